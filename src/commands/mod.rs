@@ -1,0 +1,38 @@
+//! One function per subcommand; each returns the process exit code.
+//!
+//! Exit codes (DESIGN.md §4): 0 success; 1 the evaluation ran but something
+//! failed; 2 bad usage or bad input (an `Err` here).
+
+use std::process::ExitCode;
+
+use crate::cli::Command;
+
+/// Run `command` and return its exit code; `Err` means bad input (exit 2).
+pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
+    match command {
+        Command::Run(_) => not_implemented("run"),
+        Command::Replay(_) => not_implemented("replay"),
+        Command::Prepare(_) => not_implemented("prepare"),
+        Command::Exec(_) => not_implemented("exec"),
+        Command::Validate(_) => not_implemented("validate"),
+        Command::Report(_) => not_implemented("report"),
+        Command::SandboxWorker(_) => not_implemented("sandbox-worker"),
+    }
+}
+
+fn not_implemented(name: &str) -> anyhow::Result<ExitCode> {
+    anyhow::bail!("`eval-dag {name}` is not implemented yet")
+}
+
+/// The error and its causes on one line (`outer: inner: root`); a multi-line
+/// message (one problem per line) keeps its lines.
+pub fn one_line(err: &anyhow::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if parts.last().is_none_or(|last| !last.contains(&text)) {
+            parts.push(text);
+        }
+    }
+    parts.join(": ").replace('\n', "\nerror: ")
+}

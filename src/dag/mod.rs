@@ -1,0 +1,1 @@
+//! DAG structure: input references, layers and the structural validators.

@@ -1,0 +1,13 @@
+//! eval-dag: LLMs turn a dataset into ranked questions, build a Python DAG per
+//! question under a critic loop, and run approved DAGs in a sandbox.
+//!
+//! The library holds every part; `main.rs` only parses the command line and
+//! dispatches to [`commands`].
+
+pub mod cli;
+pub mod commands;
+pub mod dag;
+pub mod dataset;
+pub mod logging;
+pub mod model;
+pub mod sandbox;

@@ -1,0 +1,15 @@
+//! Serde types shared by every part of eval-dag.
+//!
+//! Field names follow the reference design's JSON (DESIGN.md §3) so its files
+//! load unchanged; fields we add are optional on input and unknown fields are
+//! ignored.
+
+mod dag;
+mod feedback;
+mod question;
+mod result;
+
+pub use dag::{DagEdge, DagNodeSpec, GeneratedDag};
+pub use feedback::{CriticFeedback, Finding, FindingSource, LayerValidation, Severity};
+pub use question::{DifficultyLevel, Question};
+pub use result::ExecutionResult;

@@ -1,0 +1,71 @@
+//! Analytical questions and their difficulty.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Coarse difficulty bucket of a question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DifficultyLevel {
+    /// Ranks 1-3 on the 1-10 scale.
+    Easy,
+    /// Ranks 4-7 on the 1-10 scale.
+    Medium,
+    /// Ranks 8-10 on the 1-10 scale.
+    Hard,
+}
+
+impl DifficultyLevel {
+    /// Level of a score on the reference design's 1-10 scale.
+    pub fn from_score(score: u32) -> Self {
+        match score {
+            0..=3 => Self::Easy,
+            4..=7 => Self::Medium,
+            _ => Self::Hard,
+        }
+    }
+
+    /// Level of rank `rank` (1-based) among `total` ranked questions: the rank is
+    /// scaled onto 1-10 first, so ten questions give 3 easy, 4 medium, 3 hard.
+    pub fn from_rank(rank: usize, total: usize) -> Self {
+        let total = total.max(1);
+        let score = (rank.clamp(1, total) * 10).div_ceil(total);
+        Self::from_score(score as u32)
+    }
+
+    /// All levels, easiest first.
+    pub const ALL: [Self; 3] = [Self::Easy, Self::Medium, Self::Hard];
+
+    /// Lower-case name as used in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Easy => "easy",
+            Self::Medium => "medium",
+            Self::Hard => "hard",
+        }
+    }
+}
+
+/// One analytical question about a dataset.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Question {
+    /// Stable id such as `q_01`.
+    #[serde(alias = "question_id")]
+    pub id: String,
+    /// The question text.
+    #[serde(alias = "text")]
+    pub question: String,
+    /// Position in the easy → hard ranking, 1-based.
+    pub difficulty_rank: usize,
+    /// Difficulty bucket.
+    pub difficulty_level: DifficultyLevel,
+    /// Why the question is ranked where it is.
+    #[serde(default)]
+    pub reasoning: String,
+    /// Top-level dataset keys the question needs.
+    #[serde(default)]
+    pub relevant_data_keys: Vec<String>,
+    /// The correct answer, when known (offline planner or a questions file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_answer: Option<Value>,
+}

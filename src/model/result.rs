@@ -1,0 +1,39 @@
+//! The outcome of executing a DAG.
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// What running a DAG produced.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ExecutionResult {
+    /// Question the DAG answers.
+    #[serde(default)]
+    pub question_id: String,
+    /// Whether every node ran and the final node produced a value.
+    pub success: bool,
+    /// Output of the final node.
+    #[serde(default)]
+    pub final_answer: Option<Value>,
+    /// Output of every node that ran (display-truncated).
+    #[serde(default)]
+    pub node_outputs: IndexMap<String, Value>,
+    /// Error message when `success` is false.
+    #[serde(default)]
+    pub error: Option<String>,
+    /// Wall time of the whole execution.
+    #[serde(default)]
+    pub execution_time_ms: f64,
+    /// Wall time per node.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub node_timings_ms: IndexMap<String, f64>,
+    /// Captured `print` output per node.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub printed: IndexMap<String, String>,
+    /// Node that failed, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_node: Option<String>,
+    /// Python traceback of the failure, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traceback: Option<String>,
+}

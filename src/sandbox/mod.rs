@@ -1,0 +1,3 @@
+//! The sandbox: LLM-written Python runs in worker processes holding a RustPython VM.
+
+pub mod policy;
