@@ -1,0 +1,358 @@
+//! Everything the engine reports, and everything it can be told.
+//!
+//! The TUI, the headless progress output and the trace writer all consume the
+//! same [`EngineEvent`] stream; [`Command`]s flow the other way.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::llm::{CallKey, ChatMessage, TokenUsage};
+use crate::model::{CriticFeedback, ExecutionResult, GeneratedDag, Question};
+
+/// The stages of one critic-loop iteration, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// The builder LLM writes the DAG.
+    Build,
+    /// Deterministic checks of structure and code.
+    StructuralCheck,
+    /// The DAG runs on the dataset in the sandbox.
+    TrialRun,
+    /// The LLM reviews every layer.
+    SemanticReview,
+    /// The approved DAG's final execution.
+    Execute,
+}
+
+impl Stage {
+    /// Human name.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Build => "build",
+            Self::StructuralCheck => "check",
+            Self::TrialRun => "trial run",
+            Self::SemanticReview => "review",
+            Self::Execute => "execute",
+        }
+    }
+}
+
+/// How a question's attempt ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Approved and executed; an answer was produced.
+    Passed,
+    /// Approved but the final execution failed, or an LLM call failed for good.
+    Failed,
+    /// Every iteration was rejected.
+    Exhausted,
+    /// Stopped by the user.
+    Cancelled,
+}
+
+impl Outcome {
+    /// Human name.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Passed => "passed",
+            Self::Failed => "failed",
+            Self::Exhausted => "exhausted",
+            Self::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// Settings a run was started with (recorded in the trace header and first event).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct RunSettings {
+    /// Dataset directory as given.
+    pub dataset_dir: String,
+    /// SHA-256 of the dataset files.
+    pub dataset_hash: String,
+    /// `offline`, `openai` or `replay`.
+    pub provider: String,
+    /// Model name.
+    pub model: String,
+    /// Questions requested.
+    pub questions: u32,
+    /// Iteration budget per attempt.
+    pub max_iterations: u32,
+    /// Critic loops at once.
+    pub concurrency: u32,
+    /// Seed of everything random.
+    pub seed: u64,
+    /// Whether the run started paused.
+    pub step: bool,
+}
+
+/// Totals at the end of a run.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct RunSummary {
+    /// Questions in the run.
+    pub total: usize,
+    /// Questions whose latest attempt passed.
+    pub passed: usize,
+    /// Questions whose latest attempt failed.
+    pub failed: usize,
+    /// Questions whose latest attempt exhausted its iterations.
+    pub exhausted: usize,
+    /// Questions cancelled.
+    pub cancelled: usize,
+    /// Tokens over all calls.
+    pub usage: TokenUsage,
+    /// Estimated cost over all calls, USD.
+    pub cost_usd: f64,
+    /// Wall time of the run.
+    pub elapsed_ms: u64,
+}
+
+/// A user action the engine carried out (recorded so replays show it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum ControlAction {
+    /// The run was paused.
+    Paused,
+    /// The run was resumed.
+    Resumed,
+    /// One stage was let through.
+    Stepped {
+        /// Question it was for; none = the next one anywhere.
+        question_id: Option<String>,
+    },
+    /// A question was rerun from scratch.
+    Rerun {
+        /// The question.
+        question_id: String,
+    },
+    /// A question was rerun starting from an earlier iteration.
+    Fork {
+        /// The question.
+        question_id: String,
+        /// Attempt forked from.
+        attempt: u32,
+        /// Iteration forked from.
+        iteration: u32,
+    },
+    /// A question was cancelled.
+    CancelQuestion {
+        /// The question.
+        question_id: String,
+    },
+    /// The whole run was cancelled.
+    CancelRun,
+}
+
+/// One thing that happened in a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum EngineEvent {
+    /// The run began.
+    RunStarted {
+        /// Its settings.
+        settings: RunSettings,
+    },
+    /// The ranked questions exist.
+    QuestionsGenerated {
+        /// Easy → hard.
+        questions: Vec<Question>,
+    },
+    /// Question generation (or another run-wide step) failed; the run ends.
+    RunFailed {
+        /// What went wrong.
+        error: String,
+    },
+    /// A critic loop began an attempt at a question.
+    QuestionStarted {
+        /// The question.
+        question_id: String,
+        /// Attempt number, 1-based.
+        attempt: u32,
+        /// `(attempt, iteration)` whose DAG and feedback seed this attempt (forks).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        forked_from: Option<(u32, u32)>,
+    },
+    /// A stage began.
+    StageStarted {
+        /// The question.
+        question_id: String,
+        /// Attempt.
+        attempt: u32,
+        /// Iteration, 1-based.
+        iteration: u32,
+        /// Stage.
+        stage: Stage,
+    },
+    /// A stage ended.
+    StageFinished {
+        /// The question.
+        question_id: String,
+        /// Attempt.
+        attempt: u32,
+        /// Iteration.
+        iteration: u32,
+        /// Stage.
+        stage: Stage,
+        /// Whether it succeeded (a rejection is not a success).
+        ok: bool,
+        /// Wall time.
+        duration_ms: u64,
+    },
+    /// An LLM call was sent.
+    LlmCallStarted {
+        /// Unique within the run.
+        call_id: u64,
+        /// What it is for.
+        key: CallKey,
+        /// Model asked.
+        model: String,
+        /// The rendered prompt.
+        messages: Vec<ChatMessage>,
+    },
+    /// Streamed text of a running call (live only; never written to the trace).
+    LlmTextDelta {
+        /// The call.
+        call_id: u64,
+        /// New text.
+        text: String,
+    },
+    /// An LLM call ended.
+    LlmCallFinished {
+        /// The call.
+        call_id: u64,
+        /// What it was for (repeated so replay can match without the start).
+        key: CallKey,
+        /// Raw response text, when any arrived.
+        response: Option<String>,
+        /// Token usage.
+        usage: TokenUsage,
+        /// Wall time including retries.
+        latency_ms: u64,
+        /// Failure, if the call failed for good.
+        error: Option<String>,
+        /// Retries spent.
+        retries: u32,
+        /// Estimated cost, USD.
+        cost_usd: f64,
+    },
+    /// A DAG was parsed from the builder's response.
+    DagBuilt {
+        /// The question.
+        question_id: String,
+        /// Attempt.
+        attempt: u32,
+        /// Iteration.
+        iteration: u32,
+        /// The DAG.
+        dag: GeneratedDag,
+    },
+    /// The critic's verdict on an iteration.
+    CriticVerdict {
+        /// The question.
+        question_id: String,
+        /// Attempt.
+        attempt: u32,
+        /// Iteration.
+        iteration: u32,
+        /// The verdict with its findings.
+        feedback: CriticFeedback,
+    },
+    /// A DAG ran in the sandbox.
+    Executed {
+        /// The question.
+        question_id: String,
+        /// Attempt.
+        attempt: u32,
+        /// Iteration.
+        iteration: u32,
+        /// Trial run (during critique) or final execution.
+        trial: bool,
+        /// What it produced.
+        result: ExecutionResult,
+    },
+    /// An attempt at a question ended.
+    QuestionFinished {
+        /// The question.
+        question_id: String,
+        /// Attempt.
+        attempt: u32,
+        /// How it ended.
+        outcome: Outcome,
+        /// Iterations used.
+        iterations: u32,
+        /// The answer, when one was produced.
+        final_answer: Option<Value>,
+        /// Why it did not pass, in one line.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+    /// A user action was carried out.
+    Control(ControlAction),
+    /// The run ended.
+    RunFinished {
+        /// Totals.
+        summary: RunSummary,
+    },
+}
+
+impl EngineEvent {
+    /// Whether the event is live-only and stays out of the trace.
+    pub fn is_transient(&self) -> bool {
+        matches!(self, Self::LlmTextDelta { .. })
+    }
+
+    /// The question the event is about, if any.
+    pub fn question_id(&self) -> Option<&str> {
+        match self {
+            Self::QuestionStarted { question_id, .. }
+            | Self::StageStarted { question_id, .. }
+            | Self::StageFinished { question_id, .. }
+            | Self::DagBuilt { question_id, .. }
+            | Self::CriticVerdict { question_id, .. }
+            | Self::Executed { question_id, .. }
+            | Self::QuestionFinished { question_id, .. } => Some(question_id),
+            Self::LlmCallStarted { key, .. } | Self::LlmCallFinished { key, .. } => {
+                key.question_id.as_deref()
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Instructions to a running engine.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "command", rename_all = "snake_case")]
+pub enum Command {
+    /// Hold every critic loop at its next stage boundary.
+    Pause,
+    /// Let every loop go on.
+    Resume,
+    /// While paused, let exactly one pending stage proceed.
+    Step {
+        /// Only this question's stage; none = the next one anywhere.
+        question_id: Option<String>,
+    },
+    /// Run the question again from scratch as a new attempt.
+    Rerun {
+        /// The question.
+        question_id: String,
+    },
+    /// Run the question again as a new attempt seeded by an earlier iteration's
+    /// DAG and feedback.
+    Fork {
+        /// The question.
+        question_id: String,
+        /// Attempt to fork from.
+        attempt: u32,
+        /// Iteration to fork from.
+        iteration: u32,
+    },
+    /// Stop one question's current attempt.
+    CancelQuestion {
+        /// The question.
+        question_id: String,
+    },
+    /// Stop the run.
+    CancelRun,
+}

@@ -1,0 +1,581 @@
+//! The one reducer: [`RunState::apply`] folds engine events into the state that
+//! every screen, the results file and the report are drawn from. Live runs and
+//! replays feed it the same way.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+use serde_json::Value;
+
+use super::events::{ControlAction, EngineEvent, Outcome, RunSettings, RunSummary, Stage};
+use crate::llm::{CallKey, ChatMessage, TokenUsage};
+use crate::model::{CriticFeedback, ExecutionResult, GeneratedDag, Question};
+
+/// How many feed entries are kept.
+const FEED_CAPACITY: usize = 500;
+
+/// Where a question stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum QuestionStatus {
+    /// Not started.
+    Queued,
+    /// A stage is running.
+    Working(Stage),
+    /// The critic approved; final execution pending.
+    Approved,
+    /// The critic rejected; a rebuild is pending.
+    Rejected,
+    /// Finished.
+    Done(Outcome),
+}
+
+impl QuestionStatus {
+    /// Human name as shown in tables.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Queued => "queued",
+            Self::Working(Stage::Build) => "building",
+            Self::Working(Stage::StructuralCheck) => "checking",
+            Self::Working(Stage::TrialRun) => "trial run",
+            Self::Working(Stage::SemanticReview) => "reviewing",
+            Self::Working(Stage::Execute) => "executing",
+            Self::Approved => "approved",
+            Self::Rejected => "rejected",
+            Self::Done(outcome) => outcome.label(),
+        }
+    }
+
+    /// Whether work is under way or pending.
+    pub fn is_active(self) -> bool {
+        matches!(self, Self::Working(_) | Self::Approved | Self::Rejected)
+    }
+}
+
+/// One stage's timing within an iteration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StageRecord {
+    /// Which stage.
+    pub stage: Stage,
+    /// When it started (ms since run start).
+    pub started_ms: u64,
+    /// `(ok, duration_ms)` once finished.
+    pub finished: Option<(bool, u64)>,
+}
+
+/// One iteration of a critic loop.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Iteration {
+    /// 1-based.
+    pub number: u32,
+    /// The DAG, once built.
+    pub dag: Option<GeneratedDag>,
+    /// The verdict, once given.
+    pub feedback: Option<CriticFeedback>,
+    /// The trial run's result.
+    pub trial: Option<ExecutionResult>,
+    /// Stages in the order they ran.
+    pub stages: Vec<StageRecord>,
+    /// LLM calls of the iteration, by call id.
+    pub calls: Vec<u64>,
+}
+
+/// One attempt at a question (reruns and forks add attempts).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Attempt {
+    /// 1-based.
+    pub number: u32,
+    /// `(attempt, iteration)` this attempt was forked from.
+    pub forked_from: Option<(u32, u32)>,
+    /// Iterations so far.
+    pub iterations: Vec<Iteration>,
+    /// How it ended.
+    pub outcome: Option<Outcome>,
+    /// Final execution result.
+    pub execution: Option<ExecutionResult>,
+    /// The answer.
+    pub final_answer: Option<Value>,
+    /// Why it did not pass.
+    pub reason: Option<String>,
+}
+
+impl Attempt {
+    /// The iteration numbered `number`.
+    pub fn iteration(&self, number: u32) -> Option<&Iteration> {
+        self.iterations.iter().find(|i| i.number == number)
+    }
+
+    fn iteration_mut(&mut self, number: u32) -> &mut Iteration {
+        if let Some(index) = self.iterations.iter().position(|i| i.number == number) {
+            return &mut self.iterations[index];
+        }
+        self.iterations.push(Iteration {
+            number,
+            ..Iteration::default()
+        });
+        self.iterations.last_mut().expect("just pushed")
+    }
+}
+
+/// A question and everything that happened to it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QuestionState {
+    /// The question.
+    pub question: Question,
+    /// Attempts, oldest first.
+    pub attempts: Vec<Attempt>,
+    /// Current status.
+    pub status: QuestionStatus,
+    /// First activity (ms since run start).
+    pub started_ms: Option<u64>,
+    /// End of the latest attempt.
+    pub finished_ms: Option<u64>,
+    /// Tokens spent on this question.
+    pub usage: TokenUsage,
+    /// Cost spent on this question, USD.
+    pub cost_usd: f64,
+}
+
+impl QuestionState {
+    /// The latest attempt.
+    pub fn latest(&self) -> Option<&Attempt> {
+        self.attempts.last()
+    }
+
+    /// Attempt numbered `number`.
+    pub fn attempt(&self, number: u32) -> Option<&Attempt> {
+        self.attempts.iter().find(|a| a.number == number)
+    }
+
+    fn attempt_mut(&mut self, number: u32) -> &mut Attempt {
+        if let Some(index) = self.attempts.iter().position(|a| a.number == number) {
+            return &mut self.attempts[index];
+        }
+        self.attempts.push(Attempt {
+            number,
+            ..Attempt::default()
+        });
+        self.attempts.last_mut().expect("just pushed")
+    }
+
+    /// Findings per iteration of the latest attempt (for sparklines).
+    pub fn findings_per_iteration(&self) -> Vec<u64> {
+        self.latest()
+            .map(|a| {
+                a.iterations
+                    .iter()
+                    .map(|i| i.feedback.as_ref().map_or(0, |f| f.findings.len() as u64))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// One LLM call as seen so far.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LlmCall {
+    /// Unique id.
+    pub call_id: u64,
+    /// What it was for.
+    pub key: CallKey,
+    /// Model asked.
+    pub model: String,
+    /// Prompt.
+    pub messages: Vec<ChatMessage>,
+    /// Text streamed so far, or the full response once finished.
+    pub response: String,
+    /// Whether the call has ended.
+    pub finished: bool,
+    /// Failure, if any.
+    pub error: Option<String>,
+    /// Tokens.
+    pub usage: TokenUsage,
+    /// Wall time.
+    pub latency_ms: u64,
+    /// Retries spent.
+    pub retries: u32,
+}
+
+/// Tone of a feed line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FeedKind {
+    /// Progress.
+    Info,
+    /// Something went well.
+    Good,
+    /// A rejection or failure.
+    Bad,
+    /// A user action.
+    Control,
+}
+
+/// One line of the activity feed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FeedEntry {
+    /// When (ms since run start).
+    pub t_ms: u64,
+    /// Question concerned.
+    pub question_id: Option<String>,
+    /// Tone.
+    pub kind: FeedKind,
+    /// Text.
+    pub text: String,
+}
+
+/// Everything known about a run.
+#[derive(Debug, Clone, Default)]
+pub struct RunState {
+    /// Settings, once the run started.
+    pub settings: Option<RunSettings>,
+    /// Questions in rank order.
+    pub questions: Vec<QuestionState>,
+    index: HashMap<String, usize>,
+    /// All LLM calls by id.
+    pub calls: BTreeMap<u64, LlmCall>,
+    /// Recent activity, oldest first.
+    pub feed: VecDeque<FeedEntry>,
+    /// Whether the engine is paused.
+    pub paused: bool,
+    /// Tokens over all calls.
+    pub usage: TokenUsage,
+    /// Cost over all calls, USD.
+    pub cost_usd: f64,
+    /// Time of the latest event (ms since run start).
+    pub now_ms: u64,
+    /// Summary, once the run finished.
+    pub summary: Option<RunSummary>,
+    /// Run-wide failure, if any.
+    pub failure: Option<String>,
+    /// Events applied so far.
+    pub events_applied: usize,
+}
+
+impl RunState {
+    /// The question with id `id`.
+    pub fn question(&self, id: &str) -> Option<&QuestionState> {
+        self.index.get(id).map(|&i| &self.questions[i])
+    }
+
+    fn question_mut(&mut self, id: &str) -> Option<&mut QuestionState> {
+        self.index.get(id).map(|&i| &mut self.questions[i])
+    }
+
+    /// Number of questions with `status` matching `pred`.
+    pub fn count(&self, pred: impl Fn(QuestionStatus) -> bool) -> usize {
+        self.questions.iter().filter(|q| pred(q.status)).count()
+    }
+
+    fn push_feed(&mut self, question_id: Option<&str>, kind: FeedKind, text: String) {
+        if self.feed.len() == FEED_CAPACITY {
+            self.feed.pop_front();
+        }
+        self.feed.push_back(FeedEntry {
+            t_ms: self.now_ms,
+            question_id: question_id.map(str::to_string),
+            kind,
+            text,
+        });
+    }
+
+    /// Fold one event, which happened `t_ms` after the run started.
+    pub fn apply(&mut self, t_ms: u64, event: &EngineEvent) {
+        self.now_ms = self.now_ms.max(t_ms);
+        self.events_applied += 1;
+        match event {
+            EngineEvent::RunStarted { settings } => {
+                self.settings = Some(settings.clone());
+                self.paused = settings.step;
+                let text = format!(
+                    "run started: {} via {} ({})",
+                    settings.dataset_dir, settings.provider, settings.model
+                );
+                self.push_feed(None, FeedKind::Info, text);
+            }
+            EngineEvent::QuestionsGenerated { questions } => {
+                for question in questions {
+                    if self.index.contains_key(&question.id) {
+                        continue;
+                    }
+                    self.index.insert(question.id.clone(), self.questions.len());
+                    self.questions.push(QuestionState {
+                        question: question.clone(),
+                        attempts: Vec::new(),
+                        status: QuestionStatus::Queued,
+                        started_ms: None,
+                        finished_ms: None,
+                        usage: TokenUsage::default(),
+                        cost_usd: 0.0,
+                    });
+                }
+                self.push_feed(
+                    None,
+                    FeedKind::Info,
+                    format!("{} questions generated", questions.len()),
+                );
+            }
+            EngineEvent::RunFailed { error } => {
+                self.failure = Some(error.clone());
+                self.push_feed(None, FeedKind::Bad, format!("run failed: {error}"));
+            }
+            EngineEvent::QuestionStarted {
+                question_id,
+                attempt,
+                forked_from,
+            } => {
+                let now = self.now_ms;
+                if let Some(q) = self.question_mut(question_id) {
+                    q.attempt_mut(*attempt).forked_from = *forked_from;
+                    q.started_ms.get_or_insert(now);
+                    q.finished_ms = None;
+                    q.status = QuestionStatus::Working(Stage::Build);
+                }
+                if *attempt > 1 {
+                    self.push_feed(
+                        Some(question_id),
+                        FeedKind::Control,
+                        format!("attempt {attempt} started"),
+                    );
+                }
+            }
+            EngineEvent::StageStarted {
+                question_id,
+                attempt,
+                iteration,
+                stage,
+            } => {
+                let now = self.now_ms;
+                if let Some(q) = self.question_mut(question_id) {
+                    q.status = QuestionStatus::Working(*stage);
+                    q.attempt_mut(*attempt)
+                        .iteration_mut(*iteration)
+                        .stages
+                        .push(StageRecord {
+                            stage: *stage,
+                            started_ms: now,
+                            finished: None,
+                        });
+                }
+            }
+            EngineEvent::StageFinished {
+                question_id,
+                attempt,
+                iteration,
+                stage,
+                ok,
+                duration_ms,
+            } => {
+                if let Some(q) = self.question_mut(question_id) {
+                    let it = q.attempt_mut(*attempt).iteration_mut(*iteration);
+                    if let Some(record) = it.stages.iter_mut().rev().find(|r| r.stage == *stage) {
+                        record.finished = Some((*ok, *duration_ms));
+                    }
+                }
+            }
+            EngineEvent::LlmCallStarted {
+                call_id,
+                key,
+                model,
+                messages,
+            } => {
+                if let Some(id) = &key.question_id
+                    && let Some(q) = self.question_mut(id)
+                {
+                    q.attempt_mut(key.attempt)
+                        .iteration_mut(key.iteration)
+                        .calls
+                        .push(*call_id);
+                }
+                self.calls.insert(
+                    *call_id,
+                    LlmCall {
+                        call_id: *call_id,
+                        key: key.clone(),
+                        model: model.clone(),
+                        messages: messages.clone(),
+                        response: String::new(),
+                        finished: false,
+                        error: None,
+                        usage: TokenUsage::default(),
+                        latency_ms: 0,
+                        retries: 0,
+                    },
+                );
+            }
+            EngineEvent::LlmTextDelta { call_id, text } => {
+                if let Some(call) = self.calls.get_mut(call_id) {
+                    call.response.push_str(text);
+                }
+            }
+            EngineEvent::LlmCallFinished {
+                call_id,
+                key,
+                response,
+                usage,
+                latency_ms,
+                error,
+                retries,
+                cost_usd,
+            } => {
+                let call = self.calls.entry(*call_id).or_insert_with(|| LlmCall {
+                    call_id: *call_id,
+                    key: key.clone(),
+                    model: String::new(),
+                    messages: Vec::new(),
+                    response: String::new(),
+                    finished: false,
+                    error: None,
+                    usage: TokenUsage::default(),
+                    latency_ms: 0,
+                    retries: 0,
+                });
+                call.response = response.clone().unwrap_or_default();
+                call.finished = true;
+                call.error = error.clone();
+                call.usage = *usage;
+                call.latency_ms = *latency_ms;
+                call.retries = *retries;
+                self.usage += *usage;
+                self.cost_usd += cost_usd;
+                if let Some(id) = &key.question_id
+                    && let Some(q) = self.question_mut(id)
+                {
+                    q.usage += *usage;
+                    q.cost_usd += cost_usd;
+                }
+                if let Some(error) = error {
+                    let text = format!("{} call failed: {error}", key.role.label());
+                    self.push_feed(key.question_id.clone().as_deref(), FeedKind::Bad, text);
+                }
+            }
+            EngineEvent::DagBuilt {
+                question_id,
+                attempt,
+                iteration,
+                dag,
+            } => {
+                if let Some(q) = self.question_mut(question_id) {
+                    q.attempt_mut(*attempt).iteration_mut(*iteration).dag = Some(dag.clone());
+                }
+            }
+            EngineEvent::CriticVerdict {
+                question_id,
+                attempt,
+                iteration,
+                feedback,
+            } => {
+                if let Some(q) = self.question_mut(question_id) {
+                    q.attempt_mut(*attempt).iteration_mut(*iteration).feedback =
+                        Some(feedback.clone());
+                    q.status = if feedback.is_approved {
+                        QuestionStatus::Approved
+                    } else {
+                        QuestionStatus::Rejected
+                    };
+                }
+                let (kind, text) = if feedback.is_approved {
+                    (FeedKind::Good, format!("iteration {iteration} approved"))
+                } else {
+                    let first = feedback
+                        .findings
+                        .first()
+                        .map(|f| f.message.as_str())
+                        .unwrap_or(&feedback.overall_reasoning);
+                    (
+                        FeedKind::Bad,
+                        format!(
+                            "iteration {iteration} rejected ({} findings): {first}",
+                            feedback.findings.len()
+                        ),
+                    )
+                };
+                self.push_feed(Some(question_id), kind, text);
+            }
+            EngineEvent::Executed {
+                question_id,
+                attempt,
+                iteration,
+                trial,
+                result,
+            } => {
+                if let Some(q) = self.question_mut(question_id) {
+                    let a = q.attempt_mut(*attempt);
+                    if *trial {
+                        a.iteration_mut(*iteration).trial = Some(result.clone());
+                    } else {
+                        a.execution = Some(result.clone());
+                    }
+                }
+            }
+            EngineEvent::QuestionFinished {
+                question_id,
+                attempt,
+                outcome,
+                final_answer,
+                reason,
+                ..
+            } => {
+                let now = self.now_ms;
+                if let Some(q) = self.question_mut(question_id) {
+                    let a = q.attempt_mut(*attempt);
+                    a.outcome = Some(*outcome);
+                    a.final_answer = final_answer.clone();
+                    a.reason = reason.clone();
+                    if q.attempts.last().map(|a| a.number) == Some(*attempt) {
+                        q.status = QuestionStatus::Done(*outcome);
+                        q.finished_ms = Some(now);
+                    }
+                }
+                let kind = if *outcome == Outcome::Passed {
+                    FeedKind::Good
+                } else {
+                    FeedKind::Bad
+                };
+                let detail = match (final_answer, reason) {
+                    (Some(answer), _) => format!(" → {}", crate::engine::preview(answer, 60)),
+                    (None, Some(reason)) => format!(": {reason}"),
+                    _ => String::new(),
+                };
+                self.push_feed(
+                    Some(question_id),
+                    kind,
+                    format!("{}{detail}", outcome.label()),
+                );
+            }
+            EngineEvent::Control(action) => {
+                let (question, text) = match action {
+                    ControlAction::Paused => {
+                        self.paused = true;
+                        (None, "paused".to_string())
+                    }
+                    ControlAction::Resumed => {
+                        self.paused = false;
+                        (None, "resumed".to_string())
+                    }
+                    ControlAction::Stepped { question_id } => {
+                        (question_id.clone(), "step".to_string())
+                    }
+                    ControlAction::Rerun { question_id } => {
+                        (Some(question_id.clone()), "rerun from scratch".to_string())
+                    }
+                    ControlAction::Fork {
+                        question_id,
+                        attempt,
+                        iteration,
+                    } => (
+                        Some(question_id.clone()),
+                        format!("fork from attempt {attempt}, iteration {iteration}"),
+                    ),
+                    ControlAction::CancelQuestion { question_id } => {
+                        (Some(question_id.clone()), "cancel".to_string())
+                    }
+                    ControlAction::CancelRun => (None, "run cancelled".to_string()),
+                };
+                self.push_feed(question.as_deref(), FeedKind::Control, text);
+            }
+            EngineEvent::RunFinished { summary } => {
+                self.summary = Some(summary.clone());
+                self.paused = false;
+                let text = format!("run finished: {}/{} passed", summary.passed, summary.total);
+                self.push_feed(None, FeedKind::Info, text);
+            }
+        }
+    }
+}

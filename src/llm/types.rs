@@ -1,0 +1,91 @@
+//! Provider-neutral request and response types.
+
+use serde::{Deserialize, Serialize};
+
+/// One chat message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatMessage {
+    /// `system`, `user` or `assistant`.
+    pub role: String,
+    /// Message text.
+    pub content: String,
+}
+
+impl ChatMessage {
+    /// A system message.
+    pub fn system(content: impl Into<String>) -> Self {
+        Self {
+            role: "system".into(),
+            content: content.into(),
+        }
+    }
+
+    /// A user message.
+    pub fn user(content: impl Into<String>) -> Self {
+        Self {
+            role: "user".into(),
+            content: content.into(),
+        }
+    }
+}
+
+/// What an LLM call is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LlmRole {
+    /// Generate the ranked questions.
+    QuestionGeneration,
+    /// Build (or rebuild) a question's DAG.
+    DagBuild,
+    /// Review one layer of a DAG.
+    LayerReview,
+}
+
+impl LlmRole {
+    /// Human name.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::QuestionGeneration => "questions",
+            Self::DagBuild => "build",
+            Self::LayerReview => "review",
+        }
+    }
+}
+
+/// Identifies an LLM call within a run: replay matches recorded responses by it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct CallKey {
+    /// Question the call is about (none for question generation).
+    pub question_id: Option<String>,
+    /// Purpose of the call.
+    pub role: LlmRole,
+    /// Attempt number (1-based; reruns add attempts).
+    pub attempt: u32,
+    /// Iteration number within the attempt (1-based; 0 for question generation).
+    pub iteration: u32,
+    /// Layer under review, for layer reviews.
+    pub layer: Option<usize>,
+}
+
+/// Token counts of one call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct TokenUsage {
+    /// Tokens in the prompt.
+    pub prompt_tokens: u64,
+    /// Tokens generated.
+    pub completion_tokens: u64,
+}
+
+impl TokenUsage {
+    /// Prompt + completion.
+    pub fn total(self) -> u64 {
+        self.prompt_tokens + self.completion_tokens
+    }
+}
+
+impl std::ops::AddAssign for TokenUsage {
+    fn add_assign(&mut self, other: Self) {
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+    }
+}
