@@ -1,5 +1,8 @@
-//! LLM providers behind one trait.
+//! LLM providers behind one trait: an OpenAI-compatible HTTP client, the
+//! offline schema planner, and replay of a recorded trace.
 
+mod client;
 mod types;
 
+pub use client::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse};
 pub use types::{CallKey, ChatMessage, LlmRole, TokenUsage};

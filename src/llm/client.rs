@@ -1,0 +1,100 @@
+//! The provider trait every LLM backend implements.
+
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+
+use super::{CallKey, ChatMessage, TokenUsage};
+
+/// Receives streamed text as it arrives.
+pub type DeltaSink = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// One chat-completion request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LlmRequest {
+    /// What the call is for (replay matches on it; the offline planner answers by it).
+    pub key: CallKey,
+    /// The rendered prompt.
+    pub messages: Vec<ChatMessage>,
+    /// Ask for a JSON object reply.
+    pub json: bool,
+}
+
+/// A successful reply.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LlmResponse {
+    /// Full response text.
+    pub text: String,
+    /// Token usage (zero when the server does not report it).
+    pub usage: TokenUsage,
+    /// Retries spent before this reply.
+    pub retries: u32,
+}
+
+/// Why a call failed for good.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum LlmErrorKind {
+    /// Still rate-limited after every retry.
+    RateLimited,
+    /// The account's quota is used up (not retried).
+    QuotaExhausted,
+    /// The prompt is longer than the model's context.
+    ContextLength,
+    /// The server refused the request (4xx other than the above).
+    BadRequest,
+    /// The server failed (5xx) after every retry.
+    Server,
+    /// No answer in time.
+    Timeout,
+    /// Could not connect.
+    Connection,
+    /// The answer could not be understood (bad stream, cut off).
+    BadResponse,
+    /// Nothing recorded for this call (replay).
+    NotRecorded,
+}
+
+/// A failed call.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct LlmError {
+    /// Category.
+    pub kind: LlmErrorKind,
+    /// One-line description.
+    pub message: String,
+    /// Retries spent.
+    pub retries: u32,
+}
+
+impl LlmError {
+    /// An error of `kind` with `message` and no retries.
+    pub fn new(kind: LlmErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+            retries: 0,
+        }
+    }
+}
+
+/// An LLM provider.
+pub trait LlmClient: Send + Sync {
+    /// Provider name for the header and trace (`openai`, `offline`, `replay`).
+    fn provider(&self) -> &str;
+
+    /// Model name.
+    fn model(&self) -> &str;
+
+    /// Send `request`; streamed text goes to `sink` as it arrives.
+    fn complete<'a>(
+        &'a self,
+        request: &'a LlmRequest,
+        sink: DeltaSink,
+    ) -> BoxFuture<'a, Result<LlmResponse, LlmError>>;
+
+    /// Estimated cost of `usage` in USD (0 when unknown).
+    fn cost_usd(&self, usage: TokenUsage) -> f64 {
+        let _ = usage;
+        0.0
+    }
+}
