@@ -12,5 +12,6 @@ pub mod engine;
 pub mod llm;
 pub mod logging;
 pub mod model;
+pub mod prompts;
 pub mod sandbox;
 pub mod trace;

@@ -1,10 +1,20 @@
 //! The background runtime: question generation, parallel critic loops, the
 //! event stream and commands. Never imports ratatui.
 
+mod context;
+mod critic;
+mod emitter;
 mod events;
+mod gate;
+mod orchestrator;
+mod questions;
+mod review;
 mod state;
 
+pub use context::DagExecutor;
 pub use events::{Command, ControlAction, EngineEvent, Outcome, RunSettings, RunSummary, Stage};
+pub use orchestrator::{EngineHandle, EngineParts, RunOptions, start, summarise};
+pub use questions::parse_questions;
 pub use state::{
     Attempt, FeedEntry, FeedKind, Iteration, LlmCall, QuestionState, QuestionStatus, RunState,
     StageRecord,

@@ -1,0 +1,92 @@
+//! What every critic loop shares, and the one place LLM calls are made and
+//! reported.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use futures::future::BoxFuture;
+
+use super::{EngineEvent, emitter::Emitter, gate::Gate};
+use crate::dataset::Dataset;
+use crate::llm::{CallKey, ChatMessage, LlmClient, LlmError, LlmRequest};
+use crate::model::{ExecutionResult, GeneratedDag};
+use crate::prompts::Prompts;
+
+/// Runs DAGs (the sandbox pool implements it).
+pub trait DagExecutor: Send + Sync {
+    /// Execute `dag` with `seed` for node randomness; failures are inside the result.
+    fn execute<'a>(&'a self, dag: &'a GeneratedDag, seed: u64) -> BoxFuture<'a, ExecutionResult>;
+}
+
+/// Shared by every critic loop of a run.
+pub struct RunContext {
+    /// The dataset.
+    pub dataset: Arc<Dataset>,
+    /// The LLM provider.
+    pub llm: Arc<dyn LlmClient>,
+    /// The sandbox.
+    pub executor: Arc<dyn DagExecutor>,
+    /// Prompt templates.
+    pub prompts: Arc<Prompts>,
+    /// Event fan-out.
+    pub emitter: Arc<Emitter>,
+    /// Pause/step/cancel.
+    pub gate: Arc<Gate>,
+    /// Iterations per attempt.
+    pub max_iterations: u32,
+    /// Seed of node randomness.
+    pub seed: u64,
+}
+
+impl RunContext {
+    /// Make one LLM call, reporting start, streamed text and end as events.
+    pub async fn call_llm(
+        &self,
+        key: CallKey,
+        messages: Vec<ChatMessage>,
+        json: bool,
+    ) -> Result<String, LlmError> {
+        let call_id = self.emitter.next_call_id();
+        self.emitter.emit(EngineEvent::LlmCallStarted {
+            call_id,
+            key: key.clone(),
+            model: self.llm.model().to_string(),
+            messages: messages.clone(),
+        });
+        let emitter = self.emitter.clone();
+        let sink = Arc::new(move |text: &str| {
+            emitter.emit(EngineEvent::LlmTextDelta {
+                call_id,
+                text: text.to_string(),
+            });
+        });
+        let started = Instant::now();
+        let request = LlmRequest {
+            key: key.clone(),
+            messages,
+            json,
+        };
+        let outcome = self.llm.complete(&request, sink).await;
+        let latency_ms = started.elapsed().as_millis() as u64;
+        let (response, usage, error, retries) = match &outcome {
+            Ok(reply) => (Some(reply.text.clone()), reply.usage, None, reply.retries),
+            Err(err) => (
+                None,
+                Default::default(),
+                Some(err.message.clone()),
+                err.retries,
+            ),
+        };
+        self.emitter.emit(EngineEvent::LlmCallFinished {
+            call_id,
+            key,
+            response,
+            usage,
+            latency_ms,
+            error,
+            retries,
+            cost_usd: self.llm.cost_usd(usage),
+        });
+        outcome.map(|reply| reply.text)
+    }
+}

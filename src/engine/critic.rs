@@ -1,0 +1,337 @@
+//! One attempt at one question: build → structural check → trial run →
+//! semantic review, rebuilt with the complete feedback until approved or the
+//! iteration budget is spent; the approved DAG's result is the answer.
+
+use std::time::Instant;
+
+use super::context::RunContext;
+use super::review::{review_layers, trial_findings};
+use super::{EngineEvent, Outcome, Stage, gate::Cancelled};
+use crate::llm::{CallKey, LlmRole};
+use crate::model::{
+    CriticFeedback, ExecutionResult, Finding, FindingSource, GeneratedDag, Question, Severity,
+};
+use crate::prompts::extract_json_object;
+
+/// Where an attempt starts: from scratch, or from an earlier iteration's DAG and feedback.
+pub type Seed = Option<(GeneratedDag, CriticFeedback)>;
+
+struct Attempt<'a> {
+    ctx: &'a RunContext,
+    question: &'a Question,
+    attempt: u32,
+}
+
+/// How an iteration ended.
+enum Verdict {
+    Rejected(GeneratedDag, CriticFeedback),
+    Approved(ExecutionResult),
+    Failed(String),
+}
+
+impl Attempt<'_> {
+    fn id(&self) -> String {
+        self.question.id.clone()
+    }
+
+    async fn stage<T>(
+        &self,
+        iteration: u32,
+        stage: Stage,
+        work: impl AsyncFnOnce() -> (bool, T),
+    ) -> Result<T, Cancelled> {
+        self.ctx.gate.pass(&self.question.id, self.attempt).await?;
+        let emitter = &self.ctx.emitter;
+        emitter.emit(EngineEvent::StageStarted {
+            question_id: self.id(),
+            attempt: self.attempt,
+            iteration,
+            stage,
+        });
+        let started = Instant::now();
+        let (ok, value) = work().await;
+        emitter.emit(EngineEvent::StageFinished {
+            question_id: self.id(),
+            attempt: self.attempt,
+            iteration,
+            stage,
+            ok,
+            duration_ms: started.elapsed().as_millis() as u64,
+        });
+        Ok(value)
+    }
+
+    fn verdict(&self, iteration: u32, feedback: &CriticFeedback) {
+        self.ctx.emitter.emit(EngineEvent::CriticVerdict {
+            question_id: self.id(),
+            attempt: self.attempt,
+            iteration,
+            feedback: feedback.clone(),
+        });
+    }
+
+    fn rejection(findings: Vec<Finding>, reasoning: String) -> CriticFeedback {
+        CriticFeedback {
+            is_approved: false,
+            overall_reasoning: reasoning,
+            layer_validations: Vec::new(),
+            specific_errors: findings
+                .iter()
+                .filter(|f| f.severity == Severity::Error)
+                .map(|f| f.message.clone())
+                .collect(),
+            suggestions: Vec::new(),
+            findings,
+        }
+    }
+
+    async fn build(
+        &self,
+        iteration: u32,
+        previous: Option<&(GeneratedDag, CriticFeedback)>,
+    ) -> Result<Result<GeneratedDag, CriticFeedback>, String> {
+        let key = CallKey {
+            question_id: Some(self.id()),
+            role: LlmRole::DagBuild,
+            attempt: self.attempt,
+            iteration,
+            layer: None,
+        };
+        let messages = self.ctx.prompts.dag_build(
+            &self.ctx.dataset,
+            self.question,
+            iteration,
+            previous.map(|(dag, feedback)| (dag, feedback)),
+        );
+        let reply = self
+            .ctx
+            .call_llm(key, messages, true)
+            .await
+            .map_err(|err| format!("building the DAG failed: {err}"))?;
+        let parsed = extract_json_object(&reply).and_then(|value| {
+            serde_json::from_value::<GeneratedDag>(value)
+                .map_err(|err| format!("the DAG JSON does not match the DAG shape: {err}"))
+        });
+        Ok(parsed
+            .map(|mut dag| {
+                if dag.question_id.is_empty() {
+                    dag.question_id = self.id();
+                }
+                dag
+            })
+            .map_err(|message| {
+                let finding = Finding {
+                    node_id: None,
+                    layer: None,
+                    rule: "unparseable_response".into(),
+                    source: FindingSource::Structural,
+                    message: format!(
+                        "{message}. Reply with exactly one JSON object in the DAG shape."
+                    ),
+                    severity: Severity::Error,
+                };
+                Self::rejection(
+                    vec![finding],
+                    "The reply could not be read as a DAG.".into(),
+                )
+            }))
+    }
+
+    /// One iteration from build to verdict.
+    async fn iterate(
+        &self,
+        iteration: u32,
+        previous: Option<&(GeneratedDag, CriticFeedback)>,
+    ) -> Result<Verdict, Cancelled> {
+        let built = self.stage(iteration, Stage::Build, async || {
+            let built = self.build(iteration, previous).await;
+            (matches!(built, Ok(Ok(_))), built)
+        });
+        let dag = match built.await? {
+            Err(reason) => return Ok(Verdict::Failed(reason)),
+            Ok(Err(feedback)) => {
+                self.verdict(iteration, &feedback);
+                let empty = GeneratedDag {
+                    question_id: self.id(),
+                    description: String::new(),
+                    nodes: vec![],
+                    edges: vec![],
+                    final_answer_node: String::new(),
+                };
+                return Ok(Verdict::Rejected(
+                    previous.map(|p| p.0.clone()).unwrap_or(empty),
+                    feedback,
+                ));
+            }
+            Ok(Ok(dag)) => dag,
+        };
+        self.ctx.emitter.emit(EngineEvent::DagBuilt {
+            question_id: self.id(),
+            attempt: self.attempt,
+            iteration,
+            dag: dag.clone(),
+        });
+
+        let structural = self
+            .stage(iteration, Stage::StructuralCheck, async || {
+                let findings = crate::dag::check_dag(&dag, &self.ctx.dataset.catalogue);
+                (
+                    !findings.iter().any(|f| f.severity == Severity::Error),
+                    findings,
+                )
+            })
+            .await?;
+        if structural.iter().any(|f| f.severity == Severity::Error) {
+            let feedback = Self::rejection(
+                structural,
+                "Structural checks failed; the DAG was not run or reviewed.".into(),
+            );
+            self.verdict(iteration, &feedback);
+            return Ok(Verdict::Rejected(dag, feedback));
+        }
+
+        let seed = self.ctx.seed;
+        let (trial, trial_found) = self
+            .stage(iteration, Stage::TrialRun, async || {
+                let result = self.ctx.executor.execute(&dag, seed).await;
+                let findings = trial_findings(&dag, &result);
+                (result.success, (result, findings))
+            })
+            .await?;
+        self.ctx.emitter.emit(EngineEvent::Executed {
+            question_id: self.id(),
+            attempt: self.attempt,
+            iteration,
+            trial: true,
+            result: trial.clone(),
+        });
+        let mut findings = structural;
+        findings.extend(trial_found);
+        if findings.iter().any(|f| f.severity == Severity::Error) {
+            let feedback = Self::rejection(findings, "The trial run on the dataset failed.".into());
+            self.verdict(iteration, &feedback);
+            return Ok(Verdict::Rejected(dag, feedback));
+        }
+
+        let review = self
+            .stage(iteration, Stage::SemanticReview, async || {
+                let review = review_layers(
+                    self.ctx,
+                    self.question,
+                    &dag,
+                    &trial,
+                    self.attempt,
+                    iteration,
+                )
+                .await;
+                (review.is_ok(), review)
+            })
+            .await?;
+        let review = match review {
+            Ok(review) => review,
+            Err((layer, err)) => {
+                return Ok(Verdict::Failed(format!(
+                    "the review of layer {layer} failed: {err}"
+                )));
+            }
+        };
+        findings.extend(review.findings);
+        let approved = review.layers.iter().all(|l| l.is_valid)
+            && !findings.iter().any(|f| f.severity == Severity::Error);
+        let feedback = CriticFeedback {
+            is_approved: approved,
+            overall_reasoning: if review.reasoning.is_empty() {
+                if approved {
+                    "Every layer was approved.".into()
+                } else {
+                    "Some layers were rejected.".into()
+                }
+            } else {
+                review.reasoning.join("\n")
+            },
+            specific_errors: findings
+                .iter()
+                .filter(|f| f.severity == Severity::Error)
+                .map(|f| f.message.clone())
+                .collect(),
+            layer_validations: review.layers,
+            suggestions: Vec::new(),
+            findings,
+        };
+        self.verdict(iteration, &feedback);
+        if !approved {
+            return Ok(Verdict::Rejected(dag, feedback));
+        }
+        // The approved DAG is exactly the one the trial ran on the same data and
+        // seed, and execution is deterministic: its trial result is final.
+        let result = self
+            .stage(iteration, Stage::Execute, async || {
+                (trial.success, trial.clone())
+            })
+            .await?;
+        Ok(Verdict::Approved(result))
+    }
+}
+
+/// Run one attempt at `question` to its end; cancellation ends it as `Cancelled`.
+pub async fn run_attempt(
+    ctx: &RunContext,
+    question: &Question,
+    attempt: u32,
+    seed: Seed,
+    forked_from: Option<(u32, u32)>,
+) {
+    let run = Attempt {
+        ctx,
+        question,
+        attempt,
+    };
+    ctx.emitter.emit(EngineEvent::QuestionStarted {
+        question_id: run.id(),
+        attempt,
+        forked_from,
+    });
+    let mut previous = seed;
+    let finish = |outcome: Outcome, iterations: u32, final_answer, reason: Option<String>| {
+        ctx.emitter.emit(EngineEvent::QuestionFinished {
+            question_id: run.id(),
+            attempt,
+            outcome,
+            iterations,
+            final_answer,
+            reason,
+        });
+    };
+    for iteration in 1..=ctx.max_iterations {
+        match run.iterate(iteration, previous.as_ref()).await {
+            Err(Cancelled) => {
+                return finish(
+                    Outcome::Cancelled,
+                    iteration,
+                    None,
+                    Some("cancelled".into()),
+                );
+            }
+            Ok(Verdict::Failed(reason)) => {
+                return finish(Outcome::Failed, iteration, None, Some(reason));
+            }
+            Ok(Verdict::Approved(result)) => {
+                ctx.emitter.emit(EngineEvent::Executed {
+                    question_id: run.id(),
+                    attempt,
+                    iteration,
+                    trial: false,
+                    result: result.clone(),
+                });
+                return if result.success {
+                    finish(Outcome::Passed, iteration, result.final_answer, None)
+                } else {
+                    finish(Outcome::Failed, iteration, None, result.error)
+                };
+            }
+            Ok(Verdict::Rejected(dag, feedback)) => previous = Some((dag, feedback)),
+        }
+    }
+    let reason = format!("rejected in all {} iterations", ctx.max_iterations);
+    finish(Outcome::Exhausted, ctx.max_iterations, None, Some(reason));
+}

@@ -1,0 +1,153 @@
+//! Pause / step / cancel: every critic loop passes the gate at each stage
+//! boundary, so commands take effect between stages, never mid-stage.
+
+use std::collections::{HashSet, VecDeque};
+use std::sync::Mutex;
+
+use tokio::sync::Notify;
+
+/// The loop should stop: its attempt or the run was cancelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cancelled;
+
+#[derive(Debug, Default)]
+struct GateState {
+    paused: bool,
+    /// Pending single-stage permits; `None` = for whichever loop asks first.
+    steps: VecDeque<Option<String>>,
+    /// Cancelled `(question, attempt)` pairs.
+    cancelled: HashSet<(String, u32)>,
+    run_cancelled: bool,
+}
+
+/// Shared control state of a run.
+#[derive(Debug, Default)]
+pub struct Gate {
+    state: Mutex<GateState>,
+    changed: Notify,
+}
+
+impl Gate {
+    /// A gate, paused when `paused`.
+    pub fn new(paused: bool) -> Self {
+        Self {
+            state: Mutex::new(GateState {
+                paused,
+                ..GateState::default()
+            }),
+            changed: Notify::new(),
+        }
+    }
+
+    fn update(&self, f: impl FnOnce(&mut GateState)) {
+        f(&mut self.state.lock().expect("gate lock"));
+        self.changed.notify_waiters();
+    }
+
+    /// Hold loops at their next boundary.
+    pub fn pause(&self) {
+        self.update(|s| s.paused = true);
+    }
+
+    /// Release all loops.
+    pub fn resume(&self) {
+        self.update(|s| {
+            s.paused = false;
+            s.steps.clear();
+        });
+    }
+
+    /// Let one waiting stage through (of `question`, or of anyone).
+    pub fn step(&self, question: Option<String>) {
+        self.update(|s| s.steps.push_back(question));
+    }
+
+    /// Stop one attempt at its next boundary.
+    pub fn cancel_attempt(&self, question: &str, attempt: u32) {
+        self.update(|s| {
+            s.cancelled.insert((question.to_string(), attempt));
+        });
+    }
+
+    /// Stop everything at the next boundary.
+    pub fn cancel_run(&self) {
+        self.update(|s| s.run_cancelled = true);
+    }
+
+    /// Wait until `question`'s attempt may start its next stage.
+    pub async fn pass(&self, question: &str, attempt: u32) -> Result<(), Cancelled> {
+        loop {
+            let notified = self.changed.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            {
+                let mut state = self.state.lock().expect("gate lock");
+                if state.run_cancelled || state.cancelled.contains(&(question.to_string(), attempt))
+                {
+                    return Err(Cancelled);
+                }
+                if !state.paused {
+                    return Ok(());
+                }
+                let permit = state
+                    .steps
+                    .iter()
+                    .position(|target| target.as_deref().is_none_or(|q| q == question));
+                if let Some(index) = permit {
+                    state.steps.remove(index);
+                    return Ok(());
+                }
+            }
+            notified.await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    #[tokio::test]
+    async fn a_step_lets_exactly_one_stage_through() {
+        let gate = Arc::new(Gate::new(true));
+        let passed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let mut tasks = Vec::new();
+        for q in ["q_01", "q_02"] {
+            let (gate, passed) = (gate.clone(), passed.clone());
+            tasks.push(tokio::spawn(async move {
+                gate.pass(q, 1).await.unwrap();
+                passed.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }));
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert_eq!(passed.load(std::sync::atomic::Ordering::SeqCst), 0);
+        gate.step(Some("q_02".into()));
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert_eq!(passed.load(std::sync::atomic::Ordering::SeqCst), 1);
+        assert!(tasks[1].is_finished() && !tasks[0].is_finished());
+        gate.step(None);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert_eq!(passed.load(std::sync::atomic::Ordering::SeqCst), 2);
+    }
+
+    #[tokio::test]
+    async fn cancel_releases_a_paused_waiter_with_an_error() {
+        let gate = Arc::new(Gate::new(true));
+        let waiter = tokio::spawn({
+            let gate = gate.clone();
+            async move { gate.pass("q_01", 2).await }
+        });
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        gate.cancel_attempt("q_01", 2);
+        assert_eq!(waiter.await.unwrap(), Err(Cancelled));
+        gate.resume();
+        assert_eq!(
+            gate.pass("q_01", 3).await,
+            Ok(()),
+            "other attempts are not cancelled"
+        );
+        assert_eq!(gate.pass("q_01", 2).await, Err(Cancelled));
+    }
+}

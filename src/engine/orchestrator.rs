@@ -1,0 +1,299 @@
+//! The run: generate questions once, then one critic loop per question,
+//! bounded by the concurrency limit, while commands are honoured.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use tokio::sync::{
+    Semaphore,
+    mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel},
+};
+use tokio::task::JoinSet;
+
+use super::context::{DagExecutor, RunContext};
+use super::critic::{Seed, run_attempt};
+use super::emitter::Emitter;
+use super::gate::Gate;
+use super::questions::parse_questions;
+use super::{
+    Command, ControlAction, EngineEvent, Outcome, QuestionStatus, RunSettings, RunState, RunSummary,
+};
+use crate::dataset::Dataset;
+use crate::llm::{CallKey, LlmClient, LlmRole};
+use crate::model::Question;
+use crate::prompts::Prompts;
+use crate::trace::TraceWriter;
+
+/// What the caller holds while a run goes on.
+pub struct EngineHandle {
+    /// Every event, timestamped in ms since the run started.
+    pub events: UnboundedReceiver<(u64, EngineEvent)>,
+    /// Commands to the engine.
+    pub commands: UnboundedSender<Command>,
+    /// Resolves to the final state when the run is over.
+    pub task: tokio::task::JoinHandle<RunState>,
+}
+
+/// How a run behaves beyond its settings.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Keep serving commands (reruns) after every loop finished, until
+    /// `CancelRun` or the command channel closes (the TUI does this).
+    pub keep_alive: bool,
+    /// Questions to use instead of generating them.
+    pub questions: Option<Vec<Question>>,
+}
+
+/// Summary of `state` after `elapsed_ms`.
+pub fn summarise(state: &RunState, elapsed_ms: u64) -> RunSummary {
+    let outcome = |wanted: Outcome| state.count(|s| s == QuestionStatus::Done(wanted));
+    RunSummary {
+        total: state.questions.len(),
+        passed: outcome(Outcome::Passed),
+        failed: outcome(Outcome::Failed),
+        exhausted: outcome(Outcome::Exhausted),
+        cancelled: outcome(Outcome::Cancelled),
+        usage: state.usage,
+        cost_usd: state.cost_usd,
+        elapsed_ms,
+    }
+}
+
+struct Orchestrator {
+    ctx: Arc<RunContext>,
+    slots: Arc<Semaphore>,
+    tasks: JoinSet<()>,
+    latest_attempt: HashMap<String, u32>,
+}
+
+impl Orchestrator {
+    fn spawn(
+        &mut self,
+        question: Question,
+        attempt: u32,
+        seed: Seed,
+        forked_from: Option<(u32, u32)>,
+    ) {
+        self.latest_attempt.insert(question.id.clone(), attempt);
+        let (ctx, slots) = (self.ctx.clone(), self.slots.clone());
+        self.tasks.spawn(async move {
+            let Ok(_slot) = slots.acquire_owned().await else {
+                return;
+            };
+            run_attempt(&ctx, &question, attempt, seed, forked_from).await;
+        });
+    }
+
+    fn question(&self, id: &str) -> Option<Question> {
+        self.ctx
+            .emitter
+            .with_state(|s| s.question(id).map(|q| q.question.clone()))
+    }
+
+    fn restart(
+        &mut self,
+        question_id: &str,
+        seed: Seed,
+        forked_from: Option<(u32, u32)>,
+        action: ControlAction,
+    ) {
+        let Some(question) = self.question(question_id) else {
+            return;
+        };
+        let previous = self.latest_attempt.get(question_id).copied().unwrap_or(0);
+        self.ctx.gate.cancel_attempt(question_id, previous);
+        self.ctx.emitter.emit(EngineEvent::Control(action));
+        self.spawn(question, previous + 1, seed, forked_from);
+    }
+
+    fn handle(&mut self, command: Command) -> bool {
+        let gate = &self.ctx.gate;
+        match command {
+            Command::Pause => {
+                gate.pause();
+                self.ctx
+                    .emitter
+                    .emit(EngineEvent::Control(ControlAction::Paused));
+            }
+            Command::Resume => {
+                gate.resume();
+                self.ctx
+                    .emitter
+                    .emit(EngineEvent::Control(ControlAction::Resumed));
+            }
+            Command::Step { question_id } => {
+                gate.step(question_id.clone());
+                self.ctx
+                    .emitter
+                    .emit(EngineEvent::Control(ControlAction::Stepped { question_id }));
+            }
+            Command::Rerun { question_id } => {
+                let action = ControlAction::Rerun {
+                    question_id: question_id.clone(),
+                };
+                self.restart(&question_id, None, None, action);
+            }
+            Command::Fork {
+                question_id,
+                attempt,
+                iteration,
+            } => {
+                let seed = self.ctx.emitter.with_state(|s| {
+                    let it = s
+                        .question(&question_id)?
+                        .attempt(attempt)?
+                        .iteration(iteration)?;
+                    Some((it.dag.clone()?, it.feedback.clone()?))
+                });
+                if seed.is_some() {
+                    let action = ControlAction::Fork {
+                        question_id: question_id.clone(),
+                        attempt,
+                        iteration,
+                    };
+                    self.restart(&question_id, seed, Some((attempt, iteration)), action);
+                }
+            }
+            Command::CancelQuestion { question_id } => {
+                if let Some(&attempt) = self.latest_attempt.get(&question_id) {
+                    gate.cancel_attempt(&question_id, attempt);
+                    self.ctx
+                        .emitter
+                        .emit(EngineEvent::Control(ControlAction::CancelQuestion {
+                            question_id,
+                        }));
+                }
+            }
+            Command::CancelRun => {
+                gate.cancel_run();
+                self.ctx
+                    .emitter
+                    .emit(EngineEvent::Control(ControlAction::CancelRun));
+                return false;
+            }
+        }
+        true
+    }
+}
+
+async fn generate_questions(ctx: &RunContext, count: u32) -> Result<Vec<Question>, String> {
+    let key = CallKey {
+        question_id: None,
+        role: LlmRole::QuestionGeneration,
+        attempt: 1,
+        iteration: 0,
+        layer: None,
+    };
+    let messages = ctx.prompts.question_generation(&ctx.dataset, count);
+    let reply = ctx
+        .call_llm(key, messages, true)
+        .await
+        .map_err(|err| format!("question generation failed: {err}"))?;
+    parse_questions(&reply, count as usize).map_err(|err| format!("question generation: {err}"))
+}
+
+async fn orchestrate(
+    ctx: Arc<RunContext>,
+    settings: RunSettings,
+    options: RunOptions,
+    mut commands: UnboundedReceiver<Command>,
+) -> RunState {
+    let emitter = ctx.emitter.clone();
+    emitter.emit(EngineEvent::RunStarted {
+        settings: settings.clone(),
+    });
+    let questions = match options.questions {
+        Some(questions) => questions,
+        None => match generate_questions(&ctx, settings.questions).await {
+            Ok(questions) => questions,
+            Err(error) => {
+                emitter.emit(EngineEvent::RunFailed { error });
+                let summary = emitter.with_state(|s| summarise(s, emitter.now_ms()));
+                emitter.emit(EngineEvent::RunFinished { summary });
+                return emitter.with_state(RunState::clone);
+            }
+        },
+    };
+    emitter.emit(EngineEvent::QuestionsGenerated {
+        questions: questions.clone(),
+    });
+    let mut run = Orchestrator {
+        slots: Arc::new(Semaphore::new(settings.concurrency.max(1) as usize)),
+        ctx,
+        tasks: JoinSet::new(),
+        latest_attempt: HashMap::new(),
+    };
+    for question in questions {
+        run.spawn(question, 1, None, None);
+    }
+    let mut commands_open = true;
+    loop {
+        tokio::select! {
+            command = commands.recv(), if commands_open => match command {
+                Some(command) => {
+                    if !run.handle(command) {
+                        commands_open = false;
+                    }
+                }
+                None => commands_open = false,
+            },
+            joined = run.tasks.join_next(), if !run.tasks.is_empty() => {
+                if let Some(Err(err)) = joined {
+                    tracing::error!("a critic loop panicked: {err}");
+                }
+                if run.tasks.is_empty() {
+                    let summary = emitter.with_state(|s| summarise(s, emitter.now_ms()));
+                    emitter.emit(EngineEvent::RunFinished { summary });
+                    if !(options.keep_alive && commands_open) {
+                        break;
+                    }
+                }
+            }
+            else => break,
+        }
+    }
+    emitter.with_state(RunState::clone)
+}
+
+/// The pieces a run is made of.
+pub struct EngineParts {
+    /// The dataset.
+    pub dataset: Arc<Dataset>,
+    /// The LLM provider.
+    pub llm: Arc<dyn LlmClient>,
+    /// The sandbox.
+    pub executor: Arc<dyn DagExecutor>,
+    /// Prompt templates.
+    pub prompts: Arc<Prompts>,
+    /// Where events are recorded, if anywhere.
+    pub trace: Option<TraceWriter>,
+}
+
+/// Start a run in the background on the current tokio runtime.
+pub fn start(parts: EngineParts, settings: RunSettings, options: RunOptions) -> EngineHandle {
+    let (event_tx, events) = unbounded_channel();
+    let (commands, command_rx) = unbounded_channel();
+    let emitter = Arc::new(Emitter::new(
+        event_tx,
+        parts.trace,
+        RunState::default(),
+        0,
+        1,
+    ));
+    let ctx = RunContext {
+        dataset: parts.dataset,
+        llm: parts.llm,
+        executor: parts.executor,
+        prompts: parts.prompts,
+        emitter,
+        gate: Arc::new(Gate::new(settings.step)),
+        max_iterations: settings.max_iterations,
+        seed: settings.seed,
+    };
+    let task = tokio::spawn(orchestrate(Arc::new(ctx), settings, options, command_rx));
+    EngineHandle {
+        events,
+        commands,
+        task,
+    }
+}

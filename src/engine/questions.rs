@@ -1,0 +1,118 @@
+//! Reading the question generator's reply.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::model::{DifficultyLevel, Question};
+use crate::prompts::extract_json_object;
+
+#[derive(Deserialize)]
+struct RawQuestion {
+    #[serde(default, alias = "question_id")]
+    id: Option<String>,
+    #[serde(alias = "text")]
+    question: String,
+    #[serde(default)]
+    difficulty_rank: Option<usize>,
+    #[serde(default)]
+    difficulty_level: Option<DifficultyLevel>,
+    #[serde(default)]
+    reasoning: String,
+    #[serde(default)]
+    relevant_data_keys: Vec<String>,
+    #[serde(default)]
+    expected_answer: Option<Value>,
+}
+
+/// The questions in `reply`, ranked easy → hard, at most `limit`. Missing ranks
+/// follow reply order, missing levels follow the rank, and missing or repeated
+/// ids are replaced by `q_NN`.
+pub fn parse_questions(reply: &str, limit: usize) -> Result<Vec<Question>, String> {
+    let value = extract_json_object(reply)?;
+    let items = value
+        .get("questions")
+        .and_then(Value::as_array)
+        .ok_or("the reply has no \"questions\" list")?;
+    let mut raw = Vec::new();
+    for (index, item) in items.iter().enumerate() {
+        let question: RawQuestion = serde_json::from_value(item.clone())
+            .map_err(|err| format!("question {} is malformed: {err}", index + 1))?;
+        if question.question.trim().is_empty() {
+            return Err(format!("question {} has no text", index + 1));
+        }
+        raw.push((
+            question.difficulty_rank.unwrap_or(index + 1),
+            index,
+            question,
+        ));
+    }
+    if raw.is_empty() {
+        return Err("the reply's \"questions\" list is empty".into());
+    }
+    raw.sort_by_key(|(rank, index, _)| (*rank, *index));
+    raw.truncate(limit);
+    let total = raw.len();
+    let mut seen = std::collections::HashSet::new();
+    Ok(raw
+        .into_iter()
+        .enumerate()
+        .map(|(position, (_, _, q))| {
+            let rank = position + 1;
+            let id =
+                q.id.filter(|id| !id.trim().is_empty() && seen.insert(id.clone()))
+                    .unwrap_or_else(|| {
+                        let id = format!("q_{rank:02}");
+                        seen.insert(id.clone());
+                        id
+                    });
+            Question {
+                id,
+                question: q.question,
+                difficulty_rank: rank,
+                difficulty_level: q
+                    .difficulty_level
+                    .unwrap_or_else(|| DifficultyLevel::from_rank(rank, total)),
+                reasoning: q.reasoning,
+                relevant_data_keys: q.relevant_data_keys,
+                expected_answer: q.expected_answer,
+            }
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranks_levels_and_ids_are_normalised() {
+        let reply = r#"{"questions": [
+            {"question": "hard one", "difficulty_rank": 3},
+            {"id": "a", "question": "easy one", "difficulty_rank": 1, "difficulty_level": "easy"},
+            {"id": "a", "question": "middle", "difficulty_rank": 2}]}"#;
+        let qs = parse_questions(reply, 10).unwrap();
+        let ids: Vec<&str> = qs.iter().map(|q| q.id.as_str()).collect();
+        assert_eq!(ids, vec!["a", "q_02", "q_03"]);
+        assert_eq!(qs[2].difficulty_level, DifficultyLevel::Hard);
+        assert_eq!(parse_questions(reply, 2).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn bad_replies_say_why() {
+        assert!(
+            parse_questions("{}", 3)
+                .unwrap_err()
+                .contains("no \"questions\"")
+        );
+        assert!(
+            parse_questions(r#"{"questions": [{"id": 1}]}"#, 3)
+                .unwrap_err()
+                .contains("question 1 is malformed")
+        );
+        assert!(
+            parse_questions(r#"{"questions": []}"#, 3)
+                .unwrap_err()
+                .contains("empty")
+        );
+    }
+}

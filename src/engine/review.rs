@@ -1,0 +1,307 @@
+//! Turning a trial run and the LLM's layer reviews into findings.
+
+use futures::future::join_all;
+use serde_json::Value;
+
+use super::context::RunContext;
+use crate::llm::{CallKey, LlmError, LlmRole};
+use crate::model::{
+    ExecutionResult, Finding, FindingSource, GeneratedDag, LayerValidation, Question, Severity,
+};
+use crate::prompts::extract_json_object;
+
+/// How many trailing traceback lines a runtime finding quotes.
+const TRACEBACK_LINES: usize = 4;
+
+/// Whether a JSON value is of the Python type a builder promised (unknown
+/// promises are accepted).
+fn matches_type(expected: &str, value: &Value) -> bool {
+    let expected = expected.trim().to_ascii_lowercase();
+    let base = expected.split(['[', '(', ' ']).next().unwrap_or("");
+    match base {
+        "float" | "number" | "numeric" => value.is_number(),
+        "int" | "integer" => value.is_i64() || value.is_u64(),
+        "str" | "string" => value.is_string(),
+        "bool" | "boolean" => value.is_boolean(),
+        "list" | "array" | "tuple" | "set" => value.is_array(),
+        "dict" | "object" | "mapping" => value.is_object(),
+        _ => true,
+    }
+}
+
+/// Findings of a trial run: the failing node with its traceback, output types
+/// that break the builder's promise, and a final answer of `None`.
+pub fn trial_findings(dag: &GeneratedDag, result: &ExecutionResult) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let layer_of = |id: &str| dag.node(id).map(|n| n.layer);
+    if !result.success {
+        let mut message = result
+            .error
+            .clone()
+            .unwrap_or_else(|| "execution failed".into());
+        if let Some(traceback) = &result.traceback {
+            let lines: Vec<&str> = traceback.lines().collect();
+            let tail = lines[lines.len().saturating_sub(TRACEBACK_LINES)..].join("\n");
+            if !tail.is_empty() && !message.contains(tail.trim()) {
+                message = format!("{message}\n{tail}");
+            }
+        }
+        findings.push(Finding {
+            node_id: result.error_node.clone(),
+            layer: result.error_node.as_deref().and_then(layer_of),
+            rule: "runtime_error".into(),
+            source: FindingSource::TrialRun,
+            message,
+            severity: Severity::Error,
+        });
+        return findings;
+    }
+    for node in &dag.nodes {
+        let Some(output) = result.node_outputs.get(&node.node_id) else {
+            continue;
+        };
+        if node.node_id == dag.final_answer_node && output.is_null() {
+            findings.push(Finding {
+                node_id: Some(node.node_id.clone()),
+                layer: Some(node.layer),
+                rule: "final_answer_none".into(),
+                source: FindingSource::TrialRun,
+                message: format!(
+                    "the final node {} returned None; it must return the answer",
+                    node.node_id
+                ),
+                severity: Severity::Error,
+            });
+        } else if !output.is_null() && !matches_type(&node.expected_output_type, output) {
+            findings.push(Finding {
+                node_id: Some(node.node_id.clone()),
+                layer: Some(node.layer),
+                rule: "output_type_mismatch".into(),
+                source: FindingSource::TrialRun,
+                message: format!(
+                    "node {} promised {} but returned {}",
+                    node.node_id,
+                    node.expected_output_type,
+                    crate::dataset::python_type_name(output)
+                ),
+                severity: Severity::Warning,
+            });
+        }
+    }
+    findings
+}
+
+/// The LLM's review of every layer, run concurrently.
+pub struct SemanticReview {
+    /// One validation per layer.
+    pub layers: Vec<LayerValidation>,
+    /// Findings pinned to nodes where the reviewer named one.
+    pub findings: Vec<Finding>,
+    /// The reviewers' reasoning, one paragraph per layer.
+    pub reasoning: Vec<String>,
+}
+
+fn parse_layer_reply(
+    dag: &GeneratedDag,
+    layer: usize,
+    reply: &str,
+) -> (LayerValidation, Vec<Finding>, String) {
+    let nodes: Vec<String> = dag
+        .nodes_in_layer(layer)
+        .map(|n| n.node_id.clone())
+        .collect();
+    let only_node = (nodes.len() == 1).then(|| nodes[0].clone());
+    let finding = |node_id: Option<String>, rule: &str, message: String| Finding {
+        node_id,
+        layer: Some(layer),
+        rule: rule.into(),
+        source: FindingSource::Semantic,
+        message,
+        severity: Severity::Error,
+    };
+    let value = match extract_json_object(reply) {
+        Ok(value) => value,
+        Err(err) => {
+            let message = format!("the review of layer {layer} could not be read: {err}");
+            let validation = LayerValidation {
+                layer_index: layer,
+                nodes_in_layer: nodes,
+                is_valid: false,
+                issues: vec![message.clone()],
+            };
+            return (
+                validation,
+                vec![finding(None, "unparseable_review", message)],
+                String::new(),
+            );
+        }
+    };
+    let mut issues = Vec::new();
+    let mut findings = Vec::new();
+    for issue in value
+        .get("issues")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let (node_id, message) = match issue {
+            Value::String(text) => (only_node.clone(), text.clone()),
+            Value::Object(map) => (
+                map.get("node_id")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+                    .filter(|id| nodes.contains(id))
+                    .or(only_node.clone()),
+                map.get("message")
+                    .or(map.get("issue"))
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+            ),
+            _ => continue,
+        };
+        if message.trim().is_empty() {
+            continue;
+        }
+        issues.push(message.clone());
+        findings.push(finding(node_id, "semantic_issue", message));
+    }
+    let is_valid = value
+        .get("is_valid")
+        .and_then(Value::as_bool)
+        .unwrap_or(issues.is_empty());
+    if !is_valid && findings.is_empty() {
+        let message = format!("the reviewer rejected layer {layer} without naming an issue");
+        issues.push(message.clone());
+        findings.push(finding(only_node, "semantic_issue", message));
+    }
+    let reasoning = value
+        .get("reasoning")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let findings = if is_valid { Vec::new() } else { findings };
+    (
+        LayerValidation {
+            layer_index: layer,
+            nodes_in_layer: nodes,
+            is_valid,
+            issues,
+        },
+        findings,
+        reasoning,
+    )
+}
+
+/// Review every layer of `dag` concurrently. An LLM call that fails for good
+/// (rate limits included) fails the review: it is never silently approved.
+pub async fn review_layers(
+    ctx: &RunContext,
+    question: &Question,
+    dag: &GeneratedDag,
+    trial: &ExecutionResult,
+    attempt: u32,
+    iteration: u32,
+) -> Result<SemanticReview, (usize, LlmError)> {
+    let calls = (0..dag.layer_count()).map(|layer| async move {
+        let key = CallKey {
+            question_id: Some(question.id.clone()),
+            role: LlmRole::LayerReview,
+            attempt,
+            iteration,
+            layer: Some(layer),
+        };
+        let messages = ctx
+            .prompts
+            .layer_review(&ctx.dataset, question, dag, layer, trial);
+        (layer, ctx.call_llm(key, messages, true).await)
+    });
+    let mut review = SemanticReview {
+        layers: Vec::new(),
+        findings: Vec::new(),
+        reasoning: Vec::new(),
+    };
+    for (layer, reply) in join_all(calls).await {
+        let reply = reply.map_err(|err| (layer, err))?;
+        let (validation, findings, reasoning) = parse_layer_reply(dag, layer, &reply);
+        review.layers.push(validation);
+        review.findings.extend(findings);
+        if !reasoning.is_empty() {
+            review.reasoning.push(format!("layer {layer}: {reasoning}"));
+        }
+    }
+    Ok(review)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn dag() -> GeneratedDag {
+        serde_json::from_value(json!({"question_id": "q", "final_answer_node": "b", "nodes": [
+            {"node_id": "a", "function_name": "f", "layer": 0, "code": "", "expected_output_type": "dict"},
+            {"node_id": "b", "function_name": "g", "layer": 1, "code": "", "expected_output_type": "float"}]}))
+        .unwrap()
+    }
+
+    #[test]
+    fn runtime_error_is_pinned_with_the_traceback_tail() {
+        let result = ExecutionResult {
+            success: false,
+            error: Some("KeyError: 'amount'".into()),
+            error_node: Some("a".into()),
+            traceback: Some("Traceback:\n  line 1\n  line 2\n  line 3\nKeyError: 'amount'".into()),
+            ..Default::default()
+        };
+        let findings = trial_findings(&dag(), &result);
+        assert_eq!(findings.len(), 1);
+        assert_eq!(
+            (findings[0].node_id.as_deref(), findings[0].layer),
+            (Some("a"), Some(0))
+        );
+        assert!(
+            findings[0].message.contains("line 3"),
+            "{}",
+            findings[0].message
+        );
+    }
+
+    #[test]
+    fn type_mismatch_and_none_answer() {
+        let mut result = ExecutionResult {
+            success: true,
+            ..Default::default()
+        };
+        result.node_outputs.insert("a".into(), json!([1, 2]));
+        result.node_outputs.insert("b".into(), Value::Null);
+        let findings = trial_findings(&dag(), &result);
+        let rules: Vec<&str> = findings.iter().map(|f| f.rule.as_str()).collect();
+        assert_eq!(rules, vec!["output_type_mismatch", "final_answer_none"]);
+        assert_eq!(findings[0].severity, Severity::Warning);
+    }
+
+    #[test]
+    fn review_replies_are_read_leniently() {
+        let (v, f, _) = parse_layer_reply(
+            &dag(),
+            1,
+            r#"```json
+{"is_valid": false, "issues": ["divides by the wrong count",], "reasoning": "r"}```"#,
+        );
+        assert!(!v.is_valid);
+        assert_eq!(
+            f[0].node_id.as_deref(),
+            Some("b"),
+            "a one-node layer's issue is pinned to that node"
+        );
+        let (v, f, _) = parse_layer_reply(&dag(), 0, "looks fine to me");
+        assert!(!v.is_valid && f[0].rule == "unparseable_review");
+        let (v, f, r) = parse_layer_reply(
+            &dag(),
+            0,
+            r#"{"is_valid": true, "issues": [], "reasoning": "ok"}"#,
+        );
+        assert!(v.is_valid && f.is_empty() && r == "ok");
+    }
+}

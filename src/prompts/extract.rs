@@ -1,0 +1,124 @@
+//! Lenient extraction of a JSON object from an LLM reply: code fences, prose
+//! around the object and trailing commas are tolerated; the result is then
+//! validated strictly into model types by the caller.
+
+use serde_json::Value;
+
+/// Remove commas that directly precede `}` or `]` (outside strings).
+fn strip_trailing_commas(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_string = false;
+    let mut escaped = false;
+    let chars: Vec<char> = text.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if in_string {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+            continue;
+        }
+        if c == '"' {
+            in_string = true;
+        } else if c == ',' {
+            let next = chars[i + 1..].iter().find(|c| !c.is_whitespace());
+            if matches!(next, Some('}') | Some(']')) {
+                continue;
+            }
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The byte range of the first balanced `{…}` in `text`, if any.
+fn first_object(text: &str) -> Option<&str> {
+    let start = text.find('{')?;
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for (offset, c) in text[start..].char_indices() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(&text[start..start + offset + 1]);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Parse the JSON object in an LLM reply, or say in one line why not.
+pub fn extract_json_object(reply: &str) -> Result<Value, String> {
+    let trimmed = reply.trim();
+    if let Ok(value @ Value::Object(_)) = serde_json::from_str::<Value>(trimmed) {
+        return Ok(value);
+    }
+    let candidate = first_object(trimmed).ok_or_else(|| {
+        let head: String = trimmed.chars().take(80).collect();
+        format!("the reply holds no JSON object (it starts: {head:?})")
+    })?;
+    serde_json::from_str::<Value>(candidate)
+        .or_else(|_| serde_json::from_str::<Value>(&strip_trailing_commas(candidate)))
+        .map_err(|err| format!("the reply's JSON object does not parse: {err}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn plain_object() {
+        assert_eq!(
+            extract_json_object(r#" {"a": 1} "#).unwrap(),
+            json!({"a": 1})
+        );
+    }
+
+    #[test]
+    fn fenced_with_prose_and_trailing_commas() {
+        let reply =
+            "Here is the DAG:\n```json\n{\"a\": [1, 2,], \"b\": {\"c\": \"}\",},}\n```\nDone.";
+        assert_eq!(
+            extract_json_object(reply).unwrap(),
+            json!({"a": [1, 2], "b": {"c": "}"}})
+        );
+    }
+
+    #[test]
+    fn braces_inside_strings_do_not_confuse_the_scan() {
+        let reply = r#"x {"code": "def f(d):\n    return {k: 1 for k in d}"} y"#;
+        assert_eq!(
+            extract_json_object(reply).unwrap()["code"],
+            json!("def f(d):\n    return {k: 1 for k in d}")
+        );
+    }
+
+    #[test]
+    fn no_object_is_a_clear_error() {
+        let err = extract_json_object("I cannot help with that.").unwrap_err();
+        assert!(err.contains("no JSON object"), "{err}");
+        let err = extract_json_object("{\"a\": }").unwrap_err();
+        assert!(err.contains("does not parse"), "{err}");
+    }
+}

@@ -1,0 +1,242 @@
+//! Prompt templates (minijinja) and lenient parsing of replies.
+//!
+//! The templates in the top-level `prompts/` directory are built in; a file of
+//! the same name in `$XDG_CONFIG_HOME/eval-dag/prompts/` (or the directory in
+//! `$EVAL_DAG_PROMPTS`) replaces one. Every template is compiled at start-up,
+//! so a broken one is a clear error before any work starts.
+
+mod extract;
+mod schema;
+
+use std::path::{Path, PathBuf};
+
+use minijinja::{Environment, Value, context, value::Serde};
+use serde::Serialize;
+
+pub use extract::extract_json_object;
+pub use schema::describe_schema;
+
+use crate::dataset::Dataset;
+use crate::llm::ChatMessage;
+use crate::model::{CriticFeedback, ExecutionResult, GeneratedDag, Question};
+
+/// Built-in templates: (file name, source).
+const BUILT_IN: [(&str, &str); 3] = [
+    (
+        "question_generation.j2",
+        include_str!("../../prompts/question_generation.j2"),
+    ),
+    ("dag_build.j2", include_str!("../../prompts/dag_build.j2")),
+    (
+        "layer_review.j2",
+        include_str!("../../prompts/layer_review.j2"),
+    ),
+];
+
+/// How many characters of a node output a review prompt shows.
+const OUTPUT_PREVIEW_CHARS: usize = 600;
+
+/// A template could not be loaded or compiled.
+#[derive(Debug, thiserror::Error)]
+#[error("prompt template {path}: {message}")]
+pub struct PromptError {
+    /// Where the template came from.
+    pub path: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Where user templates are looked up.
+pub fn override_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("EVAL_DAG_PROMPTS") {
+        return Some(PathBuf::from(dir));
+    }
+    directories::ProjectDirs::from("", "", "eval-dag").map(|d| d.config_dir().join("prompts"))
+}
+
+/// Dataset facts every template may use.
+#[derive(Debug, Serialize)]
+struct DatasetContext<'a> {
+    description: &'a str,
+    domain: &'a str,
+    notes: &'a [String],
+}
+
+/// The compiled prompt templates.
+#[derive(Debug)]
+pub struct Prompts {
+    env: Environment<'static>,
+}
+
+impl Prompts {
+    /// Built-in templates, each replaced by a same-named file in `dir` when present.
+    pub fn load(dir: Option<&Path>) -> Result<Self, PromptError> {
+        let mut env = Environment::new();
+        for (name, built_in) in BUILT_IN {
+            let user = dir.map(|d| d.join(name)).filter(|p| p.is_file());
+            let (origin, source) = match &user {
+                Some(path) => {
+                    let source = std::fs::read_to_string(path).map_err(|err| PromptError {
+                        path: path.display().to_string(),
+                        message: err.to_string(),
+                    })?;
+                    (path.display().to_string(), source)
+                }
+                None => (format!("prompts/{name} (built in)"), built_in.to_string()),
+            };
+            env.add_template_owned(name, source)
+                .map_err(|err| PromptError {
+                    path: origin,
+                    message: err.to_string(),
+                })?;
+        }
+        Ok(Self { env })
+    }
+
+    fn render(&self, name: &str, ctx: Value) -> Vec<ChatMessage> {
+        let template = self
+            .env
+            .get_template(name)
+            .expect("every built-in name is registered");
+        let render = |section: &str| {
+            let ctx = context! { section => section, ..ctx.clone() };
+            template
+                .render(ctx)
+                .unwrap_or_else(|err| format!("(template {name} failed to render: {err})"))
+        };
+        vec![
+            ChatMessage::system(render("system")),
+            ChatMessage::user(render("user")),
+        ]
+    }
+
+    /// The question-generation prompt.
+    pub fn question_generation(&self, dataset: &Dataset, count: u32) -> Vec<ChatMessage> {
+        self.render(
+            "question_generation.j2",
+            context! { dataset => Serde(dataset_context(dataset)), schema => describe_schema(dataset), count => count },
+        )
+    }
+
+    /// The DAG-building prompt; `previous` carries the rejected DAG and its feedback on retries.
+    pub fn dag_build(
+        &self,
+        dataset: &Dataset,
+        question: &Question,
+        iteration: u32,
+        previous: Option<(&GeneratedDag, &CriticFeedback)>,
+    ) -> Vec<ChatMessage> {
+        let (previous, feedback) = match previous {
+            Some((dag, feedback)) => (
+                Some(serde_json::to_string_pretty(dag).unwrap_or_default()),
+                Some(feedback_text(feedback)),
+            ),
+            None => (None, None),
+        };
+        self.render(
+            "dag_build.j2",
+            context! {
+                dataset => Serde(dataset_context(dataset)), schema => describe_schema(dataset),
+                question => Serde(question), iteration => iteration, previous => previous, feedback => feedback,
+            },
+        )
+    }
+
+    /// The review prompt of layer `layer`, showing earlier layers and the trial run's real outputs.
+    pub fn layer_review(
+        &self,
+        dataset: &Dataset,
+        question: &Question,
+        dag: &GeneratedDag,
+        layer: usize,
+        trial: &ExecutionResult,
+    ) -> Vec<ChatMessage> {
+        let output = |id: &str| {
+            trial
+                .node_outputs
+                .get(id)
+                .map(|v| crate::engine::preview(v, OUTPUT_PREVIEW_CHARS))
+                .unwrap_or_else(|| "(not produced)".into())
+        };
+        let node_ctx = |n: &crate::model::DagNodeSpec| {
+            context! {
+                node_id => &n.node_id, operation => &n.operation, code => &n.code,
+                inputs => serde_json::to_string(&n.inputs).unwrap_or_default(),
+                expected_output_type => &n.expected_output_type, output => output(&n.node_id),
+            }
+        };
+        let earlier: Vec<_> = dag
+            .nodes
+            .iter()
+            .filter(|n| n.layer < layer)
+            .map(node_ctx)
+            .collect();
+        let nodes: Vec<_> = dag.nodes_in_layer(layer).map(node_ctx).collect();
+        self.render(
+            "layer_review.j2",
+            context! {
+                dataset => Serde(dataset_context(dataset)), schema => describe_schema(dataset), question => Serde(question),
+                dag_description => &dag.description, layer => layer, earlier => earlier, nodes => nodes,
+            },
+        )
+    }
+}
+
+fn dataset_context(dataset: &Dataset) -> DatasetContext<'_> {
+    DatasetContext {
+        description: &dataset.metadata.description,
+        domain: &dataset.metadata.domain,
+        notes: &dataset.metadata.important_notes,
+    }
+}
+
+/// The complete feedback of a rejected iteration as the builder sees it.
+pub fn feedback_text(feedback: &CriticFeedback) -> String {
+    let mut lines = Vec::new();
+    if !feedback.overall_reasoning.is_empty() {
+        lines.push(feedback.overall_reasoning.clone());
+    }
+    for finding in &feedback.findings {
+        let node = finding
+            .node_id
+            .as_deref()
+            .map(|n| format!("node {n}"))
+            .unwrap_or_else(|| "DAG".into());
+        lines.push(format!(
+            "- [{}] {node} ({}): {}",
+            finding.source.label(),
+            finding.rule,
+            finding.message
+        ));
+    }
+    for error in &feedback.specific_errors {
+        if !feedback.findings.iter().any(|f| &f.message == error) {
+            lines.push(format!("- {error}"));
+        }
+    }
+    for suggestion in &feedback.suggestions {
+        lines.push(format!("- suggestion: {suggestion}"));
+    }
+    lines.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn built_in_templates_compile() {
+        Prompts::load(None).expect("built-in templates compile");
+    }
+
+    #[test]
+    fn a_broken_user_template_is_a_clear_error() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("dag_build.j2"), "{% if %}").unwrap();
+        let err = Prompts::load(Some(dir.path())).unwrap_err().to_string();
+        assert!(
+            err.contains("dag_build.j2") && err.contains("syntax error"),
+            "{err}"
+        );
+    }
+}
