@@ -13,5 +13,6 @@ pub mod llm;
 pub mod logging;
 pub mod model;
 pub mod prompts;
+pub mod report;
 pub mod sandbox;
 pub mod trace;

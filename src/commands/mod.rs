@@ -7,10 +7,14 @@ use std::process::ExitCode;
 
 use crate::cli::Command;
 
+mod headless;
+mod providers;
+mod run;
+
 /// Run `command` and return its exit code; `Err` means bad input (exit 2).
 pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
     match command {
-        Command::Run(_) => not_implemented("run"),
+        Command::Run(args) => run::run(args),
         Command::Replay(_) => not_implemented("replay"),
         Command::Prepare(_) => not_implemented("prepare"),
         Command::Exec(_) => not_implemented("exec"),

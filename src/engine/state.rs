@@ -232,6 +232,8 @@ pub struct RunState {
     pub calls: BTreeMap<u64, LlmCall>,
     /// Recent activity, oldest first.
     pub feed: VecDeque<FeedEntry>,
+    /// Feed entries ever pushed (the feed itself keeps only the latest).
+    pub feed_total: u64,
     /// Whether the engine is paused.
     pub paused: bool,
     /// Tokens over all calls.
@@ -267,6 +269,7 @@ impl RunState {
         if self.feed.len() == FEED_CAPACITY {
             self.feed.pop_front();
         }
+        self.feed_total += 1;
         self.feed.push_back(FeedEntry {
             t_ms: self.now_ms,
             question_id: question_id.map(str::to_string),

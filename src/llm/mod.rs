@@ -2,7 +2,9 @@
 //! offline schema planner, and replay of a recorded trace.
 
 mod client;
+mod replay;
 mod types;
 
 pub use client::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse};
+pub use replay::ReplayClient;
 pub use types::{CallKey, ChatMessage, LlmRole, TokenUsage};

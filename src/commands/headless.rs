@@ -1,0 +1,64 @@
+//! Headless progress: the activity feed as plain lines on stderr, under a
+//! progress bar when stderr is a terminal.
+
+use std::io::IsTerminal;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use tokio::sync::mpsc::UnboundedReceiver;
+
+use crate::engine::{EngineEvent, FeedEntry, QuestionStatus, RunState};
+
+fn line(entry: &FeedEntry) -> String {
+    let question = entry
+        .question_id
+        .as_deref()
+        .map(|q| format!("{q} "))
+        .unwrap_or_default();
+    format!(
+        "[{:>7.1}s] {question}{}",
+        entry.t_ms as f64 / 1000.0,
+        entry.text
+    )
+}
+
+/// Fold `events` into a run state until the engine closes the channel,
+/// printing progress as it goes.
+pub async fn follow(mut events: UnboundedReceiver<(u64, EngineEvent)>) -> RunState {
+    let mut state = RunState::default();
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let bar = ProgressBar::new(0);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}",
+            )
+            .expect("static template")
+            .progress_chars("=> "),
+        );
+        bar
+    });
+    while let Some((t_ms, event)) = events.recv().await {
+        let seen = state.feed_total;
+        state.apply(t_ms, &event);
+        let fresh = (state.feed_total - seen) as usize;
+        for entry in state
+            .feed
+            .iter()
+            .skip(state.feed.len().saturating_sub(fresh))
+        {
+            match &bar {
+                Some(bar) => bar.println(line(entry)),
+                None => eprintln!("{}", line(entry)),
+            }
+        }
+        if let Some(bar) = &bar {
+            let done = state.count(|s| matches!(s, QuestionStatus::Done(_)));
+            bar.set_length(state.questions.len() as u64);
+            bar.set_position(done as u64);
+            bar.set_message(format!("{} tokens", state.usage.total()));
+        }
+    }
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    state
+}

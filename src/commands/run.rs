@@ -1,0 +1,121 @@
+//! `eval-dag run`: generate questions, run every critic loop, write the trace,
+//! `eval_results.json` and the report.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+
+use super::headless;
+use crate::cli::RunArgs;
+use crate::dataset::Dataset;
+use crate::engine::{self, EngineParts, QuestionStatus, RunOptions, RunSettings, RunState};
+use crate::prompts::{Prompts, override_dir};
+use crate::report::results_json;
+use crate::trace::{TRACE_FORMAT, TRACE_VERSION, TraceHeader, TraceWriter};
+
+/// `runs/<UTC timestamp>` under the current directory.
+fn default_out_dir() -> PathBuf {
+    PathBuf::from("runs").join(chrono::Utc::now().format("%Y%m%d-%H%M%S").to_string())
+}
+
+/// Write `eval_results.json` into `out`.
+pub fn write_results(out: &Path, state: &RunState) -> anyhow::Result<PathBuf> {
+    let path = out.join("eval_results.json");
+    let document = results_json(state, &chrono::Utc::now().to_rfc3339());
+    let text = serde_json::to_string_pretty(&document).expect("results serialise");
+    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(path)
+}
+
+/// One-line summary of a finished run.
+pub fn summary_line(state: &RunState) -> String {
+    let total = state.questions.len();
+    let passed = state.count(|s| s == QuestionStatus::Done(engine::Outcome::Passed));
+    let rate = if total == 0 {
+        0.0
+    } else {
+        100.0 * passed as f64 / total as f64
+    };
+    let mut line = format!(
+        "{total} questions: {passed} passed, {} failed, {} exhausted — pass rate {rate:.0}% — {} tokens",
+        state.count(|s| s == QuestionStatus::Done(engine::Outcome::Failed)),
+        state.count(|s| s == QuestionStatus::Done(engine::Outcome::Exhausted)),
+        state.usage.total(),
+    );
+    if state.cost_usd > 0.0 {
+        line.push_str(&format!(" (${:.4})", state.cost_usd));
+    }
+    if let Some(failure) = &state.failure {
+        line.push_str(&format!(" — run failed: {failure}"));
+    }
+    line
+}
+
+/// Exit code of a finished run: 0 when every question passed.
+pub fn exit_code(state: &RunState) -> ExitCode {
+    let all_passed = state.failure.is_none()
+        && !state.questions.is_empty()
+        && state
+            .questions
+            .iter()
+            .all(|q| q.status == QuestionStatus::Done(engine::Outcome::Passed));
+    if all_passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// Run the `run` subcommand.
+pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let dataset = Arc::new(Dataset::load(&args.dataset)?);
+    let prompts = Arc::new(Prompts::load(override_dir().as_deref())?);
+    let llm = super::providers::build_llm(&args, &dataset)?;
+    let out = args.out.clone().unwrap_or_else(default_out_dir);
+    std::fs::create_dir_all(&out)
+        .with_context(|| format!("cannot create output directory {}", out.display()))?;
+    let settings = RunSettings {
+        dataset_dir: args.dataset.display().to_string(),
+        dataset_hash: dataset.content_hash.clone(),
+        provider: llm.provider().to_string(),
+        model: llm.model().to_string(),
+        questions: args.questions,
+        max_iterations: args.max_iterations,
+        concurrency: args.concurrency,
+        seed: args.seed,
+        step: args.step,
+    };
+    let header = TraceHeader {
+        format: TRACE_FORMAT.into(),
+        version: TRACE_VERSION,
+        created_at: chrono::Utc::now().to_rfc3339(),
+        settings: settings.clone(),
+    };
+    let trace = TraceWriter::create(&out.join("trace.jsonl"), &header)?;
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let state = runtime.block_on(async {
+        let executor = super::providers::build_executor(&dataset)?;
+        let parts = EngineParts {
+            dataset: dataset.clone(),
+            llm,
+            executor,
+            prompts,
+            trace: Some(trace),
+        };
+        let options = RunOptions {
+            keep_alive: false,
+            questions: None,
+        };
+        let handle = engine::start(parts, settings, options);
+        let state = headless::follow(handle.events).await;
+        let _ = handle.task.await;
+        anyhow::Ok(state)
+    })?;
+    let results = write_results(&out, &state)?;
+    eprintln!("{}", summary_line(&state));
+    eprintln!("results: {}", results.display());
+    eprintln!("trace:   {}", out.join("trace.jsonl").display());
+    Ok(exit_code(&state))
+}
