@@ -21,6 +21,19 @@ fn line(entry: &FeedEntry) -> String {
     )
 }
 
+/// Apply one event and return the feed lines it produced.
+pub fn apply_and_describe(state: &mut RunState, t_ms: u64, event: &EngineEvent) -> Vec<String> {
+    let seen = state.feed_total;
+    state.apply(t_ms, event);
+    let fresh = (state.feed_total - seen) as usize;
+    state
+        .feed
+        .iter()
+        .skip(state.feed.len().saturating_sub(fresh))
+        .map(line)
+        .collect()
+}
+
 /// Fold `events` into a run state until the engine closes the channel,
 /// printing progress as it goes.
 pub async fn follow(mut events: UnboundedReceiver<(u64, EngineEvent)>) -> RunState {
@@ -37,17 +50,10 @@ pub async fn follow(mut events: UnboundedReceiver<(u64, EngineEvent)>) -> RunSta
         bar
     });
     while let Some((t_ms, event)) = events.recv().await {
-        let seen = state.feed_total;
-        state.apply(t_ms, &event);
-        let fresh = (state.feed_total - seen) as usize;
-        for entry in state
-            .feed
-            .iter()
-            .skip(state.feed.len().saturating_sub(fresh))
-        {
+        for text in apply_and_describe(&mut state, t_ms, &event) {
             match &bar {
-                Some(bar) => bar.println(line(entry)),
-                None => eprintln!("{}", line(entry)),
+                Some(bar) => bar.println(text),
+                None => eprintln!("{text}"),
             }
         }
         if let Some(bar) = &bar {

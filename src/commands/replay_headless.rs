@@ -1,0 +1,31 @@
+//! `eval-dag replay TRACE --headless`: fold the trace through the same reducer
+//! the TUI uses, print its activity and summary.
+
+use std::process::ExitCode;
+
+use crate::engine::RunState;
+use crate::trace::Trace;
+
+use super::headless::apply_and_describe;
+use super::run::{exit_code, summary_line};
+
+/// Print a trace's activity feed and summary; exit as the run would have.
+pub fn replay(trace_path: &std::path::Path) -> anyhow::Result<ExitCode> {
+    let trace = Trace::read(trace_path)?;
+    let mut state = RunState::default();
+    for record in &trace.records {
+        for text in apply_and_describe(&mut state, record.t_ms, &record.event) {
+            println!("{text}");
+        }
+    }
+    if trace.truncated_tail {
+        eprintln!(
+            "note: the trace's last line was cut off (the run was interrupted); it was skipped"
+        );
+    }
+    if state.summary.is_none() {
+        eprintln!("note: the trace ends before the run finished");
+    }
+    println!("{}", summary_line(&state));
+    Ok(exit_code(&state))
+}
