@@ -28,6 +28,8 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Write the HTML report of a results file or trace.
     Report(ReportArgs),
+    /// Compare two runs (results files or traces) question by question.
+    Compare(CompareArgs),
     /// Sandbox worker process (internal).
     #[command(hide = true)]
     SandboxWorker(SandboxWorkerArgs),
@@ -148,6 +150,18 @@ pub struct ReportArgs {
     /// HTML file to write.
     #[arg(long)]
     pub out: PathBuf,
+}
+
+/// Arguments of `compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The baseline: eval_results.json or trace.jsonl.
+    pub a: PathBuf,
+    /// The candidate: eval_results.json or trace.jsonl.
+    pub b: PathBuf,
+    /// Print the comparison as JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Arguments of the hidden sandbox worker.

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use crate::cli::Command;
 
+mod compare;
 mod headless;
 mod providers;
 mod replay_headless;
@@ -24,6 +25,7 @@ pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Exec(_) => not_implemented("exec"),
         Command::Validate(_) => not_implemented("validate"),
         Command::Report(_) => not_implemented("report"),
+        Command::Compare(args) => compare::run(args),
         Command::SandboxWorker(_) => not_implemented("sandbox-worker"),
     }
 }

@@ -1,5 +1,10 @@
-//! What a run leaves behind: `eval_results.json` (and the HTML report).
+//! What a run leaves behind and how people come back to it: `eval_results.json`,
+//! loading finished runs, comparing two runs.
 
+mod compare;
+mod load;
 mod results;
 
+pub use compare::{Change, Row, Side, compare};
+pub use load::{fold_trace, is_trace, load_results};
 pub use results::results_json;

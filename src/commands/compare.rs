@@ -1,0 +1,75 @@
+//! `eval-dag compare A B`: per question status, answer, iterations and tokens
+//! side by side, regressions and improvements first. Exit 1 when B regresses.
+
+use std::process::ExitCode;
+
+use crate::cli::CompareArgs;
+use crate::engine::preview;
+use crate::report::{Change, Row, Side, compare, load_results};
+
+fn cell(side: Option<&Side>) -> String {
+    match side {
+        None => "—".to_string(),
+        Some(s) => format!(
+            "{:<9} {:<22} it {:>2} {:>7} tok",
+            s.status,
+            preview(&s.answer, 22),
+            s.iterations,
+            s.tokens
+        ),
+    }
+}
+
+fn label(change: Change) -> &'static str {
+    match change {
+        Change::Regression => "REGRESSION",
+        Change::Improvement => "improved",
+        Change::AnswerChanged => "answer changed",
+        Change::OnlyInA => "only in A",
+        Change::OnlyInB => "only in B",
+        Change::Unchanged => "same",
+    }
+}
+
+fn table(rows: &[Row]) -> String {
+    let mut out = format!("{:<8} {:<15} {:<50} | {}\n", "question", "change", "A", "B");
+    for row in rows {
+        out.push_str(&format!(
+            "{:<8} {:<15} {:<50} | {}\n",
+            row.question_id,
+            label(row.change),
+            cell(row.a.as_ref()),
+            cell(row.b.as_ref())
+        ));
+    }
+    let count = |c| rows.iter().filter(|r| r.change == c).count();
+    out.push_str(&format!(
+        "{} regressions, {} improvements, {} changed answers, {} unchanged\n",
+        count(Change::Regression),
+        count(Change::Improvement),
+        count(Change::AnswerChanged),
+        count(Change::Unchanged)
+    ));
+    out
+}
+
+/// Run the `compare` subcommand.
+pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
+    let a = load_results(&args.a)?;
+    let b = load_results(&args.b)?;
+    let rows = compare(&a, &b);
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&rows).expect("rows serialise")
+        );
+    } else {
+        print!("{}", table(&rows));
+    }
+    let regressed = rows.iter().any(|r| r.change == Change::Regression);
+    Ok(if regressed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
