@@ -48,7 +48,15 @@ pub enum LlmKind {
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// Directory holding data.json and metadata.json.
-    pub dataset: PathBuf,
+    #[arg(required_unless_present_any = ["resume", "retry_failed"])]
+    pub dataset: Option<PathBuf>,
+    /// Continue the interrupted run in DIR: finished questions are kept,
+    /// unfinished ones restart with their recorded LLM responses reused.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["dataset", "retry_failed"])]
+    pub resume: Option<PathBuf>,
+    /// Rerun only the questions of the run in DIR that failed or exhausted.
+    #[arg(long, value_name = "DIR", conflicts_with = "dataset")]
+    pub retry_failed: Option<PathBuf>,
     /// LLM provider (default: openai when OPENAI_API_KEY is set, else offline).
     #[arg(long, env = "EVAL_DAG_LLM", value_enum)]
     pub llm: Option<LlmKind>,

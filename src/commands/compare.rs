@@ -10,13 +10,7 @@ use crate::report::{Change, Row, Side, compare, load_results};
 fn cell(side: Option<&Side>) -> String {
     match side {
         None => "—".to_string(),
-        Some(s) => format!(
-            "{:<9} {:<22} it {:>2} {:>7} tok",
-            s.status,
-            preview(&s.answer, 22),
-            s.iterations,
-            s.tokens
-        ),
+        Some(s) => format!("{:<9} {:<22} it {:>2} {:>7} tok", s.status, preview(&s.answer, 22), s.iterations, s.tokens),
     }
 }
 
@@ -59,17 +53,10 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let b = load_results(&args.b)?;
     let rows = compare(&a, &b);
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&rows).expect("rows serialise")
-        );
+        println!("{}", serde_json::to_string_pretty(&rows).expect("rows serialise"));
     } else {
         print!("{}", table(&rows));
     }
     let regressed = rows.iter().any(|r| r.change == Change::Regression);
-    Ok(if regressed {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(if regressed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

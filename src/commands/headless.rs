@@ -9,16 +9,8 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use crate::engine::{EngineEvent, FeedEntry, QuestionStatus, RunState};
 
 fn line(entry: &FeedEntry) -> String {
-    let question = entry
-        .question_id
-        .as_deref()
-        .map(|q| format!("{q} "))
-        .unwrap_or_default();
-    format!(
-        "[{:>7.1}s] {question}{}",
-        entry.t_ms as f64 / 1000.0,
-        entry.text
-    )
+    let question = entry.question_id.as_deref().map(|q| format!("{q} ")).unwrap_or_default();
+    format!("[{:>7.1}s] {question}{}", entry.t_ms as f64 / 1000.0, entry.text)
 }
 
 /// Apply one event and return the feed lines it produced.
@@ -26,12 +18,7 @@ pub fn apply_and_describe(state: &mut RunState, t_ms: u64, event: &EngineEvent) 
     let seen = state.feed_total;
     state.apply(t_ms, event);
     let fresh = (state.feed_total - seen) as usize;
-    state
-        .feed
-        .iter()
-        .skip(state.feed.len().saturating_sub(fresh))
-        .map(line)
-        .collect()
+    state.feed.iter().skip(state.feed.len().saturating_sub(fresh)).map(line).collect()
 }
 
 /// Fold `events` into a run state until the engine closes the channel,
@@ -41,11 +28,9 @@ pub async fn follow(mut events: UnboundedReceiver<(u64, EngineEvent)>) -> RunSta
     let bar = std::io::stderr().is_terminal().then(|| {
         let bar = ProgressBar::new(0);
         bar.set_style(
-            ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}",
-            )
-            .expect("static template")
-            .progress_chars("=> "),
+            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
+                .expect("static template")
+                .progress_chars("=> "),
         );
         bar
     });

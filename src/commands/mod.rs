@@ -17,9 +17,7 @@ mod run;
 pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Run(args) => run::run(args),
-        Command::Replay(args) if args.headless && !args.verify => {
-            replay_headless::replay(&args.trace)
-        }
+        Command::Replay(args) if args.headless && !args.verify => replay_headless::replay(&args.trace),
         Command::Replay(_) => not_implemented("replay"),
         Command::Prepare(_) => not_implemented("prepare"),
         Command::Exec(_) => not_implemented("exec"),

@@ -19,9 +19,7 @@ pub fn replay(trace_path: &std::path::Path) -> anyhow::Result<ExitCode> {
         }
     }
     if trace.truncated_tail {
-        eprintln!(
-            "note: the trace's last line was cut off (the run was interrupted); it was skipped"
-        );
+        eprintln!("note: the trace's last line was cut off (the run was interrupted); it was skipped");
     }
     if state.summary.is_none() {
         eprintln!("note: the trace ends before the run finished");

@@ -11,9 +11,11 @@ use super::headless;
 use crate::cli::RunArgs;
 use crate::dataset::Dataset;
 use crate::engine::{self, EngineParts, QuestionStatus, RunOptions, RunSettings, RunState};
+use crate::llm::ReplayClient;
 use crate::prompts::{Prompts, override_dir};
+use crate::report::fold_trace;
 use crate::report::results_json;
-use crate::trace::{TRACE_FORMAT, TRACE_VERSION, TraceHeader, TraceWriter};
+use crate::trace::{TRACE_FORMAT, TRACE_VERSION, Trace, TraceHeader, TraceWriter};
 
 /// `runs/<UTC timestamp>` under the current directory.
 fn default_out_dir() -> PathBuf {
@@ -33,11 +35,7 @@ pub fn write_results(out: &Path, state: &RunState) -> anyhow::Result<PathBuf> {
 pub fn summary_line(state: &RunState) -> String {
     let total = state.questions.len();
     let passed = state.count(|s| s == QuestionStatus::Done(engine::Outcome::Passed));
-    let rate = if total == 0 {
-        0.0
-    } else {
-        100.0 * passed as f64 / total as f64
-    };
+    let rate = if total == 0 { 0.0 } else { 100.0 * passed as f64 / total as f64 };
     let mut line = format!(
         "{total} questions: {passed} passed, {} failed, {} exhausted — pass rate {rate:.0}% — {} tokens",
         state.count(|s| s == QuestionStatus::Done(engine::Outcome::Failed)),
@@ -57,65 +55,92 @@ pub fn summary_line(state: &RunState) -> String {
 pub fn exit_code(state: &RunState) -> ExitCode {
     let all_passed = state.failure.is_none()
         && !state.questions.is_empty()
-        && state
-            .questions
-            .iter()
-            .all(|q| q.status == QuestionStatus::Done(engine::Outcome::Passed));
-    if all_passed {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
+        && state.questions.iter().all(|q| q.status == QuestionStatus::Done(engine::Outcome::Passed));
+    if all_passed { ExitCode::SUCCESS } else { ExitCode::from(1) }
+}
+
+/// Where a run's inputs and outputs come from: a fresh start, or an earlier
+/// run's directory being continued.
+struct RunPlan {
+    dataset_dir: PathBuf,
+    out: PathBuf,
+    earlier: Option<Trace>,
+}
+
+fn plan(args: &RunArgs) -> anyhow::Result<RunPlan> {
+    match args.resume.as_ref().or(args.retry_failed.as_ref()) {
+        Some(dir) => {
+            let trace = Trace::read(&dir.join("trace.jsonl"))?;
+            Ok(RunPlan {
+                dataset_dir: PathBuf::from(&trace.header.settings.dataset_dir),
+                out: dir.clone(),
+                earlier: Some(trace),
+            })
+        }
+        None => Ok(RunPlan {
+            dataset_dir: args.dataset.clone().context("a dataset directory is required")?,
+            out: args.out.clone().unwrap_or_else(default_out_dir),
+            earlier: None,
+        }),
     }
 }
 
 /// Run the `run` subcommand.
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let dataset = Arc::new(Dataset::load(&args.dataset)?);
+    let plan = plan(&args)?;
+    let dataset = Arc::new(Dataset::load(&plan.dataset_dir)?);
     let prompts = Arc::new(Prompts::load(override_dir().as_deref())?);
-    let llm = super::providers::build_llm(&args, &dataset)?;
-    let out = args.out.clone().unwrap_or_else(default_out_dir);
-    std::fs::create_dir_all(&out)
-        .with_context(|| format!("cannot create output directory {}", out.display()))?;
-    let settings = RunSettings {
-        dataset_dir: args.dataset.display().to_string(),
-        dataset_hash: dataset.content_hash.clone(),
-        provider: llm.provider().to_string(),
-        model: llm.model().to_string(),
-        questions: args.questions,
-        max_iterations: args.max_iterations,
-        concurrency: args.concurrency,
-        seed: args.seed,
-        step: args.step,
+    let mut llm = super::providers::build_llm(&args, &dataset)?;
+    std::fs::create_dir_all(&plan.out)
+        .with_context(|| format!("cannot create output directory {}", plan.out.display()))?;
+    let trace_path = plan.out.join("trace.jsonl");
+    let (settings, trace, prior) = match &plan.earlier {
+        Some(earlier) => {
+            let settings = earlier.header.settings.clone();
+            if settings.dataset_hash != dataset.content_hash {
+                anyhow::bail!(
+                    "the dataset in {} changed since the run started; continuing needs the same data",
+                    plan.dataset_dir.display()
+                );
+            }
+            llm = Arc::new(ReplayClient::from_trace(earlier).with_fallback(llm));
+            (settings, TraceWriter::append(&trace_path, earlier)?, Some(fold_trace(earlier)))
+        }
+        None => {
+            let settings = RunSettings {
+                dataset_dir: plan.dataset_dir.display().to_string(),
+                dataset_hash: dataset.content_hash.clone(),
+                provider: llm.provider().to_string(),
+                model: llm.model().to_string(),
+                questions: args.questions,
+                max_iterations: args.max_iterations,
+                concurrency: args.concurrency,
+                seed: args.seed,
+                step: args.step,
+            };
+            let header = TraceHeader {
+                format: TRACE_FORMAT.into(),
+                version: TRACE_VERSION,
+                created_at: chrono::Utc::now().to_rfc3339(),
+                settings: settings.clone(),
+            };
+            (settings, TraceWriter::create(&trace_path, &header)?, None)
+        }
     };
-    let header = TraceHeader {
-        format: TRACE_FORMAT.into(),
-        version: TRACE_VERSION,
-        created_at: chrono::Utc::now().to_rfc3339(),
-        settings: settings.clone(),
-    };
-    let trace = TraceWriter::create(&out.join("trace.jsonl"), &header)?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let state = runtime.block_on(async {
         let executor = super::providers::build_executor(&dataset)?;
-        let parts = EngineParts {
-            dataset: dataset.clone(),
-            llm,
-            executor,
-            prompts,
-            trace: Some(trace),
-        };
-        let options = RunOptions {
-            keep_alive: false,
-            questions: None,
-        };
+        let parts = EngineParts { dataset: dataset.clone(), llm, executor, prompts, trace: Some(trace) };
+        let options =
+            RunOptions { keep_alive: false, questions: None, prior, retry_failed: args.retry_failed.is_some() };
         let handle = engine::start(parts, settings, options);
         let state = headless::follow(handle.events).await;
         let _ = handle.task.await;
         anyhow::Ok(state)
     })?;
-    let results = write_results(&out, &state)?;
+    let results = write_results(&plan.out, &state)?;
     eprintln!("{}", summary_line(&state));
     eprintln!("results: {}", results.display());
-    eprintln!("trace:   {}", out.join("trace.jsonl").display());
+    eprintln!("trace:   {}", trace_path.display());
     Ok(exit_code(&state))
 }

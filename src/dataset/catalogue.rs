@@ -150,11 +150,7 @@ fn union_fields<'a>(
         .map(|name| {
             let seen = &types[&name];
             FieldInfo {
-                types: seen
-                    .iter()
-                    .filter(|t| **t != "None")
-                    .map(|t| t.to_string())
-                    .collect(),
+                types: seen.iter().filter(|t| **t != "None").map(|t| t.to_string()).collect(),
                 nullable: present.get(&name).copied().unwrap_or(0) < total,
                 column: columns.get(&name).cloned(),
                 name,
@@ -166,10 +162,7 @@ fn union_fields<'a>(
 fn shape_of(value: &Value, columns: &indexmap::IndexMap<String, ColumnMeta>) -> Shape {
     match value {
         Value::Array(items) if !items.is_empty() && items.iter().all(Value::is_object) => {
-            Shape::Rows {
-                count: items.len(),
-                fields: union_fields(items.iter().filter_map(Value::as_object), columns),
-            }
+            Shape::Rows { count: items.len(), fields: union_fields(items.iter().filter_map(Value::as_object), columns) }
         }
         Value::Array(items) => Shape::List {
             count: items.len(),
@@ -181,19 +174,13 @@ fn shape_of(value: &Value, columns: &indexmap::IndexMap<String, ColumnMeta>) -> 
                 .map(String::from)
                 .collect(),
         },
-        Value::Object(map) if !map.is_empty() && map.values().all(Value::is_object) => {
-            Shape::DictOfDicts {
-                count: map.len(),
-                sample_keys: map.keys().take(8).cloned().collect(),
-                fields: union_fields(map.values().filter_map(Value::as_object), columns),
-            }
-        }
-        Value::Object(map) => Shape::Dict {
-            fields: union_fields(std::iter::once(map), &indexmap::IndexMap::new()),
+        Value::Object(map) if !map.is_empty() && map.values().all(Value::is_object) => Shape::DictOfDicts {
+            count: map.len(),
+            sample_keys: map.keys().take(8).cloned().collect(),
+            fields: union_fields(map.values().filter_map(Value::as_object), columns),
         },
-        other => Shape::Scalar {
-            value_type: python_type_name(other).to_string(),
-        },
+        Value::Object(map) => Shape::Dict { fields: union_fields(std::iter::once(map), &indexmap::IndexMap::new()) },
+        other => Shape::Scalar { value_type: python_type_name(other).to_string() },
     }
 }
 
@@ -202,8 +189,8 @@ fn shape_of(value: &Value, columns: &indexmap::IndexMap<String, ColumnMeta>) -> 
 fn name_similarity(unknown: &str, known: &str) -> f64 {
     let unknown_lower = unknown.to_lowercase();
     let known_lower = known.to_lowercase();
-    let contained = known_lower.len() >= 3
-        && (unknown_lower.contains(&known_lower) || known_lower.contains(&unknown_lower));
+    let contained =
+        known_lower.len() >= 3 && (unknown_lower.contains(&known_lower) || known_lower.contains(&unknown_lower));
     let score = strsim::jaro_winkler(&unknown_lower, &known_lower);
     if contained { score.max(0.9) } else { score }
 }
@@ -276,47 +263,23 @@ mod tests {
             }),
             json!({"columns": {"a": {"type": "float"}}, "dataset_keys": {"rows": "the rows"}}),
         );
-        let Shape::Rows { count, fields } = &c.entry("rows").unwrap().shape else {
-            panic!()
-        };
+        let Shape::Rows { count, fields } = &c.entry("rows").unwrap().shape else { panic!() };
         assert_eq!(*count, 2);
         assert_eq!(fields[0].name, "a");
         assert_eq!(fields[0].types, vec!["float", "int"]);
-        assert_eq!(
-            fields[0].column.as_ref().unwrap().column_type.as_deref(),
-            Some("float")
-        );
+        assert_eq!(fields[0].column.as_ref().unwrap().column_type.as_deref(), Some("float"));
         assert!(fields[1].nullable && !fields[0].nullable);
-        assert_eq!(
-            c.entry("rows").unwrap().description.as_deref(),
-            Some("the rows")
-        );
-        let Shape::DictOfDicts { count, fields, .. } = &c.entry("by_cat").unwrap().shape else {
-            panic!()
-        };
+        assert_eq!(c.entry("rows").unwrap().description.as_deref(), Some("the rows"));
+        let Shape::DictOfDicts { count, fields, .. } = &c.entry("by_cat").unwrap().shape else { panic!() };
         assert_eq!((*count, fields.len()), (2, 2));
-        assert!(matches!(
-            c.entry("summary").unwrap().shape,
-            Shape::Dict { .. }
-        ));
-        assert!(matches!(
-            c.entry("tags").unwrap().shape,
-            Shape::List { count: 2, .. }
-        ));
-        assert_eq!(
-            c.entry("n").unwrap().shape,
-            Shape::Scalar {
-                value_type: "int".into()
-            }
-        );
+        assert!(matches!(c.entry("summary").unwrap().shape, Shape::Dict { .. }));
+        assert!(matches!(c.entry("tags").unwrap().shape, Shape::List { count: 2, .. }));
+        assert_eq!(c.entry("n").unwrap().shape, Shape::Scalar { value_type: "int".into() });
     }
 
     #[test]
     fn names_and_suggestions() {
-        let c = catalogue(
-            json!({"by_cat": {"food": {"count": 3, "fraud_rate": 0.1}}}),
-            json!({}),
-        );
+        let c = catalogue(json!({"by_cat": {"food": {"count": 3, "fraud_rate": 0.1}}}), json!({}));
         let names = c.known_names("by_cat").unwrap();
         assert!(names.contains("food") && names.contains("count"));
         assert_eq!(c.closest_name("by_cat", "transaction_count"), Some("count"));

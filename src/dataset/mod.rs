@@ -62,11 +62,7 @@ fn read_object(
     let bytes = std::fs::read(&path).map_err(|err| DatasetError::Unreadable {
         dir: dir.to_path_buf(),
         file,
-        reason: if err.kind() == std::io::ErrorKind::NotFound {
-            "file not found".into()
-        } else {
-            err.to_string()
-        },
+        reason: if err.kind() == std::io::ErrorKind::NotFound { "file not found".into() } else { err.to_string() },
     })?;
     match serde_json::from_slice::<Value>(&bytes) {
         Ok(Value::Object(map)) if map.is_empty() => {
@@ -112,12 +108,8 @@ impl Dataset {
         if let Some((metadata, _)) = &metadata {
             problems.extend(validate::metadata_problems(metadata));
         }
-        let invalid = |problems| DatasetError::Invalid {
-            dir: dir.to_path_buf(),
-            problems,
-        };
-        let (Some((data, data_bytes)), Some((metadata_map, metadata_bytes))) = (data, metadata)
-        else {
+        let invalid = |problems| DatasetError::Invalid { dir: dir.to_path_buf(), problems };
+        let (Some((data, data_bytes)), Some((metadata_map, metadata_bytes))) = (data, metadata) else {
             return Err(invalid(problems));
         };
         if !problems.is_empty() {
@@ -128,18 +120,8 @@ impl Dataset {
         let mut hasher = Sha256::new();
         hasher.update(&data_bytes);
         hasher.update(&metadata_bytes);
-        let content_hash = hasher
-            .finalize()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let content_hash = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
         let catalogue = SchemaCatalogue::build(&data, &metadata);
-        Ok(Self {
-            dir: dir.to_path_buf(),
-            data,
-            metadata,
-            catalogue,
-            content_hash,
-        })
+        Ok(Self { dir: dir.to_path_buf(), data, metadata, catalogue, content_hash })
     }
 }

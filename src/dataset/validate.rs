@@ -40,19 +40,13 @@ pub fn metadata_problems(metadata: &Map<String, Value>) -> Vec<String> {
         if let Some(value) = metadata.get(field)
             && kind(value) != want
         {
-            problems.push(format!(
-                "metadata.json: `{field}` must be a {want}, found a {}",
-                kind(value)
-            ));
+            problems.push(format!("metadata.json: `{field}` must be a {want}, found a {}", kind(value)));
         }
     }
     if let Some(Value::Object(columns)) = metadata.get("columns") {
         for (name, column) in columns {
             let Value::Object(column) = column else {
-                problems.push(format!(
-                    "metadata.json: column `{name}` must be an object, found a {}",
-                    kind(column)
-                ));
+                problems.push(format!("metadata.json: column `{name}` must be an object, found a {}", kind(column)));
                 continue;
             };
             for (field, want) in COLUMN_FIELDS {
@@ -69,9 +63,8 @@ pub fn metadata_problems(metadata: &Map<String, Value>) -> Vec<String> {
             if let Some(rate) = column.get("null_rate").and_then(Value::as_f64)
                 && !(0.0..=1.0).contains(&rate)
             {
-                problems.push(format!(
-                    "metadata.json: column `{name}`: `null_rate` must be between 0 and 1, found {rate}"
-                ));
+                problems
+                    .push(format!("metadata.json: column `{name}`: `null_rate` must be between 0 and 1, found {rate}"));
             }
             if let Some(Value::Array(range)) = column.get("range")
                 && range.len() != 2
@@ -86,10 +79,8 @@ pub fn metadata_problems(metadata: &Map<String, Value>) -> Vec<String> {
     if let Some(Value::Object(keys)) = metadata.get("dataset_keys") {
         for (key, description) in keys {
             if !description.is_string() {
-                problems.push(format!(
-                    "metadata.json: dataset_keys.{key} must be a string, found a {}",
-                    kind(description)
-                ));
+                problems
+                    .push(format!("metadata.json: dataset_keys.{key} must be a string, found a {}", kind(description)));
             }
         }
     }
@@ -108,15 +99,9 @@ pub fn data_problems(data: &Map<String, Value>) -> Vec<String> {
         if let Value::Array(items) = value {
             let objects = items.iter().filter(|v| v.is_object()).count();
             if objects > 0 && objects < items.len() {
-                let (index, bad) = items
-                    .iter()
-                    .enumerate()
-                    .find(|(_, v)| !v.is_object())
-                    .expect("a non-object exists");
-                problems.push(format!(
-                    "data.json: `{key}` is a list of row objects, but item {index} is a {}",
-                    kind(bad)
-                ));
+                let (index, bad) = items.iter().enumerate().find(|(_, v)| !v.is_object()).expect("a non-object exists");
+                problems
+                    .push(format!("data.json: `{key}` is a list of row objects, but item {index} is a {}", kind(bad)));
             }
         }
     }
@@ -134,28 +119,20 @@ mod tests {
 
     #[test]
     fn well_formed_metadata_has_no_problems() {
-        let m = obj(
-            json!({"description": "d", "columns": {"amt": {"type": "float", "nullable": false,
+        let m = obj(json!({"description": "d", "columns": {"amt": {"type": "float", "nullable": false,
             "null_rate": 0.0, "range": [1, 2], "values": null}}, "dataset_keys": {"a": "b"},
-            "important_notes": ["x"]}),
-        );
+            "important_notes": ["x"]}));
         assert!(metadata_problems(&m).is_empty());
     }
 
     #[test]
     fn malformed_columns_are_each_reported() {
-        let m = obj(
-            json!({"columns": {"a": 3, "b": {"nullable": "yes", "null_rate": 2.0,
-            "range": [1]}}}),
-        );
+        let m = obj(json!({"columns": {"a": 3, "b": {"nullable": "yes", "null_rate": 2.0,
+            "range": [1]}}}));
         let problems = metadata_problems(&m);
         assert_eq!(problems.len(), 4, "{problems:?}");
         assert!(problems[0].contains("column `a` must be an object"));
-        assert!(
-            problems
-                .iter()
-                .any(|p| p.contains("`nullable` must be a boolean"))
-        );
+        assert!(problems.iter().any(|p| p.contains("`nullable` must be a boolean")));
         assert!(problems.iter().any(|p| p.contains("between 0 and 1")));
         assert!(problems.iter().any(|p| p.contains("[min, max]")));
     }
@@ -164,9 +141,6 @@ mod tests {
     fn mixed_row_list_is_reported_with_the_bad_index() {
         let d = obj(json!({"rows": [{"a": 1}, 5], "scalars": [1, 2, 3]}));
         let problems = data_problems(&d);
-        assert_eq!(
-            problems,
-            vec!["data.json: `rows` is a list of row objects, but item 1 is a number"]
-        );
+        assert_eq!(problems, vec!["data.json: `rows` is a list of row objects, but item 1 is a number"]);
     }
 }

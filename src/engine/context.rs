@@ -40,12 +40,7 @@ pub struct RunContext {
 
 impl RunContext {
     /// Make one LLM call, reporting start, streamed text and end as events.
-    pub async fn call_llm(
-        &self,
-        key: CallKey,
-        messages: Vec<ChatMessage>,
-        json: bool,
-    ) -> Result<String, LlmError> {
+    pub async fn call_llm(&self, key: CallKey, messages: Vec<ChatMessage>, json: bool) -> Result<String, LlmError> {
         let call_id = self.emitter.next_call_id();
         self.emitter.emit(EngineEvent::LlmCallStarted {
             call_id,
@@ -55,27 +50,15 @@ impl RunContext {
         });
         let emitter = self.emitter.clone();
         let sink = Arc::new(move |text: &str| {
-            emitter.emit(EngineEvent::LlmTextDelta {
-                call_id,
-                text: text.to_string(),
-            });
+            emitter.emit(EngineEvent::LlmTextDelta { call_id, text: text.to_string() });
         });
         let started = Instant::now();
-        let request = LlmRequest {
-            key: key.clone(),
-            messages,
-            json,
-        };
+        let request = LlmRequest { key: key.clone(), messages, json };
         let outcome = self.llm.complete(&request, sink).await;
         let latency_ms = started.elapsed().as_millis() as u64;
         let (response, usage, error, retries) = match &outcome {
             Ok(reply) => (Some(reply.text.clone()), reply.usage, None, reply.retries),
-            Err(err) => (
-                None,
-                Default::default(),
-                Some(err.message.clone()),
-                err.retries,
-            ),
+            Err(err) => (None, Default::default(), Some(err.message.clone()), err.retries),
         };
         self.emitter.emit(EngineEvent::LlmCallFinished {
             call_id,

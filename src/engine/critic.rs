@@ -8,9 +8,7 @@ use super::context::RunContext;
 use super::review::{review_layers, trial_findings};
 use super::{EngineEvent, Outcome, Stage, gate::Cancelled};
 use crate::llm::{CallKey, LlmRole};
-use crate::model::{
-    CriticFeedback, ExecutionResult, Finding, FindingSource, GeneratedDag, Question, Severity,
-};
+use crate::model::{CriticFeedback, ExecutionResult, Finding, FindingSource, GeneratedDag, Question, Severity};
 use crate::prompts::extract_json_object;
 
 /// Where an attempt starts: from scratch, or from an earlier iteration's DAG and feedback.
@@ -42,12 +40,7 @@ impl Attempt<'_> {
     ) -> Result<T, Cancelled> {
         self.ctx.gate.pass(&self.question.id, self.attempt).await?;
         let emitter = &self.ctx.emitter;
-        emitter.emit(EngineEvent::StageStarted {
-            question_id: self.id(),
-            attempt: self.attempt,
-            iteration,
-            stage,
-        });
+        emitter.emit(EngineEvent::StageStarted { question_id: self.id(), attempt: self.attempt, iteration, stage });
         let started = Instant::now();
         let (ok, value) = work().await;
         emitter.emit(EngineEvent::StageFinished {
@@ -103,11 +96,8 @@ impl Attempt<'_> {
             iteration,
             previous.map(|(dag, feedback)| (dag, feedback)),
         );
-        let reply = self
-            .ctx
-            .call_llm(key, messages, true)
-            .await
-            .map_err(|err| format!("building the DAG failed: {err}"))?;
+        let reply =
+            self.ctx.call_llm(key, messages, true).await.map_err(|err| format!("building the DAG failed: {err}"))?;
         let parsed = extract_json_object(&reply).and_then(|value| {
             serde_json::from_value::<GeneratedDag>(value)
                 .map_err(|err| format!("the DAG JSON does not match the DAG shape: {err}"))
@@ -125,15 +115,10 @@ impl Attempt<'_> {
                     layer: None,
                     rule: "unparseable_response".into(),
                     source: FindingSource::Structural,
-                    message: format!(
-                        "{message}. Reply with exactly one JSON object in the DAG shape."
-                    ),
+                    message: format!("{message}. Reply with exactly one JSON object in the DAG shape."),
                     severity: Severity::Error,
                 };
-                Self::rejection(
-                    vec![finding],
-                    "The reply could not be read as a DAG.".into(),
-                )
+                Self::rejection(vec![finding], "The reply could not be read as a DAG.".into())
             }))
     }
 
@@ -158,10 +143,7 @@ impl Attempt<'_> {
                     edges: vec![],
                     final_answer_node: String::new(),
                 };
-                return Ok(Verdict::Rejected(
-                    previous.map(|p| p.0.clone()).unwrap_or(empty),
-                    feedback,
-                ));
+                return Ok(Verdict::Rejected(previous.map(|p| p.0.clone()).unwrap_or(empty), feedback));
             }
             Ok(Ok(dag)) => dag,
         };
@@ -175,17 +157,12 @@ impl Attempt<'_> {
         let structural = self
             .stage(iteration, Stage::StructuralCheck, async || {
                 let findings = crate::dag::check_dag(&dag, &self.ctx.dataset.catalogue);
-                (
-                    !findings.iter().any(|f| f.severity == Severity::Error),
-                    findings,
-                )
+                (!findings.iter().any(|f| f.severity == Severity::Error), findings)
             })
             .await?;
         if structural.iter().any(|f| f.severity == Severity::Error) {
-            let feedback = Self::rejection(
-                structural,
-                "Structural checks failed; the DAG was not run or reviewed.".into(),
-            );
+            let feedback =
+                Self::rejection(structural, "Structural checks failed; the DAG was not run or reviewed.".into());
             self.verdict(iteration, &feedback);
             return Ok(Verdict::Rejected(dag, feedback));
         }
@@ -215,37 +192,23 @@ impl Attempt<'_> {
 
         let review = self
             .stage(iteration, Stage::SemanticReview, async || {
-                let review = review_layers(
-                    self.ctx,
-                    self.question,
-                    &dag,
-                    &trial,
-                    self.attempt,
-                    iteration,
-                )
-                .await;
+                let review = review_layers(self.ctx, self.question, &dag, &trial, self.attempt, iteration).await;
                 (review.is_ok(), review)
             })
             .await?;
         let review = match review {
             Ok(review) => review,
             Err((layer, err)) => {
-                return Ok(Verdict::Failed(format!(
-                    "the review of layer {layer} failed: {err}"
-                )));
+                return Ok(Verdict::Failed(format!("the review of layer {layer} failed: {err}")));
             }
         };
         findings.extend(review.findings);
-        let approved = review.layers.iter().all(|l| l.is_valid)
-            && !findings.iter().any(|f| f.severity == Severity::Error);
+        let approved =
+            review.layers.iter().all(|l| l.is_valid) && !findings.iter().any(|f| f.severity == Severity::Error);
         let feedback = CriticFeedback {
             is_approved: approved,
             overall_reasoning: if review.reasoning.is_empty() {
-                if approved {
-                    "Every layer was approved.".into()
-                } else {
-                    "Some layers were rejected.".into()
-                }
+                if approved { "Every layer was approved.".into() } else { "Some layers were rejected.".into() }
             } else {
                 review.reasoning.join("\n")
             },
@@ -264,11 +227,7 @@ impl Attempt<'_> {
         }
         // The approved DAG is exactly the one the trial ran on the same data and
         // seed, and execution is deterministic: its trial result is final.
-        let result = self
-            .stage(iteration, Stage::Execute, async || {
-                (trial.success, trial.clone())
-            })
-            .await?;
+        let result = self.stage(iteration, Stage::Execute, async || (trial.success, trial.clone())).await?;
         Ok(Verdict::Approved(result))
     }
 }
@@ -281,16 +240,8 @@ pub async fn run_attempt(
     seed: Seed,
     forked_from: Option<(u32, u32)>,
 ) {
-    let run = Attempt {
-        ctx,
-        question,
-        attempt,
-    };
-    ctx.emitter.emit(EngineEvent::QuestionStarted {
-        question_id: run.id(),
-        attempt,
-        forked_from,
-    });
+    let run = Attempt { ctx, question, attempt };
+    ctx.emitter.emit(EngineEvent::QuestionStarted { question_id: run.id(), attempt, forked_from });
     let mut previous = seed;
     let finish = |outcome: Outcome, iterations: u32, final_answer, reason: Option<String>| {
         ctx.emitter.emit(EngineEvent::QuestionFinished {
@@ -305,12 +256,7 @@ pub async fn run_attempt(
     for iteration in 1..=ctx.max_iterations {
         match run.iterate(iteration, previous.as_ref()).await {
             Err(Cancelled) => {
-                return finish(
-                    Outcome::Cancelled,
-                    iteration,
-                    None,
-                    Some("cancelled".into()),
-                );
+                return finish(Outcome::Cancelled, iteration, None, Some("cancelled".into()));
             }
             Ok(Verdict::Failed(reason)) => {
                 return finish(Outcome::Failed, iteration, None, Some(reason));

@@ -312,9 +312,7 @@ impl EngineEvent {
             | Self::CriticVerdict { question_id, .. }
             | Self::Executed { question_id, .. }
             | Self::QuestionFinished { question_id, .. } => Some(question_id),
-            Self::LlmCallStarted { key, .. } | Self::LlmCallFinished { key, .. } => {
-                key.question_id.as_deref()
-            }
+            Self::LlmCallStarted { key, .. } | Self::LlmCallFinished { key, .. } => key.question_id.as_deref(),
             _ => None,
         }
     }

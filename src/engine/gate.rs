@@ -30,13 +30,7 @@ pub struct Gate {
 impl Gate {
     /// A gate, paused when `paused`.
     pub fn new(paused: bool) -> Self {
-        Self {
-            state: Mutex::new(GateState {
-                paused,
-                ..GateState::default()
-            }),
-            changed: Notify::new(),
-        }
+        Self { state: Mutex::new(GateState { paused, ..GateState::default() }), changed: Notify::new() }
     }
 
     fn update(&self, f: impl FnOnce(&mut GateState)) {
@@ -82,17 +76,13 @@ impl Gate {
             notified.as_mut().enable();
             {
                 let mut state = self.state.lock().expect("gate lock");
-                if state.run_cancelled || state.cancelled.contains(&(question.to_string(), attempt))
-                {
+                if state.run_cancelled || state.cancelled.contains(&(question.to_string(), attempt)) {
                     return Err(Cancelled);
                 }
                 if !state.paused {
                     return Ok(());
                 }
-                let permit = state
-                    .steps
-                    .iter()
-                    .position(|target| target.as_deref().is_none_or(|q| q == question));
+                let permit = state.steps.iter().position(|target| target.as_deref().is_none_or(|q| q == question));
                 if let Some(index) = permit {
                     state.steps.remove(index);
                     return Ok(());
@@ -143,11 +133,7 @@ mod tests {
         gate.cancel_attempt("q_01", 2);
         assert_eq!(waiter.await.unwrap(), Err(Cancelled));
         gate.resume();
-        assert_eq!(
-            gate.pass("q_01", 3).await,
-            Ok(()),
-            "other attempts are not cancelled"
-        );
+        assert_eq!(gate.pass("q_01", 3).await, Ok(()), "other attempts are not cancelled");
         assert_eq!(gate.pass("q_01", 2).await, Err(Cancelled));
     }
 }

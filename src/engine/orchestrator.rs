@@ -15,9 +15,7 @@ use super::critic::{Seed, run_attempt};
 use super::emitter::Emitter;
 use super::gate::Gate;
 use super::questions::parse_questions;
-use super::{
-    Command, ControlAction, EngineEvent, Outcome, QuestionStatus, RunSettings, RunState, RunSummary,
-};
+use super::{Command, ControlAction, EngineEvent, Outcome, QuestionStatus, RunSettings, RunState, RunSummary};
 use crate::dataset::Dataset;
 use crate::llm::{CallKey, LlmClient, LlmRole};
 use crate::model::Question;
@@ -42,6 +40,12 @@ pub struct RunOptions {
     pub keep_alive: bool,
     /// Questions to use instead of generating them.
     pub questions: Option<Vec<Question>>,
+    /// The state of an earlier, interrupted run to continue: its finished
+    /// questions are kept, unfinished attempts restart.
+    pub prior: Option<RunState>,
+    /// With `prior`: also start a new attempt for every question whose latest
+    /// attempt failed or exhausted.
+    pub retry_failed: bool,
 }
 
 /// Summary of `state` after `elapsed_ms`.
@@ -67,13 +71,7 @@ struct Orchestrator {
 }
 
 impl Orchestrator {
-    fn spawn(
-        &mut self,
-        question: Question,
-        attempt: u32,
-        seed: Seed,
-        forked_from: Option<(u32, u32)>,
-    ) {
+    fn spawn(&mut self, question: Question, attempt: u32, seed: Seed, forked_from: Option<(u32, u32)>) {
         self.latest_attempt.insert(question.id.clone(), attempt);
         let (ctx, slots) = (self.ctx.clone(), self.slots.clone());
         self.tasks.spawn(async move {
@@ -85,18 +83,10 @@ impl Orchestrator {
     }
 
     fn question(&self, id: &str) -> Option<Question> {
-        self.ctx
-            .emitter
-            .with_state(|s| s.question(id).map(|q| q.question.clone()))
+        self.ctx.emitter.with_state(|s| s.question(id).map(|q| q.question.clone()))
     }
 
-    fn restart(
-        &mut self,
-        question_id: &str,
-        seed: Seed,
-        forked_from: Option<(u32, u32)>,
-        action: ControlAction,
-    ) {
+    fn restart(&mut self, question_id: &str, seed: Seed, forked_from: Option<(u32, u32)>, action: ControlAction) {
         let Some(question) = self.question(question_id) else {
             return;
         };
@@ -111,64 +101,39 @@ impl Orchestrator {
         match command {
             Command::Pause => {
                 gate.pause();
-                self.ctx
-                    .emitter
-                    .emit(EngineEvent::Control(ControlAction::Paused));
+                self.ctx.emitter.emit(EngineEvent::Control(ControlAction::Paused));
             }
             Command::Resume => {
                 gate.resume();
-                self.ctx
-                    .emitter
-                    .emit(EngineEvent::Control(ControlAction::Resumed));
+                self.ctx.emitter.emit(EngineEvent::Control(ControlAction::Resumed));
             }
             Command::Step { question_id } => {
                 gate.step(question_id.clone());
-                self.ctx
-                    .emitter
-                    .emit(EngineEvent::Control(ControlAction::Stepped { question_id }));
+                self.ctx.emitter.emit(EngineEvent::Control(ControlAction::Stepped { question_id }));
             }
             Command::Rerun { question_id } => {
-                let action = ControlAction::Rerun {
-                    question_id: question_id.clone(),
-                };
+                let action = ControlAction::Rerun { question_id: question_id.clone() };
                 self.restart(&question_id, None, None, action);
             }
-            Command::Fork {
-                question_id,
-                attempt,
-                iteration,
-            } => {
+            Command::Fork { question_id, attempt, iteration } => {
                 let seed = self.ctx.emitter.with_state(|s| {
-                    let it = s
-                        .question(&question_id)?
-                        .attempt(attempt)?
-                        .iteration(iteration)?;
+                    let it = s.question(&question_id)?.attempt(attempt)?.iteration(iteration)?;
                     Some((it.dag.clone()?, it.feedback.clone()?))
                 });
                 if seed.is_some() {
-                    let action = ControlAction::Fork {
-                        question_id: question_id.clone(),
-                        attempt,
-                        iteration,
-                    };
+                    let action = ControlAction::Fork { question_id: question_id.clone(), attempt, iteration };
                     self.restart(&question_id, seed, Some((attempt, iteration)), action);
                 }
             }
             Command::CancelQuestion { question_id } => {
                 if let Some(&attempt) = self.latest_attempt.get(&question_id) {
                     gate.cancel_attempt(&question_id, attempt);
-                    self.ctx
-                        .emitter
-                        .emit(EngineEvent::Control(ControlAction::CancelQuestion {
-                            question_id,
-                        }));
+                    self.ctx.emitter.emit(EngineEvent::Control(ControlAction::CancelQuestion { question_id }));
                 }
             }
             Command::CancelRun => {
                 gate.cancel_run();
-                self.ctx
-                    .emitter
-                    .emit(EngineEvent::Control(ControlAction::CancelRun));
+                self.ctx.emitter.emit(EngineEvent::Control(ControlAction::CancelRun));
                 return false;
             }
         }
@@ -176,19 +141,35 @@ impl Orchestrator {
     }
 }
 
-async fn generate_questions(ctx: &RunContext, count: u32) -> Result<Vec<Question>, String> {
-    let key = CallKey {
-        question_id: None,
-        role: LlmRole::QuestionGeneration,
-        attempt: 1,
-        iteration: 0,
-        layer: None,
+/// What a continued run does with one question of the earlier run.
+enum Resumption {
+    /// Its latest attempt (this number) finished: keep it.
+    Keep(u32),
+    /// Start attempt n, seeded and forked as given.
+    Start(u32, Seed, Option<(u32, u32)>),
+}
+
+fn resumption(prior: &RunState, question_id: &str, retry_failed: bool) -> Resumption {
+    let Some(latest) = prior.question(question_id).and_then(|q| q.latest()) else {
+        return Resumption::Start(1, None, None);
     };
+    match latest.outcome {
+        Some(Outcome::Failed | Outcome::Exhausted) if retry_failed => Resumption::Start(latest.number + 1, None, None),
+        Some(_) => Resumption::Keep(latest.number),
+        None => {
+            let seed = latest.forked_from.and_then(|(attempt, iteration)| {
+                let it = prior.question(question_id)?.attempt(attempt)?.iteration(iteration)?;
+                Some((it.dag.clone()?, it.feedback.clone()?))
+            });
+            Resumption::Start(latest.number, seed, latest.forked_from)
+        }
+    }
+}
+
+async fn generate_questions(ctx: &RunContext, count: u32) -> Result<Vec<Question>, String> {
+    let key = CallKey { question_id: None, role: LlmRole::QuestionGeneration, attempt: 1, iteration: 0, layer: None };
     let messages = ctx.prompts.question_generation(&ctx.dataset, count);
-    let reply = ctx
-        .call_llm(key, messages, true)
-        .await
-        .map_err(|err| format!("question generation failed: {err}"))?;
+    let reply = ctx.call_llm(key, messages, true).await.map_err(|err| format!("question generation failed: {err}"))?;
     parse_questions(&reply, count as usize).map_err(|err| format!("question generation: {err}"))
 }
 
@@ -199,9 +180,7 @@ async fn orchestrate(
     mut commands: UnboundedReceiver<Command>,
 ) -> RunState {
     let emitter = ctx.emitter.clone();
-    emitter.emit(EngineEvent::RunStarted {
-        settings: settings.clone(),
-    });
+    emitter.emit(EngineEvent::RunStarted { settings: settings.clone() });
     let questions = match options.questions {
         Some(questions) => questions,
         None => match generate_questions(&ctx, settings.questions).await {
@@ -214,9 +193,7 @@ async fn orchestrate(
             }
         },
     };
-    emitter.emit(EngineEvent::QuestionsGenerated {
-        questions: questions.clone(),
-    });
+    emitter.emit(EngineEvent::QuestionsGenerated { questions: questions.clone() });
     let mut run = Orchestrator {
         slots: Arc::new(Semaphore::new(settings.concurrency.max(1) as usize)),
         ctx,
@@ -224,7 +201,23 @@ async fn orchestrate(
         latest_attempt: HashMap::new(),
     };
     for question in questions {
-        run.spawn(question, 1, None, None);
+        let plan = options
+            .prior
+            .as_ref()
+            .map_or(Resumption::Start(1, None, None), |p| resumption(p, &question.id, options.retry_failed));
+        match plan {
+            Resumption::Keep(attempt) => {
+                run.latest_attempt.insert(question.id.clone(), attempt);
+            }
+            Resumption::Start(attempt, seed, forked_from) => run.spawn(question, attempt, seed, forked_from),
+        }
+    }
+    if run.tasks.is_empty() {
+        let summary = emitter.with_state(|s| summarise(s, emitter.now_ms()));
+        emitter.emit(EngineEvent::RunFinished { summary });
+        if !options.keep_alive {
+            return emitter.with_state(RunState::clone);
+        }
     }
     let mut commands_open = true;
     loop {
@@ -273,13 +266,7 @@ pub struct EngineParts {
 pub fn start(parts: EngineParts, settings: RunSettings, options: RunOptions) -> EngineHandle {
     let (event_tx, events) = unbounded_channel();
     let (commands, command_rx) = unbounded_channel();
-    let emitter = Arc::new(Emitter::new(
-        event_tx,
-        parts.trace,
-        RunState::default(),
-        0,
-        1,
-    ));
+    let emitter = Arc::new(Emitter::new(event_tx, parts.trace, RunState::default(), 0, 1));
     let ctx = RunContext {
         dataset: parts.dataset,
         llm: parts.llm,
@@ -291,9 +278,5 @@ pub fn start(parts: EngineParts, settings: RunSettings, options: RunOptions) -> 
         seed: settings.seed,
     };
     let task = tokio::spawn(orchestrate(Arc::new(ctx), settings, options, command_rx));
-    EngineHandle {
-        events,
-        commands,
-        task,
-    }
+    EngineHandle { events, commands, task }
 }

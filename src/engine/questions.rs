@@ -29,10 +29,7 @@ struct RawQuestion {
 /// ids are replaced by `q_NN`.
 pub fn parse_questions(reply: &str, limit: usize) -> Result<Vec<Question>, String> {
     let value = extract_json_object(reply)?;
-    let items = value
-        .get("questions")
-        .and_then(Value::as_array)
-        .ok_or("the reply has no \"questions\" list")?;
+    let items = value.get("questions").and_then(Value::as_array).ok_or("the reply has no \"questions\" list")?;
     let mut raw = Vec::new();
     for (index, item) in items.iter().enumerate() {
         let question: RawQuestion = serde_json::from_value(item.clone())
@@ -40,11 +37,7 @@ pub fn parse_questions(reply: &str, limit: usize) -> Result<Vec<Question>, Strin
         if question.question.trim().is_empty() {
             return Err(format!("question {} has no text", index + 1));
         }
-        raw.push((
-            question.difficulty_rank.unwrap_or(index + 1),
-            index,
-            question,
-        ));
+        raw.push((question.difficulty_rank.unwrap_or(index + 1), index, question));
     }
     if raw.is_empty() {
         return Err("the reply's \"questions\" list is empty".into());
@@ -58,20 +51,16 @@ pub fn parse_questions(reply: &str, limit: usize) -> Result<Vec<Question>, Strin
         .enumerate()
         .map(|(position, (_, _, q))| {
             let rank = position + 1;
-            let id =
-                q.id.filter(|id| !id.trim().is_empty() && seen.insert(id.clone()))
-                    .unwrap_or_else(|| {
-                        let id = format!("q_{rank:02}");
-                        seen.insert(id.clone());
-                        id
-                    });
+            let id = q.id.filter(|id| !id.trim().is_empty() && seen.insert(id.clone())).unwrap_or_else(|| {
+                let id = format!("q_{rank:02}");
+                seen.insert(id.clone());
+                id
+            });
             Question {
                 id,
                 question: q.question,
                 difficulty_rank: rank,
-                difficulty_level: q
-                    .difficulty_level
-                    .unwrap_or_else(|| DifficultyLevel::from_rank(rank, total)),
+                difficulty_level: q.difficulty_level.unwrap_or_else(|| DifficultyLevel::from_rank(rank, total)),
                 reasoning: q.reasoning,
                 relevant_data_keys: q.relevant_data_keys,
                 expected_answer: q.expected_answer,
@@ -99,20 +88,8 @@ mod tests {
 
     #[test]
     fn bad_replies_say_why() {
-        assert!(
-            parse_questions("{}", 3)
-                .unwrap_err()
-                .contains("no \"questions\"")
-        );
-        assert!(
-            parse_questions(r#"{"questions": [{"id": 1}]}"#, 3)
-                .unwrap_err()
-                .contains("question 1 is malformed")
-        );
-        assert!(
-            parse_questions(r#"{"questions": []}"#, 3)
-                .unwrap_err()
-                .contains("empty")
-        );
+        assert!(parse_questions("{}", 3).unwrap_err().contains("no \"questions\""));
+        assert!(parse_questions(r#"{"questions": [{"id": 1}]}"#, 3).unwrap_err().contains("question 1 is malformed"));
+        assert!(parse_questions(r#"{"questions": []}"#, 3).unwrap_err().contains("empty"));
     }
 }

@@ -5,9 +5,7 @@ use serde_json::Value;
 
 use super::context::RunContext;
 use crate::llm::{CallKey, LlmError, LlmRole};
-use crate::model::{
-    ExecutionResult, Finding, FindingSource, GeneratedDag, LayerValidation, Question, Severity,
-};
+use crate::model::{ExecutionResult, Finding, FindingSource, GeneratedDag, LayerValidation, Question, Severity};
 use crate::prompts::extract_json_object;
 
 /// How many trailing traceback lines a runtime finding quotes.
@@ -35,10 +33,7 @@ pub fn trial_findings(dag: &GeneratedDag, result: &ExecutionResult) -> Vec<Findi
     let mut findings = Vec::new();
     let layer_of = |id: &str| dag.node(id).map(|n| n.layer);
     if !result.success {
-        let mut message = result
-            .error
-            .clone()
-            .unwrap_or_else(|| "execution failed".into());
+        let mut message = result.error.clone().unwrap_or_else(|| "execution failed".into());
         if let Some(traceback) = &result.traceback {
             let lines: Vec<&str> = traceback.lines().collect();
             let tail = lines[lines.len().saturating_sub(TRACEBACK_LINES)..].join("\n");
@@ -66,10 +61,7 @@ pub fn trial_findings(dag: &GeneratedDag, result: &ExecutionResult) -> Vec<Findi
                 layer: Some(node.layer),
                 rule: "final_answer_none".into(),
                 source: FindingSource::TrialRun,
-                message: format!(
-                    "the final node {} returned None; it must return the answer",
-                    node.node_id
-                ),
+                message: format!("the final node {} returned None; it must return the answer", node.node_id),
                 severity: Severity::Error,
             });
         } else if !output.is_null() && !matches_type(&node.expected_output_type, output) {
@@ -101,15 +93,8 @@ pub struct SemanticReview {
     pub reasoning: Vec<String>,
 }
 
-fn parse_layer_reply(
-    dag: &GeneratedDag,
-    layer: usize,
-    reply: &str,
-) -> (LayerValidation, Vec<Finding>, String) {
-    let nodes: Vec<String> = dag
-        .nodes_in_layer(layer)
-        .map(|n| n.node_id.clone())
-        .collect();
+fn parse_layer_reply(dag: &GeneratedDag, layer: usize, reply: &str) -> (LayerValidation, Vec<Finding>, String) {
+    let nodes: Vec<String> = dag.nodes_in_layer(layer).map(|n| n.node_id.clone()).collect();
     let only_node = (nodes.len() == 1).then(|| nodes[0].clone());
     let finding = |node_id: Option<String>, rule: &str, message: String| Finding {
         node_id,
@@ -129,21 +114,12 @@ fn parse_layer_reply(
                 is_valid: false,
                 issues: vec![message.clone()],
             };
-            return (
-                validation,
-                vec![finding(None, "unparseable_review", message)],
-                String::new(),
-            );
+            return (validation, vec![finding(None, "unparseable_review", message)], String::new());
         }
     };
     let mut issues = Vec::new();
     let mut findings = Vec::new();
-    for issue in value
-        .get("issues")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    for issue in value.get("issues").and_then(Value::as_array).into_iter().flatten() {
         let (node_id, message) = match issue {
             Value::String(text) => (only_node.clone(), text.clone()),
             Value::Object(map) => (
@@ -152,11 +128,7 @@ fn parse_layer_reply(
                     .map(str::to_string)
                     .filter(|id| nodes.contains(id))
                     .or(only_node.clone()),
-                map.get("message")
-                    .or(map.get("issue"))
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string(),
+                map.get("message").or(map.get("issue")).and_then(Value::as_str).unwrap_or_default().to_string(),
             ),
             _ => continue,
         };
@@ -166,31 +138,15 @@ fn parse_layer_reply(
         issues.push(message.clone());
         findings.push(finding(node_id, "semantic_issue", message));
     }
-    let is_valid = value
-        .get("is_valid")
-        .and_then(Value::as_bool)
-        .unwrap_or(issues.is_empty());
+    let is_valid = value.get("is_valid").and_then(Value::as_bool).unwrap_or(issues.is_empty());
     if !is_valid && findings.is_empty() {
         let message = format!("the reviewer rejected layer {layer} without naming an issue");
         issues.push(message.clone());
         findings.push(finding(only_node, "semantic_issue", message));
     }
-    let reasoning = value
-        .get("reasoning")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
+    let reasoning = value.get("reasoning").and_then(Value::as_str).unwrap_or_default().to_string();
     let findings = if is_valid { Vec::new() } else { findings };
-    (
-        LayerValidation {
-            layer_index: layer,
-            nodes_in_layer: nodes,
-            is_valid,
-            issues,
-        },
-        findings,
-        reasoning,
-    )
+    (LayerValidation { layer_index: layer, nodes_in_layer: nodes, is_valid, issues }, findings, reasoning)
 }
 
 /// Review every layer of `dag` concurrently. An LLM call that fails for good
@@ -211,16 +167,10 @@ pub async fn review_layers(
             iteration,
             layer: Some(layer),
         };
-        let messages = ctx
-            .prompts
-            .layer_review(&ctx.dataset, question, dag, layer, trial);
+        let messages = ctx.prompts.layer_review(&ctx.dataset, question, dag, layer, trial);
         (layer, ctx.call_llm(key, messages, true).await)
     });
-    let mut review = SemanticReview {
-        layers: Vec::new(),
-        findings: Vec::new(),
-        reasoning: Vec::new(),
-    };
+    let mut review = SemanticReview { layers: Vec::new(), findings: Vec::new(), reasoning: Vec::new() };
     for (layer, reply) in join_all(calls).await {
         let reply = reply.map_err(|err| (layer, err))?;
         let (validation, findings, reasoning) = parse_layer_reply(dag, layer, &reply);
@@ -256,23 +206,13 @@ mod tests {
         };
         let findings = trial_findings(&dag(), &result);
         assert_eq!(findings.len(), 1);
-        assert_eq!(
-            (findings[0].node_id.as_deref(), findings[0].layer),
-            (Some("a"), Some(0))
-        );
-        assert!(
-            findings[0].message.contains("line 3"),
-            "{}",
-            findings[0].message
-        );
+        assert_eq!((findings[0].node_id.as_deref(), findings[0].layer), (Some("a"), Some(0)));
+        assert!(findings[0].message.contains("line 3"), "{}", findings[0].message);
     }
 
     #[test]
     fn type_mismatch_and_none_answer() {
-        let mut result = ExecutionResult {
-            success: true,
-            ..Default::default()
-        };
+        let mut result = ExecutionResult { success: true, ..Default::default() };
         result.node_outputs.insert("a".into(), json!([1, 2]));
         result.node_outputs.insert("b".into(), Value::Null);
         let findings = trial_findings(&dag(), &result);
@@ -290,18 +230,10 @@ mod tests {
 {"is_valid": false, "issues": ["divides by the wrong count",], "reasoning": "r"}```"#,
         );
         assert!(!v.is_valid);
-        assert_eq!(
-            f[0].node_id.as_deref(),
-            Some("b"),
-            "a one-node layer's issue is pinned to that node"
-        );
+        assert_eq!(f[0].node_id.as_deref(), Some("b"), "a one-node layer's issue is pinned to that node");
         let (v, f, _) = parse_layer_reply(&dag(), 0, "looks fine to me");
         assert!(!v.is_valid && f[0].rule == "unparseable_review");
-        let (v, f, r) = parse_layer_reply(
-            &dag(),
-            0,
-            r#"{"is_valid": true, "issues": [], "reasoning": "ok"}"#,
-        );
+        let (v, f, r) = parse_layer_reply(&dag(), 0, r#"{"is_valid": true, "issues": [], "reasoning": "ok"}"#);
         assert!(v.is_valid && f.is_empty() && r == "ok");
     }
 }

@@ -107,10 +107,7 @@ impl Attempt {
         if let Some(index) = self.iterations.iter().position(|i| i.number == number) {
             return &mut self.iterations[index];
         }
-        self.iterations.push(Iteration {
-            number,
-            ..Iteration::default()
-        });
+        self.iterations.push(Iteration { number, ..Iteration::default() });
         self.iterations.last_mut().expect("just pushed")
     }
 }
@@ -149,22 +146,14 @@ impl QuestionState {
         if let Some(index) = self.attempts.iter().position(|a| a.number == number) {
             return &mut self.attempts[index];
         }
-        self.attempts.push(Attempt {
-            number,
-            ..Attempt::default()
-        });
+        self.attempts.push(Attempt { number, ..Attempt::default() });
         self.attempts.last_mut().expect("just pushed")
     }
 
     /// Findings per iteration of the latest attempt (for sparklines).
     pub fn findings_per_iteration(&self) -> Vec<u64> {
         self.latest()
-            .map(|a| {
-                a.iterations
-                    .iter()
-                    .map(|i| i.feedback.as_ref().map_or(0, |f| f.findings.len() as u64))
-                    .collect()
-            })
+            .map(|a| a.iterations.iter().map(|i| i.feedback.as_ref().map_or(0, |f| f.findings.len() as u64)).collect())
             .unwrap_or_default()
     }
 }
@@ -270,12 +259,7 @@ impl RunState {
             self.feed.pop_front();
         }
         self.feed_total += 1;
-        self.feed.push_back(FeedEntry {
-            t_ms: self.now_ms,
-            question_id: question_id.map(str::to_string),
-            kind,
-            text,
-        });
+        self.feed.push_back(FeedEntry { t_ms: self.now_ms, question_id: question_id.map(str::to_string), kind, text });
     }
 
     /// Fold one event, which happened `t_ms` after the run started.
@@ -286,10 +270,8 @@ impl RunState {
             EngineEvent::RunStarted { settings } => {
                 self.settings = Some(settings.clone());
                 self.paused = settings.step;
-                let text = format!(
-                    "run started: {} via {} ({})",
-                    settings.dataset_dir, settings.provider, settings.model
-                );
+                let text =
+                    format!("run started: {} via {} ({})", settings.dataset_dir, settings.provider, settings.model);
                 self.push_feed(None, FeedKind::Info, text);
             }
             EngineEvent::QuestionsGenerated { questions } => {
@@ -308,63 +290,39 @@ impl RunState {
                         cost_usd: 0.0,
                     });
                 }
-                self.push_feed(
-                    None,
-                    FeedKind::Info,
-                    format!("{} questions generated", questions.len()),
-                );
+                self.push_feed(None, FeedKind::Info, format!("{} questions generated", questions.len()));
             }
             EngineEvent::RunFailed { error } => {
                 self.failure = Some(error.clone());
                 self.push_feed(None, FeedKind::Bad, format!("run failed: {error}"));
             }
-            EngineEvent::QuestionStarted {
-                question_id,
-                attempt,
-                forked_from,
-            } => {
+            EngineEvent::QuestionStarted { question_id, attempt, forked_from } => {
                 let now = self.now_ms;
                 if let Some(q) = self.question_mut(question_id) {
-                    q.attempt_mut(*attempt).forked_from = *forked_from;
+                    // A start of an attempt that already has a record (a resumed
+                    // run restarting it) replaces the interrupted record.
+                    *q.attempt_mut(*attempt) =
+                        Attempt { number: *attempt, forked_from: *forked_from, ..Attempt::default() };
                     q.started_ms.get_or_insert(now);
                     q.finished_ms = None;
                     q.status = QuestionStatus::Working(Stage::Build);
                 }
                 if *attempt > 1 {
-                    self.push_feed(
-                        Some(question_id),
-                        FeedKind::Control,
-                        format!("attempt {attempt} started"),
-                    );
+                    self.push_feed(Some(question_id), FeedKind::Control, format!("attempt {attempt} started"));
                 }
             }
-            EngineEvent::StageStarted {
-                question_id,
-                attempt,
-                iteration,
-                stage,
-            } => {
+            EngineEvent::StageStarted { question_id, attempt, iteration, stage } => {
                 let now = self.now_ms;
                 if let Some(q) = self.question_mut(question_id) {
                     q.status = QuestionStatus::Working(*stage);
-                    q.attempt_mut(*attempt)
-                        .iteration_mut(*iteration)
-                        .stages
-                        .push(StageRecord {
-                            stage: *stage,
-                            started_ms: now,
-                            finished: None,
-                        });
+                    q.attempt_mut(*attempt).iteration_mut(*iteration).stages.push(StageRecord {
+                        stage: *stage,
+                        started_ms: now,
+                        finished: None,
+                    });
                 }
             }
-            EngineEvent::StageFinished {
-                question_id,
-                attempt,
-                iteration,
-                stage,
-                ok,
-                duration_ms,
-            } => {
+            EngineEvent::StageFinished { question_id, attempt, iteration, stage, ok, duration_ms } => {
                 if let Some(q) = self.question_mut(question_id) {
                     let it = q.attempt_mut(*attempt).iteration_mut(*iteration);
                     if let Some(record) = it.stages.iter_mut().rev().find(|r| r.stage == *stage) {
@@ -372,19 +330,11 @@ impl RunState {
                     }
                 }
             }
-            EngineEvent::LlmCallStarted {
-                call_id,
-                key,
-                model,
-                messages,
-            } => {
+            EngineEvent::LlmCallStarted { call_id, key, model, messages } => {
                 if let Some(id) = &key.question_id
                     && let Some(q) = self.question_mut(id)
                 {
-                    q.attempt_mut(key.attempt)
-                        .iteration_mut(key.iteration)
-                        .calls
-                        .push(*call_id);
+                    q.attempt_mut(key.attempt).iteration_mut(key.iteration).calls.push(*call_id);
                 }
                 self.calls.insert(
                     *call_id,
@@ -407,16 +357,7 @@ impl RunState {
                     call.response.push_str(text);
                 }
             }
-            EngineEvent::LlmCallFinished {
-                call_id,
-                key,
-                response,
-                usage,
-                latency_ms,
-                error,
-                retries,
-                cost_usd,
-            } => {
+            EngineEvent::LlmCallFinished { call_id, key, response, usage, latency_ms, error, retries, cost_usd } => {
                 let call = self.calls.entry(*call_id).or_insert_with(|| LlmCall {
                     call_id: *call_id,
                     key: key.clone(),
@@ -448,56 +389,29 @@ impl RunState {
                     self.push_feed(key.question_id.clone().as_deref(), FeedKind::Bad, text);
                 }
             }
-            EngineEvent::DagBuilt {
-                question_id,
-                attempt,
-                iteration,
-                dag,
-            } => {
+            EngineEvent::DagBuilt { question_id, attempt, iteration, dag } => {
                 if let Some(q) = self.question_mut(question_id) {
                     q.attempt_mut(*attempt).iteration_mut(*iteration).dag = Some(dag.clone());
                 }
             }
-            EngineEvent::CriticVerdict {
-                question_id,
-                attempt,
-                iteration,
-                feedback,
-            } => {
+            EngineEvent::CriticVerdict { question_id, attempt, iteration, feedback } => {
                 if let Some(q) = self.question_mut(question_id) {
-                    q.attempt_mut(*attempt).iteration_mut(*iteration).feedback =
-                        Some(feedback.clone());
-                    q.status = if feedback.is_approved {
-                        QuestionStatus::Approved
-                    } else {
-                        QuestionStatus::Rejected
-                    };
+                    q.attempt_mut(*attempt).iteration_mut(*iteration).feedback = Some(feedback.clone());
+                    q.status = if feedback.is_approved { QuestionStatus::Approved } else { QuestionStatus::Rejected };
                 }
                 let (kind, text) = if feedback.is_approved {
                     (FeedKind::Good, format!("iteration {iteration} approved"))
                 } else {
-                    let first = feedback
-                        .findings
-                        .first()
-                        .map(|f| f.message.as_str())
-                        .unwrap_or(&feedback.overall_reasoning);
+                    let first =
+                        feedback.findings.first().map(|f| f.message.as_str()).unwrap_or(&feedback.overall_reasoning);
                     (
                         FeedKind::Bad,
-                        format!(
-                            "iteration {iteration} rejected ({} findings): {first}",
-                            feedback.findings.len()
-                        ),
+                        format!("iteration {iteration} rejected ({} findings): {first}", feedback.findings.len()),
                     )
                 };
                 self.push_feed(Some(question_id), kind, text);
             }
-            EngineEvent::Executed {
-                question_id,
-                attempt,
-                iteration,
-                trial,
-                result,
-            } => {
+            EngineEvent::Executed { question_id, attempt, iteration, trial, result } => {
                 if let Some(q) = self.question_mut(question_id) {
                     let a = q.attempt_mut(*attempt);
                     if *trial {
@@ -507,14 +421,7 @@ impl RunState {
                     }
                 }
             }
-            EngineEvent::QuestionFinished {
-                question_id,
-                attempt,
-                outcome,
-                final_answer,
-                reason,
-                ..
-            } => {
+            EngineEvent::QuestionFinished { question_id, attempt, outcome, final_answer, reason, .. } => {
                 let now = self.now_ms;
                 if let Some(q) = self.question_mut(question_id) {
                     let a = q.attempt_mut(*attempt);
@@ -526,21 +433,13 @@ impl RunState {
                         q.finished_ms = Some(now);
                     }
                 }
-                let kind = if *outcome == Outcome::Passed {
-                    FeedKind::Good
-                } else {
-                    FeedKind::Bad
-                };
+                let kind = if *outcome == Outcome::Passed { FeedKind::Good } else { FeedKind::Bad };
                 let detail = match (final_answer, reason) {
                     (Some(answer), _) => format!(" → {}", crate::engine::preview(answer, 60)),
                     (None, Some(reason)) => format!(": {reason}"),
                     _ => String::new(),
                 };
-                self.push_feed(
-                    Some(question_id),
-                    kind,
-                    format!("{}{detail}", outcome.label()),
-                );
+                self.push_feed(Some(question_id), kind, format!("{}{detail}", outcome.label()));
             }
             EngineEvent::Control(action) => {
                 let (question, text) = match action {
@@ -552,23 +451,14 @@ impl RunState {
                         self.paused = false;
                         (None, "resumed".to_string())
                     }
-                    ControlAction::Stepped { question_id } => {
-                        (question_id.clone(), "step".to_string())
-                    }
+                    ControlAction::Stepped { question_id } => (question_id.clone(), "step".to_string()),
                     ControlAction::Rerun { question_id } => {
                         (Some(question_id.clone()), "rerun from scratch".to_string())
                     }
-                    ControlAction::Fork {
-                        question_id,
-                        attempt,
-                        iteration,
-                    } => (
-                        Some(question_id.clone()),
-                        format!("fork from attempt {attempt}, iteration {iteration}"),
-                    ),
-                    ControlAction::CancelQuestion { question_id } => {
-                        (Some(question_id.clone()), "cancel".to_string())
+                    ControlAction::Fork { question_id, attempt, iteration } => {
+                        (Some(question_id.clone()), format!("fork from attempt {attempt}, iteration {iteration}"))
                     }
+                    ControlAction::CancelQuestion { question_id } => (Some(question_id.clone()), "cancel".to_string()),
                     ControlAction::CancelRun => (None, "run cancelled".to_string()),
                 };
                 self.push_feed(question.as_deref(), FeedKind::Control, text);

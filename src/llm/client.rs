@@ -69,11 +69,7 @@ pub struct LlmError {
 impl LlmError {
     /// An error of `kind` with `message` and no retries.
     pub fn new(kind: LlmErrorKind, message: impl Into<String>) -> Self {
-        Self {
-            kind,
-            message: message.into(),
-            retries: 0,
-        }
+        Self { kind, message: message.into(), retries: 0 }
     }
 }
 
@@ -86,11 +82,8 @@ pub trait LlmClient: Send + Sync {
     fn model(&self) -> &str;
 
     /// Send `request`; streamed text goes to `sink` as it arrives.
-    fn complete<'a>(
-        &'a self,
-        request: &'a LlmRequest,
-        sink: DeltaSink,
-    ) -> BoxFuture<'a, Result<LlmResponse, LlmError>>;
+    fn complete<'a>(&'a self, request: &'a LlmRequest, sink: DeltaSink)
+    -> BoxFuture<'a, Result<LlmResponse, LlmError>>;
 
     /// Estimated cost of `usage` in USD (0 when unknown).
     fn cost_usd(&self, usage: TokenUsage) -> f64 {

@@ -1,22 +1,23 @@
 //! Answers LLM calls with the responses recorded in a trace, matched by
 //! question, role, attempt, iteration and layer, so a run can be reproduced
-//! exactly or forked without spending tokens.
+//! exactly, resumed or forked without spending tokens. With a fallback client,
+//! calls the trace never saw go live.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use futures::future::BoxFuture;
 
-use super::{
-    CallKey, DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, TokenUsage,
-};
+use super::{CallKey, DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, TokenUsage};
 use crate::engine::EngineEvent;
 use crate::trace::Trace;
 
-/// Serves recorded responses.
-#[derive(Debug, Clone)]
+/// Serves recorded responses, then the fallback's.
+#[derive(Clone)]
 pub struct ReplayClient {
     model: String,
-    recorded: HashMap<CallKey, (String, TokenUsage)>,
+    recorded: HashMap<CallKey, String>,
+    fallback: Option<Arc<dyn LlmClient>>,
 }
 
 impl ReplayClient {
@@ -24,21 +25,18 @@ impl ReplayClient {
     pub fn from_trace(trace: &Trace) -> Self {
         let mut recorded = HashMap::new();
         for record in &trace.records {
-            if let EngineEvent::LlmCallFinished {
-                key,
-                response: Some(text),
-                usage,
-                error: None,
-                ..
-            } = &record.event
-            {
-                recorded.insert(key.clone(), (text.clone(), *usage));
+            if let EngineEvent::LlmCallFinished { key, response: Some(text), error: None, .. } = &record.event {
+                recorded.insert(key.clone(), text.clone());
             }
         }
-        Self {
-            model: trace.header.settings.model.clone(),
-            recorded,
-        }
+        Self { model: trace.header.settings.model.clone(), recorded, fallback: None }
+    }
+
+    /// Send calls without a recorded response to `client`.
+    pub fn with_fallback(mut self, client: Arc<dyn LlmClient>) -> Self {
+        self.model = client.model().to_string();
+        self.fallback = Some(client);
+        self
     }
 
     /// Number of recorded responses.
@@ -54,7 +52,7 @@ impl ReplayClient {
 
 impl LlmClient for ReplayClient {
     fn provider(&self) -> &str {
-        "replay"
+        self.fallback.as_ref().map_or("replay", |f| f.provider())
     }
 
     fn model(&self) -> &str {
@@ -67,26 +65,30 @@ impl LlmClient for ReplayClient {
         sink: DeltaSink,
     ) -> BoxFuture<'a, Result<LlmResponse, LlmError>> {
         Box::pin(async move {
-            let Some((text, usage)) = self.recorded.get(&request.key) else {
-                let key = &request.key;
-                return Err(LlmError::new(
-                    LlmErrorKind::NotRecorded,
-                    format!(
-                        "the trace has no recorded {} response for {} attempt {} iteration {}{}",
-                        key.role.label(),
-                        key.question_id.as_deref().unwrap_or("the run"),
-                        key.attempt,
-                        key.iteration,
-                        key.layer.map(|l| format!(" layer {l}")).unwrap_or_default()
-                    ),
-                ));
-            };
-            sink(text);
-            Ok(LlmResponse {
-                text: text.clone(),
-                usage: *usage,
-                retries: 0,
-            })
+            if let Some(text) = self.recorded.get(&request.key) {
+                sink(text);
+                // The recorded tokens were paid for by the original run.
+                return Ok(LlmResponse { text: text.clone(), usage: TokenUsage::default(), retries: 0 });
+            }
+            if let Some(fallback) = &self.fallback {
+                return fallback.complete(request, sink).await;
+            }
+            let key = &request.key;
+            Err(LlmError::new(
+                LlmErrorKind::NotRecorded,
+                format!(
+                    "the trace has no recorded {} response for {} attempt {} iteration {}{}",
+                    key.role.label(),
+                    key.question_id.as_deref().unwrap_or("the run"),
+                    key.attempt,
+                    key.iteration,
+                    key.layer.map(|l| format!(" layer {l}")).unwrap_or_default()
+                ),
+            ))
         })
+    }
+
+    fn cost_usd(&self, usage: TokenUsage) -> f64 {
+        self.fallback.as_ref().map_or(0.0, |f| f.cost_usd(usage))
     }
 }

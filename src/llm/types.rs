@@ -14,18 +14,12 @@ pub struct ChatMessage {
 impl ChatMessage {
     /// A system message.
     pub fn system(content: impl Into<String>) -> Self {
-        Self {
-            role: "system".into(),
-            content: content.into(),
-        }
+        Self { role: "system".into(), content: content.into() }
     }
 
     /// A user message.
     pub fn user(content: impl Into<String>) -> Self {
-        Self {
-            role: "user".into(),
-            content: content.into(),
-        }
+        Self { role: "user".into(), content: content.into() }
     }
 }
 

@@ -26,9 +26,7 @@ impl FindingSource {
 }
 
 /// Whether a finding blocks approval.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     /// Blocks approval.
@@ -98,9 +96,7 @@ pub struct CriticFeedback {
 impl CriticFeedback {
     /// Findings that blame node `node_id`.
     pub fn findings_for_node<'a>(&'a self, node_id: &'a str) -> impl Iterator<Item = &'a Finding> {
-        self.findings
-            .iter()
-            .filter(move |f| f.node_id.as_deref() == Some(node_id))
+        self.findings.iter().filter(move |f| f.node_id.as_deref() == Some(node_id))
     }
 
     /// Whether any finding is an error.

@@ -89,29 +89,19 @@ mod tests {
 
     #[test]
     fn plain_object() {
-        assert_eq!(
-            extract_json_object(r#" {"a": 1} "#).unwrap(),
-            json!({"a": 1})
-        );
+        assert_eq!(extract_json_object(r#" {"a": 1} "#).unwrap(), json!({"a": 1}));
     }
 
     #[test]
     fn fenced_with_prose_and_trailing_commas() {
-        let reply =
-            "Here is the DAG:\n```json\n{\"a\": [1, 2,], \"b\": {\"c\": \"}\",},}\n```\nDone.";
-        assert_eq!(
-            extract_json_object(reply).unwrap(),
-            json!({"a": [1, 2], "b": {"c": "}"}})
-        );
+        let reply = "Here is the DAG:\n```json\n{\"a\": [1, 2,], \"b\": {\"c\": \"}\",},}\n```\nDone.";
+        assert_eq!(extract_json_object(reply).unwrap(), json!({"a": [1, 2], "b": {"c": "}"}}));
     }
 
     #[test]
     fn braces_inside_strings_do_not_confuse_the_scan() {
         let reply = r#"x {"code": "def f(d):\n    return {k: 1 for k in d}"} y"#;
-        assert_eq!(
-            extract_json_object(reply).unwrap()["code"],
-            json!("def f(d):\n    return {k: 1 for k in d}")
-        );
+        assert_eq!(extract_json_object(reply).unwrap()["code"], json!("def f(d):\n    return {k: 1 for k in d}"));
     }
 
     #[test]

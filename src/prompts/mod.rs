@@ -22,15 +22,9 @@ use crate::model::{CriticFeedback, ExecutionResult, GeneratedDag, Question};
 
 /// Built-in templates: (file name, source).
 const BUILT_IN: [(&str, &str); 3] = [
-    (
-        "question_generation.j2",
-        include_str!("../../prompts/question_generation.j2"),
-    ),
+    ("question_generation.j2", include_str!("../../prompts/question_generation.j2")),
     ("dag_build.j2", include_str!("../../prompts/dag_build.j2")),
-    (
-        "layer_review.j2",
-        include_str!("../../prompts/layer_review.j2"),
-    ),
+    ("layer_review.j2", include_str!("../../prompts/layer_review.j2")),
 ];
 
 /// How many characters of a node output a review prompt shows.
@@ -76,38 +70,25 @@ impl Prompts {
             let user = dir.map(|d| d.join(name)).filter(|p| p.is_file());
             let (origin, source) = match &user {
                 Some(path) => {
-                    let source = std::fs::read_to_string(path).map_err(|err| PromptError {
-                        path: path.display().to_string(),
-                        message: err.to_string(),
-                    })?;
+                    let source = std::fs::read_to_string(path)
+                        .map_err(|err| PromptError { path: path.display().to_string(), message: err.to_string() })?;
                     (path.display().to_string(), source)
                 }
                 None => (format!("prompts/{name} (built in)"), built_in.to_string()),
             };
             env.add_template_owned(name, source)
-                .map_err(|err| PromptError {
-                    path: origin,
-                    message: err.to_string(),
-                })?;
+                .map_err(|err| PromptError { path: origin, message: err.to_string() })?;
         }
         Ok(Self { env })
     }
 
     fn render(&self, name: &str, ctx: Value) -> Vec<ChatMessage> {
-        let template = self
-            .env
-            .get_template(name)
-            .expect("every built-in name is registered");
+        let template = self.env.get_template(name).expect("every built-in name is registered");
         let render = |section: &str| {
             let ctx = context! { section => section, ..ctx.clone() };
-            template
-                .render(ctx)
-                .unwrap_or_else(|err| format!("(template {name} failed to render: {err})"))
+            template.render(ctx).unwrap_or_else(|err| format!("(template {name} failed to render: {err})"))
         };
-        vec![
-            ChatMessage::system(render("system")),
-            ChatMessage::user(render("user")),
-        ]
+        vec![ChatMessage::system(render("system")), ChatMessage::user(render("user"))]
     }
 
     /// The question-generation prompt.
@@ -127,10 +108,9 @@ impl Prompts {
         previous: Option<(&GeneratedDag, &CriticFeedback)>,
     ) -> Vec<ChatMessage> {
         let (previous, feedback) = match previous {
-            Some((dag, feedback)) => (
-                Some(serde_json::to_string_pretty(dag).unwrap_or_default()),
-                Some(feedback_text(feedback)),
-            ),
+            Some((dag, feedback)) => {
+                (Some(serde_json::to_string_pretty(dag).unwrap_or_default()), Some(feedback_text(feedback)))
+            }
             None => (None, None),
         };
         self.render(
@@ -165,12 +145,7 @@ impl Prompts {
                 expected_output_type => &n.expected_output_type, output => output(&n.node_id),
             }
         };
-        let earlier: Vec<_> = dag
-            .nodes
-            .iter()
-            .filter(|n| n.layer < layer)
-            .map(node_ctx)
-            .collect();
+        let earlier: Vec<_> = dag.nodes.iter().filter(|n| n.layer < layer).map(node_ctx).collect();
         let nodes: Vec<_> = dag.nodes_in_layer(layer).map(node_ctx).collect();
         self.render(
             "layer_review.j2",
@@ -197,17 +172,8 @@ pub fn feedback_text(feedback: &CriticFeedback) -> String {
         lines.push(feedback.overall_reasoning.clone());
     }
     for finding in &feedback.findings {
-        let node = finding
-            .node_id
-            .as_deref()
-            .map(|n| format!("node {n}"))
-            .unwrap_or_else(|| "DAG".into());
-        lines.push(format!(
-            "- [{}] {node} ({}): {}",
-            finding.source.label(),
-            finding.rule,
-            finding.message
-        ));
+        let node = finding.node_id.as_deref().map(|n| format!("node {n}")).unwrap_or_else(|| "DAG".into());
+        lines.push(format!("- [{}] {node} ({}): {}", finding.source.label(), finding.rule, finding.message));
     }
     for error in &feedback.specific_errors {
         if !feedback.findings.iter().any(|f| &f.message == error) {
@@ -234,9 +200,6 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("dag_build.j2"), "{% if %}").unwrap();
         let err = Prompts::load(Some(dir.path())).unwrap_err().to_string();
-        assert!(
-            err.contains("dag_build.j2") && err.contains("syntax error"),
-            "{err}"
-        );
+        assert!(err.contains("dag_build.j2") && err.contains("syntax error"), "{err}");
     }
 }

@@ -26,10 +26,7 @@ fn annotation(column: &ColumnMeta) -> String {
         parts.push(format!("range {}..{}", range[0], range[1]));
     }
     if column.nullable == Some(true) {
-        let rate = column
-            .null_rate
-            .map(|r| format!(" ({:.0}% null)", r * 100.0))
-            .unwrap_or_default();
+        let rate = column.null_rate.map(|r| format!(" ({:.0}% null)", r * 100.0)).unwrap_or_default();
         parts.push(format!("MAY BE None{rate}"));
     }
     if let Some(note) = &column.note {
@@ -40,11 +37,7 @@ fn annotation(column: &ColumnMeta) -> String {
 
 fn write_fields(out: &mut String, fields: &[FieldInfo], indent: &str) {
     for field in fields {
-        let types = if field.types.is_empty() {
-            "None".to_string()
-        } else {
-            field.types.join("|")
-        };
+        let types = if field.types.is_empty() { "None".to_string() } else { field.types.join("|") };
         let _ = write!(out, "{indent}- \"{}\": {types}", field.name);
         match &field.column {
             Some(column) => {
@@ -64,25 +57,13 @@ fn write_fields(out: &mut String, fields: &[FieldInfo], indent: &str) {
 pub fn describe_schema(dataset: &Dataset) -> String {
     let mut out = String::new();
     for entry in &dataset.catalogue.entries {
-        let description = entry
-            .description
-            .as_deref()
-            .map(|d| format!(" — {d}"))
-            .unwrap_or_default();
+        let description = entry.description.as_deref().map(|d| format!(" — {d}")).unwrap_or_default();
         match &entry.shape {
             Shape::Rows { count, fields } => {
-                let _ = writeln!(
-                    out,
-                    "dataset.{}: list of {count} row dicts{description}; each row has:",
-                    entry.key
-                );
+                let _ = writeln!(out, "dataset.{}: list of {count} row dicts{description}; each row has:", entry.key);
                 write_fields(&mut out, fields, "    ");
             }
-            Shape::DictOfDicts {
-                count,
-                sample_keys,
-                fields,
-            } => {
+            Shape::DictOfDicts { count, sample_keys, fields } => {
                 let keys: Vec<String> = sample_keys.iter().map(|k| format!("{k:?}")).collect();
                 let _ = writeln!(
                     out,
@@ -97,12 +78,7 @@ pub fn describe_schema(dataset: &Dataset) -> String {
                 write_fields(&mut out, fields, "    ");
             }
             Shape::List { count, item_types } => {
-                let _ = writeln!(
-                    out,
-                    "dataset.{}: list of {count} {}{description}",
-                    entry.key,
-                    item_types.join("|")
-                );
+                let _ = writeln!(out, "dataset.{}: list of {count} {}{description}", entry.key, item_types.join("|"));
             }
             Shape::Scalar { value_type } => {
                 let _ = writeln!(out, "dataset.{}: {value_type}{description}", entry.key);

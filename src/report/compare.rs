@@ -54,24 +54,11 @@ pub struct Row {
 
 fn side(result: &Value) -> Side {
     Side {
-        status: result
-            .get("status")
-            .and_then(Value::as_str)
-            .unwrap_or("unknown")
-            .to_string(),
-        success: result
-            .get("success")
-            .and_then(Value::as_bool)
-            .unwrap_or(false),
+        status: result.get("status").and_then(Value::as_str).unwrap_or("unknown").to_string(),
+        success: result.get("success").and_then(Value::as_bool).unwrap_or(false),
         answer: result.get("final_answer").cloned().unwrap_or(Value::Null),
-        iterations: result
-            .get("iterations")
-            .and_then(Value::as_u64)
-            .unwrap_or(0),
-        tokens: result
-            .pointer("/tokens/total")
-            .and_then(Value::as_u64)
-            .unwrap_or(0),
+        iterations: result.get("iterations").and_then(Value::as_u64).unwrap_or(0),
+        tokens: result.pointer("/tokens/total").and_then(Value::as_u64).unwrap_or(0),
     }
 }
 
@@ -81,16 +68,8 @@ fn results(doc: &Value) -> Vec<(String, String, Side)> {
         .into_iter()
         .flatten()
         .map(|r| {
-            let id = r
-                .get("question_id")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
-            let text = r
-                .get("question")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
+            let id = r.get("question_id").and_then(Value::as_str).unwrap_or_default().to_string();
+            let text = r.get("question").and_then(Value::as_str).unwrap_or_default().to_string();
             (id, text, side(r))
         })
         .collect()
@@ -102,10 +81,7 @@ pub fn compare(a: &Value, b: &Value) -> Vec<Row> {
     let mut b_rows = results(b);
     let mut rows = Vec::new();
     for (id, question, a_side) in a_rows {
-        let b_side = b_rows
-            .iter()
-            .position(|(b_id, _, _)| *b_id == id)
-            .map(|i| b_rows.remove(i).2);
+        let b_side = b_rows.iter().position(|(b_id, _, _)| *b_id == id).map(|i| b_rows.remove(i).2);
         let change = match &b_side {
             None => Change::OnlyInA,
             Some(b) if a_side.success && !b.success => Change::Regression,
@@ -113,22 +89,10 @@ pub fn compare(a: &Value, b: &Value) -> Vec<Row> {
             Some(b) if a_side.success && a_side.answer != b.answer => Change::AnswerChanged,
             Some(_) => Change::Unchanged,
         };
-        rows.push(Row {
-            question_id: id,
-            question,
-            change,
-            a: Some(a_side),
-            b: b_side,
-        });
+        rows.push(Row { question_id: id, question, change, a: Some(a_side), b: b_side });
     }
     for (id, question, b_side) in b_rows {
-        rows.push(Row {
-            question_id: id,
-            question,
-            change: Change::OnlyInB,
-            a: None,
-            b: Some(b_side),
-        });
+        rows.push(Row { question_id: id, question, change: Change::OnlyInB, a: None, b: Some(b_side) });
     }
     rows.sort_by_key(|r| r.change);
     rows
@@ -158,10 +122,7 @@ mod tests {
             {"question_id": "q4", "success": false, "status": "failed"},
             {"question_id": "q6", "success": true, "status": "passed"}]));
         let rows = compare(&a, &b);
-        let got: Vec<(&str, Change)> = rows
-            .iter()
-            .map(|r| (r.question_id.as_str(), r.change))
-            .collect();
+        let got: Vec<(&str, Change)> = rows.iter().map(|r| (r.question_id.as_str(), r.change)).collect();
         assert_eq!(
             got,
             vec![

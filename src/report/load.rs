@@ -23,11 +23,7 @@ pub fn is_trace(path: &Path) -> bool {
     }
     serde_json::from_str::<Value>(&first)
         .ok()
-        .and_then(|v| {
-            v.get("format")
-                .and_then(Value::as_str)
-                .map(|f| f == crate::trace::TRACE_FORMAT)
-        })
+        .and_then(|v| v.get("format").and_then(Value::as_str).map(|f| f == crate::trace::TRACE_FORMAT))
         .unwrap_or(false)
 }
 
@@ -46,23 +42,11 @@ pub fn load_results(path: &Path) -> anyhow::Result<Value> {
         let trace = Trace::read(path)?;
         return Ok(results_json(&fold_trace(&trace), &trace.header.created_at));
     }
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let value: Value = serde_json::from_str(&text).with_context(|| {
-        format!(
-            "{} is neither a trace nor a results JSON file",
-            path.display()
-        )
-    })?;
-    if value
-        .get("detailed_results")
-        .and_then(Value::as_array)
-        .is_none()
-    {
-        anyhow::bail!(
-            "{} has no \"detailed_results\" list: not an eval_results.json file",
-            path.display()
-        );
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let value: Value = serde_json::from_str(&text)
+        .with_context(|| format!("{} is neither a trace nor a results JSON file", path.display()))?;
+    if value.get("detailed_results").and_then(Value::as_array).is_none() {
+        anyhow::bail!("{} has no \"detailed_results\" list: not an eval_results.json file", path.display());
     }
     Ok(value)
 }

@@ -8,11 +8,7 @@ use crate::engine::{Outcome, QuestionState, QuestionStatus, RunState};
 use crate::model::DifficultyLevel;
 
 fn rate(passed: usize, total: usize) -> f64 {
-    if total == 0 {
-        0.0
-    } else {
-        passed as f64 / total as f64
-    }
+    if total == 0 { 0.0 } else { passed as f64 / total as f64 }
 }
 
 fn passed(q: &QuestionState) -> bool {
@@ -66,8 +62,7 @@ fn detailed(q: &QuestionState) -> Value {
 
 fn failure(q: &QuestionState) -> Value {
     let latest = q.latest();
-    let last_feedback =
-        latest.and_then(|a| a.iterations.iter().rev().find_map(|i| i.feedback.as_ref()));
+    let last_feedback = latest.and_then(|a| a.iterations.iter().rev().find_map(|i| i.feedback.as_ref()));
     json!({
         "question_id": q.question.id,
         "question": q.question.question,
@@ -101,10 +96,7 @@ fn trace(state: &RunState, q: &QuestionState) -> Value {
             })
         })
         .collect();
-    let latest_iterations = attempts
-        .last()
-        .and_then(|a| a.get("iterations").cloned())
-        .unwrap_or(json!([]));
+    let latest_iterations = attempts.last().and_then(|a| a.get("iterations").cloned()).unwrap_or(json!([]));
     json!({
         "question_id": q.question.id,
         "question": q.question.question,
@@ -120,11 +112,8 @@ pub fn results_json(state: &RunState, generated_at: &str) -> Value {
     let passed_count = state.questions.iter().filter(|q| passed(q)).count();
     let mut breakdown = serde_json::Map::new();
     for level in DifficultyLevel::ALL {
-        let of_level: Vec<&QuestionState> = state
-            .questions
-            .iter()
-            .filter(|q| q.question.difficulty_level == level)
-            .collect();
+        let of_level: Vec<&QuestionState> =
+            state.questions.iter().filter(|q| q.question.difficulty_level == level).collect();
         let level_passed = of_level.iter().filter(|q| passed(q)).count();
         breakdown.insert(
             level.as_str().into(),
