@@ -12,12 +12,14 @@ mod headless;
 mod providers;
 mod replay_headless;
 mod run;
+mod verify;
 
 /// Run `command` and return its exit code; `Err` means bad input (exit 2).
 pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Run(args) => run::run(args),
         Command::Replay(args) if args.headless && !args.verify => replay_headless::replay(&args.trace),
+        Command::Replay(args) if args.verify => verify::run(&args.trace),
         Command::Replay(_) => not_implemented("replay"),
         Command::Prepare(_) => not_implemented("prepare"),
         Command::Exec(_) => not_implemented("exec"),

@@ -4,7 +4,9 @@
 mod compare;
 mod load;
 mod results;
+mod verify;
 
 pub use compare::{Change, Row, Side, compare};
 pub use load::{fold_trace, is_trace, load_results};
 pub use results::results_json;
+pub use verify::{Drift, VerifyReport, json_diff, verify};

@@ -1,0 +1,47 @@
+//! `eval-dag replay TRACE --verify`: re-execute the trace's approved DAGs and
+//! report drift; exit 1 when anything drifted.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+
+use crate::dataset::Dataset;
+use crate::report::{fold_trace, verify};
+use crate::trace::Trace;
+
+/// Run `replay --verify` headlessly.
+pub fn run(trace_path: &Path) -> anyhow::Result<ExitCode> {
+    let trace = Trace::read(trace_path)?;
+    let settings = &trace.header.settings;
+    let dataset = Dataset::load(&settings.dataset_dir)
+        .with_context(|| format!("the dataset named in the trace ({}) cannot be loaded", settings.dataset_dir))?;
+    let dataset = Arc::new(dataset);
+    let state = fold_trace(&trace);
+    let changed = dataset.content_hash != settings.dataset_hash;
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let report = runtime.block_on(async {
+        let executor = super::providers::build_executor(&dataset)?;
+        anyhow::Ok(verify(&state, executor.as_ref(), settings.seed, changed).await)
+    })?;
+    if report.dataset_changed {
+        println!("DRIFT dataset {} changed since the run (content hash differs)", settings.dataset_dir);
+    }
+    for drift in &report.drifts {
+        println!("DRIFT {} attempt {}: {}", drift.question_id, drift.attempt, drift.what);
+        for line in drift.detail.lines() {
+            println!("    {line}");
+        }
+    }
+    println!(
+        "verified {} executed DAGs: {}",
+        report.checked,
+        if report.has_drift() {
+            format!("{} drifts", report.drifts.len() + usize::from(report.dataset_changed))
+        } else {
+            "no drift".into()
+        }
+    );
+    Ok(if report.has_drift() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}

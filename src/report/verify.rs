@@ -1,0 +1,136 @@
+//! `replay --verify`: re-execute every approved DAG of a trace in today's
+//! sandbox and report drift — changed answers or node outputs, DAGs that now
+//! fail, and a dataset whose content changed.
+
+use serde::Serialize;
+use serde_json::Value;
+use similar::TextDiff;
+
+use crate::engine::{DagExecutor, RunState};
+use crate::model::{ExecutionResult, GeneratedDag};
+
+/// One difference between a recorded execution and today's.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Drift {
+    /// Question id.
+    pub question_id: String,
+    /// Attempt number.
+    pub attempt: u32,
+    /// What drifted: `final_answer`, `node_output:<id>`, `now_fails`, `now_succeeds`.
+    pub what: String,
+    /// Unified diff (recorded → today) or a message.
+    pub detail: String,
+}
+
+/// The outcome of verifying a trace.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct VerifyReport {
+    /// DAGs re-executed.
+    pub checked: usize,
+    /// Whether the dataset's content hash differs from the recorded one.
+    pub dataset_changed: bool,
+    /// Every drift found.
+    pub drifts: Vec<Drift>,
+}
+
+impl VerifyReport {
+    /// Whether anything drifted.
+    pub fn has_drift(&self) -> bool {
+        self.dataset_changed || !self.drifts.is_empty()
+    }
+}
+
+/// Unified diff of two JSON values, pretty-printed.
+pub fn json_diff(recorded: &Value, today: &Value) -> String {
+    let a = serde_json::to_string_pretty(recorded).unwrap_or_default();
+    let b = serde_json::to_string_pretty(today).unwrap_or_default();
+    TextDiff::from_lines(&a, &b).unified_diff().context_radius(2).header("recorded", "today").to_string()
+}
+
+fn compare(question_id: &str, attempt: u32, recorded: &ExecutionResult, today: &ExecutionResult) -> Vec<Drift> {
+    let drift = |what: String, detail: String| Drift { question_id: question_id.to_string(), attempt, what, detail };
+    match (recorded.success, today.success) {
+        (true, false) => {
+            return vec![drift("now_fails".into(), today.error.clone().unwrap_or_else(|| "execution failed".into()))];
+        }
+        (false, true) => return vec![drift("now_succeeds".into(), "the recorded execution failed".into())],
+        (false, false) => return Vec::new(),
+        (true, true) => {}
+    }
+    let mut drifts = Vec::new();
+    if recorded.final_answer != today.final_answer {
+        let null = Value::Null;
+        let (a, b) = (recorded.final_answer.as_ref().unwrap_or(&null), today.final_answer.as_ref().unwrap_or(&null));
+        drifts.push(drift("final_answer".into(), json_diff(a, b)));
+    }
+    for (node, before) in &recorded.node_outputs {
+        match today.node_outputs.get(node) {
+            Some(after) if after == before => {}
+            Some(after) => drifts.push(drift(format!("node_output:{node}"), json_diff(before, after))),
+            None => drifts.push(drift(format!("node_output:{node}"), "no output today".into())),
+        }
+    }
+    drifts
+}
+
+/// Approved DAGs of `state` with their recorded final executions.
+fn executed(state: &RunState) -> Vec<(String, u32, GeneratedDag, ExecutionResult)> {
+    let mut out = Vec::new();
+    for q in &state.questions {
+        for attempt in &q.attempts {
+            let approved = attempt.iterations.iter().rev().find(|i| i.feedback.as_ref().is_some_and(|f| f.is_approved));
+            if let (Some(result), Some(dag)) = (&attempt.execution, approved.and_then(|i| i.dag.clone())) {
+                out.push((q.question.id.clone(), attempt.number, dag, result.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// Re-execute every approved DAG in `state` with `executor` (seed `seed`).
+pub async fn verify(state: &RunState, executor: &dyn DagExecutor, seed: u64, dataset_changed: bool) -> VerifyReport {
+    let mut report = VerifyReport { dataset_changed, ..VerifyReport::default() };
+    for (question_id, attempt, dag, recorded) in executed(state) {
+        let today = executor.execute(&dag, seed).await;
+        report.checked += 1;
+        report.drifts.extend(compare(&question_id, attempt, &recorded, &today));
+    }
+    report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn result(answer: Value, nodes: &[(&str, Value)]) -> ExecutionResult {
+        ExecutionResult {
+            success: true,
+            final_answer: Some(answer),
+            node_outputs: nodes.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn identical_results_do_not_drift() {
+        let r = result(json!(3), &[("a", json!([1, 2]))]);
+        assert!(compare("q", 1, &r, &r.clone()).is_empty());
+    }
+
+    #[test]
+    fn changed_answers_and_outputs_drift_with_a_readable_diff() {
+        let before = result(json!({"x": 1}), &[("a", json!([1, 2])), ("b", json!("s"))]);
+        let after = result(json!({"x": 2}), &[("a", json!([1, 3]))]);
+        let drifts = compare("q", 1, &before, &after);
+        let what: Vec<&str> = drifts.iter().map(|d| d.what.as_str()).collect();
+        assert_eq!(what, vec!["final_answer", "node_output:a", "node_output:b"]);
+        assert!(
+            drifts[0].detail.contains("-  \"x\": 1") && drifts[0].detail.contains("+  \"x\": 2"),
+            "{}",
+            drifts[0].detail
+        );
+        let failing = ExecutionResult { success: false, error: Some("boom".into()), ..Default::default() };
+        assert_eq!(compare("q", 1, &before, &failing)[0].what, "now_fails");
+    }
+}
