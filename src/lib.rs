@@ -13,6 +13,7 @@ pub mod llm;
 pub mod logging;
 pub mod model;
 pub mod prompts;
+pub mod render;
 pub mod report;
 pub mod sandbox;
 pub mod trace;

@@ -5,11 +5,13 @@
 //! ignored.
 
 mod dag;
+mod diff;
 mod feedback;
 mod question;
 mod result;
 
 pub use dag::{DagEdge, DagNodeSpec, GeneratedDag};
+pub use diff::{FindingFate, IterationDiff, NodeChange, code_diff};
 pub use feedback::{CriticFeedback, Finding, FindingSource, LayerValidation, Severity};
 pub use question::{DifficultyLevel, Question};
 pub use result::ExecutionResult;
