@@ -11,6 +11,7 @@ mod compare;
 mod headless;
 mod providers;
 mod replay_headless;
+mod report;
 mod run;
 mod verify;
 
@@ -24,7 +25,7 @@ pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Prepare(_) => not_implemented("prepare"),
         Command::Exec(_) => not_implemented("exec"),
         Command::Validate(_) => not_implemented("validate"),
-        Command::Report(_) => not_implemented("report"),
+        Command::Report(args) => report::run(args),
         Command::Compare(args) => compare::run(args),
         Command::SandboxWorker(_) => not_implemented("sandbox-worker"),
     }

@@ -139,8 +139,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         anyhow::Ok(state)
     })?;
     let results = write_results(&plan.out, &state)?;
+    let report_path = plan.out.join("eval_report.html");
+    let report_size = super::report::write_report(&report_path, &state, &chrono::Utc::now().to_rfc3339())?;
     eprintln!("{}", summary_line(&state));
     eprintln!("results: {}", results.display());
+    eprintln!("report:  {} ({:.1} KiB)", report_path.display(), report_size as f64 / 1024.0);
     eprintln!("trace:   {}", trace_path.display());
     Ok(exit_code(&state))
 }

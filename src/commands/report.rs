@@ -1,0 +1,45 @@
+//! `eval-dag report RESULTS_OR_TRACE --out FILE`: the self-contained HTML report.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+
+use crate::cli::ReportArgs;
+use crate::engine::RunState;
+use crate::report::{fold_trace, is_trace, report_html};
+use crate::trace::Trace;
+
+/// The trace behind `input`: the file itself, or the `trace.jsonl` beside a results file.
+fn trace_path(input: &Path) -> anyhow::Result<PathBuf> {
+    if is_trace(input) {
+        return Ok(input.to_path_buf());
+    }
+    if !input.is_file() {
+        anyhow::bail!("{} does not exist or is not a file", input.display());
+    }
+    let sibling = input.parent().unwrap_or(Path::new(".")).join("trace.jsonl");
+    if is_trace(&sibling) {
+        return Ok(sibling);
+    }
+    anyhow::bail!(
+        "{} is not a trace, and no trace.jsonl lies beside it; the report is drawn from the run's trace",
+        input.display()
+    )
+}
+
+/// Write the report of `state` to `out`; returns its size in bytes.
+pub fn write_report(out: &Path, state: &RunState, generated_at: &str) -> anyhow::Result<u64> {
+    let html = report_html(state, generated_at);
+    std::fs::write(out, &html).with_context(|| format!("cannot write {}", out.display()))?;
+    Ok(html.len() as u64)
+}
+
+/// Run the `report` subcommand.
+pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
+    let trace = Trace::read(&trace_path(&args.input)?)?;
+    let state = fold_trace(&trace);
+    let size = write_report(&args.out, &state, &chrono::Utc::now().to_rfc3339())?;
+    eprintln!("report: {} ({:.1} KiB, {} questions)", args.out.display(), size as f64 / 1024.0, state.questions.len());
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,121 @@
+//! `eval_report.html`: one self-contained file (inline CSS, a few lines of
+//! inline JS for the filter bar, no external assets) that is readable with
+//! JavaScript off. Question sections start collapsed so large runs stay usable.
+
+mod question;
+mod svg;
+
+use std::fmt::Write;
+
+use crate::engine::{Outcome, QuestionStatus, RunState};
+use crate::model::DifficultyLevel;
+use crate::render::{highlight_css, html_escape};
+
+pub use svg::{NodeVerdict, dag_svg, node_verdict};
+
+const STYLE: &str = r#"
+body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:16px;color:#1d2330;background:#fbfbfd}
+h1{font-size:22px;margin:0 0 4px} code,pre{font:12.5px/1.4 ui-monospace,monospace}
+pre{background:#f2f3f7;padding:8px;border-radius:6px;overflow:auto;margin:4px 0;white-space:pre-wrap}
+table{border-collapse:collapse;margin:8px 0} td,th{border:1px solid #d6d9e2;padding:3px 8px;text-align:left}
+.cards{display:flex;gap:12px;flex-wrap:wrap;margin:12px 0}.card{background:#fff;border:1px solid #d6d9e2;border-radius:8px;padding:10px 14px}
+.card b{display:block;font-size:22px}
+.filters{position:sticky;top:0;background:#fbfbfd;padding:8px 0;border-bottom:1px solid #d6d9e2;z-index:1}
+details{margin:4px 0} summary{cursor:pointer}
+details.question{background:#fff;border:1px solid #d6d9e2;border-radius:8px;padding:6px 10px;margin:8px 0}
+.body{padding:4px 0 4px 12px}
+.badge{border-radius:10px;padding:0 8px;font-size:12px;background:#e4e6ee}
+.badge.passed{background:#d5f5df;color:#0d6b2c}.badge.failed,.badge.rejected{background:#fde0e0;color:#9b1c1c}
+.badge.exhausted{background:#fdecc8;color:#8a5300}.level{font-size:12px;color:#5b6275}
+.answer{color:#0d4f9b}
+svg.dag{display:block;margin:8px 0;max-width:100%;height:auto}
+svg .edge{fill:none;stroke:#8d94a8;stroke-width:1.5}
+svg .node rect{fill:#eaf7ee;stroke:#3a9b5c;stroke-width:1.5}svg .node.flagged rect{fill:#fff4dc;stroke:#c98a00}
+svg .node.failed rect{fill:#fde4e4;stroke:#c62828}svg .node.final rect{stroke-width:3.5}
+svg text{font:12px ui-monospace,monospace;fill:#1d2330}svg text.op{fill:#5b6275;font-size:10.5px}
+.node-card{border-left:4px solid #3a9b5c;padding:2px 0 2px 10px;margin:10px 0}.node-card.flagged{border-color:#c98a00}.node-card.failed{border-color:#c62828}
+.node-card h5{margin:2px 0;font-size:13px}.inputs{margin:0;color:#5b6275;font-size:12px}
+.code-and-findings{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:10px}
+ul.findings{list-style:none;padding:0;margin:4px 0}.finding{border:1px solid #e2c98e;background:#fffaf0;border-radius:6px;padding:4px 8px;margin:4px 0}
+.finding.trial-run{border-color:#e3a0a0;background:#fff5f5}.finding.semantic{border-color:#a9bde8;background:#f5f8ff}
+.src{font-size:11px;text-transform:uppercase;color:#5b6275}.rule{font-weight:600}
+.fate{font-size:11px;border-radius:8px;padding:0 6px}.fate.resolved{background:#d5f5df}.fate.persisting{background:#fdecc8}.fate.new{background:#fde0e0}
+.udiff{background:#f7f7fa}.added{color:#0d6b2c}.removed{color:#9b1c1c}
+"#;
+
+const SCRIPT: &str = r#"
+(function(){var f=document.getElementById('filters');if(!f)return;f.hidden=false;
+function apply(){var failed=document.getElementById('f-failed').checked,d=document.getElementById('f-level').value,
+t=document.getElementById('f-text').value.toLowerCase();document.querySelectorAll('details.question').forEach(function(q){
+var ok=(!failed||q.dataset.status!=='passed')&&(!d||q.dataset.difficulty===d)&&(!t||q.dataset.text.indexOf(t)>=0);q.hidden=!ok;});}
+f.addEventListener('input',apply);})();
+"#;
+
+fn summary_html(state: &RunState) -> String {
+    let total = state.questions.len();
+    let count = |o| state.count(|s| s == QuestionStatus::Done(o));
+    let passed = count(Outcome::Passed);
+    let rate = if total == 0 { 0.0 } else { 100.0 * passed as f64 / total as f64 };
+    let mut out = format!(
+        "<div class=\"cards\"><div class=\"card\"><b>{rate:.0}%</b>pass rate</div><div class=\"card\"><b>{passed}/{total}</b>passed</div><div class=\"card\"><b>{}</b>failed</div><div class=\"card\"><b>{}</b>exhausted</div><div class=\"card\"><b>{}</b>tokens</div><div class=\"card\"><b>${:.4}</b>estimated cost</div></div>",
+        count(Outcome::Failed),
+        count(Outcome::Exhausted),
+        state.usage.total(),
+        state.cost_usd
+    );
+    out.push_str("<table><tr><th>difficulty</th><th>total</th><th>passed</th><th>failed</th><th>pass rate</th></tr>");
+    for level in DifficultyLevel::ALL {
+        let of: Vec<_> = state.questions.iter().filter(|q| q.question.difficulty_level == level).collect();
+        let ok = of.iter().filter(|q| q.status == QuestionStatus::Done(Outcome::Passed)).count();
+        let rate = if of.is_empty() { 0.0 } else { 100.0 * ok as f64 / of.len() as f64 };
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{ok}</td><td>{}</td><td>{rate:.0}%</td></tr>",
+            level.as_str(),
+            of.len(),
+            of.len() - ok
+        );
+    }
+    out.push_str("</table>");
+    if let Some(settings) = &state.settings {
+        let _ = write!(
+            out,
+            "<details><summary>Run settings</summary><table><tr><td>dataset</td><td>{}</td></tr><tr><td>dataset hash</td><td><code>{}</code></td></tr><tr><td>provider / model</td><td>{} / {}</td></tr><tr><td>questions / max iterations / concurrency</td><td>{} / {} / {}</td></tr><tr><td>seed</td><td>{}</td></tr></table></details>",
+            html_escape(&settings.dataset_dir),
+            html_escape(&settings.dataset_hash),
+            html_escape(&settings.provider),
+            html_escape(&settings.model),
+            settings.questions,
+            settings.max_iterations,
+            settings.concurrency,
+            settings.seed
+        );
+    }
+    if let Some(failure) = &state.failure {
+        let _ = write!(out, "<p class=\"reason\">The run failed: {}</p>", html_escape(failure));
+    }
+    out
+}
+
+/// The whole report of `state`, stamped `generated_at`.
+pub fn report_html(state: &RunState, generated_at: &str) -> String {
+    let title =
+        state.settings.as_ref().map_or("eval-dag report".to_string(), |s| format!("eval-dag · {}", s.dataset_dir));
+    let mut out = format!(
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>{}</title><style>{STYLE}{}</style></head><body>",
+        html_escape(&title),
+        highlight_css(false)
+    );
+    let _ = write!(out, "<h1>{}</h1><p>Generated {}</p>", html_escape(&title), html_escape(generated_at));
+    out.push_str(&summary_html(state));
+    out.push_str(
+        "<div class=\"filters\" id=\"filters\" hidden><label><input type=\"checkbox\" id=\"f-failed\"> not passed only</label> \
+         <select id=\"f-level\"><option value=\"\">all difficulties</option><option>easy</option><option>medium</option><option>hard</option></select> \
+         <input type=\"search\" id=\"f-text\" placeholder=\"filter questions\"></div>",
+    );
+    for q in &state.questions {
+        out.push_str(&question::question_html(state, q));
+    }
+    let _ = write!(out, "<script>{SCRIPT}</script></body></html>");
+    out
+}
