@@ -53,11 +53,10 @@ pub struct Dataset {
     pub content_hash: String,
 }
 
-fn read_object(
-    dir: &Path,
-    file: &'static str,
-    problems: &mut Vec<String>,
-) -> Result<Option<(Map<String, Value>, Vec<u8>)>, DatasetError> {
+/// A JSON object read from a file, with the file's bytes (for hashing).
+type ParsedFile = (Map<String, Value>, Vec<u8>);
+
+fn read_object(dir: &Path, file: &'static str, problems: &mut Vec<String>) -> Result<Option<ParsedFile>, DatasetError> {
     let path = dir.join(file);
     let bytes = std::fs::read(&path).map_err(|err| DatasetError::Unreadable {
         dir: dir.to_path_buf(),

@@ -147,6 +147,9 @@ pub enum ControlAction {
 /// One thing that happened in a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+// Events are built once and moved through one channel; boxing the large
+// variants would only add allocations.
+#[allow(clippy::large_enum_variant)]
 pub enum EngineEvent {
     /// The run began.
     RunStarted {

@@ -142,6 +142,7 @@ impl Orchestrator {
 }
 
 /// What a continued run does with one question of the earlier run.
+#[allow(clippy::large_enum_variant)] // one per question, once per run
 enum Resumption {
     /// Its latest attempt (this number) finished: keep it.
     Keep(u32),

@@ -13,6 +13,7 @@ use super::{CriticFeedback, DagNodeSpec, Finding, GeneratedDag};
 /// How a node changed between two iterations.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "change", rename_all = "snake_case")]
+#[allow(clippy::large_enum_variant)] // short-lived, built per diff view
 pub enum NodeChange {
     /// Only in the later iteration.
     Added {

@@ -5,6 +5,8 @@ mod compare;
 mod html;
 mod load;
 mod results;
+#[cfg(test)]
+mod test_run;
 mod verify;
 
 pub use compare::{Change, Row, Side, compare};

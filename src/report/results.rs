@@ -144,3 +144,28 @@ pub fn results_json(state: &RunState, generated_at: &str) -> Value {
         "question_traces": state.questions.iter().map(|q| trace(state, q)).collect::<Vec<_>>(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::test_run::run_with_one_pass_and_one_exhausted;
+
+    #[test]
+    fn results_follow_the_schema_and_count_right() {
+        let state = run_with_one_pass_and_one_exhausted();
+        let doc = results_json(&state, "2026-01-01T00:00:00Z");
+        let schema: Value = serde_json::from_str(include_str!("eval_results.schema.json")).unwrap();
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        let errors: Vec<String> =
+            validator.iter_errors(&doc).map(|e| format!("{} at {}", e, e.instance_path())).collect();
+        assert!(errors.is_empty(), "{errors:#?}");
+        assert_eq!(doc["summary"]["passed"], 1);
+        assert_eq!(doc["summary"]["failed"], 1);
+        assert_eq!(doc["summary"]["exhausted"], 1);
+        assert_eq!(doc["summary"]["tokens"]["total"], 15);
+        assert_eq!(doc["failure_analysis"][0]["question_id"], "q_02");
+        assert_eq!(doc["question_traces"][0]["conversation_log"][1]["content"], "{}");
+        let broken = json!({"summary": {}});
+        assert!(!validator.is_valid(&broken), "the schema rejects a document without the required parts");
+    }
+}

@@ -178,7 +178,6 @@ impl Trace {
 mod tests {
     use super::*;
     use crate::engine::ControlAction;
-    use std::io::Write as _;
 
     fn header() -> TraceHeader {
         TraceHeader {

@@ -119,3 +119,24 @@ pub fn report_html(state: &RunState, generated_at: &str) -> String {
     let _ = write!(out, "<script>{SCRIPT}</script></body></html>");
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::test_run::run_with_one_pass_and_one_exhausted;
+
+    #[test]
+    fn the_report_is_self_contained_and_shows_every_question_iteration_and_node() {
+        let state = run_with_one_pass_and_one_exhausted();
+        let html = report_html(&state, "now");
+        assert!(!html.contains("http://") && !html.contains("https://"), "no external references");
+        assert!(!html.contains("<link") && !html.contains("src="), "no external assets");
+        for q in &state.questions {
+            assert!(html.contains(&format!("id=\"{}\"", q.question.id)), "{} has a section", q.question.id);
+        }
+        assert!(html.contains("Iteration 1"));
+        assert!(html.contains("<code>a</code>"), "node a is shown");
+        assert!(html.contains("<svg class=\"dag\""));
+        assert!(html.contains("50%</b>pass rate"));
+    }
+}
