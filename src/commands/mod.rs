@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use crate::cli::Command;
 
 mod compare;
+mod exec;
 mod headless;
 mod providers;
 mod replay_headless;
@@ -23,11 +24,14 @@ pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Replay(args) if args.verify => verify::run(&args.trace),
         Command::Replay(_) => not_implemented("replay"),
         Command::Prepare(_) => not_implemented("prepare"),
-        Command::Exec(_) => not_implemented("exec"),
+        Command::Exec(args) => exec::run(args),
         Command::Validate(_) => not_implemented("validate"),
         Command::Report(args) => report::run(args),
         Command::Compare(args) => compare::run(args),
-        Command::SandboxWorker(_) => not_implemented("sandbox-worker"),
+        Command::SandboxWorker(args) => {
+            crate::sandbox::serve(&args.dataset)?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 

@@ -6,6 +6,7 @@ use crate::cli::RunArgs;
 use crate::dataset::Dataset;
 use crate::engine::DagExecutor;
 use crate::llm::LlmClient;
+use crate::sandbox::{SandboxConfig, SandboxPool};
 
 /// The LLM provider chosen by flags, environment and config.
 pub fn build_llm(args: &RunArgs, dataset: &Arc<Dataset>) -> anyhow::Result<Arc<dyn LlmClient>> {
@@ -13,8 +14,7 @@ pub fn build_llm(args: &RunArgs, dataset: &Arc<Dataset>) -> anyhow::Result<Arc<d
     anyhow::bail!("no LLM provider is available yet")
 }
 
-/// The sandbox pool over `dataset`.
+/// The sandbox pool over `dataset`, with default limits.
 pub fn build_executor(dataset: &Arc<Dataset>) -> anyhow::Result<Arc<dyn DagExecutor>> {
-    let _ = dataset;
-    anyhow::bail!("the sandbox is not available yet")
+    Ok(Arc::new(SandboxPool::new(&dataset.dir, SandboxConfig::default())?))
 }

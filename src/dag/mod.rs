@@ -1,5 +1,9 @@
 //! DAG structure: input references, layers and the structural validators.
 
+mod refs;
+
+pub use refs::InputRef;
+
 use crate::dataset::SchemaCatalogue;
 use crate::model::{Finding, GeneratedDag};
 

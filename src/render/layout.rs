@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use crate::dag::InputRef;
 use crate::model::GeneratedDag;
 
 /// A node's place in the grid.
@@ -38,11 +39,6 @@ impl DagLayout {
     }
 }
 
-/// The node id in a `prev_node.<id>.output` reference.
-fn referenced_node(reference: &str) -> Option<&str> {
-    reference.strip_prefix("prev_node.")?.strip_suffix(".output")
-}
-
 /// Lay out `dag`. Unknown references are ignored; duplicate ids keep their first node.
 pub fn layout(dag: &GeneratedDag) -> DagLayout {
     let mut layers: Vec<usize> = dag.nodes.iter().map(|n| n.layer).collect();
@@ -59,7 +55,9 @@ pub fn layout(dag: &GeneratedDag) -> DagLayout {
     }
     for (target, node) in dag.nodes.iter().enumerate() {
         for reference in node.inputs.values() {
-            if let Some(source) = referenced_node(reference).and_then(index_of) {
+            if let Ok(InputRef::PrevNode(id)) = InputRef::parse(reference)
+                && let Some(source) = index_of(&id)
+            {
                 edges.push((source, target));
             }
         }

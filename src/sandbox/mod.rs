@@ -1,3 +1,14 @@
-//! The sandbox: LLM-written Python runs in worker processes holding a RustPython VM.
+//! The sandbox: LLM-written Python runs in worker processes that each hold a
+//! RustPython interpreter with the dataset already converted to Python
+//! objects. The parent enforces deadlines by killing, workers run under
+//! rlimits, and a dead worker is replaced.
 
+mod output;
 pub mod policy;
+mod pool;
+mod protocol;
+mod worker;
+
+pub use output::{MAX_FINAL_ANSWER_BYTES, bound_final_answer, truncate_for_display};
+pub use pool::{SandboxConfig, SandboxError, SandboxPool};
+pub use worker::serve;

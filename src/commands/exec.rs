@@ -1,0 +1,43 @@
+//! `eval-dag exec DAG.json --dataset DIR`: run a DAG in the sandbox and print
+//! the execution result as JSON (exit 0 on success, 1 on a failed execution).
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+
+use crate::cli::ExecArgs;
+use crate::dataset::Dataset;
+use crate::model::GeneratedDag;
+use crate::sandbox::{SandboxConfig, SandboxPool};
+
+/// Read and parse a DAG file.
+pub fn read_dag(path: &Path) -> anyhow::Result<GeneratedDag> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{} is not a DAG in the expected JSON shape", path.display()))
+}
+
+fn duration(seconds: f64, flag: &str) -> anyhow::Result<Duration> {
+    Duration::try_from_secs_f64(seconds)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .with_context(|| format!("{flag} must be a positive number of seconds"))
+}
+
+/// Run the `exec` subcommand.
+pub fn run(args: ExecArgs) -> anyhow::Result<ExitCode> {
+    let dag = read_dag(&args.dag)?;
+    let dataset = Dataset::load(&args.dataset)?;
+    let config = SandboxConfig {
+        workers: 1,
+        node_timeout: duration(args.node_timeout, "--node-timeout")?,
+        dag_timeout: duration(args.dag_timeout, "--dag-timeout")?,
+        ..SandboxConfig::default()
+    };
+    let pool = SandboxPool::new(&dataset.dir, config)?;
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let result = runtime.block_on(pool.run(&dag, 0));
+    println!("{}", serde_json::to_string_pretty(&result).expect("results serialise"));
+    Ok(if result.success { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}

@@ -1,0 +1,72 @@
+//! Bounds on what nodes return: display copies are truncated with a marker,
+//! final answers are refused past a size limit.
+
+use serde_json::Value;
+
+/// Items of a list or dict kept in a display copy.
+const DISPLAY_ITEMS: usize = 50;
+/// Characters of a string kept in a display copy.
+const DISPLAY_CHARS: usize = 2000;
+/// Largest final answer accepted, as serialised JSON.
+pub const MAX_FINAL_ANSWER_BYTES: usize = 1 << 20;
+
+/// A copy of `value` small enough to show: long lists, dicts and strings are
+/// cut, with a marker saying how much was left out.
+pub fn truncate_for_display(value: &Value) -> Value {
+    match value {
+        Value::String(s) if s.chars().count() > DISPLAY_CHARS => {
+            let kept: String = s.chars().take(DISPLAY_CHARS).collect();
+            Value::String(format!("{kept}… [{} more characters]", s.chars().count() - DISPLAY_CHARS))
+        }
+        Value::Array(items) => {
+            let mut out: Vec<Value> = items.iter().take(DISPLAY_ITEMS).map(truncate_for_display).collect();
+            if items.len() > DISPLAY_ITEMS {
+                out.push(Value::String(format!("… [{} more items]", items.len() - DISPLAY_ITEMS)));
+            }
+            Value::Array(out)
+        }
+        Value::Object(map) => {
+            let mut out: serde_json::Map<String, Value> =
+                map.iter().take(DISPLAY_ITEMS).map(|(k, v)| (k.clone(), truncate_for_display(v))).collect();
+            if map.len() > DISPLAY_ITEMS {
+                out.insert("…".into(), Value::String(format!("[{} more keys]", map.len() - DISPLAY_ITEMS)));
+            }
+            Value::Object(out)
+        }
+        other => other.clone(),
+    }
+}
+
+/// Refuse a final answer larger than [`MAX_FINAL_ANSWER_BYTES`].
+pub fn bound_final_answer(value: &Value) -> Result<(), String> {
+    let size = serde_json::to_vec(value).map(|v| v.len()).unwrap_or(usize::MAX);
+    if size > MAX_FINAL_ANSWER_BYTES {
+        return Err(format!(
+            "the final answer is {size} bytes of JSON, more than the {MAX_FINAL_ANSWER_BYTES} allowed; return a summary, not the data"
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn long_values_are_cut_with_a_marker() {
+        let list: Vec<i32> = (0..60).collect();
+        let cut = truncate_for_display(&json!(list));
+        assert_eq!(cut.as_array().unwrap().len(), 51);
+        assert_eq!(cut[50], json!("… [10 more items]"));
+        let text = "x".repeat(2005);
+        assert!(truncate_for_display(&json!(text)).as_str().unwrap().ends_with("[5 more characters]"));
+        assert_eq!(truncate_for_display(&json!({"a": 1})), json!({"a": 1}));
+    }
+
+    #[test]
+    fn huge_final_answers_are_refused() {
+        assert!(bound_final_answer(&json!("x".repeat(MAX_FINAL_ANSWER_BYTES + 1))).is_err());
+        assert!(bound_final_answer(&json!([1, 2, 3])).is_ok());
+    }
+}

@@ -1,0 +1,264 @@
+//! The parent side: a pool of warm worker processes, deadlines enforced by
+//! killing, dead workers replaced, failures reported as the node's error.
+
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures::future::BoxFuture;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::sync::Semaphore;
+
+use super::protocol::{Reply, Request};
+use crate::engine::DagExecutor;
+use crate::model::{ExecutionResult, GeneratedDag};
+
+/// How long a worker may take to start (build the interpreter, convert the data).
+const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
+/// Bytes of a worker's stderr kept for crash reports.
+const STDERR_TAIL: usize = 4096;
+
+/// Limits and size of the pool.
+#[derive(Debug, Clone)]
+pub struct SandboxConfig {
+    /// Worker processes (default: the machine's cores).
+    pub workers: usize,
+    /// Longest a single node may run.
+    pub node_timeout: Duration,
+    /// Longest a whole DAG may run.
+    pub dag_timeout: Duration,
+    /// Address-space limit of each worker.
+    pub memory_limit_bytes: u64,
+    /// CPU-seconds limit over a worker's life (a backstop; wall-clock kills come first).
+    pub cpu_limit_seconds: u64,
+    /// The executable that serves `sandbox-worker` (default: this program).
+    pub executable: Option<PathBuf>,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        Self {
+            workers: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            node_timeout: Duration::from_secs(5),
+            dag_timeout: Duration::from_secs(30),
+            memory_limit_bytes: 2 << 30,
+            cpu_limit_seconds: 3600,
+            executable: None,
+        }
+    }
+}
+
+/// The pool could not be set up.
+#[derive(Debug, thiserror::Error)]
+#[error("sandbox: {0}")]
+pub struct SandboxError(String);
+
+struct Worker {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: Lines<BufReader<ChildStdout>>,
+    stderr: Arc<Mutex<String>>,
+}
+
+struct Inner {
+    executable: PathBuf,
+    dataset_dir: PathBuf,
+    config: SandboxConfig,
+    idle: Mutex<Vec<Worker>>,
+    slots: Semaphore,
+}
+
+/// Warm RustPython workers serving DAG executions; cheap to clone.
+#[derive(Clone)]
+pub struct SandboxPool {
+    inner: Arc<Inner>,
+}
+
+fn seconds(duration: Duration) -> String {
+    let s = duration.as_secs_f64();
+    if s.fract() == 0.0 { format!("{s:.0} s") } else { format!("{s:.1} s") }
+}
+
+impl SandboxPool {
+    /// A pool over the dataset in `dataset_dir`; workers start on first use.
+    pub fn new(dataset_dir: &Path, config: SandboxConfig) -> Result<Self, SandboxError> {
+        let executable = match &config.executable {
+            Some(path) => path.clone(),
+            None => std::env::current_exe().map_err(|e| SandboxError(format!("cannot find this program: {e}")))?,
+        };
+        let slots = Semaphore::new(config.workers.max(1));
+        Ok(Self {
+            inner: Arc::new(Inner {
+                executable,
+                dataset_dir: dataset_dir.to_path_buf(),
+                config,
+                idle: Mutex::new(Vec::new()),
+                slots,
+            }),
+        })
+    }
+
+    async fn spawn(&self) -> Result<Worker, String> {
+        let inner = &self.inner;
+        let mut command = Command::new(&inner.executable);
+        command
+            .arg("sandbox-worker")
+            .arg("--dataset")
+            .arg(&inner.dataset_dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .env("EVAL_DAG_LOG", "/dev/null")
+            .env("RUST_BACKTRACE", "0")
+            .kill_on_drop(true);
+        let (memory, cpu) = (inner.config.memory_limit_bytes, inner.config.cpu_limit_seconds);
+        // SAFETY: only async-signal-safe calls (setrlimit) run between fork and exec.
+        unsafe {
+            command.pre_exec(move || {
+                let limit = |resource, value: u64| {
+                    let rlim = libc::rlimit { rlim_cur: value as libc::rlim_t, rlim_max: value as libc::rlim_t };
+                    if libc::setrlimit(resource, &rlim) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                };
+                limit(libc::RLIMIT_AS, memory)?;
+                limit(libc::RLIMIT_CPU, cpu)?;
+                limit(libc::RLIMIT_CORE, 0)
+            });
+        }
+        let mut child = command.spawn().map_err(|e| format!("cannot start a sandbox worker: {e}"))?;
+        let stdin = child.stdin.take().ok_or("worker has no stdin")?;
+        let stdout = BufReader::new(child.stdout.take().ok_or("worker has no stdout")?).lines();
+        let stderr = Arc::new(Mutex::new(String::new()));
+        if let Some(mut pipe) = child.stderr.take() {
+            let tail = stderr.clone();
+            tokio::spawn(async move {
+                let mut buffer = [0u8; 1024];
+                while let Ok(n) = pipe.read(&mut buffer).await {
+                    if n == 0 {
+                        break;
+                    }
+                    let mut tail = tail.lock().expect("stderr lock");
+                    tail.push_str(&String::from_utf8_lossy(&buffer[..n]));
+                    if tail.len() > STDERR_TAIL {
+                        let cut = tail.len() - STDERR_TAIL;
+                        let cut = (cut..tail.len()).find(|i| tail.is_char_boundary(*i)).unwrap_or(0);
+                        tail.drain(..cut);
+                    }
+                }
+            });
+        }
+        let mut worker = Worker { child, stdin, stdout, stderr };
+        match tokio::time::timeout(STARTUP_TIMEOUT, worker.stdout.next_line()).await {
+            Ok(Ok(Some(line))) if matches!(serde_json::from_str(&line), Ok(Reply::Ready)) => Ok(worker),
+            Ok(_) => Err(self.death_report(&mut worker, "the sandbox worker failed to start").await),
+            Err(_) => Err(format!("the sandbox worker did not start within {}", seconds(STARTUP_TIMEOUT))),
+        }
+    }
+
+    /// Why a worker died, from its exit status and stderr.
+    async fn death_report(&self, worker: &mut Worker, context: &str) -> String {
+        let status = tokio::time::timeout(Duration::from_secs(2), worker.child.wait()).await;
+        let stderr = worker.stderr.lock().expect("stderr lock").clone();
+        let memory = stderr.contains("memory allocation") || stderr.contains("MemoryError") || stderr.contains("out of memory");
+        if memory {
+            return "memory limit exceeded".into();
+        }
+        match status {
+            Ok(Ok(status)) if status.signal() == Some(libc::SIGXCPU) => "CPU time limit exceeded".into(),
+            Ok(Ok(status)) if status.signal() == Some(libc::SIGABRT) || status.signal() == Some(libc::SIGSEGV) => {
+                let last = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string();
+                format!("worker crashed: {status}{}", if last.is_empty() { String::new() } else { format!(" ({last})") })
+            }
+            Ok(Ok(status)) => {
+                let last = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string();
+                format!("{context}: worker crashed: {status}{}", if last.is_empty() { String::new() } else { format!(" ({last})") })
+            }
+            _ => format!("{context}: worker crashed"),
+        }
+    }
+
+    async fn checkout(&self) -> Result<Worker, String> {
+        let idle = self.inner.idle.lock().expect("pool lock").pop();
+        match idle {
+            Some(worker) => Ok(worker),
+            None => self.spawn().await,
+        }
+    }
+
+    /// Run `dag` with `seed`; failures of any kind are inside the result.
+    pub async fn run(&self, dag: &GeneratedDag, seed: u64) -> ExecutionResult {
+        let started = Instant::now();
+        let Ok(_slot) = self.inner.slots.acquire().await else {
+            return failure(dag, None, "the sandbox is shutting down".into(), started);
+        };
+        let mut worker = match self.checkout().await {
+            Ok(worker) => worker,
+            Err(error) => return failure(dag, None, error, started),
+        };
+        let request = serde_json::to_string(&Request { dag: dag.clone(), seed }).expect("requests serialise") + "\n";
+        if let Err(err) = worker.stdin.write_all(request.as_bytes()).await {
+            let report = self.death_report(&mut worker, &format!("sending the DAG failed ({err})")).await;
+            return failure(dag, None, report, started);
+        }
+        let config = &self.inner.config;
+        let dag_deadline = Instant::now() + config.dag_timeout;
+        let mut node_deadline = dag_deadline;
+        let mut current: Option<String> = None;
+        loop {
+            let deadline = node_deadline.min(dag_deadline);
+            let wait = deadline.saturating_duration_since(Instant::now());
+            match tokio::time::timeout(wait, worker.stdout.next_line()).await {
+                Err(_) => {
+                    let _ = worker.child.kill().await;
+                    let limit = if node_deadline <= dag_deadline { config.node_timeout } else { config.dag_timeout };
+                    let what = if node_deadline <= dag_deadline { "node" } else { "DAG" };
+                    let error = format!("{what} timed out after {}", seconds(limit));
+                    return failure(dag, current, error, started);
+                }
+                Ok(Ok(Some(line))) => match serde_json::from_str::<Reply>(&line) {
+                    Ok(Reply::Node { node_id }) => {
+                        current = Some(node_id);
+                        node_deadline = Instant::now() + config.node_timeout;
+                    }
+                    Ok(Reply::Result { mut result }) => {
+                        self.inner.idle.lock().expect("pool lock").push(worker);
+                        if result.question_id.is_empty() {
+                            result.question_id = dag.question_id.clone();
+                        }
+                        return result;
+                    }
+                    Ok(Reply::Ready) | Err(_) => {}
+                },
+                Ok(_) => {
+                    let report = self.death_report(&mut worker, "the DAG stopped the worker").await;
+                    return failure(dag, current, report, started);
+                }
+            }
+        }
+    }
+}
+
+fn failure(dag: &GeneratedDag, node: Option<String>, error: String, started: Instant) -> ExecutionResult {
+    ExecutionResult {
+        question_id: dag.question_id.clone(),
+        success: false,
+        error: Some(match &node {
+            Some(node) => format!("node {node}: {error}"),
+            None => error,
+        }),
+        error_node: node,
+        execution_time_ms: started.elapsed().as_secs_f64() * 1000.0,
+        ..Default::default()
+    }
+}
+
+impl DagExecutor for SandboxPool {
+    fn execute<'a>(&'a self, dag: &'a GeneratedDag, seed: u64) -> BoxFuture<'a, ExecutionResult> {
+        Box::pin(self.run(dag, seed))
+    }
+}

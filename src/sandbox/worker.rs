@@ -1,0 +1,265 @@
+//! The worker process: one RustPython interpreter, the dataset converted to
+//! Python objects once, then DAG after DAG read from stdin. Nothing but
+//! protocol lines is ever written to stdout.
+
+use std::collections::HashMap;
+use std::io::{BufRead, Write};
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::Context;
+use rustpython_vm::{
+    Interpreter, PyObjectRef, PyResult, VirtualMachine,
+    builtins::{PyBaseExceptionRef, PyDictRef},
+    compiler::Mode,
+    py_serde,
+    scope::Scope,
+};
+use serde_json::Value;
+
+use super::output::{bound_final_answer, truncate_for_display};
+use super::policy::check_source;
+use super::protocol::{Reply, Request};
+use crate::dag::InputRef;
+use crate::model::{DagNodeSpec, ExecutionResult, GeneratedDag};
+
+const PRELUDE: &str = include_str!("prelude.py");
+/// Stack of the interpreter thread: deep (but bounded) recursion must raise
+/// RecursionError, not overflow the native stack.
+const INTERPRETER_STACK: usize = 256 * 1024 * 1024;
+
+fn send(reply: &Reply) {
+    let mut out = std::io::stdout().lock();
+    let line = serde_json::to_string(reply).expect("replies serialise");
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+/// Serve DAG requests on stdin until it closes.
+pub fn serve(dataset_dir: &Path) -> anyhow::Result<()> {
+    let path = dataset_dir.join("data.json");
+    let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let data: serde_json::Map<String, Value> =
+        serde_json::from_str(&text).with_context(|| format!("{} is not a JSON object", path.display()))?;
+    let worker = std::thread::Builder::new()
+        .name("sandbox".into())
+        .stack_size(INTERPRETER_STACK)
+        .spawn(move || run_interpreter(data))
+        .context("cannot start the interpreter thread")?;
+    worker.join().map_err(|_| anyhow::anyhow!("the interpreter thread panicked"))?
+}
+
+fn build_interpreter() -> Interpreter {
+    let mut settings = rustpython_vm::Settings::default();
+    settings.import_site = false;
+    settings.allow_external_library = false;
+    settings.install_signal_handlers = false;
+    settings.int_max_str_digits = 4300;
+    let builder = Interpreter::builder(settings);
+    let defs = rustpython_stdlib::stdlib_module_defs(&builder.ctx);
+    builder.add_native_modules(&defs).add_frozen_modules(rustpython_pylib::FROZEN_STDLIB).build()
+}
+
+/// Python's rendering of an exception: the traceback and the final line.
+fn describe(vm: &VirtualMachine, exc: &PyBaseExceptionRef) -> (String, String) {
+    let mut traceback = String::new();
+    let _ = vm.write_exception(&mut traceback, exc);
+    let last = traceback.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("error").trim().to_string();
+    (last, traceback)
+}
+
+struct Prelude {
+    node_globals: PyObjectRef,
+    seed_node: PyObjectRef,
+    take_printed: PyObjectRef,
+    to_json: PyObjectRef,
+}
+
+fn load_prelude(vm: &VirtualMachine) -> Result<Prelude, String> {
+    // A stand-in `os` lets `random` (and so `statistics`) import without host access.
+    let os_stub = "import sys\nclass _Os: pass\nos = type(sys)('os')\nos.urandom = lambda n: bytes(n)\nos.name = 'posix'\nsys.modules['os'] = os\n";
+    let scope = vm.new_scope_with_builtins();
+    for (name, source) in [("<os stand-in>", os_stub), ("<sandbox prelude>", PRELUDE)] {
+        let code = vm.compile(source, Mode::Exec, name.to_string()).map_err(|e| format!("{name}: {e}"))?;
+        vm.run_code_obj(code, scope.clone()).map_err(|exc| format!("{name}: {}", describe(vm, &exc).1))?;
+    }
+    let get = |name: &str| -> Result<PyObjectRef, String> {
+        scope.globals.get_item_opt(name, vm).ok().flatten().ok_or_else(|| format!("the prelude defines no {name}"))
+    };
+    Ok(Prelude {
+        node_globals: get("node_globals")?,
+        seed_node: get("seed_node")?,
+        take_printed: get("take_printed")?,
+        to_json: get("to_json")?,
+    })
+}
+
+fn run_interpreter(data: serde_json::Map<String, Value>) -> anyhow::Result<()> {
+    let interpreter = build_interpreter();
+    interpreter.enter(|vm| {
+        let prelude = load_prelude(vm).map_err(|e| anyhow::anyhow!(e))?;
+        let mut dataset = HashMap::new();
+        for (key, value) in data {
+            let object = py_serde::deserialize(vm, value).map_err(|e| anyhow::anyhow!("converting {key}: {e}"))?;
+            dataset.insert(key, object);
+        }
+        send(&Reply::Ready);
+        let stdin = std::io::stdin();
+        for line in stdin.lock().lines() {
+            let line = line.context("reading a request")?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let result = match serde_json::from_str::<Request>(&line) {
+                Ok(request) => execute(vm, &prelude, &dataset, &request.dag, request.seed),
+                Err(err) => ExecutionResult { error: Some(format!("bad request: {err}")), ..Default::default() },
+            };
+            send(&Reply::Result { result });
+        }
+        Ok(())
+    })
+}
+
+/// Stable 64-bit hash (FNV-1a) of a node id, mixed into the run seed.
+fn node_seed(seed: u64, node_id: &str) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in node_id.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    (seed ^ hash) >> 1
+}
+
+struct NodeFailure {
+    error: String,
+    traceback: Option<String>,
+}
+
+impl NodeFailure {
+    fn plain(error: String) -> Self {
+        Self { error, traceback: None }
+    }
+}
+
+fn run_node(
+    vm: &VirtualMachine,
+    prelude: &Prelude,
+    node: &DagNodeSpec,
+    args: Vec<PyObjectRef>,
+    seed: u64,
+) -> Result<PyObjectRef, NodeFailure> {
+    let python = |result: PyResult| {
+        result.map_err(|exc| {
+            let (error, traceback) = describe(vm, &exc);
+            NodeFailure { error, traceback: Some(traceback) }
+        })
+    };
+    python(prelude.seed_node.call((vm.ctx.new_int(node_seed(seed, &node.node_id)),), vm))?;
+    let globals: PyDictRef = python(prelude.node_globals.call((), vm))?
+        .downcast()
+        .map_err(|_| NodeFailure::plain("the sandbox prelude is broken".into()))?;
+    let code = vm
+        .compile(&node.code, Mode::Exec, format!("<node {}>", node.node_id))
+        .map_err(|err| NodeFailure::plain(format!("SyntaxError: {err}")))?;
+    python(vm.run_code_obj(code, Scope::with_builtins(None, globals.clone(), vm)))?;
+    let function = globals
+        .get_item_opt(node.function_name.as_str(), vm)
+        .ok()
+        .flatten()
+        .ok_or_else(|| NodeFailure::plain(format!("the code defines no function named {}", node.function_name)))?;
+    python(function.call(args, vm))
+}
+
+fn to_json(vm: &VirtualMachine, prelude: &Prelude, object: &PyObjectRef) -> Result<Value, NodeFailure> {
+    let converted = prelude.to_json.call((object.clone(),), vm).map_err(|exc| {
+        let (error, traceback) = describe(vm, &exc);
+        NodeFailure { error: format!("the node's result cannot be converted to JSON: {error}"), traceback: Some(traceback) }
+    })?;
+    serde_json::to_value(py_serde::PyObjectSerializer::new(vm, &converted))
+        .map_err(|err| NodeFailure::plain(format!("the node's result cannot be converted to JSON: {err}")))
+}
+
+fn arguments(
+    node: &DagNodeSpec,
+    dataset: &HashMap<String, PyObjectRef>,
+    outputs: &HashMap<String, PyObjectRef>,
+) -> Result<Vec<PyObjectRef>, String> {
+    node.inputs
+        .iter()
+        .map(|(param, reference)| match InputRef::parse(reference) {
+            Ok(InputRef::Dataset(key)) => {
+                dataset.get(&key).cloned().ok_or_else(|| format!("input {param}: the dataset has no key {key:?}"))
+            }
+            Ok(InputRef::PrevNode(id)) => {
+                outputs.get(&id).cloned().ok_or_else(|| format!("input {param}: node {id} has not produced an output"))
+            }
+            Err(err) => Err(format!("input {param}: {err}")),
+        })
+        .collect()
+}
+
+/// Run every node of `dag` in layer order.
+fn execute(
+    vm: &VirtualMachine,
+    prelude: &Prelude,
+    dataset: &HashMap<String, PyObjectRef>,
+    dag: &GeneratedDag,
+    seed: u64,
+) -> ExecutionResult {
+    let started = Instant::now();
+    let mut result = ExecutionResult { question_id: dag.question_id.clone(), ..Default::default() };
+    let fail = |result: &mut ExecutionResult, node: &str, failure: NodeFailure| {
+        result.error = Some(format!("node {node}: {}", failure.error));
+        result.error_node = Some(node.to_string());
+        result.traceback = failure.traceback;
+    };
+    for node in &dag.nodes {
+        if let Some(violation) = check_source(&node.code).into_iter().next() {
+            let message = format!("refused by the sandbox policy (line {}): {}", violation.line, violation.message);
+            fail(&mut result, &node.node_id, NodeFailure::plain(message));
+            result.execution_time_ms = started.elapsed().as_secs_f64() * 1000.0;
+            return result;
+        }
+    }
+    let mut order: Vec<&DagNodeSpec> = dag.nodes.iter().collect();
+    order.sort_by_key(|n| n.layer);
+    let mut outputs: HashMap<String, PyObjectRef> = HashMap::new();
+    for node in order {
+        send(&Reply::Node { node_id: node.node_id.clone() });
+        let node_started = Instant::now();
+        let outcome = arguments(node, dataset, &outputs)
+            .map_err(NodeFailure::plain)
+            .and_then(|args| run_node(vm, prelude, node, args, seed))
+            .and_then(|object| to_json(vm, prelude, &object).map(|json| (object, json)));
+        let printed = prelude.take_printed.call((), vm).ok().and_then(|p| p.str(vm).ok()).map(|s| s.to_string_lossy().into_owned());
+        if let Some(printed) = printed.filter(|p| !p.is_empty()) {
+            result.printed.insert(node.node_id.clone(), printed);
+        }
+        result.node_timings_ms.insert(node.node_id.clone(), node_started.elapsed().as_secs_f64() * 1000.0);
+        match outcome {
+            Ok((object, json)) => {
+                if node.node_id == dag.final_answer_node {
+                    match bound_final_answer(&json) {
+                        Ok(()) => result.final_answer = Some(json.clone()),
+                        Err(err) => {
+                            fail(&mut result, &node.node_id, NodeFailure::plain(err));
+                            break;
+                        }
+                    }
+                }
+                result.node_outputs.insert(node.node_id.clone(), truncate_for_display(&json));
+                outputs.insert(node.node_id.clone(), object);
+            }
+            Err(failure) => {
+                fail(&mut result, &node.node_id, failure);
+                break;
+            }
+        }
+    }
+    if result.error.is_none() && result.final_answer.is_none() {
+        result.error = Some(format!("the final node {} produced no output", dag.final_answer_node));
+    }
+    result.success = result.error.is_none();
+    result.execution_time_ms = started.elapsed().as_secs_f64() * 1000.0;
+    result
+}
