@@ -39,6 +39,8 @@ pub enum LlmRole {
     DagBuild,
     /// Review one layer of a DAG.
     LayerReview,
+    /// Grade an answer (judges and answer faithfulness).
+    Judge,
 }
 
 impl LlmRole {
@@ -48,6 +50,7 @@ impl LlmRole {
             Self::QuestionGeneration => "questions",
             Self::DagBuild => "build",
             Self::LayerReview => "review",
+            Self::Judge => "judge",
         }
     }
 }
