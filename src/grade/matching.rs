@@ -4,7 +4,8 @@
 //! The rules, applied recursively:
 //! - numbers (and strings that hold a number) compare as numbers: two integral
 //!   values must be equal, otherwise they must agree within the absolute or the
-//!   relative tolerance (`|a − b| ≤ max(abs_tol, rel_tol · max(|a|, |b|))`);
+//!   relative tolerance (`|a − b| ≤ max(abs_tol, rel_tol · max(|a|, |b|))`,
+//!   boundary included, float rounding forgiven);
 //!   `1` and `1.0` are the same number;
 //! - strings compare trimmed and, unless `case_sensitive`, ignoring case;
 //! - a one-element list equals its element;
@@ -324,8 +325,11 @@ impl Matcher<'_> {
         }
         let (x, y) = (a.as_f64(), b.as_f64());
         let abs = self.options.abs_tol.unwrap_or(0.0);
-        let rel = self.options.rel_tol.unwrap_or(0.0) * x.abs().max(y.abs());
-        (x - y).abs() <= abs.max(rel)
+        let scale = x.abs().max(y.abs());
+        let rel = self.options.rel_tol.unwrap_or(0.0) * scale;
+        // Decimal boundaries count as within: forgive float rounding.
+        let rounding = 4.0 * f64::EPSILON * scale.max(1.0);
+        (x - y).abs() <= abs.max(rel) + rounding
     }
 
     fn norm(&self, text: &str) -> String {
