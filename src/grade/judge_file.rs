@@ -357,7 +357,10 @@ fn build_dag(tables: Vec<toml::Table>) -> Result<DagJudge, String> {
         )
     })?;
     for node in graph.node_indices() {
-        check_links(&graph, node)?;
+        check_children(&graph, node)?;
+    }
+    for node in graph.node_indices() {
+        check_parents(&graph, node)?;
     }
     let roots: Vec<NodeIndex> = graph
         .node_indices()
@@ -457,8 +460,8 @@ fn node_kind(node: &Parsed) -> Result<NodeKind, String> {
     })
 }
 
-/// The rules that relate a node to its parents and children.
-fn check_links(graph: &DiGraph<JudgeNode, ()>, node: NodeIndex) -> Result<(), String> {
+/// The rules that relate a node to its children.
+fn check_children(graph: &DiGraph<JudgeNode, ()>, node: NodeIndex) -> Result<(), String> {
     let id = &graph[node].id;
     let children: Vec<&JudgeNode> = graph.neighbors(node).map(|c| &graph[c]).collect();
     let verdicts: Vec<(&str, &Verdict)> = children
@@ -503,18 +506,33 @@ fn check_links(graph: &DiGraph<JudgeNode, ()>, node: NodeIndex) -> Result<(), St
                     child.id
                 ));
             }
-            let parents: Vec<&str> = graph
-                .neighbors_directed(node, Direction::Incoming)
-                .map(|p| graph[p].id.as_str())
-                .collect();
-            if parents.len() != 1 {
-                return Err(format!(
-                    "verdict node {id:?} has {} parents ({}): a verdict belongs to exactly one judgement node",
-                    parents.len(),
-                    parents.join(", ")
-                ));
-            }
         }
+    }
+    Ok(())
+}
+
+/// Each verdict has exactly one parent.
+fn check_parents(graph: &DiGraph<JudgeNode, ()>, node: NodeIndex) -> Result<(), String> {
+    if !matches!(graph[node].kind, NodeKind::Verdict { .. }) {
+        return Ok(());
+    }
+    let id = &graph[node].id;
+    let mut parents: Vec<String> = graph
+        .neighbors_directed(node, Direction::Incoming)
+        .map(|p| format!("{:?}", graph[p].id))
+        .collect();
+    parents.sort();
+    if parents.is_empty() {
+        return Err(format!(
+            "verdict node {id:?} has no parent: a verdict belongs to exactly one judgement node"
+        ));
+    }
+    if parents.len() != 1 {
+        return Err(format!(
+            "verdict node {id:?} has {} parents ({}): a verdict belongs to exactly one judgement node",
+            parents.len(),
+            parents.join(", ")
+        ));
     }
     Ok(())
 }
