@@ -98,7 +98,8 @@ pub(crate) struct JudgeNode {
 pub struct DagJudge {
     graph: DiGraph<JudgeNode, ()>,
     root: NodeIndex,
-    order: Vec<NodeIndex>,
+    /// Node index → position in a topological order (keys calls, orders outputs).
+    position: Vec<usize>,
 }
 
 /// How a node settled.
@@ -123,12 +124,16 @@ const REASON_CHARS: usize = 160;
 
 impl DagJudge {
     /// A judge from a validated graph, its root and a topological order.
-    pub(crate) fn new(
-        graph: DiGraph<JudgeNode, ()>,
-        root: NodeIndex,
-        order: Vec<NodeIndex>,
-    ) -> Self {
-        Self { graph, root, order }
+    pub(crate) fn new(graph: DiGraph<JudgeNode, ()>, root: NodeIndex, order: &[NodeIndex]) -> Self {
+        let mut position = vec![usize::MAX; graph.node_count()];
+        for (at, node) in order.iter().enumerate() {
+            position[node.index()] = at;
+        }
+        Self {
+            graph,
+            root,
+            position,
+        }
     }
 
     /// Run the judge; an LLM failure or an unusable reply is an error.
@@ -215,9 +220,9 @@ impl DagJudge {
     }
 
     fn position(&self, node: NodeIndex) -> usize {
-        self.order
-            .iter()
-            .position(|n| *n == node)
+        self.position
+            .get(node.index())
+            .copied()
             .unwrap_or(usize::MAX)
     }
 

@@ -9,6 +9,7 @@
 //! [`grade_answer`] runs all of them on one answer and returns one [`Grade`]
 //! each; [`summarise`] turns many into accuracy overall and per difficulty.
 
+mod dag_build;
 mod dag_judge;
 mod faithfulness;
 mod json_equality;
