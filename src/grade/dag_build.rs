@@ -77,7 +77,12 @@ pub(crate) fn build_dag(tables: Vec<toml::Table>) -> Result<DagJudge, String> {
     for (index, mut table) in tables.into_iter().enumerate() {
         let id = match table.remove("id") {
             Some(toml::Value::String(id)) if !id.trim().is_empty() => id,
-            _ => return Err(format!("node #{} has no \"id\"", index + 1)),
+            _ => {
+                return Err(format!(
+                    "node #{} has no \"id\" (a non-empty string)",
+                    index + 1
+                ));
+            }
         };
         let raw: RawNode = from_table(table).map_err(|err| format!("node {id:?}: {err}"))?;
         parsed.push(Parsed { id, raw });

@@ -127,7 +127,9 @@ impl DagJudge {
     pub(crate) fn new(graph: DiGraph<JudgeNode, ()>, root: NodeIndex, order: &[NodeIndex]) -> Self {
         let mut position = vec![usize::MAX; graph.node_count()];
         for (at, node) in order.iter().enumerate() {
-            position[node.index()] = at;
+            if let Some(slot) = position.get_mut(node.index()) {
+                *slot = at;
+            }
         }
         Self {
             graph,

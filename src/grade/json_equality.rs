@@ -64,7 +64,7 @@ fn parse_side(value: &Value) -> Result<Value, String> {
 }
 
 /// Integral numbers as integers and object keys sorted, recursively.
-pub fn canonical(value: &Value) -> Value {
+fn canonical(value: &Value) -> Value {
     match value {
         Value::Number(n) => match n.as_f64().map(Num::from_f64) {
             Some(Num::Int(i)) if n.is_f64() => i64::try_from(i)

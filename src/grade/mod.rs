@@ -27,8 +27,7 @@ use serde_json::Value;
 pub use dag_judge::{DagJudge, Verdict};
 pub use faithfulness::{ClaimVerdict, Faithfulness, faithfulness_score};
 pub use json_equality::{
-    JsonEqualityError, JsonOperator, canonical, exact_operator, json_equality, parse_json_text,
-    rules_operator,
+    JsonEqualityError, JsonOperator, exact_operator, json_equality, parse_json_text, rules_operator,
 };
 pub use judge_file::{Judge, JudgeKind, built_in_judges};
 pub use matching::{JsonCompare, MatchMethod, MatchOptions, MatchResult, ScoreMode, match_values};
@@ -248,10 +247,7 @@ pub fn grade_ground_truth(
         }
     };
     match result {
-        Ok(result) => Grade {
-            passed: result.passed,
-            ..Grade::scored(method, result.score, threshold, result.reason)
-        },
+        Ok(result) => Grade::scored(method, result.score, threshold, result.reason),
         Err(err @ JsonEqualityError::Prediction(_)) => {
             Grade::scored(method, 0.0, threshold, err.to_string())
         }
