@@ -9,6 +9,7 @@ pub mod commands;
 pub mod dag;
 pub mod dataset;
 pub mod engine;
+pub mod grade;
 pub mod llm;
 pub mod logging;
 pub mod model;

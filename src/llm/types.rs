@@ -33,6 +33,8 @@ pub enum LlmRole {
     DagBuild,
     /// Review one layer of a DAG.
     LayerReview,
+    /// Grade an answer (judges and answer faithfulness).
+    Judge,
 }
 
 impl LlmRole {
@@ -42,6 +44,7 @@ impl LlmRole {
             Self::QuestionGeneration => "questions",
             Self::DagBuild => "build",
             Self::LayerReview => "review",
+            Self::Judge => "judge",
         }
     }
 }

@@ -1,0 +1,154 @@
+//! Answer faithfulness: are the answer's claims backed by what the DAG's nodes
+//! actually produced?
+//!
+//! Claims are extracted from the answer and truths from the node outputs (two
+//! concurrent LLM calls), then every claim gets a verdict against the truths.
+//! Score = claims not contradicted ÷ claims (or supported ÷ claims when unknown
+//! claims are penalised); an answer without claims scores 1.
+
+use minijinja::context;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::Outcome;
+use super::prompts::{JudgeCall, JudgeInput, one_line};
+
+/// Options of a faithfulness judge.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Faithfulness {
+    /// Count claims the truths neither support nor contradict as wrong.
+    pub penalize_unknown: bool,
+    /// Keep at most this many truths.
+    pub truths_limit: Option<usize>,
+}
+
+/// How a claim stands against the truths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClaimVerdict {
+    /// A truth supports the claim.
+    Supported,
+    /// A truth contradicts the claim.
+    Contradicted,
+    /// The truths say nothing about the claim.
+    Unknown,
+}
+
+impl ClaimVerdict {
+    fn parse(value: &Value) -> Option<Self> {
+        match value.as_str()?.trim().to_lowercase().as_str() {
+            "supported" | "yes" => Some(Self::Supported),
+            "contradicted" | "no" => Some(Self::Contradicted),
+            "unknown" | "idk" => Some(Self::Unknown),
+            _ => None,
+        }
+    }
+}
+
+/// The score of a list of claim verdicts (1 when there are none).
+pub fn faithfulness_score(verdicts: &[ClaimVerdict], penalize_unknown: bool) -> f64 {
+    if verdicts.is_empty() {
+        return 1.0;
+    }
+    let count = |v: ClaimVerdict| verdicts.iter().filter(|x| **x == v).count();
+    let good = if penalize_unknown {
+        count(ClaimVerdict::Supported)
+    } else {
+        verdicts.len() - count(ClaimVerdict::Contradicted)
+    };
+    good as f64 / verdicts.len() as f64
+}
+
+/// The strings of list `field` in a reply.
+fn string_list(reply: &Value, field: &str) -> Result<Vec<String>, String> {
+    reply
+        .get(field)
+        .and_then(Value::as_array)
+        .ok_or_else(|| format!("the reply has no {field:?} list"))?
+        .iter()
+        .map(|item| match item {
+            Value::String(s) => Ok(s.clone()),
+            other => Err(format!("{field:?} holds a non-string item {other}")),
+        })
+        .collect()
+}
+
+impl Faithfulness {
+    /// Extract claims and truths, judge every claim, score.
+    pub(crate) async fn run(&self, call: &JudgeCall<'_>) -> Result<Outcome, String> {
+        const TEMPLATE: &str = "faithfulness.j2";
+        let claims_ctx = context! {
+            step => "claims", ..call.inputs(&[JudgeInput::Question, JudgeInput::Answer])
+        };
+        let truths_ctx = context! {
+            step => "truths", limit => self.truths_limit, ..call.inputs(&[JudgeInput::NodeOutputs])
+        };
+        let (claims, truths) = futures::join!(
+            call.ask_json(0, TEMPLATE, &claims_ctx),
+            call.ask_json(1, TEMPLATE, &truths_ctx)
+        );
+        let claims = string_list(&claims?, "claims")?;
+        let mut truths = string_list(&truths?, "truths")?;
+        if let Some(limit) = self.truths_limit {
+            truths.truncate(limit);
+        }
+        if claims.is_empty() {
+            return Ok(Outcome {
+                score: 1.0,
+                reason: "the answer makes no claims".into(),
+            });
+        }
+        let verdicts_ctx = context! { step => "verdicts", claims => &claims, truths => &truths };
+        let reply = call.ask_json(2, TEMPLATE, &verdicts_ctx).await?;
+        let items = reply
+            .get("verdicts")
+            .and_then(Value::as_array)
+            .ok_or("the reply has no \"verdicts\" list")?;
+        if items.len() != claims.len() {
+            return Err(format!(
+                "{} verdicts for {} claims",
+                items.len(),
+                claims.len()
+            ));
+        }
+        let mut verdicts = Vec::with_capacity(items.len());
+        for (index, item) in items.iter().enumerate() {
+            let verdict = item
+                .get("verdict")
+                .and_then(ClaimVerdict::parse)
+                .ok_or_else(|| {
+                    format!(
+                        "verdict {} is not supported, contradicted or unknown",
+                        index + 1
+                    )
+                })?;
+            verdicts.push(verdict);
+        }
+        let count = |v: ClaimVerdict| verdicts.iter().filter(|x| **x == v).count();
+        let mut reason = format!(
+            "{} of {} claims supported, {} contradicted, {} unknown",
+            count(ClaimVerdict::Supported),
+            claims.len(),
+            count(ClaimVerdict::Contradicted),
+            count(ClaimVerdict::Unknown)
+        );
+        if let Some(index) = verdicts
+            .iter()
+            .position(|v| *v == ClaimVerdict::Contradicted)
+        {
+            let why = items[index]
+                .get("reason")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            reason.push_str(&format!(
+                "; contradicted: {:?} ({})",
+                one_line(&claims[index], 100),
+                one_line(why, 120)
+            ));
+        }
+        Ok(Outcome {
+            score: faithfulness_score(&verdicts, self.penalize_unknown),
+            reason,
+        })
+    }
+}

@@ -1,0 +1,258 @@
+//! Answer grading: is a DAG's `final_answer` right?
+//!
+//! "Passed" only means a DAG ran; grading decides correctness, with
+//! - ground truth, when the question carries an expected answer: tolerant
+//!   matching rules ([`match_values`]) or JSON equality ([`json_equality`]);
+//! - judges loaded from TOML files ([`Judge`]): decision trees ([`DagJudge`]),
+//!   score rubrics ([`Rubric`]) and answer faithfulness ([`Faithfulness`]).
+//!
+//! [`grade_answer`] runs all of them on one answer and returns one [`Grade`]
+//! each; [`summarise`] turns many into accuracy overall and per difficulty.
+
+mod dag_build;
+mod dag_judge;
+mod faithfulness;
+mod json_equality;
+mod judge_file;
+mod matching;
+mod prompts;
+mod questions_file;
+mod rubric;
+mod summary;
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use dag_judge::{DagJudge, Verdict};
+pub use faithfulness::{ClaimVerdict, Faithfulness, faithfulness_score};
+pub use json_equality::{
+    JsonEqualityError, JsonOperator, exact_operator, json_equality, parse_json_text, rules_operator,
+};
+pub use judge_file::{Judge, JudgeKind, built_in_judges};
+pub use matching::{JsonCompare, MatchMethod, MatchOptions, MatchResult, ScoreMode, match_values};
+pub use prompts::JudgeInput;
+pub use questions_file::{QuestionSpec, parse_questions_jsonl, read_questions_file};
+pub use rubric::{
+    Rubric, RubricLevel, RubricOutput, RubricReply, normalise_score, parse_rubric_reply,
+};
+pub use summary::{Accuracy, GradeSummary, summarise};
+
+use crate::llm::LlmClient;
+use crate::model::Question;
+use prompts::{JudgeCall, JudgePrompts};
+
+/// Why grading input could not be used.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum GradeError {
+    /// A file could not be read, or holds nothing usable.
+    #[error("{path}: {message}")]
+    File {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A line of a questions file is wrong.
+    #[error("{path}:{line}: {message}")]
+    QuestionsFile {
+        /// The file.
+        path: String,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A judge file (or judge template) is wrong.
+    #[error("judge {origin}: {message}")]
+    Judge {
+        /// The file, or the built-in name.
+        origin: String,
+        /// What is wrong, naming the node when there is one.
+        message: String,
+    },
+    /// Matching options are wrong.
+    #[error("match options: {0}")]
+    MatchOptions(String),
+}
+
+/// The verdict of one grading method on one answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Grade {
+    /// `ground_truth`, `json_equality`, or the judge's name.
+    pub method: String,
+    /// 0-1; none when grading failed.
+    pub score: Option<f64>,
+    /// Whether the score reaches the threshold (false when grading failed).
+    pub passed: bool,
+    /// Lowest passing score.
+    pub threshold: f64,
+    /// One line explaining the score.
+    pub reason: String,
+    /// Why grading failed, if it did (the answer is then neither right nor wrong).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl Grade {
+    /// A grade with a score.
+    pub fn scored(method: &str, score: f64, threshold: f64, reason: String) -> Self {
+        Self {
+            method: method.to_string(),
+            score: Some(score),
+            passed: score >= threshold,
+            threshold,
+            reason,
+            error: None,
+        }
+    }
+
+    /// A grade that could not be computed.
+    pub fn failed(method: &str, threshold: f64, error: String) -> Self {
+        Self {
+            method: method.to_string(),
+            score: None,
+            passed: false,
+            threshold,
+            reason: "not graded".to_string(),
+            error: Some(error),
+        }
+    }
+}
+
+/// What a judge concluded before thresholds apply.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Outcome {
+    /// 0-1.
+    pub score: f64,
+    /// One line.
+    pub reason: String,
+}
+
+/// Judges ready to run, with their prompt templates.
+#[derive(Debug)]
+pub struct JudgePanel {
+    judges: Vec<Judge>,
+    prompts: JudgePrompts,
+}
+
+impl JudgePanel {
+    /// A panel of `judges` (empty: ground truth only).
+    pub fn new(judges: Vec<Judge>) -> Result<Self, GradeError> {
+        Ok(Self {
+            judges,
+            prompts: JudgePrompts::built_in()?,
+        })
+    }
+
+    /// The judges, in the order their grades are returned.
+    pub fn judges(&self) -> &[Judge] {
+        &self.judges
+    }
+}
+
+/// One answer to grade.
+#[derive(Debug, Clone, Copy)]
+pub struct GradeInput<'a> {
+    /// The question, with its expected answer when known.
+    pub question: &'a Question,
+    /// Matching options for this question (global + per-question overrides).
+    pub options: &'a MatchOptions,
+    /// The DAG's answer; none when no answer was produced.
+    pub final_answer: Option<&'a Value>,
+    /// Every node's output.
+    pub node_outputs: &'a IndexMap<String, Value>,
+    /// The question's attempt number (keys the judge calls for replay).
+    pub attempt: u32,
+}
+
+const NO_ANSWER: &str = "no answer was produced";
+
+/// Grade an answer: the ground-truth grade first (when an expected answer is
+/// known), then one grade per judge in panel order. Judges run concurrently.
+pub async fn grade_answer(
+    input: &GradeInput<'_>,
+    panel: &JudgePanel,
+    llm: &dyn LlmClient,
+) -> Vec<Grade> {
+    let mut grades = Vec::new();
+    if let Some(expected) = &input.question.expected_answer {
+        grades.push(grade_ground_truth(
+            expected,
+            input.final_answer,
+            input.options,
+        ));
+    }
+    let Some(answer) = input.final_answer else {
+        grades.extend(panel.judges.iter().map(|judge| {
+            Grade::scored(
+                &judge.name,
+                0.0,
+                judge.effective_threshold(),
+                NO_ANSWER.into(),
+            )
+        }));
+        return grades;
+    };
+    let runs = panel.judges.iter().zip(1..).map(|(judge, judge_index)| {
+        let call = JudgeCall {
+            prompts: &panel.prompts,
+            llm,
+            question: input.question,
+            answer,
+            node_outputs: input.node_outputs,
+            attempt: input.attempt,
+            judge_index,
+        };
+        async move {
+            let outcome = match &judge.kind {
+                JudgeKind::Dag(dag) => dag.run(&call).await,
+                JudgeKind::Rubric(rubric) => rubric.run(&call).await,
+                JudgeKind::Faithfulness(faithfulness) => faithfulness.run(&call).await,
+            };
+            let threshold = judge.effective_threshold();
+            match outcome {
+                Ok(Outcome { score, reason }) => {
+                    Grade::scored(&judge.name, score, threshold, reason)
+                }
+                Err(error) => Grade::failed(&judge.name, threshold, error),
+            }
+        }
+    });
+    grades.extend(futures::future::join_all(runs).await);
+    grades
+}
+
+/// The ground-truth grade of `answer` against `expected` under `options`.
+pub fn grade_ground_truth(
+    expected: &Value,
+    answer: Option<&Value>,
+    options: &MatchOptions,
+) -> Grade {
+    let (method, threshold) = match (options.method, options.json_compare) {
+        (MatchMethod::Rules, _) => ("ground_truth", options.threshold),
+        (MatchMethod::JsonEquality, JsonCompare::Rules) => ("json_equality", options.threshold),
+        (MatchMethod::JsonEquality, JsonCompare::Exact) => ("json_equality", 1.0),
+    };
+    let Some(answer) = answer else {
+        return Grade::scored(method, 0.0, threshold, NO_ANSWER.into());
+    };
+    let result = match (options.method, options.json_compare) {
+        (MatchMethod::Rules, _) => Ok(match_values(expected, answer, options)),
+        (MatchMethod::JsonEquality, JsonCompare::Exact) => {
+            json_equality(answer, expected, &exact_operator)
+        }
+        (MatchMethod::JsonEquality, JsonCompare::Rules) => {
+            json_equality(answer, expected, &rules_operator(options))
+        }
+    };
+    match result {
+        Ok(result) => Grade::scored(method, result.score, threshold, result.reason),
+        Err(err @ JsonEqualityError::Prediction(_)) => {
+            Grade::scored(method, 0.0, threshold, err.to_string())
+        }
+        Err(err @ JsonEqualityError::Reference(_)) => {
+            Grade::failed(method, threshold, err.to_string())
+        }
+    }
+}
