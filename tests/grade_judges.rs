@@ -8,13 +8,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use eval_dag::grade::{
-    ClaimVerdict, Grade, GradeError, GradeInput, Judge, JudgeKind, JudgePanel, MatchOptions,
-    RubricOutput, built_in_judges, faithfulness_score, grade_answer, normalise_score,
-    parse_rubric_reply,
+    ClaimVerdict, Grade, GradeError, GradeInput, Judge, JudgeKind, JudgePanel, MatchOptions, RubricOutput,
+    built_in_judges, faithfulness_score, grade_answer, normalise_score, parse_rubric_reply,
 };
-use eval_dag::llm::{
-    CallKey, DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, LlmRole,
-};
+use eval_dag::llm::{CallKey, DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, LlmRole};
 use eval_dag::model::{DifficultyLevel, Question};
 use futures::future::BoxFuture;
 use indexmap::IndexMap;
@@ -54,20 +51,12 @@ impl Script {
     }
 
     fn on_text(mut self, needle: &str, reply: &str) -> Self {
-        self.rules.push(Rule {
-            needle: needle.into(),
-            reply: reply.into(),
-            delay_ms: 0,
-        });
+        self.rules.push(Rule { needle: needle.into(), reply: reply.into(), delay_ms: 0 });
         self
     }
 
     fn on_delayed(mut self, needle: &str, reply: Value, delay_ms: u64) -> Self {
-        self.rules.push(Rule {
-            needle: needle.into(),
-            reply: reply.to_string(),
-            delay_ms,
-        });
+        self.rules.push(Rule { needle: needle.into(), reply: reply.to_string(), delay_ms });
         self
     }
 
@@ -76,32 +65,20 @@ impl Script {
     }
 
     fn keys(&self) -> Vec<CallKey> {
-        self.calls
-            .lock()
-            .unwrap()
-            .iter()
-            .map(|r| r.key.clone())
-            .collect()
+        self.calls.lock().unwrap().iter().map(|r| r.key.clone()).collect()
     }
 
     /// Index of the (single) call whose prompt holds `needle`.
     fn call_index(&self, needle: &str) -> usize {
         let prompts = self.prompts();
-        let hits: Vec<usize> = (0..prompts.len())
-            .filter(|i| prompts[*i].contains(needle))
-            .collect();
+        let hits: Vec<usize> = (0..prompts.len()).filter(|i| prompts[*i].contains(needle)).collect();
         assert_eq!(hits.len(), 1, "{needle:?} was asked {} times", hits.len());
         hits[0]
     }
 }
 
 fn user_prompt(request: &LlmRequest) -> String {
-    request
-        .messages
-        .iter()
-        .filter(|m| m.role == "user")
-        .map(|m| m.content.clone())
-        .collect()
+    request.messages.iter().filter(|m| m.role == "user").map(|m| m.content.clone()).collect()
 }
 
 impl LlmClient for Script {
@@ -126,10 +103,7 @@ impl LlmClient for Script {
             let result = match self.rules.iter().find(|r| prompt.contains(&r.needle)) {
                 Some(rule) => {
                     tokio::time::sleep(Duration::from_millis(rule.delay_ms)).await;
-                    Ok(LlmResponse {
-                        text: rule.reply.clone(),
-                        ..LlmResponse::default()
-                    })
+                    Ok(LlmResponse { text: rule.reply.clone(), ..LlmResponse::default() })
                 }
                 None => Err(LlmError::new(LlmErrorKind::BadRequest, "no scripted reply")),
             };
@@ -175,9 +149,7 @@ async fn grade_one(judge: Judge, script: &Script) -> Grade {
 }
 
 fn fixture_path(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/judges")
-        .join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/judges").join(name)
 }
 
 fn fixture(name: &str) -> Judge {
@@ -185,10 +157,7 @@ fn fixture(name: &str) -> Judge {
 }
 
 fn dag(nodes: &[&str]) -> Judge {
-    let text = format!(
-        "name = \"test\"\nkind = \"dag\"\nnode = [\n{}\n]\n",
-        nodes.join(",\n")
-    );
+    let text = format!("name = \"test\"\nkind = \"dag\"\nnode = [\n{}\n]\n", nodes.join(",\n"));
     Judge::parse(&text, "inline").unwrap()
 }
 
@@ -199,9 +168,7 @@ fn task(id: &str, label: &str, children: &[&str]) -> String {
 }
 
 fn binary(id: &str, yes: &str, no: &str) -> String {
-    format!(
-        r#"{{ id = "{id}", kind = "binary_judgement", criteria = "is {id}?", children = ["{yes}", "{no}"] }}"#
-    )
+    format!(r#"{{ id = "{id}", kind = "binary_judgement", criteria = "is {id}?", children = ["{yes}", "{no}"] }}"#)
 }
 
 fn verdict(id: &str, verdict: bool, score: u8) -> String {

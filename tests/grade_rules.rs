@@ -2,9 +2,9 @@
 //! questions file and accuracy summaries.
 
 use eval_dag::grade::{
-    Grade, GradeError, JsonCompare, JsonEqualityError, MatchMethod, MatchOptions, MatchResult,
-    ScoreMode, exact_operator, grade_ground_truth, json_equality, match_values,
-    parse_questions_jsonl, read_questions_file, rules_operator, summarise,
+    Grade, GradeError, JsonCompare, JsonEqualityError, MatchMethod, MatchOptions, MatchResult, ScoreMode,
+    exact_operator, grade_ground_truth, json_equality, match_values, parse_questions_jsonl, read_questions_file,
+    rules_operator, summarise,
 };
 use eval_dag::model::DifficultyLevel;
 use serde_json::{Value, json};
@@ -14,9 +14,7 @@ fn check(expected: Value, got: Value) -> MatchResult {
 }
 
 fn with(overrides: Value) -> MatchOptions {
-    let Value::Object(map) = overrides else {
-        panic!("overrides must be an object")
-    };
+    let Value::Object(map) = overrides else { panic!("overrides must be an object") };
     MatchOptions::default().overridden(&map).unwrap()
 }
 
@@ -66,10 +64,7 @@ fn strings_are_trimmed_and_case_insensitive_unless_asked() {
     let strict = with(json!({"case_sensitive": true}));
     let miss = match_values(&json!("Grocery_POS"), &json!("grocery_pos"), &strict);
     assert!(!miss.passed);
-    assert_eq!(
-        miss.reason,
-        r#"$: expected "Grocery_POS", got "grocery_pos""#
-    );
+    assert_eq!(miss.reason, r#"$: expected "Grocery_POS", got "grocery_pos""#);
 }
 
 #[test]
@@ -95,10 +90,7 @@ fn lists_compare_in_order_unless_order_is_ignored() {
     assert!(!dup.passed);
     assert_eq!(dup.reason, "$: no element matches expected 1");
     let short = check(json!([1, 2, 3]), json!([1, 2]));
-    assert_eq!(
-        short.reason,
-        "$[2]: expected 3, got nothing (the list is shorter)"
-    );
+    assert_eq!(short.reason, "$[2]: expected 3, got nothing (the list is shorter)");
     let long = check(json!([1, 2]), json!([1, 2, 3]));
     assert_eq!(long.reason, "$[2]: unexpected extra 3");
     assert!(check(json!([]), json!([])).passed);
@@ -109,14 +101,8 @@ fn lists_compare_in_order_unless_order_is_ignored() {
 fn dicts_compare_by_key_set_then_values() {
     let keys = check(json!({"a": 1, "b": 2}), json!({"a": 1, "c": 2}));
     assert!(!keys.passed);
-    assert_eq!(
-        keys.reason,
-        r#"$: keys differ; missing "b"; unexpected "c""#
-    );
-    let values = check(
-        json!({"grocery_pos": 0.12, "travel": 0.05}),
-        json!({"travel": 0.05, "grocery_pos": 0.31}),
-    );
+    assert_eq!(keys.reason, r#"$: keys differ; missing "b"; unexpected "c""#);
+    let values = check(json!({"grocery_pos": 0.12, "travel": 0.05}), json!({"travel": 0.05, "grocery_pos": 0.31}));
     assert_eq!(values.reason, "$.grocery_pos: expected 0.12, got 0.31");
     assert!(check(json!({"Grocery_POS": 1}), json!({" grocery_pos": 1})).passed);
     let strict = with(json!({"case_sensitive": true}));
@@ -127,10 +113,7 @@ fn dicts_compare_by_key_set_then_values() {
 
 #[test]
 fn mismatch_paths_name_nested_positions() {
-    let miss = check(
-        json!({"x": {"y": [1, {"z": "a"}]}, "a b": 1}),
-        json!({"x": {"y": [1, {"z": "b"}]}, "a b": 1}),
-    );
+    let miss = check(json!({"x": {"y": [1, {"z": "a"}]}, "a b": 1}), json!({"x": {"y": [1, {"z": "b"}]}, "a b": 1}));
     assert_eq!(miss.reason, r#"$.x.y[1].z: expected "a", got "b""#);
     let odd_key = check(json!({"a b": 1}), json!({"a b": 2}));
     assert_eq!(odd_key.reason, r#"$["a b"]: expected 1, got 2"#);
@@ -163,30 +146,15 @@ fn divide_scores_the_fraction_of_parts_right() {
     assert_eq!(result.score, 0.75);
     assert_eq!((result.right, result.total), (3, 4));
     assert!(!result.passed);
-    assert_eq!(
-        result.reason,
-        "3 of 4 parts right; first mismatch $.d: expected 4, got 5"
-    );
+    assert_eq!(result.reason, "3 of 4 parts right; first mismatch $.d: expected 4, got 5");
     let lenient = with(json!({"score": "divide", "threshold": 0.7}));
     assert!(match_values(&expected, &got, &lenient).passed);
-    assert_eq!(
-        match_values(&expected, &got, &MatchOptions::default()).score,
-        0.0
-    );
+    assert_eq!(match_values(&expected, &got, &MatchOptions::default()).score, 0.0);
     // An unexpected key is a wrong part; a missing nested value counts its leaves.
-    assert_eq!(
-        match_values(&json!({"a": 1}), &json!({"a": 1, "b": 2}), &divide).score,
-        0.5
-    );
-    assert_eq!(
-        match_values(&json!({"a": 1, "b": [1, 2]}), &json!({"a": 1}), &divide).score,
-        1.0 / 3.0
-    );
+    assert_eq!(match_values(&json!({"a": 1}), &json!({"a": 1, "b": 2}), &divide).score, 0.5);
+    assert_eq!(match_values(&json!({"a": 1, "b": [1, 2]}), &json!({"a": 1}), &divide).score, 1.0 / 3.0);
     let perfect = match_values(&expected, &expected, &divide);
-    assert_eq!(
-        (perfect.score, perfect.reason.as_str()),
-        (1.0, "matches the expected answer")
-    );
+    assert_eq!((perfect.score, perfect.reason.as_str()), (1.0, "matches the expected answer"));
 }
 
 #[test]
@@ -197,28 +165,17 @@ fn options_have_defaults_merge_overrides_and_reject_bad_values() {
     assert_eq!(defaults.method, MatchMethod::Rules);
     assert_eq!(defaults.score, ScoreMode::All);
     let global = with(json!({"rel_tol": 0.02}));
-    let merged = global
-        .overridden(json!({"ignore_order": true}).as_object().unwrap())
-        .unwrap();
+    let merged = global.overridden(json!({"ignore_order": true}).as_object().unwrap()).unwrap();
     assert!(merged.ignore_order);
     assert_eq!(merged.rel_tol, Some(0.02));
     for (bad, needle) in [
-        (
-            json!({"abs_tol": -1.0}),
-            "abs_tol must be a non-negative number",
-        ),
+        (json!({"abs_tol": -1.0}), "abs_tol must be a non-negative number"),
         (json!({"threshold": 2}), "threshold must be between 0 and 1"),
         (json!({"ignore_ordr": true}), "unknown field `ignore_ordr`"),
         (json!({"score": "most"}), "unknown variant `most`"),
     ] {
-        let err = MatchOptions::default()
-            .overridden(bad.as_object().unwrap())
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.starts_with("match options: ") && err.contains(needle),
-            "{err}"
-        );
+        let err = MatchOptions::default().overridden(bad.as_object().unwrap()).unwrap_err().to_string();
+        assert!(err.starts_with("match options: ") && err.contains(needle), "{err}");
     }
 }
 
@@ -227,10 +184,7 @@ fn ground_truth_grades_carry_method_threshold_and_reason() {
     let options = MatchOptions::default();
     let grade = grade_ground_truth(&json!({"a": 0.12}), Some(&json!({"a": 0.31})), &options);
     assert_eq!(grade.method, "ground_truth");
-    assert_eq!(
-        (grade.score, grade.passed, grade.threshold),
-        (Some(0.0), false, 1.0)
-    );
+    assert_eq!((grade.score, grade.passed, grade.threshold), (Some(0.0), false, 1.0));
     assert_eq!(grade.reason, "$.a: expected 0.12, got 0.31");
     let none = grade_ground_truth(&json!(1), None, &options);
     assert_eq!((none.score, none.passed), (Some(0.0), false));

@@ -61,9 +61,7 @@ impl Parsed {
     fn children(&self) -> Vec<&String> {
         match &self.raw {
             RawNode::Task(t) => t.children.iter().collect(),
-            RawNode::BinaryJudgement(j) | RawNode::NonBinaryJudgement(j) => {
-                j.children.iter().collect()
-            }
+            RawNode::BinaryJudgement(j) | RawNode::NonBinaryJudgement(j) => j.children.iter().collect(),
             RawNode::Verdict(v) => v.child.iter().collect(),
         }
     }
@@ -78,10 +76,7 @@ pub(crate) fn build_dag(tables: Vec<toml::Table>) -> Result<DagJudge, String> {
         let id = match table.remove("id") {
             Some(toml::Value::String(id)) if !id.trim().is_empty() => id,
             _ => {
-                return Err(format!(
-                    "node #{} has no \"id\" (a non-empty string)",
-                    index + 1
-                ));
+                return Err(format!("node #{} has no \"id\" (a non-empty string)", index + 1));
             }
         };
         let raw: RawNode = from_table(table).map_err(|err| format!("node {id:?}: {err}"))?;
@@ -96,59 +91,34 @@ pub(crate) fn build_dag(tables: Vec<toml::Table>) -> Result<DagJudge, String> {
     let mut index: HashMap<String, NodeIndex> = HashMap::new();
     for node in &parsed {
         let kind = node_kind(node)?;
-        index.insert(
-            node.id.clone(),
-            graph.add_node(JudgeNode {
-                id: node.id.clone(),
-                kind,
-            }),
-        );
+        index.insert(node.id.clone(), graph.add_node(JudgeNode { id: node.id.clone(), kind }));
     }
     for node in &parsed {
         let mut children = node.children();
         children.sort();
         if let Some(pair) = children.windows(2).find(|w| w[0] == w[1]) {
-            return Err(format!(
-                "node {:?} lists child {:?} twice",
-                node.id, pair[0]
-            ));
+            return Err(format!("node {:?} lists child {:?} twice", node.id, pair[0]));
         }
         for child in children {
-            let target = index
-                .get(child)
-                .ok_or_else(|| format!("node {:?} names unknown child {child:?}", node.id))?;
+            let target = index.get(child).ok_or_else(|| format!("node {:?} names unknown child {child:?}", node.id))?;
             graph.add_edge(index[&node.id], *target, ());
         }
     }
 
-    let order = petgraph::algo::toposort(&graph, None).map_err(|cycle| {
-        format!(
-            "the nodes form a cycle through {:?}",
-            graph[cycle.node_id()].id
-        )
-    })?;
+    let order = petgraph::algo::toposort(&graph, None)
+        .map_err(|cycle| format!("the nodes form a cycle through {:?}", graph[cycle.node_id()].id))?;
     for node in graph.node_indices() {
         check_children(&graph, node)?;
     }
     for node in graph.node_indices() {
         check_parents(&graph, node)?;
     }
-    let roots: Vec<NodeIndex> = graph
-        .node_indices()
-        .filter(|n| {
-            graph
-                .neighbors_directed(*n, Direction::Incoming)
-                .next()
-                .is_none()
-        })
-        .collect();
+    let roots: Vec<NodeIndex> =
+        graph.node_indices().filter(|n| graph.neighbors_directed(*n, Direction::Incoming).next().is_none()).collect();
     let root = match roots.as_slice() {
         [root] => *root,
         _ => {
-            let names: Vec<String> = roots
-                .iter()
-                .map(|n| format!("{:?}", graph[*n].id))
-                .collect();
+            let names: Vec<String> = roots.iter().map(|n| format!("{:?}", graph[*n].id)).collect();
             return Err(format!(
                 "exactly one node (the root) may have no parent, found {}: {}",
                 roots.len(),
@@ -161,10 +131,7 @@ pub(crate) fn build_dag(tables: Vec<toml::Table>) -> Result<DagJudge, String> {
         if let NodeKind::Task { output_label, .. } = &node.kind
             && let Some(other) = labels.insert(output_label.as_str(), node.id.as_str())
         {
-            return Err(format!(
-                "task nodes {other:?} and {:?} share the output label {output_label:?}",
-                node.id
-            ));
+            return Err(format!("task nodes {other:?} and {:?} share the output label {output_label:?}", node.id));
         }
     }
     Ok(DagJudge::new(graph, root, &order))
@@ -174,11 +141,7 @@ pub(crate) fn build_dag(tables: Vec<toml::Table>) -> Result<DagJudge, String> {
 fn node_kind(node: &Parsed) -> Result<NodeKind, String> {
     let id = &node.id;
     let non_empty = |field: &str, value: &str| {
-        if value.trim().is_empty() {
-            Err(format!("node {id:?}: {field:?} is empty"))
-        } else {
-            Ok(())
-        }
+        if value.trim().is_empty() { Err(format!("node {id:?}: {field:?} is empty")) } else { Ok(()) }
     };
     Ok(match &node.raw {
         RawNode::Task(t) => {
@@ -204,29 +167,20 @@ fn node_kind(node: &Parsed) -> Result<NodeKind, String> {
             }
             let score = match (v.score, &v.child) {
                 (Some(_), Some(_)) => {
-                    return Err(format!(
-                        "verdict node {id:?} has both a score and a child; give one"
-                    ));
+                    return Err(format!("verdict node {id:?} has both a score and a child; give one"));
                 }
                 (None, None) => {
-                    return Err(format!(
-                        "verdict node {id:?} needs a score (0-10) or a child"
-                    ));
+                    return Err(format!("verdict node {id:?} needs a score (0-10) or a child"));
                 }
                 (Some(score), None) => Some(
                     u8::try_from(score)
                         .ok()
                         .filter(|s| *s <= 10)
-                        .ok_or_else(|| {
-                            format!("verdict node {id:?}: score must be 0-10, got {score}")
-                        })?,
+                        .ok_or_else(|| format!("verdict node {id:?}: score must be 0-10, got {score}"))?,
                 ),
                 (None, Some(_)) => None,
             };
-            NodeKind::Verdict {
-                verdict: v.verdict.clone(),
-                score,
-            }
+            NodeKind::Verdict { verdict: v.verdict.clone(), score }
         }
     })
 }
@@ -245,9 +199,7 @@ fn check_children(graph: &DiGraph<JudgeNode, ()>, node: NodeIndex) -> Result<(),
     match &graph[node].kind {
         NodeKind::Task { .. } => {
             if children.is_empty() {
-                return Err(format!(
-                    "task node {id:?} has no children: every path must end in a verdict"
-                ));
+                return Err(format!("task node {id:?} has no children: every path must end in a verdict"));
             }
             if let Some((verdict, _)) = verdicts.first() {
                 return Err(format!(
@@ -256,22 +208,13 @@ fn check_children(graph: &DiGraph<JudgeNode, ()>, node: NodeIndex) -> Result<(),
             }
         }
         NodeKind::Judgement { binary, .. } => {
-            if let Some(other) = children
-                .iter()
-                .find(|c| !matches!(c.kind, NodeKind::Verdict { .. }))
-            {
-                return Err(format!(
-                    "judgement node {id:?} has child {:?}, which is not a verdict",
-                    other.id
-                ));
+            if let Some(other) = children.iter().find(|c| !matches!(c.kind, NodeKind::Verdict { .. })) {
+                return Err(format!("judgement node {id:?} has child {:?}, which is not a verdict", other.id));
             }
             check_verdicts(id, *binary, &verdicts)?;
         }
         NodeKind::Verdict { .. } => {
-            if let Some(child) = children
-                .iter()
-                .find(|c| matches!(c.kind, NodeKind::Verdict { .. }))
-            {
+            if let Some(child) = children.iter().find(|c| matches!(c.kind, NodeKind::Verdict { .. })) {
                 return Err(format!(
                     "verdict node {id:?} leads to verdict {:?}: a verdict's child must be a task or judgement node",
                     child.id
@@ -288,15 +231,11 @@ fn check_parents(graph: &DiGraph<JudgeNode, ()>, node: NodeIndex) -> Result<(), 
         return Ok(());
     }
     let id = &graph[node].id;
-    let mut parents: Vec<String> = graph
-        .neighbors_directed(node, Direction::Incoming)
-        .map(|p| format!("{:?}", graph[p].id))
-        .collect();
+    let mut parents: Vec<String> =
+        graph.neighbors_directed(node, Direction::Incoming).map(|p| format!("{:?}", graph[p].id)).collect();
     parents.sort();
     if parents.is_empty() {
-        return Err(format!(
-            "verdict node {id:?} has no parent: a verdict belongs to exactly one judgement node"
-        ));
+        return Err(format!("verdict node {id:?} has no parent: a verdict belongs to exactly one judgement node"));
     }
     if parents.len() != 1 {
         return Err(format!(

@@ -69,17 +69,9 @@ impl fmt::Display for Verdict {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum NodeKind {
     /// Produce a labelled text for the nodes below.
-    Task {
-        instructions: String,
-        output_label: String,
-        inputs: Vec<JudgeInput>,
-    },
+    Task { instructions: String, output_label: String, inputs: Vec<JudgeInput> },
     /// Choose one of the child verdicts.
-    Judgement {
-        criteria: String,
-        inputs: Vec<JudgeInput>,
-        binary: bool,
-    },
+    Judgement { criteria: String, inputs: Vec<JudgeInput>, binary: bool },
     /// A reached verdict: a score, or (with a child edge) a further node.
     Verdict { verdict: Verdict, score: Option<u8> },
 }
@@ -131,25 +123,14 @@ impl DagJudge {
                 *slot = at;
             }
         }
-        Self {
-            graph,
-            root,
-            position,
-        }
+        Self { graph, root, position }
     }
 
     /// Run the judge; an LLM failure or an unusable reply is an error.
     pub(crate) async fn run(&self, call: &JudgeCall<'_>) -> Result<Outcome, String> {
         let count = self.graph.node_count();
-        let mut waiting: Vec<usize> = self
-            .graph
-            .node_indices()
-            .map(|n| {
-                self.graph
-                    .neighbors_directed(n, Direction::Incoming)
-                    .count()
-            })
-            .collect();
+        let mut waiting: Vec<usize> =
+            self.graph.node_indices().map(|n| self.graph.neighbors_directed(n, Direction::Incoming).count()).collect();
         let mut reached = vec![false; count];
         let mut state = vec![State::Pending; count];
         reached[self.root.index()] = true;
@@ -163,11 +144,7 @@ impl DagJudge {
                     running.push(async move { (node, self.ask(call, node, labelled).await) });
                     continue;
                 }
-                state[node.index()] = if reached[node.index()] {
-                    State::Reached
-                } else {
-                    State::Skipped
-                };
+                state[node.index()] = if reached[node.index()] { State::Reached } else { State::Skipped };
                 self.settle(node, &state, &mut reached, &mut waiting, &mut ready);
             }
             let Some((node, result)) = running.next().await else {
@@ -213,19 +190,14 @@ impl DagJudge {
         ancestors
             .into_iter()
             .filter_map(|n| match (&self.graph[n].kind, &state[n.index()]) {
-                (NodeKind::Task { output_label, .. }, State::Output(out)) => {
-                    Some((output_label.clone(), out.clone()))
-                }
+                (NodeKind::Task { output_label, .. }, State::Output(out)) => Some((output_label.clone(), out.clone())),
                 _ => None,
             })
             .collect()
     }
 
     fn position(&self, node: NodeIndex) -> usize {
-        self.position
-            .get(node.index())
-            .copied()
-            .unwrap_or(usize::MAX)
+        self.position.get(node.index()).copied().unwrap_or(usize::MAX)
     }
 
     /// Ask the LLM to carry out a task or judgement node.
@@ -236,10 +208,8 @@ impl DagJudge {
         labelled: Vec<(String, String)>,
     ) -> Result<State, String> {
         let JudgeNode { id, kind } = &self.graph[node];
-        let labelled: Vec<_> = labelled
-            .into_iter()
-            .map(|(label, output)| context! { label => label, output => output })
-            .collect();
+        let labelled: Vec<_> =
+            labelled.into_iter().map(|(label, output)| context! { label => label, output => output }).collect();
         let children: Vec<(NodeIndex, Verdict)> = self
             .graph
             .neighbors(node)
@@ -249,20 +219,11 @@ impl DagJudge {
             })
             .collect();
         let ctx = match kind {
-            NodeKind::Task {
-                instructions,
-                inputs,
-                ..
-            } => {
+            NodeKind::Task { instructions, inputs, .. } => {
                 context! { kind => "task", instructions => instructions, labelled => labelled, ..call.inputs(inputs) }
             }
-            NodeKind::Judgement {
-                criteria,
-                inputs,
-                binary,
-            } => {
-                let mut options: Vec<String> =
-                    children.iter().map(|(_, v)| v.to_string()).collect();
+            NodeKind::Judgement { criteria, inputs, binary } => {
+                let mut options: Vec<String> = children.iter().map(|(_, v)| v.to_string()).collect();
                 options.sort();
                 let kind = if *binary { "binary" } else { "non_binary" };
                 context! { kind => kind, criteria => criteria, options => options, labelled => labelled, ..call.inputs(inputs) }
@@ -280,28 +241,15 @@ impl DagJudge {
                 None => Err(format!("node {id:?}: the reply has no \"output\"")),
             };
         }
-        let said = reply
-            .get("verdict")
-            .ok_or_else(|| format!("node {id:?}: the reply has no \"verdict\""))?;
-        let reason = reply
-            .get("reason")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
+        let said = reply.get("verdict").ok_or_else(|| format!("node {id:?}: the reply has no \"verdict\""))?;
+        let reason = reply.get("reason").and_then(Value::as_str).unwrap_or_default().to_string();
         children
             .iter()
             .find(|(_, verdict)| verdict.matches(said))
-            .map(|(child, verdict)| State::Chose {
-                child: *child,
-                verdict: verdict.clone(),
-                reason,
-            })
+            .map(|(child, verdict)| State::Chose { child: *child, verdict: verdict.clone(), reason })
             .ok_or_else(|| {
                 let options: Vec<String> = children.iter().map(|(_, v)| v.to_string()).collect();
-                format!(
-                    "node {id:?}: the verdict {said} is not one of {}",
-                    options.join(", ")
-                )
+                format!("node {id:?}: the verdict {said} is not one of {}", options.join(", "))
             })
     }
 
@@ -311,16 +259,12 @@ impl DagJudge {
             .graph
             .node_indices()
             .filter_map(|n| match (&self.graph[n].kind, &state[n.index()]) {
-                (NodeKind::Verdict { score: Some(s), .. }, State::Reached) => {
-                    Some((*s, self.graph[n].id.as_str(), n))
-                }
+                (NodeKind::Verdict { score: Some(s), .. }, State::Reached) => Some((*s, self.graph[n].id.as_str(), n)),
                 _ => None,
             })
             .collect();
-        let &(score, _, leaf) = leaves
-            .iter()
-            .min_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)))
-            .ok_or("no verdict with a score was reached")?;
+        let &(score, _, leaf) =
+            leaves.iter().min_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1))).ok_or("no verdict with a score was reached")?;
         let mut path = vec![leaf];
         let mut current = leaf;
         while let Some(parent) = self
@@ -337,13 +281,9 @@ impl DagJudge {
             .iter()
             .filter_map(|n| match &state[n.index()] {
                 State::Output(_) => Some(self.graph[*n].id.clone()),
-                State::Chose {
-                    verdict, reason, ..
-                } => Some(format!(
-                    "{}: {verdict} ({})",
-                    self.graph[*n].id,
-                    one_line(reason, REASON_CHARS)
-                )),
+                State::Chose { verdict, reason, .. } => {
+                    Some(format!("{}: {verdict} ({})", self.graph[*n].id, one_line(reason, REASON_CHARS)))
+                }
                 _ => None,
             })
             .collect();
@@ -352,10 +292,7 @@ impl DagJudge {
         if leaves.len() > 1 {
             reason.push_str(&format!(" (lowest of {} reached verdicts)", leaves.len()));
         }
-        Ok(Outcome {
-            score: f64::from(score) / 10.0,
-            reason,
-        })
+        Ok(Outcome { score: f64::from(score) / 10.0, reason })
     }
 }
 

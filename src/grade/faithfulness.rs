@@ -83,45 +83,28 @@ impl Faithfulness {
         let truths_ctx = context! {
             step => "truths", limit => self.truths_limit, ..call.inputs(&[JudgeInput::NodeOutputs])
         };
-        let (claims, truths) = futures::join!(
-            call.ask_json(0, TEMPLATE, &claims_ctx),
-            call.ask_json(1, TEMPLATE, &truths_ctx)
-        );
+        let (claims, truths) =
+            futures::join!(call.ask_json(0, TEMPLATE, &claims_ctx), call.ask_json(1, TEMPLATE, &truths_ctx));
         let claims = string_list(&claims?, "claims")?;
         let mut truths = string_list(&truths?, "truths")?;
         if let Some(limit) = self.truths_limit {
             truths.truncate(limit);
         }
         if claims.is_empty() {
-            return Ok(Outcome {
-                score: 1.0,
-                reason: "the answer makes no claims".into(),
-            });
+            return Ok(Outcome { score: 1.0, reason: "the answer makes no claims".into() });
         }
         let verdicts_ctx = context! { step => "verdicts", claims => &claims, truths => &truths };
         let reply = call.ask_json(2, TEMPLATE, &verdicts_ctx).await?;
-        let items = reply
-            .get("verdicts")
-            .and_then(Value::as_array)
-            .ok_or("the reply has no \"verdicts\" list")?;
+        let items = reply.get("verdicts").and_then(Value::as_array).ok_or("the reply has no \"verdicts\" list")?;
         if items.len() != claims.len() {
-            return Err(format!(
-                "{} verdicts for {} claims",
-                items.len(),
-                claims.len()
-            ));
+            return Err(format!("{} verdicts for {} claims", items.len(), claims.len()));
         }
         let mut verdicts = Vec::with_capacity(items.len());
         for (index, item) in items.iter().enumerate() {
             let verdict = item
                 .get("verdict")
                 .and_then(ClaimVerdict::parse)
-                .ok_or_else(|| {
-                    format!(
-                        "verdict {} is not supported, contradicted or unknown",
-                        index + 1
-                    )
-                })?;
+                .ok_or_else(|| format!("verdict {} is not supported, contradicted or unknown", index + 1))?;
             verdicts.push(verdict);
         }
         let count = |v: ClaimVerdict| verdicts.iter().filter(|x| **x == v).count();
@@ -132,23 +115,10 @@ impl Faithfulness {
             count(ClaimVerdict::Contradicted),
             count(ClaimVerdict::Unknown)
         );
-        if let Some(index) = verdicts
-            .iter()
-            .position(|v| *v == ClaimVerdict::Contradicted)
-        {
-            let why = items[index]
-                .get("reason")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            reason.push_str(&format!(
-                "; contradicted: {:?} ({})",
-                one_line(&claims[index], 100),
-                one_line(why, 120)
-            ));
+        if let Some(index) = verdicts.iter().position(|v| *v == ClaimVerdict::Contradicted) {
+            let why = items[index].get("reason").and_then(Value::as_str).unwrap_or_default();
+            reason.push_str(&format!("; contradicted: {:?} ({})", one_line(&claims[index], 100), one_line(why, 120)));
         }
-        Ok(Outcome {
-            score: faithfulness_score(&verdicts, self.penalize_unknown),
-            reason,
-        })
+        Ok(Outcome { score: faithfulness_score(&verdicts, self.penalize_unknown), reason })
     }
 }

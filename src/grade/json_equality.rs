@@ -46,9 +46,7 @@ fn fenced(text: &str) -> Option<&str> {
     let rest = &text[start..];
     // Skip an info string such as `json` on the fence line.
     let body = match rest.find('\n') {
-        Some(newline) if rest[..newline].trim().chars().all(|c| c.is_alphanumeric()) => {
-            &rest[newline + 1..]
-        }
+        Some(newline) if rest[..newline].trim().chars().all(|c| c.is_alphanumeric()) => &rest[newline + 1..],
         _ => rest,
     };
     let end = body.find("```").unwrap_or(body.len());
@@ -67,19 +65,16 @@ fn parse_side(value: &Value) -> Result<Value, String> {
 fn canonical(value: &Value) -> Value {
     match value {
         Value::Number(n) => match n.as_f64().map(Num::from_f64) {
-            Some(Num::Int(i)) if n.is_f64() => i64::try_from(i)
-                .map(|i| Value::Number(Number::from(i)))
-                .unwrap_or_else(|_| value.clone()),
+            Some(Num::Int(i)) if n.is_f64() => {
+                i64::try_from(i).map(|i| Value::Number(Number::from(i))).unwrap_or_else(|_| value.clone())
+            }
             _ => value.clone(),
         },
         Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
         Value::Object(map) => {
             let mut keys: Vec<&String> = map.keys().collect();
             keys.sort();
-            let sorted: Map<String, Value> = keys
-                .into_iter()
-                .map(|k| (k.clone(), canonical(&map[k])))
-                .collect();
+            let sorted: Map<String, Value> = keys.into_iter().map(|k| (k.clone(), canonical(&map[k]))).collect();
             Value::Object(sorted)
         }
         other => other.clone(),
@@ -89,8 +84,7 @@ fn canonical(value: &Value) -> Value {
 /// Plain equality of canonical values, as a 0/1 [`MatchResult`].
 pub fn exact_operator(prediction: &Value, reference: &Value) -> MatchResult {
     let equal = prediction == reference;
-    let mismatch =
-        (!equal).then(|| format!("$: expected {}, got {}", show(reference), show(prediction)));
+    let mismatch = (!equal).then(|| format!("$: expected {}, got {}", show(reference), show(prediction)));
     MatchResult::from_parts(usize::from(equal), 1, mismatch, ScoreMode::All, 1.0)
 }
 

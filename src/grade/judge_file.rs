@@ -37,14 +37,8 @@ use super::rubric::{Rubric, RubricLevel, RubricOutput};
 
 /// The judges shipped in `prompts/judges/`: (file name, source).
 const BUILT_IN: [(&str, &str); 2] = [
-    (
-        "well_formed_value.toml",
-        include_str!("../../prompts/judges/well_formed_value.toml"),
-    ),
-    (
-        "addresses_question.toml",
-        include_str!("../../prompts/judges/addresses_question.toml"),
-    ),
+    ("well_formed_value.toml", include_str!("../../prompts/judges/well_formed_value.toml")),
+    ("addresses_question.toml", include_str!("../../prompts/judges/addresses_question.toml")),
 ];
 
 /// A judge loaded from a judge file.
@@ -76,38 +70,26 @@ pub enum JudgeKind {
 impl Judge {
     /// The threshold in force: 1 in strict mode.
     pub fn effective_threshold(&self) -> f64 {
-        if self.strict_mode {
-            1.0
-        } else {
-            self.threshold
-        }
+        if self.strict_mode { 1.0 } else { self.threshold }
     }
 
     /// Load and validate a judge file.
     pub fn load(path: &Path) -> Result<Self, GradeError> {
         let origin = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|err| GradeError::Judge {
-            origin: origin.clone(),
-            message: err.to_string(),
-        })?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|err| GradeError::Judge { origin: origin.clone(), message: err.to_string() })?;
         Self::parse(&text, &origin)
     }
 
     /// Parse and validate judge-file text; `origin` names it in errors.
     pub fn parse(text: &str, origin: &str) -> Result<Self, GradeError> {
-        parse_judge(text).map_err(|message| GradeError::Judge {
-            origin: origin.to_string(),
-            message,
-        })
+        parse_judge(text).map_err(|message| GradeError::Judge { origin: origin.to_string(), message })
     }
 }
 
 /// The judges shipped with eval-dag.
 pub fn built_in_judges() -> Result<Vec<Judge>, GradeError> {
-    BUILT_IN
-        .iter()
-        .map(|(name, text)| Judge::parse(text, &format!("prompts/judges/{name} (built in)")))
-        .collect()
+    BUILT_IN.iter().map(|(name, text)| Judge::parse(text, &format!("prompts/judges/{name} (built in)"))).collect()
 }
 
 #[derive(Deserialize)]
@@ -170,14 +152,11 @@ struct FaithfulnessFile {
 
 /// Deserialize a table into `T`, with the serde message as the error.
 pub(crate) fn from_table<T: DeserializeOwned>(table: toml::Table) -> Result<T, String> {
-    toml::Value::Table(table)
-        .try_into()
-        .map_err(|err: toml::de::Error| err.message().trim().to_string())
+    toml::Value::Table(table).try_into().map_err(|err: toml::de::Error| err.message().trim().to_string())
 }
 
 fn parse_judge(text: &str) -> Result<Judge, String> {
-    let mut table: toml::Table =
-        toml::from_str(text).map_err(|err| err.to_string().trim().to_string())?;
+    let mut table: toml::Table = toml::from_str(text).map_err(|err| err.to_string().trim().to_string())?;
     let mut common_table = toml::Table::new();
     for key in ["name", "kind", "description", "threshold", "strict_mode"] {
         if let Some(value) = table.remove(key) {
@@ -189,10 +168,7 @@ fn parse_judge(text: &str) -> Result<Judge, String> {
         return Err("\"name\" is empty".into());
     }
     if !(0.0..=1.0).contains(&common.threshold) {
-        return Err(format!(
-            "\"threshold\" must be between 0 and 1, got {}",
-            common.threshold
-        ));
+        return Err(format!("\"threshold\" must be between 0 and 1, got {}", common.threshold));
     }
     let kind = match common.kind {
         FileKind::Dag => JudgeKind::Dag(build_dag(from_table::<DagFile>(table)?.node)?),
@@ -232,10 +208,7 @@ fn build_rubric(file: RubricFile) -> Result<Rubric, String> {
         levels.insert(level.score, level);
     }
     if levels.len() < 2 {
-        return Err(format!(
-            "a rubric needs at least two [[level]] tables, found {}",
-            levels.len()
-        ));
+        return Err(format!("a rubric needs at least two [[level]] tables, found {}", levels.len()));
     }
     Ok(Rubric {
         criteria: file.criteria,

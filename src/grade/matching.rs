@@ -101,8 +101,8 @@ impl MatchOptions {
             _ => Map::new(),
         };
         merged.extend(overrides.iter().map(|(k, v)| (k.clone(), v.clone())));
-        let options: Self = serde_json::from_value(Value::Object(merged))
-            .map_err(|err| GradeError::MatchOptions(err.to_string()))?;
+        let options: Self =
+            serde_json::from_value(Value::Object(merged)).map_err(|err| GradeError::MatchOptions(err.to_string()))?;
         options.validate()?;
         Ok(options)
     }
@@ -113,16 +113,11 @@ impl MatchOptions {
             if let Some(tol) = tol
                 && !(tol.is_finite() && tol >= 0.0)
             {
-                return Err(GradeError::MatchOptions(format!(
-                    "{name} must be a non-negative number, got {tol}"
-                )));
+                return Err(GradeError::MatchOptions(format!("{name} must be a non-negative number, got {tol}")));
             }
         }
         if !(0.0..=1.0).contains(&self.threshold) {
-            return Err(GradeError::MatchOptions(format!(
-                "threshold must be between 0 and 1, got {}",
-                self.threshold
-            )));
+            return Err(GradeError::MatchOptions(format!("threshold must be between 0 and 1, got {}", self.threshold)));
         }
         Ok(())
     }
@@ -166,13 +161,7 @@ impl MatchResult {
             }
             Some(first) => first,
         };
-        Self {
-            score,
-            passed: score >= threshold,
-            right,
-            total,
-            reason,
-        }
+        Self { score, passed: score >= threshold, right, total, reason }
     }
 }
 
@@ -180,13 +169,7 @@ impl MatchResult {
 pub fn match_values(expected: &Value, got: &Value, options: &MatchOptions) -> MatchResult {
     let mut tally = Tally::default();
     Matcher { options }.compare(expected, got, "$", &mut tally);
-    MatchResult::from_parts(
-        tally.right,
-        tally.total,
-        tally.first,
-        options.score,
-        options.threshold,
-    )
+    MatchResult::from_parts(tally.right, tally.total, tally.first, options.score, options.threshold)
 }
 
 /// A number read from a JSON number or a numeric string.
@@ -224,26 +207,17 @@ impl Num {
             return Some(Self::Int(i));
         }
         // Only decimal notation: words such as "inf" or "nan" are not numbers here.
-        let numeric = text
-            .chars()
-            .all(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E'))
+        let numeric = text.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E'))
             && text.chars().any(|c| c.is_ascii_digit());
         if !numeric {
             return None;
         }
-        text.parse::<f64>()
-            .ok()
-            .filter(|f| f.is_finite())
-            .map(Self::from_f64)
+        text.parse::<f64>().ok().filter(|f| f.is_finite()).map(Self::from_f64)
     }
 
     /// An integral float becomes an integer, so that `1.0` equals `1`.
     pub(crate) fn from_f64(f: f64) -> Self {
-        if f.fract() == 0.0 && f.abs() < INTEGRAL_LIMIT {
-            Self::Int(f as i128)
-        } else {
-            Self::Float(f)
-        }
+        if f.fract() == 0.0 && f.abs() < INTEGRAL_LIMIT { Self::Int(f as i128) } else { Self::Float(f) }
     }
 
     fn as_f64(self) -> f64 {
@@ -291,15 +265,11 @@ impl Matcher<'_> {
             (other, Value::Array(items)) if items.len() == 1 && !other.is_array() => {
                 self.compare(other, &items[0], path, tally)
             }
-            (Value::String(a), Value::String(b)) => {
-                self.leaf(self.norm(a) == self.norm(b), expected, got, path, tally)
-            }
+            (Value::String(a), Value::String(b)) => self.leaf(self.norm(a) == self.norm(b), expected, got, path, tally),
             (Value::Array(a), Value::Array(b)) if a.is_empty() || b.is_empty() => {
                 self.leaf(a.len() == b.len(), expected, got, path, tally)
             }
-            (Value::Array(a), Value::Array(b)) if self.options.ignore_order => {
-                self.unordered(a, b, path, tally)
-            }
+            (Value::Array(a), Value::Array(b)) if self.options.ignore_order => self.unordered(a, b, path, tally),
             (Value::Array(a), Value::Array(b)) => self.ordered(a, b, path, tally),
             (Value::Object(a), Value::Object(b)) if a.is_empty() || b.is_empty() => {
                 self.leaf(a.len() == b.len(), expected, got, path, tally)
@@ -313,9 +283,7 @@ impl Matcher<'_> {
         if equal {
             tally.hit(leaves(expected));
         } else {
-            tally.miss(leaves(expected), || {
-                format!("{path}: expected {}, got {}", show(expected), show(got))
-            });
+            tally.miss(leaves(expected), || format!("{path}: expected {}, got {}", show(expected), show(got)));
         }
     }
 
@@ -334,11 +302,7 @@ impl Matcher<'_> {
 
     fn norm(&self, text: &str) -> String {
         let text = text.trim();
-        if self.options.case_sensitive {
-            text.to_string()
-        } else {
-            text.to_lowercase()
-        }
+        if self.options.case_sensitive { text.to_string() } else { text.to_lowercase() }
     }
 
     fn ordered(&self, expected: &[Value], got: &[Value], path: &str, tally: &mut Tally) {
@@ -346,12 +310,9 @@ impl Matcher<'_> {
             let at = format!("{path}[{index}]");
             match (expected.get(index), got.get(index)) {
                 (Some(e), Some(g)) => self.compare(e, g, &at, tally),
-                (Some(e), None) => tally.miss(leaves(e), || {
-                    format!(
-                        "{at}: expected {}, got nothing (the list is shorter)",
-                        show(e)
-                    )
-                }),
+                (Some(e), None) => {
+                    tally.miss(leaves(e), || format!("{at}: expected {}, got nothing (the list is shorter)", show(e)))
+                }
                 (None, Some(g)) => tally.miss(1, || format!("{at}: unexpected extra {}", show(g))),
                 (None, None) => {}
             }
@@ -374,9 +335,7 @@ impl Matcher<'_> {
                     used[i] = true;
                     tally.hit(leaves(e));
                 }
-                None => tally.miss(leaves(e), || {
-                    format!("{path}: no element matches expected {}", show(e))
-                }),
+                None => tally.miss(leaves(e), || format!("{path}: no element matches expected {}", show(e))),
             }
         }
         for (g, _) in got.iter().zip(&used).filter(|(_, used)| !**used) {
@@ -384,35 +343,18 @@ impl Matcher<'_> {
         }
     }
 
-    fn objects(
-        &self,
-        expected: &Map<String, Value>,
-        got: &Map<String, Value>,
-        path: &str,
-        tally: &mut Tally,
-    ) {
+    fn objects(&self, expected: &Map<String, Value>, got: &Map<String, Value>, path: &str, tally: &mut Tally) {
         // Normalised keys; if normalising merges two keys, compare keys exactly.
         let (exp, gotk, normalise) = match (self.keyed(expected), self.keyed(got)) {
             (Some(e), Some(g)) => (e, g, true),
             _ => (exact_keys(expected), exact_keys(got), false),
         };
-        let missing: Vec<&String> = exp
-            .iter()
-            .filter(|(k, _)| !gotk.contains_key(*k))
-            .map(|(_, (key, _))| *key)
-            .collect();
-        let extra: Vec<&String> = gotk
-            .iter()
-            .filter(|(k, _)| !exp.contains_key(*k))
-            .map(|(_, (key, _))| *key)
-            .collect();
+        let missing: Vec<&String> =
+            exp.iter().filter(|(k, _)| !gotk.contains_key(*k)).map(|(_, (key, _))| *key).collect();
+        let extra: Vec<&String> =
+            gotk.iter().filter(|(k, _)| !exp.contains_key(*k)).map(|(_, (key, _))| *key).collect();
         if !missing.is_empty() || !extra.is_empty() {
-            let parts = missing
-                .iter()
-                .filter_map(|k| expected.get(*k))
-                .map(leaves)
-                .sum::<usize>()
-                + extra.len();
+            let parts = missing.iter().filter_map(|k| expected.get(*k)).map(leaves).sum::<usize>() + extra.len();
             tally.miss(parts, || {
                 let mut text = format!("{path}: keys differ");
                 if !missing.is_empty() {
@@ -425,11 +367,7 @@ impl Matcher<'_> {
             });
         }
         for (key, value) in expected {
-            let lookup = if normalise {
-                self.norm(key)
-            } else {
-                key.clone()
-            };
+            let lookup = if normalise { self.norm(key) } else { key.clone() };
             if let Some((_, got_value)) = gotk.get(&lookup) {
                 self.compare(value, got_value, &child_path(path, key), tally);
             }
@@ -437,10 +375,7 @@ impl Matcher<'_> {
     }
 
     /// Entries by normalised key, or `None` when two keys normalise alike.
-    fn keyed<'v>(
-        &self,
-        map: &'v Map<String, Value>,
-    ) -> Option<BTreeMap<String, (&'v String, &'v Value)>> {
+    fn keyed<'v>(&self, map: &'v Map<String, Value>) -> Option<BTreeMap<String, (&'v String, &'v Value)>> {
         let mut out = BTreeMap::new();
         for (key, value) in map {
             if out.insert(self.norm(key), (key, value)).is_some() {
@@ -456,10 +391,7 @@ fn exact_keys(map: &Map<String, Value>) -> BTreeMap<String, (&String, &Value)> {
 }
 
 fn key_list(keys: &[&String]) -> String {
-    keys.iter()
-        .map(|k| format!("{k:?}"))
-        .collect::<Vec<_>>()
-        .join(", ")
+    keys.iter().map(|k| format!("{k:?}")).collect::<Vec<_>>().join(", ")
 }
 
 /// Parts of a value: its leaves (an empty list or object is one part).
@@ -477,11 +409,7 @@ fn child_path(path: &str, key: &str) -> String {
     let simple = !key.is_empty()
         && !key.starts_with(|c: char| c.is_ascii_digit())
         && key.chars().all(|c| c.is_alphanumeric() || c == '_');
-    if simple {
-        format!("{path}.{key}")
-    } else {
-        format!("{path}[{}]", Value::String(key.to_string()))
-    }
+    if simple { format!("{path}.{key}") } else { format!("{path}[{}]", Value::String(key.to_string())) }
 }
 
 /// Compact JSON of a value, cut to a readable length.

@@ -33,9 +33,7 @@ pub use judge_file::{Judge, JudgeKind, built_in_judges};
 pub use matching::{JsonCompare, MatchMethod, MatchOptions, MatchResult, ScoreMode, match_values};
 pub use prompts::JudgeInput;
 pub use questions_file::{QuestionSpec, parse_questions_jsonl, read_questions_file};
-pub use rubric::{
-    Rubric, RubricLevel, RubricOutput, RubricReply, normalise_score, parse_rubric_reply,
-};
+pub use rubric::{Rubric, RubricLevel, RubricOutput, RubricReply, normalise_score, parse_rubric_reply};
 pub use summary::{Accuracy, GradeSummary, summarise};
 
 use crate::llm::LlmClient;
@@ -139,10 +137,7 @@ pub struct JudgePanel {
 impl JudgePanel {
     /// A panel of `judges` (empty: ground truth only).
     pub fn new(judges: Vec<Judge>) -> Result<Self, GradeError> {
-        Ok(Self {
-            judges,
-            prompts: JudgePrompts::built_in()?,
-        })
+        Ok(Self { judges, prompts: JudgePrompts::built_in()? })
     }
 
     /// The judges, in the order their grades are returned.
@@ -170,28 +165,18 @@ const NO_ANSWER: &str = "no answer was produced";
 
 /// Grade an answer: the ground-truth grade first (when an expected answer is
 /// known), then one grade per judge in panel order. Judges run concurrently.
-pub async fn grade_answer(
-    input: &GradeInput<'_>,
-    panel: &JudgePanel,
-    llm: &dyn LlmClient,
-) -> Vec<Grade> {
+pub async fn grade_answer(input: &GradeInput<'_>, panel: &JudgePanel, llm: &dyn LlmClient) -> Vec<Grade> {
     let mut grades = Vec::new();
     if let Some(expected) = &input.question.expected_answer {
-        grades.push(grade_ground_truth(
-            expected,
-            input.final_answer,
-            input.options,
-        ));
+        grades.push(grade_ground_truth(expected, input.final_answer, input.options));
     }
     let Some(answer) = input.final_answer else {
-        grades.extend(panel.judges.iter().map(|judge| {
-            Grade::scored(
-                &judge.name,
-                0.0,
-                judge.effective_threshold(),
-                NO_ANSWER.into(),
-            )
-        }));
+        grades.extend(
+            panel
+                .judges
+                .iter()
+                .map(|judge| Grade::scored(&judge.name, 0.0, judge.effective_threshold(), NO_ANSWER.into())),
+        );
         return grades;
     };
     let runs = panel.judges.iter().zip(1..).map(|(judge, judge_index)| {
@@ -212,9 +197,7 @@ pub async fn grade_answer(
             };
             let threshold = judge.effective_threshold();
             match outcome {
-                Ok(Outcome { score, reason }) => {
-                    Grade::scored(&judge.name, score, threshold, reason)
-                }
+                Ok(Outcome { score, reason }) => Grade::scored(&judge.name, score, threshold, reason),
                 Err(error) => Grade::failed(&judge.name, threshold, error),
             }
         }
@@ -224,11 +207,7 @@ pub async fn grade_answer(
 }
 
 /// The ground-truth grade of `answer` against `expected` under `options`.
-pub fn grade_ground_truth(
-    expected: &Value,
-    answer: Option<&Value>,
-    options: &MatchOptions,
-) -> Grade {
+pub fn grade_ground_truth(expected: &Value, answer: Option<&Value>, options: &MatchOptions) -> Grade {
     let (method, threshold) = match (options.method, options.json_compare) {
         (MatchMethod::Rules, _) => ("ground_truth", options.threshold),
         (MatchMethod::JsonEquality, JsonCompare::Rules) => ("json_equality", options.threshold),
@@ -239,20 +218,12 @@ pub fn grade_ground_truth(
     };
     let result = match (options.method, options.json_compare) {
         (MatchMethod::Rules, _) => Ok(match_values(expected, answer, options)),
-        (MatchMethod::JsonEquality, JsonCompare::Exact) => {
-            json_equality(answer, expected, &exact_operator)
-        }
-        (MatchMethod::JsonEquality, JsonCompare::Rules) => {
-            json_equality(answer, expected, &rules_operator(options))
-        }
+        (MatchMethod::JsonEquality, JsonCompare::Exact) => json_equality(answer, expected, &exact_operator),
+        (MatchMethod::JsonEquality, JsonCompare::Rules) => json_equality(answer, expected, &rules_operator(options)),
     };
     match result {
         Ok(result) => Grade::scored(method, result.score, threshold, result.reason),
-        Err(err @ JsonEqualityError::Prediction(_)) => {
-            Grade::scored(method, 0.0, threshold, err.to_string())
-        }
-        Err(err @ JsonEqualityError::Reference(_)) => {
-            Grade::failed(method, threshold, err.to_string())
-        }
+        Err(err @ JsonEqualityError::Prediction(_)) => Grade::scored(method, 0.0, threshold, err.to_string()),
+        Err(err @ JsonEqualityError::Reference(_)) => Grade::failed(method, threshold, err.to_string()),
     }
 }

@@ -20,15 +20,9 @@ use crate::prompts::extract_json_object;
 
 /// Built-in judge templates: (file name, source).
 const BUILT_IN: [(&str, &str); 3] = [
-    (
-        "dag_node.j2",
-        include_str!("../../prompts/judges/dag_node.j2"),
-    ),
+    ("dag_node.j2", include_str!("../../prompts/judges/dag_node.j2")),
     ("rubric.j2", include_str!("../../prompts/judges/rubric.j2")),
-    (
-        "faithfulness.j2",
-        include_str!("../../prompts/judges/faithfulness.j2"),
-    ),
+    ("faithfulness.j2", include_str!("../../prompts/judges/faithfulness.j2")),
 ];
 
 /// Characters of one node output shown to a judge.
@@ -61,11 +55,10 @@ impl JudgePrompts {
     pub(crate) fn built_in() -> Result<Self, GradeError> {
         let mut env = Environment::new();
         for (name, source) in BUILT_IN {
-            env.add_template(name, source)
-                .map_err(|err| GradeError::Judge {
-                    origin: format!("prompts/judges/{name}"),
-                    message: err.to_string(),
-                })?;
+            env.add_template(name, source).map_err(|err| GradeError::Judge {
+                origin: format!("prompts/judges/{name}"),
+                message: err.to_string(),
+            })?;
         }
         Ok(Self { env })
     }
@@ -78,10 +71,7 @@ impl JudgePrompts {
                 .render(context! { section => section, ..ctx.clone() })
                 .map_err(|err| format!("template {name} failed to render: {err}"))
         };
-        Ok(vec![
-            ChatMessage::system(section("system")?),
-            ChatMessage::user(section("user")?),
-        ])
+        Ok(vec![ChatMessage::system(section("system")?), ChatMessage::user(section("user")?)])
     }
 }
 
@@ -158,12 +148,7 @@ impl JudgeCall<'_> {
     }
 
     /// Like [`Self::ask`], with the reply parsed as a JSON object.
-    pub(crate) async fn ask_json(
-        &self,
-        step: usize,
-        template: &str,
-        ctx: &minijinja::Value,
-    ) -> Result<Value, String> {
+    pub(crate) async fn ask_json(&self, step: usize, template: &str, ctx: &minijinja::Value) -> Result<Value, String> {
         let reply = self.ask(step, template, ctx, true).await?;
         extract_json_object(&reply)
     }

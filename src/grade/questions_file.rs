@@ -56,20 +56,14 @@ struct RawLine {
 
 /// Read a questions file; errors name the file and line.
 pub fn read_questions_file(path: &Path) -> Result<Vec<QuestionSpec>, GradeError> {
-    let text = std::fs::read_to_string(path).map_err(|err| GradeError::File {
-        path: path.display().to_string(),
-        message: err.to_string(),
-    })?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|err| GradeError::File { path: path.display().to_string(), message: err.to_string() })?;
     parse_questions_jsonl(&text, &path.display().to_string())
 }
 
 /// Parse questions-file text; `origin` names the file in errors.
 pub fn parse_questions_jsonl(text: &str, origin: &str) -> Result<Vec<QuestionSpec>, GradeError> {
-    let error = |line: usize, message: String| GradeError::QuestionsFile {
-        path: origin.to_string(),
-        line,
-        message,
-    };
+    let error = |line: usize, message: String| GradeError::QuestionsFile { path: origin.to_string(), line, message };
     let mut specs: Vec<QuestionSpec> = Vec::new();
     let mut ids: HashMap<String, usize> = HashMap::new();
     for (index, line_text) in text.lines().enumerate() {
@@ -85,19 +79,14 @@ pub fn parse_questions_jsonl(text: &str, origin: &str) -> Result<Vec<QuestionSpe
             .ok_or_else(|| error(line, "missing \"question\" (or \"text\")".into()))?;
         let level = difficulty(raw.difficulty.as_ref()).map_err(|msg| error(line, msg))?;
         let match_overrides = raw.match_overrides.unwrap_or_default();
-        MatchOptions::default()
-            .overridden(&match_overrides)
-            .map_err(|err| error(line, format!("\"match\": {err}")))?;
+        MatchOptions::default().overridden(&match_overrides).map_err(|err| error(line, format!("\"match\": {err}")))?;
         let id = raw.id.unwrap_or_default();
         if !id.is_empty() {
             if id.trim().is_empty() {
                 return Err(error(line, "\"id\" is blank".into()));
             }
             if let Some(first) = ids.insert(id.clone(), line) {
-                return Err(error(
-                    line,
-                    format!("id {id:?} is already used on line {first}"),
-                ));
+                return Err(error(line, format!("id {id:?} is already used on line {first}")));
             }
         }
         specs.push(QuestionSpec {
@@ -115,10 +104,7 @@ pub fn parse_questions_jsonl(text: &str, origin: &str) -> Result<Vec<QuestionSpe
         });
     }
     if specs.is_empty() {
-        return Err(GradeError::File {
-            path: origin.to_string(),
-            message: "the file holds no questions".into(),
-        });
+        return Err(GradeError::File { path: origin.to_string(), message: "the file holds no questions".into() });
     }
     let mut used: HashSet<String> = ids.into_keys().collect();
     for spec in specs.iter_mut().filter(|s| s.question.id.is_empty()) {

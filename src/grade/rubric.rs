@@ -13,12 +13,10 @@ use super::Outcome;
 use super::prompts::{JudgeCall, JudgeInput, one_line};
 
 /// The whole reply is a number; a comma may be the decimal point.
-static PLAIN: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\s*([-+]?\d+(?:[.,]\d+)?)\s*$").expect("valid pattern"));
+static PLAIN: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\s*([-+]?\d+(?:[.,]\d+)?)\s*$").expect("valid pattern"));
 /// `[RESULT] x [END]`, anywhere in the reply.
-static TAGGED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?is)\[RESULT\]\s*([-+]?\d+(?:[.,]\d+)?)\s*\[END\]").expect("valid pattern")
-});
+static TAGGED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?is)\[RESULT\]\s*([-+]?\d+(?:[.,]\d+)?)\s*\[END\]").expect("valid pattern"));
 /// `[FEEDBACK] … [RESULT]`.
 static FEEDBACK: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?is)\[FEEDBACK\](.*?)\[RESULT\]").expect("valid pattern"));
@@ -81,10 +79,7 @@ pub fn parse_rubric_reply(reply: &str, format: RubricOutput) -> Result<RubricRep
                 RubricOutput::Plain => "a number alone",
                 RubricOutput::Tagged => "[RESULT] <number> [END]",
             };
-            format!(
-                "the reply holds no score (expected {wanted}): {:?}",
-                one_line(reply, 80)
-            )
+            format!("the reply holds no score (expected {wanted}): {:?}", one_line(reply, 80))
         })?;
     let feedback = match format {
         RubricOutput::Plain => None,
@@ -94,10 +89,7 @@ pub fn parse_rubric_reply(reply: &str, format: RubricOutput) -> Result<RubricRep
             .map(|m| m.as_str().trim().to_string())
             .filter(|f| !f.is_empty()),
     };
-    Ok(RubricReply {
-        raw: number,
-        feedback,
-    })
+    Ok(RubricReply { raw: number, feedback })
 }
 
 /// `(raw − min) / (max − min)`, clamped to 0-1 (0 when the scale is empty).

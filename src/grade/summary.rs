@@ -65,33 +65,20 @@ impl Totals {
 }
 
 /// Summarise the grades of many questions, each given with its difficulty.
-pub fn summarise<'a>(
-    questions: impl IntoIterator<Item = (DifficultyLevel, &'a [Grade])>,
-) -> GradeSummary {
+pub fn summarise<'a>(questions: impl IntoIterator<Item = (DifficultyLevel, &'a [Grade])>) -> GradeSummary {
     let mut overall: BTreeMap<String, Totals> = BTreeMap::new();
     let mut by_level: BTreeMap<DifficultyLevel, BTreeMap<String, Totals>> = BTreeMap::new();
     for (level, grades) in questions {
         for grade in grades {
             overall.entry(grade.method.clone()).or_default().add(grade);
-            by_level
-                .entry(level)
-                .or_default()
-                .entry(grade.method.clone())
-                .or_default()
-                .add(grade);
+            by_level.entry(level).or_default().entry(grade.method.clone()).or_default().add(grade);
         }
     }
     let finish = |totals: BTreeMap<String, Totals>| {
-        totals
-            .into_iter()
-            .map(|(method, t)| (method, t.accuracy()))
-            .collect::<BTreeMap<_, _>>()
+        totals.into_iter().map(|(method, t)| (method, t.accuracy())).collect::<BTreeMap<_, _>>()
     };
     GradeSummary {
         overall: finish(overall),
-        by_difficulty: by_level
-            .into_iter()
-            .map(|(level, totals)| (level, finish(totals)))
-            .collect(),
+        by_difficulty: by_level.into_iter().map(|(level, totals)| (level, finish(totals))).collect(),
     }
 }

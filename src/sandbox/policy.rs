@@ -26,8 +26,19 @@ pub struct Violation {
 }
 
 const FORBIDDEN_NAMES: &[&str] = &[
-    "eval", "exec", "open", "compile", "globals", "locals", "vars", "dir", "setattr", "delattr", "__import__",
-    "breakpoint", "input",
+    "eval",
+    "exec",
+    "open",
+    "compile",
+    "globals",
+    "locals",
+    "vars",
+    "dir",
+    "setattr",
+    "delattr",
+    "__import__",
+    "breakpoint",
+    "input",
 ];
 const FRAME_PREFIXES: &[&str] = &["gi_", "cr_", "ag_", "f_", "tb_", "co_"];
 
@@ -69,7 +80,9 @@ impl Checker<'_> {
                     self.flag(
                         call,
                         "format_field_access",
-                        format!("str.{method} fields may not read attributes or indexes; use an f-string with plain values"),
+                        format!(
+                            "str.{method} fields may not read attributes or indexes; use an f-string with plain values"
+                        ),
                     );
                 }
             }
@@ -129,12 +142,24 @@ impl<'a> Visitor<'a> for Checker<'_> {
             Expr::Attribute(attribute) => {
                 let attr = attribute.attr.as_str();
                 if is_private(attr) {
-                    self.flag(expr, "private_attribute", format!("attribute {attr:?} starts with an underscore and may not be used"));
+                    self.flag(
+                        expr,
+                        "private_attribute",
+                        format!("attribute {attr:?} starts with an underscore and may not be used"),
+                    );
                 } else if FRAME_PREFIXES.iter().any(|p| attr.starts_with(p)) {
-                    self.flag(expr, "frame_attribute", format!("attribute {attr:?} reaches interpreter frames and may not be used"));
+                    self.flag(
+                        expr,
+                        "frame_attribute",
+                        format!("attribute {attr:?} reaches interpreter frames and may not be used"),
+                    );
                 }
                 if !matches!(attribute.ctx, ast::ExprContext::Load) {
-                    self.flag(expr, "attribute_assignment", format!("assigning or deleting attribute {attr:?} is not allowed"));
+                    self.flag(
+                        expr,
+                        "attribute_assignment",
+                        format!("assigning or deleting attribute {attr:?} is not allowed"),
+                    );
                 }
             }
             Expr::Await(_) => self.flag(expr, "async", "await is not allowed".into()),
@@ -163,14 +188,22 @@ impl<'a> Visitor<'a> for Checker<'_> {
     fn visit_except_handler(&mut self, handler: &'a ExceptHandler) {
         let ExceptHandler::ExceptHandler(h) = handler;
         match h.type_.as_deref() {
-            None => self.flag(handler, "bare_except", "a bare `except:` is not allowed; catch Exception or a specific error".into()),
+            None => self.flag(
+                handler,
+                "bare_except",
+                "a bare `except:` is not allowed; catch Exception or a specific error".into(),
+            ),
             Some(kind) => {
                 let names: Vec<&Expr> = match kind {
                     Expr::Tuple(tuple) => tuple.elts.iter().collect(),
                     other => vec![other],
                 };
                 if names.iter().any(|n| matches!(n, Expr::Name(name) if name.id.as_str() == "BaseException")) {
-                    self.flag(handler, "catch_base_exception", "catching BaseException is not allowed; catch Exception".into());
+                    self.flag(
+                        handler,
+                        "catch_base_exception",
+                        "catching BaseException is not allowed; catch Exception".into(),
+                    );
                 }
             }
         }
@@ -196,7 +229,11 @@ impl<'a> Visitor<'a> for Checker<'_> {
     fn visit_pattern_keyword(&mut self, keyword: &'a ast::PatternKeyword) {
         let attr = keyword.attr.as_str();
         if is_private(attr) || FRAME_PREFIXES.iter().any(|p| attr.starts_with(p)) {
-            self.flag(keyword, "private_attribute", format!("match pattern reads attribute {attr:?}, which may not be used"));
+            self.flag(
+                keyword,
+                "private_attribute",
+                format!("match pattern reads attribute {attr:?}, which may not be used"),
+            );
         }
         visitor::walk_pattern_keyword(self, keyword);
     }

@@ -164,7 +164,8 @@ impl SandboxPool {
     async fn death_report(&self, worker: &mut Worker, context: &str) -> String {
         let status = tokio::time::timeout(Duration::from_secs(2), worker.child.wait()).await;
         let stderr = worker.stderr.lock().expect("stderr lock").clone();
-        let memory = stderr.contains("memory allocation") || stderr.contains("MemoryError") || stderr.contains("out of memory");
+        let memory =
+            stderr.contains("memory allocation") || stderr.contains("MemoryError") || stderr.contains("out of memory");
         if memory {
             return "memory limit exceeded".into();
         }
@@ -172,11 +173,17 @@ impl SandboxPool {
             Ok(Ok(status)) if status.signal() == Some(libc::SIGXCPU) => "CPU time limit exceeded".into(),
             Ok(Ok(status)) if status.signal() == Some(libc::SIGABRT) || status.signal() == Some(libc::SIGSEGV) => {
                 let last = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string();
-                format!("worker crashed: {status}{}", if last.is_empty() { String::new() } else { format!(" ({last})") })
+                format!(
+                    "worker crashed: {status}{}",
+                    if last.is_empty() { String::new() } else { format!(" ({last})") }
+                )
             }
             Ok(Ok(status)) => {
                 let last = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string();
-                format!("{context}: worker crashed: {status}{}", if last.is_empty() { String::new() } else { format!(" ({last})") })
+                format!(
+                    "{context}: worker crashed: {status}{}",
+                    if last.is_empty() { String::new() } else { format!(" ({last})") }
+                )
             }
             _ => format!("{context}: worker crashed"),
         }

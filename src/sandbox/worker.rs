@@ -173,7 +173,10 @@ fn run_node(
 fn to_json(vm: &VirtualMachine, prelude: &Prelude, object: &PyObjectRef) -> Result<Value, NodeFailure> {
     let converted = prelude.to_json.call((object.clone(),), vm).map_err(|exc| {
         let (error, traceback) = describe(vm, &exc);
-        NodeFailure { error: format!("the node's result cannot be converted to JSON: {error}"), traceback: Some(traceback) }
+        NodeFailure {
+            error: format!("the node's result cannot be converted to JSON: {error}"),
+            traceback: Some(traceback),
+        }
     })?;
     serde_json::to_value(py_serde::PyObjectSerializer::new(vm, &converted))
         .map_err(|err| NodeFailure::plain(format!("the node's result cannot be converted to JSON: {err}")))
@@ -231,7 +234,12 @@ fn execute(
             .map_err(NodeFailure::plain)
             .and_then(|args| run_node(vm, prelude, node, args, seed))
             .and_then(|object| to_json(vm, prelude, &object).map(|json| (object, json)));
-        let printed = prelude.take_printed.call((), vm).ok().and_then(|p| p.str(vm).ok()).map(|s| s.to_string_lossy().into_owned());
+        let printed = prelude
+            .take_printed
+            .call((), vm)
+            .ok()
+            .and_then(|p| p.str(vm).ok())
+            .map(|s| s.to_string_lossy().into_owned());
         if let Some(printed) = printed.filter(|p| !p.is_empty()) {
             result.printed.insert(node.node_id.clone(), printed);
         }

@@ -10,14 +10,8 @@ async fn a_verdict_with_a_child_node_continues_the_path() {
         .on("Criterion: which n?", said(json!("B"), "looks like b"));
     let grade = grade_one(fixture("valid.toml"), &script).await;
     assert_eq!(grade.error, None);
-    assert_eq!(
-        (grade.score, grade.passed, grade.threshold),
-        (Some(0.4), false, 0.5)
-    );
-    assert_eq!(
-        grade.reason,
-        r#"t → j: true (because j) → n: "b" (looks like b) → 4/10"#
-    );
+    assert_eq!((grade.score, grade.passed, grade.threshold), (Some(0.4), false, 0.5));
+    assert_eq!(grade.reason, r#"t → j: true (because j) → n: "b" (looks like b) → 4/10"#);
     assert_eq!(script.prompts().len(), 3);
     // The node below the verdict still sees the task output, by label.
     let n_prompt = &script.prompts()[script.call_index("Criterion: which n?")];
@@ -59,17 +53,10 @@ async fn a_shared_child_runs_once_after_both_parents_and_sees_both_outputs() {
     let j = script.call_index("Criterion: is j?");
     assert_eq!(j, 3, "j runs last, once");
     let prompt = &script.prompts()[j];
-    for part in [
-        "R-label:\nR-OUT",
-        "A-label:\nA-OUT",
-        "B-label:\n{\"rows\":3}",
-    ] {
+    for part in ["R-label:\nR-OUT", "A-label:\nA-OUT", "B-label:\n{\"rows\":3}"] {
         assert!(prompt.contains(part), "{part:?} missing from {prompt}");
     }
-    assert!(
-        script.max_in_flight.load(Ordering::SeqCst) >= 2,
-        "a and b run concurrently"
-    );
+    assert!(script.max_in_flight.load(Ordering::SeqCst) >= 2, "a and b run concurrently");
 }
 
 #[tokio::test]
@@ -90,10 +77,7 @@ async fn a_node_reached_by_one_parent_waits_for_the_parent_that_skips_it() {
         .on("Criterion: is x?", said(json!(true), "x holds"));
     let grade = grade_one(judge, &script).await;
     assert_eq!(grade.score, Some(0.3));
-    assert_eq!(
-        grade.reason,
-        "r → j: false (no j) → 3/10 (lowest of 2 reached verdicts)"
-    );
+    assert_eq!(grade.reason, "r → j: false (no j) → 3/10 (lowest of 2 reached verdicts)");
     assert!(script.call_index("Criterion: is x?") > script.call_index("Criterion: is j?"));
     assert_eq!(script.prompts().len(), 3);
 }
@@ -118,11 +102,7 @@ fn parallel_script(delays: [u64; 3]) -> Script {
         .on("Task: do r", json!({"output": "R-OUT"}))
         .on_delayed("Criterion: is p?", said(json!(true), "p ok"), delays[0])
         .on_delayed("Criterion: is q?", said(json!(true), "q ok"), delays[1])
-        .on_delayed(
-            "Criterion: is s?",
-            said(json!(false), "s not ok"),
-            delays[2],
-        )
+        .on_delayed("Criterion: is s?", said(json!(false), "s not ok"), delays[2])
 }
 
 #[tokio::test]
@@ -136,10 +116,7 @@ async fn parallel_branches_score_the_lowest_leaf_whatever_the_order() {
             let refs: Vec<&str> = nodes.iter().map(String::as_str).collect();
             let script = parallel_script(delays);
             let grade = grade_one(dag(&refs), &script).await;
-            assert!(
-                script.max_in_flight.load(Ordering::SeqCst) >= 3,
-                "branches run concurrently"
-            );
+            assert!(script.max_in_flight.load(Ordering::SeqCst) >= 3, "branches run concurrently");
             let mut keys = script.keys();
             keys.sort();
             results.push((grade, keys));
@@ -148,10 +125,7 @@ async fn parallel_branches_score_the_lowest_leaf_whatever_the_order() {
     let (first, first_keys) = &results[0];
     // q_yes and s_no both score 5: the tie goes to the smaller id, q_yes.
     assert_eq!(first.score, Some(0.5));
-    assert_eq!(
-        first.reason,
-        "r → q: true (q ok) → 5/10 (lowest of 3 reached verdicts)"
-    );
+    assert_eq!(first.reason, "r → q: true (q ok) → 5/10 (lowest of 3 reached verdicts)");
     for (grade, keys) in &results {
         assert_eq!(grade, first);
         assert_eq!(keys, first_keys, "call keys do not depend on order either");
@@ -169,10 +143,7 @@ async fn strict_mode_needs_a_perfect_score() {
             .on("Criterion: which n?", said(json!("a"), "a"))
     };
     let grade = grade_one(strict, &script()).await;
-    assert_eq!(
-        (grade.score, grade.threshold, grade.passed),
-        (Some(1.0), 1.0, true)
-    );
+    assert_eq!((grade.score, grade.threshold, grade.passed), (Some(1.0), 1.0, true));
     let text = text.replace("score = 10", "score = 9");
     let strict = Judge::parse(&format!("strict_mode = true\n{text}"), "strict").unwrap();
     let grade = grade_one(strict, &script()).await;
@@ -189,23 +160,12 @@ async fn unusable_replies_and_failed_calls_are_errors_naming_the_node() {
             "node \"j\": the verdict \"maybe\" is not one of true, false",
         ),
         (
-            Script::default()
-                .on("Task: do t", json!({"output": "T"}))
-                .on("Criterion: is j?", json!({"reason": "r"})),
+            Script::default().on("Task: do t", json!({"output": "T"})).on("Criterion: is j?", json!({"reason": "r"})),
             "node \"j\": the reply has no \"verdict\"",
         ),
-        (
-            Script::default().on("Task: do t", json!({"result": "T"})),
-            "node \"t\": the reply has no \"output\"",
-        ),
-        (
-            Script::default().on_text("Task: do t", "I would rather not."),
-            "node \"t\": the reply holds no JSON object",
-        ),
-        (
-            Script::default(),
-            "node \"t\": judge call failed: no scripted reply",
-        ),
+        (Script::default().on("Task: do t", json!({"result": "T"})), "node \"t\": the reply has no \"output\""),
+        (Script::default().on_text("Task: do t", "I would rather not."), "node \"t\": the reply holds no JSON object"),
+        (Script::default(), "node \"t\": judge call failed: no scripted reply"),
     ];
     for (script, needle) in cases {
         let grade = grade_one(fixture("valid.toml"), &script).await;
@@ -218,27 +178,12 @@ async fn unusable_replies_and_failed_calls_are_errors_naming_the_node() {
 #[tokio::test]
 async fn the_shipped_judges_run_on_their_own_prompts() {
     let script = Script::default()
-        .on(
-            "Say what kind of value the question asks for",
-            json!({"output": "a proportion"}),
-        )
+        .on("Say what kind of value the question asks for", json!({"output": "a proportion"}))
         .on("The answer is one value", said(json!(true), "one number"))
-        .on(
-            "Compare the answer's kind",
-            said(json!("matches"), "a proportion"),
-        )
-        .on(
-            "List what the question asks for",
-            json!({"output": "(1) fraud share"}),
-        )
-        .on(
-            "reports the quantity or entity",
-            said(json!(true), "it is the share"),
-        )
-        .on(
-            "Compare the answer's scope",
-            said(json!("partial"), "no breakdown"),
-        );
+        .on("Compare the answer's kind", said(json!("matches"), "a proportion"))
+        .on("List what the question asks for", json!({"output": "(1) fraud share"}))
+        .on("reports the quantity or entity", said(json!(true), "it is the share"))
+        .on("Compare the answer's scope", said(json!("partial"), "no breakdown"));
     let grades = grade_with(built_in_judges().unwrap(), &script, Some(json!(0.0058))).await;
     assert_eq!(grades[0].method, "well_formed_value");
     assert_eq!(grades[0].score, Some(1.0));
@@ -248,13 +193,7 @@ async fn the_shipped_judges_run_on_their_own_prompts() {
     );
     assert_eq!(grades[1].method, "addresses_question");
     assert_eq!((grades[1].score, grades[1].passed), (Some(0.5), true));
-    assert_eq!(
-        grades[1].reason,
-        r#"asked → scope: "partial" (no breakdown) → 5/10 (lowest of 2 reached verdicts)"#
-    );
+    assert_eq!(grades[1].reason, r#"asked → scope: "partial" (no breakdown) → 5/10 (lowest of 2 reached verdicts)"#);
     let kind_prompt = &script.prompts()[script.call_index("Compare the answer's kind")];
-    assert!(
-        kind_prompt.contains("Requested kind of value:\na proportion"),
-        "{kind_prompt}"
-    );
+    assert!(kind_prompt.contains("Requested kind of value:\na proportion"), "{kind_prompt}");
 }

@@ -7,14 +7,8 @@ fn faithfulness_is_the_share_of_claims_not_contradicted() {
     use ClaimVerdict::{Contradicted, Supported, Unknown};
     assert_eq!(faithfulness_score(&[], false), 1.0);
     assert_eq!(faithfulness_score(&[], true), 1.0);
-    assert_eq!(
-        faithfulness_score(&[Supported, Contradicted, Unknown], false),
-        2.0 / 3.0
-    );
-    assert_eq!(
-        faithfulness_score(&[Supported, Contradicted, Unknown], true),
-        1.0 / 3.0
-    );
+    assert_eq!(faithfulness_score(&[Supported, Contradicted, Unknown], false), 2.0 / 3.0);
+    assert_eq!(faithfulness_score(&[Supported, Contradicted, Unknown], true), 1.0 / 3.0);
     assert_eq!(faithfulness_score(&[Unknown, Unknown], false), 1.0);
     assert_eq!(faithfulness_score(&[Unknown, Unknown], true), 0.0);
     assert_eq!(faithfulness_score(&[Contradicted], false), 0.0);
@@ -22,7 +16,10 @@ fn faithfulness_is_the_share_of_claims_not_contradicted() {
 
 fn faithfulness_script(verdicts: Value) -> Script {
     Script::default()
-        .on("List the factual claims", json!({"claims": ["The fraud share is 0.58%.", "Fraud is rising.", "Data covers 2020."]}))
+        .on(
+            "List the factual claims",
+            json!({"claims": ["The fraud share is 0.58%.", "Fraud is rising.", "Data covers 2020."]}),
+        )
         .on("List the facts these outputs establish", json!({"truths": ["step_1 computed a fraud share of 0.0058."]}))
         .on("For each claim", json!({"verdicts": verdicts}))
 }
@@ -46,10 +43,7 @@ async fn faithfulness_judges_claims_against_node_outputs() {
     assert!(prompts[script.call_index("List the facts")].contains("step_1: 0.0058"));
     assert!(prompts[script.call_index("List the facts")].contains("at most 10 facts"));
     assert!(prompts[script.call_index("For each claim")].contains("2. Fraud is rising."));
-    assert!(
-        script.max_in_flight.load(Ordering::SeqCst) >= 2,
-        "claims and truths run together"
-    );
+    assert!(script.max_in_flight.load(Ordering::SeqCst) >= 2, "claims and truths run together");
 
     let lenient = Judge::parse("name = \"f\"\nkind = \"faithfulness\"", "inline").unwrap();
     let grade = grade_one(lenient, &faithfulness_script(verdicts)).await;
@@ -60,26 +54,15 @@ async fn faithfulness_judges_claims_against_node_outputs() {
 async fn faithfulness_without_claims_scores_one_and_bad_verdicts_are_errors() {
     let script = Script::default()
         .on("List the factual claims", json!({"claims": []}))
-        .on(
-            "List the facts these outputs establish",
-            json!({"truths": []}),
-        );
+        .on("List the facts these outputs establish", json!({"truths": []}));
     let grade = grade_one(fixture("faithfulness.toml"), &script).await;
-    assert_eq!(
-        (grade.score, grade.reason.as_str()),
-        (Some(1.0), "the answer makes no claims")
-    );
+    assert_eq!((grade.score, grade.reason.as_str()), (Some(1.0), "the answer makes no claims"));
     assert_eq!(script.prompts().len(), 2);
 
     let short = faithfulness_script(json!([{"verdict": "supported"}]));
     let grade = grade_one(fixture("faithfulness.toml"), &short).await;
     assert_eq!(grade.error.as_deref(), Some("1 verdicts for 3 claims"));
-    let odd = faithfulness_script(
-        json!([{"verdict": "supported"}, {"verdict": "maybe"}, {"verdict": "no"}]),
-    );
+    let odd = faithfulness_script(json!([{"verdict": "supported"}, {"verdict": "maybe"}, {"verdict": "no"}]));
     let grade = grade_one(fixture("faithfulness.toml"), &odd).await;
-    assert_eq!(
-        grade.error.as_deref(),
-        Some("verdict 2 is not supported, contradicted or unknown")
-    );
+    assert_eq!(grade.error.as_deref(), Some("verdict 2 is not supported, contradicted or unknown"));
 }

@@ -11,11 +11,7 @@ async fn grades_come_in_order_with_keys_for_replay() {
         .on_text("Is the number plausible?", "5");
     let question = question(Some(json!(0.0058)));
     let outputs = IndexMap::new();
-    let panel = JudgePanel::new(vec![
-        fixture("valid.toml"),
-        Judge::parse(PLAIN_RUBRIC, "inline").unwrap(),
-    ])
-    .unwrap();
+    let panel = JudgePanel::new(vec![fixture("valid.toml"), Judge::parse(PLAIN_RUBRIC, "inline").unwrap()]).unwrap();
     let options = MatchOptions::default();
     let answer = json!(0.006);
     let input = GradeInput {
@@ -47,18 +43,10 @@ async fn grades_come_in_order_with_keys_for_replay() {
 #[tokio::test]
 async fn without_an_answer_every_method_fails_and_no_llm_is_called() {
     let script = Script::default();
-    let grades = grade_with(
-        vec![fixture("valid.toml"), fixture("faithfulness.toml")],
-        &script,
-        None,
-    )
-    .await;
+    let grades = grade_with(vec![fixture("valid.toml"), fixture("faithfulness.toml")], &script, None).await;
     assert_eq!(grades.len(), 2);
     for grade in &grades {
-        assert_eq!(
-            (grade.score, grade.passed, grade.error.as_deref()),
-            (Some(0.0), false, None)
-        );
+        assert_eq!((grade.score, grade.passed, grade.error.as_deref()), (Some(0.0), false, None));
         assert_eq!(grade.reason, "no answer was produced");
     }
     assert!(script.prompts().is_empty());

@@ -8,38 +8,19 @@ fn rubric_replies_are_parsed_or_rejected() {
     assert_eq!(plain("4"), Ok(4.0));
     assert_eq!(plain("  3,5 \n"), Ok(3.5));
     assert_eq!(plain("-1.25"), Ok(-1.25));
-    for bad in [
-        "Score: 4",
-        "4 out of 5",
-        "",
-        "four",
-        "[RESULT] 4 [END]",
-        "3,5,1",
-    ] {
+    for bad in ["Score: 4", "4 out of 5", "", "four", "[RESULT] 4 [END]", "3,5,1"] {
         let err = plain(bad).unwrap_err();
-        assert!(
-            err.contains("the reply holds no score (expected a number alone)"),
-            "{bad}: {err}"
-        );
+        assert!(err.contains("the reply holds no score (expected a number alone)"), "{bad}: {err}");
     }
-    let tagged = parse_rubric_reply(
-        "[FEEDBACK] Mostly right,\nminor slip. [RESULT] 4 [END]",
-        RubricOutput::Tagged,
-    )
-    .unwrap();
+    let tagged =
+        parse_rubric_reply("[FEEDBACK] Mostly right,\nminor slip. [RESULT] 4 [END]", RubricOutput::Tagged).unwrap();
     assert_eq!(tagged.raw, 4.0);
-    assert_eq!(
-        tagged.feedback.as_deref(),
-        Some("Mostly right,\nminor slip.")
-    );
+    assert_eq!(tagged.feedback.as_deref(), Some("Mostly right,\nminor slip."));
     let bare = parse_rubric_reply("I think... [result] 2,5 [end]", RubricOutput::Tagged).unwrap();
     assert_eq!((bare.raw, bare.feedback), (2.5, None));
     for bad in ["4", "[RESULT] four [END]", "[FEEDBACK] ok [RESULT] 4"] {
         let err = parse_rubric_reply(bad, RubricOutput::Tagged).unwrap_err();
-        assert!(
-            err.contains("expected [RESULT] <number> [END]"),
-            "{bad}: {err}"
-        );
+        assert!(err.contains("expected [RESULT] <number> [END]"), "{bad}: {err}");
     }
 }
 
@@ -65,30 +46,18 @@ level = [{ score = 1, description = "impossible" }, { score = 5, description = "
 async fn a_rubric_judge_scores_one_reply() {
     let script = Script::default().on_text("Is the number plausible?", " 4,5 ");
     let grade = grade_one(Judge::parse(PLAIN_RUBRIC, "inline").unwrap(), &script).await;
-    assert_eq!(
-        (grade.score, grade.passed, grade.threshold),
-        (Some(0.875), true, 0.5)
-    );
+    assert_eq!((grade.score, grade.passed, grade.threshold), (Some(0.875), true, 0.5));
     assert_eq!(grade.reason, "4.5 on 1-5");
     let calls = script.calls.lock().unwrap().clone();
     assert_eq!(calls.len(), 1);
     assert!(!calls[0].json);
     let prompt = user_prompt(&calls[0]);
-    assert!(
-        prompt.contains("- 1: impossible\n- 5: plausible"),
-        "{prompt}"
-    );
+    assert!(prompt.contains("- 1: impossible\n- 5: plausible"), "{prompt}");
     assert!(prompt.contains("step_1: 0.0058"), "{prompt}");
 
-    let script = Script::default().on_text(
-        "Is the value plausible?",
-        "[FEEDBACK] Odd but possible. [RESULT] 3 [END]",
-    );
+    let script = Script::default().on_text("Is the value plausible?", "[FEEDBACK] Odd but possible. [RESULT] 3 [END]");
     let grade = grade_one(fixture("rubric_valid.toml"), &script).await;
-    assert_eq!(
-        (grade.score, grade.passed, grade.threshold),
-        (Some(0.5), false, 1.0)
-    );
+    assert_eq!((grade.score, grade.passed, grade.threshold), (Some(0.5), false, 1.0));
     assert_eq!(grade.reason, "3 on 1-5: doubtful — Odd but possible.");
 }
 

@@ -16,14 +16,7 @@ fn a_questions_file_becomes_ranked_questions_with_options() {
     let lines: Vec<usize> = specs.iter().map(|s| s.line).collect();
     assert_eq!(lines, [1, 3, 4]);
     let levels: Vec<DifficultyLevel> = specs.iter().map(|s| s.question.difficulty_level).collect();
-    assert_eq!(
-        levels,
-        [
-            DifficultyLevel::Easy,
-            DifficultyLevel::Medium,
-            DifficultyLevel::Hard
-        ]
-    );
+    assert_eq!(levels, [DifficultyLevel::Easy, DifficultyLevel::Medium, DifficultyLevel::Hard]);
     let ranks: Vec<usize> = specs.iter().map(|s| s.question.difficulty_rank).collect();
     assert_eq!(ranks, [1, 2, 3]);
     assert_eq!(specs[1].question.question, "Fraud rate per category?");
@@ -32,10 +25,7 @@ fn a_questions_file_becomes_ranked_questions_with_options() {
     assert_eq!(specs[2].question.relevant_data_keys, ["by_state"]);
     let global = with(json!({"abs_tol": 0.001}));
     let second = specs[1].match_options(&global).unwrap();
-    assert_eq!(
-        (second.score, second.abs_tol),
-        (ScoreMode::Divide, Some(0.001))
-    );
+    assert_eq!((second.score, second.abs_tol), (ScoreMode::Divide, Some(0.001)));
     assert!(!specs[0].match_options(&global).unwrap().ignore_order);
     assert!(specs[2].match_options(&global).unwrap().ignore_order);
 }
@@ -50,49 +40,21 @@ fn generated_ids_avoid_ids_the_file_uses() {
 #[test]
 fn questions_file_errors_name_the_line() {
     let cases = [
-        (
-            "{\"question\": \"a\", \"difficulty\": 1}\n{\"question\": \"b\",",
-            2,
-            "not a valid question object",
-        ),
-        (
-            "{\"difficulty\": 1}",
-            1,
-            "missing \"question\" (or \"text\")",
-        ),
-        (
-            "{\"question\": \" \", \"difficulty\": 1}",
-            1,
-            "missing \"question\"",
-        ),
-        (
-            "{\"question\": \"a\"}",
-            1,
-            "missing \"difficulty\" must be easy, medium, hard or an integer 1-10",
-        ),
+        ("{\"question\": \"a\", \"difficulty\": 1}\n{\"question\": \"b\",", 2, "not a valid question object"),
+        ("{\"difficulty\": 1}", 1, "missing \"question\" (or \"text\")"),
+        ("{\"question\": \" \", \"difficulty\": 1}", 1, "missing \"question\""),
+        ("{\"question\": \"a\"}", 1, "missing \"difficulty\" must be easy, medium, hard or an integer 1-10"),
         ("{\"question\": \"a\", \"difficulty\": 11}", 1, "got 11"),
         ("{\"question\": \"a\", \"difficulty\": 0}", 1, "got 0"),
-        (
-            "{\"question\": \"a\", \"difficulty\": \"extreme\"}",
-            1,
-            "got \"extreme\"",
-        ),
+        ("{\"question\": \"a\", \"difficulty\": \"extreme\"}", 1, "got \"extreme\""),
         ("{\"question\": \"a\", \"difficulty\": [1]}", 1, "got [1]"),
         (
             "{\"id\": \"x\", \"question\": \"a\", \"difficulty\": 1}\n\n{\"id\": \"x\", \"question\": \"b\", \"difficulty\": 1}",
             3,
             "id \"x\" is already used on line 1",
         ),
-        (
-            "{\"id\": \"  \", \"question\": \"a\", \"difficulty\": 1}",
-            1,
-            "\"id\" is blank",
-        ),
-        (
-            "{\"question\": \"a\", \"difficulty\": 1, \"expected\": 3}",
-            1,
-            "unknown field `expected`",
-        ),
+        ("{\"id\": \"  \", \"question\": \"a\", \"difficulty\": 1}", 1, "\"id\" is blank"),
+        ("{\"question\": \"a\", \"difficulty\": 1, \"expected\": 3}", 1, "unknown field `expected`"),
         (
             "{\"question\": \"a\", \"difficulty\": 1, \"match\": {\"ignore_order\": \"yes\"}}",
             1,
@@ -105,18 +67,13 @@ fn questions_file_errors_name_the_line() {
             Err(err @ GradeError::QuestionsFile { line: got, .. }) => {
                 let message = err.to_string();
                 assert_eq!(got, line, "{message}");
-                assert!(
-                    message.starts_with(&format!("q.jsonl:{line}: ")),
-                    "{message}"
-                );
+                assert!(message.starts_with(&format!("q.jsonl:{line}: ")), "{message}");
                 assert!(message.contains(needle), "{message} lacks {needle}");
             }
             other => panic!("{text}: expected a line error, got {other:?}"),
         }
     }
-    let empty = parse_questions_jsonl("\n \n", "q.jsonl")
-        .unwrap_err()
-        .to_string();
+    let empty = parse_questions_jsonl("\n \n", "q.jsonl").unwrap_err().to_string();
     assert_eq!(empty, "q.jsonl: the file holds no questions");
 }
 

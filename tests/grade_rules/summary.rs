@@ -28,10 +28,7 @@ fn accuracy_is_summarised_per_method_overall_and_per_difficulty() {
     assert_eq!((hard_judge.accuracy, hard_judge.errors), (None, 1));
     assert!(!summary.by_difficulty.contains_key(&DifficultyLevel::Medium));
     let json = serde_json::to_value(&summary).unwrap();
-    assert_eq!(
-        json["by_difficulty"]["easy"]["ground_truth"]["passed"],
-        json!(1)
-    );
+    assert_eq!(json["by_difficulty"]["easy"]["ground_truth"]["passed"], json!(1));
 }
 
 #[test]
