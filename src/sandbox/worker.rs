@@ -98,11 +98,6 @@ fn run_interpreter(data: serde_json::Map<String, Value>) -> anyhow::Result<()> {
     let interpreter = build_interpreter();
     interpreter.enter(|vm| {
         let prelude = load_prelude(vm).map_err(|e| anyhow::anyhow!(e))?;
-        let mut dataset = HashMap::new();
-        for (key, value) in data {
-            let object = py_serde::deserialize(vm, value).map_err(|e| anyhow::anyhow!("converting {key}: {e}"))?;
-            dataset.insert(key, object);
-        }
         send(&Reply::Ready);
         let stdin = std::io::stdin();
         for line in stdin.lock().lines() {
@@ -111,13 +106,33 @@ fn run_interpreter(data: serde_json::Map<String, Value>) -> anyhow::Result<()> {
                 continue;
             }
             let result = match serde_json::from_str::<Request>(&line) {
-                Ok(request) => execute(vm, &prelude, &dataset, &request.dag, request.seed),
+                Ok(request) => execute(vm, &prelude, &data, &request.dag, request.seed),
                 Err(err) => ExecutionResult { error: Some(format!("bad request: {err}")), ..Default::default() },
             };
             send(&Reply::Result { result });
         }
         Ok(())
     })
+}
+
+/// The dataset as Python objects, converted on first use within one DAG, so a
+/// DAG that mutates its inputs (`rows.sort()`) cannot change what the next
+/// DAG sees.
+struct DatasetView<'d> {
+    data: &'d serde_json::Map<String, Value>,
+    converted: HashMap<String, PyObjectRef>,
+}
+
+impl DatasetView<'_> {
+    fn get(&mut self, vm: &VirtualMachine, key: &str) -> Result<PyObjectRef, String> {
+        if let Some(object) = self.converted.get(key) {
+            return Ok(object.clone());
+        }
+        let value = self.data.get(key).ok_or_else(|| format!("the dataset has no key {key:?}"))?;
+        let object = py_serde::deserialize(vm, value.clone()).map_err(|e| format!("converting dataset.{key}: {e}"))?;
+        self.converted.insert(key.to_string(), object.clone());
+        Ok(object)
+    }
 }
 
 /// Stable 64-bit hash (FNV-1a) of a node id, mixed into the run seed.
@@ -183,16 +198,15 @@ fn to_json(vm: &VirtualMachine, prelude: &Prelude, object: &PyObjectRef) -> Resu
 }
 
 fn arguments(
+    vm: &VirtualMachine,
     node: &DagNodeSpec,
-    dataset: &HashMap<String, PyObjectRef>,
+    dataset: &mut DatasetView<'_>,
     outputs: &HashMap<String, PyObjectRef>,
 ) -> Result<Vec<PyObjectRef>, String> {
     node.inputs
         .iter()
         .map(|(param, reference)| match InputRef::parse(reference) {
-            Ok(InputRef::Dataset(key)) => {
-                dataset.get(&key).cloned().ok_or_else(|| format!("input {param}: the dataset has no key {key:?}"))
-            }
+            Ok(InputRef::Dataset(key)) => dataset.get(vm, &key).map_err(|err| format!("input {param}: {err}")),
             Ok(InputRef::PrevNode(id)) => {
                 outputs.get(&id).cloned().ok_or_else(|| format!("input {param}: node {id} has not produced an output"))
             }
@@ -205,10 +219,11 @@ fn arguments(
 fn execute(
     vm: &VirtualMachine,
     prelude: &Prelude,
-    dataset: &HashMap<String, PyObjectRef>,
+    data: &serde_json::Map<String, Value>,
     dag: &GeneratedDag,
     seed: u64,
 ) -> ExecutionResult {
+    let mut dataset = DatasetView { data, converted: HashMap::new() };
     let started = Instant::now();
     let mut result = ExecutionResult { question_id: dag.question_id.clone(), ..Default::default() };
     let fail = |result: &mut ExecutionResult, node: &str, failure: NodeFailure| {
@@ -230,7 +245,7 @@ fn execute(
     for node in order {
         send(&Reply::Node { node_id: node.node_id.clone() });
         let node_started = Instant::now();
-        let outcome = arguments(node, dataset, &outputs)
+        let outcome = arguments(vm, node, &mut dataset, &outputs)
             .map_err(NodeFailure::plain)
             .and_then(|args| run_node(vm, prelude, node, args, seed))
             .and_then(|object| to_json(vm, prelude, &object).map(|json| (object, json)));

@@ -1,0 +1,45 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use eval_dag::sandbox::{SandboxConfig, SandboxPool};
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The sandbox tests' dataset.
+pub fn sandbox_dataset() -> PathBuf {
+    root().join("tests/fixtures/sandbox/dataset")
+}
+
+/// A one-worker pool over the sandbox dataset, served by the real binary.
+pub fn pool(node_timeout: Duration, dag_timeout: Duration) -> SandboxPool {
+    let config = SandboxConfig {
+        workers: 1,
+        node_timeout,
+        dag_timeout,
+        executable: Some(PathBuf::from(env!("CARGO_BIN_EXE_eval-dag"))),
+        ..SandboxConfig::default()
+    };
+    SandboxPool::new(&sandbox_dataset(), config).expect("pool")
+}
+
+/// Whether two JSON values are equal, floats within `rel` relative tolerance.
+pub fn json_close(a: &serde_json::Value, b: &serde_json::Value, rel: f64) -> bool {
+    use serde_json::Value;
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            let (x, y) = (x.as_f64().unwrap_or(f64::NAN), y.as_f64().unwrap_or(f64::NAN));
+            x == y || (x - y).abs() <= rel * x.abs().max(y.abs())
+        }
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_close(a, b, rel)),
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_close(v, w, rel)))
+        }
+        _ => a == b,
+    }
+}
