@@ -58,22 +58,27 @@ fn exec_prints_the_result_and_exits_by_success() {
     let path = dir.path().join("dag.json");
     std::fs::write(&path, dags[0].to_string()).unwrap();
     let binary = env!("CARGO_BIN_EXE_eval-dag");
-    let out = Command::new(binary).arg("exec").arg(&path).arg("--dataset").arg(common::sandbox_dataset()).output().unwrap();
+    let out =
+        Command::new(binary).arg("exec").arg(&path).arg("--dataset").arg(common::sandbox_dataset()).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let result: Value = serde_json::from_slice(&out.stdout).unwrap();
-    for field in ["question_id", "success", "final_answer", "node_outputs", "error", "execution_time_ms", "node_timings_ms"] {
+    for field in
+        ["question_id", "success", "final_answer", "node_outputs", "error", "execution_time_ms", "node_timings_ms"]
+    {
         assert!(result.get(field).is_some(), "missing {field}");
     }
     let mut failing = dags[0].clone();
     failing["nodes"][0]["code"] = Value::String("def count(rows):\n    return rows[0]['no_such_field']\n".into());
     std::fs::write(&path, failing.to_string()).unwrap();
-    let out = Command::new(binary).arg("exec").arg(&path).arg("--dataset").arg(common::sandbox_dataset()).output().unwrap();
+    let out =
+        Command::new(binary).arg("exec").arg(&path).arg("--dataset").arg(common::sandbox_dataset()).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let result: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(result["error_node"], "a");
     assert!(result["traceback"].as_str().unwrap().contains("KeyError"));
     std::fs::write(&path, "{not json").unwrap();
-    let out = Command::new(binary).arg("exec").arg(&path).arg("--dataset").arg(common::sandbox_dataset()).output().unwrap();
+    let out =
+        Command::new(binary).arg("exec").arg(&path).arg("--dataset").arg(common::sandbox_dataset()).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");

@@ -14,6 +14,7 @@ mod providers;
 mod replay_headless;
 mod report;
 mod run;
+mod validate;
 mod verify;
 
 /// Run `command` and return its exit code; `Err` means bad input (exit 2).
@@ -25,7 +26,7 @@ pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Replay(_) => not_implemented("replay"),
         Command::Prepare(_) => not_implemented("prepare"),
         Command::Exec(args) => exec::run(args),
-        Command::Validate(_) => not_implemented("validate"),
+        Command::Validate(args) => validate::run(args),
         Command::Report(args) => report::run(args),
         Command::Compare(args) => compare::run(args),
         Command::SandboxWorker(args) => {

@@ -1,14 +1,65 @@
-//! DAG structure: input references, layers and the structural validators.
+//! DAG structure: input references, layers and the structural validators
+//! (deterministic, no LLM). Every finding names its node (when it has one), a
+//! rule and a message a builder LLM can act on. All findings are errors.
 
+mod code;
+mod fields;
+mod findings;
 mod refs;
+mod structure;
 
+use std::collections::HashMap;
+
+pub use code::{CodeProblem, code_problems};
+pub use fields::{UnknownField, unknown_fields};
+pub use findings::FindingSink;
 pub use refs::InputRef;
 
 use crate::dataset::SchemaCatalogue;
 use crate::model::{Finding, GeneratedDag};
+use crate::sandbox::policy::check_source;
 
-/// Every structural finding of `dag` against the dataset's `catalogue`.
+/// Every structural finding of `dag` against the dataset's `catalogue`:
+/// graph checks first, then each node's code (syntax, signature, sandbox
+/// policy, field names).
 pub fn check_dag(dag: &GeneratedDag, catalogue: &SchemaCatalogue) -> Vec<Finding> {
-    let _ = (dag, catalogue);
-    Vec::new()
+    let mut sink = FindingSink::default();
+    structure::check_structure(dag, catalogue, &mut sink);
+    for node in &dag.nodes {
+        let inputs: Vec<&str> = node.inputs.keys().map(String::as_str).collect();
+        let problems = code_problems(&node.code, &node.function_name, &inputs);
+        let syntax_ok = !problems.iter().any(|p| p.rule == "syntax_error");
+        for problem in problems {
+            sink.node(node, problem.rule, problem.message);
+        }
+        if !syntax_ok {
+            continue;
+        }
+        for violation in check_source(&node.code) {
+            sink.node(node, violation.rule, format!("line {}: {}", violation.line, violation.message));
+        }
+        let dataset_params: HashMap<String, String> = node
+            .inputs
+            .iter()
+            .filter_map(|(param, reference)| match InputRef::parse(reference) {
+                Ok(InputRef::Dataset(key)) => Some((param.clone(), key)),
+                _ => None,
+            })
+            .collect();
+        for unknown in unknown_fields(&node.code, &dataset_params, catalogue) {
+            let hint = unknown.suggestion.map(|s| format!("; did you mean '{s}'?")).unwrap_or_default();
+            sink.node(
+                node,
+                "unknown_field",
+                format!(
+                    "line {}: reads field '{}' from dataset.{}, which has no such field{hint}",
+                    unknown.line, unknown.field, unknown.key
+                ),
+            );
+        }
+    }
+    sink.findings
 }
+
+#[cfg(test)]
+mod tests;

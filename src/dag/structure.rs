@@ -1,0 +1,155 @@
+//! Graph-level checks: ids, edges, layers, cycles, connectivity, and that
+//! edges agree with the `prev_node` references in inputs.
+
+use std::collections::{HashMap, HashSet};
+
+use petgraph::algo::{has_path_connecting, is_cyclic_directed};
+use petgraph::graph::{DiGraph, NodeIndex};
+
+use super::InputRef;
+use super::findings::FindingSink;
+use crate::dataset::SchemaCatalogue;
+use crate::model::GeneratedDag;
+
+/// Add every graph-level finding of `dag` to `sink`.
+pub fn check_structure(dag: &GeneratedDag, catalogue: &SchemaCatalogue, sink: &mut FindingSink) {
+    let mut seen = HashSet::new();
+    for node in &dag.nodes {
+        if !seen.insert(node.node_id.as_str()) {
+            sink.node(
+                node,
+                "duplicate_node_id",
+                format!("node id {} is used by more than one node; ids must be unique", node.node_id),
+            );
+        }
+    }
+    if dag.nodes.is_empty() {
+        sink.dag("empty_dag", "the DAG has no nodes".into());
+        return;
+    }
+    let layer: HashMap<&str, usize> = dag.nodes.iter().map(|n| (n.node_id.as_str(), n.layer)).collect();
+    let mut graph: DiGraph<&str, ()> = DiGraph::new();
+    let index: HashMap<&str, NodeIndex> = layer.keys().map(|id| (*id, graph.add_node(*id))).collect();
+
+    let mut referenced: HashSet<(String, String)> = HashSet::new();
+    for node in &dag.nodes {
+        for (param, reference) in &node.inputs {
+            match InputRef::parse(reference) {
+                Err(err) => sink.node(node, "bad_input_ref", format!("input {param}: {err}")),
+                Ok(InputRef::Dataset(key)) => {
+                    if catalogue.entry(&key).is_none() {
+                        let keys: Vec<&str> = catalogue.keys().collect();
+                        let hint = keys
+                            .iter()
+                            .map(|k| (strsim::jaro_winkler(&key, k), *k))
+                            .filter(|(score, _)| *score > 0.75)
+                            .max_by(|a, b| a.0.total_cmp(&b.0))
+                            .map(|(_, k)| format!("; did you mean dataset.{k}?"))
+                            .unwrap_or_else(|| format!("; the keys are {}", keys.join(", ")));
+                        sink.node(
+                            node,
+                            "unknown_dataset_key",
+                            format!("input {param} reads dataset.{key}, which does not exist{hint}"),
+                        );
+                    }
+                }
+                Ok(InputRef::PrevNode(source)) => {
+                    if source == node.node_id {
+                        sink.node(node, "self_reference", format!("input {param} reads the node's own output"));
+                    } else if let Some(&source_layer) = layer.get(source.as_str()) {
+                        if source_layer >= node.layer {
+                            sink.node(
+                                node,
+                                "edge_layer_order",
+                                format!("input {param} reads {source} (layer {source_layer}) but this node is in layer {}; inputs must come from earlier layers", node.layer),
+                            );
+                        }
+                        graph.add_edge(index[source.as_str()], index[node.node_id.as_str()], ());
+                        referenced.insert((source, node.node_id.clone()));
+                    } else {
+                        sink.node(
+                            node,
+                            "unknown_node_ref",
+                            format!("input {param} reads prev_node.{source}, but there is no node {source}"),
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    let mut declared: HashSet<(String, String)> = HashSet::new();
+    for edge in &dag.edges {
+        let (Some(&a), Some(&b)) = (layer.get(edge.source.as_str()), layer.get(edge.target.as_str())) else {
+            sink.dag(
+                "unknown_edge_node",
+                format!("edge {} → {} names a node that does not exist", edge.source, edge.target),
+            );
+            continue;
+        };
+        if a >= b {
+            sink.dag(
+                "edge_layer_order",
+                format!(
+                    "edge {} → {} goes from layer {a} to layer {b}; edges must go to a later layer",
+                    edge.source, edge.target
+                ),
+            );
+        }
+        graph.add_edge(index[edge.source.as_str()], index[edge.target.as_str()], ());
+        declared.insert((edge.source.clone(), edge.target.clone()));
+    }
+    let mut missing: Vec<_> = referenced.difference(&declared).collect();
+    missing.sort();
+    for (source, target) in missing {
+        if let Some(node) = dag.node(target) {
+            sink.node(
+                node,
+                "missing_edge",
+                format!("{target} reads prev_node.{source}.output but there is no edge {source} → {target}"),
+            );
+        }
+    }
+    let mut phantom: Vec<_> = declared.difference(&referenced).collect();
+    phantom.sort();
+    for (source, target) in phantom {
+        if let Some(node) = dag.node(target) {
+            sink.node(
+                node,
+                "phantom_edge",
+                format!("edge {source} → {target} exists but {target} has no input prev_node.{source}.output"),
+            );
+        }
+    }
+
+    if is_cyclic_directed(&graph) {
+        sink.dag("cycle", "the nodes' dependencies form a cycle".into());
+    }
+    let Some(&final_index) = index.get(dag.final_answer_node.as_str()) else {
+        sink.dag("missing_final_node", format!("final_answer_node {} is not a node of the DAG", dag.final_answer_node));
+        return;
+    };
+    let last_layer = dag.nodes.iter().map(|n| n.layer).max().unwrap_or(0);
+    if let Some(final_node) = dag.node(&dag.final_answer_node)
+        && final_node.layer != last_layer
+    {
+        sink.node(
+            final_node,
+            "final_not_in_last_layer",
+            format!("the final node is in layer {} but the last layer is {last_layer}", final_node.layer),
+        );
+    }
+    for node in &dag.nodes {
+        let here = index[node.node_id.as_str()];
+        if here != final_index && !has_path_connecting(&graph, here, final_index, None) {
+            sink.node(
+                node,
+                "dead_node",
+                format!(
+                    "{} does not contribute to the final node {}; remove it or use its output",
+                    node.node_id, dag.final_answer_node
+                ),
+            );
+        }
+    }
+}
