@@ -122,6 +122,9 @@ pub struct PrepareArgs {
     /// Seed of the row sample.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Name of the row-sample key in data.json.
+    #[arg(long, default_value = "rows")]
+    pub rows_key: String,
 }
 
 /// Arguments of `exec`.

@@ -10,6 +10,7 @@ use crate::cli::Command;
 mod compare;
 mod exec;
 mod headless;
+mod prepare;
 mod providers;
 mod replay_headless;
 mod report;
@@ -24,7 +25,7 @@ pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Replay(args) if args.headless && !args.verify => replay_headless::replay(&args.trace),
         Command::Replay(args) if args.verify => verify::run(&args.trace),
         Command::Replay(_) => not_implemented("replay"),
-        Command::Prepare(_) => not_implemented("prepare"),
+        Command::Prepare(args) => prepare::run(args),
         Command::Exec(args) => exec::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Report(args) => report::run(args),

@@ -48,7 +48,8 @@ fn the_valid_dag_has_no_findings() {
 
 #[test]
 fn each_rule_catches_its_defect() {
-    let cases: Vec<(&str, Box<dyn FnOnce(&mut Value)>)> = vec![
+    type Mutation = Box<dyn FnOnce(&mut Value)>;
+    let cases: Vec<(&str, Mutation)> = vec![
         ("duplicate_node_id", Box::new(|d| d["nodes"][1]["node_id"] = json!("a"))),
         ("unknown_edge_node", Box::new(|d| d["edges"][0]["source"] = json!("zz"))),
         ("edge_layer_order", Box::new(|d| d["nodes"][2]["layer"] = json!(0))),

@@ -5,6 +5,8 @@
 
 mod catalogue;
 mod metadata;
+pub mod prepare;
+pub mod synthetic;
 mod validate;
 
 use std::path::{Path, PathBuf};

@@ -97,9 +97,9 @@ impl Checker<'_> {
 
 /// The field names of a format string (`{name.attr}` → `name.attr`).
 fn format_fields(text: &str) -> impl Iterator<Item = &str> {
-    text.split('{').skip(1).filter(|part| !part.starts_with('{')).filter_map(|part| {
+    text.split('{').skip(1).filter(|part| !part.starts_with('{')).map(|part| {
         let end = part.find(['}', '!', ':']).unwrap_or(part.len());
-        Some(&part[..end])
+        &part[..end]
     })
 }
 

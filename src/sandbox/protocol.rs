@@ -16,6 +16,7 @@ pub struct Request {
 /// Worker → parent.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
+#[allow(clippy::large_enum_variant)] // one reply per line, parsed and dropped at once
 pub enum Reply {
     /// The interpreter is built and the dataset converted.
     Ready,

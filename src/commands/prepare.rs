@@ -1,0 +1,22 @@
+//! `eval-dag prepare CSV --out DIR`: data.json + metadata.json from a CSV.
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+
+use crate::cli::PrepareArgs;
+use crate::dataset::prepare::{PrepareOptions, prepare, write};
+
+/// Run the `prepare` subcommand.
+pub fn run(args: PrepareArgs) -> anyhow::Result<ExitCode> {
+    if args.sample_size == 0 {
+        anyhow::bail!("--sample-size must be at least 1");
+    }
+    let options =
+        PrepareOptions { sample_size: args.sample_size, label: args.label, seed: args.seed, rows_key: args.rows_key };
+    let prepared = prepare(&args.csv, &options)?;
+    write(&prepared, &args.out).with_context(|| format!("cannot write into {}", args.out.display()))?;
+    let rows = prepared.data.pointer("/overview/row_count").cloned().unwrap_or_default();
+    eprintln!("prepared {} rows into {}", rows, args.out.display());
+    Ok(ExitCode::SUCCESS)
+}

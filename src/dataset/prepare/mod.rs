@@ -1,0 +1,289 @@
+//! `eval-dag prepare`: stream a CSV into `data.json` (exact pre-aggregates and
+//! a seeded row sample) and `metadata.json` (inferred column annotations).
+//!
+//! Three streaming passes keep memory bounded by the number of columns,
+//! categorical values and the sample, not by the file: (1) profiles, moments,
+//! group totals and the reservoir sample; (2) histograms and the monthly
+//! series; (3) the values of the histogram buckets holding the wanted
+//! percentiles. Percentiles use linear interpolation between closest ranks
+//! (numpy's default, Python's `statistics.quantiles(method="inclusive")`);
+//! `std` is the sample standard deviation.
+
+mod accumulate;
+mod infer;
+mod output;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use accumulate::{GroupTotals, Moments, OrderStatistics, Reservoir, quantile_ranks, sampler};
+use infer::{ColumnProfile, NULL_MARKERS};
+
+pub use infer::{CATEGORICAL_LIMIT, DATETIME_FORMATS};
+
+/// Largest field accepted, in bytes.
+pub const MAX_FIELD_BYTES: usize = 1 << 20;
+/// Percentiles reported per numeric column.
+pub const PERCENTILES: [(&str, f64); 5] = [("p25", 0.25), ("median", 0.5), ("p75", 0.75), ("p95", 0.95), ("p99", 0.99)];
+
+/// What to prepare.
+#[derive(Debug, Clone)]
+pub struct PrepareOptions {
+    /// Rows in the sample.
+    pub sample_size: usize,
+    /// Binary label column.
+    pub label: Option<String>,
+    /// Seed of the sample.
+    pub seed: u64,
+    /// Name of the row-sample key in `data.json`.
+    pub rows_key: String,
+}
+
+/// The two files' contents.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// `data.json`.
+    pub data: Value,
+    /// `metadata.json`.
+    pub metadata: Value,
+}
+
+/// Why a CSV could not be prepared (one line).
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct PrepareError {
+    /// The CSV.
+    pub path: PathBuf,
+    /// What is wrong.
+    pub message: String,
+}
+
+fn is_null(raw: &str) -> bool {
+    NULL_MARKERS.contains(&raw)
+}
+
+struct Reader<'p> {
+    path: &'p Path,
+}
+
+impl Reader<'_> {
+    fn error(&self, message: String) -> PrepareError {
+        PrepareError { path: self.path.to_path_buf(), message }
+    }
+
+    fn open(&self) -> Result<csv::Reader<std::fs::File>, PrepareError> {
+        let file = std::fs::File::open(self.path).map_err(|e| self.error(format!("cannot open: {e}")))?;
+        Ok(csv::ReaderBuilder::new().flexible(false).from_reader(file))
+    }
+
+    /// Call `visit` with every record (and its 0-based row index).
+    fn each(&self, mut visit: impl FnMut(u64, &csv::StringRecord)) -> Result<u64, PrepareError> {
+        let mut reader = self.open()?;
+        let mut record = csv::StringRecord::new();
+        let mut index = 0u64;
+        loop {
+            match reader.read_record(&mut record) {
+                Ok(false) => return Ok(index),
+                Ok(true) => {}
+                Err(err) => return Err(self.error(describe_csv_error(&err))),
+            }
+            if let Some(field) = record.iter().find(|f| f.len() > MAX_FIELD_BYTES) {
+                let line = record.position().map_or(0, |p| p.line());
+                return Err(self.error(format!(
+                    "line {line} has a field of {} bytes; the limit is {MAX_FIELD_BYTES}",
+                    field.len()
+                )));
+            }
+            visit(index, &record);
+            index += 1;
+        }
+    }
+}
+
+fn describe_csv_error(err: &csv::Error) -> String {
+    let line = err.position().map(|p| p.line()).unwrap_or(0);
+    match err.kind() {
+        csv::ErrorKind::UnequalLengths { expected_len, len, .. } => {
+            format!("line {line} has {len} fields but the header has {expected_len}")
+        }
+        csv::ErrorKind::Utf8 { .. } => format!("line {line} is not valid UTF-8 (convert the file to UTF-8 first)"),
+        csv::ErrorKind::Io(io) => format!("cannot read: {io}"),
+        _ => format!("line {line}: {err}"),
+    }
+}
+
+/// Prepare the CSV at `path`.
+pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, PrepareError> {
+    let reader = Reader { path };
+    let headers: Vec<String> = {
+        let mut csv = reader.open()?;
+        let headers = csv.headers().map_err(|e| reader.error(describe_csv_error(&e)))?;
+        headers.iter().map(str::to_string).collect()
+    };
+    if headers.is_empty() || headers.iter().all(String::is_empty) {
+        return Err(reader.error("the CSV is empty (no header row)".into()));
+    }
+    let mut seen = std::collections::HashSet::new();
+    if let Some(duplicate) = headers.iter().find(|h| !seen.insert(h.as_str())) {
+        return Err(reader.error(format!("the header names column {duplicate:?} twice")));
+    }
+    let label = match &options.label {
+        Some(name) => Some(
+            headers
+                .iter()
+                .position(|h| h == name)
+                .ok_or_else(|| reader.error(format!("the label column {name:?} is not in the header")))?,
+        ),
+        None => None,
+    };
+
+    // Pass one.
+    let columns = headers.len();
+    let mut profiles: Vec<ColumnProfile> = headers.iter().map(|h| ColumnProfile::new(h)).collect();
+    let mut moments: Vec<Moments> = vec![Moments::default(); columns];
+    let mut groups: Vec<Option<HashMap<String, GroupTotals>>> = vec![Some(HashMap::new()); columns];
+    let mut strata: HashMap<String, (u64, Reservoir)> = HashMap::new();
+    let mut rng = sampler(options.seed);
+    let rows = reader.each(|index, record| {
+        let numbers: Vec<Option<f64>> = record
+            .iter()
+            .map(|f| if is_null(f) { None } else { f.parse::<f64>().ok().filter(|x| x.is_finite()) })
+            .collect();
+        let label_value = label.and_then(|l| record.get(l)).filter(|v| !is_null(v));
+        let positive = label_value.map(|v| v == "1" || v.eq_ignore_ascii_case("true"));
+        for (i, raw) in record.iter().enumerate() {
+            profiles[i].observe(raw);
+            if let Some(x) = numbers[i] {
+                moments[i].push(x);
+            }
+            if let Some(table) = &mut groups[i]
+                && !is_null(raw)
+            {
+                if !table.contains_key(raw) && table.len() >= CATEGORICAL_LIMIT {
+                    groups[i] = None;
+                    continue;
+                }
+                let totals = table.entry(raw.to_string()).or_default();
+                totals.count += 1;
+                for (j, number) in numbers.iter().enumerate() {
+                    if let Some(x) = number
+                        && j != i
+                    {
+                        totals.numeric.entry(j).or_default().push(*x);
+                    }
+                }
+                if let Some(p) = positive {
+                    totals.label.0 += u64::from(p);
+                    totals.label.1 += 1;
+                }
+            }
+        }
+        let stratum = label_value.unwrap_or("").to_string();
+        let (count, reservoir) = strata.entry(stratum).or_insert_with(|| (0, Reservoir::new(options.sample_size)));
+        *count += 1;
+        reservoir.offer(index, record, &mut rng);
+    })?;
+    if rows == 0 {
+        return Err(reader.error("the CSV has a header but no data rows".into()));
+    }
+    if let Some(l) = label {
+        let profile = &profiles[l];
+        let distinct = profile.distinct.as_ref().map_or(usize::MAX, |d| d.len());
+        if !profile.all_bool && distinct > 2 {
+            return Err(reader.error(format!("the label column {:?} is not binary (0/1 or true/false)", headers[l])));
+        }
+    }
+
+    // Pass two: histograms of numeric columns, the monthly series, datetime ranges.
+    let kinds: Vec<&'static str> = profiles.iter().map(ColumnProfile::kind).collect();
+    let numeric: Vec<usize> =
+        (0..columns).filter(|&i| matches!(kinds[i], "integer" | "float") && Some(i) != label).collect();
+    let mut order: HashMap<usize, OrderStatistics> = numeric
+        .iter()
+        .map(|&i| {
+            let n = moments[i].count;
+            let ranks = PERCENTILES.iter().flat_map(|(_, p)| {
+                let (low, high, _) = quantile_ranks(n, *p);
+                [low, high]
+            });
+            (i, OrderStatistics::new(moments[i].min, moments[i].max, ranks.collect()))
+        })
+        .collect();
+    let time_column = (0..columns)
+        .filter(|&i| kinds[i] == "datetime")
+        .max_by_key(|&i| (profiles[i].datetime_formats[0].contains("%H"), std::cmp::Reverse(i)));
+    let mut monthly: std::collections::BTreeMap<String, GroupTotals> = Default::default();
+    let mut time_range: HashMap<usize, (chrono::NaiveDateTime, chrono::NaiveDateTime)> = HashMap::new();
+    reader.each(|_, record| {
+        for &i in &numeric {
+            if let Some(x) = record.get(i).and_then(|f| f.parse::<f64>().ok()).filter(|x| x.is_finite()) {
+                order.get_mut(&i).expect("numeric column").count(x);
+            }
+        }
+        for i in (0..columns).filter(|&i| kinds[i] == "datetime") {
+            let raw = record.get(i).unwrap_or("");
+            if let Some(t) = output::parse_datetime(raw, profiles[i].datetime_formats[0]) {
+                let range = time_range.entry(i).or_insert((t, t));
+                range.0 = range.0.min(t);
+                range.1 = range.1.max(t);
+            }
+        }
+        if let Some(t) = time_column
+            && let Some(month) = infer::month_of(record.get(t).unwrap_or(""), profiles[t].datetime_formats[0])
+        {
+            let totals = monthly.entry(month).or_default();
+            totals.count += 1;
+            for &j in &numeric {
+                if let Some(x) = record.get(j).and_then(|f| f.parse::<f64>().ok()).filter(|x| x.is_finite()) {
+                    totals.numeric.entry(j).or_default().push(x);
+                }
+            }
+            if let Some(l) = label
+                && let Some(v) = record.get(l).filter(|v| !is_null(v))
+            {
+                totals.label.0 += u64::from(v == "1" || v.eq_ignore_ascii_case("true"));
+                totals.label.1 += 1;
+            }
+        }
+    })?;
+
+    // Pass three: the exact values at the wanted ranks.
+    order.values_mut().for_each(OrderStatistics::target_buckets);
+    reader.each(|_, record| {
+        for &i in &numeric {
+            if let Some(x) = record.get(i).and_then(|f| f.parse::<f64>().ok()).filter(|x| x.is_finite()) {
+                order.get_mut(&i).expect("numeric column").collect(x);
+            }
+        }
+    })?;
+
+    let input = output::Collected {
+        source: path,
+        options,
+        headers: &headers,
+        profiles: &profiles,
+        kinds: &kinds,
+        moments: &moments,
+        groups: &groups,
+        strata,
+        order: &order,
+        numeric: &numeric,
+        label,
+        time_column,
+        monthly: &monthly,
+        time_range: &time_range,
+        rows,
+    };
+    Ok(output::build(input))
+}
+
+/// Write `prepared` into `dir` (created if needed) as `data.json` and `metadata.json`.
+pub fn write(prepared: &Prepared, dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let data = serde_json::to_string(&prepared.data).expect("data serialises");
+    std::fs::write(dir.join("data.json"), data + "\n")?;
+    let metadata = serde_json::to_string_pretty(&prepared.metadata).expect("metadata serialises");
+    std::fs::write(dir.join("metadata.json"), metadata + "\n")
+}

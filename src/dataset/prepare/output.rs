@@ -1,0 +1,290 @@
+//! Turning the passes' accumulators into `data.json` and `metadata.json`.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use chrono::{NaiveDate, NaiveDateTime};
+use serde_json::{Map, Value, json};
+
+use super::accumulate::{GroupTotals, Moments, OrderStatistics, Reservoir, quantile_ranks};
+use super::infer::{ColumnProfile, NULL_MARKERS};
+use super::{PERCENTILES, PrepareOptions, Prepared as Prepare};
+
+/// Everything the passes produced.
+pub struct Collected<'a> {
+    pub source: &'a Path,
+    pub options: &'a PrepareOptions,
+    pub headers: &'a [String],
+    pub profiles: &'a [ColumnProfile],
+    pub kinds: &'a [&'static str],
+    pub moments: &'a [Moments],
+    pub groups: &'a [Option<HashMap<String, GroupTotals>>],
+    pub strata: HashMap<String, (u64, Reservoir)>,
+    pub order: &'a HashMap<usize, OrderStatistics>,
+    pub numeric: &'a [usize],
+    pub label: Option<usize>,
+    pub time_column: Option<usize>,
+    pub monthly: &'a BTreeMap<String, GroupTotals>,
+    pub time_range: &'a HashMap<usize, (NaiveDateTime, NaiveDateTime)>,
+    pub rows: u64,
+}
+
+/// A datetime value in `format` (dates get midnight).
+pub fn parse_datetime(raw: &str, format: &str) -> Option<NaiveDateTime> {
+    if format.contains("%H") {
+        NaiveDateTime::parse_from_str(raw, format).ok()
+    } else {
+        NaiveDate::parse_from_str(raw, format).ok().and_then(|d| d.and_hms_opt(0, 0, 0))
+    }
+}
+
+fn number(x: f64) -> Value {
+    serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
+}
+
+/// A raw field as a typed JSON value.
+fn typed(raw: &str, kind: &str, profile: &ColumnProfile) -> Value {
+    if NULL_MARKERS.contains(&raw) {
+        return Value::Null;
+    }
+    match kind {
+        "boolean" if raw == "0" || raw == "1" => json!(u8::from(raw == "1")),
+        "boolean" => json!(raw.eq_ignore_ascii_case("true")),
+        _ if profile.all_int => raw.parse::<i64>().map_or_else(|_| json!(raw), |i| json!(i)),
+        "float" => raw.parse::<f64>().map_or_else(|_| json!(raw), number),
+        _ => json!(raw),
+    }
+}
+
+/// Whether sums and means of a numeric column mean something: codes,
+/// coordinates and timestamps are numbers whose totals do not.
+fn is_measure(name: &str) -> bool {
+    const NOT_MEASURES: [&str; 12] = [
+        "zip",
+        "zipcode",
+        "postal",
+        "code",
+        "lat",
+        "lon",
+        "long",
+        "latitude",
+        "longitude",
+        "time",
+        "year",
+        "timestamp",
+    ];
+    !name.to_ascii_lowercase().split(['_', ' ', '-']).any(|token| NOT_MEASURES.contains(&token))
+}
+
+fn group_stats(c: &Collected<'_>, totals: &GroupTotals) -> Value {
+    let mut out = Map::new();
+    out.insert("count".into(), json!(totals.count));
+    for &j in c.numeric.iter().filter(|&&j| is_measure(&c.headers[j])) {
+        if let Some(m) = totals.numeric.get(&j) {
+            out.insert(format!("{}_sum", c.headers[j]), number(m.sum()));
+            out.insert(format!("{}_mean", c.headers[j]), m.mean().map_or(Value::Null, number));
+        }
+    }
+    if let Some(l) = c.label
+        && totals.label.1 > 0
+    {
+        out.insert(format!("{}_count", c.headers[l]), json!(totals.label.0));
+        out.insert(format!("{}_rate", c.headers[l]), number(totals.label.0 as f64 / totals.label.1 as f64));
+    }
+    Value::Object(out)
+}
+
+fn percentile(stats: &OrderStatistics, n: u64, p: f64) -> Option<f64> {
+    let (low, high, fraction) = quantile_ranks(n, p);
+    let (a, b) = (stats.value_at(low)?, stats.value_at(high)?);
+    Some(a + fraction * (b - a))
+}
+
+fn sample(c: &Collected<'_>) -> (Vec<Value>, String) {
+    let total: u64 = c.strata.values().map(|(n, _)| *n).sum();
+    let size = c.options.sample_size as u64;
+    let mut keys: Vec<String> = c.strata.keys().cloned().collect();
+    keys.sort();
+    let mut quotas: Vec<(String, u64)> = keys
+        .iter()
+        .map(|k| {
+            let n = c.strata[k].0;
+            let proportional = ((size as f64) * n as f64 / total as f64).round() as u64;
+            let floor = if c.label.is_some() { n.min(size / 20) } else { 0 };
+            (k.clone(), proportional.max(floor).min(n))
+        })
+        .collect();
+    while quotas.iter().map(|q| q.1).sum::<u64>() > size.min(total) {
+        let largest = quotas.iter_mut().max_by_key(|q| q.1).expect("a stratum");
+        largest.1 -= 1;
+    }
+    let mut rows: Vec<(u64, Vec<String>)> = Vec::new();
+    for (key, quota) in &quotas {
+        rows.extend(c.strata[key].1.rows.iter().take(*quota as usize).cloned());
+    }
+    rows.sort_by_key(|(index, _)| *index);
+    let values = rows
+        .into_iter()
+        .map(|(_, fields)| {
+            let row: Map<String, Value> = c
+                .headers
+                .iter()
+                .zip(fields.iter())
+                .enumerate()
+                .map(|(i, (h, raw))| (h.clone(), typed(raw, c.kinds[i], &c.profiles[i])))
+                .collect();
+            Value::Object(row)
+        })
+        .collect::<Vec<_>>();
+    let how = match c.label {
+        Some(l) => format!(
+            "a sample of {} of the {} rows, stratified by {} (each class in proportion, rare classes at least 5% of the sample), seed {}",
+            values.len(),
+            c.rows,
+            c.headers[l],
+            c.options.seed
+        ),
+        None => format!("a uniform random sample of {} of the {} rows, seed {}", values.len(), c.rows, c.options.seed),
+    };
+    (values, how)
+}
+
+fn column_meta(c: &Collected<'_>, i: usize) -> Value {
+    let (profile, kind) = (&c.profiles[i], c.kinds[i]);
+    let total = profile.non_null + profile.nulls;
+    let null_rate = if total == 0 { 0.0 } else { profile.nulls as f64 / total as f64 };
+    let mut meta = Map::new();
+    meta.insert("description".into(), json!(format!("{kind} column `{}` of the source CSV", c.headers[i])));
+    meta.insert("type".into(), json!(kind));
+    if kind == "datetime" {
+        let format = profile.datetime_formats[0];
+        meta.insert(
+            "format".into(),
+            json!(
+                format
+                    .replace("%Y", "YYYY")
+                    .replace("%m", "MM")
+                    .replace("%d", "DD")
+                    .replace("%H", "HH")
+                    .replace("%M", "MM")
+                    .replace("%S", "SS")
+            ),
+        );
+        meta.insert("strptime".into(), json!(format));
+        if let Some((a, b)) = c.time_range.get(&i) {
+            meta.insert("range".into(), json!([a.format(format).to_string(), b.format(format).to_string()]));
+        }
+    }
+    meta.insert("nullable".into(), json!(profile.nulls > 0));
+    meta.insert("null_rate".into(), number(null_rate));
+    if matches!(kind, "categorical" | "boolean")
+        && let Some(distinct) = &profile.distinct
+    {
+        let mut values: Vec<(&String, &u64)> = distinct.iter().collect();
+        values.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        meta.insert("values".into(), Value::Array(values.iter().map(|(v, _)| typed(v, kind, profile)).collect()));
+    }
+    if matches!(kind, "integer" | "float") && c.moments[i].count > 0 {
+        meta.insert("range".into(), json!([number(c.moments[i].min), number(c.moments[i].max)]));
+    }
+    if kind == "identifier" {
+        meta.insert("note".into(), json!("an identifier: compare or count it, do not average it"));
+    }
+    Value::Object(meta)
+}
+
+/// Assemble both documents.
+pub fn build(c: Collected<'_>) -> Prepare {
+    let mut data = Map::new();
+    let non_null: Map<String, Value> =
+        c.headers.iter().zip(c.profiles).map(|(h, p)| (h.clone(), json!(p.non_null))).collect();
+    let mut overview = Map::new();
+    overview.insert("row_count".into(), json!(c.rows));
+    overview.insert("column_count".into(), json!(c.headers.len()));
+    overview.insert("non_null_counts".into(), Value::Object(non_null));
+    if let Some(l) = c.label {
+        let positives = c.profiles[l].distinct.as_ref().map_or(0, |d| {
+            d.iter().filter(|(v, _)| v.as_str() == "1" || v.eq_ignore_ascii_case("true")).map(|(_, n)| *n).sum::<u64>()
+        });
+        overview.insert(format!("{}_count", c.headers[l]), json!(positives));
+        overview
+            .insert(format!("{}_rate", c.headers[l]), number(positives as f64 / c.profiles[l].non_null.max(1) as f64));
+    }
+    data.insert("overview".into(), Value::Object(overview));
+    let mut keys = Map::new();
+    keys.insert("overview".into(), json!("exact counts over all rows: row_count, column_count, non_null_counts per column, and the label's count and rate"));
+
+    let mut distributions = Map::new();
+    for &i in c.numeric {
+        let m = &c.moments[i];
+        let mut d = Map::new();
+        d.insert("count".into(), json!(m.count));
+        d.insert("min".into(), number(m.min));
+        d.insert("max".into(), number(m.max));
+        d.insert("mean".into(), m.mean().map_or(Value::Null, number));
+        d.insert("std".into(), m.std().map_or(Value::Null, number));
+        for (name, p) in PERCENTILES {
+            d.insert(name.into(), percentile(&c.order[&i], m.count, p).map_or(Value::Null, number));
+        }
+        distributions.insert(c.headers[i].clone(), Value::Object(d));
+    }
+    data.insert("numeric_distributions".into(), Value::Object(distributions));
+    keys.insert("numeric_distributions".into(), json!("per numeric column over all rows: count, min, max, mean, std (sample), median, p25, p75, p95, p99 (linear interpolation)"));
+
+    for (i, table) in c.groups.iter().enumerate() {
+        let Some(table) = table else { continue };
+        if c.kinds[i] != "categorical" || Some(i) == c.label {
+            continue;
+        }
+        let mut values: Vec<(&String, &GroupTotals)> = table.iter().collect();
+        values.sort_by(|a, b| b.1.count.cmp(&a.1.count).then(a.0.cmp(b.0)));
+        let stats: Map<String, Value> = values.iter().map(|(v, t)| ((*v).clone(), group_stats(&c, t))).collect();
+        let key = format!("{}_stats", c.headers[i]);
+        keys.insert(
+            key.clone(),
+            json!(format!(
+                "per value of {} over all rows: count, <numeric column>_sum and _mean{}",
+                c.headers[i],
+                c.label.map(|l| format!(", {0}_count and {0}_rate", c.headers[l])).unwrap_or_default()
+            )),
+        );
+        data.insert(key, Value::Object(stats));
+    }
+    if let Some(t) = c.time_column {
+        let series: Map<String, Value> =
+            c.monthly.iter().map(|(m, totals)| (m.clone(), group_stats(&c, totals))).collect();
+        keys.insert(
+            "monthly_stats".into(),
+            json!(format!(
+                "per month (YYYY-MM) of {} over all rows: the same fields as the per-value stats",
+                c.headers[t]
+            )),
+        );
+        data.insert("monthly_stats".into(), Value::Object(series));
+    }
+    let (rows, how) = sample(&c);
+    let rows_key = c.options.rows_key.clone();
+    keys.insert(rows_key.clone(), json!(format!("{how}; every column of the CSV, typed")));
+    data.insert(rows_key.clone(), Value::Array(rows));
+
+    let columns: Map<String, Value> =
+        (0..c.headers.len()).map(|i| (c.headers[i].clone(), column_meta(&c, i))).collect();
+    let mut notes = vec![format!(
+        "`{rows_key}` is {how}: totals, rates and distributions over all rows are in the pre-aggregated keys, not in the sample"
+    )];
+    for (i, p) in c.profiles.iter().enumerate() {
+        if p.nulls > 0 {
+            let rate = p.nulls as f64 / (p.nulls + p.non_null) as f64 * 100.0;
+            notes.push(format!("{} is missing (null) in {rate:.1}% of rows; skip None values", c.headers[i]));
+        }
+    }
+    let name = c.source.file_name().map_or("the CSV".into(), |n| n.to_string_lossy().into_owned());
+    let metadata = json!({
+        "description": format!("Prepared from {name}: {} rows, {} columns", c.rows, c.headers.len()),
+        "domain": "",
+        "columns": columns,
+        "dataset_keys": keys,
+        "important_notes": notes,
+    });
+    Prepare { data: Value::Object(data), metadata }
+}
