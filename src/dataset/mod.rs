@@ -17,6 +17,26 @@ use sha2::{Digest, Sha256};
 pub use catalogue::{FieldInfo, KeyEntry, SchemaCatalogue, Shape, python_type_name};
 pub use metadata::{ColumnMeta, Metadata};
 
+/// Whether sums and means of a numeric column named `name` mean something:
+/// codes, coordinates and timestamps are numbers whose totals do not.
+pub fn is_measure(name: &str) -> bool {
+    const NOT_MEASURES: [&str; 12] = [
+        "zip",
+        "zipcode",
+        "postal",
+        "code",
+        "lat",
+        "lon",
+        "long",
+        "latitude",
+        "longitude",
+        "time",
+        "year",
+        "timestamp",
+    ];
+    !name.to_ascii_lowercase().split(['_', ' ', '-']).any(|token| NOT_MEASURES.contains(&token))
+}
+
 /// Why a dataset could not be loaded. Each problem is one line.
 #[derive(Debug, thiserror::Error)]
 pub enum DatasetError {

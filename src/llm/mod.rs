@@ -2,9 +2,13 @@
 //! offline schema planner, and replay of a recorded trace.
 
 mod client;
+mod offline;
+mod openai;
 mod replay;
 mod types;
 
 pub use client::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse};
+pub use offline::OfflinePlanner;
+pub use openai::{DEFAULT_BASE_URL, DEFAULT_MODEL, OpenAiClient, OpenAiSettings, openai_from_env};
 pub use replay::ReplayClient;
 pub use types::{CallKey, ChatMessage, LlmRole, TokenUsage};

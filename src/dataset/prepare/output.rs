@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 use super::accumulate::{GroupTotals, Moments, OrderStatistics, Reservoir, quantile_ranks};
 use super::infer::{ColumnProfile, NULL_MARKERS};
 use super::{PERCENTILES, PrepareOptions, Prepared as Prepare};
+use crate::dataset::is_measure;
 
 /// Everything the passes produced.
 pub struct Collected<'a> {
@@ -54,26 +55,6 @@ fn typed(raw: &str, kind: &str, profile: &ColumnProfile) -> Value {
         "float" => raw.parse::<f64>().map_or_else(|_| json!(raw), number),
         _ => json!(raw),
     }
-}
-
-/// Whether sums and means of a numeric column mean something: codes,
-/// coordinates and timestamps are numbers whose totals do not.
-fn is_measure(name: &str) -> bool {
-    const NOT_MEASURES: [&str; 12] = [
-        "zip",
-        "zipcode",
-        "postal",
-        "code",
-        "lat",
-        "lon",
-        "long",
-        "latitude",
-        "longitude",
-        "time",
-        "year",
-        "timestamp",
-    ];
-    !name.to_ascii_lowercase().split(['_', ' ', '-']).any(|token| NOT_MEASURES.contains(&token))
 }
 
 fn group_stats(c: &Collected<'_>, totals: &GroupTotals) -> Value {
