@@ -1,7 +1,7 @@
 //! Headless progress: the activity feed as plain lines on stderr, under a
 //! progress bar when stderr is a terminal.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -21,10 +21,10 @@ pub fn apply_and_describe(state: &mut RunState, t_ms: u64, event: &EngineEvent) 
     state.feed.iter().skip(state.feed.len().saturating_sub(fresh)).map(line).collect()
 }
 
-/// Fold `events` into a run state until the engine closes the channel,
-/// printing progress as it goes.
-pub async fn follow(mut events: UnboundedReceiver<(u64, EngineEvent)>) -> RunState {
-    let mut state = RunState::default();
+/// Fold `events` into `state` (empty, or an earlier run being continued) until
+/// the engine closes the channel, printing progress as it goes. A closed
+/// stderr never stops the run.
+pub async fn follow(mut events: UnboundedReceiver<(u64, EngineEvent)>, mut state: RunState) -> RunState {
     let bar = std::io::stderr().is_terminal().then(|| {
         let bar = ProgressBar::new(0);
         bar.set_style(
@@ -38,7 +38,9 @@ pub async fn follow(mut events: UnboundedReceiver<(u64, EngineEvent)>) -> RunSta
         for text in apply_and_describe(&mut state, t_ms, &event) {
             match &bar {
                 Some(bar) => bar.println(text),
-                None => eprintln!("{text}"),
+                None => {
+                    let _ = writeln!(std::io::stderr(), "{text}");
+                }
             }
         }
         if let Some(bar) = &bar {

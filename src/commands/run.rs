@@ -1,6 +1,7 @@
 //! `eval-dag run`: generate questions, run every critic loop, write the trace,
 //! `eval_results.json` and the report.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -131,19 +132,21 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let state = runtime.block_on(async {
         let executor = super::providers::build_executor(&dataset)?;
         let parts = EngineParts { dataset: dataset.clone(), llm, executor, prompts, trace: Some(trace) };
+        let initial = prior.clone().unwrap_or_default();
         let options =
             RunOptions { keep_alive: false, questions: None, prior, retry_failed: args.retry_failed.is_some() };
         let handle = engine::start(parts, settings, options);
-        let state = headless::follow(handle.events).await;
+        let state = headless::follow(handle.events, initial).await;
         let _ = handle.task.await;
         anyhow::Ok(state)
     })?;
     let results = write_results(&plan.out, &state)?;
     let report_path = plan.out.join("eval_report.html");
     let report_size = super::report::write_report(&report_path, &state, &chrono::Utc::now().to_rfc3339())?;
-    eprintln!("{}", summary_line(&state));
-    eprintln!("results: {}", results.display());
-    eprintln!("report:  {} ({:.1} KiB)", report_path.display(), report_size as f64 / 1024.0);
-    eprintln!("trace:   {}", trace_path.display());
+    let mut stderr = std::io::stderr();
+    let _ = writeln!(stderr, "{}", summary_line(&state));
+    let _ = writeln!(stderr, "results: {}", results.display());
+    let _ = writeln!(stderr, "report:  {} ({:.1} KiB)", report_path.display(), report_size as f64 / 1024.0);
+    let _ = writeln!(stderr, "trace:   {}", trace_path.display());
     Ok(exit_code(&state))
 }

@@ -182,7 +182,13 @@ async fn orchestrate(
 ) -> RunState {
     let emitter = ctx.emitter.clone();
     emitter.emit(EngineEvent::RunStarted { settings: settings.clone() });
-    let questions = match options.questions {
+    let earlier_questions = options
+        .prior
+        .as_ref()
+        .filter(|p| !p.questions.is_empty())
+        .map(|p| p.questions.iter().map(|q| q.question.clone()).collect::<Vec<_>>());
+    let continuing = earlier_questions.is_some();
+    let questions = match earlier_questions.or(options.questions.clone()) {
         Some(questions) => questions,
         None => match generate_questions(&ctx, settings.questions).await {
             Ok(questions) => questions,
@@ -194,7 +200,9 @@ async fn orchestrate(
             }
         },
     };
-    emitter.emit(EngineEvent::QuestionsGenerated { questions: questions.clone() });
+    if !continuing {
+        emitter.emit(EngineEvent::QuestionsGenerated { questions: questions.clone() });
+    }
     let mut run = Orchestrator {
         slots: Arc::new(Semaphore::new(settings.concurrency.max(1) as usize)),
         ctx,

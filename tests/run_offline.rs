@@ -1,0 +1,170 @@
+//! `eval-dag run --headless` with the offline planner through the real binary:
+//! every answer equals the planner's independently computed one, on both
+//! sample datasets and on a CSV the test generates; a killed run keeps every
+//! finished event; a resumed run completes it without re-running finished work.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use serde_json::Value;
+
+fn run(dataset: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_eval-dag"))
+        .arg("run")
+        .arg(dataset)
+        .arg("--headless")
+        .arg("--out")
+        .arg(out)
+        .args(extra)
+        .env_remove("OPENAI_API_KEY")
+        .env("EVAL_DAG_LOG", out.join("log.txt"))
+        .output()
+        .unwrap()
+}
+
+fn results(out: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(out.join("eval_results.json")).unwrap()).unwrap()
+}
+
+fn assert_all_answers_expected(out: &Path, questions: usize) {
+    let results = results(out);
+    let detailed = results["detailed_results"].as_array().unwrap();
+    assert_eq!(detailed.len(), questions);
+    let levels: std::collections::BTreeSet<&str> =
+        detailed.iter().map(|r| r["difficulty_level"].as_str().unwrap()).collect();
+    assert_eq!(levels.len(), 3, "questions span easy, medium and hard: {levels:?}");
+    for r in detailed {
+        assert_eq!(r["status"], "passed", "{r}");
+        assert!(
+            common::json_close(&r["final_answer"], &r["expected_answer"], 1e-9),
+            "{}: {} vs {}",
+            r["question_id"],
+            r["final_answer"],
+            r["expected_answer"]
+        );
+    }
+    assert!(out.join("trace.jsonl").is_file() && out.join("eval_report.html").is_file());
+}
+
+#[test]
+fn offline_runs_answer_every_question_correctly_on_the_sample_data() {
+    for dataset in ["fraud", "penguins"] {
+        let dir = tempfile::tempdir().unwrap();
+        let output = run(&common::root().join("sample-data").join(dataset), dir.path(), &[]);
+        assert_eq!(output.status.code(), Some(0), "{dataset}: {}", String::from_utf8_lossy(&output.stderr));
+        assert_all_answers_expected(dir.path(), 10);
+    }
+}
+
+#[test]
+fn offline_runs_work_on_a_csv_with_unfamiliar_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut csv = String::from("when,shop,region,spend,items,returned\n");
+    for i in 0..400u32 {
+        let when = format!("2021-{:02}-{:02} {:02}:{:02}:00", i % 12 + 1, i % 28 + 1, (i * 7) % 24, (i * 13) % 60);
+        let shop = ["north", "south", "east", "west", "hub"][(i * 3 % 5) as usize];
+        let region = ["alpha", "beta", "gamma"][(i % 3) as usize];
+        let spend = if i % 17 == 0 { String::new() } else { format!("{:.2}", ((i * 37) % 500) as f64 / 3.0 + 1.0) };
+        csv.push_str(&format!("{when},{shop},{region},{spend},{},{}\n", (i * 11) % 9 + 1, u32::from(i % 7 == 0)));
+    }
+    let csv_path = dir.path().join("shops.csv");
+    std::fs::write(&csv_path, csv).unwrap();
+    let dataset = dir.path().join("shops");
+    let prepared = Command::new(env!("CARGO_BIN_EXE_eval-dag"))
+        .args(["prepare"])
+        .arg(&csv_path)
+        .arg("--out")
+        .arg(&dataset)
+        .args(["--label", "returned"])
+        .output()
+        .unwrap();
+    assert!(prepared.status.success(), "{}", String::from_utf8_lossy(&prepared.stderr));
+    let out = dir.path().join("run");
+    let output = run(&dataset, &out, &["--questions", "12"]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_all_answers_expected(&out, 12);
+}
+
+#[test]
+fn a_killed_run_keeps_its_events_and_resumes_without_redoing_finished_questions() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let dataset = common::root().join("sample-data/fraud");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_eval-dag"))
+        .arg("run")
+        .arg(&dataset)
+        .args(["--headless", "--concurrency", "1", "--questions", "10", "--out"])
+        .arg(&out)
+        .env_remove("OPENAI_API_KEY")
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let trace_path = out.join("trace.jsonl");
+    let finished = |path: &Path| {
+        std::fs::read_to_string(path).unwrap_or_default().matches("\"type\":\"question_finished\"").count()
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while finished(&trace_path) < 3 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let trace = eval_dag::trace::Trace::read(&trace_path).expect("the killed run's trace is readable");
+    let done_before = trace
+        .records
+        .iter()
+        .filter(|r| matches!(r.event, eval_dag::engine::EngineEvent::QuestionFinished { .. }))
+        .count();
+    assert!(done_before >= 3, "questions finished before the kill: {done_before}");
+    assert!(done_before < 10, "the kill came before the end");
+
+    let resumed = Command::new(env!("CARGO_BIN_EXE_eval-dag"))
+        .arg("run")
+        .arg("--resume")
+        .arg(&out)
+        .arg("--headless")
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap();
+    assert_eq!(resumed.status.code(), Some(0), "{}", String::from_utf8_lossy(&resumed.stderr));
+    let trace = eval_dag::trace::Trace::read(&trace_path).unwrap();
+    let mut starts: std::collections::HashMap<String, usize> = Default::default();
+    for record in &trace.records {
+        if let eval_dag::engine::EngineEvent::QuestionStarted { question_id, .. } = &record.event {
+            *starts.entry(question_id.clone()).or_default() += 1;
+        }
+    }
+    let seqs: Vec<u64> = trace.records.iter().map(|r| r.seq).collect();
+    assert!(seqs.windows(2).all(|w| w[1] == w[0] + 1), "the appended trace keeps numbering");
+    let results = results(&out);
+    assert_eq!(results["summary"]["passed"], 10);
+    let reference = dir.path().join("reference");
+    assert_eq!(run(&dataset, &reference, &[]).status.code(), Some(0));
+    let answers = |doc: &Value| -> Vec<Value> {
+        doc["detailed_results"].as_array().unwrap().iter().map(|r| r["final_answer"].clone()).collect()
+    };
+    assert_eq!(answers(&results), answers(&self::results(&reference)), "resumed answers equal an uninterrupted run");
+    let restarted_finished = starts.values().filter(|&&n| n > 1).count();
+    assert!(restarted_finished <= 10 - done_before, "finished questions were not started again: {starts:?}");
+}
+
+#[test]
+fn a_closed_stderr_does_not_stop_a_headless_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_eval-dag"))
+        .arg("run")
+        .arg(common::root().join("sample-data/penguins"))
+        .args(["--headless", "--questions", "3", "--out"])
+        .arg(dir.path())
+        .env_remove("OPENAI_API_KEY")
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(results(dir.path())["summary"]["passed"], 3);
+}
