@@ -65,7 +65,7 @@ fn to_dag(question_id: &str, candidate: &Candidate) -> GeneratedDag {
 }
 
 /// Pick `need` of `pool`, evenly spread, starting at an offset chosen by `seed`.
-fn spread<T>(pool: &mut Vec<Option<T>>, need: usize, seed: u64) -> Vec<T> {
+fn spread<T>(pool: &mut [Option<T>], need: usize, seed: u64) -> Vec<T> {
     let len = pool.len();
     if len == 0 || need == 0 {
         return Vec::new();
