@@ -43,3 +43,4 @@ pub fn json_close(a: &serde_json::Value, b: &serde_json::Value, rel: f64) -> boo
         _ => a == b,
     }
 }
+pub mod mock_llm;
