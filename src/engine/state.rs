@@ -402,8 +402,14 @@ impl RunState {
                 let (kind, text) = if feedback.is_approved {
                     (FeedKind::Good, format!("iteration {iteration} approved"))
                 } else {
-                    let first =
-                        feedback.findings.first().map(|f| f.message.as_str()).unwrap_or(&feedback.overall_reasoning);
+                    let first = feedback
+                        .findings
+                        .first()
+                        .map(|f| f.message.as_str())
+                        .unwrap_or(&feedback.overall_reasoning)
+                        .lines()
+                        .next()
+                        .unwrap_or_default();
                     (
                         FeedKind::Bad,
                         format!("iteration {iteration} rejected ({} findings): {first}", feedback.findings.len()),
