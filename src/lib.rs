@@ -18,3 +18,4 @@ pub mod render;
 pub mod report;
 pub mod sandbox;
 pub mod trace;
+pub mod tui;

@@ -24,7 +24,10 @@ pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Run(args) => run::run(args),
         Command::Replay(args) if args.headless && !args.verify => replay_headless::replay(&args.trace),
         Command::Replay(args) if args.verify => verify::run(&args.trace),
-        Command::Replay(_) => not_implemented("replay"),
+        Command::Replay(args) => {
+            crate::tui::replay_trace(&args.trace, args.from_start)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Prepare(args) => prepare::run(args),
         Command::Exec(args) => exec::run(args),
         Command::Validate(args) => validate::run(args),
@@ -35,10 +38,6 @@ pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
-}
-
-fn not_implemented(name: &str) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`eval-dag {name}` is not implemented yet")
 }
 
 /// The error and its causes on one line (`outer: inner: root`); a multi-line

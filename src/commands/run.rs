@@ -133,12 +133,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         let executor = super::providers::build_executor(&dataset)?;
         let parts = EngineParts { dataset: dataset.clone(), llm, executor, prompts, trace: Some(trace) };
         let initial = prior.clone().unwrap_or_default();
-        let options =
-            RunOptions { keep_alive: false, questions: None, prior, retry_failed: args.retry_failed.is_some() };
+        let keep_alive = !args.headless;
+        let options = RunOptions { keep_alive, questions: None, prior, retry_failed: args.retry_failed.is_some() };
         let handle = engine::start(parts, settings, options);
-        let state = headless::follow(handle.events, initial).await;
-        let _ = handle.task.await;
-        anyhow::Ok(state)
+        let shown = if args.headless {
+            headless::follow(handle.events, initial).await
+        } else {
+            crate::tui::watch_live(initial, handle.events, handle.commands).await?
+        };
+        anyhow::Ok(handle.task.await.unwrap_or(shown))
     })?;
     let results = write_results(&plan.out, &state)?;
     let report_path = plan.out.join("eval_report.html");

@@ -3,6 +3,7 @@
 //! replays feed it the same way.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -168,7 +169,7 @@ pub struct LlmCall {
     /// Model asked.
     pub model: String,
     /// Prompt.
-    pub messages: Vec<ChatMessage>,
+    pub messages: Arc<Vec<ChatMessage>>,
     /// Text streamed so far, or the full response once finished.
     pub response: String,
     /// Whether the call has ended.
@@ -342,7 +343,7 @@ impl RunState {
                         call_id: *call_id,
                         key: key.clone(),
                         model: model.clone(),
-                        messages: messages.clone(),
+                        messages: Arc::new(messages.clone()),
                         response: String::new(),
                         finished: false,
                         error: None,
@@ -362,7 +363,7 @@ impl RunState {
                     call_id: *call_id,
                     key: key.clone(),
                     model: String::new(),
-                    messages: Vec::new(),
+                    messages: Arc::default(),
                     response: String::new(),
                     finished: false,
                     error: None,

@@ -1,0 +1,394 @@
+//! The TUI's state: the run (folded by the shared reducer), what the user is
+//! looking at, and what keys do. Screens draw from it and never change it.
+
+use crossterm::event::{KeyCode, KeyEvent};
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::highlight::HighlightCache;
+use super::keymap::{Action, action_for};
+use super::replay::Replay;
+use super::theme::Theme;
+use crate::engine::{Attempt, Command, EngineEvent, Iteration, Outcome, QuestionState, QuestionStatus, RunState};
+
+/// Which screen is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Screen {
+    /// All questions.
+    Dashboard,
+    /// One question's iterations.
+    Question,
+    /// Iteration N−1 vs N.
+    Diff,
+}
+
+/// Detail tabs of the question screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tab {
+    /// The critic's feedback.
+    Feedback,
+    /// Node outputs of the trial run.
+    Outputs,
+    /// The raw LLM exchange of the iteration.
+    Llm,
+}
+
+impl Tab {
+    /// All tabs in order.
+    pub const ALL: [Tab; 3] = [Tab::Feedback, Tab::Outputs, Tab::Llm];
+
+    /// Tab title.
+    pub fn title(self) -> &'static str {
+        match self {
+            Tab::Feedback => "feedback",
+            Tab::Outputs => "outputs",
+            Tab::Llm => "LLM exchange",
+        }
+    }
+}
+
+/// Which questions the table shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatusFilter {
+    /// Everything.
+    All,
+    /// Working or pending.
+    Active,
+    /// Failed, exhausted, cancelled or rejected.
+    NotPassed,
+    /// Passed.
+    Passed,
+}
+
+impl StatusFilter {
+    fn next(self) -> Self {
+        match self {
+            Self::All => Self::Active,
+            Self::Active => Self::NotPassed,
+            Self::NotPassed => Self::Passed,
+            Self::Passed => Self::All,
+        }
+    }
+
+    /// Label for the header.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::All => "all",
+            Self::Active => "active",
+            Self::NotPassed => "not passed",
+            Self::Passed => "passed",
+        }
+    }
+
+    fn keeps(self, status: QuestionStatus) -> bool {
+        match self {
+            Self::All => true,
+            Self::Active => status.is_active(),
+            Self::NotPassed => !matches!(status, QuestionStatus::Done(Outcome::Passed)),
+            Self::Passed => matches!(status, QuestionStatus::Done(Outcome::Passed)),
+        }
+    }
+}
+
+/// Table order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sort {
+    /// Difficulty rank.
+    Rank,
+    /// Status, then rank.
+    Status,
+    /// Most findings first.
+    Findings,
+}
+
+impl Sort {
+    /// Label for the header.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Rank => "rank",
+            Self::Status => "status",
+            Self::Findings => "findings",
+        }
+    }
+}
+
+/// Everything the TUI knows.
+pub struct App {
+    /// The run as of now.
+    pub state: RunState,
+    /// Current screen.
+    pub screen: Screen,
+    /// Help overlay shown.
+    pub help: bool,
+    /// Row selected in the table (index into the visible rows).
+    pub row: usize,
+    /// Text filter.
+    pub filter: String,
+    /// Whether keys go into the filter.
+    pub editing_filter: bool,
+    /// Status filter.
+    pub status_filter: StatusFilter,
+    /// Sort order.
+    pub sort: Sort,
+    /// Question open in the question/diff screens.
+    pub question: Option<String>,
+    /// Iteration selected (index over all attempts' iterations).
+    pub iteration: usize,
+    /// Node selected in the DAG.
+    pub node: usize,
+    /// Detail tab.
+    pub tab: Tab,
+    /// Replay controls, when replaying.
+    pub replay: Option<Replay>,
+    /// Where commands go, in a live run.
+    pub commands: Option<UnboundedSender<Command>>,
+    /// One-line status message.
+    pub message: Option<String>,
+    /// Animation frame of spinners.
+    pub spinner: usize,
+    /// Set when the user quits.
+    pub quit: bool,
+    /// Colours.
+    pub theme: Theme,
+    /// Highlighted code of the nodes on screen.
+    pub highlight: HighlightCache,
+}
+
+impl App {
+    /// An app showing `state`.
+    pub fn new(
+        state: RunState,
+        theme: Theme,
+        replay: Option<Replay>,
+        commands: Option<UnboundedSender<Command>>,
+    ) -> Self {
+        let mut app = Self {
+            state,
+            screen: Screen::Dashboard,
+            help: false,
+            row: 0,
+            filter: String::new(),
+            editing_filter: false,
+            status_filter: StatusFilter::All,
+            sort: Sort::Rank,
+            question: None,
+            iteration: 0,
+            node: 0,
+            tab: Tab::Feedback,
+            replay,
+            commands,
+            message: None,
+            spinner: 0,
+            quit: false,
+            highlight: HighlightCache::default(),
+            theme,
+        };
+        app.refresh();
+        app
+    }
+
+    /// Question indices in table order.
+    pub fn visible(&self) -> Vec<usize> {
+        let needle = self.filter.to_lowercase();
+        let mut rows: Vec<usize> = (0..self.state.questions.len())
+            .filter(|&i| {
+                let q = &self.state.questions[i];
+                self.status_filter.keeps(q.status)
+                    && (needle.is_empty()
+                        || q.question.question.to_lowercase().contains(&needle)
+                        || q.question.id.to_lowercase().contains(&needle)
+                        || q.question.difficulty_level.as_str() == needle
+                        || q.status.label() == needle)
+            })
+            .collect();
+        let findings = |i: usize| self.state.questions[i].findings_per_iteration().iter().sum::<u64>();
+        match self.sort {
+            Sort::Rank => {}
+            Sort::Status => rows.sort_by_key(|&i| (self.state.questions[i].status.label(), i)),
+            Sort::Findings => rows.sort_by_key(|&i| (std::cmp::Reverse(findings(i)), i)),
+        }
+        rows
+    }
+
+    /// The question under the cursor (dashboard) or open (detail screens).
+    pub fn current_question(&self) -> Option<&QuestionState> {
+        match &self.question {
+            Some(id) if self.screen != Screen::Dashboard => self.state.question(id),
+            _ => self.visible().get(self.row).map(|&i| &self.state.questions[i]),
+        }
+    }
+
+    /// Every iteration of the open question with its attempt, oldest first.
+    pub fn iterations(&self) -> Vec<(&Attempt, &Iteration)> {
+        self.current_question()
+            .map(|q| q.attempts.iter().flat_map(|a| a.iterations.iter().map(move |i| (a, i))).collect())
+            .unwrap_or_default()
+    }
+
+    /// The selected iteration.
+    pub fn current_iteration(&self) -> Option<(&Attempt, &Iteration)> {
+        let all = self.iterations();
+        let index = self.iteration.min(all.len().saturating_sub(1));
+        all.get(index).copied()
+    }
+
+    /// Feed one engine event.
+    pub fn apply(&mut self, t_ms: u64, event: &EngineEvent) {
+        self.state.apply(t_ms, event);
+    }
+
+    /// Bring derived view state (clamped selections, highlighted code) up to date.
+    pub fn refresh(&mut self) {
+        let rows = self.visible().len();
+        self.row = self.row.min(rows.saturating_sub(1));
+        let iterations = self.iterations().len();
+        self.iteration = self.iteration.min(iterations.saturating_sub(1));
+        let code: Vec<String> = self
+            .current_iteration()
+            .and_then(|(_, it)| it.dag.as_ref())
+            .map(|dag| dag.nodes.iter().map(|n| n.code.clone()).collect())
+            .unwrap_or_default();
+        self.node = self.node.min(code.len().saturating_sub(1));
+        for source in &code {
+            self.highlight.prepare(source, self.theme.syntax_dark);
+        }
+    }
+
+    fn send(&mut self, command: Command, what: &str) {
+        match &self.commands {
+            Some(sender) if sender.send(command).is_ok() => self.message = Some(what.to_string()),
+            Some(_) => self.message = Some("the run is over: start a new run to rerun questions".into()),
+            None => {
+                self.message =
+                    Some("replay: no LLM is connected here — rerun and fork need a live run (eval-dag run)".into())
+            }
+        }
+    }
+
+    fn open_question(&mut self) {
+        if let Some(q) = self.current_question() {
+            let id = q.question.id.clone();
+            let last = q.attempts.iter().map(|a| a.iterations.len()).sum::<usize>().saturating_sub(1);
+            self.question = Some(id);
+            self.iteration = last;
+            self.node = 0;
+            self.screen = Screen::Question;
+        }
+    }
+
+    fn move_selection(&mut self, down: bool) {
+        let (value, limit) = match self.screen {
+            Screen::Dashboard => (&mut self.row, self.state.questions.len()),
+            _ => (&mut self.node, usize::MAX),
+        };
+        *value = if down { (*value + 1).min(limit.saturating_sub(1)) } else { value.saturating_sub(1) };
+    }
+
+    fn replay_action(&mut self, action: Action) {
+        let Some(replay) = &mut self.replay else { return };
+        match action {
+            Action::Play => replay.playing = !replay.playing,
+            Action::Forward => {
+                replay.playing = false;
+                replay.forward(&mut self.state);
+            }
+            Action::Backward => {
+                replay.playing = false;
+                let target = replay.position.saturating_sub(1);
+                self.state = replay.seek(target);
+            }
+            Action::Start => self.state = replay.seek(0),
+            Action::End => self.state = replay.seek(usize::MAX),
+            Action::Faster => replay.scale_speed(2.0),
+            Action::Slower => replay.scale_speed(0.5),
+            _ => {}
+        }
+    }
+
+    /// Handle one key press.
+    pub fn handle_key(&mut self, key: KeyEvent) {
+        if self.editing_filter {
+            match key.code {
+                KeyCode::Enter | KeyCode::Esc => self.editing_filter = false,
+                KeyCode::Backspace => {
+                    self.filter.pop();
+                }
+                KeyCode::Char(c) => self.filter.push(c),
+                _ => {}
+            }
+            self.row = 0;
+            self.refresh();
+            return;
+        }
+        let on_question = self.screen != Screen::Dashboard;
+        let Some(action) = action_for(key, on_question, self.replay.is_some()) else { return };
+        if self.help && !matches!(action, Action::Quit | Action::Help) {
+            self.help = false;
+            return;
+        }
+        self.message = None;
+        match action {
+            Action::Quit => self.quit = true,
+            Action::Help => self.help = !self.help,
+            Action::Up | Action::Down => self.move_selection(action == Action::Down),
+            Action::Open => self.open_question(),
+            Action::Back => {
+                self.screen = if self.screen == Screen::Diff { Screen::Question } else { Screen::Dashboard };
+            }
+            Action::Left => self.iteration = self.iteration.saturating_sub(1),
+            Action::Right => self.iteration += 1,
+            Action::NextTab => {
+                let index = Tab::ALL.iter().position(|t| *t == self.tab).unwrap_or(0);
+                self.tab = Tab::ALL[(index + 1) % Tab::ALL.len()];
+            }
+            Action::Diff => {
+                if self.iteration > 0 {
+                    self.screen = Screen::Diff;
+                } else {
+                    self.message = Some("the first iteration has nothing to compare with".into());
+                }
+            }
+            Action::Filter => self.editing_filter = true,
+            Action::StatusFilter => self.status_filter = self.status_filter.next(),
+            Action::Sort => {
+                self.sort = match self.sort {
+                    Sort::Rank => Sort::Status,
+                    Sort::Status => Sort::Findings,
+                    Sort::Findings => Sort::Rank,
+                }
+            }
+            Action::Pause => {
+                let command = if self.state.paused { Command::Resume } else { Command::Pause };
+                let what = if self.state.paused { "resuming" } else { "pausing at the next stage boundary" };
+                self.send(command, what);
+            }
+            Action::Step => {
+                let question_id = (self.screen != Screen::Dashboard).then(|| self.question.clone()).flatten();
+                let what = match &question_id {
+                    Some(id) => format!("step: one stage of {id}"),
+                    None => "step: the next stage anywhere".into(),
+                };
+                self.send(Command::Step { question_id }, &what);
+            }
+            Action::Rerun => {
+                if let Some(id) = self.current_question().map(|q| q.question.id.clone()) {
+                    self.send(Command::Rerun { question_id: id.clone() }, &format!("rerunning {id} from scratch"));
+                }
+            }
+            Action::Fork => {
+                let target = self.current_iteration().map(|(a, i)| (a.number, i.number));
+                if let (Some(id), Some((attempt, iteration))) = (self.question.clone(), target) {
+                    let what = format!("forking {id} from attempt {attempt}, iteration {iteration}");
+                    self.send(Command::Fork { question_id: id, attempt, iteration }, &what);
+                }
+            }
+            Action::Play
+            | Action::Forward
+            | Action::Backward
+            | Action::Start
+            | Action::End
+            | Action::Faster
+            | Action::Slower => self.replay_action(action),
+        }
+        self.refresh();
+    }
+}

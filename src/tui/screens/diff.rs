@@ -1,0 +1,73 @@
+//! Iteration N−1 versus N: nodes added, removed and changed (with a unified
+//! diff of the code), and each earlier finding marked resolved, persisting or
+//! new.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+
+use crate::model::{FindingFate, IterationDiff, NodeChange};
+use crate::tui::app::App;
+use crate::tui::widgets::code_view::source_color;
+
+/// Draw the diff of the selected iteration against the one before it.
+pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+    let t = &app.theme;
+    let all = app.iterations();
+    let index = app.iteration.min(all.len().saturating_sub(1));
+    let (Some((_, before)), Some((_, after))) = (index.checked_sub(1).and_then(|i| all.get(i)), all.get(index)) else {
+        frame.render_widget(Paragraph::new("no earlier iteration to compare with"), area);
+        return;
+    };
+    let (Some(old), Some(new)) = (&before.dag, &after.dag) else {
+        frame.render_widget(Paragraph::new("one of the iterations has no DAG (its reply could not be read)"), area);
+        return;
+    };
+    let diff = IterationDiff::between(old, before.feedback.as_ref(), new, after.feedback.as_ref());
+    let mut lines = vec![Line::from(Span::styled("findings", t.fg("accent").add_modifier(Modifier::BOLD)))];
+    for (fate, finding) in &diff.findings {
+        let (label, color) = match fate {
+            FindingFate::Resolved => ("resolved  ", "finding_resolved"),
+            FindingFate::Persisting => ("persisting", "finding_persisting"),
+            FindingFate::New => ("new       ", "finding_new"),
+        };
+        lines.push(Line::from(vec![
+            Span::styled(format!("{label} "), t.fg(color).add_modifier(Modifier::BOLD)),
+            Span::styled(format!("[{}] ", finding.source.label()), t.fg(source_color(finding.source))),
+            Span::styled(format!("{} {}: ", finding.node_id.as_deref().unwrap_or("DAG"), finding.rule), t.fg("text")),
+            Span::styled(finding.message.lines().next().unwrap_or_default().to_string(), t.fg("muted")),
+        ]));
+    }
+    lines.push(Line::from(""));
+    lines.push(Line::from(Span::styled("nodes", t.fg("accent").add_modifier(Modifier::BOLD))));
+    for change in &diff.nodes {
+        match change {
+            NodeChange::Added { node } => {
+                lines.push(Line::from(Span::styled(format!("+ added {}", node.node_id), t.fg("diff_line_add"))))
+            }
+            NodeChange::Removed { node } => {
+                lines.push(Line::from(Span::styled(format!("- removed {}", node.node_id), t.fg("diff_line_remove"))))
+            }
+            NodeChange::Unchanged { node_id } => {
+                lines.push(Line::from(Span::styled(format!("  unchanged {node_id}"), t.fg("muted"))))
+            }
+            NodeChange::Changed { after, code_diff, .. } => {
+                lines.push(Line::from(Span::styled(format!("~ changed {}", after.node_id), t.fg("node_flagged"))));
+                for line in code_diff.lines().filter(|l| !l.starts_with("+++") && !l.starts_with("---")) {
+                    let style = match line.chars().next() {
+                        Some('+') => t.fg("diff_line_add"),
+                        Some('-') => t.fg("diff_line_remove"),
+                        Some('@') => t.fg("accent"),
+                        _ => t.fg("text"),
+                    };
+                    lines.push(Line::from(Span::styled(format!("    {line}"), style)));
+                }
+            }
+        }
+    }
+    let title = format!(" iteration {} → {} ", before.number, after.number);
+    let block = Block::default().borders(Borders::ALL).title(title).border_style(t.fg("border"));
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(block), area);
+}

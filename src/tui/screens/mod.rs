@@ -1,0 +1,6 @@
+//! One file per screen; each is a pure function of the app state.
+
+pub mod dashboard;
+pub mod diff;
+pub mod help;
+pub mod question;

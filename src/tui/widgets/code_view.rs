@@ -1,0 +1,66 @@
+//! The selected node's highlighted code with line numbers, and beside it the
+//! findings that blame this node.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+
+use crate::model::{CriticFeedback, DagNodeSpec, FindingSource};
+use crate::tui::app::App;
+
+/// Theme colour of a finding source.
+pub fn source_color(source: FindingSource) -> &'static str {
+    match source {
+        FindingSource::Structural => "finding_structural",
+        FindingSource::TrialRun => "finding_trial_run",
+        FindingSource::Semantic => "finding_semantic",
+    }
+}
+
+/// Draw `node`'s code and its findings into `area`.
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, node: &DagNodeSpec, feedback: Option<&CriticFeedback>) {
+    let t = &app.theme;
+    let findings: Vec<_> = feedback.map(|f| f.findings_for_node(&node.node_id).collect()).unwrap_or_default();
+    let split = if findings.is_empty() {
+        [Constraint::Percentage(100), Constraint::Length(0)]
+    } else {
+        [Constraint::Percentage(60), Constraint::Percentage(40)]
+    };
+    let [code_area, findings_area] = Layout::horizontal(split).areas(area);
+    let inputs: Vec<String> = node.inputs.iter().map(|(k, v)| format!("{k} ← {v}")).collect();
+    let title = format!(" {} · layer {} · {} ", node.node_id, node.layer, node.operation);
+    let mut lines = vec![Line::from(Span::styled(inputs.join(", "), t.fg("muted")))];
+    let highlighted = app.highlight.get(&node.code, t.syntax_dark);
+    for (number, raw) in node.code.lines().enumerate() {
+        let mut spans = vec![Span::styled(format!("{:>3} ", number + 1), t.fg("muted"))];
+        match highlighted.and_then(|h| h.get(number)) {
+            Some(line) if !t.monochrome => spans.extend(line.spans.iter().cloned()),
+            _ => spans.push(Span::raw(raw.to_string())),
+        }
+        lines.push(Line::from(spans));
+    }
+    let block = Block::default().borders(Borders::ALL).title(title).border_style(t.fg("border"));
+    frame.render_widget(Paragraph::new(lines).block(block), code_area);
+    if findings.is_empty() {
+        return;
+    }
+    let mut notes = Vec::new();
+    for finding in findings {
+        notes.push(Line::from(vec![
+            Span::styled(
+                format!("[{}] ", finding.source.label()),
+                t.fg(source_color(finding.source)).add_modifier(Modifier::BOLD),
+            ),
+            Span::styled(finding.rule.clone(), t.fg("text").add_modifier(Modifier::BOLD)),
+        ]));
+        for line in finding.message.lines() {
+            notes.push(Line::from(Span::styled(line.to_string(), t.fg("text"))));
+        }
+        notes.push(Line::from(""));
+    }
+    let block =
+        Block::default().borders(Borders::ALL).title(" findings on this node ").border_style(t.fg("node_flagged"));
+    frame.render_widget(Paragraph::new(notes).wrap(Wrap { trim: false }).block(block), findings_area);
+}

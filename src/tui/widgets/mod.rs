@@ -1,0 +1,6 @@
+//! One file per widget.
+
+pub mod code_view;
+pub mod dag_graph;
+pub mod footer;
+pub mod header;
