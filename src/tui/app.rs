@@ -320,11 +320,12 @@ impl App {
             return;
         }
         let on_question = self.screen != Screen::Dashboard;
-        let Some(action) = action_for(key, on_question, self.replay.is_some()) else { return };
-        if self.help && !matches!(action, Action::Quit | Action::Help) {
+        let action = action_for(key, on_question, self.replay.is_some());
+        if self.help && !matches!(action, Some(Action::Quit)) {
             self.help = false;
             return;
         }
+        let Some(action) = action else { return };
         self.message = None;
         match action {
             Action::Quit => self.quit = true,

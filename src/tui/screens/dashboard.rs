@@ -29,7 +29,7 @@ fn row(app: &App, q: &QuestionState, width: usize) -> Row<'static> {
     let iterations = latest.map_or(0, |a| a.iterations.len());
     let max = app.state.settings.as_ref().map_or(0, |s| s.max_iterations);
     let elapsed = q.started_ms.map(|start| q.finished_ms.unwrap_or(app.state.now_ms).saturating_sub(start));
-    let answer = latest.and_then(|a| a.final_answer.as_ref()).map(|a| preview(a, 24)).unwrap_or_default();
+    let answer = latest.and_then(|a| a.final_answer.as_ref()).map(|a| preview(a, 18)).unwrap_or_default();
     let attempts = if q.attempts.len() > 1 { format!(" ×{}", q.attempts.len()) } else { String::new() };
     Row::new(vec![
         Cell::from(Span::styled(q.question.id.clone(), t.fg("accent"))),
@@ -78,7 +78,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let feed_height = (area.height / 4).clamp(3, 10);
     let [table_area, feed_area] = Layout::vertical([Constraint::Min(3), Constraint::Length(feed_height)]).areas(area);
     let visible = app.visible();
-    let question_width = (table_area.width as usize).saturating_sub(70).max(16);
+    let question_width = (table_area.width as usize).saturating_sub(64).max(16);
     let rows: Vec<Row> = visible.iter().map(|&i| row(app, &app.state.questions[i], question_width)).collect();
     let header = Row::new(["id", "level", "question", "status", "iter", "findings", "time", "answer"])
         .style(app.theme.fg("muted"));
@@ -90,7 +90,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         Constraint::Length(7),
         Constraint::Length(8),
         Constraint::Length(7),
-        Constraint::Length(24),
+        Constraint::Length(18),
     ];
     let empty = visible.is_empty();
     let table = Table::new(rows, widths)

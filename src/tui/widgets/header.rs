@@ -38,34 +38,35 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         first.push(Span::styled(format!("  ${:.4}", state.cost_usd), t.fg("text")));
     }
     let count = |f: fn(QuestionStatus) -> bool| state.count(f);
-    let mut second = vec![
-        Span::styled(format!(" {} questions  ", state.questions.len()), t.fg("text")),
-        Span::styled(format!("{} working  ", count(|s| s.is_active())), t.fg("status_working")),
-        Span::styled(format!("{} queued  ", count(|s| s == QuestionStatus::Queued)), t.fg("status_queued")),
-        Span::styled(
-            format!("{} passed  ", count(|s| s == QuestionStatus::Done(Outcome::Passed))),
-            t.fg("status_passed"),
-        ),
-        Span::styled(
-            format!("{} failed  ", count(|s| s == QuestionStatus::Done(Outcome::Failed))),
-            t.fg("status_failed"),
-        ),
-        Span::styled(
-            format!("{} exhausted  ", count(|s| s == QuestionStatus::Done(Outcome::Exhausted))),
-            t.fg("status_exhausted"),
-        ),
-    ];
+    let mut second = Vec::new();
     if let Some(replay) = &app.replay {
         let mark = if replay.playing { "▶" } else { "⏸" };
         second.push(Span::styled(
-            format!("REPLAY {mark} {}/{} ×{}", replay.position, replay.len(), replay.speed),
+            format!(" REPLAY {mark} {}/{} ×{} ", replay.position, replay.len(), replay.speed),
             t.fg("feed_control").add_modifier(Modifier::BOLD),
         ));
     } else if state.paused {
-        second.push(Span::styled("PAUSED (n: step, p: resume)", t.fg("feed_control").add_modifier(Modifier::BOLD)));
+        second.push(Span::styled(" PAUSED (n step, p resume) ", t.fg("feed_control").add_modifier(Modifier::BOLD)));
     } else if state.summary.is_some() {
-        second.push(Span::styled("finished", t.fg("muted")));
+        second.push(Span::styled(" finished ", t.fg("muted")));
     }
+    second.extend([
+        Span::styled(format!(" {} questions · ", state.questions.len()), t.fg("text")),
+        Span::styled(
+            format!("{} passed · ", count(|s| s == QuestionStatus::Done(Outcome::Passed))),
+            t.fg("status_passed"),
+        ),
+        Span::styled(
+            format!("{} failed · ", count(|s| s == QuestionStatus::Done(Outcome::Failed))),
+            t.fg("status_failed"),
+        ),
+        Span::styled(
+            format!("{} exhausted · ", count(|s| s == QuestionStatus::Done(Outcome::Exhausted))),
+            t.fg("status_exhausted"),
+        ),
+        Span::styled(format!("{} working · ", count(|s| s.is_active())), t.fg("status_working")),
+        Span::styled(format!("{} queued", count(|s| s == QuestionStatus::Queued)), t.fg("status_queued")),
+    ]);
     let third = match (&app.message, app.editing_filter) {
         (_, true) => Line::from(Span::styled(format!(" filter: {}▏ (enter to apply)", app.filter), t.fg("accent"))),
         (Some(message), _) => Line::from(Span::styled(format!(" {message}"), t.fg("feed_control"))),
