@@ -82,24 +82,6 @@ impl Theme {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn built_in_themes_define_every_semantic_colour() {
-        let dark = parse(BUILT_IN[0].1, "dark").unwrap();
-        let light = parse(BUILT_IN[1].1, "light").unwrap();
-        let mut a: Vec<&String> = dark.colors.keys().collect();
-        let mut b: Vec<&String> = light.colors.keys().collect();
-        a.sort();
-        b.sort();
-        assert_eq!(a, b);
-        assert!(dark.colors.contains_key("node_flagged") && dark.colors.contains_key("finding_new"));
-        assert!(parse("text = \"notacolour\"", "x").unwrap_err().contains("not a colour"));
-    }
-}
-
 impl Theme {
     /// The style of a question status.
     pub fn status(&self, status: crate::engine::QuestionStatus) -> Style {
@@ -115,5 +97,23 @@ impl Theme {
             QuestionStatus::Done(Outcome::Cancelled) => "status_cancelled",
         };
         self.fg(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn built_in_themes_define_every_semantic_colour() {
+        let dark = parse(BUILT_IN[0].1, "dark").unwrap();
+        let light = parse(BUILT_IN[1].1, "light").unwrap();
+        let mut a: Vec<&String> = dark.colors.keys().collect();
+        let mut b: Vec<&String> = light.colors.keys().collect();
+        a.sort();
+        b.sort();
+        assert_eq!(a, b);
+        assert!(dark.colors.contains_key("node_flagged") && dark.colors.contains_key("finding_new"));
+        assert!(parse("text = \"notacolour\"", "x").unwrap_err().contains("not a colour"));
     }
 }
