@@ -137,6 +137,20 @@ fn a_killed_run_keeps_its_events_and_resumes_without_redoing_finished_questions(
             *starts.entry(question_id.clone()).or_default() += 1;
         }
     }
+    let mut call_ids: Vec<u64> = trace
+        .records
+        .iter()
+        .filter_map(|r| match &r.event {
+            eval_dag::engine::EngineEvent::LlmCallStarted { call_id, .. } => Some(*call_id),
+            _ => None,
+        })
+        .collect();
+    let calls = call_ids.len();
+    call_ids.sort_unstable();
+    call_ids.dedup();
+    assert_eq!(call_ids.len(), calls, "LLM call ids stay unique across the resumed trace");
+    let times: Vec<u64> = trace.records.iter().map(|r| r.t_ms).collect();
+    assert!(times.windows(2).all(|w| w[1] >= w[0]), "the resumed clock carries on");
     let seqs: Vec<u64> = trace.records.iter().map(|r| r.seq).collect();
     assert!(seqs.windows(2).all(|w| w[1] == w[0] + 1), "the appended trace keeps numbering");
     let results = results(&out);

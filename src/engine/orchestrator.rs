@@ -275,7 +275,12 @@ pub struct EngineParts {
 pub fn start(parts: EngineParts, settings: RunSettings, options: RunOptions) -> EngineHandle {
     let (event_tx, events) = unbounded_channel();
     let (commands, command_rx) = unbounded_channel();
-    let emitter = Arc::new(Emitter::new(event_tx, parts.trace, RunState::default(), 0, 1));
+    // A continued run goes on from the earlier state: its clock and call ids
+    // carry on where the trace stopped.
+    let prior = options.prior.clone().unwrap_or_default();
+    let first_call_id = prior.calls.keys().max().map_or(1, |id| id + 1);
+    let offset_ms = prior.now_ms;
+    let emitter = Arc::new(Emitter::new(event_tx, parts.trace, prior, offset_ms, first_call_id));
     let ctx = RunContext {
         dataset: parts.dataset,
         llm: parts.llm,

@@ -306,7 +306,7 @@ impl RunState {
                         Attempt { number: *attempt, forked_from: *forked_from, ..Attempt::default() };
                     q.started_ms.get_or_insert(now);
                     q.finished_ms = None;
-                    q.status = QuestionStatus::Working(Stage::Build);
+                    q.status = QuestionStatus::Queued;
                 }
                 if *attempt > 1 {
                     self.push_feed(Some(question_id), FeedKind::Control, format!("attempt {attempt} started"));

@@ -100,12 +100,12 @@ fn number_json(x: f64) -> Value {
 
 const ARG_MAX_STEP: &str = "def pick(values):\n    return max(sorted(values), key=lambda k: values[k])\n";
 
-fn arg_max_step(what: &str) -> Step {
+fn arg_max_step(what: &str, output: &'static str) -> Step {
     Step {
         function: "pick",
         operation: format!("pick the {what} with the largest value (ties: smallest)"),
         code: ARG_MAX_STEP.into(),
-        output: "str",
+        output,
     }
 }
 
@@ -131,7 +131,7 @@ pub fn stats_arg_max(data: &Map<String, Value>, key: &str, field: &str) -> Optio
                 ),
                 output: "dict",
             },
-            arg_max_step("entry"),
+            arg_max_step("entry", "str"),
         ],
         expected,
     })
@@ -203,7 +203,7 @@ pub fn group_mean_arg_max(data: &Map<String, Value>, rows_key: &str, group: &str
                 code: "def group_means(values):\n    groups = collections.defaultdict(list)\n    for key, x in values:\n        groups[key].append(x)\n    return {key: statistics.fmean(xs) for key, xs in groups.items()}\n".into(),
                 output: "dict",
             },
-            arg_max_step(group),
+            arg_max_step(group, "str"),
         ],
         expected,
     })
@@ -250,7 +250,7 @@ pub fn busiest_time(data: &Map<String, Value>, rows_key: &str, column: &str, str
                 code: "def tally(values):\n    return dict(collections.Counter(values))\n".into(),
                 output: "dict",
             },
-            arg_max_step(attribute),
+            arg_max_step(attribute, "int"),
         ],
         expected,
     })
@@ -303,7 +303,7 @@ pub fn label_rate_arg_max(
                 ),
                 output: "dict",
             },
-            arg_max_step(group),
+            arg_max_step(group, "str"),
         ],
         expected,
     })
