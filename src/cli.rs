@@ -30,6 +30,8 @@ pub enum Command {
     Report(ReportArgs),
     /// Compare two runs (results files or traces) question by question.
     Compare(CompareArgs),
+    /// Grade a finished run's answers again (ground truth), without re-running.
+    Grade(GradeArgs),
     /// Sandbox worker process (internal).
     #[command(hide = true)]
     SandboxWorker(SandboxWorkerArgs),
@@ -173,6 +175,13 @@ pub struct CompareArgs {
     /// Print the comparison as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Arguments of `grade`.
+#[derive(Debug, Args)]
+pub struct GradeArgs {
+    /// trace.jsonl, or eval_results.json with its trace beside it.
+    pub input: PathBuf,
 }
 
 /// Arguments of the hidden sandbox worker.

@@ -30,6 +30,7 @@ fn fraud_dag(rate_code: &str) -> Value {
 }
 
 fn script(faults: Arc<AtomicUsize>) -> impl Fn(&Recorded, usize) -> Reply + Send + Sync + 'static {
+    let top = expected_top_category();
     move |request, index| {
         let prompt = request.prompt();
         if index == 0 {
@@ -42,9 +43,12 @@ fn script(faults: Arc<AtomicUsize>) -> impl Fn(&Recorded, usize) -> Reply + Send
         if prompt.contains("evaluation questions") {
             return Reply::Text(json!({"questions": [
                 {"id": "q_01", "question": "Which category has the highest fraud rate?", "difficulty_rank": 2,
-                 "difficulty_level": "medium", "reasoning": "needs a rate per category", "relevant_data_keys": ["category_stats"]},
+                 "difficulty_level": "medium", "reasoning": "needs a rate per category", "relevant_data_keys": ["category_stats"],
+                 "expected_answer": top},
+                // A planted wrong expected answer: the run passes it, grading marks it wrong.
                 {"id": "q_02", "question": "How many transactions does the dataset hold?", "difficulty_rank": 1,
-                 "difficulty_level": "easy", "reasoning": "one lookup", "relevant_data_keys": ["overview"]}]}).to_string());
+                 "difficulty_level": "easy", "reasoning": "one lookup", "relevant_data_keys": ["overview"],
+                 "expected_answer": 49_999}]}).to_string());
         }
         if prompt.contains("review one layer") {
             return match faults.fetch_add(1, Ordering::SeqCst) {
@@ -177,6 +181,19 @@ async fn reject_reject_approve_with_faults_on_the_way() {
         .sum();
     assert_eq!(review_retries, 2, "the server error and the cut-off stream were each retried");
     assert!(state.usage.total() > 0, "token usage is recorded");
+
+    assert_eq!(state.question("q_01").unwrap().correct(), Some(true));
+    assert_eq!(state.question("q_02").unwrap().correct(), Some(false), "the planted wrong answer is graded wrong");
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("eval_results.json")).unwrap()).unwrap();
+    assert_eq!(results["summary"]["grading"], json!({"graded": 2, "correct": 1, "accuracy": 0.5}));
+    let q2 = results["detailed_results"].as_array().unwrap().iter().find(|r| r["question_id"] == "q_02").unwrap();
+    assert_eq!((q2["correct"].clone(), q2["grades"][0]["passed"].clone()), (json!(false), json!(false)));
+    let html = std::fs::read_to_string(out.join("eval_report.html")).unwrap();
+    assert!(
+        html.contains("✗ wrong") && html.contains("50% (1/2)"),
+        "the report shows the wrong answer and the accuracy"
+    );
 
     if std::env::var_os("RECORD_SAMPLE_TRACE").is_some() {
         let target = common::root().join("sample-data/traces/fraud-scripted.trace.jsonl");

@@ -134,6 +134,19 @@ fn live_keys_send_the_matching_commands() {
 }
 
 #[test]
+fn wrong_answers_are_marked_in_the_table_and_the_outputs_tab() {
+    let mut app = replay_app();
+    let text = screen(&app, 160, 48);
+    assert!(text.contains("✗ 50000") && text.contains("✓ grocery_pos"), "{text}");
+    press(
+        &mut app, "
+	",
+    );
+    let text = screen(&app, 160, 48);
+    assert!(text.contains("✗ wrong (ground_truth)"), "{text}");
+}
+
+#[test]
 fn replays_explain_why_they_cannot_rerun() {
     let mut app = replay_app();
     press(&mut app, "r");

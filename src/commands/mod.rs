@@ -9,6 +9,7 @@ use crate::cli::Command;
 
 mod compare;
 mod exec;
+mod grade;
 mod headless;
 mod prepare;
 mod providers;
@@ -33,6 +34,7 @@ pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Validate(args) => validate::run(args),
         Command::Report(args) => report::run(args),
         Command::Compare(args) => compare::run(args),
+        Command::Grade(args) => grade::run(args),
         Command::SandboxWorker(args) => {
             crate::sandbox::serve(&args.dataset)?;
             Ok(ExitCode::SUCCESS)

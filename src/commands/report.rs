@@ -11,7 +11,7 @@ use crate::report::{fold_trace, is_trace, report_html};
 use crate::trace::Trace;
 
 /// The trace behind `input`: the file itself, or the `trace.jsonl` beside a results file.
-fn trace_path(input: &Path) -> anyhow::Result<PathBuf> {
+pub fn trace_path(input: &Path) -> anyhow::Result<PathBuf> {
     if is_trace(input) {
         return Ok(input.to_path_buf());
     }

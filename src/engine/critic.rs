@@ -270,6 +270,11 @@ pub async fn run_attempt(
                     result: result.clone(),
                 });
                 return if result.success {
+                    if let Some(expected) = &question.expected_answer {
+                        let options = crate::grade::MatchOptions::default();
+                        let grade = crate::grade::grade_ground_truth(expected, result.final_answer.as_ref(), &options);
+                        ctx.emitter.emit(EngineEvent::Graded { question_id: run.id(), attempt, grades: vec![grade] });
+                    }
                     finish(Outcome::Passed, iteration, result.final_answer, None)
                 } else {
                     finish(Outcome::Failed, iteration, None, result.error)

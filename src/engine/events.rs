@@ -290,6 +290,15 @@ pub enum EngineEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
     },
+    /// The answer of an attempt was graded (ground truth and judges).
+    Graded {
+        /// The question.
+        question_id: String,
+        /// Attempt.
+        attempt: u32,
+        /// One grade per method.
+        grades: Vec<crate::grade::Grade>,
+    },
     /// A user action was carried out.
     Control(ControlAction),
     /// The run ended.
@@ -314,7 +323,8 @@ impl EngineEvent {
             | Self::DagBuilt { question_id, .. }
             | Self::CriticVerdict { question_id, .. }
             | Self::Executed { question_id, .. }
-            | Self::QuestionFinished { question_id, .. } => Some(question_id),
+            | Self::QuestionFinished { question_id, .. }
+            | Self::Graded { question_id, .. } => Some(question_id),
             Self::LlmCallStarted { key, .. } | Self::LlmCallFinished { key, .. } => key.question_id.as_deref(),
             _ => None,
         }

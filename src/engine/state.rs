@@ -96,6 +96,8 @@ pub struct Attempt {
     pub final_answer: Option<Value>,
     /// Why it did not pass.
     pub reason: Option<String>,
+    /// Grades of the answer.
+    pub grades: Vec<crate::grade::Grade>,
 }
 
 impl Attempt {
@@ -149,6 +151,12 @@ impl QuestionState {
         }
         self.attempts.push(Attempt { number, ..Attempt::default() });
         self.attempts.last_mut().expect("just pushed")
+    }
+
+    /// Whether the latest attempt's answer was graded right (none when ungraded).
+    pub fn correct(&self) -> Option<bool> {
+        let grades = &self.latest()?.grades;
+        (!grades.is_empty()).then(|| grades.iter().all(|g| g.passed))
     }
 
     /// Findings per iteration of the latest attempt (for sparklines).
@@ -447,6 +455,15 @@ impl RunState {
                     _ => String::new(),
                 };
                 self.push_feed(Some(question_id), kind, format!("{}{detail}", outcome.label()));
+            }
+            EngineEvent::Graded { question_id, attempt, grades } => {
+                if let Some(q) = self.question_mut(question_id) {
+                    q.attempt_mut(*attempt).grades = grades.clone();
+                }
+                if let Some(wrong) = grades.iter().find(|g| !g.passed) {
+                    let text = format!("graded wrong by {}: {}", wrong.method, wrong.reason);
+                    self.push_feed(Some(question_id), FeedKind::Bad, text);
+                }
             }
             EngineEvent::Control(action) => {
                 let (question, text) = match action {

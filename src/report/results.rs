@@ -7,6 +7,13 @@ use serde_json::{Value, json};
 use crate::engine::{Outcome, QuestionState, QuestionStatus, RunState};
 use crate::model::DifficultyLevel;
 
+/// Graded questions and how many were right.
+fn accuracy<'a>(questions: impl Iterator<Item = &'a QuestionState>) -> Value {
+    let graded: Vec<bool> = questions.filter_map(QuestionState::correct).collect();
+    let right = graded.iter().filter(|c| **c).count();
+    json!({"graded": graded.len(), "correct": right, "accuracy": if graded.is_empty() { Value::Null } else { json!(rate(right, graded.len())) }})
+}
+
 fn rate(passed: usize, total: usize) -> f64 {
     if total == 0 { 0.0 } else { passed as f64 / total as f64 }
 }
@@ -48,6 +55,8 @@ fn detailed(q: &QuestionState) -> Value {
         "status": q.status.label(),
         "final_answer": latest.and_then(|a| a.final_answer.clone()),
         "expected_answer": q.question.expected_answer,
+        "correct": q.correct(),
+        "grades": latest.map(|a| a.grades.clone()).unwrap_or_default(),
         "error": latest.and_then(|a| a.reason.clone()),
         "iterations": latest.map_or(0, |a| a.iterations.len()),
         "attempts": q.attempts.len(),
@@ -118,7 +127,7 @@ pub fn results_json(state: &RunState, generated_at: &str) -> Value {
         breakdown.insert(
             level.as_str().into(),
             json!({"total": of_level.len(), "passed": level_passed, "failed": of_level.len() - level_passed,
-                   "pass_rate": rate(level_passed, of_level.len())}),
+                   "pass_rate": rate(level_passed, of_level.len()), "grading": accuracy(of_level.iter().copied())}),
         );
     }
     let count = |outcome| state.count(|s| s == QuestionStatus::Done(outcome));
@@ -132,6 +141,7 @@ pub fn results_json(state: &RunState, generated_at: &str) -> Value {
             "exhausted": count(Outcome::Exhausted),
             "execution_failed": count(Outcome::Failed),
             "cancelled": count(Outcome::Cancelled),
+            "grading": accuracy(state.questions.iter()),
             "tokens": {"prompt": state.usage.prompt_tokens, "completion": state.usage.completion_tokens, "total": state.usage.total()},
             "cost_usd": state.cost_usd,
             "elapsed_ms": state.summary.as_ref().map(|s| s.elapsed_ms),

@@ -51,15 +51,25 @@ var ok=(!failed||q.dataset.status!=='passed')&&(!d||q.dataset.difficulty===d)&&(
 f.addEventListener('input',apply);})();
 "#;
 
+fn accuracy_text(state: &RunState) -> String {
+    let graded: Vec<bool> = state.questions.iter().filter_map(|q| q.correct()).collect();
+    if graded.is_empty() {
+        return "—".into();
+    }
+    let right = graded.iter().filter(|c| **c).count();
+    format!("{:.0}% ({right}/{})", 100.0 * right as f64 / graded.len() as f64, graded.len())
+}
+
 fn summary_html(state: &RunState) -> String {
     let total = state.questions.len();
     let count = |o| state.count(|s| s == QuestionStatus::Done(o));
     let passed = count(Outcome::Passed);
     let rate = if total == 0 { 0.0 } else { 100.0 * passed as f64 / total as f64 };
     let mut out = format!(
-        "<div class=\"cards\"><div class=\"card\"><b>{rate:.0}%</b>pass rate</div><div class=\"card\"><b>{passed}/{total}</b>passed</div><div class=\"card\"><b>{}</b>failed</div><div class=\"card\"><b>{}</b>exhausted</div><div class=\"card\"><b>{}</b>tokens</div><div class=\"card\"><b>${:.4}</b>estimated cost</div></div>",
+        "<div class=\"cards\"><div class=\"card\"><b>{rate:.0}%</b>pass rate</div><div class=\"card\"><b>{passed}/{total}</b>passed</div><div class=\"card\"><b>{}</b>failed</div><div class=\"card\"><b>{}</b>exhausted</div><div class=\"card\"><b>{}</b>accuracy (graded)</div><div class=\"card\"><b>{}</b>tokens</div><div class=\"card\"><b>${:.4}</b>estimated cost</div></div>",
         count(Outcome::Failed),
         count(Outcome::Exhausted),
+        accuracy_text(state),
         state.usage.total(),
         state.cost_usd
     );

@@ -223,12 +223,26 @@ pub fn question_html(state: &RunState, q: &QuestionState) -> String {
         text = html_escape(&q.question.question),
         answer = answer.map(|a| format!("→ {}", html_escape(&preview(a, 50)))).unwrap_or_default(),
     );
+    if let Some(correct) = q.correct() {
+        let (class, mark) = if correct { ("passed", "✓") } else { ("failed", "✗ wrong") };
+        out = out.replacen("</summary>", &format!(" <span class=\"badge {class}\">{mark}</span></summary>"), 1);
+    }
     let _ = write!(out, "<div class=\"body\"><p class=\"reasoning\">{}</p>", html_escape(&q.question.reasoning));
     if let Some(answer) = answer {
         let _ = write!(out, "<p>Final answer:</p><pre class=\"answer\">{}</pre>", html_escape(&pretty(answer)));
     }
     if let Some(expected) = &q.question.expected_answer {
         let _ = write!(out, "<p>Expected answer:</p><pre>{}</pre>", html_escape(&pretty(expected)));
+    }
+    for grade in latest.map(|a| a.grades.as_slice()).unwrap_or_default() {
+        let (class, mark) = if grade.passed { ("passed", "✓ right") } else { ("failed", "✗ wrong") };
+        let score = grade.score.map_or("error".to_string(), |s| format!("{s:.2}"));
+        let _ = write!(
+            out,
+            "<p class=\"grade\"><span class=\"badge {class}\">{mark}</span> {} score {score}: {}</p>",
+            html_escape(&grade.method),
+            html_escape(grade.error.as_deref().unwrap_or(&grade.reason))
+        );
     }
     if let Some(reason) = latest.and_then(|a| a.reason.as_ref()) {
         let _ = write!(out, "<p class=\"reason\">{}</p>", html_escape(reason));

@@ -29,7 +29,13 @@ fn row(app: &App, q: &QuestionState, width: usize) -> Row<'static> {
     let iterations = latest.map_or(0, |a| a.iterations.len());
     let max = app.state.settings.as_ref().map_or(0, |s| s.max_iterations);
     let elapsed = q.started_ms.map(|start| q.finished_ms.unwrap_or(app.state.now_ms).saturating_sub(start));
-    let answer = latest.and_then(|a| a.final_answer.as_ref()).map(|a| preview(a, 18)).unwrap_or_default();
+    let mark = match q.correct() {
+        Some(true) => "✓ ",
+        Some(false) => "✗ ",
+        None => "",
+    };
+    let answer =
+        latest.and_then(|a| a.final_answer.as_ref()).map(|a| format!("{mark}{}", preview(a, 16))).unwrap_or_default();
     let attempts = if q.attempts.len() > 1 { format!(" ×{}", q.attempts.len()) } else { String::new() };
     Row::new(vec![
         Cell::from(Span::styled(q.question.id.clone(), t.fg("accent"))),
@@ -42,7 +48,7 @@ fn row(app: &App, q: &QuestionState, width: usize) -> Row<'static> {
             elapsed.map(|ms| format!("{:.1}s", ms as f64 / 1000.0)).unwrap_or_default(),
             t.fg("muted"),
         )),
-        Cell::from(Span::styled(answer, t.fg("text"))),
+        Cell::from(Span::styled(answer, if q.correct() == Some(false) { t.fg("status_failed") } else { t.fg("text") })),
     ])
 }
 

@@ -70,6 +70,15 @@ fn output_lines(app: &App, it: &Iteration) -> Vec<Line<'static>> {
     let t = &app.theme;
     let Some(trial) = &it.trial else { return vec![Line::from(Span::styled("not run", t.fg("muted")))] };
     let mut lines = Vec::new();
+    let graded = app.current_question().and_then(|q| q.latest()).map(|a| a.grades.as_slice()).unwrap_or_default();
+    for grade in graded {
+        let (mark, style) =
+            if grade.passed { ("✓ right", t.fg("status_passed")) } else { ("✗ wrong", t.fg("status_failed")) };
+        lines.push(Line::from(vec![
+            Span::styled(format!("{mark} ({}) ", grade.method), style.add_modifier(Modifier::BOLD)),
+            Span::styled(grade.error.clone().unwrap_or_else(|| grade.reason.clone()), t.fg("text")),
+        ]));
+    }
     for (node, value) in &trial.node_outputs {
         lines.push(Line::from(vec![
             Span::styled(format!("{node}: "), t.fg("accent")),
