@@ -26,6 +26,36 @@ pub fn check_dag(dag: &GeneratedDag, catalogue: &SchemaCatalogue) -> Vec<Finding
     let mut sink = FindingSink::default();
     structure::check_structure(dag, catalogue, &mut sink);
     for node in &dag.nodes {
+        if node.code.len() > MAX_CODE_BYTES {
+            let message = format!("the code is {} bytes; the limit is {MAX_CODE_BYTES}", node.code.len());
+            sink.node(node, "code_too_long", message);
+            continue;
+        }
+        let findings = on_big_stack(|| code_findings(node, catalogue));
+        match findings {
+            Some(findings) => sink.findings.extend(findings),
+            None => sink.node(node, "code_too_complex", "the code is nested too deeply to be parsed".into()),
+        }
+    }
+    sink.findings
+}
+
+/// Largest node code the checks parse.
+pub const MAX_CODE_BYTES: usize = 64 * 1024;
+/// Stack of the thread that parses node code: deeply nested expressions recurse deeply.
+const PARSER_STACK: usize = 256 * 1024 * 1024;
+
+/// Run `f` on a thread with a large stack (none if the thread fails).
+fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> Option<T> {
+    std::thread::scope(|scope| {
+        std::thread::Builder::new().stack_size(PARSER_STACK).spawn_scoped(scope, f).ok()?.join().ok()
+    })
+}
+
+/// The code-level findings of one node: syntax, signature, policy, field names.
+fn code_findings(node: &crate::model::DagNodeSpec, catalogue: &SchemaCatalogue) -> Vec<Finding> {
+    let mut sink = FindingSink::default();
+    {
         let inputs: Vec<&str> = node.inputs.keys().map(String::as_str).collect();
         let problems = code_problems(&node.code, &node.function_name, &inputs);
         let syntax_ok = !problems.iter().any(|p| p.rule == "syntax_error");
@@ -33,7 +63,7 @@ pub fn check_dag(dag: &GeneratedDag, catalogue: &SchemaCatalogue) -> Vec<Finding
             sink.node(node, problem.rule, problem.message);
         }
         if !syntax_ok {
-            continue;
+            return sink.findings;
         }
         for violation in check_source(&node.code) {
             sink.node(node, violation.rule, format!("line {}: {}", violation.line, violation.message));

@@ -111,3 +111,16 @@ fn unknown_fields_suggest_the_closest_name() {
     assert_eq!(findings[0].node_id.as_deref(), Some("b"));
     assert!(findings[0].message.contains("did you mean 'count'?"), "{}", findings[0].message);
 }
+
+#[test]
+fn deeply_nested_or_huge_code_is_refused_without_crashing() {
+    let mut dag = valid();
+    let deep = format!("def f(rows):\n    return {}1{}\n", "(".repeat(20_000), ")".repeat(20_000));
+    dag["nodes"][0]["code"] = json!(deep);
+    // On the default stack the parser overflows and aborts the process here.
+    let found = rules(dag);
+    assert!(found.iter().all(|r| r == "code_too_complex"), "{found:?}");
+    let mut dag = valid();
+    dag["nodes"][0]["code"] = json!(format!("def f(rows):\n    return 1\n{}", "# pad\n".repeat(20_000)));
+    assert!(rules(dag).contains(&"code_too_long".to_string()));
+}
