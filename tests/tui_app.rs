@@ -152,3 +152,13 @@ fn replays_explain_why_they_cannot_rerun() {
     press(&mut app, "r");
     assert!(app.message.as_deref().unwrap().contains("need a live run"));
 }
+
+#[test]
+fn the_table_scrolls_to_keep_the_selected_row_on_screen() {
+    let mut app = replay_app();
+    let text = screen(&app, 80, 10);
+    assert!(text.contains("q_02") && !text.contains("q_01"), "one row fits: {text}");
+    press(&mut app, "j");
+    let text = screen(&app, 80, 10);
+    assert!(text.contains("q_01") && !text.contains("q_02"), "the selection scrolled into view: {text}");
+}

@@ -85,7 +85,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let [table_area, feed_area] = Layout::vertical([Constraint::Min(3), Constraint::Length(feed_height)]).areas(area);
     let visible = app.visible();
     let question_width = (table_area.width as usize).saturating_sub(64).max(16);
-    let rows: Vec<Row> = visible.iter().map(|&i| row(app, &app.state.questions[i], question_width)).collect();
+    // Only the rows that fit are built: a run of thousands of questions costs no more per frame.
+    let height = table_area.height.saturating_sub(2).max(1) as usize;
+    let first = app.row.saturating_sub(height - 1).min(visible.len().saturating_sub(height));
+    let rows: Vec<Row> =
+        visible.iter().skip(first).take(height).map(|&i| row(app, &app.state.questions[i], question_width)).collect();
     let header = Row::new(["id", "level", "question", "status", "iter", "findings", "time", "answer"])
         .style(app.theme.fg("muted"));
     let widths = [
@@ -103,7 +107,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .header(header)
         .row_highlight_style(app.theme.selected())
         .block(Block::default().borders(Borders::TOP).title(" questions ").border_style(app.theme.fg("border")));
-    let mut selection = TableState::default().with_selected((!empty).then_some(app.row));
+    let mut selection = TableState::default().with_selected((!empty).then_some(app.row - first));
     frame.render_stateful_widget(table, table_area, &mut selection);
     if empty {
         let note = if app.state.questions.is_empty() {
