@@ -55,6 +55,7 @@ fn write_trace(path: &std::path::Path) {
             reasoning: String::new(),
             relevant_data_keys: vec![],
             expected_answer: None,
+            match_overrides: Default::default(),
         })
         .collect();
     emit(&mut w, EngineEvent::QuestionsGenerated { questions: questions.clone() });

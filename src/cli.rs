@@ -89,6 +89,27 @@ pub struct RunArgs {
     /// Seed for everything random (sampling, node `random`).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Use the questions in FILE (JSON Lines: question, difficulty, optional
+    /// id, expected_answer, match) instead of generating them.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["resume", "retry_failed"])]
+    pub questions_file: Option<PathBuf>,
+    /// Grade answers with this judge too: a judge file, or a built-in judge's
+    /// name (well_formed_value, addresses_question). Repeatable.
+    #[arg(long = "judge", value_name = "FILE|NAME", conflicts_with_all = ["resume", "retry_failed"])]
+    pub judges: Vec<String>,
+    /// Matching options for every expected answer, as a JSON object
+    /// (e.g. '{"abs_tol": 0.5, "ignore_order": true}').
+    #[arg(long = "match", value_name = "JSON", value_parser = parse_json_object, conflicts_with_all = ["resume", "retry_failed"])]
+    pub match_options: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// A JSON object given on the command line.
+fn parse_json_object(text: &str) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+    match serde_json::from_str(text) {
+        Ok(serde_json::Value::Object(map)) => Ok(map),
+        Ok(_) => Err("expected a JSON object such as '{\"abs_tol\": 0.5}'".into()),
+        Err(err) => Err(format!("not JSON: {err}")),
+    }
 }
 
 /// Arguments of `replay`.
@@ -182,6 +203,21 @@ pub struct CompareArgs {
 pub struct GradeArgs {
     /// trace.jsonl, or eval_results.json with its trace beside it.
     pub input: PathBuf,
+    /// Grade with this judge too (a judge file or a built-in judge's name);
+    /// judge calls recorded in the trace are reused, others go to the
+    /// OpenAI-compatible server. Repeatable.
+    #[arg(long = "judge", value_name = "FILE|NAME")]
+    pub judges: Vec<String>,
+    /// Matching options for every expected answer, as a JSON object; default:
+    /// the run's own.
+    #[arg(long = "match", value_name = "JSON", value_parser = parse_json_object)]
+    pub match_options: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Model name for judge calls not found in the trace.
+    #[arg(long, env = "EVAL_DAG_MODEL")]
+    pub model: Option<String>,
+    /// Base URL of the OpenAI-compatible server for judge calls not found in the trace.
+    #[arg(long, env = "OPENAI_BASE_URL")]
+    pub base_url: Option<String>,
 }
 
 /// Arguments of the hidden sandbox worker.

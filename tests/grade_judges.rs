@@ -124,6 +124,7 @@ fn question(expected: Option<Value>) -> Question {
         reasoning: String::new(),
         relevant_data_keys: vec![],
         expected_answer: expected,
+        match_overrides: Default::default(),
     }
 }
 

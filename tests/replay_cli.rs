@@ -28,11 +28,12 @@ fn edited_trace(dir: &Path, marker: &str, from: &str, to: &str) -> PathBuf {
 #[test]
 fn headless_replay_prints_the_story_and_exits_like_the_run() {
     let out = eval_dag(&["replay", "--headless"], &[&sample_trace()]);
-    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.status.code(), Some(1), "the run graded one answer wrong, so it exited 1");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("q_01 iteration 1 rejected") && stdout.contains("did you mean 'is_fraud_rate'"));
     assert!(stdout.contains("q_01 iteration 2 rejected") && stdout.contains("ZeroDivisionError"));
-    assert!(stdout.lines().last().unwrap().contains("2 passed"));
+    let last = stdout.lines().last().unwrap();
+    assert!(last.contains("2 passed") && last.contains("accuracy 50% (1/2 graded)"), "{last}");
 }
 
 #[test]

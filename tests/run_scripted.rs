@@ -121,7 +121,7 @@ async fn reject_reject_approve_with_faults_on_the_way() {
         .await
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert_eq!(output.status.code(), Some(1), "every DAG ran, but a graded answer is wrong: {stderr}");
 
     let trace = Trace::read(&out.join("trace.jsonl")).unwrap();
     let mut state = RunState::default();

@@ -1,13 +1,18 @@
 //! `eval-dag grade RESULTS_OR_TRACE`: grade every answer of a finished run
-//! against its expected answer again (default matching rules), without
-//! re-running anything. Exit 1 when an answer is wrong.
+//! again, without re-running anything — against expected answers with the
+//! run's matching options (or `--match`), and with the run's judges plus any
+//! `--judge`. Judge calls recorded in the trace are reused; others go to the
+//! configured OpenAI-compatible server. Exit 1 when an answer is wrong.
 
 use std::process::ExitCode;
+use std::sync::Arc;
+
+use indexmap::IndexMap;
 
 use crate::cli::GradeArgs;
 use crate::engine::preview;
-use crate::grade::{MatchOptions, grade_ground_truth};
-use crate::model::DifficultyLevel;
+use crate::grade::{Grade, Grader, summarise};
+use crate::llm::{LlmClient, ReplayClient};
 use crate::report::fold_trace;
 use crate::trace::Trace;
 
@@ -15,39 +20,67 @@ use crate::trace::Trace;
 pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
     let trace = Trace::read(&super::report::trace_path(&args.input)?)?;
     let state = fold_trace(&trace);
-    let options = MatchOptions::default();
-    let mut tally: Vec<(DifficultyLevel, bool)> = Vec::new();
-    for q in &state.questions {
-        let Some(expected) = &q.question.expected_answer else { continue };
-        let answer = q.latest().and_then(|a| a.final_answer.as_ref());
-        let grade = grade_ground_truth(expected, answer, &options);
-        tally.push((q.question.difficulty_level, grade.passed));
-        println!(
-            "{:<8} {:<6} {} expected {:<20} got {:<20} {}",
-            q.question.id,
-            q.question.difficulty_level.as_str(),
-            if grade.passed { "✓" } else { "✗" },
-            preview(expected, 20),
-            answer.map(|a| preview(a, 20)).unwrap_or_else(|| "nothing".into()),
-            grade.reason
-        );
+    let mut grading = trace.header.settings.grading.clone();
+    if let Some(options) = args.match_options {
+        grading.match_options = options;
     }
-    if tally.is_empty() {
-        println!("no question of this run has an expected answer to grade against");
-        return Ok(ExitCode::SUCCESS);
-    }
-    let rate = |of: &[&(DifficultyLevel, bool)]| {
-        let right = of.iter().filter(|(_, ok)| *ok).count();
-        format!("{right}/{} ({:.0}%)", of.len(), 100.0 * right as f64 / of.len().max(1) as f64)
-    };
-    let all: Vec<&(DifficultyLevel, bool)> = tally.iter().collect();
-    let mut line = format!("accuracy {}", rate(&all));
-    for level in DifficultyLevel::ALL {
-        let of: Vec<&(DifficultyLevel, bool)> = tally.iter().filter(|(l, _)| *l == level).collect();
-        if !of.is_empty() {
-            line.push_str(&format!(" · {} {}", level.as_str(), rate(&of)));
+    // The run's judges keep their places so their recorded calls still match.
+    for judge in args.judges {
+        if !grading.judges.contains(&judge) {
+            grading.judges.push(judge);
         }
     }
-    println!("{line}");
-    Ok(if tally.iter().all(|(_, ok)| *ok) { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    let grader = Grader::from_settings(&grading)?;
+    let mut llm = ReplayClient::from_trace(&trace);
+    if grader.has_judges()
+        && let Ok(server) = crate::llm::openai_from_env(args.model, args.base_url)
+    {
+        llm = llm.with_fallback(server);
+    }
+    let llm: Arc<dyn LlmClient> = Arc::new(llm);
+    let runtime = tokio::runtime::Runtime::new()?;
+    let no_outputs = IndexMap::new();
+    let mut graded: Vec<(crate::model::DifficultyLevel, Vec<Grade>)> = Vec::new();
+    for q in &state.questions {
+        let Some(attempt) = q.latest() else { continue };
+        let answer = attempt.final_answer.as_ref();
+        let outputs = attempt.execution.as_ref().map_or(&no_outputs, |e| &e.node_outputs);
+        let grades = runtime.block_on(grader.grade(&q.question, answer, outputs, attempt.number, llm.as_ref()));
+        if grades.is_empty() {
+            continue;
+        }
+        let answer_text = answer.map(|a| preview(a, 20)).unwrap_or_else(|| "nothing".into());
+        for grade in &grades {
+            let mark = match (&grade.error, grade.passed) {
+                (Some(_), _) => "?",
+                (None, true) => "✓",
+                (None, false) => "✗",
+            };
+            let expected = q.question.expected_answer.as_ref().map_or_else(|| "—".into(), |e| preview(e, 20));
+            println!(
+                "{:<8} {:<6} {mark} {:<16} expected {expected:<20} got {answer_text:<20} {}",
+                q.question.id,
+                q.question.difficulty_level.as_str(),
+                grade.method,
+                grade.error.as_deref().unwrap_or(&grade.reason)
+            );
+        }
+        graded.push((q.question.difficulty_level, grades));
+    }
+    if graded.is_empty() {
+        println!("nothing to grade: no question of this run has an expected answer, and no judge was given");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let summary = summarise(graded.iter().map(|(level, grades)| (*level, grades.as_slice())));
+    for (method, accuracy) in &summary.overall {
+        let mut line = format!("{method}: {}", accuracy.describe());
+        for (level, methods) in &summary.by_difficulty {
+            if let Some(of_level) = methods.get(method) {
+                line.push_str(&format!(" · {} {}", level.as_str(), of_level.describe()));
+            }
+        }
+        println!("{line}");
+    }
+    let all_right = graded.iter().flat_map(|(_, grades)| grades).all(|g| g.passed);
+    Ok(if all_right { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

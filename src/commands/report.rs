@@ -10,10 +10,18 @@ use crate::engine::RunState;
 use crate::report::{fold_trace, is_trace, report_html};
 use crate::trace::Trace;
 
-/// The trace behind `input`: the file itself, or the `trace.jsonl` beside a results file.
+/// The trace behind `input`: the file itself, the `trace.jsonl` beside a results
+/// file, or the one inside a run directory.
 pub fn trace_path(input: &Path) -> anyhow::Result<PathBuf> {
     if is_trace(input) {
         return Ok(input.to_path_buf());
+    }
+    if input.is_dir() {
+        let inside = input.join("trace.jsonl");
+        if is_trace(&inside) {
+            return Ok(inside);
+        }
+        anyhow::bail!("{} holds no trace.jsonl: is it a run's output directory?", input.display());
     }
     if !input.is_file() {
         anyhow::bail!("{} does not exist or is not a file", input.display());

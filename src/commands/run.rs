@@ -12,6 +12,7 @@ use super::headless;
 use crate::cli::RunArgs;
 use crate::dataset::Dataset;
 use crate::engine::{self, EngineParts, QuestionStatus, RunOptions, RunSettings, RunState};
+use crate::grade::{Grader, GradingSettings, read_questions_file};
 use crate::llm::ReplayClient;
 use crate::prompts::{Prompts, override_dir};
 use crate::report::fold_trace;
@@ -46,17 +47,23 @@ pub fn summary_line(state: &RunState) -> String {
     if state.cost_usd > 0.0 {
         line.push_str(&format!(" (${:.4})", state.cost_usd));
     }
+    let (graded, right) = crate::report::graded_tally(&state.questions);
+    if graded > 0 {
+        line.push_str(&format!(" — accuracy {:.0}% ({right}/{graded} graded)", 100.0 * right as f64 / graded as f64));
+    }
     if let Some(failure) = &state.failure {
         line.push_str(&format!(" — run failed: {failure}"));
     }
     line
 }
 
-/// Exit code of a finished run: 0 when every question passed.
+/// Exit code of a finished run: 0 when every question passed and no graded
+/// answer is wrong.
 pub fn exit_code(state: &RunState) -> ExitCode {
     let all_passed = state.failure.is_none()
         && !state.questions.is_empty()
-        && state.questions.iter().all(|q| q.status == QuestionStatus::Done(engine::Outcome::Passed));
+        && state.questions.iter().all(|q| q.status == QuestionStatus::Done(engine::Outcome::Passed))
+        && state.questions.iter().all(|q| q.correct() != Some(false));
     if all_passed { ExitCode::SUCCESS } else { ExitCode::from(1) }
 }
 
@@ -91,7 +98,19 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let plan = plan(&args)?;
     let dataset = Arc::new(Dataset::load(&plan.dataset_dir)?);
     let prompts = Arc::new(Prompts::load(override_dir().as_deref())?);
-    let mut llm = super::providers::build_llm(&args, &dataset)?;
+    let questions = match &args.questions_file {
+        Some(path) => Some(read_questions_file(path)?.into_iter().map(|spec| spec.question).collect::<Vec<_>>()),
+        None => None,
+    };
+    let grading = match &plan.earlier {
+        Some(earlier) => earlier.header.settings.grading.clone(),
+        None => GradingSettings {
+            match_options: args.match_options.clone().unwrap_or_default(),
+            judges: args.judges.clone(),
+        },
+    };
+    let grader = Arc::new(Grader::from_settings(&grading)?);
+    let mut llm = super::providers::build_llm(&args, &dataset, questions.as_deref())?;
     std::fs::create_dir_all(&plan.out)
         .with_context(|| format!("cannot create output directory {}", plan.out.display()))?;
     let trace_path = plan.out.join("trace.jsonl");
@@ -113,11 +132,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 dataset_hash: dataset.content_hash.clone(),
                 provider: llm.provider().to_string(),
                 model: llm.model().to_string(),
-                questions: args.questions,
+                questions: questions.as_ref().map_or(args.questions, |q| q.len() as u32),
                 max_iterations: args.max_iterations,
                 concurrency: args.concurrency,
                 seed: args.seed,
                 step: args.step,
+                grading,
             };
             let header = TraceHeader {
                 format: TRACE_FORMAT.into(),
@@ -131,10 +151,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let state = runtime.block_on(async {
         let executor = super::providers::build_executor(&dataset)?;
-        let parts = EngineParts { dataset: dataset.clone(), llm, executor, prompts, trace: Some(trace) };
+        let parts = EngineParts { dataset: dataset.clone(), llm, executor, prompts, trace: Some(trace), grader };
         let initial = prior.clone().unwrap_or_default();
         let keep_alive = !args.headless;
-        let options = RunOptions { keep_alive, questions: None, prior, retry_failed: args.retry_failed.is_some() };
+        let options = RunOptions { keep_alive, questions, prior, retry_failed: args.retry_failed.is_some() };
         let handle = engine::start(parts, settings, options);
         let shown = if args.headless {
             headless::follow(handle.events, initial).await

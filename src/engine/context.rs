@@ -8,7 +8,8 @@ use futures::future::BoxFuture;
 
 use super::{EngineEvent, emitter::Emitter, gate::Gate};
 use crate::dataset::Dataset;
-use crate::llm::{CallKey, ChatMessage, LlmClient, LlmError, LlmRequest};
+use crate::grade::Grader;
+use crate::llm::{CallKey, ChatMessage, DeltaSink, LlmClient, LlmError, LlmRequest, LlmResponse, TokenUsage};
 use crate::model::{ExecutionResult, GeneratedDag};
 use crate::prompts::Prompts;
 
@@ -36,11 +37,24 @@ pub struct RunContext {
     pub max_iterations: u32,
     /// Seed of node randomness.
     pub seed: u64,
+    /// Grades answers.
+    pub grader: Arc<Grader>,
 }
 
 impl RunContext {
     /// Make one LLM call, reporting start, streamed text and end as events.
     pub async fn call_llm(&self, key: CallKey, messages: Vec<ChatMessage>, json: bool) -> Result<String, LlmError> {
+        self.record_call(LlmRequest { key, messages, json }).await.map(|reply| reply.text)
+    }
+
+    /// The provider, with every call reported as events (for code that takes an
+    /// [`LlmClient`], such as judges).
+    pub fn recorded_llm(&self) -> RecordedLlm<'_> {
+        RecordedLlm(self)
+    }
+
+    async fn record_call(&self, request: LlmRequest) -> Result<LlmResponse, LlmError> {
+        let LlmRequest { key, messages, json } = request;
         let call_id = self.emitter.next_call_id();
         self.emitter.emit(EngineEvent::LlmCallStarted {
             call_id,
@@ -70,6 +84,31 @@ impl RunContext {
             retries,
             cost_usd: self.llm.cost_usd(usage),
         });
-        outcome.map(|reply| reply.text)
+        outcome
+    }
+}
+
+/// The run's provider seen through [`RunContext::recorded_llm`].
+pub struct RecordedLlm<'a>(&'a RunContext);
+
+impl LlmClient for RecordedLlm<'_> {
+    fn provider(&self) -> &str {
+        self.0.llm.provider()
+    }
+
+    fn model(&self) -> &str {
+        self.0.llm.model()
+    }
+
+    fn complete<'a>(
+        &'a self,
+        request: &'a LlmRequest,
+        _sink: DeltaSink,
+    ) -> BoxFuture<'a, Result<LlmResponse, LlmError>> {
+        Box::pin(self.0.record_call(request.clone()))
+    }
+
+    fn cost_usd(&self, usage: TokenUsage) -> f64 {
+        self.0.llm.cost_usd(usage)
     }
 }

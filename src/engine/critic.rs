@@ -270,10 +270,13 @@ pub async fn run_attempt(
                     result: result.clone(),
                 });
                 return if result.success {
-                    if let Some(expected) = &question.expected_answer {
-                        let options = crate::grade::MatchOptions::default();
-                        let grade = crate::grade::grade_ground_truth(expected, result.final_answer.as_ref(), &options);
-                        ctx.emitter.emit(EngineEvent::Graded { question_id: run.id(), attempt, grades: vec![grade] });
+                    let llm = ctx.recorded_llm();
+                    let grades = ctx
+                        .grader
+                        .grade(question, result.final_answer.as_ref(), &result.node_outputs, attempt, &llm)
+                        .await;
+                    if !grades.is_empty() {
+                        ctx.emitter.emit(EngineEvent::Graded { question_id: run.id(), attempt, grades });
                     }
                     finish(Outcome::Passed, iteration, result.final_answer, None)
                 } else {

@@ -85,6 +85,9 @@ pub struct RunSettings {
     pub seed: u64,
     /// Whether the run started paused.
     pub step: bool,
+    /// How answers are graded.
+    #[serde(default)]
+    pub grading: crate::grade::GradingSettings,
 }
 
 /// Totals at the end of a run.

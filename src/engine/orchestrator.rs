@@ -17,6 +17,7 @@ use super::gate::Gate;
 use super::questions::parse_questions;
 use super::{Command, ControlAction, EngineEvent, Outcome, QuestionStatus, RunSettings, RunState, RunSummary};
 use crate::dataset::Dataset;
+use crate::grade::Grader;
 use crate::llm::{CallKey, LlmClient, LlmRole};
 use crate::model::Question;
 use crate::prompts::Prompts;
@@ -269,6 +270,8 @@ pub struct EngineParts {
     pub prompts: Arc<Prompts>,
     /// Where events are recorded, if anywhere.
     pub trace: Option<TraceWriter>,
+    /// Grades answers (built from the settings' grading).
+    pub grader: Arc<Grader>,
 }
 
 /// Start a run in the background on the current tokio runtime.
@@ -290,6 +293,7 @@ pub fn start(parts: EngineParts, settings: RunSettings, options: RunOptions) -> 
         gate: Arc::new(Gate::new(settings.step)),
         max_iterations: settings.max_iterations,
         seed: settings.seed,
+        grader: parts.grader,
     };
     let task = tokio::spawn(orchestrate(Arc::new(ctx), settings, options, command_rx));
     EngineHandle { events, commands, task }

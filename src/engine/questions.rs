@@ -64,6 +64,7 @@ pub fn parse_questions(reply: &str, limit: usize) -> Result<Vec<Question>, Strin
                 reasoning: q.reasoning,
                 relevant_data_keys: q.relevant_data_keys,
                 expected_answer: q.expected_answer,
+                match_overrides: Default::default(),
             }
         })
         .collect())

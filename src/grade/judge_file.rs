@@ -87,6 +87,20 @@ impl Judge {
     }
 }
 
+/// The built-in judge called `name` (its name or its file name without `.toml`).
+pub fn built_in_judge(name: &str) -> Result<Judge, GradeError> {
+    let judges = built_in_judges()?;
+    let names: Vec<&str> = BUILT_IN.iter().map(|(file, _)| file.trim_end_matches(".toml")).collect();
+    let found = judges.iter().zip(&names).position(|(judge, file)| judge.name == name || *file == name);
+    match found {
+        Some(index) => Ok(judges[index].clone()),
+        None => Err(GradeError::Judge {
+            origin: name.to_string(),
+            message: format!("no such judge file, and no built-in judge of that name (built in: {})", names.join(", ")),
+        }),
+    }
+}
+
 /// The judges shipped with eval-dag.
 pub fn built_in_judges() -> Result<Vec<Judge>, GradeError> {
     BUILT_IN.iter().map(|(name, text)| Judge::parse(text, &format!("prompts/judges/{name} (built in)"))).collect()

@@ -12,6 +12,7 @@
 mod dag_build;
 mod dag_judge;
 mod faithfulness;
+mod grader;
 mod json_equality;
 mod judge_file;
 mod matching;
@@ -26,10 +27,11 @@ use serde_json::Value;
 
 pub use dag_judge::{DagJudge, Verdict};
 pub use faithfulness::{ClaimVerdict, Faithfulness, faithfulness_score};
+pub use grader::{Grader, GradingSettings};
 pub use json_equality::{
     JsonEqualityError, JsonOperator, exact_operator, json_equality, parse_json_text, rules_operator,
 };
-pub use judge_file::{Judge, JudgeKind, built_in_judges};
+pub use judge_file::{Judge, JudgeKind, built_in_judge, built_in_judges};
 pub use matching::{JsonCompare, MatchMethod, MatchOptions, MatchResult, ScoreMode, match_values};
 pub use prompts::JudgeInput;
 pub use questions_file::{QuestionSpec, parse_questions_jsonl, read_questions_file};

@@ -22,8 +22,6 @@ use crate::model::{DifficultyLevel, Question};
 pub struct QuestionSpec {
     /// The question, ranked by its position in the file.
     pub question: Question,
-    /// Fields of [`MatchOptions`] this question overrides (empty: none).
-    pub match_overrides: Map<String, Value>,
     /// 1-based line of the file the question came from.
     pub line: usize,
 }
@@ -31,7 +29,7 @@ pub struct QuestionSpec {
 impl QuestionSpec {
     /// The options for this question: `global` with this question's overrides.
     pub fn match_options(&self, global: &MatchOptions) -> Result<MatchOptions, GradeError> {
-        global.overridden(&self.match_overrides)
+        global.overridden(&self.question.match_overrides)
     }
 }
 
@@ -98,8 +96,8 @@ pub fn parse_questions_jsonl(text: &str, origin: &str) -> Result<Vec<QuestionSpe
                 reasoning: raw.reasoning,
                 relevant_data_keys: raw.relevant_data_keys,
                 expected_answer: raw.expected_answer,
+                match_overrides,
             },
-            match_overrides,
             line,
         });
     }

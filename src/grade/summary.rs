@@ -22,6 +22,20 @@ pub struct Accuracy {
     pub mean_score: Option<f64>,
 }
 
+impl Accuracy {
+    /// `right/graded (NN%)`, with failed gradings when there were any.
+    pub fn describe(&self) -> String {
+        let mut text = match self.accuracy {
+            Some(rate) => format!("{}/{} ({:.0}%)", self.passed, self.graded, 100.0 * rate),
+            None => "nothing graded".to_string(),
+        };
+        if self.errors > 0 {
+            text.push_str(&format!(", {} not graded", self.errors));
+        }
+        text
+    }
+}
+
 /// Accuracy per method, overall and per difficulty level.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct GradeSummary {

@@ -68,4 +68,8 @@ pub struct Question {
     /// The correct answer, when known (offline planner or a questions file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_answer: Option<Value>,
+    /// Matching options this question overrides when its answer is graded
+    /// against `expected_answer` (a questions file's `match` field).
+    #[serde(default, rename = "match", skip_serializing_if = "serde_json::Map::is_empty")]
+    pub match_overrides: serde_json::Map<String, Value>,
 }

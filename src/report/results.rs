@@ -7,11 +7,16 @@ use serde_json::{Value, json};
 use crate::engine::{Outcome, QuestionState, QuestionStatus, RunState};
 use crate::model::DifficultyLevel;
 
+/// How many of `questions` were graded, and how many of those were right.
+pub fn graded_tally<'a>(questions: impl IntoIterator<Item = &'a QuestionState>) -> (usize, usize) {
+    let graded: Vec<bool> = questions.into_iter().filter_map(QuestionState::correct).collect();
+    (graded.len(), graded.iter().filter(|c| **c).count())
+}
+
 /// Graded questions and how many were right.
 fn accuracy<'a>(questions: impl Iterator<Item = &'a QuestionState>) -> Value {
-    let graded: Vec<bool> = questions.filter_map(QuestionState::correct).collect();
-    let right = graded.iter().filter(|c| **c).count();
-    json!({"graded": graded.len(), "correct": right, "accuracy": if graded.is_empty() { Value::Null } else { json!(rate(right, graded.len())) }})
+    let (graded, right) = graded_tally(questions);
+    json!({"graded": graded, "correct": right, "accuracy": if graded == 0 { Value::Null } else { json!(rate(right, graded)) }})
 }
 
 fn rate(passed: usize, total: usize) -> f64 {

@@ -15,6 +15,7 @@ fn question(id: &str, rank: usize) -> Question {
         reasoning: String::new(),
         relevant_data_keys: vec![],
         expected_answer: None,
+        match_overrides: Default::default(),
     }
 }
 

@@ -123,6 +123,7 @@ impl OfflinePlanner {
                         reasoning: candidate.reasoning.clone(),
                         relevant_data_keys: vec![candidate.input_key.clone()],
                         expected_answer: Some(candidate.expected.clone()),
+                        match_overrides: Default::default(),
                     },
                     dag: to_dag(&id, candidate),
                 }
@@ -130,6 +131,32 @@ impl OfflinePlanner {
             .collect();
         let by_id = plans.iter().enumerate().map(|(i, p)| (p.question.id.clone(), i)).collect();
         Self { plans, by_id }
+    }
+
+    /// A planner for questions given from outside (a questions file): each must
+    /// be one the planner can write itself (matched by text); the error names
+    /// the first that is not.
+    pub fn for_questions(dataset: Arc<Dataset>, questions: &[Question]) -> Result<Self, String> {
+        let found = ingredients::find(&dataset);
+        let candidates: HashMap<String, Candidate> = templates::candidates(&dataset.data, &found)
+            .into_iter()
+            .flatten()
+            .map(|candidate| (candidate.text.clone(), candidate))
+            .collect();
+        let mut plans = Vec::with_capacity(questions.len());
+        for question in questions {
+            let candidate = candidates.get(&question.question).ok_or_else(|| {
+                format!(
+                    "the offline planner can only build DAGs for questions it writes itself, and {} ({:?}) is not one \
+                     of them: use an LLM (--llm openai) for your own questions",
+                    question.id,
+                    crate::engine::preview(&Value::String(question.question.clone()), 60)
+                )
+            })?;
+            plans.push(Plan { question: question.clone(), dag: to_dag(&question.id, candidate) });
+        }
+        let by_id = plans.iter().enumerate().map(|(i, p)| (p.question.id.clone(), i)).collect();
+        Ok(Self { plans, by_id })
     }
 
     /// The planned questions.

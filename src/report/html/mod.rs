@@ -52,12 +52,10 @@ f.addEventListener('input',apply);})();
 "#;
 
 fn accuracy_text(state: &RunState) -> String {
-    let graded: Vec<bool> = state.questions.iter().filter_map(|q| q.correct()).collect();
-    if graded.is_empty() {
-        return "—".into();
+    match crate::report::graded_tally(&state.questions) {
+        (0, _) => "—".into(),
+        (graded, right) => format!("{:.0}% ({right}/{graded})", 100.0 * right as f64 / graded as f64),
     }
-    let right = graded.iter().filter(|c| **c).count();
-    format!("{:.0}% ({right}/{})", 100.0 * right as f64 / graded.len() as f64, graded.len())
 }
 
 fn summary_html(state: &RunState) -> String {

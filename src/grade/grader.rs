@@ -1,0 +1,94 @@
+//! The grading a run does: its settings (recorded in the trace so that a
+//! resumed run or `eval-dag grade` grades the same way) and the [`Grader`]
+//! the engine calls once a DAG has produced an answer.
+
+use std::path::Path;
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::judge_file::built_in_judge;
+use super::{Grade, GradeError, GradeInput, Judge, JudgePanel, MatchOptions, grade_answer};
+use crate::llm::LlmClient;
+use crate::model::Question;
+
+/// How a run grades answers.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct GradingSettings {
+    /// Fields of [`MatchOptions`] the run sets for every question (empty: defaults).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub match_options: Map<String, Value>,
+    /// Judges, each a judge file's path or the name of a built-in judge.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub judges: Vec<String>,
+}
+
+/// Grades answers: ground truth when a question has an expected answer, then
+/// every judge of the panel.
+#[derive(Debug)]
+pub struct Grader {
+    options: MatchOptions,
+    panel: JudgePanel,
+}
+
+impl Grader {
+    /// The grader `settings` describe: matching options validated, judges loaded.
+    pub fn from_settings(settings: &GradingSettings) -> Result<Self, GradeError> {
+        let options = MatchOptions::default().overridden(&settings.match_options)?;
+        let judges = settings.judges.iter().map(|spec| load_judge(spec)).collect::<Result<Vec<_>, _>>()?;
+        Ok(Self { options, panel: JudgePanel::new(judges)? })
+    }
+
+    /// Ground truth with default matching, no judges.
+    pub fn ground_truth_only() -> Self {
+        Self::from_settings(&GradingSettings::default()).expect("the built-in judge templates compile")
+    }
+
+    /// Whether any judge (and so an LLM) takes part.
+    pub fn has_judges(&self) -> bool {
+        !self.panel.judges().is_empty()
+    }
+
+    /// The matching options of `question`: the run's, with the question's overrides.
+    pub fn options_for(&self, question: &Question) -> Result<MatchOptions, GradeError> {
+        self.options.overridden(&question.match_overrides)
+    }
+
+    /// Every grade of `answer` to `question` (none when there is nothing to grade
+    /// against and no judge). Judge calls go through `llm`.
+    pub async fn grade(
+        &self,
+        question: &Question,
+        answer: Option<&Value>,
+        node_outputs: &IndexMap<String, Value>,
+        attempt: u32,
+        llm: &dyn LlmClient,
+    ) -> Vec<Grade> {
+        let (options, truth_error) = match self.options_for(question) {
+            Ok(options) => (options, None),
+            Err(err) => {
+                (self.options.clone(), Some(Grade::failed("ground_truth", self.options.threshold, err.to_string())))
+            }
+        };
+        let without_truth;
+        let question = match truth_error {
+            Some(_) => {
+                without_truth = Question { expected_answer: None, ..question.clone() };
+                &without_truth
+            }
+            None => question,
+        };
+        let input = GradeInput { question, options: &options, final_answer: answer, node_outputs, attempt };
+        truth_error.into_iter().chain(grade_answer(&input, &self.panel, llm).await).collect()
+    }
+}
+
+/// A judge by file path, else by built-in name.
+fn load_judge(spec: &str) -> Result<Judge, GradeError> {
+    let path = Path::new(spec);
+    if path.exists() {
+        return Judge::load(path);
+    }
+    built_in_judge(spec)
+}
