@@ -258,7 +258,11 @@ async fn judges_grade_answers_in_a_run_their_calls_are_traced_and_grade_reuses_t
         )
         .count();
     assert_eq!(judge_calls, 4, "three decision-tree steps and one rubric call, each recorded");
-    let grades = state_of(&run).question("q_01").unwrap().latest().unwrap().grades.clone();
+    let state = state_of(&run);
+    let attempt = state.question("q_01").unwrap().latest().unwrap();
+    assert_eq!(attempt.iterations.len(), 1, "judge calls do not open iterations");
+    assert_eq!(attempt.judge_calls.len(), 4);
+    let grades = attempt.grades.clone();
     let summary: Vec<(&str, Option<f64>, bool)> =
         grades.iter().map(|g| (g.method.as_str(), g.score, g.passed)).collect();
     assert_eq!(
@@ -271,6 +275,9 @@ async fn judges_grade_answers_in_a_run_their_calls_are_traced_and_grade_reuses_t
     );
     let results = read_json(&run.join("eval_results.json"));
     assert_eq!(results["detailed_results"][0]["grades"].as_array().unwrap().len(), 3);
+    let log = results["question_traces"][0]["conversation_log"].as_array().unwrap();
+    let judged = log.iter().filter(|m| m["meta"]["call"] == "judge" && m["role"] == "assistant").count();
+    assert_eq!(judged, 4, "the conversation log ends with the judges' exchanges");
 
     // Re-grading reuses every recorded judge call: no server is configured at all.
     let requests_before = mock.requests().len();

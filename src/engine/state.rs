@@ -98,6 +98,8 @@ pub struct Attempt {
     pub reason: Option<String>,
     /// Grades of the answer.
     pub grades: Vec<crate::grade::Grade>,
+    /// LLM calls made by judges grading the answer, by call id.
+    pub judge_calls: Vec<u64>,
 }
 
 impl Attempt {
@@ -343,7 +345,13 @@ impl RunState {
                 if let Some(id) = &key.question_id
                     && let Some(q) = self.question_mut(id)
                 {
-                    q.attempt_mut(key.attempt).iteration_mut(key.iteration).calls.push(*call_id);
+                    let attempt = q.attempt_mut(key.attempt);
+                    // A judge call's iteration is its judge's place in the panel, not a DAG iteration.
+                    if key.role == crate::llm::LlmRole::Judge {
+                        attempt.judge_calls.push(*call_id);
+                    } else {
+                        attempt.iteration_mut(key.iteration).calls.push(*call_id);
+                    }
                 }
                 self.calls.insert(
                     *call_id,

@@ -29,20 +29,32 @@ fn passed(q: &QuestionState) -> bool {
 
 fn conversation_log(state: &RunState, q: &QuestionState) -> Vec<Value> {
     let mut log = Vec::new();
+    let mut push = |call: &crate::engine::LlmCall, meta: Value| {
+        if let Some(prompt) = call.messages.iter().rev().find(|m| m.role == "user") {
+            log.push(json!({"role": "user", "content": prompt.content, "meta": meta}));
+        }
+        let content = match &call.error {
+            Some(error) => format!("(call failed: {error})"),
+            None => call.response.clone(),
+        };
+        log.push(json!({"role": "assistant", "content": content, "meta": meta}));
+    };
     for attempt in &q.attempts {
         for iteration in &attempt.iterations {
             for call in iteration.calls.iter().filter_map(|id| state.calls.get(id)) {
-                let meta = json!({"attempt": attempt.number, "iteration": iteration.number,
-                    "call": call.key.role, "layer": call.key.layer});
-                if let Some(prompt) = call.messages.iter().rev().find(|m| m.role == "user") {
-                    log.push(json!({"role": "user", "content": prompt.content, "meta": meta}));
-                }
-                let content = match &call.error {
-                    Some(error) => format!("(call failed: {error})"),
-                    None => call.response.clone(),
-                };
-                log.push(json!({"role": "assistant", "content": content, "meta": meta}));
+                push(
+                    call,
+                    json!({"attempt": attempt.number, "iteration": iteration.number,
+                    "call": call.key.role, "layer": call.key.layer}),
+                );
             }
+        }
+        for call in attempt.judge_calls.iter().filter_map(|id| state.calls.get(id)) {
+            push(
+                call,
+                json!({"attempt": attempt.number, "judge": call.key.iteration,
+                "call": call.key.role, "step": call.key.layer}),
+            );
         }
     }
     log
