@@ -137,6 +137,7 @@ async fn grade_with(judges: Vec<Judge>, script: &Script, answer: Option<Value>) 
         question: &question,
         options: &options,
         final_answer: answer.as_ref(),
+        narrative: None,
         node_outputs: &outputs,
         attempt: 3,
     };

@@ -201,7 +201,16 @@ level = [{ score = 0, description = "implausible" }, { score = 4, description = 
 
 fn judged_script(request: &Recorded, _index: usize) -> Reply {
     let prompt = request.prompt();
-    let reply = if prompt.contains("evaluation questions") {
+    let reply = if prompt.contains("Write one sentence that answers") {
+        return Reply::Text(" The dataset holds 50,000 transactions, as the overview's row count shows.\n".into());
+    } else if prompt.contains("List the factual claims") {
+        assert!(prompt.contains("Answer: The dataset holds 50,000 transactions"), "the narrative is judged: {prompt}");
+        json!({"claims": ["The dataset holds 50,000 transactions."]})
+    } else if prompt.contains("List the facts these outputs establish") {
+        json!({"truths": ["count computed 50000."]})
+    } else if prompt.contains("For each claim") {
+        json!({"verdicts": [{"reason": "count says 50000", "verdict": "supported"}]})
+    } else if prompt.contains("evaluation questions") {
         json!({"questions": [{"id": "q_01", "question": "How many transactions does the dataset hold?",
             "difficulty_level": "easy", "expected_answer": 50_000}]})
     } else if prompt.contains("review one layer") {
@@ -232,12 +241,16 @@ async fn judges_grade_answers_in_a_run_their_calls_are_traced_and_grade_reuses_t
     let dir = tempfile::tempdir().unwrap();
     let rubric = dir.path().join("plausible.toml");
     std::fs::write(&rubric, RUBRIC).unwrap();
+    let faithful = dir.path().join("faithful.toml");
+    std::fs::write(&faithful, "name = \"faithful\"\nkind = \"faithfulness\"\n").unwrap();
     let run = dir.path().join("run");
     let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_eval-dag"))
         .current_dir(common::root())
         .args(["run", "sample-data/fraud", "--headless", "--llm", "openai", "--questions", "1"])
         .args(["--judge", "well_formed_value", "--judge"])
         .arg(&rubric)
+        .arg("--judge")
+        .arg(&faithful)
         .arg("--base-url")
         .arg(mock.base_url())
         .arg("--out")
@@ -257,11 +270,24 @@ async fn judges_grade_answers_in_a_run_their_calls_are_traced_and_grade_reuses_t
             |r| matches!(&r.event, EngineEvent::LlmCallFinished { key, error: None, .. } if key.role == LlmRole::Judge),
         )
         .count();
-    assert_eq!(judge_calls, 4, "three decision-tree steps and one rubric call, each recorded");
+    assert_eq!(
+        judge_calls, 7,
+        "three decision-tree steps, one rubric call and three faithfulness steps, each recorded"
+    );
     let state = state_of(&run);
     let attempt = state.question("q_01").unwrap().latest().unwrap();
     assert_eq!(attempt.iterations.len(), 1, "judge calls do not open iterations");
-    assert_eq!(attempt.judge_calls.len(), 4);
+    assert_eq!(attempt.judge_calls.len(), 7);
+    assert_eq!(
+        attempt.narrative.as_deref(),
+        Some("The dataset holds 50,000 transactions, as the overview's row count shows.")
+    );
+    let narrative_call = attempt.iterations[0].calls.iter().map(|id| &state.calls[id]);
+    assert_eq!(
+        narrative_call.filter(|c| c.key.role == LlmRole::Narrative).count(),
+        1,
+        "the narrative call belongs to the approved iteration"
+    );
     let grades = attempt.grades.clone();
     let summary: Vec<(&str, Option<f64>, bool)> =
         grades.iter().map(|g| (g.method.as_str(), g.score, g.passed)).collect();
@@ -270,22 +296,37 @@ async fn judges_grade_answers_in_a_run_their_calls_are_traced_and_grade_reuses_t
         vec![
             ("ground_truth", Some(1.0), true),
             ("well_formed_value", Some(1.0), true),
-            ("plausible_count", Some(0.75), true)
+            ("plausible_count", Some(0.75), true),
+            ("faithful", Some(1.0), true),
         ]
     );
     let results = read_json(&run.join("eval_results.json"));
-    assert_eq!(results["detailed_results"][0]["grades"].as_array().unwrap().len(), 3);
+    assert_eq!(results["detailed_results"][0]["grades"].as_array().unwrap().len(), 4);
+    assert_eq!(
+        results["detailed_results"][0]["narrative"],
+        json!("The dataset holds 50,000 transactions, as the overview's row count shows.")
+    );
     let log = results["question_traces"][0]["conversation_log"].as_array().unwrap();
     let judged = log.iter().filter(|m| m["meta"]["call"] == "judge" && m["role"] == "assistant").count();
-    assert_eq!(judged, 4, "the conversation log ends with the judges' exchanges");
+    assert_eq!(judged, 7, "the conversation log ends with the judges' exchanges");
 
     // Re-grading reuses every recorded judge call: no server is configured at all.
     let requests_before = mock.requests().len();
     let output = eval_dag(&["grade", run.to_str().unwrap()], dir.path());
     let (stdout, stderr) = text(&output);
     assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
-    for line in ["ground_truth: 1/1 (100%)", "well_formed_value: 1/1 (100%)", "plausible_count: 1/1 (100%)"] {
+    for line in [
+        "ground_truth: 1/1 (100%)",
+        "well_formed_value: 1/1 (100%)",
+        "plausible_count: 1/1 (100%)",
+        "faithful: 1/1 (100%)",
+    ] {
         assert!(stdout.contains(line), "{line} in {stdout}");
     }
     assert_eq!(mock.requests().len(), requests_before, "no judge call went to the server");
+    let html = std::fs::read_to_string(run.join("eval_report.html")).unwrap();
+    assert!(
+        html.contains("“The dataset holds 50,000 transactions, as the overview&#39;s row count shows.”"),
+        "the report shows the narrative"
+    );
 }

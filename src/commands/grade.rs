@@ -11,7 +11,7 @@ use indexmap::IndexMap;
 
 use crate::cli::GradeArgs;
 use crate::engine::preview;
-use crate::grade::{Grade, Grader, summarise};
+use crate::grade::{Answer, Grade, Grader, summarise};
 use crate::llm::{LlmClient, ReplayClient};
 use crate::report::fold_trace;
 use crate::trace::Trace;
@@ -45,7 +45,8 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
         let Some(attempt) = q.latest() else { continue };
         let answer = attempt.final_answer.as_ref();
         let outputs = attempt.execution.as_ref().map_or(&no_outputs, |e| &e.node_outputs);
-        let grades = runtime.block_on(grader.grade(&q.question, answer, outputs, attempt.number, llm.as_ref()));
+        let subject = Answer { value: answer, narrative: attempt.narrative.as_deref(), node_outputs: outputs };
+        let grades = runtime.block_on(grader.grade(&q.question, &subject, attempt.number, llm.as_ref()));
         if grades.is_empty() {
             continue;
         }

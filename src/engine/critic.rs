@@ -7,6 +7,7 @@ use std::time::Instant;
 use super::context::RunContext;
 use super::review::{review_layers, trial_findings};
 use super::{EngineEvent, Outcome, Stage, gate::Cancelled};
+use crate::grade::Answer;
 use crate::llm::{CallKey, LlmRole};
 use crate::model::{CriticFeedback, ExecutionResult, Finding, FindingSource, GeneratedDag, Question, Severity};
 use crate::prompts::extract_json_object;
@@ -52,6 +53,31 @@ impl Attempt<'_> {
             duration_ms: started.elapsed().as_millis() as u64,
         });
         Ok(value)
+    }
+
+    /// Grade an executed answer — with a narrative first when a judge needs one —
+    /// and report the grades.
+    async fn grade(&self, iteration: u32, result: &ExecutionResult) {
+        let ctx = self.ctx;
+        let mut narrative = None;
+        if ctx.grader.wants_narrative() {
+            let key = CallKey {
+                question_id: Some(self.id()),
+                role: LlmRole::Narrative,
+                attempt: self.attempt,
+                iteration,
+                layer: None,
+            };
+            let messages = ctx.prompts.narrative(self.question, result);
+            narrative = ctx.call_llm(key, messages, false).await.ok().map(|text| text.trim().to_string());
+        }
+        let llm = ctx.recorded_llm();
+        let answer = result.final_answer.as_ref();
+        let subject = Answer { value: answer, narrative: narrative.as_deref(), node_outputs: &result.node_outputs };
+        let grades = ctx.grader.grade(self.question, &subject, self.attempt, &llm).await;
+        if !grades.is_empty() {
+            ctx.emitter.emit(EngineEvent::Graded { question_id: self.id(), attempt: self.attempt, grades, narrative });
+        }
     }
 
     fn verdict(&self, iteration: u32, feedback: &CriticFeedback) {
@@ -270,14 +296,7 @@ pub async fn run_attempt(
                     result: result.clone(),
                 });
                 return if result.success {
-                    let llm = ctx.recorded_llm();
-                    let grades = ctx
-                        .grader
-                        .grade(question, result.final_answer.as_ref(), &result.node_outputs, attempt, &llm)
-                        .await;
-                    if !grades.is_empty() {
-                        ctx.emitter.emit(EngineEvent::Graded { question_id: run.id(), attempt, grades });
-                    }
+                    run.grade(iteration, &result).await;
                     finish(Outcome::Passed, iteration, result.final_answer, None)
                 } else {
                     finish(Outcome::Failed, iteration, None, result.error)

@@ -301,6 +301,9 @@ pub enum EngineEvent {
         attempt: u32,
         /// One grade per method.
         grades: Vec<crate::grade::Grade>,
+        /// The one-sentence narrative answer the grades judged, when one was written.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        narrative: Option<String>,
     },
     /// A user action was carried out.
     Control(ControlAction),

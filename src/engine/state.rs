@@ -100,6 +100,8 @@ pub struct Attempt {
     pub grades: Vec<crate::grade::Grade>,
     /// LLM calls made by judges grading the answer, by call id.
     pub judge_calls: Vec<u64>,
+    /// The one-sentence narrative of the answer, when one was written for grading.
+    pub narrative: Option<String>,
 }
 
 impl Attempt {
@@ -464,9 +466,11 @@ impl RunState {
                 };
                 self.push_feed(Some(question_id), kind, format!("{}{detail}", outcome.label()));
             }
-            EngineEvent::Graded { question_id, attempt, grades } => {
+            EngineEvent::Graded { question_id, attempt, grades, narrative } => {
                 if let Some(q) = self.question_mut(question_id) {
-                    q.attempt_mut(*attempt).grades = grades.clone();
+                    let attempt = q.attempt_mut(*attempt);
+                    attempt.grades = grades.clone();
+                    attempt.narrative = narrative.clone();
                 }
                 if let Some(wrong) = grades.iter().find(|g| !g.passed) {
                     let text = format!("graded wrong by {}: {}", wrong.method, wrong.reason);

@@ -77,8 +77,10 @@ impl Faithfulness {
     /// Extract claims and truths, judge every claim, score.
     pub(crate) async fn run(&self, call: &JudgeCall<'_>) -> Result<Outcome, String> {
         const TEMPLATE: &str = "faithfulness.j2";
+        // A narrative answer makes the claims; a bare value is its own claim.
+        let answer = call.narrative.map_or_else(|| call.answer_text(), str::to_string);
         let claims_ctx = context! {
-            step => "claims", ..call.inputs(&[JudgeInput::Question, JudgeInput::Answer])
+            step => "claims", answer => answer, ..call.inputs(&[JudgeInput::Question])
         };
         let truths_ctx = context! {
             step => "truths", limit => self.truths_limit, ..call.inputs(&[JudgeInput::NodeOutputs])

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::judge_file::built_in_judge;
-use super::{Grade, GradeError, GradeInput, Judge, JudgePanel, MatchOptions, grade_answer};
+use super::{Grade, GradeError, GradeInput, Judge, JudgeKind, JudgePanel, MatchOptions, grade_answer};
 use crate::llm::LlmClient;
 use crate::model::Question;
 
@@ -22,6 +22,17 @@ pub struct GradingSettings {
     /// Judges, each a judge file's path or the name of a built-in judge.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub judges: Vec<String>,
+}
+
+/// What is graded: a DAG's answer, its narrative and the node outputs behind it.
+#[derive(Debug, Clone, Copy)]
+pub struct Answer<'a> {
+    /// The final answer; none when the DAG produced none.
+    pub value: Option<&'a Value>,
+    /// The one-sentence narrative of the answer, when one was written.
+    pub narrative: Option<&'a str>,
+    /// Every node's output.
+    pub node_outputs: &'a IndexMap<String, Value>,
 }
 
 /// Grades answers: ground truth when a question has an expected answer, then
@@ -55,13 +66,18 @@ impl Grader {
         self.options.overridden(&question.match_overrides)
     }
 
+    /// Whether a judge grades a narrative answer (answer faithfulness), so the
+    /// run should have one written.
+    pub fn wants_narrative(&self) -> bool {
+        self.panel.judges().iter().any(|judge| matches!(judge.kind, JudgeKind::Faithfulness(_)))
+    }
+
     /// Every grade of `answer` to `question` (none when there is nothing to grade
     /// against and no judge). Judge calls go through `llm`.
     pub async fn grade(
         &self,
         question: &Question,
-        answer: Option<&Value>,
-        node_outputs: &IndexMap<String, Value>,
+        answer: &Answer<'_>,
         attempt: u32,
         llm: &dyn LlmClient,
     ) -> Vec<Grade> {
@@ -79,7 +95,14 @@ impl Grader {
             }
             None => question,
         };
-        let input = GradeInput { question, options: &options, final_answer: answer, node_outputs, attempt };
+        let input = GradeInput {
+            question,
+            options: &options,
+            final_answer: answer.value,
+            narrative: answer.narrative,
+            node_outputs: answer.node_outputs,
+            attempt,
+        };
         truth_error.into_iter().chain(grade_answer(&input, &self.panel, llm).await).collect()
     }
 }

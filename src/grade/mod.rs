@@ -27,7 +27,7 @@ use serde_json::Value;
 
 pub use dag_judge::{DagJudge, Verdict};
 pub use faithfulness::{ClaimVerdict, Faithfulness, faithfulness_score};
-pub use grader::{Grader, GradingSettings};
+pub use grader::{Answer, Grader, GradingSettings};
 pub use json_equality::{
     JsonEqualityError, JsonOperator, exact_operator, json_equality, parse_json_text, rules_operator,
 };
@@ -157,6 +157,9 @@ pub struct GradeInput<'a> {
     pub options: &'a MatchOptions,
     /// The DAG's answer; none when no answer was produced.
     pub final_answer: Option<&'a Value>,
+    /// A one-sentence narrative of the answer: what answer faithfulness judges
+    /// (the answer itself when none was written).
+    pub narrative: Option<&'a str>,
     /// Every node's output.
     pub node_outputs: &'a IndexMap<String, Value>,
     /// The question's attempt number (keys the judge calls for replay).
@@ -187,6 +190,7 @@ pub async fn grade_answer(input: &GradeInput<'_>, panel: &JudgePanel, llm: &dyn 
             llm,
             question: input.question,
             answer,
+            narrative: input.narrative,
             node_outputs: input.node_outputs,
             attempt: input.attempt,
             judge_index,

@@ -85,6 +85,8 @@ pub(crate) struct JudgeCall<'a> {
     pub question: &'a Question,
     /// The answer under judgement.
     pub answer: &'a Value,
+    /// Its one-sentence narrative, when one was written.
+    pub narrative: Option<&'a str>,
     /// The DAG's node outputs.
     pub node_outputs: &'a IndexMap<String, Value>,
     /// Attempt number of the question (for call keys).

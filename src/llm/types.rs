@@ -35,6 +35,8 @@ pub enum LlmRole {
     LayerReview,
     /// Grade an answer (judges and answer faithfulness).
     Judge,
+    /// Explain an executed DAG's answer in one sentence (for answer faithfulness).
+    Narrative,
 }
 
 impl LlmRole {
@@ -45,6 +47,7 @@ impl LlmRole {
             Self::DagBuild => "build",
             Self::LayerReview => "review",
             Self::Judge => "judge",
+            Self::Narrative => "narrative",
         }
     }
 }

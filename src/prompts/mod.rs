@@ -21,10 +21,11 @@ use crate::llm::ChatMessage;
 use crate::model::{CriticFeedback, ExecutionResult, GeneratedDag, Question};
 
 /// Built-in templates: (file name, source).
-const BUILT_IN: [(&str, &str); 3] = [
+const BUILT_IN: [(&str, &str); 4] = [
     ("question_generation.j2", include_str!("../../prompts/question_generation.j2")),
     ("dag_build.j2", include_str!("../../prompts/dag_build.j2")),
     ("layer_review.j2", include_str!("../../prompts/layer_review.j2")),
+    ("narrative.j2", include_str!("../../prompts/narrative.j2")),
 ];
 
 /// How many characters of a node output a review prompt shows.
@@ -119,6 +120,20 @@ impl Prompts {
                 dataset => Serde(dataset_context(dataset)), schema => describe_schema(dataset),
                 question => Serde(question), iteration => iteration, previous => previous, feedback => feedback,
             },
+        )
+    }
+
+    /// The prompt asking for a one-sentence narrative of an executed DAG's answer.
+    pub fn narrative(&self, question: &Question, result: &ExecutionResult) -> Vec<ChatMessage> {
+        let answer = result.final_answer.as_ref().map_or_else(|| "null".to_string(), |a| a.to_string());
+        let node_outputs: Vec<_> = result
+            .node_outputs
+            .iter()
+            .map(|(id, v)| context! { id => id, output => crate::engine::preview(v, OUTPUT_PREVIEW_CHARS) })
+            .collect();
+        self.render(
+            "narrative.j2",
+            context! { question => &question.question, answer => answer, node_outputs => node_outputs },
         )
     }
 

@@ -71,6 +71,7 @@ fn detailed(q: &QuestionState) -> Value {
         "success": passed(q),
         "status": q.status.label(),
         "final_answer": latest.and_then(|a| a.final_answer.clone()),
+        "narrative": latest.and_then(|a| a.narrative.clone()),
         "expected_answer": q.question.expected_answer,
         "correct": q.correct(),
         "grades": latest.map(|a| a.grades.clone()).unwrap_or_default(),

@@ -18,6 +18,7 @@ async fn grades_come_in_order_with_keys_for_replay() {
         question: &question,
         options: &options,
         final_answer: Some(&answer),
+        narrative: None,
         node_outputs: &outputs,
         attempt: 2,
     };

@@ -183,6 +183,7 @@ impl OfflinePlanner {
                 "reasoning": "offline review: the planner's DAGs are approved once structural checks and the trial run pass"
             }),
             LlmRole::Judge => json!({"reason": "the offline planner does not judge answers", "verdict": true}),
+            LlmRole::Narrative => return Ok("The offline planner writes no narrative answers.".to_string()),
         };
         Ok(serde_json::to_string_pretty(&value).expect("replies serialise"))
     }

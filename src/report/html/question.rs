@@ -231,6 +231,9 @@ pub fn question_html(state: &RunState, q: &QuestionState) -> String {
     if let Some(answer) = answer {
         let _ = write!(out, "<p>Final answer:</p><pre class=\"answer\">{}</pre>", html_escape(&pretty(answer)));
     }
+    if let Some(narrative) = latest.and_then(|a| a.narrative.as_ref()) {
+        let _ = write!(out, "<p class=\"narrative\">“{}”</p>", html_escape(narrative));
+    }
     if let Some(expected) = &q.question.expected_answer {
         let _ = write!(out, "<p>Expected answer:</p><pre>{}</pre>", html_escape(&pretty(expected)));
     }

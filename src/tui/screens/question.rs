@@ -70,8 +70,11 @@ fn output_lines(app: &App, it: &Iteration) -> Vec<Line<'static>> {
     let t = &app.theme;
     let Some(trial) = &it.trial else { return vec![Line::from(Span::styled("not run", t.fg("muted")))] };
     let mut lines = Vec::new();
-    let graded = app.current_question().and_then(|q| q.latest()).map(|a| a.grades.as_slice()).unwrap_or_default();
-    for grade in graded {
+    let latest = app.current_question().and_then(|q| q.latest());
+    if let Some(narrative) = latest.and_then(|a| a.narrative.as_ref()) {
+        lines.push(Line::from(Span::styled(format!("“{narrative}”"), t.fg("text").add_modifier(Modifier::ITALIC))));
+    }
+    for grade in latest.map(|a| a.grades.as_slice()).unwrap_or_default() {
         let (mark, style) =
             if grade.passed { ("✓ right", t.fg("status_passed")) } else { ("✗ wrong", t.fg("status_failed")) };
         lines.push(Line::from(vec![
