@@ -7,7 +7,7 @@ mod svg;
 
 use std::fmt::Write;
 
-use crate::engine::{Outcome, QuestionStatus, RunState};
+use crate::engine::{Outcome, QuestionState, QuestionStatus, RunState};
 use crate::model::DifficultyLevel;
 use crate::render::{highlight_css, html_escape};
 
@@ -17,6 +17,7 @@ const STYLE: &str = r#"
 body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:16px;color:#1d2330;background:#fbfbfd}
 h1{font-size:22px;margin:0 0 4px} code,pre{font:12.5px/1.4 ui-monospace,monospace}
 pre{background:#f2f3f7;padding:8px;border-radius:6px;overflow:auto;margin:4px 0;white-space:pre-wrap}
+.feedback>p:first-child{white-space:pre-line}
 table{border-collapse:collapse;margin:8px 0} td,th{border:1px solid #d6d9e2;padding:3px 8px;text-align:left}
 .cards{display:flex;gap:12px;flex-wrap:wrap;margin:12px 0}.card{background:#fff;border:1px solid #d6d9e2;border-radius:8px;padding:10px 14px}
 .card b{display:block;font-size:22px}
@@ -51,10 +52,33 @@ var ok=(!failed||q.dataset.status!=='passed')&&(!d||q.dataset.difficulty===d)&&(
 f.addEventListener('input',apply);})();
 "#;
 
-fn accuracy_text(state: &RunState) -> String {
-    match crate::report::graded_tally(&state.questions) {
+/// "NN% (right/graded)" of `questions`, or a dash when none was graded.
+fn accuracy_text<'a>(questions: impl IntoIterator<Item = &'a QuestionState>) -> String {
+    match crate::report::graded_tally(questions) {
         (0, _) => "—".into(),
         (graded, right) => format!("{:.0}% ({right}/{graded})", 100.0 * right as f64 / graded as f64),
+    }
+}
+
+/// `n` with thousands separators: 3,600,000.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The run's cost, or why there is none although tokens were spent.
+fn cost_text(state: &RunState) -> String {
+    if state.cost_usd == 0.0 && state.usage.total() > 0 {
+        "— <small>(no price for this model)</small>".into()
+    } else {
+        format!("${:.4}", state.cost_usd)
     }
 }
 
@@ -64,24 +88,28 @@ fn summary_html(state: &RunState) -> String {
     let passed = count(Outcome::Passed);
     let rate = if total == 0 { 0.0 } else { 100.0 * passed as f64 / total as f64 };
     let mut out = format!(
-        "<div class=\"cards\"><div class=\"card\"><b>{rate:.0}%</b>pass rate</div><div class=\"card\"><b>{passed}/{total}</b>passed</div><div class=\"card\"><b>{}</b>failed</div><div class=\"card\"><b>{}</b>exhausted</div><div class=\"card\"><b>{}</b>accuracy (graded)</div><div class=\"card\"><b>{}</b>tokens</div><div class=\"card\"><b>${:.4}</b>estimated cost</div></div>",
+        "<div class=\"cards\"><div class=\"card\"><b>{rate:.0}%</b>pass rate</div><div class=\"card\"><b>{passed}/{total}</b>passed</div><div class=\"card\"><b>{}</b>failed</div><div class=\"card\"><b>{}</b>exhausted</div><div class=\"card\"><b>{}</b>accuracy (graded)</div><div class=\"card\"><b>{}</b>tokens</div><div class=\"card\"><b>{}</b>estimated cost</div></div>",
         count(Outcome::Failed),
         count(Outcome::Exhausted),
-        accuracy_text(state),
-        state.usage.total(),
-        state.cost_usd
+        accuracy_text(&state.questions),
+        thousands(state.usage.total()),
+        cost_text(state)
     );
-    out.push_str("<table><tr><th>difficulty</th><th>total</th><th>passed</th><th>failed</th><th>pass rate</th></tr>");
+    out.push_str(
+        "<table><tr><th>difficulty</th><th>total</th><th>passed</th><th>failed</th><th>pass rate</th><th>accuracy (graded)</th></tr>",
+    );
     for level in DifficultyLevel::ALL {
         let of: Vec<_> = state.questions.iter().filter(|q| q.question.difficulty_level == level).collect();
         let ok = of.iter().filter(|q| q.status == QuestionStatus::Done(Outcome::Passed)).count();
-        let rate = if of.is_empty() { 0.0 } else { 100.0 * ok as f64 / of.len() as f64 };
+        let rate =
+            if of.is_empty() { "—".to_string() } else { format!("{:.0}%", 100.0 * ok as f64 / of.len() as f64) };
         let _ = write!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{ok}</td><td>{}</td><td>{rate:.0}%</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{ok}</td><td>{}</td><td>{rate}</td><td>{}</td></tr>",
             level.as_str(),
             of.len(),
-            of.len() - ok
+            of.len() - ok,
+            accuracy_text(of.iter().copied())
         );
     }
     out.push_str("</table>");
@@ -112,7 +140,7 @@ pub fn report_html(state: &RunState, generated_at: &str) -> String {
     let mut out = format!(
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>{}</title><style>{STYLE}{}</style></head><body>",
         html_escape(&title),
-        highlight_css(false)
+        highlight_css()
     );
     let _ = write!(out, "<h1>{}</h1><p>Generated {}</p>", html_escape(&title), html_escape(generated_at));
     out.push_str(&summary_html(state));
@@ -121,8 +149,9 @@ pub fn report_html(state: &RunState, generated_at: &str) -> String {
          <select id=\"f-level\"><option value=\"\">all difficulties</option><option>easy</option><option>medium</option><option>hard</option></select> \
          <input type=\"search\" id=\"f-text\" placeholder=\"filter questions\"></div>",
     );
+    let mut code_html = question::CodeHtml::default();
     for q in &state.questions {
-        out.push_str(&question::question_html(state, q));
+        out.push_str(&question::question_html(state, q, &mut code_html));
     }
     let _ = write!(out, "<script>{SCRIPT}</script></body></html>");
     out
@@ -146,5 +175,9 @@ mod tests {
         assert!(html.contains("<code>a</code>"), "node a is shown");
         assert!(html.contains("<svg class=\"dag\""));
         assert!(html.contains("50%</b>pass rate"));
+        assert_eq!(
+            (thousands(0), thousands(999), thousands(1000), thousands(3_600_000)),
+            ("0".into(), "999".into(), "1,000".into(), "3,600,000".into())
+        );
     }
 }

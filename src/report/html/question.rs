@@ -2,6 +2,7 @@
 //! drawing, highlighted code with the findings that blame each node, outputs,
 //! feedback, the diff to the previous iteration, and the conversation log.
 
+use std::collections::HashMap;
 use std::fmt::Write;
 
 use serde_json::Value;
@@ -13,6 +14,21 @@ use crate::render::{highlight_html, html_escape};
 
 /// How many characters of a node output are shown before "more".
 const OUTPUT_PREVIEW: usize = 400;
+
+/// Highlighted node code, each distinct source highlighted once per report
+/// (unchanged nodes repeat across iterations and attempts).
+#[derive(Default)]
+pub struct CodeHtml(HashMap<String, String>);
+
+impl CodeHtml {
+    /// The highlighted HTML of `code`.
+    pub fn of(&mut self, code: &str) -> &str {
+        if !self.0.contains_key(code) {
+            self.0.insert(code.to_string(), highlight_html(code));
+        }
+        &self.0[code]
+    }
+}
 
 fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_default()
@@ -37,7 +53,7 @@ fn finding_item(finding: &Finding, fate: Option<FindingFate>) -> String {
     )
 }
 
-fn nodes_html(it: &Iteration, trial: Option<&ExecutionResult>) -> String {
+fn nodes_html(it: &Iteration, trial: Option<&ExecutionResult>, code_html: &mut CodeHtml) -> String {
     let Some(dag) = &it.dag else { return String::new() };
     let feedback = it.feedback.as_ref();
     let mut out = String::from("<div class=\"nodes\">");
@@ -59,8 +75,7 @@ fn nodes_html(it: &Iteration, trial: Option<&ExecutionResult>) -> String {
             .flat_map(|f| f.findings_for_node(&node.node_id))
             .map(|f| finding_item(f, None))
             .collect();
-        let _ =
-            write!(out, "<div class=\"code-and-findings\"><pre class=\"code\">{}</pre>", highlight_html(&node.code));
+        let _ = write!(out, "<div class=\"code-and-findings\"><pre class=\"code\">{}</pre>", code_html.of(&node.code));
         if !blamed.is_empty() {
             let _ = write!(out, "<ul class=\"findings\">{}</ul>", blamed.join(""));
         }
@@ -144,7 +159,7 @@ fn diff_html(previous: &Iteration, current: &Iteration) -> String {
     out
 }
 
-fn iteration_html(attempt: &Attempt, index: usize) -> String {
+fn iteration_html(attempt: &Attempt, index: usize, code_html: &mut CodeHtml) -> String {
     let it = &attempt.iterations[index];
     let verdict = match &it.feedback {
         Some(f) if f.is_approved => "<span class=\"badge passed\">approved</span>",
@@ -165,7 +180,7 @@ fn iteration_html(attempt: &Attempt, index: usize) -> String {
             dag_svg(dag, it.feedback.as_ref())
         );
     }
-    out.push_str(&nodes_html(it, it.trial.as_ref()));
+    out.push_str(&nodes_html(it, it.trial.as_ref(), code_html));
     if let Some(feedback) = &it.feedback {
         out.push_str(&feedback_html(feedback));
     }
@@ -209,7 +224,7 @@ fn conversation_html(state: &RunState, q: &QuestionState) -> String {
 }
 
 /// The section of question `q`.
-pub fn question_html(state: &RunState, q: &QuestionState) -> String {
+pub fn question_html(state: &RunState, q: &QuestionState, code_html: &mut CodeHtml) -> String {
     let latest = q.latest();
     let answer = latest.and_then(|a| a.final_answer.as_ref());
     let status = q.status.label();
@@ -260,7 +275,7 @@ pub fn question_html(state: &RunState, q: &QuestionState) -> String {
             attempt.number
         );
         for index in 0..attempt.iterations.len() {
-            out.push_str(&iteration_html(attempt, index));
+            out.push_str(&iteration_html(attempt, index, code_html));
         }
         out.push_str("</details>");
     }

@@ -1,0 +1,167 @@
+//! A synthetic trace of many questions for the benchmarks: the same shape a real
+//! run records (builds with long prompts, findings on rejected iterations, trial
+//! runs with node outputs, an approved final execution), generated, not recorded.
+
+use eval_dag::engine::{EngineEvent, Outcome, RunSettings, Stage};
+use eval_dag::llm::{CallKey, ChatMessage, LlmRole, TokenUsage};
+use eval_dag::model::{
+    CriticFeedback, DifficultyLevel, ExecutionResult, Finding, FindingSource, GeneratedDag, Question, Severity,
+};
+use eval_dag::trace::{TRACE_FORMAT, TRACE_VERSION, TraceHeader, TraceWriter};
+use serde_json::json;
+
+fn dag(id: &str) -> GeneratedDag {
+    serde_json::from_value(json!({"question_id": id, "description": "plan", "final_answer_node": "b",
+        "nodes": [
+            {"node_id": "a", "operation": "group", "function_name": "f", "layer": 0, "inputs": {"rows": "dataset.transactions"},
+             "code": format!("def f(rows):\n    # {id}: amounts per category\n    g = collections.defaultdict(list)\n    for r in rows:\n        g[r['category']].append(r['amt'])\n    return g\n")},
+            {"node_id": "b", "operation": "pick", "function_name": "g", "layer": 1, "inputs": {"x": "prev_node.a.output"},
+             "code": format!("def g(x):\n    # {id}: highest mean\n    return max(sorted(x), key=lambda k: statistics.fmean(x[k]))\n")}],
+        "edges": [{"source": "a", "target": "b"}]}))
+    .unwrap()
+}
+
+/// What each DAG run produced: a grouped mapping and the answer.
+fn result() -> ExecutionResult {
+    let groups: serde_json::Map<String, serde_json::Value> =
+        ["grocery_pos", "shopping_net", "misc_net", "gas_transport", "home", "kids_pets"]
+            .iter()
+            .enumerate()
+            .map(|(i, name)| (name.to_string(), json!([12.5 * i as f64, 80.25, 3.0 + i as f64])))
+            .collect();
+    ExecutionResult {
+        success: true,
+        final_answer: Some(json!("grocery_pos")),
+        node_outputs: [("a".to_string(), json!(groups)), ("b".to_string(), json!("grocery_pos"))].into_iter().collect(),
+        ..Default::default()
+    }
+}
+
+/// Write a trace of `count` questions × `iterations` iterations to `path`:
+/// every iteration builds (a 3 kB prompt, a 1.5 kB reply), is checked, trial-run
+/// and reviewed; the last one is approved and executed.
+pub fn write_trace(path: &std::path::Path, count: usize, iterations: u32) {
+    let header = TraceHeader {
+        format: TRACE_FORMAT.into(),
+        version: TRACE_VERSION,
+        created_at: "now".into(),
+        settings: RunSettings::default(),
+    };
+    let mut w = TraceWriter::create(path, &header).unwrap();
+    let mut t = 0u64;
+    let mut emit = |w: &mut TraceWriter, e: EngineEvent| {
+        t += 1;
+        w.record(t, &e).unwrap();
+    };
+    emit(
+        &mut w,
+        EngineEvent::RunStarted { settings: RunSettings { max_iterations: iterations, ..RunSettings::default() } },
+    );
+    let questions: Vec<Question> = (0..count)
+        .map(|i| Question {
+            id: format!("q_{i:04}"),
+            question: format!("Which category has the highest mean amount, variant {i}?"),
+            difficulty_rank: i + 1,
+            difficulty_level: DifficultyLevel::from_rank(i + 1, count),
+            reasoning: String::new(),
+            relevant_data_keys: vec![],
+            expected_answer: None,
+            match_overrides: Default::default(),
+        })
+        .collect();
+    emit(&mut w, EngineEvent::QuestionsGenerated { questions: questions.clone() });
+    let mut call_id = 0;
+    for q in &questions {
+        let id = q.id.clone();
+        emit(&mut w, EngineEvent::QuestionStarted { question_id: id.clone(), attempt: 1, forked_from: None });
+        for iteration in 1..=iterations {
+            for stage in [Stage::Build, Stage::StructuralCheck, Stage::TrialRun, Stage::SemanticReview] {
+                emit(&mut w, EngineEvent::StageStarted { question_id: id.clone(), attempt: 1, iteration, stage });
+                emit(
+                    &mut w,
+                    EngineEvent::StageFinished {
+                        question_id: id.clone(),
+                        attempt: 1,
+                        iteration,
+                        stage,
+                        ok: true,
+                        duration_ms: 5,
+                    },
+                );
+            }
+            call_id += 1;
+            let key =
+                CallKey { question_id: Some(id.clone()), role: LlmRole::DagBuild, attempt: 1, iteration, layer: None };
+            emit(
+                &mut w,
+                EngineEvent::LlmCallStarted {
+                    call_id,
+                    key: key.clone(),
+                    model: "m".into(),
+                    messages: vec![ChatMessage::user("x".repeat(3000))],
+                },
+            );
+            emit(
+                &mut w,
+                EngineEvent::LlmCallFinished {
+                    call_id,
+                    key,
+                    response: Some("y".repeat(1500)),
+                    usage: TokenUsage { prompt_tokens: 800, completion_tokens: 400 },
+                    latency_ms: 900,
+                    error: None,
+                    retries: 0,
+                    cost_usd: 0.0,
+                },
+            );
+            emit(&mut w, EngineEvent::DagBuilt { question_id: id.clone(), attempt: 1, iteration, dag: dag(&id) });
+            let approved = iteration == iterations;
+            let findings = if approved {
+                vec![]
+            } else {
+                vec![Finding {
+                    node_id: Some("a".into()),
+                    layer: Some(0),
+                    rule: "unknown_field".into(),
+                    source: FindingSource::Structural,
+                    message: "reads an unknown field".into(),
+                    severity: Severity::Error,
+                }]
+            };
+            emit(
+                &mut w,
+                EngineEvent::Executed { question_id: id.clone(), attempt: 1, iteration, trial: true, result: result() },
+            );
+            emit(
+                &mut w,
+                EngineEvent::CriticVerdict {
+                    question_id: id.clone(),
+                    attempt: 1,
+                    iteration,
+                    feedback: CriticFeedback { is_approved: approved, findings, ..Default::default() },
+                },
+            );
+        }
+        emit(
+            &mut w,
+            EngineEvent::Executed {
+                question_id: id.clone(),
+                attempt: 1,
+                iteration: iterations,
+                trial: false,
+                result: result(),
+            },
+        );
+        emit(
+            &mut w,
+            EngineEvent::QuestionFinished {
+                question_id: id,
+                attempt: 1,
+                outcome: Outcome::Passed,
+                iterations,
+                final_answer: Some(json!("grocery_pos")),
+                reason: None,
+            },
+        );
+    }
+}
