@@ -49,6 +49,10 @@ fn verify_finds_no_drift_in_an_unchanged_trace_and_drift_in_an_edited_one() {
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(stdout.contains("DRIFT q_02 attempt 1: final_answer"), "{stdout}");
     assert!(stdout.contains("-49999") && stdout.contains("+50000"), "the diff shows recorded and today: {stdout}");
+    assert!(
+        stdout.contains("DRIFT q_02 attempt 1: grade") && stdout.contains("right → wrong"),
+        "the recorded answer matched the expected 49999, today's does not: {stdout}"
+    );
 }
 
 #[test]

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use anyhow::Context;
 
 use crate::dataset::Dataset;
+use crate::grade::{Grader, GradingSettings};
 use crate::report::{fold_trace, verify};
 use crate::trace::Trace;
 
@@ -23,7 +24,9 @@ pub fn run(trace_path: &Path) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let report = runtime.block_on(async {
         let executor = super::providers::build_executor(&dataset)?;
-        anyhow::Ok(verify(&state, executor.as_ref(), settings.seed, changed).await)
+        // Ground truth only: judges would need an LLM, and verify never calls one.
+        let grader = Grader::from_settings(&GradingSettings { judges: Vec::new(), ..settings.grading.clone() })?;
+        anyhow::Ok(verify(&state, executor.as_ref(), &grader, settings.seed, changed).await)
     })?;
     if report.dataset_changed {
         println!("DRIFT dataset {} changed since the run (content hash differs)", settings.dataset_dir);

@@ -72,6 +72,16 @@ impl Grader {
         self.panel.judges().iter().any(|judge| matches!(judge.kind, JudgeKind::Faithfulness(_)))
     }
 
+    /// The ground-truth grade of `answer` to `question` alone (no judges, no
+    /// LLM); none when the question has no expected answer.
+    pub fn ground_truth(&self, question: &Question, answer: Option<&Value>) -> Option<Grade> {
+        let expected = question.expected_answer.as_ref()?;
+        Some(match self.options_for(question) {
+            Ok(options) => super::grade_ground_truth(expected, answer, &options),
+            Err(err) => Grade::failed("ground_truth", self.options.threshold, err.to_string()),
+        })
+    }
+
     /// Every grade of `answer` to `question` (none when there is nothing to grade
     /// against and no judge). Judge calls go through `llm`.
     pub async fn grade(

@@ -7,7 +7,8 @@ use serde_json::Value;
 use similar::TextDiff;
 
 use crate::engine::{DagExecutor, RunState};
-use crate::model::{ExecutionResult, GeneratedDag};
+use crate::grade::Grader;
+use crate::model::{ExecutionResult, Question};
 
 /// One difference between a recorded execution and today's.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -16,7 +17,8 @@ pub struct Drift {
     pub question_id: String,
     /// Attempt number.
     pub attempt: u32,
-    /// What drifted: `final_answer`, `node_output:<id>`, `now_fails`, `now_succeeds`.
+    /// What drifted: `final_answer`, `node_output:<id>`, `now_fails`, `now_succeeds`,
+    /// `grade` (the answer was right and is now wrong, or the other way round).
     pub what: String,
     /// Unified diff (recorded → today) or a message.
     pub detail: String,
@@ -73,27 +75,46 @@ fn compare(question_id: &str, attempt: u32, recorded: &ExecutionResult, today: &
     drifts
 }
 
-/// Approved DAGs of `state` with their recorded final executions.
-fn executed(state: &RunState) -> Vec<(String, u32, GeneratedDag, ExecutionResult)> {
-    let mut out = Vec::new();
+/// A ground-truth verdict that flipped between the recorded answer and today's.
+fn regrade(
+    question: &Question,
+    attempt: u32,
+    grader: &Grader,
+    recorded: &ExecutionResult,
+    today: &ExecutionResult,
+) -> Option<Drift> {
+    let before = grader.ground_truth(question, recorded.final_answer.as_ref())?;
+    let after = grader.ground_truth(question, today.final_answer.as_ref())?;
+    let word = |passed: bool| if passed { "right" } else { "wrong" };
+    (before.passed != after.passed).then(|| Drift {
+        question_id: question.id.clone(),
+        attempt,
+        what: "grade".into(),
+        detail: format!("{} → {}: {}", word(before.passed), word(after.passed), after.error.unwrap_or(after.reason)),
+    })
+}
+
+/// Re-execute every approved DAG in `state` with `executor` (seed `seed`),
+/// re-grading changed answers against their expected answers with `grader`.
+pub async fn verify(
+    state: &RunState,
+    executor: &dyn DagExecutor,
+    grader: &Grader,
+    seed: u64,
+    dataset_changed: bool,
+) -> VerifyReport {
+    let mut report = VerifyReport { dataset_changed, ..VerifyReport::default() };
     for q in &state.questions {
         for attempt in &q.attempts {
             let approved = attempt.iterations.iter().rev().find(|i| i.feedback.as_ref().is_some_and(|f| f.is_approved));
-            if let (Some(result), Some(dag)) = (&attempt.execution, approved.and_then(|i| i.dag.clone())) {
-                out.push((q.question.id.clone(), attempt.number, dag, result.clone()));
-            }
+            let (Some(recorded), Some(dag)) = (&attempt.execution, approved.and_then(|i| i.dag.as_ref())) else {
+                continue;
+            };
+            let today = executor.execute(dag, seed).await;
+            report.checked += 1;
+            report.drifts.extend(compare(&q.question.id, attempt.number, recorded, &today));
+            report.drifts.extend(regrade(&q.question, attempt.number, grader, recorded, &today));
         }
-    }
-    out
-}
-
-/// Re-execute every approved DAG in `state` with `executor` (seed `seed`).
-pub async fn verify(state: &RunState, executor: &dyn DagExecutor, seed: u64, dataset_changed: bool) -> VerifyReport {
-    let mut report = VerifyReport { dataset_changed, ..VerifyReport::default() };
-    for (question_id, attempt, dag, recorded) in executed(state) {
-        let today = executor.execute(&dag, seed).await;
-        report.checked += 1;
-        report.drifts.extend(compare(&question_id, attempt, &recorded, &today));
     }
     report
 }
