@@ -121,3 +121,42 @@ async fn a_dag_over_the_time_budget_is_stopped_by_the_dag_deadline() {
     assert_eq!(result.error_node.as_deref(), Some("n0"));
     assert!(started.elapsed() < Duration::from_secs(4));
 }
+
+/// The dataset is converted once per worker and each DAG gets its own copy:
+/// whatever a DAG does to its inputs, the next DAG on the same worker sees the
+/// pristine data — and within one DAG, later nodes see earlier nodes' changes,
+/// as in one Python program.
+#[tokio::test(flavor = "multi_thread")]
+async fn mutations_of_the_dataset_never_reach_the_next_dag() {
+    let fingerprint: GeneratedDag = serde_json::from_value(json!({
+        "question_id": "look", "final_answer_node": "a",
+        "nodes": [{"node_id": "a", "function_name": "f", "layer": 0,
+                   "inputs": {"rows": "dataset.transactions", "stats": "dataset.category_stats"},
+                   "code": "def f(rows, stats):\n    first = sorted(stats)[0]\n    return [len(rows), rows[0], rows[-1], round(sum(r['amt'] for r in rows), 6),\n            sum(len(r) for r in rows), len(stats), first, stats[first]]\n"}]
+    }))
+    .unwrap();
+    let mutate: GeneratedDag = serde_json::from_value(json!({
+        "question_id": "mutate", "final_answer_node": "c",
+        "nodes": [
+            {"node_id": "a", "function_name": "f", "layer": 0,
+             "inputs": {"rows": "dataset.transactions", "stats": "dataset.category_stats"},
+             "code": "def f(rows, stats):\n    rows.sort(key=lambda r: r['amt'])\n    rows[0]['amt'] = -1\n    del rows[1]['category']\n    rows[2]['new'] = [1, 2]\n    rows.append({'amt': 10 ** 6})\n    rows.pop(5)\n    rows.reverse()\n    first = sorted(stats)[0]\n    stats[first]['count'] = -7\n    stats.pop(sorted(stats)[-1])\n    stats['invented'] = {}\n    return len(rows)\n"},
+            {"node_id": "b", "function_name": "g", "layer": 1,
+             "inputs": {"rows": "dataset.transactions", "n": "prev_node.a.output"},
+             "code": "def g(rows, n):\n    assert len(rows) == n, 'later nodes share the DAG copy'\n    rows[:] = rows[:3]\n    return len(rows)\n"},
+            {"node_id": "c", "function_name": "h", "layer": 2,
+             "inputs": {"rows": "dataset.transactions", "n": "prev_node.b.output"},
+             "code": "def h(rows, n):\n    rows.clear()\n    return n\n"}],
+        "edges": [{"source": "a", "target": "b"}, {"source": "b", "target": "c"}]
+    }))
+    .unwrap();
+    let pool = common::pool(NODE_TIMEOUT, DAG_TIMEOUT);
+    let before = pool.run(&fingerprint, 0).await;
+    assert!(before.success, "{:?}", before.error);
+    let mutated = pool.run(&mutate, 0).await;
+    assert_eq!((mutated.success, mutated.final_answer.clone()), (true, Some(json!(3))), "{:?}", mutated.error);
+    let after = pool.run(&fingerprint, 0).await;
+    assert_eq!(after.final_answer, before.final_answer, "the next DAG sees the pristine dataset");
+    let again = pool.run(&mutate, 0).await;
+    assert_eq!(again.node_outputs, mutated.node_outputs, "the same mutations find the same data each time");
+}

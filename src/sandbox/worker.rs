@@ -10,7 +10,7 @@ use std::time::Instant;
 use anyhow::Context;
 use rustpython_vm::{
     Interpreter, PyObjectRef, PyResult, VirtualMachine,
-    builtins::{PyBaseExceptionRef, PyDictRef},
+    builtins::{PyBaseExceptionRef, PyDict, PyDictRef, PyList},
     compiler::Mode,
     py_serde,
     scope::Scope,
@@ -98,6 +98,7 @@ fn run_interpreter(data: serde_json::Map<String, Value>) -> anyhow::Result<()> {
     let interpreter = build_interpreter();
     interpreter.enter(|vm| {
         let prelude = load_prelude(vm).map_err(|e| anyhow::anyhow!(e))?;
+        let dataset = Dataset::convert(vm, data).map_err(|e| anyhow::anyhow!(e))?;
         send(&Reply::Ready);
         let stdin = std::io::stdin();
         for line in stdin.lock().lines() {
@@ -106,7 +107,7 @@ fn run_interpreter(data: serde_json::Map<String, Value>) -> anyhow::Result<()> {
                 continue;
             }
             let result = match serde_json::from_str::<Request>(&line) {
-                Ok(request) => execute(vm, &prelude, &data, &request.dag, request.seed),
+                Ok(request) => execute(vm, &prelude, &dataset, &request.dag, request.seed),
                 Err(err) => ExecutionResult { error: Some(format!("bad request: {err}")), ..Default::default() },
             };
             send(&Reply::Result { result });
@@ -115,24 +116,60 @@ fn run_interpreter(data: serde_json::Map<String, Value>) -> anyhow::Result<()> {
     })
 }
 
-/// The dataset as Python objects, converted on first use within one DAG, so a
-/// DAG that mutates its inputs (`rows.sort()`) cannot change what the next
-/// DAG sees.
+/// The dataset as Python objects: each key converted from JSON once per
+/// worker, before the worker reports ready, and kept pristine; every DAG gets
+/// its own copy of the containers, so a DAG that mutates its inputs
+/// (`rows.sort()`, `row['x'] = 1`) cannot change what the next DAG sees. Only
+/// dicts and lists are copied: everything else JSON converts to (str, int,
+/// float, bool, None) is immutable.
+struct Dataset {
+    pristine: HashMap<String, PyObjectRef>,
+}
+
+impl Dataset {
+    fn convert(vm: &VirtualMachine, data: serde_json::Map<String, Value>) -> Result<Self, String> {
+        let mut pristine = HashMap::with_capacity(data.len());
+        for (key, value) in data {
+            let object = py_serde::deserialize(vm, value).map_err(|e| format!("converting dataset.{key}: {e}"))?;
+            pristine.insert(key, object);
+        }
+        Ok(Self { pristine })
+    }
+}
+
+/// One DAG's view of the dataset: a private copy of each key, made on first use.
 struct DatasetView<'d> {
-    data: &'d serde_json::Map<String, Value>,
-    converted: HashMap<String, PyObjectRef>,
+    dataset: &'d Dataset,
+    copies: HashMap<String, PyObjectRef>,
 }
 
 impl DatasetView<'_> {
     fn get(&mut self, vm: &VirtualMachine, key: &str) -> Result<PyObjectRef, String> {
-        if let Some(object) = self.converted.get(key) {
+        if let Some(object) = self.copies.get(key) {
             return Ok(object.clone());
         }
-        let value = self.data.get(key).ok_or_else(|| format!("the dataset has no key {key:?}"))?;
-        let object = py_serde::deserialize(vm, value.clone()).map_err(|e| format!("converting dataset.{key}: {e}"))?;
-        self.converted.insert(key.to_string(), object.clone());
-        Ok(object)
+        let pristine = self.dataset.pristine.get(key).ok_or_else(|| format!("the dataset has no key {key:?}"))?;
+        let copy = copy_containers(vm, pristine);
+        self.copies.insert(key.to_string(), copy.clone());
+        Ok(copy)
     }
+}
+
+/// A deep copy of the dicts and lists in `object` (exact types only, as JSON
+/// conversion makes them); other objects are shared, being immutable.
+fn copy_containers(vm: &VirtualMachine, object: &PyObjectRef) -> PyObjectRef {
+    if let Some(dict) = object.downcast_ref_if_exact::<PyDict>(vm) {
+        let copy = vm.ctx.new_dict();
+        for (key, value) in dict {
+            copy.set_item(&*key, copy_containers(vm, &value), vm).expect("str keys of a fresh dict always insert");
+        }
+        return copy.into();
+    }
+    if let Some(list) = object.downcast_ref_if_exact::<PyList>(vm) {
+        let items: Vec<PyObjectRef> = list.borrow_vec().iter().map(|item| copy_containers(vm, item)).collect();
+        return vm.ctx.new_list(items).into();
+    }
+    object.clone()
 }
 
 /// Stable 64-bit hash (FNV-1a) of a node id, mixed into the run seed.
@@ -219,11 +256,11 @@ fn arguments(
 fn execute(
     vm: &VirtualMachine,
     prelude: &Prelude,
-    data: &serde_json::Map<String, Value>,
+    dataset: &Dataset,
     dag: &GeneratedDag,
     seed: u64,
 ) -> ExecutionResult {
-    let mut dataset = DatasetView { data, converted: HashMap::new() };
+    let mut dataset = DatasetView { dataset, copies: HashMap::new() };
     let started = Instant::now();
     let mut result = ExecutionResult { question_id: dag.question_id.clone(), ..Default::default() };
     let fail = |result: &mut ExecutionResult, node: &str, failure: NodeFailure| {
