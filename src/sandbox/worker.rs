@@ -2,14 +2,14 @@
 //! Python objects once, then DAG after DAG read from stdin. Nothing but
 //! protocol lines is ever written to stdout.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, Write};
 use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Context;
 use rustpython_vm::{
-    Interpreter, PyObjectRef, PyResult, VirtualMachine,
+    AsObject, Interpreter, PyObjectRef, PyResult, VirtualMachine,
     builtins::{PyBaseExceptionRef, PyDict, PyDictRef, PyList},
     compiler::Mode,
     py_serde,
@@ -98,7 +98,7 @@ fn run_interpreter(data: serde_json::Map<String, Value>) -> anyhow::Result<()> {
     let interpreter = build_interpreter();
     interpreter.enter(|vm| {
         let prelude = load_prelude(vm).map_err(|e| anyhow::anyhow!(e))?;
-        let dataset = Dataset::convert(vm, data).map_err(|e| anyhow::anyhow!(e))?;
+        let mut dataset = Dataset::convert(vm, data).map_err(|e| anyhow::anyhow!(e))?;
         send(&Reply::Ready);
         let stdin = std::io::stdin();
         for line in stdin.lock().lines() {
@@ -107,7 +107,12 @@ fn run_interpreter(data: serde_json::Map<String, Value>) -> anyhow::Result<()> {
                 continue;
             }
             let result = match serde_json::from_str::<Request>(&line) {
-                Ok(request) => execute(vm, &prelude, &dataset, &request.dag, request.seed),
+                Ok(request) => {
+                    let mut used = HashSet::new();
+                    let result = execute(vm, &prelude, &dataset, &mut used, &request.dag, request.seed);
+                    dataset.restore(vm, &used).map_err(|e| anyhow::anyhow!(e))?;
+                    result
+                }
                 Err(err) => ExecutionResult { error: Some(format!("bad request: {err}")), ..Default::default() },
             };
             send(&Reply::Result { result });
@@ -116,60 +121,79 @@ fn run_interpreter(data: serde_json::Map<String, Value>) -> anyhow::Result<()> {
     })
 }
 
-/// The dataset as Python objects: each key converted from JSON once per
-/// worker, before the worker reports ready, and kept pristine; every DAG gets
-/// its own copy of the containers, so a DAG that mutates its inputs
-/// (`rows.sort()`, `row['x'] = 1`) cannot change what the next DAG sees. Only
-/// dicts and lists are copied: everything else JSON converts to (str, int,
-/// float, bool, None) is immutable.
+/// The dataset as Python objects, each key converted from JSON once per worker
+/// (before it reports ready) and handed to DAGs as it is. Its shape — the
+/// identity of every container and of everything in them, in order — is
+/// recorded; after each DAG, every key the DAG used is checked against it and
+/// converted afresh when the DAG changed it (`rows.sort()`, `row['x'] = 1`), so
+/// no DAG sees another's changes. Only the containers need checking: all else
+/// JSON converts to (str, int, float, bool, None) is immutable.
 struct Dataset {
-    pristine: HashMap<String, PyObjectRef>,
+    data: serde_json::Map<String, Value>,
+    keys: HashMap<String, DatasetKey>,
+}
+
+/// One converted key and the shape it had when converted.
+struct DatasetKey {
+    object: PyObjectRef,
+    shape: Vec<usize>,
 }
 
 impl Dataset {
     fn convert(vm: &VirtualMachine, data: serde_json::Map<String, Value>) -> Result<Self, String> {
-        let mut pristine = HashMap::with_capacity(data.len());
-        for (key, value) in data {
-            let object = py_serde::deserialize(vm, value).map_err(|e| format!("converting dataset.{key}: {e}"))?;
-            pristine.insert(key, object);
+        let mut dataset = Self { keys: HashMap::with_capacity(data.len()), data };
+        let keys: Vec<String> = dataset.data.keys().cloned().collect();
+        for key in keys {
+            dataset.reconvert(vm, &key)?;
         }
-        Ok(Self { pristine })
+        Ok(dataset)
+    }
+
+    fn reconvert(&mut self, vm: &VirtualMachine, key: &str) -> Result<(), String> {
+        let value = self.data.get(key).ok_or_else(|| format!("the dataset has no key {key:?}"))?;
+        let object = py_serde::deserialize(vm, value.clone()).map_err(|e| format!("converting dataset.{key}: {e}"))?;
+        let mut shape = Vec::new();
+        record_shape(vm, &object, &mut shape);
+        self.keys.insert(key.to_string(), DatasetKey { object, shape });
+        Ok(())
+    }
+
+    fn get(&self, key: &str) -> Result<PyObjectRef, String> {
+        self.keys.get(key).map(|k| k.object.clone()).ok_or_else(|| format!("the dataset has no key {key:?}"))
+    }
+
+    /// Convert afresh every key in `used` whose shape changed.
+    fn restore(&mut self, vm: &VirtualMachine, used: &HashSet<String>) -> Result<(), String> {
+        for key in used {
+            let Some(entry) = self.keys.get(key) else { continue };
+            let mut shape = Vec::with_capacity(entry.shape.len());
+            record_shape(vm, &entry.object, &mut shape);
+            if shape != entry.shape {
+                self.reconvert(vm, key)?;
+            }
+        }
+        Ok(())
     }
 }
 
-/// One DAG's view of the dataset: a private copy of each key, made on first use.
-struct DatasetView<'d> {
-    dataset: &'d Dataset,
-    copies: HashMap<String, PyObjectRef>,
-}
-
-impl DatasetView<'_> {
-    fn get(&mut self, vm: &VirtualMachine, key: &str) -> Result<PyObjectRef, String> {
-        if let Some(object) = self.copies.get(key) {
-            return Ok(object.clone());
-        }
-        let pristine = self.dataset.pristine.get(key).ok_or_else(|| format!("the dataset has no key {key:?}"))?;
-        let copy = copy_containers(vm, pristine);
-        self.copies.insert(key.to_string(), copy.clone());
-        Ok(copy)
-    }
-}
-
-/// A deep copy of the dicts and lists in `object` (exact types only, as JSON
-/// conversion makes them); other objects are shared, being immutable.
-fn copy_containers(vm: &VirtualMachine, object: &PyObjectRef) -> PyObjectRef {
+/// Append the shape of `object` to `out`: for a dict or list (exact types, as
+/// JSON conversion makes them) its identity, length and every item's (and
+/// dict key's) identity, depth first; for anything else, its identity.
+fn record_shape(vm: &VirtualMachine, object: &PyObjectRef, out: &mut Vec<usize>) {
+    out.push(object.get_id());
     if let Some(dict) = object.downcast_ref_if_exact::<PyDict>(vm) {
-        let copy = vm.ctx.new_dict();
+        out.push(dict.__len__());
         for (key, value) in dict {
-            copy.set_item(&*key, copy_containers(vm, &value), vm).expect("str keys of a fresh dict always insert");
+            out.push(key.get_id());
+            record_shape(vm, &value, out);
         }
-        return copy.into();
+    } else if let Some(list) = object.downcast_ref_if_exact::<PyList>(vm) {
+        let items = list.borrow_vec().to_vec();
+        out.push(items.len());
+        for item in &items {
+            record_shape(vm, item, out);
+        }
     }
-    if let Some(list) = object.downcast_ref_if_exact::<PyList>(vm) {
-        let items: Vec<PyObjectRef> = list.borrow_vec().iter().map(|item| copy_containers(vm, item)).collect();
-        return vm.ctx.new_list(items).into();
-    }
-    object.clone()
 }
 
 /// Stable 64-bit hash (FNV-1a) of a node id, mixed into the run seed.
@@ -235,15 +259,19 @@ fn to_json(vm: &VirtualMachine, prelude: &Prelude, object: &PyObjectRef) -> Resu
 }
 
 fn arguments(
-    vm: &VirtualMachine,
     node: &DagNodeSpec,
-    dataset: &mut DatasetView<'_>,
+    dataset: &Dataset,
+    used: &mut HashSet<String>,
     outputs: &HashMap<String, PyObjectRef>,
 ) -> Result<Vec<PyObjectRef>, String> {
     node.inputs
         .iter()
         .map(|(param, reference)| match InputRef::parse(reference) {
-            Ok(InputRef::Dataset(key)) => dataset.get(vm, &key).map_err(|err| format!("input {param}: {err}")),
+            Ok(InputRef::Dataset(key)) => {
+                let object = dataset.get(&key).map_err(|err| format!("input {param}: {err}"))?;
+                used.insert(key);
+                Ok(object)
+            }
             Ok(InputRef::PrevNode(id)) => {
                 outputs.get(&id).cloned().ok_or_else(|| format!("input {param}: node {id} has not produced an output"))
             }
@@ -257,10 +285,10 @@ fn execute(
     vm: &VirtualMachine,
     prelude: &Prelude,
     dataset: &Dataset,
+    used: &mut HashSet<String>,
     dag: &GeneratedDag,
     seed: u64,
 ) -> ExecutionResult {
-    let mut dataset = DatasetView { dataset, copies: HashMap::new() };
     let started = Instant::now();
     let mut result = ExecutionResult { question_id: dag.question_id.clone(), ..Default::default() };
     let fail = |result: &mut ExecutionResult, node: &str, failure: NodeFailure| {
@@ -282,7 +310,7 @@ fn execute(
     for node in order {
         send(&Reply::Node { node_id: node.node_id.clone() });
         let node_started = Instant::now();
-        let outcome = arguments(vm, node, &mut dataset, &outputs)
+        let outcome = arguments(node, dataset, used, &outputs)
             .map_err(NodeFailure::plain)
             .and_then(|args| run_node(vm, prelude, node, args, seed))
             .and_then(|object| to_json(vm, prelude, &object).map(|json| (object, json)));
