@@ -95,6 +95,23 @@ def _public(module):
     return _types.SimpleNamespace(**names)
 
 
+# datetime.datetime.strptime through the native fast path (see strptime.rs),
+# falling back to the stdlib's pure-Python parser for everything it declines.
+import _strptime as _strptime_module
+_datetime_class = datetime.datetime
+
+
+def _strptime_datetime(cls, date_string, format):
+    if cls is _datetime_class and type(date_string) is str and type(format) is str:
+        fields = _native_strptime(date_string, format)
+        if fields is not None:
+            return _datetime_class(*fields)
+    return _strptime_module._strptime_datetime_datetime(cls, date_string, format)
+
+
+_strptime_datetime.__name__ = _strptime_datetime.__qualname__ = "strptime"
+_datetime_class.strptime = classmethod(_strptime_datetime)
+
 _MODULES = {
     m.__name__: _public(m)
     for m in (math, statistics, collections, itertools, functools, json, re,

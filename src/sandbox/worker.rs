@@ -10,7 +10,7 @@ use std::time::Instant;
 use anyhow::Context;
 use rustpython_vm::{
     AsObject, Interpreter, PyObjectRef, PyResult, VirtualMachine,
-    builtins::{PyBaseExceptionRef, PyDict, PyDictRef, PyList},
+    builtins::{PyBaseExceptionRef, PyDict, PyDictRef, PyList, PyStrRef},
     compiler::Mode,
     py_serde,
     scope::Scope,
@@ -20,6 +20,7 @@ use serde_json::Value;
 use super::output::{bound_final_answer, truncate_for_display};
 use super::policy::check_source;
 use super::protocol::{Reply, Request};
+use super::strptime::fast_strptime;
 use crate::dag::InputRef;
 use crate::model::{DagNodeSpec, ExecutionResult, GeneratedDag};
 
@@ -75,10 +76,24 @@ struct Prelude {
     to_json: PyObjectRef,
 }
 
+/// `_native_strptime(data, format)`: the fields as a tuple, or None when
+/// Python's own `strptime` must answer (see [`fast_strptime`]).
+fn native_strptime(data: PyStrRef, format: PyStrRef, vm: &VirtualMachine) -> PyObjectRef {
+    match (data.to_str(), format.to_str()) {
+        (Some(data), Some(format)) => match fast_strptime(data, format) {
+            Some(fields) => vm.ctx.new_tuple(fields.iter().map(|&f| vm.ctx.new_int(f).into()).collect()).into(),
+            None => vm.ctx.none(),
+        },
+        _ => vm.ctx.none(),
+    }
+}
+
 fn load_prelude(vm: &VirtualMachine) -> Result<Prelude, String> {
     // A stand-in `os` lets `random` (and so `statistics`) import without host access.
     let os_stub = "import sys\nclass _Os: pass\nos = type(sys)('os')\nos.urandom = lambda n: bytes(n)\nos.name = 'posix'\nsys.modules['os'] = os\n";
     let scope = vm.new_scope_with_builtins();
+    let native = vm.new_function("native_strptime", native_strptime);
+    scope.globals.set_item("_native_strptime", native.into(), vm).map_err(|exc| describe(vm, &exc).0)?;
     for (name, source) in [("<os stand-in>", os_stub), ("<sandbox prelude>", PRELUDE)] {
         let code = vm.compile(source, Mode::Exec, name.to_string()).map_err(|e| format!("{name}: {e}"))?;
         vm.run_code_obj(code, scope.clone()).map_err(|exc| format!("{name}: {}", describe(vm, &exc).1))?;
