@@ -88,8 +88,11 @@ fn offline_runs_work_on_a_csv_with_unfamiliar_columns() {
     assert_all_answers_expected(&out, 12);
 }
 
-#[test]
-fn a_killed_run_keeps_its_events_and_resumes_without_redoing_finished_questions() {
+/// Kill a headless run with SIGKILL once `count` events of type `event` are in
+/// its trace, then resume it: every event before the kill is readable, no
+/// question finished before the kill starts again, and the final answers equal
+/// `reference`'s (an uninterrupted run).
+fn kill_and_resume(event: &str, count: usize, reference: &Value) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
     let dataset = common::root().join("sample-data/fraud");
@@ -103,23 +106,27 @@ fn a_killed_run_keeps_its_events_and_resumes_without_redoing_finished_questions(
         .spawn()
         .unwrap();
     let trace_path = out.join("trace.jsonl");
-    let finished = |path: &Path| {
-        std::fs::read_to_string(path).unwrap_or_default().matches("\"type\":\"question_finished\"").count()
-    };
+    let marker = format!("\"type\":\"{event}\"");
+    let seen = |path: &Path| std::fs::read_to_string(path).unwrap_or_default().matches(&marker).count();
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    while finished(&trace_path) < 3 && std::time::Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
+    while seen(&trace_path) < count && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
     }
     child.kill().unwrap();
     child.wait().unwrap();
     let trace = eval_dag::trace::Trace::read(&trace_path).expect("the killed run's trace is readable");
-    let done_before = trace
+    let lines = std::fs::read_to_string(&trace_path).unwrap().lines().count();
+    // Every line but the header (and a last line the kill may have cut) is an event.
+    assert!(trace.records.len() + 2 >= lines, "{event} {count}: {} events of {lines} lines", trace.records.len());
+    let finished_before: std::collections::HashSet<String> = trace
         .records
         .iter()
-        .filter(|r| matches!(r.event, eval_dag::engine::EngineEvent::QuestionFinished { .. }))
-        .count();
-    assert!(done_before >= 3, "questions finished before the kill: {done_before}");
-    assert!(done_before < 10, "the kill came before the end");
+        .filter_map(|r| match &r.event {
+            eval_dag::engine::EngineEvent::QuestionFinished { question_id, .. } => Some(question_id.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(finished_before.len() < 10, "{event} {count}: the kill came before the end");
 
     let resumed = Command::new(env!("CARGO_BIN_EXE_eval-dag"))
         .arg("run")
@@ -129,13 +136,16 @@ fn a_killed_run_keeps_its_events_and_resumes_without_redoing_finished_questions(
         .env_remove("OPENAI_API_KEY")
         .output()
         .unwrap();
-    assert_eq!(resumed.status.code(), Some(0), "{}", String::from_utf8_lossy(&resumed.stderr));
+    assert_eq!(resumed.status.code(), Some(0), "{event} {count}: {}", String::from_utf8_lossy(&resumed.stderr));
     let trace = eval_dag::trace::Trace::read(&trace_path).unwrap();
     let mut starts: std::collections::HashMap<String, usize> = Default::default();
     for record in &trace.records {
         if let eval_dag::engine::EngineEvent::QuestionStarted { question_id, .. } = &record.event {
             *starts.entry(question_id.clone()).or_default() += 1;
         }
+    }
+    for id in &finished_before {
+        assert_eq!(starts.get(id), Some(&1), "{event} {count}: {id} finished before the kill and was not re-run");
     }
     let mut call_ids: Vec<u64> = trace
         .records
@@ -155,14 +165,22 @@ fn a_killed_run_keeps_its_events_and_resumes_without_redoing_finished_questions(
     assert!(seqs.windows(2).all(|w| w[1] == w[0] + 1), "the appended trace keeps numbering");
     let results = results(&out);
     assert_eq!(results["summary"]["passed"], 10);
-    let reference = dir.path().join("reference");
-    assert_eq!(run(&dataset, &reference, &[]).status.code(), Some(0));
     let answers = |doc: &Value| -> Vec<Value> {
         doc["detailed_results"].as_array().unwrap().iter().map(|r| r["final_answer"].clone()).collect()
     };
-    assert_eq!(answers(&results), answers(&self::results(&reference)), "resumed answers equal an uninterrupted run");
-    let restarted_finished = starts.values().filter(|&&n| n > 1).count();
-    assert!(restarted_finished <= 10 - done_before, "finished questions were not started again: {starts:?}");
+    assert_eq!(answers(&results), answers(reference), "{event} {count}: resumed answers equal an uninterrupted run");
+}
+
+#[test]
+fn a_run_killed_at_any_point_keeps_its_events_and_resumes_without_redoing_finished_questions() {
+    let dir = tempfile::tempdir().unwrap();
+    let reference = dir.path().join("reference");
+    assert_eq!(run(&common::root().join("sample-data/fraud"), &reference, &[]).status.code(), Some(0));
+    let reference = results(&reference);
+    // Before any question finished (mid-question), after a few, after most.
+    for (event, count) in [("stage_started", 2), ("question_finished", 3), ("question_finished", 7)] {
+        kill_and_resume(event, count, &reference);
+    }
 }
 
 #[test]
