@@ -2,20 +2,18 @@
 
 use std::sync::Arc;
 
-use crate::cli::{LlmKind, RunArgs};
+use crate::cli::LlmKind;
+use crate::config::RunConfig;
 use crate::dataset::Dataset;
 use crate::engine::DagExecutor;
-use crate::llm::{LlmClient, OfflinePlanner};
+use crate::llm::{LlmClient, OfflinePlanner, OpenAiClient};
 use crate::sandbox::{SandboxConfig, SandboxPool};
 
-/// The LLM provider chosen by `--llm` / `EVAL_DAG_LLM`, else `openai` when
-/// `OPENAI_API_KEY` is set, else the offline planner.
-pub fn build_llm(args: &RunArgs, dataset: &Arc<Dataset>) -> anyhow::Result<Arc<dyn LlmClient>> {
-    let has_key = std::env::var_os("OPENAI_API_KEY").is_some_and(|k| !k.is_empty());
-    let kind = args.llm.unwrap_or(if has_key { LlmKind::Openai } else { LlmKind::Offline });
-    match kind {
-        LlmKind::Offline => Ok(Arc::new(OfflinePlanner::new(dataset.clone(), args.questions as usize, args.seed))),
-        LlmKind::Openai => crate::llm::openai_from_env(args.model.clone(), args.base_url.clone()),
+/// The LLM provider `config` resolved to.
+pub fn build_llm(config: &RunConfig, seed: u64, dataset: &Arc<Dataset>) -> anyhow::Result<Arc<dyn LlmClient>> {
+    match (config.provider, &config.openai) {
+        (LlmKind::Openai, Some(settings)) => Ok(Arc::new(OpenAiClient::new(settings.clone())?)),
+        _ => Ok(Arc::new(OfflinePlanner::new(dataset.clone(), config.questions as usize, seed))),
     }
 }
 

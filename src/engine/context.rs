@@ -36,6 +36,8 @@ pub struct RunContext {
     pub max_iterations: u32,
     /// Seed of node randomness.
     pub seed: u64,
+    /// Layer reviews at once per DAG; 0 reviews every layer at once.
+    pub review_concurrency: usize,
 }
 
 impl RunContext {

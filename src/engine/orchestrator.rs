@@ -46,6 +46,8 @@ pub struct RunOptions {
     /// With `prior`: also start a new attempt for every question whose latest
     /// attempt failed or exhausted.
     pub retry_failed: bool,
+    /// Layer reviews at once per DAG; 0 reviews every layer at once.
+    pub review_concurrency: usize,
 }
 
 /// Summary of `state` after `elapsed_ms`.
@@ -290,6 +292,7 @@ pub fn start(parts: EngineParts, settings: RunSettings, options: RunOptions) -> 
         gate: Arc::new(Gate::new(settings.step)),
         max_iterations: settings.max_iterations,
         seed: settings.seed,
+        review_concurrency: options.review_concurrency,
     };
     let task = tokio::spawn(orchestrate(Arc::new(ctx), settings, options, command_rx));
     EngineHandle { events, commands, task }
