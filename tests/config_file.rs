@@ -1,14 +1,16 @@
 //! The config file through the real binary against a mock server on
 //! 127.0.0.1: found in `$XDG_CONFIG_HOME`, its prices reaching the run's cost,
-//! flag > environment > file, and a broken file as one line with its path and
-//! line (exit 2).
+//! flag > environment > file, the review concurrency setting, and a broken
+//! file as one line with its path and line (exit 2).
 
 mod common;
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-use common::mock_llm::{MockLlm, Reply, row_count_reply};
+use common::mock_llm::{MockLlm, Reply, layered_reply, row_count_reply};
 use eval_dag::engine::EngineEvent;
+use eval_dag::llm::LlmRole;
 use eval_dag::trace::Trace;
 use serde_json::Value;
 
@@ -158,4 +160,54 @@ fn a_broken_config_file_is_one_line_with_its_path_and_line_and_exit_2() {
     let (code, stderr) = run_with(home, &["--config", "/nonexistent/eval-dag.toml"]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.starts_with("error: config /nonexistent/eval-dag.toml: cannot read it"), "{stderr}");
+}
+
+/// `(started, finished)` ms of every layer-review call of a run, in start order.
+fn review_spans(out: &Path) -> Vec<(u64, u64)> {
+    let trace = Trace::read(&out.join("trace.jsonl")).unwrap();
+    let mut started = std::collections::HashMap::new();
+    let mut spans = Vec::new();
+    for record in &trace.records {
+        match &record.event {
+            EngineEvent::LlmCallStarted { call_id, key, .. } if key.role == LlmRole::LayerReview => {
+                started.insert(*call_id, record.t_ms);
+            }
+            EngineEvent::LlmCallFinished { call_id, .. } => {
+                if let Some(start) = started.get(call_id) {
+                    spans.push((*start, record.t_ms));
+                }
+            }
+            _ => {}
+        }
+    }
+    spans.sort_unstable();
+    spans
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn review_concurrency_from_the_file_reviews_one_layer_at_a_time_and_the_flag_overrides_it() {
+    let mock = MockLlm::start(|request, _| {
+        Reply::Delayed(Duration::from_millis(150), Box::new(Reply::Text(layered_reply(request, 1, false))))
+    })
+    .await;
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    write_default_config(
+        home,
+        &format!("[llm]\nprovider = \"openai\"\nbase_url = \"{}\"\n[run]\nreview_concurrency = 1\n", mock.base_url()),
+    );
+    let mut spans = Vec::new();
+    for (name, flags) in [("sequential", &[][..]), ("concurrent", &["--review-concurrency", "0"][..])] {
+        let out = home.join(name);
+        let mut command = common::eval_dag(home);
+        command.arg("run").arg(fraud()).arg("--headless").arg("--out").arg(&out).args(flags).env("OPENAI_API_KEY", "k");
+        let output = tokio::process::Command::from(command).output().await.unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+        spans.push(review_spans(&out));
+    }
+    let (sequential, concurrent) = (&spans[0], &spans[1]);
+    assert_eq!((sequential.len(), concurrent.len()), (3, 3), "three layers reviewed in each run");
+    assert!(sequential.windows(2).all(|w| w[1].0 >= w[0].1), "one review after another: {sequential:?}");
+    let first_end = concurrent.iter().map(|s| s.1).min().unwrap();
+    assert!(concurrent.iter().all(|s| s.0 < first_end), "all three in flight at once: {concurrent:?}");
 }

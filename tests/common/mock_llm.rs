@@ -158,6 +158,52 @@ pub fn row_count_reply(request: &Recorded) -> String {
     .to_string()
 }
 
+/// The replies of a run on `sample-data/fraud` with `questions` questions,
+/// each answered by a three-layer DAG (row count → doubled → halved). With
+/// `reject_odd`, the reviewer rejects layer 1 of every odd-numbered question's
+/// first DAG, so those questions are rebuilt once.
+pub fn layered_reply(request: &Recorded, questions: usize, reject_odd: bool) -> String {
+    let prompt = request.prompt();
+    if prompt.contains("evaluation questions") {
+        let list: Vec<Value> = (1..=questions)
+            .map(|n| {
+                json!({"id": format!("q_{n:02}"), "question": format!("Question number {n}: how many rows?"),
+                    "difficulty_rank": n, "difficulty_level": "easy", "reasoning": "one lookup",
+                    "relevant_data_keys": ["overview"]})
+            })
+            .collect();
+        return json!({ "questions": list }).to_string();
+    }
+    let number: usize = prompt
+        .split("Question q_")
+        .nth(1)
+        .and_then(|rest| rest.get(..2))
+        .and_then(|digits| digits.parse().ok())
+        .unwrap_or(0);
+    if prompt.contains("review one layer") {
+        let first_dag = !prompt.contains("(revised)");
+        if reject_odd && number % 2 == 1 && first_dag && prompt.contains("Layer 1 to review") {
+            return json!({"is_valid": false, "issues": [{"node_id": "doubled", "message": "doubles without a reason"}],
+                "reasoning": "the doubling is not asked for"})
+            .to_string();
+        }
+        return json!({"is_valid": true, "issues": [], "reasoning": "fine"}).to_string();
+    }
+    let revised = if prompt.contains("was rejected") { " (revised)" } else { "" };
+    let node = |id: &str, layer: usize, input: (&str, String), code: &str| {
+        json!({"node_id": id, "operation": id, "function_name": id, "inputs": {input.0: input.1},
+            "expected_output_type": "int", "layer": layer, "code": code})
+    };
+    json!({"question_id": format!("q_{number:02}"), "description": format!("count, double, halve{revised}"),
+        "nodes": [
+            node("count", 0, ("overview", "dataset.overview".into()), "def count(overview):\n    return overview['row_count']\n"),
+            node("doubled", 1, ("n", "prev_node.count.output".into()), "def doubled(n):\n    return n * 2\n"),
+            node("halved", 2, ("m", "prev_node.doubled.output".into()), "def halved(m):\n    return m // 2\n")],
+        "edges": [{"source": "count", "target": "doubled"}, {"source": "doubled", "target": "halved"}],
+        "final_answer_node": "halved"})
+    .to_string()
+}
+
 /// What [`RawLlm`] does with a request.
 pub enum Raw {
     /// A complete streamed answer, with usage.
