@@ -17,7 +17,14 @@ pub fn build_llm(config: &RunConfig, seed: u64, dataset: &Arc<Dataset>) -> anyho
     }
 }
 
-/// The sandbox pool over `dataset`, with default limits.
+/// The sandbox pool over `dataset`, with default limits. Its workers start at
+/// once in the background (call from within a tokio runtime): a run's first
+/// trial comes after two LLM calls at least, by when they are ready.
 pub fn build_executor(dataset: &Arc<Dataset>) -> anyhow::Result<Arc<dyn DagExecutor>> {
-    Ok(Arc::new(SandboxPool::new(&dataset.dir, SandboxConfig::default())?))
+    let pool = SandboxPool::new(&dataset.dir, SandboxConfig::default())?;
+    tokio::spawn({
+        let pool = pool.clone();
+        async move { pool.warm().await }
+    });
+    Ok(Arc::new(pool))
 }
