@@ -202,6 +202,11 @@ impl Config {
         Self::parse(&text, &path)
     }
 
+    /// The TUI theme: `from_env` (`EVAL_DAG_THEME`) when set, else this file's, else `dark`.
+    pub fn theme(&self, from_env: Option<String>) -> String {
+        from_env.filter(|n| !n.is_empty()).or(self.theme.clone()).unwrap_or_else(|| "dark".into())
+    }
+
     /// Make this the configuration the rest of the process sees (the TUI's theme).
     pub fn activate(&self) {
         let _ = ACTIVE.set(self.clone());
@@ -246,19 +251,21 @@ impl Config {
 
 static ACTIVE: OnceLock<Config> = OnceLock::new();
 
-/// The TUI theme: `EVAL_DAG_THEME`, else the config file's `theme`, else `dark`.
+/// The TUI theme of this process ([`Config::theme`] of the activated config,
+/// else of the file `EVAL_DAG_CONFIG` or the default path names).
 pub fn theme_name() -> String {
-    if let Some(name) = std::env::var("EVAL_DAG_THEME").ok().filter(|n| !n.is_empty()) {
-        return name;
-    }
-    let configured = match ACTIVE.get() {
-        Some(config) => config.theme.clone(),
+    let from_env = std::env::var("EVAL_DAG_THEME").ok();
+    match ACTIVE.get() {
+        Some(config) => config.theme(from_env),
         None => {
             let explicit = std::env::var_os(CONFIG_ENV).map(PathBuf::from);
-            Config::load(explicit.as_deref()).map_err(|err| tracing::warn!("{err}")).ok().and_then(|c| c.theme)
+            let config = Config::load(explicit.as_deref()).unwrap_or_else(|err| {
+                tracing::warn!("{err}");
+                Config::default()
+            });
+            config.theme(from_env)
         }
-    };
-    configured.unwrap_or_else(|| "dark".into())
+    }
 }
 
 /// A run's settings once flags, environment, config file and defaults are combined.

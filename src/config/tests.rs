@@ -75,6 +75,7 @@ fn flags_beat_the_file_and_the_file_beats_the_defaults() {
     let openai = from_file.openai.as_ref().unwrap();
     assert_eq!((openai.model.as_str(), openai.base_url.as_str()), ("gpt-4o-mini", "http://127.0.0.1:11434/v1"));
     assert_eq!(openai.api_key.as_deref(), Some("secret"), "the key comes from the variable the file names");
+    assert!(!format!("{from_file:?}").contains("secret"), "the key never shows in debug output");
     assert_eq!(
         (openai.timeout, openai.stall_timeout, openai.max_retries),
         (Duration::from_secs(120), Duration::from_millis(2500), 2)
@@ -102,6 +103,15 @@ fn flags_beat_the_file_and_the_file_beats_the_defaults() {
     );
     let with_key = Config::default().resolve(&args(&[]), |n| (n == "OPENAI_API_KEY").then(|| "k".into())).unwrap();
     assert_eq!(with_key.openai.unwrap().model, DEFAULT_MODEL, "a key in OPENAI_API_KEY selects openai");
+}
+
+#[test]
+fn the_theme_variable_beats_the_file_which_beats_dark() {
+    let config = parse(EXAMPLE).unwrap();
+    assert_eq!(config.theme(Some("mine".into())), "mine");
+    assert_eq!(config.theme(None), "light");
+    assert_eq!(config.theme(Some(String::new())), "light", "an empty variable is unset");
+    assert_eq!(Config::default().theme(None), "dark");
 }
 
 #[test]
@@ -158,4 +168,26 @@ fn out_of_range_values_are_refused_at_their_line() {
 fn an_explicit_file_must_exist_and_the_default_one_may_not() {
     let err = Config::load(Some(Path::new("/nonexistent/eval-dag.toml"))).unwrap_err();
     assert!(err.to_string().starts_with("config /nonexistent/eval-dag.toml: cannot read it"), "{err}");
+}
+
+#[test]
+fn the_readme_example_is_a_valid_config_with_the_built_in_defaults() {
+    let readme = include_str!("../../README.md");
+    let section = &readme[readme.find("### Configuration").expect("README has a configuration section")..];
+    let start = section.find("```toml\n").expect("a toml example") + "```toml\n".len();
+    let example = &section[start..start + section[start..].find("```").unwrap()];
+    let config = parse(example).unwrap();
+    let resolved = config.resolve(&args(&[]), |n| (n == DEFAULT_API_KEY_ENV).then(|| "k".into())).unwrap();
+    let defaults = Config::default().resolve(&args(&[]), |n| (n == DEFAULT_API_KEY_ENV).then(|| "k".into())).unwrap();
+    let built_in_price = |r: &RunConfig| {
+        let client = crate::llm::OpenAiClient::new(r.openai.clone().unwrap()).unwrap();
+        crate::llm::LlmClient::cost_usd(
+            &client,
+            crate::llm::TokenUsage { prompt_tokens: 1000, completion_tokens: 1000 },
+        )
+    };
+    assert_eq!(built_in_price(&resolved), built_in_price(&defaults), "the example's price is the built-in one");
+    let mut without_prices = resolved.clone();
+    without_prices.openai.as_mut().unwrap().prices.clear();
+    assert_eq!(without_prices, defaults, "the example shows the defaults");
 }

@@ -58,8 +58,8 @@ const PRICES: &[(&str, ModelPrice)] = &[
     ("gpt-4.1", ModelPrice { input_per_mtok: 2.00, output_per_mtok: 8.00 }),
 ];
 
-/// Connection settings.
-#[derive(Debug, Clone, PartialEq)]
+/// Connection settings (their `Debug` form hides the key).
+#[derive(Clone, PartialEq)]
 pub struct OpenAiSettings {
     /// Base URL ending before `/chat/completions`.
     pub base_url: String,
@@ -77,6 +77,21 @@ pub struct OpenAiSettings {
     pub base_delay: Duration,
     /// Prices by model name (or name prefix), over the built-in ones.
     pub prices: Vec<(String, ModelPrice)>,
+}
+
+impl std::fmt::Debug for OpenAiSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenAiSettings")
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
+            .field("model", &self.model)
+            .field("timeout", &self.timeout)
+            .field("stall_timeout", &self.stall_timeout)
+            .field("max_retries", &self.max_retries)
+            .field("base_delay", &self.base_delay)
+            .field("prices", &self.prices)
+            .finish()
+    }
 }
 
 impl OpenAiSettings {
