@@ -32,6 +32,10 @@ fn median(mut xs: Vec<f64>) -> f64 {
     xs[xs.len() / 2]
 }
 
+/// A question's stages, `(attempt, iteration, role)`, with the stage's LLM
+/// time and its nominal time (ms).
+type Stages = BTreeMap<(u32, u32, LlmRole), (u64, u64)>;
+
 /// What one run's trace says.
 struct Measured {
     /// Engine wall time, run started → run finished (ms).
@@ -41,6 +45,8 @@ struct Measured {
     /// Critical path of LLM latency (ms): question generation + the slowest
     /// question's sum over its stages of the stage's LLM time.
     critical: f64,
+    /// The same path with every call taking exactly the server's delay (ms).
+    nominal: f64,
     /// Time outside LLM calls on the slowest question's path: its wall time minus its LLM stages (ms).
     off_llm: f64,
     /// Longest trial run of the run (ms).
@@ -52,8 +58,8 @@ struct Measured {
 fn measure(trace: &Trace, process: f64, review_concurrency: usize) -> Measured {
     let (mut run_start, mut run_end) = (0u64, 0u64);
     let mut generation = 0u64;
-    // question → (attempt, iteration, role) → longest call in that stage.
-    let mut stages: HashMap<String, BTreeMap<(u32, u32, LlmRole), u64>> = HashMap::new();
+    let mut stages: HashMap<String, Stages> = HashMap::new();
+    let delay = DELAY.as_millis() as u64;
     let mut spans: HashMap<String, (u64, u64)> = HashMap::new();
     let mut slowest_trial = 0u64;
     for record in &trace.records {
@@ -66,7 +72,11 @@ fn measure(trace: &Trace, process: f64, review_concurrency: usize) -> Measured {
                     let stage = stages.entry(id.clone()).or_default().entry((key.attempt, key.iteration, key.role));
                     let stage = stage.or_default();
                     let one_at_a_time = key.role == LlmRole::LayerReview && review_concurrency == 1;
-                    *stage = if one_at_a_time { *stage + latency_ms } else { (*stage).max(*latency_ms) };
+                    *stage = if one_at_a_time {
+                        (stage.0 + latency_ms, stage.1 + delay)
+                    } else {
+                        (stage.0.max(*latency_ms), delay)
+                    };
                 }
             },
             EngineEvent::QuestionStarted { question_id, .. } => {
@@ -81,16 +91,20 @@ fn measure(trace: &Trace, process: f64, review_concurrency: usize) -> Measured {
             _ => {}
         }
     }
-    let paths: HashMap<&String, u64> = stages.iter().map(|(id, s)| (id, s.values().sum())).collect();
-    let longest = paths.values().copied().max().unwrap_or(0);
-    let total: u64 = paths.values().sum();
-    let questions = (longest as f64).max(total as f64 / CONCURRENCY as f64);
-    let (slowest, path) = paths.iter().max_by_key(|(_, p)| **p).map(|(id, p)| (*id, *p)).expect("questions ran");
+    // The questions' part of a path, bounded by the concurrency limit.
+    let bound = |paths: &[u64]| {
+        let longest = paths.iter().copied().max().unwrap_or(0) as f64;
+        longest.max(paths.iter().sum::<u64>() as f64 / CONCURRENCY as f64)
+    };
+    let measured: Vec<(&String, u64)> = stages.iter().map(|(id, s)| (id, s.values().map(|v| v.0).sum())).collect();
+    let nominal: Vec<u64> = stages.values().map(|s| s.values().map(|v| v.1).sum()).collect();
+    let (slowest, path) = measured.iter().max_by_key(|(_, p)| *p).copied().expect("questions ran");
     let (start, end) = spans[slowest];
     Measured {
         wall: run_end.saturating_sub(run_start) as f64,
         process,
-        critical: generation as f64 + questions,
+        critical: generation as f64 + bound(&measured.iter().map(|m| m.1).collect::<Vec<_>>()),
+        nominal: delay as f64 + bound(&nominal),
         off_llm: end.saturating_sub(start) as f64 - path as f64,
         slowest_trial: slowest_trial as f64,
     }
@@ -127,36 +141,36 @@ fn main() {
     }));
     // One unmeasured run warms the file cache and the binary.
     runtime.block_on(run_once(&mock, home.path(), 0));
-    let mut rows = Vec::new();
-    for (name, review_concurrency) in [("concurrent review", 0), ("sequential review", 1)] {
-        let runs: Vec<Measured> =
-            (0..RUNS).map(|_| runtime.block_on(run_once(&mock, home.path(), review_concurrency))).collect();
-        let pick = |f: fn(&Measured) -> f64| median(runs.iter().map(f).collect());
-        let ratios: Vec<String> = runs.iter().map(|m| format!("{:.3}", m.wall / m.critical)).collect();
-        println!("{name}: wall ÷ critical path per run: {}", ratios.join(", "));
-        rows.push((
-            name,
-            pick(|m| m.wall),
-            pick(|m| m.process),
-            pick(|m| m.critical),
-            median(runs.iter().map(|m| m.wall / m.critical).collect()),
-            pick(|m| m.off_llm),
-            pick(|m| m.slowest_trial),
-        ));
-    }
     println!(
-        "\n{} questions, {} ms per LLM call, concurrency {CONCURRENCY}, medians of {RUNS} runs",
-        QUESTIONS,
+        "{QUESTIONS} questions, {} ms per LLM call, concurrency {CONCURRENCY}, medians of {RUNS} runs",
         DELAY.as_millis()
     );
     println!(
-        "| review | engine wall | process wall | critical path | wall ÷ critical | off-LLM on the slowest path | slowest trial run |"
+        "| review | engine wall | process wall | critical path | wall ÷ critical | nominal path | wall ÷ nominal | off-LLM on the slowest path | slowest trial run |"
     );
-    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
-    for (name, wall, process, critical, ratio, off, trial) in &rows {
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    let mut walls = Vec::new();
+    let mut per_run = Vec::new();
+    for (name, review_concurrency) in [("concurrent", 0), ("sequential", 1)] {
+        let runs: Vec<Measured> =
+            (0..RUNS).map(|_| runtime.block_on(run_once(&mock, home.path(), review_concurrency))).collect();
+        let pick = |f: &dyn Fn(&Measured) -> f64| median(runs.iter().map(f).collect());
+        let wall = pick(&|m| m.wall);
+        walls.push(wall);
         println!(
-            "| {name} | {wall:.0} ms | {process:.0} ms | {critical:.0} ms | {ratio:.3} | {off:.0} ms | {trial:.0} ms |"
+            "| {name} | {wall:.0} ms | {:.0} ms | {:.0} ms | {:.3} | {:.0} ms | {:.3} | {:.0} ms | {:.0} ms |",
+            pick(&|m| m.process),
+            pick(&|m| m.critical),
+            pick(&|m| m.wall / m.critical),
+            pick(&|m| m.nominal),
+            pick(&|m| m.wall / m.nominal),
+            pick(&|m| m.off_llm),
+            pick(&|m| m.slowest_trial),
         );
+        let ratios: Vec<String> = runs.iter().map(|m| format!("{:.3}", m.wall / m.critical)).collect();
+        per_run.push(format!("{name}: wall ÷ critical path per run: {}", ratios.join(", ")));
     }
-    println!("\nspeed-up of concurrent over sequential review (engine wall): {:.2}×", rows[1].1 / rows[0].1);
+    println!("\n{}", per_run.join("\n"));
+    println!("speed-up of concurrent over sequential review (engine wall): {:.2}×", walls[1] / walls[0]);
+    println!("load average at the end: {}", std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim());
 }
