@@ -146,7 +146,8 @@ fn main() {
         DELAY.as_millis()
     );
     println!(
-        "| review | engine wall | process wall | critical path | wall ÷ critical | nominal path | wall ÷ nominal | off-LLM on the slowest path | slowest trial run |"
+        "| review | engine wall | process wall | critical path | wall ÷ critical | nominal path | wall ÷ nominal \
+         | off-LLM on the slowest path | slowest trial run |"
     );
     println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     let mut walls = Vec::new();

@@ -226,7 +226,8 @@ impl Config {
                 let base_url = args.base_url.clone().or(self.llm.base_url.clone()).unwrap_or(DEFAULT_BASE_URL.into());
                 if key.is_none() && base_url == DEFAULT_BASE_URL {
                     anyhow::bail!(
-                        "the openai provider needs {key_env} (or --base-url of a local server); use --llm offline to run without a model"
+                        "the openai provider needs {key_env} (or --base-url of a local server); \
+                         use --llm offline to run without a model"
                     );
                 }
                 let model = args.model.clone().or(self.llm.model.clone()).unwrap_or(DEFAULT_MODEL.into());

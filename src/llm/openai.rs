@@ -2,7 +2,8 @@
 //! llama.cpp server — by base URL), streamed over SSE.
 //!
 //! Retries: 408, 409, 429, 5xx, connection errors (a connection dropped in the
-//! middle of a stream included), timeouts, stalled and cut-off streams are retried with jittered exponential backoff (base × 2^attempt, capped at
+//! middle of a stream included), timeouts, stalled and cut-off streams are
+//! retried with jittered exponential backoff (base × 2^attempt, capped at
 //! 30 s) that honours `retry-after-ms` and `retry-after`. Not retried: quota
 //! exhaustion (`insufficient_quota`), context-length errors and other 4xx. When
 //! a server rejects `response_format`, the call is repeated once without it and

@@ -196,7 +196,8 @@ pub fn layered_reply(request: &Recorded, questions: usize, reject_odd: bool) -> 
     };
     json!({"question_id": format!("q_{number:02}"), "description": format!("count, double, halve{revised}"),
         "nodes": [
-            node("count", 0, ("overview", "dataset.overview".into()), "def count(overview):\n    return overview['row_count']\n"),
+            node("count", 0, ("overview", "dataset.overview".into()),
+                 "def count(overview):\n    return overview['row_count']\n"),
             node("doubled", 1, ("n", "prev_node.count.output".into()), "def doubled(n):\n    return n * 2\n"),
             node("halved", 2, ("m", "prev_node.doubled.output".into()), "def halved(m):\n    return m // 2\n")],
         "edges": [{"source": "count", "target": "doubled"}, {"source": "doubled", "target": "halved"}],
