@@ -1,8 +1,19 @@
 //! Command-line contract (DESIGN.md §4). Scripts and tests depend on it.
 
+use std::ops::RangeInclusive;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use serde::Deserialize;
+
+/// Accepted `--questions` (and config `questions`).
+pub const QUESTIONS_RANGE: RangeInclusive<i64> = 1..=10_000;
+/// Accepted `--max-iterations`.
+pub const MAX_ITERATIONS_RANGE: RangeInclusive<i64> = 1..=100;
+/// Accepted `--concurrency`.
+pub const CONCURRENCY_RANGE: RangeInclusive<i64> = 1..=1_000;
+/// Accepted `--review-concurrency` (0: every layer at once).
+pub const REVIEW_CONCURRENCY_RANGE: RangeInclusive<i64> = 0..=1_000;
 
 /// Watch LLMs build, critique and run Python DAGs over your data.
 #[derive(Debug, Parser)]
@@ -38,7 +49,8 @@ pub enum Command {
 }
 
 /// Which LLM provider answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum LlmKind {
     /// Deterministic schema planner, no model, no network.
     Offline,
@@ -68,15 +80,21 @@ pub struct RunArgs {
     /// Base URL of the OpenAI-compatible server.
     #[arg(long, env = "OPENAI_BASE_URL")]
     pub base_url: Option<String>,
-    /// Number of questions to generate.
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=10_000))]
-    pub questions: u32,
-    /// Critic-loop iterations per question before giving up.
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
-    pub max_iterations: u32,
-    /// Critic loops running at once.
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1_000))]
-    pub concurrency: u32,
+    /// Number of questions to generate [default: 10].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(QUESTIONS_RANGE))]
+    pub questions: Option<u32>,
+    /// Critic-loop iterations per question before giving up [default: 3].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(MAX_ITERATIONS_RANGE))]
+    pub max_iterations: Option<u32>,
+    /// Critic loops running at once [default: 10].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(CONCURRENCY_RANGE))]
+    pub concurrency: Option<u32>,
+    /// Layer reviews running at once per DAG; 0 reviews every layer at once [default: 0].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(REVIEW_CONCURRENCY_RANGE))]
+    pub review_concurrency: Option<u32>,
+    /// Config file to read instead of $XDG_CONFIG_HOME/eval-dag/config.toml.
+    #[arg(long, env = "EVAL_DAG_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// Output directory (default: runs/<timestamp>).
     #[arg(long)]
     pub out: Option<PathBuf>,

@@ -6,7 +6,7 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use common::mock_llm::{MockLlm, Recorded, Reply};
 use eval_dag::engine::{EngineEvent, RunState};
@@ -18,14 +18,7 @@ use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
 
 fn eval_dag(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_eval-dag"))
-        .current_dir(common::root())
-        .args(args)
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("OPENAI_BASE_URL")
-        .env("EVAL_DAG_LOG", dir.join("log.txt"))
-        .output()
-        .unwrap()
+    common::eval_dag(dir).current_dir(common::root()).args(args).output().unwrap()
 }
 
 fn text(output: &Output) -> (String, String) {
@@ -179,7 +172,17 @@ fn the_offline_planner_refuses_questions_it_cannot_plan_and_judges_in_one_line()
     assert!(stderr.contains("judges need an LLM"), "{stderr}");
 
     let output = eval_dag(
-        &["run", "sample-data/fraud", "--headless", "--judge", "no_such_judge", "--llm", "openai"],
+        &[
+            "run",
+            "sample-data/fraud",
+            "--headless",
+            "--judge",
+            "no_such_judge",
+            "--llm",
+            "openai",
+            "--base-url",
+            "http://127.0.0.1:9",
+        ],
         dir.path(),
     );
     let (_, stderr) = text(&output);
@@ -256,6 +259,7 @@ async fn judges_grade_answers_in_a_run_their_calls_are_traced_and_grade_reuses_t
         .arg("--out")
         .arg(&run)
         .env("OPENAI_API_KEY", "test-key")
+        .env("XDG_CONFIG_HOME", dir.path().join("config"))
         .env("EVAL_DAG_LOG", dir.path().join("log.txt"))
         .output()
         .await

@@ -12,17 +12,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 fn run(dataset: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_eval-dag"))
-        .arg("run")
-        .arg(dataset)
-        .arg("--headless")
-        .arg("--out")
-        .arg(out)
-        .args(extra)
-        .env_remove("OPENAI_API_KEY")
-        .env("EVAL_DAG_LOG", out.join("log.txt"))
-        .output()
-        .unwrap()
+    common::eval_dag(out).arg("run").arg(dataset).arg("--headless").arg("--out").arg(out).args(extra).output().unwrap()
 }
 
 fn results(out: &Path) -> Value {
@@ -96,12 +86,11 @@ fn kill_and_resume(event: &str, count: usize, reference: &Value) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
     let dataset = common::root().join("sample-data/fraud");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_eval-dag"))
+    let mut child = common::eval_dag(dir.path())
         .arg("run")
         .arg(&dataset)
         .args(["--headless", "--concurrency", "1", "--questions", "10", "--out"])
         .arg(&out)
-        .env_remove("OPENAI_API_KEY")
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
@@ -128,14 +117,7 @@ fn kill_and_resume(event: &str, count: usize, reference: &Value) {
         .collect();
     assert!(finished_before.len() < 10, "{event} {count}: the kill came before the end");
 
-    let resumed = Command::new(env!("CARGO_BIN_EXE_eval-dag"))
-        .arg("run")
-        .arg("--resume")
-        .arg(&out)
-        .arg("--headless")
-        .env_remove("OPENAI_API_KEY")
-        .output()
-        .unwrap();
+    let resumed = common::eval_dag(dir.path()).arg("run").arg("--resume").arg(&out).arg("--headless").output().unwrap();
     assert_eq!(resumed.status.code(), Some(0), "{event} {count}: {}", String::from_utf8_lossy(&resumed.stderr));
     let trace = eval_dag::trace::Trace::read(&trace_path).unwrap();
     let mut starts: std::collections::HashMap<String, usize> = Default::default();
@@ -186,12 +168,11 @@ fn a_run_killed_at_any_point_keeps_its_events_and_resumes_without_redoing_finish
 #[test]
 fn a_closed_stderr_does_not_stop_a_headless_run() {
     let dir = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_eval-dag"))
+    let mut child = common::eval_dag(dir.path())
         .arg("run")
         .arg(common::root().join("sample-data/penguins"))
         .args(["--headless", "--questions", "3", "--out"])
         .arg(dir.path())
-        .env_remove("OPENAI_API_KEY")
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();

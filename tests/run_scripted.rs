@@ -98,7 +98,7 @@ async fn reject_reject_approve_with_faults_on_the_way() {
     let mock = MockLlm::start(script(Arc::new(AtomicUsize::new(0)))).await;
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
-    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_eval-dag"))
+    let output = tokio::process::Command::from(common::eval_dag(dir.path()))
         .current_dir(common::root())
         .args([
             "run",
@@ -116,7 +116,6 @@ async fn reject_reject_approve_with_faults_on_the_way() {
         .arg("--out")
         .arg(&out)
         .env("OPENAI_API_KEY", "test-key")
-        .env("EVAL_DAG_LOG", dir.path().join("log.txt"))
         .output()
         .await
         .unwrap();

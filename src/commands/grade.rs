@@ -10,9 +10,10 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 
 use crate::cli::GradeArgs;
+use crate::config::Config;
 use crate::engine::preview;
 use crate::grade::{Answer, Grade, Grader, summarise};
-use crate::llm::{LlmClient, ReplayClient};
+use crate::llm::{LlmClient, OpenAiClient, ReplayClient};
 use crate::report::fold_trace;
 use crate::trace::Trace;
 
@@ -32,10 +33,11 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
     }
     let grader = Grader::from_settings(&grading)?;
     let mut llm = ReplayClient::from_trace(&trace);
-    if grader.has_judges()
-        && let Ok(server) = crate::llm::openai_from_env(args.model, args.base_url)
-    {
-        llm = llm.with_fallback(server);
+    if grader.has_judges() {
+        let config = Config::load(None)?;
+        if let Ok(settings) = config.openai_settings(args.model, args.base_url, |name| std::env::var(name).ok()) {
+            llm = llm.with_fallback(Arc::new(OpenAiClient::new(settings)?));
+        }
     }
     let llm: Arc<dyn LlmClient> = Arc::new(llm);
     let runtime = tokio::runtime::Runtime::new()?;

@@ -2,38 +2,39 @@
 
 use std::sync::Arc;
 
-use crate::cli::{LlmKind, RunArgs};
+use crate::cli::LlmKind;
+use crate::config::RunConfig;
 use crate::dataset::Dataset;
 use crate::engine::DagExecutor;
-use crate::llm::{LlmClient, OfflinePlanner};
+use crate::llm::{LlmClient, OfflinePlanner, OpenAiClient};
 use crate::model::Question;
 use crate::sandbox::{SandboxConfig, SandboxPool};
 
-/// The LLM provider chosen by `--llm` / `EVAL_DAG_LLM`, else `openai` when
-/// `OPENAI_API_KEY` is set, else the offline planner. `questions` are the
-/// run's given questions, if any (the offline planner must know them).
+/// The LLM provider `config` resolved to. `questions` are the run's given
+/// questions, if any (the offline planner must be able to plan them).
 pub fn build_llm(
-    args: &RunArgs,
+    config: &RunConfig,
+    seed: u64,
     dataset: &Arc<Dataset>,
     questions: Option<&[Question]>,
 ) -> anyhow::Result<Arc<dyn LlmClient>> {
-    let has_key = std::env::var_os("OPENAI_API_KEY").is_some_and(|k| !k.is_empty());
-    let kind = args.llm.unwrap_or(if has_key { LlmKind::Openai } else { LlmKind::Offline });
-    match kind {
-        LlmKind::Offline if !args.judges.is_empty() => {
-            anyhow::bail!("judges need an LLM: the offline planner does not judge answers (use --llm openai)")
+    match (config.provider, &config.openai, questions) {
+        (LlmKind::Openai, Some(settings), _) => Ok(Arc::new(OpenAiClient::new(settings.clone())?)),
+        (_, _, Some(questions)) => {
+            Ok(Arc::new(OfflinePlanner::for_questions(dataset.clone(), questions).map_err(anyhow::Error::msg)?))
         }
-        LlmKind::Offline => match questions {
-            Some(questions) => {
-                Ok(Arc::new(OfflinePlanner::for_questions(dataset.clone(), questions).map_err(anyhow::Error::msg)?))
-            }
-            None => Ok(Arc::new(OfflinePlanner::new(dataset.clone(), args.questions as usize, args.seed))),
-        },
-        LlmKind::Openai => crate::llm::openai_from_env(args.model.clone(), args.base_url.clone()),
+        _ => Ok(Arc::new(OfflinePlanner::new(dataset.clone(), config.questions as usize, seed))),
     }
 }
 
-/// The sandbox pool over `dataset`, with default limits.
+/// The sandbox pool over `dataset`, with default limits. Its workers start at
+/// once in the background (call from within a tokio runtime): a run's first
+/// trial comes after two LLM calls at least, by when they are ready.
 pub fn build_executor(dataset: &Arc<Dataset>) -> anyhow::Result<Arc<dyn DagExecutor>> {
-    Ok(Arc::new(SandboxPool::new(&dataset.dir, SandboxConfig::default())?))
+    let pool = SandboxPool::new(&dataset.dir, SandboxConfig::default())?;
+    tokio::spawn({
+        let pool = pool.clone();
+        async move { pool.warm().await }
+    });
+    Ok(Arc::new(pool))
 }

@@ -10,6 +10,7 @@ use anyhow::Context;
 
 use super::headless;
 use crate::cli::RunArgs;
+use crate::config::Config;
 use crate::dataset::Dataset;
 use crate::engine::{self, EngineParts, QuestionStatus, RunOptions, RunSettings, RunState};
 use crate::grade::{Grader, GradingSettings, read_questions_file};
@@ -95,6 +96,9 @@ fn plan(args: &RunArgs) -> anyhow::Result<RunPlan> {
 
 /// Run the `run` subcommand.
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let file = Config::load(args.config.as_deref())?;
+    file.activate();
+    let config = file.resolve(&args, |name| std::env::var(name).ok())?;
     let plan = plan(&args)?;
     let dataset = Arc::new(Dataset::load(&plan.dataset_dir)?);
     let prompts = Arc::new(Prompts::load(override_dir().as_deref())?);
@@ -110,7 +114,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         },
     };
     let grader = Arc::new(Grader::from_settings(&grading)?);
-    let mut llm = super::providers::build_llm(&args, &dataset, questions.as_deref())?;
+    if grader.has_judges() && config.provider == crate::cli::LlmKind::Offline {
+        anyhow::bail!("judges need an LLM: the offline planner does not judge answers (use --llm openai)");
+    }
+    let mut llm = super::providers::build_llm(&config, args.seed, &dataset, questions.as_deref())?;
     std::fs::create_dir_all(&plan.out)
         .with_context(|| format!("cannot create output directory {}", plan.out.display()))?;
     let trace_path = plan.out.join("trace.jsonl");
@@ -132,9 +139,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 dataset_hash: dataset.content_hash.clone(),
                 provider: llm.provider().to_string(),
                 model: llm.model().to_string(),
-                questions: questions.as_ref().map_or(args.questions, |q| q.len() as u32),
-                max_iterations: args.max_iterations,
-                concurrency: args.concurrency,
+                questions: questions.as_ref().map_or(config.questions, |q| q.len() as u32),
+                max_iterations: config.max_iterations,
+                concurrency: config.concurrency,
                 seed: args.seed,
                 step: args.step,
                 grading,
@@ -154,7 +161,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         let parts = EngineParts { dataset: dataset.clone(), llm, executor, prompts, trace: Some(trace), grader };
         let initial = prior.clone().unwrap_or_default();
         let keep_alive = !args.headless;
-        let options = RunOptions { keep_alive, questions, prior, retry_failed: args.retry_failed.is_some() };
+        let options = RunOptions {
+            keep_alive,
+            questions,
+            prior,
+            retry_failed: args.retry_failed.is_some(),
+            review_concurrency: config.review_concurrency,
+        };
         let handle = engine::start(parts, settings, options);
         let shown = if args.headless {
             headless::follow(handle.events, initial).await

@@ -39,6 +39,8 @@ pub struct RunContext {
     pub seed: u64,
     /// Grades answers.
     pub grader: Arc<Grader>,
+    /// Layer reviews at once per DAG; 0 reviews every layer at once.
+    pub review_concurrency: usize,
 }
 
 impl RunContext {

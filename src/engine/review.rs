@@ -1,6 +1,6 @@
 //! Turning a trial run and the LLM's layer reviews into findings.
 
-use futures::future::join_all;
+use futures::{StreamExt, stream};
 use serde_json::Value;
 
 use super::context::RunContext;
@@ -83,7 +83,7 @@ pub fn trial_findings(dag: &GeneratedDag, result: &ExecutionResult) -> Vec<Findi
     findings
 }
 
-/// The LLM's review of every layer, run concurrently.
+/// The LLM's review of every layer.
 pub struct SemanticReview {
     /// One validation per layer.
     pub layers: Vec<LayerValidation>,
@@ -149,8 +149,9 @@ fn parse_layer_reply(dag: &GeneratedDag, layer: usize, reply: &str) -> (LayerVal
     (LayerValidation { layer_index: layer, nodes_in_layer: nodes, is_valid, issues }, findings, reasoning)
 }
 
-/// Review every layer of `dag` concurrently. An LLM call that fails for good
-/// (rate limits included) fails the review: it is never silently approved.
+/// Review every layer of `dag`, `ctx.review_concurrency` layers at a time (0:
+/// all at once). An LLM call that fails for good (rate limits included) fails
+/// the review: it is never silently approved.
 pub async fn review_layers(
     ctx: &RunContext,
     question: &Question,
@@ -159,7 +160,8 @@ pub async fn review_layers(
     attempt: u32,
     iteration: u32,
 ) -> Result<SemanticReview, (usize, LlmError)> {
-    let calls = (0..dag.layer_count()).map(|layer| async move {
+    let layers = dag.layer_count();
+    let calls = (0..layers).map(|layer| async move {
         let key = CallKey {
             question_id: Some(question.id.clone()),
             role: LlmRole::LayerReview,
@@ -171,7 +173,9 @@ pub async fn review_layers(
         (layer, ctx.call_llm(key, messages, true).await)
     });
     let mut review = SemanticReview { layers: Vec::new(), findings: Vec::new(), reasoning: Vec::new() };
-    for (layer, reply) in join_all(calls).await {
+    let at_once = if ctx.review_concurrency == 0 { layers } else { ctx.review_concurrency };
+    let replies: Vec<_> = stream::iter(calls).buffered(at_once.max(1)).collect().await;
+    for (layer, reply) in replies {
         let reply = reply.map_err(|err| (layer, err))?;
         let (validation, findings, reasoning) = parse_layer_reply(dag, layer, &reply);
         review.layers.push(validation);

@@ -9,6 +9,6 @@ mod types;
 
 pub use client::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse};
 pub use offline::OfflinePlanner;
-pub use openai::{DEFAULT_BASE_URL, DEFAULT_MODEL, OpenAiClient, OpenAiSettings, openai_from_env};
+pub use openai::{DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL, ModelPrice, OpenAiClient, OpenAiSettings};
 pub use replay::ReplayClient;
 pub use types::{CallKey, ChatMessage, LlmRole, TokenUsage};

@@ -1,21 +1,22 @@
 //! OpenAI-compatible chat completions over HTTP (OpenAI, Ollama, vLLM,
 //! llama.cpp server — by base URL), streamed over SSE.
 //!
-//! Retries: 408, 409, 429, 5xx, connection errors, timeouts and cut-off streams
-//! are retried with jittered exponential backoff (base × 2^attempt, capped at
+//! Retries: 408, 409, 429, 5xx, connection errors (a connection dropped in the
+//! middle of a stream included), timeouts, stalled and cut-off streams are
+//! retried with jittered exponential backoff (base × 2^attempt, capped at
 //! 30 s) that honours `retry-after-ms` and `retry-after`. Not retried: quota
 //! exhaustion (`insufficient_quota`), context-length errors and other 4xx. When
 //! a server rejects `response_format`, the call is repeated once without it and
 //! the client stops asking for it.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use eventsource_stream::Eventsource;
+use eventsource_stream::{EventStreamError, Eventsource};
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use rand::RngExt;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, TokenUsage};
@@ -24,20 +25,42 @@ use super::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmRespons
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 /// Default model.
 pub const DEFAULT_MODEL: &str = "gpt-4o-mini";
+/// Environment variable holding the API key, unless configured otherwise.
+pub const DEFAULT_API_KEY_ENV: &str = "OPENAI_API_KEY";
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
-/// USD per million (input, output) tokens, from https://openai.com/api/pricing
-/// (list prices, 2025); unknown models cost 0.
-const PRICES: &[(&str, f64, f64)] = &[
-    ("gpt-4o-mini", 0.15, 0.60),
-    ("gpt-4o", 2.50, 10.00),
-    ("gpt-4.1-mini", 0.40, 1.60),
-    ("gpt-4.1-nano", 0.10, 0.40),
-    ("gpt-4.1", 2.00, 8.00),
+/// A model's price in USD per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelPrice {
+    /// Prompt tokens.
+    #[serde(deserialize_with = "non_negative")]
+    pub input_per_mtok: f64,
+    /// Generated tokens.
+    #[serde(deserialize_with = "non_negative")]
+    pub output_per_mtok: f64,
+}
+
+fn non_negative<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+    let value = f64::deserialize(deserializer)?;
+    if value.is_finite() && value >= 0.0 {
+        Ok(value)
+    } else {
+        Err(serde::de::Error::custom(format!("a price must be a number of USD of at least 0, not {value}")))
+    }
+}
+
+/// List prices from https://openai.com/api/pricing (2025); unknown models cost 0.
+const PRICES: &[(&str, ModelPrice)] = &[
+    ("gpt-4o-mini", ModelPrice { input_per_mtok: 0.15, output_per_mtok: 0.60 }),
+    ("gpt-4o", ModelPrice { input_per_mtok: 2.50, output_per_mtok: 10.00 }),
+    ("gpt-4.1-mini", ModelPrice { input_per_mtok: 0.40, output_per_mtok: 1.60 }),
+    ("gpt-4.1-nano", ModelPrice { input_per_mtok: 0.10, output_per_mtok: 0.40 }),
+    ("gpt-4.1", ModelPrice { input_per_mtok: 2.00, output_per_mtok: 8.00 }),
 ];
 
-/// Connection settings.
-#[derive(Debug, Clone)]
+/// Connection settings (their `Debug` form hides the key).
+#[derive(Clone, PartialEq)]
 pub struct OpenAiSettings {
     /// Base URL ending before `/chat/completions`.
     pub base_url: String,
@@ -45,12 +68,31 @@ pub struct OpenAiSettings {
     pub api_key: Option<String>,
     /// Model name.
     pub model: String,
-    /// Limit per attempt.
+    /// Limit per attempt, from sending the request to the end of the answer.
     pub timeout: Duration,
+    /// Longest silence within a streamed answer before the attempt is given up.
+    pub stall_timeout: Duration,
     /// Retries after the first attempt.
     pub max_retries: u32,
     /// First backoff delay.
     pub base_delay: Duration,
+    /// Prices by model name (or name prefix), over the built-in ones.
+    pub prices: Vec<(String, ModelPrice)>,
+}
+
+impl std::fmt::Debug for OpenAiSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenAiSettings")
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
+            .field("model", &self.model)
+            .field("timeout", &self.timeout)
+            .field("stall_timeout", &self.stall_timeout)
+            .field("max_retries", &self.max_retries)
+            .field("base_delay", &self.base_delay)
+            .field("prices", &self.prices)
+            .finish()
+    }
 }
 
 impl OpenAiSettings {
@@ -61,8 +103,10 @@ impl OpenAiSettings {
             api_key,
             model: model.into(),
             timeout: Duration::from_secs(180),
+            stall_timeout: Duration::from_secs(60),
             max_retries: 4,
             base_delay: Duration::from_millis(500),
+            prices: Vec::new(),
         }
     }
 }
@@ -72,20 +116,6 @@ pub struct OpenAiClient {
     http: reqwest::Client,
     settings: OpenAiSettings,
     json_mode: AtomicBool,
-}
-
-/// An OpenAI client from flags and the environment (`OPENAI_API_KEY`,
-/// `OPENAI_BASE_URL`, `EVAL_DAG_MODEL` are read by the CLI already).
-pub fn openai_from_env(model: Option<String>, base_url: Option<String>) -> anyhow::Result<Arc<dyn LlmClient>> {
-    let key = std::env::var("OPENAI_API_KEY").ok().filter(|k| !k.is_empty());
-    let base_url = base_url.unwrap_or_else(|| DEFAULT_BASE_URL.to_string());
-    if key.is_none() && base_url == DEFAULT_BASE_URL {
-        anyhow::bail!(
-            "the openai provider needs OPENAI_API_KEY (or --base-url of a local server); use --llm offline to run without a model"
-        );
-    }
-    let settings = OpenAiSettings::new(base_url, key, model.unwrap_or_else(|| DEFAULT_MODEL.to_string()));
-    Ok(Arc::new(OpenAiClient::new(settings)?))
 }
 
 /// One failed attempt: the error and, when retryable, how long to wait first.
@@ -148,7 +178,8 @@ impl OpenAiClient {
         }
         let response = call.send().await.map_err(|e| {
             if e.is_timeout() {
-                Failure::retry(LlmErrorKind::Timeout, format!("no answer from {url} in time"), None)
+                let limit = self.settings.timeout;
+                Failure::retry(LlmErrorKind::Timeout, format!("no answer from {url} within {limit:?}"), None)
             } else {
                 Failure::retry(LlmErrorKind::Connection, format!("cannot reach {url}: {e}"), None)
             }
@@ -176,9 +207,16 @@ impl OpenAiClient {
         }
         let mut events = response.bytes_stream().eventsource();
         let (mut text, mut usage, mut finished) = (String::new(), TokenUsage::default(), false);
-        while let Some(event) = events.next().await {
-            let event =
-                event.map_err(|e| Failure::retry(LlmErrorKind::BadResponse, format!("the stream broke: {e}"), None))?;
+        let stall = self.settings.stall_timeout;
+        loop {
+            let event = match tokio::time::timeout(stall, events.next()).await {
+                Err(_) => {
+                    let message = format!("the stream from {url} stalled: nothing received for {stall:?}");
+                    return Err(Failure::retry(LlmErrorKind::Timeout, message, None));
+                }
+                Ok(None) => break,
+                Ok(Some(event)) => event.map_err(|e| self.stream_failure(e, &url))?,
+            };
             if event.data.trim() == "[DONE]" {
                 finished = true;
                 break;
@@ -203,6 +241,25 @@ impl OpenAiClient {
             ));
         }
         Ok((text, usage))
+    }
+
+    fn stream_failure(&self, error: EventStreamError<reqwest::Error>, url: &str) -> Failure {
+        match error {
+            EventStreamError::Transport(e) if e.is_timeout() => Failure::retry(
+                LlmErrorKind::Timeout,
+                format!("no complete answer from {url} within {:?}", self.settings.timeout),
+                None,
+            ),
+            EventStreamError::Transport(e) => {
+                let cause = std::error::Error::source(&e).map_or_else(|| e.to_string(), |c| format!("{e} ({c})"));
+                Failure::retry(
+                    LlmErrorKind::Connection,
+                    format!("the connection to {url} broke mid-answer: {cause}"),
+                    None,
+                )
+            }
+            other => Failure::retry(LlmErrorKind::BadResponse, format!("unreadable stream from {url}: {other}"), None),
+        }
     }
 
     fn classify(&self, status: u16, body: &str, after: Option<Duration>, json: bool, url: &str) -> Failure {
@@ -294,12 +351,17 @@ impl LlmClient for OpenAiClient {
 
     fn cost_usd(&self, usage: TokenUsage) -> f64 {
         let model = self.settings.model.as_str();
-        PRICES
-            .iter()
-            .filter(|(name, _, _)| model == *name || model.starts_with(&format!("{name}-")))
-            .max_by_key(|(name, _, _)| name.len())
-            .map_or(0.0, |(_, input, output)| {
-                (usage.prompt_tokens as f64 * input + usage.completion_tokens as f64 * output) / 1e6
+        let built_in = PRICES.iter().map(|(name, price)| (*name, price));
+        let configured = self.settings.prices.iter().map(|(name, price)| (name.as_str(), price));
+        // The longest matching name wins; on a tie the configured price (last) does.
+        built_in
+            .chain(configured)
+            .filter(|(name, _)| model == *name || model.starts_with(&format!("{name}-")))
+            .max_by_key(|(name, _)| name.len())
+            .map_or(0.0, |(_, price)| {
+                (usage.prompt_tokens as f64 * price.input_per_mtok
+                    + usage.completion_tokens as f64 * price.output_per_mtok)
+                    / 1e6
             })
     }
 }

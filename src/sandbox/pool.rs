@@ -197,6 +197,22 @@ impl SandboxPool {
         }
     }
 
+    /// Start the pool's workers now, in parallel, so that the first executions
+    /// do not wait for start-up. A slot whose worker is already idle is skipped;
+    /// a worker that fails to start is left for the first execution to report.
+    pub async fn warm(&self) {
+        let starts = (0..self.inner.config.workers.max(1)).map(|_| async {
+            let Ok(_slot) = self.inner.slots.acquire().await else { return };
+            if !self.inner.idle.lock().expect("pool lock").is_empty() {
+                return;
+            }
+            if let Ok(worker) = self.spawn().await {
+                self.inner.idle.lock().expect("pool lock").push(worker);
+            }
+        });
+        futures::future::join_all(starts).await;
+    }
+
     /// Run `dag` with `seed`; failures of any kind are inside the result.
     pub async fn run(&self, dag: &GeneratedDag, seed: u64) -> ExecutionResult {
         let started = Instant::now();

@@ -48,7 +48,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
 }
 
 fn theme() -> Theme {
-    let name = std::env::var("EVAL_DAG_THEME").unwrap_or_else(|_| "dark".into());
+    let name = crate::config::theme_name();
     Theme::load(&name).unwrap_or_else(|err| {
         tracing::warn!("{err}; using the dark theme");
         Theme::dark()

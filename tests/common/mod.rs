@@ -11,6 +11,20 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The eval-dag binary, isolated from the developer's setup: its config
+/// directory is `home/config` (empty unless a test writes there), it logs to
+/// `home/log.txt`, and no LLM setting leaks in from the environment.
+pub fn eval_dag(home: &std::path::Path) -> std::process::Command {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_eval-dag"));
+    command.env("XDG_CONFIG_HOME", home.join("config")).env("EVAL_DAG_LOG", home.join("log.txt"));
+    for name in
+        ["EVAL_DAG_CONFIG", "EVAL_DAG_LLM", "EVAL_DAG_MODEL", "EVAL_DAG_THEME", "OPENAI_API_KEY", "OPENAI_BASE_URL"]
+    {
+        command.env_remove(name);
+    }
+    command
+}
+
 /// The sandbox tests' dataset.
 pub fn sandbox_dataset() -> PathBuf {
     root().join("tests/fixtures/sandbox/dataset")

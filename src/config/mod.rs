@@ -1,0 +1,299 @@
+//! The user's configuration file, `$XDG_CONFIG_HOME/eval-dag/config.toml` (or
+//! the file named by `--config` / `EVAL_DAG_CONFIG`), and how it combines with
+//! flags and the environment: flag > environment variable > config file >
+//! built-in default.
+//!
+//! API keys are never read from the file: it names the environment variable
+//! that holds the key (`api_key_env`), so a config file can be shared or
+//! committed without leaking a secret.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Deserializer};
+
+use crate::cli::{self, LlmKind, RunArgs};
+use crate::llm::{DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL, ModelPrice, OpenAiSettings};
+
+#[cfg(test)]
+mod tests;
+
+/// Environment variable naming a config file to read instead of the default one.
+pub const CONFIG_ENV: &str = "EVAL_DAG_CONFIG";
+/// Default questions per run.
+const DEFAULT_QUESTIONS: u32 = 10;
+/// Default iteration budget per question.
+const DEFAULT_MAX_ITERATIONS: u32 = 3;
+/// Default critic loops at once.
+const DEFAULT_CONCURRENCY: u32 = 10;
+
+/// The config file's contents; every setting is optional.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// TUI colour theme (`EVAL_DAG_THEME` overrides it).
+    pub theme: Option<String>,
+    /// The LLM provider.
+    #[serde(default)]
+    pub llm: LlmSection,
+    /// Run sizes and limits.
+    #[serde(default)]
+    pub run: RunSection,
+    /// Prices by model name (a name also matches `name-<suffix>`), over the built-in ones.
+    #[serde(default)]
+    pub prices: IndexMap<String, ModelPrice>,
+}
+
+/// `[llm]`: which provider, where, and how patiently.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LlmSection {
+    /// `openai` or `offline`.
+    pub provider: Option<LlmKind>,
+    /// Model name.
+    pub model: Option<String>,
+    /// Base URL of the OpenAI-compatible server.
+    pub base_url: Option<String>,
+    /// Name of the environment variable holding the API key.
+    pub api_key_env: Option<String>,
+    /// Limit per attempt, seconds.
+    #[serde(default, deserialize_with = "seconds")]
+    pub timeout_secs: Option<Duration>,
+    /// Longest silence inside a streamed answer, seconds.
+    #[serde(default, deserialize_with = "seconds")]
+    pub stall_timeout_secs: Option<Duration>,
+    /// Retries after a failed attempt.
+    #[serde(default, deserialize_with = "retries")]
+    pub retries: Option<u32>,
+}
+
+/// `[run]`: sizes and limits of a run.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunSection {
+    /// Questions to generate.
+    #[serde(default, deserialize_with = "questions")]
+    pub questions: Option<u32>,
+    /// Iterations per question.
+    #[serde(default, deserialize_with = "max_iterations")]
+    pub max_iterations: Option<u32>,
+    /// Critic loops at once.
+    #[serde(default, deserialize_with = "concurrency")]
+    pub concurrency: Option<u32>,
+    /// Layer reviews at once per DAG (0: every layer at once).
+    #[serde(default, deserialize_with = "review_concurrency")]
+    pub review_concurrency: Option<u32>,
+}
+
+fn within<'de, D: Deserializer<'de>>(
+    deserializer: D,
+    range: std::ops::RangeInclusive<i64>,
+) -> Result<Option<u32>, D::Error> {
+    let value = i64::deserialize(deserializer)?;
+    if !range.contains(&value) {
+        return Err(serde::de::Error::custom(format!("{value} is out of range {}..={}", range.start(), range.end())));
+    }
+    u32::try_from(value).map(Some).map_err(serde::de::Error::custom)
+}
+
+fn questions<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    within(d, cli::QUESTIONS_RANGE)
+}
+
+fn max_iterations<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    within(d, cli::MAX_ITERATIONS_RANGE)
+}
+
+fn concurrency<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    within(d, cli::CONCURRENCY_RANGE)
+}
+
+fn review_concurrency<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    within(d, cli::REVIEW_CONCURRENCY_RANGE)
+}
+
+fn retries<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    within(d, 0..=20)
+}
+
+fn seconds<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Duration>, D::Error> {
+    let value = f64::deserialize(deserializer)?;
+    if !(value > 0.0 && value <= 86_400.0) {
+        return Err(serde::de::Error::custom(format!("{value} is not a number of seconds above 0 and up to a day")));
+    }
+    Ok(Some(Duration::from_secs_f64(value)))
+}
+
+/// The config file is unreadable or wrong; one line naming the file and line.
+#[derive(Debug, thiserror::Error)]
+#[error("config {location}: {message}")]
+pub struct ConfigError {
+    /// `path` or `path:line:column`.
+    pub location: String,
+    /// What is wrong and, where possible, how to fix it.
+    pub message: String,
+}
+
+/// Where the config file lives unless `--config` / `EVAL_DAG_CONFIG` names another.
+pub fn default_path() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "eval-dag").map(|d| d.config_dir().join("config.toml"))
+}
+
+/// `line:column` (1-based) of byte `offset` in `text`.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+/// Rewrites serde's "unknown field `x`, expected one of `a`, `b`" into a hint.
+fn unknown_key_hint(message: &str) -> Option<String> {
+    let rest = message.strip_prefix("unknown field ")?;
+    let quoted: Vec<&str> = rest.split('`').skip(1).step_by(2).collect();
+    let (unknown, known) = quoted.split_first()?;
+    if *unknown == "api_key" {
+        return Some(
+            "api_key is not read from the config file, so that the file holds no secret; put the key in an \
+             environment variable and name it with api_key_env = \"OPENAI_API_KEY\" in [llm]"
+                .into(),
+        );
+    }
+    let closest = known
+        .iter()
+        .map(|k| (strsim::jaro_winkler(unknown, k), *k))
+        .filter(|(score, _)| *score > 0.7)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map_or_else(|| format!("; the keys here are {}", known.join(", ")), |(_, k)| format!("; did you mean `{k}`?"));
+    Some(format!("unknown key `{unknown}`{closest}"))
+}
+
+impl Config {
+    /// Parse `text`, read from `origin` (named in errors).
+    pub fn parse(text: &str, origin: &Path) -> Result<Self, ConfigError> {
+        toml::from_str(text).map_err(|err| {
+            let location = match err.span() {
+                Some(span) => {
+                    let (line, column) = line_column(text, span.start);
+                    format!("{}:{line}:{column}", origin.display())
+                }
+                None => origin.display().to_string(),
+            };
+            let raw = err.message().trim().replace('\n', "; ");
+            ConfigError { location, message: unknown_key_hint(&raw).unwrap_or(raw) }
+        })
+    }
+
+    /// Read `explicit` (which must exist), else the default file when there is one.
+    pub fn load(explicit: Option<&Path>) -> Result<Self, ConfigError> {
+        let path = match explicit {
+            Some(path) => path.to_path_buf(),
+            None => match default_path().filter(|p| p.exists()) {
+                Some(path) => path,
+                None => return Ok(Self::default()),
+            },
+        };
+        let text = std::fs::read_to_string(&path).map_err(|err| ConfigError {
+            location: path.display().to_string(),
+            message: format!("cannot read it: {err}"),
+        })?;
+        Self::parse(&text, &path)
+    }
+
+    /// The TUI theme: `from_env` (`EVAL_DAG_THEME`) when set, else this file's, else `dark`.
+    pub fn theme(&self, from_env: Option<String>) -> String {
+        from_env.filter(|n| !n.is_empty()).or(self.theme.clone()).unwrap_or_else(|| "dark".into())
+    }
+
+    /// Make this the configuration the rest of the process sees (the TUI's theme).
+    pub fn activate(&self) {
+        let _ = ACTIVE.set(self.clone());
+    }
+
+    /// Connection settings of the openai provider: `model` and `base_url` (flags
+    /// or their environment variables) over this file over the defaults; `env`
+    /// looks up the API key variable.
+    pub fn openai_settings(
+        &self,
+        model: Option<String>,
+        base_url: Option<String>,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> anyhow::Result<OpenAiSettings> {
+        let key_env = self.llm.api_key_env.as_deref().unwrap_or(DEFAULT_API_KEY_ENV);
+        let key = env(key_env).filter(|k| !k.is_empty());
+        let base_url = base_url.or(self.llm.base_url.clone()).unwrap_or(DEFAULT_BASE_URL.into());
+        if key.is_none() && base_url == DEFAULT_BASE_URL {
+            anyhow::bail!(
+                "the openai provider needs {key_env} (or --base-url of a local server); \
+                 use --llm offline to run without a model"
+            );
+        }
+        let model = model.or(self.llm.model.clone()).unwrap_or(DEFAULT_MODEL.into());
+        let mut settings = OpenAiSettings::new(base_url, key, model);
+        settings.timeout = self.llm.timeout_secs.unwrap_or(settings.timeout);
+        settings.stall_timeout = self.llm.stall_timeout_secs.unwrap_or(settings.stall_timeout);
+        settings.max_retries = self.llm.retries.unwrap_or(settings.max_retries);
+        settings.prices = self.prices.iter().map(|(name, price)| (name.clone(), *price)).collect();
+        Ok(settings)
+    }
+
+    /// The settings of a run: `args` (flags, and the environment variables clap
+    /// reads for them) over this file over the built-in defaults. `env` looks up
+    /// the API key variable.
+    pub fn resolve(&self, args: &RunArgs, env: impl Fn(&str) -> Option<String>) -> anyhow::Result<RunConfig> {
+        let key_env = self.llm.api_key_env.as_deref().unwrap_or(DEFAULT_API_KEY_ENV);
+        let has_key = env(key_env).is_some_and(|k| !k.is_empty());
+        let provider =
+            args.llm.or(self.llm.provider).unwrap_or(if has_key { LlmKind::Openai } else { LlmKind::Offline });
+        let openai = match provider {
+            LlmKind::Offline => None,
+            LlmKind::Openai => Some(self.openai_settings(args.model.clone(), args.base_url.clone(), env)?),
+        };
+        Ok(RunConfig {
+            provider,
+            openai,
+            questions: args.questions.or(self.run.questions).unwrap_or(DEFAULT_QUESTIONS),
+            max_iterations: args.max_iterations.or(self.run.max_iterations).unwrap_or(DEFAULT_MAX_ITERATIONS),
+            concurrency: args.concurrency.or(self.run.concurrency).unwrap_or(DEFAULT_CONCURRENCY),
+            review_concurrency: args.review_concurrency.or(self.run.review_concurrency).unwrap_or(0) as usize,
+        })
+    }
+}
+
+static ACTIVE: OnceLock<Config> = OnceLock::new();
+
+/// The TUI theme of this process ([`Config::theme`] of the activated config,
+/// else of the file `EVAL_DAG_CONFIG` or the default path names).
+pub fn theme_name() -> String {
+    let from_env = std::env::var("EVAL_DAG_THEME").ok();
+    match ACTIVE.get() {
+        Some(config) => config.theme(from_env),
+        None => {
+            let explicit = std::env::var_os(CONFIG_ENV).map(PathBuf::from);
+            let config = Config::load(explicit.as_deref()).unwrap_or_else(|err| {
+                tracing::warn!("{err}");
+                Config::default()
+            });
+            config.theme(from_env)
+        }
+    }
+}
+
+/// A run's settings once flags, environment, config file and defaults are combined.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunConfig {
+    /// The provider.
+    pub provider: LlmKind,
+    /// Connection settings, for the openai provider.
+    pub openai: Option<OpenAiSettings>,
+    /// Questions to generate.
+    pub questions: u32,
+    /// Iterations per question.
+    pub max_iterations: u32,
+    /// Critic loops at once.
+    pub concurrency: u32,
+    /// Layer reviews at once per DAG (0: every layer at once).
+    pub review_concurrency: usize,
+}

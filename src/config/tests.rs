@@ -1,0 +1,193 @@
+use std::path::Path;
+use std::time::Duration;
+
+use clap::Parser;
+
+use super::*;
+use crate::cli::{Cli, Command};
+
+const EXAMPLE: &str = r#"
+theme = "light"
+
+[llm]
+provider = "openai"
+model = "gpt-4o-mini"
+base_url = "http://127.0.0.1:11434/v1"
+api_key_env = "MY_LLM_KEY"
+timeout_secs = 120
+stall_timeout_secs = 2.5
+retries = 2
+
+[run]
+questions = 12
+max_iterations = 4
+concurrency = 6
+review_concurrency = 1
+
+[prices."gpt-4o-mini"]
+input_per_mtok = 0.2
+output_per_mtok = 0.8
+
+[prices."my-local-model"]
+input_per_mtok = 0
+output_per_mtok = 0
+"#;
+
+fn parse(text: &str) -> Result<Config, ConfigError> {
+    Config::parse(text, Path::new("/home/u/.config/eval-dag/config.toml"))
+}
+
+/// `run` arguments from `flags`, with the environment-backed ones cleared so
+/// the test's own environment cannot leak in.
+fn args(flags: &[&str]) -> RunArgs {
+    let cli = Cli::try_parse_from(["eval-dag", "run", "data"].iter().chain(flags)).unwrap();
+    let Command::Run(mut args) = cli.command else { unreachable!() };
+    let given = |flag: &str| flags.contains(&flag);
+    if !given("--llm") {
+        args.llm = None;
+    }
+    if !given("--model") {
+        args.model = None;
+    }
+    if !given("--base-url") {
+        args.base_url = None;
+    }
+    args
+}
+
+#[test]
+fn every_setting_of_the_example_file_is_read() {
+    let config = parse(EXAMPLE).unwrap();
+    assert_eq!(config.theme.as_deref(), Some("light"));
+    assert_eq!(config.llm.provider, Some(LlmKind::Openai));
+    assert_eq!(config.llm.timeout_secs, Some(Duration::from_secs(120)));
+    assert_eq!(config.llm.stall_timeout_secs, Some(Duration::from_millis(2500)));
+    assert_eq!(config.run.review_concurrency, Some(1));
+    assert_eq!(config.prices["my-local-model"].input_per_mtok, 0.0);
+    assert_eq!(parse("").unwrap(), Config::default());
+}
+
+#[test]
+fn flags_beat_the_file_and_the_file_beats_the_defaults() {
+    let config = parse(EXAMPLE).unwrap();
+    let key = |name: &str| (name == "MY_LLM_KEY").then(|| "secret".to_string());
+    let from_file = config.resolve(&args(&[]), key).unwrap();
+    let openai = from_file.openai.as_ref().unwrap();
+    assert_eq!((openai.model.as_str(), openai.base_url.as_str()), ("gpt-4o-mini", "http://127.0.0.1:11434/v1"));
+    assert_eq!(openai.api_key.as_deref(), Some("secret"), "the key comes from the variable the file names");
+    assert!(!format!("{from_file:?}").contains("secret"), "the key never shows in debug output");
+    assert_eq!(
+        (openai.timeout, openai.stall_timeout, openai.max_retries),
+        (Duration::from_secs(120), Duration::from_millis(2500), 2)
+    );
+    assert_eq!(
+        (from_file.questions, from_file.max_iterations, from_file.concurrency, from_file.review_concurrency),
+        (12, 4, 6, 1)
+    );
+    assert_eq!(openai.prices.len(), 2);
+
+    let flags = ["--model", "flag-model", "--questions", "3", "--concurrency", "2", "--review-concurrency", "0"];
+    let from_flags = config.resolve(&args(&flags), key).unwrap();
+    assert_eq!(from_flags.openai.as_ref().unwrap().model, "flag-model");
+    assert_eq!((from_flags.questions, from_flags.max_iterations, from_flags.concurrency), (3, 4, 2));
+    assert_eq!(from_flags.review_concurrency, 0);
+
+    let offline = config.resolve(&args(&["--llm", "offline"]), key).unwrap();
+    assert_eq!((offline.provider, offline.openai), (LlmKind::Offline, None));
+
+    let defaults = Config::default().resolve(&args(&[]), |_| None).unwrap();
+    assert_eq!(defaults.provider, LlmKind::Offline, "no key and no provider: offline");
+    assert_eq!(
+        (defaults.questions, defaults.max_iterations, defaults.concurrency, defaults.review_concurrency),
+        (10, 3, 10, 0)
+    );
+    let with_key = Config::default().resolve(&args(&[]), |n| (n == "OPENAI_API_KEY").then(|| "k".into())).unwrap();
+    assert_eq!(with_key.openai.unwrap().model, DEFAULT_MODEL, "a key in OPENAI_API_KEY selects openai");
+}
+
+#[test]
+fn the_theme_variable_beats_the_file_which_beats_dark() {
+    let config = parse(EXAMPLE).unwrap();
+    assert_eq!(config.theme(Some("mine".into())), "mine");
+    assert_eq!(config.theme(None), "light");
+    assert_eq!(config.theme(Some(String::new())), "light", "an empty variable is unset");
+    assert_eq!(Config::default().theme(None), "dark");
+}
+
+#[test]
+fn openai_without_a_key_or_a_local_server_is_refused_naming_the_variable() {
+    let config = parse("[llm]\nprovider = \"openai\"\napi_key_env = \"MY_LLM_KEY\"\n").unwrap();
+    let err = config.resolve(&args(&[]), |_| None).unwrap_err().to_string();
+    assert!(err.contains("needs MY_LLM_KEY"), "{err}");
+}
+
+#[test]
+fn a_syntax_error_names_the_file_and_line() {
+    let err = parse("theme = \"dark\"\n\n[llm\nmodel = \"x\"\n").unwrap_err();
+    assert!(err.location.starts_with("/home/u/.config/eval-dag/config.toml:3:"), "{err}");
+    assert!(!err.to_string().contains('\n'), "{err}");
+}
+
+#[test]
+fn an_unknown_key_suggests_the_closest_known_one() {
+    let err = parse("[llm]\nmodle = \"x\"\n").unwrap_err();
+    assert!(err.location.ends_with("config.toml:2:1"), "{err}");
+    assert_eq!(err.message, "unknown key `modle`; did you mean `model`?");
+    let err = parse("[run]\nquestion = 3\n").unwrap_err();
+    assert_eq!(err.message, "unknown key `question`; did you mean `questions`?");
+    let err = parse("[prices.m]\ninput_per_mtok = 1\noutput_per_mtk = 2\n").unwrap_err();
+    assert_eq!(err.message, "unknown key `output_per_mtk`; did you mean `output_per_mtok`?");
+    let err = parse("zzz = 1\n").unwrap_err();
+    assert!(err.message.starts_with("unknown key `zzz`; the keys here are theme, llm, run, prices"), "{err}");
+}
+
+#[test]
+fn a_key_in_the_file_is_refused_with_what_to_do_instead() {
+    let err = parse("[llm]\napi_key = \"sk-123\"\n").unwrap_err();
+    assert!(err.location.ends_with(":2:1"), "{err}");
+    assert!(err.message.contains("api_key_env") && !err.to_string().contains("sk-123"), "{err}");
+}
+
+#[test]
+fn out_of_range_values_are_refused_at_their_line() {
+    for (text, line, wanted) in [
+        ("[run]\nquestions = 0\n", 2, "out of range 1..=10000"),
+        ("[run]\n\nconcurrency = 5000\n", 3, "out of range 1..=1000"),
+        ("[llm]\ntimeout_secs = -1\n", 2, "seconds"),
+        ("[llm]\nprovider = \"claude\"\n", 2, "openai"),
+        ("[prices.m]\ninput_per_mtok = -1\noutput_per_mtok = 1\n", 2, "at least 0"),
+        ("[prices.m]\ninput_per_mtok = 1\n", 1, "output_per_mtok"),
+    ] {
+        let err = parse(text).unwrap_err();
+        assert!(err.location.contains(&format!("config.toml:{line}:")), "{text}: {err}");
+        assert!(err.message.contains(wanted), "{text}: {err}");
+    }
+}
+
+#[test]
+fn an_explicit_file_must_exist_and_the_default_one_may_not() {
+    let err = Config::load(Some(Path::new("/nonexistent/eval-dag.toml"))).unwrap_err();
+    assert!(err.to_string().starts_with("config /nonexistent/eval-dag.toml: cannot read it"), "{err}");
+}
+
+#[test]
+fn the_readme_example_is_a_valid_config_with_the_built_in_defaults() {
+    let readme = include_str!("../../README.md");
+    let section = &readme[readme.find("### Configuration").expect("README has a configuration section")..];
+    let start = section.find("```toml\n").expect("a toml example") + "```toml\n".len();
+    let example = &section[start..start + section[start..].find("```").unwrap()];
+    let config = parse(example).unwrap();
+    let resolved = config.resolve(&args(&[]), |n| (n == DEFAULT_API_KEY_ENV).then(|| "k".into())).unwrap();
+    let defaults = Config::default().resolve(&args(&[]), |n| (n == DEFAULT_API_KEY_ENV).then(|| "k".into())).unwrap();
+    let built_in_price = |r: &RunConfig| {
+        let client = crate::llm::OpenAiClient::new(r.openai.clone().unwrap()).unwrap();
+        crate::llm::LlmClient::cost_usd(
+            &client,
+            crate::llm::TokenUsage { prompt_tokens: 1000, completion_tokens: 1000 },
+        )
+    };
+    assert_eq!(built_in_price(&resolved), built_in_price(&defaults), "the example's price is the built-in one");
+    let mut without_prices = resolved.clone();
+    without_prices.openai.as_mut().unwrap().prices.clear();
+    assert_eq!(without_prices, defaults, "the example shows the defaults");
+}
