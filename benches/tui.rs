@@ -1,6 +1,8 @@
 //! TUI at scale: a generated trace of 1,000 questions × 3 iterations — time to
 //! the first frame after `replay` (read, fold, snapshot, draw), peak RSS, and
-//! render time per frame (p50/p99) at 160×48. Run: `cargo bench --bench tui`.
+//! render time per frame (p50/p99) at 160×48, and the time of a replay seek to
+//! the middle and one event back from the end. Run:
+//! `cargo bench --profile dev --bench tui`.
 
 use std::time::Instant;
 
@@ -9,7 +11,7 @@ use eval_dag::llm::{CallKey, ChatMessage, LlmRole, TokenUsage};
 use eval_dag::model::{
     CriticFeedback, DifficultyLevel, ExecutionResult, Finding, FindingSource, GeneratedDag, Question, Severity,
 };
-use eval_dag::trace::{TRACE_FORMAT, TRACE_VERSION, Trace, TraceHeader, TraceWriter};
+use eval_dag::trace::{TRACE_FORMAT, TRACE_VERSION, TraceHeader, TraceWriter};
 use eval_dag::tui::{App, Replay, Theme, draw};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -174,8 +176,7 @@ fn main() {
     let mut app = None;
     for _ in 0..5 {
         let started = Instant::now();
-        let trace = Trace::read(&path).unwrap();
-        let (replay, state) = Replay::new(trace.records, false);
+        let (replay, state) = Replay::open(&path, false).unwrap();
         let built = App::new(state, Theme::dark(), Some(replay), None);
         let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
         terminal.draw(|f| draw(f, &built)).unwrap();
@@ -193,12 +194,24 @@ fn main() {
         })
         .collect();
     frames.sort_by(f64::total_cmp);
-    println!(
-        "trace: {QUESTIONS} questions × {ITERATIONS} iterations, {} events, {:.1} MB",
-        app.replay.as_ref().unwrap().len(),
-        size as f64 / 1e6
-    );
+    let mut app = app;
+    let replay = app.replay.as_mut().unwrap();
+    let len = replay.len();
+    let timed = |replay: &mut Replay, target: usize| {
+        let t = Instant::now();
+        let state = replay.seek(target);
+        (t.elapsed().as_secs_f64() * 1e3, state)
+    };
+    let (middle_ms, middle) = timed(replay, len / 2);
+    assert!(middle.questions.iter().any(|q| q.status.is_active()), "the middle of the run has work under way");
+    let (back_ms, _) = timed(replay, len - 1);
+    let slowest_ms = (0..100).map(|i| timed(replay, len * i / 100 + 37).0).fold(0.0, f64::max);
+    println!("trace: {QUESTIONS} questions × {ITERATIONS} iterations, {} events, {:.1} MB", len, size as f64 / 1e6);
     println!("time to first frame (read + fold + snapshots + draw), median of 5: {:.0} ms", firsts[2]);
     println!("dashboard render per frame at 160x48: p50 {:.2} ms, p99 {:.2} ms", frames[150], frames[296]);
+    println!(
+        "scrubbing: jump to the middle {middle_ms:.1} ms, one event back from the end {back_ms:.1} ms, \
+         slowest of 100 jumps {slowest_ms:.1} ms"
+    );
     println!("peak RSS: {:.0} MB", peak_rss_mb());
 }

@@ -12,12 +12,14 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
+const SAMPLE: &str = "sample-data/traces/fraud-scripted.trace.jsonl";
+
 fn records() -> Vec<eval_dag::trace::TraceRecord> {
-    Trace::read(&common::root().join("sample-data/traces/fraud-scripted.trace.jsonl")).unwrap().records
+    Trace::read(&common::root().join(SAMPLE)).unwrap().records
 }
 
 fn replay_app() -> App {
-    let (replay, state) = Replay::new(records(), false);
+    let (replay, state) = Replay::open(&common::root().join(SAMPLE), false).unwrap();
     App::new(state, Theme::dark(), Some(replay), None)
 }
 

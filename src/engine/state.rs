@@ -1,6 +1,10 @@
 //! The one reducer: [`RunState::apply`] folds engine events into the state that
 //! every screen, the results file and the report are drawn from. Live runs and
 //! replays feed it the same way.
+//!
+//! Questions and LLM calls sit behind `Arc`s and are copied only when changed,
+//! so cloning a state (the replay keeps snapshots for scrubbing) shares
+//! everything that did not change since.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
@@ -13,6 +17,11 @@ use crate::model::{CriticFeedback, ExecutionResult, GeneratedDag, Question};
 
 /// How many feed entries are kept.
 const FEED_CAPACITY: usize = 500;
+
+/// `count` and `noun`, with an `s` unless there is exactly one.
+pub fn plural(count: usize, noun: &str) -> String {
+    if count == 1 { format!("1 {noun}") } else { format!("{count} {noun}s") }
+}
 
 /// Where a question stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -218,16 +227,64 @@ pub struct FeedEntry {
     pub text: String,
 }
 
+/// The questions of a run in rank order, each shared between clones of the
+/// state until it changes.
+#[derive(Debug, Clone, Default)]
+pub struct Questions(Vec<Arc<QuestionState>>);
+
+impl Questions {
+    /// Number of questions.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The question at `index`.
+    pub fn get(&self, index: usize) -> Option<&QuestionState> {
+        self.0.get(index).map(|q| &**q)
+    }
+
+    /// Every question in rank order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &QuestionState> + DoubleEndedIterator {
+        self.0.iter().map(|q| &**q)
+    }
+
+    fn get_mut(&mut self, index: usize) -> &mut QuestionState {
+        Arc::make_mut(&mut self.0[index])
+    }
+}
+
+impl std::ops::Index<usize> for Questions {
+    type Output = QuestionState;
+
+    fn index(&self, index: usize) -> &QuestionState {
+        &self.0[index]
+    }
+}
+
+impl<'a> IntoIterator for &'a Questions {
+    type Item = &'a QuestionState;
+    type IntoIter = std::iter::Map<std::slice::Iter<'a, Arc<QuestionState>>, fn(&Arc<QuestionState>) -> &QuestionState>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter().map(|q| &**q)
+    }
+}
+
 /// Everything known about a run.
 #[derive(Debug, Clone, Default)]
 pub struct RunState {
     /// Settings, once the run started.
     pub settings: Option<RunSettings>,
     /// Questions in rank order.
-    pub questions: Vec<QuestionState>,
-    index: HashMap<String, usize>,
+    pub questions: Questions,
+    index: Arc<HashMap<String, usize>>,
     /// All LLM calls by id.
-    pub calls: BTreeMap<u64, LlmCall>,
+    pub calls: BTreeMap<u64, Arc<LlmCall>>,
     /// Recent activity, oldest first.
     pub feed: VecDeque<FeedEntry>,
     /// Feed entries ever pushed (the feed itself keeps only the latest).
@@ -255,7 +312,7 @@ impl RunState {
     }
 
     fn question_mut(&mut self, id: &str) -> Option<&mut QuestionState> {
-        self.index.get(id).map(|&i| &mut self.questions[i])
+        self.index.get(id).map(|&i| self.questions.get_mut(i))
     }
 
     /// Number of questions with `status` matching `pred`.
@@ -288,8 +345,8 @@ impl RunState {
                     if self.index.contains_key(&question.id) {
                         continue;
                     }
-                    self.index.insert(question.id.clone(), self.questions.len());
-                    self.questions.push(QuestionState {
+                    Arc::make_mut(&mut self.index).insert(question.id.clone(), self.questions.len());
+                    self.questions.0.push(Arc::new(QuestionState {
                         question: question.clone(),
                         attempts: Vec::new(),
                         status: QuestionStatus::Queued,
@@ -297,7 +354,7 @@ impl RunState {
                         finished_ms: None,
                         usage: TokenUsage::default(),
                         cost_usd: 0.0,
-                    });
+                    }));
                 }
                 self.push_feed(None, FeedKind::Info, format!("{} questions generated", questions.len()));
             }
@@ -347,7 +404,7 @@ impl RunState {
                 }
                 self.calls.insert(
                     *call_id,
-                    LlmCall {
+                    Arc::new(LlmCall {
                         call_id: *call_id,
                         key: key.clone(),
                         model: model.clone(),
@@ -358,27 +415,29 @@ impl RunState {
                         usage: TokenUsage::default(),
                         latency_ms: 0,
                         retries: 0,
-                    },
+                    }),
                 );
             }
             EngineEvent::LlmTextDelta { call_id, text } => {
                 if let Some(call) = self.calls.get_mut(call_id) {
-                    call.response.push_str(text);
+                    Arc::make_mut(call).response.push_str(text);
                 }
             }
             EngineEvent::LlmCallFinished { call_id, key, response, usage, latency_ms, error, retries, cost_usd } => {
-                let call = self.calls.entry(*call_id).or_insert_with(|| LlmCall {
-                    call_id: *call_id,
-                    key: key.clone(),
-                    model: String::new(),
-                    messages: Arc::default(),
-                    response: String::new(),
-                    finished: false,
-                    error: None,
-                    usage: TokenUsage::default(),
-                    latency_ms: 0,
-                    retries: 0,
-                });
+                let call = Arc::make_mut(self.calls.entry(*call_id).or_insert_with(|| {
+                    Arc::new(LlmCall {
+                        call_id: *call_id,
+                        key: key.clone(),
+                        model: String::new(),
+                        messages: Arc::default(),
+                        response: String::new(),
+                        finished: false,
+                        error: None,
+                        usage: TokenUsage::default(),
+                        latency_ms: 0,
+                        retries: 0,
+                    })
+                }));
                 call.response = response.clone().unwrap_or_default();
                 call.finished = true;
                 call.error = error.clone();
@@ -421,7 +480,10 @@ impl RunState {
                         .unwrap_or_default();
                     (
                         FeedKind::Bad,
-                        format!("iteration {iteration} rejected ({} findings): {first}", feedback.findings.len()),
+                        format!(
+                            "iteration {iteration} rejected ({}): {first}",
+                            plural(feedback.findings.len(), "finding")
+                        ),
                     )
                 };
                 self.push_feed(Some(question_id), kind, text);
@@ -494,5 +556,65 @@ impl RunState {
                 self.push_feed(None, FeedKind::Info, text);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::DifficultyLevel;
+
+    fn question(id: &str) -> Question {
+        Question {
+            id: id.into(),
+            question: format!("{id}?"),
+            difficulty_rank: 1,
+            difficulty_level: DifficultyLevel::Easy,
+            reasoning: String::new(),
+            relevant_data_keys: vec![],
+            expected_answer: None,
+        }
+    }
+
+    #[test]
+    fn a_clone_shares_what_did_not_change_and_never_sees_later_changes() {
+        let mut state = RunState::default();
+        state.apply(0, &EngineEvent::QuestionsGenerated { questions: vec![question("q1"), question("q2")] });
+        let key = CallKey {
+            question_id: Some("q1".into()),
+            role: crate::llm::LlmRole::DagBuild,
+            attempt: 1,
+            iteration: 1,
+            layer: None,
+        };
+        state.apply(1, &EngineEvent::LlmCallStarted { call_id: 7, key, model: "m".into(), messages: vec![] });
+        let snapshot = state.clone();
+        state.apply(2, &EngineEvent::QuestionStarted { question_id: "q1".into(), attempt: 1, forked_from: None });
+        state.apply(3, &EngineEvent::LlmTextDelta { call_id: 7, text: "partial".into() });
+        assert!(Arc::ptr_eq(&state.questions.0[1], &snapshot.questions.0[1]), "q2 did not change: shared");
+        assert!(!Arc::ptr_eq(&state.questions.0[0], &snapshot.questions.0[0]), "q1 changed: copied");
+        assert_eq!(snapshot.question("q1").unwrap().started_ms, None, "the snapshot keeps the old q1");
+        assert_eq!(state.question("q1").unwrap().started_ms, Some(2));
+        assert_eq!((snapshot.calls[&7].response.as_str(), state.calls[&7].response.as_str()), ("", "partial"));
+    }
+
+    #[test]
+    fn verdicts_count_findings_in_words() {
+        let mut state = RunState::default();
+        state.apply(0, &EngineEvent::QuestionsGenerated { questions: vec![question("q1")] });
+        let finding = crate::model::Finding {
+            node_id: None,
+            layer: None,
+            rule: "r".into(),
+            source: crate::model::FindingSource::Structural,
+            message: "bad".into(),
+            severity: crate::model::Severity::Error,
+        };
+        for (iteration, findings) in [(1, vec![finding.clone()]), (2, vec![finding.clone(), finding])] {
+            let feedback = CriticFeedback { findings, ..Default::default() };
+            state.apply(1, &EngineEvent::CriticVerdict { question_id: "q1".into(), attempt: 1, iteration, feedback });
+        }
+        let texts: Vec<&str> = state.feed.iter().skip(1).map(|e| e.text.as_str()).collect();
+        assert_eq!(texts, ["iteration 1 rejected (1 finding): bad", "iteration 2 rejected (2 findings): bad"]);
     }
 }

@@ -24,7 +24,6 @@ pub use replay::Replay;
 pub use theme::Theme;
 
 use crate::engine::{Command, EngineEvent, RunState};
-use crate::trace::Trace;
 
 /// Shortest time between two frames.
 const FRAME: Duration = Duration::from_millis(16);
@@ -145,8 +144,7 @@ fn with_terminal<T>(body: impl FnOnce(&mut ratatui::DefaultTerminal) -> T) -> an
 
 /// Open the UI over the trace at `path`: the final state, or the start.
 pub fn replay_trace(path: &std::path::Path, from_start: bool) -> anyhow::Result<()> {
-    let trace = Trace::read(path)?;
-    let (replay, state) = Replay::new(trace.records, from_start);
+    let (replay, state) = Replay::open(path, from_start)?;
     let mut app = App::new(state, theme(), Some(replay), None);
     let runtime = tokio::runtime::Runtime::new()?;
     with_terminal(|terminal| runtime.block_on(event_loop(terminal, &mut app, None)))??;
