@@ -3,6 +3,7 @@
 //! functions of it; redraws happen on change, at most ~60 per second.
 
 mod app;
+mod comparison;
 mod highlight;
 mod keymap;
 mod replay;
@@ -19,6 +20,7 @@ use ratatui::layout::{Constraint, Layout};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 pub use app::{App, Screen, Tab};
+pub use comparison::Comparison;
 pub use keymap::{Action, BINDINGS, action_for};
 pub use replay::Replay;
 pub use theme::Theme;
@@ -39,6 +41,8 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Screen::Dashboard => screens::dashboard::draw(frame, body, app),
         Screen::Question => screens::question::draw(frame, body, app),
         Screen::Diff => screens::diff::draw(frame, body, app),
+        Screen::Compare => screens::compare::draw(frame, body, app),
+        Screen::CompareDetail => screens::compare_detail::draw(frame, body, app),
     }
     widgets::footer::draw(frame, footer, app);
     if app.help {
@@ -146,6 +150,14 @@ fn with_terminal<T>(body: impl FnOnce(&mut ratatui::DefaultTerminal) -> T) -> an
 pub fn replay_trace(path: &std::path::Path, from_start: bool) -> anyhow::Result<()> {
     let (replay, state) = Replay::open(path, from_start)?;
     let mut app = App::new(state, theme(), Some(replay), None);
+    let runtime = tokio::runtime::Runtime::new()?;
+    with_terminal(|terminal| runtime.block_on(event_loop(terminal, &mut app, None)))??;
+    Ok(())
+}
+
+/// Open the UI over `comparison` (two runs side by side).
+pub fn compare(comparison: Comparison) -> anyhow::Result<()> {
+    let mut app = App::comparing(comparison, theme());
     let runtime = tokio::runtime::Runtime::new()?;
     with_terminal(|terminal| runtime.block_on(event_loop(terminal, &mut app, None)))??;
     Ok(())

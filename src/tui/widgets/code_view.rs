@@ -19,6 +19,15 @@ pub fn source_color(source: FindingSource) -> &'static str {
     }
 }
 
+/// Rows the code and findings of `node` need, borders included (findings
+/// wrapped in their narrower pane may need a few more).
+pub fn height(node: &DagNodeSpec, feedback: Option<&CriticFeedback>) -> u16 {
+    let code = node.code.lines().count() + 1;
+    let findings: usize =
+        feedback.map_or(0, |f| f.findings_for_node(&node.node_id).map(|f| f.message.lines().count() + 2).sum());
+    (code.max(findings) + 2).min(u16::MAX as usize) as u16
+}
+
 /// Draw `node`'s code and its findings into `area`.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, node: &DagNodeSpec, feedback: Option<&CriticFeedback>) {
     let t = &app.theme;
