@@ -10,9 +10,9 @@ use eval_dag::llm::{CallKey, ChatMessage, LlmRole};
 use eval_dag::report::{compare, load_results};
 use eval_dag::trace::Trace;
 use eval_dag::tui::{App, Comparison, Replay, Screen, Tab, Theme, draw};
-use serde_json::{Value, json};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
+use serde_json::{Value, json};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 const SAMPLE: &str = "sample-data/traces/fraud-scripted.trace.jsonl";
@@ -242,13 +242,24 @@ fn streamed_text_appears_in_the_conversation_while_the_call_runs() {
     }
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
     let mut app = App::new(state, Theme::dark(), None, Some(tx));
-    app.apply(200, &EngineEvent::LlmTextDelta { call_id: 4, text: "Here is the fixed DAG:\n```json\n{\"nodes\"".into() });
+    app.apply(
+        200,
+        &EngineEvent::LlmTextDelta { call_id: 4, text: "Here is the fixed DAG:\n```json\n{\"nodes\"".into() },
+    );
     press(&mut app, "j\n\t\tz");
     let text = screen(&app, 120, 40);
     assert!(text.contains("▸ build · scripted-model · streaming…") && text.contains("response so far:"), "{text}");
     assert!(text.contains("Here is the fixed DAG:") && text.contains("… no verdict yet (build)"), "{text}");
     let key = CallKey { question_id: None, role: LlmRole::QuestionGeneration, attempt: 1, iteration: 0, layer: None };
-    app.apply(201, &EngineEvent::LlmCallStarted { call_id: 99, key, model: "m".into(), messages: vec![ChatMessage::user("again")] });
+    app.apply(
+        201,
+        &EngineEvent::LlmCallStarted {
+            call_id: 99,
+            key,
+            model: "m".into(),
+            messages: vec![ChatMessage::user("again")],
+        },
+    );
     app.refresh();
     assert!(screen(&app, 120, 40).contains("▸ build · scripted-model · streaming…"), "the view stays on the iteration");
 }
@@ -315,4 +326,47 @@ fn compare_keys_filter_open_and_go_back() {
     assert_eq!(app.screen, Screen::Compare);
     press(&mut app, "q");
     assert!(app.quit);
+}
+
+#[test]
+fn a_click_selects_the_row_under_the_mouse_when_the_table_is_scrolled() {
+    use crossterm::event::{Event, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+    let mut app = replay_app();
+    press(&mut app, "j");
+    let text = screen(&app, 80, 10);
+    assert!(text.lines().nth(5).unwrap().starts_with("q_01"), "one row fits and shows q_01: {text}");
+    let click = MouseEvent { kind: MouseEventKind::Down(MouseButton::Left), column: 3, row: 5, modifiers: KeyModifiers::NONE };
+    eval_dag::tui::on_input(&mut app, Event::Mouse(click), ratatui::layout::Size::new(80, 10));
+    assert_eq!(app.current_question().unwrap().question.id, "q_01", "the row drawn there, not the first row");
+    let below = MouseEvent { row: 7, ..click };
+    eval_dag::tui::on_input(&mut app, Event::Mouse(below), ratatui::layout::Size::new(80, 10));
+    assert_eq!(app.row, 1, "a click below the rows changes nothing");
+}
+
+#[test]
+fn grades_show_only_under_the_iteration_that_produced_the_answer() {
+    let mut app = replay_app();
+    press(&mut app, "j\n\t");
+    let approved = screen(&app, 160, 48);
+    assert!(approved.contains("final answer: grocery_pos") && approved.contains("✓ right (ground_truth)"), "{approved}");
+    press(&mut app, "h");
+    let rejected = screen(&app, 160, 48);
+    assert!(rejected.contains("trial run failed") && !rejected.contains("✓ right"), "{rejected}");
+}
+
+#[test]
+fn narrow_terminals_get_whole_columns_and_whole_footer_hints() {
+    let mut app = replay_app();
+    let text = screen(&app, 80, 24);
+    assert!(text.contains("findings") && text.contains("✓ grocery_pos") && text.contains("How many transactions"), "{text}");
+    let hints: Vec<String> =
+        eval_dag::tui::BINDINGS.iter().filter(|b| !b.hint.is_empty()).map(|b| format!("{} {}", b.label, b.hint)).collect();
+    for keys in ["", "j\n", "j\nd"] {
+        press(&mut app, keys);
+        let text = screen(&app, 80, 24);
+        let footer = text.lines().last().unwrap();
+        for item in footer.split("  ").map(str::trim).filter(|i| !i.is_empty()) {
+            assert!(hints.iter().any(|h| h == item), "{item:?} is a whole hint: {footer}");
+        }
+    }
 }

@@ -32,10 +32,14 @@ const FRAME: Duration = Duration::from_millis(16);
 /// Most events folded before a redraw.
 const DRAIN_BATCH: usize = 2000;
 
+/// The header, body and footer areas of a terminal of `area`.
+fn areas(area: ratatui::layout::Rect) -> [ratatui::layout::Rect; 3] {
+    Layout::vertical([Constraint::Length(3), Constraint::Min(3), Constraint::Length(1)]).areas(area)
+}
+
 /// Draw the whole app.
 pub fn draw(frame: &mut Frame, app: &App) {
-    let [header, body, footer] =
-        Layout::vertical([Constraint::Length(3), Constraint::Min(3), Constraint::Length(1)]).areas(frame.area());
+    let [header, body, footer] = areas(frame.area());
     widgets::header::draw(frame, header, app);
     match app.screen {
         Screen::Dashboard => screens::dashboard::draw(frame, body, app),
@@ -58,15 +62,16 @@ fn theme() -> Theme {
     })
 }
 
-fn on_input(app: &mut App, event: Event) {
+/// Handle one input event; `size` is the terminal's.
+pub fn on_input(app: &mut App, event: Event, size: ratatui::layout::Size) {
     match event {
         Event::Key(key) if key.kind != KeyEventKind::Release => app.handle_key(key),
         Event::Mouse(mouse) => match mouse.kind {
             MouseEventKind::ScrollDown => app.handle_key(crossterm::event::KeyCode::Down.into()),
             MouseEventKind::ScrollUp => app.handle_key(crossterm::event::KeyCode::Up.into()),
             MouseEventKind::Down(MouseButton::Left) if app.screen == Screen::Dashboard => {
-                // Rows start below the header (3), the table border and its header row.
-                if let Some(row) = (mouse.row as usize).checked_sub(5) {
+                let [_, body, _] = areas(ratatui::layout::Rect::from((ratatui::layout::Position::ORIGIN, size)));
+                if let Some(row) = screens::dashboard::row_at(app, body, mouse.row) {
                     app.row = row;
                     app.refresh();
                 }
@@ -98,7 +103,7 @@ pub async fn event_loop(
         let draw_wait = FRAME.saturating_sub(last_draw.elapsed());
         tokio::select! {
             Some(Ok(event)) = input.next() => {
-                on_input(app, event);
+                on_input(app, event, terminal.size()?);
                 dirty = true;
             }
             received = async { events.as_mut().expect("guarded").recv().await }, if events.is_some() => {
