@@ -330,24 +330,31 @@ impl RunState {
 
     /// Fold one event, which happened `t_ms` after the run started.
     pub fn apply(&mut self, t_ms: u64, event: &EngineEvent) {
+        self.apply_owned(t_ms, event.clone());
+    }
+
+    /// [`Self::apply`] for an event the caller no longer needs: its prompts,
+    /// responses, DAGs and results move into the state instead of being copied.
+    pub fn apply_owned(&mut self, t_ms: u64, event: EngineEvent) {
         self.now_ms = self.now_ms.max(t_ms);
         self.events_applied += 1;
         match event {
             EngineEvent::RunStarted { settings } => {
-                self.settings = Some(settings.clone());
                 self.paused = settings.step;
                 let text =
                     format!("run started: {} via {} ({})", settings.dataset_dir, settings.provider, settings.model);
+                self.settings = Some(settings);
                 self.push_feed(None, FeedKind::Info, text);
             }
             EngineEvent::QuestionsGenerated { questions } => {
+                let count = questions.len();
                 for question in questions {
                     if self.index.contains_key(&question.id) {
                         continue;
                     }
                     Arc::make_mut(&mut self.index).insert(question.id.clone(), self.questions.len());
                     self.questions.0.push(Arc::new(QuestionState {
-                        question: question.clone(),
+                        question,
                         attempts: Vec::new(),
                         status: QuestionStatus::Queued,
                         started_ms: None,
@@ -356,43 +363,42 @@ impl RunState {
                         cost_usd: 0.0,
                     }));
                 }
-                self.push_feed(None, FeedKind::Info, format!("{} questions generated", questions.len()));
+                self.push_feed(None, FeedKind::Info, format!("{count} questions generated"));
             }
             EngineEvent::RunFailed { error } => {
-                self.failure = Some(error.clone());
                 self.push_feed(None, FeedKind::Bad, format!("run failed: {error}"));
+                self.failure = Some(error);
             }
             EngineEvent::QuestionStarted { question_id, attempt, forked_from } => {
                 let now = self.now_ms;
-                if let Some(q) = self.question_mut(question_id) {
+                if let Some(q) = self.question_mut(&question_id) {
                     // A start of an attempt that already has a record (a resumed
                     // run restarting it) replaces the interrupted record.
-                    *q.attempt_mut(*attempt) =
-                        Attempt { number: *attempt, forked_from: *forked_from, ..Attempt::default() };
+                    *q.attempt_mut(attempt) = Attempt { number: attempt, forked_from, ..Attempt::default() };
                     q.started_ms.get_or_insert(now);
                     q.finished_ms = None;
                     q.status = QuestionStatus::Queued;
                 }
-                if *attempt > 1 {
-                    self.push_feed(Some(question_id), FeedKind::Control, format!("attempt {attempt} started"));
+                if attempt > 1 {
+                    self.push_feed(Some(&question_id), FeedKind::Control, format!("attempt {attempt} started"));
                 }
             }
             EngineEvent::StageStarted { question_id, attempt, iteration, stage } => {
                 let now = self.now_ms;
-                if let Some(q) = self.question_mut(question_id) {
-                    q.status = QuestionStatus::Working(*stage);
-                    q.attempt_mut(*attempt).iteration_mut(*iteration).stages.push(StageRecord {
-                        stage: *stage,
+                if let Some(q) = self.question_mut(&question_id) {
+                    q.status = QuestionStatus::Working(stage);
+                    q.attempt_mut(attempt).iteration_mut(iteration).stages.push(StageRecord {
+                        stage,
                         started_ms: now,
                         finished: None,
                     });
                 }
             }
             EngineEvent::StageFinished { question_id, attempt, iteration, stage, ok, duration_ms } => {
-                if let Some(q) = self.question_mut(question_id) {
-                    let it = q.attempt_mut(*attempt).iteration_mut(*iteration);
-                    if let Some(record) = it.stages.iter_mut().rev().find(|r| r.stage == *stage) {
-                        record.finished = Some((*ok, *duration_ms));
+                if let Some(q) = self.question_mut(&question_id) {
+                    let it = q.attempt_mut(attempt).iteration_mut(iteration);
+                    if let Some(record) = it.stages.iter_mut().rev().find(|r| r.stage == stage) {
+                        record.finished = Some((ok, duration_ms));
                     }
                 }
             }
@@ -400,15 +406,15 @@ impl RunState {
                 if let Some(id) = &key.question_id
                     && let Some(q) = self.question_mut(id)
                 {
-                    q.attempt_mut(key.attempt).iteration_mut(key.iteration).calls.push(*call_id);
+                    q.attempt_mut(key.attempt).iteration_mut(key.iteration).calls.push(call_id);
                 }
                 self.calls.insert(
-                    *call_id,
+                    call_id,
                     Arc::new(LlmCall {
-                        call_id: *call_id,
-                        key: key.clone(),
-                        model: model.clone(),
-                        messages: Arc::new(messages.clone()),
+                        call_id,
+                        key,
+                        model,
+                        messages: Arc::new(messages),
                         response: String::new(),
                         finished: false,
                         error: None,
@@ -419,15 +425,27 @@ impl RunState {
                 );
             }
             EngineEvent::LlmTextDelta { call_id, text } => {
-                if let Some(call) = self.calls.get_mut(call_id) {
-                    Arc::make_mut(call).response.push_str(text);
+                if let Some(call) = self.calls.get_mut(&call_id) {
+                    Arc::make_mut(call).response.push_str(&text);
                 }
             }
             EngineEvent::LlmCallFinished { call_id, key, response, usage, latency_ms, error, retries, cost_usd } => {
-                let call = Arc::make_mut(self.calls.entry(*call_id).or_insert_with(|| {
+                self.usage += usage;
+                self.cost_usd += cost_usd;
+                if let Some(id) = &key.question_id
+                    && let Some(q) = self.question_mut(id)
+                {
+                    q.usage += usage;
+                    q.cost_usd += cost_usd;
+                }
+                if let Some(error) = &error {
+                    let text = format!("{} call failed: {error}", key.role.label());
+                    self.push_feed(key.question_id.as_deref(), FeedKind::Bad, text);
+                }
+                let call = Arc::make_mut(self.calls.entry(call_id).or_insert_with(|| {
                     Arc::new(LlmCall {
-                        call_id: *call_id,
-                        key: key.clone(),
+                        call_id,
+                        key,
                         model: String::new(),
                         messages: Arc::default(),
                         response: String::new(),
@@ -438,35 +456,19 @@ impl RunState {
                         retries: 0,
                     })
                 }));
-                call.response = response.clone().unwrap_or_default();
+                call.response = response.unwrap_or_default();
                 call.finished = true;
-                call.error = error.clone();
-                call.usage = *usage;
-                call.latency_ms = *latency_ms;
-                call.retries = *retries;
-                self.usage += *usage;
-                self.cost_usd += cost_usd;
-                if let Some(id) = &key.question_id
-                    && let Some(q) = self.question_mut(id)
-                {
-                    q.usage += *usage;
-                    q.cost_usd += cost_usd;
-                }
-                if let Some(error) = error {
-                    let text = format!("{} call failed: {error}", key.role.label());
-                    self.push_feed(key.question_id.clone().as_deref(), FeedKind::Bad, text);
-                }
+                call.error = error;
+                call.usage = usage;
+                call.latency_ms = latency_ms;
+                call.retries = retries;
             }
             EngineEvent::DagBuilt { question_id, attempt, iteration, dag } => {
-                if let Some(q) = self.question_mut(question_id) {
-                    q.attempt_mut(*attempt).iteration_mut(*iteration).dag = Some(dag.clone());
+                if let Some(q) = self.question_mut(&question_id) {
+                    q.attempt_mut(attempt).iteration_mut(iteration).dag = Some(dag);
                 }
             }
             EngineEvent::CriticVerdict { question_id, attempt, iteration, feedback } => {
-                if let Some(q) = self.question_mut(question_id) {
-                    q.attempt_mut(*attempt).iteration_mut(*iteration).feedback = Some(feedback.clone());
-                    q.status = if feedback.is_approved { QuestionStatus::Approved } else { QuestionStatus::Rejected };
-                }
                 let (kind, text) = if feedback.is_approved {
                     (FeedKind::Good, format!("iteration {iteration} approved"))
                 } else {
@@ -486,45 +488,49 @@ impl RunState {
                         ),
                     )
                 };
-                self.push_feed(Some(question_id), kind, text);
+                self.push_feed(Some(&question_id), kind, text);
+                if let Some(q) = self.question_mut(&question_id) {
+                    q.status = if feedback.is_approved { QuestionStatus::Approved } else { QuestionStatus::Rejected };
+                    q.attempt_mut(attempt).iteration_mut(iteration).feedback = Some(feedback);
+                }
             }
             EngineEvent::Executed { question_id, attempt, iteration, trial, result } => {
-                if let Some(q) = self.question_mut(question_id) {
-                    let a = q.attempt_mut(*attempt);
-                    if *trial {
-                        a.iteration_mut(*iteration).trial = Some(result.clone());
+                if let Some(q) = self.question_mut(&question_id) {
+                    let a = q.attempt_mut(attempt);
+                    if trial {
+                        a.iteration_mut(iteration).trial = Some(result);
                     } else {
-                        a.execution = Some(result.clone());
+                        a.execution = Some(result);
                     }
                 }
             }
             EngineEvent::QuestionFinished { question_id, attempt, outcome, final_answer, reason, .. } => {
-                let now = self.now_ms;
-                if let Some(q) = self.question_mut(question_id) {
-                    let a = q.attempt_mut(*attempt);
-                    a.outcome = Some(*outcome);
-                    a.final_answer = final_answer.clone();
-                    a.reason = reason.clone();
-                    if q.attempts.last().map(|a| a.number) == Some(*attempt) {
-                        q.status = QuestionStatus::Done(*outcome);
-                        q.finished_ms = Some(now);
-                    }
-                }
-                let kind = if *outcome == Outcome::Passed { FeedKind::Good } else { FeedKind::Bad };
-                let detail = match (final_answer, reason) {
+                let kind = if outcome == Outcome::Passed { FeedKind::Good } else { FeedKind::Bad };
+                let detail = match (&final_answer, &reason) {
                     (Some(answer), _) => format!(" → {}", crate::engine::preview(answer, 60)),
                     (None, Some(reason)) => format!(": {reason}"),
                     _ => String::new(),
                 };
-                self.push_feed(Some(question_id), kind, format!("{}{detail}", outcome.label()));
+                self.push_feed(Some(&question_id), kind, format!("{}{detail}", outcome.label()));
+                let now = self.now_ms;
+                if let Some(q) = self.question_mut(&question_id) {
+                    let a = q.attempt_mut(attempt);
+                    a.outcome = Some(outcome);
+                    a.final_answer = final_answer;
+                    a.reason = reason;
+                    if q.attempts.last().map(|a| a.number) == Some(attempt) {
+                        q.status = QuestionStatus::Done(outcome);
+                        q.finished_ms = Some(now);
+                    }
+                }
             }
             EngineEvent::Graded { question_id, attempt, grades } => {
-                if let Some(q) = self.question_mut(question_id) {
-                    q.attempt_mut(*attempt).grades = grades.clone();
-                }
                 if let Some(wrong) = grades.iter().find(|g| !g.passed) {
                     let text = format!("graded wrong by {}: {}", wrong.method, wrong.reason);
-                    self.push_feed(Some(question_id), FeedKind::Bad, text);
+                    self.push_feed(Some(&question_id), FeedKind::Bad, text);
+                }
+                if let Some(q) = self.question_mut(&question_id) {
+                    q.attempt_mut(attempt).grades = grades;
                 }
             }
             EngineEvent::Control(action) => {
@@ -537,22 +543,20 @@ impl RunState {
                         self.paused = false;
                         (None, "resumed".to_string())
                     }
-                    ControlAction::Stepped { question_id } => (question_id.clone(), "step".to_string()),
-                    ControlAction::Rerun { question_id } => {
-                        (Some(question_id.clone()), "rerun from scratch".to_string())
-                    }
+                    ControlAction::Stepped { question_id } => (question_id, "step".to_string()),
+                    ControlAction::Rerun { question_id } => (Some(question_id), "rerun from scratch".to_string()),
                     ControlAction::Fork { question_id, attempt, iteration } => {
-                        (Some(question_id.clone()), format!("fork from attempt {attempt}, iteration {iteration}"))
+                        (Some(question_id), format!("fork from attempt {attempt}, iteration {iteration}"))
                     }
-                    ControlAction::CancelQuestion { question_id } => (Some(question_id.clone()), "cancel".to_string()),
+                    ControlAction::CancelQuestion { question_id } => (Some(question_id), "cancel".to_string()),
                     ControlAction::CancelRun => (None, "run cancelled".to_string()),
                 };
                 self.push_feed(question.as_deref(), FeedKind::Control, text);
             }
             EngineEvent::RunFinished { summary } => {
-                self.summary = Some(summary.clone());
                 self.paused = false;
                 let text = format!("run finished: {}/{} passed", summary.passed, summary.total);
+                self.summary = Some(summary);
                 self.push_feed(None, FeedKind::Info, text);
             }
         }

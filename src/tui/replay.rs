@@ -41,8 +41,8 @@ impl Replay {
         let mut snapshots = vec![(0, state.clone())];
         let mut times = Vec::with_capacity(trace.len());
         trace.for_each(|record| {
-            state.apply(record.t_ms, &record.event);
             times.push(record.t_ms);
+            state.apply_owned(record.t_ms, record.event);
             if times.len() % every == 0 {
                 snapshots.push((times.len(), state.clone()));
             }
@@ -69,7 +69,7 @@ impl Replay {
 
     fn apply(&self, state: &mut RunState, index: usize) {
         let record = self.trace.record(index).expect("every line parsed when the trace was opened");
-        state.apply(record.t_ms, &record.event);
+        state.apply_owned(record.t_ms, record.event);
     }
 
     /// Move to `target` events applied and return the state there.

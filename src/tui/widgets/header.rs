@@ -71,7 +71,6 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     if state.cost_usd > 0.0 {
         first.push(Span::styled(format!("  ${:.4}", state.cost_usd), t.fg("text")));
     }
-    let count = |f: fn(QuestionStatus) -> bool| state.count(f);
     let mut second = Vec::new();
     if let Some(replay) = &app.replay {
         let mark = if replay.playing { "▶" } else { "⏸" };
@@ -84,23 +83,21 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     } else if state.summary.is_some() {
         second.push(Span::styled(" finished ", t.fg("muted")));
     }
-    second.extend([
-        Span::styled(format!(" {} questions · ", state.questions.len()), t.fg("text")),
-        Span::styled(
-            format!("{} passed · ", count(|s| s == QuestionStatus::Done(Outcome::Passed))),
-            t.fg("status_passed"),
-        ),
-        Span::styled(
-            format!("{} failed · ", count(|s| s == QuestionStatus::Done(Outcome::Failed))),
-            t.fg("status_failed"),
-        ),
-        Span::styled(
-            format!("{} exhausted · ", count(|s| s == QuestionStatus::Done(Outcome::Exhausted))),
-            t.fg("status_exhausted"),
-        ),
-        Span::styled(format!("{} working · ", count(|s| s.is_active())), t.fg("status_working")),
-        Span::styled(format!("{} queued", count(|s| s == QuestionStatus::Queued)), t.fg("status_queued")),
-    ]);
+    second.push(Span::styled(format!(" {} questions", state.questions.len()), t.fg("text")));
+    let done = |outcome: Outcome| state.count(|s| s == QuestionStatus::Done(outcome));
+    let groups = [
+        ("passed", done(Outcome::Passed), "status_passed"),
+        ("failed", done(Outcome::Failed), "status_failed"),
+        ("exhausted", done(Outcome::Exhausted), "status_exhausted"),
+        ("cancelled", done(Outcome::Cancelled), "status_cancelled"),
+        ("working", state.count(QuestionStatus::is_active), "status_working"),
+        ("queued", state.count(|s| s == QuestionStatus::Queued), "status_queued"),
+    ];
+    // Only the groups that have questions: the line fits 80 columns.
+    for (label, n, color) in groups.into_iter().filter(|(_, n, _)| *n > 0) {
+        second.push(Span::styled(" · ", t.fg("muted")));
+        second.push(Span::styled(format!("{n} {label}"), t.fg(color)));
+    }
     let third = if app.editing_filter {
         Line::from(Span::styled(format!(" filter: {}▏ (enter to apply)", app.filter), t.fg("accent")))
     } else {
