@@ -335,7 +335,8 @@ fn a_click_selects_the_row_under_the_mouse_when_the_table_is_scrolled() {
     press(&mut app, "j");
     let text = screen(&app, 80, 10);
     assert!(text.lines().nth(5).unwrap().starts_with("q_01"), "one row fits and shows q_01: {text}");
-    let click = MouseEvent { kind: MouseEventKind::Down(MouseButton::Left), column: 3, row: 5, modifiers: KeyModifiers::NONE };
+    let click =
+        MouseEvent { kind: MouseEventKind::Down(MouseButton::Left), column: 3, row: 5, modifiers: KeyModifiers::NONE };
     eval_dag::tui::on_input(&mut app, Event::Mouse(click), ratatui::layout::Size::new(80, 10));
     assert_eq!(app.current_question().unwrap().question.id, "q_01", "the row drawn there, not the first row");
     let below = MouseEvent { row: 7, ..click };
@@ -348,7 +349,10 @@ fn grades_show_only_under_the_iteration_that_produced_the_answer() {
     let mut app = replay_app();
     press(&mut app, "j\n\t");
     let approved = screen(&app, 160, 48);
-    assert!(approved.contains("final answer: grocery_pos") && approved.contains("✓ right (ground_truth)"), "{approved}");
+    assert!(
+        approved.contains("final answer: grocery_pos") && approved.contains("✓ right (ground_truth)"),
+        "{approved}"
+    );
     press(&mut app, "h");
     let rejected = screen(&app, 160, 48);
     assert!(rejected.contains("trial run failed") && !rejected.contains("✓ right"), "{rejected}");
@@ -358,9 +362,15 @@ fn grades_show_only_under_the_iteration_that_produced_the_answer() {
 fn narrow_terminals_get_whole_columns_and_whole_footer_hints() {
     let mut app = replay_app();
     let text = screen(&app, 80, 24);
-    assert!(text.contains("findings") && text.contains("✓ grocery_pos") && text.contains("How many transactions"), "{text}");
-    let hints: Vec<String> =
-        eval_dag::tui::BINDINGS.iter().filter(|b| !b.hint.is_empty()).map(|b| format!("{} {}", b.label, b.hint)).collect();
+    assert!(
+        text.contains("findings") && text.contains("✓ grocery_pos") && text.contains("How many transactions"),
+        "{text}"
+    );
+    let hints: Vec<String> = eval_dag::tui::BINDINGS
+        .iter()
+        .filter(|b| !b.hint.is_empty())
+        .map(|b| format!("{} {}", b.label, b.hint))
+        .collect();
     for keys in ["", "j\n", "j\nd"] {
         press(&mut app, keys);
         let text = screen(&app, 80, 24);
