@@ -1,6 +1,7 @@
 //! End to end in a real terminal: the binary replays the sample trace inside
-//! tmux, the test navigates to the rejected question, opens the diff, checks
-//! the screen text, quits and checks the terminal was restored.
+//! tmux, the test navigates to the rejected question, opens the diff and the
+//! conversation tab, checks the screen text, quits and checks the terminal was
+//! restored.
 
 mod common;
 
@@ -49,6 +50,15 @@ fn replay_navigate_to_the_rejected_question_and_open_the_diff() {
     assert!(
         screen.contains("resolved") && screen.contains("unknown_field") && screen.contains("~ changed rates"),
         "{screen}"
+    );
+    for key in ["Escape", "Tab", "Tab", "z"] {
+        tmux(&["send-keys", "-t", &session, key]);
+    }
+    let screen = wait_for(&session, "changes since the last build");
+    assert!(
+        screen.contains("━━ attempt 1 · iteration 2")
+            && screen.contains("Your previous DAG (iteration 1) was rejected"),
+        "the conversation tab opens at the selected iteration and shows what the rebuild prompt added: {screen}"
     );
     tmux(&["send-keys", "-t", &session, "q"]);
     let screen = wait_for(&session, "EXITED-0");
