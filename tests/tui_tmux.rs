@@ -24,20 +24,51 @@ fn wait_for(session: &str, needle: &str) -> String {
     }
 }
 
-#[test]
-fn replay_navigate_to_the_rejected_question_and_open_the_diff() {
+/// A 160×48 tmux session named after `name` with a shell in the repository,
+/// or none when tmux is not installed.
+fn session(name: &str) -> Option<String> {
     if Command::new("tmux").arg("-V").output().is_err() {
         eprintln!("\n\n*** tmux is not installed: SKIPPING the end-to-end TUI test (CI installs tmux) ***\n\n");
-        return;
+        return None;
     }
-    let session = format!("eval-dag-e2e-{}", std::process::id());
+    let session = format!("eval-dag-e2e-{name}-{}", std::process::id());
     tmux(&["new-session", "-d", "-s", &session, "-x", "160", "-y", "48", "sh"]);
-    let command = format!(
-        "cd {} && EVAL_DAG_LOG=/dev/null {} replay sample-data/traces/fraud-scripted.trace.jsonl; echo EXITED-$?",
-        common::root().display(),
-        env!("CARGO_BIN_EXE_eval-dag")
-    );
-    tmux(&["send-keys", "-t", &session, &command, "Enter"]);
+    let cd = format!("cd {}", common::root().display());
+    tmux(&["send-keys", "-t", &session, &cd, "Enter"]);
+    Some(session)
+}
+
+/// Type `args` for the binary in `session`, then an exit-code marker.
+fn run(session: &str, args: &str) {
+    let command = format!("EVAL_DAG_LOG=/dev/null {} {args}; echo EXITED-$?", env!("CARGO_BIN_EXE_eval-dag"));
+    tmux(&["send-keys", "-t", session, &command, "Enter"]);
+}
+
+const TRACE: &str = "sample-data/traces/fraud-scripted.trace.jsonl";
+
+#[test]
+fn compare_opens_its_view_on_a_terminal_and_headless_prints_the_table() {
+    let Some(session) = session("compare") else { return };
+    run(&session, &format!("compare {TRACE} {TRACE}"));
+    let screen = wait_for(&session, "2 questions · 2 same");
+    assert!(screen.contains(&format!("A: {TRACE}")) && screen.contains("q_01"), "{screen}");
+    tmux(&["send-keys", "-t", &session, "Enter"]);
+    let screen = wait_for(&session, "final DAG: changes from A to B");
+    assert!(screen.contains("the final DAGs are the same"), "{screen}");
+    tmux(&["send-keys", "-t", &session, "q"]);
+    let screen = wait_for(&session, "EXITED-0");
+    assert!(screen.contains("EXITED-0") && !screen.contains("2 questions · 2 same"), "left cleanly: {screen}");
+    tmux(&["send-keys", "-t", &session, "clear", "Enter"]);
+    run(&session, &format!("compare --headless {TRACE} {TRACE}"));
+    let screen = wait_for(&session, "EXITED-0");
+    tmux(&["kill-session", "-t", &session]);
+    assert!(screen.contains("0 regressions, 0 improvements") && screen.contains("question change"), "{screen}");
+}
+
+#[test]
+fn replay_navigate_to_the_rejected_question_and_open_the_diff() {
+    let Some(session) = session("replay") else { return };
+    run(&session, &format!("replay {TRACE}"));
     let screen = wait_for(&session, "REPLAY");
     assert!(screen.contains("q_01") && screen.contains("Which category has the highest fraud rate?"), "{screen}");
     for key in ["j", "Enter", "h"] {
