@@ -112,8 +112,12 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             Block::default().borders(Borders::ALL).title(format!(" {name}: {path} ")).border_style(t.fg("border"));
         frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(block), column);
     }
-    let block =
-        Block::default().borders(Borders::ALL).title(" final DAG: changes from A to B ").border_style(t.fg("border"));
-    let shown: Vec<Line> = lines(app).into_iter().skip(app.scroll).collect();
+    let lines = lines(app);
+    let mut title = " final DAG: changes from A to B ".to_string();
+    if app.scroll > 0 {
+        title.push_str(&format!("· line {} of {} ", app.scroll + 1, lines.len()));
+    }
+    let block = Block::default().borders(Borders::ALL).title(title).border_style(t.fg("border"));
+    let shown: Vec<Line> = lines.into_iter().skip(app.scroll).collect();
     frame.render_widget(Paragraph::new(shown).wrap(Wrap { trim: false }).block(block), bottom);
 }

@@ -84,7 +84,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         (Some((_, before)), Some((_, after))) => format!(" iteration {} → {} ", before.number, after.number),
         _ => " diff ".into(),
     };
+    let lines = lines(app);
+    let title = if app.scroll > 0 { format!("{title}· line {} of {} ", app.scroll + 1, lines.len()) } else { title };
     let block = Block::default().borders(Borders::ALL).title(title).border_style(app.theme.fg("border"));
-    let shown: Vec<Line> = lines(app).into_iter().skip(app.scroll).collect();
+    let shown: Vec<Line> = lines.into_iter().skip(app.scroll).collect();
     frame.render_widget(Paragraph::new(shown).wrap(Wrap { trim: false }).block(block), area);
 }
