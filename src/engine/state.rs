@@ -566,34 +566,31 @@ impl RunState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::DifficultyLevel;
+    use serde_json::json;
 
-    fn question(id: &str) -> Question {
-        Question {
-            id: id.into(),
-            question: format!("{id}?"),
-            difficulty_rank: 1,
-            difficulty_level: DifficultyLevel::Easy,
-            reasoning: String::new(),
-            relevant_data_keys: vec![],
-            expected_answer: None,
-        }
+    fn event(value: Value) -> EngineEvent {
+        serde_json::from_value(value).unwrap()
+    }
+
+    fn generated(ids: &[&str]) -> EngineEvent {
+        let questions: Vec<Value> = ids
+            .iter()
+            .map(|id| json!({"id": id, "question": "?", "difficulty_rank": 1, "difficulty_level": "easy"}))
+            .collect();
+        event(json!({"type": "questions_generated", "questions": questions}))
     }
 
     #[test]
     fn a_clone_shares_what_did_not_change_and_never_sees_later_changes() {
         let mut state = RunState::default();
-        state.apply(0, &EngineEvent::QuestionsGenerated { questions: vec![question("q1"), question("q2")] });
-        let key = CallKey {
-            question_id: Some("q1".into()),
-            role: crate::llm::LlmRole::DagBuild,
-            attempt: 1,
-            iteration: 1,
-            layer: None,
-        };
-        state.apply(1, &EngineEvent::LlmCallStarted { call_id: 7, key, model: "m".into(), messages: vec![] });
+        state.apply(0, &generated(&["q1", "q2"]));
+        let key = json!({"question_id": "q1", "role": "dag_build", "attempt": 1, "iteration": 1, "layer": null});
+        state.apply(
+            1,
+            &event(json!({"type": "llm_call_started", "call_id": 7, "key": key, "model": "m", "messages": []})),
+        );
         let snapshot = state.clone();
-        state.apply(2, &EngineEvent::QuestionStarted { question_id: "q1".into(), attempt: 1, forked_from: None });
+        state.apply(2, &event(json!({"type": "question_started", "question_id": "q1", "attempt": 1})));
         state.apply(3, &EngineEvent::LlmTextDelta { call_id: 7, text: "partial".into() });
         assert!(Arc::ptr_eq(&state.questions.0[1], &snapshot.questions.0[1]), "q2 did not change: shared");
         assert!(!Arc::ptr_eq(&state.questions.0[0], &snapshot.questions.0[0]), "q1 changed: copied");
@@ -605,18 +602,13 @@ mod tests {
     #[test]
     fn verdicts_count_findings_in_words() {
         let mut state = RunState::default();
-        state.apply(0, &EngineEvent::QuestionsGenerated { questions: vec![question("q1")] });
-        let finding = crate::model::Finding {
-            node_id: None,
-            layer: None,
-            rule: "r".into(),
-            source: crate::model::FindingSource::Structural,
-            message: "bad".into(),
-            severity: crate::model::Severity::Error,
-        };
-        for (iteration, findings) in [(1, vec![finding.clone()]), (2, vec![finding.clone(), finding])] {
-            let feedback = CriticFeedback { findings, ..Default::default() };
-            state.apply(1, &EngineEvent::CriticVerdict { question_id: "q1".into(), attempt: 1, iteration, feedback });
+        state.apply(0, &generated(&["q1"]));
+        let finding = json!({"node_id": null, "layer": null, "rule": "r", "source": "structural", "message": "bad"});
+        for (iteration, findings) in [(1, json!([finding])), (2, json!([finding, finding]))] {
+            let feedback = json!({"is_approved": false, "findings": findings});
+            let verdict = json!({"type": "critic_verdict", "question_id": "q1", "attempt": 1, "iteration": iteration,
+                "feedback": feedback});
+            state.apply(1, &event(verdict));
         }
         let texts: Vec<&str> = state.feed.iter().skip(1).map(|e| e.text.as_str()).collect();
         assert_eq!(texts, ["iteration 1 rejected (1 finding): bad", "iteration 2 rejected (2 findings): bad"]);
