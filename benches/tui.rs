@@ -167,6 +167,15 @@ fn peak_rss_mb() -> f64 {
         / 1024.0
 }
 
+/// CPU time of the process so far (all threads, user + system), ms.
+fn cpu_ms() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name; utime and stime are the 12th and 13th, in clock ticks (100 Hz).
+    let fields: Vec<&str> = stat.rsplit(')').next().unwrap_or_default().split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0);
+    (ticks(11) + ticks(12)) * 10.0
+}
+
 fn main() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("big.trace.jsonl");
@@ -174,6 +183,7 @@ fn main() {
     let size = std::fs::metadata(&path).unwrap().len();
     let mut firsts = Vec::new();
     let mut app = None;
+    let cpu_before = cpu_ms();
     for _ in 0..5 {
         let started = Instant::now();
         let (replay, state) = Replay::open(&path, false).unwrap();
@@ -184,6 +194,7 @@ fn main() {
         app = Some(built);
     }
     firsts.sort_by(f64::total_cmp);
+    let cpu_per_load = (cpu_ms() - cpu_before) / 5.0;
     let app = app.unwrap();
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
     let mut frames: Vec<f64> = (0..300)
@@ -209,6 +220,7 @@ fn main() {
     jumps.sort_by(f64::total_cmp);
     println!("trace: {QUESTIONS} questions × {ITERATIONS} iterations, {} events, {:.1} MB", len, size as f64 / 1e6);
     println!("time to first frame (read + fold + snapshots + draw), median of 5: {:.0} ms", firsts[2]);
+    println!("CPU time per load (all threads; mean of the 5): {cpu_per_load:.0} ms");
     println!("dashboard render per frame at 160x48: p50 {:.2} ms, p99 {:.2} ms", frames[150], frames[296]);
     println!(
         "scrubbing: jump to the middle {middle_ms:.1} ms, one event back from the end {back_ms:.1} ms, \
