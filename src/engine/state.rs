@@ -243,11 +243,6 @@ impl Questions {
         self.0.is_empty()
     }
 
-    /// The question at `index`.
-    pub fn get(&self, index: usize) -> Option<&QuestionState> {
-        self.0.get(index).map(|q| &**q)
-    }
-
     /// Every question in rank order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &QuestionState> + DoubleEndedIterator {
         self.0.iter().map(|q| &**q)
