@@ -380,3 +380,12 @@ fn narrow_terminals_get_whole_columns_and_whole_footer_hints() {
         }
     }
 }
+
+#[test]
+fn the_findings_pane_is_tall_enough_for_its_wrapped_message_and_the_feedback_tab_lists_every_finding() {
+    let mut app = replay_app();
+    press(&mut app, "j\nhh");
+    let text = screen(&app, 160, 48);
+    assert!(text.lines().any(|l| l.contains("││'is_fraud_rate'?")), "the message's last wrapped row shows: {text}");
+    assert!(text.contains("[structural] rates unknown_field: node rates: line 2"), "{text}");
+}

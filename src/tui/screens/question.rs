@@ -12,6 +12,7 @@ use ratatui::widgets::{Block, Borders, List, ListItem, ListState, Paragraph, Tab
 use crate::engine::{Iteration, plural, preview};
 use crate::render::layout;
 use crate::tui::app::{App, Tab};
+use crate::tui::widgets::code_view::source_color;
 use crate::tui::widgets::{code_view, conversation, dag_graph};
 
 fn iterations_list(frame: &mut Frame, area: Rect, app: &App) {
@@ -55,11 +56,12 @@ fn feedback_lines(app: &App, it: &Iteration) -> Vec<Line<'static>> {
             Span::styled(layer.issues.join("; "), t.fg("text")),
         ]));
     }
-    for finding in feedback.findings.iter().filter(|f| f.node_id.is_none()) {
-        lines.push(Line::from(Span::styled(
-            format!("[{}] {}: {}", finding.source.label(), finding.rule, finding.message),
-            t.fg("node_flagged"),
-        )));
+    for finding in &feedback.findings {
+        lines.push(Line::from(vec![
+            Span::styled(format!("[{}] ", finding.source.label()), t.fg(source_color(finding.source))),
+            Span::styled(format!("{} {}: ", finding.node_id.as_deref().unwrap_or("DAG"), finding.rule), t.fg("text")),
+            Span::styled(finding.message.lines().next().unwrap_or_default().to_string(), t.fg("node_flagged")),
+        ]));
     }
     for suggestion in &feedback.suggestions {
         lines.push(Line::from(Span::styled(format!("→ {suggestion}"), t.fg("accent"))));
@@ -172,8 +174,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let graph_rows = it.dag.as_ref().map_or(1, |d| layout(d).rows as u16);
     let top_height = (graph_rows * 4 + 1).clamp(6, area.height / 3);
     let node = it.dag.as_ref().and_then(|dag| dag.nodes.get(app.node));
-    let middle_height = node
-        .map_or(0, |n| code_view::height(n, it.feedback.as_ref()).clamp(5, area.height.saturating_sub(top_height) / 2));
+    let middle_height = node.map_or(0, |n| {
+        code_view::height(n, it.feedback.as_ref(), area.width).clamp(5, area.height.saturating_sub(top_height) / 2)
+    });
     let [top, middle, bottom] =
         Layout::vertical([Constraint::Length(top_height), Constraint::Length(middle_height), Constraint::Min(4)])
             .areas(area);
