@@ -24,14 +24,31 @@ fn wait_for(session: &str, needle: &str) -> String {
     }
 }
 
+/// A tmux session, ended when dropped (a failed assertion leaves none behind).
+struct Session(String);
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        tmux(&["kill-session", "-t", &self.0]);
+    }
+}
+
+impl std::ops::Deref for Session {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
 /// A 160×48 tmux session named after `name` with a shell in the repository,
 /// or none when tmux is not installed.
-fn session(name: &str) -> Option<String> {
+fn session(name: &str) -> Option<Session> {
     if Command::new("tmux").arg("-V").output().is_err() {
         eprintln!("\n\n*** tmux is not installed: SKIPPING the end-to-end TUI test (CI installs tmux) ***\n\n");
         return None;
     }
-    let session = format!("eval-dag-e2e-{name}-{}", std::process::id());
+    let session = Session(format!("eval-dag-e2e-{name}-{}", std::process::id()));
     tmux(&["new-session", "-d", "-s", &session, "-x", "160", "-y", "48", "sh"]);
     let cd = format!("cd {}", common::root().display());
     tmux(&["send-keys", "-t", &session, &cd, "Enter"]);
@@ -61,7 +78,6 @@ fn compare_opens_its_view_on_a_terminal_and_headless_prints_the_table() {
     tmux(&["send-keys", "-t", &session, "clear", "Enter"]);
     run(&session, &format!("compare --headless {TRACE} {TRACE}"));
     let screen = wait_for(&session, "EXITED-0");
-    tmux(&["kill-session", "-t", &session]);
     assert!(screen.contains("0 regressions, 0 improvements") && screen.contains("question change"), "{screen}");
 }
 
@@ -93,7 +109,6 @@ fn replay_navigate_to_the_rejected_question_and_open_the_diff() {
     );
     tmux(&["send-keys", "-t", &session, "q"]);
     let screen = wait_for(&session, "EXITED-0");
-    tmux(&["kill-session", "-t", &session]);
     assert!(screen.contains("EXITED-0"), "the app quit cleanly: {screen}");
     assert!(!screen.contains("REPLAY"), "the alternate screen was left and the terminal restored: {screen}");
 }
