@@ -1,159 +1,20 @@
 //! TUI at scale: a generated trace of 1,000 questions × 3 iterations — time to
 //! the first frame after `replay` (read, fold, snapshot, draw), peak RSS, and
-//! render time per frame (p50/p99) at 160×48. Run: `cargo bench --bench tui`.
+//! render time per frame (p50/p99) at 160×48, and the time of a replay seek to
+//! the middle and one event back from the end. Run:
+//! `cargo bench --profile dev --bench tui`.
+
+#[path = "support/synthetic_trace.rs"]
+mod synthetic_trace;
 
 use std::time::Instant;
 
-use eval_dag::engine::{EngineEvent, Outcome, RunSettings, Stage};
-use eval_dag::llm::{CallKey, ChatMessage, LlmRole, TokenUsage};
-use eval_dag::model::{
-    CriticFeedback, DifficultyLevel, ExecutionResult, Finding, FindingSource, GeneratedDag, Question, Severity,
-};
-use eval_dag::trace::{TRACE_FORMAT, TRACE_VERSION, Trace, TraceHeader, TraceWriter};
 use eval_dag::tui::{App, Replay, Theme, draw};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use serde_json::json;
 
 const QUESTIONS: usize = 1000;
 const ITERATIONS: u32 = 3;
-
-fn dag(id: &str) -> GeneratedDag {
-    serde_json::from_value(json!({"question_id": id, "description": "plan", "final_answer_node": "b",
-        "nodes": [
-            {"node_id": "a", "operation": "group", "function_name": "f", "layer": 0, "inputs": {"rows": "dataset.transactions"},
-             "code": "def f(rows):\n    g = collections.defaultdict(list)\n    for r in rows:\n        g[r['category']].append(r['amt'])\n    return g\n"},
-            {"node_id": "b", "operation": "pick", "function_name": "g", "layer": 1, "inputs": {"x": "prev_node.a.output"},
-             "code": "def g(x):\n    return max(sorted(x), key=lambda k: statistics.fmean(x[k]))\n"}],
-        "edges": [{"source": "a", "target": "b"}]}))
-    .unwrap()
-}
-
-fn write_trace(path: &std::path::Path) {
-    let header = TraceHeader {
-        format: TRACE_FORMAT.into(),
-        version: TRACE_VERSION,
-        created_at: "now".into(),
-        settings: RunSettings::default(),
-    };
-    let mut w = TraceWriter::create(path, &header).unwrap();
-    let mut t = 0u64;
-    let mut emit = |w: &mut TraceWriter, e: EngineEvent| {
-        t += 1;
-        w.record(t, &e).unwrap();
-    };
-    emit(
-        &mut w,
-        EngineEvent::RunStarted { settings: RunSettings { max_iterations: ITERATIONS, ..RunSettings::default() } },
-    );
-    let questions: Vec<Question> = (0..QUESTIONS)
-        .map(|i| Question {
-            id: format!("q_{i:04}"),
-            question: format!("Which category has the highest mean amount, variant {i}?"),
-            difficulty_rank: i + 1,
-            difficulty_level: DifficultyLevel::from_rank(i + 1, QUESTIONS),
-            reasoning: String::new(),
-            relevant_data_keys: vec![],
-            expected_answer: None,
-            match_overrides: Default::default(),
-        })
-        .collect();
-    emit(&mut w, EngineEvent::QuestionsGenerated { questions: questions.clone() });
-    let mut call_id = 0;
-    for q in &questions {
-        let id = q.id.clone();
-        emit(&mut w, EngineEvent::QuestionStarted { question_id: id.clone(), attempt: 1, forked_from: None });
-        for iteration in 1..=ITERATIONS {
-            for stage in [Stage::Build, Stage::StructuralCheck, Stage::TrialRun, Stage::SemanticReview] {
-                emit(&mut w, EngineEvent::StageStarted { question_id: id.clone(), attempt: 1, iteration, stage });
-                emit(
-                    &mut w,
-                    EngineEvent::StageFinished {
-                        question_id: id.clone(),
-                        attempt: 1,
-                        iteration,
-                        stage,
-                        ok: true,
-                        duration_ms: 5,
-                    },
-                );
-            }
-            call_id += 1;
-            let key =
-                CallKey { question_id: Some(id.clone()), role: LlmRole::DagBuild, attempt: 1, iteration, layer: None };
-            emit(
-                &mut w,
-                EngineEvent::LlmCallStarted {
-                    call_id,
-                    key: key.clone(),
-                    model: "m".into(),
-                    messages: vec![ChatMessage::user("x".repeat(3000))],
-                },
-            );
-            emit(
-                &mut w,
-                EngineEvent::LlmCallFinished {
-                    call_id,
-                    key,
-                    response: Some("y".repeat(1500)),
-                    usage: TokenUsage { prompt_tokens: 800, completion_tokens: 400 },
-                    latency_ms: 900,
-                    error: None,
-                    retries: 0,
-                    cost_usd: 0.0,
-                },
-            );
-            emit(&mut w, EngineEvent::DagBuilt { question_id: id.clone(), attempt: 1, iteration, dag: dag(&id) });
-            let approved = iteration == ITERATIONS;
-            let findings = if approved {
-                vec![]
-            } else {
-                vec![Finding {
-                    node_id: Some("a".into()),
-                    layer: Some(0),
-                    rule: "unknown_field".into(),
-                    source: FindingSource::Structural,
-                    message: "reads an unknown field".into(),
-                    severity: Severity::Error,
-                }]
-            };
-            emit(
-                &mut w,
-                EngineEvent::Executed {
-                    question_id: id.clone(),
-                    attempt: 1,
-                    iteration,
-                    trial: true,
-                    result: ExecutionResult {
-                        success: true,
-                        final_answer: Some(json!("grocery_pos")),
-                        ..Default::default()
-                    },
-                },
-            );
-            emit(
-                &mut w,
-                EngineEvent::CriticVerdict {
-                    question_id: id.clone(),
-                    attempt: 1,
-                    iteration,
-                    feedback: CriticFeedback { is_approved: approved, findings, ..Default::default() },
-                },
-            );
-        }
-        emit(
-            &mut w,
-            EngineEvent::QuestionFinished {
-                question_id: id,
-                attempt: 1,
-                outcome: Outcome::Passed,
-                iterations: ITERATIONS,
-                final_answer: Some(json!("grocery_pos")),
-                reason: None,
-            },
-        );
-    }
-}
 
 fn peak_rss_mb() -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -166,17 +27,26 @@ fn peak_rss_mb() -> f64 {
         / 1024.0
 }
 
+/// CPU time of the process so far (all threads, user + system), ms.
+fn cpu_ms() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name; utime and stime are the 12th and 13th, in clock ticks (100 Hz).
+    let fields: Vec<&str> = stat.rsplit(')').next().unwrap_or_default().split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0);
+    (ticks(11) + ticks(12)) * 10.0
+}
+
 fn main() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("big.trace.jsonl");
-    write_trace(&path);
+    synthetic_trace::write_trace(&path, QUESTIONS, ITERATIONS);
     let size = std::fs::metadata(&path).unwrap().len();
     let mut firsts = Vec::new();
     let mut app = None;
+    let cpu_before = cpu_ms();
     for _ in 0..5 {
         let started = Instant::now();
-        let trace = Trace::read(&path).unwrap();
-        let (replay, state) = Replay::new(trace.records, false);
+        let (replay, state) = Replay::open(&path, false).unwrap();
         let built = App::new(state, Theme::dark(), Some(replay), None);
         let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
         terminal.draw(|f| draw(f, &built)).unwrap();
@@ -184,6 +54,7 @@ fn main() {
         app = Some(built);
     }
     firsts.sort_by(f64::total_cmp);
+    let cpu_per_load = (cpu_ms() - cpu_before) / 5.0;
     let app = app.unwrap();
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
     let mut frames: Vec<f64> = (0..300)
@@ -194,12 +65,27 @@ fn main() {
         })
         .collect();
     frames.sort_by(f64::total_cmp);
-    println!(
-        "trace: {QUESTIONS} questions × {ITERATIONS} iterations, {} events, {:.1} MB",
-        app.replay.as_ref().unwrap().len(),
-        size as f64 / 1e6
-    );
+    let mut app = app;
+    let replay = app.replay.as_mut().unwrap();
+    let len = replay.len();
+    let timed = |replay: &mut Replay, target: usize| {
+        let t = Instant::now();
+        let state = replay.seek(target);
+        (t.elapsed().as_secs_f64() * 1e3, state)
+    };
+    let (middle_ms, middle) = timed(replay, len / 2);
+    assert!(middle.questions.iter().any(|q| q.status.is_active()), "the middle of the run has work under way");
+    let (back_ms, _) = timed(replay, len - 1);
+    let mut jumps: Vec<f64> = (0..100).map(|i| timed(replay, len * i / 100 + 37).0).collect();
+    jumps.sort_by(f64::total_cmp);
+    println!("trace: {QUESTIONS} questions × {ITERATIONS} iterations, {} events, {:.1} MB", len, size as f64 / 1e6);
     println!("time to first frame (read + fold + snapshots + draw), median of 5: {:.0} ms", firsts[2]);
+    println!("CPU time per load (all threads; mean of the 5): {cpu_per_load:.0} ms");
     println!("dashboard render per frame at 160x48: p50 {:.2} ms, p99 {:.2} ms", frames[150], frames[296]);
+    println!(
+        "scrubbing: jump to the middle {middle_ms:.1} ms, one event back from the end {back_ms:.1} ms, \
+         100 jumps across the trace p50 {:.1} ms, p95 {:.1} ms",
+        jumps[50], jumps[95]
+    );
     println!("peak RSS: {:.0} MB", peak_rss_mb());
 }

@@ -39,7 +39,8 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Write the HTML report of a results file or trace.
     Report(ReportArgs),
-    /// Compare two runs (results files or traces) question by question.
+    /// Compare two runs (results files or traces) question by question: a
+    /// terminal UI on a terminal, a table otherwise.
     Compare(CompareArgs),
     /// Grade a finished run's answers again (ground truth), without re-running.
     Grade(GradeArgs),
@@ -214,6 +215,10 @@ pub struct CompareArgs {
     /// Print the comparison as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Print the table even on a terminal (without this flag, a terminal gets
+    /// the interactive view; pipes and CI always get the table).
+    #[arg(long)]
+    pub headless: bool,
 }
 
 /// Arguments of `grade`.

@@ -1,6 +1,9 @@
 //! `eval-dag compare A B`: per question status, answer, iterations and tokens
-//! side by side, regressions and improvements first. Exit 1 when B regresses.
+//! side by side, regressions and improvements first — in the terminal UI when
+//! stdout is a terminal, as a table (or JSON) otherwise or with `--headless`.
+//! Exit 1 when B regresses.
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use crate::cli::CompareArgs;
@@ -52,11 +55,14 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let a = load_results(&args.a)?;
     let b = load_results(&args.b)?;
     let rows = compare(&a, &b);
-    if args.json {
+    let regressed = rows.iter().any(|r| r.change == Change::Regression);
+    if !args.json && !args.headless && std::io::stdout().is_terminal() {
+        let names = [args.a.display().to_string(), args.b.display().to_string()];
+        crate::tui::compare(crate::tui::Comparison::new(names, rows, &a, &b))?;
+    } else if args.json {
         println!("{}", serde_json::to_string_pretty(&rows).expect("rows serialise"));
     } else {
         print!("{}", table(&rows));
     }
-    let regressed = rows.iter().any(|r| r.change == Change::Regression);
     Ok(if regressed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

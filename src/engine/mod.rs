@@ -16,7 +16,8 @@ pub use events::{Command, ControlAction, EngineEvent, Outcome, RunSettings, RunS
 pub use orchestrator::{EngineHandle, EngineParts, RunOptions, start, summarise};
 pub use questions::parse_questions;
 pub use state::{
-    Attempt, FeedEntry, FeedKind, Iteration, LlmCall, QuestionState, QuestionStatus, RunState, StageRecord,
+    Attempt, FeedEntry, FeedKind, Iteration, LlmCall, QuestionState, QuestionStatus, Questions, RunState, StageRecord,
+    plural,
 };
 
 /// A one-line preview of a JSON value, at most `max` characters.

@@ -1,6 +1,10 @@
 //! The one reducer: [`RunState::apply`] folds engine events into the state that
 //! every screen, the results file and the report are drawn from. Live runs and
 //! replays feed it the same way.
+//!
+//! Questions and LLM calls sit behind `Arc`s and are copied only when changed,
+//! so cloning a state (the replay keeps snapshots for scrubbing) shares
+//! everything that did not change since.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
@@ -13,6 +17,11 @@ use crate::model::{CriticFeedback, ExecutionResult, GeneratedDag, Question};
 
 /// How many feed entries are kept.
 const FEED_CAPACITY: usize = 500;
+
+/// `count` and `noun`, with an `s` unless there is exactly one.
+pub fn plural(count: usize, noun: &str) -> String {
+    if count == 1 { format!("1 {noun}") } else { format!("{count} {noun}s") }
+}
 
 /// Where a question stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -222,16 +231,59 @@ pub struct FeedEntry {
     pub text: String,
 }
 
+/// The questions of a run in rank order, each shared between clones of the
+/// state until it changes.
+#[derive(Debug, Clone, Default)]
+pub struct Questions(Vec<Arc<QuestionState>>);
+
+impl Questions {
+    /// Number of questions.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Every question in rank order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &QuestionState> + DoubleEndedIterator {
+        self.0.iter().map(|q| &**q)
+    }
+
+    fn get_mut(&mut self, index: usize) -> &mut QuestionState {
+        Arc::make_mut(&mut self.0[index])
+    }
+}
+
+impl std::ops::Index<usize> for Questions {
+    type Output = QuestionState;
+
+    fn index(&self, index: usize) -> &QuestionState {
+        &self.0[index]
+    }
+}
+
+impl<'a> IntoIterator for &'a Questions {
+    type Item = &'a QuestionState;
+    type IntoIter = std::iter::Map<std::slice::Iter<'a, Arc<QuestionState>>, fn(&Arc<QuestionState>) -> &QuestionState>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter().map(|q| &**q)
+    }
+}
+
 /// Everything known about a run.
 #[derive(Debug, Clone, Default)]
 pub struct RunState {
     /// Settings, once the run started.
     pub settings: Option<RunSettings>,
     /// Questions in rank order.
-    pub questions: Vec<QuestionState>,
-    index: HashMap<String, usize>,
+    pub questions: Questions,
+    index: Arc<HashMap<String, usize>>,
     /// All LLM calls by id.
-    pub calls: BTreeMap<u64, LlmCall>,
+    pub calls: BTreeMap<u64, Arc<LlmCall>>,
     /// Recent activity, oldest first.
     pub feed: VecDeque<FeedEntry>,
     /// Feed entries ever pushed (the feed itself keeps only the latest).
@@ -259,7 +311,7 @@ impl RunState {
     }
 
     fn question_mut(&mut self, id: &str) -> Option<&mut QuestionState> {
-        self.index.get(id).map(|&i| &mut self.questions[i])
+        self.index.get(id).map(|&i| self.questions.get_mut(i))
     }
 
     /// Number of questions with `status` matching `pred`.
@@ -277,69 +329,75 @@ impl RunState {
 
     /// Fold one event, which happened `t_ms` after the run started.
     pub fn apply(&mut self, t_ms: u64, event: &EngineEvent) {
+        self.apply_owned(t_ms, event.clone());
+    }
+
+    /// [`Self::apply`] for an event the caller no longer needs: its prompts,
+    /// responses, DAGs and results move into the state instead of being copied.
+    pub fn apply_owned(&mut self, t_ms: u64, event: EngineEvent) {
         self.now_ms = self.now_ms.max(t_ms);
         self.events_applied += 1;
         match event {
             EngineEvent::RunStarted { settings } => {
-                self.settings = Some(settings.clone());
                 self.paused = settings.step;
                 let text =
                     format!("run started: {} via {} ({})", settings.dataset_dir, settings.provider, settings.model);
+                self.settings = Some(settings);
                 self.push_feed(None, FeedKind::Info, text);
             }
             EngineEvent::QuestionsGenerated { questions } => {
+                let count = questions.len();
                 for question in questions {
                     if self.index.contains_key(&question.id) {
                         continue;
                     }
-                    self.index.insert(question.id.clone(), self.questions.len());
-                    self.questions.push(QuestionState {
-                        question: question.clone(),
+                    Arc::make_mut(&mut self.index).insert(question.id.clone(), self.questions.len());
+                    self.questions.0.push(Arc::new(QuestionState {
+                        question,
                         attempts: Vec::new(),
                         status: QuestionStatus::Queued,
                         started_ms: None,
                         finished_ms: None,
                         usage: TokenUsage::default(),
                         cost_usd: 0.0,
-                    });
+                    }));
                 }
-                self.push_feed(None, FeedKind::Info, format!("{} questions generated", questions.len()));
+                self.push_feed(None, FeedKind::Info, format!("{count} questions generated"));
             }
             EngineEvent::RunFailed { error } => {
-                self.failure = Some(error.clone());
                 self.push_feed(None, FeedKind::Bad, format!("run failed: {error}"));
+                self.failure = Some(error);
             }
             EngineEvent::QuestionStarted { question_id, attempt, forked_from } => {
                 let now = self.now_ms;
-                if let Some(q) = self.question_mut(question_id) {
+                if let Some(q) = self.question_mut(&question_id) {
                     // A start of an attempt that already has a record (a resumed
                     // run restarting it) replaces the interrupted record.
-                    *q.attempt_mut(*attempt) =
-                        Attempt { number: *attempt, forked_from: *forked_from, ..Attempt::default() };
+                    *q.attempt_mut(attempt) = Attempt { number: attempt, forked_from, ..Attempt::default() };
                     q.started_ms.get_or_insert(now);
                     q.finished_ms = None;
                     q.status = QuestionStatus::Queued;
                 }
-                if *attempt > 1 {
-                    self.push_feed(Some(question_id), FeedKind::Control, format!("attempt {attempt} started"));
+                if attempt > 1 {
+                    self.push_feed(Some(&question_id), FeedKind::Control, format!("attempt {attempt} started"));
                 }
             }
             EngineEvent::StageStarted { question_id, attempt, iteration, stage } => {
                 let now = self.now_ms;
-                if let Some(q) = self.question_mut(question_id) {
-                    q.status = QuestionStatus::Working(*stage);
-                    q.attempt_mut(*attempt).iteration_mut(*iteration).stages.push(StageRecord {
-                        stage: *stage,
+                if let Some(q) = self.question_mut(&question_id) {
+                    q.status = QuestionStatus::Working(stage);
+                    q.attempt_mut(attempt).iteration_mut(iteration).stages.push(StageRecord {
+                        stage,
                         started_ms: now,
                         finished: None,
                     });
                 }
             }
             EngineEvent::StageFinished { question_id, attempt, iteration, stage, ok, duration_ms } => {
-                if let Some(q) = self.question_mut(question_id) {
-                    let it = q.attempt_mut(*attempt).iteration_mut(*iteration);
-                    if let Some(record) = it.stages.iter_mut().rev().find(|r| r.stage == *stage) {
-                        record.finished = Some((*ok, *duration_ms));
+                if let Some(q) = self.question_mut(&question_id) {
+                    let it = q.attempt_mut(attempt).iteration_mut(iteration);
+                    if let Some(record) = it.stages.iter_mut().rev().find(|r| r.stage == stage) {
+                        record.finished = Some((ok, duration_ms));
                     }
                 }
             }
@@ -350,74 +408,72 @@ impl RunState {
                     let attempt = q.attempt_mut(key.attempt);
                     // A judge call's iteration is its judge's place in the panel, not a DAG iteration.
                     if key.role == crate::llm::LlmRole::Judge {
-                        attempt.judge_calls.push(*call_id);
+                        attempt.judge_calls.push(call_id);
                     } else {
-                        attempt.iteration_mut(key.iteration).calls.push(*call_id);
+                        attempt.iteration_mut(key.iteration).calls.push(call_id);
                     }
                 }
                 self.calls.insert(
-                    *call_id,
-                    LlmCall {
-                        call_id: *call_id,
-                        key: key.clone(),
-                        model: model.clone(),
-                        messages: Arc::new(messages.clone()),
+                    call_id,
+                    Arc::new(LlmCall {
+                        call_id,
+                        key,
+                        model,
+                        messages: Arc::new(messages),
                         response: String::new(),
                         finished: false,
                         error: None,
                         usage: TokenUsage::default(),
                         latency_ms: 0,
                         retries: 0,
-                    },
+                    }),
                 );
             }
             EngineEvent::LlmTextDelta { call_id, text } => {
-                if let Some(call) = self.calls.get_mut(call_id) {
-                    call.response.push_str(text);
+                if let Some(call) = self.calls.get_mut(&call_id) {
+                    Arc::make_mut(call).response.push_str(&text);
                 }
             }
             EngineEvent::LlmCallFinished { call_id, key, response, usage, latency_ms, error, retries, cost_usd } => {
-                let call = self.calls.entry(*call_id).or_insert_with(|| LlmCall {
-                    call_id: *call_id,
-                    key: key.clone(),
-                    model: String::new(),
-                    messages: Arc::default(),
-                    response: String::new(),
-                    finished: false,
-                    error: None,
-                    usage: TokenUsage::default(),
-                    latency_ms: 0,
-                    retries: 0,
-                });
-                call.response = response.clone().unwrap_or_default();
-                call.finished = true;
-                call.error = error.clone();
-                call.usage = *usage;
-                call.latency_ms = *latency_ms;
-                call.retries = *retries;
-                self.usage += *usage;
+                self.usage += usage;
                 self.cost_usd += cost_usd;
                 if let Some(id) = &key.question_id
                     && let Some(q) = self.question_mut(id)
                 {
-                    q.usage += *usage;
+                    q.usage += usage;
                     q.cost_usd += cost_usd;
                 }
-                if let Some(error) = error {
+                if let Some(error) = &error {
                     let text = format!("{} call failed: {error}", key.role.label());
-                    self.push_feed(key.question_id.clone().as_deref(), FeedKind::Bad, text);
+                    self.push_feed(key.question_id.as_deref(), FeedKind::Bad, text);
                 }
+                let call = Arc::make_mut(self.calls.entry(call_id).or_insert_with(|| {
+                    Arc::new(LlmCall {
+                        call_id,
+                        key,
+                        model: String::new(),
+                        messages: Arc::default(),
+                        response: String::new(),
+                        finished: false,
+                        error: None,
+                        usage: TokenUsage::default(),
+                        latency_ms: 0,
+                        retries: 0,
+                    })
+                }));
+                call.response = response.unwrap_or_default();
+                call.finished = true;
+                call.error = error;
+                call.usage = usage;
+                call.latency_ms = latency_ms;
+                call.retries = retries;
             }
             EngineEvent::DagBuilt { question_id, attempt, iteration, dag } => {
-                if let Some(q) = self.question_mut(question_id) {
-                    q.attempt_mut(*attempt).iteration_mut(*iteration).dag = Some(dag.clone());
+                if let Some(q) = self.question_mut(&question_id) {
+                    q.attempt_mut(attempt).iteration_mut(iteration).dag = Some(dag);
                 }
             }
             EngineEvent::CriticVerdict { question_id, attempt, iteration, feedback } => {
-                if let Some(q) = self.question_mut(question_id) {
-                    q.attempt_mut(*attempt).iteration_mut(*iteration).feedback = Some(feedback.clone());
-                    q.status = if feedback.is_approved { QuestionStatus::Approved } else { QuestionStatus::Rejected };
-                }
                 let (kind, text) = if feedback.is_approved {
                     (FeedKind::Good, format!("iteration {iteration} approved"))
                 } else {
@@ -431,50 +487,57 @@ impl RunState {
                         .unwrap_or_default();
                     (
                         FeedKind::Bad,
-                        format!("iteration {iteration} rejected ({} findings): {first}", feedback.findings.len()),
+                        format!(
+                            "iteration {iteration} rejected ({}): {first}",
+                            plural(feedback.findings.len(), "finding")
+                        ),
                     )
                 };
-                self.push_feed(Some(question_id), kind, text);
+                self.push_feed(Some(&question_id), kind, text);
+                if let Some(q) = self.question_mut(&question_id) {
+                    q.status = if feedback.is_approved { QuestionStatus::Approved } else { QuestionStatus::Rejected };
+                    q.attempt_mut(attempt).iteration_mut(iteration).feedback = Some(feedback);
+                }
             }
             EngineEvent::Executed { question_id, attempt, iteration, trial, result } => {
-                if let Some(q) = self.question_mut(question_id) {
-                    let a = q.attempt_mut(*attempt);
-                    if *trial {
-                        a.iteration_mut(*iteration).trial = Some(result.clone());
+                if let Some(q) = self.question_mut(&question_id) {
+                    let a = q.attempt_mut(attempt);
+                    if trial {
+                        a.iteration_mut(iteration).trial = Some(result);
                     } else {
-                        a.execution = Some(result.clone());
+                        a.execution = Some(result);
                     }
                 }
             }
             EngineEvent::QuestionFinished { question_id, attempt, outcome, final_answer, reason, .. } => {
-                let now = self.now_ms;
-                if let Some(q) = self.question_mut(question_id) {
-                    let a = q.attempt_mut(*attempt);
-                    a.outcome = Some(*outcome);
-                    a.final_answer = final_answer.clone();
-                    a.reason = reason.clone();
-                    if q.attempts.last().map(|a| a.number) == Some(*attempt) {
-                        q.status = QuestionStatus::Done(*outcome);
-                        q.finished_ms = Some(now);
-                    }
-                }
-                let kind = if *outcome == Outcome::Passed { FeedKind::Good } else { FeedKind::Bad };
-                let detail = match (final_answer, reason) {
+                let kind = if outcome == Outcome::Passed { FeedKind::Good } else { FeedKind::Bad };
+                let detail = match (&final_answer, &reason) {
                     (Some(answer), _) => format!(" → {}", crate::engine::preview(answer, 60)),
                     (None, Some(reason)) => format!(": {reason}"),
                     _ => String::new(),
                 };
-                self.push_feed(Some(question_id), kind, format!("{}{detail}", outcome.label()));
+                self.push_feed(Some(&question_id), kind, format!("{}{detail}", outcome.label()));
+                let now = self.now_ms;
+                if let Some(q) = self.question_mut(&question_id) {
+                    let a = q.attempt_mut(attempt);
+                    a.outcome = Some(outcome);
+                    a.final_answer = final_answer;
+                    a.reason = reason;
+                    if q.attempts.last().map(|a| a.number) == Some(attempt) {
+                        q.status = QuestionStatus::Done(outcome);
+                        q.finished_ms = Some(now);
+                    }
+                }
             }
             EngineEvent::Graded { question_id, attempt, grades, narrative } => {
-                if let Some(q) = self.question_mut(question_id) {
-                    let attempt = q.attempt_mut(*attempt);
-                    attempt.grades = grades.clone();
-                    attempt.narrative = narrative.clone();
-                }
                 if let Some(wrong) = grades.iter().find(|g| !g.passed) {
                     let text = format!("graded wrong by {}: {}", wrong.method, wrong.reason);
-                    self.push_feed(Some(question_id), FeedKind::Bad, text);
+                    self.push_feed(Some(&question_id), FeedKind::Bad, text);
+                }
+                if let Some(q) = self.question_mut(&question_id) {
+                    let attempt = q.attempt_mut(attempt);
+                    attempt.grades = grades;
+                    attempt.narrative = narrative;
                 }
             }
             EngineEvent::Control(action) => {
@@ -487,24 +550,74 @@ impl RunState {
                         self.paused = false;
                         (None, "resumed".to_string())
                     }
-                    ControlAction::Stepped { question_id } => (question_id.clone(), "step".to_string()),
-                    ControlAction::Rerun { question_id } => {
-                        (Some(question_id.clone()), "rerun from scratch".to_string())
-                    }
+                    ControlAction::Stepped { question_id } => (question_id, "step".to_string()),
+                    ControlAction::Rerun { question_id } => (Some(question_id), "rerun from scratch".to_string()),
                     ControlAction::Fork { question_id, attempt, iteration } => {
-                        (Some(question_id.clone()), format!("fork from attempt {attempt}, iteration {iteration}"))
+                        (Some(question_id), format!("fork from attempt {attempt}, iteration {iteration}"))
                     }
-                    ControlAction::CancelQuestion { question_id } => (Some(question_id.clone()), "cancel".to_string()),
+                    ControlAction::CancelQuestion { question_id } => (Some(question_id), "cancel".to_string()),
                     ControlAction::CancelRun => (None, "run cancelled".to_string()),
                 };
                 self.push_feed(question.as_deref(), FeedKind::Control, text);
             }
             EngineEvent::RunFinished { summary } => {
-                self.summary = Some(summary.clone());
                 self.paused = false;
                 let text = format!("run finished: {}/{} passed", summary.passed, summary.total);
+                self.summary = Some(summary);
                 self.push_feed(None, FeedKind::Info, text);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn event(value: Value) -> EngineEvent {
+        serde_json::from_value(value).unwrap()
+    }
+
+    fn generated(ids: &[&str]) -> EngineEvent {
+        let questions: Vec<Value> = ids
+            .iter()
+            .map(|id| json!({"id": id, "question": "?", "difficulty_rank": 1, "difficulty_level": "easy"}))
+            .collect();
+        event(json!({"type": "questions_generated", "questions": questions}))
+    }
+
+    #[test]
+    fn a_clone_shares_what_did_not_change_and_never_sees_later_changes() {
+        let mut state = RunState::default();
+        state.apply(0, &generated(&["q1", "q2"]));
+        let key = json!({"question_id": "q1", "role": "dag_build", "attempt": 1, "iteration": 1, "layer": null});
+        state.apply(
+            1,
+            &event(json!({"type": "llm_call_started", "call_id": 7, "key": key, "model": "m", "messages": []})),
+        );
+        let snapshot = state.clone();
+        state.apply(2, &event(json!({"type": "question_started", "question_id": "q1", "attempt": 1})));
+        state.apply(3, &EngineEvent::LlmTextDelta { call_id: 7, text: "partial".into() });
+        assert!(Arc::ptr_eq(&state.questions.0[1], &snapshot.questions.0[1]), "q2 did not change: shared");
+        assert!(!Arc::ptr_eq(&state.questions.0[0], &snapshot.questions.0[0]), "q1 changed: copied");
+        assert_eq!(snapshot.question("q1").unwrap().started_ms, None, "the snapshot keeps the old q1");
+        assert_eq!(state.question("q1").unwrap().started_ms, Some(2));
+        assert_eq!((snapshot.calls[&7].response.as_str(), state.calls[&7].response.as_str()), ("", "partial"));
+    }
+
+    #[test]
+    fn verdicts_count_findings_in_words() {
+        let mut state = RunState::default();
+        state.apply(0, &generated(&["q1"]));
+        let finding = json!({"node_id": null, "layer": null, "rule": "r", "source": "structural", "message": "bad"});
+        for (iteration, findings) in [(1, json!([finding])), (2, json!([finding, finding]))] {
+            let feedback = json!({"is_approved": false, "findings": findings});
+            let verdict = json!({"type": "critic_verdict", "question_id": "q1", "attempt": 1, "iteration": iteration,
+                "feedback": feedback});
+            state.apply(1, &event(verdict));
+        }
+        let texts: Vec<&str> = state.feed.iter().skip(1).map(|e| e.text.as_str()).collect();
+        assert_eq!(texts, ["iteration 1 rejected (1 finding): bad", "iteration 2 rejected (2 findings): bad"]);
     }
 }

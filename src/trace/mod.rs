@@ -3,9 +3,15 @@
 //! finished event.
 
 use std::{
+    collections::BTreeMap,
     fs::{File, OpenOptions},
-    io::{BufRead, BufReader, Write},
+    io::Write,
+    ops::Range,
     path::{Path, PathBuf},
+    sync::{
+        atomic::{AtomicUsize, Ordering},
+        mpsc,
+    },
 };
 
 use serde::{Deserialize, Serialize};
@@ -131,21 +137,73 @@ pub struct Trace {
 impl Trace {
     /// Read `path`. A cut-off last line is dropped; a bad line elsewhere is an error.
     pub fn read(path: &Path) -> Result<Self, TraceError> {
-        let io = |source| TraceError::Io { path: path.to_path_buf(), source };
+        let lines = TraceLines::read(path)?;
+        let mut records = Vec::with_capacity(lines.len());
+        lines.for_each(|record| records.push(record))?;
+        Ok(Self {
+            header: lines.header.clone(),
+            records,
+            truncated_tail: lines.truncated_tail,
+            complete_len: lines.complete_len(),
+        })
+    }
+}
+
+/// Event lines parsed per block by the workers of [`TraceLines::for_each`].
+const PARSE_BLOCK: usize = 512;
+
+/// A trace kept as its text with the event lines indexed: events are parsed
+/// on demand, one at a time or all of them in parallel. A replay holds this
+/// instead of parsed events, which take twice the memory.
+#[derive(Debug)]
+pub struct TraceLines {
+    /// The header.
+    pub header: TraceHeader,
+    /// Whether the last line was cut off (the run was killed mid-write).
+    pub truncated_tail: bool,
+    path: PathBuf,
+    text: String,
+    /// Byte range of the header line, then of every complete event line.
+    lines: Vec<Range<usize>>,
+}
+
+impl TraceLines {
+    /// Read and index `path`: the header is checked and a cut-off last line
+    /// dropped now; the other lines are parsed when asked for.
+    pub fn read(path: &Path) -> Result<Self, TraceError> {
         let malformed =
             |line: usize, message: String| TraceError::Malformed { path: path.to_path_buf(), line, message };
-        let reader = BufReader::new(File::open(path).map_err(io)?);
+        let bytes = std::fs::read(path).map_err(|source| TraceError::Io { path: path.to_path_buf(), source })?;
+        // A run killed mid-write can cut the last line inside a character.
+        let (text, cut_inside_a_character) = match String::from_utf8(bytes) {
+            Ok(text) => (text, false),
+            Err(err) => {
+                let valid = err.utf8_error().valid_up_to();
+                let mut bytes = err.into_bytes();
+                if bytes[valid..].contains(&b'\n') {
+                    let line = bytes[..valid].iter().filter(|b| **b == b'\n').count() + 1;
+                    return Err(malformed(line, "not UTF-8 text".into()));
+                }
+                bytes.truncate(valid);
+                (String::from_utf8(bytes).expect("valid up to here"), true)
+            }
+        };
         let mut lines = Vec::new();
-        for line in reader.split(b'\n') {
-            lines.push(line.map_err(io)?);
+        let mut start = 0;
+        for (end, _) in text.match_indices('\n') {
+            lines.push(start..end);
+            start = end + 1;
         }
-        while lines.last().is_some_and(|l| l.iter().all(u8::is_ascii_whitespace)) {
+        if start < text.len() {
+            lines.push(start..text.len());
+        }
+        while lines.last().is_some_and(|l| text[l.clone()].trim_ascii().is_empty()) {
             lines.pop();
         }
         let Some(first) = lines.first() else {
             return Err(malformed(1, "empty file, expected a trace header".into()));
         };
-        let header: TraceHeader = serde_json::from_slice(first)
+        let header: TraceHeader = serde_json::from_str(&text[first.clone()])
             .map_err(|err| malformed(1, format!("not an eval-dag trace header ({err})")))?;
         if header.format != TRACE_FORMAT {
             return Err(malformed(1, format!("format is {:?}, expected {TRACE_FORMAT:?}", header.format)));
@@ -156,21 +214,83 @@ impl Trace {
                 format!("trace version {} is newer than this eval-dag understands ({TRACE_VERSION})", header.version),
             ));
         }
-        let mut records = Vec::with_capacity(lines.len());
-        let mut truncated_tail = false;
-        let mut complete_len = first.len() as u64 + 1;
-        let last = lines.len() - 1;
-        for (index, line) in lines.iter().enumerate().skip(1) {
-            match serde_json::from_slice::<TraceRecord>(line) {
-                Ok(record) => {
-                    records.push(record);
-                    complete_len += line.len() as u64 + 1;
-                }
-                Err(_) if index == last => truncated_tail = true,
-                Err(err) => return Err(malformed(index + 1, err.to_string())),
-            }
+        let mut trace = Self { header, truncated_tail: false, path: path.to_path_buf(), text, lines };
+        let last = trace.len().checked_sub(1);
+        if let Some(last) = last
+            && (cut_inside_a_character || trace.record(last).is_err())
+        {
+            trace.lines.pop();
+            trace.truncated_tail = true;
         }
-        Ok(Self { header, records, truncated_tail, complete_len })
+        Ok(trace)
+    }
+
+    /// Number of complete events.
+    pub fn len(&self) -> usize {
+        self.lines.len() - 1
+    }
+
+    /// Whether the trace has no events.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Length in bytes of the complete lines (where appending must start).
+    pub fn complete_len(&self) -> u64 {
+        self.lines.last().map_or(0, |l| l.end as u64 + 1)
+    }
+
+    /// Parse event `index` (0-based).
+    pub fn record(&self, index: usize) -> Result<TraceRecord, TraceError> {
+        serde_json::from_str(&self.text[self.lines[index + 1].clone()]).map_err(|err| TraceError::Malformed {
+            path: self.path.clone(),
+            line: index + 2,
+            message: err.to_string(),
+        })
+    }
+
+    /// Parse every event, blocks of lines on all cores at once, and hand them
+    /// to `f` in order on this thread. Stops at the first bad line.
+    pub fn for_each(&self, mut f: impl FnMut(TraceRecord)) -> Result<(), TraceError> {
+        let blocks = self.len().div_ceil(PARSE_BLOCK);
+        let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(blocks);
+        let parse_block = |block: usize| -> Result<Vec<TraceRecord>, TraceError> {
+            (block * PARSE_BLOCK..((block + 1) * PARSE_BLOCK).min(self.len())).map(|i| self.record(i)).collect()
+        };
+        if workers <= 1 {
+            for block in 0..blocks {
+                parse_block(block)?.into_iter().for_each(&mut f);
+            }
+            return Ok(());
+        }
+        let next = AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            let (sender, receiver) = mpsc::channel();
+            for _ in 0..workers {
+                let sender = sender.clone();
+                let (next, parse_block) = (&next, &parse_block);
+                scope.spawn(move || {
+                    loop {
+                        let block = next.fetch_add(1, Ordering::Relaxed);
+                        // The receiver is gone after a bad line: stop.
+                        if block >= blocks || sender.send((block, parse_block(block))).is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+            drop(sender);
+            let mut waiting = BTreeMap::new();
+            let mut expected = 0;
+            for (block, parsed) in receiver {
+                waiting.insert(block, parsed);
+                while let Some(parsed) = waiting.remove(&expected) {
+                    parsed?.into_iter().for_each(&mut f);
+                    expected += 1;
+                }
+            }
+            Ok(())
+        })
     }
 }
 
@@ -219,6 +339,50 @@ mod tests {
         let trace = Trace::read(&path).unwrap();
         assert!(!trace.truncated_tail);
         assert_eq!(trace.records.iter().map(|r| r.seq).collect::<Vec<_>>(), vec![0, 1]);
+    }
+
+    #[test]
+    fn many_events_come_back_in_order_and_a_bad_line_late_in_the_file_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let mut writer = TraceWriter::create(&path, &header()).unwrap();
+        let count = PARSE_BLOCK * 5 + 7;
+        for t in 0..count as u64 {
+            writer.record(t, &EngineEvent::Control(ControlAction::Paused)).unwrap();
+        }
+        let trace = Trace::read(&path).unwrap();
+        assert_eq!(trace.records.len(), count);
+        assert!(trace.records.iter().enumerate().all(|(i, r)| r.seq == i as u64 && r.t_ms == i as u64));
+        assert_eq!(trace.complete_len, std::fs::metadata(&path).unwrap().len());
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text = text.replacen("{\"seq\":2000,", "{\"seq\":oops,", 1);
+        std::fs::write(&path, text).unwrap();
+        let Err(err) = Trace::read(&path) else { panic!("a bad line is an error") };
+        let err = err.to_string();
+        assert!(err.contains("line 2002"), "{err}");
+    }
+
+    #[test]
+    fn a_last_line_cut_inside_a_character_is_dropped_but_bad_text_elsewhere_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let mut writer = TraceWriter::create(&path, &header()).unwrap();
+        writer.record(1, &EngineEvent::RunFailed { error: "é".into() }).unwrap();
+        let whole = std::fs::read(&path).unwrap();
+        let complete = whole.len() as u64;
+        let mut cut = whole.clone();
+        cut.extend_from_slice("{\"seq\":1,\"t_ms\":2,\"event\":{\"type\":\"run_failed\",\"error\":\"é".as_bytes());
+        cut.pop();
+        std::fs::write(&path, &cut).unwrap();
+        let trace = Trace::read(&path).unwrap();
+        assert!(trace.truncated_tail);
+        assert_eq!((trace.records.len(), trace.complete_len), (1, complete));
+        let mut bad = whole;
+        bad.extend_from_slice(b"\xff\n");
+        bad.extend_from_slice(&cut[complete as usize..]);
+        std::fs::write(&path, &bad).unwrap();
+        let err = Trace::read(&path).unwrap_err().to_string();
+        assert!(err.contains("line 3") && err.contains("UTF-8"), "{err}");
     }
 
     #[test]

@@ -1,12 +1,15 @@
-//! The TUI's state: the run (folded by the shared reducer), what the user is
-//! looking at, and what keys do. Screens draw from it and never change it.
+//! The TUI's state: the run (folded by the shared reducer) or a comparison of
+//! two runs, what the user is looking at, and what keys do. Screens draw from
+//! it and never change it.
 
 use crossterm::event::{KeyCode, KeyEvent};
 use tokio::sync::mpsc::UnboundedSender;
 
+use super::comparison::Comparison;
 use super::highlight::HighlightCache;
 use super::keymap::{Action, action_for};
 use super::replay::Replay;
+use super::screens;
 use super::theme::Theme;
 use crate::engine::{Attempt, Command, EngineEvent, Iteration, Outcome, QuestionState, QuestionStatus, RunState};
 
@@ -19,7 +22,14 @@ pub enum Screen {
     Question,
     /// Iteration N−1 vs N.
     Diff,
+    /// Two runs, question by question.
+    Compare,
+    /// One question of two runs side by side.
+    CompareDetail,
 }
+
+/// Logical lines one scroll key moves the detail.
+const SCROLL_STEP: usize = 5;
 
 /// Detail tabs of the question screen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,20 +38,20 @@ pub enum Tab {
     Feedback,
     /// Node outputs of the trial run.
     Outputs,
-    /// The raw LLM exchange of the iteration.
-    Llm,
+    /// Every LLM call of the question across iterations and attempts.
+    Conversation,
 }
 
 impl Tab {
     /// All tabs in order.
-    pub const ALL: [Tab; 3] = [Tab::Feedback, Tab::Outputs, Tab::Llm];
+    pub const ALL: [Tab; 3] = [Tab::Feedback, Tab::Outputs, Tab::Conversation];
 
     /// Tab title.
     pub fn title(self) -> &'static str {
         match self {
             Tab::Feedback => "feedback",
             Tab::Outputs => "outputs",
-            Tab::Llm => "LLM exchange",
+            Tab::Conversation => "conversation",
         }
     }
 }
@@ -137,6 +147,14 @@ pub struct App {
     pub node: usize,
     /// Detail tab.
     pub tab: Tab,
+    /// Whether the detail tab fills the question screen.
+    pub zoom: bool,
+    /// Whether the conversation shows whole prompts and responses.
+    pub expanded: bool,
+    /// First logical line shown of the detail (question, diff and comparison detail screens).
+    pub scroll: usize,
+    /// The two runs, on the compare screens.
+    pub compare: Option<Comparison>,
     /// Replay controls, when replaying.
     pub replay: Option<Replay>,
     /// Where commands go, in a live run.
@@ -174,6 +192,10 @@ impl App {
             iteration: 0,
             node: 0,
             tab: Tab::Feedback,
+            zoom: false,
+            expanded: false,
+            scroll: 0,
+            compare: None,
             replay,
             commands,
             message: None,
@@ -183,6 +205,14 @@ impl App {
             theme,
         };
         app.refresh();
+        app
+    }
+
+    /// An app showing `comparison` (no run).
+    pub fn comparing(comparison: Comparison, theme: Theme) -> Self {
+        let mut app = Self::new(RunState::default(), theme, None, None);
+        app.compare = Some(comparison);
+        app.screen = Screen::Compare;
         app
     }
 
@@ -251,6 +281,14 @@ impl App {
         for source in &code {
             self.highlight.prepare(source, self.theme.syntax_dark);
         }
+        self.scroll = self.scroll.min(screens::scroll_limit(self));
+    }
+
+    /// Show the detail from where the selected iteration starts (its part of
+    /// the conversation; the top of other tabs).
+    fn scroll_to_iteration(&mut self) {
+        self.refresh();
+        self.scroll = screens::question::iteration_anchor(self);
     }
 
     fn send(&mut self, command: Command, what: &str) {
@@ -272,12 +310,18 @@ impl App {
             self.iteration = last;
             self.node = 0;
             self.screen = Screen::Question;
+            self.scroll_to_iteration();
         }
     }
 
     fn move_selection(&mut self, down: bool) {
-        let (value, limit) = match self.screen {
-            Screen::Dashboard => (&mut self.row, self.state.questions.len()),
+        let (value, limit) = match (self.screen, &mut self.compare) {
+            (Screen::Compare | Screen::CompareDetail, Some(comparison)) => {
+                comparison.move_selection(down);
+                self.scroll = 0;
+                return;
+            }
+            (Screen::Dashboard, _) => (&mut self.row, self.state.questions.len()),
             _ => (&mut self.node, usize::MAX),
         };
         *value = if down { (*value + 1).min(limit.saturating_sub(1)) } else { value.saturating_sub(1) };
@@ -319,8 +363,7 @@ impl App {
             self.refresh();
             return;
         }
-        let on_question = self.screen != Screen::Dashboard;
-        let action = action_for(key, on_question, self.replay.is_some());
+        let action = action_for(key, self.screen, self.replay.is_some());
         if self.help && !matches!(action, Some(Action::Quit)) {
             self.help = false;
             return;
@@ -331,25 +374,53 @@ impl App {
             Action::Quit => self.quit = true,
             Action::Help => self.help = !self.help,
             Action::Up | Action::Down => self.move_selection(action == Action::Down),
+            Action::Open if self.screen == Screen::Compare => {
+                if self.compare.as_ref().is_some_and(|c| c.selected().is_some()) {
+                    self.screen = Screen::CompareDetail;
+                    self.scroll = 0;
+                }
+            }
             Action::Open => self.open_question(),
             Action::Back => {
-                self.screen = if self.screen == Screen::Diff { Screen::Question } else { Screen::Dashboard };
+                self.screen = match self.screen {
+                    Screen::Diff => Screen::Question,
+                    Screen::CompareDetail => Screen::Compare,
+                    _ => Screen::Dashboard,
+                };
+                self.scroll = 0;
             }
-            Action::Left => self.iteration = self.iteration.saturating_sub(1),
-            Action::Right => self.iteration += 1,
+            Action::Left | Action::Right => {
+                self.iteration =
+                    if action == Action::Left { self.iteration.saturating_sub(1) } else { self.iteration + 1 };
+                self.scroll_to_iteration();
+            }
             Action::NextTab => {
                 let index = Tab::ALL.iter().position(|t| *t == self.tab).unwrap_or(0);
                 self.tab = Tab::ALL[(index + 1) % Tab::ALL.len()];
+                self.scroll_to_iteration();
             }
+            Action::Zoom => self.zoom = !self.zoom,
+            Action::Expand => {
+                self.expanded = !self.expanded;
+                self.scroll_to_iteration();
+            }
+            Action::ScrollDown => self.scroll += SCROLL_STEP,
+            Action::ScrollUp => self.scroll = self.scroll.saturating_sub(SCROLL_STEP),
             Action::Diff => {
                 if self.iteration > 0 {
                     self.screen = Screen::Diff;
+                    self.scroll = 0;
                 } else {
                     self.message = Some("the first iteration has nothing to compare with".into());
                 }
             }
             Action::Filter => self.editing_filter = true,
             Action::StatusFilter => self.status_filter = self.status_filter.next(),
+            Action::ChangeFilter => {
+                if let Some(comparison) = &mut self.compare {
+                    comparison.cycle_filter();
+                }
+            }
             Action::Sort => {
                 self.sort = match self.sort {
                     Sort::Rank => Sort::Status,

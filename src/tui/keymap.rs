@@ -3,6 +3,8 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+use super::app::Screen;
+
 /// What a key does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
@@ -24,12 +26,22 @@ pub enum Action {
     Back,
     /// Next detail tab.
     NextTab,
+    /// The detail tab fills the screen, or not.
+    Zoom,
+    /// Whole prompts and responses in the conversation, or previews.
+    Expand,
+    /// Scroll the detail down.
+    ScrollDown,
+    /// Scroll the detail up.
+    ScrollUp,
     /// Iteration diff against the previous iteration.
     Diff,
     /// Type a text filter.
     Filter,
     /// Cycle the status filter.
     StatusFilter,
+    /// Cycle the change filter of a comparison.
+    ChangeFilter,
     /// Cycle the sort order.
     Sort,
     /// Pause or resume the run.
@@ -63,11 +75,19 @@ pub enum Context {
     Global,
     /// The question table.
     Dashboard,
-    /// A question's detail.
+    /// Screens that scroll and go back: question, diff, comparison detail.
+    Detail,
+    /// A question's iterations: question and diff screens.
+    Iterations,
+    /// The question screen.
     Question,
-    /// Replays only.
+    /// The comparison table.
+    Compare,
+    /// Screens of a run (not a comparison).
+    Run,
+    /// A run's screens in a replay.
     Replay,
-    /// Live runs only.
+    /// A run's screens in a live run.
     Live,
 }
 
@@ -81,68 +101,99 @@ pub struct Binding {
     pub action: Action,
     /// Help text.
     pub help: &'static str,
+    /// Short footer hint; empty keeps the binding out of the footer.
+    pub hint: &'static str,
     /// Where it applies.
     pub context: Context,
-    /// Whether the footer shows it.
-    pub in_footer: bool,
 }
 
 macro_rules! bind {
-    ($label:expr, [$($key:expr),+], $action:ident, $help:expr, $context:ident, $footer:expr) => {
-        Binding { label: $label, keys: &[$($key),+], action: Action::$action, help: $help, context: Context::$context, in_footer: $footer }
+    ($label:expr, [$($key:expr),+], $action:ident, $help:expr, $hint:expr, $context:ident) => {
+        Binding { label: $label, keys: &[$($key),+], action: Action::$action, help: $help, hint: $hint, context: Context::$context }
     };
 }
 
-use KeyCode::{Char, Down, End, Enter, Esc, Home, Left, Right, Tab, Up};
+use KeyCode::{Char, Down, End, Enter, Esc, Home, Left, PageDown, PageUp, Right, Tab, Up};
 
-/// Every binding, in help order.
+/// Every binding, in help and footer order.
 pub const BINDINGS: &[Binding] = &[
-    bind!("q", [Char('q')], Quit, "quit (Ctrl-C too)", Global, true),
-    bind!("?", [Char('?')], Help, "help", Global, true),
-    bind!("↑/k", [Up, Char('k')], Up, "move up", Global, false),
-    bind!("↓/j", [Down, Char('j')], Down, "move down", Global, false),
-    bind!("enter", [Enter], Open, "open question", Dashboard, true),
-    bind!("/", [Char('/')], Filter, "filter by text", Dashboard, true),
-    bind!("f", [Char('f')], StatusFilter, "filter by status", Dashboard, true),
-    bind!("s", [Char('s')], Sort, "sort", Dashboard, true),
-    bind!("esc", [Esc, Char('b')], Back, "back", Question, true),
-    bind!("←/h", [Left, Char('h')], Left, "previous iteration", Question, true),
-    bind!("→/l", [Right, Char('l')], Right, "next iteration", Question, true),
-    bind!("tab", [Tab], NextTab, "next detail tab", Question, true),
-    bind!("d", [Char('d')], Diff, "diff with previous iteration", Question, true),
-    bind!("p", [Char('p')], Pause, "pause / resume the run", Live, true),
-    bind!("n", [Char('n')], Step, "step one stage", Live, true),
-    bind!("r", [Char('r')], Rerun, "rerun question", Global, true),
-    bind!("F", [Char('F')], Fork, "fork from iteration", Question, true),
-    bind!("space", [Char(' ')], Play, "play / pause replay", Replay, true),
-    bind!(".", [Char('.')], Forward, "next event", Replay, true),
-    bind!(",", [Char(',')], Backward, "previous event", Replay, true),
-    bind!("home/g", [Home, Char('g')], Start, "first event", Replay, false),
-    bind!("end/G", [End, Char('G')], End, "last event", Replay, false),
-    bind!("+", [Char('+')], Faster, "faster", Replay, false),
-    bind!("-", [Char('-')], Slower, "slower", Replay, false),
+    bind!("q", [Char('q')], Quit, "quit (Ctrl-C too)", "quit", Global),
+    bind!("?", [Char('?')], Help, "all keys", "keys", Global),
+    bind!("↑/k", [Up, Char('k')], Up, "move up", "", Global),
+    bind!("↓/j", [Down, Char('j')], Down, "move down", "", Global),
+    bind!("enter", [Enter], Open, "open the question", "open", Dashboard),
+    bind!("/", [Char('/')], Filter, "filter by text", "filter", Dashboard),
+    bind!("f", [Char('f')], StatusFilter, "cycle the status filter", "status", Dashboard),
+    bind!("s", [Char('s')], Sort, "cycle the sort order", "sort", Dashboard),
+    bind!("enter", [Enter], Open, "A and B side by side", "open", Compare),
+    bind!("f", [Char('f')], ChangeFilter, "cycle the change filter", "change", Compare),
+    bind!("esc", [Esc, Char('b')], Back, "back", "back", Detail),
+    bind!("←/h", [Left, Char('h')], Left, "previous iteration", "prev", Iterations),
+    bind!("→/l", [Right, Char('l')], Right, "next iteration", "next", Iterations),
+    bind!("tab", [Tab], NextTab, "next detail tab", "tabs", Question),
+    bind!("z", [Char('z')], Zoom, "zoom the detail tab", "zoom", Question),
+    bind!("e", [Char('e')], Expand, "whole prompts / previews", "expand", Question),
+    bind!("pgdn/J", [PageDown, Char('J')], ScrollDown, "scroll down", "", Detail),
+    bind!("pgup/K", [PageUp, Char('K')], ScrollUp, "scroll up", "", Detail),
+    bind!("d", [Char('d')], Diff, "diff with previous iteration", "diff", Question),
+    bind!("p", [Char('p')], Pause, "pause / resume the run", "pause", Live),
+    bind!("n", [Char('n')], Step, "step one stage", "step", Live),
+    bind!("r", [Char('r')], Rerun, "rerun the question", "rerun", Run),
+    bind!("F", [Char('F')], Fork, "fork from this iteration", "fork", Iterations),
+    bind!("space", [Char(' ')], Play, "play / pause the replay", "play", Replay),
+    bind!(".", [Char('.')], Forward, "next event", "next event", Replay),
+    bind!(",", [Char(',')], Backward, "previous event", "prev event", Replay),
+    bind!("home/g", [Home, Char('g')], Start, "first event", "", Replay),
+    bind!("end/G", [End, Char('G')], End, "last event", "", Replay),
+    bind!("+", [Char('+')], Faster, "replay faster", "", Replay),
+    bind!("-", [Char('-')], Slower, "replay slower", "", Replay),
 ];
 
-/// Whether a binding of `context` applies on a screen (`question` or not) in a replay or live run.
-pub fn applies(context: Context, question: bool, replay: bool) -> bool {
+/// Whether a binding of `context` applies on `screen` (of a replay when `replay`).
+pub fn applies(context: Context, screen: Screen, replay: bool) -> bool {
+    let run = matches!(screen, Screen::Dashboard | Screen::Question | Screen::Diff);
     match context {
         Context::Global => true,
-        Context::Dashboard => !question,
-        Context::Question => question,
-        Context::Replay => replay,
-        Context::Live => !replay,
+        Context::Dashboard => screen == Screen::Dashboard,
+        Context::Detail => matches!(screen, Screen::Question | Screen::Diff | Screen::CompareDetail),
+        Context::Iterations => matches!(screen, Screen::Question | Screen::Diff),
+        Context::Question => screen == Screen::Question,
+        Context::Compare => screen == Screen::Compare,
+        Context::Run => run,
+        Context::Replay => run && replay,
+        Context::Live => run && !replay,
     }
 }
 
-/// The action of `key`, if any.
-pub fn action_for(key: KeyEvent, question: bool, replay: bool) -> Option<Action> {
+/// The action of `key` on `screen`, if any.
+pub fn action_for(key: KeyEvent, screen: Screen, replay: bool) -> Option<Action> {
     if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == Char('c') {
         return Some(Action::Quit);
     }
-    BINDINGS.iter().find(|b| applies(b.context, question, replay) && b.keys.contains(&key.code)).map(|b| b.action)
+    BINDINGS.iter().find(|b| applies(b.context, screen, replay) && b.keys.contains(&key.code)).map(|b| b.action)
 }
 
-/// The footer's hints for the current screen.
-pub fn footer(question: bool, replay: bool) -> Vec<(&'static str, &'static str)> {
-    BINDINGS.iter().filter(|b| b.in_footer && applies(b.context, question, replay)).map(|b| (b.label, b.help)).collect()
+/// The bindings that apply on `screen`, in help order.
+pub fn active(screen: Screen, replay: bool) -> impl Iterator<Item = &'static Binding> {
+    BINDINGS.iter().filter(move |b| applies(b.context, screen, replay))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_key_means_two_things_on_one_screen() {
+        let screens = [Screen::Dashboard, Screen::Question, Screen::Diff, Screen::Compare, Screen::CompareDetail];
+        for screen in screens {
+            for replay in [false, true] {
+                let mut seen = std::collections::HashSet::new();
+                for binding in active(screen, replay) {
+                    for key in binding.keys {
+                        assert!(seen.insert(*key), "{key:?} is bound twice on {screen:?} (replay {replay})");
+                    }
+                }
+            }
+        }
+    }
 }

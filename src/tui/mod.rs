@@ -3,6 +3,7 @@
 //! functions of it; redraws happen on change, at most ~60 per second.
 
 mod app;
+mod comparison;
 mod highlight;
 mod keymap;
 mod replay;
@@ -19,27 +20,33 @@ use ratatui::layout::{Constraint, Layout};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 pub use app::{App, Screen, Tab};
+pub use comparison::Comparison;
 pub use keymap::{Action, BINDINGS, action_for};
 pub use replay::Replay;
 pub use theme::Theme;
 
 use crate::engine::{Command, EngineEvent, RunState};
-use crate::trace::Trace;
 
 /// Shortest time between two frames.
 const FRAME: Duration = Duration::from_millis(16);
 /// Most events folded before a redraw.
 const DRAIN_BATCH: usize = 2000;
 
+/// The header, body and footer areas of a terminal of `area`.
+fn areas(area: ratatui::layout::Rect) -> [ratatui::layout::Rect; 3] {
+    Layout::vertical([Constraint::Length(3), Constraint::Min(3), Constraint::Length(1)]).areas(area)
+}
+
 /// Draw the whole app.
 pub fn draw(frame: &mut Frame, app: &App) {
-    let [header, body, footer] =
-        Layout::vertical([Constraint::Length(3), Constraint::Min(3), Constraint::Length(1)]).areas(frame.area());
+    let [header, body, footer] = areas(frame.area());
     widgets::header::draw(frame, header, app);
     match app.screen {
         Screen::Dashboard => screens::dashboard::draw(frame, body, app),
         Screen::Question => screens::question::draw(frame, body, app),
         Screen::Diff => screens::diff::draw(frame, body, app),
+        Screen::Compare => screens::compare::draw(frame, body, app),
+        Screen::CompareDetail => screens::compare_detail::draw(frame, body, app),
     }
     widgets::footer::draw(frame, footer, app);
     if app.help {
@@ -55,15 +62,16 @@ fn theme() -> Theme {
     })
 }
 
-fn on_input(app: &mut App, event: Event) {
+/// Handle one input event; `size` is the terminal's.
+pub fn on_input(app: &mut App, event: Event, size: ratatui::layout::Size) {
     match event {
         Event::Key(key) if key.kind != KeyEventKind::Release => app.handle_key(key),
         Event::Mouse(mouse) => match mouse.kind {
             MouseEventKind::ScrollDown => app.handle_key(crossterm::event::KeyCode::Down.into()),
             MouseEventKind::ScrollUp => app.handle_key(crossterm::event::KeyCode::Up.into()),
             MouseEventKind::Down(MouseButton::Left) if app.screen == Screen::Dashboard => {
-                // Rows start below the header (3), the table border and its header row.
-                if let Some(row) = (mouse.row as usize).checked_sub(5) {
+                let [_, body, _] = areas(ratatui::layout::Rect::from((ratatui::layout::Position::ORIGIN, size)));
+                if let Some(row) = screens::dashboard::row_at(app, body, mouse.row) {
                     app.row = row;
                     app.refresh();
                 }
@@ -95,7 +103,7 @@ pub async fn event_loop(
         let draw_wait = FRAME.saturating_sub(last_draw.elapsed());
         tokio::select! {
             Some(Ok(event)) = input.next() => {
-                on_input(app, event);
+                on_input(app, event, terminal.size()?);
                 dirty = true;
             }
             received = async { events.as_mut().expect("guarded").recv().await }, if events.is_some() => {
@@ -145,9 +153,16 @@ fn with_terminal<T>(body: impl FnOnce(&mut ratatui::DefaultTerminal) -> T) -> an
 
 /// Open the UI over the trace at `path`: the final state, or the start.
 pub fn replay_trace(path: &std::path::Path, from_start: bool) -> anyhow::Result<()> {
-    let trace = Trace::read(path)?;
-    let (replay, state) = Replay::new(trace.records, from_start);
+    let (replay, state) = Replay::open(path, from_start)?;
     let mut app = App::new(state, theme(), Some(replay), None);
+    let runtime = tokio::runtime::Runtime::new()?;
+    with_terminal(|terminal| runtime.block_on(event_loop(terminal, &mut app, None)))??;
+    Ok(())
+}
+
+/// Open the UI over `comparison` (two runs side by side).
+pub fn compare(comparison: Comparison) -> anyhow::Result<()> {
+    let mut app = App::comparing(comparison, theme());
     let runtime = tokio::runtime::Runtime::new()?;
     with_terminal(|terminal| runtime.block_on(event_loop(terminal, &mut app, None)))??;
     Ok(())

@@ -1,5 +1,6 @@
 //! The dashboard: every question with its live status, iterations, findings
-//! per iteration, elapsed time and answer, plus the activity feed.
+//! per iteration, elapsed time and answer, plus the activity feed. Below
+//! [`WIDE`] columns the level and time columns make room for the question.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -10,6 +11,8 @@ use crate::engine::{FeedKind, QuestionState, QuestionStatus, preview};
 use crate::tui::app::App;
 
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+/// Terminal width from which the level and time columns show.
+const WIDE: u16 = 100;
 const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 
 /// Findings per iteration as a small bar chart (`·` for none).
@@ -23,7 +26,7 @@ fn status_cell(app: &App, status: QuestionStatus) -> Cell<'static> {
     Cell::from(Span::styled(format!("{spinner}{}", status.label()), app.theme.status(status)))
 }
 
-fn row(app: &App, q: &QuestionState, width: usize) -> Row<'static> {
+fn row(app: &App, q: &QuestionState, width: usize, wide: bool) -> Row<'static> {
     let t = &app.theme;
     let latest = q.latest();
     let iterations = latest.map_or(0, |a| a.iterations.len());
@@ -37,19 +40,48 @@ fn row(app: &App, q: &QuestionState, width: usize) -> Row<'static> {
     let answer =
         latest.and_then(|a| a.final_answer.as_ref()).map(|a| format!("{mark}{}", preview(a, 16))).unwrap_or_default();
     let attempts = if q.attempts.len() > 1 { format!(" ×{}", q.attempts.len()) } else { String::new() };
-    Row::new(vec![
-        Cell::from(Span::styled(q.question.id.clone(), t.fg("accent"))),
-        Cell::from(Span::styled(q.question.difficulty_level.as_str().to_string(), t.fg("muted"))),
-        Cell::from(Span::styled(preview(&serde_json::Value::String(q.question.question.clone()), width), t.fg("text"))),
-        status_cell(app, q.status),
-        Cell::from(Span::styled(format!("{iterations}/{max}{attempts}"), t.fg("text"))),
-        Cell::from(Span::styled(sparkline(&q.findings_per_iteration()), t.fg("node_flagged"))),
-        Cell::from(Span::styled(
-            elapsed.map(|ms| format!("{:.1}s", ms as f64 / 1000.0)).unwrap_or_default(),
-            t.fg("muted"),
-        )),
-        Cell::from(Span::styled(answer, if q.correct() == Some(false) { t.fg("status_failed") } else { t.fg("text") })),
-    ])
+    let time = elapsed.map(|ms| format!("{:.1}s", ms as f64 / 1000.0)).unwrap_or_default();
+    let cells = [
+        Some(Cell::from(Span::styled(q.question.id.clone(), t.fg("accent")))),
+        wide.then(|| Cell::from(Span::styled(q.question.difficulty_level.as_str().to_string(), t.fg("muted")))),
+        Some(Cell::from(Span::styled(
+            preview(&serde_json::Value::String(q.question.question.clone()), width),
+            t.fg("text"),
+        ))),
+        Some(status_cell(app, q.status)),
+        Some(Cell::from(Span::styled(format!("{iterations}/{max}{attempts}"), t.fg("text")))),
+        Some(Cell::from(Span::styled(sparkline(&q.findings_per_iteration()), t.fg("node_flagged")))),
+        wide.then(|| Cell::from(Span::styled(time, t.fg("muted")))),
+        Some(Cell::from(Span::styled(
+            answer,
+            if q.correct() == Some(false) { t.fg("status_failed") } else { t.fg("text") },
+        ))),
+    ];
+    Row::new(cells.into_iter().flatten())
+}
+
+/// The table's area and the feed's within the dashboard's `area`.
+fn areas(area: Rect) -> [Rect; 2] {
+    let feed_height = (area.height / 4).clamp(3, 10);
+    Layout::vertical([Constraint::Min(3), Constraint::Length(feed_height)]).areas(area)
+}
+
+/// Index of the first visible row when the table has `height` rows of room:
+/// the selected row stays in view.
+fn first_row(app: &App, rows: usize, height: usize) -> usize {
+    app.row.saturating_sub(height.saturating_sub(1)).min(rows.saturating_sub(height))
+}
+
+/// The row (index into the visible rows) drawn at terminal row `y` when the
+/// dashboard fills `area`.
+pub fn row_at(app: &App, area: Rect, y: u16) -> Option<usize> {
+    let [table, _] = areas(area);
+    // Below the table's top border and header row.
+    let offset = y.checked_sub(table.y + 2)? as usize;
+    let height = table.height.saturating_sub(2).max(1) as usize;
+    let rows = app.visible().len();
+    let row = first_row(app, rows, height) + offset;
+    (offset < height && row < rows).then_some(row)
 }
 
 fn feed(frame: &mut Frame, area: Rect, app: &App) {
@@ -81,27 +113,34 @@ fn feed(frame: &mut Frame, area: Rect, app: &App) {
 
 /// Draw the dashboard into `area`.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
-    let feed_height = (area.height / 4).clamp(3, 10);
-    let [table_area, feed_area] = Layout::vertical([Constraint::Min(3), Constraint::Length(feed_height)]).areas(area);
+    let [table_area, feed_area] = areas(area);
+    let wide = area.width >= WIDE;
     let visible = app.visible();
-    let question_width = (table_area.width as usize).saturating_sub(64).max(16);
+    // What the other columns and the gaps between them leave.
+    let fixed = if wide { 6 + 6 + 12 + 7 + 8 + 7 + 18 + 7 } else { 6 + 12 + 7 + 8 + 18 + 5 };
+    let question_width = (table_area.width as usize).saturating_sub(fixed).max(16);
     // Only the rows that fit are built: a run of thousands of questions costs no more per frame.
     let height = table_area.height.saturating_sub(2).max(1) as usize;
-    let first = app.row.saturating_sub(height - 1).min(visible.len().saturating_sub(height));
-    let rows: Vec<Row> =
-        visible.iter().skip(first).take(height).map(|&i| row(app, &app.state.questions[i], question_width)).collect();
-    let header = Row::new(["id", "level", "question", "status", "iter", "findings", "time", "answer"])
-        .style(app.theme.fg("muted"));
-    let widths = [
-        Constraint::Length(6),
-        Constraint::Length(6),
-        Constraint::Min(16),
-        Constraint::Length(12),
-        Constraint::Length(7),
-        Constraint::Length(8),
-        Constraint::Length(7),
-        Constraint::Length(18),
+    let first = first_row(app, visible.len(), height);
+    let rows: Vec<Row> = visible
+        .iter()
+        .skip(first)
+        .take(height)
+        .map(|&i| row(app, &app.state.questions[i], question_width, wide))
+        .collect();
+    let columns = [
+        (Constraint::Length(6), "id", true),
+        (Constraint::Length(6), "level", wide),
+        (Constraint::Min(16), "question", true),
+        (Constraint::Length(12), "  status", true),
+        (Constraint::Length(7), "iter", true),
+        (Constraint::Length(8), "findings", true),
+        (Constraint::Length(7), "time", wide),
+        (Constraint::Length(18), "answer", true),
     ];
+    let shown = columns.iter().filter(|(_, _, show)| *show);
+    let header = Row::new(shown.clone().map(|(_, name, _)| *name)).style(app.theme.fg("muted"));
+    let widths: Vec<Constraint> = shown.map(|(width, _, _)| *width).collect();
     let empty = visible.is_empty();
     let table = Table::new(rows, widths)
         .header(header)

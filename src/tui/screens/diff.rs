@@ -1,6 +1,6 @@
 //! Iteration N−1 versus N: nodes added, removed and changed (with a unified
 //! diff of the code), and each earlier finding marked resolved, persisting or
-//! new.
+//! new. Scrolls when longer than the screen.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -10,39 +10,13 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use crate::model::{FindingFate, IterationDiff, NodeChange};
 use crate::tui::app::App;
+use crate::tui::theme::Theme;
 use crate::tui::widgets::code_view::source_color;
 
-/// Draw the diff of the selected iteration against the one before it.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
-    let t = &app.theme;
-    let all = app.iterations();
-    let index = app.iteration.min(all.len().saturating_sub(1));
-    let (Some((_, before)), Some((_, after))) = (index.checked_sub(1).and_then(|i| all.get(i)), all.get(index)) else {
-        frame.render_widget(Paragraph::new("no earlier iteration to compare with"), area);
-        return;
-    };
-    let (Some(old), Some(new)) = (&before.dag, &after.dag) else {
-        frame.render_widget(Paragraph::new("one of the iterations has no DAG (its reply could not be read)"), area);
-        return;
-    };
-    let diff = IterationDiff::between(old, before.feedback.as_ref(), new, after.feedback.as_ref());
-    let mut lines = vec![Line::from(Span::styled("findings", t.fg("accent").add_modifier(Modifier::BOLD)))];
-    for (fate, finding) in &diff.findings {
-        let (label, color) = match fate {
-            FindingFate::Resolved => ("resolved  ", "finding_resolved"),
-            FindingFate::Persisting => ("persisting", "finding_persisting"),
-            FindingFate::New => ("new       ", "finding_new"),
-        };
-        lines.push(Line::from(vec![
-            Span::styled(format!("{label} "), t.fg(color).add_modifier(Modifier::BOLD)),
-            Span::styled(format!("[{}] ", finding.source.label()), t.fg(source_color(finding.source))),
-            Span::styled(format!("{} {}: ", finding.node_id.as_deref().unwrap_or("DAG"), finding.rule), t.fg("text")),
-            Span::styled(finding.message.lines().next().unwrap_or_default().to_string(), t.fg("muted")),
-        ]));
-    }
-    lines.push(Line::from(""));
-    lines.push(Line::from(Span::styled("nodes", t.fg("accent").add_modifier(Modifier::BOLD))));
-    for change in &diff.nodes {
+/// Lines of the node changes `nodes` (shared with the comparison detail).
+pub fn node_lines(t: &Theme, nodes: &[NodeChange]) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    for change in nodes {
         match change {
             NodeChange::Added { node } => {
                 lines.push(Line::from(Span::styled(format!("+ added {}", node.node_id), t.fg("diff_line_add"))))
@@ -67,7 +41,52 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             }
         }
     }
-    let title = format!(" iteration {} → {} ", before.number, after.number);
-    let block = Block::default().borders(Borders::ALL).title(title).border_style(t.fg("border"));
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(block), area);
+    lines
+}
+
+/// Every line of the diff of the selected iteration against the one before it.
+pub fn lines(app: &App) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let all = app.iterations();
+    let index = app.iteration.min(all.len().saturating_sub(1));
+    let (Some((_, before)), Some((_, after))) = (index.checked_sub(1).and_then(|i| all.get(i)), all.get(index)) else {
+        return vec![Line::from("no earlier iteration to compare with")];
+    };
+    let (Some(old), Some(new)) = (&before.dag, &after.dag) else {
+        return vec![Line::from("one of the iterations has no DAG (its reply could not be read)")];
+    };
+    let diff = IterationDiff::between(old, before.feedback.as_ref(), new, after.feedback.as_ref());
+    let mut lines = vec![Line::from(Span::styled("findings", t.fg("accent").add_modifier(Modifier::BOLD)))];
+    for (fate, finding) in &diff.findings {
+        let (label, color) = match fate {
+            FindingFate::Resolved => ("resolved  ", "finding_resolved"),
+            FindingFate::Persisting => ("persisting", "finding_persisting"),
+            FindingFate::New => ("new       ", "finding_new"),
+        };
+        lines.push(Line::from(vec![
+            Span::styled(format!("{label} "), t.fg(color).add_modifier(Modifier::BOLD)),
+            Span::styled(format!("[{}] ", finding.source.label()), t.fg(source_color(finding.source))),
+            Span::styled(format!("{} {}: ", finding.node_id.as_deref().unwrap_or("DAG"), finding.rule), t.fg("text")),
+            Span::styled(finding.message.lines().next().unwrap_or_default().to_string(), t.fg("muted")),
+        ]));
+    }
+    lines.push(Line::from(""));
+    lines.push(Line::from(Span::styled("nodes", t.fg("accent").add_modifier(Modifier::BOLD))));
+    lines.extend(node_lines(t, &diff.nodes));
+    lines
+}
+
+/// Draw the diff of the selected iteration against the one before it.
+pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+    let all = app.iterations();
+    let index = app.iteration.min(all.len().saturating_sub(1));
+    let title = match (index.checked_sub(1).and_then(|i| all.get(i)), all.get(index)) {
+        (Some((_, before)), Some((_, after))) => format!(" iteration {} → {} ", before.number, after.number),
+        _ => " diff ".into(),
+    };
+    let lines = lines(app);
+    let title = if app.scroll > 0 { format!("{title}· line {} of {} ", app.scroll + 1, lines.len()) } else { title };
+    let block = Block::default().borders(Borders::ALL).title(title).border_style(app.theme.fg("border"));
+    let shown: Vec<Line> = lines.into_iter().skip(app.scroll).collect();
+    frame.render_widget(Paragraph::new(shown).wrap(Wrap { trim: false }).block(block), area);
 }

@@ -1,4 +1,5 @@
-//! The help overlay, listing the one keymap.
+//! The help overlay: every key of the current screen from the one keymap, in
+//! as many columns as the height needs.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
@@ -6,30 +7,33 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use crate::tui::app::App;
-use crate::tui::keymap::{BINDINGS, Context};
+use crate::tui::keymap::active;
+
+/// Width of the key column.
+const KEY_WIDTH: usize = 8;
 
 /// Draw the help popup over `area`.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let t = &app.theme;
-    let lines: Vec<Line> = BINDINGS
-        .iter()
-        .map(|b| {
-            let scope = match b.context {
-                Context::Global => "",
-                Context::Dashboard => " (questions)",
-                Context::Question => " (question)",
-                Context::Replay => " (replay)",
-                Context::Live => " (live run)",
-            };
-            Line::from(vec![
-                Span::styled(format!("{:>8}  ", b.label), t.fg("accent")),
-                Span::styled(format!("{}{scope}", b.help), t.fg("text")),
-            ])
+    let bindings: Vec<_> = active(app.screen, app.replay.is_some()).collect();
+    let text_width = bindings.iter().map(|b| b.help.chars().count()).max().unwrap_or(0);
+    let rows = (area.height.saturating_sub(2) as usize).max(1);
+    let columns = bindings.len().div_ceil(rows).max(1);
+    let rows = bindings.len().div_ceil(columns);
+    let column_width = KEY_WIDTH + 2 + text_width + 1;
+    let lines: Vec<Line> = (0..rows)
+        .map(|row| {
+            let mut spans = Vec::new();
+            for b in bindings.iter().skip(row).step_by(rows) {
+                spans.push(Span::styled(format!("{:>KEY_WIDTH$}  ", b.label), t.fg("accent")));
+                spans.push(Span::styled(format!("{:<text_width$} ", b.help), t.fg("text")));
+            }
+            Line::from(spans)
         })
         .collect();
-    let height = (lines.len() as u16 + 2).min(area.height);
-    let [row] = Layout::vertical([Constraint::Length(height)]).flex(Flex::Center).areas(area);
-    let [popup] = Layout::horizontal([Constraint::Length(52.min(area.width))]).flex(Flex::Center).areas(row);
+    let width = (columns * column_width + 2) as u16;
+    let [row] = Layout::vertical([Constraint::Length(rows as u16 + 2)]).flex(Flex::Center).areas(area);
+    let [popup] = Layout::horizontal([Constraint::Length(width.min(area.width))]).flex(Flex::Center).areas(row);
     frame.render_widget(Clear, popup);
     let block = Block::default().borders(Borders::ALL).title(" keys (any key closes) ").border_style(t.fg("accent"));
     frame.render_widget(Paragraph::new(lines).block(block), popup);

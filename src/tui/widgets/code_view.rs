@@ -19,6 +19,21 @@ pub fn source_color(source: FindingSource) -> &'static str {
     }
 }
 
+/// Width share of the findings pane, percent.
+const FINDINGS_SHARE: u16 = 40;
+
+/// Rows the code and findings of `node` need in `width` columns, borders
+/// included (findings wrap in their pane; code is cut at the edge).
+pub fn height(node: &DagNodeSpec, feedback: Option<&CriticFeedback>, width: u16) -> u16 {
+    let code = node.code.lines().count() + 1;
+    let pane = (width * FINDINGS_SHARE / 100).saturating_sub(2).max(1) as usize;
+    let rows = |line: &str| line.chars().count().div_ceil(pane).max(1);
+    let findings: usize = feedback.map_or(0, |f| {
+        f.findings_for_node(&node.node_id).map(|f| f.message.lines().map(rows).sum::<usize>() + 2).sum()
+    });
+    (code.max(findings) + 2).min(u16::MAX as usize) as u16
+}
+
 /// Draw `node`'s code and its findings into `area`.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, node: &DagNodeSpec, feedback: Option<&CriticFeedback>) {
     let t = &app.theme;
@@ -26,7 +41,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, node: &DagNodeSpec, feedba
     let split = if findings.is_empty() {
         [Constraint::Percentage(100), Constraint::Length(0)]
     } else {
-        [Constraint::Percentage(60), Constraint::Percentage(40)]
+        [Constraint::Percentage(100 - FINDINGS_SHARE), Constraint::Percentage(FINDINGS_SHARE)]
     };
     let [code_area, findings_area] = Layout::horizontal(split).areas(area);
     let inputs: Vec<String> = node.inputs.iter().map(|(k, v)| format!("{k} ← {v}")).collect();

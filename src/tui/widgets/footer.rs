@@ -1,19 +1,27 @@
-//! The footer: key hints from the one keymap.
+//! The footer: key hints of the current screen from the one keymap, as many
+//! as fit (`? keys` lists them all).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::tui::app::{App, Screen};
-use crate::tui::keymap::footer;
+use crate::tui::app::App;
+use crate::tui::keymap::active;
 
 /// Draw the key hints into `area` (1 line).
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let mut spans = Vec::new();
-    for (keys, help) in footer(app.screen != Screen::Dashboard, app.replay.is_some()) {
-        spans.push(Span::styled(format!(" {keys} "), app.theme.fg("accent")));
-        spans.push(Span::styled(format!("{help} "), app.theme.fg("muted")));
+    let mut width = 0;
+    for binding in active(app.screen, app.replay.is_some()).filter(|b| !b.hint.is_empty()) {
+        let keys = format!(" {} ", binding.label);
+        let hint = format!("{} ", binding.hint);
+        width += keys.chars().count() + hint.chars().count();
+        if width > area.width as usize {
+            break;
+        }
+        spans.push(Span::styled(keys, app.theme.fg("accent")));
+        spans.push(Span::styled(hint, app.theme.fg("muted")));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }

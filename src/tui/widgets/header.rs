@@ -1,5 +1,6 @@
 //! The header: dataset, provider and model, elapsed time, tokens and cost,
-//! counts by status, and the paused / replay indicator.
+//! counts by status, and the paused / replay indicator; for a comparison, the
+//! two runs and the counts of each change.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -9,6 +10,8 @@ use ratatui::widgets::Paragraph;
 
 use crate::engine::{Outcome, QuestionStatus};
 use crate::tui::app::App;
+use crate::tui::comparison::{CHANGES, Comparison, change_label};
+use crate::tui::screens::compare::change_style;
 
 fn elapsed(ms: u64) -> String {
     let s = ms / 1000;
@@ -19,9 +22,40 @@ fn elapsed(ms: u64) -> String {
     }
 }
 
+fn message_line(app: &App, otherwise: String) -> Line<'static> {
+    match &app.message {
+        Some(message) => Line::from(Span::styled(format!(" {message}"), app.theme.fg("feed_control"))),
+        None => Line::from(Span::styled(otherwise, app.theme.fg("muted"))),
+    }
+}
+
+fn comparison(frame: &mut Frame, area: Rect, app: &App, comparison: &Comparison) {
+    let t = &app.theme;
+    let [a, b] = &comparison.names;
+    let first = Line::from(vec![
+        Span::styled(" eval-dag compare ", t.fg("accent").add_modifier(Modifier::BOLD)),
+        Span::styled(format!("A: {a}  →  B: {b}"), t.fg("text")),
+    ]);
+    let mut second = vec![Span::styled(format!(" {} questions", comparison.rows.len()), t.fg("text"))];
+    for change in CHANGES.into_iter().filter(|c| comparison.count(*c) > 0) {
+        second.push(Span::styled(" · ", t.fg("muted")));
+        second.push(Span::styled(
+            format!("{} {}", comparison.count(change), change_label(change)),
+            change_style(t, change),
+        ));
+    }
+    let showing = comparison.filter.map_or("all changes".into(), |c| format!("{} only", change_label(c)));
+    let third = message_line(app, format!(" showing: {showing}"));
+    frame.render_widget(Paragraph::new(vec![first, Line::from(second), third]), area);
+}
+
 /// Draw the header into `area` (3 lines).
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let t = &app.theme;
+    if let Some(c) = &app.compare {
+        comparison(frame, area, app, c);
+        return;
+    }
     let state = &app.state;
     let (dataset, provider, model) = state
         .settings
@@ -37,7 +71,6 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     if state.cost_usd > 0.0 {
         first.push(Span::styled(format!("  ${:.4}", state.cost_usd), t.fg("text")));
     }
-    let count = |f: fn(QuestionStatus) -> bool| state.count(f);
     let mut second = Vec::new();
     if let Some(replay) = &app.replay {
         let mark = if replay.playing { "▶" } else { "⏸" };
@@ -50,35 +83,26 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     } else if state.summary.is_some() {
         second.push(Span::styled(" finished ", t.fg("muted")));
     }
-    second.extend([
-        Span::styled(format!(" {} questions · ", state.questions.len()), t.fg("text")),
-        Span::styled(
-            format!("{} passed · ", count(|s| s == QuestionStatus::Done(Outcome::Passed))),
-            t.fg("status_passed"),
-        ),
-        Span::styled(
-            format!("{} failed · ", count(|s| s == QuestionStatus::Done(Outcome::Failed))),
-            t.fg("status_failed"),
-        ),
-        Span::styled(
-            format!("{} exhausted · ", count(|s| s == QuestionStatus::Done(Outcome::Exhausted))),
-            t.fg("status_exhausted"),
-        ),
-        Span::styled(format!("{} working · ", count(|s| s.is_active())), t.fg("status_working")),
-        Span::styled(format!("{} queued", count(|s| s == QuestionStatus::Queued)), t.fg("status_queued")),
-    ]);
-    let third = match (&app.message, app.editing_filter) {
-        (_, true) => Line::from(Span::styled(format!(" filter: {}▏ (enter to apply)", app.filter), t.fg("accent"))),
-        (Some(message), _) => Line::from(Span::styled(format!(" {message}"), t.fg("feed_control"))),
-        (None, _) => Line::from(Span::styled(
-            format!(
-                " showing: {}  sort: {}{}",
-                app.status_filter.label(),
-                app.sort.label(),
-                if app.filter.is_empty() { String::new() } else { format!("  filter: {:?}", app.filter) }
-            ),
-            t.fg("muted"),
-        )),
+    second.push(Span::styled(format!(" {} questions", state.questions.len()), t.fg("text")));
+    let done = |outcome: Outcome| state.count(|s| s == QuestionStatus::Done(outcome));
+    let groups = [
+        ("passed", done(Outcome::Passed), "status_passed"),
+        ("failed", done(Outcome::Failed), "status_failed"),
+        ("exhausted", done(Outcome::Exhausted), "status_exhausted"),
+        ("cancelled", done(Outcome::Cancelled), "status_cancelled"),
+        ("working", state.count(QuestionStatus::is_active), "status_working"),
+        ("queued", state.count(|s| s == QuestionStatus::Queued), "status_queued"),
+    ];
+    // Only the groups that have questions: the line fits 80 columns.
+    for (label, n, color) in groups.into_iter().filter(|(_, n, _)| *n > 0) {
+        second.push(Span::styled(" · ", t.fg("muted")));
+        second.push(Span::styled(format!("{n} {label}"), t.fg(color)));
+    }
+    let third = if app.editing_filter {
+        Line::from(Span::styled(format!(" filter: {}▏ (enter to apply)", app.filter), t.fg("accent")))
+    } else {
+        let filter = if app.filter.is_empty() { String::new() } else { format!("  filter: {:?}", app.filter) };
+        message_line(app, format!(" showing: {}  sort: {}{filter}", app.status_filter.label(), app.sort.label()))
     };
     frame.render_widget(Paragraph::new(vec![Line::from(first), Line::from(second), third]), area);
 }

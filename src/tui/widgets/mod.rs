@@ -1,6 +1,7 @@
 //! One file per widget.
 
 pub mod code_view;
+pub mod conversation;
 pub mod dag_graph;
 pub mod footer;
 pub mod header;

@@ -1,0 +1,118 @@
+//! Two runs question by question: the change (regressions and improvements
+//! first), then status, answer, iterations and tokens of A and of B side by
+//! side; the question text too when the terminal is wide.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::Span;
+use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
+
+use crate::engine::preview;
+use crate::report::{Change, Side};
+use crate::tui::app::App;
+use crate::tui::comparison::change_label;
+use crate::tui::theme::Theme;
+
+/// Terminal width from which the question text, iterations and tokens show.
+const WIDE: u16 = 120;
+
+/// Colour of a change.
+pub fn change_style(t: &Theme, change: Change) -> Style {
+    match change {
+        Change::Regression => t.fg("status_failed").add_modifier(Modifier::BOLD),
+        Change::Improvement => t.fg("status_passed").add_modifier(Modifier::BOLD),
+        Change::AnswerChanged => t.fg("node_flagged"),
+        Change::OnlyInA | Change::OnlyInB => t.fg("accent"),
+        Change::Unchanged => t.fg("muted"),
+    }
+}
+
+/// Colour of a side's status.
+pub fn side_style(t: &Theme, side: Option<&Side>) -> Style {
+    match side {
+        Some(s) if s.success => t.fg("status_passed"),
+        Some(_) => t.fg("status_failed"),
+        None => t.fg("muted"),
+    }
+}
+
+fn side_cells(t: &Theme, side: Option<&Side>, answer_width: usize, wide: bool) -> Vec<Cell<'static>> {
+    let Some(s) = side else {
+        let blank = if wide { 4 } else { 2 };
+        return std::iter::once(Cell::from(Span::styled("—", t.fg("muted"))))
+            .chain((1..blank).map(|_| Cell::from("")))
+            .collect();
+    };
+    let mut cells = vec![
+        Cell::from(Span::styled(s.status.clone(), side_style(t, side))),
+        Cell::from(Span::styled(preview(&s.answer, answer_width), t.fg("text"))),
+    ];
+    if wide {
+        cells.push(Cell::from(Span::styled(s.iterations.to_string(), t.fg("text"))));
+        cells.push(Cell::from(Span::styled(s.tokens.to_string(), t.fg("muted"))));
+    }
+    cells
+}
+
+/// Draw the comparison table into `area`.
+pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+    let t = &app.theme;
+    let Some(comparison) = &app.compare else { return };
+    let wide = area.width >= WIDE;
+    let visible = comparison.visible();
+    // Narrow: id, change and two statuses, the rest split between the answers (5 column gaps).
+    let answer_width = if wide { 18 } else { ((area.width as usize).saturating_sub(6 + 14 + 2 * 9 + 5) / 2).max(8) };
+    let height = area.height.saturating_sub(2).max(1) as usize;
+    let first = comparison.row.saturating_sub(height - 1).min(visible.len().saturating_sub(height));
+    // Wide: the question gets what the fixed columns and 9 gaps leave.
+    let question_width = (area.width as usize).saturating_sub(6 + 14 + 2 * (9 + 18 + 4 + 7) + 9).max(10);
+    let rows: Vec<Row> = visible
+        .iter()
+        .skip(first)
+        .take(height)
+        .map(|row| {
+            let mut cells = vec![
+                Cell::from(Span::styled(row.question_id.clone(), t.fg("accent"))),
+                Cell::from(Span::styled(change_label(row.change), change_style(t, row.change))),
+            ];
+            if wide {
+                let text = serde_json::Value::String(row.question.clone());
+                cells.push(Cell::from(Span::styled(preview(&text, question_width), t.fg("text"))));
+            }
+            cells.extend(side_cells(t, row.a.as_ref(), answer_width, wide));
+            cells.extend(side_cells(t, row.b.as_ref(), answer_width, wide));
+            Row::new(cells)
+        })
+        .collect();
+    let side = |name: &'static str| -> Vec<&'static str> {
+        if wide { vec![name, "answer", "iter", "tokens"] } else { vec![name, "answer"] }
+    };
+    let mut header = vec!["id", "change"];
+    let mut widths = vec![Constraint::Length(6), Constraint::Length(14)];
+    if wide {
+        header.push("question");
+        widths.push(Constraint::Min(10));
+    }
+    for name in ["A status", "B status"] {
+        header.extend(side(name));
+        widths.extend([Constraint::Length(9), Constraint::Length(answer_width as u16)]);
+        if wide {
+            widths.extend([Constraint::Length(4), Constraint::Length(7)]);
+        }
+    }
+    let title = match comparison.filter {
+        Some(change) => format!(" questions: {} only ", change_label(change)),
+        None => " questions ".into(),
+    };
+    let table = Table::new(rows, widths)
+        .header(Row::new(header).style(t.fg("muted")))
+        .row_highlight_style(t.selected())
+        .block(Block::default().borders(Borders::TOP).title(title).border_style(t.fg("border")));
+    let selected = (!visible.is_empty()).then(|| comparison.row - first);
+    frame.render_stateful_widget(table, area, &mut TableState::default().with_selected(selected));
+    if visible.is_empty() {
+        let inner = Rect { y: area.y + 2, height: 1, ..area };
+        frame.render_widget(Paragraph::new(Span::styled("  no question in either run", t.fg("muted"))), inner);
+    }
+}

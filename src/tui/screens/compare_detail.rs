@@ -1,0 +1,123 @@
+//! One question of two runs side by side: status, iterations, tokens, the
+//! final answer and the final DAG's nodes of A and of B, then what changed
+//! from A's DAG to B's (scrolls when long).
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+
+use crate::model::{GeneratedDag, IterationDiff};
+use crate::report::{Row, Side};
+use crate::tui::app::App;
+use crate::tui::screens::compare::{change_style, side_style};
+use crate::tui::screens::diff::node_lines;
+use crate::tui::theme::Theme;
+
+fn side_lines(t: &Theme, side: Option<&Side>, dag: Option<&GeneratedDag>) -> Vec<Line<'static>> {
+    let Some(s) = side else { return vec![Line::from(Span::styled("not in this run", t.fg("muted")))] };
+    let field = |name: &str, value: String| {
+        Line::from(vec![Span::styled(format!("{name:<11}"), t.fg("muted")), Span::styled(value, t.fg("text"))])
+    };
+    let mut lines = vec![
+        Line::from(vec![
+            Span::styled(format!("{:<11}", "status"), t.fg("muted")),
+            Span::styled(s.status.clone(), side_style(t, side)),
+        ]),
+        field("iterations", s.iterations.to_string()),
+        field("tokens", s.tokens.to_string()),
+        Line::from(Span::styled("answer", t.fg("muted"))),
+    ];
+    let answer = serde_json::to_string_pretty(&s.answer).unwrap_or_default();
+    lines.extend(answer.lines().map(|l| Line::from(Span::styled(format!("  {l}"), t.fg("text")))));
+    match dag {
+        Some(dag) => {
+            lines.push(Line::from(Span::styled(format!("final DAG ({} nodes)", dag.nodes.len()), t.fg("muted"))));
+            for node in &dag.nodes {
+                let star = if node.node_id == dag.final_answer_node { " ★" } else { "" };
+                // `prev_node.<id>.output` reads as the node id.
+                let inputs: Vec<&str> = node
+                    .inputs
+                    .values()
+                    .map(|r| r.strip_prefix("prev_node.").and_then(|r| r.strip_suffix(".output")).unwrap_or(r))
+                    .collect();
+                lines.push(Line::from(vec![
+                    Span::styled(format!("  L{} {}{star}", node.layer, node.node_id), t.fg("accent")),
+                    Span::styled(format!(" ← {}", inputs.join(", ")), t.fg("muted")),
+                ]));
+            }
+        }
+        None => lines.push(Line::from(Span::styled("no DAG recorded", t.fg("muted")))),
+    }
+    lines
+}
+
+/// Every line of the DAG changes from A's final DAG to B's, for the selected row.
+pub fn lines(app: &App) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let Some((comparison, row)) = app.compare.as_ref().and_then(|c| Some((c, c.selected()?))) else {
+        return Vec::new();
+    };
+    let id = &row.question_id;
+    if row.a.is_none() || row.b.is_none() {
+        return vec![Line::from(Span::styled("only one run has this question", t.fg("muted")))];
+    }
+    match (comparison.dags[0].get(id), comparison.dags[1].get(id)) {
+        (Some(a), Some(b)) => {
+            let diff = IterationDiff::between(a, None, b, None);
+            if diff.nodes.iter().all(|n| matches!(n, crate::model::NodeChange::Unchanged { .. })) {
+                vec![Line::from(Span::styled("the final DAGs are the same", t.fg("muted")))]
+            } else {
+                node_lines(t, &diff.nodes)
+            }
+        }
+        _ => vec![Line::from(Span::styled(
+            "no DAG diff: the inputs do not record both final DAGs (traces and eval_results.json written by eval-dag do)",
+            t.fg("muted"),
+        ))],
+    }
+}
+
+fn heading(t: &Theme, row: &Row) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(format!(" {} ", row.question_id), t.fg("accent").add_modifier(Modifier::BOLD)),
+        Span::styled(crate::tui::comparison::change_label(row.change), change_style(t, row.change)),
+        Span::styled(format!("  {}", row.question), t.fg("text")),
+    ])
+}
+
+/// Draw the selected question of both runs into `area`.
+pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+    let t = &app.theme;
+    let Some((comparison, row)) = app.compare.as_ref().and_then(|c| Some((c, c.selected()?))) else { return };
+    let id = &row.question_id;
+    let sides = [
+        side_lines(t, row.a.as_ref(), comparison.dags[0].get(id)),
+        side_lines(t, row.b.as_ref(), comparison.dags[1].get(id)),
+    ];
+    // Borders, and a row for a wrapped answer or node line.
+    let tallest = sides.iter().map(Vec::len).max().unwrap_or(0) as u16 + 3;
+    let [title, top, bottom] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(tallest.min(area.height.saturating_sub(1) * 2 / 3)),
+        Constraint::Min(3),
+    ])
+    .areas(area);
+    frame.render_widget(Paragraph::new(heading(t, row)), title);
+    let columns: [Rect; 2] = Layout::horizontal([Constraint::Percentage(50); 2]).areas(top);
+    for ((lines, column), (name, path)) in sides.into_iter().zip(columns).zip(["A", "B"].iter().zip(&comparison.names))
+    {
+        let block =
+            Block::default().borders(Borders::ALL).title(format!(" {name}: {path} ")).border_style(t.fg("border"));
+        frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(block), column);
+    }
+    let lines = lines(app);
+    let mut title = " final DAG: changes from A to B ".to_string();
+    if app.scroll > 0 {
+        title.push_str(&format!("· line {} of {} ", app.scroll + 1, lines.len()));
+    }
+    let block = Block::default().borders(Borders::ALL).title(title).border_style(t.fg("border"));
+    let shown: Vec<Line> = lines.into_iter().skip(app.scroll).collect();
+    frame.render_widget(Paragraph::new(shown).wrap(Wrap { trim: false }).block(block), bottom);
+}

@@ -1,0 +1,261 @@
+//! The conversation log of one question: every LLM call of every attempt and
+//! iteration in order — what it was for, tokens and latency, the prompt and
+//! the response (streamed text while the call runs) — with the critic's
+//! verdict after each iteration. Collapsed, a prompt shows only what changed
+//! since the previous call of the same kind (a rebuild's new part is the
+//! rejected DAG and the feedback) and long texts are cut; expanded, all of it.
+
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use similar::{DiffTag, TextDiff};
+
+use crate::engine::{Attempt, Iteration, LlmCall, QuestionState, RunState, plural, preview};
+use crate::llm::LlmRole;
+use crate::tui::theme::Theme;
+use crate::tui::widgets::code_view::source_color;
+
+/// Lines of a prompt or response shown when collapsed.
+const PREVIEW_LINES: usize = 8;
+
+/// The log as lines, with where each iteration starts.
+pub struct Conversation {
+    /// Every line, top to bottom.
+    pub lines: Vec<Line<'static>>,
+    /// Index of the first line of each iteration, in the order of
+    /// [`crate::tui::App::iterations`].
+    pub anchors: Vec<usize>,
+}
+
+/// What a call was for, e.g. `review layer 1`.
+pub fn call_label(call: &LlmCall) -> String {
+    match (call.key.role, call.key.layer) {
+        (LlmRole::LayerReview, Some(layer)) => format!("review layer {layer}"),
+        (LlmRole::QuestionGeneration, _) => "question generation".into(),
+        (role, _) => role.label().to_string(),
+    }
+}
+
+struct Builder<'a> {
+    theme: &'a Theme,
+    expanded: bool,
+    lines: Vec<Line<'static>>,
+}
+
+impl Builder<'_> {
+    fn push(&mut self, spans: Vec<Span<'static>>) {
+        self.lines.push(Line::from(spans));
+    }
+
+    fn text(&mut self, text: impl Into<String>, style: Style) {
+        self.push(vec![Span::styled(text.into(), style)]);
+    }
+
+    /// `body` under a `│` rule, cut to `PREVIEW_LINES` unless expanded.
+    fn quoted<'t>(&mut self, body: impl IntoIterator<Item = Option<&'t str>>, tail: bool) {
+        let body: Vec<Option<&str>> = body.into_iter().collect();
+        let keep = if self.expanded { body.len() } else { PREVIEW_LINES.min(body.len()) };
+        let hidden = body.len() - keep;
+        let shown = if tail { &body[hidden..] } else { &body[..keep] };
+        let rule = Span::styled("  │ ", self.theme.fg("border"));
+        if tail && hidden > 0 {
+            self.push(vec![rule.clone(), Span::styled(format!("⋯ {hidden} earlier lines"), self.theme.fg("muted"))]);
+        }
+        for line in shown {
+            let span = match line {
+                Some(text) => Span::styled(text.to_string(), self.theme.fg("text")),
+                None => Span::styled("⋯", self.theme.fg("muted")),
+            };
+            self.push(vec![rule.clone(), span]);
+        }
+        if !tail && hidden > 0 {
+            let note = format!("⋯ {} more (e shows everything)", plural(hidden, "line"));
+            self.push(vec![rule, Span::styled(note, self.theme.fg("muted"))]);
+        }
+    }
+
+    fn call(&mut self, call: &LlmCall, previous: Option<&LlmCall>) {
+        let t = self.theme;
+        let status = match (&call.error, call.finished) {
+            (Some(_), _) => Span::styled(" failed", t.fg("status_failed")),
+            (None, true) => Span::styled(
+                format!(
+                    " {} tokens ({} in, {} out) · {} ms{}",
+                    call.usage.total(),
+                    call.usage.prompt_tokens,
+                    call.usage.completion_tokens,
+                    call.latency_ms,
+                    if call.retries > 0 {
+                        format!(" · {}", plural(call.retries as usize, "retry"))
+                    } else {
+                        "".into()
+                    }
+                ),
+                t.fg("muted"),
+            ),
+            (None, false) => Span::styled(" streaming…", t.fg("status_working")),
+        };
+        self.push(vec![
+            Span::styled(format!("▸ {}", call_label(call)), t.fg("accent").add_modifier(Modifier::BOLD)),
+            Span::styled(format!(" · {} ·", call.model), t.fg("muted")),
+            status,
+        ]);
+        let counts: Vec<String> = call.messages.iter().map(|m| m.content.lines().count().to_string()).collect();
+        let size = format!("{} lines", counts.join(" + "));
+        let user = call.messages.iter().rev().find(|m| m.role == "user").map(|m| m.content.as_str());
+        let before = previous.and_then(|p| p.messages.iter().rev().find(|m| m.role == "user")).map(|m| &m.content);
+        match (self.expanded, user, before) {
+            (true, _, _) => {
+                self.text(format!("  prompt ({size})"), t.fg("muted"));
+                for message in call.messages.iter() {
+                    self.text(format!("  {}:", message.role), t.fg("muted"));
+                    self.quoted(message.content.lines().map(Some), false);
+                }
+            }
+            (false, Some(user), Some(before)) => {
+                let changes = changed_lines(before, user);
+                let what = if changes.is_empty() { "same as" } else { "changes since" };
+                self.text(format!("  prompt ({size}), {what} the last {}:", call_label(call)), t.fg("muted"));
+                self.quoted(changes, false);
+            }
+            (false, Some(user), None) => {
+                self.text(format!("  prompt ({size}), user message:"), t.fg("muted"));
+                self.quoted(user.lines().map(Some), false);
+            }
+            (false, None, _) => self.text(format!("  prompt ({size})"), t.fg("muted")),
+        }
+        if let Some(error) = &call.error {
+            self.text(format!("  ✗ {error}"), t.fg("status_failed"));
+        }
+        if !call.response.is_empty() || call.finished && call.error.is_none() {
+            self.text(if call.finished { "  response:" } else { "  response so far:" }, t.fg("muted"));
+            self.quoted(call.response.lines().map(Some), !call.finished);
+        }
+    }
+
+    fn verdict(&mut self, it: &Iteration) {
+        let t = self.theme;
+        let Some(feedback) = &it.feedback else {
+            let stage = it.stages.last().map_or("waiting", |s| s.stage.label());
+            self.text(format!("… no verdict yet ({stage})"), t.fg("status_working"));
+            return;
+        };
+        if feedback.is_approved {
+            self.text(
+                format!("✓ iteration {} approved", it.number),
+                t.fg("status_approved").add_modifier(Modifier::BOLD),
+            );
+            return;
+        }
+        let count = plural(feedback.findings.len(), "finding");
+        self.text(
+            format!("✗ iteration {} rejected: {count}", it.number),
+            t.fg("status_rejected").add_modifier(Modifier::BOLD),
+        );
+        for finding in &feedback.findings {
+            self.push(vec![
+                Span::styled(format!("  [{}] ", finding.source.label()), t.fg(source_color(finding.source))),
+                Span::styled(
+                    format!("{} {}: ", finding.node_id.as_deref().unwrap_or("DAG"), finding.rule),
+                    t.fg("text"),
+                ),
+                Span::styled(finding.message.lines().next().unwrap_or_default().to_string(), t.fg("muted")),
+            ]);
+        }
+        if feedback.findings.is_empty() && !feedback.overall_reasoning.is_empty() {
+            self.text(format!("  {}", feedback.overall_reasoning), t.fg("muted"));
+        }
+    }
+
+    fn outcome(&mut self, attempt: &Attempt) {
+        let t = self.theme;
+        let Some(outcome) = attempt.outcome else { return };
+        let detail = match (&attempt.final_answer, &attempt.reason) {
+            (Some(answer), _) => format!(" → {}", preview(answer, 80)),
+            (None, Some(reason)) => format!(": {reason}"),
+            _ => String::new(),
+        };
+        let style = if attempt.final_answer.is_some() { t.fg("status_passed") } else { t.fg("status_failed") };
+        self.text(
+            format!("■ attempt {} {}{detail}", attempt.number, outcome.label()),
+            style.add_modifier(Modifier::BOLD),
+        );
+    }
+}
+
+/// Lines of `after` that are new or changed against `before`; `None` marks
+/// unchanged lines left out between two changes.
+pub fn changed_lines<'a>(before: &str, after: &'a str) -> Vec<Option<&'a str>> {
+    let lines: Vec<&str> = after.lines().collect();
+    let diff = TextDiff::from_lines(before, after);
+    let mut out = Vec::new();
+    let mut last_end = None;
+    for op in diff.ops() {
+        if op.tag() == DiffTag::Equal || op.tag() == DiffTag::Delete {
+            continue;
+        }
+        let range = op.new_range();
+        if last_end.is_some_and(|end| end < range.start) {
+            out.push(None);
+        }
+        out.extend(lines[range.start.min(lines.len())..range.end.min(lines.len())].iter().map(|l| Some(*l)));
+        last_end = Some(range.end);
+    }
+    out
+}
+
+/// The conversation of `question`, with the iteration at `selected` (index
+/// over all attempts' iterations) marked; whole texts when `expanded`.
+pub fn build(
+    state: &RunState,
+    question: &QuestionState,
+    selected: usize,
+    expanded: bool,
+    theme: &Theme,
+) -> Conversation {
+    let mut b = Builder { theme, expanded, lines: Vec::new() };
+    let mut anchors = Vec::new();
+    let generation: Vec<&LlmCall> =
+        state.calls.values().filter(|c| c.key.role == LlmRole::QuestionGeneration).map(|c| &**c).collect();
+    for (index, call) in generation.iter().enumerate() {
+        b.call(call, index.checked_sub(1).map(|i| generation[i]));
+    }
+    let mut earlier: Vec<&LlmCall> = Vec::new();
+    for attempt in &question.attempts {
+        for it in &attempt.iterations {
+            let marked = anchors.len() == selected;
+            anchors.push(b.lines.len());
+            let mut title = format!("━━ attempt {} · iteration {} ", attempt.number, it.number);
+            if let (Some((from_attempt, from_iteration)), 1) = (attempt.forked_from, it.number) {
+                title.push_str(&format!("(forked from attempt {from_attempt}, iteration {from_iteration}) "));
+            }
+            let style = if marked { theme.selected() } else { theme.fg("accent") };
+            let fill = "━".repeat(80usize.saturating_sub(title.chars().count()));
+            b.text(format!("{title}{fill}"), style.add_modifier(Modifier::BOLD));
+            for call in it.calls.iter().filter_map(|id| state.calls.get(id)) {
+                let previous =
+                    earlier.iter().rev().find(|p| p.key.role == call.key.role && p.key.layer == call.key.layer);
+                b.call(call, previous.copied());
+                earlier.push(call);
+            }
+            b.verdict(it);
+        }
+        b.outcome(attempt);
+    }
+    if anchors.is_empty() {
+        b.text("no LLM call for this question yet", theme.fg("muted"));
+    }
+    Conversation { lines: b.lines, anchors }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::changed_lines;
+
+    #[test]
+    fn only_new_lines_of_a_prompt_are_kept_with_gaps_between_changes() {
+        let before = "a\nb\nc\nd\ne\n";
+        let after = "a\nB\nc\nd\nnew\ne\n";
+        assert_eq!(changed_lines(before, after), vec![Some("B"), None, Some("new")]);
+        assert!(changed_lines(before, before).is_empty());
+    }
+}
