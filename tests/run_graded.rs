@@ -9,10 +9,11 @@ use std::path::Path;
 use std::process::Output;
 
 use common::mock_llm::{MockLlm, Recorded, Reply};
+use crossterm::event::{KeyCode, KeyEvent};
 use eval_dag::engine::{EngineEvent, RunState};
 use eval_dag::llm::LlmRole;
 use eval_dag::trace::Trace;
-use eval_dag::tui::{App, Theme, draw};
+use eval_dag::tui::{App, Tab, Theme, draw};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
@@ -38,12 +39,26 @@ fn state_of(run: &Path) -> RunState {
     state
 }
 
-fn dashboard(state: RunState) -> String {
-    let app = App::new(state, Theme::dark(), None, None);
-    let mut terminal = Terminal::new(TestBackend::new(160, 30)).unwrap();
-    terminal.draw(|frame| draw(frame, &app)).unwrap();
+/// The screen `app` draws at `width`×`height`, one line per row.
+fn render(app: &App, width: u16, height: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|frame| draw(frame, app)).unwrap();
     let buffer = terminal.backend().buffer();
-    (0..30).map(|y| (0..160).map(|x| buffer[(x, y)].symbol().to_string()).collect::<String>() + "\n").collect()
+    (0..height).map(|y| (0..width).map(|x| buffer[(x, y)].symbol().to_string()).collect::<String>() + "\n").collect()
+}
+
+fn dashboard(state: RunState) -> String {
+    render(&App::new(state, Theme::dark(), None, None), 160, 30)
+}
+
+/// The question view's conversation tab of the only question, zoomed, 160×300.
+fn conversation_screen(state: RunState) -> String {
+    let mut app = App::new(state, Theme::dark(), None, None);
+    for code in [KeyCode::Enter, KeyCode::Tab, KeyCode::Tab, KeyCode::Char('z')] {
+        app.handle_key(KeyEvent::from(code));
+    }
+    assert_eq!(app.tab, Tab::Conversation);
+    render(&app, 160, 300)
 }
 
 /// The questions an offline run of the fraud sample writes, as a questions file:
@@ -293,6 +308,22 @@ async fn judges_grade_answers_in_a_run_their_calls_are_traced_and_grade_reuses_t
         "the narrative call belongs to the approved iteration"
     );
     let grades = attempt.grades.clone();
+    let conversation = conversation_screen(state.clone());
+    let order = [
+        "▸ build",
+        "▸ review layer 0",
+        "▸ narrative",
+        "■ attempt 1 passed",
+        "━━ attempt 1 · grading",
+        "▸ judge 1 step 0",
+        "▸ judge 3 step 2",
+    ];
+    let mut from = 0;
+    for needle in order {
+        let at =
+            conversation[from..].find(needle).unwrap_or_else(|| panic!("{needle:?} after byte {from}: {conversation}"));
+        from += at + needle.len();
+    }
     let summary: Vec<(&str, Option<f64>, bool)> =
         grades.iter().map(|g| (g.method.as_str(), g.score, g.passed)).collect();
     assert_eq!(

@@ -31,6 +31,7 @@ pub fn call_label(call: &LlmCall) -> String {
     match (call.key.role, call.key.layer) {
         (LlmRole::LayerReview, Some(layer)) => format!("review layer {layer}"),
         (LlmRole::QuestionGeneration, _) => "question generation".into(),
+        (LlmRole::Judge, step) => format!("judge {} step {}", call.key.iteration, step.unwrap_or(0)),
         (role, _) => role.label().to_string(),
     }
 }
@@ -240,6 +241,21 @@ pub fn build(
             b.verdict(it);
         }
         b.outcome(attempt);
+        let judged: Vec<&LlmCall> =
+            attempt.judge_calls.iter().filter_map(|id| state.calls.get(id)).map(|c| &**c).collect();
+        if !judged.is_empty() {
+            b.text(
+                format!("━━ attempt {} · grading ", attempt.number),
+                theme.fg("accent").add_modifier(Modifier::BOLD),
+            );
+        }
+        for call in judged {
+            let previous = earlier.iter().rev().find(|p| {
+                p.key.role == call.key.role && p.key.iteration == call.key.iteration && p.key.layer == call.key.layer
+            });
+            b.call(call, previous.copied());
+            earlier.push(call);
+        }
     }
     if anchors.is_empty() {
         b.text("no LLM call for this question yet", theme.fg("muted"));
