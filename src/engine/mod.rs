@@ -7,6 +7,7 @@ mod emitter;
 mod events;
 mod gate;
 mod orchestrator;
+mod question_state;
 mod questions;
 mod review;
 mod state;

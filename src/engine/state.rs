@@ -9,11 +9,10 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 
-use serde_json::Value;
-
-use super::events::{ControlAction, EngineEvent, Outcome, RunSettings, RunSummary, Stage};
+use super::events::{ControlAction, EngineEvent, Outcome, RunSettings, RunSummary};
 use crate::llm::{CallKey, ChatMessage, TokenUsage};
-use crate::model::{CriticFeedback, ExecutionResult, GeneratedDag, Question};
+
+pub use super::question_state::{Attempt, Iteration, QuestionState, QuestionStatus, StageRecord};
 
 /// How many feed entries are kept.
 const FEED_CAPACITY: usize = 500;
@@ -21,163 +20,6 @@ const FEED_CAPACITY: usize = 500;
 /// `count` and `noun`, with an `s` unless there is exactly one.
 pub fn plural(count: usize, noun: &str) -> String {
     if count == 1 { format!("1 {noun}") } else { format!("{count} {noun}s") }
-}
-
-/// Where a question stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum QuestionStatus {
-    /// Not started.
-    Queued,
-    /// A stage is running.
-    Working(Stage),
-    /// The critic approved; final execution pending.
-    Approved,
-    /// The critic rejected; a rebuild is pending.
-    Rejected,
-    /// Finished.
-    Done(Outcome),
-}
-
-impl QuestionStatus {
-    /// Human name as shown in tables.
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::Queued => "queued",
-            Self::Working(Stage::Build) => "building",
-            Self::Working(Stage::StructuralCheck) => "checking",
-            Self::Working(Stage::TrialRun) => "trial run",
-            Self::Working(Stage::SemanticReview) => "reviewing",
-            Self::Working(Stage::Execute) => "executing",
-            Self::Approved => "approved",
-            Self::Rejected => "rejected",
-            Self::Done(outcome) => outcome.label(),
-        }
-    }
-
-    /// Whether work is under way or pending.
-    pub fn is_active(self) -> bool {
-        matches!(self, Self::Working(_) | Self::Approved | Self::Rejected)
-    }
-}
-
-/// One stage's timing within an iteration.
-#[derive(Debug, Clone, PartialEq)]
-pub struct StageRecord {
-    /// Which stage.
-    pub stage: Stage,
-    /// When it started (ms since run start).
-    pub started_ms: u64,
-    /// `(ok, duration_ms)` once finished.
-    pub finished: Option<(bool, u64)>,
-}
-
-/// One iteration of a critic loop.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Iteration {
-    /// 1-based.
-    pub number: u32,
-    /// The DAG, once built.
-    pub dag: Option<GeneratedDag>,
-    /// The verdict, once given.
-    pub feedback: Option<CriticFeedback>,
-    /// The trial run's result.
-    pub trial: Option<ExecutionResult>,
-    /// Stages in the order they ran.
-    pub stages: Vec<StageRecord>,
-    /// LLM calls of the iteration, by call id.
-    pub calls: Vec<u64>,
-}
-
-/// One attempt at a question (reruns and forks add attempts).
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Attempt {
-    /// 1-based.
-    pub number: u32,
-    /// `(attempt, iteration)` this attempt was forked from.
-    pub forked_from: Option<(u32, u32)>,
-    /// Iterations so far.
-    pub iterations: Vec<Iteration>,
-    /// How it ended.
-    pub outcome: Option<Outcome>,
-    /// Final execution result.
-    pub execution: Option<ExecutionResult>,
-    /// The answer.
-    pub final_answer: Option<Value>,
-    /// Why it did not pass.
-    pub reason: Option<String>,
-    /// Grades of the answer.
-    pub grades: Vec<crate::grade::Grade>,
-    /// LLM calls made by judges grading the answer, by call id.
-    pub judge_calls: Vec<u64>,
-    /// The one-sentence narrative of the answer, when one was written for grading.
-    pub narrative: Option<String>,
-}
-
-impl Attempt {
-    /// The iteration numbered `number`.
-    pub fn iteration(&self, number: u32) -> Option<&Iteration> {
-        self.iterations.iter().find(|i| i.number == number)
-    }
-
-    fn iteration_mut(&mut self, number: u32) -> &mut Iteration {
-        if let Some(index) = self.iterations.iter().position(|i| i.number == number) {
-            return &mut self.iterations[index];
-        }
-        self.iterations.push(Iteration { number, ..Iteration::default() });
-        self.iterations.last_mut().expect("just pushed")
-    }
-}
-
-/// A question and everything that happened to it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct QuestionState {
-    /// The question.
-    pub question: Question,
-    /// Attempts, oldest first.
-    pub attempts: Vec<Attempt>,
-    /// Current status.
-    pub status: QuestionStatus,
-    /// First activity (ms since run start).
-    pub started_ms: Option<u64>,
-    /// End of the latest attempt.
-    pub finished_ms: Option<u64>,
-    /// Tokens spent on this question.
-    pub usage: TokenUsage,
-    /// Cost spent on this question, USD.
-    pub cost_usd: f64,
-}
-
-impl QuestionState {
-    /// The latest attempt.
-    pub fn latest(&self) -> Option<&Attempt> {
-        self.attempts.last()
-    }
-
-    /// Attempt numbered `number`.
-    pub fn attempt(&self, number: u32) -> Option<&Attempt> {
-        self.attempts.iter().find(|a| a.number == number)
-    }
-
-    fn attempt_mut(&mut self, number: u32) -> &mut Attempt {
-        if let Some(index) = self.attempts.iter().position(|a| a.number == number) {
-            return &mut self.attempts[index];
-        }
-        self.attempts.push(Attempt { number, ..Attempt::default() });
-        self.attempts.last_mut().expect("just pushed")
-    }
-
-    /// Whether the latest attempt's answer was graded right (none when ungraded).
-    pub fn correct(&self) -> Option<bool> {
-        let grades = &self.latest()?.grades;
-        (!grades.is_empty()).then(|| grades.iter().all(|g| g.passed))
-    }
-
-    /// Findings per iteration of the latest attempt (for sparklines).
-    pub fn findings_per_iteration(&self) -> Vec<u64> {
-        self.latest()
-            .map(|a| a.iterations.iter().map(|i| i.feedback.as_ref().map_or(0, |f| f.findings.len() as u64)).collect())
-            .unwrap_or_default()
-    }
 }
 
 /// One LLM call as seen so far.
@@ -573,7 +415,7 @@ impl RunState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn event(value: Value) -> EngineEvent {
         serde_json::from_value(value).unwrap()
