@@ -51,6 +51,12 @@ fn dashboard(state: RunState) -> String {
     render(&App::new(state, Theme::dark(), None, None), 160, 30)
 }
 
+/// `eval-dag run` of the fraud sample with the questions in `file`, into `out`.
+fn run_with_questions(file: &Path, out: &Path, dir: &Path) -> Output {
+    let (file, out) = (file.to_str().unwrap(), out.to_str().unwrap());
+    eval_dag(&["run", "sample-data/fraud", "--headless", "--questions-file", file, "--out", out], dir)
+}
+
 /// The question view's conversation tab of the only question, zoomed, 160×300.
 fn conversation_screen(state: RunState) -> String {
     let mut app = App::new(state, Theme::dark(), None, None);
@@ -102,18 +108,7 @@ fn a_questions_file_replaces_generation_and_a_planted_wrong_answer_is_graded_wro
     let dir = tempfile::tempdir().unwrap();
     let (file, planted) = questions_file(dir.path());
     let run = dir.path().join("graded");
-    let output = eval_dag(
-        &[
-            "run",
-            "sample-data/fraud",
-            "--headless",
-            "--questions-file",
-            file.to_str().unwrap(),
-            "--out",
-            run.to_str().unwrap(),
-        ],
-        dir.path(),
-    );
+    let output = run_with_questions(&file, &run, dir.path());
     let (_, stderr) = text(&output);
     assert_eq!(output.status.code(), Some(1), "a wrong answer makes the run exit 1: {stderr}");
     assert!(stderr.contains("accuracy 67% (2/3 graded)"), "{stderr}");
@@ -164,18 +159,7 @@ fn the_offline_planner_refuses_questions_it_cannot_plan_and_judges_in_one_line()
     let file = dir.path().join("questions.jsonl");
     std::fs::write(&file, "{\"question\": \"What is the meaning of life?\", \"difficulty\": \"easy\"}\n").unwrap();
     let out = dir.path().join("out");
-    let output = eval_dag(
-        &[
-            "run",
-            "sample-data/fraud",
-            "--headless",
-            "--questions-file",
-            file.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        dir.path(),
-    );
+    let output = run_with_questions(&file, &out, dir.path());
     let (_, stderr) = text(&output);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
