@@ -12,22 +12,18 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use regex::Regex;
 
 /// The fields of a parsed datetime: year, month, day, hour, minute, second, microsecond.
 pub type DatetimeFields = [i64; 7];
 
-/// A format compiled to `_strptime`'s regular expression.
-struct Compiled {
-    regex: Regex,
-}
-
 /// Compiled formats kept per worker thread (formats repeat: one per column).
 const CACHE_LIMIT: usize = 64;
 
 thread_local! {
-    static CACHE: RefCell<HashMap<String, Option<std::rc::Rc<Compiled>>>> = RefCell::new(HashMap::new());
+    static CACHE: RefCell<HashMap<String, Option<Rc<Regex>>>> = RefCell::new(HashMap::new());
 }
 
 /// ASCII whitespace as Python's `\s` matches it (`str.isspace`).
@@ -48,7 +44,8 @@ fn directive_pattern(directive: char) -> Option<&'static str> {
     })
 }
 
-fn compile(format: &str) -> Option<Compiled> {
+/// `format` as `_strptime`'s regular expression, when the fast path supports it.
+fn compile(format: &str) -> Option<Regex> {
     if !format.is_ascii() || format.contains('\'') {
         return None;
     }
@@ -80,13 +77,13 @@ fn compile(format: &str) -> Option<Compiled> {
     if !seen.contains(&'Y') && !seen.contains(&'y') {
         return None;
     }
-    Some(Compiled { regex: Regex::new(&pattern).ok()? })
+    Regex::new(&pattern).ok()
 }
 
 /// The characters [`WHITESPACE`] matches.
 const WHITESPACE_CHARS: &str = "\t\n\x0B\x0C\r\x1C\x1D\x1E\x1F ";
 
-fn compiled(format: &str) -> Option<std::rc::Rc<Compiled>> {
+fn compiled(format: &str) -> Option<Rc<Regex>> {
     CACHE.with(|cache| {
         let mut cache = cache.borrow_mut();
         if let Some(found) = cache.get(format) {
@@ -95,7 +92,7 @@ fn compiled(format: &str) -> Option<std::rc::Rc<Compiled>> {
         if cache.len() >= CACHE_LIMIT {
             cache.clear();
         }
-        let made = compile(format).map(std::rc::Rc::new);
+        let made = compile(format).map(Rc::new);
         cache.insert(format.to_string(), made.clone());
         made
     })
@@ -107,8 +104,7 @@ pub fn fast_strptime(data: &str, format: &str) -> Option<DatetimeFields> {
     if !data.is_ascii() {
         return None;
     }
-    let compiled = compiled(format)?;
-    let found = compiled.regex.captures(data)?;
+    let found = compiled(format)?.captures(data)?;
     if found.get(0)?.end() != data.len() {
         return None;
     }
