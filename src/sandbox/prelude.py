@@ -98,6 +98,8 @@ def _public(module):
 # datetime.datetime.strptime through the native fast path (see strptime.rs),
 # falling back to the stdlib's pure-Python parser for everything it declines.
 import _strptime as _strptime_module
+# Frozen, it has no __file__, which its day-without-year warning reads.
+_strptime_module.__file__ = "_strptime.py"
 _datetime_class = datetime.datetime
 
 

@@ -90,7 +90,10 @@ fn native_strptime(data: PyStrRef, format: PyStrRef, vm: &VirtualMachine) -> PyO
 
 fn load_prelude(vm: &VirtualMachine) -> Result<Prelude, String> {
     // A stand-in `os` lets `random` (and so `statistics`) import without host access.
-    let os_stub = "import sys\nclass _Os: pass\nos = type(sys)('os')\nos.urandom = lambda n: bytes(n)\nos.name = 'posix'\nsys.modules['os'] = os\n";
+    // `_strptime` also asks it for `os.path.dirname` (its day-without-year warning).
+    let os_stub = "import sys\nos = type(sys)('os')\nos.urandom = lambda n: bytes(n)\nos.name = 'posix'\n\
+                   os.path = type(sys)('os.path')\nos.path.dirname = lambda p: p.rpartition('/')[0]\n\
+                   sys.modules['os'] = os\n";
     let scope = vm.new_scope_with_builtins();
     let native = vm.new_function("native_strptime", native_strptime);
     scope.globals.set_item("_native_strptime", native.into(), vm).map_err(|exc| describe(vm, &exc).0)?;
