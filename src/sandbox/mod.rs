@@ -3,6 +3,7 @@
 //! objects. The parent enforces deadlines by killing, workers run under
 //! rlimits, and a dead worker is replaced.
 
+mod dataset;
 mod output;
 pub mod policy;
 mod pool;

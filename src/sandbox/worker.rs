@@ -1,5 +1,5 @@
 //! The worker process: one RustPython interpreter, the dataset converted to
-//! Python objects once, then DAG after DAG read from stdin. Nothing but
+//! Python objects once (see `dataset`), then DAG after DAG read from stdin. Nothing but
 //! protocol lines is ever written to stdout.
 
 use std::collections::HashMap;
@@ -17,6 +17,7 @@ use rustpython_vm::{
 };
 use serde_json::Value;
 
+use super::dataset::Dataset;
 use super::output::{bound_final_answer, truncate_for_display};
 use super::policy::check_source;
 use super::protocol::{Reply, Request};
@@ -98,6 +99,7 @@ fn run_interpreter(data: serde_json::Map<String, Value>) -> anyhow::Result<()> {
     let interpreter = build_interpreter();
     interpreter.enter(|vm| {
         let prelude = load_prelude(vm).map_err(|e| anyhow::anyhow!(e))?;
+        let mut dataset = Dataset::new(vm, data).map_err(|e| anyhow::anyhow!(e))?;
         send(&Reply::Ready);
         let stdin = std::io::stdin();
         for line in stdin.lock().lines() {
@@ -106,33 +108,13 @@ fn run_interpreter(data: serde_json::Map<String, Value>) -> anyhow::Result<()> {
                 continue;
             }
             let result = match serde_json::from_str::<Request>(&line) {
-                Ok(request) => execute(vm, &prelude, &data, &request.dag, request.seed),
+                Ok(request) => execute(vm, &prelude, &mut dataset, &request.dag, request.seed),
                 Err(err) => ExecutionResult { error: Some(format!("bad request: {err}")), ..Default::default() },
             };
             send(&Reply::Result { result });
         }
         Ok(())
     })
-}
-
-/// The dataset as Python objects, converted on first use within one DAG, so a
-/// DAG that mutates its inputs (`rows.sort()`) cannot change what the next
-/// DAG sees.
-struct DatasetView<'d> {
-    data: &'d serde_json::Map<String, Value>,
-    converted: HashMap<String, PyObjectRef>,
-}
-
-impl DatasetView<'_> {
-    fn get(&mut self, vm: &VirtualMachine, key: &str) -> Result<PyObjectRef, String> {
-        if let Some(object) = self.converted.get(key) {
-            return Ok(object.clone());
-        }
-        let value = self.data.get(key).ok_or_else(|| format!("the dataset has no key {key:?}"))?;
-        let object = py_serde::deserialize(vm, value.clone()).map_err(|e| format!("converting dataset.{key}: {e}"))?;
-        self.converted.insert(key.to_string(), object.clone());
-        Ok(object)
-    }
 }
 
 /// Stable 64-bit hash (FNV-1a) of a node id, mixed into the run seed.
@@ -200,7 +182,7 @@ fn to_json(vm: &VirtualMachine, prelude: &Prelude, object: &PyObjectRef) -> Resu
 fn arguments(
     vm: &VirtualMachine,
     node: &DagNodeSpec,
-    dataset: &mut DatasetView<'_>,
+    dataset: &mut Dataset,
     outputs: &HashMap<String, PyObjectRef>,
 ) -> Result<Vec<PyObjectRef>, String> {
     node.inputs
@@ -219,11 +201,11 @@ fn arguments(
 fn execute(
     vm: &VirtualMachine,
     prelude: &Prelude,
-    data: &serde_json::Map<String, Value>,
+    dataset: &mut Dataset,
     dag: &GeneratedDag,
     seed: u64,
 ) -> ExecutionResult {
-    let mut dataset = DatasetView { data, converted: HashMap::new() };
+    dataset.begin_dag();
     let started = Instant::now();
     let mut result = ExecutionResult { question_id: dag.question_id.clone(), ..Default::default() };
     let fail = |result: &mut ExecutionResult, node: &str, failure: NodeFailure| {
@@ -245,7 +227,7 @@ fn execute(
     for node in order {
         send(&Reply::Node { node_id: node.node_id.clone() });
         let node_started = Instant::now();
-        let outcome = arguments(vm, node, &mut dataset, &outputs)
+        let outcome = arguments(vm, node, dataset, &outputs)
             .map_err(NodeFailure::plain)
             .and_then(|args| run_node(vm, prelude, node, args, seed))
             .and_then(|object| to_json(vm, prelude, &object).map(|json| (object, json)));
