@@ -10,8 +10,12 @@ use std::time::Duration;
 use eval_dag::model::GeneratedDag;
 use serde_json::Value;
 
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(common::root().join("tests/fixtures/sandbox").join(name)).unwrap()
+}
+
 fn dags_text() -> String {
-    std::fs::read_to_string(common::root().join("tests/fixtures/sandbox/differential_dags.json")).unwrap()
+    fixture("differential_dags.json")
 }
 
 fn cpython_answers(text: &str) -> Vec<Value> {
@@ -28,12 +32,10 @@ fn cpython_answers(text: &str) -> Vec<Value> {
     serde_json::from_slice(&output.stdout).unwrap()
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn final_answers_match_cpython() {
-    let text = dags_text();
-    let dags: Vec<GeneratedDag> = serde_json::from_str(&text).unwrap();
-    assert!(dags.len() >= 20, "the suite has at least 20 DAGs");
-    let expected = cpython_answers(&text);
+/// Run every DAG of `text` in the sandbox and in CPython; the final answers must agree.
+async fn assert_same_answers_as_cpython(text: &str) {
+    let dags: Vec<GeneratedDag> = serde_json::from_str(text).unwrap();
+    let expected = cpython_answers(text);
     let pool = common::pool(Duration::from_secs(10), Duration::from_secs(30));
     let mut mismatches = Vec::new();
     for (dag, reference) in dags.iter().zip(&expected) {
@@ -49,6 +51,20 @@ async fn final_answers_match_cpython() {
         }
     }
     assert!(mismatches.is_empty(), "{mismatches:#?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn final_answers_match_cpython() {
+    let text = dags_text();
+    let dags: Vec<Value> = serde_json::from_str(&text).unwrap();
+    assert!(dags.len() >= 20, "the suite has at least 20 DAGs");
+    assert_same_answers_as_cpython(&text).await;
+}
+
+/// Edge cases of the native fast paths (`strptime`, ...) against CPython.
+#[tokio::test(flavor = "multi_thread")]
+async fn fast_path_edge_cases_match_cpython() {
+    assert_same_answers_as_cpython(&fixture("edge_case_dags.json")).await;
 }
 
 #[test]

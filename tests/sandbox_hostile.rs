@@ -100,6 +100,8 @@ hostile! {
     self_referential_dict: "def f(rows):\n    d = {}\n    d['me'] = d\n    return d\n" => ["cycle"];
     deeply_nested_result: "def f(rows):\n    x = []\n    for i in range(1000):\n        x = [x]\n    return x\n" => ["nested more than"];
     deep_recursion: "def f(rows):\n    def down(n):\n        return down(n + 1)\n    return down(0)\n" => ["RecursionError"];
+    strptime_wrapper_function: "def f(rows):\n    return getattr(datetime.datetime.strptime, '_' + '_func__')\n" => ["not allowed"];
+    native_strptime_by_name: "def f(rows):\n    return _native_strptime\n" => [POLICY];
     dataset_mutation_is_contained: "def f(rows):\n    rows.clear()\n    return 1 / 0\n" => ["ZeroDivisionError"];
 }
 

@@ -4,10 +4,12 @@
 //! rlimits, and a dead worker is replaced.
 
 mod dataset;
+mod native;
 mod output;
 pub mod policy;
 mod pool;
 mod protocol;
+mod strptime;
 mod worker;
 
 pub use output::{MAX_FINAL_ANSWER_BYTES, bound_final_answer, truncate_for_display};

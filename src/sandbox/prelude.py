@@ -95,6 +95,22 @@ def _public(module):
     return _types.SimpleNamespace(**names)
 
 
+# datetime.datetime.strptime: the native fast path (`_native_strptime`, defined
+# by the worker) for the common directives, Python's `_strptime` otherwise.
+_datetime_class = datetime.datetime
+_python_strptime = _datetime_class.strptime.__func__
+
+
+def _fast_strptime(cls, date_string, format):
+    if cls is _datetime_class:
+        parsed = _native_strptime(cls, date_string, format)
+        if parsed is not None:
+            return parsed
+    return _python_strptime(cls, date_string, format)
+
+
+_datetime_class.strptime = classmethod(_fast_strptime)
+
 _MODULES = {
     m.__name__: _public(m)
     for m in (math, statistics, collections, itertools, functools, json, re,

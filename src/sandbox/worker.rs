@@ -18,6 +18,7 @@ use rustpython_vm::{
 use serde_json::Value;
 
 use super::dataset::Dataset;
+use super::native;
 use super::output::{bound_final_answer, truncate_for_display};
 use super::policy::check_source;
 use super::protocol::{Reply, Request};
@@ -77,9 +78,13 @@ struct Prelude {
 }
 
 fn load_prelude(vm: &VirtualMachine) -> Result<Prelude, String> {
-    // A stand-in `os` lets `random` (and so `statistics`) import without host access.
-    let os_stub = "import sys\nclass _Os: pass\nos = type(sys)('os')\nos.urandom = lambda n: bytes(n)\nos.name = 'posix'\nsys.modules['os'] = os\n";
+    // A stand-in `os` lets `random` (and so `statistics`) import without host
+    // access. `_strptime` warns about a day without a year using
+    // `os.path.dirname(__file__)`: give it that one string function
+    // and the `__file__` frozen modules lack.
+    let os_stub = "import sys\nos = type(sys)('os')\nos.urandom = lambda n: bytes(n)\nos.name = 'posix'\nsys.modules['os'] = os\nos.path = type(sys)('os.path')\nos.path.dirname = lambda p: p.rpartition('/')[0]\nimport _strptime\n_strptime.__file__ = 'Lib/_strptime.py'\n";
     let scope = vm.new_scope_with_builtins();
+    native::install(vm, &scope).map_err(|exc| format!("native functions: {}", describe(vm, &exc).1))?;
     for (name, source) in [("<os stand-in>", os_stub), ("<sandbox prelude>", PRELUDE)] {
         let code = vm.compile(source, Mode::Exec, name.to_string()).map_err(|e| format!("{name}: {e}"))?;
         vm.run_code_obj(code, scope.clone()).map_err(|exc| format!("{name}: {}", describe(vm, &exc).1))?;
