@@ -102,6 +102,8 @@ hostile! {
     deep_recursion: "def f(rows):\n    def down(n):\n        return down(n + 1)\n    return down(0)\n" => ["RecursionError"];
     strptime_wrapper_function: "def f(rows):\n    return getattr(datetime.datetime.strptime, '_' + '_func__')\n" => ["not allowed"];
     native_strptime_by_name: "def f(rows):\n    return _native_strptime\n" => [POLICY];
+    native_ordering_by_name: "def f(rows):\n    return _native_ordering(len, 'x')\n" => [POLICY];
+    datetime_method_descriptor: "def f(rows):\n    return getattr(datetime.datetime, '_' + '_lt__')\n" => ["not allowed"];
     dataset_mutation_is_contained: "def f(rows):\n    rows.clear()\n    return 1 / 0\n" => ["ZeroDivisionError"];
 }
 

@@ -2,47 +2,150 @@
 //! proxies behind pure-Python fallbacks. Node code never sees these names
 //! (they start with `_`); it reaches them only through the wrapped methods.
 
-use rustpython_vm::{AsObject, PyObjectRef, PyResult, VirtualMachine, builtins::PyStr, scope::Scope};
+use std::cmp::Ordering;
 
+use rustpython_vm::{
+    AsObject, PyObjectRef, PyResult, VirtualMachine,
+    builtins::{PyInt, PyStr, PyStrInterned},
+    function::{PyMethodFlags, PySetterValue},
+    scope::Scope,
+};
+
+use super::strftime::strftime;
 use super::strptime::{Parsed, strptime};
 
-/// A `datetime` of class `cls` (the pure-Python `datetime.datetime`) holding
-/// `parsed`: the object its constructor builds once the fields are checked,
-/// without the ~10 µs of checks in Python (`strptime` has checked them).
-fn new_datetime(cls: PyObjectRef, parsed: &Parsed, vm: &VirtualMachine) -> PyResult {
-    let tzinfo = match parsed.offset {
-        None => vm.ctx.none(),
-        Some((seconds, micros)) => {
-            let module = vm.import("datetime", 0)?;
-            let delta = module.get_attr("timedelta", vm)?.call((0, seconds, micros), vm)?;
-            module.get_attr("timezone", vm)?.call((delta,), vm)?
-        }
-    };
-    let object = vm.ctx.types.object_type.as_object().get_attr("__new__", vm)?.call((cls,), vm)?;
-    let names = ["_year", "_month", "_day", "_hour", "_minute", "_second", "_microsecond"];
-    for (name, &value) in names.into_iter().zip(&parsed.fields) {
-        object.set_attr(vm.ctx.intern_str(name), vm.ctx.new_int(value), vm)?;
-    }
-    object.set_attr(vm.ctx.intern_str("_tzinfo"), tzinfo, vm)?;
-    object.set_attr(vm.ctx.intern_str("_hashcode"), vm.ctx.new_int(-1), vm)?;
-    object.set_attr(vm.ctx.intern_str("_fold"), vm.ctx.new_int(0), vm)?;
-    Ok(object)
+/// The slots of the pure-Python `datetime.datetime`, interned once.
+#[derive(Clone, Copy)]
+struct DatetimeSlots {
+    /// `_year` ... `_microsecond`, in the constructor's order.
+    fields: [&'static PyStrInterned; 7],
+    tzinfo: &'static PyStrInterned,
+    hashcode: &'static PyStrInterned,
+    fold: &'static PyStrInterned,
 }
 
-/// `_native_strptime(cls, text, format)`: the `cls` instance CPython's
-/// `strptime` returns, or `None` when Python's `_strptime` must decide.
-fn native_strptime(cls: PyObjectRef, text: PyObjectRef, format: PyObjectRef, vm: &VirtualMachine) -> PyResult {
-    let as_str = |object: &PyObjectRef| object.downcast_ref::<PyStr>().and_then(|s| s.to_str().map(str::to_owned));
-    match (as_str(&text), as_str(&format)) {
-        (Some(text), Some(format)) => match strptime(&text, &format) {
-            Some(parsed) => new_datetime(cls, &parsed, vm),
+impl DatetimeSlots {
+    fn new(vm: &VirtualMachine) -> Self {
+        let names = ["_year", "_month", "_day", "_hour", "_minute", "_second", "_microsecond"];
+        Self {
+            fields: names.map(|name| vm.ctx.intern_str(name)),
+            tzinfo: vm.ctx.intern_str("_tzinfo"),
+            hashcode: vm.ctx.intern_str("_hashcode"),
+            fold: vm.ctx.intern_str("_fold"),
+        }
+    }
+
+    /// A slot of `object` (the class defines no `__getattribute__`, so the
+    /// generic lookup is what an attribute access does, minus the dispatch).
+    fn get(object: &PyObjectRef, name: &'static PyStrInterned, vm: &VirtualMachine) -> Option<PyObjectRef> {
+        object.generic_getattr_opt(name, None, vm).ok().flatten()
+    }
+
+    /// A field of `object` as an integer.
+    fn int(object: &PyObjectRef, name: &'static PyStrInterned, vm: &VirtualMachine) -> Option<i64> {
+        Self::get(object, name, vm)?.downcast_ref::<PyInt>()?.try_to_primitive(vm).ok()
+    }
+
+    /// Year ... microsecond of `object`, or `None` if it is not a datetime.
+    fn fields(&self, object: &PyObjectRef, vm: &VirtualMachine) -> Option<[i64; 7]> {
+        let mut fields = [0; 7];
+        for (field, name) in fields.iter_mut().zip(self.fields) {
+            *field = Self::int(object, name, vm)?;
+        }
+        Some(fields)
+    }
+
+    /// How two naive datetimes of the same class compare (field by field,
+    /// `fold` ignored, as `_cmp` does), or `None` for anything else.
+    fn compare_naive(&self, a: &PyObjectRef, b: &PyObjectRef, vm: &VirtualMachine) -> Option<Ordering> {
+        let naive = |object: &PyObjectRef| Self::get(object, self.tzinfo, vm).is_some_and(|tz| vm.is_none(&tz));
+        if !a.class().is(b.class()) || !naive(a) || !naive(b) {
+            return None;
+        }
+        for name in self.fields {
+            match Self::int(a, name, vm)?.cmp(&Self::int(b, name, vm)?) {
+                Ordering::Equal => {}
+                unequal => return Some(unequal),
+            }
+        }
+        Some(Ordering::Equal)
+    }
+
+    /// A `cls` instance holding `parsed`: what the constructor builds once the
+    /// fields are checked, without its ~10 µs of checks in Python
+    /// (`strptime` has checked them).
+    fn new_datetime(&self, cls: PyObjectRef, parsed: &Parsed, vm: &VirtualMachine) -> PyResult {
+        let tzinfo = match parsed.offset {
+            None => vm.ctx.none(),
+            Some((seconds, micros)) => {
+                let module = vm.import("datetime", 0)?;
+                let delta = module.get_attr("timedelta", vm)?.call((0, seconds, micros), vm)?;
+                module.get_attr("timezone", vm)?.call((delta,), vm)?
+            }
+        };
+        let object = vm.ctx.types.object_type.as_object().get_attr("__new__", vm)?.call((cls,), vm)?;
+        let int = |value: i64| vm.ctx.new_int(value).into();
+        let values = self.fields.into_iter().zip(parsed.fields.map(int));
+        let rest = [(self.tzinfo, tzinfo), (self.hashcode, int(-1)), (self.fold, int(0))];
+        for (name, value) in values.chain(rest) {
+            object.generic_setattr(name, PySetterValue::Assign(value), vm)?;
+        }
+        Ok(object)
+    }
+}
+
+fn text(object: &PyObjectRef) -> Option<&str> {
+    object.downcast_ref::<PyStr>()?.to_str()
+}
+
+/// `_native_ordering(original, name)`: a method for `datetime.<name>` (one of
+/// `__lt__ __le__ __gt__ __ge__`) comparing two naive datetimes natively and
+/// calling `original` for anything else.
+fn ordering(slots: DatetimeSlots, original: PyObjectRef, name: PyObjectRef, vm: &VirtualMachine) -> PyResult {
+    let (name, wanted): (&'static str, fn(Ordering) -> bool) = match text(&name) {
+        Some("__lt__") => ("__lt__", Ordering::is_lt),
+        Some("__le__") => ("__le__", Ordering::is_le),
+        Some("__gt__") => ("__gt__", Ordering::is_gt),
+        Some("__ge__") => ("__ge__", Ordering::is_ge),
+        _ => return Err(vm.new_value_error("not a datetime ordering method")),
+    };
+    let compare = move |zelf: PyObjectRef, other: PyObjectRef, vm: &VirtualMachine| -> PyResult {
+        match slots.compare_naive(&zelf, &other, vm) {
+            Some(order) => Ok(vm.ctx.new_bool(wanted(order)).into()),
+            None => original.call((zelf, other), vm),
+        }
+    };
+    let def = vm.ctx.new_method_def(name, compare, PyMethodFlags::METHOD, None);
+    Ok(def.build_method(vm.ctx.types.object_type, vm).into())
+}
+
+/// Define the native functions in the prelude's scope:
+/// - `_native_strptime(cls, text, format)`: the `cls` instance CPython's
+///   `strptime` returns, or `None` when Python's `_strptime` must decide;
+/// - `_native_strftime(datetime, format)`: the text CPython writes, or `None`
+///   when Python's `strftime` must decide (or `datetime` is not a datetime);
+/// - `_native_ordering(original, name)`: see [`ordering`].
+pub fn install(vm: &VirtualMachine, scope: &Scope) -> PyResult<()> {
+    let slots = DatetimeSlots::new(vm);
+    let native_strptime = move |cls: PyObjectRef, date: PyObjectRef, format: PyObjectRef, vm: &VirtualMachine| match (
+        text(&date),
+        text(&format),
+    ) {
+        (Some(date), Some(format)) => match strptime(date, format) {
+            Some(parsed) => slots.new_datetime(cls, &parsed, vm),
             None => Ok(vm.ctx.none()),
         },
         _ => Ok(vm.ctx.none()),
-    }
-}
-
-/// Define the native functions in the prelude's scope.
-pub fn install(vm: &VirtualMachine, scope: &Scope) -> PyResult<()> {
-    scope.globals.set_item("_native_strptime", vm.new_function("_native_strptime", native_strptime).into(), vm)
+    };
+    let native_strftime = move |object: PyObjectRef, format: PyObjectRef, vm: &VirtualMachine| {
+        let written =
+            slots.fields(&object, vm).zip(text(&format)).and_then(|(fields, format)| strftime(fields, format));
+        written.map_or_else(|| vm.ctx.none(), |written| vm.ctx.new_str(written).into())
+    };
+    let native_ordering =
+        move |original: PyObjectRef, name: PyObjectRef, vm: &VirtualMachine| ordering(slots, original, name, vm);
+    let globals = &scope.globals;
+    globals.set_item("_native_strptime", vm.new_function("_native_strptime", native_strptime).into(), vm)?;
+    globals.set_item("_native_strftime", vm.new_function("_native_strftime", native_strftime).into(), vm)?;
+    globals.set_item("_native_ordering", vm.new_function("_native_ordering", native_ordering).into(), vm)
 }

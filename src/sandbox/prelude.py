@@ -95,8 +95,9 @@ def _public(module):
     return _types.SimpleNamespace(**names)
 
 
-# datetime.datetime.strptime: the native fast path (`_native_strptime`, defined
-# by the worker) for the common directives, Python's `_strptime` otherwise.
+# datetime.datetime: native fast paths (`_native_*`, defined by the worker) for
+# strptime and strftime with the common directives and for ordering naive
+# datetimes; Python's code otherwise.
 _datetime_class = datetime.datetime
 _python_strptime = _datetime_class.strptime.__func__
 
@@ -110,6 +111,17 @@ def _fast_strptime(cls, date_string, format):
 
 
 _datetime_class.strptime = classmethod(_fast_strptime)
+_python_strftime = _datetime_class.strftime
+
+
+def _fast_strftime(self, format):
+    text = _native_strftime(self, format)
+    return _python_strftime(self, format) if text is None else text
+
+
+_datetime_class.strftime = _fast_strftime
+for _name in ("__lt__", "__le__", "__gt__", "__ge__"):
+    setattr(_datetime_class, _name, _native_ordering(getattr(_datetime_class, _name), _name))
 
 _MODULES = {
     m.__name__: _public(m)
