@@ -9,6 +9,7 @@ mod output;
 pub mod policy;
 mod pool;
 mod protocol;
+mod result_json;
 mod strftime;
 mod strptime;
 mod worker;

@@ -22,6 +22,7 @@ use super::native;
 use super::output::{bound_final_answer, truncate_for_display};
 use super::policy::check_source;
 use super::protocol::{Reply, Request};
+use super::result_json::PlainJson;
 use crate::dag::InputRef;
 use crate::model::{DagNodeSpec, ExecutionResult, GeneratedDag};
 
@@ -75,6 +76,7 @@ struct Prelude {
     seed_node: PyObjectRef,
     take_printed: PyObjectRef,
     to_json: PyObjectRef,
+    plain_json: PlainJson,
 }
 
 fn load_prelude(vm: &VirtualMachine) -> Result<Prelude, String> {
@@ -97,6 +99,7 @@ fn load_prelude(vm: &VirtualMachine) -> Result<Prelude, String> {
         seed_node: get("seed_node")?,
         take_printed: get("take_printed")?,
         to_json: get("to_json")?,
+        plain_json: PlainJson::new(vm),
     })
 }
 
@@ -172,7 +175,11 @@ fn run_node(
     python(function.call(args, vm))
 }
 
+/// The node's result as JSON: natively for plain values, else by the prelude's `to_json`.
 fn to_json(vm: &VirtualMachine, prelude: &Prelude, object: &PyObjectRef) -> Result<Value, NodeFailure> {
+    if let Some(json) = prelude.plain_json.convert(vm, object) {
+        return Ok(json);
+    }
     let converted = prelude.to_json.call((object.clone(),), vm).map_err(|exc| {
         let (error, traceback) = describe(vm, &exc);
         NodeFailure {
