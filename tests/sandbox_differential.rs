@@ -49,7 +49,7 @@ async fn assert_same_answers_as_cpython(text: &str, tolerance: f64) {
         if !result.success {
             mismatches.push(format!("{}: sandbox failed: {:?}", dag.question_id, result.error));
         } else if !(if tolerance == 0.0 {
-            result.final_answer.as_ref().unwrap().to_string() == want.to_string()
+            serde_json::to_string(result.final_answer.as_ref().unwrap()).ok() == serde_json::to_string(want).ok()
         } else {
             common::json_close(result.final_answer.as_ref().unwrap(), want, tolerance)
         }) {
