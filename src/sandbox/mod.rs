@@ -10,8 +10,6 @@ pub mod policy;
 mod pool;
 mod protocol;
 mod result_json;
-mod strftime;
-mod strptime;
 mod worker;
 
 pub use output::{MAX_FINAL_ANSWER_BYTES, bound_final_answer, truncate_for_display};

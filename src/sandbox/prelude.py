@@ -123,6 +123,13 @@ _datetime_class.strftime = _fast_strftime
 for _name in ("__lt__", "__le__", "__gt__", "__ge__"):
     setattr(_datetime_class, _name, _native_ordering(getattr(_datetime_class, _name), _name))
 
+# decimal.Decimal: native construction from a plain numeric string and exact
+# addition; Python's code otherwise.
+_decimal_class = decimal.Decimal
+_decimal_class.__new__ = staticmethod(_native_decimal_new(_decimal_class, _decimal_class.__new__))
+_decimal_class.__add__ = _decimal_class.__radd__ = _native_decimal_add(
+    _decimal_class, _decimal_class.__add__, decimal.getcontext)
+
 _MODULES = {
     m.__name__: _public(m)
     for m in (math, statistics, collections, itertools, functools, json, re,

@@ -1,18 +1,16 @@
-//! Native functions handed to the prelude, which wires them into the module
-//! proxies behind pure-Python fallbacks. Node code never sees these names
-//! (they start with `_`); it reaches them only through the wrapped methods.
+//! `datetime.datetime`: native `strptime`, `strftime` and ordering of naive
+//! datetimes (the pure-Python `_pydatetime` class in RustPython).
 
 use std::cmp::Ordering;
 
 use rustpython_vm::{
     AsObject, PyObjectRef, PyResult, VirtualMachine,
-    builtins::{PyInt, PyStr, PyStrInterned},
-    function::{PyMethodFlags, PySetterValue},
-    scope::Scope,
+    builtins::{PyInt, PyStrInterned},
 };
 
 use super::strftime::strftime;
 use super::strptime::{Parsed, strptime};
+use super::{method, new_instance, slot, text};
 
 /// The slots of the pure-Python `datetime.datetime`, interned once.
 #[derive(Clone, Copy)]
@@ -35,15 +33,9 @@ impl DatetimeSlots {
         }
     }
 
-    /// A slot of `object` (the class defines no `__getattribute__`, so the
-    /// generic lookup is what an attribute access does, minus the dispatch).
-    fn get(object: &PyObjectRef, name: &'static PyStrInterned, vm: &VirtualMachine) -> Option<PyObjectRef> {
-        object.generic_getattr_opt(name, None, vm).ok().flatten()
-    }
-
     /// A field of `object` as an integer.
     fn int(object: &PyObjectRef, name: &'static PyStrInterned, vm: &VirtualMachine) -> Option<i64> {
-        Self::get(object, name, vm)?.downcast_ref::<PyInt>()?.try_to_primitive(vm).ok()
+        slot(object, name, vm)?.downcast_ref::<PyInt>()?.try_to_primitive(vm).ok()
     }
 
     /// Year ... microsecond of `object`, or `None` if it is not a datetime.
@@ -58,7 +50,7 @@ impl DatetimeSlots {
     /// How two naive datetimes of the same class compare (field by field,
     /// `fold` ignored, as `_cmp` does), or `None` for anything else.
     fn compare_naive(&self, a: &PyObjectRef, b: &PyObjectRef, vm: &VirtualMachine) -> Option<Ordering> {
-        let naive = |object: &PyObjectRef| Self::get(object, self.tzinfo, vm).is_some_and(|tz| vm.is_none(&tz));
+        let naive = |object: &PyObjectRef| slot(object, self.tzinfo, vm).is_some_and(|tz| vm.is_none(&tz));
         if !a.class().is(b.class()) || !naive(a) || !naive(b) {
             return None;
         }
@@ -83,19 +75,11 @@ impl DatetimeSlots {
                 module.get_attr("timezone", vm)?.call((delta,), vm)?
             }
         };
-        let object = vm.ctx.types.object_type.as_object().get_attr("__new__", vm)?.call((cls,), vm)?;
         let int = |value: i64| vm.ctx.new_int(value).into();
-        let values = self.fields.into_iter().zip(parsed.fields.map(int));
+        let fields = self.fields.into_iter().zip(parsed.fields.map(int));
         let rest = [(self.tzinfo, tzinfo), (self.hashcode, int(-1)), (self.fold, int(0))];
-        for (name, value) in values.chain(rest) {
-            object.generic_setattr(name, PySetterValue::Assign(value), vm)?;
-        }
-        Ok(object)
+        new_instance(cls, fields.chain(rest), vm)
     }
-}
-
-fn text(object: &PyObjectRef) -> Option<&str> {
-    object.downcast_ref::<PyStr>()?.to_str()
 }
 
 /// `_native_ordering(original, name)`: a method for `datetime.<name>` (one of
@@ -115,17 +99,16 @@ fn ordering(slots: DatetimeSlots, original: PyObjectRef, name: PyObjectRef, vm: 
             None => original.call((zelf, other), vm),
         }
     };
-    let def = vm.ctx.new_method_def(name, compare, PyMethodFlags::METHOD, None);
-    Ok(def.build_method(vm.ctx.types.object_type, vm).into())
+    Ok(method(name, compare, vm))
 }
 
-/// Define the native functions in the prelude's scope:
+/// The factories, by name:
 /// - `_native_strptime(cls, text, format)`: the `cls` instance CPython's
 ///   `strptime` returns, or `None` when Python's `_strptime` must decide;
 /// - `_native_strftime(datetime, format)`: the text CPython writes, or `None`
 ///   when Python's `strftime` must decide (or `datetime` is not a datetime);
 /// - `_native_ordering(original, name)`: see [`ordering`].
-pub fn install(vm: &VirtualMachine, scope: &Scope) -> PyResult<()> {
+pub fn functions(vm: &VirtualMachine) -> Vec<(&'static str, PyObjectRef)> {
     let slots = DatetimeSlots::new(vm);
     let native_strptime = move |cls: PyObjectRef, date: PyObjectRef, format: PyObjectRef, vm: &VirtualMachine| match (
         text(&date),
@@ -144,8 +127,9 @@ pub fn install(vm: &VirtualMachine, scope: &Scope) -> PyResult<()> {
     };
     let native_ordering =
         move |original: PyObjectRef, name: PyObjectRef, vm: &VirtualMachine| ordering(slots, original, name, vm);
-    let globals = &scope.globals;
-    globals.set_item("_native_strptime", vm.new_function("_native_strptime", native_strptime).into(), vm)?;
-    globals.set_item("_native_strftime", vm.new_function("_native_strftime", native_strftime).into(), vm)?;
-    globals.set_item("_native_ordering", vm.new_function("_native_ordering", native_ordering).into(), vm)
+    vec![
+        ("_native_strptime", vm.new_function("_native_strptime", native_strptime).into()),
+        ("_native_strftime", vm.new_function("_native_strftime", native_strftime).into()),
+        ("_native_ordering", vm.new_function("_native_ordering", native_ordering).into()),
+    ]
 }
