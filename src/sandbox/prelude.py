@@ -99,27 +99,8 @@ def _public(module):
 # strptime and strftime with the common directives and for ordering naive
 # datetimes; Python's code otherwise.
 _datetime_class = datetime.datetime
-_python_strptime = _datetime_class.strptime.__func__
-
-
-def _fast_strptime(cls, date_string, format):
-    if cls is _datetime_class:
-        parsed = _native_strptime(cls, date_string, format)
-        if parsed is not None:
-            return parsed
-    return _python_strptime(cls, date_string, format)
-
-
-_datetime_class.strptime = classmethod(_fast_strptime)
-_python_strftime = _datetime_class.strftime
-
-
-def _fast_strftime(self, format):
-    text = _native_strftime(self, format)
-    return _python_strftime(self, format) if text is None else text
-
-
-_datetime_class.strftime = _fast_strftime
+_datetime_class.strptime = classmethod(_native_strptime(_datetime_class, _datetime_class.strptime.__func__))
+_datetime_class.strftime = _native_strftime(_datetime_class.strftime)
 for _name in ("__lt__", "__le__", "__gt__", "__ge__"):
     setattr(_datetime_class, _name, _native_ordering(getattr(_datetime_class, _name), _name))
 

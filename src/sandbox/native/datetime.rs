@@ -6,6 +6,7 @@ use std::cmp::Ordering;
 use rustpython_vm::{
     AsObject, PyObjectRef, PyResult, VirtualMachine,
     builtins::{PyInt, PyStrInterned},
+    function::FuncArgs,
 };
 
 use super::strftime::strftime;
@@ -103,27 +104,37 @@ fn ordering(slots: DatetimeSlots, original: PyObjectRef, name: PyObjectRef, vm: 
 }
 
 /// The factories, by name:
-/// - `_native_strptime(cls, text, format)`: the `cls` instance CPython's
-///   `strptime` returns, or `None` when Python's `_strptime` must decide;
-/// - `_native_strftime(datetime, format)`: the text CPython writes, or `None`
-///   when Python's `strftime` must decide (or `datetime` is not a datetime);
+/// - `_native_strptime(cls, original)`: a function for the classmethod
+///   `cls.strptime` returning what CPython's `strptime` returns, natively for
+///   the common directives, else by calling `original` (Python's);
+/// - `_native_strftime(original)`: a method for `strftime` writing what
+///   CPython writes, natively for the common directives, else by `original`;
 /// - `_native_ordering(original, name)`: see [`ordering`].
 pub fn functions(vm: &VirtualMachine) -> Vec<(&'static str, PyObjectRef)> {
     let slots = DatetimeSlots::new(vm);
-    let native_strptime = move |cls: PyObjectRef, date: PyObjectRef, format: PyObjectRef, vm: &VirtualMachine| match (
-        text(&date),
-        text(&format),
-    ) {
-        (Some(date), Some(format)) => match strptime(date, format) {
-            Some(parsed) => slots.new_datetime(cls, &parsed, vm),
-            None => Ok(vm.ctx.none()),
-        },
-        _ => Ok(vm.ctx.none()),
+    let native_strptime = move |cls: PyObjectRef, original: PyObjectRef, vm: &VirtualMachine| -> PyObjectRef {
+        let parse = move |args: FuncArgs, vm: &VirtualMachine| -> PyResult {
+            if let ([given, date, format], true) = (args.args.as_slice(), args.kwargs.is_empty())
+                && given.is(&cls)
+                && let Some(parsed) = text(date).zip(text(format)).and_then(|(date, format)| strptime(date, format))
+            {
+                return slots.new_datetime(cls.clone(), &parsed, vm);
+            }
+            original.call(args, vm)
+        };
+        vm.new_function("strptime", parse).into()
     };
-    let native_strftime = move |object: PyObjectRef, format: PyObjectRef, vm: &VirtualMachine| {
-        let written =
-            slots.fields(&object, vm).zip(text(&format)).and_then(|(fields, format)| strftime(fields, format));
-        written.map_or_else(|| vm.ctx.none(), |written| vm.ctx.new_str(written).into())
+    let native_strftime = move |original: PyObjectRef, vm: &VirtualMachine| -> PyObjectRef {
+        let write = move |args: FuncArgs, vm: &VirtualMachine| -> PyResult {
+            if let ([object, format], true) = (args.args.as_slice(), args.kwargs.is_empty())
+                && let Some(written) =
+                    slots.fields(object, vm).zip(text(format)).and_then(|(fields, format)| strftime(fields, format))
+            {
+                return Ok(vm.ctx.new_str(written).into());
+            }
+            original.call(args, vm)
+        };
+        method("strftime", write, vm)
     };
     let native_ordering =
         move |original: PyObjectRef, name: PyObjectRef, vm: &VirtualMachine| ordering(slots, original, name, vm);

@@ -13,10 +13,11 @@ mod strftime;
 mod strptime;
 
 use rustpython_vm::{
-    AsObject, PyObjectRef, PyResult, VirtualMachine,
-    builtins::{PyStr, PyStrInterned},
-    function::{PyMethodFlags, PySetterValue},
+    PyObjectRef, PyResult, VirtualMachine,
+    builtins::{PyBaseObject, PyStr, PyStrInterned, PyTypeRef},
+    function::{FuncArgs, PyMethodFlags, PySetterValue},
     scope::Scope,
+    types::Constructor,
 };
 
 /// The text of an exact `str` that is valid UTF-8.
@@ -37,7 +38,8 @@ fn new_instance(
     slots: impl IntoIterator<Item = (&'static PyStrInterned, PyObjectRef)>,
     vm: &VirtualMachine,
 ) -> PyResult {
-    let object = vm.ctx.types.object_type.as_object().get_attr("__new__", vm)?.call((cls,), vm)?;
+    let cls: PyTypeRef = cls.downcast().map_err(|_| vm.new_type_error("not a class"))?;
+    let object = PyBaseObject::slot_new(cls, FuncArgs::default(), vm)?;
     for (name, value) in slots {
         object.generic_setattr(name, PySetterValue::Assign(value), vm)?;
     }

@@ -143,11 +143,17 @@ fn pattern(format: &str) -> Option<Rc<Pattern>> {
 
 /// Python's `int()` of a captured field: ASCII digits, surrounding spaces allowed.
 fn int(text: &str) -> Option<i64> {
-    let digits = text.trim_matches(' ');
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
+    let digits = text.as_bytes();
+    let start = digits.iter().position(|&b| b != b' ')?;
+    let end = digits.iter().rposition(|&b| b != b' ')? + 1;
+    let mut value: i64 = 0;
+    for &digit in &digits[start..end] {
+        if !digit.is_ascii_digit() {
+            return None;
+        }
+        value = value.checked_mul(10)?.checked_add(i64::from(digit - b'0'))?;
     }
-    digits.parse().ok()
+    Some(value)
 }
 
 fn position(names: &[&str], text: &str) -> Option<i64> {
