@@ -99,7 +99,8 @@ def _public(module):
 # strptime and strftime with the common directives and for ordering naive
 # datetimes; Python's code otherwise.
 _datetime_class = datetime.datetime
-_datetime_class.strptime = classmethod(_native_strptime(_datetime_class, _datetime_class.strptime.__func__))
+_datetime_class.strptime = classmethod(_native_strptime(
+    _datetime_class, _datetime_class.strptime.__func__, datetime.timezone, datetime.timedelta))
 _datetime_class.strftime = _native_strftime(_datetime_class.strftime)
 for _name in ("__lt__", "__le__", "__gt__", "__ge__"):
     setattr(_datetime_class, _name, _native_ordering(getattr(_datetime_class, _name), _name))

@@ -67,13 +67,12 @@ impl DatetimeSlots {
     /// A `cls` instance holding `parsed`: what the constructor builds once the
     /// fields are checked, without its ~10 µs of checks in Python
     /// (`strptime` has checked them).
-    fn new_datetime(&self, cls: PyObjectRef, parsed: &Parsed, vm: &VirtualMachine) -> PyResult {
+    fn new_datetime(&self, cls: PyObjectRef, parsed: &Parsed, zone: &TimeZone, vm: &VirtualMachine) -> PyResult {
         let tzinfo = match parsed.offset {
             None => vm.ctx.none(),
             Some((seconds, micros)) => {
-                let module = vm.import("datetime", 0)?;
-                let delta = module.get_attr("timedelta", vm)?.call((0, seconds, micros), vm)?;
-                module.get_attr("timezone", vm)?.call((delta,), vm)?
+                let delta = zone.timedelta.call((0, seconds, micros), vm)?;
+                zone.timezone.call((delta,), vm)?
             }
         };
         let int = |value: i64| vm.ctx.new_int(value).into();
@@ -81,6 +80,12 @@ impl DatetimeSlots {
         let rest = [(self.tzinfo, tzinfo), (self.hashcode, int(-1)), (self.fold, int(0))];
         new_instance(cls, fields.chain(rest), vm)
     }
+}
+
+/// The classes a `%z` offset is built from: `timezone(timedelta(...))`.
+struct TimeZone {
+    timezone: PyObjectRef,
+    timedelta: PyObjectRef,
 }
 
 /// `_native_ordering(original, name)`: a method for `datetime.<name>` (one of
@@ -104,21 +109,28 @@ fn ordering(slots: DatetimeSlots, original: PyObjectRef, name: PyObjectRef, vm: 
 }
 
 /// The factories, by name:
-/// - `_native_strptime(cls, original)`: a function for the classmethod
-///   `cls.strptime` returning what CPython's `strptime` returns, natively for
-///   the common directives, else by calling `original` (Python's);
+/// - `_native_strptime(cls, original, timezone, timedelta)`: a function for
+///   the classmethod `cls.strptime` returning what CPython's `strptime`
+///   returns, natively for the common directives, else by calling `original`
+///   (Python's);
 /// - `_native_strftime(original)`: a method for `strftime` writing what
 ///   CPython writes, natively for the common directives, else by `original`;
 /// - `_native_ordering(original, name)`: see [`ordering`].
 pub fn functions(vm: &VirtualMachine) -> Vec<(&'static str, PyObjectRef)> {
     let slots = DatetimeSlots::new(vm);
-    let native_strptime = move |cls: PyObjectRef, original: PyObjectRef, vm: &VirtualMachine| -> PyObjectRef {
+    let native_strptime = move |cls: PyObjectRef,
+                                original: PyObjectRef,
+                                timezone: PyObjectRef,
+                                timedelta: PyObjectRef,
+                                vm: &VirtualMachine|
+          -> PyObjectRef {
+        let zone = TimeZone { timezone, timedelta };
         let parse = move |args: FuncArgs, vm: &VirtualMachine| -> PyResult {
             if let ([given, date, format], true) = (args.args.as_slice(), args.kwargs.is_empty())
                 && given.is(&cls)
                 && let Some(parsed) = text(date).zip(text(format)).and_then(|(date, format)| strptime(date, format))
             {
-                return slots.new_datetime(cls.clone(), &parsed, vm);
+                return slots.new_datetime(cls.clone(), &parsed, &zone, vm);
             }
             original.call(args, vm)
         };
