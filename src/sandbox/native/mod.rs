@@ -1,5 +1,5 @@
 //! Native fast paths for the hot spots of pure-Python stdlib code in
-//! RustPython (`datetime`, `decimal`), each following the Python code it
+//! RustPython (`datetime`, `decimal`, `statistics`), each following the Python code it
 //! replaces exactly and handing anything it does not fully cover back to it.
 //!
 //! The worker defines the factories below in the prelude's scope; the prelude
@@ -9,6 +9,7 @@
 mod datetime;
 mod decimal;
 mod decimal_arith;
+mod statistics;
 mod strftime;
 mod strptime;
 
@@ -56,7 +57,8 @@ where
 
 /// Define the factories in the prelude's scope (see the submodules).
 pub fn install(vm: &VirtualMachine, scope: &Scope) -> PyResult<()> {
-    for (name, function) in datetime::functions(vm).into_iter().chain(decimal::functions(vm)) {
+    let functions = [datetime::functions(vm), decimal::functions(vm), vec![statistics::function(vm)]];
+    for (name, function) in functions.into_iter().flatten() {
         scope.globals.set_item(name, function, vm)?;
     }
     Ok(())
