@@ -169,7 +169,7 @@ mod tests {
         let x = (1u128 << 99) + 12345;
         let (high, low) = square(x);
         assert_eq!(high, 1 << 70);
-        assert_eq!(low, (2 * 12345u128 << 99).wrapping_add(12345 * 12345));
+        assert_eq!(low, ((2 * 12345u128) << 99).wrapping_add(12345 * 12345));
     }
 
     #[test]
