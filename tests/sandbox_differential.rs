@@ -10,8 +10,12 @@ use std::time::Duration;
 use eval_dag::model::GeneratedDag;
 use serde_json::Value;
 
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(common::root().join("tests/fixtures/sandbox").join(name)).unwrap()
+}
+
 fn dags_text() -> String {
-    std::fs::read_to_string(common::root().join("tests/fixtures/sandbox/differential_dags.json")).unwrap()
+    fixture("differential_dags.json")
 }
 
 fn cpython_answers(text: &str) -> Vec<Value> {
@@ -28,12 +32,12 @@ fn cpython_answers(text: &str) -> Vec<Value> {
     serde_json::from_slice(&output.stdout).unwrap()
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn final_answers_match_cpython() {
-    let text = dags_text();
-    let dags: Vec<GeneratedDag> = serde_json::from_str(&text).unwrap();
-    assert!(dags.len() >= 20, "the suite has at least 20 DAGs");
-    let expected = cpython_answers(&text);
+/// Run every DAG of `text` in the sandbox and in CPython; the final answers
+/// must agree (floats within `tolerance`, relative; 0 means the same JSON text,
+/// key order included).
+async fn assert_same_answers_as_cpython(text: &str, tolerance: f64) {
+    let dags: Vec<GeneratedDag> = serde_json::from_str(text).unwrap();
+    let expected = cpython_answers(text);
     let pool = common::pool(Duration::from_secs(10), Duration::from_secs(30));
     let mut mismatches = Vec::new();
     for (dag, reference) in dags.iter().zip(&expected) {
@@ -44,11 +48,30 @@ async fn final_answers_match_cpython() {
         };
         if !result.success {
             mismatches.push(format!("{}: sandbox failed: {:?}", dag.question_id, result.error));
-        } else if !common::json_close(result.final_answer.as_ref().unwrap(), want, 1e-9) {
+        } else if !(if tolerance == 0.0 {
+            serde_json::to_string(result.final_answer.as_ref().unwrap()).ok() == serde_json::to_string(want).ok()
+        } else {
+            common::json_close(result.final_answer.as_ref().unwrap(), want, tolerance)
+        }) {
             mismatches.push(format!("{}: sandbox {} vs CPython {want}", dag.question_id, result.final_answer.unwrap()));
         }
     }
     assert!(mismatches.is_empty(), "{mismatches:#?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn final_answers_match_cpython() {
+    let text = dags_text();
+    let dags: Vec<Value> = serde_json::from_str(&text).unwrap();
+    assert!(dags.len() >= 20, "the suite has at least 20 DAGs");
+    assert_same_answers_as_cpython(&text, 1e-9).await;
+}
+
+/// Edge cases of the native fast paths (`strptime`, result conversion, ...):
+/// exactly CPython's answers.
+#[tokio::test(flavor = "multi_thread")]
+async fn fast_path_edge_cases_match_cpython() {
+    assert_same_answers_as_cpython(&fixture("edge_case_dags.json"), 0.0).await;
 }
 
 #[test]

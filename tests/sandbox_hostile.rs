@@ -100,6 +100,14 @@ hostile! {
     self_referential_dict: "def f(rows):\n    d = {}\n    d['me'] = d\n    return d\n" => ["cycle"];
     deeply_nested_result: "def f(rows):\n    x = []\n    for i in range(1000):\n        x = [x]\n    return x\n" => ["nested more than"];
     deep_recursion: "def f(rows):\n    def down(n):\n        return down(n + 1)\n    return down(0)\n" => ["RecursionError"];
+    strptime_wrapper_function: "def f(rows):\n    return getattr(datetime.datetime.strptime, '_' + '_func__')\n" => ["not allowed"];
+    native_strptime_by_name: "def f(rows):\n    return _native_strptime\n" => [POLICY];
+    native_ordering_by_name: "def f(rows):\n    return _native_ordering(len, 'x')\n" => [POLICY];
+    native_decimal_by_name: "def f(rows):\n    return _native_decimal_add\n" => [POLICY];
+    decimal_constructor_function: "def f(rows):\n    return getattr(decimal.Decimal, '_' + '_new__')\n" => ["not allowed"];
+    native_float_sums_by_name: "def f(rows):\n    return _native_float_sums([1.0])\n" => [POLICY];
+    statistics_wrapped_original: "def f(rows):\n    return getattr(statistics.mean, '_' + '_wrapped__')\n" => ["not allowed"];
+    datetime_method_descriptor: "def f(rows):\n    return getattr(datetime.datetime, '_' + '_lt__')\n" => ["not allowed"];
     dataset_mutation_is_contained: "def f(rows):\n    rows.clear()\n    return 1 / 0\n" => ["ZeroDivisionError"];
 }
 
@@ -159,4 +167,99 @@ async fn mutations_of_the_dataset_never_reach_the_next_dag() {
     assert_eq!(after.final_answer, before.final_answer, "the next DAG sees the pristine dataset");
     let again = pool.run(&mutate, 0).await;
     assert_eq!(again.node_outputs, mutated.node_outputs, "the same mutations find the same data each time");
+}
+
+/// A DAG over `rows`, `stats` and `matrix` of a small dataset with nested containers.
+fn mutation_dag(code: &str) -> GeneratedDag {
+    serde_json::from_value(json!({
+        "question_id": "mutation", "final_answer_node": "a",
+        "nodes": [{"node_id": "a", "function_name": "f", "layer": 0, "code": code,
+                   "inputs": {"rows": "dataset.rows", "stats": "dataset.stats", "matrix": "dataset.matrix"}}]
+    }))
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn mutated_inputs_never_reach_the_next_dag() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = json!({
+        "rows": [{"id": 1, "amt": 2.5, "tags": ["a", "b"], "meta": {"k": [1, 2]}, "note": null},
+                 {"id": 2, "amt": 1.0, "tags": [], "meta": {"k": []}, "note": "x"},
+                 {"id": 3, "amt": 7.25, "tags": ["c"], "meta": {"k": [3]}, "note": true}],
+        "stats": {"food": {"count": 2, "by_hour": [0, 1, 1]}, "gas": {"count": 1, "by_hour": [1, 0, 0]}},
+        "matrix": [[1, 2], [3, 4]],
+    });
+    std::fs::write(dir.path().join("data.json"), data.to_string()).unwrap();
+    let config = eval_dag::sandbox::SandboxConfig {
+        workers: 1,
+        node_timeout: NODE_TIMEOUT,
+        dag_timeout: DAG_TIMEOUT,
+        executable: Some(std::path::PathBuf::from(env!("CARGO_BIN_EXE_eval-dag"))),
+        ..Default::default()
+    };
+    let pool = eval_dag::sandbox::SandboxPool::new(dir.path(), config).unwrap();
+    let look = mutation_dag("def f(rows, stats, matrix):\n    return repr([rows, stats, matrix])\n");
+    let pristine = pool.run(&look, 0).await.final_answer.expect("the data can be read");
+    let mutations = [
+        "rows.sort(key=lambda r: -r['amt'])",
+        "rows.reverse()",
+        "rows.append({'id': 4})",
+        "rows.pop()",
+        "rows.pop(0)",
+        "del rows[1]",
+        "rows[0] = rows[1]",
+        "rows[:] = rows[:1]",
+        "rows.clear()",
+        "rows.insert(0, rows[2])",
+        "rows.extend(rows)",
+        "rows += [1]",
+        "rows *= 2",
+        "rows.remove(rows[0])",
+        "del rows[0]['amt']",
+        "rows[0]['amt'] = 0",
+        "rows[0]['amt'] += 1",
+        "rows[0]['new'] = 1",
+        "rows[0].pop('amt')",
+        "rows[0].popitem()",
+        "rows[0].clear()",
+        "rows[0].update(amt=3)",
+        "rows[0].setdefault('zz', 1)",
+        "amt = rows[0].pop('amt')\n    rows[0]['amt'] = amt",
+        "rows[0]['tags'].append('z')",
+        "rows[0]['tags'].sort(reverse=True)",
+        "rows[0]['meta']['k'][0] = 9",
+        "rows[2]['meta']['k'].clear()",
+        "rows[1]['meta'].clear()",
+        "stats['food']['count'] += 1",
+        "stats['gas']['by_hour'][0] = 5",
+        "del stats['gas']",
+        "stats['new'] = {}",
+        "stats.clear()",
+        "matrix[0].append(3)",
+        "matrix[1][1] = 0",
+        "matrix.sort(reverse=True)",
+        "for r in rows:\n        r['amt'] = round(r['amt'])",
+        "rows.clear()\n    return 1 / 0",
+    ];
+    for mutation in mutations {
+        let code = format!("def f(rows, stats, matrix):\n    {mutation}\n    return 1\n");
+        let mutated = pool.run(&mutation_dag(&code), 0).await;
+        assert_eq!(mutated.success, !mutation.ends_with("1 / 0"), "`{mutation}`: {:?}", mutated.error);
+        let seen = pool.run(&look, 0).await.final_answer;
+        assert_eq!(seen.as_ref(), Some(&pristine), "after `{mutation}` the next DAG saw changed data");
+    }
+    // A reference stashed in state that outlives the DAG, used by a later DAG
+    // that does not take the dataset as input, does not leak either.
+    let stash =
+        "def f(rows, stats, matrix):\n    decimal.getcontext().flags['stash'] = [rows, stats, matrix]\n    return 1\n";
+    assert!(pool.run(&mutation_dag(stash), 0).await.success);
+    let later: GeneratedDag = serde_json::from_value(json!({
+        "question_id": "later", "final_answer_node": "a",
+        "nodes": [{"node_id": "a", "function_name": "f", "layer": 0, "inputs": {},
+                   "code": "def f():\n    rows, stats, matrix = decimal.getcontext().flags['stash']\n    rows[0]['amt'] = -1\n    stats['food']['by_hour'].clear()\n    matrix.pop()\n    return 1\n"}]
+    }))
+    .unwrap();
+    let later = pool.run(&later, 0).await;
+    assert!(later.success, "the stash is reachable from a later DAG: {:?}", later.error);
+    assert_eq!(pool.run(&look, 0).await.final_answer, Some(pristine), "a stashed reference changed the data");
 }

@@ -3,11 +3,13 @@
 //! objects. The parent enforces deadlines by killing, workers run under
 //! rlimits, and a dead worker is replaced.
 
+mod dataset;
+mod native;
 mod output;
 pub mod policy;
 mod pool;
 mod protocol;
-mod strptime;
+mod result_json;
 mod worker;
 
 pub use output::{MAX_FINAL_ANSWER_BYTES, bound_final_answer, truncate_for_display};

@@ -61,6 +61,8 @@ struct Worker {
     stdin: ChildStdin,
     stdout: Lines<BufReader<ChildStdout>>,
     stderr: Arc<Mutex<String>>,
+    /// The task copying stderr into `stderr`; done once the worker's stderr closes.
+    stderr_reader: Option<tokio::task::JoinHandle<()>>,
 }
 
 struct Inner {
@@ -134,7 +136,7 @@ impl SandboxPool {
         let stdin = child.stdin.take().ok_or("worker has no stdin")?;
         let stdout = BufReader::new(child.stdout.take().ok_or("worker has no stdout")?).lines();
         let stderr = Arc::new(Mutex::new(String::new()));
-        if let Some(mut pipe) = child.stderr.take() {
+        let stderr_reader = child.stderr.take().map(|mut pipe| {
             let tail = stderr.clone();
             tokio::spawn(async move {
                 let mut buffer = [0u8; 1024];
@@ -150,9 +152,9 @@ impl SandboxPool {
                         tail.drain(..cut);
                     }
                 }
-            });
-        }
-        let mut worker = Worker { child, stdin, stdout, stderr };
+            })
+        });
+        let mut worker = Worker { child, stdin, stdout, stderr, stderr_reader };
         match tokio::time::timeout(STARTUP_TIMEOUT, worker.stdout.next_line()).await {
             Ok(Ok(Some(line))) if matches!(serde_json::from_str(&line), Ok(Reply::Ready)) => Ok(worker),
             Ok(_) => Err(self.death_report(&mut worker, "the sandbox worker failed to start").await),
@@ -163,6 +165,10 @@ impl SandboxPool {
     /// Why a worker died, from its exit status and stderr.
     async fn death_report(&self, worker: &mut Worker, context: &str) -> String {
         let status = tokio::time::timeout(Duration::from_secs(2), worker.child.wait()).await;
+        // The last words (an allocation failure, say) may still be in the pipe.
+        if let Some(reader) = worker.stderr_reader.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(1), reader).await;
+        }
         let stderr = worker.stderr.lock().expect("stderr lock").clone();
         let memory =
             stderr.contains("memory allocation") || stderr.contains("MemoryError") || stderr.contains("out of memory");

@@ -1,26 +1,28 @@
 //! The worker process: one RustPython interpreter, the dataset converted to
-//! Python objects once, then DAG after DAG read from stdin. Nothing but
+//! Python objects once (see `dataset`), then DAG after DAG read from stdin. Nothing but
 //! protocol lines is ever written to stdout.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Context;
 use rustpython_vm::{
-    AsObject, Interpreter, PyObjectRef, PyResult, VirtualMachine,
-    builtins::{PyBaseExceptionRef, PyDict, PyDictRef, PyList, PyStrRef},
+    Interpreter, PyObjectRef, PyResult, VirtualMachine,
+    builtins::{PyBaseExceptionRef, PyDictRef},
     compiler::Mode,
     py_serde,
     scope::Scope,
 };
 use serde_json::Value;
 
+use super::dataset::Dataset;
+use super::native;
 use super::output::{bound_final_answer, truncate_for_display};
 use super::policy::check_source;
 use super::protocol::{Reply, Request};
-use super::strptime::fast_strptime;
+use super::result_json::PlainJson;
 use crate::dag::InputRef;
 use crate::model::{DagNodeSpec, ExecutionResult, GeneratedDag};
 
@@ -74,29 +76,17 @@ struct Prelude {
     seed_node: PyObjectRef,
     take_printed: PyObjectRef,
     to_json: PyObjectRef,
-}
-
-/// `_native_strptime(data, format)`: the fields as a tuple, or None when
-/// Python's own `strptime` must answer (see [`fast_strptime`]).
-fn native_strptime(data: PyStrRef, format: PyStrRef, vm: &VirtualMachine) -> PyObjectRef {
-    match (data.to_str(), format.to_str()) {
-        (Some(data), Some(format)) => match fast_strptime(data, format) {
-            Some(fields) => vm.ctx.new_tuple(fields.iter().map(|&f| vm.ctx.new_int(f).into()).collect()).into(),
-            None => vm.ctx.none(),
-        },
-        _ => vm.ctx.none(),
-    }
+    plain_json: PlainJson,
 }
 
 fn load_prelude(vm: &VirtualMachine) -> Result<Prelude, String> {
-    // A stand-in `os` lets `random` (and so `statistics`) import without host access.
-    // `_strptime` also asks it for `os.path.dirname` (its day-without-year warning).
-    let os_stub = "import sys\nos = type(sys)('os')\nos.urandom = lambda n: bytes(n)\nos.name = 'posix'\n\
-                   os.path = type(sys)('os.path')\nos.path.dirname = lambda p: p.rpartition('/')[0]\n\
-                   sys.modules['os'] = os\n";
+    // A stand-in `os` lets `random` (and so `statistics`) import without host
+    // access. `_strptime` warns about a day without a year using
+    // `os.path.dirname(__file__)`: give it that one string function
+    // and the `__file__` frozen modules lack.
+    let os_stub = "import sys\nos = type(sys)('os')\nos.urandom = lambda n: bytes(n)\nos.name = 'posix'\nsys.modules['os'] = os\nos.path = type(sys)('os.path')\nos.path.dirname = lambda p: p.rpartition('/')[0]\nimport _strptime\n_strptime.__file__ = 'Lib/_strptime.py'\n";
     let scope = vm.new_scope_with_builtins();
-    let native = vm.new_function("native_strptime", native_strptime);
-    scope.globals.set_item("_native_strptime", native.into(), vm).map_err(|exc| describe(vm, &exc).0)?;
+    native::install(vm, &scope).map_err(|exc| format!("native functions: {}", describe(vm, &exc).1))?;
     for (name, source) in [("<os stand-in>", os_stub), ("<sandbox prelude>", PRELUDE)] {
         let code = vm.compile(source, Mode::Exec, name.to_string()).map_err(|e| format!("{name}: {e}"))?;
         vm.run_code_obj(code, scope.clone()).map_err(|exc| format!("{name}: {}", describe(vm, &exc).1))?;
@@ -109,6 +99,7 @@ fn load_prelude(vm: &VirtualMachine) -> Result<Prelude, String> {
         seed_node: get("seed_node")?,
         take_printed: get("take_printed")?,
         to_json: get("to_json")?,
+        plain_json: PlainJson::new(vm),
     })
 }
 
@@ -116,7 +107,7 @@ fn run_interpreter(data: serde_json::Map<String, Value>) -> anyhow::Result<()> {
     let interpreter = build_interpreter();
     interpreter.enter(|vm| {
         let prelude = load_prelude(vm).map_err(|e| anyhow::anyhow!(e))?;
-        let mut dataset = Dataset::convert(vm, data).map_err(|e| anyhow::anyhow!(e))?;
+        let mut dataset = Dataset::new(vm, data).map_err(|e| anyhow::anyhow!(e))?;
         send(&Reply::Ready);
         let stdin = std::io::stdin();
         for line in stdin.lock().lines() {
@@ -125,93 +116,13 @@ fn run_interpreter(data: serde_json::Map<String, Value>) -> anyhow::Result<()> {
                 continue;
             }
             let result = match serde_json::from_str::<Request>(&line) {
-                Ok(request) => {
-                    let mut used = HashSet::new();
-                    let result = execute(vm, &prelude, &dataset, &mut used, &request.dag, request.seed);
-                    dataset.restore(vm, &used).map_err(|e| anyhow::anyhow!(e))?;
-                    result
-                }
+                Ok(request) => execute(vm, &prelude, &mut dataset, &request.dag, request.seed),
                 Err(err) => ExecutionResult { error: Some(format!("bad request: {err}")), ..Default::default() },
             };
             send(&Reply::Result { result });
         }
         Ok(())
     })
-}
-
-/// The dataset as Python objects, each key converted from JSON once per worker
-/// (before it reports ready) and handed to DAGs as it is. Its shape — the
-/// identity of every container and of everything in them, in order — is
-/// recorded; after each DAG, every key the DAG used is checked against it and
-/// converted afresh when the DAG changed it (`rows.sort()`, `row['x'] = 1`), so
-/// no DAG sees another's changes. Only the containers need checking: all else
-/// JSON converts to (str, int, float, bool, None) is immutable.
-struct Dataset {
-    data: serde_json::Map<String, Value>,
-    keys: HashMap<String, DatasetKey>,
-}
-
-/// One converted key and the shape it had when converted.
-struct DatasetKey {
-    object: PyObjectRef,
-    shape: Vec<usize>,
-}
-
-impl Dataset {
-    fn convert(vm: &VirtualMachine, data: serde_json::Map<String, Value>) -> Result<Self, String> {
-        let mut dataset = Self { keys: HashMap::with_capacity(data.len()), data };
-        let keys: Vec<String> = dataset.data.keys().cloned().collect();
-        for key in keys {
-            dataset.reconvert(vm, &key)?;
-        }
-        Ok(dataset)
-    }
-
-    fn reconvert(&mut self, vm: &VirtualMachine, key: &str) -> Result<(), String> {
-        let value = self.data.get(key).ok_or_else(|| format!("the dataset has no key {key:?}"))?;
-        let object = py_serde::deserialize(vm, value.clone()).map_err(|e| format!("converting dataset.{key}: {e}"))?;
-        let mut shape = Vec::new();
-        record_shape(vm, &object, &mut shape);
-        self.keys.insert(key.to_string(), DatasetKey { object, shape });
-        Ok(())
-    }
-
-    fn get(&self, key: &str) -> Result<PyObjectRef, String> {
-        self.keys.get(key).map(|k| k.object.clone()).ok_or_else(|| format!("the dataset has no key {key:?}"))
-    }
-
-    /// Convert afresh every key in `used` whose shape changed.
-    fn restore(&mut self, vm: &VirtualMachine, used: &HashSet<String>) -> Result<(), String> {
-        for key in used {
-            let Some(entry) = self.keys.get(key) else { continue };
-            let mut shape = Vec::with_capacity(entry.shape.len());
-            record_shape(vm, &entry.object, &mut shape);
-            if shape != entry.shape {
-                self.reconvert(vm, key)?;
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Append the shape of `object` to `out`: for a dict or list (exact types, as
-/// JSON conversion makes them) its identity, length and every item's (and
-/// dict key's) identity, depth first; for anything else, its identity.
-fn record_shape(vm: &VirtualMachine, object: &PyObjectRef, out: &mut Vec<usize>) {
-    out.push(object.get_id());
-    if let Some(dict) = object.downcast_ref_if_exact::<PyDict>(vm) {
-        out.push(dict.__len__());
-        for (key, value) in dict {
-            out.push(key.get_id());
-            record_shape(vm, &value, out);
-        }
-    } else if let Some(list) = object.downcast_ref_if_exact::<PyList>(vm) {
-        let items = list.borrow_vec().to_vec();
-        out.push(items.len());
-        for item in &items {
-            record_shape(vm, item, out);
-        }
-    }
 }
 
 /// Stable 64-bit hash (FNV-1a) of a node id, mixed into the run seed.
@@ -264,7 +175,11 @@ fn run_node(
     python(function.call(args, vm))
 }
 
+/// The node's result as JSON: natively for plain values, else by the prelude's `to_json`.
 fn to_json(vm: &VirtualMachine, prelude: &Prelude, object: &PyObjectRef) -> Result<Value, NodeFailure> {
+    if let Some(json) = prelude.plain_json.convert(vm, object) {
+        return Ok(json);
+    }
     let converted = prelude.to_json.call((object.clone(),), vm).map_err(|exc| {
         let (error, traceback) = describe(vm, &exc);
         NodeFailure {
@@ -277,19 +192,15 @@ fn to_json(vm: &VirtualMachine, prelude: &Prelude, object: &PyObjectRef) -> Resu
 }
 
 fn arguments(
+    vm: &VirtualMachine,
     node: &DagNodeSpec,
-    dataset: &Dataset,
-    used: &mut HashSet<String>,
+    dataset: &mut Dataset,
     outputs: &HashMap<String, PyObjectRef>,
 ) -> Result<Vec<PyObjectRef>, String> {
     node.inputs
         .iter()
         .map(|(param, reference)| match InputRef::parse(reference) {
-            Ok(InputRef::Dataset(key)) => {
-                let object = dataset.get(&key).map_err(|err| format!("input {param}: {err}"))?;
-                used.insert(key);
-                Ok(object)
-            }
+            Ok(InputRef::Dataset(key)) => dataset.get(vm, &key).map_err(|err| format!("input {param}: {err}")),
             Ok(InputRef::PrevNode(id)) => {
                 outputs.get(&id).cloned().ok_or_else(|| format!("input {param}: node {id} has not produced an output"))
             }
@@ -302,11 +213,11 @@ fn arguments(
 fn execute(
     vm: &VirtualMachine,
     prelude: &Prelude,
-    dataset: &Dataset,
-    used: &mut HashSet<String>,
+    dataset: &mut Dataset,
     dag: &GeneratedDag,
     seed: u64,
 ) -> ExecutionResult {
+    dataset.begin_dag();
     let started = Instant::now();
     let mut result = ExecutionResult { question_id: dag.question_id.clone(), ..Default::default() };
     let fail = |result: &mut ExecutionResult, node: &str, failure: NodeFailure| {
@@ -328,7 +239,7 @@ fn execute(
     for node in order {
         send(&Reply::Node { node_id: node.node_id.clone() });
         let node_started = Instant::now();
-        let outcome = arguments(node, dataset, used, &outputs)
+        let outcome = arguments(vm, node, dataset, &outputs)
             .map_err(NodeFailure::plain)
             .and_then(|args| run_node(vm, prelude, node, args, seed))
             .and_then(|object| to_json(vm, prelude, &object).map(|json| (object, json)));
