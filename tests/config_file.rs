@@ -197,12 +197,14 @@ async fn review_concurrency_from_the_file_reviews_one_layer_at_a_time_and_the_fl
         &format!("[llm]\nprovider = \"openai\"\nbase_url = \"{}\"\n[run]\nreview_concurrency = 1\n", mock.base_url()),
     );
     let mut spans = Vec::new();
-    for (name, flags) in [("sequential", &[][..]), ("concurrent", &["--review-concurrency", "0"][..])] {
+    for (name, flags, recorded) in [("sequential", &[][..], 1), ("concurrent", &["--review-concurrency", "0"][..], 0)] {
         let out = home.join(name);
         let mut command = common::eval_dag(home);
         command.arg("run").arg(fraud()).arg("--headless").arg("--out").arg(&out).args(flags).env("OPENAI_API_KEY", "k");
         let output = tokio::process::Command::from(command).output().await.unwrap();
         assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+        let header = Trace::read(&out.join("trace.jsonl")).unwrap().header;
+        assert_eq!(header.settings.review_concurrency, recorded, "the trace header records the setting");
         spans.push(review_spans(&out));
     }
     let (sequential, concurrent) = (&spans[0], &spans[1]);

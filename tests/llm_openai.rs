@@ -13,7 +13,7 @@ use common::mock_llm::{MockLlm, Raw, RawLlm, Reply, row_count_reply};
 use eval_dag::engine::{EngineEvent, Outcome};
 use eval_dag::llm::{
     CallKey, ChatMessage, LlmClient, LlmErrorKind, LlmRequest, LlmRole, ModelPrice, OpenAiClient, OpenAiSettings,
-    TokenUsage,
+    StreamUpdate, TokenUsage,
 };
 use eval_dag::trace::Trace;
 
@@ -49,7 +49,11 @@ async fn a_streamed_reply_is_assembled_forwarded_and_priced() {
     let deltas = Arc::new(Mutex::new(Vec::<String>::new()));
     let sink = {
         let deltas = deltas.clone();
-        Arc::new(move |d: &str| deltas.lock().unwrap().push(d.to_string()))
+        Arc::new(move |update: StreamUpdate<'_>| {
+            if let StreamUpdate::Text(d) = update {
+                deltas.lock().unwrap().push(d.to_string());
+            }
+        })
     };
     let reply = client.complete(&request(true), sink).await.unwrap();
     assert_eq!(reply.text, text);
@@ -74,7 +78,7 @@ async fn rate_limits_honour_retry_after_ms_then_succeed() {
     })
     .await;
     let started = Instant::now();
-    let reply = client(mock.base_url()).complete(&request(false), Arc::new(|_: &str| {})).await.unwrap();
+    let reply = client(mock.base_url()).complete(&request(false), eval_dag::llm::ignore_stream()).await.unwrap();
     assert!(started.elapsed() >= Duration::from_millis(300), "waited {:?}", started.elapsed());
     assert_eq!((reply.text.as_str(), reply.retries), ("ok", 1));
 }
@@ -82,11 +86,11 @@ async fn rate_limits_honour_retry_after_ms_then_succeed() {
 #[tokio::test]
 async fn server_errors_are_retried_then_reported_with_their_kind() {
     let mock = MockLlm::start(|_, i| if i == 0 { status(500, "boom") } else { Reply::Text("fine".into()) }).await;
-    let reply = client(mock.base_url()).complete(&request(false), Arc::new(|_: &str| {})).await.unwrap();
+    let reply = client(mock.base_url()).complete(&request(false), eval_dag::llm::ignore_stream()).await.unwrap();
     assert_eq!(reply.text, "fine");
 
     let mock = MockLlm::start(|_, _| status(503, "down")).await;
-    let err = client(mock.base_url()).complete(&request(false), Arc::new(|_: &str| {})).await.unwrap_err();
+    let err = client(mock.base_url()).complete(&request(false), eval_dag::llm::ignore_stream()).await.unwrap_err();
     assert_eq!((err.kind, err.retries), (LlmErrorKind::Server, 2));
     assert_eq!(mock.requests().len(), 3, "one call and two retries");
 }
@@ -109,7 +113,7 @@ async fn quota_bad_requests_and_context_length_are_not_retried() {
     ];
     for (code, body, kind) in cases {
         let mock = MockLlm::start(move |_, _| status(code, body)).await;
-        let err = client(mock.base_url()).complete(&request(false), Arc::new(|_: &str| {})).await.unwrap_err();
+        let err = client(mock.base_url()).complete(&request(false), eval_dag::llm::ignore_stream()).await.unwrap_err();
         assert_eq!(err.kind, kind, "{body}");
         assert_eq!(mock.requests().len(), 1, "{body} was not retried");
         assert!(!err.message.contains('\n'));
@@ -127,8 +131,8 @@ async fn a_rejected_response_format_is_dropped_for_good() {
     })
     .await;
     let client = client(mock.base_url());
-    assert_eq!(client.complete(&request(true), Arc::new(|_: &str| {})).await.unwrap().text, "{}");
-    assert_eq!(client.complete(&request(true), Arc::new(|_: &str| {})).await.unwrap().text, "{}");
+    assert_eq!(client.complete(&request(true), eval_dag::llm::ignore_stream()).await.unwrap().text, "{}");
+    assert_eq!(client.complete(&request(true), eval_dag::llm::ignore_stream()).await.unwrap().text, "{}");
     let asked: Vec<bool> = mock.requests().iter().map(|r| r.body.get("response_format").is_some()).collect();
     assert_eq!(asked, vec![true, false, false]);
 }
@@ -137,9 +141,12 @@ async fn a_rejected_response_format_is_dropped_for_good() {
 async fn cut_off_streams_are_retried_and_reported_when_they_persist() {
     let mock =
         MockLlm::start(|_, i| if i == 0 { Reply::CutOff("partial".into()) } else { Reply::Text("whole".into()) }).await;
-    assert_eq!(client(mock.base_url()).complete(&request(false), Arc::new(|_: &str| {})).await.unwrap().text, "whole");
+    assert_eq!(
+        client(mock.base_url()).complete(&request(false), eval_dag::llm::ignore_stream()).await.unwrap().text,
+        "whole"
+    );
     let mock = MockLlm::start(|_, _| Reply::CutOff("partial".into())).await;
-    let err = client(mock.base_url()).complete(&request(false), Arc::new(|_: &str| {})).await.unwrap_err();
+    let err = client(mock.base_url()).complete(&request(false), eval_dag::llm::ignore_stream()).await.unwrap_err();
     assert_eq!(err.kind, LlmErrorKind::BadResponse);
     assert!(err.message.contains("cut off"));
 }
@@ -151,14 +158,18 @@ async fn timeouts_and_refused_connections_are_classified() {
     let mut settings = OpenAiSettings::new(mock.base_url(), None, "m");
     settings.timeout = Duration::from_millis(200);
     settings.max_retries = 0;
-    let err = OpenAiClient::new(settings).unwrap().complete(&request(false), Arc::new(|_: &str| {})).await.unwrap_err();
+    let err = OpenAiClient::new(settings)
+        .unwrap()
+        .complete(&request(false), eval_dag::llm::ignore_stream())
+        .await
+        .unwrap_err();
     assert_eq!(err.kind, LlmErrorKind::Timeout);
 
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     drop(listener);
     let err = client(format!("http://127.0.0.1:{port}/v1"))
-        .complete(&request(false), Arc::new(|_: &str| {}))
+        .complete(&request(false), eval_dag::llm::ignore_stream())
         .await
         .unwrap_err();
     assert_eq!((err.kind, err.retries), (LlmErrorKind::Connection, 2));
@@ -172,18 +183,31 @@ async fn a_connection_dropped_mid_event_is_retried_as_a_connection_error() {
         move |_, i| if i == 0 { Raw::DropMidEvent(text.clone()) } else { Raw::Answer(text.clone()) }
     })
     .await;
-    let deltas = Arc::new(Mutex::new(String::new()));
+    // What a viewer of the stream sees: text so far, reset when a retry is announced.
+    let shown = Arc::new(Mutex::new((String::new(), Vec::<String>::new())));
     let sink = {
-        let deltas = deltas.clone();
-        Arc::new(move |d: &str| deltas.lock().unwrap().push_str(d))
+        let shown = shown.clone();
+        Arc::new(move |update: StreamUpdate<'_>| {
+            let mut shown = shown.lock().unwrap();
+            match update {
+                StreamUpdate::Text(d) => shown.0.push_str(d),
+                StreamUpdate::Retrying { retry, error, .. } => {
+                    assert!(!shown.0.is_empty(), "part of the first answer arrived before the drop");
+                    shown.0.clear();
+                    shown.1.push(format!("{retry}: {:?}", error.kind));
+                }
+            }
+        })
     };
     let reply = client(mock.base_url()).complete(&request(false), sink).await.unwrap();
     assert_eq!((reply.text.as_str(), reply.retries), (text.as_str(), 1));
-    assert!(deltas.lock().unwrap().ends_with(&text), "the retry's text was streamed");
+    let (streamed, retries) = shown.lock().unwrap().clone();
+    assert_eq!(streamed, text, "after the retry announcement only the retry's text was streamed");
+    assert_eq!(retries, ["1: Connection"]);
     assert_eq!(mock.requests().len(), 2);
 
     let mock = RawLlm::start(|_, _| Raw::DropMidEvent("z".repeat(100))).await;
-    let err = client(mock.base_url()).complete(&request(false), Arc::new(|_: &str| {})).await.unwrap_err();
+    let err = client(mock.base_url()).complete(&request(false), eval_dag::llm::ignore_stream()).await.unwrap_err();
     assert_eq!((err.kind, err.retries), (LlmErrorKind::Connection, 2), "{}", err.message);
     assert!(err.message.contains("broke mid-answer") && !err.message.contains('\n'), "{}", err.message);
     assert_eq!(mock.requests().len(), 3, "one call and two retries");
@@ -197,7 +221,7 @@ async fn a_stalled_stream_times_out_with_a_clear_error_then_is_retried() {
         (Duration::from_millis(300), Duration::from_millis(5), 1);
     let client = OpenAiClient::new(settings).unwrap();
     let started = Instant::now();
-    let reply = client.complete(&request(false), Arc::new(|_: &str| {})).await.unwrap();
+    let reply = client.complete(&request(false), eval_dag::llm::ignore_stream()).await.unwrap();
     assert_eq!((reply.text.as_str(), reply.retries), ("after the stall", 1));
     assert!(started.elapsed() >= Duration::from_millis(300), "{:?}", started.elapsed());
 
@@ -206,7 +230,11 @@ async fn a_stalled_stream_times_out_with_a_clear_error_then_is_retried() {
     (settings.stall_timeout, settings.base_delay, settings.max_retries) =
         (Duration::from_millis(300), Duration::from_millis(5), 1);
     let started = Instant::now();
-    let err = OpenAiClient::new(settings).unwrap().complete(&request(false), Arc::new(|_: &str| {})).await.unwrap_err();
+    let err = OpenAiClient::new(settings)
+        .unwrap()
+        .complete(&request(false), eval_dag::llm::ignore_stream())
+        .await
+        .unwrap_err();
     let elapsed = started.elapsed();
     assert_eq!((err.kind, err.retries), (LlmErrorKind::Timeout, 1));
     assert!(err.message.contains("stalled: nothing received for 300ms"), "{}", err.message);

@@ -179,6 +179,16 @@ async fn reject_reject_approve_with_faults_on_the_way() {
         })
         .sum();
     assert_eq!(review_retries, 2, "the server error and the cut-off stream were each retried");
+    let retry_reasons: Vec<&str> = trace
+        .records
+        .iter()
+        .filter_map(|r| match &r.event {
+            EngineEvent::LlmCallRetrying { error, .. } => Some(error.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(retry_reasons.len(), 3, "every retry is in the trace: {retry_reasons:?}");
+    assert!(retry_reasons[0].starts_with("rate limited"), "{retry_reasons:?}");
     assert!(state.usage.total() > 0, "token usage is recorded");
 
     assert_eq!(state.question("q_01").unwrap().correct(), Some(true));

@@ -142,6 +142,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 questions: questions.as_ref().map_or(config.questions, |q| q.len() as u32),
                 max_iterations: config.max_iterations,
                 concurrency: config.concurrency,
+                review_concurrency: config.review_concurrency,
                 seed: args.seed,
                 step: args.step,
                 grading,
@@ -161,13 +162,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         let parts = EngineParts { dataset: dataset.clone(), llm, executor, prompts, trace: Some(trace), grader };
         let initial = prior.clone().unwrap_or_default();
         let keep_alive = !args.headless;
-        let options = RunOptions {
-            keep_alive,
-            questions,
-            prior,
-            retry_failed: args.retry_failed.is_some(),
-            review_concurrency: config.review_concurrency,
-        };
+        let options = RunOptions { keep_alive, questions, prior, retry_failed: args.retry_failed.is_some() };
         let handle = engine::start(parts, settings, options);
         let shown = if args.headless {
             headless::follow(handle.events, initial).await

@@ -257,7 +257,7 @@ impl Config {
             questions: args.questions.or(self.run.questions).unwrap_or(DEFAULT_QUESTIONS),
             max_iterations: args.max_iterations.or(self.run.max_iterations).unwrap_or(DEFAULT_MAX_ITERATIONS),
             concurrency: args.concurrency.or(self.run.concurrency).unwrap_or(DEFAULT_CONCURRENCY),
-            review_concurrency: args.review_concurrency.or(self.run.review_concurrency).unwrap_or(0) as usize,
+            review_concurrency: args.review_concurrency.or(self.run.review_concurrency).unwrap_or(0),
         })
     }
 }
@@ -295,5 +295,5 @@ pub struct RunConfig {
     /// Critic loops at once.
     pub concurrency: u32,
     /// Layer reviews at once per DAG (0: every layer at once).
-    pub review_concurrency: usize,
+    pub review_concurrency: u32,
 }

@@ -9,7 +9,9 @@ use futures::future::BoxFuture;
 use super::{EngineEvent, emitter::Emitter, gate::Gate};
 use crate::dataset::Dataset;
 use crate::grade::Grader;
-use crate::llm::{CallKey, ChatMessage, DeltaSink, LlmClient, LlmError, LlmRequest, LlmResponse, TokenUsage};
+use crate::llm::{
+    CallKey, ChatMessage, DeltaSink, LlmClient, LlmError, LlmRequest, LlmResponse, StreamUpdate, TokenUsage,
+};
 use crate::model::{ExecutionResult, GeneratedDag};
 use crate::prompts::Prompts;
 
@@ -65,8 +67,14 @@ impl RunContext {
             messages: messages.clone(),
         });
         let emitter = self.emitter.clone();
-        let sink = Arc::new(move |text: &str| {
-            emitter.emit(EngineEvent::LlmTextDelta { call_id, text: text.to_string() });
+        let sink = Arc::new(move |update: StreamUpdate<'_>| match update {
+            StreamUpdate::Text(text) => emitter.emit(EngineEvent::LlmTextDelta { call_id, text: text.to_string() }),
+            StreamUpdate::Retrying { retry, error, wait } => emitter.emit(EngineEvent::LlmCallRetrying {
+                call_id,
+                retry,
+                error: error.message.clone(),
+                wait_ms: wait.as_millis() as u64,
+            }),
         });
         let started = Instant::now();
         let request = LlmRequest { key: key.clone(), messages, json };

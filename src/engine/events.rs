@@ -81,6 +81,9 @@ pub struct RunSettings {
     pub max_iterations: u32,
     /// Critic loops at once.
     pub concurrency: u32,
+    /// Layer reviews at once per DAG; 0 reviews every layer at once.
+    #[serde(default)]
+    pub review_concurrency: u32,
     /// Seed of everything random.
     pub seed: u64,
     /// Whether the run started paused.
@@ -222,6 +225,18 @@ pub enum EngineEvent {
         call_id: u64,
         /// New text.
         text: String,
+    },
+    /// An attempt of an LLM call failed and the call will be sent again; the
+    /// text streamed so far is void.
+    LlmCallRetrying {
+        /// The call.
+        call_id: u64,
+        /// Retries so far, this one included.
+        retry: u32,
+        /// Why the attempt failed.
+        error: String,
+        /// Backoff before the next attempt.
+        wait_ms: u64,
     },
     /// An LLM call ended.
     LlmCallFinished {

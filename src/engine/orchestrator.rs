@@ -47,8 +47,6 @@ pub struct RunOptions {
     /// With `prior`: also start a new attempt for every question whose latest
     /// attempt failed or exhausted.
     pub retry_failed: bool,
-    /// Layer reviews at once per DAG; 0 reviews every layer at once.
-    pub review_concurrency: usize,
 }
 
 /// Summary of `state` after `elapsed_ms`.
@@ -296,7 +294,7 @@ pub fn start(parts: EngineParts, settings: RunSettings, options: RunOptions) -> 
         max_iterations: settings.max_iterations,
         seed: settings.seed,
         grader: parts.grader,
-        review_concurrency: options.review_concurrency,
+        review_concurrency: settings.review_concurrency as usize,
     };
     let task = tokio::spawn(orchestrate(Arc::new(ctx), settings, options, command_rx));
     EngineHandle { events, commands, task }

@@ -276,6 +276,16 @@ impl RunState {
                     Arc::make_mut(call).response.push_str(&text);
                 }
             }
+            EngineEvent::LlmCallRetrying { call_id, retry, error, wait_ms } => {
+                if let Some(call) = self.calls.get_mut(&call_id) {
+                    let call = Arc::make_mut(call);
+                    call.response.clear();
+                    call.retries = retry;
+                    let (question_id, role) = (call.key.question_id.clone(), call.key.role.label());
+                    let text = format!("{role} call retry {retry} in {:.1} s: {error}", wait_ms as f64 / 1000.0);
+                    self.push_feed(question_id.as_deref(), FeedKind::Info, text);
+                }
+            }
             EngineEvent::LlmCallFinished { call_id, key, response, usage, latency_ms, error, retries, cost_usd } => {
                 self.usage += usage;
                 self.cost_usd += cost_usd;
@@ -446,6 +456,27 @@ mod tests {
         assert_eq!(snapshot.question("q1").unwrap().started_ms, None, "the snapshot keeps the old q1");
         assert_eq!(state.question("q1").unwrap().started_ms, Some(2));
         assert_eq!((snapshot.calls[&7].response.as_str(), state.calls[&7].response.as_str()), ("", "partial"));
+    }
+
+    #[test]
+    fn a_retried_call_drops_the_failed_attempts_text_and_says_why() {
+        let mut state = RunState::default();
+        state.apply(0, &generated(&["q1"]));
+        let key = json!({"question_id": "q1", "role": "dag_build", "attempt": 1, "iteration": 1, "layer": null});
+        state.apply(
+            1,
+            &event(json!({"type": "llm_call_started", "call_id": 7, "key": key, "model": "m", "messages": []})),
+        );
+        state.apply(2, &EngineEvent::LlmTextDelta { call_id: 7, text: "{\"nodes\": [cut".into() });
+        let retry = EngineEvent::LlmCallRetrying { call_id: 7, retry: 1, error: "HTTP 429".into(), wait_ms: 1500 };
+        state.apply(3, &retry);
+        state.apply(4, &EngineEvent::LlmTextDelta { call_id: 7, text: "{\"nodes\"".into() });
+        assert_eq!((state.calls[&7].response.as_str(), state.calls[&7].retries), ("{\"nodes\"", 1));
+        let last = state.feed.back().unwrap();
+        assert_eq!(
+            (last.question_id.as_deref(), last.text.as_str()),
+            (Some("q1"), "build call retry 1 in 1.5 s: HTTP 429")
+        );
     }
 
     #[test]

@@ -6,8 +6,6 @@
 //! it; the step is the node's position in a DAG judge's topological order, 0 for
 //! a rubric, and 0-2 (claims, truths, verdicts) for faithfulness.
 
-use std::sync::Arc;
-
 use indexmap::IndexMap;
 use minijinja::{Environment, context};
 use serde::{Deserialize, Serialize};
@@ -143,7 +141,7 @@ impl JudgeCall<'_> {
             json,
         };
         self.llm
-            .complete(&request, Arc::new(|_: &str| {}))
+            .complete(&request, crate::llm::ignore_stream())
             .await
             .map(|response| response.text)
             .map_err(|err| format!("judge call failed: {err}"))

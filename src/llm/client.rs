@@ -1,13 +1,36 @@
 //! The provider trait every LLM backend implements.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 
 use super::{CallKey, ChatMessage, TokenUsage};
 
-/// Receives streamed text as it arrives.
-pub type DeltaSink = Arc<dyn Fn(&str) + Send + Sync>;
+/// What a running call reports before it ends.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum StreamUpdate<'a> {
+    /// More text of the answer.
+    Text(&'a str),
+    /// The attempt failed and the call starts again after `wait`; the text
+    /// streamed so far is void.
+    Retrying {
+        /// Retries so far, this one included.
+        retry: u32,
+        /// Why the attempt failed.
+        error: &'a LlmError,
+        /// Backoff before the next attempt.
+        wait: Duration,
+    },
+}
+
+/// Receives a running call's updates as they happen.
+pub type DeltaSink = Arc<dyn Fn(StreamUpdate<'_>) + Send + Sync>;
+
+/// A sink for callers that do not watch the stream.
+pub fn ignore_stream() -> DeltaSink {
+    Arc::new(|_| {})
+}
 
 /// One chat-completion request.
 #[derive(Debug, Clone, PartialEq)]

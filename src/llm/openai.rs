@@ -19,7 +19,7 @@ use rand::RngExt;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, TokenUsage};
+use super::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, StreamUpdate, TokenUsage};
 
 /// Default server.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
@@ -202,7 +202,7 @@ impl OpenAiClient {
                 .map_err(|e| Failure::retry(LlmErrorKind::BadResponse, format!("unreadable answer: {e}"), None))?;
             let text =
                 value.pointer("/choices/0/message/content").and_then(Value::as_str).unwrap_or_default().to_string();
-            sink(&text);
+            sink(StreamUpdate::Text(&text));
             return Ok((text, usage_of(&value)));
         }
         let mut events = response.bytes_stream().eventsource();
@@ -223,7 +223,7 @@ impl OpenAiClient {
             }
             let Ok(chunk) = serde_json::from_str::<Value>(&event.data) else { continue };
             if let Some(delta) = chunk.pointer("/choices/0/delta/content").and_then(Value::as_str) {
-                sink(delta);
+                sink(StreamUpdate::Text(delta));
                 text.push_str(delta);
             }
             if chunk.pointer("/choices/0/finish_reason").is_some_and(|r| !r.is_null()) {
@@ -337,8 +337,9 @@ impl LlmClient for OpenAiClient {
                         tracing::warn!("LLM call retried: {}", error.message);
                         error.retries = retries;
                         retries += 1;
-                        tokio::time::sleep(after.map_or_else(|| self.backoff(retries - 1), |d| d.min(MAX_BACKOFF)))
-                            .await;
+                        let wait = after.map_or_else(|| self.backoff(retries - 1), |d| d.min(MAX_BACKOFF));
+                        sink(StreamUpdate::Retrying { retry: retries, error: &error, wait });
+                        tokio::time::sleep(wait).await;
                     }
                     Err(Failure { mut error, .. }) => {
                         error.retries = retries;

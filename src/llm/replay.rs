@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 
-use super::{CallKey, DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, TokenUsage};
+use super::{CallKey, DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, StreamUpdate, TokenUsage};
 use crate::engine::EngineEvent;
 use crate::trace::Trace;
 
@@ -66,7 +66,7 @@ impl LlmClient for ReplayClient {
     ) -> BoxFuture<'a, Result<LlmResponse, LlmError>> {
         Box::pin(async move {
             if let Some(text) = self.recorded.get(&request.key) {
-                sink(text);
+                sink(StreamUpdate::Text(text));
                 // The recorded tokens were paid for by the original run.
                 return Ok(LlmResponse { text: text.clone(), usage: TokenUsage::default(), retries: 0 });
             }

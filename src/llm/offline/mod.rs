@@ -17,7 +17,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
-use super::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, LlmRole};
+use super::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, LlmRole, StreamUpdate};
 use crate::dataset::Dataset;
 use crate::model::{DagEdge, DagNodeSpec, DifficultyLevel, GeneratedDag, Question};
 use templates::Candidate;
@@ -205,7 +205,7 @@ impl LlmClient for OfflinePlanner {
     ) -> BoxFuture<'a, Result<LlmResponse, LlmError>> {
         Box::pin(async move {
             let text = self.reply(request)?;
-            sink(&text);
+            sink(StreamUpdate::Text(&text));
             Ok(LlmResponse { text, ..LlmResponse::default() })
         })
     }

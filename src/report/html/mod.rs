@@ -116,7 +116,7 @@ fn summary_html(state: &RunState) -> String {
     if let Some(settings) = &state.settings {
         let _ = write!(
             out,
-            "<details><summary>Run settings</summary><table><tr><td>dataset</td><td>{}</td></tr><tr><td>dataset hash</td><td><code>{}</code></td></tr><tr><td>provider / model</td><td>{} / {}</td></tr><tr><td>questions / max iterations / concurrency</td><td>{} / {} / {}</td></tr><tr><td>seed</td><td>{}</td></tr></table></details>",
+            "<details><summary>Run settings</summary><table><tr><td>dataset</td><td>{}</td></tr><tr><td>dataset hash</td><td><code>{}</code></td></tr><tr><td>provider / model</td><td>{} / {}</td></tr><tr><td>questions / max iterations / concurrency</td><td>{} / {} / {}</td></tr><tr><td>layer reviews at once</td><td>{}</td></tr><tr><td>seed</td><td>{}</td></tr></table></details>",
             html_escape(&settings.dataset_dir),
             html_escape(&settings.dataset_hash),
             html_escape(&settings.provider),
@@ -124,6 +124,10 @@ fn summary_html(state: &RunState) -> String {
             settings.questions,
             settings.max_iterations,
             settings.concurrency,
+            match settings.review_concurrency {
+                0 => "all layers".to_string(),
+                n => n.to_string(),
+            },
             settings.seed
         );
     }
