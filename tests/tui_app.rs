@@ -113,11 +113,11 @@ fn filters_sorting_and_replay_scrubbing() {
     let total = app.replay.as_ref().unwrap().len();
     press(&mut app, "g");
     assert_eq!((app.replay.as_ref().unwrap().position, app.state.questions.len()), (0, 0));
-    press(&mut app, "....");
-    assert_eq!(app.replay.as_ref().unwrap().position, 4);
+    press(&mut app, ".....");
+    assert_eq!(app.replay.as_ref().unwrap().position, 5);
     assert_eq!(app.state.questions.len(), 2, "questions appear once generated");
     press(&mut app, ",");
-    assert_eq!(app.replay.as_ref().unwrap().position, 3);
+    assert_eq!(app.replay.as_ref().unwrap().position, 4);
     assert_eq!(app.state.questions.len(), 0, "stepping back undoes the event");
     press(&mut app, "G");
     assert_eq!(app.replay.as_ref().unwrap().position, total);
