@@ -203,6 +203,29 @@ async fn reject_reject_approve_with_faults_on_the_way() {
         html.contains("✗ wrong") && html.contains("50% (1/2)"),
         "the report shows the wrong answer and the accuracy"
     );
+    // The conversation log: q_01's first build prompt whole, each rebuild only
+    // what changed (the rejected DAG and the feedback), verdicts in between.
+    let section = &html[html.find("id=\"q_01\"").unwrap()..];
+    let section = &section[..section.find("<details class=\"question\"").unwrap_or(section.len())];
+    let log = &section[section.find("Conversation log").unwrap()..];
+    assert_eq!(
+        log.matches("Top-level keys of the dataset").count(),
+        1,
+        "the schema appears once, in the first build prompt (question generation is the run's, not q_01's)"
+    );
+    let rebuild = log.find("what changed since the last build").expect("a rebuild shows its changes");
+    assert!(log[rebuild..].contains("[structural] node rates (unknown_field)"), "the feedback is among the changes");
+    let order = [
+        "attempt 1 · iteration 1",
+        "✗ rejected: 1 finding",
+        "attempt 1 · iteration 2",
+        "✓ approved",
+        "■ attempt 1 passed",
+    ];
+    let mut from = 0;
+    for needle in order {
+        from += log[from..].find(needle).unwrap_or_else(|| panic!("{needle:?} in order in the conversation log"));
+    }
 
     if std::env::var_os("RECORD_SAMPLE_TRACE").is_some() {
         let target = common::root().join("sample-data/traces/fraud-scripted.trace.jsonl");

@@ -2,6 +2,7 @@
 //! event stream and commands. Never imports ratatui.
 
 mod context;
+pub mod conversation;
 mod critic;
 mod emitter;
 mod events;

@@ -4,7 +4,9 @@
 
 use serde_json::{Value, json};
 
+use crate::engine::conversation::{Entry, entries, user_prompt};
 use crate::engine::{Outcome, QuestionState, QuestionStatus, RunState};
+use crate::llm::LlmRole;
 use crate::model::DifficultyLevel;
 
 /// How many of `questions` were graded, and how many of those were right.
@@ -29,33 +31,24 @@ fn passed(q: &QuestionState) -> bool {
 
 fn conversation_log(state: &RunState, q: &QuestionState) -> Vec<Value> {
     let mut log = Vec::new();
-    let mut push = |call: &crate::engine::LlmCall, meta: Value| {
-        if let Some(prompt) = call.messages.iter().rev().find(|m| m.role == "user") {
-            log.push(json!({"role": "user", "content": prompt.content, "meta": meta}));
+    for entry in entries(state, q) {
+        let Entry::Call { call, .. } = entry else { continue };
+        let key = &call.key;
+        let meta = match key.role {
+            LlmRole::QuestionGeneration => continue,
+            LlmRole::Judge => {
+                json!({"attempt": key.attempt, "judge": key.iteration, "call": key.role, "step": key.layer})
+            }
+            _ => json!({"attempt": key.attempt, "iteration": key.iteration, "call": key.role, "layer": key.layer}),
+        };
+        if let Some(prompt) = user_prompt(call) {
+            log.push(json!({"role": "user", "content": prompt, "meta": meta}));
         }
         let content = match &call.error {
             Some(error) => format!("(call failed: {error})"),
             None => call.response.clone(),
         };
         log.push(json!({"role": "assistant", "content": content, "meta": meta}));
-    };
-    for attempt in &q.attempts {
-        for iteration in &attempt.iterations {
-            for call in iteration.calls.iter().filter_map(|id| state.calls.get(id)) {
-                push(
-                    call,
-                    json!({"attempt": attempt.number, "iteration": iteration.number,
-                    "call": call.key.role, "layer": call.key.layer}),
-                );
-            }
-        }
-        for call in attempt.judge_calls.iter().filter_map(|id| state.calls.get(id)) {
-            push(
-                call,
-                json!({"attempt": attempt.number, "judge": call.key.iteration,
-                "call": call.key.role, "step": call.key.layer}),
-            );
-        }
     }
     log
 }

@@ -8,7 +8,9 @@ use std::fmt::Write;
 use serde_json::Value;
 
 use super::svg::{dag_svg, node_verdict};
-use crate::engine::{Attempt, Iteration, QuestionState, RunState, preview};
+use crate::engine::conversation::{Entry, call_label, changed_lines, entries, user_prompt};
+use crate::engine::{Attempt, Iteration, LlmCall, QuestionState, RunState, plural, preview};
+use crate::llm::LlmRole;
 use crate::model::{CriticFeedback, ExecutionResult, Finding, FindingFate, IterationDiff, NodeChange};
 use crate::render::{highlight_html, html_escape};
 
@@ -193,34 +195,76 @@ fn iteration_html(attempt: &Attempt, index: usize, code_html: &mut CodeHtml) -> 
 
 fn conversation_html(state: &RunState, q: &QuestionState) -> String {
     let mut out = String::from("<details class=\"conversation\"><summary>Conversation log</summary>");
-    for attempt in &q.attempts {
-        for it in &attempt.iterations {
-            for call in it.calls.iter().filter_map(|id| state.calls.get(id)) {
-                let prompt = call
-                    .messages
-                    .iter()
-                    .rev()
-                    .find(|m| m.role == "user")
-                    .map(|m| m.content.as_str())
-                    .unwrap_or_default();
-                let response = call.error.as_deref().map_or(call.response.clone(), |e| format!("(call failed: {e})"));
-                let _ = write!(
-                    out,
-                    "<details><summary>attempt {} · iteration {} · {}{} · {} tokens · {} ms</summary><h6>prompt</h6><pre>{}</pre><h6>response</h6><pre>{}</pre></details>",
-                    attempt.number,
-                    it.number,
-                    call.key.role.label(),
-                    call.key.layer.map(|l| format!(" layer {l}")).unwrap_or_default(),
-                    call.usage.total(),
-                    call.latency_ms,
-                    html_escape(prompt),
-                    html_escape(&response)
-                );
+    for entry in entries(state, q) {
+        match entry {
+            // The run's question generation is not part of one question's story.
+            Entry::Call { call, .. } if call.key.role == LlmRole::QuestionGeneration => {}
+            Entry::Call { call, previous } => call_html(&mut out, call, previous),
+            Entry::Iteration { attempt, iteration } => {
+                let _ = write!(out, "<h6>attempt {} · iteration {}</h6>", attempt.number, iteration.number);
+            }
+            Entry::Verdict(Iteration { feedback: Some(feedback), .. }) if feedback.is_approved => {
+                out.push_str("<p class=\"verdict approved\">✓ approved</p>");
+            }
+            Entry::Verdict(Iteration { feedback: Some(feedback), .. }) => {
+                let findings = plural(feedback.findings.len(), "finding");
+                let _ = write!(out, "<p class=\"verdict rejected\">✗ rejected: {findings}</p>");
+            }
+            Entry::Verdict(_) => {}
+            Entry::Outcome(Attempt { number, outcome: Some(outcome), .. }) => {
+                let _ = write!(out, "<p class=\"verdict\">■ attempt {number} {}</p>", outcome.label());
+            }
+            Entry::Outcome(_) => {}
+            Entry::Grading(attempt) => {
+                let _ = write!(out, "<h6>attempt {} · grading</h6>", attempt.number);
             }
         }
     }
     out.push_str("</details>");
     out
+}
+
+/// One call of the conversation log: a collapsed line with what it was for,
+/// tokens and latency; opened, the prompt — whole for the first call of its
+/// kind, else only the lines changed since the previous one (the trace keeps
+/// every prompt whole) — and the response.
+fn call_html(out: &mut String, call: &LlmCall, previous: Option<&LlmCall>) {
+    let label = call_label(call);
+    let retries =
+        if call.retries > 0 { format!(" · {}", plural(call.retries as usize, "retry")) } else { String::new() };
+    let _ = write!(
+        out,
+        "<details><summary>{} · {} tokens · {} ms{retries}</summary>",
+        html_escape(&label),
+        call.usage.total(),
+        call.latency_ms
+    );
+    match (user_prompt(call), previous.and_then(user_prompt)) {
+        (Some(prompt), Some(before)) => {
+            let changes = changed_lines(before, prompt);
+            let total = plural(prompt.lines().count(), "line");
+            if changes.is_empty() {
+                let _ = write!(out, "<h6>prompt ({total}): same as the last {}</h6>", html_escape(&label));
+            } else {
+                let _ =
+                    write!(out, "<h6>prompt ({total}): what changed since the last {}</h6><pre>", html_escape(&label));
+                for line in changes {
+                    match line {
+                        Some(line) => out.push_str(&html_escape(line)),
+                        None => out.push_str("<span class=\"gap\">⋯</span>"),
+                    }
+                    out.push('\n');
+                }
+                out.push_str("</pre>");
+            }
+        }
+        (Some(prompt), None) => {
+            let _ = write!(out, "<h6>prompt</h6><pre>{}</pre>", html_escape(prompt));
+        }
+        (None, _) => {}
+    }
+    let response = call.error.as_deref().map_or(call.response.clone(), |e| format!("(call failed: {e})"));
+    let _ = write!(out, "<h6>response</h6><pre>{}</pre></details>", html_escape(&response));
 }
 
 /// The section of question `q`.

@@ -7,10 +7,9 @@
 
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use similar::{DiffTag, TextDiff};
 
+use crate::engine::conversation::{Entry, call_label, changed_lines, entries, user_prompt};
 use crate::engine::{Attempt, Iteration, LlmCall, QuestionState, RunState, plural, preview};
-use crate::llm::LlmRole;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::code_view::source_color;
 
@@ -24,16 +23,6 @@ pub struct Conversation {
     /// Index of the first line of each iteration, in the order of
     /// [`crate::tui::App::iterations`].
     pub anchors: Vec<usize>,
-}
-
-/// What a call was for, e.g. `review layer 1`.
-pub fn call_label(call: &LlmCall) -> String {
-    match (call.key.role, call.key.layer) {
-        (LlmRole::LayerReview, Some(layer)) => format!("review layer {layer}"),
-        (LlmRole::QuestionGeneration, _) => "question generation".into(),
-        (LlmRole::Judge, step) => format!("judge {} step {}", call.key.iteration, step.unwrap_or(0)),
-        (role, _) => role.label().to_string(),
-    }
 }
 
 struct Builder<'a> {
@@ -102,8 +91,8 @@ impl Builder<'_> {
         ]);
         let counts: Vec<String> = call.messages.iter().map(|m| m.content.lines().count().to_string()).collect();
         let size = format!("{} lines", counts.join(" + "));
-        let user = call.messages.iter().rev().find(|m| m.role == "user").map(|m| m.content.as_str());
-        let before = previous.and_then(|p| p.messages.iter().rev().find(|m| m.role == "user")).map(|m| &m.content);
+        let user = user_prompt(call);
+        let before = previous.and_then(user_prompt);
         match (self.expanded, user, before) {
             (true, _, _) => {
                 self.text(format!("  prompt ({size})"), t.fg("muted"));
@@ -183,27 +172,6 @@ impl Builder<'_> {
     }
 }
 
-/// Lines of `after` that are new or changed against `before`; `None` marks
-/// unchanged lines left out between two changes.
-pub fn changed_lines<'a>(before: &str, after: &'a str) -> Vec<Option<&'a str>> {
-    let lines: Vec<&str> = after.lines().collect();
-    let diff = TextDiff::from_lines(before, after);
-    let mut out = Vec::new();
-    let mut last_end = None;
-    for op in diff.ops() {
-        if op.tag() == DiffTag::Equal || op.tag() == DiffTag::Delete {
-            continue;
-        }
-        let range = op.new_range();
-        if last_end.is_some_and(|end| end < range.start) {
-            out.push(None);
-        }
-        out.extend(lines[range.start.min(lines.len())..range.end.min(lines.len())].iter().map(|l| Some(*l)));
-        last_end = Some(range.end);
-    }
-    out
-}
-
 /// The conversation of `question`, with the iteration at `selected` (index
 /// over all attempts' iterations) marked; whole texts when `expanded`.
 pub fn build(
@@ -215,63 +183,30 @@ pub fn build(
 ) -> Conversation {
     let mut b = Builder { theme, expanded, lines: Vec::new() };
     let mut anchors = Vec::new();
-    let generation: Vec<&LlmCall> =
-        state.calls.values().filter(|c| c.key.role == LlmRole::QuestionGeneration).map(|c| &**c).collect();
-    for (index, call) in generation.iter().enumerate() {
-        b.call(call, index.checked_sub(1).map(|i| generation[i]));
-    }
-    let mut earlier: Vec<&LlmCall> = Vec::new();
-    for attempt in &question.attempts {
-        for it in &attempt.iterations {
-            let marked = anchors.len() == selected;
-            anchors.push(b.lines.len());
-            let mut title = format!("━━ attempt {} · iteration {} ", attempt.number, it.number);
-            if let (Some((from_attempt, from_iteration)), 1) = (attempt.forked_from, it.number) {
-                title.push_str(&format!("(forked from attempt {from_attempt}, iteration {from_iteration}) "));
+    for entry in entries(state, question) {
+        match entry {
+            Entry::Call { call, previous } => b.call(call, previous),
+            Entry::Iteration { attempt, iteration: it } => {
+                let marked = anchors.len() == selected;
+                anchors.push(b.lines.len());
+                let mut title = format!("━━ attempt {} · iteration {} ", attempt.number, it.number);
+                if let (Some((from_attempt, from_iteration)), 1) = (attempt.forked_from, it.number) {
+                    title.push_str(&format!("(forked from attempt {from_attempt}, iteration {from_iteration}) "));
+                }
+                let style = if marked { theme.selected() } else { theme.fg("accent") };
+                let fill = "━".repeat(80usize.saturating_sub(title.chars().count()));
+                b.text(format!("{title}{fill}"), style.add_modifier(Modifier::BOLD));
             }
-            let style = if marked { theme.selected() } else { theme.fg("accent") };
-            let fill = "━".repeat(80usize.saturating_sub(title.chars().count()));
-            b.text(format!("{title}{fill}"), style.add_modifier(Modifier::BOLD));
-            for call in it.calls.iter().filter_map(|id| state.calls.get(id)) {
-                let previous =
-                    earlier.iter().rev().find(|p| p.key.role == call.key.role && p.key.layer == call.key.layer);
-                b.call(call, previous.copied());
-                earlier.push(call);
-            }
-            b.verdict(it);
-        }
-        b.outcome(attempt);
-        let judged: Vec<&LlmCall> =
-            attempt.judge_calls.iter().filter_map(|id| state.calls.get(id)).map(|c| &**c).collect();
-        if !judged.is_empty() {
-            b.text(
+            Entry::Verdict(it) => b.verdict(it),
+            Entry::Outcome(attempt) => b.outcome(attempt),
+            Entry::Grading(attempt) => b.text(
                 format!("━━ attempt {} · grading ", attempt.number),
                 theme.fg("accent").add_modifier(Modifier::BOLD),
-            );
-        }
-        for call in judged {
-            let previous = earlier.iter().rev().find(|p| {
-                p.key.role == call.key.role && p.key.iteration == call.key.iteration && p.key.layer == call.key.layer
-            });
-            b.call(call, previous.copied());
-            earlier.push(call);
+            ),
         }
     }
     if anchors.is_empty() {
         b.text("no LLM call for this question yet", theme.fg("muted"));
     }
     Conversation { lines: b.lines, anchors }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::changed_lines;
-
-    #[test]
-    fn only_new_lines_of_a_prompt_are_kept_with_gaps_between_changes() {
-        let before = "a\nb\nc\nd\ne\n";
-        let after = "a\nB\nc\nd\nnew\ne\n";
-        assert_eq!(changed_lines(before, after), vec![Some("B"), None, Some("new")]);
-        assert!(changed_lines(before, before).is_empty());
-    }
 }
