@@ -1,6 +1,6 @@
-//! The conversation of one question in reading order: the run's question
-//! generation, then per attempt each iteration's calls and the critic's
-//! verdict, the attempt's outcome and its grading calls. Each call comes with
+//! The conversation of one question in reading order: per attempt each
+//! iteration's calls and the critic's verdict, the attempt's outcome and its
+//! grading calls (the run's question generation is listed on its own). Each call comes with
 //! the earlier call of the same kind, so a reader can be shown only what a
 //! prompt changed (a rebuild's new part is the rejected DAG and the feedback).
 //! The TUI's conversation tab and the HTML report both render this list.
@@ -35,14 +35,20 @@ pub enum Entry<'a> {
     Grading(&'a Attempt),
 }
 
+/// The run's question-generation calls, each with the one before it.
+pub fn generation_entries(state: &RunState) -> Vec<Entry<'_>> {
+    let mut out = Vec::new();
+    let mut previous: Option<&LlmCall> = None;
+    for call in state.calls.values().filter(|c| c.key.role == LlmRole::QuestionGeneration) {
+        out.push(Entry::Call { call, previous });
+        previous = Some(call);
+    }
+    out
+}
+
 /// The conversation of `question` in `state`, in reading order.
 pub fn entries<'a>(state: &'a RunState, question: &'a QuestionState) -> Vec<Entry<'a>> {
     let mut out = Vec::new();
-    let mut generation: Option<&LlmCall> = None;
-    for call in state.calls.values().filter(|c| c.key.role == LlmRole::QuestionGeneration) {
-        out.push(Entry::Call { call, previous: generation });
-        generation = Some(call);
-    }
     let mut earlier: Vec<&LlmCall> = Vec::new();
     let mut push_call = |out: &mut Vec<Entry<'a>>, call: &'a LlmCall| {
         let previous = earlier.iter().rev().find(|p| same_kind(p, call)).copied();

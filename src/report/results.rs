@@ -35,7 +35,6 @@ fn conversation_log(state: &RunState, q: &QuestionState) -> Vec<Value> {
         let Entry::Call { call, .. } = entry else { continue };
         let key = &call.key;
         let meta = match key.role {
-            LlmRole::QuestionGeneration => continue,
             LlmRole::Judge => {
                 json!({"attempt": key.attempt, "judge": key.iteration, "call": key.role, "step": key.layer})
             }

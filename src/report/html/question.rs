@@ -10,7 +10,6 @@ use serde_json::Value;
 use super::svg::{dag_svg, node_verdict};
 use crate::engine::conversation::{Entry, call_label, changed_lines, entries, user_prompt};
 use crate::engine::{Attempt, Iteration, LlmCall, QuestionState, RunState, plural, preview};
-use crate::llm::LlmRole;
 use crate::model::{CriticFeedback, ExecutionResult, Finding, FindingFate, IterationDiff, NodeChange};
 use crate::render::{highlight_html, html_escape};
 
@@ -197,8 +196,6 @@ fn conversation_html(state: &RunState, q: &QuestionState) -> String {
     let mut out = String::from("<details class=\"conversation\"><summary>Conversation log</summary>");
     for entry in entries(state, q) {
         match entry {
-            // The run's question generation is not part of one question's story.
-            Entry::Call { call, .. } if call.key.role == LlmRole::QuestionGeneration => {}
             Entry::Call { call, previous } => call_html(&mut out, call, previous),
             Entry::Iteration { attempt, iteration } => {
                 let _ = write!(out, "<h6>attempt {} · iteration {}</h6>", attempt.number, iteration.number);

@@ -8,7 +8,7 @@
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
-use crate::engine::conversation::{Entry, call_label, changed_lines, entries, user_prompt};
+use crate::engine::conversation::{Entry, call_label, changed_lines, entries, generation_entries, user_prompt};
 use crate::engine::{Attempt, Iteration, LlmCall, QuestionState, RunState, plural, preview};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::code_view::source_color;
@@ -183,7 +183,7 @@ pub fn build(
 ) -> Conversation {
     let mut b = Builder { theme, expanded, lines: Vec::new() };
     let mut anchors = Vec::new();
-    for entry in entries(state, question) {
+    for entry in generation_entries(state).into_iter().chain(entries(state, question)) {
         match entry {
             Entry::Call { call, previous } => b.call(call, previous),
             Entry::Iteration { attempt, iteration: it } => {
