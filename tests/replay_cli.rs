@@ -58,7 +58,7 @@ fn verify_finds_no_drift_in_an_unchanged_trace_and_drift_in_an_edited_one() {
 #[test]
 fn report_writes_a_self_contained_page_for_a_trace_or_a_results_file() {
     let dir = tempfile::tempdir().unwrap();
-    let html = dir.path().join("r.html");
+    let html = dir.path().join("new/dir/r.html");
     let out = eval_dag(&["report", "--out"], &[&html, &sample_trace()]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let page = std::fs::read_to_string(&html).unwrap();

@@ -39,6 +39,9 @@ pub fn trace_path(input: &Path) -> anyhow::Result<PathBuf> {
 /// Write the report of `state` to `out`; returns its size in bytes.
 pub fn write_report(out: &Path, state: &RunState, generated_at: &str) -> anyhow::Result<u64> {
     let html = report_html(state, generated_at);
+    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).with_context(|| format!("cannot create directory {}", parent.display()))?;
+    }
     std::fs::write(out, &html).with_context(|| format!("cannot write {}", out.display()))?;
     Ok(html.len() as u64)
 }
