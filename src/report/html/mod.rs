@@ -42,7 +42,7 @@ ul.findings{list-style:none;padding:0;margin:4px 0}.finding{border:1px solid #e2
 .src{font-size:11px;text-transform:uppercase;color:#5b6275}.rule{font-weight:600}
 .fate{font-size:11px;border-radius:8px;padding:0 6px}.fate.resolved{background:#d5f5df}.fate.persisting{background:#fdecc8}.fate.new{background:#fde0e0}
 .udiff{background:#f7f7fa}.added{color:#0d6b2c}.removed{color:#9b1c1c}
-.conversation h6{margin:8px 0 2px}.verdict{margin:2px 0;font-weight:600}.verdict.approved{color:#0d6b2c}.verdict.rejected{color:#9b1c1c}.gap{color:#8d94a8}
+.conversation h6{margin:8px 0 2px}.conversation h6.turn{font-size:13px;border-top:1px solid #d6d9e2;padding-top:6px;margin-top:12px}.verdict{margin:2px 0;font-weight:600}.verdict.approved{color:#0d6b2c}.verdict.rejected{color:#9b1c1c}.gap{color:#8d94a8}
 "#;
 
 const SCRIPT: &str = r#"

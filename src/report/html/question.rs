@@ -198,7 +198,7 @@ fn conversation_html(state: &RunState, q: &QuestionState) -> String {
         match entry {
             Entry::Call { call, previous } => call_html(&mut out, call, previous),
             Entry::Iteration { attempt, iteration } => {
-                let _ = write!(out, "<h6>attempt {} · iteration {}</h6>", attempt.number, iteration.number);
+                let _ = write!(out, "<h6 class=\"turn\">attempt {} · iteration {}</h6>", attempt.number, iteration.number);
             }
             Entry::Verdict(Iteration { feedback: Some(feedback), .. }) if feedback.is_approved => {
                 out.push_str("<p class=\"verdict approved\">✓ approved</p>");
@@ -213,7 +213,7 @@ fn conversation_html(state: &RunState, q: &QuestionState) -> String {
             }
             Entry::Outcome(_) => {}
             Entry::Grading(attempt) => {
-                let _ = write!(out, "<h6>attempt {} · grading</h6>", attempt.number);
+                let _ = write!(out, "<h6 class=\"turn\">attempt {} · grading</h6>", attempt.number);
             }
         }
     }
