@@ -198,7 +198,8 @@ fn conversation_html(state: &RunState, q: &QuestionState) -> String {
         match entry {
             Entry::Call { call, previous } => call_html(&mut out, call, previous),
             Entry::Iteration { attempt, iteration } => {
-                let _ = write!(out, "<h6 class=\"turn\">attempt {} · iteration {}</h6>", attempt.number, iteration.number);
+                let _ =
+                    write!(out, "<h6 class=\"turn\">attempt {} · iteration {}</h6>", attempt.number, iteration.number);
             }
             Entry::Verdict(Iteration { feedback: Some(feedback), .. }) if feedback.is_approved => {
                 out.push_str("<p class=\"verdict approved\">✓ approved</p>");
