@@ -70,7 +70,7 @@ fn main() {
     let len = replay.len();
     let timed = |replay: &mut Replay, target: usize| {
         let t = Instant::now();
-        let state = replay.seek(target);
+        let state = replay.seek(target, t);
         (t.elapsed().as_secs_f64() * 1e3, state)
     };
     let (middle_ms, middle) = timed(replay, len / 2);

@@ -131,6 +131,15 @@ fn parse_json_object(text: &str) -> Result<serde_json::Map<String, serde_json::V
     }
 }
 
+/// A non-negative number of seconds (at most a day).
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(seconds) if (0.0..=86_400.0).contains(&seconds) => Ok(seconds),
+        Ok(_) => Err("expected seconds between 0 and 86400".into()),
+        Err(_) => Err(format!("{text:?} is not a number of seconds")),
+    }
+}
+
 /// Arguments of `replay`.
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
@@ -145,6 +154,10 @@ pub struct ReplayArgs {
     /// Open at the first event instead of the final state.
     #[arg(long)]
     pub from_start: bool,
+    /// Longest wait between two events when playing, in seconds: longer
+    /// recorded gaps are shortened to it (and say so); 0 plays every gap in full.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = parse_seconds)]
+    pub max_gap: f64,
 }
 
 /// Arguments of `prepare`.

@@ -123,7 +123,7 @@ fn filters_sorting_and_replay_scrubbing() {
     assert_eq!(app.replay.as_ref().unwrap().position, total);
     assert_eq!(app.state.summary.as_ref().unwrap().passed, 2);
     press(&mut app, "+ ");
-    assert!(app.replay.as_ref().unwrap().playing && app.replay.as_ref().unwrap().speed == 2.0);
+    assert!(app.replay.as_ref().unwrap().playing() && app.replay.as_ref().unwrap().speed == 2.0);
 }
 
 #[test]

@@ -58,7 +58,8 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let regressed = rows.iter().any(|r| r.change == Change::Regression);
     if !args.json && !args.headless && std::io::stdout().is_terminal() {
         let names = [args.a.display().to_string(), args.b.display().to_string()];
-        crate::tui::compare(crate::tui::Comparison::new(names, rows, &a, &b))?;
+        let comparison = crate::tui::Comparison::new(names, rows, &a, &b);
+        crate::tui::compare(comparison, Box::pin(super::signals::interrupted()))?;
     } else if args.json {
         println!("{}", serde_json::to_string_pretty(&rows).expect("rows serialise"));
     } else {

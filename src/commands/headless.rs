@@ -4,9 +4,9 @@
 use std::io::{IsTerminal, Write};
 
 use indicatif::{ProgressBar, ProgressStyle};
-use tokio::sync::mpsc::UnboundedReceiver;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
-use crate::engine::{EngineEvent, FeedEntry, QuestionStatus, RunState};
+use crate::engine::{Command, EngineEvent, FeedEntry, QuestionStatus, RunState};
 
 fn line(entry: &FeedEntry) -> String {
     let question = entry.question_id.as_deref().map(|q| format!("{q} ")).unwrap_or_default();
@@ -23,8 +23,14 @@ pub fn apply_and_describe(state: &mut RunState, t_ms: u64, event: &EngineEvent) 
 
 /// Fold `events` into `state` (empty, or an earlier run being continued) until
 /// the engine closes the channel, printing progress as it goes. A closed
-/// stderr never stops the run.
-pub async fn follow(mut events: UnboundedReceiver<(u64, EngineEvent)>, mut state: RunState) -> RunState {
+/// stderr never stops the run. The first SIGINT, SIGTERM or SIGHUP cancels
+/// the run through `commands` (it then finishes its records); a second one
+/// ends the process at once (every event written so far is kept).
+pub async fn follow(
+    mut events: UnboundedReceiver<(u64, EngineEvent)>,
+    mut state: RunState,
+    commands: UnboundedSender<Command>,
+) -> RunState {
     let bar = std::io::stderr().is_terminal().then(|| {
         let bar = ProgressBar::new(0);
         bar.set_style(
@@ -34,7 +40,26 @@ pub async fn follow(mut events: UnboundedReceiver<(u64, EngineEvent)>, mut state
         );
         bar
     });
-    while let Some((t_ms, event)) = events.recv().await {
+    let mut interrupted = std::pin::pin!(super::signals::interrupted());
+    let mut cancelling = false;
+    loop {
+        let (t_ms, event) = tokio::select! {
+            received = events.recv() => match received {
+                Some(received) => received,
+                None => break,
+            },
+            signal = &mut interrupted => {
+                if cancelling {
+                    let _ = writeln!(std::io::stderr(), "{signal} again: stopping now");
+                    std::process::exit(130);
+                }
+                cancelling = true;
+                let _ = writeln!(std::io::stderr(), "{signal}: cancelling the run (again to stop at once)");
+                let _ = commands.send(Command::CancelRun);
+                interrupted.set(super::signals::interrupted());
+                continue;
+            }
+        };
         for text in apply_and_describe(&mut state, t_ms, &event) {
             match &bar {
                 Some(bar) => bar.println(text),

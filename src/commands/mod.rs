@@ -16,6 +16,7 @@ mod providers;
 mod replay_headless;
 mod report;
 mod run;
+mod signals;
 mod validate;
 mod verify;
 
@@ -26,7 +27,8 @@ pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Replay(args) if args.headless && !args.verify => replay_headless::replay(&args.trace),
         Command::Replay(args) if args.verify => verify::run(&args.trace),
         Command::Replay(args) => {
-            crate::tui::replay_trace(&args.trace, args.from_start)?;
+            let max_gap = (args.max_gap > 0.0).then(|| std::time::Duration::from_secs_f64(args.max_gap));
+            crate::tui::replay_trace(&args.trace, args.from_start, max_gap, Box::pin(signals::interrupted()))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Prepare(args) => prepare::run(args),

@@ -39,12 +39,21 @@ pub fn summary_line(state: &RunState) -> String {
     let total = state.questions.len();
     let passed = state.count(|s| s == QuestionStatus::Done(engine::Outcome::Passed));
     let rate = if total == 0 { 0.0 } else { 100.0 * passed as f64 / total as f64 };
+    let outcome = |outcome: engine::Outcome| state.count(|s| s == QuestionStatus::Done(outcome));
     let mut line = format!(
-        "{total} questions: {passed} passed, {} failed, {} exhausted — pass rate {rate:.0}% — {} tokens",
-        state.count(|s| s == QuestionStatus::Done(engine::Outcome::Failed)),
-        state.count(|s| s == QuestionStatus::Done(engine::Outcome::Exhausted)),
-        state.usage.total(),
+        "{total} questions: {passed} passed, {} failed, {} exhausted",
+        outcome(engine::Outcome::Failed),
+        outcome(engine::Outcome::Exhausted),
     );
+    let cancelled = outcome(engine::Outcome::Cancelled);
+    let unfinished = state.count(|s| !matches!(s, QuestionStatus::Done(_)));
+    if cancelled > 0 {
+        line.push_str(&format!(", {cancelled} cancelled"));
+    }
+    if unfinished > 0 {
+        line.push_str(&format!(", {unfinished} unfinished"));
+    }
+    line.push_str(&format!(" — pass rate {rate:.0}% — {} tokens", state.usage.total()));
     if state.cost_usd > 0.0 {
         line.push_str(&format!(" (${:.4})", state.cost_usd));
     }
@@ -56,6 +65,11 @@ pub fn summary_line(state: &RunState) -> String {
         line.push_str(&format!(" — run failed: {failure}"));
     }
     line
+}
+
+/// The command that continues the run in `out`.
+fn resume_command(out: &Path) -> String {
+    format!("eval-dag run --resume {}", out.display())
 }
 
 /// Exit code of a finished run: 0 when every question passed and no graded
@@ -165,9 +179,18 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         let options = RunOptions { keep_alive, questions, prior, retry_failed: args.retry_failed.is_some() };
         let handle = engine::start(parts, settings, options);
         let shown = if args.headless {
-            headless::follow(handle.events, initial).await
+            headless::follow(handle.events, initial, handle.commands).await
         } else {
-            crate::tui::watch_live(initial, handle.events, handle.commands).await?
+            let resume = resume_command(&plan.out);
+            let live = crate::tui::Live { events: handle.events, commands: handle.commands, resume };
+            match crate::tui::watch_live(initial, live, Box::pin(super::signals::interrupted())).await {
+                crate::tui::LiveEnd::Quit(state) => state,
+                crate::tui::LiveEnd::Failed { error, state, events, commands } => {
+                    // The terminal is gone or broken: the run goes on, reported as headless.
+                    let _ = writeln!(std::io::stderr(), "the terminal UI stopped ({error}); the run goes on here");
+                    headless::follow(events, state, commands).await
+                }
+            }
         };
         anyhow::Ok(handle.task.await.unwrap_or(shown))
     })?;
@@ -179,5 +202,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let _ = writeln!(stderr, "results: {}", results.display());
     let _ = writeln!(stderr, "report:  {} ({:.1} KiB)", report_path.display(), report_size as f64 / 1024.0);
     let _ = writeln!(stderr, "trace:   {}", trace_path.display());
+    if state.questions.iter().any(|q| q.status.is_unfinished()) {
+        let _ = writeln!(stderr, "resume:  {}", resume_command(&plan.out));
+    }
     Ok(exit_code(&state))
 }

@@ -78,7 +78,9 @@ impl RunContext {
         });
         let started = Instant::now();
         let request = LlmRequest { key: key.clone(), messages, json };
+        let unfinished = Unfinished { emitter: &self.emitter, call_id, key: Some(key.clone()), started };
         let outcome = self.llm.complete(&request, sink).await;
+        unfinished.defuse();
         let latency_ms = started.elapsed().as_millis() as u64;
         let (response, usage, error, retries) = match &outcome {
             Ok(reply) => (Some(reply.text.clone()), reply.usage, None, reply.retries),
@@ -95,6 +97,38 @@ impl RunContext {
             cost_usd: self.llm.cost_usd(usage),
         });
         outcome
+    }
+}
+
+/// Ends a call's record when the call is dropped before it answers (its
+/// attempt was cancelled): the trace then says why it has no response.
+struct Unfinished<'a> {
+    emitter: &'a Emitter,
+    call_id: u64,
+    key: Option<CallKey>,
+    started: Instant,
+}
+
+impl Unfinished<'_> {
+    fn defuse(mut self) {
+        self.key = None;
+    }
+}
+
+impl Drop for Unfinished<'_> {
+    fn drop(&mut self) {
+        if let Some(key) = self.key.take() {
+            self.emitter.emit(EngineEvent::LlmCallFinished {
+                call_id: self.call_id,
+                key,
+                response: None,
+                usage: TokenUsage::default(),
+                latency_ms: self.started.elapsed().as_millis() as u64,
+                error: Some("cancelled".into()),
+                retries: 0,
+                cost_usd: 0.0,
+            });
+        }
     }
 }
 

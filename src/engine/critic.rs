@@ -43,16 +43,20 @@ impl Attempt<'_> {
         let emitter = &self.ctx.emitter;
         emitter.emit(EngineEvent::StageStarted { question_id: self.id(), attempt: self.attempt, iteration, stage });
         let started = Instant::now();
-        let (ok, value) = work().await;
+        let finished = tokio::select! {
+            biased;
+            () = self.ctx.gate.cancelled(&self.question.id, self.attempt) => None,
+            done = work() => Some(done),
+        };
         emitter.emit(EngineEvent::StageFinished {
             question_id: self.id(),
             attempt: self.attempt,
             iteration,
             stage,
-            ok,
+            ok: finished.as_ref().is_some_and(|(ok, _)| *ok),
             duration_ms: started.elapsed().as_millis() as u64,
         });
-        Ok(value)
+        finished.map(|(_, value)| value).ok_or(Cancelled)
     }
 
     /// Grade an executed answer — with a narrative first when a judge needs one —

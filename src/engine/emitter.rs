@@ -2,7 +2,7 @@
 //! engine's own run state, and to the caller's channel.
 
 use std::sync::{
-    Mutex,
+    Mutex, PoisonError,
     atomic::{AtomicU64, Ordering},
 };
 use std::time::Instant;
@@ -56,16 +56,16 @@ impl Emitter {
     pub fn emit(&self, event: EngineEvent) {
         let t_ms = self.now_ms();
         if let Some(trace) = &self.trace
-            && let Err(err) = trace.lock().expect("trace lock").record(t_ms, &event)
+            && let Err(err) = trace.lock().unwrap_or_else(PoisonError::into_inner).record(t_ms, &event)
         {
             tracing::error!("writing the trace failed: {err}");
         }
-        self.state.lock().expect("state lock").apply(t_ms, &event);
+        self.state.lock().unwrap_or_else(PoisonError::into_inner).apply(t_ms, &event);
         let _ = self.tx.send((t_ms, event));
     }
 
     /// Read the engine's view of the run.
     pub fn with_state<T>(&self, f: impl FnOnce(&RunState) -> T) -> T {
-        f(&self.state.lock().expect("state lock"))
+        f(&self.state.lock().unwrap_or_else(PoisonError::into_inner))
     }
 }

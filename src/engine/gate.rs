@@ -1,8 +1,9 @@
 //! Pause / step / cancel: every critic loop passes the gate at each stage
-//! boundary, so commands take effect between stages, never mid-stage.
+//! boundary, so pause and step take effect between stages; a cancel also
+//! interrupts the stage under way (see [`Gate::cancelled`]).
 
 use std::collections::{HashSet, VecDeque};
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 
 use tokio::sync::Notify;
 
@@ -34,7 +35,7 @@ impl Gate {
     }
 
     fn update(&self, f: impl FnOnce(&mut GateState)) {
-        f(&mut self.state.lock().expect("gate lock"));
+        f(&mut self.state.lock().unwrap_or_else(PoisonError::into_inner));
         self.changed.notify_waiters();
     }
 
@@ -68,6 +69,24 @@ impl Gate {
         self.update(|s| s.run_cancelled = true);
     }
 
+    /// Resolves once `question`'s attempt (or the whole run) is cancelled: work
+    /// under way races it and is dropped, so a cancel does not wait for a slow
+    /// LLM call or DAG to end.
+    pub async fn cancelled(&self, question: &str, attempt: u32) {
+        loop {
+            let notified = self.changed.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            {
+                let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+                if state.run_cancelled || state.cancelled.contains(&(question.to_string(), attempt)) {
+                    return;
+                }
+            }
+            notified.await;
+        }
+    }
+
     /// Wait until `question`'s attempt may start its next stage.
     pub async fn pass(&self, question: &str, attempt: u32) -> Result<(), Cancelled> {
         loop {
@@ -75,7 +94,7 @@ impl Gate {
             tokio::pin!(notified);
             notified.as_mut().enable();
             {
-                let mut state = self.state.lock().expect("gate lock");
+                let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
                 if state.run_cancelled || state.cancelled.contains(&(question.to_string(), attempt)) {
                     return Err(Cancelled);
                 }

@@ -42,7 +42,7 @@ pub struct RunOptions {
     /// Questions to use instead of generating them.
     pub questions: Option<Vec<Question>>,
     /// The state of an earlier, interrupted run to continue: its finished
-    /// questions are kept, unfinished attempts restart.
+    /// questions are kept, unfinished and cancelled attempts restart.
     pub prior: Option<RunState>,
     /// With `prior`: also start a new attempt for every question whose latest
     /// attempt failed or exhausted.
@@ -157,8 +157,10 @@ fn resumption(prior: &RunState, question_id: &str, retry_failed: bool) -> Resump
     };
     match latest.outcome {
         Some(Outcome::Failed | Outcome::Exhausted) if retry_failed => Resumption::Start(latest.number + 1, None, None),
-        Some(_) => Resumption::Keep(latest.number),
-        None => {
+        Some(Outcome::Passed | Outcome::Failed | Outcome::Exhausted) => Resumption::Keep(latest.number),
+        // Interrupted (killed, or cancelled by the user): the same attempt goes
+        // on, its recorded LLM responses reused.
+        Some(Outcome::Cancelled) | None => {
             let seed = latest.forked_from.and_then(|(attempt, iteration)| {
                 let it = prior.question(question_id)?.attempt(attempt)?.iteration(iteration)?;
                 Some((it.dag.clone()?, it.feedback.clone()?))

@@ -43,6 +43,12 @@ impl QuestionStatus {
     pub fn is_active(self) -> bool {
         matches!(self, Self::Working(_) | Self::Approved | Self::Rejected)
     }
+
+    /// Whether the question did not reach an outcome of its own (not started,
+    /// under way, or cancelled): `run --resume` continues it.
+    pub fn is_unfinished(self) -> bool {
+        !matches!(self, Self::Done(Outcome::Passed | Outcome::Failed | Outcome::Exhausted))
+    }
 }
 
 /// One stage's timing within an iteration.

@@ -181,6 +181,8 @@ impl RunState {
         self.events_applied += 1;
         match event {
             EngineEvent::RunStarted { settings } => {
+                // A continued run starts again: it is not finished until it says so.
+                self.summary = None;
                 self.paused = settings.step;
                 let text =
                     format!("run started: {} via {} ({})", settings.dataset_dir, settings.provider, settings.model);

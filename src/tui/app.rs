@@ -2,7 +2,9 @@
 //! two runs, what the user is looking at, and what keys do. Screens draw from
 //! it and never change it.
 
-use crossterm::event::{KeyCode, KeyEvent};
+use std::time::Instant;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::comparison::Comparison;
@@ -165,6 +167,15 @@ pub struct App {
     pub spinner: usize,
     /// Set when the user quits.
     pub quit: bool,
+    /// Whether quitting waits for the user to confirm (`y`): a live run's
+    /// questions are still working.
+    pub confirm_quit: bool,
+    /// The command that continues this live run later, shown when quitting.
+    pub resume: Option<String>,
+    /// The moment the loop last woke: playback is scheduled against it.
+    pub now: Instant,
+    /// A fault met while drawing (contained and logged), until a frame draws.
+    pub fault: Option<String>,
     /// Colours.
     pub theme: Theme,
     /// Highlighted code of the nodes on screen.
@@ -201,6 +212,10 @@ impl App {
             message: None,
             spinner: 0,
             quit: false,
+            confirm_quit: false,
+            resume: None,
+            now: Instant::now(),
+            fault: None,
             highlight: HighlightCache::default(),
             theme,
         };
@@ -259,6 +274,20 @@ impl App {
         let all = self.iterations();
         let index = self.iteration.min(all.len().saturating_sub(1));
         all.get(index).copied()
+    }
+
+    /// Questions queued or under way in a live run (a replay's and a
+    /// comparison's are only records).
+    pub fn work_in_progress(&self) -> usize {
+        if self.commands.is_none() {
+            return 0;
+        }
+        self.state.count(|s| s.is_active() || s == QuestionStatus::Queued)
+    }
+
+    /// Whether something on screen moves with time (spinners, playback).
+    pub fn animating(&self) -> bool {
+        self.replay.as_ref().is_some_and(Replay::playing) || self.state.questions.iter().any(|q| q.status.is_active())
     }
 
     /// Feed one engine event.
@@ -329,27 +358,39 @@ impl App {
 
     fn replay_action(&mut self, action: Action) {
         let Some(replay) = &mut self.replay else { return };
+        let now = self.now;
         match action {
-            Action::Play => replay.playing = !replay.playing,
-            Action::Forward => {
-                replay.playing = false;
-                replay.forward(&mut self.state);
-            }
+            Action::Play => replay.toggle(&mut self.state, now),
+            Action::Forward => replay.jump(&mut self.state, now),
             Action::Backward => {
-                replay.playing = false;
+                replay.pause();
                 let target = replay.position.saturating_sub(1);
-                self.state = replay.seek(target);
+                self.state = replay.seek(target, now);
             }
-            Action::Start => self.state = replay.seek(0),
-            Action::End => self.state = replay.seek(usize::MAX),
-            Action::Faster => replay.scale_speed(2.0),
-            Action::Slower => replay.scale_speed(0.5),
+            Action::Start => self.state = replay.seek(0, now),
+            Action::End => self.state = replay.seek(usize::MAX, now),
+            Action::Faster => replay.scale_speed(2.0, now),
+            Action::Slower => replay.scale_speed(0.5, now),
             _ => {}
+        }
+    }
+
+    /// The answer to "quit now?": `y` (or Ctrl-C, or `Q`) quits, anything else stays.
+    fn answer_quit(&mut self, key: KeyEvent) {
+        self.confirm_quit = false;
+        let ctrl_c = key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c');
+        if ctrl_c || matches!(key.code, KeyCode::Char('y' | 'Y' | 'Q')) {
+            self.quit = true;
+        } else {
+            self.message = Some("still watching: the run goes on".into());
         }
     }
 
     /// Handle one key press.
     pub fn handle_key(&mut self, key: KeyEvent) {
+        if self.confirm_quit {
+            return self.answer_quit(key);
+        }
         if self.editing_filter {
             match key.code {
                 KeyCode::Enter | KeyCode::Esc => self.editing_filter = false,
@@ -364,14 +405,15 @@ impl App {
             return;
         }
         let action = action_for(key, self.screen, self.replay.is_some());
-        if self.help && !matches!(action, Some(Action::Quit)) {
+        if self.help && !matches!(action, Some(Action::Quit | Action::QuitNow)) {
             self.help = false;
             return;
         }
         let Some(action) = action else { return };
         self.message = None;
         match action {
-            Action::Quit => self.quit = true,
+            Action::Quit if self.work_in_progress() > 0 => self.confirm_quit = true,
+            Action::Quit | Action::QuitNow => self.quit = true,
             Action::Help => self.help = !self.help,
             Action::Up | Action::Down => self.move_selection(action == Action::Down),
             Action::Open if self.screen == Screen::Compare => {

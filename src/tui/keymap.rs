@@ -8,8 +8,10 @@ use super::app::Screen;
 /// What a key does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
-    /// Leave the app.
+    /// Leave the app (asks first while a live run's questions are working).
     Quit,
+    /// Leave the app without asking.
+    QuitNow,
     /// Show or hide the help overlay.
     Help,
     /// Move up.
@@ -118,6 +120,7 @@ use KeyCode::{Char, Down, End, Enter, Esc, Home, Left, PageDown, PageUp, Right, 
 /// Every binding, in help and footer order.
 pub const BINDINGS: &[Binding] = &[
     bind!("q", [Char('q')], Quit, "quit (Ctrl-C too)", "quit", Global),
+    bind!("Q", [Char('Q')], QuitNow, "quit, never ask", "", Global),
     bind!("?", [Char('?')], Help, "all keys", "keys", Global),
     bind!("↑/k", [Up, Char('k')], Up, "move up", "", Global),
     bind!("↓/j", [Down, Char('j')], Down, "move down", "", Global),

@@ -4,42 +4,57 @@
 
 mod app;
 mod comparison;
+mod containment;
+mod event_loop;
 mod highlight;
 mod keymap;
 mod replay;
 mod screens;
+mod text;
 mod theme;
 mod widgets;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crossterm::event::{Event, EventStream, KeyEventKind, MouseButton, MouseEventKind};
-use futures::StreamExt;
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout};
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::widgets::{Paragraph, Wrap};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 pub use app::{App, Screen, Tab};
 pub use comparison::Comparison;
+pub use containment::contained;
+pub use event_loop::{Feeds, Stop, run as event_loop};
 pub use keymap::{Action, BINDINGS, action_for};
-pub use replay::Replay;
+pub use replay::{DEFAULT_MAX_GAP, Replay};
 pub use theme::Theme;
 
 use crate::engine::{Command, EngineEvent, RunState};
 
-/// Shortest time between two frames.
-const FRAME: Duration = Duration::from_millis(16);
-/// Most events folded before a redraw.
-const DRAIN_BATCH: usize = 2000;
+/// Smallest terminal the screens are drawn in; below it one line says so.
+pub const MIN_WIDTH: u16 = 20;
+/// See [`MIN_WIDTH`].
+pub const MIN_HEIGHT: u16 = 6;
 
 /// The header, body and footer areas of a terminal of `area`.
-fn areas(area: ratatui::layout::Rect) -> [ratatui::layout::Rect; 3] {
+fn areas(area: Rect) -> [Rect; 3] {
     Layout::vertical([Constraint::Length(3), Constraint::Min(3), Constraint::Length(1)]).areas(area)
 }
 
-/// Draw the whole app.
+/// Draw the whole app, at any size.
 pub fn draw(frame: &mut Frame, app: &App) {
-    let [header, body, footer] = areas(frame.area());
+    let area = frame.area();
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        let note = if app.confirm_quit {
+            "quit? y quits, any other key stays".to_string()
+        } else {
+            format!("terminal too small ({}×{}): eval-dag needs {MIN_WIDTH}×{MIN_HEIGHT}", area.width, area.height)
+        };
+        frame.render_widget(Paragraph::new(note).wrap(Wrap { trim: true }), area);
+        return;
+    }
+    let [header, body, footer] = areas(area);
     widgets::header::draw(frame, header, app);
     match app.screen {
         Screen::Dashboard => screens::dashboard::draw(frame, body, app),
@@ -52,6 +67,10 @@ pub fn draw(frame: &mut Frame, app: &App) {
     if app.help {
         screens::help::draw(frame, body, app);
     }
+    if app.confirm_quit {
+        widgets::quit_prompt::draw(frame, body, app);
+    }
+    text::scrub(frame.buffer_mut());
 }
 
 fn theme() -> Theme {
@@ -82,106 +101,116 @@ pub fn on_input(app: &mut App, event: Event, size: ratatui::layout::Size) {
     }
 }
 
-/// Run the UI until the user quits. `events` feeds a live run (closed when the
-/// engine is done); a replay drives itself.
-pub async fn event_loop(
-    terminal: &mut ratatui::DefaultTerminal,
-    app: &mut App,
-    mut events: Option<UnboundedReceiver<(u64, EngineEvent)>>,
-) -> std::io::Result<()> {
-    let mut input = EventStream::new();
-    let mut dirty = true;
-    let mut last_draw = Instant::now() - FRAME;
-    let mut tick = tokio::time::interval(Duration::from_millis(120));
-    while !app.quit {
-        if dirty && last_draw.elapsed() >= FRAME {
-            terminal.draw(|frame| draw(frame, app))?;
-            dirty = false;
-            last_draw = Instant::now();
-        }
-        let replay_wait = app.replay.as_ref().filter(|r| r.playing).and_then(Replay::next_delay);
-        let draw_wait = FRAME.saturating_sub(last_draw.elapsed());
-        tokio::select! {
-            Some(Ok(event)) = input.next() => {
-                on_input(app, event, terminal.size()?);
-                dirty = true;
-            }
-            received = async { events.as_mut().expect("guarded").recv().await }, if events.is_some() => {
-                match received {
-                    Some((t_ms, event)) => {
-                        app.apply(t_ms, &event);
-                        let receiver = events.as_mut().expect("guarded");
-                        for _ in 0..DRAIN_BATCH {
-                            match receiver.try_recv() {
-                                Ok((t_ms, event)) => app.apply(t_ms, &event),
-                                Err(_) => break,
-                            }
-                        }
-                        app.refresh();
-                    }
-                    None => events = None,
-                }
-                dirty = true;
-            }
-            _ = tokio::time::sleep(replay_wait.unwrap_or_default()), if replay_wait.is_some() => {
-                if let Some(replay) = app.replay.as_mut() {
-                    replay.forward(&mut app.state);
-                }
-                app.refresh();
-                dirty = true;
-            }
-            _ = tick.tick() => {
-                if app.state.questions.iter().any(|q| q.status.is_active()) {
-                    app.spinner += 1;
-                    dirty = true;
-                }
-            }
-            _ = tokio::time::sleep(draw_wait), if dirty => {}
-        }
+/// The terminal, set up for the UI, restored when dropped (also when the
+/// UI returns early with an error).
+struct TerminalGuard(ratatui::DefaultTerminal);
+
+impl TerminalGuard {
+    fn open() -> anyhow::Result<Self> {
+        let terminal = ratatui::try_init().map_err(|e| anyhow::anyhow!("cannot open the terminal UI: {e}"))?;
+        // After ratatui's hook (which restores the terminal on a panic): a
+        // contained fault must not tear the UI down.
+        containment::install_hook();
+        let _ = crossterm::execute!(std::io::stdout(), crossterm::event::EnableMouseCapture);
+        Ok(Self(terminal))
     }
-    Ok(())
 }
 
-fn with_terminal<T>(body: impl FnOnce(&mut ratatui::DefaultTerminal) -> T) -> anyhow::Result<T> {
-    let mut terminal = ratatui::try_init().map_err(|e| anyhow::anyhow!("cannot open the terminal UI: {e}"))?;
-    let _ = crossterm::execute!(std::io::stdout(), crossterm::event::EnableMouseCapture);
-    let result = body(&mut terminal);
-    let _ = crossterm::execute!(std::io::stdout(), crossterm::event::DisableMouseCapture);
-    ratatui::restore();
-    Ok(result)
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        let _ = crossterm::execute!(std::io::stdout(), crossterm::event::DisableMouseCapture);
+        ratatui::restore();
+    }
+}
+
+/// Run `app` in the terminal until the user quits or `stop` resolves.
+fn show(mut app: App, stop: Stop) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Runtime::new()?;
+    let mut terminal = TerminalGuard::open()?;
+    let mut feeds = Feeds { input: EventStream::new(), events: None, stop: Some(stop) };
+    runtime.block_on(event_loop(&mut terminal.0, &mut app, &mut feeds, draw))?;
+    Ok(())
 }
 
 /// Open the UI over the trace at `path`: the final state, or the start.
-pub fn replay_trace(path: &std::path::Path, from_start: bool) -> anyhow::Result<()> {
-    let (replay, state) = Replay::open(path, from_start)?;
-    let mut app = App::new(state, theme(), Some(replay), None);
-    let runtime = tokio::runtime::Runtime::new()?;
-    with_terminal(|terminal| runtime.block_on(event_loop(terminal, &mut app, None)))??;
-    Ok(())
+/// Playback waits at most `max_gap` between two events (`None`: the recorded gaps).
+pub fn replay_trace(
+    path: &std::path::Path,
+    from_start: bool,
+    max_gap: Option<Duration>,
+    stop: Stop,
+) -> anyhow::Result<()> {
+    let (mut replay, state) = Replay::open(path, from_start)?;
+    replay.max_gap = max_gap;
+    show(App::new(state, theme(), Some(replay), None), stop)
 }
 
 /// Open the UI over `comparison` (two runs side by side).
-pub fn compare(comparison: Comparison) -> anyhow::Result<()> {
-    let mut app = App::comparing(comparison, theme());
-    let runtime = tokio::runtime::Runtime::new()?;
-    with_terminal(|terminal| runtime.block_on(event_loop(terminal, &mut app, None)))??;
-    Ok(())
+pub fn compare(comparison: Comparison, stop: Stop) -> anyhow::Result<()> {
+    show(App::comparing(comparison, theme()), stop)
 }
 
-/// Show a live run: events from the engine, commands back to it. Returns the
-/// state when the user quits (the run is cancelled if still going).
-pub async fn watch_live(
-    initial: RunState,
-    events: UnboundedReceiver<(u64, EngineEvent)>,
-    commands: UnboundedSender<Command>,
-) -> anyhow::Result<RunState> {
+/// A live run as the UI sees it.
+pub struct Live {
+    /// The engine's events.
+    pub events: UnboundedReceiver<(u64, EngineEvent)>,
+    /// Commands to the engine.
+    pub commands: UnboundedSender<Command>,
+    /// The command that continues the run later (shown when quitting early).
+    pub resume: String,
+}
+
+/// How watching a live run ended.
+pub enum LiveEnd {
+    /// The user quit (or a signal came): the run was told to cancel what is
+    /// still working. The state as last shown.
+    Quit(RunState),
+    /// The terminal failed; the run goes on and its events are handed back.
+    Failed {
+        /// What went wrong.
+        error: String,
+        /// The state as last shown.
+        state: RunState,
+        /// The rest of the run's events.
+        events: UnboundedReceiver<(u64, EngineEvent)>,
+        /// Commands to the engine.
+        commands: UnboundedSender<Command>,
+    },
+}
+
+/// `draw`, failing from the Nth frame on when a debug build runs with
+/// `EVAL_DAG_INJECT_DRAW_PANIC=N`: how the tests prove that a fault in the UI
+/// never loses a live run. Release builds ignore the variable.
+fn injected_fault(draw: fn(&mut Frame, &App)) -> impl Fn(&mut Frame, &App) {
+    let from: Option<u64> =
+        cfg!(debug_assertions).then(|| std::env::var("EVAL_DAG_INJECT_DRAW_PANIC").ok()?.parse().ok()).flatten();
+    let frames = std::cell::Cell::new(0u64);
+    move |frame: &mut Frame, app: &App| {
+        frames.set(frames.get() + 1);
+        if from.is_some_and(|n| frames.get() >= n) {
+            panic!("injected drawing fault (EVAL_DAG_INJECT_DRAW_PANIC)");
+        }
+        draw(frame, app);
+    }
+}
+
+/// Show a live run: events from the engine, commands back to it, until the
+/// user quits or `stop` (a signal) resolves; then the run is cancelled.
+pub async fn watch_live(initial: RunState, live: Live, stop: Stop) -> LiveEnd {
+    let Live { events, commands, resume } = live;
     let mut app = App::new(initial, theme(), None, Some(commands.clone()));
-    let mut terminal = ratatui::try_init().map_err(|e| anyhow::anyhow!("cannot open the terminal UI: {e}"))?;
-    let _ = crossterm::execute!(std::io::stdout(), crossterm::event::EnableMouseCapture);
-    let result = event_loop(&mut terminal, &mut app, Some(events)).await;
-    let _ = crossterm::execute!(std::io::stdout(), crossterm::event::DisableMouseCapture);
-    ratatui::restore();
-    result?;
-    let _ = commands.send(Command::CancelRun);
-    Ok(app.state)
+    app.resume = Some(resume);
+    let mut feeds = Feeds { input: EventStream::new(), events: Some(events), stop: Some(stop) };
+    let draw = injected_fault(draw);
+    let result = match TerminalGuard::open() {
+        Ok(mut terminal) => event_loop(&mut terminal.0, &mut app, &mut feeds, draw).await.map_err(|e| e.to_string()),
+        Err(err) => Err(err.to_string()),
+    };
+    match (result, feeds.events) {
+        (Err(error), Some(events)) => LiveEnd::Failed { error, state: app.state, events, commands },
+        _ => {
+            let _ = commands.send(Command::CancelRun);
+            LiveEnd::Quit(app.state)
+        }
+    }
 }

@@ -1,9 +1,14 @@
 //! Replay of a saved trace: play/pause, step, seek and speed. The trace stays
 //! in memory as text and events are parsed when needed; state snapshots taken
 //! while the trace is first folded make scrubbing back and forth cheap.
+//!
+//! Playback keeps a schedule, not a timer: each event is due its recorded gap
+//! (divided by the speed, and shortened to the gap cap) after the previous
+//! event was due. Waking up late — a redraw, a key, a busy machine — never
+//! moves an event later; the events that fell due meanwhile are applied at once.
 
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::engine::RunState;
 use crate::trace::{TraceError, TraceLines};
@@ -13,8 +18,11 @@ use crate::trace::{TraceError, TraceLines};
 const SNAPSHOTS: usize = 64;
 /// Fewest events between two snapshots (short traces need few).
 const MIN_SNAPSHOT_GAP: usize = 256;
-/// Longest pause between two replayed events, whatever the recorded gap.
-const MAX_GAP: Duration = Duration::from_secs(2);
+/// Default longest real wait between two played events.
+pub const DEFAULT_MAX_GAP: Duration = Duration::from_secs(10);
+/// Most events applied in one call of [`Replay::advance`], so a far-behind
+/// schedule still lets the screen redraw in between.
+const CATCH_UP_BATCH: usize = 5000;
 
 /// Where a replay stands.
 pub struct Replay {
@@ -25,10 +33,12 @@ pub struct Replay {
     snapshots: Vec<(usize, RunState)>,
     /// Events applied so far.
     pub position: usize,
-    /// Whether events play on their own.
-    pub playing: bool,
+    /// While playing: when the event at `position` is due.
+    due: Option<Instant>,
     /// Playback speed factor.
     pub speed: f64,
+    /// Longest real wait between two events (`None`: recorded gaps in full).
+    pub max_gap: Option<Duration>,
 }
 
 impl Replay {
@@ -48,7 +58,7 @@ impl Replay {
             }
         })?;
         let position = if from_start { 0 } else { times.len() };
-        let replay = Self { trace, times, snapshots, position, playing: false, speed: 1.0 };
+        let replay = Self { trace, times, snapshots, position, due: None, speed: 1.0, max_gap: Some(DEFAULT_MAX_GAP) };
         Ok((replay, if from_start { RunState::default() } else { state }))
     }
 
@@ -72,8 +82,9 @@ impl Replay {
         state.apply_owned(record.t_ms, record.event);
     }
 
-    /// Move to `target` events applied and return the state there.
-    pub fn seek(&mut self, target: usize) -> RunState {
+    /// Move to `target` events applied and return the state there (playing
+    /// goes on from there, with the next event due its gap from `now`).
+    pub fn seek(&mut self, target: usize, now: Instant) -> RunState {
         let target = target.min(self.len());
         let (start, base) = self.snapshots.iter().rev().find(|(at, _)| *at <= target).expect("a snapshot at 0");
         let mut state = base.clone();
@@ -81,13 +92,16 @@ impl Replay {
             self.apply(&mut state, index);
         }
         self.position = target;
+        if self.playing() {
+            self.schedule(now);
+        }
         state
     }
 
-    /// Apply the next event to `state`; false at the end.
+    /// Apply the next event to `state`; false at the end (playing stops there).
     pub fn forward(&mut self, state: &mut RunState) -> bool {
         if self.position >= self.len() {
-            self.playing = false;
+            self.due = None;
             return false;
         }
         self.apply(state, self.position);
@@ -95,16 +109,82 @@ impl Replay {
         true
     }
 
-    /// How long to wait before the next event when playing.
-    pub fn next_delay(&self) -> Option<Duration> {
-        let next = *self.times.get(self.position)?;
-        let gap_ms = next.saturating_sub(self.now_ms());
-        Some(Duration::from_secs_f64(gap_ms as f64 / 1000.0 / self.speed.max(0.01)).min(MAX_GAP))
+    /// Whether events play on their own.
+    pub fn playing(&self) -> bool {
+        self.due.is_some()
     }
 
-    /// Change the speed by `factor` (kept within 1/16×…64×).
-    pub fn scale_speed(&mut self, factor: f64) {
+    /// Start playing at `now` (from the first event when at the end), or pause.
+    pub fn toggle(&mut self, state: &mut RunState, now: Instant) {
+        if self.playing() {
+            self.due = None;
+            return;
+        }
+        if self.position >= self.len() {
+            *state = self.seek(0, now);
+        }
+        self.schedule(now);
+    }
+
+    /// Stop playing.
+    pub fn pause(&mut self) {
+        self.due = None;
+    }
+
+    /// The next event is due its wait from `now`.
+    fn schedule(&mut self, now: Instant) {
+        self.due = (self.position < self.len()).then(|| now + self.wait());
+    }
+
+    /// The recorded gap before the next event.
+    pub fn recorded_gap(&self) -> Option<Duration> {
+        let next = *self.times.get(self.position)?;
+        Some(Duration::from_millis(next.saturating_sub(self.now_ms())))
+    }
+
+    /// Real time between the previous event and the next: the recorded gap
+    /// over the speed, at most the gap cap.
+    fn wait(&self) -> Duration {
+        let gap = self.recorded_gap().unwrap_or_default().div_f64(self.speed.max(1.0 / 64.0));
+        self.max_gap.map_or(gap, |cap| gap.min(cap))
+    }
+
+    /// When the next event is due, while playing.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.due
+    }
+
+    /// Apply every event due by `now`; how many were applied.
+    pub fn advance(&mut self, state: &mut RunState, now: Instant) -> usize {
+        let mut applied = 0;
+        while let Some(due) = self.due.filter(|due| *due <= now) {
+            if applied == CATCH_UP_BATCH || !self.forward(state) {
+                break;
+            }
+            applied += 1;
+            self.due = (self.position < self.len()).then(|| due + self.wait());
+        }
+        applied
+    }
+
+    /// While playing, apply the next event at once and go on from `now`;
+    /// while paused, one step.
+    pub fn jump(&mut self, state: &mut RunState, now: Instant) {
+        let playing = self.playing();
+        if self.forward(state) && playing {
+            self.schedule(now);
+        }
+    }
+
+    /// Change the speed by `factor` (kept within 1/16×…64×); a wait under way
+    /// is rescaled from `now`.
+    pub fn scale_speed(&mut self, factor: f64, now: Instant) {
+        let old = self.speed;
         self.speed = (self.speed * factor).clamp(1.0 / 16.0, 64.0);
+        if let Some(due) = self.due {
+            let left = due.saturating_duration_since(now).mul_f64(old / self.speed);
+            self.due = Some(now + self.max_gap.map_or(left, |cap| left.min(cap)));
+        }
     }
 }
 
@@ -149,13 +229,104 @@ mod tests {
             for record in records.iter().take(target) {
                 folded.apply(record.t_ms, &record.event);
             }
-            let sought = replay.seek(target);
+            let sought = replay.seek(target, Instant::now());
             assert_eq!(fingerprint(&sought), fingerprint(&folded), "seek to {target}");
             assert_eq!(replay.position, target.min(count));
         }
-        let mut state = replay.seek(count - 2);
+        let mut state = replay.seek(count - 2, Instant::now());
         assert!(replay.forward(&mut state) && replay.forward(&mut state) && !replay.forward(&mut state));
         assert_eq!(fingerprint(&state), fingerprint(&last));
         assert_eq!(replay.now_ms(), (count as u64 - 1) * 10);
+    }
+
+    /// A trace of events at these recorded times (ms).
+    fn trace_at(times: &[u64]) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let header = TraceHeader {
+            format: TRACE_FORMAT.into(),
+            version: TRACE_VERSION,
+            created_at: "now".into(),
+            settings: RunSettings::default(),
+        };
+        let mut writer = TraceWriter::create(&path, &header).unwrap();
+        for &t in times {
+            writer.record(t, &EngineEvent::Control(ControlAction::Paused)).unwrap();
+        }
+        (dir, path)
+    }
+
+    /// Play the trace of `times` at `speed` with a controlled clock that ticks
+    /// every `tick` (as redraws and keys would wake the loop) and return the
+    /// position at each of `checks` (ms after play was pressed).
+    fn positions(times: &[u64], speed: f64, max_gap: Option<Duration>, tick: u64, checks: &[u64]) -> Vec<usize> {
+        let (_dir, path) = trace_at(times);
+        let (mut replay, mut state) = Replay::open(&path, true).unwrap();
+        replay.max_gap = max_gap;
+        replay.scale_speed(speed, Instant::now());
+        let start = Instant::now();
+        replay.toggle(&mut state, start);
+        let mut seen = Vec::new();
+        let mut clock = 0;
+        for &check in checks {
+            loop {
+                replay.advance(&mut state, start + Duration::from_millis(clock));
+                if clock == check {
+                    break;
+                }
+                clock = (clock + tick).min(check);
+            }
+            seen.push(replay.position);
+        }
+        assert_eq!(state.events_applied, replay.position, "every applied event reached the state");
+        seen
+    }
+
+    #[test]
+    fn playback_follows_the_recorded_times_whatever_wakes_it() {
+        // Gaps of 1 ms, 61 ms, 145 ms (where playback used to stop), 3 s and 40 s.
+        let times = [0, 1, 62, 207, 3_207, 43_207, 43_208];
+        let checks = [0, 61, 62, 206, 207, 3_206, 3_207, 43_206, 43_207, 43_208];
+        for tick in [1, 7, 16, 120, 1000] {
+            assert_eq!(
+                positions(&times, 1.0, None, tick, &checks),
+                [1, 2, 3, 3, 4, 4, 5, 5, 6, 7],
+                "×1, woken every {tick} ms"
+            );
+        }
+        // Woken rarely, playback catches up at once and never drifts.
+        assert_eq!(positions(&times, 1.0, None, 120, &[100, 250, 3_300, 43_300]), [3, 4, 5, 7]);
+        // ×0.5: every gap takes twice as long.
+        let half = [0, 123, 124, 413, 414, 6_413, 6_414, 86_413, 86_414, 86_416];
+        assert_eq!(positions(&times, 0.5, None, 16, &half), [1, 2, 3, 3, 4, 4, 5, 5, 6, 7]);
+        // The cap shortens the 40 s gap to 10 s and leaves the others alone.
+        let capped = [3_206, 3_207, 13_206, 13_207, 13_208];
+        assert_eq!(positions(&times, 1.0, Some(DEFAULT_MAX_GAP), 16, &capped), [4, 5, 5, 6, 7]);
+    }
+
+    #[test]
+    fn jumping_pausing_and_rescaling_keep_the_schedule_honest() {
+        let (_dir, path) = trace_at(&[0, 40_000, 40_100]);
+        let (mut replay, mut state) = Replay::open(&path, true).unwrap();
+        replay.max_gap = None;
+        let start = Instant::now();
+        replay.toggle(&mut state, start);
+        replay.advance(&mut state, start);
+        assert_eq!((replay.position, replay.recorded_gap()), (1, Some(Duration::from_secs(40))));
+        // `.` while waiting: the next event now, then its follower 100 ms later.
+        let later = start + Duration::from_secs(5);
+        replay.jump(&mut state, later);
+        assert_eq!((replay.position, replay.playing()), (2, true));
+        assert_eq!(replay.deadline(), Some(later + Duration::from_millis(100)));
+        // Doubling the speed halves what is left of the wait.
+        replay.scale_speed(2.0, later);
+        assert_eq!(replay.deadline(), Some(later + Duration::from_millis(50)));
+        replay.pause();
+        assert_eq!(replay.advance(&mut state, later + Duration::from_secs(60)), 0, "paused: nothing plays");
+        replay.toggle(&mut state, later);
+        assert_eq!(replay.advance(&mut state, later + Duration::from_millis(50)), 1);
+        assert!(!replay.playing(), "the end stops playback");
+        replay.toggle(&mut state, later);
+        assert_eq!((replay.position, state.events_applied, replay.playing()), (0, 0, true), "play at the end restarts");
     }
 }

@@ -8,10 +8,10 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
 
-use crate::engine::preview;
 use crate::report::{Change, Side};
 use crate::tui::app::App;
 use crate::tui::comparison::change_label;
+use crate::tui::text::{clean, preview};
 use crate::tui::theme::Theme;
 
 /// Terminal width from which the question text, iterations and tokens show.
@@ -45,7 +45,7 @@ fn side_cells(t: &Theme, side: Option<&Side>, answer_width: usize, wide: bool) -
             .collect();
     };
     let mut cells = vec![
-        Cell::from(Span::styled(s.status.clone(), side_style(t, side))),
+        Cell::from(Span::styled(clean(&s.status).into_owned(), side_style(t, side))),
         Cell::from(Span::styled(preview(&s.answer, answer_width), t.fg("text"))),
     ];
     if wide {
@@ -73,7 +73,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .take(height)
         .map(|row| {
             let mut cells = vec![
-                Cell::from(Span::styled(row.question_id.clone(), t.fg("accent"))),
+                Cell::from(Span::styled(clean(&row.question_id).into_owned(), t.fg("accent"))),
                 Cell::from(Span::styled(change_label(row.change), change_style(t, row.change))),
             ];
             if wide {

@@ -13,6 +13,7 @@ use crate::report::{Row, Side};
 use crate::tui::app::App;
 use crate::tui::screens::compare::{change_style, side_style};
 use crate::tui::screens::diff::node_lines;
+use crate::tui::text::{clean, clean_line};
 use crate::tui::theme::Theme;
 
 fn side_lines(t: &Theme, side: Option<&Side>, dag: Option<&GeneratedDag>) -> Vec<Line<'static>> {
@@ -50,7 +51,7 @@ fn side_lines(t: &Theme, side: Option<&Side>, dag: Option<&GeneratedDag>) -> Vec
         }
         None => lines.push(Line::from(Span::styled("no DAG recorded", t.fg("muted")))),
     }
-    lines
+    lines.into_iter().map(clean_line).collect()
 }
 
 /// Every line of the DAG changes from A's final DAG to B's, for the selected row.
@@ -69,7 +70,7 @@ pub fn lines(app: &App) -> Vec<Line<'static>> {
             if diff.nodes.iter().all(|n| matches!(n, crate::model::NodeChange::Unchanged { .. })) {
                 vec![Line::from(Span::styled("the final DAGs are the same", t.fg("muted")))]
             } else {
-                node_lines(t, &diff.nodes)
+                node_lines(t, &diff.nodes).into_iter().map(clean_line).collect()
             }
         }
         _ => vec![Line::from(Span::styled(
@@ -80,11 +81,11 @@ pub fn lines(app: &App) -> Vec<Line<'static>> {
 }
 
 fn heading(t: &Theme, row: &Row) -> Line<'static> {
-    Line::from(vec![
+    clean_line(Line::from(vec![
         Span::styled(format!(" {} ", row.question_id), t.fg("accent").add_modifier(Modifier::BOLD)),
         Span::styled(crate::tui::comparison::change_label(row.change), change_style(t, row.change)),
-        Span::styled(format!("  {}", row.question), t.fg("text")),
-    ])
+        Span::styled(format!("  {}", row.question.replace('\n', " ")), t.fg("text")),
+    ]))
 }
 
 /// Draw the selected question of both runs into `area`.
@@ -97,10 +98,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         side_lines(t, row.b.as_ref(), comparison.dags[1].get(id)),
     ];
     // Borders, and a row for a wrapped answer or node line.
-    let tallest = sides.iter().map(Vec::len).max().unwrap_or(0) as u16 + 3;
+    let tallest = u16::try_from(sides.iter().map(Vec::len).max().unwrap_or(0)).unwrap_or(u16::MAX).saturating_add(3);
     let [title, top, bottom] = Layout::vertical([
         Constraint::Length(1),
-        Constraint::Length(tallest.min(area.height.saturating_sub(1) * 2 / 3)),
+        Constraint::Length(tallest.min(area.height.saturating_sub(1) / 3 * 2)),
         Constraint::Min(3),
     ])
     .areas(area);
@@ -108,8 +109,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let columns: [Rect; 2] = Layout::horizontal([Constraint::Percentage(50); 2]).areas(top);
     for ((lines, column), (name, path)) in sides.into_iter().zip(columns).zip(["A", "B"].iter().zip(&comparison.names))
     {
-        let block =
-            Block::default().borders(Borders::ALL).title(format!(" {name}: {path} ")).border_style(t.fg("border"));
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .title(clean(&format!(" {name}: {path} ")).into_owned())
+            .border_style(t.fg("border"));
         frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(block), column);
     }
     let lines = lines(app);

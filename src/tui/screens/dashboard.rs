@@ -7,8 +7,9 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
 
-use crate::engine::{FeedKind, QuestionState, QuestionStatus, preview};
+use crate::engine::{FeedKind, QuestionState, QuestionStatus};
 use crate::tui::app::App;
+use crate::tui::text::{clean, preview};
 
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 /// Terminal width from which the level and time columns show.
@@ -42,7 +43,7 @@ fn row(app: &App, q: &QuestionState, width: usize, wide: bool) -> Row<'static> {
     let attempts = if q.attempts.len() > 1 { format!(" ×{}", q.attempts.len()) } else { String::new() };
     let time = elapsed.map(|ms| format!("{:.1}s", ms as f64 / 1000.0)).unwrap_or_default();
     let cells = [
-        Some(Cell::from(Span::styled(q.question.id.clone(), t.fg("accent")))),
+        Some(Cell::from(Span::styled(clean(&q.question.id).into_owned(), t.fg("accent")))),
         wide.then(|| Cell::from(Span::styled(q.question.difficulty_level.as_str().to_string(), t.fg("muted")))),
         Some(Cell::from(Span::styled(
             preview(&serde_json::Value::String(q.question.question.clone()), width),
@@ -102,8 +103,11 @@ fn feed(frame: &mut Frame, area: Rect, app: &App) {
             };
             Line::from(vec![
                 Span::styled(format!("{:>7.1}s ", entry.t_ms as f64 / 1000.0), t.fg("muted")),
-                Span::styled(entry.question_id.clone().map(|q| format!("{q} ")).unwrap_or_default(), t.fg("accent")),
-                Span::styled(entry.text.clone(), style),
+                Span::styled(
+                    entry.question_id.as_deref().map(|q| format!("{} ", clean(q))).unwrap_or_default(),
+                    t.fg("accent"),
+                ),
+                Span::styled(clean(&entry.text.replace('\n', " ")).into_owned(), style),
             ])
         })
         .collect();

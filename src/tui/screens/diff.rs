@@ -10,6 +10,7 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use crate::model::{FindingFate, IterationDiff, NodeChange};
 use crate::tui::app::App;
+use crate::tui::text::clean_line;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::code_view::source_color;
 
@@ -73,7 +74,7 @@ pub fn lines(app: &App) -> Vec<Line<'static>> {
     lines.push(Line::from(""));
     lines.push(Line::from(Span::styled("nodes", t.fg("accent").add_modifier(Modifier::BOLD))));
     lines.extend(node_lines(t, &diff.nodes));
-    lines
+    lines.into_iter().map(clean_line).collect()
 }
 
 /// Draw the diff of the selected iteration against the one before it.

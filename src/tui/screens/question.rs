@@ -9,9 +9,10 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, List, ListItem, ListState, Paragraph, Tabs, Wrap};
 
-use crate::engine::{Iteration, plural, preview};
+use crate::engine::{Iteration, plural};
 use crate::render::layout;
 use crate::tui::app::{App, Tab};
+use crate::tui::text::{clean, preview, width};
 use crate::tui::widgets::code_view::source_color;
 use crate::tui::widgets::{code_view, conversation, dag_graph};
 
@@ -34,8 +35,9 @@ fn iterations_list(frame: &mut Frame, area: Rect, app: &App) {
             ]))
         })
         .collect();
-    let title =
-        app.current_question().map_or(" iterations ".into(), |q| format!(" {} · {} ", q.question.id, q.status.label()));
+    let title = app
+        .current_question()
+        .map_or(" iterations ".into(), |q| format!(" {} · {} ", clean(&q.question.id), q.status.label()));
     let list = List::new(items)
         .block(Block::default().borders(Borders::ALL).title(title).border_style(t.fg("border")))
         .highlight_style(t.selected());
@@ -46,25 +48,34 @@ fn iterations_list(frame: &mut Frame, area: Rect, app: &App) {
 fn feedback_lines(app: &App, it: &Iteration) -> Vec<Line<'static>> {
     let t = &app.theme;
     let Some(feedback) = &it.feedback else { return vec![Line::from(Span::styled("no verdict yet", t.fg("muted")))] };
-    let mut lines: Vec<Line<'static>> =
-        feedback.overall_reasoning.lines().map(|l| Line::from(Span::styled(l.to_string(), t.fg("text")))).collect();
+    let mut lines: Vec<Line<'static>> = feedback
+        .overall_reasoning
+        .lines()
+        .map(|l| Line::from(Span::styled(clean(l).into_owned(), t.fg("text"))))
+        .collect();
     for layer in &feedback.layer_validations {
         let (mark, style) =
             if layer.is_valid { ("✓", t.fg("status_passed")) } else { ("✗", t.fg("status_failed")) };
         lines.push(Line::from(vec![
-            Span::styled(format!("{mark} layer {} ({}) ", layer.layer_index, layer.nodes_in_layer.join(", ")), style),
-            Span::styled(layer.issues.join("; "), t.fg("text")),
+            Span::styled(
+                format!("{mark} layer {} ({}) ", layer.layer_index, clean(&layer.nodes_in_layer.join(", "))),
+                style,
+            ),
+            Span::styled(clean(&layer.issues.join("; ")).into_owned(), t.fg("text")),
         ]));
     }
     for finding in &feedback.findings {
         lines.push(Line::from(vec![
             Span::styled(format!("[{}] ", finding.source.label()), t.fg(source_color(finding.source))),
-            Span::styled(format!("{} {}: ", finding.node_id.as_deref().unwrap_or("DAG"), finding.rule), t.fg("text")),
-            Span::styled(finding.message.lines().next().unwrap_or_default().to_string(), t.fg("node_flagged")),
+            Span::styled(
+                clean(&format!("{} {}: ", finding.node_id.as_deref().unwrap_or("DAG"), finding.rule)).into_owned(),
+                t.fg("text"),
+            ),
+            Span::styled(clean(finding.message.lines().next().unwrap_or_default()).into_owned(), t.fg("node_flagged")),
         ]));
     }
     for suggestion in &feedback.suggestions {
-        lines.push(Line::from(Span::styled(format!("→ {suggestion}"), t.fg("accent"))));
+        lines.push(Line::from(Span::styled(format!("→ {}", clean(suggestion)), t.fg("accent"))));
     }
     lines
 }
@@ -80,36 +91,38 @@ fn output_lines(app: &App, it: &Iteration) -> Vec<Line<'static>> {
     ))];
     for (node, value) in &trial.node_outputs {
         lines.push(Line::from(vec![
-            Span::styled(format!("{node}: "), t.fg("accent")),
+            Span::styled(format!("{}: ", clean(node)), t.fg("accent")),
             Span::styled(preview(value, 400), t.fg("text")),
         ]));
         if let Some(printed) = trial.printed.get(node) {
-            lines.push(Line::from(Span::styled(format!("  printed: {}", printed.trim_end()), t.fg("muted"))));
+            for line in printed.trim_end().lines() {
+                lines.push(Line::from(Span::styled(format!("  printed: {}", clean(line)), t.fg("muted"))));
+            }
         }
     }
-    if let Some(error) = &trial.error {
-        lines.push(Line::from(Span::styled(error.clone(), t.fg("status_failed"))));
-    }
-    for line in trial.traceback.iter().flat_map(|tb| tb.lines()) {
-        lines.push(Line::from(Span::styled(line.to_string(), t.fg("status_failed"))));
+    for line in trial.error.iter().chain(&trial.traceback).flat_map(|text| text.lines()) {
+        lines.push(Line::from(Span::styled(clean(line).into_owned(), t.fg("status_failed"))));
     }
     // The grades judge the attempt's final answer: shown under the approved iteration that produced it.
-    let (attempt, _) = app.current_iteration().expect("an iteration is selected");
     let approved = it.feedback.as_ref().is_some_and(|f| f.is_approved);
-    if let (true, Some(answer)) = (approved, &attempt.final_answer) {
+    let attempt = app.current_iteration().map(|(attempt, _)| attempt);
+    if let (true, Some(attempt)) = (approved, attempt)
+        && let Some(answer) = &attempt.final_answer
+    {
         lines.push(Line::from(vec![
             Span::styled("final answer: ", t.fg("accent").add_modifier(Modifier::BOLD)),
             Span::styled(preview(answer, 400), t.fg("text")),
         ]));
         if let Some(narrative) = &attempt.narrative {
-            lines.push(Line::from(Span::styled(format!("“{narrative}”"), t.fg("text").add_modifier(Modifier::ITALIC))));
+            let narrative = format!("“{}”", clean(&narrative.replace('\n', " ")));
+            lines.push(Line::from(Span::styled(narrative, t.fg("text").add_modifier(Modifier::ITALIC))));
         }
         for grade in &attempt.grades {
             let (mark, style) =
                 if grade.passed { ("✓ right", t.fg("status_passed")) } else { ("✗ wrong", t.fg("status_failed")) };
             lines.push(Line::from(vec![
                 Span::styled(format!("{mark} ({}) ", grade.method), style.add_modifier(Modifier::BOLD)),
-                Span::styled(grade.error.clone().unwrap_or_else(|| grade.reason.clone()), t.fg("text")),
+                Span::styled(clean(grade.error.as_ref().unwrap_or(&grade.reason)).into_owned(), t.fg("text")),
             ]));
         }
     }
@@ -156,12 +169,26 @@ fn detail(frame: &mut Frame, area: Rect, app: &App) {
         .map(|(a, it)| format!("{position}attempt {} · iteration {} ", a.number, it.number))
         .unwrap_or_default();
     let [tabs_area, context_area] =
-        Layout::horizontal([Constraint::Min(10), Constraint::Length(context.chars().count() as u16)]).areas(tabs_area);
+        Layout::horizontal([Constraint::Min(10), Constraint::Length(width(&context) as u16)]).areas(tabs_area);
     frame.render_widget(Tabs::new(titles).select(selected).highlight_style(t.selected()), tabs_area);
     frame.render_widget(Paragraph::new(Span::styled(context, t.fg("muted"))), context_area);
     let block = Block::default().borders(Borders::TOP).border_style(t.fg("border"));
     let shown: Vec<Line> = lines.into_iter().skip(app.scroll).collect();
     frame.render_widget(Paragraph::new(shown).wrap(Wrap { trim: false }).block(block), body);
+}
+
+/// Body height below which the question screen shows only the detail tab.
+const MIN_PANES_HEIGHT: u16 = 12;
+
+/// Heights of the top pane (iterations and graph) and the middle pane (code)
+/// in a body of `height` rows: the graph what its `graph_rows` need, from 6
+/// rows up to a third; the code its `code_rows`, from 5 up to half of the
+/// rest; the detail tab keeps what is left. Safe at any height.
+fn pane_heights(height: u16, graph_rows: usize, code_rows: Option<u16>) -> [u16; 2] {
+    let wanted = u16::try_from(graph_rows.saturating_mul(4).saturating_add(1)).unwrap_or(u16::MAX);
+    let top = wanted.max(6).min(height / 3);
+    let middle = code_rows.map_or(0, |rows| rows.max(5).min(height.saturating_sub(top) / 2));
+    [top, middle]
 }
 
 /// Draw the question screen into `area`.
@@ -170,24 +197,23 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         frame.render_widget(Paragraph::new("this question has not started yet"), area);
         return;
     };
-    if app.zoom {
+    // Too short for the graph and code panes to show anything: the detail alone.
+    if app.zoom || area.height < MIN_PANES_HEIGHT {
         detail(frame, area, app);
         return;
     }
-    let graph_rows = it.dag.as_ref().map_or(1, |d| layout(d).rows as u16);
-    let top_height = (graph_rows * 4 + 1).clamp(6, area.height / 3);
+    let graph_rows = it.dag.as_ref().map_or(1, |d| layout(d).rows);
     let node = it.dag.as_ref().and_then(|dag| dag.nodes.get(app.node));
-    let middle_height = node.map_or(0, |n| {
-        code_view::height(n, it.feedback.as_ref(), area.width).clamp(5, area.height.saturating_sub(top_height) / 2)
-    });
+    let code_rows = node.map(|n| code_view::height(n, it.feedback.as_ref(), area.width));
+    let [top_height, middle_height] = pane_heights(area.height, graph_rows, code_rows);
     let [top, middle, bottom] =
         Layout::vertical([Constraint::Length(top_height), Constraint::Length(middle_height), Constraint::Min(4)])
             .areas(area);
     let [list_area, graph_area] = Layout::horizontal([Constraint::Length(26), Constraint::Min(10)]).areas(top);
     iterations_list(frame, list_area, app);
     let title = app.current_question().map_or(" DAG ".into(), |q| {
-        let width = graph_area.width.saturating_sub(20) as usize;
-        let text = preview(&serde_json::Value::String(q.question.question.clone()), width);
+        let room = graph_area.width.saturating_sub(20) as usize;
+        let text = preview(&serde_json::Value::String(q.question.question.clone()), room);
         format!(" DAG · {} · {text} ", q.question.difficulty_level.as_str())
     });
     let graph_block = Block::default().borders(Borders::ALL).title(title).border_style(app.theme.fg("border"));
@@ -200,11 +226,31 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         }
         _ => {
             let text = it.feedback.as_ref().map_or("building…".to_string(), |f| {
-                let errors = f.specific_errors.join("\n");
+                let errors: Vec<String> =
+                    f.specific_errors.iter().flat_map(|e| e.lines()).map(|l| clean(l).into_owned()).collect();
+                let errors = errors.join("\n");
                 if errors.is_empty() { format!("no DAG: {}", plural(f.findings.len(), "finding")) } else { errors }
             });
             frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: false }), inner);
         }
     }
     detail(frame, bottom, app);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pane_heights;
+
+    #[test]
+    fn pane_heights_fit_every_height() {
+        for height in 0..=300u16 {
+            for graph_rows in [0, 1, 2, 5, 40, usize::MAX] {
+                for code_rows in [None, Some(0), Some(3), Some(40), Some(u16::MAX)] {
+                    let [top, middle] = pane_heights(height, graph_rows, code_rows);
+                    assert!(top <= height / 3 && middle <= (height - top) / 2, "{height} {graph_rows} {code_rows:?}");
+                }
+            }
+        }
+        assert_eq!(pane_heights(48, 2, Some(8)), [9, 8], "room enough: what the panes need");
+    }
 }

@@ -9,6 +9,7 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use crate::model::{CriticFeedback, DagNodeSpec, FindingSource};
 use crate::tui::app::App;
+use crate::tui::text::{clean, clean_spans, width as columns};
 
 /// Theme colour of a finding source.
 pub fn source_color(source: FindingSource) -> &'static str {
@@ -27,7 +28,7 @@ const FINDINGS_SHARE: u16 = 40;
 pub fn height(node: &DagNodeSpec, feedback: Option<&CriticFeedback>, width: u16) -> u16 {
     let code = node.code.lines().count() + 1;
     let pane = (width * FINDINGS_SHARE / 100).saturating_sub(2).max(1) as usize;
-    let rows = |line: &str| line.chars().count().div_ceil(pane).max(1);
+    let rows = |line: &str| columns(line).div_ceil(pane).max(1);
     let findings: usize = feedback.map_or(0, |f| {
         f.findings_for_node(&node.node_id).map(|f| f.message.lines().map(rows).sum::<usize>() + 2).sum()
     });
@@ -45,15 +46,17 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, node: &DagNodeSpec, feedba
     };
     let [code_area, findings_area] = Layout::horizontal(split).areas(area);
     let inputs: Vec<String> = node.inputs.iter().map(|(k, v)| format!("{k} ← {v}")).collect();
-    let title = format!(" {} · layer {} · {} ", node.node_id, node.layer, node.operation);
-    let mut lines = vec![Line::from(Span::styled(inputs.join(", "), t.fg("muted")))];
+    let title = clean(&format!(" {} · layer {} · {} ", node.node_id, node.layer, node.operation)).into_owned();
+    let mut lines = vec![Line::from(Span::styled(clean(&inputs.join(", ")).into_owned(), t.fg("muted")))];
     let highlighted = app.highlight.get(&node.code, t.syntax_dark);
     for (number, raw) in node.code.lines().enumerate() {
+        // Tab stops count from the code's first column, after the line number.
+        let code = match highlighted.and_then(|h| h.get(number)) {
+            Some(line) if !t.monochrome => line.spans.clone(),
+            _ => vec![Span::raw(raw.to_string())],
+        };
         let mut spans = vec![Span::styled(format!("{:>3} ", number + 1), t.fg("muted"))];
-        match highlighted.and_then(|h| h.get(number)) {
-            Some(line) if !t.monochrome => spans.extend(line.spans.iter().cloned()),
-            _ => spans.push(Span::raw(raw.to_string())),
-        }
+        spans.extend(clean_spans(code));
         lines.push(Line::from(spans));
     }
     let block = Block::default().borders(Borders::ALL).title(title).border_style(t.fg("border"));
@@ -68,10 +71,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, node: &DagNodeSpec, feedba
                 format!("[{}] ", finding.source.label()),
                 t.fg(source_color(finding.source)).add_modifier(Modifier::BOLD),
             ),
-            Span::styled(finding.rule.clone(), t.fg("text").add_modifier(Modifier::BOLD)),
+            Span::styled(clean(&finding.rule).into_owned(), t.fg("text").add_modifier(Modifier::BOLD)),
         ]));
         for line in finding.message.lines() {
-            notes.push(Line::from(Span::styled(line.to_string(), t.fg("text"))));
+            notes.push(Line::from(Span::styled(clean(line).into_owned(), t.fg("text"))));
         }
         notes.push(Line::from(""));
     }

@@ -10,6 +10,7 @@ use ratatui::text::{Line, Span};
 
 use crate::engine::conversation::{Entry, call_label, changed_lines, entries, generation_entries, user_prompt};
 use crate::engine::{Attempt, Iteration, LlmCall, QuestionState, RunState, plural, preview};
+use crate::tui::text::clean_spans;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::code_view::source_color;
 
@@ -32,8 +33,9 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
+    /// One line; prompts, replies and findings are model text, cleaned here.
     fn push(&mut self, spans: Vec<Span<'static>>) {
-        self.lines.push(Line::from(spans));
+        self.lines.push(Line::from(clean_spans(spans)));
     }
 
     fn text(&mut self, text: impl Into<String>, style: Style) {

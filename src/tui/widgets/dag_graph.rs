@@ -9,6 +9,7 @@ use ratatui::style::{Modifier, Style};
 use crate::model::{CriticFeedback, GeneratedDag};
 use crate::render::layout;
 use crate::report::{NodeVerdict, node_verdict};
+use crate::tui::text::fit;
 use crate::tui::theme::Theme;
 
 const BOX_W: u16 = 18;
@@ -17,10 +18,10 @@ const GAP_X: u16 = 5;
 const GAP_Y: u16 = 1;
 
 fn put(buf: &mut Buffer, area: Rect, x: u16, y: u16, text: &str, style: Style) {
-    if y >= area.y + area.height || x >= area.x + area.width {
+    if y >= area.bottom() || x >= area.right() || y < area.y || x < area.x {
         return;
     }
-    let room = (area.x + area.width - x) as usize;
+    let room = (area.right() - x) as usize;
     buf.set_stringn(x, y, text, room, style);
 }
 
@@ -34,14 +35,17 @@ pub fn draw(
     theme: &Theme,
 ) {
     let placed = layout(dag);
-    let origin =
-        |column: usize, row: usize| (area.x + column as u16 * (BOX_W + GAP_X), area.y + row as u16 * (BOX_H + GAP_Y));
+    // Saturating: a DAG too wide or tall for the pane lands off its edge, never overflows.
+    let cell = |index: usize, size: u16| u16::try_from(index).unwrap_or(u16::MAX).saturating_mul(size);
+    let origin = |column: usize, row: usize| {
+        (area.x.saturating_add(cell(column, BOX_W + GAP_X)), area.y.saturating_add(cell(row, BOX_H + GAP_Y)))
+    };
     for &(from, to) in &placed.edges {
         let (a, b) = (&placed.nodes[from], &placed.nodes[to]);
         let (ax, ay) = origin(a.column, a.row);
         let (bx, by) = origin(b.column, b.row);
-        let (start_x, start_y, end_y) = (ax + BOX_W, ay + 1, by + 1);
-        let turn_x = start_x + GAP_X / 2;
+        let (start_x, start_y, end_y) = (ax.saturating_add(BOX_W), ay.saturating_add(1), by.saturating_add(1));
+        let turn_x = start_x.saturating_add(GAP_X / 2);
         let style = theme.fg("border");
         for x in start_x..turn_x {
             put(buf, area, x, start_y, "─", style);
@@ -50,7 +54,7 @@ pub fn draw(
         for y in low..=high {
             put(buf, area, turn_x, y, if y == start_y || y == end_y { "┼" } else { "│" }, style);
         }
-        for x in turn_x + 1..bx.saturating_sub(1) {
+        for x in turn_x.saturating_add(1)..bx.saturating_sub(1) {
             put(buf, area, x, end_y, "─", style);
         }
         put(buf, area, bx.saturating_sub(1), end_y, "▶", style);
@@ -67,13 +71,14 @@ pub fn draw(
             style = style.add_modifier(Modifier::REVERSED | Modifier::BOLD);
         }
         let inner = (BOX_W - 2) as usize;
-        let mut label: String = node.node_id.chars().take(inner - 2).collect();
-        if node.is_final {
-            label.push_str(" ★");
-        }
+        let mark = if node.is_final { " ★" } else { "" };
+        let label = format!("{}{mark}", fit(&node.node_id, inner - 2));
+        // Centred by display width (`{:^}` would count characters).
+        let pad = inner.saturating_sub(crate::tui::text::width(&label));
+        let label = format!("{}{label}{}", " ".repeat(pad / 2), " ".repeat(pad - pad / 2));
         put(buf, area, x, y, &format!("┌{}┐", "─".repeat(inner)), style);
-        put(buf, area, x, y + 1, &format!("│{label:^inner$}│"), style);
+        put(buf, area, x, y.saturating_add(1), &format!("│{label}│"), style);
         let layer = dag.node(&node.node_id).map_or(0, |n| n.layer);
-        put(buf, area, x, y + 2, &format!("└{:─^inner$}┘", format!(" L{layer} ")), style);
+        put(buf, area, x, y.saturating_add(2), &format!("└{:─^inner$}┘", format!(" L{layer} ")), style);
     }
 }

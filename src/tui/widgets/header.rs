@@ -2,6 +2,8 @@
 //! counts by status, and the paused / replay indicator; for a comparison, the
 //! two runs and the counts of each change.
 
+use std::time::{Duration, Instant};
+
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -11,7 +13,9 @@ use ratatui::widgets::Paragraph;
 use crate::engine::{Outcome, QuestionStatus};
 use crate::tui::app::App;
 use crate::tui::comparison::{CHANGES, Comparison, change_label};
+use crate::tui::replay::Replay;
 use crate::tui::screens::compare::change_style;
+use crate::tui::text::clean;
 
 fn elapsed(ms: u64) -> String {
     let s = ms / 1000;
@@ -24,7 +28,7 @@ fn elapsed(ms: u64) -> String {
 
 fn message_line(app: &App, otherwise: String) -> Line<'static> {
     match &app.message {
-        Some(message) => Line::from(Span::styled(format!(" {message}"), app.theme.fg("feed_control"))),
+        Some(message) => Line::from(Span::styled(format!(" {}", clean(message)), app.theme.fg("feed_control"))),
         None => Line::from(Span::styled(otherwise, app.theme.fg("muted"))),
     }
 }
@@ -34,7 +38,7 @@ fn comparison(frame: &mut Frame, area: Rect, app: &App, comparison: &Comparison)
     let [a, b] = &comparison.names;
     let first = Line::from(vec![
         Span::styled(" eval-dag compare ", t.fg("accent").add_modifier(Modifier::BOLD)),
-        Span::styled(format!("A: {a}  →  B: {b}"), t.fg("text")),
+        Span::styled(clean(&format!("A: {a}  →  B: {b}")).into_owned(), t.fg("text")),
     ]);
     let mut second = vec![Span::styled(format!(" {} questions", comparison.rows.len()), t.fg("text"))];
     for change in CHANGES.into_iter().filter(|c| comparison.count(*c) > 0) {
@@ -47,6 +51,29 @@ fn comparison(frame: &mut Frame, area: Rect, app: &App, comparison: &Comparison)
     let showing = comparison.filter.map_or("all changes".into(), |c| format!("{} only", change_label(c)));
     let third = message_line(app, format!(" showing: {showing}"));
     frame.render_widget(Paragraph::new(vec![first, Line::from(second), third]), area);
+}
+
+/// While playback waits a second or more for the next event: how long, and
+/// whether the recorded gap was shortened.
+fn waiting(now: Instant, replay: &Replay) -> Option<String> {
+    let left = replay.deadline()?.saturating_duration_since(now);
+    if left < Duration::from_secs(1) {
+        return None;
+    }
+    let recorded = replay.recorded_gap().unwrap_or_default();
+    let shortened = match replay.max_gap {
+        Some(cap) if recorded.div_f64(replay.speed) > cap => {
+            format!(", a recorded gap of {} shortened to {}", seconds(recorded), seconds(cap))
+        }
+        _ => String::new(),
+    };
+    Some(format!(" waiting for the next event ({} left{shortened}) · . jumps to it", seconds(left)))
+}
+
+/// A duration for people, in whole seconds rounded up (`38 s`, `1m05s`).
+fn seconds(duration: Duration) -> String {
+    let s = duration.as_secs_f64().ceil() as u64;
+    if s < 60 { format!("{s} s") } else { elapsed(s * 1000) }
 }
 
 /// Draw the header into `area` (3 lines).
@@ -63,8 +90,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .map_or(("", "", ""), |s| (s.dataset_dir.as_str(), s.provider.as_str(), s.model.as_str()));
     let mut first = vec![
         Span::styled(" eval-dag ", t.fg("accent").add_modifier(Modifier::BOLD)),
-        Span::styled(format!("{dataset}  "), t.fg("text")),
-        Span::styled(format!("{provider}/{model}  "), t.fg("muted")),
+        Span::styled(format!("{}  ", clean(dataset)), t.fg("text")),
+        Span::styled(format!("{}  ", clean(&format!("{provider}/{model}"))), t.fg("muted")),
         Span::styled(format!("⏱ {}  ", elapsed(state.now_ms)), t.fg("text")),
         Span::styled(format!("{} tokens", state.usage.total()), t.fg("text")),
     ];
@@ -73,7 +100,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     }
     let mut second = Vec::new();
     if let Some(replay) = &app.replay {
-        let mark = if replay.playing { "▶" } else { "⏸" };
+        let mark = if replay.playing() { "▶" } else { "⏸" };
         second.push(Span::styled(
             format!(" REPLAY {mark} {}/{} ×{} ", replay.position, replay.len(), replay.speed),
             t.fg("feed_control").add_modifier(Modifier::BOLD),
@@ -98,8 +125,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         second.push(Span::styled(" · ", t.fg("muted")));
         second.push(Span::styled(format!("{n} {label}"), t.fg(color)));
     }
-    let third = if app.editing_filter {
-        Line::from(Span::styled(format!(" filter: {}▏ (enter to apply)", app.filter), t.fg("accent")))
+    let third = if let Some(wait) = app.replay.as_ref().and_then(|replay| waiting(app.now, replay)) {
+        message_line(app, wait)
+    } else if app.editing_filter {
+        Line::from(Span::styled(format!(" filter: {}▏ (enter to apply)", clean(&app.filter)), t.fg("accent")))
     } else {
         let filter = if app.filter.is_empty() { String::new() } else { format!("  filter: {:?}", app.filter) };
         message_line(app, format!(" showing: {}  sort: {}{filter}", app.status_filter.label(), app.sort.label()))

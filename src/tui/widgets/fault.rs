@@ -1,0 +1,23 @@
+//! What the screen shows when drawing it failed: the fault in one line, and
+//! that the run goes on. Drawn with nothing that could fail the same way.
+
+use ratatui::Frame;
+use ratatui::text::Line;
+use ratatui::widgets::{Clear, Paragraph, Wrap};
+
+use crate::tui::app::App;
+use crate::tui::text::clean;
+
+/// Draw the fault screen over the whole frame.
+pub fn draw(frame: &mut Frame, app: &App) {
+    let area = frame.area();
+    frame.render_widget(Clear, area);
+    let fault = app.fault.as_deref().unwrap_or("the screen could not be drawn");
+    let next = if app.confirm_quit {
+        "Quit now? y quits (questions still working are cancelled), any other key stays."
+    } else {
+        "The fault is in the log; the run goes on. Esc goes back, q quits."
+    };
+    let lines = vec![Line::from(clean(fault).into_owned()), Line::from(next)];
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), area);
+}

@@ -1,0 +1,44 @@
+//! Asked before quitting a live run whose questions are still working: what
+//! quitting does to them, and how to continue later.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Flex, Layout, Rect};
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+
+use crate::engine::plural;
+use crate::tui::app::App;
+use crate::tui::text::clean;
+
+/// Draw the question over `area` (the body of the screen).
+pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+    let t = &app.theme;
+    let working = app.work_in_progress();
+    let mut lines = vec![
+        Line::from(Span::styled(
+            format!("{} still working. Quit now?", plural(working, "question")),
+            t.fg("text").add_modifier(Modifier::BOLD),
+        )),
+        Line::from(Span::styled("They are cancelled; everything finished so far is kept in the trace.", t.fg("text"))),
+    ];
+    if let Some(resume) = &app.resume {
+        lines.push(Line::from(vec![
+            Span::styled("Continue later with: ", t.fg("muted")),
+            Span::styled(clean(resume).into_owned(), t.fg("accent")),
+        ]));
+    }
+    lines.push(Line::from(vec![
+        Span::styled("y", t.fg("accent").add_modifier(Modifier::BOLD)),
+        Span::styled(" quit · ", t.fg("muted")),
+        Span::styled("any other key", t.fg("accent")),
+        Span::styled(" keep watching", t.fg("muted")),
+    ]));
+    let width = area.width.min(76);
+    let height = (lines.len() as u16 + 4).min(area.height);
+    let [row] = Layout::vertical([Constraint::Length(height)]).flex(Flex::Center).areas(area);
+    let [popup] = Layout::horizontal([Constraint::Length(width)]).flex(Flex::Center).areas(row);
+    frame.render_widget(Clear, popup);
+    let block = Block::default().borders(Borders::ALL).title(" quit? ").border_style(t.fg("status_rejected"));
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(block), popup);
+}
