@@ -66,10 +66,11 @@ pub struct RunArgs {
     #[arg(required_unless_present_any = ["resume", "retry_failed"])]
     pub dataset: Option<PathBuf>,
     /// Continue the interrupted run in DIR: finished questions are kept,
-    /// unfinished ones restart with their recorded LLM responses reused.
+    /// unfinished and cancelled ones go on with their recorded LLM responses reused.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["dataset", "retry_failed"])]
     pub resume: Option<PathBuf>,
-    /// Rerun only the questions of the run in DIR that failed or exhausted.
+    /// Like --resume, and also a new attempt for every question of the run in
+    /// DIR that failed or exhausted.
     #[arg(long, value_name = "DIR", conflicts_with = "dataset")]
     pub retry_failed: Option<PathBuf>,
     /// LLM provider (default: openai when OPENAI_API_KEY is set, else offline).

@@ -78,20 +78,32 @@ fn offline_runs_work_on_a_csv_with_unfamiliar_columns() {
     assert_all_answers_expected(&out, 12);
 }
 
-/// Kill a headless run with SIGKILL once `count` events of type `event` are in
-/// its trace, then resume it: every event before the kill is readable, no
-/// question finished before the kill starts again, and the final answers equal
-/// `reference`'s (an uninterrupted run).
-fn kill_and_resume(event: &str, count: usize, reference: &Value) {
+/// How many attempts each question started in `trace`.
+fn starts_per_question(trace: &eval_dag::trace::Trace) -> std::collections::HashMap<String, usize> {
+    let mut starts = std::collections::HashMap::new();
+    for record in &trace.records {
+        if let eval_dag::engine::EngineEvent::QuestionStarted { question_id, .. } = &record.event {
+            *starts.entry(question_id.clone()).or_default() += 1;
+        }
+    }
+    starts
+}
+
+/// Send `signal` to a headless run once `count` events of type `event` are in
+/// its trace, then resume it: every event before the signal is readable, no
+/// question finished before it starts again, and the final answers equal
+/// `reference`'s (an uninterrupted run). SIGKILL ends the run where it
+/// stands; SIGINT and SIGTERM cancel it, and it still finishes its records.
+fn kill_and_resume(signal: i32, event: &str, count: usize, reference: &Value) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
     let dataset = common::root().join("sample-data/fraud");
-    let mut child = common::eval_dag(dir.path())
+    let child = common::eval_dag(dir.path())
         .arg("run")
         .arg(&dataset)
         .args(["--headless", "--concurrency", "1", "--questions", "10", "--out"])
         .arg(&out)
-        .stderr(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     let trace_path = out.join("trace.jsonl");
@@ -101,9 +113,22 @@ fn kill_and_resume(event: &str, count: usize, reference: &Value) {
     while seen(&trace_path) < count && std::time::Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(5));
     }
-    child.kill().unwrap();
-    child.wait().unwrap();
+    // SAFETY: signalling a child process this test started and has not reaped.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
+    let ended = child.wait_with_output().unwrap();
     let trace = eval_dag::trace::Trace::read(&trace_path).expect("the killed run's trace is readable");
+    if signal != libc::SIGKILL {
+        let stderr = String::from_utf8_lossy(&ended.stderr);
+        assert_eq!(ended.status.code(), Some(1), "signal {signal}: cancelled questions did not pass: {stderr}");
+        let last = &trace.records.last().unwrap().event;
+        let eval_dag::engine::EngineEvent::RunFinished { summary } = last else {
+            panic!("the trace ends with {last:?}")
+        };
+        assert!(summary.cancelled > 0, "signal {signal}: {summary:?}");
+        assert!(stderr.contains(&format!("{} cancelled", summary.cancelled)), "the summary counts them: {stderr}");
+        assert!(stderr.contains(&format!("resume:  eval-dag run --resume {}", out.display())), "{stderr}");
+        assert_eq!(results(&out)["summary"]["cancelled"], summary.cancelled, "eval_results.json is written");
+    }
     let lines = std::fs::read_to_string(&trace_path).unwrap().lines().count();
     // Every line but the header (and a last line the kill may have cut) is an event.
     assert!(trace.records.len() + 2 >= lines, "{event} {count}: {} events of {lines} lines", trace.records.len());
@@ -111,23 +136,27 @@ fn kill_and_resume(event: &str, count: usize, reference: &Value) {
         .records
         .iter()
         .filter_map(|r| match &r.event {
-            eval_dag::engine::EngineEvent::QuestionFinished { question_id, .. } => Some(question_id.clone()),
+            eval_dag::engine::EngineEvent::QuestionFinished { question_id, outcome, .. }
+                if *outcome != eval_dag::engine::Outcome::Cancelled =>
+            {
+                Some(question_id.clone())
+            }
             _ => None,
         })
         .collect();
     assert!(finished_before.len() < 10, "{event} {count}: the kill came before the end");
+    let starts_before = starts_per_question(&trace);
 
     let resumed = common::eval_dag(dir.path()).arg("run").arg("--resume").arg(&out).arg("--headless").output().unwrap();
     assert_eq!(resumed.status.code(), Some(0), "{event} {count}: {}", String::from_utf8_lossy(&resumed.stderr));
     let trace = eval_dag::trace::Trace::read(&trace_path).unwrap();
-    let mut starts: std::collections::HashMap<String, usize> = Default::default();
-    for record in &trace.records {
-        if let eval_dag::engine::EngineEvent::QuestionStarted { question_id, .. } = &record.event {
-            *starts.entry(question_id.clone()).or_default() += 1;
-        }
-    }
+    let starts = starts_per_question(&trace);
     for id in &finished_before {
-        assert_eq!(starts.get(id), Some(&1), "{event} {count}: {id} finished before the kill and was not re-run");
+        assert_eq!(
+            starts.get(id),
+            starts_before.get(id),
+            "{event} {count}: {id} finished before the kill and was not re-run"
+        );
     }
     let mut call_ids: Vec<u64> = trace
         .records
@@ -161,7 +190,10 @@ fn a_run_killed_at_any_point_keeps_its_events_and_resumes_without_redoing_finish
     let reference = results(&reference);
     // Before any question finished (mid-question), after a few, after most.
     for (event, count) in [("stage_started", 2), ("question_finished", 3), ("question_finished", 7)] {
-        kill_and_resume(event, count, &reference);
+        kill_and_resume(libc::SIGKILL, event, count, &reference);
+    }
+    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        kill_and_resume(signal, "question_finished", 3, &reference);
     }
 }
 

@@ -389,3 +389,23 @@ fn the_findings_pane_is_tall_enough_for_its_wrapped_message_and_the_feedback_tab
     assert!(text.lines().any(|l| l.contains("││'is_fraud_rate'?")), "the message's last wrapped row shows: {text}");
     assert!(text.contains("[structural] rates unknown_field: node rates: line 2"), "{text}");
 }
+
+#[test]
+fn tab_indented_code_keeps_its_indentation_and_hidden_characters_are_shown_not_obeyed() {
+    let text = std::fs::read_to_string(common::root().join(SAMPLE)).unwrap();
+    // The rejected first DAG's node code, tab-indented, with a right-to-left override in a comment.
+    let text = text
+        .replace("def rates(stats):\\n    return", "def rates(stats):  # \\u202eevil\\n\\treturn")
+        .replace("\"Which category has the highest fraud rate?\"", "\"Which category\\u001b[2J has the top rate?\"");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tabs.trace.jsonl");
+    std::fs::write(&path, text).unwrap();
+    let (replay, state) = Replay::open(&path, false).unwrap();
+    let mut app = App::new(state, Theme::dark(), Some(replay), None);
+    let table = screen(&app, 160, 48);
+    assert!(table.contains("Which category␛[2J has the top rate?"), "the escape shows as a picture: {table}");
+    press(&mut app, "j\nhh");
+    let text = screen(&app, 160, 48);
+    assert!(text.contains("  2     return {name: s['fraud_rate']"), "the tab indents to column 4: {text}");
+    assert!(text.contains("# ⟨U+202E⟩evil") && !text.contains('\u{202e}'), "the override is shown, not obeyed: {text}");
+}

@@ -23,13 +23,15 @@ pub fn apply_and_describe(state: &mut RunState, t_ms: u64, event: &EngineEvent) 
 
 /// Fold `events` into `state` (empty, or an earlier run being continued) until
 /// the engine closes the channel, printing progress as it goes. A closed
-/// stderr never stops the run. The first SIGINT, SIGTERM or SIGHUP cancels
-/// the run through `commands` (it then finishes its records); a second one
-/// ends the process at once (every event written so far is kept).
+/// stderr never stops the run. When `stop` resolves (the first SIGINT,
+/// SIGTERM or SIGHUP) the run is cancelled through `commands` and finishes
+/// its records; a second signal ends the process at once (every event written
+/// so far is kept).
 pub async fn follow(
     mut events: UnboundedReceiver<(u64, EngineEvent)>,
     mut state: RunState,
     commands: UnboundedSender<Command>,
+    stop: crate::tui::Stop,
 ) -> RunState {
     let bar = std::io::stderr().is_terminal().then(|| {
         let bar = ProgressBar::new(0);
@@ -40,7 +42,7 @@ pub async fn follow(
         );
         bar
     });
-    let mut interrupted = std::pin::pin!(super::signals::interrupted());
+    let mut interrupted = stop;
     let mut cancelling = false;
     loop {
         let (t_ms, event) = tokio::select! {
@@ -56,7 +58,7 @@ pub async fn follow(
                 cancelling = true;
                 let _ = writeln!(std::io::stderr(), "{signal}: cancelling the run (again to stop at once)");
                 let _ = commands.send(Command::CancelRun);
-                interrupted.set(super::signals::interrupted());
+                interrupted = Box::pin(super::signals::interrupted());
                 continue;
             }
         };

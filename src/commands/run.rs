@@ -179,16 +179,17 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         let options = RunOptions { keep_alive, questions, prior, retry_failed: args.retry_failed.is_some() };
         let handle = engine::start(parts, settings, options);
         let shown = if args.headless {
-            headless::follow(handle.events, initial, handle.commands).await
+            headless::follow(handle.events, initial, handle.commands, Box::pin(super::signals::interrupted())).await
         } else {
             let resume = resume_command(&plan.out);
             let live = crate::tui::Live { events: handle.events, commands: handle.commands, resume };
             match crate::tui::watch_live(initial, live, Box::pin(super::signals::interrupted())).await {
                 crate::tui::LiveEnd::Quit(state) => state,
-                crate::tui::LiveEnd::Failed { error, state, events, commands } => {
+                crate::tui::LiveEnd::Failed { error, state, events, commands, stop } => {
                     // The terminal is gone or broken: the run goes on, reported as headless.
                     let _ = writeln!(std::io::stderr(), "the terminal UI stopped ({error}); the run goes on here");
-                    headless::follow(events, state, commands).await
+                    let stop = stop.unwrap_or_else(|| Box::pin(super::signals::interrupted()));
+                    headless::follow(events, state, commands, stop).await
                 }
             }
         };

@@ -134,7 +134,10 @@ impl Orchestrator {
             }
             Command::CancelRun => {
                 gate.cancel_run();
-                self.ctx.emitter.emit(EngineEvent::Control(ControlAction::CancelRun));
+                // After the run finished there is nothing to cancel: its trace ends with its finish.
+                if !self.tasks.is_empty() {
+                    self.ctx.emitter.emit(EngineEvent::Control(ControlAction::CancelRun));
+                }
                 return false;
             }
         }

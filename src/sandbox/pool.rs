@@ -115,6 +115,10 @@ impl SandboxPool {
             .stderr(Stdio::piped())
             .env("EVAL_DAG_LOG", "/dev/null")
             .env("RUST_BACKTRACE", "0")
+            // A process group of their own: Ctrl-C and a closing terminal
+            // signal the run, which cancels its work; they must not kill the
+            // workers under a DAG first (the parent ends them when it is done).
+            .process_group(0)
             .kill_on_drop(true);
         let (memory, cpu) = (inner.config.memory_limit_bytes, inner.config.cpu_limit_seconds);
         // SAFETY: only async-signal-safe calls (setrlimit) run between fork and exec.

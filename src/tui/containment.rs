@@ -1,22 +1,58 @@
 //! A fault in the UI never takes a run down. Drawing, key handling and
 //! folding events run under [`contained`]: a panic there is caught, logged
-//! (not printed over the screen, and without the terminal-restoring panic
-//! hook tearing the UI down), and reported as a message, while the engine
-//! carries on in the background.
+//! (not printed over the screen, and without restoring the terminal under
+//! the UI), and reported as a message, while the engine carries on in the
+//! background. Any other panic restores the terminal first, so its message
+//! is readable — and restoring never fails loudly: a terminal that is gone
+//! (closed window, SIGHUP) must not turn a panic or an exit into an abort.
 
 use std::any::Any;
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Once;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 thread_local! {
     /// Set while contained code runs on this thread.
     static CONTAINING: Cell<bool> = const { Cell::new(false) };
 }
 
+/// Whether the UI holds the terminal (raw mode, alternate screen).
+static TERMINAL_HELD: AtomicBool = AtomicBool::new(false);
+
+/// Put the terminal in the UI's mode: raw, alternate screen, mouse capture.
+pub fn hold_terminal() -> std::io::Result<ratatui::DefaultTerminal> {
+    install_hook();
+    crossterm::terminal::enable_raw_mode()?;
+    TERMINAL_HELD.store(true, Ordering::SeqCst);
+    crossterm::execute!(
+        std::io::stdout(),
+        crossterm::terminal::EnterAlternateScreen,
+        crossterm::event::EnableMouseCapture
+    )?;
+    ratatui::Terminal::new(ratatui::backend::CrosstermBackend::new(std::io::stdout()))
+}
+
+/// Give the terminal back (idempotent); failures are logged, never printed
+/// or raised: the terminal may be gone.
+pub fn release_terminal() {
+    if !TERMINAL_HELD.swap(false, Ordering::SeqCst) {
+        return;
+    }
+    let left = crossterm::execute!(
+        std::io::stdout(),
+        crossterm::event::DisableMouseCapture,
+        crossterm::terminal::LeaveAlternateScreen,
+        crossterm::cursor::Show
+    );
+    if let Err(err) = left.and_then(|()| crossterm::terminal::disable_raw_mode()) {
+        tracing::warn!("could not restore the terminal: {err}");
+    }
+}
+
 /// Wrap the process's panic hook (once): a panic inside [`contained`] is only
-/// logged; any other panic goes to the hook as before (which restores the
-/// terminal and prints).
+/// logged; any other panic gives the terminal back, then goes to the hook as
+/// before.
 pub fn install_hook() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
@@ -25,6 +61,7 @@ pub fn install_hook() {
             if CONTAINING.with(Cell::get) {
                 tracing::error!("terminal UI fault (contained): {info}");
             } else {
+                release_terminal();
                 previous(info);
             }
         }));

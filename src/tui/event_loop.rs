@@ -100,7 +100,7 @@ where
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut input_open = true;
     while !app.quit {
-        app.now = tokio::time::Instant::now().into_std();
+        app.now = clock();
         let now = app.now;
         if let Some(replay) = app.replay.as_mut()
             && replay.deadline().is_some_and(|due| due <= now)
@@ -121,6 +121,8 @@ where
         tokio::select! {
             event = feeds.input.next(), if input_open => match event {
                 Some(Ok(event)) => {
+                    // A key starts playback from the moment it is pressed, not from the last wake-up.
+                    app.now = clock();
                     let size = terminal.size().map_err(backend_error)?;
                     if let Err(fault) = contained(|| super::on_input(app, event, size)) {
                         app.message = Some(format!("that key failed: {fault} (logged)"));
@@ -153,6 +155,11 @@ where
         }
     }
     Ok(())
+}
+
+/// Now, on tokio's clock (which tests can pause and move).
+fn clock() -> Instant {
+    tokio::time::Instant::now().into_std()
 }
 
 async fn sleep_until(at: Option<Instant>) {

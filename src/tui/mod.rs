@@ -102,24 +102,27 @@ pub fn on_input(app: &mut App, event: Event, size: ratatui::layout::Size) {
 }
 
 /// The terminal, set up for the UI, restored when dropped (also when the
-/// UI returns early with an error).
-struct TerminalGuard(ratatui::DefaultTerminal);
+/// UI returns early with an error). The `Terminal` itself is never dropped:
+/// its drop prints to stderr when the cursor cannot be shown, and printing to
+/// a terminal that is gone (SIGHUP) panics — which would end a run that must
+/// finish its records. It is only a few buffers, once per process.
+struct TerminalGuard(std::mem::ManuallyDrop<ratatui::DefaultTerminal>);
 
 impl TerminalGuard {
     fn open() -> anyhow::Result<Self> {
-        let terminal = ratatui::try_init().map_err(|e| anyhow::anyhow!("cannot open the terminal UI: {e}"))?;
-        // After ratatui's hook (which restores the terminal on a panic): a
-        // contained fault must not tear the UI down.
-        containment::install_hook();
-        let _ = crossterm::execute!(std::io::stdout(), crossterm::event::EnableMouseCapture);
-        Ok(Self(terminal))
+        match containment::hold_terminal() {
+            Ok(terminal) => Ok(Self(std::mem::ManuallyDrop::new(terminal))),
+            Err(err) => {
+                containment::release_terminal();
+                anyhow::bail!("cannot open the terminal UI: {err}")
+            }
+        }
     }
 }
 
 impl Drop for TerminalGuard {
     fn drop(&mut self) {
-        let _ = crossterm::execute!(std::io::stdout(), crossterm::event::DisableMouseCapture);
-        ratatui::restore();
+        containment::release_terminal();
     }
 }
 
@@ -175,6 +178,9 @@ pub enum LiveEnd {
         events: UnboundedReceiver<(u64, EngineEvent)>,
         /// Commands to the engine.
         commands: UnboundedSender<Command>,
+        /// The stop signal, if it has not come yet (it may be on its way: a
+        /// closing terminal sends SIGHUP as its reads fail).
+        stop: Option<Stop>,
     },
 }
 
@@ -207,7 +213,7 @@ pub async fn watch_live(initial: RunState, live: Live, stop: Stop) -> LiveEnd {
         Err(err) => Err(err.to_string()),
     };
     match (result, feeds.events) {
-        (Err(error), Some(events)) => LiveEnd::Failed { error, state: app.state, events, commands },
+        (Err(error), Some(events)) => LiveEnd::Failed { error, state: app.state, events, commands, stop: feeds.stop },
         _ => {
             let _ = commands.send(Command::CancelRun);
             LiveEnd::Quit(app.state)
