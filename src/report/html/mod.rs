@@ -88,8 +88,13 @@ fn summary_html(state: &RunState) -> String {
     let count = |o| state.count(|s| s == QuestionStatus::Done(o));
     let passed = count(Outcome::Passed);
     let rate = if total == 0 { 0.0 } else { 100.0 * passed as f64 / total as f64 };
+    // Stopped by the user: counted apart, and `run --resume` continues them.
+    let cancelled = match count(Outcome::Cancelled) {
+        0 => String::new(),
+        n => format!("<div class=\"card\"><b>{n}</b>cancelled (resumable)</div>"),
+    };
     let mut out = format!(
-        "<div class=\"cards\"><div class=\"card\"><b>{rate:.0}%</b>pass rate</div><div class=\"card\"><b>{passed}/{total}</b>passed</div><div class=\"card\"><b>{}</b>failed</div><div class=\"card\"><b>{}</b>exhausted</div><div class=\"card\"><b>{}</b>accuracy (graded)</div><div class=\"card\"><b>{}</b>tokens</div><div class=\"card\"><b>{}</b>estimated cost</div></div>",
+        "<div class=\"cards\"><div class=\"card\"><b>{rate:.0}%</b>pass rate</div><div class=\"card\"><b>{passed}/{total}</b>passed</div><div class=\"card\"><b>{}</b>failed</div><div class=\"card\"><b>{}</b>exhausted</div>{cancelled}<div class=\"card\"><b>{}</b>accuracy (graded)</div><div class=\"card\"><b>{}</b>tokens</div><div class=\"card\"><b>{}</b>estimated cost</div></div>",
         count(Outcome::Failed),
         count(Outcome::Exhausted),
         accuracy_text(&state.questions),
@@ -165,6 +170,7 @@ pub fn report_html(state: &RunState, generated_at: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::EngineEvent;
     use crate::report::test_run::run_with_one_pass_and_one_exhausted;
 
     #[test]
@@ -180,6 +186,19 @@ mod tests {
         assert!(html.contains("<code>a</code>"), "node a is shown");
         assert!(html.contains("<svg class=\"dag\""));
         assert!(html.contains("50%</b>pass rate"));
+        assert!(!html.contains("cancelled (resumable)"), "no card for what did not happen");
+        let mut stopped = state.clone();
+        stopped.apply(20, &EngineEvent::QuestionStarted { question_id: "q_02".into(), attempt: 2, forked_from: None });
+        let cancel = EngineEvent::QuestionFinished {
+            question_id: "q_02".into(),
+            attempt: 2,
+            outcome: Outcome::Cancelled,
+            iterations: 1,
+            final_answer: None,
+            reason: Some("cancelled".into()),
+        };
+        stopped.apply(21, &cancel);
+        assert!(report_html(&stopped, "now").contains("<b>1</b>cancelled (resumable)"), "a stopped run says so");
         assert_eq!(
             (thousands(0), thousands(999), thousands(1000), thousands(3_600_000)),
             ("0".into(), "999".into(), "1,000".into(), "3,600,000".into())

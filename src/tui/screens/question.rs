@@ -12,7 +12,7 @@ use ratatui::widgets::{Block, Borders, List, ListItem, ListState, Paragraph, Tab
 use crate::engine::{Iteration, plural};
 use crate::render::layout;
 use crate::tui::app::{App, Tab};
-use crate::tui::text::{clean, preview, width};
+use crate::tui::text::{clean, fit, preview, width};
 use crate::tui::widgets::code_view::source_color;
 use crate::tui::widgets::{code_view, conversation, dag_graph};
 
@@ -168,9 +168,14 @@ fn detail(frame: &mut Frame, area: Rect, app: &App) {
         .current_iteration()
         .map(|(a, it)| format!("{position}attempt {} · iteration {} ", a.number, it.number))
         .unwrap_or_default();
+    // The selected tab's title always shows; the context gives way.
+    let context = fit(&context, (area.width as usize).saturating_sub(titles[selected].len() + 3));
     let [tabs_area, context_area] =
         Layout::horizontal([Constraint::Min(10), Constraint::Length(width(&context) as u16)]).areas(tabs_area);
-    frame.render_widget(Tabs::new(titles).select(selected).highlight_style(t.selected()), tabs_area);
+    // Each title takes its width and a 3-column divider; too narrow for all: the selected one alone.
+    let all_fit = titles.iter().map(|t| t.len() + 3).sum::<usize>() <= tabs_area.width as usize;
+    let tabs = if all_fit { Tabs::new(titles).select(selected) } else { Tabs::new([titles[selected]]).select(0) };
+    frame.render_widget(tabs.highlight_style(t.selected()), tabs_area);
     frame.render_widget(Paragraph::new(Span::styled(context, t.fg("muted"))), context_area);
     let block = Block::default().borders(Borders::TOP).border_style(t.fg("border"));
     let shown: Vec<Line> = lines.into_iter().skip(app.scroll).collect();
