@@ -35,19 +35,7 @@ fn live_app() -> (App, UnboundedReceiver<Command>) {
     (App::new(state, Theme::dark(), None, Some(tx)), rx)
 }
 
-fn press(app: &mut App, keys: &str) {
-    for c in keys.chars() {
-        let code = match c {
-            '\n' => KeyCode::Enter,
-            '\x1b' => KeyCode::Esc,
-            '\t' => KeyCode::Tab,
-            '⇟' => KeyCode::PageDown,
-            '⇞' => KeyCode::PageUp,
-            c => KeyCode::Char(c),
-        };
-        app.handle_key(KeyEvent::from(code));
-    }
-}
+use common::press;
 
 fn screen(app: &App, width: u16, height: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crossterm::event::{Event, KeyCode, KeyEvent};
 use eval_dag::engine::{ControlAction, EngineEvent, RunSettings, RunState};
-use eval_dag::trace::{TRACE_FORMAT, TRACE_VERSION, TraceHeader, TraceWriter};
+use eval_dag::trace::{TraceHeader, TraceWriter};
 use eval_dag::tui::{App, Feeds, Replay, Theme, draw, event_loop};
 use futures::channel::mpsc::{UnboundedSender, unbounded};
 use ratatui::Terminal;
@@ -26,13 +26,7 @@ fn key(c: char) -> io::Result<Event> {
 /// A trace of events at `times` (ms after the run started).
 fn trace_at(dir: &std::path::Path, times: &[u64]) -> std::path::PathBuf {
     let path = dir.join("t.jsonl");
-    let header = TraceHeader {
-        format: TRACE_FORMAT.into(),
-        version: TRACE_VERSION,
-        created_at: "now".into(),
-        settings: RunSettings::default(),
-    };
-    let mut writer = TraceWriter::create(&path, &header).unwrap();
+    let mut writer = TraceWriter::create(&path, &TraceHeader::new(RunSettings::default())).unwrap();
     for (i, &t) in times.iter().enumerate() {
         let action = if i % 2 == 0 { ControlAction::Paused } else { ControlAction::Resumed };
         writer.record(t, &EngineEvent::Control(action)).unwrap();

@@ -18,17 +18,7 @@ use serde_json::{Value, json};
 
 const SAMPLE: &str = "sample-data/traces/fraud-scripted.trace.jsonl";
 
-fn press(app: &mut App, keys: &str) {
-    for c in keys.chars() {
-        let code = match c {
-            '\n' => KeyCode::Enter,
-            '\x1b' => KeyCode::Esc,
-            '\t' => KeyCode::Tab,
-            c => KeyCode::Char(c),
-        };
-        app.handle_key(KeyEvent::from(code));
-    }
-}
+use common::press;
 
 /// Every size the sweep draws at, in an order that grows and shrinks.
 fn sizes() -> Vec<(u16, u16)> {

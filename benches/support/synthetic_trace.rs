@@ -7,7 +7,7 @@ use eval_dag::llm::{CallKey, ChatMessage, LlmRole, TokenUsage};
 use eval_dag::model::{
     CriticFeedback, DifficultyLevel, ExecutionResult, Finding, FindingSource, GeneratedDag, Question, Severity,
 };
-use eval_dag::trace::{TRACE_FORMAT, TRACE_VERSION, TraceHeader, TraceWriter};
+use eval_dag::trace::{TraceHeader, TraceWriter};
 use serde_json::json;
 
 fn dag(id: &str) -> GeneratedDag {
@@ -41,13 +41,7 @@ fn result() -> ExecutionResult {
 /// every iteration builds (a 3 kB prompt, a 1.5 kB reply), is checked, trial-run
 /// and reviewed; the last one is approved and executed.
 pub fn write_trace(path: &std::path::Path, count: usize, iterations: u32) {
-    let header = TraceHeader {
-        format: TRACE_FORMAT.into(),
-        version: TRACE_VERSION,
-        created_at: "now".into(),
-        settings: RunSettings::default(),
-    };
-    let mut w = TraceWriter::create(path, &header).unwrap();
+    let mut w = TraceWriter::create(path, &TraceHeader::new(RunSettings::default())).unwrap();
     let mut t = 0u64;
     let mut emit = |w: &mut TraceWriter, e: EngineEvent| {
         t += 1;

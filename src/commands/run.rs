@@ -18,7 +18,7 @@ use crate::llm::ReplayClient;
 use crate::prompts::{Prompts, override_dir};
 use crate::report::fold_trace;
 use crate::report::results_json;
-use crate::trace::{TRACE_FORMAT, TRACE_VERSION, Trace, TraceHeader, TraceWriter};
+use crate::trace::{Trace, TraceHeader, TraceWriter};
 
 /// `runs/<UTC timestamp>` under the current directory.
 fn default_out_dir() -> PathBuf {
@@ -161,13 +161,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 step: args.step,
                 grading,
             };
-            let header = TraceHeader {
-                format: TRACE_FORMAT.into(),
-                version: TRACE_VERSION,
-                created_at: chrono::Utc::now().to_rfc3339(),
-                settings: settings.clone(),
-            };
-            (settings, TraceWriter::create(&trace_path, &header)?, None)
+            (settings.clone(), TraceWriter::create(&trace_path, &TraceHeader::new(settings))?, None)
         }
     };
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;

@@ -36,6 +36,18 @@ pub struct TraceHeader {
     pub settings: RunSettings,
 }
 
+impl TraceHeader {
+    /// The header of a trace of the current format, for a run starting now with `settings`.
+    pub fn new(settings: RunSettings) -> Self {
+        Self {
+            format: TRACE_FORMAT.into(),
+            version: TRACE_VERSION,
+            created_at: chrono::Utc::now().to_rfc3339(),
+            settings,
+        }
+    }
+}
+
 /// One event line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TraceRecord {
@@ -300,12 +312,7 @@ mod tests {
     use crate::engine::ControlAction;
 
     fn header() -> TraceHeader {
-        TraceHeader {
-            format: TRACE_FORMAT.into(),
-            version: TRACE_VERSION,
-            created_at: "2026-01-01T00:00:00Z".into(),
-            settings: RunSettings::default(),
-        }
+        TraceHeader { created_at: "2026-01-01T00:00:00Z".into(), ..TraceHeader::new(RunSettings::default()) }
     }
 
     #[test]

@@ -192,7 +192,7 @@ impl Replay {
 mod tests {
     use super::*;
     use crate::engine::{ControlAction, EngineEvent, RunSettings};
-    use crate::trace::{TRACE_FORMAT, TRACE_VERSION, Trace, TraceHeader, TraceWriter};
+    use crate::trace::{Trace, TraceHeader, TraceWriter};
 
     /// What a state shows, compared across ways of reaching it.
     fn fingerprint(state: &RunState) -> (usize, u64, u64, bool, Option<String>) {
@@ -204,13 +204,7 @@ mod tests {
     fn seeking_anywhere_matches_folding_from_the_start() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.jsonl");
-        let header = TraceHeader {
-            format: TRACE_FORMAT.into(),
-            version: TRACE_VERSION,
-            created_at: "now".into(),
-            settings: RunSettings::default(),
-        };
-        let mut writer = TraceWriter::create(&path, &header).unwrap();
+        let mut writer = TraceWriter::create(&path, &TraceHeader::new(RunSettings::default())).unwrap();
         let count = MIN_SNAPSHOT_GAP * 5 + 3;
         for t in 0..count as u64 {
             let event = match t % 3 {
@@ -243,13 +237,7 @@ mod tests {
     fn trace_at(times: &[u64]) -> (tempfile::TempDir, std::path::PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.jsonl");
-        let header = TraceHeader {
-            format: TRACE_FORMAT.into(),
-            version: TRACE_VERSION,
-            created_at: "now".into(),
-            settings: RunSettings::default(),
-        };
-        let mut writer = TraceWriter::create(&path, &header).unwrap();
+        let mut writer = TraceWriter::create(&path, &TraceHeader::new(RunSettings::default())).unwrap();
         for &t in times {
             writer.record(t, &EngineEvent::Control(ControlAction::Paused)).unwrap();
         }

@@ -25,6 +25,23 @@ pub fn eval_dag(home: &std::path::Path) -> std::process::Command {
     command
 }
 
+/// Press `keys` in `app`, one character per key: `\n` Enter, `\x1b` Esc,
+/// `\t` Tab, `⇟`/`⇞` Page Down/Up, anything else as itself.
+pub fn press(app: &mut eval_dag::tui::App, keys: &str) {
+    use crossterm::event::{KeyCode, KeyEvent};
+    for c in keys.chars() {
+        let code = match c {
+            '\n' => KeyCode::Enter,
+            '\x1b' => KeyCode::Esc,
+            '\t' => KeyCode::Tab,
+            '⇟' => KeyCode::PageDown,
+            '⇞' => KeyCode::PageUp,
+            c => KeyCode::Char(c),
+        };
+        app.handle_key(KeyEvent::from(code));
+    }
+}
+
 /// The sandbox tests' dataset.
 pub fn sandbox_dataset() -> PathBuf {
     root().join("tests/fixtures/sandbox/dataset")
