@@ -17,6 +17,8 @@ pub mod model;
 pub mod prompts;
 pub mod render;
 pub mod report;
+pub mod run;
 pub mod sandbox;
+pub mod text;
 pub mod trace;
 pub mod tui;

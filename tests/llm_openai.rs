@@ -10,11 +10,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::mock_llm::{MockLlm, Raw, RawLlm, Reply, row_count_reply};
-use eval_dag::engine::{EngineEvent, Outcome};
 use eval_dag::llm::{
     CallKey, ChatMessage, LlmClient, LlmErrorKind, LlmRequest, LlmRole, ModelPrice, OpenAiClient, OpenAiSettings,
     StreamUpdate, TokenUsage,
 };
+use eval_dag::run::{EngineEvent, Outcome};
 use eval_dag::trace::Trace;
 
 fn request(json: bool) -> LlmRequest {

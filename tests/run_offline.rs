@@ -82,7 +82,7 @@ fn offline_runs_work_on_a_csv_with_unfamiliar_columns() {
 fn starts_per_question(trace: &eval_dag::trace::Trace) -> std::collections::HashMap<String, usize> {
     let mut starts = std::collections::HashMap::new();
     for record in &trace.records {
-        if let eval_dag::engine::EngineEvent::QuestionStarted { question_id, .. } = &record.event {
+        if let eval_dag::run::EngineEvent::QuestionStarted { question_id, .. } = &record.event {
             *starts.entry(question_id.clone()).or_default() += 1;
         }
     }
@@ -121,9 +121,7 @@ fn kill_and_resume(signal: i32, event: &str, count: usize, reference: &Value) {
         let stderr = String::from_utf8_lossy(&ended.stderr);
         assert_eq!(ended.status.code(), Some(1), "signal {signal}: cancelled questions did not pass: {stderr}");
         let last = &trace.records.last().unwrap().event;
-        let eval_dag::engine::EngineEvent::RunFinished { summary } = last else {
-            panic!("the trace ends with {last:?}")
-        };
+        let eval_dag::run::EngineEvent::RunFinished { summary } = last else { panic!("the trace ends with {last:?}") };
         assert!(summary.cancelled > 0, "signal {signal}: {summary:?}");
         assert!(stderr.contains(&format!("{} cancelled", summary.cancelled)), "the summary counts them: {stderr}");
         assert!(stderr.contains(&format!("resume:  eval-dag run --resume {}", out.display())), "{stderr}");
@@ -136,8 +134,8 @@ fn kill_and_resume(signal: i32, event: &str, count: usize, reference: &Value) {
         .records
         .iter()
         .filter_map(|r| match &r.event {
-            eval_dag::engine::EngineEvent::QuestionFinished { question_id, outcome, .. }
-                if *outcome != eval_dag::engine::Outcome::Cancelled =>
+            eval_dag::run::EngineEvent::QuestionFinished { question_id, outcome, .. }
+                if *outcome != eval_dag::run::Outcome::Cancelled =>
             {
                 Some(question_id.clone())
             }
@@ -162,7 +160,7 @@ fn kill_and_resume(signal: i32, event: &str, count: usize, reference: &Value) {
         .records
         .iter()
         .filter_map(|r| match &r.event {
-            eval_dag::engine::EngineEvent::LlmCallStarted { call_id, .. } => Some(*call_id),
+            eval_dag::run::EngineEvent::LlmCallStarted { call_id, .. } => Some(*call_id),
             _ => None,
         })
         .collect();

@@ -5,9 +5,9 @@
 mod common;
 
 use crossterm::event::{KeyCode, KeyEvent};
-use eval_dag::engine::{Command, EngineEvent, RunState};
 use eval_dag::llm::{CallKey, ChatMessage, LlmRole};
 use eval_dag::report::{compare, load_results};
+use eval_dag::run::{Command, EngineEvent, RunState};
 use eval_dag::trace::Trace;
 use eval_dag::tui::{App, Comparison, Replay, Screen, Tab, Theme, draw};
 use ratatui::Terminal;

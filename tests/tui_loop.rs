@@ -8,7 +8,7 @@ use std::io;
 use std::time::Duration;
 
 use crossterm::event::{Event, KeyCode, KeyEvent};
-use eval_dag::engine::{ControlAction, EngineEvent, RunSettings, RunState};
+use eval_dag::run::{ControlAction, EngineEvent, RunSettings, RunState};
 use eval_dag::trace::{TraceHeader, TraceWriter};
 use eval_dag::tui::{App, Feeds, Replay, Theme, draw, event_loop};
 use futures::channel::mpsc::{UnboundedSender, unbounded};

@@ -10,7 +10,7 @@
 mod common;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use eval_dag::engine::{EngineEvent, RunState};
+use eval_dag::run::{EngineEvent, RunState};
 use eval_dag::tui::{App, Comparison, Replay, Theme, draw};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;

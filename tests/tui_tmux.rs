@@ -12,7 +12,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::mock_llm::{MockLlm, Recorded, Reply, layered_reply};
-use eval_dag::engine::EngineEvent;
+use eval_dag::run::EngineEvent;
 use eval_dag::trace::Trace;
 use serde_json::Value;
 

@@ -7,8 +7,8 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use crate::cli::CompareArgs;
-use crate::engine::preview;
 use crate::report::{Change, Row, Side, compare, load_results};
+use crate::text::preview;
 
 fn cell(side: Option<&Side>) -> String {
     match side {

@@ -11,10 +11,10 @@ use indexmap::IndexMap;
 
 use crate::cli::GradeArgs;
 use crate::config::Config;
-use crate::engine::preview;
 use crate::grade::{Answer, Grade, Grader, summarise};
 use crate::llm::{LlmClient, OpenAiClient, ReplayClient};
 use crate::report::fold_trace;
+use crate::text::preview;
 use crate::trace::Trace;
 
 /// Run the `grade` subcommand.

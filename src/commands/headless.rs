@@ -6,7 +6,7 @@ use std::io::{IsTerminal, Write};
 use indicatif::{ProgressBar, ProgressStyle};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
-use crate::engine::{Command, EngineEvent, FeedEntry, QuestionStatus, RunState};
+use crate::run::{Command, EngineEvent, FeedEntry, QuestionStatus, RunState};
 
 fn line(entry: &FeedEntry) -> String {
     let question = entry.question_id.as_deref().map(|q| format!("{q} ")).unwrap_or_default();

@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use crate::cli::LlmKind;
 use crate::config::RunConfig;
+use crate::dag::DagExecutor;
 use crate::dataset::Dataset;
-use crate::engine::DagExecutor;
 use crate::llm::{LlmClient, OfflinePlanner, OpenAiClient};
 use crate::model::Question;
 use crate::sandbox::{SandboxConfig, SandboxPool};

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use crate::engine::RunState;
+use crate::run::RunState;
 use crate::trace::Trace;
 
 use super::headless::apply_and_describe;

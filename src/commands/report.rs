@@ -6,8 +6,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::cli::ReportArgs;
-use crate::engine::RunState;
 use crate::report::{fold_trace, is_trace, report_html};
+use crate::run::RunState;
 use crate::trace::Trace;
 
 /// The trace behind `input`: the file itself, the `trace.jsonl` beside a results

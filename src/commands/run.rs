@@ -12,12 +12,13 @@ use super::headless;
 use crate::cli::RunArgs;
 use crate::config::Config;
 use crate::dataset::Dataset;
-use crate::engine::{self, EngineParts, QuestionStatus, RunOptions, RunSettings, RunState};
+use crate::engine::{self, EngineParts, RunOptions};
 use crate::grade::{Grader, GradingSettings, read_questions_file};
 use crate::llm::ReplayClient;
 use crate::prompts::{Prompts, override_dir};
 use crate::report::fold_trace;
 use crate::report::results_json;
+use crate::run::{Outcome, QuestionStatus, RunSettings, RunState};
 use crate::trace::{Trace, TraceHeader, TraceWriter};
 
 /// `runs/<UTC timestamp>` under the current directory.
@@ -36,19 +37,14 @@ pub fn write_results(out: &Path, state: &RunState) -> anyhow::Result<PathBuf> {
 
 /// One-line summary of a finished run.
 pub fn summary_line(state: &RunState) -> String {
-    let total = state.questions.len();
-    let passed = state.count(|s| s == QuestionStatus::Done(engine::Outcome::Passed));
+    let summary = state.summary(state.now_ms);
+    let (total, passed) = (summary.total, summary.passed);
     let rate = if total == 0 { 0.0 } else { 100.0 * passed as f64 / total as f64 };
-    let outcome = |outcome: engine::Outcome| state.count(|s| s == QuestionStatus::Done(outcome));
-    let mut line = format!(
-        "{total} questions: {passed} passed, {} failed, {} exhausted",
-        outcome(engine::Outcome::Failed),
-        outcome(engine::Outcome::Exhausted),
-    );
-    let cancelled = outcome(engine::Outcome::Cancelled);
+    let mut line =
+        format!("{total} questions: {passed} passed, {} failed, {} exhausted", summary.failed, summary.exhausted);
     let unfinished = state.count(|s| !matches!(s, QuestionStatus::Done(_)));
-    if cancelled > 0 {
-        line.push_str(&format!(", {cancelled} cancelled"));
+    if summary.cancelled > 0 {
+        line.push_str(&format!(", {} cancelled", summary.cancelled));
     }
     if unfinished > 0 {
         line.push_str(&format!(", {unfinished} unfinished"));
@@ -77,7 +73,7 @@ fn resume_command(out: &Path) -> String {
 pub fn exit_code(state: &RunState) -> ExitCode {
     let all_passed = state.failure.is_none()
         && !state.questions.is_empty()
-        && state.questions.iter().all(|q| q.status == QuestionStatus::Done(engine::Outcome::Passed))
+        && state.questions.iter().all(|q| q.status == QuestionStatus::Done(Outcome::Passed))
         && state.questions.iter().all(|q| q.correct() != Some(false));
     if all_passed { ExitCode::SUCCESS } else { ExitCode::from(1) }
 }

@@ -3,21 +3,24 @@
 //! rule and a message a builder LLM can act on. All findings are errors.
 
 mod code;
+mod executor;
 mod fields;
 mod findings;
+pub mod policy;
 mod refs;
 mod structure;
 
 use std::collections::HashMap;
 
 pub use code::{CodeProblem, code_problems};
+pub use executor::DagExecutor;
 pub use fields::{UnknownField, unknown_fields};
 pub use findings::FindingSink;
 pub use refs::InputRef;
 
 use crate::dataset::SchemaCatalogue;
 use crate::model::{Finding, GeneratedDag};
-use crate::sandbox::policy::check_source;
+use policy::check_source;
 
 /// Every structural finding of `dag` against the dataset's `catalogue`:
 /// graph checks first, then each node's code (syntax, signature, sandbox

@@ -6,20 +6,15 @@ use std::time::Instant;
 
 use futures::future::BoxFuture;
 
-use super::{EngineEvent, emitter::Emitter, gate::Gate};
+use super::{emitter::Emitter, gate::Gate};
+use crate::dag::DagExecutor;
 use crate::dataset::Dataset;
 use crate::grade::Grader;
 use crate::llm::{
     CallKey, ChatMessage, DeltaSink, LlmClient, LlmError, LlmRequest, LlmResponse, StreamUpdate, TokenUsage,
 };
-use crate::model::{ExecutionResult, GeneratedDag};
 use crate::prompts::Prompts;
-
-/// Runs DAGs (the sandbox pool implements it).
-pub trait DagExecutor: Send + Sync {
-    /// Execute `dag` with `seed` for node randomness; failures are inside the result.
-    fn execute<'a>(&'a self, dag: &'a GeneratedDag, seed: u64) -> BoxFuture<'a, ExecutionResult>;
-}
+use crate::run::EngineEvent;
 
 /// Shared by every critic loop of a run.
 pub struct RunContext {

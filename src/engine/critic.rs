@@ -5,12 +5,13 @@
 use std::time::Instant;
 
 use super::context::RunContext;
+use super::gate::Cancelled;
 use super::review::{review_layers, trial_findings};
-use super::{EngineEvent, Outcome, Stage, gate::Cancelled};
 use crate::grade::Answer;
 use crate::llm::{CallKey, LlmRole};
 use crate::model::{CriticFeedback, ExecutionResult, Finding, FindingSource, GeneratedDag, Question, Severity};
 use crate::prompts::extract_json_object;
+use crate::run::{EngineEvent, Outcome, Stage};
 
 /// Where an attempt starts: from scratch, or from an earlier iteration's DAG and feedback.
 pub type Seed = Option<(GeneratedDag, CriticFeedback)>;

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::{EngineEvent, RunState};
+use crate::run::{EngineEvent, RunState};
 use crate::trace::TraceWriter;
 
 /// Timestamps and fans out events.

@@ -10,17 +10,18 @@ use tokio::sync::{
 };
 use tokio::task::JoinSet;
 
-use super::context::{DagExecutor, RunContext};
+use super::context::RunContext;
 use super::critic::{Seed, run_attempt};
 use super::emitter::Emitter;
 use super::gate::Gate;
 use super::questions::parse_questions;
-use super::{Command, ControlAction, EngineEvent, Outcome, QuestionStatus, RunSettings, RunState, RunSummary};
+use crate::dag::DagExecutor;
 use crate::dataset::Dataset;
 use crate::grade::Grader;
 use crate::llm::{CallKey, LlmClient, LlmRole};
 use crate::model::Question;
 use crate::prompts::Prompts;
+use crate::run::{Command, ControlAction, EngineEvent, Outcome, RunSettings, RunState};
 use crate::trace::TraceWriter;
 
 /// What the caller holds while a run goes on.
@@ -47,21 +48,6 @@ pub struct RunOptions {
     /// With `prior`: also start a new attempt for every question whose latest
     /// attempt failed or exhausted.
     pub retry_failed: bool,
-}
-
-/// Summary of `state` after `elapsed_ms`.
-pub fn summarise(state: &RunState, elapsed_ms: u64) -> RunSummary {
-    let outcome = |wanted: Outcome| state.count(|s| s == QuestionStatus::Done(wanted));
-    RunSummary {
-        total: state.questions.len(),
-        passed: outcome(Outcome::Passed),
-        failed: outcome(Outcome::Failed),
-        exhausted: outcome(Outcome::Exhausted),
-        cancelled: outcome(Outcome::Cancelled),
-        usage: state.usage,
-        cost_usd: state.cost_usd,
-        elapsed_ms,
-    }
 }
 
 struct Orchestrator {
@@ -200,7 +186,7 @@ async fn orchestrate(
             Ok(questions) => questions,
             Err(error) => {
                 emitter.emit(EngineEvent::RunFailed { error });
-                let summary = emitter.with_state(|s| summarise(s, emitter.now_ms()));
+                let summary = emitter.with_state(|s| s.summary(emitter.now_ms()));
                 emitter.emit(EngineEvent::RunFinished { summary });
                 return emitter.with_state(RunState::clone);
             }
@@ -228,7 +214,7 @@ async fn orchestrate(
         }
     }
     if run.tasks.is_empty() {
-        let summary = emitter.with_state(|s| summarise(s, emitter.now_ms()));
+        let summary = emitter.with_state(|s| s.summary(emitter.now_ms()));
         emitter.emit(EngineEvent::RunFinished { summary });
         if !options.keep_alive {
             return emitter.with_state(RunState::clone);
@@ -250,7 +236,7 @@ async fn orchestrate(
                     tracing::error!("a critic loop panicked: {err}");
                 }
                 if run.tasks.is_empty() {
-                    let summary = emitter.with_state(|s| summarise(s, emitter.now_ms()));
+                    let summary = emitter.with_state(|s| s.summary(emitter.now_ms()));
                     emitter.emit(EngineEvent::RunFinished { summary });
                     if !(options.keep_alive && commands_open) {
                         break;

@@ -5,24 +5,12 @@
 use std::path::Path;
 
 use indexmap::IndexMap;
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::judge_file::built_in_judge;
 use super::{Grade, GradeError, GradeInput, Judge, JudgeKind, JudgePanel, MatchOptions, grade_answer};
 use crate::llm::LlmClient;
-use crate::model::Question;
-
-/// How a run grades answers.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct GradingSettings {
-    /// Fields of [`MatchOptions`] the run sets for every question (empty: defaults).
-    #[serde(default, skip_serializing_if = "Map::is_empty")]
-    pub match_options: Map<String, Value>,
-    /// Judges, each a judge file's path or the name of a built-in judge.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub judges: Vec<String>,
-}
+use crate::model::{GradingSettings, Question};
 
 /// What is graded: a DAG's answer, its narrative and the node outputs behind it.
 #[derive(Debug, Clone, Copy)]

@@ -22,12 +22,12 @@ mod rubric;
 mod summary;
 
 use indexmap::IndexMap;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use crate::model::{Grade, GradingSettings};
 pub use dag_judge::{DagJudge, Verdict};
 pub use faithfulness::{ClaimVerdict, Faithfulness, faithfulness_score};
-pub use grader::{Answer, Grader, GradingSettings};
+pub use grader::{Answer, Grader};
 pub use json_equality::{
     JsonEqualityError, JsonOperator, exact_operator, json_equality, parse_json_text, rules_operator,
 };
@@ -74,50 +74,6 @@ pub enum GradeError {
     /// Matching options are wrong.
     #[error("match options: {0}")]
     MatchOptions(String),
-}
-
-/// The verdict of one grading method on one answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Grade {
-    /// `ground_truth`, `json_equality`, or the judge's name.
-    pub method: String,
-    /// 0-1; none when grading failed.
-    pub score: Option<f64>,
-    /// Whether the score reaches the threshold (false when grading failed).
-    pub passed: bool,
-    /// Lowest passing score.
-    pub threshold: f64,
-    /// One line explaining the score.
-    pub reason: String,
-    /// Why grading failed, if it did (the answer is then neither right nor wrong).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
-
-impl Grade {
-    /// A grade with a score.
-    pub fn scored(method: &str, score: f64, threshold: f64, reason: String) -> Self {
-        Self {
-            method: method.to_string(),
-            score: Some(score),
-            passed: score >= threshold,
-            threshold,
-            reason,
-            error: None,
-        }
-    }
-
-    /// A grade that could not be computed.
-    pub fn failed(method: &str, threshold: f64, error: String) -> Self {
-        Self {
-            method: method.to_string(),
-            score: None,
-            passed: false,
-            threshold,
-            reason: "not graded".to_string(),
-            error: Some(error),
-        }
-    }
 }
 
 /// What a judge concluded before thresholds apply.

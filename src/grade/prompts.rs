@@ -100,7 +100,7 @@ impl JudgeCall<'_> {
         let node_outputs: Vec<_> = self
             .node_outputs
             .iter()
-            .map(|(id, v)| context! { id => id, output => crate::engine::preview(v, NODE_OUTPUT_CHARS) })
+            .map(|(id, v)| context! { id => id, output => crate::text::preview(v, NODE_OUTPUT_CHARS) })
             .collect();
         context! {
             question => want(JudgeInput::Question).then_some(&self.question.question),
@@ -118,7 +118,7 @@ impl JudgeCall<'_> {
             Value::String(s) => s.clone(),
             other => other.to_string(),
         };
-        crate::engine::preview(&Value::String(text), ANSWER_CHARS)
+        crate::text::preview(&Value::String(text), ANSWER_CHARS)
     }
 
     /// Render `template` and send it; the reply's text.
@@ -157,5 +157,5 @@ impl JudgeCall<'_> {
 /// One line of at most `max` characters.
 pub(crate) fn one_line(text: &str, max: usize) -> String {
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    crate::engine::preview(&Value::String(flat), max)
+    crate::text::preview(&Value::String(flat), max)
 }

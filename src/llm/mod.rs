@@ -5,10 +5,9 @@ mod client;
 mod offline;
 mod openai;
 mod replay;
-mod types;
 
+pub use crate::model::{CallKey, ChatMessage, LlmRole, TokenUsage};
 pub use client::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, StreamUpdate, ignore_stream};
 pub use offline::OfflinePlanner;
 pub use openai::{DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL, ModelPrice, OpenAiClient, OpenAiSettings};
 pub use replay::ReplayClient;
-pub use types::{CallKey, ChatMessage, LlmRole, TokenUsage};

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 
 use super::{CallKey, DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, StreamUpdate, TokenUsage};
-use crate::engine::EngineEvent;
+use crate::run::EngineEvent;
 use crate::trace::Trace;
 
 /// Serves recorded responses, then the fallback's.

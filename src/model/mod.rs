@@ -6,12 +6,16 @@
 
 mod dag;
 mod diff;
+mod exchange;
 mod feedback;
+mod grading;
 mod question;
 mod result;
 
 pub use dag::{DagEdge, DagNodeSpec, GeneratedDag};
 pub use diff::{FindingFate, IterationDiff, NodeChange, code_diff};
+pub use exchange::{CallKey, ChatMessage, LlmRole, TokenUsage};
 pub use feedback::{CriticFeedback, Finding, FindingSource, LayerValidation, Severity};
+pub use grading::{Grade, GradingSettings};
 pub use question::{DifficultyLevel, Question};
 pub use result::ExecutionResult;

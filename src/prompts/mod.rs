@@ -129,7 +129,7 @@ impl Prompts {
         let node_outputs: Vec<_> = result
             .node_outputs
             .iter()
-            .map(|(id, v)| context! { id => id, output => crate::engine::preview(v, OUTPUT_PREVIEW_CHARS) })
+            .map(|(id, v)| context! { id => id, output => crate::text::preview(v, OUTPUT_PREVIEW_CHARS) })
             .collect();
         self.render(
             "narrative.j2",
@@ -150,7 +150,7 @@ impl Prompts {
             trial
                 .node_outputs
                 .get(id)
-                .map(|v| crate::engine::preview(v, OUTPUT_PREVIEW_CHARS))
+                .map(|v| crate::text::preview(v, OUTPUT_PREVIEW_CHARS))
                 .unwrap_or_else(|| "(not produced)".into())
         };
         let node_ctx = |n: &crate::model::DagNodeSpec| {

@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::Context;
 use serde_json::Value;
 
-use crate::engine::RunState;
+use crate::run::RunState;
 use crate::trace::Trace;
 
 use super::results_json;

@@ -4,10 +4,10 @@
 
 use serde_json::{Value, json};
 
-use crate::engine::conversation::{Entry, entries, user_prompt};
-use crate::engine::{Outcome, QuestionState, QuestionStatus, RunState};
 use crate::llm::LlmRole;
 use crate::model::DifficultyLevel;
+use crate::run::conversation::{Entry, entries, user_prompt};
+use crate::run::{Outcome, QuestionState, QuestionStatus, RunState};
 
 /// How many of `questions` were graded, and how many of those were right.
 pub fn graded_tally<'a>(questions: impl IntoIterator<Item = &'a QuestionState>) -> (usize, usize) {

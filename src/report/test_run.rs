@@ -2,9 +2,9 @@
 
 use serde_json::json;
 
-use crate::engine::{EngineEvent, Outcome, RunSettings, RunState, Stage};
 use crate::llm::{CallKey, ChatMessage, LlmRole, TokenUsage};
 use crate::model::{CriticFeedback, DifficultyLevel, ExecutionResult, GeneratedDag, Question};
+use crate::run::{EngineEvent, Outcome, RunSettings, RunState, Stage};
 
 fn question(id: &str, rank: usize) -> Question {
     Question {

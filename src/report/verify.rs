@@ -6,9 +6,10 @@ use serde::Serialize;
 use serde_json::Value;
 use similar::TextDiff;
 
-use crate::engine::{DagExecutor, RunState};
+use crate::dag::DagExecutor;
 use crate::grade::Grader;
 use crate::model::{ExecutionResult, Question};
+use crate::run::RunState;
 
 /// One difference between a recorded execution and today's.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -6,7 +6,6 @@
 mod dataset;
 mod native;
 mod output;
-pub mod policy;
 mod pool;
 mod protocol;
 mod result_json;

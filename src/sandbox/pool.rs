@@ -13,7 +13,7 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::sync::Semaphore;
 
 use super::protocol::{Reply, Request};
-use crate::engine::DagExecutor;
+use crate::dag::DagExecutor;
 use crate::model::{ExecutionResult, GeneratedDag};
 
 /// How long a worker may take to start (build the interpreter, convert the data).

@@ -20,10 +20,10 @@ use serde_json::Value;
 use super::dataset::Dataset;
 use super::native;
 use super::output::{bound_final_answer, truncate_for_display};
-use super::policy::check_source;
 use super::protocol::{Reply, Request};
 use super::result_json::PlainJson;
 use crate::dag::InputRef;
+use crate::dag::policy::check_source;
 use crate::model::{DagNodeSpec, ExecutionResult, GeneratedDag};
 
 const PRELUDE: &str = include_str!("prelude.py");

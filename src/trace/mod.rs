@@ -16,7 +16,7 @@ use std::{
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{EngineEvent, RunSettings};
+use crate::run::{EngineEvent, RunSettings};
 
 /// The `format` field of every trace header.
 pub const TRACE_FORMAT: &str = "eval-dag-trace";
@@ -309,7 +309,7 @@ impl TraceLines {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::ControlAction;
+    use crate::run::ControlAction;
 
     fn header() -> TraceHeader {
         TraceHeader { created_at: "2026-01-01T00:00:00Z".into(), ..TraceHeader::new(RunSettings::default()) }

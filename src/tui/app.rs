@@ -13,7 +13,7 @@ use super::keymap::{Action, action_for};
 use super::replay::Replay;
 use super::screens;
 use super::theme::Theme;
-use crate::engine::{Attempt, Command, EngineEvent, Iteration, Outcome, QuestionState, QuestionStatus, RunState};
+use crate::run::{Attempt, Command, EngineEvent, Iteration, Outcome, QuestionState, QuestionStatus, RunState};
 
 /// Which screen is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

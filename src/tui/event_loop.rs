@@ -19,7 +19,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use super::app::App;
 use super::containment::contained;
 use super::widgets::fault;
-use crate::engine::EngineEvent;
+use crate::run::EngineEvent;
 
 /// Shortest time between two frames.
 pub const FRAME: Duration = Duration::from_millis(16);

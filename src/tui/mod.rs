@@ -30,7 +30,7 @@ pub use keymap::{Action, BINDINGS, action_for};
 pub use replay::{DEFAULT_MAX_GAP, Replay};
 pub use theme::Theme;
 
-use crate::engine::{Command, EngineEvent, RunState};
+use crate::run::{Command, EngineEvent, RunState};
 
 /// Smallest terminal the screens are drawn in; below it one line says so.
 pub const MIN_WIDTH: u16 = 20;

@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::engine::RunState;
+use crate::run::RunState;
 use crate::trace::{TraceError, TraceLines};
 
 /// About this many snapshots are kept, whatever the trace's length: a seek
@@ -191,7 +191,7 @@ impl Replay {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{ControlAction, EngineEvent, RunSettings};
+    use crate::run::{ControlAction, EngineEvent, RunSettings};
     use crate::trace::{Trace, TraceHeader, TraceWriter};
 
     /// What a state shows, compared across ways of reaching it.

@@ -139,7 +139,7 @@ pub fn fit(text: &str, columns: usize) -> String {
 pub fn preview(value: &serde_json::Value, columns: usize) -> String {
     // Characters are at least a column wide but for rare zero-width marks:
     // cutting generously first bounds the work on a huge value.
-    fit(&crate::engine::preview(value, columns.saturating_mul(4).saturating_add(64)), columns)
+    fit(&crate::text::preview(value, columns.saturating_mul(4).saturating_add(64)), columns)
 }
 
 /// The last line of defence: after a frame is drawn, any cell still holding

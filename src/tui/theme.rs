@@ -84,8 +84,8 @@ impl Theme {
 
 impl Theme {
     /// The style of a question status.
-    pub fn status(&self, status: crate::engine::QuestionStatus) -> Style {
-        use crate::engine::{Outcome, QuestionStatus};
+    pub fn status(&self, status: crate::run::QuestionStatus) -> Style {
+        use crate::run::{Outcome, QuestionStatus};
         let name = match status {
             QuestionStatus::Queued => "status_queued",
             QuestionStatus::Working(_) => "status_working",

@@ -150,7 +150,7 @@ impl OfflinePlanner {
                     "the offline planner can only build DAGs for questions it writes itself, and {} ({:?}) is not one \
                      of them: use an LLM (--llm openai) for your own questions",
                     question.id,
-                    crate::engine::preview(&Value::String(question.question.clone()), 60)
+                    crate::text::preview(&Value::String(question.question.clone()), 60)
                 )
             })?;
             plans.push(Plan { question: question.clone(), dag: to_dag(&question.id, candidate) });

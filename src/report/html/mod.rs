@@ -7,9 +7,9 @@ mod svg;
 
 use std::fmt::Write;
 
-use crate::engine::{Outcome, QuestionState, QuestionStatus, RunState};
 use crate::model::DifficultyLevel;
 use crate::render::{highlight_css, html_escape};
+use crate::run::{Outcome, QuestionState, QuestionStatus, RunState};
 
 pub use svg::{NodeVerdict, dag_svg, node_verdict};
 
@@ -170,8 +170,8 @@ pub fn report_html(state: &RunState, generated_at: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::EngineEvent;
     use crate::report::test_run::run_with_one_pass_and_one_exhausted;
+    use crate::run::EngineEvent;
 
     #[test]
     fn the_report_is_self_contained_and_shows_every_question_iteration_and_node() {

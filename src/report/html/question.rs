@@ -8,10 +8,11 @@ use std::fmt::Write;
 use serde_json::Value;
 
 use super::svg::{dag_svg, node_verdict};
-use crate::engine::conversation::{Entry, call_label, changed_lines, entries, user_prompt};
-use crate::engine::{Attempt, Iteration, LlmCall, QuestionState, RunState, plural, preview};
 use crate::model::{CriticFeedback, ExecutionResult, Finding, FindingFate, IterationDiff, NodeChange};
 use crate::render::{highlight_html, html_escape};
+use crate::run::conversation::{Entry, call_label, changed_lines, entries, user_prompt};
+use crate::run::{Attempt, Iteration, LlmCall, QuestionState, RunState};
+use crate::text::{plural, preview};
 
 /// How many characters of a node output are shown before "more".
 const OUTPUT_PREVIEW: usize = 400;

@@ -7,7 +7,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
 
-use crate::engine::{FeedKind, QuestionState, QuestionStatus};
+use crate::run::{FeedKind, QuestionState, QuestionStatus};
 use crate::tui::app::App;
 use crate::tui::text::{clean, preview};
 

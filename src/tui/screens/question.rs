@@ -9,8 +9,9 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, List, ListItem, ListState, Paragraph, Tabs, Wrap};
 
-use crate::engine::{Iteration, plural};
 use crate::render::layout;
+use crate::run::Iteration;
+use crate::text::plural;
 use crate::tui::app::{App, Tab};
 use crate::tui::text::{clean, fit, preview, width};
 use crate::tui::widgets::code_view::source_color;

@@ -8,8 +8,9 @@
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
-use crate::engine::conversation::{Entry, call_label, changed_lines, entries, generation_entries, user_prompt};
-use crate::engine::{Attempt, Iteration, LlmCall, QuestionState, RunState, plural, preview};
+use crate::run::conversation::{Entry, call_label, changed_lines, entries, generation_entries, user_prompt};
+use crate::run::{Attempt, Iteration, LlmCall, QuestionState, RunState};
+use crate::text::{plural, preview};
 use crate::tui::text::clean_spans;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::code_view::source_color;

@@ -10,7 +10,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::engine::{Outcome, QuestionStatus};
+use crate::run::{Outcome, QuestionStatus};
 use crate::tui::app::App;
 use crate::tui::comparison::{CHANGES, Comparison, change_label};
 use crate::tui::replay::Replay;

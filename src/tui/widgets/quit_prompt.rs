@@ -7,7 +7,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
-use crate::engine::plural;
+use crate::text::plural;
 use crate::tui::app::App;
 use crate::tui::text::clean;
 

@@ -1,4 +1,5 @@
-//! Provider-neutral request and response types.
+//! The records of an LLM exchange, whatever the provider: the messages of a
+//! prompt, what a call is for and its key within a run, and token counts.
 
 use serde::{Deserialize, Serialize};
 

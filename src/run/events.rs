@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::llm::{CallKey, ChatMessage, TokenUsage};
+use crate::model::{CallKey, ChatMessage, TokenUsage};
 use crate::model::{CriticFeedback, ExecutionResult, GeneratedDag, Question};
 
 /// The stages of one critic-loop iteration, in order.
@@ -90,7 +90,7 @@ pub struct RunSettings {
     pub step: bool,
     /// How answers are graded.
     #[serde(default)]
-    pub grading: crate::grade::GradingSettings,
+    pub grading: crate::model::GradingSettings,
 }
 
 /// Totals at the end of a run.
@@ -315,7 +315,7 @@ pub enum EngineEvent {
         /// Attempt.
         attempt: u32,
         /// One grade per method.
-        grades: Vec<crate::grade::Grade>,
+        grades: Vec<crate::model::Grade>,
         /// The one-sentence narrative answer the grades judged, when one was written.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         narrative: Option<String>,

@@ -10,17 +10,13 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 
 use super::events::{ControlAction, EngineEvent, Outcome, RunSettings, RunSummary};
-use crate::llm::{CallKey, ChatMessage, TokenUsage};
+use crate::model::{CallKey, ChatMessage, TokenUsage};
 
-pub use super::question_state::{Attempt, Iteration, QuestionState, QuestionStatus, StageRecord};
+use super::question_state::{Attempt, QuestionState, QuestionStatus, StageRecord};
+use crate::text::plural;
 
 /// How many feed entries are kept.
 const FEED_CAPACITY: usize = 500;
-
-/// `count` and `noun`, with an `s` unless there is exactly one.
-pub fn plural(count: usize, noun: &str) -> String {
-    if count == 1 { format!("1 {noun}") } else { format!("{count} {noun}s") }
-}
 
 /// One LLM call as seen so far.
 #[derive(Debug, Clone, PartialEq)]
@@ -156,6 +152,21 @@ impl RunState {
         self.index.get(id).map(|&i| self.questions.get_mut(i))
     }
 
+    /// The run's summary after `elapsed_ms`.
+    pub fn summary(&self, elapsed_ms: u64) -> RunSummary {
+        let outcome = |wanted: Outcome| self.count(|s| s == QuestionStatus::Done(wanted));
+        RunSummary {
+            total: self.questions.len(),
+            passed: outcome(Outcome::Passed),
+            failed: outcome(Outcome::Failed),
+            exhausted: outcome(Outcome::Exhausted),
+            cancelled: outcome(Outcome::Cancelled),
+            usage: self.usage,
+            cost_usd: self.cost_usd,
+            elapsed_ms,
+        }
+    }
+
     /// Number of questions with `status` matching `pred`.
     pub fn count(&self, pred: impl Fn(QuestionStatus) -> bool) -> usize {
         self.questions.iter().filter(|q| pred(q.status)).count()
@@ -251,7 +262,7 @@ impl RunState {
                 {
                     let attempt = q.attempt_mut(key.attempt);
                     // A judge call's iteration is its judge's place in the panel, not a DAG iteration.
-                    if key.role == crate::llm::LlmRole::Judge {
+                    if key.role == crate::model::LlmRole::Judge {
                         attempt.judge_calls.push(call_id);
                     } else {
                         attempt.iteration_mut(key.iteration).calls.push(call_id);
@@ -366,7 +377,7 @@ impl RunState {
             EngineEvent::QuestionFinished { question_id, attempt, outcome, final_answer, reason, .. } => {
                 let kind = if outcome == Outcome::Passed { FeedKind::Good } else { FeedKind::Bad };
                 let detail = match (&final_answer, &reason) {
-                    (Some(answer), _) => format!(" → {}", crate::engine::preview(answer, 60)),
+                    (Some(answer), _) => format!(" → {}", crate::text::preview(answer, 60)),
                     (None, Some(reason)) => format!(": {reason}"),
                     _ => String::new(),
                 };

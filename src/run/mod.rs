@@ -1,0 +1,14 @@
+//! The run protocol — the leaf everything else speaks: the events the engine
+//! emits and the commands it takes ([`EngineEvent`], [`Command`]), and the one
+//! reducer ([`RunState::apply`]) that folds events into the state every
+//! screen, the trace reader, the results file and the report are drawn from.
+//! It depends only on the domain types and never on the runtime or the UI.
+
+pub mod conversation;
+mod events;
+mod question_state;
+mod state;
+
+pub use events::{Command, ControlAction, EngineEvent, Outcome, RunSettings, RunSummary, Stage};
+pub use question_state::{Attempt, Iteration, QuestionState, QuestionStatus, StageRecord};
+pub use state::{FeedEntry, FeedKind, LlmCall, Questions, RunState};

@@ -1,0 +1,39 @@
+//! Small text helpers for people reading a run: counts with their nouns and
+//! one-line previews of JSON values. Used by prompts, the TUI, the report and
+//! the command-line output alike.
+
+/// `count` and `noun`, with an `s` unless there is exactly one.
+pub fn plural(count: usize, noun: &str) -> String {
+    if count == 1 { format!("1 {noun}") } else { format!("{count} {noun}s") }
+}
+
+/// A one-line preview of a JSON value, at most `max` characters.
+pub fn preview(value: &serde_json::Value, max: usize) -> String {
+    let text = match value {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let text = text.replace('\n', " ");
+    if text.chars().count() <= max {
+        return text;
+    }
+    let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plurals_and_previews() {
+        assert_eq!(
+            (plural(1, "finding"), plural(0, "finding"), plural(3, "call")),
+            ("1 finding".into(), "0 findings".into(), "3 calls".into())
+        );
+        assert_eq!(preview(&serde_json::json!("a\nb"), 10), "a b");
+        assert_eq!(preview(&serde_json::json!([1, 2, 3]), 5), "[1,2…");
+        assert_eq!(preview(&serde_json::json!("abc"), 0), "…");
+    }
+}
