@@ -17,7 +17,7 @@ pub use extract::extract_json_object;
 pub use schema::describe_schema;
 
 use crate::dataset::Dataset;
-use crate::llm::ChatMessage;
+use crate::model::ChatMessage;
 use crate::model::{CriticFeedback, ExecutionResult, GeneratedDag, Question};
 
 /// Built-in templates: (file name, source).
