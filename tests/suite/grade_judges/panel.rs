@@ -1,0 +1,59 @@
+//! `grade_answer`: order of grades, call keys, missing answers.
+
+use super::rubric::PLAIN_RUBRIC;
+use super::*;
+
+#[tokio::test]
+async fn grades_come_in_order_with_keys_for_replay() {
+    let script = Script::default()
+        .on("Task: do t", json!({"output": "T"}))
+        .on("Criterion: is j?", said(json!(false), "no"))
+        .on_text("Is the number plausible?", "5");
+    let question = question(Some(json!(0.0058)));
+    let outputs = IndexMap::new();
+    let panel = JudgePanel::new(vec![fixture("valid.toml"), Judge::parse(PLAIN_RUBRIC, "inline").unwrap()]).unwrap();
+    let options = MatchOptions::default();
+    let answer = json!(0.006);
+    let input = GradeInput {
+        question: &question,
+        options: &options,
+        final_answer: Some(&answer),
+        narrative: None,
+        node_outputs: &outputs,
+        attempt: 2,
+    };
+    let grades = grade_answer(&input, &panel, &script).await;
+    let methods: Vec<&str> = grades.iter().map(|g| g.method.as_str()).collect();
+    assert_eq!(methods, ["ground_truth", "fixture", "plausible"]);
+    assert!(grades[0].passed);
+    let mut keys = script.keys();
+    keys.sort();
+    let expected: Vec<CallKey> = [(1, 0), (1, 1), (2, 0)]
+        .into_iter()
+        .map(|(iteration, layer)| CallKey {
+            question_id: Some("q_01".into()),
+            role: LlmRole::Judge,
+            attempt: 2,
+            iteration,
+            layer: Some(layer),
+        })
+        .collect();
+    assert_eq!(keys, expected);
+}
+
+#[tokio::test]
+async fn without_an_answer_every_method_fails_and_no_llm_is_called() {
+    let script = Script::default();
+    let grades = grade_with(vec![fixture("valid.toml"), fixture("faithfulness.toml")], &script, None).await;
+    assert_eq!(grades.len(), 2);
+    for grade in &grades {
+        assert_eq!((grade.score, grade.passed, grade.error.as_deref()), (Some(0.0), false, None));
+        assert_eq!(grade.reason, "no answer was produced");
+    }
+    assert!(script.prompts().is_empty());
+    let json = serde_json::to_value(&grades[0]).unwrap();
+    assert_eq!(
+        json,
+        json!({"method": "fixture", "score": 0.0, "passed": false, "threshold": 0.5, "reason": "no answer was produced"})
+    );
+}

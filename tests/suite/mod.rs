@@ -1,0 +1,21 @@
+//! The integration tests, one module per area.
+
+mod architecture;
+mod config_file;
+mod grade_judges;
+mod grade_rules;
+mod llm_openai;
+mod model_roundtrip;
+mod prepare_cli;
+mod replay_cli;
+mod run_graded;
+mod run_offline;
+mod run_scripted;
+mod sandbox_differential;
+mod sandbox_hostile;
+mod sandbox_warm;
+mod tui_app;
+mod tui_loop;
+mod tui_sizes;
+mod tui_tmux;
+mod validate_cli;

@@ -1,0 +1,399 @@
+//! The TUI as a whole, without a terminal: events through the reducer, keys
+//! through the keymap, commands to the engine, and snapshots of every screen
+//! (insta + ratatui's TestBackend) from the scripted sample trace.
+
+use crate::common;
+
+use crossterm::event::{KeyCode, KeyEvent};
+use eval_dag::llm::{CallKey, ChatMessage, LlmRole};
+use eval_dag::report::{compare, load_results};
+use eval_dag::run::{Command, EngineEvent, RunState};
+use eval_dag::trace::Trace;
+use eval_dag::tui::{App, Comparison, Replay, Screen, Tab, Theme, draw};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde_json::{Value, json};
+use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+
+const SAMPLE: &str = "sample-data/traces/fraud-scripted.trace.jsonl";
+
+fn records() -> Vec<eval_dag::trace::TraceRecord> {
+    Trace::read(&common::root().join(SAMPLE)).unwrap().records
+}
+
+fn replay_app() -> App {
+    let (replay, state) = Replay::open(&common::root().join(SAMPLE), false).unwrap();
+    App::new(state, Theme::dark(), Some(replay), None)
+}
+
+fn live_app() -> (App, UnboundedReceiver<Command>) {
+    let mut state = RunState::default();
+    for record in records() {
+        state.apply(record.t_ms, &record.event);
+    }
+    let (tx, rx) = unbounded_channel();
+    (App::new(state, Theme::dark(), None, Some(tx)), rx)
+}
+
+use common::press;
+
+fn screen(app: &App, width: u16, height: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|frame| draw(frame, app)).unwrap();
+    let buffer = terminal.backend().buffer();
+    (0..height)
+        .map(|y| (0..width).map(|x| buffer[(x, y)].symbol().to_string()).collect::<String>().trim_end().to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn every_screen_at_both_sizes() {
+    for (width, height) in [(80u16, 24u16), (160, 48)] {
+        let mut app = replay_app();
+        insta::assert_snapshot!(format!("dashboard_{width}x{height}"), screen(&app, width, height));
+        press(&mut app, "j\n");
+        assert_eq!(app.screen, Screen::Question);
+        insta::assert_snapshot!(format!("question_approved_{width}x{height}"), screen(&app, width, height));
+        press(&mut app, "h");
+        insta::assert_snapshot!(format!("question_runtime_error_{width}x{height}"), screen(&app, width, height));
+        press(&mut app, "\t");
+        insta::assert_snapshot!(format!("question_outputs_{width}x{height}"), screen(&app, width, height));
+        press(&mut app, "\t");
+        insta::assert_snapshot!(format!("question_conversation_{width}x{height}"), screen(&app, width, height));
+        press(&mut app, "z");
+        insta::assert_snapshot!(format!("question_conversation_zoomed_{width}x{height}"), screen(&app, width, height));
+        press(&mut app, "z");
+        press(&mut app, "d");
+        assert_eq!(app.screen, Screen::Diff);
+        insta::assert_snapshot!(format!("diff_{width}x{height}"), screen(&app, width, height));
+        press(&mut app, "?");
+        insta::assert_snapshot!(format!("help_{width}x{height}"), screen(&app, width, height));
+    }
+}
+
+#[test]
+fn the_question_screen_pins_findings_to_the_blamed_node_and_the_diff_marks_fates() {
+    let mut app = replay_app();
+    press(&mut app, "j\nhh");
+    let text = screen(&app, 160, 48);
+    assert!(text.contains("findings on this node") && text.contains("unknown_field"), "{text}");
+    press(&mut app, "l");
+    let text = screen(&app, 160, 48);
+    assert!(text.contains("ZeroDivisionError"), "{text}");
+    press(&mut app, "d");
+    let text = screen(&app, 160, 48);
+    assert!(text.contains("resolved") && text.contains("new") && text.contains("~ changed rates"), "{text}");
+}
+
+#[test]
+fn filters_sorting_and_replay_scrubbing() {
+    let mut app = replay_app();
+    press(&mut app, "/grocery\x1b");
+    assert_eq!(app.visible().len(), 0);
+    press(&mut app, "/");
+    app.handle_key(KeyEvent::from(KeyCode::Backspace));
+    for _ in 0..7 {
+        app.handle_key(KeyEvent::from(KeyCode::Backspace));
+    }
+    press(&mut app, "fraud\n");
+    assert_eq!(app.visible().len(), 1, "the text filter matches the question text");
+    let total = app.replay.as_ref().unwrap().len();
+    press(&mut app, "g");
+    assert_eq!((app.replay.as_ref().unwrap().position, app.state.questions.len()), (0, 0));
+    press(&mut app, ".....");
+    assert_eq!(app.replay.as_ref().unwrap().position, 5);
+    assert_eq!(app.state.questions.len(), 2, "questions appear once generated");
+    press(&mut app, ",");
+    assert_eq!(app.replay.as_ref().unwrap().position, 4);
+    assert_eq!(app.state.questions.len(), 0, "stepping back undoes the event");
+    press(&mut app, "G");
+    assert_eq!(app.replay.as_ref().unwrap().position, total);
+    assert_eq!(app.state.summary.as_ref().unwrap().passed, 2);
+    press(&mut app, "+ ");
+    assert!(app.replay.as_ref().unwrap().playing() && app.replay.as_ref().unwrap().speed == 2.0);
+}
+
+#[test]
+fn live_keys_send_the_matching_commands() {
+    let (mut app, mut commands) = live_app();
+    press(&mut app, "p");
+    assert_eq!(commands.try_recv().unwrap(), Command::Pause);
+    press(&mut app, "n");
+    assert_eq!(commands.try_recv().unwrap(), Command::Step { question_id: None });
+    press(&mut app, "jr");
+    assert_eq!(commands.try_recv().unwrap(), Command::Rerun { question_id: "q_01".into() });
+    press(&mut app, "\nhn");
+    assert_eq!(commands.try_recv().unwrap(), Command::Step { question_id: Some("q_01".into()) });
+    press(&mut app, "F");
+    assert_eq!(commands.try_recv().unwrap(), Command::Fork { question_id: "q_01".into(), attempt: 1, iteration: 2 });
+    assert!(app.message.as_deref().unwrap_or_default().contains("forking q_01"));
+    assert!(commands.try_recv().is_err(), "one command per key");
+}
+
+#[test]
+fn wrong_answers_are_marked_in_the_table_and_the_outputs_tab() {
+    let mut app = replay_app();
+    let text = screen(&app, 160, 48);
+    assert!(text.contains("✗ 50000") && text.contains("✓ grocery_pos"), "{text}");
+    press(
+        &mut app, "
+	",
+    );
+    let text = screen(&app, 160, 48);
+    assert!(text.contains("✗ wrong (ground_truth)"), "{text}");
+}
+
+#[test]
+fn replays_explain_why_they_cannot_rerun() {
+    let mut app = replay_app();
+    press(&mut app, "r");
+    assert!(app.message.as_deref().unwrap().contains("need a live run"));
+}
+
+#[test]
+fn the_table_scrolls_to_keep_the_selected_row_on_screen() {
+    let mut app = replay_app();
+    let text = screen(&app, 80, 10);
+    assert!(text.contains("q_02") && !text.contains("q_01"), "one row fits: {text}");
+    press(&mut app, "j");
+    let text = screen(&app, 80, 10);
+    assert!(text.contains("q_01") && !text.contains("q_02"), "the selection scrolled into view: {text}");
+}
+
+#[test]
+fn the_conversation_shows_every_call_in_order_with_verdicts_and_what_changed_in_each_prompt() {
+    let mut app = replay_app();
+    press(&mut app, "j\n\t\tz");
+    assert_eq!((app.tab, app.iteration), (Tab::Conversation, 2));
+    let text = screen(&app, 160, 48);
+    let first = text.lines().nth(5).unwrap();
+    assert!(first.starts_with("━━ attempt 1 · iteration 3"), "opens at the selected iteration: {text}");
+    press(&mut app, "hh");
+    let text = screen(&app, 160, 200);
+    let order = [
+        "━━ attempt 1 · iteration 1",
+        "▸ build",
+        "✗ iteration 1 rejected: 1 finding",
+        "━━ attempt 1 · iteration 2",
+        "changes since the last build:",
+        "Your previous DAG (iteration 1) was rejected:",
+        "✗ iteration 2 rejected: 1 finding",
+        "━━ attempt 1 · iteration 3",
+        "ZeroDivisionError",
+        "▸ review layer 0",
+        "▸ review layer 1",
+        "✓ iteration 3 approved",
+        "■ attempt 1 passed → grocery_pos",
+    ];
+    let mut from = 0;
+    for needle in order {
+        let at = text[from..].find(needle).unwrap_or_else(|| panic!("{needle:?} after byte {from}: {text}"));
+        from += at + needle.len();
+    }
+    assert!(text.contains("tokens (") && text.contains(" ms"), "usage and latency per call: {text}");
+    assert!(!text.contains("You design small, correct data-analysis programs"), "system prompts are collapsed");
+    press(&mut app, "e");
+    let expanded = screen(&app, 160, 200);
+    assert!(expanded.contains("You design small, correct data-analysis programs"), "e shows whole prompts");
+    press(&mut app, "g");
+    assert_eq!(app.replay.as_ref().unwrap().position, 0, "g still scrubs the replay");
+}
+
+#[test]
+fn the_detail_scrolls_and_stops_at_its_last_line() {
+    let mut app = replay_app();
+    press(&mut app, "j\n\t\t");
+    let start = app.scroll;
+    press(&mut app, "J");
+    assert_eq!(app.scroll, start + 5);
+    press(&mut app, "⇞⇞");
+    assert_eq!(app.scroll, start - 5);
+    for _ in 0..100 {
+        press(&mut app, "⇟");
+    }
+    let last = app.scroll;
+    let text = screen(&app, 80, 24);
+    assert!(text.contains(&format!("line {} of {}", last + 1, last + 1)), "{text}");
+    press(&mut app, "\t");
+    assert_eq!(app.scroll, 0, "another tab starts at its top");
+}
+
+#[test]
+fn streamed_text_appears_in_the_conversation_while_the_call_runs() {
+    let mut state = RunState::default();
+    let records = records();
+    // Up to q_01's second build call, which has started but not finished.
+    let cut = records.iter().position(|r| matches!(&r.event, EngineEvent::LlmCallStarted { call_id: 4, .. })).unwrap();
+    for record in &records[..=cut] {
+        state.apply(record.t_ms, &record.event);
+    }
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut app = App::new(state, Theme::dark(), None, Some(tx));
+    app.apply(
+        200,
+        &EngineEvent::LlmTextDelta { call_id: 4, text: "Here is the fixed DAG:\n```json\n{\"nodes\"".into() },
+    );
+    press(&mut app, "j\n\t\tz");
+    let text = screen(&app, 120, 40);
+    assert!(text.contains("▸ build · scripted-model · streaming…") && text.contains("response so far:"), "{text}");
+    assert!(text.contains("Here is the fixed DAG:") && text.contains("… no verdict yet (build)"), "{text}");
+    let key = CallKey { question_id: None, role: LlmRole::QuestionGeneration, attempt: 1, iteration: 0, layer: None };
+    app.apply(
+        201,
+        &EngineEvent::LlmCallStarted {
+            call_id: 99,
+            key,
+            model: "m".into(),
+            messages: vec![ChatMessage::user("again")],
+        },
+    );
+    app.refresh();
+    assert!(screen(&app, 120, 40).contains("▸ build · scripted-model · streaming…"), "the view stays on the iteration");
+}
+
+/// The sample run as A, and as B an edited copy: q_02 fails (a regression),
+/// q_01 answers otherwise with a changed final DAG.
+fn comparison() -> Comparison {
+    let a = load_results(&common::root().join(SAMPLE)).unwrap();
+    let mut b = a.clone();
+    for result in b["detailed_results"].as_array_mut().unwrap() {
+        match result["question_id"].as_str() {
+            Some("q_02") => {
+                result["success"] = json!(false);
+                result["status"] = json!("failed");
+                result["final_answer"] = Value::Null;
+            }
+            Some("q_01") => result["final_answer"] = json!("shopping_net"),
+            _ => {}
+        }
+    }
+    let trace = b["question_traces"].as_array_mut().unwrap().iter_mut().find(|t| t["question_id"] == "q_01").unwrap();
+    let last = trace["iterations"].as_array_mut().unwrap().last_mut().unwrap();
+    let code = last["dag"]["nodes"][1]["code"].as_str().unwrap().replace("max(", "min(");
+    last["dag"]["nodes"][1]["code"] = json!(code);
+    let names = ["runs/a/trace.jsonl".to_string(), "runs/b/eval_results.json".to_string()];
+    Comparison::new(names, compare(&a, &b), &a, &b)
+}
+
+#[test]
+fn the_compare_screens_at_both_sizes() {
+    for (width, height) in [(80u16, 24u16), (160, 48)] {
+        let mut app = App::comparing(comparison(), Theme::dark());
+        insta::assert_snapshot!(format!("compare_{width}x{height}"), screen(&app, width, height));
+        press(&mut app, "j\n");
+        insta::assert_snapshot!(format!("compare_detail_{width}x{height}"), screen(&app, width, height));
+    }
+}
+
+#[test]
+fn compare_keys_filter_open_and_go_back() {
+    let mut app = App::comparing(comparison(), Theme::dark());
+    let ids = |app: &App| -> Vec<String> {
+        app.compare.as_ref().unwrap().visible().iter().map(|r| r.question_id.clone()).collect()
+    };
+    assert_eq!(ids(&app), ["q_02", "q_01"], "the regression first");
+    press(&mut app, "f");
+    assert_eq!(ids(&app), ["q_02"], "regressions only");
+    press(&mut app, "f");
+    assert_eq!(ids(&app), ["q_01"], "then answer changes (no improvement to show)");
+    press(&mut app, "f");
+    assert_eq!(ids(&app), ["q_02", "q_01"], "then everything");
+    press(&mut app, "jj\n");
+    assert_eq!(app.screen, Screen::CompareDetail);
+    let text = screen(&app, 160, 48);
+    assert!(text.contains("~ changed highest") && text.contains("min(sorted(rates)"), "{text}");
+    assert!(text.contains("\"grocery_pos\"") && text.contains("\"shopping_net\""), "{text}");
+    press(&mut app, "k");
+    assert!(screen(&app, 160, 48).contains("q_02 regression"), "↑ shows the previous question");
+    press(&mut app, "r?");
+    assert!(app.help && app.message.is_none(), "no rerun on a comparison: r does nothing");
+    let help = screen(&app, 80, 24);
+    assert!(help.contains("back") && help.contains("scroll down") && !help.contains("rerun"), "{help}");
+    press(&mut app, "x\x1b");
+    assert_eq!(app.screen, Screen::Compare);
+    press(&mut app, "q");
+    assert!(app.quit);
+}
+
+#[test]
+fn a_click_selects_the_row_under_the_mouse_when_the_table_is_scrolled() {
+    use crossterm::event::{Event, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+    let mut app = replay_app();
+    press(&mut app, "j");
+    let text = screen(&app, 80, 10);
+    assert!(text.lines().nth(5).unwrap().starts_with("q_01"), "one row fits and shows q_01: {text}");
+    let click =
+        MouseEvent { kind: MouseEventKind::Down(MouseButton::Left), column: 3, row: 5, modifiers: KeyModifiers::NONE };
+    eval_dag::tui::on_input(&mut app, Event::Mouse(click), ratatui::layout::Size::new(80, 10));
+    assert_eq!(app.current_question().unwrap().question.id, "q_01", "the row drawn there, not the first row");
+    let below = MouseEvent { row: 7, ..click };
+    eval_dag::tui::on_input(&mut app, Event::Mouse(below), ratatui::layout::Size::new(80, 10));
+    assert_eq!(app.row, 1, "a click below the rows changes nothing");
+}
+
+#[test]
+fn grades_show_only_under_the_iteration_that_produced_the_answer() {
+    let mut app = replay_app();
+    press(&mut app, "j\n\t");
+    let approved = screen(&app, 160, 48);
+    assert!(
+        approved.contains("final answer: grocery_pos") && approved.contains("✓ right (ground_truth)"),
+        "{approved}"
+    );
+    press(&mut app, "h");
+    let rejected = screen(&app, 160, 48);
+    assert!(rejected.contains("trial run failed") && !rejected.contains("✓ right"), "{rejected}");
+}
+
+#[test]
+fn narrow_terminals_get_whole_columns_and_whole_footer_hints() {
+    let mut app = replay_app();
+    let text = screen(&app, 80, 24);
+    assert!(
+        text.contains("findings") && text.contains("✓ grocery_pos") && text.contains("How many transactions"),
+        "{text}"
+    );
+    let hints: Vec<String> = eval_dag::tui::BINDINGS
+        .iter()
+        .filter(|b| !b.hint.is_empty())
+        .map(|b| format!("{} {}", b.label, b.hint))
+        .collect();
+    for keys in ["", "j\n", "j\nd"] {
+        press(&mut app, keys);
+        let text = screen(&app, 80, 24);
+        let footer = text.lines().last().unwrap();
+        for item in footer.split("  ").map(str::trim).filter(|i| !i.is_empty()) {
+            assert!(hints.iter().any(|h| h == item), "{item:?} is a whole hint: {footer}");
+        }
+    }
+}
+
+#[test]
+fn the_findings_pane_is_tall_enough_for_its_wrapped_message_and_the_feedback_tab_lists_every_finding() {
+    let mut app = replay_app();
+    press(&mut app, "j\nhh");
+    let text = screen(&app, 160, 48);
+    assert!(text.lines().any(|l| l.contains("││'is_fraud_rate'?")), "the message's last wrapped row shows: {text}");
+    assert!(text.contains("[structural] rates unknown_field: node rates: line 2"), "{text}");
+}
+
+#[test]
+fn tab_indented_code_keeps_its_indentation_and_hidden_characters_are_shown_not_obeyed() {
+    let text = std::fs::read_to_string(common::root().join(SAMPLE)).unwrap();
+    // The rejected first DAG's node code, tab-indented, with a right-to-left override in a comment.
+    let text = text
+        .replace("def rates(stats):\\n    return", "def rates(stats):  # \\u202eevil\\n\\treturn")
+        .replace("\"Which category has the highest fraud rate?\"", "\"Which category\\u001b[2J has the top rate?\"");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tabs.trace.jsonl");
+    std::fs::write(&path, text).unwrap();
+    let (replay, state) = Replay::open(&path, false).unwrap();
+    let mut app = App::new(state, Theme::dark(), Some(replay), None);
+    let table = screen(&app, 160, 48);
+    assert!(table.contains("Which category␛[2J has the top rate?"), "the escape shows as a picture: {table}");
+    press(&mut app, "j\nhh");
+    let text = screen(&app, 160, 48);
+    assert!(text.contains("  2     return {name: s['fraud_rate']"), "the tab indents to column 4: {text}");
+    assert!(text.contains("# ⟨U+202E⟩evil") && !text.contains('\u{202e}'), "the override is shown, not obeyed: {text}");
+}

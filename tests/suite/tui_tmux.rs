@@ -1,0 +1,355 @@
+//! End to end in a real terminal: the binary inside tmux replays the sample
+//! trace (navigating to the rejected question, its diff and conversation, and
+//! playing it at ×1 to its end), compares runs, and runs live against a mock
+//! LLM server — interrupted by Ctrl-C, SIGTERM or a closed terminal and then
+//! resumed, or with a drawing fault planted — checking the screen text, the
+//! run's records and that the terminal was restored.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::mock_llm::{MockLlm, Recorded, Reply, layered_reply};
+use eval_dag::run::EngineEvent;
+use eval_dag::trace::Trace;
+use serde_json::Value;
+
+fn tmux(args: &[&str]) -> String {
+    let out = Command::new("tmux").args(args).output().expect("tmux runs");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn wait_for(session: &str, needle: &str) -> String {
+    wait_for_all(session, &[needle])
+}
+
+/// The screen once it shows every one of `needles` (a capture taken while a
+/// frame is being written can show only part of it), or after 15 s.
+fn wait_for_all(session: &str, needles: &[&str]) -> String {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let screen = tmux(&["capture-pane", "-p", "-t", session]);
+        if needles.iter().all(|n| screen.contains(n)) || Instant::now() > deadline {
+            return screen;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// A tmux session, ended when dropped (a failed assertion leaves none behind).
+struct Session(String);
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        tmux(&["kill-session", "-t", &self.0]);
+    }
+}
+
+impl std::ops::Deref for Session {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A 160×48 tmux session named after `name` with a shell in the repository,
+/// or none when tmux is not installed.
+fn session(name: &str) -> Option<Session> {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("\n\n*** tmux is not installed: SKIPPING the end-to-end TUI test (CI installs tmux) ***\n\n");
+        return None;
+    }
+    let session = Session(format!("eval-dag-e2e-{name}-{}", std::process::id()));
+    tmux(&["new-session", "-d", "-s", &session, "-x", "160", "-y", "48", "sh"]);
+    let cd = format!("cd {}", common::root().display());
+    tmux(&["send-keys", "-t", &session, &cd, "Enter"]);
+    Some(session)
+}
+
+/// Type `args` for the binary in `session`, then an exit-code marker.
+fn run(session: &str, args: &str) {
+    let command = format!("EVAL_DAG_LOG=/dev/null {} {args}; echo EXITED-$?", env!("CARGO_BIN_EXE_eval-dag"));
+    tmux(&["send-keys", "-t", session, &command, "Enter"]);
+}
+
+const TRACE: &str = "sample-data/traces/fraud-scripted.trace.jsonl";
+
+#[test]
+fn compare_opens_its_view_on_a_terminal_and_headless_prints_the_table() {
+    let Some(session) = session("compare") else { return };
+    run(&session, &format!("compare {TRACE} {TRACE}"));
+    let screen = wait_for(&session, "2 questions · 2 same");
+    assert!(screen.contains(&format!("A: {TRACE}")) && screen.contains("q_01"), "{screen}");
+    tmux(&["send-keys", "-t", &session, "Enter"]);
+    let screen = wait_for(&session, "final DAG: changes from A to B");
+    assert!(screen.contains("the final DAGs are the same"), "{screen}");
+    tmux(&["send-keys", "-t", &session, "q"]);
+    let screen = wait_for(&session, "EXITED-0");
+    assert!(screen.contains("EXITED-0") && !screen.contains("2 questions · 2 same"), "left cleanly: {screen}");
+    tmux(&["send-keys", "-t", &session, "clear", "Enter"]);
+    run(&session, &format!("compare --headless {TRACE} {TRACE}"));
+    let screen = wait_for(&session, "EXITED-0");
+    assert!(screen.contains("0 regressions, 0 improvements") && screen.contains("question change"), "{screen}");
+}
+
+#[test]
+fn replay_navigate_to_the_rejected_question_and_open_the_diff() {
+    let Some(session) = session("replay") else { return };
+    run(&session, &format!("replay {TRACE}"));
+    let screen = wait_for(&session, "REPLAY");
+    assert!(screen.contains("q_01") && screen.contains("Which category has the highest fraud rate?"), "{screen}");
+    for key in ["j", "Enter", "h"] {
+        tmux(&["send-keys", "-t", &session, key]);
+    }
+    let screen = wait_for_all(&session, &["findings on this node", "ZeroDivisionError"]);
+    assert!(screen.contains("findings on this node") && screen.contains("ZeroDivisionError"), "{screen}");
+    tmux(&["send-keys", "-t", &session, "d"]);
+    let wanted = ["iteration 1 → 2", "resolved", "unknown_field", "~ changed rates"];
+    let screen = wait_for_all(&session, &wanted);
+    assert!(wanted.iter().all(|w| screen.contains(w)), "{screen}");
+    for key in ["Escape", "Tab", "Tab", "z"] {
+        tmux(&["send-keys", "-t", &session, key]);
+    }
+    let screen = wait_for(&session, "changes since the last build");
+    assert!(
+        screen.contains("━━ attempt 1 · iteration 2")
+            && screen.contains("Your previous DAG (iteration 1) was rejected"),
+        "the conversation tab opens at the selected iteration and shows what the rebuild prompt added: {screen}"
+    );
+    tmux(&["send-keys", "-t", &session, "q"]);
+    let screen = wait_for(&session, "EXITED-0");
+    assert!(screen.contains("EXITED-0"), "the app quit cleanly: {screen}");
+    assert!(!screen.contains("REPLAY"), "the alternate screen was left and the terminal restored: {screen}");
+}
+
+#[test]
+fn replay_plays_the_sample_trace_at_x1_to_its_end() {
+    let Some(session) = session("play") else { return };
+    run(&session, &format!("replay {TRACE} --from-start"));
+    let screen = wait_for(&session, "REPLAY ⏸ 0/71 ×1");
+    assert!(screen.contains("REPLAY ⏸ 0/71 ×1"), "{screen}");
+    tmux(&["send-keys", "-t", &session, "Space"]);
+    let pressed = Instant::now();
+    let screen = wait_for(&session, "REPLAY ⏸ 71/71 ×1");
+    let took = pressed.elapsed();
+    assert!(screen.contains("REPLAY ⏸ 71/71 ×1") && screen.contains("2 passed"), "played to the end: {screen}");
+    // The events span 629 ms: at ×1 they take that long, not less.
+    assert!(took >= Duration::from_millis(600), "played at the recorded pace, not at once: {took:?}");
+    tmux(&["send-keys", "-t", &session, "q"]);
+    assert!(wait_for(&session, "EXITED-0").contains("EXITED-0"));
+}
+
+/// Replies of a four-question run on the sample data, each after `delay`:
+/// every odd question's first DAG is rejected once.
+fn slow_layered(delay: u64) -> impl Fn(&Recorded, usize) -> Reply + Send + Sync + 'static {
+    move |request, _| {
+        Reply::Delayed(Duration::from_millis(delay), Box::new(Reply::Text(layered_reply(request, 4, true))))
+    }
+}
+
+/// The environment and binary for a live run in a shell, isolated from the
+/// developer's settings (config and log under `home`).
+fn live_command(home: &Path, url: &str, out: &Path, extra_env: &str) -> String {
+    format!(
+        "env -u EVAL_DAG_CONFIG -u EVAL_DAG_LLM -u EVAL_DAG_MODEL -u EVAL_DAG_THEME -u OPENAI_BASE_URL \
+         XDG_CONFIG_HOME={home}/config EVAL_DAG_LOG={home}/log.txt OPENAI_API_KEY=test-key {extra_env} \
+         {bin} run sample-data/fraud --llm openai --model scripted-model --base-url {url} --questions 4 \
+         --concurrency 2 --out {out}; echo EXITED-$?",
+        home = home.display(),
+        out = out.display(),
+        bin = env!("CARGO_BIN_EXE_eval-dag"),
+    )
+}
+
+/// Wait (at most 30 s) until `done` holds.
+fn poll(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn count_in(path: &Path, needle: &str) -> usize {
+    std::fs::read_to_string(path).unwrap_or_default().matches(needle).count()
+}
+
+/// The pid of the `eval-dag run` writing to `out` (not its sandbox workers).
+fn run_pid(out: &Path) -> Option<u32> {
+    let out = out.display().to_string();
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|entry| {
+        let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+        let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+        let args: Vec<String> = cmdline.split(|b| *b == 0).map(|a| String::from_utf8_lossy(a).into_owned()).collect();
+        (args.iter().any(|a| a == "run") && args.contains(&out)).then_some(pid)
+    })
+}
+
+/// Per question: status, iterations and final answer, from `eval_results.json`.
+fn outcomes(out: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(out.join("eval_results.json")).expect("eval_results.json is written");
+    let results: Value = serde_json::from_str(&text).unwrap();
+    results["detailed_results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| serde_json::json!([r["question_id"], r["status"], r["final_answer"]]))
+        .collect()
+}
+
+/// The prompts (role and content of each message) of every call the trace
+/// recorded an answer for.
+fn answered_prompts(trace: &Trace) -> Vec<Vec<(String, String)>> {
+    let mut prompts = std::collections::HashMap::new();
+    let mut answered = Vec::new();
+    for record in &trace.records {
+        match &record.event {
+            EngineEvent::LlmCallStarted { call_id, messages, .. } => {
+                prompts.insert(*call_id, messages.iter().map(|m| (m.role.clone(), m.content.clone())).collect());
+            }
+            EngineEvent::LlmCallFinished { call_id, error: None, response: Some(_), .. } => {
+                answered.extend(prompts.remove(call_id));
+            }
+            _ => {}
+        }
+    }
+    answered
+}
+
+fn request_prompt(request: &Recorded) -> Vec<(String, String)> {
+    request.body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|m| (m["role"].as_str().unwrap_or("").to_string(), m["content"].as_str().unwrap_or("").to_string()))
+        .collect()
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Interrupt {
+    /// Ctrl-C in the TUI, then `y`.
+    CtrlC,
+    /// SIGTERM from another process.
+    Term,
+    /// The terminal closes (the tmux session is killed: SIGHUP).
+    Hangup,
+}
+
+/// Start a live TUI run, interrupt it once a question has finished, then
+/// resume it headless: nothing finished is lost or asked for again, and the
+/// answers are those of an uninterrupted run (`reference`).
+async fn interrupt_and_resume(how: Interrupt, reference: &[Value]) {
+    let Some(session) = session(&format!("{how:?}").to_lowercase()) else { return };
+    let mock = MockLlm::start(slow_layered(150)).await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let trace_path = out.join("trace.jsonl");
+    tmux(&["send-keys", "-t", &session, &live_command(dir.path(), &mock.base_url(), &out, ""), "Enter"]);
+    poll("a finished question", || count_in(&trace_path, "\"type\":\"question_finished\"") >= 1);
+    let pid = run_pid(&out).expect("the run's process");
+    match how {
+        Interrupt::CtrlC => {
+            tmux(&["send-keys", "-t", &session, "C-c"]);
+            let screen = wait_for(&session, "still working. Quit now?");
+            assert!(screen.contains("eval-dag run --resume"), "the question says how to continue: {screen}");
+            tmux(&["send-keys", "-t", &session, "y"]);
+        }
+        Interrupt::Term => assert!(Command::new("kill").args(["-TERM", &pid.to_string()]).status().unwrap().success()),
+        Interrupt::Hangup => {
+            tmux(&["kill-session", "-t", &session]);
+        }
+    }
+    poll("the interrupted run to exit", || !Path::new(&format!("/proc/{pid}")).exists());
+    let trace = Trace::read(&trace_path).unwrap();
+    let last = &trace.records.last().unwrap().event;
+    let EngineEvent::RunFinished { summary } = last else { panic!("{how:?}: the trace ends with {last:?}") };
+    assert!(summary.cancelled >= 1, "{how:?}: the interrupt came while questions worked: {summary:?}");
+    assert!(summary.passed >= 1, "{how:?}: {summary:?}");
+    let interrupted = outcomes(&out);
+    assert!(
+        interrupted.iter().any(|o| o[1] == "cancelled"),
+        "{how:?}: cancelled questions are counted: {interrupted:?}"
+    );
+    for record in &trace.records {
+        if let EngineEvent::Executed { result, .. } = &record.event {
+            assert!(
+                result.error.as_deref().is_none_or(|e| !e.contains("worker")),
+                "{how:?}: a worker died: {result:?}"
+            );
+        }
+    }
+    let answered = answered_prompts(&trace);
+    let asked_before = mock.requests().len();
+
+    let resumed = tokio::process::Command::from(common::eval_dag(dir.path()))
+        .args(["run", "--headless", "--llm", "openai", "--model", "scripted-model", "--resume"])
+        .arg(&out)
+        .arg("--base-url")
+        .arg(mock.base_url())
+        .env("OPENAI_API_KEY", "test-key")
+        .output()
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&resumed.stderr);
+    assert_eq!(resumed.status.code(), Some(0), "{how:?}: {stderr}");
+    assert_eq!(outcomes(&out), reference, "{how:?}: the resumed run answers as an uninterrupted one");
+    let asked_again: Vec<Vec<(String, String)>> = mock.requests()[asked_before..].iter().map(request_prompt).collect();
+    assert!(!asked_again.is_empty(), "{how:?}: the resumed run had work left");
+    for prompt in &asked_again {
+        assert!(!answered.contains(prompt), "{how:?}: a call answered before the interrupt was sent again");
+    }
+}
+
+async fn reference_outcomes() -> Vec<Value> {
+    let mock = MockLlm::start(slow_layered(0)).await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let output = tokio::process::Command::from(common::eval_dag(dir.path()))
+        .current_dir(common::root())
+        .args(["run", "sample-data/fraud", "--headless", "--llm", "openai", "--model", "scripted-model"])
+        .args(["--questions", "4", "--concurrency", "2", "--base-url", &mock.base_url(), "--out"])
+        .arg(&out)
+        .env("OPENAI_API_KEY", "test-key")
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    outcomes(&out)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_live_run_stopped_by_ctrl_c_sigterm_or_a_closed_terminal_resumes_to_the_same_answers() {
+    if session("probe").is_none() {
+        return;
+    }
+    let reference = reference_outcomes().await;
+    for how in [Interrupt::CtrlC, Interrupt::Term, Interrupt::Hangup] {
+        interrupt_and_resume(how, &reference).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_drawing_fault_in_a_live_run_loses_nothing() {
+    let Some(session) = session("fault") else { return };
+    let mock = MockLlm::start(slow_layered(50)).await;
+    let dir = tempfile::tempdir().unwrap();
+    let out: PathBuf = dir.path().join("run");
+    let trace_path = out.join("trace.jsonl");
+    let command = live_command(dir.path(), &mock.base_url(), &out, "EVAL_DAG_INJECT_DRAW_PANIC=4");
+    tmux(&["send-keys", "-t", &session, &command, "Enter"]);
+    let screen = wait_for(&session, "the screen could not be drawn");
+    assert!(screen.contains("injected drawing fault") && screen.contains("the run goes on"), "{screen}");
+    poll("the run to finish", || count_in(&trace_path, "\"type\":\"run_finished\"") == 1);
+    tmux(&["send-keys", "-t", &session, "q"]);
+    let screen = wait_for(&session, "EXITED-0");
+    assert!(screen.contains("EXITED-0"), "every question passed: {screen}");
+    assert!(!screen.contains("the screen could not be drawn"), "the terminal was restored: {screen}");
+    let trace = Trace::read(&trace_path).unwrap();
+    assert!(matches!(trace.records.last().unwrap().event, EngineEvent::RunFinished { .. }));
+    assert_eq!(outcomes(&out).len(), 4, "eval_results.json holds every question");
+    let log = std::fs::read_to_string(dir.path().join("log.txt")).unwrap_or_default();
+    assert!(log.contains("terminal UI fault (contained)"), "the fault is logged: {log}");
+}
