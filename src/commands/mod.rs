@@ -28,7 +28,8 @@ pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Replay(args) if args.verify => verify::run(&args.trace),
         Command::Replay(args) => {
             let max_gap = (args.max_gap > 0.0).then(|| std::time::Duration::from_secs_f64(args.max_gap));
-            crate::tui::replay_trace(&args.trace, args.from_start, max_gap, Box::pin(signals::interrupted()))?;
+            let stop = Box::pin(signals::interrupted());
+            crate::tui::replay_trace(&args.trace, args.from_start, max_gap, &crate::config::theme_name(), stop)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Prepare(args) => prepare::run(args),

@@ -107,7 +107,7 @@ fn plan(args: &RunArgs) -> anyhow::Result<RunPlan> {
 /// Run the `run` subcommand.
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let file = Config::load(args.config.as_deref())?;
-    file.activate();
+    let theme = file.theme(std::env::var("EVAL_DAG_THEME").ok());
     let config = file.resolve(&args, |name| std::env::var(name).ok())?;
     let plan = plan(&args)?;
     let dataset = Arc::new(Dataset::load(&plan.dataset_dir)?);
@@ -173,7 +173,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         } else {
             let resume = resume_command(&plan.out);
             let live = crate::tui::Live { events: handle.events, commands: handle.commands, resume };
-            match crate::tui::watch_live(initial, live, Box::pin(super::signals::interrupted())).await {
+            match crate::tui::watch_live(initial, live, &theme, Box::pin(super::signals::interrupted())).await {
                 crate::tui::LiveEnd::Quit(state) => state,
                 crate::tui::LiveEnd::Failed { error, state, events, commands, stop } => {
                     // The terminal is gone or broken: the run goes on, reported as headless.

@@ -8,7 +8,6 @@
 //! committed without leaking a secret.
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use indexmap::IndexMap;
@@ -207,11 +206,6 @@ impl Config {
         from_env.filter(|n| !n.is_empty()).or(self.theme.clone()).unwrap_or_else(|| "dark".into())
     }
 
-    /// Make this the configuration the rest of the process sees (the TUI's theme).
-    pub fn activate(&self) {
-        let _ = ACTIVE.set(self.clone());
-    }
-
     /// Connection settings of the openai provider: `model` and `base_url` (flags
     /// or their environment variables) over this file over the defaults; `env`
     /// looks up the API key variable.
@@ -262,23 +256,16 @@ impl Config {
     }
 }
 
-static ACTIVE: OnceLock<Config> = OnceLock::new();
-
-/// The TUI theme of this process ([`Config::theme`] of the activated config,
-/// else of the file `EVAL_DAG_CONFIG` or the default path names).
+/// The TUI theme of a command that reads no other setting (`replay`,
+/// `compare`): [`Config::theme`] of the file `EVAL_DAG_CONFIG` or the default
+/// path names; a file that cannot be read is logged and the default used.
 pub fn theme_name() -> String {
-    let from_env = std::env::var("EVAL_DAG_THEME").ok();
-    match ACTIVE.get() {
-        Some(config) => config.theme(from_env),
-        None => {
-            let explicit = std::env::var_os(CONFIG_ENV).map(PathBuf::from);
-            let config = Config::load(explicit.as_deref()).unwrap_or_else(|err| {
-                tracing::warn!("{err}");
-                Config::default()
-            });
-            config.theme(from_env)
-        }
-    }
+    let explicit = std::env::var_os(CONFIG_ENV).map(PathBuf::from);
+    let config = Config::load(explicit.as_deref()).unwrap_or_else(|err| {
+        tracing::warn!("{err}");
+        Config::default()
+    });
+    config.theme(std::env::var("EVAL_DAG_THEME").ok())
 }
 
 /// A run's settings once flags, environment, config file and defaults are combined.

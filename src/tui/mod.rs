@@ -73,9 +73,9 @@ pub fn draw(frame: &mut Frame, app: &App) {
     text::scrub(frame.buffer_mut());
 }
 
-fn theme() -> Theme {
-    let name = crate::config::theme_name();
-    Theme::load(&name).unwrap_or_else(|err| {
+/// The theme called `name`, or the dark one (with a warning in the log).
+fn theme(name: &str) -> Theme {
+    Theme::load(name).unwrap_or_else(|err| {
         tracing::warn!("{err}; using the dark theme");
         Theme::dark()
     })
@@ -136,21 +136,23 @@ fn show(mut app: App, stop: Stop) -> anyhow::Result<()> {
 }
 
 /// Open the UI over the trace at `path`: the final state, or the start.
-/// Playback waits at most `max_gap` between two events (`None`: the recorded gaps).
+/// Playback waits at most `max_gap` between two events (`None`: the recorded
+/// gaps). Drawn in the theme called `theme_name`.
 pub fn replay_trace(
     path: &std::path::Path,
     from_start: bool,
     max_gap: Option<Duration>,
+    theme_name: &str,
     stop: Stop,
 ) -> anyhow::Result<()> {
     let (mut replay, state) = Replay::open(path, from_start)?;
     replay.max_gap = max_gap;
-    show(App::new(state, theme(), Some(replay), None), stop)
+    show(App::new(state, theme(theme_name), Some(replay), None), stop)
 }
 
-/// Open the UI over `comparison` (two runs side by side).
-pub fn compare(comparison: Comparison, stop: Stop) -> anyhow::Result<()> {
-    show(App::comparing(comparison, theme()), stop)
+/// Open the UI over `comparison` (two runs side by side), in the theme called `theme_name`.
+pub fn compare(comparison: Comparison, theme_name: &str, stop: Stop) -> anyhow::Result<()> {
+    show(App::comparing(comparison, theme(theme_name)), stop)
 }
 
 /// A live run as the UI sees it.
@@ -200,11 +202,12 @@ fn injected_fault(draw: fn(&mut Frame, &App)) -> impl Fn(&mut Frame, &App) {
     }
 }
 
-/// Show a live run: events from the engine, commands back to it, until the
-/// user quits or `stop` (a signal) resolves; then the run is cancelled.
-pub async fn watch_live(initial: RunState, live: Live, stop: Stop) -> LiveEnd {
+/// Show a live run in the theme called `theme_name`: events from the engine,
+/// commands back to it, until the user quits or `stop` (a signal) resolves;
+/// then the run is cancelled.
+pub async fn watch_live(initial: RunState, live: Live, theme_name: &str, stop: Stop) -> LiveEnd {
     let Live { events, commands, resume } = live;
-    let mut app = App::new(initial, theme(), None, Some(commands.clone()));
+    let mut app = App::new(initial, theme(theme_name), None, Some(commands.clone()));
     app.resume = Some(resume);
     let mut feeds = Feeds { input: EventStream::new(), events: Some(events), stop: Some(stop) };
     let draw = injected_fault(draw);
