@@ -204,7 +204,7 @@ impl SandboxPool {
             let call = stderr.lines().rev().find_map(|line| line.trim().strip_prefix(VIOLATION));
             return format!(
                 "sandbox violation: forbidden system call {} (the kernel stopped the worker; a new one replaces it)",
-                call.unwrap_or("(unnamed)")
+                call.unwrap_or("(unnamed: the worker could not report it)")
             );
         }
         let memory =

@@ -1,6 +1,9 @@
 //! The seccomp-bpf allowlist. Calls outside it trap: the kernel does not run
 //! them and raises SIGSYS, whose handler writes the call's name to stderr and
-//! ends the worker by SIGSYS.
+//! ends the worker by SIGSYS. A second filter makes blocking signals fail
+//! (EPERM), so that SIGSYS always reaches the handler: glibc's `posix_spawn`,
+//! for one, blocks every signal before it clones, and a trap while SIGSYS is
+//! blocked kills at once, unnamed.
 //!
 //! The allowlist was derived with `strace -f` over warm workers running the
 //! hostile, differential and offline-run suites, plus DAGs that build large
@@ -80,7 +83,7 @@ const ALLOWED: &[(Syscall, When)] = &[
     (sys!(SYS_getpid), When::Always),
     (sys!(SYS_gettid), When::Always),
     (sys!(SYS_tgkill), When::OwnProcess),
-    (sys!(SYS_rt_sigprocmask), When::Always),
+    (sys!(SYS_rt_sigprocmask), When::Always), // blocking fails: see `no_blocking`
     (sys!(SYS_rt_sigaction), When::NotSigsys),
     (sys!(SYS_rt_sigreturn), When::Always),
     (sys!(SYS_sigaltstack), When::Always),
@@ -157,6 +160,10 @@ fn rule(arg: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompRule, seccompile
     SeccompRule::new(vec![SeccompCondition::new(arg, SeccompCmpArgLen::Dword, op, value)?])
 }
 
+fn compile(filter: Result<SeccompFilter, seccompiler::BackendError>) -> Result<BpfProgram, ConfineError> {
+    filter.and_then(BpfProgram::try_from).map_err(ConfineError::Filter)
+}
+
 /// The allowlist as seccompiler rules; `pid` is this process.
 fn rules(pid: u32) -> Result<BTreeMap<i64, Vec<SeccompRule>>, seccompiler::BackendError> {
     use SeccompCmpOp::{Eq, MaskedEq, Ne};
@@ -176,13 +183,29 @@ fn rules(pid: u32) -> Result<BTreeMap<i64, Vec<SeccompRule>>, seccompiler::Backe
         .collect()
 }
 
-/// The compiled filter for this process: the allowlist passes, anything else traps.
-fn filter() -> Result<BpfProgram, ConfineError> {
+/// The compiled filters for this process: `rt_sigprocmask` blocking signals
+/// fails; the allowlist passes and anything else traps. When both apply, the
+/// kernel takes the stricter action.
+fn filters() -> Result<[BpfProgram; 2], ConfineError> {
+    use SeccompCmpOp::{Eq, Ne};
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(ConfineError::Architecture)?;
-    let rules = rules(std::process::id()).map_err(ConfineError::Filter)?;
-    let filter =
-        SeccompFilter::new(rules, SeccompAction::Trap, SeccompAction::Allow, arch).map_err(ConfineError::Filter)?;
-    BpfProgram::try_from(filter).map_err(ConfineError::Filter)
+    // `how` is SIG_BLOCK or SIG_SETMASK and `set` is not NULL (a query).
+    let blocking = |how: libc::c_int| {
+        SeccompRule::new(vec![
+            SeccompCondition::new(0, SeccompCmpArgLen::Dword, Eq, how as u64)?,
+            SeccompCondition::new(1, SeccompCmpArgLen::Qword, Ne, 0)?,
+        ])
+    };
+    let no_blocking = (|| {
+        let rules = BTreeMap::from([(
+            libc::SYS_rt_sigprocmask,
+            vec![blocking(libc::SIG_BLOCK)?, blocking(libc::SIG_SETMASK)?],
+        )]);
+        SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Errno(libc::EPERM as u32), arch)
+    })();
+    let allowlist = rules(std::process::id())
+        .and_then(|rules| SeccompFilter::new(rules, SeccompAction::Trap, SeccompAction::Allow, arch));
+    Ok([compile(no_blocking)?, compile(allowlist)?])
 }
 
 /// The `_sigsys` member of the kernel's `siginfo_t` (64-bit layout), which
@@ -247,10 +270,10 @@ extern "C" fn on_sigsys(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc
     }
 }
 
-/// Install the SIGSYS handler, then the filter on every thread of the process
+/// Install the SIGSYS handler, then the filters on every thread of the process
 /// (with `PR_SET_NO_NEW_PRIVS`). From here on, only `ALLOWED` calls pass.
 pub fn install() -> Result<(), ConfineError> {
-    let program = filter()?;
+    let programs = filters()?;
     // SAFETY: a zeroed sigaction is valid; the handler is async-signal-safe.
     unsafe {
         let mut action: libc::sigaction = std::mem::zeroed();
@@ -261,7 +284,11 @@ pub fn install() -> Result<(), ConfineError> {
             return Err(ConfineError::Handler(std::io::Error::last_os_error()));
         }
     }
-    seccompiler::apply_filter_all_threads(&program).map_err(ConfineError::Install)
+    // The allowlist forbids `seccomp`: it comes last.
+    for program in &programs {
+        seccompiler::apply_filter_all_threads(program).map_err(ConfineError::Install)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -285,8 +312,9 @@ mod tests {
     }
 
     #[test]
-    fn the_filter_compiles_for_this_architecture() {
-        let program = filter().expect("filter");
-        assert!(program.len() > ALLOWED.len(), "{} instructions", program.len());
+    fn the_filters_compile_for_this_architecture() {
+        let [no_blocking, allowlist] = filters().expect("filters");
+        assert!(!no_blocking.is_empty());
+        assert!(allowlist.len() > ALLOWED.len(), "{} instructions", allowlist.len());
     }
 }
