@@ -41,14 +41,17 @@ fn send(reply: &Reply) {
     let _ = out.flush();
 }
 
-/// Whether this worker applies the kernel layers: always, except in test
-/// builds told to leave them off to measure their cost.
-fn kernel_layers() -> bool {
-    #[cfg(feature = "sandbox-test-hooks")]
-    if std::env::var_os(super::protocol::WITHOUT_KERNEL_LAYERS).is_some() {
-        return false;
-    }
+/// Whether this worker applies the kernel layers: always.
+#[cfg(not(feature = "sandbox-test-hooks"))]
+const fn kernel_layers() -> bool {
     true
+}
+
+/// Whether this worker applies the kernel layers: unless told to leave them
+/// off, to measure their cost (test builds only).
+#[cfg(feature = "sandbox-test-hooks")]
+fn kernel_layers() -> bool {
+    std::env::var_os(super::protocol::WITHOUT_KERNEL_LAYERS).is_none()
 }
 
 /// Serve DAG requests on stdin until it closes.
@@ -57,16 +60,15 @@ pub fn serve(dataset_dir: &Path) -> anyhow::Result<()> {
     let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
     let data: serde_json::Map<String, Value> =
         serde_json::from_str(&text).with_context(|| format!("{} is not a JSON object", path.display()))?;
-    let confine = kernel_layers();
     let (landlocked, main_thread) = channel();
     let worker = std::thread::Builder::new()
         .name("sandbox".into())
         .stack_size(INTERPRETER_STACK)
-        .spawn(move || run_interpreter(data, confine.then_some(main_thread)))
+        .spawn(move || run_interpreter(data, main_thread))
         .context("cannot start the interpreter thread")?;
     // From here on this thread only waits: Landlock it too (the interpreter
     // thread, started before, does so itself once start-up is over).
-    if confine {
+    if kernel_layers() {
         let _ = landlocked.send(kernel::restrict_thread());
     }
     worker.join().map_err(|_| anyhow::anyhow!("the interpreter thread panicked"))?
@@ -123,20 +125,17 @@ fn load_prelude(vm: &VirtualMachine) -> Result<Prelude, String> {
     })
 }
 
-/// Apply the kernel layers (`main_thread`: how far the main thread's Landlock
-/// got; `None`: leave the layers off).
-fn confine(main_thread: Option<Receiver<Landlock>>) -> anyhow::Result<Confinement> {
-    let Some(main_thread) = main_thread else {
+/// Apply the kernel layers (`main_thread`: how far the main thread's Landlock got).
+fn confine(main_thread: Receiver<Landlock>) -> anyhow::Result<Confinement> {
+    #[cfg(feature = "sandbox-test-hooks")]
+    if !kernel_layers() {
         return Ok(Confinement { description: "kernel layers left off (test build)".into(), complete: false });
-    };
+    }
     let others = main_thread.recv().unwrap_or(Landlock::Unavailable);
     Ok(kernel::confine(others)?)
 }
 
-fn run_interpreter(
-    data: serde_json::Map<String, Value>,
-    main_thread: Option<Receiver<Landlock>>,
-) -> anyhow::Result<()> {
+fn run_interpreter(data: serde_json::Map<String, Value>, main_thread: Receiver<Landlock>) -> anyhow::Result<()> {
     let interpreter = build_interpreter();
     interpreter.enter(|vm| {
         let prelude = load_prelude(vm).map_err(|e| anyhow::anyhow!(e))?;
