@@ -177,11 +177,11 @@ impl SandboxPool {
         match tokio::time::timeout(STARTUP_TIMEOUT, worker.stdout.next_line()).await {
             Ok(Ok(Some(line))) => match serde_json::from_str(&line) {
                 Ok(Reply::Ready { confinement, complete }) => {
-                    let pid = worker.child.id();
+                    let pid = worker.child.id().unwrap_or_default();
                     if complete {
-                        tracing::info!(?pid, "sandbox worker ready: {confinement}");
+                        tracing::info!(pid, "sandbox worker ready: {confinement}");
                     } else {
-                        tracing::warn!(?pid, "sandbox worker ready, not fully confined: {confinement}");
+                        tracing::warn!(pid, "sandbox worker ready, not fully confined: {confinement}");
                     }
                     Ok(worker)
                 }
