@@ -9,7 +9,8 @@
 //! hostile, differential and offline-run suites, plus DAGs that build large
 //! lists, strings and integers, parse JSON, match regexes, read the clock and
 //! draw unseeded random numbers: every call a warm worker made after start-up
-//! is here, with a reason, and a few it makes on paths those runs rarely take.
+//! is here, with a reason, plus a few on paths those runs did not take (clock
+//! calls the vDSO normally answers, signal handling when a worker crashes).
 
 use std::collections::BTreeMap;
 
