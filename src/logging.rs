@@ -1,7 +1,7 @@
 //! Logs go to a file, never to the terminal the TUI draws on.
 //!
-//! The file is `$EVAL_DAG_LOG` when set, else `eval-dag.log` in the user's data
-//! directory. Verbosity follows `RUST_LOG` (default `info`). Failing to open the
+//! The file is `$EVAL_DAG_LOG` when set (set but empty: no log, as for sandbox
+//! workers), else `eval-dag.log` in the user's data directory. Verbosity follows `RUST_LOG` (default `info`). Failing to open the
 //! file silently disables logging: a log must never stop a run.
 
 use std::{fs::OpenOptions, path::PathBuf, sync::Mutex};
@@ -11,7 +11,7 @@ use tracing_subscriber::EnvFilter;
 /// Where the log file lives.
 pub fn log_path() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("EVAL_DAG_LOG") {
-        return Some(PathBuf::from(path));
+        return (!path.is_empty()).then(|| PathBuf::from(path));
     }
     let dirs = directories::ProjectDirs::from("", "", "eval-dag")?;
     Some(dirs.data_local_dir().join("eval-dag.log"))

@@ -1,9 +1,14 @@
 //! The sandbox: LLM-written Python runs in worker processes that each hold a
 //! RustPython interpreter with the dataset already converted to Python
-//! objects. The parent enforces deadlines by killing, workers run under
-//! rlimits, and a dead worker is replaced.
+//! objects. Node code is checked by a language policy; behind it, workers
+//! start with a clean environment, run under rlimits, Landlock and a seccomp
+//! allowlist (see `kernel`). The parent enforces deadlines by killing, and a
+//! dead worker is replaced.
 
 mod dataset;
+#[cfg(feature = "sandbox-test-hooks")]
+mod escape;
+mod kernel;
 mod native;
 mod output;
 mod pool;

@@ -1,5 +1,6 @@
-//! The parent side: a pool of warm worker processes, deadlines enforced by
-//! killing, dead workers replaced, failures reported as the node's error.
+//! The parent side: a pool of warm worker processes, started with a clean
+//! environment, deadlines enforced by killing, dead workers replaced, failures
+//! (a forbidden system call among them) reported as the node's error.
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -12,7 +13,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::sync::Semaphore;
 
-use super::protocol::{Reply, Request};
+use super::protocol::{Reply, Request, VIOLATION};
 use crate::dag::DagExecutor;
 use crate::model::{ExecutionResult, GeneratedDag};
 
@@ -20,6 +21,8 @@ use crate::model::{ExecutionResult, GeneratedDag};
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
 /// Bytes of a worker's stderr kept for crash reports.
 const STDERR_TAIL: usize = 4096;
+/// Variables a worker inherits (when set): none holds a secret.
+const INHERITED_VARIABLES: &[&str] = &["TZ"];
 
 /// Limits and size of the pool.
 #[derive(Debug, Clone)]
@@ -36,6 +39,10 @@ pub struct SandboxConfig {
     pub cpu_limit_seconds: u64,
     /// The executable that serves `sandbox-worker` (default: this program).
     pub executable: Option<PathBuf>,
+    /// Whether workers apply the kernel layers (test builds can leave them
+    /// off, to measure their cost).
+    #[cfg(feature = "sandbox-test-hooks")]
+    pub kernel_layers: bool,
 }
 
 impl Default for SandboxConfig {
@@ -47,6 +54,8 @@ impl Default for SandboxConfig {
             memory_limit_bytes: 2 << 30,
             cpu_limit_seconds: 3600,
             executable: None,
+            #[cfg(feature = "sandbox-test-hooks")]
+            kernel_layers: true,
         }
     }
 }
@@ -91,21 +100,20 @@ impl SandboxPool {
             Some(path) => path.clone(),
             None => std::env::current_exe().map_err(|e| SandboxError(format!("cannot find this program: {e}")))?,
         };
+        // Workers run from `/`: paths relative to this directory are resolved here.
+        let absolute = |path: &Path| {
+            std::path::absolute(path).map_err(|e| SandboxError(format!("cannot resolve {}: {e}", path.display())))
+        };
+        let (executable, dataset_dir) = (absolute(&executable)?, absolute(dataset_dir)?);
         let slots = Semaphore::new(config.workers.max(1));
-        Ok(Self {
-            inner: Arc::new(Inner {
-                executable,
-                dataset_dir: dataset_dir.to_path_buf(),
-                config,
-                idle: Mutex::new(Vec::new()),
-                slots,
-            }),
-        })
+        Ok(Self { inner: Arc::new(Inner { executable, dataset_dir, config, idle: Mutex::new(Vec::new()), slots }) })
     }
 
     async fn spawn(&self) -> Result<Worker, String> {
         let inner = &self.inner;
         let mut command = Command::new(&inner.executable);
+        // A clean environment (no API keys), no log file, a fixed working
+        // directory it cannot write to (the kernel layers refuse any write).
         command
             .arg("sandbox-worker")
             .arg("--dataset")
@@ -113,17 +121,28 @@ impl SandboxPool {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .env("EVAL_DAG_LOG", "/dev/null")
+            .env_clear()
+            .envs(INHERITED_VARIABLES.iter().filter_map(|name| Some((name, std::env::var_os(name)?))))
+            .env("EVAL_DAG_LOG", "")
             .env("RUST_BACKTRACE", "0")
+            .current_dir("/")
             // A process group of their own: Ctrl-C and a closing terminal
             // signal the run, which cancels its work; they must not kill the
             // workers under a DAG first (the parent ends them when it is done).
             .process_group(0)
             .kill_on_drop(true);
+        #[cfg(feature = "sandbox-test-hooks")]
+        if !inner.config.kernel_layers {
+            command.env(super::protocol::WITHOUT_KERNEL_LAYERS, "1");
+        }
         let (memory, cpu) = (inner.config.memory_limit_bytes, inner.config.cpu_limit_seconds);
-        // SAFETY: only async-signal-safe calls (setrlimit) run between fork and exec.
+        // SAFETY: only async-signal-safe calls (setrlimit, close_range) run between fork and exec.
         unsafe {
             command.pre_exec(move || {
+                // The worker keeps only its three pipes: every other inherited
+                // descriptor closes at exec (best effort: Linux 5.11 and later).
+                #[cfg(target_os = "linux")]
+                libc::syscall(libc::SYS_close_range, 3, libc::c_uint::MAX, libc::CLOSE_RANGE_CLOEXEC);
                 let limit = |resource, value: u64| {
                     let rlim = libc::rlimit { rlim_cur: value as libc::rlim_t, rlim_max: value as libc::rlim_t };
                     if libc::setrlimit(resource, &rlim) != 0 {
@@ -160,7 +179,18 @@ impl SandboxPool {
         });
         let mut worker = Worker { child, stdin, stdout, stderr, stderr_reader };
         match tokio::time::timeout(STARTUP_TIMEOUT, worker.stdout.next_line()).await {
-            Ok(Ok(Some(line))) if matches!(serde_json::from_str(&line), Ok(Reply::Ready)) => Ok(worker),
+            Ok(Ok(Some(line))) => match serde_json::from_str(&line) {
+                Ok(Reply::Ready { confinement, complete }) => {
+                    let pid = worker.child.id().unwrap_or_default();
+                    if complete {
+                        tracing::info!(pid, "sandbox worker ready: {confinement}");
+                    } else {
+                        tracing::warn!(pid, "sandbox worker ready, not fully confined: {confinement}");
+                    }
+                    Ok(worker)
+                }
+                _ => Err(self.death_report(&mut worker, "the sandbox worker failed to start").await),
+            },
             Ok(_) => Err(self.death_report(&mut worker, "the sandbox worker failed to start").await),
             Err(_) => Err(format!("the sandbox worker did not start within {}", seconds(STARTUP_TIMEOUT))),
         }
@@ -174,6 +204,13 @@ impl SandboxPool {
             let _ = tokio::time::timeout(Duration::from_secs(1), reader).await;
         }
         let stderr = worker.stderr.lock().expect("stderr lock").clone();
+        if matches!(&status, Ok(Ok(status)) if status.signal() == Some(libc::SIGSYS)) {
+            let call = stderr.lines().rev().find_map(|line| line.trim().strip_prefix(VIOLATION));
+            return format!(
+                "sandbox violation: forbidden system call {} (the kernel stopped the worker; a new one replaces it)",
+                call.unwrap_or("(unnamed: the worker could not report it)")
+            );
+        }
         let memory =
             stderr.contains("memory allocation") || stderr.contains("MemoryError") || stderr.contains("out of memory");
         if memory {
@@ -225,6 +262,24 @@ impl SandboxPool {
 
     /// Run `dag` with `seed`; failures of any kind are inside the result.
     pub async fn run(&self, dag: &GeneratedDag, seed: u64) -> ExecutionResult {
+        #[cfg(feature = "sandbox-test-hooks")]
+        let request = Request { dag: dag.clone(), seed, unchecked: false };
+        #[cfg(not(feature = "sandbox-test-hooks"))]
+        let request = Request { dag: dag.clone(), seed };
+        self.submit(request).await
+    }
+
+    /// Run `dag` without the language policy, its nodes holding every builtin
+    /// and host access (`read_file`, `write_file`, `environ`, `connect`,
+    /// `spawn`): what code that escaped the policy could do, for tests of the
+    /// kernel layers behind it. Test builds only.
+    #[cfg(feature = "sandbox-test-hooks")]
+    pub async fn run_unchecked(&self, dag: &GeneratedDag, seed: u64) -> ExecutionResult {
+        self.submit(Request { dag: dag.clone(), seed, unchecked: true }).await
+    }
+
+    async fn submit(&self, request: Request) -> ExecutionResult {
+        let dag = &request.dag;
         let started = Instant::now();
         let Ok(_slot) = self.inner.slots.acquire().await else {
             return failure(dag, None, "the sandbox is shutting down".into(), started);
@@ -233,8 +288,8 @@ impl SandboxPool {
             Ok(worker) => worker,
             Err(error) => return failure(dag, None, error, started),
         };
-        let request = serde_json::to_string(&Request { dag: dag.clone(), seed }).expect("requests serialise") + "\n";
-        if let Err(err) = worker.stdin.write_all(request.as_bytes()).await {
+        let line = serde_json::to_string(&request).expect("requests serialise") + "\n";
+        if let Err(err) = worker.stdin.write_all(line.as_bytes()).await {
             let report = self.death_report(&mut worker, &format!("sending the DAG failed ({err})")).await;
             return failure(dag, None, report, started);
         }
@@ -265,7 +320,7 @@ impl SandboxPool {
                         }
                         return result;
                     }
-                    Ok(Reply::Ready) | Err(_) => {}
+                    Ok(Reply::Ready { .. }) | Err(_) => {}
                 },
                 Ok(_) => {
                     let report = self.death_report(&mut worker, "the DAG stopped the worker").await;

@@ -1,8 +1,13 @@
-//! The line-delimited JSON spoken between the pool and its workers.
+//! The line-delimited JSON spoken between the pool and its workers, and the
+//! line a worker's SIGSYS handler leaves on stderr.
 
 use serde::{Deserialize, Serialize};
 
 use crate::model::{ExecutionResult, GeneratedDag};
+
+/// Starts the stderr line of a worker killed for a forbidden system call; the
+/// call's name (or `number N`) follows.
+pub const VIOLATION: &str = "sandbox violation: forbidden system call ";
 
 /// Parent → worker: run this DAG.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -11,15 +16,30 @@ pub struct Request {
     pub dag: GeneratedDag,
     /// Seed for node randomness.
     pub seed: u64,
+    /// Run the nodes without the language policy and with host access, as
+    /// code that escaped it would (test builds only).
+    #[cfg(feature = "sandbox-test-hooks")]
+    #[serde(default)]
+    pub unchecked: bool,
 }
+
+/// Set in a worker's environment, starts it without the kernel layers, to
+/// measure what they cost (test builds only).
+#[cfg(feature = "sandbox-test-hooks")]
+pub const WITHOUT_KERNEL_LAYERS: &str = "EVAL_DAG_TEST_WITHOUT_KERNEL_LAYERS";
 
 /// Worker → parent.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 #[allow(clippy::large_enum_variant)] // one reply per line, parsed and dropped at once
 pub enum Reply {
-    /// The interpreter is built and the dataset converted.
-    Ready,
+    /// The interpreter is built, the dataset converted and the worker confined.
+    Ready {
+        /// What the kernel enforces on the worker, for the log.
+        confinement: String,
+        /// Whether every kernel layer is in force (Landlock may be missing).
+        complete: bool,
+    },
     /// A node is about to run (the parent starts its deadline).
     Node {
         /// Node id.

@@ -1,10 +1,12 @@
 //! The worker process: one RustPython interpreter, the dataset converted to
-//! Python objects once (see `dataset`), then DAG after DAG read from stdin. Nothing but
-//! protocol lines is ever written to stdout.
+//! Python objects once (see `dataset`), the kernel layers applied (see
+//! `kernel`), then DAG after DAG read from stdin. Nothing but protocol lines is
+//! ever written to stdout.
 
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::path::Path;
+use std::sync::mpsc::{Receiver, channel};
 use std::time::Instant;
 
 use anyhow::Context;
@@ -18,6 +20,7 @@ use rustpython_vm::{
 use serde_json::Value;
 
 use super::dataset::Dataset;
+use super::kernel::{self, Confinement, Landlock};
 use super::native;
 use super::output::{bound_final_answer, truncate_for_display};
 use super::protocol::{Reply, Request};
@@ -38,17 +41,36 @@ fn send(reply: &Reply) {
     let _ = out.flush();
 }
 
+/// Whether this worker applies the kernel layers: always.
+#[cfg(not(feature = "sandbox-test-hooks"))]
+const fn kernel_layers() -> bool {
+    true
+}
+
+/// Whether this worker applies the kernel layers: unless told to leave them
+/// off, to measure their cost (test builds only).
+#[cfg(feature = "sandbox-test-hooks")]
+fn kernel_layers() -> bool {
+    std::env::var_os(super::protocol::WITHOUT_KERNEL_LAYERS).is_none()
+}
+
 /// Serve DAG requests on stdin until it closes.
 pub fn serve(dataset_dir: &Path) -> anyhow::Result<()> {
     let path = dataset_dir.join("data.json");
     let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
     let data: serde_json::Map<String, Value> =
         serde_json::from_str(&text).with_context(|| format!("{} is not a JSON object", path.display()))?;
+    let (landlocked, main_thread) = channel();
     let worker = std::thread::Builder::new()
         .name("sandbox".into())
         .stack_size(INTERPRETER_STACK)
-        .spawn(move || run_interpreter(data))
+        .spawn(move || run_interpreter(data, main_thread))
         .context("cannot start the interpreter thread")?;
+    // From here on this thread only waits: Landlock it too (the interpreter
+    // thread, started before, does so itself once start-up is over).
+    if kernel_layers() {
+        let _ = landlocked.send(kernel::restrict_thread());
+    }
     worker.join().map_err(|_| anyhow::anyhow!("the interpreter thread panicked"))?
 }
 
@@ -103,12 +125,23 @@ fn load_prelude(vm: &VirtualMachine) -> Result<Prelude, String> {
     })
 }
 
-fn run_interpreter(data: serde_json::Map<String, Value>) -> anyhow::Result<()> {
+/// Apply the kernel layers (`main_thread`: how far the main thread's Landlock got).
+fn confine(main_thread: Receiver<Landlock>) -> anyhow::Result<Confinement> {
+    #[cfg(feature = "sandbox-test-hooks")]
+    if !kernel_layers() {
+        return Ok(Confinement { description: "kernel layers left off (test build)".into(), complete: false });
+    }
+    let others = main_thread.recv().unwrap_or(Landlock::Unavailable);
+    Ok(kernel::confine(others)?)
+}
+
+fn run_interpreter(data: serde_json::Map<String, Value>, main_thread: Receiver<Landlock>) -> anyhow::Result<()> {
     let interpreter = build_interpreter();
     interpreter.enter(|vm| {
         let prelude = load_prelude(vm).map_err(|e| anyhow::anyhow!(e))?;
         let mut dataset = Dataset::new(vm, data).map_err(|e| anyhow::anyhow!(e))?;
-        send(&Reply::Ready);
+        let Confinement { description, complete } = confine(main_thread)?;
+        send(&Reply::Ready { confinement: description, complete });
         let stdin = std::io::stdin();
         for line in stdin.lock().lines() {
             let line = line.context("reading a request")?;
@@ -116,7 +149,13 @@ fn run_interpreter(data: serde_json::Map<String, Value>) -> anyhow::Result<()> {
                 continue;
             }
             let result = match serde_json::from_str::<Request>(&line) {
-                Ok(request) => execute(vm, &prelude, &mut dataset, &request.dag, request.seed),
+                Ok(request) => {
+                    #[cfg(feature = "sandbox-test-hooks")]
+                    let policy = if request.unchecked { Policy::Off } else { Policy::Enforced };
+                    #[cfg(not(feature = "sandbox-test-hooks"))]
+                    let policy = Policy::Enforced;
+                    execute(vm, &prelude, &mut dataset, &request.dag, request.seed, policy)
+                }
                 Err(err) => ExecutionResult { error: Some(format!("bad request: {err}")), ..Default::default() },
             };
             send(&Reply::Result { result });
@@ -133,6 +172,16 @@ fn node_seed(seed: u64, node_id: &str) -> u64 {
         hash = hash.wrapping_mul(0x0100_0000_01b3);
     }
     (seed ^ hash) >> 1
+}
+
+/// How node code runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Policy {
+    /// Checked by the language policy, with the prelude's restricted globals.
+    Enforced,
+    /// Unchecked, with every builtin and host access (test builds only; see `escape`).
+    #[cfg(feature = "sandbox-test-hooks")]
+    Off,
 }
 
 struct NodeFailure {
@@ -152,6 +201,7 @@ fn run_node(
     node: &DagNodeSpec,
     args: Vec<PyObjectRef>,
     seed: u64,
+    policy: Policy,
 ) -> Result<PyObjectRef, NodeFailure> {
     let python = |result: PyResult| {
         result.map_err(|exc| {
@@ -160,9 +210,13 @@ fn run_node(
         })
     };
     python(prelude.seed_node.call((vm.ctx.new_int(node_seed(seed, &node.node_id)),), vm))?;
-    let globals: PyDictRef = python(prelude.node_globals.call((), vm))?
-        .downcast()
-        .map_err(|_| NodeFailure::plain("the sandbox prelude is broken".into()))?;
+    let globals = match policy {
+        Policy::Enforced => prelude.node_globals.call((), vm),
+        #[cfg(feature = "sandbox-test-hooks")]
+        Policy::Off => super::escape::globals(vm).map(Into::into),
+    };
+    let globals: PyDictRef =
+        python(globals)?.downcast().map_err(|_| NodeFailure::plain("the sandbox prelude is broken".into()))?;
     let code = vm
         .compile(&node.code, Mode::Exec, format!("<node {}>", node.node_id))
         .map_err(|err| NodeFailure::plain(format!("SyntaxError: {err}")))?;
@@ -209,13 +263,14 @@ fn arguments(
         .collect()
 }
 
-/// Run every node of `dag` in layer order.
+/// Run every node of `dag` in layer order, under `policy`.
 fn execute(
     vm: &VirtualMachine,
     prelude: &Prelude,
     dataset: &mut Dataset,
     dag: &GeneratedDag,
     seed: u64,
+    policy: Policy,
 ) -> ExecutionResult {
     dataset.begin_dag();
     let started = Instant::now();
@@ -225,7 +280,7 @@ fn execute(
         result.error_node = Some(node.to_string());
         result.traceback = failure.traceback;
     };
-    for node in &dag.nodes {
+    for node in dag.nodes.iter().filter(|_| policy == Policy::Enforced) {
         if let Some(violation) = check_source(&node.code).into_iter().next() {
             let message = format!("refused by the sandbox policy (line {}): {}", violation.line, violation.message);
             fail(&mut result, &node.node_id, NodeFailure::plain(message));
@@ -241,7 +296,7 @@ fn execute(
         let node_started = Instant::now();
         let outcome = arguments(vm, node, dataset, &outputs)
             .map_err(NodeFailure::plain)
-            .and_then(|args| run_node(vm, prelude, node, args, seed))
+            .and_then(|args| run_node(vm, prelude, node, args, seed, policy))
             .and_then(|object| to_json(vm, prelude, &object).map(|json| (object, json)));
         let printed = prelude
             .take_printed

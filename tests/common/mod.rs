@@ -47,16 +47,20 @@ pub fn sandbox_dataset() -> PathBuf {
     root().join("tests/fixtures/sandbox/dataset")
 }
 
-/// A one-worker pool over the sandbox dataset, served by the real binary.
-pub fn pool(node_timeout: Duration, dag_timeout: Duration) -> SandboxPool {
-    let config = SandboxConfig {
+/// One worker served by the real binary, with these deadlines.
+pub fn sandbox_config(node_timeout: Duration, dag_timeout: Duration) -> SandboxConfig {
+    SandboxConfig {
         workers: 1,
         node_timeout,
         dag_timeout,
         executable: Some(PathBuf::from(env!("CARGO_BIN_EXE_eval-dag"))),
         ..SandboxConfig::default()
-    };
-    SandboxPool::new(&sandbox_dataset(), config).expect("pool")
+    }
+}
+
+/// A one-worker pool over the sandbox dataset, served by the real binary.
+pub fn pool(node_timeout: Duration, dag_timeout: Duration) -> SandboxPool {
+    SandboxPool::new(&sandbox_dataset(), sandbox_config(node_timeout, dag_timeout)).expect("pool")
 }
 
 /// Whether two JSON values are equal, floats within `rel` relative tolerance.

@@ -13,6 +13,7 @@ mod run_offline;
 mod run_scripted;
 mod sandbox_differential;
 mod sandbox_hostile;
+mod sandbox_kernel;
 mod sandbox_warm;
 mod tui_app;
 mod tui_loop;

@@ -1,0 +1,116 @@
+//! The kernel's layers behind the language policy. A worker applies them once
+//! start-up is over (interpreter built, prelude loaded, dataset converted) and
+//! before it reads its first request, so they hold if the policy ever falls:
+//!
+//! - **Landlock** (best effort: kernels from 5.13 have it, later ones more of
+//!   it): no file may be opened, created or changed, no TCP port bound or
+//!   connected, no signal sent and no abstract Unix socket reached outside the
+//!   worker. It does not hide metadata (`stat` of a path still answers).
+//! - **seccomp-bpf** (required on Linux: a worker that cannot install it does
+//!   not start): only an allowlist of system calls passes (see `seccomp`).
+//!   Any other call traps and ends the worker by SIGSYS; the parent reports a
+//!   sandbox violation naming the call and starts a new worker.
+//!
+//! Both are Linux features; elsewhere a worker runs under the language policy
+//! and its resource limits only, and says so.
+
+#[cfg(target_os = "linux")]
+mod seccomp;
+
+/// How far Landlock confines a thread, weakest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Landlock {
+    /// Not at all: no Landlock in this kernel (or system), or it refused the ruleset.
+    Unavailable,
+    /// Partly: the kernel knows an older Landlock ABI than the one asked for.
+    Partial,
+    /// Every restriction asked for.
+    Full,
+}
+
+impl std::fmt::Display for Landlock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Full => "Landlock fully enforced",
+            Self::Partial => "Landlock partly enforced (older kernel ABI)",
+            Self::Unavailable => "Landlock unavailable",
+        })
+    }
+}
+
+/// What the kernel enforces on a confined worker.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Confinement {
+    /// One line for the log.
+    pub description: String,
+    /// Whether every layer is in force.
+    pub complete: bool,
+}
+
+/// The seccomp filter could not be installed.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfineError {
+    /// This architecture has no seccomp filter here.
+    #[cfg(target_os = "linux")]
+    #[error("no seccomp filter for this architecture: {0}")]
+    Architecture(seccompiler::BackendError),
+    /// The filter could not be built.
+    #[cfg(target_os = "linux")]
+    #[error("cannot build the seccomp filter: {0}")]
+    Filter(seccompiler::BackendError),
+    /// The kernel refused the filter.
+    #[cfg(target_os = "linux")]
+    #[error("cannot install the seccomp filter: {0}")]
+    Install(seccompiler::Error),
+    /// The SIGSYS handler could not be installed.
+    #[cfg(target_os = "linux")]
+    #[error("cannot install the SIGSYS handler: {0}")]
+    Handler(std::io::Error),
+}
+
+/// Confine the calling thread, and threads it starts later, with Landlock:
+/// no file-system access at all, no TCP, no signals or abstract Unix sockets
+/// outside the worker. Best effort; sets `PR_SET_NO_NEW_PRIVS`. Landlock
+/// binds threads (before its ABI 8), so every thread of a worker calls this.
+#[cfg(target_os = "linux")]
+pub fn restrict_thread() -> Landlock {
+    use landlock::{ABI, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetStatus, Scope};
+    // The newest ABI whose restrictions are asked for; older kernels enforce what they know.
+    const ABI: ABI = ABI::V6;
+    let status = Ruleset::default()
+        .handle_access(AccessFs::from_all(ABI))
+        .and_then(|r| r.handle_access(AccessNet::from_all(ABI)))
+        .and_then(|r| r.scope(Scope::from_all(ABI)))
+        .and_then(|r| r.create())
+        .and_then(|r| r.restrict_self());
+    match status.map(|s| s.ruleset) {
+        Ok(RulesetStatus::FullyEnforced) => Landlock::Full,
+        Ok(RulesetStatus::PartiallyEnforced) => Landlock::Partial,
+        Ok(RulesetStatus::NotEnforced) | Err(_) => Landlock::Unavailable,
+    }
+}
+
+/// Without Linux: no Landlock.
+#[cfg(not(target_os = "linux"))]
+pub fn restrict_thread() -> Landlock {
+    Landlock::Unavailable
+}
+
+/// Confine the calling thread with Landlock, then install the seccomp filter
+/// on every thread of the process. `others` is how far Landlock confines the
+/// process's other threads (see [`restrict_thread`]).
+#[cfg(target_os = "linux")]
+pub fn confine(others: Landlock) -> Result<Confinement, ConfineError> {
+    let landlock = restrict_thread().min(others);
+    seccomp::install()?;
+    Ok(Confinement {
+        description: format!("seccomp allowlist installed, {landlock}"),
+        complete: landlock == Landlock::Full,
+    })
+}
+
+/// Without Linux: no kernel layers.
+#[cfg(not(target_os = "linux"))]
+pub fn confine(_others: Landlock) -> Result<Confinement, ConfineError> {
+    Ok(Confinement { description: "no kernel layers (they need Linux)".into(), complete: false })
+}

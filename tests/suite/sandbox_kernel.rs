@@ -1,0 +1,191 @@
+//! The kernel layers behind the language policy, each proven on its own with
+//! node code run as if the policy had fallen (`run_unchecked`: no policy, every
+//! builtin, and host access standing in for an escape into native code; test
+//! builds only). Each attempt first succeeds on a worker without the kernel
+//! layers, so the refusal that follows is the kernel's: a forbidden system
+//! call ends the worker, which is reported by name and replaced, and the next
+//! DAG on the same pool runs normally. A real run's worker is checked from the
+//! outside through `/proc`.
+
+use crate::common;
+
+use std::io::ErrorKind;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use eval_dag::model::{ExecutionResult, GeneratedDag};
+use eval_dag::sandbox::{SandboxConfig, SandboxPool};
+use serde_json::json;
+
+fn dag(code: &str) -> GeneratedDag {
+    serde_json::from_value(json!({
+        "question_id": "escape", "final_answer_node": "a",
+        "nodes": [{"node_id": "a", "function_name": "f", "inputs": {}, "layer": 0, "code": code}]
+    }))
+    .unwrap()
+}
+
+fn pool(kernel_layers: bool) -> SandboxPool {
+    let config =
+        SandboxConfig { kernel_layers, ..common::sandbox_config(Duration::from_secs(10), Duration::from_secs(20)) };
+    SandboxPool::new(&common::sandbox_dataset(), config).unwrap()
+}
+
+/// `code` reaches the host on a worker without the kernel layers, and what the
+/// confined pool makes of it (the pool is returned for the next DAG).
+async fn escape(code: &str) -> (ExecutionResult, SandboxPool) {
+    let open = pool(false).run_unchecked(&dag(code), 0).await;
+    assert!(open.success, "without the kernel layers `{code}` should work: {:?}", open.error);
+    let confined = pool(true);
+    let result = confined.run_unchecked(&dag(code), 0).await;
+    assert!(!result.success, "`{code}` got through: {:?}", result.final_answer);
+    (result, confined)
+}
+
+/// The pool still runs ordinary DAGs over the intact dataset.
+async fn assert_next_dag_runs(pool: &SandboxPool) {
+    let next: GeneratedDag = serde_json::from_value(json!({
+        "question_id": "next", "final_answer_node": "a",
+        "nodes": [{"node_id": "a", "function_name": "f", "inputs": {"rows": "dataset.transactions"}, "layer": 0,
+                   "code": "def f(rows):\n    return len(rows)\n"}]
+    }))
+    .unwrap();
+    let result = pool.run(&next, 0).await;
+    assert_eq!(result.final_answer, Some(json!(2000)), "the next DAG failed: {:?}", result.error);
+}
+
+/// The kernel's Landlock ABI version (0: none).
+fn landlock_abi() -> i64 {
+    // SAFETY: LANDLOCK_CREATE_RULESET_VERSION (1) with no attributes only queries the version.
+    let version = unsafe { libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<u8>(), 0usize, 1u32) };
+    version.max(0)
+}
+
+fn error(result: &ExecutionResult) -> &str {
+    result.error.as_deref().unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn reading_files_is_refused_by_landlock() {
+    if landlock_abi() == 0 {
+        eprintln!("skipped: this kernel has no Landlock");
+        return;
+    }
+    let data = common::sandbox_dataset().join("data.json");
+    for path in [Path::new("/etc/hostname"), Path::new("/proc/self/environ"), &data] {
+        assert!(std::fs::read(path).is_ok(), "the test itself can read {}", path.display());
+        let (result, pool) = escape(&format!("def f():\n    return read_file({:?})\n", path.display())).await;
+        assert!(error(&result).contains("Permission denied"), "{}: {:?}", path.display(), result.error);
+        assert_next_dag_runs(&pool).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_environment_holds_only_what_the_worker_needs() {
+    assert!(std::env::var_os("PATH").is_some(), "the test's own environment is not empty");
+    let result = pool(true).run_unchecked(&dag("def f():\n    return sorted(environ())\n"), 0).await;
+    let names: Vec<String> = serde_json::from_value(result.final_answer.clone().expect("environ() runs")).unwrap();
+    assert!(names.contains(&"RUST_BACKTRACE".to_string()), "{names:?}");
+    assert!(names.iter().all(|name| ["EVAL_DAG_LOG", "RUST_BACKTRACE", "TZ"].contains(&name.as_str())), "{names:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn opening_a_socket_ends_the_worker() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (result, pool) = escape(&format!("def f():\n    connect({port})\n    return 1\n")).await;
+    assert!(error(&result).contains("sandbox violation: forbidden system call socket"), "{:?}", result.error);
+    // The unconfined attempt connected once; the confined one never did.
+    assert!(listener.accept().is_ok(), "the unconfined worker connected");
+    assert_eq!(listener.accept().map(drop).unwrap_err().kind(), ErrorKind::WouldBlock);
+    assert_next_dag_runs(&pool).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn spawning_a_process_ends_the_worker() {
+    let dir = tempfile::tempdir().unwrap();
+    let (open, confined) = (dir.path().join("open"), dir.path().join("confined"));
+    let touch = |marker: &Path| format!("def f():\n    return spawn('/usr/bin/touch', {:?})\n", marker.display());
+    let unconfined = pool(false).run_unchecked(&dag(&touch(&open)), 0).await;
+    assert_eq!(unconfined.final_answer, Some(json!(0)), "{:?}", unconfined.error);
+    assert!(open.exists(), "the unconfined worker ran touch");
+    let pool = pool(true);
+    let result = pool.run_unchecked(&dag(&touch(&confined)), 0).await;
+    assert!(error(&result).contains("sandbox violation: forbidden system call clone"), "{:?}", result.error);
+    assert!(!confined.exists(), "the confined worker ran touch");
+    assert_next_dag_runs(&pool).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn writing_a_file_ends_the_worker() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("written.txt");
+    let (result, pool) = escape(&format!("def f():\n    write_file({:?}, 'x')\n    return 1\n", path.display())).await;
+    assert!(error(&result).contains("sandbox violation: forbidden system call openat"), "{:?}", result.error);
+    std::fs::remove_file(&path).expect("the unconfined worker wrote the file");
+    let after = pool.run_unchecked(&dag(&format!("def f():\n    write_file({:?}, 'x')\n", path.display())), 0).await;
+    assert!(error(&after).contains("openat"), "a new worker is confined too: {:?}", after.error);
+    assert!(!path.exists(), "a confined worker wrote the file");
+    assert_next_dag_runs(&pool).await;
+}
+
+/// The pids of the processes whose parent is `parent`.
+fn children(parent: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            // After the command name in parentheses: state, then the parent's pid.
+            let fields = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+            fields.split_whitespace().nth(1).and_then(|p| p.parse().ok()) == Some(parent)
+        })
+        .collect()
+}
+
+fn status_field(pid: u32, field: &str) -> Option<String> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status.lines().find_map(|line| Some(line.strip_prefix(field)?.strip_prefix(':')?.trim().to_string()))
+}
+
+#[test]
+fn a_running_worker_is_confined_and_holds_no_api_key() {
+    const SECRET: &str = "sk-test-must-not-reach-the-worker";
+    let home = tempfile::tempdir().unwrap();
+    let dag_file = home.path().join("dag.json");
+    let wait = "def f():\n    start = datetime.datetime.now()\n    while (datetime.datetime.now() - start).total_seconds() < 3:\n        pass\n    return 1\n";
+    std::fs::write(&dag_file, serde_json::to_string(&dag(wait)).unwrap()).unwrap();
+    let exec = common::eval_dag(home.path())
+        .args(["exec", "--node-timeout", "30", "--dataset"])
+        .arg(common::sandbox_dataset())
+        .arg(&dag_file)
+        .env("OPENAI_API_KEY", SECRET)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let worker = loop {
+        let confined =
+            children(exec.id()).into_iter().find(|&pid| status_field(pid, "Seccomp").as_deref() == Some("2"));
+        if let Some(pid) = confined {
+            break pid;
+        }
+        assert!(Instant::now() < deadline, "no confined worker appeared");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let parent_environ = std::fs::read(format!("/proc/{}/environ", exec.id())).unwrap();
+    assert!(String::from_utf8_lossy(&parent_environ).contains(SECRET), "the parent holds the key");
+    assert_eq!(status_field(worker, "NoNewPrivs").as_deref(), Some("1"));
+    let environ = String::from_utf8_lossy(&std::fs::read(format!("/proc/{worker}/environ")).unwrap()).into_owned();
+    assert!(!environ.contains("OPENAI_API_KEY") && !environ.contains(SECRET), "{environ:?}");
+    assert_eq!(std::fs::read_link(format!("/proc/{worker}/cwd")).unwrap(), Path::new("/"));
+    let mut fds: Vec<String> = std::fs::read_dir(format!("/proc/{worker}/fd"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    fds.sort();
+    assert_eq!(fds, ["0", "1", "2"], "the worker holds its three pipes only");
+    let output = exec.wait_with_output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stdout));
+}
