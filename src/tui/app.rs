@@ -391,7 +391,9 @@ impl App {
         if self.confirm_quit {
             return self.answer_quit(key);
         }
-        if self.editing_filter {
+        // Ctrl-C quits from the filter too (it is not the letter c).
+        let ctrl_c = key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c');
+        if self.editing_filter && !ctrl_c {
             match key.code {
                 KeyCode::Enter | KeyCode::Esc => self.editing_filter = false,
                 KeyCode::Backspace => {

@@ -397,3 +397,21 @@ fn tab_indented_code_keeps_its_indentation_and_hidden_characters_are_shown_not_o
     assert!(text.contains("  2     return {name: s['fraud_rate']"), "the tab indents to column 4: {text}");
     assert!(text.contains("# ⟨U+202E⟩evil") && !text.contains('\u{202e}'), "the override is shown, not obeyed: {text}");
 }
+
+#[test]
+fn ctrl_c_quits_from_the_filter_and_asks_first_while_questions_work() {
+    use crossterm::event::KeyModifiers;
+    let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+    let mut app = replay_app();
+    press(&mut app, "/gro");
+    app.handle_key(ctrl_c);
+    assert!(app.quit && app.filter == "gro", "a replay quits at once, and c was not typed into the filter");
+    let (mut app, _commands) = live_app();
+    app.state.apply(1, &EngineEvent::QuestionStarted { question_id: "q_01".into(), attempt: 2, forked_from: None });
+    app.handle_key(ctrl_c);
+    assert!(app.confirm_quit && !app.quit, "a live run with a question at work asks first");
+    press(&mut app, "n");
+    assert!(!app.confirm_quit && !app.quit, "any other key keeps watching");
+    press(&mut app, "qy");
+    assert!(app.quit, "y confirms");
+}
