@@ -140,4 +140,5 @@ async fn a_fault_while_drawing_shows_the_fault_screen_and_events_keep_coming() {
         screen.contains("the screen could not be drawn: a drawing fault planted by the test"),
         "the fault screen is up: {screen}"
     );
+    assert!(screen.contains("Run finished: "), "the fault screen says where the run stands: {screen}");
 }

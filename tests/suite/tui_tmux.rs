@@ -343,6 +343,9 @@ async fn a_drawing_fault_in_a_live_run_loses_nothing() {
     let screen = wait_for(&session, "the screen could not be drawn");
     assert!(screen.contains("injected drawing fault") && screen.contains("the run goes on"), "{screen}");
     poll("the run to finish", || count_in(&trace_path, "\"type\":\"run_finished\"") == 1);
+    // The faulted screen still says where the run stands; quit once it says finished.
+    let screen = wait_for(&session, "Run finished: 4 of 4 questions passed.");
+    assert!(screen.contains("Run finished: 4 of 4"), "the fault screen shows progress: {screen}");
     tmux(&["send-keys", "-t", &session, "q"]);
     let screen = wait_for(&session, "EXITED-0");
     assert!(screen.contains("EXITED-0"), "every question passed: {screen}");

@@ -18,6 +18,17 @@ pub fn draw(frame: &mut Frame, app: &App) {
     } else {
         "The fault is in the log; the run goes on. Esc goes back, q quits."
     };
-    let lines = vec![Line::from(clean(fault).into_owned()), Line::from(next)];
+    let lines = vec![Line::from(clean(fault).into_owned()), Line::from(progress(app)), Line::from(next)];
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), area);
+}
+
+/// Where the run stands, so a faulted screen still says whether it is safe to quit.
+fn progress(app: &App) -> String {
+    let state = &app.state;
+    if let Some(summary) = &state.summary {
+        return format!("Run finished: {} of {} questions passed.", summary.passed, summary.total);
+    }
+    let working = app.work_in_progress();
+    let total = state.questions.len();
+    format!("{} of {total} questions finished, {working} at work.", total - working.min(total))
 }
