@@ -79,11 +79,11 @@ fn measure(trace: &Trace, process: f64, review_concurrency: usize) -> Measured {
                     };
                 }
             },
-            EngineEvent::QuestionStarted { question_id, .. } => {
-                spans.entry(question_id.clone()).or_default().0 = record.t_ms;
+            EngineEvent::QuestionStarted { at, .. } => {
+                spans.entry(at.question_id.clone()).or_default().0 = record.t_ms;
             }
-            EngineEvent::QuestionFinished { question_id, .. } => {
-                spans.entry(question_id.clone()).or_default().1 = record.t_ms;
+            EngineEvent::QuestionFinished { at, .. } => {
+                spans.entry(at.question_id.clone()).or_default().1 = record.t_ms;
             }
             EngineEvent::StageFinished { stage: Stage::TrialRun, duration_ms, .. } => {
                 slowest_trial = slowest_trial.max(*duration_ms);

@@ -3,6 +3,7 @@
 //! runs with node outputs, an approved final execution), generated, not recorded.
 
 use eval_dag::llm::{CallKey, ChatMessage, LlmRole, TokenUsage};
+use eval_dag::model::AttemptAt;
 use eval_dag::model::{
     CriticFeedback, DifficultyLevel, ExecutionResult, Finding, FindingSource, GeneratedDag, Question, Severity,
 };
@@ -67,16 +68,17 @@ pub fn write_trace(path: &std::path::Path, count: usize, iterations: u32) {
     let mut call_id = 0;
     for q in &questions {
         let id = q.id.clone();
-        emit(&mut w, EngineEvent::QuestionStarted { question_id: id.clone(), attempt: 1, forked_from: None });
+        emit(&mut w, EngineEvent::QuestionStarted { at: AttemptAt::new(id.clone(), 1), forked_from: None });
         for iteration in 1..=iterations {
             for stage in [Stage::Build, Stage::StructuralCheck, Stage::TrialRun, Stage::SemanticReview] {
-                emit(&mut w, EngineEvent::StageStarted { question_id: id.clone(), attempt: 1, iteration, stage });
+                emit(
+                    &mut w,
+                    EngineEvent::StageStarted { at: AttemptAt::new(id.clone(), 1).iteration(iteration), stage },
+                );
                 emit(
                     &mut w,
                     EngineEvent::StageFinished {
-                        question_id: id.clone(),
-                        attempt: 1,
-                        iteration,
+                        at: AttemptAt::new(id.clone(), 1).iteration(iteration),
                         stage,
                         ok: true,
                         duration_ms: 5,
@@ -108,7 +110,10 @@ pub fn write_trace(path: &std::path::Path, count: usize, iterations: u32) {
                     cost_usd: 0.0,
                 },
             );
-            emit(&mut w, EngineEvent::DagBuilt { question_id: id.clone(), attempt: 1, iteration, dag: dag(&id) });
+            emit(
+                &mut w,
+                EngineEvent::DagBuilt { at: AttemptAt::new(id.clone(), 1).iteration(iteration), dag: dag(&id) },
+            );
             let approved = iteration == iterations;
             let findings = if approved {
                 vec![]
@@ -124,14 +129,16 @@ pub fn write_trace(path: &std::path::Path, count: usize, iterations: u32) {
             };
             emit(
                 &mut w,
-                EngineEvent::Executed { question_id: id.clone(), attempt: 1, iteration, trial: true, result: result() },
+                EngineEvent::Executed {
+                    at: AttemptAt::new(id.clone(), 1).iteration(iteration),
+                    trial: true,
+                    result: result(),
+                },
             );
             emit(
                 &mut w,
                 EngineEvent::CriticVerdict {
-                    question_id: id.clone(),
-                    attempt: 1,
-                    iteration,
+                    at: AttemptAt::new(id.clone(), 1).iteration(iteration),
                     feedback: CriticFeedback { is_approved: approved, findings, ..Default::default() },
                 },
             );
@@ -139,9 +146,7 @@ pub fn write_trace(path: &std::path::Path, count: usize, iterations: u32) {
         emit(
             &mut w,
             EngineEvent::Executed {
-                question_id: id.clone(),
-                attempt: 1,
-                iteration: iterations,
+                at: AttemptAt::new(id.clone(), 1).iteration(iterations),
                 trial: false,
                 result: result(),
             },
@@ -149,8 +154,7 @@ pub fn write_trace(path: &std::path::Path, count: usize, iterations: u32) {
         emit(
             &mut w,
             EngineEvent::QuestionFinished {
-                question_id: id,
-                attempt: 1,
+                at: AttemptAt::new(id, 1),
                 outcome: Outcome::Passed,
                 iterations,
                 final_answer: Some(json!("grocery_pos")),

@@ -15,11 +15,10 @@ use crate::grade::{Answer, Grade, Grader, summarise};
 use crate::llm::{LlmClient, OpenAiClient, ReplayClient};
 use crate::report::fold_trace;
 use crate::text::preview;
-use crate::trace::Trace;
 
 /// Run the `grade` subcommand.
 pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
-    let trace = Trace::read(&super::report::trace_path(&args.input)?)?;
+    let trace = super::read_trace(&super::report::trace_path(&args.input)?)?;
     let state = fold_trace(&trace);
     let mut grading = trace.header.settings.grading.clone();
     if let Some(options) = args.match_options {

@@ -45,6 +45,16 @@ pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// Read the trace at `path`, saying once on stderr what a trace of a newer
+/// version held that this version skipped.
+fn read_trace(path: &std::path::Path) -> Result<crate::trace::Trace, crate::trace::TraceError> {
+    let trace = crate::trace::Trace::read(path)?;
+    if let Some(note) = trace.newer_version_note() {
+        eprintln!("note: {note}");
+    }
+    Ok(trace)
+}
+
 /// The error and its causes on one line (`outer: inner: root`); a multi-line
 /// message (one problem per line) keeps its lines.
 pub fn one_line(err: &anyhow::Error) -> String {

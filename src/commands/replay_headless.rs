@@ -4,14 +4,13 @@
 use std::process::ExitCode;
 
 use crate::run::RunState;
-use crate::trace::Trace;
 
 use super::headless::apply_and_describe;
 use super::run::{exit_code, summary_line};
 
 /// Print a trace's activity feed and summary; exit as the run would have.
 pub fn replay(trace_path: &std::path::Path) -> anyhow::Result<ExitCode> {
-    let trace = Trace::read(trace_path)?;
+    let trace = super::read_trace(trace_path)?;
     let mut state = RunState::default();
     for record in &trace.records {
         for text in apply_and_describe(&mut state, record.t_ms, &record.event) {

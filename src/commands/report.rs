@@ -8,7 +8,6 @@ use anyhow::Context;
 use crate::cli::ReportArgs;
 use crate::report::{fold_trace, is_trace, report_html};
 use crate::run::RunState;
-use crate::trace::Trace;
 
 /// The trace behind `input`: the file itself, the `trace.jsonl` beside a results
 /// file, or the one inside a run directory.
@@ -48,7 +47,7 @@ pub fn write_report(out: &Path, state: &RunState, generated_at: &str) -> anyhow:
 
 /// Run the `report` subcommand.
 pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
-    let trace = Trace::read(&trace_path(&args.input)?)?;
+    let trace = super::read_trace(&trace_path(&args.input)?)?;
     let state = fold_trace(&trace);
     let size = write_report(&args.out, &state, &chrono::Utc::now().to_rfc3339())?;
     eprintln!("report: {} ({:.1} KiB, {} questions)", args.out.display(), size as f64 / 1024.0, state.questions.len());

@@ -89,7 +89,7 @@ struct RunPlan {
 fn plan(args: &RunArgs) -> anyhow::Result<RunPlan> {
     match args.resume.as_ref().or(args.retry_failed.as_ref()) {
         Some(dir) => {
-            let trace = Trace::read(&dir.join("trace.jsonl"))?;
+            let trace = super::read_trace(&dir.join("trace.jsonl"))?;
             Ok(RunPlan {
                 dataset_dir: PathBuf::from(&trace.header.settings.dataset_dir),
                 out: dir.clone(),
@@ -163,11 +163,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let state = runtime.block_on(async {
         let executor = super::providers::build_executor(&dataset)?;
-        let parts = EngineParts { dataset: dataset.clone(), llm, executor, prompts, trace: Some(trace), grader };
+        let parts = EngineParts { dataset: dataset.clone(), llm, executor, prompts, grader };
         let initial = prior.clone().unwrap_or_default();
         let keep_alive = !args.headless;
         let options = RunOptions { keep_alive, questions, prior, retry_failed: args.retry_failed.is_some() };
-        let handle = engine::start(parts, settings, options);
+        let handle = engine::start(parts, Some(trace), settings, options);
         let shown = if args.headless {
             headless::follow(handle.events, initial, handle.commands, Box::pin(super::signals::interrupted())).await
         } else {

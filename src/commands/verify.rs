@@ -10,11 +10,10 @@ use anyhow::Context;
 use crate::dataset::Dataset;
 use crate::grade::{Grader, GradingSettings};
 use crate::report::{fold_trace, verify};
-use crate::trace::Trace;
 
 /// Run `replay --verify` headlessly.
 pub fn run(trace_path: &Path) -> anyhow::Result<ExitCode> {
-    let trace = Trace::read(trace_path)?;
+    let trace = super::read_trace(trace_path)?;
     let settings = &trace.header.settings;
     let dataset = Dataset::load(&settings.dataset_dir)
         .with_context(|| format!("the dataset named in the trace ({}) cannot be loaded", settings.dataset_dir))?;

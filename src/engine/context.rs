@@ -16,8 +16,8 @@ use crate::llm::{
 use crate::prompts::Prompts;
 use crate::run::EngineEvent;
 
-/// Shared by every critic loop of a run.
-pub struct RunContext {
+/// The pieces a run is made of, given by the caller.
+pub struct EngineParts {
     /// The dataset.
     pub dataset: Arc<Dataset>,
     /// The LLM provider.
@@ -26,6 +26,14 @@ pub struct RunContext {
     pub executor: Arc<dyn DagExecutor>,
     /// Prompt templates.
     pub prompts: Arc<Prompts>,
+    /// Grades answers (built from the settings' grading).
+    pub grader: Arc<Grader>,
+}
+
+/// Shared by every critic loop of a run: its parts and its controls.
+pub struct RunContext {
+    /// What the run is made of.
+    pub parts: EngineParts,
     /// Event fan-out.
     pub emitter: Arc<Emitter>,
     /// Pause/step/cancel.
@@ -34,8 +42,6 @@ pub struct RunContext {
     pub max_iterations: u32,
     /// Seed of node randomness.
     pub seed: u64,
-    /// Grades answers.
-    pub grader: Arc<Grader>,
     /// Layer reviews at once per DAG; 0 reviews every layer at once.
     pub review_concurrency: usize,
 }
@@ -58,7 +64,7 @@ impl RunContext {
         self.emitter.emit(EngineEvent::LlmCallStarted {
             call_id,
             key: key.clone(),
-            model: self.llm.model().to_string(),
+            model: self.parts.llm.model().to_string(),
             messages: messages.clone(),
         });
         let emitter = self.emitter.clone();
@@ -74,7 +80,7 @@ impl RunContext {
         let started = Instant::now();
         let request = LlmRequest { key: key.clone(), messages, json };
         let unfinished = Unfinished { emitter: &self.emitter, call_id, key: Some(key.clone()), started };
-        let outcome = self.llm.complete(&request, sink).await;
+        let outcome = self.parts.llm.complete(&request, sink).await;
         unfinished.defuse();
         let latency_ms = started.elapsed().as_millis() as u64;
         let (response, usage, error, retries) = match &outcome {
@@ -89,7 +95,7 @@ impl RunContext {
             latency_ms,
             error,
             retries,
-            cost_usd: self.llm.cost_usd(usage),
+            cost_usd: self.parts.llm.cost_usd(usage),
         });
         outcome
     }
@@ -132,11 +138,11 @@ pub struct RecordedLlm<'a>(&'a RunContext);
 
 impl LlmClient for RecordedLlm<'_> {
     fn provider(&self) -> &str {
-        self.0.llm.provider()
+        self.0.parts.llm.provider()
     }
 
     fn model(&self) -> &str {
-        self.0.llm.model()
+        self.0.parts.llm.model()
     }
 
     fn complete<'a>(
@@ -148,6 +154,6 @@ impl LlmClient for RecordedLlm<'_> {
     }
 
     fn cost_usd(&self, usage: TokenUsage) -> f64 {
-        self.0.llm.cost_usd(usage)
+        self.0.parts.llm.cost_usd(usage)
     }
 }

@@ -9,7 +9,9 @@ use super::gate::Cancelled;
 use super::review::{review_layers, trial_findings};
 use crate::grade::Answer;
 use crate::llm::{CallKey, LlmRole};
-use crate::model::{CriticFeedback, ExecutionResult, Finding, FindingSource, GeneratedDag, Question, Severity};
+use crate::model::{
+    AttemptAt, CriticFeedback, ExecutionResult, Finding, FindingSource, GeneratedDag, Question, Severity,
+};
 use crate::prompts::extract_json_object;
 use crate::run::{EngineEvent, Outcome, Stage};
 
@@ -19,7 +21,17 @@ pub type Seed = Option<(GeneratedDag, CriticFeedback)>;
 struct Attempt<'a> {
     ctx: &'a RunContext,
     question: &'a Question,
-    attempt: u32,
+    at: AttemptAt,
+}
+
+/// What the builder's reply came to.
+enum Built {
+    /// A DAG in the DAG shape.
+    Dag(GeneratedDag),
+    /// A reply that could not be read as a DAG: rejected with this feedback.
+    Unreadable(CriticFeedback),
+    /// The call failed for good (the attempt fails with this reason).
+    CallFailed(String),
 }
 
 /// How an iteration ended.
@@ -30,29 +42,23 @@ enum Verdict {
 }
 
 impl Attempt<'_> {
-    fn id(&self) -> String {
-        self.question.id.clone()
-    }
-
     async fn stage<T>(
         &self,
         iteration: u32,
         stage: Stage,
         work: impl AsyncFnOnce() -> (bool, T),
     ) -> Result<T, Cancelled> {
-        self.ctx.gate.pass(&self.question.id, self.attempt).await?;
+        self.ctx.gate.pass(&self.at).await?;
         let emitter = &self.ctx.emitter;
-        emitter.emit(EngineEvent::StageStarted { question_id: self.id(), attempt: self.attempt, iteration, stage });
+        emitter.emit(EngineEvent::StageStarted { at: self.at.iteration(iteration), stage });
         let started = Instant::now();
         let finished = tokio::select! {
             biased;
-            () = self.ctx.gate.cancelled(&self.question.id, self.attempt) => None,
+            () = self.ctx.gate.cancelled(&self.at) => None,
             done = work() => Some(done),
         };
         emitter.emit(EngineEvent::StageFinished {
-            question_id: self.id(),
-            attempt: self.attempt,
-            iteration,
+            at: self.at.iteration(iteration),
             stage,
             ok: finished.as_ref().is_some_and(|(ok, _)| *ok),
             duration_ms: started.elapsed().as_millis() as u64,
@@ -65,33 +71,24 @@ impl Attempt<'_> {
     async fn grade(&self, iteration: u32, result: &ExecutionResult) {
         let ctx = self.ctx;
         let mut narrative = None;
-        if ctx.grader.wants_narrative() {
-            let key = CallKey {
-                question_id: Some(self.id()),
-                role: LlmRole::Narrative,
-                attempt: self.attempt,
-                iteration,
-                layer: None,
-            };
-            let messages = ctx.prompts.narrative(self.question, result);
+        if ctx.parts.grader.wants_narrative() {
+            let key = CallKey::for_iteration(&self.at.iteration(iteration), LlmRole::Narrative, None);
+            let messages = ctx.parts.prompts.narrative(self.question, result);
             narrative = ctx.call_llm(key, messages, false).await.ok().map(|text| text.trim().to_string());
         }
         let llm = ctx.recorded_llm();
         let answer = result.final_answer.as_ref();
         let subject = Answer { value: answer, narrative: narrative.as_deref(), node_outputs: &result.node_outputs };
-        let grades = ctx.grader.grade(self.question, &subject, self.attempt, &llm).await;
+        let grades = ctx.parts.grader.grade(self.question, &subject, self.at.attempt, &llm).await;
         if !grades.is_empty() {
-            ctx.emitter.emit(EngineEvent::Graded { question_id: self.id(), attempt: self.attempt, grades, narrative });
+            ctx.emitter.emit(EngineEvent::Graded { at: self.at.clone(), grades, narrative });
         }
     }
 
     fn verdict(&self, iteration: u32, feedback: &CriticFeedback) {
-        self.ctx.emitter.emit(EngineEvent::CriticVerdict {
-            question_id: self.id(),
-            attempt: self.attempt,
-            iteration,
-            feedback: feedback.clone(),
-        });
+        self.ctx
+            .emitter
+            .emit(EngineEvent::CriticVerdict { at: self.at.iteration(iteration), feedback: feedback.clone() });
     }
 
     fn rejection(findings: Vec<Finding>, reasoning: String) -> CriticFeedback {
@@ -109,38 +106,30 @@ impl Attempt<'_> {
         }
     }
 
-    async fn build(
-        &self,
-        iteration: u32,
-        previous: Option<&(GeneratedDag, CriticFeedback)>,
-    ) -> Result<Result<GeneratedDag, CriticFeedback>, String> {
-        let key = CallKey {
-            question_id: Some(self.id()),
-            role: LlmRole::DagBuild,
-            attempt: self.attempt,
-            iteration,
-            layer: None,
-        };
-        let messages = self.ctx.prompts.dag_build(
-            &self.ctx.dataset,
+    async fn build(&self, iteration: u32, previous: Option<&(GeneratedDag, CriticFeedback)>) -> Built {
+        let key = CallKey::for_iteration(&self.at.iteration(iteration), LlmRole::DagBuild, None);
+        let messages = self.ctx.parts.prompts.dag_build(
+            &self.ctx.parts.dataset,
             self.question,
             iteration,
             previous.map(|(dag, feedback)| (dag, feedback)),
         );
-        let reply =
-            self.ctx.call_llm(key, messages, true).await.map_err(|err| format!("building the DAG failed: {err}"))?;
+        let reply = match self.ctx.call_llm(key, messages, true).await {
+            Ok(reply) => reply,
+            Err(err) => return Built::CallFailed(format!("building the DAG failed: {err}")),
+        };
         let parsed = extract_json_object(&reply).and_then(|value| {
             serde_json::from_value::<GeneratedDag>(value)
                 .map_err(|err| format!("the DAG JSON does not match the DAG shape: {err}"))
         });
-        Ok(parsed
-            .map(|mut dag| {
+        match parsed {
+            Ok(mut dag) => {
                 if dag.question_id.is_empty() {
-                    dag.question_id = self.id();
+                    dag.question_id = self.question.id.clone();
                 }
-                dag
-            })
-            .map_err(|message| {
+                Built::Dag(dag)
+            }
+            Err(message) => {
                 let finding = Finding {
                     node_id: None,
                     layer: None,
@@ -149,8 +138,9 @@ impl Attempt<'_> {
                     message: format!("{message}. Reply with exactly one JSON object in the DAG shape."),
                     severity: Severity::Error,
                 };
-                Self::rejection(vec![finding], "The reply could not be read as a DAG.".into())
-            }))
+                Built::Unreadable(Self::rejection(vec![finding], "The reply could not be read as a DAG.".into()))
+            }
+        }
     }
 
     /// One iteration from build to verdict.
@@ -161,14 +151,14 @@ impl Attempt<'_> {
     ) -> Result<Verdict, Cancelled> {
         let built = self.stage(iteration, Stage::Build, async || {
             let built = self.build(iteration, previous).await;
-            (matches!(built, Ok(Ok(_))), built)
+            (matches!(built, Built::Dag(_)), built)
         });
         let dag = match built.await? {
-            Err(reason) => return Ok(Verdict::Failed(reason)),
-            Ok(Err(feedback)) => {
+            Built::CallFailed(reason) => return Ok(Verdict::Failed(reason)),
+            Built::Unreadable(feedback) => {
                 self.verdict(iteration, &feedback);
                 let empty = GeneratedDag {
-                    question_id: self.id(),
+                    question_id: self.question.id.clone(),
                     description: String::new(),
                     nodes: vec![],
                     edges: vec![],
@@ -176,18 +166,13 @@ impl Attempt<'_> {
                 };
                 return Ok(Verdict::Rejected(previous.map(|p| p.0.clone()).unwrap_or(empty), feedback));
             }
-            Ok(Ok(dag)) => dag,
+            Built::Dag(dag) => dag,
         };
-        self.ctx.emitter.emit(EngineEvent::DagBuilt {
-            question_id: self.id(),
-            attempt: self.attempt,
-            iteration,
-            dag: dag.clone(),
-        });
+        self.ctx.emitter.emit(EngineEvent::DagBuilt { at: self.at.iteration(iteration), dag: dag.clone() });
 
         let structural = self
             .stage(iteration, Stage::StructuralCheck, async || {
-                let findings = crate::dag::check_dag(&dag, &self.ctx.dataset.catalogue);
+                let findings = crate::dag::check_dag(&dag, &self.ctx.parts.dataset.catalogue);
                 (!findings.iter().any(|f| f.severity == Severity::Error), findings)
             })
             .await?;
@@ -201,15 +186,13 @@ impl Attempt<'_> {
         let seed = self.ctx.seed;
         let (trial, trial_found) = self
             .stage(iteration, Stage::TrialRun, async || {
-                let result = self.ctx.executor.execute(&dag, seed).await;
+                let result = self.ctx.parts.executor.execute(&dag, seed).await;
                 let findings = trial_findings(&dag, &result);
                 (result.success, (result, findings))
             })
             .await?;
         self.ctx.emitter.emit(EngineEvent::Executed {
-            question_id: self.id(),
-            attempt: self.attempt,
-            iteration,
+            at: self.at.iteration(iteration),
             trial: true,
             result: trial.clone(),
         });
@@ -223,7 +206,7 @@ impl Attempt<'_> {
 
         let review = self
             .stage(iteration, Stage::SemanticReview, async || {
-                let review = review_layers(self.ctx, self.question, &dag, &trial, self.attempt, iteration).await;
+                let review = review_layers(self.ctx, self.question, &dag, &trial, &self.at.iteration(iteration)).await;
                 (review.is_ok(), review)
             })
             .await?;
@@ -271,13 +254,12 @@ pub async fn run_attempt(
     seed: Seed,
     forked_from: Option<(u32, u32)>,
 ) {
-    let run = Attempt { ctx, question, attempt };
-    ctx.emitter.emit(EngineEvent::QuestionStarted { question_id: run.id(), attempt, forked_from });
+    let run = Attempt { ctx, question, at: AttemptAt::new(question.id.clone(), attempt) };
+    ctx.emitter.emit(EngineEvent::QuestionStarted { at: run.at.clone(), forked_from });
     let mut previous = seed;
     let finish = |outcome: Outcome, iterations: u32, final_answer, reason: Option<String>| {
         ctx.emitter.emit(EngineEvent::QuestionFinished {
-            question_id: run.id(),
-            attempt,
+            at: run.at.clone(),
             outcome,
             iterations,
             final_answer,
@@ -294,9 +276,7 @@ pub async fn run_attempt(
             }
             Ok(Verdict::Approved(result)) => {
                 ctx.emitter.emit(EngineEvent::Executed {
-                    question_id: run.id(),
-                    attempt,
-                    iteration,
+                    at: run.at.iteration(iteration),
                     trial: false,
                     result: result.clone(),
                 });

@@ -7,6 +7,8 @@ use std::sync::{Mutex, PoisonError};
 
 use tokio::sync::Notify;
 
+use crate::model::AttemptAt;
+
 /// The loop should stop: its attempt or the run was cancelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Cancelled;
@@ -16,8 +18,8 @@ struct GateState {
     paused: bool,
     /// Pending single-stage permits; `None` = for whichever loop asks first.
     steps: VecDeque<Option<String>>,
-    /// Cancelled `(question, attempt)` pairs.
-    cancelled: HashSet<(String, u32)>,
+    /// Cancelled attempts.
+    cancelled: HashSet<AttemptAt>,
     run_cancelled: bool,
 }
 
@@ -58,9 +60,9 @@ impl Gate {
     }
 
     /// Stop one attempt at its next boundary.
-    pub fn cancel_attempt(&self, question: &str, attempt: u32) {
+    pub fn cancel_attempt(&self, at: AttemptAt) {
         self.update(|s| {
-            s.cancelled.insert((question.to_string(), attempt));
+            s.cancelled.insert(at);
         });
     }
 
@@ -69,17 +71,17 @@ impl Gate {
         self.update(|s| s.run_cancelled = true);
     }
 
-    /// Resolves once `question`'s attempt (or the whole run) is cancelled: work
+    /// Resolves once attempt `at` (or the whole run) is cancelled: work
     /// under way races it and is dropped, so a cancel does not wait for a slow
     /// LLM call or DAG to end.
-    pub async fn cancelled(&self, question: &str, attempt: u32) {
+    pub async fn cancelled(&self, at: &AttemptAt) {
         loop {
             let notified = self.changed.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
             {
                 let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-                if state.run_cancelled || state.cancelled.contains(&(question.to_string(), attempt)) {
+                if state.run_cancelled || state.cancelled.contains(at) {
                     return;
                 }
             }
@@ -87,21 +89,22 @@ impl Gate {
         }
     }
 
-    /// Wait until `question`'s attempt may start its next stage.
-    pub async fn pass(&self, question: &str, attempt: u32) -> Result<(), Cancelled> {
+    /// Wait until attempt `at` may start its next stage.
+    pub async fn pass(&self, at: &AttemptAt) -> Result<(), Cancelled> {
         loop {
             let notified = self.changed.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
             {
                 let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-                if state.run_cancelled || state.cancelled.contains(&(question.to_string(), attempt)) {
+                if state.run_cancelled || state.cancelled.contains(at) {
                     return Err(Cancelled);
                 }
                 if !state.paused {
                     return Ok(());
                 }
-                let permit = state.steps.iter().position(|target| target.as_deref().is_none_or(|q| q == question));
+                let permit =
+                    state.steps.iter().position(|target| target.as_deref().is_none_or(|q| q == at.question_id));
                 if let Some(index) = permit {
                     state.steps.remove(index);
                     return Ok(());
@@ -126,7 +129,7 @@ mod tests {
         for q in ["q_01", "q_02"] {
             let (gate, passed) = (gate.clone(), passed.clone());
             tasks.push(tokio::spawn(async move {
-                gate.pass(q, 1).await.unwrap();
+                gate.pass(&AttemptAt::new(q, 1)).await.unwrap();
                 passed.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             }));
         }
@@ -146,13 +149,13 @@ mod tests {
         let gate = Arc::new(Gate::new(true));
         let waiter = tokio::spawn({
             let gate = gate.clone();
-            async move { gate.pass("q_01", 2).await }
+            async move { gate.pass(&AttemptAt::new("q_01", 2)).await }
         });
         tokio::time::sleep(Duration::from_millis(10)).await;
-        gate.cancel_attempt("q_01", 2);
+        gate.cancel_attempt(AttemptAt::new("q_01", 2));
         assert_eq!(waiter.await.unwrap(), Err(Cancelled));
         gate.resume();
-        assert_eq!(gate.pass("q_01", 3).await, Ok(()), "other attempts are not cancelled");
-        assert_eq!(gate.pass("q_01", 2).await, Err(Cancelled));
+        assert_eq!(gate.pass(&AttemptAt::new("q_01", 3)).await, Ok(()), "other attempts are not cancelled");
+        assert_eq!(gate.pass(&AttemptAt::new("q_01", 2)).await, Err(Cancelled));
     }
 }

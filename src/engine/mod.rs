@@ -11,5 +11,6 @@ mod orchestrator;
 mod questions;
 mod review;
 
-pub use orchestrator::{EngineHandle, EngineParts, RunOptions, start};
+pub use context::EngineParts;
+pub use orchestrator::{EngineHandle, RunOptions, start};
 pub use questions::parse_questions;

@@ -10,18 +10,15 @@ use tokio::sync::{
 };
 use tokio::task::JoinSet;
 
-use super::context::RunContext;
+use super::context::{EngineParts, RunContext};
 use super::critic::{Seed, run_attempt};
 use super::emitter::Emitter;
 use super::gate::Gate;
 use super::questions::parse_questions;
-use crate::dag::DagExecutor;
-use crate::dataset::Dataset;
-use crate::grade::Grader;
-use crate::llm::{CallKey, LlmClient, LlmRole};
+use crate::llm::{CallKey, LlmRole};
+use crate::model::AttemptAt;
 use crate::model::Question;
-use crate::prompts::Prompts;
-use crate::run::{Command, ControlAction, EngineEvent, Outcome, RunSettings, RunState};
+use crate::run::{Command, EngineEvent, Outcome, RunSettings, RunState};
 use crate::trace::TraceWriter;
 
 /// What the caller holds while a run goes on.
@@ -73,59 +70,67 @@ impl Orchestrator {
         self.ctx.emitter.with_state(|s| s.question(id).map(|q| q.question.clone()))
     }
 
-    fn restart(&mut self, question_id: &str, seed: Seed, forked_from: Option<(u32, u32)>, action: ControlAction) {
+    /// Cancel `question_id`'s latest attempt and start the next one, recording `command`.
+    fn restart(&mut self, question_id: &str, seed: Seed, forked_from: Option<(u32, u32)>, command: Command) {
         let Some(question) = self.question(question_id) else {
             return;
         };
         let previous = self.latest_attempt.get(question_id).copied().unwrap_or(0);
-        self.ctx.gate.cancel_attempt(question_id, previous);
-        self.ctx.emitter.emit(EngineEvent::Control(action));
+        self.ctx.gate.cancel_attempt(AttemptAt::new(question_id, previous));
+        self.ctx.emitter.emit(EngineEvent::Control(command));
         self.spawn(question, previous + 1, seed, forked_from);
     }
 
+    /// Carry out `command` and record it; false once the run is to end.
     fn handle(&mut self, command: Command) -> bool {
         let gate = &self.ctx.gate;
-        match command {
+        let record = match &command {
             Command::Pause => {
                 gate.pause();
-                self.ctx.emitter.emit(EngineEvent::Control(ControlAction::Paused));
+                true
             }
             Command::Resume => {
                 gate.resume();
-                self.ctx.emitter.emit(EngineEvent::Control(ControlAction::Resumed));
+                true
             }
             Command::Step { question_id } => {
                 gate.step(question_id.clone());
-                self.ctx.emitter.emit(EngineEvent::Control(ControlAction::Stepped { question_id }));
+                true
             }
             Command::Rerun { question_id } => {
-                let action = ControlAction::Rerun { question_id: question_id.clone() };
-                self.restart(&question_id, None, None, action);
+                let question_id = question_id.clone();
+                self.restart(&question_id, None, None, command);
+                return true;
             }
-            Command::Fork { question_id, attempt, iteration } => {
+            Command::Fork { from } => {
                 let seed = self.ctx.emitter.with_state(|s| {
-                    let it = s.question(&question_id)?.attempt(attempt)?.iteration(iteration)?;
+                    let it = s.question(&from.question_id)?.attempt(from.attempt)?.iteration(from.iteration)?;
                     Some((it.dag.clone()?, it.feedback.clone()?))
                 });
                 if seed.is_some() {
-                    let action = ControlAction::Fork { question_id: question_id.clone(), attempt, iteration };
-                    self.restart(&question_id, seed, Some((attempt, iteration)), action);
+                    let (question_id, forked_from) = (from.question_id.clone(), (from.attempt, from.iteration));
+                    self.restart(&question_id, seed, Some(forked_from), command);
                 }
+                return true;
             }
-            Command::CancelQuestion { question_id } => {
-                if let Some(&attempt) = self.latest_attempt.get(&question_id) {
-                    gate.cancel_attempt(&question_id, attempt);
-                    self.ctx.emitter.emit(EngineEvent::Control(ControlAction::CancelQuestion { question_id }));
+            Command::CancelQuestion { question_id } => match self.latest_attempt.get(question_id) {
+                Some(&attempt) => {
+                    gate.cancel_attempt(AttemptAt::new(question_id.clone(), attempt));
+                    true
                 }
-            }
+                None => false,
+            },
             Command::CancelRun => {
                 gate.cancel_run();
                 // After the run finished there is nothing to cancel: its trace ends with its finish.
                 if !self.tasks.is_empty() {
-                    self.ctx.emitter.emit(EngineEvent::Control(ControlAction::CancelRun));
+                    self.ctx.emitter.emit(EngineEvent::Control(command));
                 }
                 return false;
             }
+        };
+        if record {
+            self.ctx.emitter.emit(EngineEvent::Control(command));
         }
         true
     }
@@ -161,7 +166,7 @@ fn resumption(prior: &RunState, question_id: &str, retry_failed: bool) -> Resump
 
 async fn generate_questions(ctx: &RunContext, count: u32) -> Result<Vec<Question>, String> {
     let key = CallKey { question_id: None, role: LlmRole::QuestionGeneration, attempt: 1, iteration: 0, layer: None };
-    let messages = ctx.prompts.question_generation(&ctx.dataset, count);
+    let messages = ctx.parts.prompts.question_generation(&ctx.parts.dataset, count);
     let reply = ctx.call_llm(key, messages, true).await.map_err(|err| format!("question generation failed: {err}"))?;
     parse_questions(&reply, count as usize).map_err(|err| format!("question generation: {err}"))
 }
@@ -249,24 +254,14 @@ async fn orchestrate(
     emitter.with_state(RunState::clone)
 }
 
-/// The pieces a run is made of.
-pub struct EngineParts {
-    /// The dataset.
-    pub dataset: Arc<Dataset>,
-    /// The LLM provider.
-    pub llm: Arc<dyn LlmClient>,
-    /// The sandbox.
-    pub executor: Arc<dyn DagExecutor>,
-    /// Prompt templates.
-    pub prompts: Arc<Prompts>,
-    /// Where events are recorded, if anywhere.
-    pub trace: Option<TraceWriter>,
-    /// Grades answers (built from the settings' grading).
-    pub grader: Arc<Grader>,
-}
-
-/// Start a run in the background on the current tokio runtime.
-pub fn start(parts: EngineParts, settings: RunSettings, options: RunOptions) -> EngineHandle {
+/// Start a run in the background on the current tokio runtime; every event
+/// is recorded in `trace` first, when there is one.
+pub fn start(
+    parts: EngineParts,
+    trace: Option<TraceWriter>,
+    settings: RunSettings,
+    options: RunOptions,
+) -> EngineHandle {
     let (event_tx, events) = unbounded_channel();
     let (commands, command_rx) = unbounded_channel();
     // A continued run goes on from the earlier state: its clock and call ids
@@ -274,17 +269,13 @@ pub fn start(parts: EngineParts, settings: RunSettings, options: RunOptions) -> 
     let prior = options.prior.clone().unwrap_or_default();
     let first_call_id = prior.calls.keys().max().map_or(1, |id| id + 1);
     let offset_ms = prior.now_ms;
-    let emitter = Arc::new(Emitter::new(event_tx, parts.trace, prior, offset_ms, first_call_id));
+    let emitter = Arc::new(Emitter::new(event_tx, trace, prior, offset_ms, first_call_id));
     let ctx = RunContext {
-        dataset: parts.dataset,
-        llm: parts.llm,
-        executor: parts.executor,
-        prompts: parts.prompts,
+        parts,
         emitter,
         gate: Arc::new(Gate::new(settings.step)),
         max_iterations: settings.max_iterations,
         seed: settings.seed,
-        grader: parts.grader,
         review_concurrency: settings.review_concurrency as usize,
     };
     let task = tokio::spawn(orchestrate(Arc::new(ctx), settings, options, command_rx));

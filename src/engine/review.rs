@@ -5,7 +5,9 @@ use serde_json::Value;
 
 use super::context::RunContext;
 use crate::llm::{CallKey, LlmError, LlmRole};
-use crate::model::{ExecutionResult, Finding, FindingSource, GeneratedDag, LayerValidation, Question, Severity};
+use crate::model::{
+    ExecutionResult, Finding, FindingSource, GeneratedDag, IterationAt, LayerValidation, Question, Severity,
+};
 use crate::prompts::extract_json_object;
 
 /// How many trailing traceback lines a runtime finding quotes.
@@ -157,19 +159,12 @@ pub async fn review_layers(
     question: &Question,
     dag: &GeneratedDag,
     trial: &ExecutionResult,
-    attempt: u32,
-    iteration: u32,
+    at: &IterationAt,
 ) -> Result<SemanticReview, (usize, LlmError)> {
     let layers = dag.layer_count();
     let calls = (0..layers).map(|layer| async move {
-        let key = CallKey {
-            question_id: Some(question.id.clone()),
-            role: LlmRole::LayerReview,
-            attempt,
-            iteration,
-            layer: Some(layer),
-        };
-        let messages = ctx.prompts.layer_review(&ctx.dataset, question, dag, layer, trial);
+        let key = CallKey::for_iteration(at, LlmRole::LayerReview, Some(layer));
+        let messages = ctx.parts.prompts.layer_review(&ctx.parts.dataset, question, dag, layer, trial);
         (layer, ctx.call_llm(key, messages, true).await)
     });
     let mut review = SemanticReview { layers: Vec::new(), findings: Vec::new(), reasoning: Vec::new() };

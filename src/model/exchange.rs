@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::IterationAt;
+
 /// One chat message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChatMessage {
@@ -66,6 +68,13 @@ pub struct CallKey {
     pub iteration: u32,
     /// Layer under review, for layer reviews.
     pub layer: Option<usize>,
+}
+
+impl CallKey {
+    /// The key of a call made for iteration `at` (`layer`: the layer a review is of).
+    pub fn for_iteration(at: &IterationAt, role: LlmRole, layer: Option<usize>) -> Self {
+        Self { question_id: Some(at.question_id.clone()), role, attempt: at.attempt, iteration: at.iteration, layer }
+    }
 }
 
 /// Token counts of one call.

@@ -9,6 +9,7 @@ mod diff;
 mod exchange;
 mod feedback;
 mod grading;
+mod location;
 mod question;
 mod result;
 
@@ -17,5 +18,6 @@ pub use diff::{FindingFate, IterationDiff, NodeChange, code_diff};
 pub use exchange::{CallKey, ChatMessage, LlmRole, TokenUsage};
 pub use feedback::{CriticFeedback, Finding, FindingSource, LayerValidation, Severity};
 pub use grading::{Grade, GradingSettings};
+pub use location::{AttemptAt, IterationAt};
 pub use question::{DifficultyLevel, Question};
 pub use result::ExecutionResult;

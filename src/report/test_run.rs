@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use crate::llm::{CallKey, ChatMessage, LlmRole, TokenUsage};
-use crate::model::{CriticFeedback, DifficultyLevel, ExecutionResult, GeneratedDag, Question};
+use crate::model::{AttemptAt, CriticFeedback, DifficultyLevel, ExecutionResult, GeneratedDag, Question};
 use crate::run::{EngineEvent, Outcome, RunSettings, RunState, Stage};
 
 fn question(id: &str, rank: usize) -> Question {
@@ -31,8 +31,8 @@ pub fn run_with_one_pass_and_one_exhausted() -> RunState {
     let events = vec![
         EngineEvent::RunStarted { settings: RunSettings::default() },
         EngineEvent::QuestionsGenerated { questions: vec![question("q_01", 1), question("q_02", 2)] },
-        EngineEvent::QuestionStarted { question_id: "q_01".into(), attempt: 1, forked_from: None },
-        EngineEvent::StageStarted { question_id: "q_01".into(), attempt: 1, iteration: 1, stage: Stage::Build },
+        EngineEvent::QuestionStarted { at: AttemptAt::new("q_01", 1), forked_from: None },
+        EngineEvent::StageStarted { at: AttemptAt::new("q_01", 1).iteration(1), stage: Stage::Build },
         EngineEvent::LlmCallStarted {
             call_id: 1,
             key: key.clone(),
@@ -49,26 +49,22 @@ pub fn run_with_one_pass_and_one_exhausted() -> RunState {
             retries: 0,
             cost_usd: 0.001,
         },
-        EngineEvent::DagBuilt { question_id: "q_01".into(), attempt: 1, iteration: 1, dag },
+        EngineEvent::DagBuilt { at: AttemptAt::new("q_01", 1).iteration(1), dag },
         EngineEvent::CriticVerdict {
-            question_id: "q_01".into(),
-            attempt: 1,
-            iteration: 1,
+            at: AttemptAt::new("q_01", 1).iteration(1),
             feedback: CriticFeedback { is_approved: true, ..Default::default() },
         },
-        EngineEvent::Executed { question_id: "q_01".into(), attempt: 1, iteration: 1, trial: false, result },
+        EngineEvent::Executed { at: AttemptAt::new("q_01", 1).iteration(1), trial: false, result },
         EngineEvent::QuestionFinished {
-            question_id: "q_01".into(),
-            attempt: 1,
+            at: AttemptAt::new("q_01", 1),
             outcome: Outcome::Passed,
             iterations: 1,
             final_answer: Some(json!(1)),
             reason: None,
         },
-        EngineEvent::QuestionStarted { question_id: "q_02".into(), attempt: 1, forked_from: None },
+        EngineEvent::QuestionStarted { at: AttemptAt::new("q_02", 1), forked_from: None },
         EngineEvent::QuestionFinished {
-            question_id: "q_02".into(),
-            attempt: 1,
+            at: AttemptAt::new("q_02", 1),
             outcome: Outcome::Exhausted,
             iterations: 3,
             final_answer: None,

@@ -9,6 +9,8 @@ use serde_json::Value;
 use crate::model::{CallKey, ChatMessage, TokenUsage};
 use crate::model::{CriticFeedback, ExecutionResult, GeneratedDag, Question};
 
+use crate::model::{AttemptAt, IterationAt};
+
 /// The stages of one critic-loop iteration, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -114,42 +116,6 @@ pub struct RunSummary {
     pub elapsed_ms: u64,
 }
 
-/// A user action the engine carried out (recorded so replays show it).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "action", rename_all = "snake_case")]
-pub enum ControlAction {
-    /// The run was paused.
-    Paused,
-    /// The run was resumed.
-    Resumed,
-    /// One stage was let through.
-    Stepped {
-        /// Question it was for; none = the next one anywhere.
-        question_id: Option<String>,
-    },
-    /// A question was rerun from scratch.
-    Rerun {
-        /// The question.
-        question_id: String,
-    },
-    /// A question was rerun starting from an earlier iteration.
-    Fork {
-        /// The question.
-        question_id: String,
-        /// Attempt forked from.
-        attempt: u32,
-        /// Iteration forked from.
-        iteration: u32,
-    },
-    /// A question was cancelled.
-    CancelQuestion {
-        /// The question.
-        question_id: String,
-    },
-    /// The whole run was cancelled.
-    CancelRun,
-}
-
 /// One thing that happened in a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -174,33 +140,23 @@ pub enum EngineEvent {
     },
     /// A critic loop began an attempt at a question.
     QuestionStarted {
-        /// The question.
-        question_id: String,
-        /// Attempt number, 1-based.
-        attempt: u32,
+        /// The attempt.
+        at: AttemptAt,
         /// `(attempt, iteration)` whose DAG and feedback seed this attempt (forks).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         forked_from: Option<(u32, u32)>,
     },
     /// A stage began.
     StageStarted {
-        /// The question.
-        question_id: String,
-        /// Attempt.
-        attempt: u32,
-        /// Iteration, 1-based.
-        iteration: u32,
+        /// The iteration.
+        at: IterationAt,
         /// Stage.
         stage: Stage,
     },
     /// A stage ended.
     StageFinished {
-        /// The question.
-        question_id: String,
-        /// Attempt.
-        attempt: u32,
-        /// Iteration.
-        iteration: u32,
+        /// The iteration.
+        at: IterationAt,
         /// Stage.
         stage: Stage,
         /// Whether it succeeded (a rejection is not a success).
@@ -259,34 +215,22 @@ pub enum EngineEvent {
     },
     /// A DAG was parsed from the builder's response.
     DagBuilt {
-        /// The question.
-        question_id: String,
-        /// Attempt.
-        attempt: u32,
-        /// Iteration.
-        iteration: u32,
+        /// The iteration.
+        at: IterationAt,
         /// The DAG.
         dag: GeneratedDag,
     },
     /// The critic's verdict on an iteration.
     CriticVerdict {
-        /// The question.
-        question_id: String,
-        /// Attempt.
-        attempt: u32,
-        /// Iteration.
-        iteration: u32,
+        /// The iteration.
+        at: IterationAt,
         /// The verdict with its findings.
         feedback: CriticFeedback,
     },
     /// A DAG ran in the sandbox.
     Executed {
-        /// The question.
-        question_id: String,
-        /// Attempt.
-        attempt: u32,
-        /// Iteration.
-        iteration: u32,
+        /// The iteration.
+        at: IterationAt,
         /// Trial run (during critique) or final execution.
         trial: bool,
         /// What it produced.
@@ -294,10 +238,8 @@ pub enum EngineEvent {
     },
     /// An attempt at a question ended.
     QuestionFinished {
-        /// The question.
-        question_id: String,
-        /// Attempt.
-        attempt: u32,
+        /// The attempt.
+        at: AttemptAt,
         /// How it ended.
         outcome: Outcome,
         /// Iterations used.
@@ -310,18 +252,16 @@ pub enum EngineEvent {
     },
     /// The answer of an attempt was graded (ground truth and judges).
     Graded {
-        /// The question.
-        question_id: String,
-        /// Attempt.
-        attempt: u32,
+        /// The attempt.
+        at: AttemptAt,
         /// One grade per method.
         grades: Vec<crate::model::Grade>,
         /// The one-sentence narrative answer the grades judged, when one was written.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         narrative: Option<String>,
     },
-    /// A user action was carried out.
-    Control(ControlAction),
+    /// A command the engine carried out (recorded so replays show it).
+    Control(Command),
     /// The run ended.
     RunFinished {
         /// Totals.
@@ -338,14 +278,14 @@ impl EngineEvent {
     /// The question the event is about, if any.
     pub fn question_id(&self) -> Option<&str> {
         match self {
-            Self::QuestionStarted { question_id, .. }
-            | Self::StageStarted { question_id, .. }
-            | Self::StageFinished { question_id, .. }
-            | Self::DagBuilt { question_id, .. }
-            | Self::CriticVerdict { question_id, .. }
-            | Self::Executed { question_id, .. }
-            | Self::QuestionFinished { question_id, .. }
-            | Self::Graded { question_id, .. } => Some(question_id),
+            Self::QuestionStarted { at, .. } | Self::QuestionFinished { at, .. } | Self::Graded { at, .. } => {
+                Some(&at.question_id)
+            }
+            Self::StageStarted { at, .. }
+            | Self::StageFinished { at, .. }
+            | Self::DagBuilt { at, .. }
+            | Self::CriticVerdict { at, .. }
+            | Self::Executed { at, .. } => Some(&at.question_id),
             Self::LlmCallStarted { key, .. } | Self::LlmCallFinished { key, .. } => key.question_id.as_deref(),
             _ => None,
         }
@@ -373,12 +313,8 @@ pub enum Command {
     /// Run the question again as a new attempt seeded by an earlier iteration's
     /// DAG and feedback.
     Fork {
-        /// The question.
-        question_id: String,
-        /// Attempt to fork from.
-        attempt: u32,
-        /// Iteration to fork from.
-        iteration: u32,
+        /// The iteration to fork from.
+        from: IterationAt,
     },
     /// Stop one question's current attempt.
     CancelQuestion {

@@ -9,7 +9,8 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 
-use super::events::{ControlAction, EngineEvent, Outcome, RunSettings, RunSummary};
+use super::events::{Command, EngineEvent, Outcome, RunSettings, RunSummary};
+use crate::model::{AttemptAt, IterationAt};
 use crate::model::{CallKey, ChatMessage, TokenUsage};
 
 use super::question_state::{Attempt, QuestionState, QuestionStatus, StageRecord};
@@ -41,6 +42,24 @@ pub struct LlmCall {
     pub latency_ms: u64,
     /// Retries spent.
     pub retries: u32,
+}
+
+impl LlmCall {
+    /// A call just sent: nothing answered yet.
+    fn sent(call_id: u64, key: CallKey, model: String, messages: Arc<Vec<ChatMessage>>) -> Self {
+        Self {
+            call_id,
+            key,
+            model,
+            messages,
+            response: String::new(),
+            finished: false,
+            error: None,
+            usage: TokenUsage::default(),
+            latency_ms: 0,
+            retries: 0,
+        }
+    }
 }
 
 /// Tone of a feed line.
@@ -223,7 +242,7 @@ impl RunState {
                 self.push_feed(None, FeedKind::Bad, format!("run failed: {error}"));
                 self.failure = Some(error);
             }
-            EngineEvent::QuestionStarted { question_id, attempt, forked_from } => {
+            EngineEvent::QuestionStarted { at: AttemptAt { question_id, attempt }, forked_from } => {
                 let now = self.now_ms;
                 if let Some(q) = self.question_mut(&question_id) {
                     // A start of an attempt that already has a record (a resumed
@@ -237,7 +256,7 @@ impl RunState {
                     self.push_feed(Some(&question_id), FeedKind::Control, format!("attempt {attempt} started"));
                 }
             }
-            EngineEvent::StageStarted { question_id, attempt, iteration, stage } => {
+            EngineEvent::StageStarted { at: IterationAt { question_id, attempt, iteration }, stage } => {
                 let now = self.now_ms;
                 if let Some(q) = self.question_mut(&question_id) {
                     q.status = QuestionStatus::Working(stage);
@@ -248,7 +267,12 @@ impl RunState {
                     });
                 }
             }
-            EngineEvent::StageFinished { question_id, attempt, iteration, stage, ok, duration_ms } => {
+            EngineEvent::StageFinished {
+                at: IterationAt { question_id, attempt, iteration },
+                stage,
+                ok,
+                duration_ms,
+            } => {
                 if let Some(q) = self.question_mut(&question_id) {
                     let it = q.attempt_mut(attempt).iteration_mut(iteration);
                     if let Some(record) = it.stages.iter_mut().rev().find(|r| r.stage == stage) {
@@ -268,21 +292,7 @@ impl RunState {
                         attempt.iteration_mut(key.iteration).calls.push(call_id);
                     }
                 }
-                self.calls.insert(
-                    call_id,
-                    Arc::new(LlmCall {
-                        call_id,
-                        key,
-                        model,
-                        messages: Arc::new(messages),
-                        response: String::new(),
-                        finished: false,
-                        error: None,
-                        usage: TokenUsage::default(),
-                        latency_ms: 0,
-                        retries: 0,
-                    }),
-                );
+                self.calls.insert(call_id, Arc::new(LlmCall::sent(call_id, key, model, Arc::new(messages))));
             }
             EngineEvent::LlmTextDelta { call_id, text } => {
                 if let Some(call) = self.calls.get_mut(&call_id) {
@@ -312,20 +322,12 @@ impl RunState {
                     let text = format!("{} call failed: {error}", key.role.label());
                     self.push_feed(key.question_id.as_deref(), FeedKind::Bad, text);
                 }
-                let call = Arc::make_mut(self.calls.entry(call_id).or_insert_with(|| {
-                    Arc::new(LlmCall {
-                        call_id,
-                        key,
-                        model: String::new(),
-                        messages: Arc::default(),
-                        response: String::new(),
-                        finished: false,
-                        error: None,
-                        usage: TokenUsage::default(),
-                        latency_ms: 0,
-                        retries: 0,
-                    })
-                }));
+                // A finish without its start (a trace cut at the front) still counts.
+                let call = self
+                    .calls
+                    .entry(call_id)
+                    .or_insert_with(|| Arc::new(LlmCall::sent(call_id, key, String::new(), Arc::default())));
+                let call = Arc::make_mut(call);
                 call.response = response.unwrap_or_default();
                 call.finished = true;
                 call.error = error;
@@ -333,12 +335,12 @@ impl RunState {
                 call.latency_ms = latency_ms;
                 call.retries = retries;
             }
-            EngineEvent::DagBuilt { question_id, attempt, iteration, dag } => {
+            EngineEvent::DagBuilt { at: IterationAt { question_id, attempt, iteration }, dag } => {
                 if let Some(q) = self.question_mut(&question_id) {
                     q.attempt_mut(attempt).iteration_mut(iteration).dag = Some(dag);
                 }
             }
-            EngineEvent::CriticVerdict { question_id, attempt, iteration, feedback } => {
+            EngineEvent::CriticVerdict { at: IterationAt { question_id, attempt, iteration }, feedback } => {
                 let (kind, text) = if feedback.is_approved {
                     (FeedKind::Good, format!("iteration {iteration} approved"))
                 } else {
@@ -364,7 +366,7 @@ impl RunState {
                     q.attempt_mut(attempt).iteration_mut(iteration).feedback = Some(feedback);
                 }
             }
-            EngineEvent::Executed { question_id, attempt, iteration, trial, result } => {
+            EngineEvent::Executed { at: IterationAt { question_id, attempt, iteration }, trial, result } => {
                 if let Some(q) = self.question_mut(&question_id) {
                     let a = q.attempt_mut(attempt);
                     if trial {
@@ -374,7 +376,13 @@ impl RunState {
                     }
                 }
             }
-            EngineEvent::QuestionFinished { question_id, attempt, outcome, final_answer, reason, .. } => {
+            EngineEvent::QuestionFinished {
+                at: AttemptAt { question_id, attempt },
+                outcome,
+                final_answer,
+                reason,
+                ..
+            } => {
                 let kind = if outcome == Outcome::Passed { FeedKind::Good } else { FeedKind::Bad };
                 let detail = match (&final_answer, &reason) {
                     (Some(answer), _) => format!(" → {}", crate::text::preview(answer, 60)),
@@ -394,7 +402,7 @@ impl RunState {
                     }
                 }
             }
-            EngineEvent::Graded { question_id, attempt, grades, narrative } => {
+            EngineEvent::Graded { at: AttemptAt { question_id, attempt }, grades, narrative } => {
                 if let Some(wrong) = grades.iter().find(|g| !g.passed) {
                     let text = format!("graded wrong by {}: {}", wrong.method, wrong.reason);
                     self.push_feed(Some(&question_id), FeedKind::Bad, text);
@@ -407,21 +415,22 @@ impl RunState {
             }
             EngineEvent::Control(action) => {
                 let (question, text) = match action {
-                    ControlAction::Paused => {
+                    Command::Pause => {
                         self.paused = true;
                         (None, "paused".to_string())
                     }
-                    ControlAction::Resumed => {
+                    Command::Resume => {
                         self.paused = false;
                         (None, "resumed".to_string())
                     }
-                    ControlAction::Stepped { question_id } => (question_id, "step".to_string()),
-                    ControlAction::Rerun { question_id } => (Some(question_id), "rerun from scratch".to_string()),
-                    ControlAction::Fork { question_id, attempt, iteration } => {
-                        (Some(question_id), format!("fork from attempt {attempt}, iteration {iteration}"))
+                    Command::Step { question_id } => (question_id, "step".to_string()),
+                    Command::Rerun { question_id } => (Some(question_id), "rerun from scratch".to_string()),
+                    Command::Fork { from } => {
+                        let text = format!("fork from attempt {}, iteration {}", from.attempt, from.iteration);
+                        (Some(from.question_id), text)
                     }
-                    ControlAction::CancelQuestion { question_id } => (Some(question_id), "cancel".to_string()),
-                    ControlAction::CancelRun => (None, "run cancelled".to_string()),
+                    Command::CancelQuestion { question_id } => (Some(question_id), "cancel".to_string()),
+                    Command::CancelRun => (None, "run cancelled".to_string()),
                 };
                 self.push_feed(question.as_deref(), FeedKind::Control, text);
             }
@@ -462,7 +471,7 @@ mod tests {
             &event(json!({"type": "llm_call_started", "call_id": 7, "key": key, "model": "m", "messages": []})),
         );
         let snapshot = state.clone();
-        state.apply(2, &event(json!({"type": "question_started", "question_id": "q1", "attempt": 1})));
+        state.apply(2, &event(json!({"type": "question_started", "at": {"question_id": "q1", "attempt": 1}})));
         state.apply(3, &EngineEvent::LlmTextDelta { call_id: 7, text: "partial".into() });
         assert!(Arc::ptr_eq(&state.questions.0[1], &snapshot.questions.0[1]), "q2 did not change: shared");
         assert!(!Arc::ptr_eq(&state.questions.0[0], &snapshot.questions.0[0]), "q1 changed: copied");
@@ -499,8 +508,8 @@ mod tests {
         let finding = json!({"node_id": null, "layer": null, "rule": "r", "source": "structural", "message": "bad"});
         for (iteration, findings) in [(1, json!([finding])), (2, json!([finding, finding]))] {
             let feedback = json!({"is_approved": false, "findings": findings});
-            let verdict = json!({"type": "critic_verdict", "question_id": "q1", "attempt": 1, "iteration": iteration,
-                "feedback": feedback});
+            let at = json!({"question_id": "q1", "attempt": 1, "iteration": iteration});
+            let verdict = json!({"type": "critic_verdict", "at": at, "feedback": feedback});
             state.apply(1, &event(verdict));
         }
         let texts: Vec<&str> = state.feed.iter().skip(1).map(|e| e.text.as_str()).collect();

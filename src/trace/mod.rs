@@ -18,10 +18,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::run::{EngineEvent, RunSettings};
 
+mod upgrade;
+
 /// The `format` field of every trace header.
 pub const TRACE_FORMAT: &str = "eval-dag-trace";
-/// Current trace format version.
-pub const TRACE_VERSION: u32 = 1;
+/// Current trace format version (see [`upgrade`] for what changed since 1).
+pub const TRACE_VERSION: u32 = 2;
 
 /// First line of a trace.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -101,9 +103,21 @@ impl TraceWriter {
     }
 
     /// Continue `trace` (read from `path`): a cut-off last line is cut away
-    /// first, and numbering goes on after its last event.
+    /// first, and numbering goes on after its last event. A trace of an
+    /// earlier version is first rewritten in the current one (the original
+    /// kept beside it as `<file>.v<N>`), so one file never mixes versions.
     pub fn append(path: &Path, trace: &Trace) -> Result<Self, TraceError> {
         let io = |source| TraceError::Io { path: path.to_path_buf(), source };
+        if trace.header.version < TRACE_VERSION {
+            return Self::rewrite_current(path, trace);
+        }
+        if trace.header.version > TRACE_VERSION {
+            let message = format!(
+                "trace version {} is newer than this eval-dag ({TRACE_VERSION}); continue it with that eval-dag",
+                trace.header.version
+            );
+            return Err(TraceError::Malformed { path: path.to_path_buf(), line: 1, message });
+        }
         let file = OpenOptions::new().write(true).open(path).map_err(io)?;
         file.set_len(trace.complete_len).map_err(io)?;
         drop(file);
@@ -120,6 +134,25 @@ impl TraceWriter {
         let record = TraceRecord { seq: self.next_seq, t_ms, event: event.clone() };
         self.next_seq += 1;
         self.write_line(&serde_json::to_string(&record).expect("events serialise"))
+    }
+
+    /// Keep `path` as `<path>.v<N>` and write `trace` anew at `path` in the
+    /// current version (same header otherwise, same events, same numbering).
+    fn rewrite_current(path: &Path, trace: &Trace) -> Result<Self, TraceError> {
+        let io = |source| TraceError::Io { path: path.to_path_buf(), source };
+        let mut kept = path.as_os_str().to_owned();
+        kept.push(format!(".v{}", trace.header.version));
+        std::fs::copy(path, &kept).map_err(io)?;
+        let partial = path.with_extension("upgrading");
+        let header = TraceHeader { version: TRACE_VERSION, ..trace.header.clone() };
+        let mut writer = Self::create(&partial, &header)?;
+        for record in &trace.records {
+            writer.next_seq = record.seq;
+            writer.record(record.t_ms, &record.event)?;
+        }
+        std::fs::rename(&partial, path).map_err(io)?;
+        writer.path = path.to_path_buf();
+        Ok(writer)
     }
 
     fn write_line(&mut self, line: &str) -> Result<(), TraceError> {
@@ -144,6 +177,22 @@ pub struct Trace {
     pub truncated_tail: bool,
     /// Length in bytes of the complete lines (where appending must start).
     pub complete_len: u64,
+    /// Events of kinds this version does not know, skipped (a newer trace only).
+    pub skipped: BTreeMap<String, usize>,
+}
+
+/// The note for a trace written by a newer eval-dag: which event kinds were skipped.
+fn newer_version_note(header: &TraceHeader, skipped: &BTreeMap<String, usize>) -> Option<String> {
+    if header.version <= TRACE_VERSION {
+        return None;
+    }
+    let kinds: Vec<String> = skipped.iter().map(|(kind, n)| format!("{kind} ×{n}")).collect();
+    let what =
+        if kinds.is_empty() { "every event was read".to_string() } else { format!("skipped {}", kinds.join(", ")) };
+    Some(format!(
+        "trace version {} is newer than this eval-dag ({TRACE_VERSION}): {what}; update eval-dag to see everything",
+        header.version
+    ))
 }
 
 impl Trace {
@@ -157,7 +206,13 @@ impl Trace {
             records,
             truncated_tail: lines.truncated_tail,
             complete_len: lines.complete_len(),
+            skipped: lines.skipped.clone(),
         })
+    }
+
+    /// What a reader should say once about a trace of a newer version, if it is one.
+    pub fn newer_version_note(&self) -> Option<String> {
+        newer_version_note(&self.header, &self.skipped)
     }
 }
 
@@ -173,6 +228,9 @@ pub struct TraceLines {
     pub header: TraceHeader,
     /// Whether the last line was cut off (the run was killed mid-write).
     pub truncated_tail: bool,
+    /// Events of kinds this version does not know, skipped (a newer trace
+    /// only), with how many of each.
+    pub skipped: BTreeMap<String, usize>,
     path: PathBuf,
     text: String,
     /// Byte range of the header line, then of every complete event line.
@@ -220,13 +278,12 @@ impl TraceLines {
         if header.format != TRACE_FORMAT {
             return Err(malformed(1, format!("format is {:?}, expected {TRACE_FORMAT:?}", header.format)));
         }
-        if header.version > TRACE_VERSION {
-            return Err(malformed(
-                1,
-                format!("trace version {} is newer than this eval-dag understands ({TRACE_VERSION})", header.version),
-            ));
+        let newer = header.version > TRACE_VERSION;
+        let mut trace =
+            Self { header, truncated_tail: false, skipped: BTreeMap::new(), path: path.to_path_buf(), text, lines };
+        if newer {
+            trace.skip_unknown_kinds();
         }
-        let mut trace = Self { header, truncated_tail: false, path: path.to_path_buf(), text, lines };
         let last = trace.len().checked_sub(1);
         if let Some(last) = last
             && (cut_inside_a_character || trace.record(last).is_err())
@@ -235,6 +292,38 @@ impl TraceLines {
             trace.truncated_tail = true;
         }
         Ok(trace)
+    }
+
+    /// Drop the event lines of a newer version's trace that this version
+    /// cannot read but can name (`event.type`), counting them by kind.
+    fn skip_unknown_kinds(&mut self) {
+        #[derive(Deserialize)]
+        struct Kind {
+            #[serde(rename = "type")]
+            kind: String,
+        }
+        #[derive(Deserialize)]
+        struct Line {
+            event: Kind,
+        }
+        let mut kept = vec![self.lines[0].clone()];
+        for index in 0..self.len() {
+            let line = self.lines[index + 1].clone();
+            let unknown = match self.record(index) {
+                Ok(_) => None,
+                Err(_) => serde_json::from_str::<Line>(&self.text[line.clone()]).ok().map(|l| l.event.kind),
+            };
+            match unknown {
+                Some(kind) => *self.skipped.entry(kind).or_default() += 1,
+                None => kept.push(line),
+            }
+        }
+        self.lines = kept;
+    }
+
+    /// What a reader should say once about a trace of a newer version, if it is one.
+    pub fn newer_version_note(&self) -> Option<String> {
+        newer_version_note(&self.header, &self.skipped)
     }
 
     /// Number of complete events.
@@ -252,9 +341,19 @@ impl TraceLines {
         self.lines.last().map_or(0, |l| l.end as u64 + 1)
     }
 
-    /// Parse event `index` (0-based).
+    /// Parse event `index` (0-based); a line of an earlier version is read
+    /// into the current shape.
     pub fn record(&self, index: usize) -> Result<TraceRecord, TraceError> {
-        serde_json::from_str(&self.text[self.lines[index + 1].clone()]).map_err(|err| TraceError::Malformed {
+        let line = &self.text[self.lines[index + 1].clone()];
+        let parsed = if self.header.version >= TRACE_VERSION {
+            serde_json::from_str(line)
+        } else {
+            serde_json::from_str(line).and_then(|mut record| {
+                upgrade::from_v1(&mut record);
+                serde_json::from_value(record)
+            })
+        };
+        parsed.map_err(|err| TraceError::Malformed {
             path: self.path.clone(),
             line: index + 2,
             message: err.to_string(),
@@ -309,7 +408,7 @@ impl TraceLines {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::ControlAction;
+    use crate::run::Command;
 
     fn header() -> TraceHeader {
         TraceHeader { created_at: "2026-01-01T00:00:00Z".into(), ..TraceHeader::new(RunSettings::default()) }
@@ -320,9 +419,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.jsonl");
         let mut writer = TraceWriter::create(&path, &header()).unwrap();
-        writer.record(5, &EngineEvent::Control(ControlAction::Paused)).unwrap();
+        writer.record(5, &EngineEvent::Control(Command::Pause)).unwrap();
         writer.record(6, &EngineEvent::LlmTextDelta { call_id: 1, text: "x".into() }).unwrap();
-        writer.record(9, &EngineEvent::Control(ControlAction::Resumed)).unwrap();
+        writer.record(9, &EngineEvent::Control(Command::Resume)).unwrap();
         let trace = Trace::read(&path).unwrap();
         assert_eq!(trace.header, header());
         let seqs: Vec<(u64, u64)> = trace.records.iter().map(|r| (r.seq, r.t_ms)).collect();
@@ -335,14 +434,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.jsonl");
         let mut writer = TraceWriter::create(&path, &header()).unwrap();
-        writer.record(1, &EngineEvent::Control(ControlAction::Paused)).unwrap();
+        writer.record(1, &EngineEvent::Control(Command::Pause)).unwrap();
         drop(writer);
         std::fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(b"{\"seq\":1,\"t_ms\":2,\"ev").unwrap();
         let trace = Trace::read(&path).unwrap();
         assert!(trace.truncated_tail);
         assert_eq!(trace.records.len(), 1);
         let mut writer = TraceWriter::append(&path, &trace).unwrap();
-        writer.record(3, &EngineEvent::Control(ControlAction::Resumed)).unwrap();
+        writer.record(3, &EngineEvent::Control(Command::Resume)).unwrap();
         let trace = Trace::read(&path).unwrap();
         assert!(!trace.truncated_tail);
         assert_eq!(trace.records.iter().map(|r| r.seq).collect::<Vec<_>>(), vec![0, 1]);
@@ -355,7 +454,7 @@ mod tests {
         let mut writer = TraceWriter::create(&path, &header()).unwrap();
         let count = PARSE_BLOCK * 5 + 7;
         for t in 0..count as u64 {
-            writer.record(t, &EngineEvent::Control(ControlAction::Paused)).unwrap();
+            writer.record(t, &EngineEvent::Control(Command::Pause)).unwrap();
         }
         let trace = Trace::read(&path).unwrap();
         assert_eq!(trace.records.len(), count);

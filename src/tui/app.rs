@@ -13,7 +13,9 @@ use super::keymap::{Action, action_for};
 use super::replay::Replay;
 use super::screens;
 use super::theme::Theme;
-use crate::run::{Attempt, Command, EngineEvent, Iteration, Outcome, QuestionState, QuestionStatus, RunState};
+use crate::run::{
+    Attempt, AttemptAt, Command, EngineEvent, Iteration, Outcome, QuestionState, QuestionStatus, RunState,
+};
 
 /// Which screen is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -494,7 +496,7 @@ impl App {
                 let target = self.current_iteration().map(|(a, i)| (a.number, i.number));
                 if let (Some(id), Some((attempt, iteration))) = (self.question.clone(), target) {
                     let what = format!("forking {id} from attempt {attempt}, iteration {iteration}");
-                    self.send(Command::Fork { question_id: id, attempt, iteration }, &what);
+                    self.send(Command::Fork { from: AttemptAt::new(id, attempt).iteration(iteration) }, &what);
                 }
             }
             Action::Play

@@ -147,7 +147,10 @@ pub fn replay_trace(
 ) -> anyhow::Result<()> {
     let (mut replay, state) = Replay::open(path, from_start)?;
     replay.max_gap = max_gap;
-    show(App::new(state, theme(theme_name), Some(replay), None), stop)
+    let note = replay.note();
+    let mut app = App::new(state, theme(theme_name), Some(replay), None);
+    app.message = note;
+    show(app, stop)
 }
 
 /// Open the UI over `comparison` (two runs side by side), in the theme called `theme_name`.

@@ -62,6 +62,11 @@ impl Replay {
         Ok((replay, if from_start { RunState::default() } else { state }))
     }
 
+    /// What to say once about the trace (one of a newer version), if anything.
+    pub fn note(&self) -> Option<String> {
+        self.trace.newer_version_note()
+    }
+
     /// Number of events.
     pub fn len(&self) -> usize {
         self.times.len()
@@ -191,7 +196,7 @@ impl Replay {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::{ControlAction, EngineEvent, RunSettings};
+    use crate::run::{Command, EngineEvent, RunSettings};
     use crate::trace::{Trace, TraceHeader, TraceWriter};
 
     /// What a state shows, compared across ways of reaching it.
@@ -208,8 +213,8 @@ mod tests {
         let count = MIN_SNAPSHOT_GAP * 5 + 3;
         for t in 0..count as u64 {
             let event = match t % 3 {
-                0 => EngineEvent::Control(ControlAction::Paused),
-                1 => EngineEvent::Control(ControlAction::Resumed),
+                0 => EngineEvent::Control(Command::Pause),
+                1 => EngineEvent::Control(Command::Resume),
                 _ => EngineEvent::RunFailed { error: format!("error {t}") },
             };
             writer.record(t * 10, &event).unwrap();
@@ -239,7 +244,7 @@ mod tests {
         let path = dir.path().join("t.jsonl");
         let mut writer = TraceWriter::create(&path, &TraceHeader::new(RunSettings::default())).unwrap();
         for &t in times {
-            writer.record(t, &EngineEvent::Control(ControlAction::Paused)).unwrap();
+            writer.record(t, &EngineEvent::Control(Command::Pause)).unwrap();
         }
         (dir, path)
     }

@@ -15,6 +15,7 @@ mod sandbox_differential;
 mod sandbox_hostile;
 mod sandbox_kernel;
 mod sandbox_warm;
+mod trace_versions;
 mod tui_app;
 mod tui_loop;
 mod tui_sizes;

@@ -82,7 +82,7 @@ fn compare_puts_regressions_first_and_exits_1_on_them() {
     let dir = tempfile::tempdir().unwrap();
     let failed = edited_trace(
         dir.path(),
-        "\"type\":\"question_finished\",\"question_id\":\"q_02\"",
+        "\"type\":\"question_finished\",\"at\":{\"question_id\":\"q_02\"",
         "\"outcome\":\"passed\"",
         "\"outcome\":\"failed\"",
     );

@@ -82,8 +82,8 @@ fn offline_runs_work_on_a_csv_with_unfamiliar_columns() {
 fn starts_per_question(trace: &eval_dag::trace::Trace) -> std::collections::HashMap<String, usize> {
     let mut starts = std::collections::HashMap::new();
     for record in &trace.records {
-        if let eval_dag::run::EngineEvent::QuestionStarted { question_id, .. } = &record.event {
-            *starts.entry(question_id.clone()).or_default() += 1;
+        if let eval_dag::run::EngineEvent::QuestionStarted { at, .. } = &record.event {
+            *starts.entry(at.question_id.clone()).or_default() += 1;
         }
     }
     starts
@@ -134,10 +134,10 @@ fn kill_and_resume(signal: i32, event: &str, count: usize, reference: &Value) {
         .records
         .iter()
         .filter_map(|r| match &r.event {
-            eval_dag::run::EngineEvent::QuestionFinished { question_id, outcome, .. }
+            eval_dag::run::EngineEvent::QuestionFinished { at, outcome, .. }
                 if *outcome != eval_dag::run::Outcome::Cancelled =>
             {
-                Some(question_id.clone())
+                Some(at.question_id.clone())
             }
             _ => None,
         })

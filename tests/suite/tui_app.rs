@@ -36,6 +36,7 @@ fn live_app() -> (App, UnboundedReceiver<Command>) {
 }
 
 use common::press;
+use eval_dag::model::AttemptAt;
 
 fn screen(app: &App, width: u16, height: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
@@ -126,7 +127,7 @@ fn live_keys_send_the_matching_commands() {
     press(&mut app, "\nhn");
     assert_eq!(commands.try_recv().unwrap(), Command::Step { question_id: Some("q_01".into()) });
     press(&mut app, "F");
-    assert_eq!(commands.try_recv().unwrap(), Command::Fork { question_id: "q_01".into(), attempt: 1, iteration: 2 });
+    assert_eq!(commands.try_recv().unwrap(), Command::Fork { from: AttemptAt::new("q_01", 1).iteration(2) });
     assert!(app.message.as_deref().unwrap_or_default().contains("forking q_01"));
     assert!(commands.try_recv().is_err(), "one command per key");
 }
@@ -407,7 +408,7 @@ fn ctrl_c_quits_from_the_filter_and_asks_first_while_questions_work() {
     app.handle_key(ctrl_c);
     assert!(app.quit && app.filter == "gro", "a replay quits at once, and c was not typed into the filter");
     let (mut app, _commands) = live_app();
-    app.state.apply(1, &EngineEvent::QuestionStarted { question_id: "q_01".into(), attempt: 2, forked_from: None });
+    app.state.apply(1, &EngineEvent::QuestionStarted { at: AttemptAt::new("q_01", 2), forked_from: None });
     app.handle_key(ctrl_c);
     assert!(app.confirm_quit && !app.quit, "a live run with a question at work asks first");
     press(&mut app, "n");

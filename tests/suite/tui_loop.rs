@@ -8,7 +8,7 @@ use std::io;
 use std::time::Duration;
 
 use crossterm::event::{Event, KeyCode, KeyEvent};
-use eval_dag::run::{ControlAction, EngineEvent, RunSettings, RunState};
+use eval_dag::run::{Command, EngineEvent, RunSettings, RunState};
 use eval_dag::trace::{TraceHeader, TraceWriter};
 use eval_dag::tui::{App, Feeds, Replay, Theme, draw, event_loop};
 use futures::channel::mpsc::{UnboundedSender, unbounded};
@@ -28,7 +28,7 @@ fn trace_at(dir: &std::path::Path, times: &[u64]) -> std::path::PathBuf {
     let path = dir.join("t.jsonl");
     let mut writer = TraceWriter::create(&path, &TraceHeader::new(RunSettings::default())).unwrap();
     for (i, &t) in times.iter().enumerate() {
-        let action = if i % 2 == 0 { ControlAction::Paused } else { ControlAction::Resumed };
+        let action = if i % 2 == 0 { Command::Pause } else { Command::Resume };
         writer.record(t, &EngineEvent::Control(action)).unwrap();
     }
     path

@@ -128,12 +128,12 @@ fn big_dag_state() -> RunState {
         "difficulty_level": "hard"});
     let events = [
         json!({"type": "questions_generated", "questions": [question]}),
-        json!({"type": "question_started", "question_id": "q_big", "attempt": 1}),
-        json!({"type": "stage_started", "question_id": "q_big", "attempt": 1, "iteration": 1, "stage": "build"}),
-        json!({"type": "dag_built", "question_id": "q_big", "attempt": 1, "iteration": 1, "dag": dag}),
-        json!({"type": "critic_verdict", "question_id": "q_big", "attempt": 1, "iteration": 1, "feedback": feedback}),
-        json!({"type": "stage_started", "question_id": "q_big", "attempt": 1, "iteration": 2, "stage": "build"}),
-        json!({"type": "dag_built", "question_id": "q_big", "attempt": 1, "iteration": 2, "dag": dag}),
+        json!({"type": "question_started", "at": {"question_id": "q_big", "attempt": 1}}),
+        json!({"type": "stage_started", "at": {"question_id": "q_big", "attempt": 1, "iteration": 1}, "stage": "build"}),
+        json!({"type": "dag_built", "at": {"question_id": "q_big", "attempt": 1, "iteration": 1}, "dag": dag}),
+        json!({"type": "critic_verdict", "at": {"question_id": "q_big", "attempt": 1, "iteration": 1}, "feedback": feedback}),
+        json!({"type": "stage_started", "at": {"question_id": "q_big", "attempt": 1, "iteration": 2}, "stage": "build"}),
+        json!({"type": "dag_built", "at": {"question_id": "q_big", "attempt": 1, "iteration": 2}, "dag": dag}),
     ];
     for (t, value) in events.into_iter().enumerate() {
         state.apply(t as u64, &event(value));

@@ -170,6 +170,7 @@ pub fn report_html(state: &RunState, generated_at: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::AttemptAt;
     use crate::report::test_run::run_with_one_pass_and_one_exhausted;
     use crate::run::EngineEvent;
 
@@ -188,10 +189,9 @@ mod tests {
         assert!(html.contains("50%</b>pass rate"));
         assert!(!html.contains("cancelled (resumable)"), "no card for what did not happen");
         let mut stopped = state.clone();
-        stopped.apply(20, &EngineEvent::QuestionStarted { question_id: "q_02".into(), attempt: 2, forked_from: None });
+        stopped.apply(20, &EngineEvent::QuestionStarted { at: AttemptAt::new("q_02", 2), forked_from: None });
         let cancel = EngineEvent::QuestionFinished {
-            question_id: "q_02".into(),
-            attempt: 2,
+            at: AttemptAt::new("q_02", 2),
             outcome: Outcome::Cancelled,
             iterations: 1,
             final_answer: None,

@@ -1,0 +1,106 @@
+//! Reading traces written by earlier versions: each older event line is
+//! rewritten into the current shape before it is parsed.
+//!
+//! - Version 1 repeated `question_id`, `attempt` (and `iteration`) in every
+//!   event about a question; version 2 groups them under `at`.
+//! - Version 1 recorded a carried-out command as `{"action": "paused"}`
+//!   (`paused`, `resumed`, `stepped`, …); version 2 records the command itself,
+//!   `{"command": "pause"}`, and a fork's `from` location.
+
+use serde_json::{Map, Value};
+
+/// Events that name one attempt.
+const ATTEMPT_EVENTS: [&str; 3] = ["question_started", "question_finished", "graded"];
+/// Events that name one iteration.
+const ITERATION_EVENTS: [&str; 5] = ["stage_started", "stage_finished", "dag_built", "critic_verdict", "executed"];
+
+/// Rewrite one version-1 record (`{seq, t_ms, event}`) into the current shape.
+pub fn from_v1(record: &mut Value) {
+    let Some(event) = record.get_mut("event").and_then(Value::as_object_mut) else { return };
+    let kind = event.get("type").and_then(Value::as_str).unwrap_or_default().to_string();
+    if ATTEMPT_EVENTS.contains(&kind.as_str()) {
+        group_location(event, &["question_id", "attempt"]);
+    } else if ITERATION_EVENTS.contains(&kind.as_str()) {
+        group_location(event, &["question_id", "attempt", "iteration"]);
+    } else if kind == "control" {
+        control_from_v1(event);
+    }
+}
+
+/// Move `fields` from `event` into `event.at` (an event already grouped is left as it is).
+fn group_location(event: &mut Map<String, Value>, fields: &[&str]) {
+    if !event.contains_key(fields[0]) {
+        return;
+    }
+    let at: Map<String, Value> = fields.iter().filter_map(|f| event.remove(*f).map(|v| (f.to_string(), v))).collect();
+    event.insert("at".into(), Value::Object(at));
+}
+
+/// `{"action": "stepped", …}` → `{"command": "step", …}`.
+fn control_from_v1(event: &mut Map<String, Value>) {
+    let Some(Value::String(action)) = event.remove("action") else { return };
+    let command = match action.as_str() {
+        "paused" => "pause",
+        "resumed" => "resume",
+        "stepped" => "step",
+        other => other,
+    };
+    if command == "fork" {
+        group_location(event, &["question_id", "attempt", "iteration"]);
+        let from = event.remove("at").unwrap_or_default();
+        event.insert("from".into(), from);
+    }
+    event.insert("command".into(), Value::String(command.into()));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::{Command, EngineEvent};
+    use crate::trace::TraceRecord;
+    use serde_json::json;
+
+    fn upgraded(event: Value) -> EngineEvent {
+        let mut record = json!({"seq": 0, "t_ms": 0, "event": event});
+        from_v1(&mut record);
+        serde_json::from_value::<TraceRecord>(record).unwrap().event
+    }
+
+    #[test]
+    fn every_version_1_control_action_reads_as_the_command_it_was() {
+        let cases = [
+            (json!({"action": "paused"}), Command::Pause),
+            (json!({"action": "resumed"}), Command::Resume),
+            (json!({"action": "stepped", "question_id": null}), Command::Step { question_id: None }),
+            (json!({"action": "stepped", "question_id": "q_01"}), Command::Step { question_id: Some("q_01".into()) }),
+            (json!({"action": "rerun", "question_id": "q_01"}), Command::Rerun { question_id: "q_01".into() }),
+            (
+                json!({"action": "fork", "question_id": "q_01", "attempt": 1, "iteration": 2}),
+                Command::Fork { from: crate::model::AttemptAt::new("q_01", 1).iteration(2) },
+            ),
+            (
+                json!({"action": "cancel_question", "question_id": "q_01"}),
+                Command::CancelQuestion { question_id: "q_01".into() },
+            ),
+            (json!({"action": "cancel_run"}), Command::CancelRun),
+        ];
+        for (mut action, command) in cases {
+            action["type"] = json!("control");
+            assert_eq!(upgraded(action), EngineEvent::Control(command));
+        }
+    }
+
+    #[test]
+    fn version_1_locations_are_grouped_and_other_fields_kept() {
+        let event = upgraded(json!({"type": "stage_finished", "question_id": "q_02", "attempt": 3, "iteration": 4,
+            "stage": "trial_run", "ok": false, "duration_ms": 12}));
+        let at = crate::model::AttemptAt::new("q_02", 3).iteration(4);
+        let expected =
+            EngineEvent::StageFinished { at, stage: crate::run::Stage::TrialRun, ok: false, duration_ms: 12 };
+        assert_eq!(event, expected);
+        let event = upgraded(json!({"type": "question_started", "question_id": "q_02", "attempt": 2,
+            "forked_from": [1, 3]}));
+        let at = crate::model::AttemptAt::new("q_02", 2);
+        assert_eq!(event, EngineEvent::QuestionStarted { at, forked_from: Some((1, 3)) });
+    }
+}

@@ -1,0 +1,88 @@
+//! Every earlier trace version stays readable: a frozen fixture per version
+//! reads to the same events as the current recording of the same run, and
+//! continuing an older trace rewrites it in the current version first.
+
+use crate::common;
+
+use eval_dag::run::EngineEvent;
+use eval_dag::trace::{TRACE_VERSION, Trace, TraceWriter};
+
+/// The scripted sample run as version 1 wrote it (never regenerated).
+const V1_FIXTURE: &str = "tests/fixtures/traces/v1-fraud-scripted.trace.jsonl";
+/// The same run in the current version.
+const SAMPLE: &str = "sample-data/traces/fraud-scripted.trace.jsonl";
+
+fn events(trace: &Trace) -> Vec<(u64, u64, EngineEvent)> {
+    trace.records.iter().map(|r| (r.seq, r.t_ms, r.event.clone())).collect()
+}
+
+#[test]
+fn the_frozen_version_1_trace_reads_to_the_same_events_as_the_current_sample() {
+    let v1 = Trace::read(&common::root().join(V1_FIXTURE)).unwrap();
+    let current = Trace::read(&common::root().join(SAMPLE)).unwrap();
+    assert_eq!((v1.header.version, current.header.version), (1, TRACE_VERSION));
+    assert_eq!(v1.header.settings, current.header.settings);
+    assert_eq!(v1.records.len(), 71, "the fixture is the whole sample run");
+    assert_eq!(events(&v1), events(&current), "every v1 event reads as the event v{TRACE_VERSION} records");
+}
+
+#[test]
+fn continuing_a_version_1_trace_rewrites_it_in_the_current_version_and_keeps_the_original() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trace.jsonl");
+    let original = std::fs::read(common::root().join(V1_FIXTURE)).unwrap();
+    std::fs::write(&path, &original).unwrap();
+    let before = Trace::read(&path).unwrap();
+    let mut writer = TraceWriter::append(&path, &before).unwrap();
+    writer.record(999_999, &EngineEvent::RunFailed { error: "appended after the upgrade".into() }).unwrap();
+    drop(writer);
+    assert_eq!(std::fs::read(dir.path().join("trace.jsonl.v1")).unwrap(), original, "the v1 file is kept as it was");
+    let after = Trace::read(&path).unwrap();
+    assert_eq!(after.header.version, TRACE_VERSION, "one file, one version");
+    assert_eq!(after.header.created_at, before.header.created_at);
+    let (old, new) = after.records.split_at(before.records.len());
+    assert_eq!(events(&before), events(&Trace { records: old.to_vec(), ..after.clone() }));
+    assert_eq!(new.len(), 1);
+    assert_eq!((new[0].seq, new[0].t_ms), (before.records.len() as u64, 999_999));
+    assert!(!dir.path().join("trace.upgrading").exists(), "no partial file left behind");
+    if let Some(target) = std::env::var_os("UPGRADE_SAMPLE_TRACE_TO") {
+        // Regenerates the sample in the current version from the frozen v1 run.
+        let mut upgraded = std::fs::read_to_string(&path).unwrap();
+        upgraded.truncate(upgraded.trim_end().rfind('\n').unwrap() + 1);
+        std::fs::write(target, upgraded).unwrap();
+    }
+}
+
+#[test]
+fn a_newer_trace_is_read_with_its_unknown_kinds_skipped_said_once_and_never_appended_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trace.jsonl");
+    let sample = std::fs::read_to_string(common::root().join(SAMPLE)).unwrap();
+    let mut lines = sample.lines();
+    let mut header: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+    header["version"] = (TRACE_VERSION + 1).into();
+    let mut text = format!("{header}\n");
+    for (i, line) in lines.enumerate() {
+        text.push_str(line);
+        text.push('\n');
+        if i % 30 == 0 {
+            // A kind from the future, and a known kind with a field added.
+            text.push_str(r#"{"seq":0,"t_ms":0,"event":{"type":"critic_recheck","verdict":"right"}}"#);
+            text.push('\n');
+        }
+    }
+    std::fs::write(&path, text).unwrap();
+    let trace = Trace::read(&path).unwrap();
+    let current = Trace::read(&common::root().join(SAMPLE)).unwrap();
+    assert_eq!(events(&trace), events(&current), "every known event is read");
+    assert_eq!(trace.skipped.get("critic_recheck"), Some(&3));
+    let note = trace.newer_version_note().unwrap();
+    assert!(note.contains("skipped critic_recheck ×3"), "{note}");
+    assert!(TraceWriter::append(&path, &trace).unwrap_err().to_string().contains("is newer than this eval-dag"));
+
+    let home = tempfile::tempdir().unwrap();
+    let out = common::eval_dag(home.path()).args(["replay", "--headless"]).arg(&path).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "exits like the run (one answer graded wrong): {stderr}");
+    assert_eq!(stderr.matches("is newer than this eval-dag").count(), 1, "said once: {stderr}");
+}
