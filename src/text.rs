@@ -1,10 +1,21 @@
-//! Small text helpers for people reading a run: counts with their nouns and
-//! one-line previews of JSON values. Used by prompts, the TUI, the report and
+//! Small text helpers for people reading a run: counts with their nouns,
+//! one-line previews of JSON values, and the closest name for "did you mean". Used by prompts, the TUI, the report and
 //! the command-line output alike.
 
 /// `count` and `noun`, with an `s` unless there is exactly one.
 pub fn plural(count: usize, noun: &str) -> String {
     if count == 1 { format!("1 {noun}") } else { format!("{count} {noun}s") }
+}
+
+/// The candidate most like `word` (Jaro-Winkler), if any is more alike than
+/// `min_similarity` (0..1): the "did you mean" of error messages.
+pub fn closest<'a>(word: &str, candidates: &[&'a str], min_similarity: f64) -> Option<&'a str> {
+    candidates
+        .iter()
+        .map(|candidate| (strsim::jaro_winkler(word, candidate), *candidate))
+        .filter(|(score, _)| *score > min_similarity)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, candidate)| candidate)
 }
 
 /// A one-line preview of a JSON value, at most `max` characters.

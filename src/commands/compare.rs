@@ -59,7 +59,8 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     if !args.json && !args.headless && std::io::stdout().is_terminal() {
         let names = [args.a.display().to_string(), args.b.display().to_string()];
         let comparison = crate::tui::Comparison::new(names, rows, &a, &b);
-        crate::tui::compare(comparison, &crate::config::theme_name(), Box::pin(super::signals::interrupted()))?;
+        let theme = crate::tui::Theme::load(&crate::config::theme_name())?;
+        crate::tui::compare(comparison, theme, Box::pin(super::signals::interrupted()))?;
     } else if args.json {
         println!("{}", serde_json::to_string_pretty(&rows).expect("rows serialise"));
     } else {

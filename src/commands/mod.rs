@@ -29,7 +29,8 @@ pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Replay(args) => {
             let max_gap = (args.max_gap > 0.0).then(|| std::time::Duration::from_secs_f64(args.max_gap));
             let stop = Box::pin(signals::interrupted());
-            crate::tui::replay_trace(&args.trace, args.from_start, max_gap, &crate::config::theme_name(), stop)?;
+            let theme = crate::tui::Theme::load(&crate::config::theme_name())?;
+            crate::tui::replay_trace(&args.trace, args.from_start, max_gap, theme, stop)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Prepare(args) => prepare::run(args),

@@ -20,6 +20,7 @@ use crate::report::fold_trace;
 use crate::report::results_json;
 use crate::run::{Outcome, QuestionStatus, RunSettings, RunState};
 use crate::trace::{Trace, TraceHeader, TraceWriter};
+use crate::tui::Theme;
 
 /// `runs/<UTC timestamp>` under the current directory.
 fn default_out_dir() -> PathBuf {
@@ -107,7 +108,9 @@ fn plan(args: &RunArgs) -> anyhow::Result<RunPlan> {
 /// Run the `run` subcommand.
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let file = Config::load(args.config.as_deref())?;
-    let theme = file.theme(std::env::var("EVAL_DAG_THEME").ok());
+    // A theme that does not load is bad input, found before the run starts.
+    let theme_name = file.theme(std::env::var("EVAL_DAG_THEME").ok());
+    let theme = (!args.headless).then(|| Theme::load(&theme_name)).transpose()?;
     let config = file.resolve(&args, |name| std::env::var(name).ok())?;
     let plan = plan(&args)?;
     let dataset = Arc::new(Dataset::load(&plan.dataset_dir)?);
@@ -173,7 +176,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         } else {
             let resume = resume_command(&plan.out);
             let live = crate::tui::Live { events: handle.events, commands: handle.commands, resume };
-            match crate::tui::watch_live(initial, live, &theme, Box::pin(super::signals::interrupted())).await {
+            let theme = theme.unwrap_or_else(Theme::dark);
+            match crate::tui::watch_live(initial, live, theme, Box::pin(super::signals::interrupted())).await {
                 crate::tui::LiveEnd::Quit(state) => state,
                 crate::tui::LiveEnd::Failed { error, state, events, commands, stop } => {
                     // The terminal is gone or broken: the run goes on, reported as headless.

@@ -160,12 +160,8 @@ fn unknown_key_hint(message: &str) -> Option<String> {
                 .into(),
         );
     }
-    let closest = known
-        .iter()
-        .map(|k| (strsim::jaro_winkler(unknown, k), *k))
-        .filter(|(score, _)| *score > 0.7)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map_or_else(|| format!("; the keys here are {}", known.join(", ")), |(_, k)| format!("; did you mean `{k}`?"));
+    let closest = crate::text::closest(unknown, known, 0.7)
+        .map_or_else(|| format!("; the keys here are {}", known.join(", ")), |k| format!("; did you mean `{k}`?"));
     Some(format!("unknown key `{unknown}`{closest}"))
 }
 

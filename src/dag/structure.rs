@@ -39,12 +39,8 @@ pub fn check_structure(dag: &GeneratedDag, catalogue: &SchemaCatalogue, sink: &m
                 Ok(InputRef::Dataset(key)) => {
                     if catalogue.entry(&key).is_none() {
                         let keys: Vec<&str> = catalogue.keys().collect();
-                        let hint = keys
-                            .iter()
-                            .map(|k| (strsim::jaro_winkler(&key, k), *k))
-                            .filter(|(score, _)| *score > 0.75)
-                            .max_by(|a, b| a.0.total_cmp(&b.0))
-                            .map(|(_, k)| format!("; did you mean dataset.{k}?"))
+                        let hint = crate::text::closest(&key, &keys, 0.75)
+                            .map(|k| format!("; did you mean dataset.{k}?"))
                             .unwrap_or_else(|| format!("; the keys are {}", keys.join(", ")));
                         sink.node(
                             node,

@@ -28,7 +28,7 @@ pub use containment::contained;
 pub use event_loop::{Feeds, Stop, run as event_loop};
 pub use keymap::{Action, BINDINGS, action_for};
 pub use replay::{DEFAULT_MAX_GAP, Replay};
-pub use theme::Theme;
+pub use theme::{Ink, Theme, ThemeError};
 
 use crate::run::{Command, EngineEvent, RunState};
 
@@ -71,14 +71,6 @@ pub fn draw(frame: &mut Frame, app: &App) {
         widgets::quit_prompt::draw(frame, body, app);
     }
     text::scrub(frame.buffer_mut());
-}
-
-/// The theme called `name`, or the dark one (with a warning in the log).
-fn theme(name: &str) -> Theme {
-    Theme::load(name).unwrap_or_else(|err| {
-        tracing::warn!("{err}; using the dark theme");
-        Theme::dark()
-    })
 }
 
 /// Handle one input event; `size` is the terminal's.
@@ -137,25 +129,25 @@ fn show(mut app: App, stop: Stop) -> anyhow::Result<()> {
 
 /// Open the UI over the trace at `path`: the final state, or the start.
 /// Playback waits at most `max_gap` between two events (`None`: the recorded
-/// gaps). Drawn in the theme called `theme_name`.
+/// gaps). Drawn in `theme`.
 pub fn replay_trace(
     path: &std::path::Path,
     from_start: bool,
     max_gap: Option<Duration>,
-    theme_name: &str,
+    theme: Theme,
     stop: Stop,
 ) -> anyhow::Result<()> {
     let (mut replay, state) = Replay::open(path, from_start)?;
     replay.max_gap = max_gap;
     let note = replay.note();
-    let mut app = App::new(state, theme(theme_name), Some(replay), None);
+    let mut app = App::new(state, theme, Some(replay), None);
     app.message = note;
     show(app, stop)
 }
 
-/// Open the UI over `comparison` (two runs side by side), in the theme called `theme_name`.
-pub fn compare(comparison: Comparison, theme_name: &str, stop: Stop) -> anyhow::Result<()> {
-    show(App::comparing(comparison, theme(theme_name)), stop)
+/// Open the UI over `comparison` (two runs side by side), in `theme`.
+pub fn compare(comparison: Comparison, theme: Theme, stop: Stop) -> anyhow::Result<()> {
+    show(App::comparing(comparison, theme), stop)
 }
 
 /// A live run as the UI sees it.
@@ -205,12 +197,12 @@ fn injected_fault(draw: fn(&mut Frame, &App)) -> impl Fn(&mut Frame, &App) {
     }
 }
 
-/// Show a live run in the theme called `theme_name`: events from the engine,
+/// Show a live run in `theme`: events from the engine,
 /// commands back to it, until the user quits or `stop` (a signal) resolves;
 /// then the run is cancelled.
-pub async fn watch_live(initial: RunState, live: Live, theme_name: &str, stop: Stop) -> LiveEnd {
+pub async fn watch_live(initial: RunState, live: Live, theme: Theme, stop: Stop) -> LiveEnd {
     let Live { events, commands, resume } = live;
-    let mut app = App::new(initial, theme(theme_name), None, Some(commands.clone()));
+    let mut app = App::new(initial, theme, None, Some(commands.clone()));
     app.resume = Some(resume);
     let mut feeds = Feeds { input: EventStream::new(), events: Some(events), stop: Some(stop) };
     let draw = injected_fault(draw);

@@ -26,8 +26,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("render", &["dag", "model", "text"]),
     ("report", &["dag", "grade", "llm", "model", "render", "run", "text", "trace"]),
     ("cli", &["llm", "model"]),
-    ("config", &["cli", "llm", "model"]),
-    ("tui", &["config", "dag", "model", "render", "report", "run", "text", "trace"]),
+    ("config", &["cli", "llm", "model", "text"]),
+    ("tui", &["dag", "model", "render", "report", "run", "text", "trace"]),
     (
         "commands",
         &[

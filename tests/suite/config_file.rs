@@ -1,7 +1,8 @@
 //! The config file through the real binary against a mock server on
 //! 127.0.0.1: found in `$XDG_CONFIG_HOME`, its prices reaching the run's cost,
 //! flag > environment > file, the review concurrency setting, and a broken
-//! file as one line with its path and line (exit 2).
+//! file as one line with its path and line (exit 2), and a theme file with a wrong
+//! or missing colour likewise.
 
 use crate::common;
 
@@ -212,4 +213,35 @@ async fn review_concurrency_from_the_file_reviews_one_layer_at_a_time_and_the_fl
     assert!(sequential.windows(2).all(|w| w[1].0 >= w[0].1), "one review after another: {sequential:?}");
     let first_end = concurrent.iter().map(|s| s.1).min().unwrap();
     assert!(concurrent.iter().all(|s| s.0 < first_end), "all three in flight at once: {concurrent:?}");
+}
+
+#[test]
+fn a_theme_with_a_misspelt_or_missing_colour_is_one_line_with_its_file_and_key_and_exit_2() {
+    let home = tempfile::tempdir().unwrap();
+    let themes = home.path().join("config/eval-dag/themes");
+    std::fs::create_dir_all(&themes).unwrap();
+    let dark = std::fs::read_to_string(common::root().join("themes/dark.toml")).unwrap();
+    let trace = common::root().join("sample-data/traces/fraud-scripted.trace.jsonl");
+    let cases = [
+        (
+            "misspelt",
+            dark.replace("node_flagged =", "node_flaged ="),
+            "node_flaged: not a colour this eval-dag draws (did you mean node_flagged?)",
+        ),
+        (
+            "missing",
+            dark.lines().filter(|l| !l.starts_with("border")).collect::<Vec<_>>().join("\n"),
+            "border: missing",
+        ),
+    ];
+    for (name, text, expected) in cases {
+        let file = themes.join(format!("{name}.toml"));
+        std::fs::write(&file, text).unwrap();
+        // The theme is loaded before the replay touches the terminal.
+        let out = common::eval_dag(home.path()).arg("replay").arg(&trace).env("EVAL_DAG_THEME", name).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
+        assert!(stderr.contains(&format!("theme {}: {expected}", file.display())), "{name}: {stderr}");
+    }
 }

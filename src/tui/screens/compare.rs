@@ -12,7 +12,7 @@ use crate::report::{Change, Side};
 use crate::tui::app::App;
 use crate::tui::comparison::change_label;
 use crate::tui::text::{clean, preview};
-use crate::tui::theme::Theme;
+use crate::tui::theme::{Ink, Theme};
 
 /// Terminal width from which the question text, iterations and tokens show.
 const WIDE: u16 = 120;
@@ -20,37 +20,37 @@ const WIDE: u16 = 120;
 /// Colour of a change.
 pub fn change_style(t: &Theme, change: Change) -> Style {
     match change {
-        Change::Regression => t.fg("status_failed").add_modifier(Modifier::BOLD),
-        Change::Improvement => t.fg("status_passed").add_modifier(Modifier::BOLD),
-        Change::AnswerChanged => t.fg("node_flagged"),
-        Change::OnlyInA | Change::OnlyInB => t.fg("accent"),
-        Change::Unchanged => t.fg("muted"),
+        Change::Regression => t.fg(Ink::StatusFailed).add_modifier(Modifier::BOLD),
+        Change::Improvement => t.fg(Ink::StatusPassed).add_modifier(Modifier::BOLD),
+        Change::AnswerChanged => t.fg(Ink::NodeFlagged),
+        Change::OnlyInA | Change::OnlyInB => t.fg(Ink::Accent),
+        Change::Unchanged => t.fg(Ink::Muted),
     }
 }
 
 /// Colour of a side's status.
 pub fn side_style(t: &Theme, side: Option<&Side>) -> Style {
     match side {
-        Some(s) if s.success => t.fg("status_passed"),
-        Some(_) => t.fg("status_failed"),
-        None => t.fg("muted"),
+        Some(s) if s.success => t.fg(Ink::StatusPassed),
+        Some(_) => t.fg(Ink::StatusFailed),
+        None => t.fg(Ink::Muted),
     }
 }
 
 fn side_cells(t: &Theme, side: Option<&Side>, answer_width: usize, wide: bool) -> Vec<Cell<'static>> {
     let Some(s) = side else {
         let blank = if wide { 4 } else { 2 };
-        return std::iter::once(Cell::from(Span::styled("—", t.fg("muted"))))
+        return std::iter::once(Cell::from(Span::styled("—", t.fg(Ink::Muted))))
             .chain((1..blank).map(|_| Cell::from("")))
             .collect();
     };
     let mut cells = vec![
         Cell::from(Span::styled(clean(&s.status).into_owned(), side_style(t, side))),
-        Cell::from(Span::styled(preview(&s.answer, answer_width), t.fg("text"))),
+        Cell::from(Span::styled(preview(&s.answer, answer_width), t.fg(Ink::Text))),
     ];
     if wide {
-        cells.push(Cell::from(Span::styled(s.iterations.to_string(), t.fg("text"))));
-        cells.push(Cell::from(Span::styled(s.tokens.to_string(), t.fg("muted"))));
+        cells.push(Cell::from(Span::styled(s.iterations.to_string(), t.fg(Ink::Text))));
+        cells.push(Cell::from(Span::styled(s.tokens.to_string(), t.fg(Ink::Muted))));
     }
     cells
 }
@@ -73,12 +73,12 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .take(height)
         .map(|row| {
             let mut cells = vec![
-                Cell::from(Span::styled(clean(&row.question_id).into_owned(), t.fg("accent"))),
+                Cell::from(Span::styled(clean(&row.question_id).into_owned(), t.fg(Ink::Accent))),
                 Cell::from(Span::styled(change_label(row.change), change_style(t, row.change))),
             ];
             if wide {
                 let text = serde_json::Value::String(row.question.clone());
-                cells.push(Cell::from(Span::styled(preview(&text, question_width), t.fg("text"))));
+                cells.push(Cell::from(Span::styled(preview(&text, question_width), t.fg(Ink::Text))));
             }
             cells.extend(side_cells(t, row.a.as_ref(), answer_width, wide));
             cells.extend(side_cells(t, row.b.as_ref(), answer_width, wide));
@@ -106,13 +106,13 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         None => " questions ".into(),
     };
     let table = Table::new(rows, widths)
-        .header(Row::new(header).style(t.fg("muted")))
+        .header(Row::new(header).style(t.fg(Ink::Muted)))
         .row_highlight_style(t.selected())
-        .block(Block::default().borders(Borders::TOP).title(title).border_style(t.fg("border")));
+        .block(Block::default().borders(Borders::TOP).title(title).border_style(t.fg(Ink::Border)));
     let selected = (!visible.is_empty()).then(|| comparison.row - first);
     frame.render_stateful_widget(table, area, &mut TableState::default().with_selected(selected));
     if visible.is_empty() {
         let inner = Rect { y: area.y + 2, height: 1, ..area };
-        frame.render_widget(Paragraph::new(Span::styled("  no question in either run", t.fg("muted"))), inner);
+        frame.render_widget(Paragraph::new(Span::styled("  no question in either run", t.fg(Ink::Muted))), inner);
     }
 }

@@ -14,27 +14,27 @@ use crate::tui::app::App;
 use crate::tui::screens::compare::{change_style, side_style};
 use crate::tui::screens::diff::node_lines;
 use crate::tui::text::{clean, clean_line};
-use crate::tui::theme::Theme;
+use crate::tui::theme::{Ink, Theme};
 
 fn side_lines(t: &Theme, side: Option<&Side>, dag: Option<&GeneratedDag>) -> Vec<Line<'static>> {
-    let Some(s) = side else { return vec![Line::from(Span::styled("not in this run", t.fg("muted")))] };
+    let Some(s) = side else { return vec![Line::from(Span::styled("not in this run", t.fg(Ink::Muted)))] };
     let field = |name: &str, value: String| {
-        Line::from(vec![Span::styled(format!("{name:<11}"), t.fg("muted")), Span::styled(value, t.fg("text"))])
+        Line::from(vec![Span::styled(format!("{name:<11}"), t.fg(Ink::Muted)), Span::styled(value, t.fg(Ink::Text))])
     };
     let mut lines = vec![
         Line::from(vec![
-            Span::styled(format!("{:<11}", "status"), t.fg("muted")),
+            Span::styled(format!("{:<11}", "status"), t.fg(Ink::Muted)),
             Span::styled(s.status.clone(), side_style(t, side)),
         ]),
         field("iterations", s.iterations.to_string()),
         field("tokens", s.tokens.to_string()),
-        Line::from(Span::styled("answer", t.fg("muted"))),
+        Line::from(Span::styled("answer", t.fg(Ink::Muted))),
     ];
     let answer = serde_json::to_string_pretty(&s.answer).unwrap_or_default();
-    lines.extend(answer.lines().map(|l| Line::from(Span::styled(format!("  {l}"), t.fg("text")))));
+    lines.extend(answer.lines().map(|l| Line::from(Span::styled(format!("  {l}"), t.fg(Ink::Text)))));
     match dag {
         Some(dag) => {
-            lines.push(Line::from(Span::styled(format!("final DAG ({} nodes)", dag.nodes.len()), t.fg("muted"))));
+            lines.push(Line::from(Span::styled(format!("final DAG ({} nodes)", dag.nodes.len()), t.fg(Ink::Muted))));
             for node in &dag.nodes {
                 let star = if node.node_id == dag.final_answer_node { " ★" } else { "" };
                 // `prev_node.<id>.output` reads as the node id.
@@ -44,12 +44,12 @@ fn side_lines(t: &Theme, side: Option<&Side>, dag: Option<&GeneratedDag>) -> Vec
                     .map(|r| r.strip_prefix("prev_node.").and_then(|r| r.strip_suffix(".output")).unwrap_or(r))
                     .collect();
                 lines.push(Line::from(vec![
-                    Span::styled(format!("  L{} {}{star}", node.layer, node.node_id), t.fg("accent")),
-                    Span::styled(format!(" ← {}", inputs.join(", ")), t.fg("muted")),
+                    Span::styled(format!("  L{} {}{star}", node.layer, node.node_id), t.fg(Ink::Accent)),
+                    Span::styled(format!(" ← {}", inputs.join(", ")), t.fg(Ink::Muted)),
                 ]));
             }
         }
-        None => lines.push(Line::from(Span::styled("no DAG recorded", t.fg("muted")))),
+        None => lines.push(Line::from(Span::styled("no DAG recorded", t.fg(Ink::Muted)))),
     }
     lines.into_iter().map(clean_line).collect()
 }
@@ -62,29 +62,29 @@ pub fn lines(app: &App) -> Vec<Line<'static>> {
     };
     let id = &row.question_id;
     if row.a.is_none() || row.b.is_none() {
-        return vec![Line::from(Span::styled("only one run has this question", t.fg("muted")))];
+        return vec![Line::from(Span::styled("only one run has this question", t.fg(Ink::Muted)))];
     }
     match (comparison.dags[0].get(id), comparison.dags[1].get(id)) {
         (Some(a), Some(b)) => {
             let diff = IterationDiff::between(a, None, b, None);
             if diff.nodes.iter().all(|n| matches!(n, crate::model::NodeChange::Unchanged { .. })) {
-                vec![Line::from(Span::styled("the final DAGs are the same", t.fg("muted")))]
+                vec![Line::from(Span::styled("the final DAGs are the same", t.fg(Ink::Muted)))]
             } else {
                 node_lines(t, &diff.nodes).into_iter().map(clean_line).collect()
             }
         }
         _ => vec![Line::from(Span::styled(
             "no DAG diff: the inputs do not record both final DAGs (traces and eval_results.json written by eval-dag do)",
-            t.fg("muted"),
+            t.fg(Ink::Muted),
         ))],
     }
 }
 
 fn heading(t: &Theme, row: &Row) -> Line<'static> {
     clean_line(Line::from(vec![
-        Span::styled(format!(" {} ", row.question_id), t.fg("accent").add_modifier(Modifier::BOLD)),
+        Span::styled(format!(" {} ", row.question_id), t.fg(Ink::Accent).add_modifier(Modifier::BOLD)),
         Span::styled(crate::tui::comparison::change_label(row.change), change_style(t, row.change)),
-        Span::styled(format!("  {}", row.question.replace('\n', " ")), t.fg("text")),
+        Span::styled(format!("  {}", row.question.replace('\n', " ")), t.fg(Ink::Text)),
     ]))
 }
 
@@ -112,7 +112,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         let block = Block::default()
             .borders(Borders::ALL)
             .title(clean(&format!(" {name}: {path} ")).into_owned())
-            .border_style(t.fg("border"));
+            .border_style(t.fg(Ink::Border));
         frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(block), column);
     }
     let lines = lines(app);
@@ -120,7 +120,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     if app.scroll > 0 {
         title.push_str(&format!("· line {} of {} ", app.scroll + 1, lines.len()));
     }
-    let block = Block::default().borders(Borders::ALL).title(title).border_style(t.fg("border"));
+    let block = Block::default().borders(Borders::ALL).title(title).border_style(t.fg(Ink::Border));
     let shown: Vec<Line> = lines.into_iter().skip(app.scroll).collect();
     frame.render_widget(Paragraph::new(shown).wrap(Wrap { trim: false }).block(block), bottom);
 }

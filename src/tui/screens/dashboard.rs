@@ -10,6 +10,7 @@ use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
 use crate::run::{FeedKind, QuestionState, QuestionStatus};
 use crate::tui::app::App;
 use crate::tui::text::{clean, preview};
+use crate::tui::theme::Ink;
 
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 /// Terminal width from which the level and time columns show.
@@ -43,19 +44,19 @@ fn row(app: &App, q: &QuestionState, width: usize, wide: bool) -> Row<'static> {
     let attempts = if q.attempts.len() > 1 { format!(" ×{}", q.attempts.len()) } else { String::new() };
     let time = elapsed.map(|ms| format!("{:.1}s", ms as f64 / 1000.0)).unwrap_or_default();
     let cells = [
-        Some(Cell::from(Span::styled(clean(&q.question.id).into_owned(), t.fg("accent")))),
-        wide.then(|| Cell::from(Span::styled(q.question.difficulty_level.as_str().to_string(), t.fg("muted")))),
+        Some(Cell::from(Span::styled(clean(&q.question.id).into_owned(), t.fg(Ink::Accent)))),
+        wide.then(|| Cell::from(Span::styled(q.question.difficulty_level.as_str().to_string(), t.fg(Ink::Muted)))),
         Some(Cell::from(Span::styled(
             preview(&serde_json::Value::String(q.question.question.clone()), width),
-            t.fg("text"),
+            t.fg(Ink::Text),
         ))),
         Some(status_cell(app, q.status)),
-        Some(Cell::from(Span::styled(format!("{iterations}/{max}{attempts}"), t.fg("text")))),
-        Some(Cell::from(Span::styled(sparkline(&q.findings_per_iteration()), t.fg("node_flagged")))),
-        wide.then(|| Cell::from(Span::styled(time, t.fg("muted")))),
+        Some(Cell::from(Span::styled(format!("{iterations}/{max}{attempts}"), t.fg(Ink::Text)))),
+        Some(Cell::from(Span::styled(sparkline(&q.findings_per_iteration()), t.fg(Ink::NodeFlagged)))),
+        wide.then(|| Cell::from(Span::styled(time, t.fg(Ink::Muted)))),
         Some(Cell::from(Span::styled(
             answer,
-            if q.correct() == Some(false) { t.fg("status_failed") } else { t.fg("text") },
+            if q.correct() == Some(false) { t.fg(Ink::StatusFailed) } else { t.fg(Ink::Text) },
         ))),
     ];
     Row::new(cells.into_iter().flatten())
@@ -96,22 +97,22 @@ fn feed(frame: &mut Frame, area: Rect, app: &App) {
         .rev()
         .map(|entry| {
             let style = match entry.kind {
-                FeedKind::Info => t.fg("muted"),
-                FeedKind::Good => t.fg("status_passed"),
-                FeedKind::Bad => t.fg("status_rejected"),
-                FeedKind::Control => t.fg("feed_control"),
+                FeedKind::Info => t.fg(Ink::Muted),
+                FeedKind::Good => t.fg(Ink::StatusPassed),
+                FeedKind::Bad => t.fg(Ink::StatusRejected),
+                FeedKind::Control => t.fg(Ink::FeedControl),
             };
             Line::from(vec![
-                Span::styled(format!("{:>7.1}s ", entry.t_ms as f64 / 1000.0), t.fg("muted")),
+                Span::styled(format!("{:>7.1}s ", entry.t_ms as f64 / 1000.0), t.fg(Ink::Muted)),
                 Span::styled(
                     entry.question_id.as_deref().map(|q| format!("{} ", clean(q))).unwrap_or_default(),
-                    t.fg("accent"),
+                    t.fg(Ink::Accent),
                 ),
                 Span::styled(clean(&entry.text.replace('\n', " ")).into_owned(), style),
             ])
         })
         .collect();
-    let block = Block::default().borders(Borders::TOP).title(" activity ").border_style(t.fg("border"));
+    let block = Block::default().borders(Borders::TOP).title(" activity ").border_style(t.fg(Ink::Border));
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
@@ -143,13 +144,13 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         (Constraint::Length(18), "answer", true),
     ];
     let shown = columns.iter().filter(|(_, _, show)| *show);
-    let header = Row::new(shown.clone().map(|(_, name, _)| *name)).style(app.theme.fg("muted"));
+    let header = Row::new(shown.clone().map(|(_, name, _)| *name)).style(app.theme.fg(Ink::Muted));
     let widths: Vec<Constraint> = shown.map(|(width, _, _)| *width).collect();
     let empty = visible.is_empty();
     let table = Table::new(rows, widths)
         .header(header)
         .row_highlight_style(app.theme.selected())
-        .block(Block::default().borders(Borders::TOP).title(" questions ").border_style(app.theme.fg("border")));
+        .block(Block::default().borders(Borders::TOP).title(" questions ").border_style(app.theme.fg(Ink::Border)));
     let mut selection = TableState::default().with_selected((!empty).then_some(app.row - first));
     frame.render_stateful_widget(table, table_area, &mut selection);
     if empty {
@@ -159,7 +160,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             "  no question matches the filter"
         };
         let inner = Rect { y: table_area.y + 2, height: 1, ..table_area };
-        frame.render_widget(Paragraph::new(Span::styled(note, app.theme.fg("muted"))), inner);
+        frame.render_widget(Paragraph::new(Span::styled(note, app.theme.fg(Ink::Muted))), inner);
     }
     feed(frame, feed_area, app);
 }

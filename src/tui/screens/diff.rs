@@ -11,7 +11,7 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use crate::model::{FindingFate, IterationDiff, NodeChange};
 use crate::tui::app::App;
 use crate::tui::text::clean_line;
-use crate::tui::theme::Theme;
+use crate::tui::theme::{Ink, Theme};
 use crate::tui::widgets::code_view::source_color;
 
 /// Lines of the node changes `nodes` (shared with the comparison detail).
@@ -20,22 +20,22 @@ pub fn node_lines(t: &Theme, nodes: &[NodeChange]) -> Vec<Line<'static>> {
     for change in nodes {
         match change {
             NodeChange::Added { node } => {
-                lines.push(Line::from(Span::styled(format!("+ added {}", node.node_id), t.fg("diff_line_add"))))
+                lines.push(Line::from(Span::styled(format!("+ added {}", node.node_id), t.fg(Ink::DiffLineAdd))))
             }
             NodeChange::Removed { node } => {
-                lines.push(Line::from(Span::styled(format!("- removed {}", node.node_id), t.fg("diff_line_remove"))))
+                lines.push(Line::from(Span::styled(format!("- removed {}", node.node_id), t.fg(Ink::DiffLineRemove))))
             }
             NodeChange::Unchanged { node_id } => {
-                lines.push(Line::from(Span::styled(format!("  unchanged {node_id}"), t.fg("muted"))))
+                lines.push(Line::from(Span::styled(format!("  unchanged {node_id}"), t.fg(Ink::Muted))))
             }
             NodeChange::Changed { after, code_diff, .. } => {
-                lines.push(Line::from(Span::styled(format!("~ changed {}", after.node_id), t.fg("node_flagged"))));
+                lines.push(Line::from(Span::styled(format!("~ changed {}", after.node_id), t.fg(Ink::NodeFlagged))));
                 for line in code_diff.lines().filter(|l| !l.starts_with("+++") && !l.starts_with("---")) {
                     let style = match line.chars().next() {
-                        Some('+') => t.fg("diff_line_add"),
-                        Some('-') => t.fg("diff_line_remove"),
-                        Some('@') => t.fg("accent"),
-                        _ => t.fg("text"),
+                        Some('+') => t.fg(Ink::DiffLineAdd),
+                        Some('-') => t.fg(Ink::DiffLineRemove),
+                        Some('@') => t.fg(Ink::Accent),
+                        _ => t.fg(Ink::Text),
                     };
                     lines.push(Line::from(Span::styled(format!("    {line}"), style)));
                 }
@@ -57,22 +57,25 @@ pub fn lines(app: &App) -> Vec<Line<'static>> {
         return vec![Line::from("one of the iterations has no DAG (its reply could not be read)")];
     };
     let diff = IterationDiff::between(old, before.feedback.as_ref(), new, after.feedback.as_ref());
-    let mut lines = vec![Line::from(Span::styled("findings", t.fg("accent").add_modifier(Modifier::BOLD)))];
+    let mut lines = vec![Line::from(Span::styled("findings", t.fg(Ink::Accent).add_modifier(Modifier::BOLD)))];
     for (fate, finding) in &diff.findings {
         let (label, color) = match fate {
-            FindingFate::Resolved => ("resolved  ", "finding_resolved"),
-            FindingFate::Persisting => ("persisting", "finding_persisting"),
-            FindingFate::New => ("new       ", "finding_new"),
+            FindingFate::Resolved => ("resolved  ", Ink::FindingResolved),
+            FindingFate::Persisting => ("persisting", Ink::FindingPersisting),
+            FindingFate::New => ("new       ", Ink::FindingNew),
         };
         lines.push(Line::from(vec![
             Span::styled(format!("{label} "), t.fg(color).add_modifier(Modifier::BOLD)),
             Span::styled(format!("[{}] ", finding.source.label()), t.fg(source_color(finding.source))),
-            Span::styled(format!("{} {}: ", finding.node_id.as_deref().unwrap_or("DAG"), finding.rule), t.fg("text")),
-            Span::styled(finding.message.lines().next().unwrap_or_default().to_string(), t.fg("muted")),
+            Span::styled(
+                format!("{} {}: ", finding.node_id.as_deref().unwrap_or("DAG"), finding.rule),
+                t.fg(Ink::Text),
+            ),
+            Span::styled(finding.message.lines().next().unwrap_or_default().to_string(), t.fg(Ink::Muted)),
         ]));
     }
     lines.push(Line::from(""));
-    lines.push(Line::from(Span::styled("nodes", t.fg("accent").add_modifier(Modifier::BOLD))));
+    lines.push(Line::from(Span::styled("nodes", t.fg(Ink::Accent).add_modifier(Modifier::BOLD))));
     lines.extend(node_lines(t, &diff.nodes));
     lines.into_iter().map(clean_line).collect()
 }
@@ -87,7 +90,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     };
     let lines = lines(app);
     let title = if app.scroll > 0 { format!("{title}· line {} of {} ", app.scroll + 1, lines.len()) } else { title };
-    let block = Block::default().borders(Borders::ALL).title(title).border_style(app.theme.fg("border"));
+    let block = Block::default().borders(Borders::ALL).title(title).border_style(app.theme.fg(Ink::Border));
     let shown: Vec<Line> = lines.into_iter().skip(app.scroll).collect();
     frame.render_widget(Paragraph::new(shown).wrap(Wrap { trim: false }).block(block), area);
 }

@@ -8,6 +8,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use crate::tui::app::App;
 use crate::tui::keymap::active;
+use crate::tui::theme::Ink;
 
 /// Width of the key column.
 const KEY_WIDTH: usize = 8;
@@ -25,8 +26,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .map(|row| {
             let mut spans = Vec::new();
             for b in bindings.iter().skip(row).step_by(rows) {
-                spans.push(Span::styled(format!("{:>KEY_WIDTH$}  ", b.label), t.fg("accent")));
-                spans.push(Span::styled(format!("{:<text_width$} ", b.help), t.fg("text")));
+                spans.push(Span::styled(format!("{:>KEY_WIDTH$}  ", b.label), t.fg(Ink::Accent)));
+                spans.push(Span::styled(format!("{:<text_width$} ", b.help), t.fg(Ink::Text)));
             }
             Line::from(spans)
         })
@@ -35,6 +36,6 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let [row] = Layout::vertical([Constraint::Length(rows as u16 + 2)]).flex(Flex::Center).areas(area);
     let [popup] = Layout::horizontal([Constraint::Length(width.min(area.width))]).flex(Flex::Center).areas(row);
     frame.render_widget(Clear, popup);
-    let block = Block::default().borders(Borders::ALL).title(" keys (any key closes) ").border_style(t.fg("accent"));
+    let block = Block::default().borders(Borders::ALL).title(" keys (any key closes) ").border_style(t.fg(Ink::Accent));
     frame.render_widget(Paragraph::new(lines).block(block), popup);
 }

@@ -14,6 +14,7 @@ use crate::run::Iteration;
 use crate::text::plural;
 use crate::tui::app::{App, Tab};
 use crate::tui::text::{clean, fit, preview, width};
+use crate::tui::theme::Ink;
 use crate::tui::widgets::code_view::source_color;
 use crate::tui::widgets::{code_view, conversation, dag_graph};
 
@@ -24,15 +25,15 @@ fn iterations_list(frame: &mut Frame, area: Rect, app: &App) {
         .iter()
         .map(|(attempt, it)| {
             let (verdict, style) = match &it.feedback {
-                Some(f) if f.is_approved => ("approved", t.fg("status_approved")),
-                Some(_) => ("rejected", t.fg("status_rejected")),
-                None => ("…", t.fg("status_working")),
+                Some(f) if f.is_approved => ("approved", t.fg(Ink::StatusApproved)),
+                Some(_) => ("rejected", t.fg(Ink::StatusRejected)),
+                None => ("…", t.fg(Ink::StatusWorking)),
             };
             let findings = it.feedback.as_ref().map_or(0, |f| f.findings.len());
             ListItem::new(Line::from(vec![
-                Span::styled(format!("a{} it{} ", attempt.number, it.number), t.fg("text")),
+                Span::styled(format!("a{} it{} ", attempt.number, it.number), t.fg(Ink::Text)),
                 Span::styled(verdict, style),
-                Span::styled(format!(" {findings}⚑"), t.fg("muted")),
+                Span::styled(format!(" {findings}⚑"), t.fg(Ink::Muted)),
             ]))
         })
         .collect();
@@ -40,7 +41,7 @@ fn iterations_list(frame: &mut Frame, area: Rect, app: &App) {
         .current_question()
         .map_or(" iterations ".into(), |q| format!(" {} · {} ", clean(&q.question.id), q.status.label()));
     let list = List::new(items)
-        .block(Block::default().borders(Borders::ALL).title(title).border_style(t.fg("border")))
+        .block(Block::default().borders(Borders::ALL).title(title).border_style(t.fg(Ink::Border)))
         .highlight_style(t.selected());
     let mut state = ListState::default().with_selected(Some(app.iteration));
     frame.render_stateful_widget(list, area, &mut state);
@@ -48,21 +49,23 @@ fn iterations_list(frame: &mut Frame, area: Rect, app: &App) {
 
 fn feedback_lines(app: &App, it: &Iteration) -> Vec<Line<'static>> {
     let t = &app.theme;
-    let Some(feedback) = &it.feedback else { return vec![Line::from(Span::styled("no verdict yet", t.fg("muted")))] };
+    let Some(feedback) = &it.feedback else {
+        return vec![Line::from(Span::styled("no verdict yet", t.fg(Ink::Muted)))];
+    };
     let mut lines: Vec<Line<'static>> = feedback
         .overall_reasoning
         .lines()
-        .map(|l| Line::from(Span::styled(clean(l).into_owned(), t.fg("text"))))
+        .map(|l| Line::from(Span::styled(clean(l).into_owned(), t.fg(Ink::Text))))
         .collect();
     for layer in &feedback.layer_validations {
         let (mark, style) =
-            if layer.is_valid { ("✓", t.fg("status_passed")) } else { ("✗", t.fg("status_failed")) };
+            if layer.is_valid { ("✓", t.fg(Ink::StatusPassed)) } else { ("✗", t.fg(Ink::StatusFailed)) };
         lines.push(Line::from(vec![
             Span::styled(
                 format!("{mark} layer {} ({}) ", layer.layer_index, clean(&layer.nodes_in_layer.join(", "))),
                 style,
             ),
-            Span::styled(clean(&layer.issues.join("; ")).into_owned(), t.fg("text")),
+            Span::styled(clean(&layer.issues.join("; ")).into_owned(), t.fg(Ink::Text)),
         ]));
     }
     for finding in &feedback.findings {
@@ -70,39 +73,42 @@ fn feedback_lines(app: &App, it: &Iteration) -> Vec<Line<'static>> {
             Span::styled(format!("[{}] ", finding.source.label()), t.fg(source_color(finding.source))),
             Span::styled(
                 clean(&format!("{} {}: ", finding.node_id.as_deref().unwrap_or("DAG"), finding.rule)).into_owned(),
-                t.fg("text"),
+                t.fg(Ink::Text),
             ),
-            Span::styled(clean(finding.message.lines().next().unwrap_or_default()).into_owned(), t.fg("node_flagged")),
+            Span::styled(
+                clean(finding.message.lines().next().unwrap_or_default()).into_owned(),
+                t.fg(Ink::NodeFlagged),
+            ),
         ]));
     }
     for suggestion in &feedback.suggestions {
-        lines.push(Line::from(Span::styled(format!("→ {}", clean(suggestion)), t.fg("accent"))));
+        lines.push(Line::from(Span::styled(format!("→ {}", clean(suggestion)), t.fg(Ink::Accent))));
     }
     lines
 }
 
 fn output_lines(app: &App, it: &Iteration) -> Vec<Line<'static>> {
     let t = &app.theme;
-    let Some(trial) = &it.trial else { return vec![Line::from(Span::styled("not run", t.fg("muted")))] };
+    let Some(trial) = &it.trial else { return vec![Line::from(Span::styled("not run", t.fg(Ink::Muted)))] };
     let (verdict, style) =
-        if trial.success { ("ok", t.fg("status_passed")) } else { ("failed", t.fg("status_failed")) };
+        if trial.success { ("ok", t.fg(Ink::StatusPassed)) } else { ("failed", t.fg(Ink::StatusFailed)) };
     let mut lines = vec![Line::from(Span::styled(
         format!("trial run {verdict} after {:.0} ms", trial.execution_time_ms),
         style.add_modifier(Modifier::BOLD),
     ))];
     for (node, value) in &trial.node_outputs {
         lines.push(Line::from(vec![
-            Span::styled(format!("{}: ", clean(node)), t.fg("accent")),
-            Span::styled(preview(value, 400), t.fg("text")),
+            Span::styled(format!("{}: ", clean(node)), t.fg(Ink::Accent)),
+            Span::styled(preview(value, 400), t.fg(Ink::Text)),
         ]));
         if let Some(printed) = trial.printed.get(node) {
             for line in printed.trim_end().lines() {
-                lines.push(Line::from(Span::styled(format!("  printed: {}", clean(line)), t.fg("muted"))));
+                lines.push(Line::from(Span::styled(format!("  printed: {}", clean(line)), t.fg(Ink::Muted))));
             }
         }
     }
     for line in trial.error.iter().chain(&trial.traceback).flat_map(|text| text.lines()) {
-        lines.push(Line::from(Span::styled(clean(line).into_owned(), t.fg("status_failed"))));
+        lines.push(Line::from(Span::styled(clean(line).into_owned(), t.fg(Ink::StatusFailed))));
     }
     // The grades judge the attempt's final answer: shown under the approved iteration that produced it.
     let approved = it.feedback.as_ref().is_some_and(|f| f.is_approved);
@@ -111,19 +117,22 @@ fn output_lines(app: &App, it: &Iteration) -> Vec<Line<'static>> {
         && let Some(answer) = &attempt.final_answer
     {
         lines.push(Line::from(vec![
-            Span::styled("final answer: ", t.fg("accent").add_modifier(Modifier::BOLD)),
-            Span::styled(preview(answer, 400), t.fg("text")),
+            Span::styled("final answer: ", t.fg(Ink::Accent).add_modifier(Modifier::BOLD)),
+            Span::styled(preview(answer, 400), t.fg(Ink::Text)),
         ]));
         if let Some(narrative) = &attempt.narrative {
             let narrative = format!("“{}”", clean(&narrative.replace('\n', " ")));
-            lines.push(Line::from(Span::styled(narrative, t.fg("text").add_modifier(Modifier::ITALIC))));
+            lines.push(Line::from(Span::styled(narrative, t.fg(Ink::Text).add_modifier(Modifier::ITALIC))));
         }
         for grade in &attempt.grades {
-            let (mark, style) =
-                if grade.passed { ("✓ right", t.fg("status_passed")) } else { ("✗ wrong", t.fg("status_failed")) };
+            let (mark, style) = if grade.passed {
+                ("✓ right", t.fg(Ink::StatusPassed))
+            } else {
+                ("✗ wrong", t.fg(Ink::StatusFailed))
+            };
             lines.push(Line::from(vec![
                 Span::styled(format!("{mark} ({}) ", grade.method), style.add_modifier(Modifier::BOLD)),
-                Span::styled(clean(grade.error.as_ref().unwrap_or(&grade.reason)).into_owned(), t.fg("text")),
+                Span::styled(clean(grade.error.as_ref().unwrap_or(&grade.reason)).into_owned(), t.fg(Ink::Text)),
             ]));
         }
     }
@@ -177,8 +186,8 @@ fn detail(frame: &mut Frame, area: Rect, app: &App) {
     let all_fit = titles.iter().map(|t| t.len() + 3).sum::<usize>() <= tabs_area.width as usize;
     let tabs = if all_fit { Tabs::new(titles).select(selected) } else { Tabs::new([titles[selected]]).select(0) };
     frame.render_widget(tabs.highlight_style(t.selected()), tabs_area);
-    frame.render_widget(Paragraph::new(Span::styled(context, t.fg("muted"))), context_area);
-    let block = Block::default().borders(Borders::TOP).border_style(t.fg("border"));
+    frame.render_widget(Paragraph::new(Span::styled(context, t.fg(Ink::Muted))), context_area);
+    let block = Block::default().borders(Borders::TOP).border_style(t.fg(Ink::Border));
     let shown: Vec<Line> = lines.into_iter().skip(app.scroll).collect();
     frame.render_widget(Paragraph::new(shown).wrap(Wrap { trim: false }).block(block), body);
 }
@@ -222,7 +231,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         let text = preview(&serde_json::Value::String(q.question.question.clone()), room);
         format!(" DAG · {} · {text} ", q.question.difficulty_level.as_str())
     });
-    let graph_block = Block::default().borders(Borders::ALL).title(title).border_style(app.theme.fg("border"));
+    let graph_block = Block::default().borders(Borders::ALL).title(title).border_style(app.theme.fg(Ink::Border));
     let inner = graph_block.inner(graph_area);
     frame.render_widget(graph_block, graph_area);
     match (&it.dag, node) {

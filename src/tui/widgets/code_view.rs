@@ -10,13 +10,14 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use crate::model::{CriticFeedback, DagNodeSpec, FindingSource};
 use crate::tui::app::App;
 use crate::tui::text::{clean, clean_spans, width as columns};
+use crate::tui::theme::Ink;
 
 /// Theme colour of a finding source.
-pub fn source_color(source: FindingSource) -> &'static str {
+pub fn source_color(source: FindingSource) -> Ink {
     match source {
-        FindingSource::Structural => "finding_structural",
-        FindingSource::TrialRun => "finding_trial_run",
-        FindingSource::Semantic => "finding_semantic",
+        FindingSource::Structural => Ink::FindingStructural,
+        FindingSource::TrialRun => Ink::FindingTrialRun,
+        FindingSource::Semantic => Ink::FindingSemantic,
     }
 }
 
@@ -47,7 +48,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, node: &DagNodeSpec, feedba
     let [code_area, findings_area] = Layout::horizontal(split).areas(area);
     let inputs: Vec<String> = node.inputs.iter().map(|(k, v)| format!("{k} ← {v}")).collect();
     let title = clean(&format!(" {} · layer {} · {} ", node.node_id, node.layer, node.operation)).into_owned();
-    let mut lines = vec![Line::from(Span::styled(clean(&inputs.join(", ")).into_owned(), t.fg("muted")))];
+    let mut lines = vec![Line::from(Span::styled(clean(&inputs.join(", ")).into_owned(), t.fg(Ink::Muted)))];
     let highlighted = app.highlight.get(&node.code, t.syntax_dark);
     for (number, raw) in node.code.lines().enumerate() {
         // Tab stops count from the code's first column, after the line number.
@@ -55,11 +56,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, node: &DagNodeSpec, feedba
             Some(line) if !t.monochrome => line.spans.clone(),
             _ => vec![Span::raw(raw.to_string())],
         };
-        let mut spans = vec![Span::styled(format!("{:>3} ", number + 1), t.fg("muted"))];
+        let mut spans = vec![Span::styled(format!("{:>3} ", number + 1), t.fg(Ink::Muted))];
         spans.extend(clean_spans(code));
         lines.push(Line::from(spans));
     }
-    let block = Block::default().borders(Borders::ALL).title(title).border_style(t.fg("border"));
+    let block = Block::default().borders(Borders::ALL).title(title).border_style(t.fg(Ink::Border));
     frame.render_widget(Paragraph::new(lines).block(block), code_area);
     if findings.is_empty() {
         return;
@@ -71,14 +72,14 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, node: &DagNodeSpec, feedba
                 format!("[{}] ", finding.source.label()),
                 t.fg(source_color(finding.source)).add_modifier(Modifier::BOLD),
             ),
-            Span::styled(clean(&finding.rule).into_owned(), t.fg("text").add_modifier(Modifier::BOLD)),
+            Span::styled(clean(&finding.rule).into_owned(), t.fg(Ink::Text).add_modifier(Modifier::BOLD)),
         ]));
         for line in finding.message.lines() {
-            notes.push(Line::from(Span::styled(clean(line).into_owned(), t.fg("text"))));
+            notes.push(Line::from(Span::styled(clean(line).into_owned(), t.fg(Ink::Text))));
         }
         notes.push(Line::from(""));
     }
     let block =
-        Block::default().borders(Borders::ALL).title(" findings on this node ").border_style(t.fg("node_flagged"));
+        Block::default().borders(Borders::ALL).title(" findings on this node ").border_style(t.fg(Ink::NodeFlagged));
     frame.render_widget(Paragraph::new(notes).wrap(Wrap { trim: false }).block(block), findings_area);
 }

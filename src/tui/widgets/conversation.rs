@@ -12,7 +12,7 @@ use crate::run::conversation::{Entry, call_label, changed_lines, entries, genera
 use crate::run::{Attempt, Iteration, LlmCall, QuestionState, RunState};
 use crate::text::{plural, preview};
 use crate::tui::text::clean_spans;
-use crate::tui::theme::Theme;
+use crate::tui::theme::{Ink, Theme};
 use crate::tui::widgets::code_view::source_color;
 
 /// Lines of a prompt or response shown when collapsed.
@@ -49,27 +49,27 @@ impl Builder<'_> {
         let keep = if self.expanded { body.len() } else { PREVIEW_LINES.min(body.len()) };
         let hidden = body.len() - keep;
         let shown = if tail { &body[hidden..] } else { &body[..keep] };
-        let rule = Span::styled("  │ ", self.theme.fg("border"));
+        let rule = Span::styled("  │ ", self.theme.fg(Ink::Border));
         if tail && hidden > 0 {
-            self.push(vec![rule.clone(), Span::styled(format!("⋯ {hidden} earlier lines"), self.theme.fg("muted"))]);
+            self.push(vec![rule.clone(), Span::styled(format!("⋯ {hidden} earlier lines"), self.theme.fg(Ink::Muted))]);
         }
         for line in shown {
             let span = match line {
-                Some(text) => Span::styled(text.to_string(), self.theme.fg("text")),
-                None => Span::styled("⋯", self.theme.fg("muted")),
+                Some(text) => Span::styled(text.to_string(), self.theme.fg(Ink::Text)),
+                None => Span::styled("⋯", self.theme.fg(Ink::Muted)),
             };
             self.push(vec![rule.clone(), span]);
         }
         if !tail && hidden > 0 {
             let note = format!("⋯ {} more (e shows everything)", plural(hidden, "line"));
-            self.push(vec![rule, Span::styled(note, self.theme.fg("muted"))]);
+            self.push(vec![rule, Span::styled(note, self.theme.fg(Ink::Muted))]);
         }
     }
 
     fn call(&mut self, call: &LlmCall, previous: Option<&LlmCall>) {
         let t = self.theme;
         let status = match (&call.error, call.finished) {
-            (Some(_), _) => Span::styled(" failed", t.fg("status_failed")),
+            (Some(_), _) => Span::styled(" failed", t.fg(Ink::StatusFailed)),
             (None, true) => Span::styled(
                 format!(
                     " {} tokens ({} in, {} out) · {} ms{}",
@@ -83,13 +83,13 @@ impl Builder<'_> {
                         "".into()
                     }
                 ),
-                t.fg("muted"),
+                t.fg(Ink::Muted),
             ),
-            (None, false) => Span::styled(" streaming…", t.fg("status_working")),
+            (None, false) => Span::styled(" streaming…", t.fg(Ink::StatusWorking)),
         };
         self.push(vec![
-            Span::styled(format!("▸ {}", call_label(call)), t.fg("accent").add_modifier(Modifier::BOLD)),
-            Span::styled(format!(" · {} ·", call.model), t.fg("muted")),
+            Span::styled(format!("▸ {}", call_label(call)), t.fg(Ink::Accent).add_modifier(Modifier::BOLD)),
+            Span::styled(format!(" · {} ·", call.model), t.fg(Ink::Muted)),
             status,
         ]);
         let counts: Vec<String> = call.messages.iter().map(|m| m.content.lines().count().to_string()).collect();
@@ -98,29 +98,29 @@ impl Builder<'_> {
         let before = previous.and_then(user_prompt);
         match (self.expanded, user, before) {
             (true, _, _) => {
-                self.text(format!("  prompt ({size})"), t.fg("muted"));
+                self.text(format!("  prompt ({size})"), t.fg(Ink::Muted));
                 for message in call.messages.iter() {
-                    self.text(format!("  {}:", message.role), t.fg("muted"));
+                    self.text(format!("  {}:", message.role), t.fg(Ink::Muted));
                     self.quoted(message.content.lines().map(Some), false);
                 }
             }
             (false, Some(user), Some(before)) => {
                 let changes = changed_lines(before, user);
                 let what = if changes.is_empty() { "same as" } else { "changes since" };
-                self.text(format!("  prompt ({size}), {what} the last {}:", call_label(call)), t.fg("muted"));
+                self.text(format!("  prompt ({size}), {what} the last {}:", call_label(call)), t.fg(Ink::Muted));
                 self.quoted(changes, false);
             }
             (false, Some(user), None) => {
-                self.text(format!("  prompt ({size}), user message:"), t.fg("muted"));
+                self.text(format!("  prompt ({size}), user message:"), t.fg(Ink::Muted));
                 self.quoted(user.lines().map(Some), false);
             }
-            (false, None, _) => self.text(format!("  prompt ({size})"), t.fg("muted")),
+            (false, None, _) => self.text(format!("  prompt ({size})"), t.fg(Ink::Muted)),
         }
         if let Some(error) = &call.error {
-            self.text(format!("  ✗ {error}"), t.fg("status_failed"));
+            self.text(format!("  ✗ {error}"), t.fg(Ink::StatusFailed));
         }
         if !call.response.is_empty() || call.finished && call.error.is_none() {
-            self.text(if call.finished { "  response:" } else { "  response so far:" }, t.fg("muted"));
+            self.text(if call.finished { "  response:" } else { "  response so far:" }, t.fg(Ink::Muted));
             self.quoted(call.response.lines().map(Some), !call.finished);
         }
     }
@@ -129,33 +129,33 @@ impl Builder<'_> {
         let t = self.theme;
         let Some(feedback) = &it.feedback else {
             let stage = it.stages.last().map_or("waiting", |s| s.stage.label());
-            self.text(format!("… no verdict yet ({stage})"), t.fg("status_working"));
+            self.text(format!("… no verdict yet ({stage})"), t.fg(Ink::StatusWorking));
             return;
         };
         if feedback.is_approved {
             self.text(
                 format!("✓ iteration {} approved", it.number),
-                t.fg("status_approved").add_modifier(Modifier::BOLD),
+                t.fg(Ink::StatusApproved).add_modifier(Modifier::BOLD),
             );
             return;
         }
         let count = plural(feedback.findings.len(), "finding");
         self.text(
             format!("✗ iteration {} rejected: {count}", it.number),
-            t.fg("status_rejected").add_modifier(Modifier::BOLD),
+            t.fg(Ink::StatusRejected).add_modifier(Modifier::BOLD),
         );
         for finding in &feedback.findings {
             self.push(vec![
                 Span::styled(format!("  [{}] ", finding.source.label()), t.fg(source_color(finding.source))),
                 Span::styled(
                     format!("{} {}: ", finding.node_id.as_deref().unwrap_or("DAG"), finding.rule),
-                    t.fg("text"),
+                    t.fg(Ink::Text),
                 ),
-                Span::styled(finding.message.lines().next().unwrap_or_default().to_string(), t.fg("muted")),
+                Span::styled(finding.message.lines().next().unwrap_or_default().to_string(), t.fg(Ink::Muted)),
             ]);
         }
         if feedback.findings.is_empty() && !feedback.overall_reasoning.is_empty() {
-            self.text(format!("  {}", feedback.overall_reasoning), t.fg("muted"));
+            self.text(format!("  {}", feedback.overall_reasoning), t.fg(Ink::Muted));
         }
     }
 
@@ -167,7 +167,7 @@ impl Builder<'_> {
             (None, Some(reason)) => format!(": {reason}"),
             _ => String::new(),
         };
-        let style = if attempt.final_answer.is_some() { t.fg("status_passed") } else { t.fg("status_failed") };
+        let style = if attempt.final_answer.is_some() { t.fg(Ink::StatusPassed) } else { t.fg(Ink::StatusFailed) };
         self.text(
             format!("■ attempt {} {}{detail}", attempt.number, outcome.label()),
             style.add_modifier(Modifier::BOLD),
@@ -196,7 +196,7 @@ pub fn build(
                 if let (Some((from_attempt, from_iteration)), 1) = (attempt.forked_from, it.number) {
                     title.push_str(&format!("(forked from attempt {from_attempt}, iteration {from_iteration}) "));
                 }
-                let style = if marked { theme.selected() } else { theme.fg("accent") };
+                let style = if marked { theme.selected() } else { theme.fg(Ink::Accent) };
                 let fill = "━".repeat(80usize.saturating_sub(title.chars().count()));
                 b.text(format!("{title}{fill}"), style.add_modifier(Modifier::BOLD));
             }
@@ -204,12 +204,12 @@ pub fn build(
             Entry::Outcome(attempt) => b.outcome(attempt),
             Entry::Grading(attempt) => b.text(
                 format!("━━ attempt {} · grading ", attempt.number),
-                theme.fg("accent").add_modifier(Modifier::BOLD),
+                theme.fg(Ink::Accent).add_modifier(Modifier::BOLD),
             ),
         }
     }
     if anchors.is_empty() {
-        b.text("no LLM call for this question yet", theme.fg("muted"));
+        b.text("no LLM call for this question yet", theme.fg(Ink::Muted));
     }
     Conversation { lines: b.lines, anchors }
 }

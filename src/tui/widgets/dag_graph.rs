@@ -10,7 +10,7 @@ use crate::model::{CriticFeedback, GeneratedDag};
 use crate::render::layout;
 use crate::report::{NodeVerdict, node_verdict};
 use crate::tui::text::fit;
-use crate::tui::theme::Theme;
+use crate::tui::theme::{Ink, Theme};
 
 const BOX_W: u16 = 18;
 const BOX_H: u16 = 3;
@@ -46,7 +46,7 @@ pub fn draw(
         let (bx, by) = origin(b.column, b.row);
         let (start_x, start_y, end_y) = (ax.saturating_add(BOX_W), ay.saturating_add(1), by.saturating_add(1));
         let turn_x = start_x.saturating_add(GAP_X / 2);
-        let style = theme.fg("border");
+        let style = theme.fg(Ink::Border);
         for x in start_x..turn_x {
             put(buf, area, x, start_y, "─", style);
         }
@@ -62,9 +62,9 @@ pub fn draw(
     for (index, node) in placed.nodes.iter().enumerate() {
         let (x, y) = origin(node.column, node.row);
         let color = match node_verdict(feedback, &node.node_id) {
-            NodeVerdict::Fine => "node_fine",
-            NodeVerdict::Flagged => "node_flagged",
-            NodeVerdict::Failed => "node_failed",
+            NodeVerdict::Fine => Ink::NodeFine,
+            NodeVerdict::Flagged => Ink::NodeFlagged,
+            NodeVerdict::Failed => Ink::NodeFailed,
         };
         let mut style = theme.fg(color);
         if index == selected {

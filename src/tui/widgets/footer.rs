@@ -8,6 +8,7 @@ use ratatui::widgets::Paragraph;
 
 use crate::tui::app::App;
 use crate::tui::keymap::active;
+use crate::tui::theme::Ink;
 
 /// Draw the key hints into `area` (1 line).
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
@@ -20,8 +21,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         if width > area.width as usize {
             break;
         }
-        spans.push(Span::styled(keys, app.theme.fg("accent")));
-        spans.push(Span::styled(hint, app.theme.fg("muted")));
+        spans.push(Span::styled(keys, app.theme.fg(Ink::Accent)));
+        spans.push(Span::styled(hint, app.theme.fg(Ink::Muted)));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }

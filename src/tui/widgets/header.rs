@@ -16,6 +16,7 @@ use crate::tui::comparison::{CHANGES, Comparison, change_label};
 use crate::tui::replay::Replay;
 use crate::tui::screens::compare::change_style;
 use crate::tui::text::clean;
+use crate::tui::theme::Ink;
 
 fn elapsed(ms: u64) -> String {
     let s = ms / 1000;
@@ -28,8 +29,8 @@ fn elapsed(ms: u64) -> String {
 
 fn message_line(app: &App, otherwise: String) -> Line<'static> {
     match &app.message {
-        Some(message) => Line::from(Span::styled(format!(" {}", clean(message)), app.theme.fg("feed_control"))),
-        None => Line::from(Span::styled(otherwise, app.theme.fg("muted"))),
+        Some(message) => Line::from(Span::styled(format!(" {}", clean(message)), app.theme.fg(Ink::FeedControl))),
+        None => Line::from(Span::styled(otherwise, app.theme.fg(Ink::Muted))),
     }
 }
 
@@ -37,12 +38,12 @@ fn comparison(frame: &mut Frame, area: Rect, app: &App, comparison: &Comparison)
     let t = &app.theme;
     let [a, b] = &comparison.names;
     let first = Line::from(vec![
-        Span::styled(" eval-dag compare ", t.fg("accent").add_modifier(Modifier::BOLD)),
-        Span::styled(clean(&format!("A: {a}  →  B: {b}")).into_owned(), t.fg("text")),
+        Span::styled(" eval-dag compare ", t.fg(Ink::Accent).add_modifier(Modifier::BOLD)),
+        Span::styled(clean(&format!("A: {a}  →  B: {b}")).into_owned(), t.fg(Ink::Text)),
     ]);
-    let mut second = vec![Span::styled(format!(" {} questions", comparison.rows.len()), t.fg("text"))];
+    let mut second = vec![Span::styled(format!(" {} questions", comparison.rows.len()), t.fg(Ink::Text))];
     for change in CHANGES.into_iter().filter(|c| comparison.count(*c) > 0) {
-        second.push(Span::styled(" · ", t.fg("muted")));
+        second.push(Span::styled(" · ", t.fg(Ink::Muted)));
         second.push(Span::styled(
             format!("{} {}", comparison.count(change), change_label(change)),
             change_style(t, change),
@@ -89,46 +90,46 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .as_ref()
         .map_or(("", "", ""), |s| (s.dataset_dir.as_str(), s.provider.as_str(), s.model.as_str()));
     let mut first = vec![
-        Span::styled(" eval-dag ", t.fg("accent").add_modifier(Modifier::BOLD)),
-        Span::styled(format!("{}  ", clean(dataset)), t.fg("text")),
-        Span::styled(format!("{}  ", clean(&format!("{provider}/{model}"))), t.fg("muted")),
-        Span::styled(format!("⏱ {}  ", elapsed(state.now_ms)), t.fg("text")),
-        Span::styled(format!("{} tokens", state.usage.total()), t.fg("text")),
+        Span::styled(" eval-dag ", t.fg(Ink::Accent).add_modifier(Modifier::BOLD)),
+        Span::styled(format!("{}  ", clean(dataset)), t.fg(Ink::Text)),
+        Span::styled(format!("{}  ", clean(&format!("{provider}/{model}"))), t.fg(Ink::Muted)),
+        Span::styled(format!("⏱ {}  ", elapsed(state.now_ms)), t.fg(Ink::Text)),
+        Span::styled(format!("{} tokens", state.usage.total()), t.fg(Ink::Text)),
     ];
     if state.cost_usd > 0.0 {
-        first.push(Span::styled(format!("  ${:.4}", state.cost_usd), t.fg("text")));
+        first.push(Span::styled(format!("  ${:.4}", state.cost_usd), t.fg(Ink::Text)));
     }
     let mut second = Vec::new();
     if let Some(replay) = &app.replay {
         let mark = if replay.playing() { "▶" } else { "⏸" };
         second.push(Span::styled(
             format!(" REPLAY {mark} {}/{} ×{} ", replay.position, replay.len(), replay.speed),
-            t.fg("feed_control").add_modifier(Modifier::BOLD),
+            t.fg(Ink::FeedControl).add_modifier(Modifier::BOLD),
         ));
     } else if state.paused {
-        second.push(Span::styled(" PAUSED (n step, p resume) ", t.fg("feed_control").add_modifier(Modifier::BOLD)));
+        second.push(Span::styled(" PAUSED (n step, p resume) ", t.fg(Ink::FeedControl).add_modifier(Modifier::BOLD)));
     } else if state.summary.is_some() {
-        second.push(Span::styled(" finished ", t.fg("muted")));
+        second.push(Span::styled(" finished ", t.fg(Ink::Muted)));
     }
-    second.push(Span::styled(format!(" {} questions", state.questions.len()), t.fg("text")));
+    second.push(Span::styled(format!(" {} questions", state.questions.len()), t.fg(Ink::Text)));
     let done = |outcome: Outcome| state.count(|s| s == QuestionStatus::Done(outcome));
     let groups = [
-        ("passed", done(Outcome::Passed), "status_passed"),
-        ("failed", done(Outcome::Failed), "status_failed"),
-        ("exhausted", done(Outcome::Exhausted), "status_exhausted"),
-        ("cancelled", done(Outcome::Cancelled), "status_cancelled"),
-        ("working", state.count(QuestionStatus::is_active), "status_working"),
-        ("queued", state.count(|s| s == QuestionStatus::Queued), "status_queued"),
+        ("passed", done(Outcome::Passed), Ink::StatusPassed),
+        ("failed", done(Outcome::Failed), Ink::StatusFailed),
+        ("exhausted", done(Outcome::Exhausted), Ink::StatusExhausted),
+        ("cancelled", done(Outcome::Cancelled), Ink::StatusCancelled),
+        ("working", state.count(QuestionStatus::is_active), Ink::StatusWorking),
+        ("queued", state.count(|s| s == QuestionStatus::Queued), Ink::StatusQueued),
     ];
     // Only the groups that have questions: the line fits 80 columns.
     for (label, n, color) in groups.into_iter().filter(|(_, n, _)| *n > 0) {
-        second.push(Span::styled(" · ", t.fg("muted")));
+        second.push(Span::styled(" · ", t.fg(Ink::Muted)));
         second.push(Span::styled(format!("{n} {label}"), t.fg(color)));
     }
     let third = if let Some(wait) = app.replay.as_ref().and_then(|replay| waiting(app.now, replay)) {
         message_line(app, wait)
     } else if app.editing_filter {
-        Line::from(Span::styled(format!(" filter: {}▏ (enter to apply)", clean(&app.filter)), t.fg("accent")))
+        Line::from(Span::styled(format!(" filter: {}▏ (enter to apply)", clean(&app.filter)), t.fg(Ink::Accent)))
     } else {
         let filter = if app.filter.is_empty() { String::new() } else { format!("  filter: {:?}", app.filter) };
         message_line(app, format!(" showing: {}  sort: {}{filter}", app.status_filter.label(), app.sort.label()))

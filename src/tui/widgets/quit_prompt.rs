@@ -10,6 +10,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 use crate::text::plural;
 use crate::tui::app::App;
 use crate::tui::text::clean;
+use crate::tui::theme::Ink;
 
 /// Draw the question over `area` (the body of the screen).
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
@@ -18,27 +19,30 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let mut lines = vec![
         Line::from(Span::styled(
             format!("{} still working. Quit now?", plural(working, "question")),
-            t.fg("text").add_modifier(Modifier::BOLD),
+            t.fg(Ink::Text).add_modifier(Modifier::BOLD),
         )),
-        Line::from(Span::styled("They are cancelled; everything finished so far is kept in the trace.", t.fg("text"))),
+        Line::from(Span::styled(
+            "They are cancelled; everything finished so far is kept in the trace.",
+            t.fg(Ink::Text),
+        )),
     ];
     if let Some(resume) = &app.resume {
         lines.push(Line::from(vec![
-            Span::styled("Continue later with: ", t.fg("muted")),
-            Span::styled(clean(resume).into_owned(), t.fg("accent")),
+            Span::styled("Continue later with: ", t.fg(Ink::Muted)),
+            Span::styled(clean(resume).into_owned(), t.fg(Ink::Accent)),
         ]));
     }
     lines.push(Line::from(vec![
-        Span::styled("y", t.fg("accent").add_modifier(Modifier::BOLD)),
-        Span::styled(" quit · ", t.fg("muted")),
-        Span::styled("any other key", t.fg("accent")),
-        Span::styled(" keep watching", t.fg("muted")),
+        Span::styled("y", t.fg(Ink::Accent).add_modifier(Modifier::BOLD)),
+        Span::styled(" quit · ", t.fg(Ink::Muted)),
+        Span::styled("any other key", t.fg(Ink::Accent)),
+        Span::styled(" keep watching", t.fg(Ink::Muted)),
     ]));
     let width = area.width.min(76);
     let height = (lines.len() as u16 + 4).min(area.height);
     let [row] = Layout::vertical([Constraint::Length(height)]).flex(Flex::Center).areas(area);
     let [popup] = Layout::horizontal([Constraint::Length(width)]).flex(Flex::Center).areas(row);
     frame.render_widget(Clear, popup);
-    let block = Block::default().borders(Borders::ALL).title(" quit? ").border_style(t.fg("status_rejected"));
+    let block = Block::default().borders(Borders::ALL).title(" quit? ").border_style(t.fg(Ink::StatusRejected));
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(block), popup);
 }
