@@ -20,7 +20,7 @@ macro_rules! inks {
         }
 
         impl Ink {
-            /// Every ink, in declaration order.
+            /// Every ink, in declaration order (`ink as usize` is its index).
             pub const ALL: &[Ink] = &[$(Ink::$ink,)*];
 
             /// Its key in a theme file.
@@ -194,8 +194,8 @@ impl Theme {
     }
 
     fn color(&self, ink: Ink) -> Color {
-        let index = Ink::ALL.iter().position(|i| *i == ink).expect("every ink is in Ink::ALL");
-        self.colors[index]
+        // `Ink::ALL` lists the inks in declaration order: the discriminant indexes it.
+        self.colors[ink as usize]
     }
 
     /// Foreground style of `ink`.
@@ -242,6 +242,13 @@ mod tests {
                 .collect();
             let inks: Vec<&str> = Ink::ALL.iter().map(|ink| ink.key()).collect();
             assert_eq!(keys, inks, "theme {name} lists every ink once, in order");
+        }
+    }
+
+    #[test]
+    fn every_ink_sits_at_its_own_index() {
+        for (index, ink) in Ink::ALL.iter().enumerate() {
+            assert_eq!(*ink as usize, index, "{ink:?}");
         }
     }
 
