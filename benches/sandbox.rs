@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use eval_dag::model::GeneratedDag;
+use eval_dag::domain::GeneratedDag;
 use eval_dag::sandbox::{SandboxConfig, SandboxPool};
 
 const RUNS: usize = 5;

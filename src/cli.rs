@@ -21,12 +21,12 @@ pub const REVIEW_CONCURRENCY_RANGE: RangeInclusive<i64> = 0..=1_000;
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
-    pub command: Command,
+    pub command: CliCommand,
 }
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub enum CliCommand {
     /// Generate questions for a dataset and run a critic loop per question.
     Run(RunArgs),
     /// Open a saved trace (TUI, or headless summary).

@@ -2,11 +2,11 @@
 //! run records (builds with long prompts, findings on rejected iterations, trial
 //! runs with node outputs, an approved final execution), generated, not recorded.
 
-use eval_dag::llm::{CallKey, ChatMessage, LlmRole, TokenUsage};
-use eval_dag::model::AttemptAt;
-use eval_dag::model::{
+use eval_dag::domain::AttemptAt;
+use eval_dag::domain::{
     CriticFeedback, DifficultyLevel, ExecutionResult, Finding, FindingSource, GeneratedDag, Question, Severity,
 };
+use eval_dag::llm::{CallKey, ChatMessage, LlmRole, TokenUsage};
 use eval_dag::run::{EngineEvent, Outcome, RunSettings, Stage};
 use eval_dag::trace::{TraceHeader, TraceWriter};
 use serde_json::json;

@@ -9,7 +9,7 @@ use anyhow::Context;
 
 use crate::cli::ExecArgs;
 use crate::dataset::Dataset;
-use crate::model::GeneratedDag;
+use crate::domain::GeneratedDag;
 use crate::sandbox::{SandboxConfig, SandboxPool};
 
 /// Read and parse a DAG file.

@@ -41,7 +41,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
     let llm: Arc<dyn LlmClient> = Arc::new(llm);
     let runtime = tokio::runtime::Runtime::new()?;
     let no_outputs = IndexMap::new();
-    let mut graded: Vec<(crate::model::DifficultyLevel, Vec<Grade>)> = Vec::new();
+    let mut graded: Vec<(crate::domain::DifficultyLevel, Vec<Grade>)> = Vec::new();
     for q in &state.questions {
         let Some(attempt) = q.latest() else { continue };
         let answer = attempt.final_answer.as_ref();

@@ -5,7 +5,7 @@
 
 use std::process::ExitCode;
 
-use crate::cli::Command;
+use crate::cli::CliCommand;
 
 mod compare;
 mod exec;
@@ -21,25 +21,25 @@ mod validate;
 mod verify;
 
 /// Run `command` and return its exit code; `Err` means bad input (exit 2).
-pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
+pub fn dispatch(command: CliCommand) -> anyhow::Result<ExitCode> {
     match command {
-        Command::Run(args) => run::run(args),
-        Command::Replay(args) if args.headless && !args.verify => replay_headless::replay(&args.trace),
-        Command::Replay(args) if args.verify => verify::run(&args.trace),
-        Command::Replay(args) => {
+        CliCommand::Run(args) => run::run(args),
+        CliCommand::Replay(args) if args.headless && !args.verify => replay_headless::replay(&args.trace),
+        CliCommand::Replay(args) if args.verify => verify::run(&args.trace),
+        CliCommand::Replay(args) => {
             let max_gap = (args.max_gap > 0.0).then(|| std::time::Duration::from_secs_f64(args.max_gap));
             let stop = Box::pin(signals::interrupted());
             let theme = crate::tui::Theme::load(&crate::config::theme_name())?;
             crate::tui::replay_trace(&args.trace, args.from_start, max_gap, theme, stop)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Prepare(args) => prepare::run(args),
-        Command::Exec(args) => exec::run(args),
-        Command::Validate(args) => validate::run(args),
-        Command::Report(args) => report::run(args),
-        Command::Compare(args) => compare::run(args),
-        Command::Grade(args) => grade::run(args),
-        Command::SandboxWorker(args) => {
+        CliCommand::Prepare(args) => prepare::run(args),
+        CliCommand::Exec(args) => exec::run(args),
+        CliCommand::Validate(args) => validate::run(args),
+        CliCommand::Report(args) => report::run(args),
+        CliCommand::Compare(args) => compare::run(args),
+        CliCommand::Grade(args) => grade::run(args),
+        CliCommand::SandboxWorker(args) => {
             crate::sandbox::serve(&args.dataset)?;
             Ok(ExitCode::SUCCESS)
         }

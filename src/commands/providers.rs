@@ -6,8 +6,8 @@ use crate::cli::LlmKind;
 use crate::config::RunConfig;
 use crate::dag::DagExecutor;
 use crate::dataset::Dataset;
+use crate::domain::Question;
 use crate::llm::{LlmClient, OfflinePlanner, OpenAiClient};
-use crate::model::Question;
 use crate::sandbox::{SandboxConfig, SandboxPool};
 
 /// The LLM provider `config` resolved to. `questions` are the run's given

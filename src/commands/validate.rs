@@ -9,7 +9,7 @@ use super::exec::read_dag;
 use crate::cli::ValidateArgs;
 use crate::dag::check_dag;
 use crate::dataset::Dataset;
-use crate::model::Severity;
+use crate::domain::Severity;
 
 /// Run the `validate` subcommand.
 pub fn run(args: ValidateArgs) -> anyhow::Result<ExitCode> {

@@ -4,7 +4,7 @@ use std::time::Duration;
 use clap::Parser;
 
 use super::*;
-use crate::cli::{Cli, Command};
+use crate::cli::{Cli, CliCommand};
 
 const EXAMPLE: &str = r#"
 theme = "light"
@@ -41,7 +41,7 @@ fn parse(text: &str) -> Result<Config, ConfigError> {
 /// the test's own environment cannot leak in.
 fn args(flags: &[&str]) -> RunArgs {
     let cli = Cli::try_parse_from(["eval-dag", "run", "data"].iter().chain(flags)).unwrap();
-    let Command::Run(mut args) = cli.command else { unreachable!() };
+    let CliCommand::Run(mut args) = cli.command else { unreachable!() };
     let given = |flag: &str| flags.contains(&flag);
     if !given("--llm") {
         args.llm = None;

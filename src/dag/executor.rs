@@ -3,7 +3,7 @@
 
 use futures::future::BoxFuture;
 
-use crate::model::{ExecutionResult, GeneratedDag};
+use crate::domain::{ExecutionResult, GeneratedDag};
 
 /// Runs DAGs (the sandbox pool implements it).
 pub trait DagExecutor: Send + Sync {

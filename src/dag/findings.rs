@@ -1,6 +1,6 @@
 //! Collecting structural findings with their node and layer.
 
-use crate::model::{DagNodeSpec, Finding, FindingSource, Severity};
+use crate::domain::{DagNodeSpec, Finding, FindingSource, Severity};
 
 /// Accumulates structural findings.
 #[derive(Debug, Default)]

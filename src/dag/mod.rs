@@ -19,7 +19,7 @@ pub use findings::FindingSink;
 pub use refs::InputRef;
 
 use crate::dataset::SchemaCatalogue;
-use crate::model::{Finding, GeneratedDag};
+use crate::domain::{Finding, GeneratedDag};
 use policy::check_source;
 
 /// Every structural finding of `dag` against the dataset's `catalogue`:
@@ -56,7 +56,7 @@ fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> Option<T> {
 }
 
 /// The code-level findings of one node: syntax, signature, policy, field names.
-fn code_findings(node: &crate::model::DagNodeSpec, catalogue: &SchemaCatalogue) -> Vec<Finding> {
+fn code_findings(node: &crate::domain::DagNodeSpec, catalogue: &SchemaCatalogue) -> Vec<Finding> {
     let mut sink = FindingSink::default();
     {
         let inputs: Vec<&str> = node.inputs.keys().map(String::as_str).collect();

@@ -9,7 +9,7 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use super::InputRef;
 use super::findings::FindingSink;
 use crate::dataset::SchemaCatalogue;
-use crate::model::GeneratedDag;
+use crate::domain::GeneratedDag;
 
 /// Add every graph-level finding of `dag` to `sink`.
 pub fn check_structure(dag: &GeneratedDag, catalogue: &SchemaCatalogue, sink: &mut FindingSink) {

@@ -4,7 +4,7 @@ use serde_json::{Value, json};
 
 use super::check_dag;
 use crate::dataset::{Metadata, SchemaCatalogue};
-use crate::model::GeneratedDag;
+use crate::domain::GeneratedDag;
 
 fn catalogue() -> SchemaCatalogue {
     let data = json!({

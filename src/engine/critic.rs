@@ -7,11 +7,11 @@ use std::time::Instant;
 use super::context::RunContext;
 use super::gate::Cancelled;
 use super::review::{review_layers, trial_findings};
-use crate::grade::Answer;
-use crate::llm::{CallKey, LlmRole};
-use crate::model::{
+use crate::domain::{
     AttemptAt, CriticFeedback, ExecutionResult, Finding, FindingSource, GeneratedDag, Question, Severity,
 };
+use crate::grade::Answer;
+use crate::llm::{CallKey, LlmRole};
 use crate::prompts::extract_json_object;
 use crate::run::{EngineEvent, Outcome, Stage};
 

@@ -7,7 +7,7 @@ use std::sync::{Mutex, PoisonError};
 
 use tokio::sync::Notify;
 
-use crate::model::AttemptAt;
+use crate::domain::AttemptAt;
 
 /// The loop should stop: its attempt or the run was cancelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

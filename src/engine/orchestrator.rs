@@ -15,9 +15,9 @@ use super::critic::{Seed, run_attempt};
 use super::emitter::Emitter;
 use super::gate::Gate;
 use super::questions::parse_questions;
+use crate::domain::AttemptAt;
+use crate::domain::Question;
 use crate::llm::{CallKey, LlmRole};
-use crate::model::AttemptAt;
-use crate::model::Question;
 use crate::run::{Command, EngineEvent, Outcome, RunSettings, RunState};
 use crate::trace::TraceWriter;
 

@@ -3,7 +3,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::model::{DifficultyLevel, Question};
+use crate::domain::{DifficultyLevel, Question};
 use crate::prompts::extract_json_object;
 
 #[derive(Deserialize)]

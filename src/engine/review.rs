@@ -4,10 +4,10 @@ use futures::{StreamExt, stream};
 use serde_json::Value;
 
 use super::context::RunContext;
-use crate::llm::{CallKey, LlmError, LlmRole};
-use crate::model::{
+use crate::domain::{
     ExecutionResult, Finding, FindingSource, GeneratedDag, IterationAt, LayerValidation, Question, Severity,
 };
+use crate::llm::{CallKey, LlmError, LlmRole};
 use crate::prompts::extract_json_object;
 
 /// How many trailing traceback lines a runtime finding quotes.

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::Outcome;
-use super::prompts::{JudgeCall, JudgeInput, one_line};
+use super::judge_prompts::{JudgeCall, JudgeInput, one_line};
 
 /// Options of a faithfulness judge.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

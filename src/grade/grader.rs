@@ -9,8 +9,8 @@ use serde_json::Value;
 
 use super::judge_file::built_in_judge;
 use super::{Grade, GradeError, GradeInput, Judge, JudgeKind, JudgePanel, MatchOptions, grade_answer};
+use crate::domain::{GradingSettings, Question};
 use crate::llm::LlmClient;
-use crate::model::{GradingSettings, Question};
 
 /// What is graded: a DAG's answer, its narrative and the node outputs behind it.
 #[derive(Debug, Clone, Copy)]

@@ -29,11 +29,11 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use super::GradeError;
-use super::dag_build::build_dag;
-use super::dag_judge::DagJudge;
 use super::faithfulness::Faithfulness;
-use super::prompts::JudgeInput;
+use super::judge_prompts::JudgeInput;
 use super::rubric::{Rubric, RubricLevel, RubricOutput};
+use super::tree_judge::DagJudge;
+use super::tree_judge_build::build_dag;
 
 /// The judges shipped in `prompts/judges/`: (file name, source).
 const BUILT_IN: [(&str, &str); 2] = [

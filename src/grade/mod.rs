@@ -9,38 +9,38 @@
 //! [`grade_answer`] runs all of them on one answer and returns one [`Grade`]
 //! each; [`summarise`] turns many into accuracy overall and per difficulty.
 
-mod dag_build;
-mod dag_judge;
 mod faithfulness;
 mod grader;
 mod json_equality;
 mod judge_file;
+mod judge_prompts;
 mod matching;
-mod prompts;
 mod questions_file;
 mod rubric;
 mod summary;
+mod tree_judge;
+mod tree_judge_build;
 
 use indexmap::IndexMap;
 use serde_json::Value;
 
-pub use crate::model::{Grade, GradingSettings};
-pub use dag_judge::{DagJudge, Verdict};
+pub use crate::domain::{Grade, GradingSettings};
 pub use faithfulness::{ClaimVerdict, Faithfulness, faithfulness_score};
 pub use grader::{Answer, Grader};
 pub use json_equality::{
     JsonEqualityError, JsonOperator, exact_operator, json_equality, parse_json_text, rules_operator,
 };
 pub use judge_file::{Judge, JudgeKind, built_in_judge, built_in_judges};
+pub use judge_prompts::JudgeInput;
 pub use matching::{JsonCompare, MatchMethod, MatchOptions, MatchResult, ScoreMode, match_values};
-pub use prompts::JudgeInput;
 pub use questions_file::{QuestionSpec, parse_questions_jsonl, read_questions_file};
 pub use rubric::{Rubric, RubricLevel, RubricOutput, RubricReply, normalise_score, parse_rubric_reply};
 pub use summary::{Accuracy, GradeSummary, summarise};
+pub use tree_judge::{DagJudge, Verdict};
 
+use crate::domain::Question;
 use crate::llm::LlmClient;
-use crate::model::Question;
-use prompts::{JudgeCall, JudgePrompts};
+use judge_prompts::{JudgeCall, JudgePrompts};
 
 /// Why grading input could not be used.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

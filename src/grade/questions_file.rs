@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 
 use super::GradeError;
 use super::matching::MatchOptions;
-use crate::model::{DifficultyLevel, Question};
+use crate::domain::{DifficultyLevel, Question};
 
 /// A question read from a questions file, with its own matching overrides.
 #[derive(Debug, Clone, PartialEq)]

@@ -10,7 +10,7 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 use super::Outcome;
-use super::prompts::{JudgeCall, JudgeInput, one_line};
+use super::judge_prompts::{JudgeCall, JudgeInput, one_line};
 
 /// The whole reply is a number; a comma may be the decimal point.
 static PLAIN: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\s*([-+]?\d+(?:[.,]\d+)?)\s*$").expect("valid pattern"));

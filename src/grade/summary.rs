@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::Grade;
-use crate::model::DifficultyLevel;
+use crate::domain::DifficultyLevel;
 
 /// How one method graded a set of answers.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

@@ -6,7 +6,7 @@ mod offline;
 mod openai;
 mod replay;
 
-pub use crate::model::{CallKey, ChatMessage, LlmRole, TokenUsage};
+pub use crate::domain::{CallKey, ChatMessage, LlmRole, TokenUsage};
 pub use client::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, StreamUpdate, ignore_stream};
 pub use offline::OfflinePlanner;
 pub use openai::{DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL, ModelPrice, OpenAiClient, OpenAiSettings};

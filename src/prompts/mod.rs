@@ -17,8 +17,8 @@ pub use extract::extract_json_object;
 pub use schema::describe_schema;
 
 use crate::dataset::Dataset;
-use crate::model::ChatMessage;
-use crate::model::{CriticFeedback, ExecutionResult, GeneratedDag, Question};
+use crate::domain::ChatMessage;
+use crate::domain::{CriticFeedback, ExecutionResult, GeneratedDag, Question};
 
 /// Built-in templates: (file name, source).
 const BUILT_IN: [(&str, &str); 4] = [
@@ -153,7 +153,7 @@ impl Prompts {
                 .map(|v| crate::text::preview(v, OUTPUT_PREVIEW_CHARS))
                 .unwrap_or_else(|| "(not produced)".into())
         };
-        let node_ctx = |n: &crate::model::DagNodeSpec| {
+        let node_ctx = |n: &crate::domain::DagNodeSpec| {
             context! {
                 node_id => &n.node_id, operation => &n.operation, code => &n.code,
                 inputs => serde_json::to_string(&n.inputs).unwrap_or_default(),

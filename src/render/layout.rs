@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::dag::InputRef;
-use crate::model::GeneratedDag;
+use crate::domain::GeneratedDag;
 
 /// A node's place in the grid.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -10,7 +10,7 @@ mod test_run;
 mod verify;
 
 pub use compare::{Change, Row, Side, compare};
-pub use html::{NodeVerdict, dag_svg, node_verdict, report_html};
+pub use html::{dag_svg, report_html};
 pub use load::{fold_trace, is_trace, load_results};
 pub use results::{graded_tally, results_json};
 pub use verify::{Drift, VerifyReport, json_diff, verify};

@@ -4,8 +4,8 @@
 
 use serde_json::{Value, json};
 
+use crate::domain::DifficultyLevel;
 use crate::llm::LlmRole;
-use crate::model::DifficultyLevel;
 use crate::run::conversation::{Entry, entries, user_prompt};
 use crate::run::{Outcome, QuestionState, QuestionStatus, RunState};
 

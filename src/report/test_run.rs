@@ -2,8 +2,8 @@
 
 use serde_json::json;
 
+use crate::domain::{AttemptAt, CriticFeedback, DifficultyLevel, ExecutionResult, GeneratedDag, Question};
 use crate::llm::{CallKey, ChatMessage, LlmRole, TokenUsage};
-use crate::model::{AttemptAt, CriticFeedback, DifficultyLevel, ExecutionResult, GeneratedDag, Question};
 use crate::run::{EngineEvent, Outcome, RunSettings, RunState, Stage};
 
 fn question(id: &str, rank: usize) -> Question {

@@ -7,8 +7,8 @@ use serde_json::Value;
 use similar::TextDiff;
 
 use crate::dag::DagExecutor;
+use crate::domain::{ExecutionResult, Question};
 use crate::grade::Grader;
-use crate::model::{ExecutionResult, Question};
 use crate::run::RunState;
 
 /// One difference between a recorded execution and today's.

@@ -8,7 +8,7 @@
 use similar::{DiffTag, TextDiff};
 
 use super::{Attempt, Iteration, LlmCall, QuestionState, RunState};
-use crate::model::LlmRole;
+use crate::domain::LlmRole;
 
 /// One entry of a question's conversation.
 pub enum Entry<'a> {

@@ -6,10 +6,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::model::{CallKey, ChatMessage, TokenUsage};
-use crate::model::{CriticFeedback, ExecutionResult, GeneratedDag, Question};
+use crate::domain::{CallKey, ChatMessage, TokenUsage};
+use crate::domain::{CriticFeedback, ExecutionResult, GeneratedDag, Question};
 
-use crate::model::{AttemptAt, IterationAt};
+use crate::domain::{AttemptAt, IterationAt};
 
 /// The stages of one critic-loop iteration, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -92,7 +92,7 @@ pub struct RunSettings {
     pub step: bool,
     /// How answers are graded.
     #[serde(default)]
-    pub grading: crate::model::GradingSettings,
+    pub grading: crate::domain::GradingSettings,
 }
 
 /// Totals at the end of a run.
@@ -255,7 +255,7 @@ pub enum EngineEvent {
         /// The attempt.
         at: AttemptAt,
         /// One grade per method.
-        grades: Vec<crate::model::Grade>,
+        grades: Vec<crate::domain::Grade>,
         /// The one-sentence narrative answer the grades judged, when one was written.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         narrative: Option<String>,

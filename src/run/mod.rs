@@ -9,7 +9,7 @@ mod events;
 mod question_state;
 mod state;
 
-pub use crate::model::{AttemptAt, IterationAt};
+pub use crate::domain::{AttemptAt, IterationAt};
 pub use events::{Command, EngineEvent, Outcome, RunSettings, RunSummary, Stage};
 pub use question_state::{Attempt, Iteration, QuestionState, QuestionStatus, StageRecord};
 pub use state::{FeedEntry, FeedKind, LlmCall, Questions, RunState};

@@ -5,8 +5,8 @@
 use serde_json::Value;
 
 use super::events::{Outcome, Stage};
-use crate::model::TokenUsage;
-use crate::model::{CriticFeedback, ExecutionResult, GeneratedDag, Question};
+use crate::domain::TokenUsage;
+use crate::domain::{CriticFeedback, ExecutionResult, GeneratedDag, Question};
 
 /// Where a question stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -97,7 +97,7 @@ pub struct Attempt {
     /// Why it did not pass.
     pub reason: Option<String>,
     /// Grades of the answer.
-    pub grades: Vec<crate::model::Grade>,
+    pub grades: Vec<crate::domain::Grade>,
     /// LLM calls made by judges grading the answer, by call id.
     pub judge_calls: Vec<u64>,
     /// The one-sentence narrative of the answer, when one was written for grading.

@@ -10,8 +10,8 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 
 use super::events::{Command, EngineEvent, Outcome, RunSettings, RunSummary};
-use crate::model::{AttemptAt, IterationAt};
-use crate::model::{CallKey, ChatMessage, TokenUsage};
+use crate::domain::{AttemptAt, IterationAt};
+use crate::domain::{CallKey, ChatMessage, TokenUsage};
 
 use super::question_state::{Attempt, QuestionState, QuestionStatus, StageRecord};
 use crate::text::plural;
@@ -286,7 +286,7 @@ impl RunState {
                 {
                     let attempt = q.attempt_mut(key.attempt);
                     // A judge call's iteration is its judge's place in the panel, not a DAG iteration.
-                    if key.role == crate::model::LlmRole::Judge {
+                    if key.role == crate::domain::LlmRole::Judge {
                         attempt.judge_calls.push(call_id);
                     } else {
                         attempt.iteration_mut(key.iteration).calls.push(call_id);

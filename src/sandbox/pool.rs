@@ -15,7 +15,7 @@ use tokio::sync::Semaphore;
 
 use super::protocol::{Reply, Request, VIOLATION};
 use crate::dag::DagExecutor;
-use crate::model::{ExecutionResult, GeneratedDag};
+use crate::domain::{ExecutionResult, GeneratedDag};
 
 /// How long a worker may take to start (build the interpreter, convert the data).
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{ExecutionResult, GeneratedDag};
+use crate::domain::{ExecutionResult, GeneratedDag};
 
 /// Starts the stderr line of a worker killed for a forbidden system call; the
 /// call's name (or `number N`) follows.

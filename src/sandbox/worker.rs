@@ -27,7 +27,7 @@ use super::protocol::{Reply, Request};
 use super::result_json::PlainJson;
 use crate::dag::InputRef;
 use crate::dag::policy::check_source;
-use crate::model::{DagNodeSpec, ExecutionResult, GeneratedDag};
+use crate::domain::{DagNodeSpec, ExecutionResult, GeneratedDag};
 
 const PRELUDE: &str = include_str!("prelude.py");
 /// Stack of the interpreter thread: deep (but bounded) recursion must raise

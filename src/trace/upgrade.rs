@@ -76,7 +76,7 @@ mod tests {
             (json!({"action": "rerun", "question_id": "q_01"}), Command::Rerun { question_id: "q_01".into() }),
             (
                 json!({"action": "fork", "question_id": "q_01", "attempt": 1, "iteration": 2}),
-                Command::Fork { from: crate::model::AttemptAt::new("q_01", 1).iteration(2) },
+                Command::Fork { from: crate::domain::AttemptAt::new("q_01", 1).iteration(2) },
             ),
             (
                 json!({"action": "cancel_question", "question_id": "q_01"}),
@@ -94,13 +94,13 @@ mod tests {
     fn version_1_locations_are_grouped_and_other_fields_kept() {
         let event = upgraded(json!({"type": "stage_finished", "question_id": "q_02", "attempt": 3, "iteration": 4,
             "stage": "trial_run", "ok": false, "duration_ms": 12}));
-        let at = crate::model::AttemptAt::new("q_02", 3).iteration(4);
+        let at = crate::domain::AttemptAt::new("q_02", 3).iteration(4);
         let expected =
             EngineEvent::StageFinished { at, stage: crate::run::Stage::TrialRun, ok: false, duration_ms: 12 };
         assert_eq!(event, expected);
         let event = upgraded(json!({"type": "question_started", "question_id": "q_02", "attempt": 2,
             "forked_from": [1, 3]}));
-        let at = crate::model::AttemptAt::new("q_02", 2);
+        let at = crate::domain::AttemptAt::new("q_02", 2);
         assert_eq!(event, EngineEvent::QuestionStarted { at, forked_from: Some((1, 3)) });
     }
 }

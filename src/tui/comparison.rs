@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::model::GeneratedDag;
+use crate::domain::GeneratedDag;
 use crate::report::{Change, Row};
 
 /// Every change kind, in table order.

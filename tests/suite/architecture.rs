@@ -13,25 +13,25 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, &[&str])] = &[
     ("text", &[]),
     ("logging", &[]),
-    ("model", &["text"]),
-    ("dataset", &["model", "text"]),
-    ("dag", &["dataset", "model", "text"]),
-    ("sandbox", &["dag", "dataset", "model", "text"]),
-    ("run", &["model", "text"]),
-    ("trace", &["model", "run", "text"]),
-    ("prompts", &["dataset", "model", "text"]),
-    ("llm", &["dataset", "model", "prompts", "run", "text", "trace"]),
-    ("grade", &["llm", "model", "prompts", "text"]),
-    ("engine", &["dag", "dataset", "grade", "llm", "model", "prompts", "run", "text", "trace"]),
-    ("render", &["dag", "model", "text"]),
-    ("report", &["dag", "grade", "llm", "model", "render", "run", "text", "trace"]),
-    ("cli", &["llm", "model"]),
-    ("config", &["cli", "llm", "model", "text"]),
-    ("tui", &["dag", "model", "render", "report", "run", "text", "trace"]),
+    ("domain", &["text"]),
+    ("dataset", &["domain", "text"]),
+    ("dag", &["dataset", "domain", "text"]),
+    ("sandbox", &["dag", "dataset", "domain", "text"]),
+    ("run", &["domain", "text"]),
+    ("trace", &["domain", "run", "text"]),
+    ("prompts", &["dataset", "domain", "text"]),
+    ("llm", &["dataset", "domain", "prompts", "run", "text", "trace"]),
+    ("grade", &["llm", "domain", "prompts", "text"]),
+    ("engine", &["dag", "dataset", "grade", "llm", "domain", "prompts", "run", "text", "trace"]),
+    ("render", &["dag", "domain", "text"]),
+    ("report", &["dag", "grade", "llm", "domain", "render", "run", "text", "trace"]),
+    ("cli", &["llm", "domain"]),
+    ("config", &["cli", "llm", "domain", "text"]),
+    ("tui", &["dag", "domain", "render", "report", "run", "text", "trace"]),
     (
         "commands",
         &[
-            "cli", "config", "dag", "dataset", "engine", "grade", "llm", "model", "prompts", "report", "run",
+            "cli", "config", "dag", "dataset", "engine", "grade", "llm", "domain", "prompts", "report", "run",
             "sandbox", "text", "trace", "tui",
         ],
     ),
@@ -240,7 +240,7 @@ fn the_layers_form_no_cycle_and_only_look_down() {
 
 #[test]
 fn a_planted_violation_is_found_with_its_file_and_line() {
-    let planted = "//! Prompts.\nuse crate::model::Question;\n\nfn f() {\n    let text = crate::engine::preview(&v, 3); // crate::tui in a comment is fine\n}\n";
+    let planted = "//! Prompts.\nuse crate::domain::Question;\n\nfn f() {\n    let text = crate::engine::preview(&v, 3); // crate::tui in a comment is fine\n}\n";
     let found = check(Path::new("prompts/mod.rs"), planted);
     assert_eq!(
         found,
@@ -251,7 +251,7 @@ fn a_planted_violation_is_found_with_its_file_and_line() {
         }]
     );
     let grouped =
-        check(Path::new("run/state.rs"), "use crate::{model::Question, tui::App};\nuse ratatui::text::Line;\n");
+        check(Path::new("run/state.rs"), "use crate::{domain::Question, tui::App};\nuse ratatui::text::Line;\n");
     let messages: Vec<&str> = grouped.iter().map(|v| v.message.as_str()).collect();
     assert_eq!(messages, ["`run` may not use `tui`", "`run` may not use the `ratatui` crate"]);
     let quoted = check(

@@ -1,12 +1,12 @@
 //! Ground-truth grading without an LLM: matching rules, JSON equality, the
 //! questions file and accuracy summaries.
 
+use eval_dag::domain::DifficultyLevel;
 use eval_dag::grade::{
     Grade, GradeError, JsonCompare, JsonEqualityError, MatchMethod, MatchOptions, MatchResult, ScoreMode,
     exact_operator, grade_ground_truth, json_equality, match_values, parse_questions_jsonl, read_questions_file,
     rules_operator, summarise,
 };
-use eval_dag::model::DifficultyLevel;
 use serde_json::{Value, json};
 
 fn check(expected: Value, got: Value) -> MatchResult {

@@ -1,7 +1,7 @@
 //! The reference design's JSON shapes load and serialise back unchanged;
 //! unknown extra fields are tolerated on input.
 
-use eval_dag::model::{CriticFeedback, ExecutionResult, GeneratedDag, Question};
+use eval_dag::domain::{CriticFeedback, ExecutionResult, GeneratedDag, Question};
 use serde_json::{Value, json};
 
 fn round_trip<T: serde::de::DeserializeOwned + serde::Serialize>(value: &Value) -> Value {

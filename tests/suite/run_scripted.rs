@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::mock_llm::{MockLlm, Recorded, Reply};
-use eval_dag::model::FindingSource;
+use eval_dag::domain::FindingSource;
 use eval_dag::run::{EngineEvent, Outcome, RunState, Stage};
 use eval_dag::trace::Trace;
 use serde_json::{Value, json};

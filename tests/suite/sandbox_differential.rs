@@ -7,7 +7,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use eval_dag::model::GeneratedDag;
+use eval_dag::domain::GeneratedDag;
 use serde_json::Value;
 
 fn fixture(name: &str) -> String {

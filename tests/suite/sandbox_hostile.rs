@@ -5,7 +5,7 @@ use crate::common;
 
 use std::time::{Duration, Instant};
 
-use eval_dag::model::GeneratedDag;
+use eval_dag::domain::GeneratedDag;
 use serde_json::json;
 
 const NODE_TIMEOUT: Duration = Duration::from_secs(1);

@@ -13,7 +13,7 @@ use std::io::ErrorKind;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use eval_dag::model::{ExecutionResult, GeneratedDag};
+use eval_dag::domain::{ExecutionResult, GeneratedDag};
 use eval_dag::sandbox::{SandboxConfig, SandboxPool};
 use serde_json::json;
 

@@ -6,7 +6,7 @@ use crate::common;
 
 use std::time::{Duration, Instant};
 
-use eval_dag::model::GeneratedDag;
+use eval_dag::domain::GeneratedDag;
 
 fn trivial() -> GeneratedDag {
     serde_json::from_value(serde_json::json!({"question_id": "t", "final_answer_node": "a",

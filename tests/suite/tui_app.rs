@@ -36,7 +36,7 @@ fn live_app() -> (App, UnboundedReceiver<Command>) {
 }
 
 use common::press;
-use eval_dag::model::AttemptAt;
+use eval_dag::domain::AttemptAt;
 
 fn screen(app: &App, width: u16, height: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();

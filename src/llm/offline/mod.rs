@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 
 use super::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, LlmRole, StreamUpdate};
 use crate::dataset::Dataset;
-use crate::model::{DagEdge, DagNodeSpec, DifficultyLevel, GeneratedDag, Question};
+use crate::domain::{DagEdge, DagNodeSpec, DifficultyLevel, GeneratedDag, Question};
 use templates::Candidate;
 
 /// A planned question with its DAG.

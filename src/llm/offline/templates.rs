@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 
 use super::ingredients::Ingredients;
-use crate::model::DifficultyLevel;
+use crate::domain::DifficultyLevel;
 
 /// One step of a chain DAG: function name, operation, code, output type.
 pub struct Step {

@@ -7,11 +7,11 @@ mod svg;
 
 use std::fmt::Write;
 
-use crate::model::DifficultyLevel;
+use crate::domain::DifficultyLevel;
 use crate::render::{highlight_css, html_escape};
 use crate::run::{Outcome, QuestionState, QuestionStatus, RunState};
 
-pub use svg::{NodeVerdict, dag_svg, node_verdict};
+pub use svg::dag_svg;
 
 const STYLE: &str = r#"
 body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:16px;color:#1d2330;background:#fbfbfd}
@@ -170,7 +170,7 @@ pub fn report_html(state: &RunState, generated_at: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::AttemptAt;
+    use crate::domain::AttemptAt;
     use crate::report::test_run::run_with_one_pass_and_one_exhausted;
     use crate::run::EngineEvent;
 

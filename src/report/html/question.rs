@@ -7,8 +7,9 @@ use std::fmt::Write;
 
 use serde_json::Value;
 
-use super::svg::{dag_svg, node_verdict};
-use crate::model::{CriticFeedback, ExecutionResult, Finding, FindingFate, IterationDiff, NodeChange};
+use super::svg::dag_svg;
+use crate::domain::{CriticFeedback, ExecutionResult, Finding, FindingFate, IterationDiff, NodeChange};
+use crate::render::node_verdict;
 use crate::render::{highlight_html, html_escape};
 use crate::run::conversation::{Entry, call_label, changed_lines, entries, user_prompt};
 use crate::run::{Attempt, Iteration, LlmCall, QuestionState, RunState};

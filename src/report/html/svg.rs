@@ -3,49 +3,14 @@
 
 use std::fmt::Write;
 
-use crate::model::{CriticFeedback, FindingSource, GeneratedDag};
-use crate::render::{html_escape, layout};
+use crate::domain::{CriticFeedback, GeneratedDag};
+use crate::render::{html_escape, layout, node_verdict};
 
 const NODE_W: usize = 150;
 const NODE_H: usize = 40;
 const GAP_X: usize = 60;
 const GAP_Y: usize = 18;
 const PAD: usize = 10;
-
-/// How the critic judged a node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NodeVerdict {
-    /// No finding blames it.
-    Fine,
-    /// A structural or semantic finding blames it.
-    Flagged,
-    /// It failed in the trial run.
-    Failed,
-}
-
-impl NodeVerdict {
-    /// CSS class of the verdict.
-    pub fn class(self) -> &'static str {
-        match self {
-            Self::Fine => "fine",
-            Self::Flagged => "flagged",
-            Self::Failed => "failed",
-        }
-    }
-}
-
-/// The verdict on `node_id` in `feedback`.
-pub fn node_verdict(feedback: Option<&CriticFeedback>, node_id: &str) -> NodeVerdict {
-    let Some(feedback) = feedback else { return NodeVerdict::Fine };
-    let mut verdict = NodeVerdict::Fine;
-    for finding in feedback.findings_for_node(node_id) {
-        if finding.source == FindingSource::TrialRun && finding.rule == "runtime_error" {
-            return NodeVerdict::Failed;
-        }
-        verdict = NodeVerdict::Flagged;
-    }
-    verdict
-}
 
 fn truncate(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
@@ -98,7 +63,7 @@ pub fn dag_svg(dag: &GeneratedDag, feedback: Option<&CriticFeedback>) -> String 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Finding, Severity};
+    use crate::domain::{Finding, FindingSource, Severity};
     use serde_json::json;
 
     #[test]

@@ -8,7 +8,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
-use crate::model::{GeneratedDag, IterationDiff};
+use crate::domain::{GeneratedDag, IterationDiff};
 use crate::report::{Row, Side};
 use crate::tui::app::App;
 use crate::tui::screens::compare::{change_style, side_style};
@@ -67,7 +67,7 @@ pub fn lines(app: &App) -> Vec<Line<'static>> {
     match (comparison.dags[0].get(id), comparison.dags[1].get(id)) {
         (Some(a), Some(b)) => {
             let diff = IterationDiff::between(a, None, b, None);
-            if diff.nodes.iter().all(|n| matches!(n, crate::model::NodeChange::Unchanged { .. })) {
+            if diff.nodes.iter().all(|n| matches!(n, crate::domain::NodeChange::Unchanged { .. })) {
                 vec![Line::from(Span::styled("the final DAGs are the same", t.fg(Ink::Muted)))]
             } else {
                 node_lines(t, &diff.nodes).into_iter().map(clean_line).collect()

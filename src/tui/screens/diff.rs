@@ -8,7 +8,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
-use crate::model::{FindingFate, IterationDiff, NodeChange};
+use crate::domain::{FindingFate, IterationDiff, NodeChange};
 use crate::tui::app::App;
 use crate::tui::text::clean_line;
 use crate::tui::theme::{Ink, Theme};

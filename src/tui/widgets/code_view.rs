@@ -7,7 +7,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
-use crate::model::{CriticFeedback, DagNodeSpec, FindingSource};
+use crate::domain::{CriticFeedback, DagNodeSpec, FindingSource};
 use crate::tui::app::App;
 use crate::tui::text::{clean, clean_spans, width as columns};
 use crate::tui::theme::Ink;

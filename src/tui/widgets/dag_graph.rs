@@ -6,9 +6,9 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 
-use crate::model::{CriticFeedback, GeneratedDag};
+use crate::domain::{CriticFeedback, GeneratedDag};
 use crate::render::layout;
-use crate::report::{NodeVerdict, node_verdict};
+use crate::render::{NodeVerdict, node_verdict};
 use crate::tui::text::fit;
 use crate::tui::theme::{Ink, Theme};
 

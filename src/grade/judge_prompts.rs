@@ -12,8 +12,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::GradeError;
+use crate::domain::Question;
 use crate::llm::{CallKey, ChatMessage, LlmClient, LlmRequest, LlmRole};
-use crate::model::Question;
 use crate::prompts::extract_json_object;
 
 /// Built-in judge templates: (file name, source).

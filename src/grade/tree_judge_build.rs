@@ -7,9 +7,9 @@ use petgraph::Direction;
 use petgraph::graph::{DiGraph, NodeIndex};
 use serde::Deserialize;
 
-use super::dag_judge::{DagJudge, JudgeNode, NodeKind, Verdict};
 use super::judge_file::{default_inputs, from_table};
-use super::prompts::JudgeInput;
+use super::judge_prompts::JudgeInput;
+use super::tree_judge::{DagJudge, JudgeNode, NodeKind, Verdict};
 
 #[derive(Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]

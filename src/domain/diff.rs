@@ -131,7 +131,7 @@ impl IterationDiff {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{FindingSource, Severity};
+    use crate::domain::{FindingSource, Severity};
     use serde_json::json;
 
     fn dag(nodes: serde_json::Value) -> GeneratedDag {

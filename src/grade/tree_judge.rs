@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::Outcome;
-use super::prompts::{JudgeCall, JudgeInput, one_line};
+use super::judge_prompts::{JudgeCall, JudgeInput, one_line};
 
 /// The verdict a judgement node chooses: `true`/`false` for binary nodes, a
 /// string for non-binary ones.
