@@ -11,11 +11,23 @@ use super::comparison::Comparison;
 use super::highlight::HighlightCache;
 use super::keymap::{Action, action_for};
 use super::replay::Replay;
-use super::screens;
+use super::scroll::Scroll;
 use super::theme::Theme;
 use crate::run::{
     Attempt, AttemptAt, Command, EngineEvent, Iteration, Outcome, QuestionState, QuestionStatus, RunState,
 };
+
+/// Each scrolled screen's own scroll: leaving a screen and coming back finds
+/// it where it was.
+#[derive(Debug, Default, Clone)]
+pub struct Scrolls {
+    /// The question screen's detail pane.
+    pub question: Scroll,
+    /// The iteration diff.
+    pub diff: Scroll,
+    /// One question of a comparison.
+    pub compare_detail: Scroll,
+}
 
 /// Which screen is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -155,8 +167,8 @@ pub struct App {
     pub zoom: bool,
     /// Whether the conversation shows whole prompts and responses.
     pub expanded: bool,
-    /// First logical line shown of the detail (question, diff and comparison detail screens).
-    pub scroll: usize,
+    /// Each scrolled screen's own scroll.
+    pub scrolls: Scrolls,
     /// The two runs, on the compare screens.
     pub compare: Option<Comparison>,
     /// Replay controls, when replaying.
@@ -207,7 +219,7 @@ impl App {
             tab: Tab::Feedback,
             zoom: false,
             expanded: false,
-            scroll: 0,
+            scrolls: Scrolls::default(),
             compare: None,
             replay,
             commands,
@@ -312,14 +324,23 @@ impl App {
         for source in &code {
             self.highlight.prepare(source, self.theme.syntax_dark);
         }
-        self.scroll = self.scroll.min(screens::scroll_limit(self));
     }
 
     /// Show the detail from where the selected iteration starts (its part of
-    /// the conversation; the top of other tabs).
+    /// the conversation; the top of other tabs), once the next frame has it.
     fn scroll_to_iteration(&mut self) {
         self.refresh();
-        self.scroll = screens::question::iteration_anchor(self);
+        self.scrolls.question.to_iteration_start();
+    }
+
+    /// The scroll of the screen shown, if it scrolls.
+    fn scroll_mut(&mut self) -> Option<&mut Scroll> {
+        match self.screen {
+            Screen::Question => Some(&mut self.scrolls.question),
+            Screen::Diff => Some(&mut self.scrolls.diff),
+            Screen::CompareDetail => Some(&mut self.scrolls.compare_detail),
+            Screen::Dashboard | Screen::Compare => None,
+        }
     }
 
     fn send(&mut self, command: Command, what: &str) {
@@ -349,7 +370,7 @@ impl App {
         let (value, limit) = match (self.screen, &mut self.compare) {
             (Screen::Compare | Screen::CompareDetail, Some(comparison)) => {
                 comparison.move_selection(down);
-                self.scroll = 0;
+                self.scrolls.compare_detail.top();
                 return;
             }
             (Screen::Dashboard, _) => (&mut self.row, self.state.questions.len()),
@@ -423,7 +444,7 @@ impl App {
             Action::Open if self.screen == Screen::Compare => {
                 if self.compare.as_ref().is_some_and(|c| c.selected().is_some()) {
                     self.screen = Screen::CompareDetail;
-                    self.scroll = 0;
+                    self.scrolls.compare_detail.top();
                 }
             }
             Action::Open => self.open_question(),
@@ -433,7 +454,6 @@ impl App {
                     Screen::CompareDetail => Screen::Compare,
                     _ => Screen::Dashboard,
                 };
-                self.scroll = 0;
             }
             Action::Left | Action::Right => {
                 self.iteration =
@@ -450,12 +470,20 @@ impl App {
                 self.expanded = !self.expanded;
                 self.scroll_to_iteration();
             }
-            Action::ScrollDown => self.scroll += SCROLL_STEP,
-            Action::ScrollUp => self.scroll = self.scroll.saturating_sub(SCROLL_STEP),
+            Action::ScrollDown => {
+                if let Some(scroll) = self.scroll_mut() {
+                    scroll.down(SCROLL_STEP);
+                }
+            }
+            Action::ScrollUp => {
+                if let Some(scroll) = self.scroll_mut() {
+                    scroll.up(SCROLL_STEP);
+                }
+            }
             Action::Diff => {
                 if self.iteration > 0 {
                     self.screen = Screen::Diff;
-                    self.scroll = 0;
+                    self.scrolls.diff.top();
                 } else {
                     self.message = Some("the first iteration has nothing to compare with".into());
                 }

@@ -10,6 +10,7 @@ mod highlight;
 mod keymap;
 mod replay;
 mod screens;
+mod scroll;
 mod text;
 mod theme;
 mod widgets;

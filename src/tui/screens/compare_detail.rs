@@ -55,7 +55,7 @@ fn side_lines(t: &Theme, side: Option<&Side>, dag: Option<&GeneratedDag>) -> Vec
 }
 
 /// Every line of the DAG changes from A's final DAG to B's, for the selected row.
-pub fn lines(app: &App) -> Vec<Line<'static>> {
+fn lines(app: &App) -> Vec<Line<'static>> {
     let t = &app.theme;
     let Some((comparison, row)) = app.compare.as_ref().and_then(|c| Some((c, c.selected()?))) else {
         return Vec::new();
@@ -116,11 +116,12 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(block), column);
     }
     let lines = lines(app);
+    let first = app.scrolls.compare_detail.place(lines.len(), || 0);
     let mut title = " final DAG: changes from A to B ".to_string();
-    if app.scroll > 0 {
-        title.push_str(&format!("· line {} of {} ", app.scroll + 1, lines.len()));
+    if first > 0 {
+        title.push_str(&format!("· line {} of {} ", first + 1, lines.len()));
     }
     let block = Block::default().borders(Borders::ALL).title(title).border_style(t.fg(Ink::Border));
-    let shown: Vec<Line> = lines.into_iter().skip(app.scroll).collect();
+    let shown: Vec<Line> = lines.into_iter().skip(first).collect();
     frame.render_widget(Paragraph::new(shown).wrap(Wrap { trim: false }).block(block), bottom);
 }

@@ -46,7 +46,7 @@ pub fn node_lines(t: &Theme, nodes: &[NodeChange]) -> Vec<Line<'static>> {
 }
 
 /// Every line of the diff of the selected iteration against the one before it.
-pub fn lines(app: &App) -> Vec<Line<'static>> {
+fn lines(app: &App) -> Vec<Line<'static>> {
     let t = &app.theme;
     let all = app.iterations();
     let index = app.iteration.min(all.len().saturating_sub(1));
@@ -89,8 +89,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         _ => " diff ".into(),
     };
     let lines = lines(app);
-    let title = if app.scroll > 0 { format!("{title}· line {} of {} ", app.scroll + 1, lines.len()) } else { title };
+    let first = app.scrolls.diff.place(lines.len(), || 0);
+    let title = if first > 0 { format!("{title}· line {} of {} ", first + 1, lines.len()) } else { title };
     let block = Block::default().borders(Borders::ALL).title(title).border_style(app.theme.fg(Ink::Border));
-    let shown: Vec<Line> = lines.into_iter().skip(app.scroll).collect();
+    let shown: Vec<Line> = lines.into_iter().skip(first).collect();
     frame.render_widget(Paragraph::new(shown).wrap(Wrap { trim: false }).block(block), area);
 }

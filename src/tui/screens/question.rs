@@ -139,27 +139,21 @@ fn output_lines(app: &App, it: &Iteration) -> Vec<Line<'static>> {
     lines
 }
 
-/// Every line of the selected tab, top to bottom.
-pub fn detail_lines(app: &App) -> Vec<Line<'static>> {
-    let Some((_, it)) = app.current_iteration() else { return Vec::new() };
+/// Every line of the selected tab, top to bottom, and the line where the
+/// selected iteration starts in it (its part of the conversation; 0 elsewhere).
+fn detail_lines(app: &App) -> (Vec<Line<'static>>, usize) {
+    let Some((_, it)) = app.current_iteration() else { return (Vec::new(), 0) };
     match app.tab {
-        Tab::Feedback => feedback_lines(app, it),
-        Tab::Outputs => output_lines(app, it),
-        Tab::Conversation => app.current_question().map_or_else(Vec::new, |q| {
-            conversation::build(&app.state, q, app.iteration, app.expanded, &app.theme).lines
-        }),
-    }
-}
-
-/// Where the selected iteration starts in the selected tab (its part of the
-/// conversation; 0 elsewhere).
-pub fn iteration_anchor(app: &App) -> usize {
-    match (app.tab, app.current_question()) {
-        (Tab::Conversation, Some(q)) => {
-            let log = conversation::build(&app.state, q, app.iteration, app.expanded, &app.theme);
-            log.anchors.get(app.iteration).copied().unwrap_or(0)
-        }
-        _ => 0,
+        Tab::Feedback => (feedback_lines(app, it), 0),
+        Tab::Outputs => (output_lines(app, it), 0),
+        Tab::Conversation => app.current_question().map_or_else(
+            || (Vec::new(), 0),
+            |q| {
+                let log = conversation::build(&app.state, q, app.iteration, app.expanded, &app.theme);
+                let anchor = log.anchors.get(app.iteration).copied().unwrap_or(0);
+                (log.lines, anchor)
+            },
+        ),
     }
 }
 
@@ -168,9 +162,10 @@ fn detail(frame: &mut Frame, area: Rect, app: &App) {
     let titles: Vec<&str> = Tab::ALL.iter().map(|t| t.title()).collect();
     let selected = Tab::ALL.iter().position(|t| *t == app.tab).unwrap_or(0);
     let [tabs_area, body] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(area);
-    let lines = detail_lines(app);
-    let position = if app.scroll > 0 || lines.len() > body.height as usize {
-        format!("line {} of {} · ", app.scroll + 1, lines.len())
+    let (lines, anchor) = detail_lines(app);
+    let first = app.scrolls.question.place(lines.len(), || anchor);
+    let position = if first > 0 || lines.len() > body.height as usize {
+        format!("line {} of {} · ", first + 1, lines.len())
     } else {
         String::new()
     };
@@ -188,7 +183,7 @@ fn detail(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_widget(tabs.highlight_style(t.selected()), tabs_area);
     frame.render_widget(Paragraph::new(Span::styled(context, t.fg(Ink::Muted))), context_area);
     let block = Block::default().borders(Borders::TOP).border_style(t.fg(Ink::Border));
-    let shown: Vec<Line> = lines.into_iter().skip(app.scroll).collect();
+    let shown: Vec<Line> = lines.into_iter().skip(first).collect();
     frame.render_widget(Paragraph::new(shown).wrap(Wrap { trim: false }).block(block), body);
 }
 
