@@ -10,7 +10,7 @@ mod synthetic_trace;
 
 use std::time::Instant;
 
-use eval_dag::report::{fold_trace, report_html, results_json};
+use eval_dag::report::{eval_results, fold_trace, report_html};
 use eval_dag::trace::Trace;
 
 const QUESTIONS: usize = 1000;
@@ -42,7 +42,7 @@ fn main() {
         html.push(ms);
         html_size = page.len();
         let (document, ms) =
-            timed(|| serde_json::to_string_pretty(&results_json(&state, "2026-11-22T00:00:00Z")).unwrap());
+            timed(|| serde_json::to_string_pretty(&eval_results(&state, "2026-11-22T00:00:00Z")).unwrap());
         results.push(ms);
         results_size = document.len();
     }

@@ -16,8 +16,8 @@ use crate::engine::{self, EngineParts, RunOptions};
 use crate::grade::{Grader, GradingSettings, read_questions_file};
 use crate::llm::ReplayClient;
 use crate::prompts::{Prompts, override_dir};
+use crate::report::eval_results;
 use crate::report::fold_trace;
-use crate::report::results_json;
 use crate::run::{Outcome, QuestionStatus, RunSettings, RunState};
 use crate::trace::{Trace, TraceHeader, TraceWriter};
 use crate::tui::Theme;
@@ -30,7 +30,7 @@ fn default_out_dir() -> PathBuf {
 /// Write `eval_results.json` into `out`.
 pub fn write_results(out: &Path, state: &RunState) -> anyhow::Result<PathBuf> {
     let path = out.join("eval_results.json");
-    let document = results_json(state, &chrono::Utc::now().to_rfc3339());
+    let document = eval_results(state, &chrono::Utc::now().to_rfc3339());
     let text = serde_json::to_string_pretty(&document).expect("results serialise");
     std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
     Ok(path)

@@ -4,6 +4,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use super::results_doc::{DetailedResult, EvalResults};
+
 /// How a question changed from run A to run B.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -52,31 +54,22 @@ pub struct Row {
     pub b: Option<Side>,
 }
 
-fn side(result: &Value) -> Side {
+fn side(result: &DetailedResult) -> Side {
     Side {
-        status: result.get("status").and_then(Value::as_str).unwrap_or("unknown").to_string(),
-        success: result.get("success").and_then(Value::as_bool).unwrap_or(false),
-        answer: result.get("final_answer").cloned().unwrap_or(Value::Null),
-        iterations: result.get("iterations").and_then(Value::as_u64).unwrap_or(0),
-        tokens: result.pointer("/tokens/total").and_then(Value::as_u64).unwrap_or(0),
+        status: result.status.clone(),
+        success: result.success,
+        answer: result.final_answer.clone().unwrap_or(Value::Null),
+        iterations: result.iterations as u64,
+        tokens: result.tokens.total,
     }
 }
 
-fn results(doc: &Value) -> Vec<(String, String, Side)> {
-    doc.get("detailed_results")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .map(|r| {
-            let id = r.get("question_id").and_then(Value::as_str).unwrap_or_default().to_string();
-            let text = r.get("question").and_then(Value::as_str).unwrap_or_default().to_string();
-            (id, text, side(r))
-        })
-        .collect()
+fn results(doc: &EvalResults) -> Vec<(String, String, Side)> {
+    doc.detailed_results.iter().map(|r| (r.question_id.clone(), r.question.clone(), side(r))).collect()
 }
 
 /// Compare results documents `a` and `b`; rows sorted by change, then A's order.
-pub fn compare(a: &Value, b: &Value) -> Vec<Row> {
+pub fn compare(a: &EvalResults, b: &EvalResults) -> Vec<Row> {
     let a_rows = results(a);
     let mut b_rows = results(b);
     let mut rows = Vec::new();
@@ -101,26 +94,43 @@ pub fn compare(a: &Value, b: &Value) -> Vec<Row> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::eval_results;
+    use crate::report::test_run::run_with_one_pass_and_one_exhausted;
     use serde_json::json;
 
-    fn doc(rows: Value) -> Value {
-        json!({"detailed_results": rows})
+    /// A results document whose questions are `rows`: id, success, answer.
+    fn doc(rows: &[(&str, bool, Option<Value>)]) -> EvalResults {
+        let mut doc = eval_results(&run_with_one_pass_and_one_exhausted(), "2026-01-01T00:00:00Z");
+        let template = doc.detailed_results[0].clone();
+        doc.detailed_results = rows
+            .iter()
+            .map(|(id, success, answer)| DetailedResult {
+                question_id: id.to_string(),
+                success: *success,
+                status: if *success { "passed" } else { "failed" }.to_string(),
+                final_answer: answer.clone(),
+                ..template.clone()
+            })
+            .collect();
+        doc
     }
 
     #[test]
     fn regressions_come_first_and_every_change_is_classified() {
-        let a = doc(json!([
-            {"question_id": "q1", "success": true, "final_answer": 1, "status": "passed"},
-            {"question_id": "q2", "success": false, "status": "exhausted"},
-            {"question_id": "q3", "success": true, "final_answer": "x", "status": "passed"},
-            {"question_id": "q4", "success": true, "final_answer": 2, "status": "passed"},
-            {"question_id": "q5", "success": true, "final_answer": 2, "status": "passed"}]));
-        let b = doc(json!([
-            {"question_id": "q1", "success": true, "final_answer": 1, "status": "passed"},
-            {"question_id": "q2", "success": true, "final_answer": 3, "status": "passed"},
-            {"question_id": "q3", "success": true, "final_answer": "y", "status": "passed"},
-            {"question_id": "q4", "success": false, "status": "failed"},
-            {"question_id": "q6", "success": true, "status": "passed"}]));
+        let a = doc(&[
+            ("q1", true, Some(json!(1))),
+            ("q2", false, None),
+            ("q3", true, Some(json!("x"))),
+            ("q4", true, Some(json!(2))),
+            ("q5", true, Some(json!(2))),
+        ]);
+        let b = doc(&[
+            ("q1", true, Some(json!(1))),
+            ("q2", true, Some(json!(3))),
+            ("q3", true, Some(json!("y"))),
+            ("q4", false, None),
+            ("q6", true, None),
+        ]);
         let rows = compare(&a, &b);
         let got: Vec<(&str, Change)> = rows.iter().map(|r| (r.question_id.as_str(), r.change)).collect();
         assert_eq!(

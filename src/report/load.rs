@@ -5,11 +5,12 @@ use std::path::Path;
 
 use anyhow::Context;
 use serde_json::Value;
+use serde_json::error::Category;
 
 use crate::run::RunState;
 use crate::trace::Trace;
 
-use super::results_json;
+use super::{EvalResults, eval_results};
 
 /// Whether `path` looks like a trace (its first line is a trace header).
 pub fn is_trace(path: &Path) -> bool {
@@ -37,16 +38,69 @@ pub fn fold_trace(trace: &Trace) -> RunState {
 }
 
 /// The results document of a results file or a trace.
-pub fn load_results(path: &Path) -> anyhow::Result<Value> {
+pub fn load_results(path: &Path) -> anyhow::Result<EvalResults> {
     if is_trace(path) {
         let trace = Trace::read(path)?;
-        return Ok(results_json(&fold_trace(&trace), &trace.header.created_at));
+        return Ok(eval_results(&fold_trace(&trace), &trace.header.created_at));
     }
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let value: Value = serde_json::from_str(&text)
-        .with_context(|| format!("{} is neither a trace nor a results JSON file", path.display()))?;
-    if value.get("detailed_results").and_then(Value::as_array).is_none() {
-        anyhow::bail!("{} has no \"detailed_results\" list: not an eval_results.json file", path.display());
+    serde_json::from_str(&text).map_err(|err| {
+        let what = match err.classify() {
+            Category::Data => "is not an eval_results.json file",
+            _ => "is neither a trace nor a results JSON file",
+        };
+        anyhow::Error::new(err).context(format!("{} {what}", path.display()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::report::test_run::run_with_one_pass_and_one_exhausted;
+
+    #[test]
+    fn results_files_of_earlier_versions_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut old = serde_json::to_value(eval_results(&run_with_one_pass_and_one_exhausted(), "t")).unwrap();
+        // The first eval_results.json had no grading, grades, correct or narrative.
+        old["summary"].as_object_mut().unwrap().remove("grading");
+        for level in old["difficulty_breakdown"].as_object_mut().unwrap().values_mut() {
+            level.as_object_mut().unwrap().remove("grading");
+        }
+        for result in old["detailed_results"].as_array_mut().unwrap() {
+            for field in ["grades", "correct", "narrative"] {
+                result.as_object_mut().unwrap().remove(field);
+            }
+        }
+        let path = dir.path().join("eval_results.json");
+        std::fs::write(&path, old.to_string()).unwrap();
+        let doc = load_results(&path).unwrap();
+        assert_eq!(doc.summary.grading.accuracy, None);
+        assert!(doc.detailed_results[0].grades.is_empty() && doc.detailed_results[0].correct.is_none());
+        assert_eq!(doc.question_traces[0].iterations[0].dag.as_ref().unwrap().nodes[0].node_id, "a");
     }
-    Ok(value)
+
+    #[test]
+    fn other_files_are_one_line_errors_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("other.json");
+        for (text, says) in [
+            ("garbage", "is neither a trace nor a results JSON file: expected value at line 1 column 1"),
+            ("{\"detailed_results\": []}", "is not an eval_results.json file: missing field `summary`"),
+            (
+                "\"text\"",
+                "is not an eval_results.json file: invalid type: string \"text\", expected struct EvalResults",
+            ),
+        ] {
+            std::fs::write(&path, text).unwrap();
+            let message = format!("{:#}", load_results(&path).unwrap_err());
+            assert!(message.starts_with(&path.display().to_string()) && message.contains(says), "{message}");
+            assert!(!message.contains('\n'), "{message}");
+        }
+        std::fs::write(&path, json!({"summary": {"total_questions": "ten"}}).to_string()).unwrap();
+        let message = format!("{:#}", load_results(&path).unwrap_err());
+        assert!(message.contains("invalid type: string \"ten\", expected usize at line 1"), "{message}");
+    }
 }

@@ -1,16 +1,22 @@
-//! What a run leaves behind and how people come back to it: `eval_results.json`,
-//! loading finished runs, comparing two runs.
+//! What a run leaves behind and how people come back to it: `eval_results.json`
+//! (written from and read back into the types of `results_doc`), loading
+//! finished runs, comparing two runs.
 
 mod compare;
 mod html;
 mod load;
 mod results;
+mod results_doc;
 #[cfg(test)]
-mod test_run;
+pub(crate) mod test_run;
 mod verify;
 
 pub use compare::{Change, Row, Side, compare};
 pub use html::{dag_svg, report_html};
 pub use load::{fold_trace, is_trace, load_results};
-pub use results::{graded_tally, results_json};
+pub use results::{eval_results, graded_tally};
+pub use results_doc::{
+    AttemptTrace, CallMeta, DetailedResult, DifficultyBreakdown, EvalResults, FailureAnalysis, Grading, IterationTrace,
+    LevelBreakdown, LogEntry, LogRole, QuestionTrace, StageTiming, Summary, Tokens,
+};
 pub use verify::{Drift, VerifyReport, json_diff, verify};

@@ -330,7 +330,7 @@ impl App {
     /// the conversation; the top of other tabs), once the next frame has it.
     fn scroll_to_iteration(&mut self) {
         self.refresh();
-        self.scrolls.question.to_iteration_start();
+        self.scrolls.question.jump_to_iteration();
     }
 
     /// The scroll of the screen shown, if it scrolls.

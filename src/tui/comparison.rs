@@ -5,10 +5,8 @@
 
 use std::collections::HashMap;
 
-use serde_json::Value;
-
 use crate::domain::GeneratedDag;
-use crate::report::{Change, Row};
+use crate::report::{Change, EvalResults, Row};
 
 /// Every change kind, in table order.
 pub const CHANGES: [Change; 6] = [
@@ -48,14 +46,12 @@ pub struct Comparison {
 
 /// The DAG of each question's last iteration (the approved one when it
 /// passed) in a results document's `question_traces`.
-fn final_dags(doc: &Value) -> HashMap<String, GeneratedDag> {
-    let traces = doc.get("question_traces").and_then(Value::as_array).into_iter().flatten();
-    traces
+fn final_dags(doc: &EvalResults) -> HashMap<String, GeneratedDag> {
+    doc.question_traces
+        .iter()
         .filter_map(|trace| {
-            let id = trace.get("question_id")?.as_str()?.to_string();
-            let iterations = trace.get("iterations")?.as_array()?;
-            let dag = iterations.iter().rev().find_map(|it| it.get("dag").filter(|d| !d.is_null()))?;
-            Some((id, serde_json::from_value(dag.clone()).ok()?))
+            let dag = trace.iterations.iter().rev().find_map(|it| it.dag.clone())?;
+            Some((trace.question_id.clone(), dag))
         })
         .collect()
 }
@@ -63,7 +59,7 @@ fn final_dags(doc: &Value) -> HashMap<String, GeneratedDag> {
 impl Comparison {
     /// Results documents `a` and `b`, named `names`, and their `rows` from
     /// [`crate::report::compare`].
-    pub fn new(names: [String; 2], rows: Vec<Row>, a: &Value, b: &Value) -> Self {
+    pub fn new(names: [String; 2], rows: Vec<Row>, a: &EvalResults, b: &EvalResults) -> Self {
         Self { names, rows, dags: [final_dags(a), final_dags(b)], filter: None, row: 0 }
     }
 
@@ -99,27 +95,20 @@ impl Comparison {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    fn doc(rows: Value, traces: Value) -> Value {
-        json!({"detailed_results": rows, "question_traces": traces})
-    }
+    use crate::report::test_run::run_with_one_pass_and_one_exhausted;
+    use crate::report::{IterationTrace, eval_results};
 
     #[test]
     fn the_filter_visits_only_kinds_that_occur_and_final_dags_come_from_the_traces() {
-        let dag = json!({"nodes": [{"node_id": "n", "function_name": "f", "code": "def f():\n    return 1\n",
-            "operation": "o", "inputs": {}, "layer": 0}], "final_answer_node": "n"});
-        let a = doc(
-            json!([{"question_id": "q1", "success": true, "final_answer": 1},
-                   {"question_id": "q2", "success": true, "final_answer": 2}]),
-            json!([{"question_id": "q1", "iterations": [{"dag": dag}, {"dag": null}]}]),
-        );
-        let b = doc(
-            json!([{"question_id": "q1", "success": false}, {"question_id": "q2", "success": true, "final_answer": 2}]),
-            json!([]),
-        );
+        let mut a = eval_results(&run_with_one_pass_and_one_exhausted(), "2026-01-01T00:00:00Z");
+        let mut b = a.clone();
+        let q1 = &mut a.question_traces[0];
+        let unbuilt = IterationTrace { iteration: 2, dag: None, ..q1.iterations[0].clone() };
+        q1.iterations.push(unbuilt);
+        b.detailed_results[0].success = false;
+        b.question_traces.clear();
         let mut comparison = Comparison::new(["a".into(), "b".into()], crate::report::compare(&a, &b), &a, &b);
-        assert_eq!(comparison.dags[0]["q1"].nodes[0].node_id, "n");
+        assert_eq!(comparison.dags[0]["q_01"].nodes[0].node_id, "a", "the last iteration with a DAG");
         assert!(comparison.dags[1].is_empty());
         let mut seen = vec![comparison.filter];
         for _ in 0..3 {
@@ -130,6 +119,6 @@ mod tests {
         comparison.cycle_filter();
         assert_eq!(comparison.visible().len(), 1);
         comparison.move_selection(true);
-        assert_eq!(comparison.selected().unwrap().question_id, "q1", "the cursor stays on the only row");
+        assert_eq!(comparison.selected().unwrap().question_id, "q_01", "the cursor stays on the only row");
     }
 }

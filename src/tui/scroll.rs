@@ -41,7 +41,7 @@ impl Scroll {
     }
 
     /// The next frame shows the selected iteration from its first line.
-    pub fn to_iteration_start(&mut self) {
+    pub fn jump_to_iteration(&mut self) {
         self.first.set(0);
         self.to_iteration.set(true);
     }
@@ -79,12 +79,12 @@ mod tests {
     #[test]
     fn a_jump_to_the_iteration_is_resolved_by_the_next_frame_only() {
         let mut scroll = Scroll::default();
-        scroll.to_iteration_start();
+        scroll.jump_to_iteration();
         assert_eq!(scroll.place(100, || 42), 42);
         assert_eq!(scroll.place(100, || 7), 42, "the jump happens once");
-        scroll.to_iteration_start();
+        scroll.jump_to_iteration();
         assert_eq!(scroll.place(30, || 42), 29, "an anchor past the end is clamped");
-        scroll.to_iteration_start();
+        scroll.jump_to_iteration();
         scroll.top();
         assert_eq!(scroll.place(100, || 42), 0, "going to the top cancels a pending jump");
     }

@@ -8,6 +8,7 @@ mod llm_openai;
 mod model_roundtrip;
 mod prepare_cli;
 mod replay_cli;
+mod results_schema;
 mod run_graded;
 mod run_offline;
 mod run_scripted;

@@ -12,7 +12,7 @@ use eval_dag::trace::Trace;
 use eval_dag::tui::{App, Comparison, Replay, Screen, Tab, Theme, draw};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 const SAMPLE: &str = "sample-data/traces/fraud-scripted.trace.jsonl";
@@ -262,21 +262,20 @@ fn streamed_text_appears_in_the_conversation_while_the_call_runs() {
 fn comparison() -> Comparison {
     let a = load_results(&common::root().join(SAMPLE)).unwrap();
     let mut b = a.clone();
-    for result in b["detailed_results"].as_array_mut().unwrap() {
-        match result["question_id"].as_str() {
-            Some("q_02") => {
-                result["success"] = json!(false);
-                result["status"] = json!("failed");
-                result["final_answer"] = Value::Null;
+    for result in &mut b.detailed_results {
+        match result.question_id.as_str() {
+            "q_02" => {
+                result.success = false;
+                result.status = "failed".into();
+                result.final_answer = None;
             }
-            Some("q_01") => result["final_answer"] = json!("shopping_net"),
+            "q_01" => result.final_answer = Some(json!("shopping_net")),
             _ => {}
         }
     }
-    let trace = b["question_traces"].as_array_mut().unwrap().iter_mut().find(|t| t["question_id"] == "q_01").unwrap();
-    let last = trace["iterations"].as_array_mut().unwrap().last_mut().unwrap();
-    let code = last["dag"]["nodes"][1]["code"].as_str().unwrap().replace("max(", "min(");
-    last["dag"]["nodes"][1]["code"] = json!(code);
+    let trace = b.question_traces.iter_mut().find(|t| t.question_id == "q_01").unwrap();
+    let dag = trace.iterations.last_mut().unwrap().dag.as_mut().unwrap();
+    dag.nodes[1].code = dag.nodes[1].code.replace("max(", "min(");
     let names = ["runs/a/trace.jsonl".to_string(), "runs/b/eval_results.json".to_string()];
     Comparison::new(names, compare(&a, &b), &a, &b)
 }

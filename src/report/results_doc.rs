@@ -1,0 +1,294 @@
+//! The `eval_results.json` document as types: what [`super::eval_results`]
+//! writes and [`super::load_results`] reads back. Fields keep the file's names,
+//! nesting and order; `eval_results.schema.json` describes the same shape (a
+//! test keeps the two in step). Fields added after the first version default
+//! when absent, so results files of earlier versions still load.
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::domain::{
+    CriticFeedback, DifficultyLevel, ExecutionResult, Finding, GeneratedDag, Grade, LlmRole, TokenUsage,
+};
+use crate::run::{Outcome, RunSettings, Stage};
+
+/// A whole `eval_results.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvalResults {
+    /// Totals of the run.
+    pub summary: Summary,
+    /// Totals per difficulty level.
+    pub difficulty_breakdown: DifficultyBreakdown,
+    /// One entry per question, in run order.
+    pub detailed_results: Vec<DetailedResult>,
+    /// One entry per question that did not pass.
+    pub failure_analysis: Vec<FailureAnalysis>,
+    /// Every attempt, iteration and LLM exchange per question.
+    pub question_traces: Vec<QuestionTrace>,
+}
+
+/// Token counts, with their sum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tokens {
+    /// Tokens in prompts.
+    pub prompt: u64,
+    /// Tokens generated.
+    pub completion: u64,
+    /// Both together.
+    pub total: u64,
+}
+
+impl From<TokenUsage> for Tokens {
+    fn from(usage: TokenUsage) -> Self {
+        Self { prompt: usage.prompt_tokens, completion: usage.completion_tokens, total: usage.total() }
+    }
+}
+
+/// How many answers were graded and how many of those were right.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Grading {
+    /// Answers graded.
+    pub graded: usize,
+    /// Answers graded right.
+    pub correct: usize,
+    /// `correct / graded`; none when nothing was graded.
+    pub accuracy: Option<f64>,
+}
+
+/// Totals of the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Questions in the run.
+    pub total_questions: usize,
+    /// Questions whose latest attempt passed.
+    pub passed: usize,
+    /// Questions that did not pass (any other status).
+    pub failed: usize,
+    /// `passed / total_questions` (0 for no questions).
+    pub pass_rate: f64,
+    /// When the document was written (RFC 3339).
+    pub generated_at: String,
+    /// Questions whose every iteration was rejected.
+    pub exhausted: usize,
+    /// Questions approved whose final execution failed.
+    pub execution_failed: usize,
+    /// Questions stopped by the user.
+    pub cancelled: usize,
+    /// Grading over all questions (absent before grading existed).
+    #[serde(default)]
+    pub grading: Grading,
+    /// Tokens over all calls.
+    pub tokens: Tokens,
+    /// Estimated cost over all calls, USD.
+    pub cost_usd: f64,
+    /// Wall time of the run, once it finished.
+    pub elapsed_ms: Option<u64>,
+    /// Why the run ended early, if it did.
+    pub run_failure: Option<String>,
+    /// The settings the run started with.
+    pub settings: Option<RunSettings>,
+}
+
+/// Totals of the questions of one difficulty level.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LevelBreakdown {
+    /// Questions of the level.
+    pub total: usize,
+    /// Of those, passed.
+    pub passed: usize,
+    /// Of those, not passed.
+    pub failed: usize,
+    /// `passed / total` (0 for none).
+    pub pass_rate: f64,
+    /// Grading of the level's answers (absent before grading existed).
+    #[serde(default)]
+    pub grading: Grading,
+}
+
+/// Totals per difficulty level.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DifficultyBreakdown {
+    /// Easy questions.
+    pub easy: LevelBreakdown,
+    /// Medium questions.
+    pub medium: LevelBreakdown,
+    /// Hard questions.
+    pub hard: LevelBreakdown,
+}
+
+/// One question's result: its latest attempt, with the question's totals.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DetailedResult {
+    /// Question id.
+    pub question_id: String,
+    /// Question text.
+    pub question: String,
+    /// 1-based rank, easiest first.
+    pub difficulty_rank: usize,
+    /// Difficulty bucket.
+    pub difficulty_level: DifficultyLevel,
+    /// Whether the latest attempt passed.
+    pub success: bool,
+    /// Status label (`passed`, `exhausted`, `building`, …).
+    pub status: String,
+    /// The answer, when one was produced.
+    pub final_answer: Option<Value>,
+    /// One-sentence narrative of the answer, when a faithfulness judge graded it.
+    #[serde(default)]
+    pub narrative: Option<String>,
+    /// The expected answer, when the question has one.
+    pub expected_answer: Option<Value>,
+    /// Whether every grade passed; none when ungraded.
+    #[serde(default)]
+    pub correct: Option<bool>,
+    /// Grades of the answer.
+    #[serde(default)]
+    pub grades: Vec<Grade>,
+    /// Why the latest attempt did not pass.
+    pub error: Option<String>,
+    /// Iterations of the latest attempt.
+    pub iterations: usize,
+    /// Attempts made.
+    pub attempts: usize,
+    /// Time of the final execution.
+    pub execution_time_ms: Option<f64>,
+    /// Time of each node in the final execution.
+    pub node_timings_ms: Option<IndexMap<String, f64>>,
+    /// Critic findings per iteration of the latest attempt.
+    pub findings_per_iteration: Vec<u64>,
+    /// Tokens spent on the question.
+    pub tokens: Tokens,
+    /// Cost spent on the question, USD.
+    pub cost_usd: f64,
+    /// From the question's first activity to its end.
+    pub elapsed_ms: Option<u64>,
+}
+
+/// Why a question did not pass.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FailureAnalysis {
+    /// Question id.
+    pub question_id: String,
+    /// Question text.
+    pub question: String,
+    /// Difficulty bucket.
+    pub difficulty_level: DifficultyLevel,
+    /// Status label.
+    pub status: String,
+    /// Why the latest attempt did not pass.
+    pub reason: Option<String>,
+    /// The last critic verdict's specific errors.
+    pub last_errors: Vec<String>,
+    /// The last critic verdict's findings.
+    pub last_findings: Vec<Finding>,
+}
+
+/// Everything that happened to one question.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QuestionTrace {
+    /// Question id.
+    pub question_id: String,
+    /// Question text.
+    pub question: String,
+    /// The latest attempt's iterations.
+    pub iterations: Vec<IterationTrace>,
+    /// Every attempt, oldest first.
+    pub attempts: Vec<AttemptTrace>,
+    /// The LLM exchanges about the question, in order.
+    pub conversation_log: Vec<LogEntry>,
+}
+
+/// One attempt at a question.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AttemptTrace {
+    /// 1-based.
+    pub attempt: u32,
+    /// `[attempt, iteration]` the attempt was forked from.
+    pub forked_from: Option<(u32, u32)>,
+    /// How it ended, once it did.
+    pub outcome: Option<Outcome>,
+    /// Why it did not pass.
+    pub reason: Option<String>,
+    /// The answer.
+    pub final_answer: Option<Value>,
+    /// Its iterations.
+    pub iterations: Vec<IterationTrace>,
+}
+
+/// One iteration of a critic loop.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IterationTrace {
+    /// 1-based.
+    pub iteration: u32,
+    /// The DAG, once built.
+    pub dag: Option<GeneratedDag>,
+    /// The critic's verdict, once given.
+    pub critic_feedback: Option<CriticFeedback>,
+    /// The trial run's result.
+    pub trial_run: Option<ExecutionResult>,
+    /// Stages in the order they ran.
+    pub stages: Vec<StageTiming>,
+}
+
+/// When one stage ran and how it ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StageTiming {
+    /// Which stage.
+    pub stage: Stage,
+    /// When it started (ms since run start).
+    pub started_ms: u64,
+    /// Whether it succeeded, once finished.
+    pub ok: Option<bool>,
+    /// How long it took, once finished.
+    pub duration_ms: Option<u64>,
+}
+
+/// Who speaks in a conversation log entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogRole {
+    /// The prompt sent.
+    User,
+    /// The reply, or why the call failed.
+    Assistant,
+}
+
+/// One message of a question's conversation log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LogEntry {
+    /// Prompt or reply.
+    pub role: LogRole,
+    /// The text (`(call failed: …)` for a failed call).
+    pub content: String,
+    /// Which call it belongs to.
+    pub meta: CallMeta,
+}
+
+/// Which LLM call a log entry belongs to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum CallMeta {
+    /// A call of a critic loop (build, layer review, narrative).
+    Loop {
+        /// Attempt.
+        attempt: u32,
+        /// Iteration.
+        iteration: u32,
+        /// What the call was for.
+        call: LlmRole,
+        /// Layer under review.
+        layer: Option<usize>,
+    },
+    /// A judge grading the attempt's answer.
+    Judge {
+        /// Attempt.
+        attempt: u32,
+        /// Which judge (1-based).
+        judge: u32,
+        /// Always `judge`.
+        call: LlmRole,
+        /// Step within the judge.
+        step: Option<usize>,
+    },
+}

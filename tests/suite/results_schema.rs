@@ -1,0 +1,291 @@
+//! `eval_results.json`'s types (`eval_dag::report::EvalResults`) and its JSON
+//! Schema (`src/report/eval_results.schema.json`) describe the same document:
+//! a document with every optional part present follows the schema, reads
+//! back unchanged, and writes exactly the properties the schema lists, object
+//! by object. A field added to one and not the other fails here.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use eval_dag::domain::{
+    CriticFeedback, DagEdge, DagNodeSpec, DifficultyLevel, ExecutionResult, Finding, FindingSource, GeneratedDag,
+    Grade, GradingSettings, LayerValidation, LlmRole, Severity,
+};
+use eval_dag::report::{
+    AttemptTrace, CallMeta, DetailedResult, DifficultyBreakdown, EvalResults, FailureAnalysis, Grading, IterationTrace,
+    LevelBreakdown, LogEntry, LogRole, QuestionTrace, StageTiming, Summary, Tokens,
+};
+use eval_dag::run::{Outcome, RunSettings, Stage};
+use serde_json::{Value, json};
+
+use crate::common;
+
+/// Objects keyed by names from the data (nodes, options), not by fields.
+const MAPS: [&str; 5] = ["inputs", "match_options", "node_outputs", "node_timings_ms", "printed"];
+
+fn finding() -> Finding {
+    Finding {
+        node_id: Some("total".into()),
+        layer: Some(1),
+        rule: "unknown_field".into(),
+        source: FindingSource::TrialRun,
+        message: "no field amount; did you mean amt?".into(),
+        severity: Severity::Warning,
+    }
+}
+
+fn iteration() -> IterationTrace {
+    let node = DagNodeSpec {
+        node_id: "total".into(),
+        operation: "sum".into(),
+        function_name: "total".into(),
+        inputs: [("rows".to_string(), "dataset.transactions".to_string())].into_iter().collect(),
+        expected_output_type: "float".into(),
+        layer: 1,
+        code: "def total(rows):\n    return 1.0\n".into(),
+    };
+    IterationTrace {
+        iteration: 1,
+        dag: Some(GeneratedDag {
+            question_id: "q_01".into(),
+            description: "sum the amounts".into(),
+            nodes: vec![node],
+            edges: vec![DagEdge { source: "load".into(), target: "total".into() }],
+            final_answer_node: "total".into(),
+        }),
+        critic_feedback: Some(CriticFeedback {
+            is_approved: false,
+            overall_reasoning: "the field is misspelt".into(),
+            layer_validations: vec![LayerValidation {
+                layer_index: 1,
+                nodes_in_layer: vec!["total".into()],
+                is_valid: false,
+                issues: vec!["amount".into()],
+            }],
+            specific_errors: vec!["no field amount".into()],
+            suggestions: vec!["use amt".into()],
+            findings: vec![finding()],
+        }),
+        trial_run: Some(ExecutionResult {
+            question_id: "q_01".into(),
+            success: false,
+            final_answer: Some(json!(1.5)),
+            node_outputs: [("total".to_string(), json!(1.5))].into_iter().collect(),
+            error: Some("KeyError".into()),
+            execution_time_ms: 2.5,
+            node_timings_ms: [("total".to_string(), 2.0)].into_iter().collect(),
+            printed: [("total".to_string(), "hello\n".to_string())].into_iter().collect(),
+            error_node: Some("total".into()),
+            traceback: Some("Traceback ...".into()),
+        }),
+        stages: vec![StageTiming { stage: Stage::TrialRun, started_ms: 5, ok: Some(false), duration_ms: Some(3) }],
+    }
+}
+
+fn level() -> LevelBreakdown {
+    LevelBreakdown { total: 1, passed: 1, failed: 0, pass_rate: 1.0, grading: grading() }
+}
+
+fn grading() -> Grading {
+    Grading { graded: 1, correct: 1, accuracy: Some(1.0) }
+}
+
+/// A document with every optional part present and every list non-empty.
+fn full_document() -> EvalResults {
+    let tokens = Tokens { prompt: 10, completion: 5, total: 15 };
+    let settings = RunSettings {
+        dataset_dir: "sample-data/fraud".into(),
+        dataset_hash: "abc".into(),
+        provider: "offline".into(),
+        model: "schema-planner".into(),
+        questions: 1,
+        max_iterations: 3,
+        concurrency: 2,
+        review_concurrency: 1,
+        seed: 7,
+        step: false,
+        grading: GradingSettings {
+            match_options: [("abs_tol".to_string(), json!(0.5))].into_iter().collect(),
+            judges: vec!["faithful".into()],
+        },
+    };
+    let log = |role, meta: &CallMeta| LogEntry { role, content: "text".into(), meta: meta.clone() };
+    let build = CallMeta::Loop { attempt: 2, iteration: 1, call: LlmRole::LayerReview, layer: Some(1) };
+    let judge = CallMeta::Judge { attempt: 2, judge: 1, call: LlmRole::Judge, step: Some(0) };
+    EvalResults {
+        summary: Summary {
+            total_questions: 1,
+            passed: 1,
+            failed: 0,
+            pass_rate: 1.0,
+            generated_at: "2026-01-01T00:00:00Z".into(),
+            exhausted: 0,
+            execution_failed: 0,
+            cancelled: 0,
+            grading: grading(),
+            tokens,
+            cost_usd: 0.25,
+            elapsed_ms: Some(1200),
+            run_failure: Some("the server went away".into()),
+            settings: Some(settings),
+        },
+        difficulty_breakdown: DifficultyBreakdown { easy: level(), medium: level(), hard: level() },
+        detailed_results: vec![DetailedResult {
+            question_id: "q_01".into(),
+            question: "What is the total?".into(),
+            difficulty_rank: 1,
+            difficulty_level: DifficultyLevel::Easy,
+            success: true,
+            status: "passed".into(),
+            final_answer: Some(json!(1.5)),
+            narrative: Some("The total is 1.5.".into()),
+            expected_answer: Some(json!(1.5)),
+            correct: Some(true),
+            grades: vec![Grade {
+                method: "faithful".into(),
+                score: Some(1.0),
+                passed: true,
+                threshold: 0.5,
+                reason: "every claim holds".into(),
+                error: Some("a retried call".into()),
+            }],
+            error: Some("rejected once".into()),
+            iterations: 1,
+            attempts: 2,
+            execution_time_ms: Some(2.5),
+            node_timings_ms: Some([("total".to_string(), 2.0)].into_iter().collect()),
+            findings_per_iteration: vec![1],
+            tokens,
+            cost_usd: 0.25,
+            elapsed_ms: Some(900),
+        }],
+        failure_analysis: vec![FailureAnalysis {
+            question_id: "q_01".into(),
+            question: "What is the total?".into(),
+            difficulty_level: DifficultyLevel::Easy,
+            status: "failed".into(),
+            reason: Some("the final execution failed".into()),
+            last_errors: vec!["no field amount".into()],
+            last_findings: vec![finding()],
+        }],
+        question_traces: vec![QuestionTrace {
+            question_id: "q_01".into(),
+            question: "What is the total?".into(),
+            iterations: vec![iteration()],
+            attempts: vec![AttemptTrace {
+                attempt: 2,
+                forked_from: Some((1, 1)),
+                outcome: Some(Outcome::Passed),
+                reason: Some("rejected once".into()),
+                final_answer: Some(json!(1.5)),
+                iterations: vec![iteration()],
+            }],
+            conversation_log: vec![
+                log(LogRole::User, &build),
+                log(LogRole::Assistant, &build),
+                log(LogRole::User, &judge),
+                log(LogRole::Assistant, &judge),
+            ],
+        }],
+    }
+}
+
+/// Where `value` holds a null, an empty list or an empty object.
+fn holes(value: &Value, at: &str, out: &mut Vec<String>) {
+    match value {
+        Value::Null => out.push(at.to_string()),
+        Value::Array(items) if items.is_empty() => out.push(at.to_string()),
+        Value::Object(fields) if fields.is_empty() => out.push(at.to_string()),
+        Value::Array(items) => items.iter().for_each(|item| holes(item, &format!("{at}[]"), out)),
+        Value::Object(fields) => fields.iter().for_each(|(key, item)| holes(item, &format!("{at}/{key}"), out)),
+        _ => {}
+    }
+}
+
+/// Per object location (list indices folded to `[]`): the properties the
+/// schema lists there, and the ones the document writes.
+#[derive(Default)]
+struct Shapes {
+    listed: BTreeMap<String, BTreeSet<String>>,
+    written: BTreeMap<String, BTreeSet<String>>,
+}
+
+/// Walk `schema` and `instance` together from `at`, following `$ref`s.
+fn walk(root: &Value, schema: &Value, instance: &Value, at: &str, shapes: &mut Shapes) {
+    let schema = match schema["$ref"].as_str() {
+        Some(reference) => root.pointer(reference.trim_start_matches('#')).expect("every $ref resolves"),
+        None => schema,
+    };
+    if let (Some(listed), Some(written)) = (schema["properties"].as_object(), instance.as_object()) {
+        shapes.listed.entry(at.to_string()).or_default().extend(listed.keys().cloned());
+        shapes.written.entry(at.to_string()).or_default().extend(written.keys().cloned());
+        for (key, value) in written {
+            if let Some(property) = listed.get(key) {
+                walk(root, property, value, &format!("{at}/{key}"), shapes);
+            }
+        }
+    }
+    if let Some(items) = instance.as_array() {
+        items.iter().for_each(|item| walk(root, &schema["items"], item, &format!("{at}[]"), shapes));
+    }
+}
+
+/// Locations of every object in `value`, maps keyed by data left out.
+fn objects(value: &Value, at: &str, out: &mut BTreeSet<String>) {
+    match value {
+        Value::Object(fields) => {
+            out.insert(at.to_string());
+            for (key, item) in fields.iter().filter(|(key, _)| !MAPS.contains(&key.as_str())) {
+                objects(item, &format!("{at}/{key}"), out);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| objects(item, &format!("{at}[]"), out)),
+        _ => {}
+    }
+}
+
+fn schema() -> Value {
+    let text = std::fs::read_to_string(common::root().join("src/report/eval_results.schema.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn a_full_document_follows_the_schema_and_reads_back_unchanged() {
+    let document = full_document();
+    let value = serde_json::to_value(&document).unwrap();
+    let mut missing = Vec::new();
+    holes(&value, "", &mut missing);
+    assert!(missing.is_empty(), "the test document leaves parts out, so the schema is not checked there: {missing:#?}");
+    let schema = schema();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator.iter_errors(&value).map(|e| format!("{e} at {}", e.instance_path())).collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    let back: EvalResults = serde_json::from_value(value).unwrap();
+    assert_eq!(back, document, "every part reads back into the same types (judge and loop calls apart)");
+}
+
+#[test]
+fn the_schema_lists_exactly_the_properties_the_types_write() {
+    let schema = schema();
+    let value = serde_json::to_value(full_document()).unwrap();
+    let mut shapes = Shapes::default();
+    walk(&schema, &schema, &value, "", &mut shapes);
+    let mut drift = Vec::new();
+    for (at, listed) in &shapes.listed {
+        let written = &shapes.written[at];
+        drift.extend(
+            listed.difference(written).map(|key| format!("the schema lists {at}/{key}; the types never write it")),
+        );
+        drift.extend(
+            written.difference(listed).map(|key| format!("the types write {at}/{key}; the schema does not list it")),
+        );
+    }
+    let mut all = BTreeSet::new();
+    objects(&value, "", &mut all);
+    drift.extend(
+        all.iter()
+            .filter(|at| !shapes.listed.contains_key(*at))
+            .map(|at| format!("the schema lists no properties for the object at {at:?}")),
+    );
+    assert!(drift.is_empty(), "eval_results.schema.json and the report's types differ:\n{}", drift.join("\n"));
+    assert!(shapes.listed.len() > 20, "the walk reached the nested objects: {:?}", shapes.listed.keys());
+}
