@@ -1,6 +1,7 @@
 //! The TUI's state: the run (folded by the shared reducer) or a comparison of
-//! two runs, what the user is looking at, and what keys do. Screens draw from
-//! it and never change it.
+//! two runs, what the user is looking at (per screen, in `tui::view`), and
+//! what keys do. Keys never render; screens draw from this state and change
+//! nothing in it but what a frame measures (a pane's length, in `tui::scroll`).
 
 use std::time::Instant;
 
@@ -13,129 +14,11 @@ use super::keymap::{Action, action_for};
 use super::replay::Replay;
 use super::scroll::Scroll;
 use super::theme::Theme;
-use crate::run::{
-    Attempt, AttemptAt, Command, EngineEvent, Iteration, Outcome, QuestionState, QuestionStatus, RunState,
-};
-
-/// Each scrolled screen's own scroll: leaving a screen and coming back finds
-/// it where it was.
-#[derive(Debug, Default, Clone)]
-pub struct Scrolls {
-    /// The question screen's detail pane.
-    pub question: Scroll,
-    /// The iteration diff.
-    pub diff: Scroll,
-    /// One question of a comparison.
-    pub compare_detail: Scroll,
-}
-
-/// Which screen is shown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Screen {
-    /// All questions.
-    Dashboard,
-    /// One question's iterations.
-    Question,
-    /// Iteration N−1 vs N.
-    Diff,
-    /// Two runs, question by question.
-    Compare,
-    /// One question of two runs side by side.
-    CompareDetail,
-}
+use super::view::{DashboardView, QuestionView, Screen, Scrolls, Sort, Tab};
+use crate::run::{Attempt, AttemptAt, Command, EngineEvent, Iteration, QuestionState, QuestionStatus, RunState};
 
 /// Logical lines one scroll key moves the detail.
 const SCROLL_STEP: usize = 5;
-
-/// Detail tabs of the question screen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tab {
-    /// The critic's feedback.
-    Feedback,
-    /// Node outputs of the trial run.
-    Outputs,
-    /// Every LLM call of the question across iterations and attempts.
-    Conversation,
-}
-
-impl Tab {
-    /// All tabs in order.
-    pub const ALL: [Tab; 3] = [Tab::Feedback, Tab::Outputs, Tab::Conversation];
-
-    /// Tab title.
-    pub fn title(self) -> &'static str {
-        match self {
-            Tab::Feedback => "feedback",
-            Tab::Outputs => "outputs",
-            Tab::Conversation => "conversation",
-        }
-    }
-}
-
-/// Which questions the table shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StatusFilter {
-    /// Everything.
-    All,
-    /// Working or pending.
-    Active,
-    /// Failed, exhausted, cancelled or rejected.
-    NotPassed,
-    /// Passed.
-    Passed,
-}
-
-impl StatusFilter {
-    fn next(self) -> Self {
-        match self {
-            Self::All => Self::Active,
-            Self::Active => Self::NotPassed,
-            Self::NotPassed => Self::Passed,
-            Self::Passed => Self::All,
-        }
-    }
-
-    /// Label for the header.
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::All => "all",
-            Self::Active => "active",
-            Self::NotPassed => "not passed",
-            Self::Passed => "passed",
-        }
-    }
-
-    fn keeps(self, status: QuestionStatus) -> bool {
-        match self {
-            Self::All => true,
-            Self::Active => status.is_active(),
-            Self::NotPassed => !matches!(status, QuestionStatus::Done(Outcome::Passed)),
-            Self::Passed => matches!(status, QuestionStatus::Done(Outcome::Passed)),
-        }
-    }
-}
-
-/// Table order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Sort {
-    /// Difficulty rank.
-    Rank,
-    /// Status, then rank.
-    Status,
-    /// Most findings first.
-    Findings,
-}
-
-impl Sort {
-    /// Label for the header.
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::Rank => "rank",
-            Self::Status => "status",
-            Self::Findings => "findings",
-        }
-    }
-}
 
 /// Everything the TUI knows.
 pub struct App {
@@ -145,28 +28,10 @@ pub struct App {
     pub screen: Screen,
     /// Help overlay shown.
     pub help: bool,
-    /// Row selected in the table (index into the visible rows).
-    pub row: usize,
-    /// Text filter.
-    pub filter: String,
-    /// Whether keys go into the filter.
-    pub editing_filter: bool,
-    /// Status filter.
-    pub status_filter: StatusFilter,
-    /// Sort order.
-    pub sort: Sort,
-    /// Question open in the question/diff screens.
-    pub question: Option<String>,
-    /// Iteration selected (index over all attempts' iterations).
-    pub iteration: usize,
-    /// Node selected in the DAG.
-    pub node: usize,
-    /// Detail tab.
-    pub tab: Tab,
-    /// Whether the detail tab fills the question screen.
-    pub zoom: bool,
-    /// Whether the conversation shows whole prompts and responses.
-    pub expanded: bool,
+    /// The dashboard's row, filters and order.
+    pub dashboard: DashboardView,
+    /// The question open in the question and diff screens, and what of it is selected.
+    pub question: QuestionView,
     /// Each scrolled screen's own scroll.
     pub scrolls: Scrolls,
     /// The two runs, on the compare screens.
@@ -208,17 +73,8 @@ impl App {
             state,
             screen: Screen::Dashboard,
             help: false,
-            row: 0,
-            filter: String::new(),
-            editing_filter: false,
-            status_filter: StatusFilter::All,
-            sort: Sort::Rank,
-            question: None,
-            iteration: 0,
-            node: 0,
-            tab: Tab::Feedback,
-            zoom: false,
-            expanded: false,
+            dashboard: DashboardView::default(),
+            question: QuestionView::default(),
             scrolls: Scrolls::default(),
             compare: None,
             replay,
@@ -247,11 +103,11 @@ impl App {
 
     /// Question indices in table order.
     pub fn visible(&self) -> Vec<usize> {
-        let needle = self.filter.to_lowercase();
+        let needle = self.dashboard.filter.to_lowercase();
         let mut rows: Vec<usize> = (0..self.state.questions.len())
             .filter(|&i| {
                 let q = &self.state.questions[i];
-                self.status_filter.keeps(q.status)
+                self.dashboard.status_filter.keeps(q.status)
                     && (needle.is_empty()
                         || q.question.question.to_lowercase().contains(&needle)
                         || q.question.id.to_lowercase().contains(&needle)
@@ -260,7 +116,7 @@ impl App {
             })
             .collect();
         let findings = |i: usize| self.state.questions[i].findings_per_iteration().iter().sum::<u64>();
-        match self.sort {
+        match self.dashboard.sort {
             Sort::Rank => {}
             Sort::Status => rows.sort_by_key(|&i| (self.state.questions[i].status.label(), i)),
             Sort::Findings => rows.sort_by_key(|&i| (std::cmp::Reverse(findings(i)), i)),
@@ -270,9 +126,9 @@ impl App {
 
     /// The question under the cursor (dashboard) or open (detail screens).
     pub fn current_question(&self) -> Option<&QuestionState> {
-        match &self.question {
+        match &self.question.id {
             Some(id) if self.screen != Screen::Dashboard => self.state.question(id),
-            _ => self.visible().get(self.row).map(|&i| &self.state.questions[i]),
+            _ => self.visible().get(self.dashboard.row).map(|&i| &self.state.questions[i]),
         }
     }
 
@@ -286,7 +142,7 @@ impl App {
     /// The selected iteration.
     pub fn current_iteration(&self) -> Option<(&Attempt, &Iteration)> {
         let all = self.iterations();
-        let index = self.iteration.min(all.len().saturating_sub(1));
+        let index = self.question.iteration.min(all.len().saturating_sub(1));
         all.get(index).copied()
     }
 
@@ -312,15 +168,15 @@ impl App {
     /// Bring derived view state (clamped selections, highlighted code) up to date.
     pub fn refresh(&mut self) {
         let rows = self.visible().len();
-        self.row = self.row.min(rows.saturating_sub(1));
+        self.dashboard.row = self.dashboard.row.min(rows.saturating_sub(1));
         let iterations = self.iterations().len();
-        self.iteration = self.iteration.min(iterations.saturating_sub(1));
+        self.question.iteration = self.question.iteration.min(iterations.saturating_sub(1));
         let code: Vec<String> = self
             .current_iteration()
             .and_then(|(_, it)| it.dag.as_ref())
             .map(|dag| dag.nodes.iter().map(|n| n.code.clone()).collect())
             .unwrap_or_default();
-        self.node = self.node.min(code.len().saturating_sub(1));
+        self.question.node = self.question.node.min(code.len().saturating_sub(1));
         for source in &code {
             self.highlight.prepare(source, self.theme.syntax_dark);
         }
@@ -358,9 +214,9 @@ impl App {
         if let Some(q) = self.current_question() {
             let id = q.question.id.clone();
             let last = q.attempts.iter().map(|a| a.iterations.len()).sum::<usize>().saturating_sub(1);
-            self.question = Some(id);
-            self.iteration = last;
-            self.node = 0;
+            self.question.id = Some(id);
+            self.question.iteration = last;
+            self.question.node = 0;
             self.screen = Screen::Question;
             self.scroll_to_iteration();
         }
@@ -373,8 +229,8 @@ impl App {
                 self.scrolls.compare_detail.top();
                 return;
             }
-            (Screen::Dashboard, _) => (&mut self.row, self.state.questions.len()),
-            _ => (&mut self.node, usize::MAX),
+            (Screen::Dashboard, _) => (&mut self.dashboard.row, self.state.questions.len()),
+            _ => (&mut self.question.node, usize::MAX),
         };
         *value = if down { (*value + 1).min(limit.saturating_sub(1)) } else { value.saturating_sub(1) };
     }
@@ -416,16 +272,16 @@ impl App {
         }
         // Ctrl-C quits from the filter too (it is not the letter c).
         let ctrl_c = key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c');
-        if self.editing_filter && !ctrl_c {
+        if self.dashboard.editing_filter && !ctrl_c {
             match key.code {
-                KeyCode::Enter | KeyCode::Esc => self.editing_filter = false,
+                KeyCode::Enter | KeyCode::Esc => self.dashboard.editing_filter = false,
                 KeyCode::Backspace => {
-                    self.filter.pop();
+                    self.dashboard.filter.pop();
                 }
-                KeyCode::Char(c) => self.filter.push(c),
+                KeyCode::Char(c) => self.dashboard.filter.push(c),
                 _ => {}
             }
-            self.row = 0;
+            self.dashboard.row = 0;
             self.refresh();
             return;
         }
@@ -456,18 +312,21 @@ impl App {
                 };
             }
             Action::Left | Action::Right => {
-                self.iteration =
-                    if action == Action::Left { self.iteration.saturating_sub(1) } else { self.iteration + 1 };
+                self.question.iteration = if action == Action::Left {
+                    self.question.iteration.saturating_sub(1)
+                } else {
+                    self.question.iteration + 1
+                };
                 self.scroll_to_iteration();
             }
             Action::NextTab => {
-                let index = Tab::ALL.iter().position(|t| *t == self.tab).unwrap_or(0);
-                self.tab = Tab::ALL[(index + 1) % Tab::ALL.len()];
+                let index = Tab::ALL.iter().position(|t| *t == self.question.tab).unwrap_or(0);
+                self.question.tab = Tab::ALL[(index + 1) % Tab::ALL.len()];
                 self.scroll_to_iteration();
             }
-            Action::Zoom => self.zoom = !self.zoom,
+            Action::Zoom => self.question.zoom = !self.question.zoom,
             Action::Expand => {
-                self.expanded = !self.expanded;
+                self.question.expanded = !self.question.expanded;
                 self.scroll_to_iteration();
             }
             Action::ScrollDown => {
@@ -481,22 +340,22 @@ impl App {
                 }
             }
             Action::Diff => {
-                if self.iteration > 0 {
+                if self.question.iteration > 0 {
                     self.screen = Screen::Diff;
                     self.scrolls.diff.top();
                 } else {
                     self.message = Some("the first iteration has nothing to compare with".into());
                 }
             }
-            Action::Filter => self.editing_filter = true,
-            Action::StatusFilter => self.status_filter = self.status_filter.next(),
+            Action::Filter => self.dashboard.editing_filter = true,
+            Action::StatusFilter => self.dashboard.status_filter = self.dashboard.status_filter.next(),
             Action::ChangeFilter => {
                 if let Some(comparison) = &mut self.compare {
                     comparison.cycle_filter();
                 }
             }
             Action::Sort => {
-                self.sort = match self.sort {
+                self.dashboard.sort = match self.dashboard.sort {
                     Sort::Rank => Sort::Status,
                     Sort::Status => Sort::Findings,
                     Sort::Findings => Sort::Rank,
@@ -508,7 +367,7 @@ impl App {
                 self.send(command, what);
             }
             Action::Step => {
-                let question_id = (self.screen != Screen::Dashboard).then(|| self.question.clone()).flatten();
+                let question_id = (self.screen != Screen::Dashboard).then(|| self.question.id.clone()).flatten();
                 let what = match &question_id {
                     Some(id) => format!("step: one stage of {id}"),
                     None => "step: the next stage anywhere".into(),
@@ -522,7 +381,7 @@ impl App {
             }
             Action::Fork => {
                 let target = self.current_iteration().map(|(a, i)| (a.number, i.number));
-                if let (Some(id), Some((attempt, iteration))) = (self.question.clone(), target) {
+                if let (Some(id), Some((attempt, iteration))) = (self.question.id.clone(), target) {
                     let what = format!("forking {id} from attempt {attempt}, iteration {iteration}");
                     self.send(Command::Fork { from: AttemptAt::new(id, attempt).iteration(iteration) }, &what);
                 }

@@ -3,7 +3,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::app::Screen;
+use super::view::Screen;
 
 /// What a key does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

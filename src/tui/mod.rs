@@ -13,6 +13,7 @@ mod screens;
 mod scroll;
 mod text;
 mod theme;
+mod view;
 mod widgets;
 
 use std::time::Duration;
@@ -23,13 +24,14 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::widgets::{Paragraph, Wrap};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
-pub use app::{App, Screen, Tab};
+pub use app::App;
 pub use comparison::Comparison;
 pub use containment::contained;
 pub use event_loop::{Feeds, Stop, run as event_loop};
 pub use keymap::{Action, BINDINGS, action_for};
 pub use replay::{DEFAULT_MAX_GAP, Replay};
 pub use theme::{Ink, Theme, ThemeError};
+pub use view::{Screen, Tab};
 
 use crate::run::{Command, EngineEvent, RunState};
 
@@ -84,7 +86,7 @@ pub fn on_input(app: &mut App, event: Event, size: ratatui::layout::Size) {
             MouseEventKind::Down(MouseButton::Left) if app.screen == Screen::Dashboard => {
                 let [_, body, _] = areas(ratatui::layout::Rect::from((ratatui::layout::Position::ORIGIN, size)));
                 if let Some(row) = screens::dashboard::row_at(app, body, mouse.row) {
-                    app.row = row;
+                    app.dashboard.row = row;
                     app.refresh();
                 }
             }

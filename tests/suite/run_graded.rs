@@ -63,7 +63,7 @@ fn conversation_screen(state: RunState) -> String {
     for code in [KeyCode::Enter, KeyCode::Tab, KeyCode::Tab, KeyCode::Char('z')] {
         app.handle_key(KeyEvent::from(code));
     }
-    assert_eq!(app.tab, Tab::Conversation);
+    assert_eq!(app.question.tab, Tab::Conversation);
     render(&app, 160, 300)
 }
 

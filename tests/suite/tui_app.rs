@@ -166,7 +166,7 @@ fn the_table_scrolls_to_keep_the_selected_row_on_screen() {
 fn the_conversation_shows_every_call_in_order_with_verdicts_and_what_changed_in_each_prompt() {
     let mut app = replay_app();
     press(&mut app, "j\n\t\tz");
-    assert_eq!((app.tab, app.iteration), (Tab::Conversation, 2));
+    assert_eq!((app.question.tab, app.question.iteration), (Tab::Conversation, 2));
     let text = screen(&app, 160, 48);
     let first = text.lines().nth(5).unwrap();
     assert!(first.starts_with("━━ attempt 1 · iteration 3"), "opens at the selected iteration: {text}");
@@ -333,7 +333,7 @@ fn a_click_selects_the_row_under_the_mouse_when_the_table_is_scrolled() {
     assert_eq!(app.current_question().unwrap().question.id, "q_01", "the row drawn there, not the first row");
     let below = MouseEvent { row: 7, ..click };
     eval_dag::tui::on_input(&mut app, Event::Mouse(below), ratatui::layout::Size::new(80, 10));
-    assert_eq!(app.row, 1, "a click below the rows changes nothing");
+    assert_eq!(app.dashboard.row, 1, "a click below the rows changes nothing");
 }
 
 #[test]
@@ -409,7 +409,7 @@ fn ctrl_c_quits_from_the_filter_and_asks_first_while_questions_work() {
     let mut app = replay_app();
     press(&mut app, "/gro");
     app.handle_key(ctrl_c);
-    assert!(app.quit && app.filter == "gro", "a replay quits at once, and c was not typed into the filter");
+    assert!(app.quit && app.dashboard.filter == "gro", "a replay quits at once, and c was not typed into the filter");
     let (mut app, _commands) = live_app();
     app.state.apply(1, &EngineEvent::QuestionStarted { at: AttemptAt::new("q_01", 2), forked_from: None });
     app.handle_key(ctrl_c);

@@ -71,7 +71,7 @@ fn areas(area: Rect) -> [Rect; 2] {
 /// Index of the first visible row when the table has `height` rows of room:
 /// the selected row stays in view.
 fn first_row(app: &App, rows: usize, height: usize) -> usize {
-    app.row.saturating_sub(height.saturating_sub(1)).min(rows.saturating_sub(height))
+    app.dashboard.row.saturating_sub(height.saturating_sub(1)).min(rows.saturating_sub(height))
 }
 
 /// The row (index into the visible rows) drawn at terminal row `y` when the
@@ -151,7 +151,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .header(header)
         .row_highlight_style(app.theme.selected())
         .block(Block::default().borders(Borders::TOP).title(" questions ").border_style(app.theme.fg(Ink::Border)));
-    let mut selection = TableState::default().with_selected((!empty).then_some(app.row - first));
+    let mut selection = TableState::default().with_selected((!empty).then_some(app.dashboard.row - first));
     frame.render_stateful_widget(table, table_area, &mut selection);
     if empty {
         let note = if app.state.questions.is_empty() {

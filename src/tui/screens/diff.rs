@@ -49,7 +49,7 @@ pub fn node_lines(t: &Theme, nodes: &[NodeChange]) -> Vec<Line<'static>> {
 fn lines(app: &App) -> Vec<Line<'static>> {
     let t = &app.theme;
     let all = app.iterations();
-    let index = app.iteration.min(all.len().saturating_sub(1));
+    let index = app.question.iteration.min(all.len().saturating_sub(1));
     let (Some((_, before)), Some((_, after))) = (index.checked_sub(1).and_then(|i| all.get(i)), all.get(index)) else {
         return vec![Line::from("no earlier iteration to compare with")];
     };
@@ -83,7 +83,7 @@ fn lines(app: &App) -> Vec<Line<'static>> {
 /// Draw the diff of the selected iteration against the one before it.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let all = app.iterations();
-    let index = app.iteration.min(all.len().saturating_sub(1));
+    let index = app.question.iteration.min(all.len().saturating_sub(1));
     let title = match (index.checked_sub(1).and_then(|i| all.get(i)), all.get(index)) {
         (Some((_, before)), Some((_, after))) => format!(" iteration {} → {} ", before.number, after.number),
         _ => " diff ".into(),

@@ -12,9 +12,10 @@ use ratatui::widgets::{Block, Borders, List, ListItem, ListState, Paragraph, Tab
 use crate::render::layout;
 use crate::run::Iteration;
 use crate::text::plural;
-use crate::tui::app::{App, Tab};
+use crate::tui::app::App;
 use crate::tui::text::{clean, fit, preview, width};
 use crate::tui::theme::Ink;
+use crate::tui::view::Tab;
 use crate::tui::widgets::code_view::source_color;
 use crate::tui::widgets::{code_view, conversation, dag_graph};
 
@@ -43,7 +44,7 @@ fn iterations_list(frame: &mut Frame, area: Rect, app: &App) {
     let list = List::new(items)
         .block(Block::default().borders(Borders::ALL).title(title).border_style(t.fg(Ink::Border)))
         .highlight_style(t.selected());
-    let mut state = ListState::default().with_selected(Some(app.iteration));
+    let mut state = ListState::default().with_selected(Some(app.question.iteration));
     frame.render_stateful_widget(list, area, &mut state);
 }
 
@@ -143,14 +144,14 @@ fn output_lines(app: &App, it: &Iteration) -> Vec<Line<'static>> {
 /// selected iteration starts in it (its part of the conversation; 0 elsewhere).
 fn detail_lines(app: &App) -> (Vec<Line<'static>>, usize) {
     let Some((_, it)) = app.current_iteration() else { return (Vec::new(), 0) };
-    match app.tab {
+    match app.question.tab {
         Tab::Feedback => (feedback_lines(app, it), 0),
         Tab::Outputs => (output_lines(app, it), 0),
         Tab::Conversation => app.current_question().map_or_else(
             || (Vec::new(), 0),
             |q| {
-                let log = conversation::build(&app.state, q, app.iteration, app.expanded, &app.theme);
-                let anchor = log.anchors.get(app.iteration).copied().unwrap_or(0);
+                let log = conversation::build(&app.state, q, app.question.iteration, app.question.expanded, &app.theme);
+                let anchor = log.anchors.get(app.question.iteration).copied().unwrap_or(0);
                 (log.lines, anchor)
             },
         ),
@@ -160,7 +161,7 @@ fn detail_lines(app: &App) -> (Vec<Line<'static>>, usize) {
 fn detail(frame: &mut Frame, area: Rect, app: &App) {
     let t = &app.theme;
     let titles: Vec<&str> = Tab::ALL.iter().map(|t| t.title()).collect();
-    let selected = Tab::ALL.iter().position(|t| *t == app.tab).unwrap_or(0);
+    let selected = Tab::ALL.iter().position(|t| *t == app.question.tab).unwrap_or(0);
     let [tabs_area, body] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(area);
     let (lines, anchor) = detail_lines(app);
     let first = app.scrolls.question.place(lines.len(), || anchor);
@@ -208,12 +209,12 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         return;
     };
     // Too short for the graph and code panes to show anything: the detail alone.
-    if app.zoom || area.height < MIN_PANES_HEIGHT {
+    if app.question.zoom || area.height < MIN_PANES_HEIGHT {
         detail(frame, area, app);
         return;
     }
     let graph_rows = it.dag.as_ref().map_or(1, |d| layout(d).rows);
-    let node = it.dag.as_ref().and_then(|dag| dag.nodes.get(app.node));
+    let node = it.dag.as_ref().and_then(|dag| dag.nodes.get(app.question.node));
     let code_rows = node.map(|n| code_view::height(n, it.feedback.as_ref(), area.width));
     let [top_height, middle_height] = pane_heights(area.height, graph_rows, code_rows);
     let [top, middle, bottom] =
@@ -231,7 +232,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_widget(graph_block, graph_area);
     match (&it.dag, node) {
         (Some(dag), Some(node)) => {
-            dag_graph::draw(frame.buffer_mut(), inner, dag, it.feedback.as_ref(), app.node, &app.theme);
+            dag_graph::draw(frame.buffer_mut(), inner, dag, it.feedback.as_ref(), app.question.node, &app.theme);
             code_view::draw(frame, middle, app, node, it.feedback.as_ref());
         }
         _ => {

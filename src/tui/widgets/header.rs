@@ -128,11 +128,21 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     }
     let third = if let Some(wait) = app.replay.as_ref().and_then(|replay| waiting(app.now, replay)) {
         message_line(app, wait)
-    } else if app.editing_filter {
-        Line::from(Span::styled(format!(" filter: {}▏ (enter to apply)", clean(&app.filter)), t.fg(Ink::Accent)))
+    } else if app.dashboard.editing_filter {
+        Line::from(Span::styled(
+            format!(" filter: {}▏ (enter to apply)", clean(&app.dashboard.filter)),
+            t.fg(Ink::Accent),
+        ))
     } else {
-        let filter = if app.filter.is_empty() { String::new() } else { format!("  filter: {:?}", app.filter) };
-        message_line(app, format!(" showing: {}  sort: {}{filter}", app.status_filter.label(), app.sort.label()))
+        let filter = if app.dashboard.filter.is_empty() {
+            String::new()
+        } else {
+            format!("  filter: {:?}", app.dashboard.filter)
+        };
+        message_line(
+            app,
+            format!(" showing: {}  sort: {}{filter}", app.dashboard.status_filter.label(), app.dashboard.sort.label()),
+        )
     };
     frame.render_widget(Paragraph::new(vec![Line::from(first), Line::from(second), third]), area);
 }

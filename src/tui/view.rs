@@ -1,0 +1,175 @@
+//! What the user is looking at, screen by screen: the dashboard's row,
+//! filters and order; the open question and what of it is selected; each
+//! scrolled screen's own scroll; which screen and tab are shown.
+
+use super::scroll::Scroll;
+use crate::run::{Outcome, QuestionStatus};
+
+/// What the dashboard shows: the selected row, which questions and in which order.
+#[derive(Debug, Clone)]
+pub struct DashboardView {
+    /// Selected row of the table.
+    pub row: usize,
+    /// Text filter.
+    pub filter: String,
+    /// Whether keys go into the filter.
+    pub editing_filter: bool,
+    /// Status filter.
+    pub status_filter: StatusFilter,
+    /// Sort order.
+    pub sort: Sort,
+}
+
+impl Default for DashboardView {
+    fn default() -> Self {
+        Self {
+            row: 0,
+            filter: String::new(),
+            editing_filter: false,
+            status_filter: StatusFilter::All,
+            sort: Sort::Rank,
+        }
+    }
+}
+
+/// The question open in the question and diff screens, and what of it is selected.
+#[derive(Debug, Clone)]
+pub struct QuestionView {
+    /// The question's id.
+    pub id: Option<String>,
+    /// Iteration selected (index over all attempts' iterations).
+    pub iteration: usize,
+    /// Node selected in the DAG.
+    pub node: usize,
+    /// Detail tab.
+    pub tab: Tab,
+    /// Whether the detail tab fills the question screen.
+    pub zoom: bool,
+    /// Whether the conversation shows whole prompts and responses.
+    pub expanded: bool,
+}
+
+impl Default for QuestionView {
+    fn default() -> Self {
+        Self { id: None, iteration: 0, node: 0, tab: Tab::Feedback, zoom: false, expanded: false }
+    }
+}
+
+/// Each scrolled screen's own scroll: leaving a screen and coming back finds
+/// it where it was.
+#[derive(Debug, Default, Clone)]
+pub struct Scrolls {
+    /// The question screen's detail pane.
+    pub question: Scroll,
+    /// The iteration diff.
+    pub diff: Scroll,
+    /// One question of a comparison.
+    pub compare_detail: Scroll,
+}
+
+/// Which screen is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Screen {
+    /// All questions.
+    Dashboard,
+    /// One question's iterations.
+    Question,
+    /// Iteration N−1 vs N.
+    Diff,
+    /// Two runs, question by question.
+    Compare,
+    /// One question of two runs side by side.
+    CompareDetail,
+}
+
+/// Detail tabs of the question screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tab {
+    /// The critic's feedback.
+    Feedback,
+    /// Node outputs of the trial run.
+    Outputs,
+    /// Every LLM call of the question across iterations and attempts.
+    Conversation,
+}
+
+impl Tab {
+    /// All tabs in order.
+    pub const ALL: [Tab; 3] = [Tab::Feedback, Tab::Outputs, Tab::Conversation];
+
+    /// Tab title.
+    pub fn title(self) -> &'static str {
+        match self {
+            Tab::Feedback => "feedback",
+            Tab::Outputs => "outputs",
+            Tab::Conversation => "conversation",
+        }
+    }
+}
+
+/// Which questions the table shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatusFilter {
+    /// Everything.
+    All,
+    /// Working or pending.
+    Active,
+    /// Failed, exhausted, cancelled or rejected.
+    NotPassed,
+    /// Passed.
+    Passed,
+}
+
+impl StatusFilter {
+    /// The filter after this one (the key cycles through them).
+    pub fn next(self) -> Self {
+        match self {
+            Self::All => Self::Active,
+            Self::Active => Self::NotPassed,
+            Self::NotPassed => Self::Passed,
+            Self::Passed => Self::All,
+        }
+    }
+
+    /// Label for the header.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::All => "all",
+            Self::Active => "active",
+            Self::NotPassed => "not passed",
+            Self::Passed => "passed",
+        }
+    }
+
+    /// Whether a question of `status` is shown.
+    pub fn keeps(self, status: QuestionStatus) -> bool {
+        match self {
+            Self::All => true,
+            Self::Active => status.is_active(),
+            Self::NotPassed => !matches!(status, QuestionStatus::Done(Outcome::Passed)),
+            Self::Passed => matches!(status, QuestionStatus::Done(Outcome::Passed)),
+        }
+    }
+}
+
+/// Table order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sort {
+    /// Difficulty rank.
+    Rank,
+    /// Status, then rank.
+    Status,
+    /// Most findings first.
+    Findings,
+}
+
+impl Sort {
+    /// Label for the header.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Rank => "rank",
+            Self::Status => "status",
+            Self::Findings => "findings",
+        }
+    }
+}
