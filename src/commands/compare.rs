@@ -62,9 +62,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         let theme = crate::tui::Theme::load(&crate::config::theme_name())?;
         crate::tui::compare(comparison, theme, Box::pin(super::signals::interrupted()))?;
     } else if args.json {
-        println!("{}", serde_json::to_string_pretty(&rows).expect("rows serialise"));
+        say!("{}", serde_json::to_string_pretty(&rows).expect("rows serialise"));
     } else {
-        print!("{}", table(&rows));
+        say!("{}", table(&rows).trim_end_matches('\n'));
     }
     Ok(if regressed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

@@ -38,6 +38,6 @@ pub fn run(args: ExecArgs) -> anyhow::Result<ExitCode> {
     let pool = SandboxPool::new(&dataset.dir, config)?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let result = runtime.block_on(pool.run(&dag, 0));
-    println!("{}", serde_json::to_string_pretty(&result).expect("results serialise"));
+    say!("{}", serde_json::to_string_pretty(&result).expect("results serialise"));
     Ok(if result.success { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

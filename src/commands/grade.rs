@@ -59,7 +59,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
                 (None, false) => "✗",
             };
             let expected = q.question.expected_answer.as_ref().map_or_else(|| "—".into(), |e| preview(e, 20));
-            println!(
+            say!(
                 "{:<8} {:<6} {mark} {:<16} expected {expected:<20} got {answer_text:<20} {}",
                 q.question.id,
                 q.question.difficulty_level.as_str(),
@@ -70,7 +70,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
         graded.push((q.question.difficulty_level, grades));
     }
     if graded.is_empty() {
-        println!("nothing to grade: no question of this run has an expected answer, and no judge was given");
+        say!("nothing to grade: no question of this run has an expected answer, and no judge was given");
         return Ok(ExitCode::SUCCESS);
     }
     let summary = summarise(graded.iter().map(|(level, grades)| (*level, grades.as_slice())));
@@ -81,7 +81,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
                 line.push_str(&format!(" · {} {}", level.as_str(), of_level.describe()));
             }
         }
-        println!("{line}");
+        say!("{line}");
     }
     let all_right = graded.iter().flat_map(|(_, grades)| grades).all(|g| g.passed);
     Ok(if all_right { ExitCode::SUCCESS } else { ExitCode::from(1) })

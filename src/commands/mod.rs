@@ -7,6 +7,14 @@ use std::process::ExitCode;
 
 use crate::cli::CliCommand;
 
+/// `println!` for a command's output on stdout: a reader that went away
+/// (`… | head`) ends the command quietly instead of a panic.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::commands::write_line(format_args!($($arg)*))
+    };
+}
+
 mod compare;
 mod exec;
 mod grade;
@@ -42,6 +50,23 @@ pub fn dispatch(command: CliCommand) -> anyhow::Result<ExitCode> {
         CliCommand::SandboxWorker(args) => {
             crate::sandbox::serve(&args.dataset)?;
             Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// Write one line of command output (see [`say!`]): a closed stdout ends the
+/// process with exit 0, as other command-line tools do; any other write
+/// failure is one line on stderr and exit 2.
+pub fn write_line(line: std::fmt::Arguments) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let written = out.write_fmt(line).and_then(|()| out.write_all(b"\n")).and_then(|()| out.flush());
+    match written {
+        Ok(()) => {}
+        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(err) => {
+            eprintln!("error: cannot write the output: {err}");
+            std::process::exit(2);
         }
     }
 }

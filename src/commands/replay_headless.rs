@@ -14,7 +14,7 @@ pub fn replay(trace_path: &std::path::Path) -> anyhow::Result<ExitCode> {
     let mut state = RunState::default();
     for record in &trace.records {
         for text in apply_and_describe(&mut state, record.t_ms, &record.event) {
-            println!("{text}");
+            say!("{text}");
         }
     }
     if trace.truncated_tail {
@@ -23,6 +23,6 @@ pub fn replay(trace_path: &std::path::Path) -> anyhow::Result<ExitCode> {
     if state.summary.is_none() {
         eprintln!("note: the trace ends before the run finished");
     }
-    println!("{}", summary_line(&state));
+    say!("{}", summary_line(&state));
     Ok(exit_code(&state))
 }

@@ -28,15 +28,15 @@ pub fn run(trace_path: &Path) -> anyhow::Result<ExitCode> {
         anyhow::Ok(verify(&state, executor.as_ref(), &grader, settings.seed, changed).await)
     })?;
     if report.dataset_changed {
-        println!("DRIFT dataset {} changed since the run (content hash differs)", settings.dataset_dir);
+        say!("DRIFT dataset {} changed since the run (content hash differs)", settings.dataset_dir);
     }
     for drift in &report.drifts {
-        println!("DRIFT {} attempt {}: {}", drift.question_id, drift.attempt, drift.what);
+        say!("DRIFT {} attempt {}: {}", drift.question_id, drift.attempt, drift.what);
         for line in drift.detail.lines() {
-            println!("    {line}");
+            say!("    {line}");
         }
     }
-    println!(
+    say!(
         "verified {} executed DAGs: {}",
         report.checked,
         if report.has_drift() {

@@ -104,3 +104,25 @@ fn bad_traces_are_one_line_errors() {
         assert_eq!(String::from_utf8_lossy(&out.stderr).trim().lines().count(), 1);
     }
 }
+
+#[test]
+fn a_reader_that_went_away_ends_the_output_quietly_never_a_panic() {
+    let trace = sample_trace();
+    let cases: [&[&str]; 4] =
+        [&["replay", "--headless"], &["compare", "--json"], &["compare", "--headless"], &["replay", "--verify"]];
+    for args in cases {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_eval-dag"));
+        command.current_dir(common::root()).args(args).arg(&trace);
+        if args[0] == "compare" {
+            command.arg(&trace);
+        }
+        // The read end of stdout is closed before the command writes anything (`… | head -0`).
+        let mut child =
+            command.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_eq!(out.status.code(), Some(0), "{args:?} ends quietly: {stderr}");
+    }
+}
