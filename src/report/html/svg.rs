@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use crate::domain::{CriticFeedback, GeneratedDag};
-use crate::render::{html_escape, layout, node_verdict};
+use crate::render::{html_escape, layout, node_verdict, short_labels};
 
 const NODE_W: usize = 150;
 const NODE_H: usize = 40;
@@ -38,7 +38,9 @@ pub fn dag_svg(dag: &GeneratedDag, feedback: Option<&CriticFeedback>) -> String 
         let mid = (x1 + x2) / 2;
         let _ = write!(svg, "<path class=\"edge\" d=\"M{x1},{y1} C{mid},{y1} {mid},{y2} {x2},{y2}\"/>");
     }
-    for node in &placed.nodes {
+    let ids: Vec<&str> = placed.nodes.iter().map(|n| n.node_id.as_str()).collect();
+    let labels = short_labels(&ids, 20);
+    for (node, label) in placed.nodes.iter().zip(&labels) {
         let (x, y) = origin(node.column, node.row);
         let verdict = node_verdict(feedback, &node.node_id);
         let final_class = if node.is_final { " final" } else { "" };
@@ -50,7 +52,7 @@ pub fn dag_svg(dag: &GeneratedDag, feedback: Option<&CriticFeedback>) -> String 
             html_escape(&format!("{}: {operation}", node.node_id)),
             x + 8,
             y + 16,
-            html_escape(&truncate(&node.node_id, 20)),
+            html_escape(label),
             x + 8,
             y + 31,
             html_escape(&truncate(operation, 24)),

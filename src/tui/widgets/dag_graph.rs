@@ -1,28 +1,104 @@
 //! The DAG drawn in the terminal: layers left to right, nodes as boxes
-//! coloured by what the critic said of them, edges as connectors, the final
-//! node marked with ★ and the selected node highlighted.
+//! coloured by what the critic said of them (with the final node's ★ and each
+//! node's finding count), edges as connectors. The pane pans to keep the
+//! selected node in view, says how many nodes lie beyond each edge, and
+//! draws the selected node's inputs and outputs over the other edges, which
+//! are dimmed: which node feeds which can always be read for the selection.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 
 use crate::domain::{CriticFeedback, GeneratedDag};
-use crate::render::layout;
-use crate::render::{NodeVerdict, node_verdict};
-use crate::tui::text::fit;
+use crate::render::{DagLayout, NodeVerdict, layout, node_verdict, short_labels};
+use crate::tui::text::{fit, width};
 use crate::tui::theme::{Ink, Theme};
 
-const BOX_W: u16 = 18;
-const BOX_H: u16 = 3;
-const GAP_X: u16 = 5;
-const GAP_Y: u16 = 1;
+const BOX_W: i32 = 18;
+const BOX_H: i32 = 3;
+const GAP_X: i32 = 5;
+const GAP_Y: i32 = 1;
+/// Columns inside a box's borders.
+const INNER: usize = (BOX_W - 2) as usize;
 
-fn put(buf: &mut Buffer, area: Rect, x: u16, y: u16, text: &str, style: Style) {
-    if y >= area.bottom() || x >= area.right() || y < area.y || x < area.x {
-        return;
+/// Where the pane shows the graph: the canvas point at its top-left corner.
+struct View {
+    area: Rect,
+    x: i32,
+    y: i32,
+}
+
+impl View {
+    /// The pane over `placed`, panned so that node `selected` is in view
+    /// (centred on it when the graph is larger than the pane).
+    fn new(area: Rect, placed: &DagLayout, selected: usize) -> Self {
+        let canvas_w = placed.columns as i32 * (BOX_W + GAP_X) - GAP_X;
+        let canvas_h = placed.rows as i32 * (BOX_H + GAP_Y) - GAP_Y;
+        let (node_x, node_y) = placed.nodes.get(selected).map_or((0, 0), |n| origin(n.column, n.row));
+        let pan = |canvas: i32, pane: i32, node: i32, size: i32| {
+            if canvas <= pane { 0 } else { (node + size / 2 - pane / 2).clamp(0, canvas - pane) }
+        };
+        Self {
+            area,
+            x: pan(canvas_w, i32::from(area.width), node_x, BOX_W),
+            y: pan(canvas_h, i32::from(area.height), node_y, BOX_H),
+        }
     }
-    let room = (area.right() - x) as usize;
-    buf.set_stringn(x, y, text, room, style);
+
+    /// Write `text` at canvas point (`x`, `y`); what falls outside the pane is cut.
+    fn put(&self, buf: &mut Buffer, x: i32, y: i32, text: &str, style: Style) {
+        let (screen_y, mut screen_x) = (y - self.y + i32::from(self.area.y), x - self.x + i32::from(self.area.x));
+        if screen_y < i32::from(self.area.y) || screen_y >= i32::from(self.area.bottom()) {
+            return;
+        }
+        for c in text.chars() {
+            let w = width(c.encode_utf8(&mut [0; 4])) as i32;
+            if screen_x >= i32::from(self.area.x) && screen_x + w <= i32::from(self.area.right()) {
+                buf.set_string(screen_x as u16, screen_y as u16, c.encode_utf8(&mut [0; 4]), style);
+            }
+            screen_x += w;
+        }
+    }
+
+    /// How many of `placed`'s nodes lie, wholly or partly, beyond each edge
+    /// of the pane: left, right, above, below.
+    fn beyond(&self, placed: &DagLayout) -> [usize; 4] {
+        let (w, h) = (i32::from(self.area.width), i32::from(self.area.height));
+        let mut counts = [0; 4];
+        for node in &placed.nodes {
+            let (x, y) = origin(node.column, node.row);
+            counts[0] += usize::from(x < self.x);
+            counts[1] += usize::from(x + BOX_W > self.x + w);
+            counts[2] += usize::from(y < self.y);
+            counts[3] += usize::from(y + BOX_H > self.y + h);
+        }
+        counts
+    }
+}
+
+/// Canvas point of the top-left corner of the box at `column`, `row`.
+fn origin(column: usize, row: usize) -> (i32, i32) {
+    let at = |index: usize, step: i32| i32::try_from(index).unwrap_or(i32::MAX / 64).saturating_mul(step);
+    (at(column, BOX_W + GAP_X), at(row, BOX_H + GAP_Y))
+}
+
+/// Draw one edge from box `from` to box `to`: out of the source's right side,
+/// down or up in the gap after it, into the target's left side.
+fn edge(buf: &mut Buffer, view: &View, placed: &DagLayout, (from, to): (usize, usize), style: Style) {
+    let (a, b) = (&placed.nodes[from], &placed.nodes[to]);
+    let ((ax, ay), (bx, by)) = (origin(a.column, a.row), origin(b.column, b.row));
+    let (start_x, start_y, end_y) = (ax + BOX_W, ay + 1, by + 1);
+    let turn_x = start_x + GAP_X / 2;
+    for x in start_x..turn_x {
+        view.put(buf, x, start_y, "─", style);
+    }
+    for y in start_y.min(end_y)..=start_y.max(end_y) {
+        view.put(buf, turn_x, y, if y == start_y || y == end_y { "┼" } else { "│" }, style);
+    }
+    for x in turn_x + 1..bx - 1 {
+        view.put(buf, x, end_y, "─", style);
+    }
+    view.put(buf, bx - 1, end_y, "▶", style);
 }
 
 /// Draw `dag` into `area` of `buf`; `selected` is the index of the selected node.
@@ -35,30 +111,18 @@ pub fn draw(
     theme: &Theme,
 ) {
     let placed = layout(dag);
-    // Saturating: a DAG too wide or tall for the pane lands off its edge, never overflows.
-    let cell = |index: usize, size: u16| u16::try_from(index).unwrap_or(u16::MAX).saturating_mul(size);
-    let origin = |column: usize, row: usize| {
-        (area.x.saturating_add(cell(column, BOX_W + GAP_X)), area.y.saturating_add(cell(row, BOX_H + GAP_Y)))
-    };
-    for &(from, to) in &placed.edges {
-        let (a, b) = (&placed.nodes[from], &placed.nodes[to]);
-        let (ax, ay) = origin(a.column, a.row);
-        let (bx, by) = origin(b.column, b.row);
-        let (start_x, start_y, end_y) = (ax.saturating_add(BOX_W), ay.saturating_add(1), by.saturating_add(1));
-        let turn_x = start_x.saturating_add(GAP_X / 2);
-        let style = theme.fg(Ink::Border);
-        for x in start_x..turn_x {
-            put(buf, area, x, start_y, "─", style);
-        }
-        let (low, high) = (start_y.min(end_y), start_y.max(end_y));
-        for y in low..=high {
-            put(buf, area, turn_x, y, if y == start_y || y == end_y { "┼" } else { "│" }, style);
-        }
-        for x in turn_x.saturating_add(1)..bx.saturating_sub(1) {
-            put(buf, area, x, end_y, "─", style);
-        }
-        put(buf, area, bx.saturating_sub(1), end_y, "▶", style);
+    let view = View::new(area, &placed, selected);
+    let touches = |&(from, to): &(usize, usize)| from == selected || to == selected;
+    let dim = theme.fg(Ink::Border).add_modifier(Modifier::DIM);
+    for pair in placed.edges.iter().filter(|e| !touches(e)) {
+        edge(buf, &view, &placed, *pair, dim);
     }
+    let lit = theme.fg(Ink::Accent).add_modifier(Modifier::BOLD);
+    for pair in placed.edges.iter().filter(|e| touches(e)) {
+        edge(buf, &view, &placed, *pair, lit);
+    }
+    let ids: Vec<&str> = placed.nodes.iter().map(|n| n.node_id.as_str()).collect();
+    let labels = short_labels(&ids, INNER - 2);
     for (index, node) in placed.nodes.iter().enumerate() {
         let (x, y) = origin(node.column, node.row);
         let color = match node_verdict(feedback, &node.node_id) {
@@ -70,15 +134,45 @@ pub fn draw(
         if index == selected {
             style = style.add_modifier(Modifier::REVERSED | Modifier::BOLD);
         }
-        let inner = (BOX_W - 2) as usize;
         let mark = if node.is_final { " ★" } else { "" };
-        let label = format!("{}{mark}", fit(&node.node_id, inner - 2));
+        let label = format!("{}{mark}", fit(&labels[index], INNER - 2));
         // Centred by display width (`{:^}` would count characters).
-        let pad = inner.saturating_sub(crate::tui::text::width(&label));
+        let pad = INNER.saturating_sub(width(&label));
         let label = format!("{}{label}{}", " ".repeat(pad / 2), " ".repeat(pad - pad / 2));
-        put(buf, area, x, y, &format!("┌{}┐", "─".repeat(inner)), style);
-        put(buf, area, x, y.saturating_add(1), &format!("│{label}│"), style);
+        view.put(buf, x, y, &format!("┌{}┐", "─".repeat(INNER)), style);
+        view.put(buf, x, y + 1, &format!("│{label}│"), style);
         let layer = dag.node(&node.node_id).map_or(0, |n| n.layer);
-        put(buf, area, x, y.saturating_add(2), &format!("└{:─^inner$}┘", format!(" L{layer} ")), style);
+        let findings = feedback.map_or(0, |f| f.findings_for_node(&node.node_id).count());
+        let footer = if findings == 0 { format!(" L{layer} ") } else { format!(" L{layer} · {findings}⚑ ") };
+        view.put(buf, x, y + 2, &format!("└{footer:─^INNER$}┘"), style);
+    }
+    indicators(buf, &view, view.beyond(&placed), theme);
+}
+
+/// `◀ n`, `n ▶`, `▲ n`, `▼ n` on the pane's edges for the nodes beyond them.
+fn indicators(buf: &mut Buffer, view: &View, [left, right, above, below]: [usize; 4], theme: &Theme) {
+    let area = view.area;
+    if area.width < 4 || area.height == 0 {
+        return;
+    }
+    let style = theme.fg(Ink::Accent).add_modifier(Modifier::BOLD);
+    let middle_row = area.y + area.height / 2;
+    let mut mark = |x: u16, y: u16, text: String| {
+        let room = usize::from(area.right().saturating_sub(x));
+        buf.set_stringn(x, y, &text, room, style);
+    };
+    if left > 0 {
+        mark(area.x, middle_row, format!("◀{left}"));
+    }
+    if right > 0 {
+        let text = format!("{right}▶");
+        mark(area.right().saturating_sub(width(&text) as u16), middle_row, text);
+    }
+    let centre = area.x + area.width / 2;
+    if above > 0 {
+        mark(centre.saturating_sub(1), area.y, format!("▲{above}"));
+    }
+    if below > 0 {
+        mark(centre.saturating_sub(1), area.bottom() - 1, format!("▼{below}"));
     }
 }
