@@ -9,12 +9,13 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::comparison::Comparison;
+use super::graph_moves::{GraphMove, moved};
 use super::highlight::HighlightCache;
 use super::keymap::{Action, action_for};
 use super::replay::Replay;
 use super::scroll::Scroll;
 use super::theme::Theme;
-use super::view::{DashboardView, QuestionView, Screen, Scrolls, Sort, Tab};
+use super::view::{DashboardView, Pane, QuestionView, Screen, Scrolls, Sort, Tab};
 use crate::run::{Attempt, AttemptAt, Command, EngineEvent, Iteration, QuestionState, QuestionStatus, RunState};
 
 /// Logical lines one scroll key moves the detail.
@@ -192,6 +193,7 @@ impl App {
     /// The scroll of the screen shown, if it scrolls.
     fn scroll_mut(&mut self) -> Option<&mut Scroll> {
         match self.screen {
+            Screen::Question if self.question.focus == Pane::Code => Some(&mut self.scrolls.code),
             Screen::Question => Some(&mut self.scrolls.question),
             Screen::Diff => Some(&mut self.scrolls.diff),
             Screen::CompareDetail => Some(&mut self.scrolls.compare_detail),
@@ -233,6 +235,29 @@ impl App {
             _ => (&mut self.question.node, usize::MAX),
         };
         *value = if down { (*value + 1).min(limit.saturating_sub(1)) } else { value.saturating_sub(1) };
+    }
+
+    /// Up or down in the question screen's focused pane: along the graph, or
+    /// a line of the code or of the detail.
+    fn in_focused_pane(&mut self, action: Action) {
+        let down = action == Action::Down;
+        match self.question.focus {
+            Pane::Graph => self.move_along_graph(if down { GraphMove::Down } else { GraphMove::Up }),
+            Pane::Code if down => self.scrolls.code.down(1),
+            Pane::Code => self.scrolls.code.up(1),
+            Pane::Detail if down => self.scrolls.question.down(1),
+            Pane::Detail => self.scrolls.question.up(1),
+        }
+    }
+
+    /// Select the node `how` leads to in the selected iteration's DAG.
+    fn move_along_graph(&mut self, how: GraphMove) {
+        let Some(dag) = self.current_iteration().and_then(|(_, it)| it.dag.as_ref()) else { return };
+        let node = moved(&crate::render::layout(dag), self.question.node, how);
+        if node != self.question.node {
+            self.question.node = node;
+            self.scrolls.code.top();
+        }
     }
 
     fn replay_action(&mut self, action: Action) {
@@ -296,7 +321,14 @@ impl App {
             Action::Quit if self.work_in_progress() > 0 => self.confirm_quit = true,
             Action::Quit | Action::QuitNow => self.quit = true,
             Action::Help => self.help = !self.help,
+            Action::Up | Action::Down if self.screen == Screen::Question => self.in_focused_pane(action),
             Action::Up | Action::Down => self.move_selection(action == Action::Down),
+            Action::PaneLeft => self.move_along_graph(GraphMove::Left),
+            Action::PaneRight => self.move_along_graph(GraphMove::Right),
+            Action::ToInput => self.move_along_graph(GraphMove::ToInput),
+            Action::ToConsumer => self.move_along_graph(GraphMove::ToConsumer),
+            Action::NextPane => self.question.focus = self.question.focus.cycled(1),
+            Action::PrevPane => self.question.focus = self.question.focus.cycled(-1),
             Action::Open if self.screen == Screen::Compare => {
                 if self.compare.as_ref().is_some_and(|c| c.selected().is_some()) {
                     self.screen = Screen::CompareDetail;
@@ -311,8 +343,8 @@ impl App {
                     _ => Screen::Dashboard,
                 };
             }
-            Action::Left | Action::Right => {
-                self.question.iteration = if action == Action::Left {
+            Action::PrevIteration | Action::NextIteration => {
+                self.question.iteration = if action == Action::PrevIteration {
                     self.question.iteration.saturating_sub(1)
                 } else {
                     self.question.iteration + 1

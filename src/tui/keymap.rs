@@ -19,16 +19,28 @@ pub enum Action {
     /// Move down.
     Down,
     /// Previous iteration.
-    Left,
+    PrevIteration,
     /// Next iteration.
-    Right,
+    NextIteration,
+    /// Left in the focused pane (the graph: the layer before).
+    PaneLeft,
+    /// Right in the focused pane (the graph: the layer after).
+    PaneRight,
+    /// Focus the next pane.
+    NextPane,
+    /// Focus the previous pane.
+    PrevPane,
+    /// Select an input of the selected node.
+    ToInput,
+    /// Select a node the selected node feeds.
+    ToConsumer,
     /// Open the selected question.
     Open,
     /// Back to the previous screen.
     Back,
     /// Next detail tab.
     NextTab,
-    /// The detail tab fills the screen, or not.
+    /// The focused pane fills the screen, or not.
     Zoom,
     /// Whole prompts and responses in the conversation, or previews.
     Expand,
@@ -81,6 +93,8 @@ pub enum Context {
     Detail,
     /// A question's iterations: question and diff screens.
     Iterations,
+    /// The iteration diff.
+    Diff,
     /// The question screen.
     Question,
     /// The comparison table.
@@ -115,15 +129,15 @@ macro_rules! bind {
     };
 }
 
-use KeyCode::{Char, Down, End, Enter, Esc, Home, Left, PageDown, PageUp, Right, Tab, Up};
+use KeyCode::{BackTab, Char, Down, End, Enter, Esc, Home, Left, PageDown, PageUp, Right, Tab, Up};
 
 /// Every binding, in help and footer order.
 pub const BINDINGS: &[Binding] = &[
     bind!("q", [Char('q')], Quit, "quit (Ctrl-C too)", "quit", Global),
     bind!("Q", [Char('Q')], QuitNow, "quit, never ask", "", Global),
     bind!("?", [Char('?')], Help, "all keys", "keys", Global),
-    bind!("↑/k", [Up, Char('k')], Up, "move up", "", Global),
-    bind!("↓/j", [Down, Char('j')], Down, "move down", "", Global),
+    bind!("↑/k", [Up, Char('k')], Up, "up (in the focused pane)", "", Global),
+    bind!("↓/j", [Down, Char('j')], Down, "down (in the focused pane)", "", Global),
     bind!("enter", [Enter], Open, "open the question", "open", Dashboard),
     bind!("/", [Char('/')], Filter, "filter by text", "filter", Dashboard),
     bind!("f", [Char('f')], StatusFilter, "cycle the status filter", "status", Dashboard),
@@ -131,10 +145,18 @@ pub const BINDINGS: &[Binding] = &[
     bind!("enter", [Enter], Open, "A and B side by side", "open", Compare),
     bind!("f", [Char('f')], ChangeFilter, "cycle the change filter", "change", Compare),
     bind!("esc", [Esc, Char('b')], Back, "back", "back", Detail),
-    bind!("←/h", [Left, Char('h')], Left, "previous iteration", "prev", Iterations),
-    bind!("→/l", [Right, Char('l')], Right, "next iteration", "next", Iterations),
-    bind!("tab", [Tab], NextTab, "next detail tab", "tabs", Question),
-    bind!("z", [Char('z')], Zoom, "zoom the detail tab", "zoom", Question),
+    bind!("h", [Char('h')], PrevIteration, "previous iteration", "prev", Iterations),
+    bind!("l", [Char('l')], NextIteration, "next iteration", "next", Iterations),
+    bind!("←", [Left], PrevIteration, "previous iteration", "", Diff),
+    bind!("→", [Right], NextIteration, "next iteration", "", Diff),
+    bind!("←", [Left], PaneLeft, "graph: the layer before", "", Question),
+    bind!("→", [Right], PaneRight, "graph: the layer after", "", Question),
+    bind!("tab", [Tab], NextPane, "focus the next pane (graph, code, detail)", "focus", Question),
+    bind!("shift-tab", [BackTab], PrevPane, "focus the previous pane", "", Question),
+    bind!("[", [Char('[')], ToInput, "select an input of the node", "", Question),
+    bind!("]", [Char(']')], ToConsumer, "select a node it feeds", "", Question),
+    bind!("t", [Char('t')], NextTab, "next detail tab", "tabs", Question),
+    bind!("z", [Char('z')], Zoom, "zoom the focused pane", "zoom", Question),
     bind!("e", [Char('e')], Expand, "whole prompts / previews", "expand", Question),
     bind!("pgdn/J", [PageDown, Char('J')], ScrollDown, "scroll down", "", Detail),
     bind!("pgup/K", [PageUp, Char('K')], ScrollUp, "scroll up", "", Detail),
@@ -160,6 +182,7 @@ pub fn applies(context: Context, screen: Screen, replay: bool) -> bool {
         Context::Dashboard => screen == Screen::Dashboard,
         Context::Detail => matches!(screen, Screen::Question | Screen::Diff | Screen::CompareDetail),
         Context::Iterations => matches!(screen, Screen::Question | Screen::Diff),
+        Context::Diff => screen == Screen::Diff,
         Context::Question => screen == Screen::Question,
         Context::Compare => screen == Screen::Compare,
         Context::Run => run,

@@ -6,6 +6,7 @@ mod app;
 mod comparison;
 mod containment;
 mod event_loop;
+mod graph_moves;
 mod highlight;
 mod keymap;
 mod replay;

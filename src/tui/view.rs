@@ -43,7 +43,9 @@ pub struct QuestionView {
     pub node: usize,
     /// Detail tab.
     pub tab: Tab,
-    /// Whether the detail tab fills the question screen.
+    /// The pane arrows act in.
+    pub focus: Pane,
+    /// Whether the focused pane fills the question screen.
     pub zoom: bool,
     /// Whether the conversation shows whole prompts and responses.
     pub expanded: bool,
@@ -51,7 +53,30 @@ pub struct QuestionView {
 
 impl Default for QuestionView {
     fn default() -> Self {
-        Self { id: None, iteration: 0, node: 0, tab: Tab::Feedback, zoom: false, expanded: false }
+        Self { id: None, iteration: 0, node: 0, tab: Tab::Feedback, focus: Pane::Graph, zoom: false, expanded: false }
+    }
+}
+
+/// The panes of the question screen; Tab and Shift-Tab move the focus, the
+/// arrows act in the focused one and `z` lets it fill the screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    /// The DAG: arrows move the selection along the graph.
+    Graph,
+    /// The selected node's code: arrows scroll it.
+    Code,
+    /// The detail tabs: arrows scroll them.
+    Detail,
+}
+
+impl Pane {
+    /// Every pane, in focus order.
+    pub const ALL: [Pane; 3] = [Pane::Graph, Pane::Code, Pane::Detail];
+
+    /// The pane `step` places after this one in focus order (negative: before), wrapping.
+    pub fn cycled(self, step: isize) -> Self {
+        let index = Self::ALL.iter().position(|p| *p == self).unwrap_or(0) as isize;
+        Self::ALL[(index + step).rem_euclid(Self::ALL.len() as isize) as usize]
     }
 }
 
@@ -61,6 +86,8 @@ impl Default for QuestionView {
 pub struct Scrolls {
     /// The question screen's detail pane.
     pub question: Scroll,
+    /// The question screen's code pane.
+    pub code: Scroll,
     /// The iteration diff.
     pub diff: Scroll,
     /// One question of a comparison.

@@ -26,7 +26,8 @@ pub fn eval_dag(home: &std::path::Path) -> std::process::Command {
 }
 
 /// Press `keys` in `app`, one character per key: `\n` Enter, `\x1b` Esc,
-/// `\t` Tab, `⇟`/`⇞` Page Down/Up, anything else as itself.
+/// `\t` Tab, `⇤` Shift-Tab, `⇟`/`⇞` Page Down/Up, `←`/`→`/`↑`/`↓` the
+/// arrows, anything else as itself.
 pub fn press(app: &mut eval_dag::tui::App, keys: &str) {
     use crossterm::event::{KeyCode, KeyEvent};
     for c in keys.chars() {
@@ -34,6 +35,11 @@ pub fn press(app: &mut eval_dag::tui::App, keys: &str) {
             '\n' => KeyCode::Enter,
             '\x1b' => KeyCode::Esc,
             '\t' => KeyCode::Tab,
+            '⇤' => KeyCode::BackTab,
+            '←' => KeyCode::Left,
+            '→' => KeyCode::Right,
+            '↑' => KeyCode::Up,
+            '↓' => KeyCode::Down,
             '⇟' => KeyCode::PageDown,
             '⇞' => KeyCode::PageUp,
             c => KeyCode::Char(c),

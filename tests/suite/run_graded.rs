@@ -60,7 +60,8 @@ fn run_with_questions(file: &Path, out: &Path, dir: &Path) -> Output {
 /// The question view's conversation tab of the only question, zoomed, 160×300.
 fn conversation_screen(state: RunState) -> String {
     let mut app = App::new(state, Theme::dark(), None, None);
-    for code in [KeyCode::Enter, KeyCode::Tab, KeyCode::Tab, KeyCode::Char('z')] {
+    for code in [KeyCode::Enter, KeyCode::Char('t'), KeyCode::Char('t'), KeyCode::Tab, KeyCode::Tab, KeyCode::Char('z')]
+    {
         app.handle_key(KeyEvent::from(code));
     }
     assert_eq!(app.question.tab, Tab::Conversation);

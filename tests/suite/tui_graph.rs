@@ -116,10 +116,15 @@ fn every_node_can_be_selected_and_is_then_drawn_inside_the_pane_with_its_edges_l
         let labels = short_labels(&ids, 14);
         for (width, height) in SIZES {
             let mut app = app_with(&dag);
-            for (index, label) in labels.iter().enumerate() {
-                if index > 0 {
+            let mut visited = std::collections::BTreeSet::new();
+            // j walks the graph in reading order: a layer top to bottom, then the next.
+            for step in 0..labels.len() {
+                if step > 0 {
                     press(&mut app, "j");
                 }
+                let index = app.question.node;
+                assert!(visited.insert(index), "{name}: j reaches a new node each time");
+                let label = &labels[index];
                 let buffer = frame(&app, width, height);
                 let (x, y, row) = selected_box(&buffer)
                     .unwrap_or_else(|| panic!("{name} {width}x{height}: node {index} is drawn\n{}", text(&buffer)));
@@ -138,6 +143,39 @@ fn every_node_can_be_selected_and_is_then_drawn_inside_the_pane_with_its_edges_l
                     assert!(lit(right, "─"), "{name} {width}x{height}: {label}'s outputs leave lit");
                 }
             }
+            assert_eq!(visited.len(), dag.nodes.len(), "{name}: every node was reached");
         }
     }
+}
+
+#[test]
+fn arrows_move_along_the_graph_tab_moves_the_focus_and_z_zooms_the_focused_pane() {
+    let dag = graph("graph-14");
+    let placed = layout(&dag);
+    let column = |app: &App| placed.nodes[app.question.node].column;
+    let mut app = app_with(&dag);
+    assert_eq!(column(&app), 0);
+    press(&mut app, "→→");
+    assert_eq!(column(&app), 2, "→ goes a layer further");
+    let here = app.question.node;
+    press(&mut app, "[");
+    let input = app.question.node;
+    assert!(placed.edges.contains(&(input, here)), "[ selects an input of the node");
+    press(&mut app, "]");
+    assert!(placed.edges.contains(&(input, app.question.node)), "] selects a node it feeds");
+    press(&mut app, "←");
+    assert_eq!(column(&app), 1, "← goes a layer back");
+    let selected = app.question.node;
+    press(&mut app, "\t");
+    press(&mut app, "j↓");
+    assert_eq!(app.question.node, selected, "with the code focused, arrows leave the selection alone");
+    press(&mut app, "⇤↓");
+    assert_ne!(app.question.node, selected, "Shift-Tab gives the focus back to the graph");
+    press(&mut app, "↑\t");
+    press(&mut app, "\tz");
+    let zoomed = text(&frame(&app, 80, 24));
+    assert!(zoomed.contains("feedback") && !zoomed.contains("┌ DAG"), "the detail fills the screen: {zoomed}");
+    press(&mut app, "z\tz");
+    let zoomed = text(&frame(&app, 80, 24));
+    assert!(zoomed.contains("┌ DAG") && !zoomed.contains(" feedback │"), "the graph fills the screen: {zoomed}");
 }

@@ -1,7 +1,8 @@
 //! One question: its attempts and iterations with verdicts, the DAG of the
 //! selected iteration, the selected node's code with the findings that blame
 //! it, and tabs for the feedback, the node outputs and the conversation with
-//! the LLM across all iterations. `z` lets the tab fill the screen.
+//! the LLM across all iterations. Tab / Shift-Tab move the focus between the
+//! graph, the code and the detail; `z` lets the focused pane fill the screen.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -15,9 +16,9 @@ use crate::text::plural;
 use crate::tui::app::App;
 use crate::tui::text::{clean, fit, preview, width};
 use crate::tui::theme::Ink;
-use crate::tui::view::Tab;
+use crate::tui::view::{Pane, Tab};
 use crate::tui::widgets::code_view::source_color;
-use crate::tui::widgets::{code_view, conversation, dag_graph};
+use crate::tui::widgets::{code_view, conversation, dag_graph, pane_border};
 
 fn iterations_list(frame: &mut Frame, area: Rect, app: &App) {
     let t = &app.theme;
@@ -183,7 +184,7 @@ fn detail(frame: &mut Frame, area: Rect, app: &App) {
     let tabs = if all_fit { Tabs::new(titles).select(selected) } else { Tabs::new([titles[selected]]).select(0) };
     frame.render_widget(tabs.highlight_style(t.selected()), tabs_area);
     frame.render_widget(Paragraph::new(Span::styled(context, t.fg(Ink::Muted))), context_area);
-    let block = Block::default().borders(Borders::TOP).border_style(t.fg(Ink::Border));
+    let block = Block::default().borders(Borders::TOP).border_style(pane_border(app, Pane::Detail));
     let shown: Vec<Line> = lines.into_iter().skip(first).collect();
     frame.render_widget(Paragraph::new(shown).wrap(Wrap { trim: false }).block(block), body);
 }
@@ -208,13 +209,20 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         frame.render_widget(Paragraph::new("this question has not started yet"), area);
         return;
     };
+    let node = it.dag.as_ref().and_then(|dag| dag.nodes.get(app.question.node));
     // Too short for the graph and code panes to show anything: the detail alone.
-    if app.question.zoom || area.height < MIN_PANES_HEIGHT {
-        detail(frame, area, app);
-        return;
+    let zoomed = if area.height < MIN_PANES_HEIGHT {
+        Some(Pane::Detail)
+    } else {
+        app.question.zoom.then_some(app.question.focus)
+    };
+    match (zoomed, node) {
+        (Some(Pane::Graph), _) => return graph(frame, area, app, it),
+        (Some(Pane::Code), Some(node)) => return code_view::draw(frame, area, app, node, it.feedback.as_ref()),
+        (Some(_), _) => return detail(frame, area, app),
+        (None, _) => {}
     }
     let graph_rows = it.dag.as_ref().map_or(1, |d| layout(d).rows);
-    let node = it.dag.as_ref().and_then(|dag| dag.nodes.get(app.question.node));
     let code_rows = node.map(|n| code_view::height(n, it.feedback.as_ref(), area.width));
     let [top_height, middle_height] = pane_heights(area.height, graph_rows, code_rows);
     let [top, middle, bottom] =
@@ -222,18 +230,26 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             .areas(area);
     let [list_area, graph_area] = Layout::horizontal([Constraint::Length(26), Constraint::Min(10)]).areas(top);
     iterations_list(frame, list_area, app);
+    graph(frame, graph_area, app, it);
+    if let Some(node) = node {
+        code_view::draw(frame, middle, app, node, it.feedback.as_ref());
+    }
+    detail(frame, bottom, app);
+}
+
+/// The DAG pane: the graph of the selected iteration, or why there is none.
+fn graph(frame: &mut Frame, graph_area: Rect, app: &App, it: &Iteration) {
     let title = app.current_question().map_or(" DAG ".into(), |q| {
         let room = graph_area.width.saturating_sub(20) as usize;
         let text = preview(&serde_json::Value::String(q.question.question.clone()), room);
         format!(" DAG · {} · {text} ", q.question.difficulty_level.as_str())
     });
-    let graph_block = Block::default().borders(Borders::ALL).title(title).border_style(app.theme.fg(Ink::Border));
+    let graph_block = Block::default().borders(Borders::ALL).title(title).border_style(pane_border(app, Pane::Graph));
     let inner = graph_block.inner(graph_area);
     frame.render_widget(graph_block, graph_area);
-    match (&it.dag, node) {
-        (Some(dag), Some(node)) => {
+    match &it.dag {
+        Some(dag) if !dag.nodes.is_empty() => {
             dag_graph::draw(frame.buffer_mut(), inner, dag, it.feedback.as_ref(), app.question.node, &app.theme);
-            code_view::draw(frame, middle, app, node, it.feedback.as_ref());
         }
         _ => {
             let text = it.feedback.as_ref().map_or("building…".to_string(), |f| {
@@ -245,7 +261,6 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: false }), inner);
         }
     }
-    detail(frame, bottom, app);
 }
 
 #[cfg(test)]

@@ -60,8 +60,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, node: &DagNodeSpec, feedba
         spans.extend(clean_spans(code));
         lines.push(Line::from(spans));
     }
-    let block = Block::default().borders(Borders::ALL).title(title).border_style(t.fg(Ink::Border));
-    frame.render_widget(Paragraph::new(lines).block(block), code_area);
+    let first = app.scrolls.code.place(lines.len(), || 0);
+    let border = super::pane_border(app, crate::tui::view::Pane::Code);
+    let block = Block::default().borders(Borders::ALL).title(title).border_style(border);
+    let shown: Vec<Line> = lines.into_iter().skip(first).collect();
+    frame.render_widget(Paragraph::new(shown).block(block), code_area);
     if findings.is_empty() {
         return;
     }

@@ -7,3 +7,12 @@ pub mod fault;
 pub mod footer;
 pub mod header;
 pub mod quit_prompt;
+
+use crate::tui::app::App;
+use crate::tui::theme::Ink;
+use crate::tui::view::Pane;
+
+/// The border style of the question screen's `pane`: the accent when it has the focus.
+pub fn pane_border(app: &App, pane: Pane) -> ratatui::style::Style {
+    app.theme.fg(if app.question.focus == pane { Ink::Accent } else { Ink::Border })
+}
