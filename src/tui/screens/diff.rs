@@ -1,18 +1,21 @@
 //! Iteration N−1 versus N: nodes added, removed and changed (with a unified
 //! diff of the code), and each earlier finding marked resolved, persisting or
-//! new. Scrolls when longer than the screen.
+//! new. On a tall enough screen the selected iteration's graph sits above,
+//! its added and changed nodes marked. Scrolls when longer than the screen.
 
 use ratatui::Frame;
-use ratatui::layout::Rect;
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
-use crate::domain::{FindingFate, IterationDiff, NodeChange};
+use crate::domain::{FindingFate, GeneratedDag, IterationDiff, NodeChange};
+use crate::render::layout;
 use crate::tui::app::App;
-use crate::tui::text::clean_line;
+use crate::tui::text::{clean_line, fit};
 use crate::tui::theme::{Ink, Theme};
 use crate::tui::widgets::code_view::source_color;
+use crate::tui::widgets::dag_graph::{self, Colouring};
 
 /// Lines of the node changes `nodes` (shared with the comparison detail).
 pub fn node_lines(t: &Theme, nodes: &[NodeChange]) -> Vec<Line<'static>> {
@@ -45,20 +48,36 @@ pub fn node_lines(t: &Theme, nodes: &[NodeChange]) -> Vec<Line<'static>> {
     lines
 }
 
-/// Every line of the diff of the selected iteration against the one before it.
-fn lines(app: &App) -> Vec<Line<'static>> {
-    let t = &app.theme;
+/// The selected iteration, the one before it and what changed between them.
+struct Diffed<'a> {
+    /// Number of the earlier iteration.
+    before: u32,
+    /// Number of the selected iteration.
+    after: u32,
+    /// The selected iteration's DAG.
+    dag: &'a GeneratedDag,
+    /// What changed.
+    diff: IterationDiff,
+}
+
+/// The diff of the selected iteration against the one before it, or why there is none.
+fn diffed(app: &App) -> Result<Diffed<'_>, &'static str> {
     let all = app.iterations();
     let index = app.question.iteration.min(all.len().saturating_sub(1));
     let (Some((_, before)), Some((_, after))) = (index.checked_sub(1).and_then(|i| all.get(i)), all.get(index)) else {
-        return vec![Line::from("no earlier iteration to compare with")];
+        return Err("no earlier iteration to compare with");
     };
     let (Some(old), Some(new)) = (&before.dag, &after.dag) else {
-        return vec![Line::from("one of the iterations has no DAG (its reply could not be read)")];
+        return Err("one of the iterations has no DAG (its reply could not be read)");
     };
     let diff = IterationDiff::between(old, before.feedback.as_ref(), new, after.feedback.as_ref());
+    Ok(Diffed { before: before.number, after: after.number, dag: new, diff })
+}
+
+/// Every line of `diffed`: the findings with their fate, then the node changes.
+fn lines(t: &Theme, diffed: &Diffed) -> Vec<Line<'static>> {
     let mut lines = vec![Line::from(Span::styled("findings", t.fg(Ink::Accent).add_modifier(Modifier::BOLD)))];
-    for (fate, finding) in &diff.findings {
+    for (fate, finding) in &diffed.diff.findings {
         let (label, color) = match fate {
             FindingFate::Resolved => ("resolved  ", Ink::FindingResolved),
             FindingFate::Persisting => ("persisting", Ink::FindingPersisting),
@@ -76,19 +95,45 @@ fn lines(app: &App) -> Vec<Line<'static>> {
     }
     lines.push(Line::from(""));
     lines.push(Line::from(Span::styled("nodes", t.fg(Ink::Accent).add_modifier(Modifier::BOLD))));
-    lines.extend(node_lines(t, &diff.nodes));
+    lines.extend(node_lines(t, &diffed.diff.nodes));
     lines.into_iter().map(clean_line).collect()
 }
 
-/// Draw the diff of the selected iteration against the one before it.
+/// Screen height from which the diff shows the graph above its text.
+const MIN_GRAPH_HEIGHT: u16 = 16;
+
+/// The selected iteration's graph with its added (`+`) and changed (`~`)
+/// nodes marked; the title names the removed ones.
+fn graph(frame: &mut Frame, area: Rect, app: &App, diffed: &Diffed) {
+    let removed: Vec<&str> =
+        diffed.diff.nodes.iter().filter(|c| matches!(c, NodeChange::Removed { .. })).map(NodeChange::node_id).collect();
+    let gone = if removed.is_empty() { String::new() } else { format!(" · removed: {}", removed.join(", ")) };
+    let title = fit(&format!(" iteration {}: + added · ~ changed{gone} ", diffed.after), area.width as usize);
+    let block = Block::default().borders(Borders::ALL).title(title).border_style(app.theme.fg(Ink::Border));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let colouring = Colouring::Changes(&diffed.diff.nodes);
+    dag_graph::draw(frame.buffer_mut(), inner, diffed.dag, colouring, app.question.node, &app.theme);
+}
+
+/// Draw the diff of the selected iteration against the one before it: the
+/// graph with what changed (when the screen is tall enough), then the text.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
-    let all = app.iterations();
-    let index = app.question.iteration.min(all.len().saturating_sub(1));
-    let title = match (index.checked_sub(1).and_then(|i| all.get(i)), all.get(index)) {
-        (Some((_, before)), Some((_, after))) => format!(" iteration {} → {} ", before.number, after.number),
-        _ => " diff ".into(),
+    let diffed = diffed(app);
+    let (title, lines) = match &diffed {
+        Ok(d) => (format!(" iteration {} → {} ", d.before, d.after), lines(&app.theme, d)),
+        Err(why) => (" diff ".to_string(), vec![Line::from(*why)]),
     };
-    let lines = lines(app);
+    let area = match &diffed {
+        Ok(d) if area.height >= MIN_GRAPH_HEIGHT => {
+            let rows = u16::try_from(layout(d.dag).rows.saturating_mul(4).saturating_add(1)).unwrap_or(u16::MAX);
+            let [top, rest] =
+                Layout::vertical([Constraint::Length((rows + 2).min(area.height / 3)), Constraint::Min(1)]).areas(area);
+            graph(frame, top, app, d);
+            rest
+        }
+        _ => area,
+    };
     let first = app.scrolls.diff.place(lines.len(), || 0);
     let title = if first > 0 { format!("{title}· line {} of {} ", first + 1, lines.len()) } else { title };
     let block = Block::default().borders(Borders::ALL).title(title).border_style(app.theme.fg(Ink::Border));

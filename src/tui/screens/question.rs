@@ -249,7 +249,8 @@ fn graph(frame: &mut Frame, graph_area: Rect, app: &App, it: &Iteration) {
     frame.render_widget(graph_block, graph_area);
     match &it.dag {
         Some(dag) if !dag.nodes.is_empty() => {
-            dag_graph::draw(frame.buffer_mut(), inner, dag, it.feedback.as_ref(), app.question.node, &app.theme);
+            let colouring = dag_graph::Colouring::Verdicts(it.feedback.as_ref());
+            dag_graph::draw(frame.buffer_mut(), inner, dag, colouring, app.question.node, &app.theme);
         }
         _ => {
             let text = it.feedback.as_ref().map_or("building…".to_string(), |f| {

@@ -1,6 +1,7 @@
 //! The DAG drawn in the terminal: layers left to right, nodes as boxes
 //! coloured by what the critic said of them (with the final node's ★ and each
-//! node's finding count), edges as connectors. The pane pans to keep the
+//! node's finding count) or, on the diff screen, by how they changed; edges
+//! as connectors. The pane pans to keep the
 //! selected node in view, says how many nodes lie beyond each edge, and
 //! draws the selected node's inputs and outputs over the other edges, which
 //! are dimmed: which node feeds which can always be read for the selection.
@@ -9,7 +10,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 
-use crate::domain::{CriticFeedback, GeneratedDag};
+use crate::domain::{CriticFeedback, GeneratedDag, NodeChange};
 use crate::render::{DagLayout, NodeVerdict, layout, node_verdict, short_labels};
 use crate::tui::text::{fit, width};
 use crate::tui::theme::{Ink, Theme};
@@ -101,15 +102,39 @@ fn edge(buf: &mut Buffer, view: &View, placed: &DagLayout, (from, to): (usize, u
     view.put(buf, bx - 1, end_y, "▶", style);
 }
 
-/// Draw `dag` into `area` of `buf`; `selected` is the index of the selected node.
-pub fn draw(
-    buf: &mut Buffer,
-    area: Rect,
-    dag: &GeneratedDag,
-    feedback: Option<&CriticFeedback>,
-    selected: usize,
-    theme: &Theme,
-) {
+/// What the boxes are coloured by.
+#[derive(Clone, Copy)]
+pub enum Colouring<'a> {
+    /// What the critic said of each node (and how many findings blame it).
+    Verdicts(Option<&'a CriticFeedback>),
+    /// How each node changed since the iteration before (`+` added, `~` changed).
+    Changes(&'a [NodeChange]),
+}
+
+impl Colouring<'_> {
+    /// The ink, the mark before the label and the footer note of `node_id`.
+    fn of(self, node_id: &str) -> (Ink, &'static str, Option<usize>) {
+        match self {
+            Colouring::Verdicts(feedback) => {
+                let ink = match node_verdict(feedback, node_id) {
+                    NodeVerdict::Fine => Ink::NodeFine,
+                    NodeVerdict::Flagged => Ink::NodeFlagged,
+                    NodeVerdict::Failed => Ink::NodeFailed,
+                };
+                (ink, "", feedback.map(|f| f.findings_for_node(node_id).count()))
+            }
+            Colouring::Changes(changes) => match changes.iter().find(|c| c.node_id() == node_id) {
+                Some(NodeChange::Added { .. }) => (Ink::DiffLineAdd, "+ ", None),
+                Some(NodeChange::Changed { .. }) => (Ink::NodeFlagged, "~ ", None),
+                _ => (Ink::Muted, "", None),
+            },
+        }
+    }
+}
+
+/// Draw `dag` into `area` of `buf`, coloured by `colouring`; `selected` is
+/// the index of the selected node.
+pub fn draw(buf: &mut Buffer, area: Rect, dag: &GeneratedDag, colouring: Colouring, selected: usize, theme: &Theme) {
     let placed = layout(dag);
     let view = View::new(area, &placed, selected);
     let touches = |&(from, to): &(usize, usize)| from == selected || to == selected;
@@ -125,25 +150,24 @@ pub fn draw(
     let labels = short_labels(&ids, INNER - 2);
     for (index, node) in placed.nodes.iter().enumerate() {
         let (x, y) = origin(node.column, node.row);
-        let color = match node_verdict(feedback, &node.node_id) {
-            NodeVerdict::Fine => Ink::NodeFine,
-            NodeVerdict::Flagged => Ink::NodeFlagged,
-            NodeVerdict::Failed => Ink::NodeFailed,
-        };
-        let mut style = theme.fg(color);
+        let (ink, change, findings) = colouring.of(&node.node_id);
+        let mut style = theme.fg(ink);
         if index == selected {
             style = style.add_modifier(Modifier::REVERSED | Modifier::BOLD);
         }
         let mark = if node.is_final { " ★" } else { "" };
-        let label = format!("{}{mark}", fit(&labels[index], INNER - 2));
+        let room = INNER - 2 - change.len().min(2);
+        let label = format!("{change}{}{mark}", fit(&labels[index], room));
         // Centred by display width (`{:^}` would count characters).
         let pad = INNER.saturating_sub(width(&label));
         let label = format!("{}{label}{}", " ".repeat(pad / 2), " ".repeat(pad - pad / 2));
         view.put(buf, x, y, &format!("┌{}┐", "─".repeat(INNER)), style);
         view.put(buf, x, y + 1, &format!("│{label}│"), style);
         let layer = dag.node(&node.node_id).map_or(0, |n| n.layer);
-        let findings = feedback.map_or(0, |f| f.findings_for_node(&node.node_id).count());
-        let footer = if findings == 0 { format!(" L{layer} ") } else { format!(" L{layer} · {findings}⚑ ") };
+        let footer = match findings {
+            Some(count) if count > 0 => format!(" L{layer} · {count}⚑ "),
+            _ => format!(" L{layer} "),
+        };
         view.put(buf, x, y + 2, &format!("└{footer:─^INNER$}┘"), style);
     }
     indicators(buf, &view, view.beyond(&placed), theme);
