@@ -150,7 +150,7 @@ impl JudgeCall<'_> {
     /// Like [`Self::ask`], with the reply parsed as a JSON object.
     pub(crate) async fn ask_json(&self, step: usize, template: &str, ctx: &minijinja::Value) -> Result<Value, String> {
         let reply = self.ask(step, template, ctx, true).await?;
-        extract_json_object(&reply)
+        extract_json_object(&reply).map_err(|err| err.to_string())
     }
 }
 
