@@ -124,6 +124,7 @@ pub struct RunArgs {
 }
 
 /// A JSON object given on the command line.
+// String, not a typed error: clap only prints it after the argument's name; nothing matches on it.
 fn parse_json_object(text: &str) -> Result<serde_json::Map<String, serde_json::Value>, String> {
     match serde_json::from_str(text) {
         Ok(serde_json::Value::Object(map)) => Ok(map),
@@ -133,6 +134,7 @@ fn parse_json_object(text: &str) -> Result<serde_json::Map<String, serde_json::V
 }
 
 /// A non-negative number of seconds (at most a day).
+// String, not a typed error: clap only prints it after the argument's name; nothing matches on it.
 fn parse_seconds(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
         Ok(seconds) if (0.0..=86_400.0).contains(&seconds) => Ok(seconds),

@@ -20,9 +20,7 @@ pub fn build_llm(
 ) -> anyhow::Result<Arc<dyn LlmClient>> {
     match (config.provider, &config.openai, questions) {
         (LlmKind::Openai, Some(settings), _) => Ok(Arc::new(OpenAiClient::new(settings.clone())?)),
-        (_, _, Some(questions)) => {
-            Ok(Arc::new(OfflinePlanner::for_questions(dataset.clone(), questions).map_err(anyhow::Error::msg)?))
-        }
+        (_, _, Some(questions)) => Ok(Arc::new(OfflinePlanner::for_questions(dataset.clone(), questions)?)),
         _ => Ok(Arc::new(OfflinePlanner::new(dataset.clone(), config.questions as usize, seed))),
     }
 }

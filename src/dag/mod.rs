@@ -16,7 +16,7 @@ pub use code::{CodeProblem, code_problems};
 pub use executor::DagExecutor;
 pub use fields::{UnknownField, unknown_fields};
 pub use findings::FindingSink;
-pub use refs::InputRef;
+pub use refs::{InputRef, InputRefError};
 
 use crate::dataset::SchemaCatalogue;
 use crate::domain::{Finding, GeneratedDag};

@@ -118,7 +118,7 @@ impl Attempt<'_> {
             Ok(reply) => reply,
             Err(err) => return Built::CallFailed(format!("building the DAG failed: {err}")),
         };
-        let parsed = extract_json_object(&reply).and_then(|value| {
+        let parsed = extract_json_object(&reply).map_err(|err| err.to_string()).and_then(|value| {
             serde_json::from_value::<GeneratedDag>(value)
                 .map_err(|err| format!("the DAG JSON does not match the DAG shape: {err}"))
         });

@@ -28,7 +28,7 @@ struct RawQuestion {
 /// follow reply order, missing levels follow the rank, and missing or repeated
 /// ids are replaced by `q_NN`.
 pub fn parse_questions(reply: &str, limit: usize) -> Result<Vec<Question>, String> {
-    let value = extract_json_object(reply)?;
+    let value = extract_json_object(reply).map_err(|err| err.to_string())?;
     let items = value.get("questions").and_then(Value::as_array).ok_or("the reply has no \"questions\" list")?;
     let mut raw = Vec::new();
     for (index, item) in items.iter().enumerate() {

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::Outcome;
-use super::judge_prompts::{JudgeCall, JudgeInput, one_line};
+use super::judge_prompts::{JudgeCall, JudgeError, JudgeInput, one_line};
 
 /// Options of a faithfulness judge.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -60,22 +60,22 @@ pub fn faithfulness_score(verdicts: &[ClaimVerdict], penalize_unknown: bool) -> 
 }
 
 /// The strings of list `field` in a reply.
-fn string_list(reply: &Value, field: &str) -> Result<Vec<String>, String> {
+fn string_list(reply: &Value, field: &'static str) -> Result<Vec<String>, JudgeError> {
     reply
         .get(field)
         .and_then(Value::as_array)
-        .ok_or_else(|| format!("the reply has no {field:?} list"))?
+        .ok_or(JudgeError::MissingList { field })?
         .iter()
         .map(|item| match item {
             Value::String(s) => Ok(s.clone()),
-            other => Err(format!("{field:?} holds a non-string item {other}")),
+            other => Err(JudgeError::NonStringItem { field, item: other.clone() }),
         })
         .collect()
 }
 
 impl Faithfulness {
     /// Extract claims and truths, judge every claim, score.
-    pub(crate) async fn run(&self, call: &JudgeCall<'_>) -> Result<Outcome, String> {
+    pub(crate) async fn run(&self, call: &JudgeCall<'_>) -> Result<Outcome, JudgeError> {
         const TEMPLATE: &str = "faithfulness.j2";
         // A narrative answer makes the claims; a bare value is its own claim.
         let answer = call.narrative.map_or_else(|| call.answer_text(), str::to_string);
@@ -97,16 +97,17 @@ impl Faithfulness {
         }
         let verdicts_ctx = context! { step => "verdicts", claims => &claims, truths => &truths };
         let reply = call.ask_json(2, TEMPLATE, &verdicts_ctx).await?;
-        let items = reply.get("verdicts").and_then(Value::as_array).ok_or("the reply has no \"verdicts\" list")?;
+        let items =
+            reply.get("verdicts").and_then(Value::as_array).ok_or(JudgeError::MissingList { field: "verdicts" })?;
         if items.len() != claims.len() {
-            return Err(format!("{} verdicts for {} claims", items.len(), claims.len()));
+            return Err(JudgeError::VerdictCount { verdicts: items.len(), claims: claims.len() });
         }
         let mut verdicts = Vec::with_capacity(items.len());
         for (index, item) in items.iter().enumerate() {
             let verdict = item
                 .get("verdict")
                 .and_then(ClaimVerdict::parse)
-                .ok_or_else(|| format!("verdict {} is not supported, contradicted or unknown", index + 1))?;
+                .ok_or(JudgeError::BadClaimVerdict { number: index + 1 })?;
             verdicts.push(verdict);
         }
         let count = |v: ClaimVerdict| verdicts.iter().filter(|x| **x == v).count();

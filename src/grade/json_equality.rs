@@ -12,25 +12,26 @@ use super::matching::{MatchOptions, MatchResult, Num, ScoreMode, match_values, s
 use crate::prompts::extract_json_object;
 
 /// One side could not be parsed as JSON.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum JsonEqualityError {
-    /// The answer is not JSON.
+    /// The answer is not JSON; the field is the parser's error on the whole text.
     #[error("the answer is not JSON: {0}")]
-    Prediction(String),
-    /// The reference is not JSON.
+    Prediction(#[source] serde_json::Error),
+    /// The reference is not JSON; the field is the parser's error on the whole text.
     #[error("the expected answer is not JSON: {0}")]
-    Reference(String),
+    Reference(#[source] serde_json::Error),
 }
 
 /// Compares a parsed answer (first argument) with the parsed reference (second).
 pub type JsonOperator<'a> = &'a dyn Fn(&Value, &Value) -> MatchResult;
 
-/// Parse JSON text: plain, inside a code fence, or an object inside prose.
-pub fn parse_json_text(text: &str) -> Result<Value, String> {
+/// Parse JSON text: plain, inside a code fence, or an object inside prose;
+/// the error is the parser's on the whole (trimmed) text.
+pub fn parse_json_text(text: &str) -> Result<Value, serde_json::Error> {
     let trimmed = text.trim();
     let first_error = match serde_json::from_str::<Value>(trimmed) {
         Ok(value) => return Ok(value),
-        Err(err) => err.to_string(),
+        Err(err) => err,
     };
     if let Some(inner) = fenced(trimmed)
         && let Ok(value) = serde_json::from_str::<Value>(inner)
@@ -54,7 +55,7 @@ fn fenced(text: &str) -> Option<&str> {
 }
 
 /// A JSON side: strings are parsed as JSON text, other values are taken as they are.
-fn parse_side(value: &Value) -> Result<Value, String> {
+fn parse_side(value: &Value) -> Result<Value, serde_json::Error> {
     match value {
         Value::String(text) => parse_json_text(text),
         other => Ok(other.clone()),

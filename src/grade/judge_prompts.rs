@@ -5,6 +5,8 @@
 //! judge index (1-based, in panel order), layer: step}` so that replay can find
 //! it; the step is the node's position in a DAG judge's topological order, 0 for
 //! a rubric, and 0-2 (claims, truths, verdicts) for faithfulness.
+//!
+//! [`JudgeError`] is what every judge returns when it cannot grade an answer.
 
 use indexmap::IndexMap;
 use minijinja::{Environment, context};
@@ -12,9 +14,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::GradeError;
+use super::rubric::RubricError;
 use crate::domain::Question;
-use crate::llm::{CallKey, ChatMessage, LlmClient, LlmRequest, LlmRole};
-use crate::prompts::extract_json_object;
+use crate::llm::{CallKey, ChatMessage, LlmClient, LlmError, LlmRequest, LlmRole};
+use crate::prompts::{ExtractError, extract_json_object};
 
 /// Built-in judge templates: (file name, source).
 const BUILT_IN: [(&str, &str); 3] = [
@@ -27,6 +30,93 @@ const BUILT_IN: [(&str, &str); 3] = [
 const NODE_OUTPUT_CHARS: usize = 600;
 /// Characters of the answer shown to a judge.
 const ANSWER_CHARS: usize = 4000;
+
+/// Why a judge could not grade an answer: its call failed or the reply was
+/// unusable. Every judge returns it; the grade shows its message.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum JudgeError {
+    /// A judge template is not among the compiled ones.
+    #[error("{source}")]
+    NoTemplate {
+        /// The template's file name.
+        template: String,
+        /// The template engine's error.
+        source: minijinja::Error,
+    },
+    /// A judge template failed to render.
+    #[error("template {template} failed to render: {source}")]
+    Render {
+        /// The template's file name.
+        template: String,
+        /// The template engine's error.
+        source: minijinja::Error,
+    },
+    /// The LLM call failed.
+    #[error("judge call failed: {source}")]
+    Call {
+        /// The client's error.
+        source: LlmError,
+    },
+    /// The reply holds no usable JSON object.
+    #[error(transparent)]
+    Reply(#[from] ExtractError),
+    /// A node of a decision-tree judge failed.
+    #[error("node {id:?}: {source}")]
+    Node {
+        /// The node's id.
+        id: String,
+        /// What went wrong at it.
+        source: Box<JudgeError>,
+    },
+    /// The reply lacks a field.
+    #[error("the reply has no {field:?}")]
+    MissingField {
+        /// The field.
+        field: &'static str,
+    },
+    /// A judgement's reply names none of its verdicts.
+    #[error("the verdict {said} is not one of {}", options.join(", "))]
+    UnknownVerdict {
+        /// The `verdict` the reply gave.
+        said: Value,
+        /// The node's verdicts, as the prompt shows them.
+        options: Vec<String>,
+    },
+    /// No reached verdict leaf carries a score.
+    #[error("no verdict with a score was reached")]
+    NoScoredVerdict,
+    /// A rubric reply holds no score.
+    #[error(transparent)]
+    Rubric(#[from] RubricError),
+    /// The reply lacks a list.
+    #[error("the reply has no {field:?} list")]
+    MissingList {
+        /// The list's field.
+        field: &'static str,
+    },
+    /// A list that should hold strings holds something else.
+    #[error("{field:?} holds a non-string item {item}")]
+    NonStringItem {
+        /// The list's field.
+        field: &'static str,
+        /// The item.
+        item: Value,
+    },
+    /// The reply judged a different number of claims than it was given.
+    #[error("{verdicts} verdicts for {claims} claims")]
+    VerdictCount {
+        /// Verdicts in the reply.
+        verdicts: usize,
+        /// Claims asked about.
+        claims: usize,
+    },
+    /// A claim's verdict is none of the three allowed.
+    #[error("verdict {number} is not supported, contradicted or unknown")]
+    BadClaimVerdict {
+        /// 1-based position of the verdict.
+        number: usize,
+    },
+}
 
 /// What a judge step shows the LLM.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -53,21 +143,22 @@ impl JudgePrompts {
     pub(crate) fn built_in() -> Result<Self, GradeError> {
         let mut env = Environment::new();
         for (name, source) in BUILT_IN {
-            env.add_template(name, source).map_err(|err| GradeError::Judge {
-                origin: format!("prompts/judges/{name}"),
-                message: err.to_string(),
-            })?;
+            env.add_template(name, source)
+                .map_err(|err| GradeError::Template { template: name.to_string(), source: err })?;
         }
         Ok(Self { env })
     }
 
     /// The system and user messages of template `name`.
-    fn render(&self, name: &str, ctx: &minijinja::Value) -> Result<Vec<ChatMessage>, String> {
-        let template = self.env.get_template(name).map_err(|err| err.to_string())?;
+    fn render(&self, name: &str, ctx: &minijinja::Value) -> Result<Vec<ChatMessage>, JudgeError> {
+        let template = self
+            .env
+            .get_template(name)
+            .map_err(|source| JudgeError::NoTemplate { template: name.to_string(), source })?;
         let section = |section: &str| {
             template
                 .render(context! { section => section, ..ctx.clone() })
-                .map_err(|err| format!("template {name} failed to render: {err}"))
+                .map_err(|source| JudgeError::Render { template: name.to_string(), source })
         };
         Ok(vec![ChatMessage::system(section("system")?), ChatMessage::user(section("user")?)])
     }
@@ -128,7 +219,7 @@ impl JudgeCall<'_> {
         template: &str,
         ctx: &minijinja::Value,
         json: bool,
-    ) -> Result<String, String> {
+    ) -> Result<String, JudgeError> {
         let request = LlmRequest {
             key: CallKey {
                 question_id: Some(self.question.id.clone()),
@@ -144,13 +235,18 @@ impl JudgeCall<'_> {
             .complete(&request, crate::llm::ignore_stream())
             .await
             .map(|response| response.text)
-            .map_err(|err| format!("judge call failed: {err}"))
+            .map_err(|source| JudgeError::Call { source })
     }
 
     /// Like [`Self::ask`], with the reply parsed as a JSON object.
-    pub(crate) async fn ask_json(&self, step: usize, template: &str, ctx: &minijinja::Value) -> Result<Value, String> {
+    pub(crate) async fn ask_json(
+        &self,
+        step: usize,
+        template: &str,
+        ctx: &minijinja::Value,
+    ) -> Result<Value, JudgeError> {
         let reply = self.ask(step, template, ctx, true).await?;
-        extract_json_object(&reply)
+        Ok(extract_json_object(&reply)?)
     }
 }
 
@@ -158,4 +254,34 @@ impl JudgeCall<'_> {
 pub(crate) fn one_line(text: &str, max: usize) -> String {
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
     crate::text::preview(&Value::String(flat), max)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn judge_errors_read_as_they_always_have() {
+        let at_node = |source| JudgeError::Node { id: "j".into(), source: Box::new(source) };
+        let cases = [
+            (at_node(JudgeError::MissingField { field: "verdict" }), "node \"j\": the reply has no \"verdict\""),
+            (
+                at_node(JudgeError::UnknownVerdict {
+                    said: json!("maybe"),
+                    options: vec!["false".into(), "true".into()],
+                }),
+                "node \"j\": the verdict \"maybe\" is not one of false, true",
+            ),
+            (JudgeError::NoScoredVerdict, "no verdict with a score was reached"),
+            (JudgeError::MissingList { field: "claims" }, "the reply has no \"claims\" list"),
+            (JudgeError::NonStringItem { field: "truths", item: json!(3) }, "\"truths\" holds a non-string item 3"),
+            (JudgeError::VerdictCount { verdicts: 2, claims: 3 }, "2 verdicts for 3 claims"),
+            (JudgeError::BadClaimVerdict { number: 2 }, "verdict 2 is not supported, contradicted or unknown"),
+        ];
+        for (error, message) in cases {
+            assert_eq!(error.to_string(), message);
+        }
+    }
 }

@@ -30,11 +30,11 @@ pub use grader::{Answer, Grader};
 pub use json_equality::{
     JsonEqualityError, JsonOperator, exact_operator, json_equality, parse_json_text, rules_operator,
 };
-pub use judge_file::{Judge, JudgeKind, built_in_judge, built_in_judges};
+pub use judge_file::{Judge, JudgeFileError, JudgeKind, built_in_judge, built_in_judges};
 pub use judge_prompts::JudgeInput;
 pub use matching::{JsonCompare, MatchMethod, MatchOptions, MatchResult, ScoreMode, match_values};
-pub use questions_file::{QuestionSpec, parse_questions_jsonl, read_questions_file};
-pub use rubric::{Rubric, RubricLevel, RubricOutput, RubricReply, normalise_score, parse_rubric_reply};
+pub use questions_file::{QuestionSpec, QuestionsFileError, parse_questions_jsonl, read_questions_file};
+pub use rubric::{Rubric, RubricError, RubricLevel, RubricOutput, RubricReply, normalise_score, parse_rubric_reply};
 pub use summary::{Accuracy, GradeSummary, summarise};
 pub use tree_judge::{DagJudge, Verdict};
 
@@ -43,7 +43,7 @@ use crate::llm::LlmClient;
 use judge_prompts::{JudgeCall, JudgePrompts};
 
 /// Why grading input could not be used.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum GradeError {
     /// A file could not be read, or holds nothing usable.
     #[error("{path}: {message}")]
@@ -54,22 +54,32 @@ pub enum GradeError {
         message: String,
     },
     /// A line of a questions file is wrong.
-    #[error("{path}:{line}: {message}")]
+    #[error("{path}:{line}: {problem}")]
     QuestionsFile {
         /// The file.
         path: String,
         /// 1-based line number.
         line: usize,
         /// What is wrong.
-        message: String,
+        #[source]
+        problem: QuestionsFileError,
     },
-    /// A judge file (or judge template) is wrong.
-    #[error("judge {origin}: {message}")]
+    /// A judge file is wrong, or no judge has that name.
+    #[error("judge {origin}: {problem}")]
     Judge {
         /// The file, or the built-in name.
         origin: String,
-        /// What is wrong, naming the node when there is one.
-        message: String,
+        /// What is wrong, naming the node when there is one (boxed: it is large).
+        #[source]
+        problem: Box<JudgeFileError>,
+    },
+    /// A built-in judge template does not compile.
+    #[error("judge prompts/judges/{template}: {source}")]
+    Template {
+        /// The template's file name.
+        template: String,
+        /// The template engine's error.
+        source: minijinja::Error,
     },
     /// Matching options are wrong.
     #[error("match options: {0}")]
@@ -160,7 +170,7 @@ pub async fn grade_answer(input: &GradeInput<'_>, panel: &JudgePanel, llm: &dyn 
             let threshold = judge.effective_threshold();
             match outcome {
                 Ok(Outcome { score, reason }) => Grade::scored(&judge.name, score, threshold, reason),
-                Err(error) => Grade::failed(&judge.name, threshold, error),
+                Err(error) => Grade::failed(&judge.name, threshold, error.to_string()),
             }
         }
     });

@@ -17,6 +17,58 @@ use super::GradeError;
 use super::matching::MatchOptions;
 use crate::domain::{DifficultyLevel, Question};
 
+/// What is wrong with a line of a questions file; [`GradeError::QuestionsFile`]
+/// names the file and line.
+#[derive(Debug, thiserror::Error)]
+pub enum QuestionsFileError {
+    /// The line is not a JSON object of the known fields.
+    #[error("not a valid question object: {source}")]
+    NotAnObject {
+        /// The parser's error.
+        source: serde_json::Error,
+    },
+    /// There is no question text.
+    #[error("missing \"question\" (or \"text\")")]
+    NoQuestion,
+    /// There is no `difficulty`.
+    #[error("missing {DIFFICULTY_HELP}")]
+    NoDifficulty,
+    /// The `difficulty` is not a level or an integer 1-10.
+    #[error("{DIFFICULTY_HELP}, got {}", shown(given))]
+    BadDifficulty {
+        /// The value given.
+        given: Value,
+    },
+    /// The `match` overrides are wrong.
+    #[error("\"match\": {source}")]
+    Match {
+        /// Why the options are wrong.
+        source: Box<GradeError>,
+    },
+    /// The `id` is only spaces.
+    #[error("\"id\" is blank")]
+    BlankId,
+    /// An earlier line has the same `id`.
+    #[error("id {id:?} is already used on line {first}")]
+    DuplicateId {
+        /// The id.
+        id: String,
+        /// 1-based line that used it first.
+        first: usize,
+    },
+}
+
+/// What a valid `difficulty` is.
+const DIFFICULTY_HELP: &str = "\"difficulty\" must be easy, medium, hard or an integer 1-10";
+
+/// A value as a difficulty error shows it: a string quoted, anything else as JSON.
+fn shown(value: &Value) -> String {
+    match value {
+        Value::String(word) => format!("{word:?}"),
+        other => other.to_string(),
+    }
+}
+
 /// A question read from a questions file, with its own matching overrides.
 #[derive(Debug, Clone, PartialEq)]
 pub struct QuestionSpec {
@@ -61,7 +113,7 @@ pub fn read_questions_file(path: &Path) -> Result<Vec<QuestionSpec>, GradeError>
 
 /// Parse questions-file text; `origin` names the file in errors.
 pub fn parse_questions_jsonl(text: &str, origin: &str) -> Result<Vec<QuestionSpec>, GradeError> {
-    let error = |line: usize, message: String| GradeError::QuestionsFile { path: origin.to_string(), line, message };
+    let error = |line: usize, problem| GradeError::QuestionsFile { path: origin.to_string(), line, problem };
     let mut specs: Vec<QuestionSpec> = Vec::new();
     let mut ids: HashMap<String, usize> = HashMap::new();
     for (index, line_text) in text.lines().enumerate() {
@@ -70,21 +122,21 @@ pub fn parse_questions_jsonl(text: &str, origin: &str) -> Result<Vec<QuestionSpe
             continue;
         }
         let raw: RawLine = serde_json::from_str(line_text)
-            .map_err(|err| error(line, format!("not a valid question object: {err}")))?;
-        let question = raw
-            .question
-            .filter(|q| !q.trim().is_empty())
-            .ok_or_else(|| error(line, "missing \"question\" (or \"text\")".into()))?;
-        let level = difficulty(raw.difficulty.as_ref()).map_err(|msg| error(line, msg))?;
+            .map_err(|source| error(line, QuestionsFileError::NotAnObject { source }))?;
+        let question =
+            raw.question.filter(|q| !q.trim().is_empty()).ok_or_else(|| error(line, QuestionsFileError::NoQuestion))?;
+        let level = difficulty(raw.difficulty).map_err(|problem| error(line, problem))?;
         let match_overrides = raw.match_overrides.unwrap_or_default();
-        MatchOptions::default().overridden(&match_overrides).map_err(|err| error(line, format!("\"match\": {err}")))?;
+        MatchOptions::default()
+            .overridden(&match_overrides)
+            .map_err(|err| error(line, QuestionsFileError::Match { source: Box::new(err) }))?;
         let id = raw.id.unwrap_or_default();
         if !id.is_empty() {
             if id.trim().is_empty() {
-                return Err(error(line, "\"id\" is blank".into()));
+                return Err(error(line, QuestionsFileError::BlankId));
             }
             if let Some(first) = ids.insert(id.clone(), line) {
-                return Err(error(line, format!("id {id:?} is already used on line {first}")));
+                return Err(error(line, QuestionsFileError::DuplicateId { id, first }));
             }
         }
         specs.push(QuestionSpec {
@@ -123,20 +175,40 @@ fn fresh_id(rank: usize, used: &mut HashSet<String>) -> String {
 }
 
 /// The level of a `difficulty` field.
-fn difficulty(value: Option<&Value>) -> Result<DifficultyLevel, String> {
-    let help = "\"difficulty\" must be easy, medium, hard or an integer 1-10";
-    match value {
-        None => Err(format!("missing {help}")),
-        Some(Value::String(word)) => match word.trim().to_lowercase().as_str() {
-            "easy" => Ok(DifficultyLevel::Easy),
-            "medium" => Ok(DifficultyLevel::Medium),
-            "hard" => Ok(DifficultyLevel::Hard),
-            _ => Err(format!("{help}, got {word:?}")),
+fn difficulty(value: Option<Value>) -> Result<DifficultyLevel, QuestionsFileError> {
+    let Some(given) = value else {
+        return Err(QuestionsFileError::NoDifficulty);
+    };
+    let level = match &given {
+        Value::String(word) => match word.trim().to_lowercase().as_str() {
+            "easy" => Some(DifficultyLevel::Easy),
+            "medium" => Some(DifficultyLevel::Medium),
+            "hard" => Some(DifficultyLevel::Hard),
+            _ => None,
         },
-        Some(Value::Number(n)) => match n.as_u64() {
-            Some(score @ 1..=10) => Ok(DifficultyLevel::from_score(score as u32)),
-            _ => Err(format!("{help}, got {n}")),
+        Value::Number(n) => match n.as_u64() {
+            Some(score @ 1..=10) => Some(DifficultyLevel::from_score(score as u32)),
+            _ => None,
         },
-        Some(other) => Err(format!("{help}, got {other}")),
+        _ => None,
+    };
+    level.ok_or(QuestionsFileError::BadDifficulty { given })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn difficulty_errors_show_what_was_given() {
+        let message = |value: Option<Value>| difficulty(value).unwrap_err().to_string();
+        assert_eq!(message(None), "missing \"difficulty\" must be easy, medium, hard or an integer 1-10");
+        let bad = "\"difficulty\" must be easy, medium, hard or an integer 1-10, got";
+        assert_eq!(message(Some(json!(" tricky\n"))), format!("{bad} \" tricky\\n\""));
+        assert_eq!(message(Some(json!(11))), format!("{bad} 11"));
+        assert_eq!(message(Some(json!(2.5))), format!("{bad} 2.5"));
+        assert_eq!(message(Some(json!([1]))), format!("{bad} [1]"));
+        assert_eq!(difficulty(Some(json!(" Hard "))).unwrap(), DifficultyLevel::Hard);
     }
 }

@@ -10,7 +10,7 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 use super::Outcome;
-use super::judge_prompts::{JudgeCall, JudgeInput, one_line};
+use super::judge_prompts::{JudgeCall, JudgeError, JudgeInput, one_line};
 
 /// The whole reply is a number; a comma may be the decimal point.
 static PLAIN: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\s*([-+]?\d+(?:[.,]\d+)?)\s*$").expect("valid pattern"));
@@ -30,6 +30,16 @@ pub enum RubricOutput {
     Plain,
     /// `[FEEDBACK] text [RESULT] number [END]`.
     Tagged,
+}
+
+impl RubricOutput {
+    /// How a score looks in this format, for error messages.
+    fn shape(self) -> &'static str {
+        match self {
+            Self::Plain => "a number alone",
+            Self::Tagged => "[RESULT] <number> [END]",
+        }
+    }
 }
 
 /// One score level of a rubric.
@@ -55,6 +65,22 @@ pub struct Rubric {
     pub inputs: Vec<JudgeInput>,
 }
 
+/// Characters of a reply quoted when it holds no score.
+const QUOTED_CHARS: usize = 80;
+
+/// Why a rubric reply cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RubricError {
+    /// The reply holds no score in the format asked for.
+    #[error("the reply holds no score (expected {}): {:?}", format.shape(), one_line(reply, QUOTED_CHARS))]
+    NoScore {
+        /// The format asked for.
+        format: RubricOutput,
+        /// The whole reply.
+        reply: String,
+    },
+}
+
 /// A parsed rubric reply.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RubricReply {
@@ -65,7 +91,7 @@ pub struct RubricReply {
 }
 
 /// Read the score from a reply in `format`.
-pub fn parse_rubric_reply(reply: &str, format: RubricOutput) -> Result<RubricReply, String> {
+pub fn parse_rubric_reply(reply: &str, format: RubricOutput) -> Result<RubricReply, RubricError> {
     let pattern = match format {
         RubricOutput::Plain => &PLAIN,
         RubricOutput::Tagged => &TAGGED,
@@ -74,13 +100,7 @@ pub fn parse_rubric_reply(reply: &str, format: RubricOutput) -> Result<RubricRep
         .captures(reply)
         .and_then(|c| c.get(1))
         .and_then(|m| m.as_str().replace(',', ".").parse::<f64>().ok())
-        .ok_or_else(|| {
-            let wanted = match format {
-                RubricOutput::Plain => "a number alone",
-                RubricOutput::Tagged => "[RESULT] <number> [END]",
-            };
-            format!("the reply holds no score (expected {wanted}): {:?}", one_line(reply, 80))
-        })?;
+        .ok_or_else(|| RubricError::NoScore { format, reply: reply.to_string() })?;
     let feedback = match format {
         RubricOutput::Plain => None,
         RubricOutput::Tagged => FEEDBACK
@@ -108,7 +128,7 @@ impl Rubric {
     }
 
     /// Ask for a score and normalise it.
-    pub(crate) async fn run(&self, call: &JudgeCall<'_>) -> Result<Outcome, String> {
+    pub(crate) async fn run(&self, call: &JudgeCall<'_>) -> Result<Outcome, JudgeError> {
         let (min, max) = self.bounds();
         let tagged = self.output == RubricOutput::Tagged;
         let ctx = context! {

@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::Outcome;
-use super::judge_prompts::{JudgeCall, JudgeInput, one_line};
+use super::judge_prompts::{JudgeCall, JudgeError, JudgeInput, one_line};
 
 /// The verdict a judgement node chooses: `true`/`false` for binary nodes, a
 /// string for non-binary ones.
@@ -127,7 +127,7 @@ impl DagJudge {
     }
 
     /// Run the judge; an LLM failure or an unusable reply is an error.
-    pub(crate) async fn run(&self, call: &JudgeCall<'_>) -> Result<Outcome, String> {
+    pub(crate) async fn run(&self, call: &JudgeCall<'_>) -> Result<Outcome, JudgeError> {
         let count = self.graph.node_count();
         let mut waiting: Vec<usize> =
             self.graph.node_indices().map(|n| self.graph.neighbors_directed(n, Direction::Incoming).count()).collect();
@@ -206,8 +206,9 @@ impl DagJudge {
         call: &JudgeCall<'_>,
         node: NodeIndex,
         labelled: Vec<(String, String)>,
-    ) -> Result<State, String> {
+    ) -> Result<State, JudgeError> {
         let JudgeNode { id, kind } = &self.graph[node];
+        let at_node = |source: JudgeError| JudgeError::Node { id: id.clone(), source: Box::new(source) };
         let labelled: Vec<_> =
             labelled.into_iter().map(|(label, output)| context! { label => label, output => output }).collect();
         let children: Vec<(NodeIndex, Verdict)> = self
@@ -230,18 +231,15 @@ impl DagJudge {
             }
             NodeKind::Verdict { .. } => return Ok(State::Reached),
         };
-        let reply = call
-            .ask_json(self.position(node), "dag_node.j2", &ctx)
-            .await
-            .map_err(|err| format!("node {id:?}: {err}"))?;
+        let reply = call.ask_json(self.position(node), "dag_node.j2", &ctx).await.map_err(at_node)?;
         if matches!(kind, NodeKind::Task { .. }) {
             return match reply.get("output") {
                 Some(Value::String(text)) => Ok(State::Output(text.clone())),
                 Some(other) => Ok(State::Output(other.to_string())),
-                None => Err(format!("node {id:?}: the reply has no \"output\"")),
+                None => Err(at_node(JudgeError::MissingField { field: "output" })),
             };
         }
-        let said = reply.get("verdict").ok_or_else(|| format!("node {id:?}: the reply has no \"verdict\""))?;
+        let said = reply.get("verdict").ok_or_else(|| at_node(JudgeError::MissingField { field: "verdict" }))?;
         let reason = reply.get("reason").and_then(Value::as_str).unwrap_or_default().to_string();
         children
             .iter()
@@ -249,12 +247,12 @@ impl DagJudge {
             .map(|(child, verdict)| State::Chose { child: *child, verdict: verdict.clone(), reason })
             .ok_or_else(|| {
                 let options: Vec<String> = children.iter().map(|(_, v)| v.to_string()).collect();
-                format!("node {id:?}: the verdict {said} is not one of {}", options.join(", "))
+                at_node(JudgeError::UnknownVerdict { said: said.clone(), options })
             })
     }
 
     /// The decisive leaf (lowest score, then smallest id) and the path to it.
-    fn decide(&self, state: &[State]) -> Result<Outcome, String> {
+    fn decide(&self, state: &[State]) -> Result<Outcome, JudgeError> {
         let leaves: Vec<(u8, &str, NodeIndex)> = self
             .graph
             .node_indices()
@@ -264,7 +262,7 @@ impl DagJudge {
             })
             .collect();
         let &(score, _, leaf) =
-            leaves.iter().min_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1))).ok_or("no verdict with a score was reached")?;
+            leaves.iter().min_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1))).ok_or(JudgeError::NoScoredVerdict)?;
         let mut path = vec![leaf];
         let mut current = leaf;
         while let Some(parent) = self

@@ -7,7 +7,7 @@ use petgraph::Direction;
 use petgraph::graph::{DiGraph, NodeIndex};
 use serde::Deserialize;
 
-use super::judge_file::{default_inputs, from_table};
+use super::judge_file::{JudgeFileError, default_inputs, from_table};
 use super::judge_prompts::JudgeInput;
 use super::tree_judge::{DagJudge, JudgeNode, NodeKind, Verdict};
 
@@ -67,24 +67,23 @@ impl Parsed {
     }
 }
 
-pub(crate) fn build_dag(tables: Vec<toml::Table>) -> Result<DagJudge, String> {
+/// The judge the `[[node]]` tables describe, every rule checked.
+pub(crate) fn build_dag(tables: Vec<toml::Table>) -> Result<DagJudge, JudgeFileError> {
     if tables.is_empty() {
-        return Err("a dag judge needs [[node]] tables, found none".into());
+        return Err(JudgeFileError::NoNodes);
     }
     let mut parsed = Vec::with_capacity(tables.len());
     for (index, mut table) in tables.into_iter().enumerate() {
         let id = match table.remove("id") {
             Some(toml::Value::String(id)) if !id.trim().is_empty() => id,
-            _ => {
-                return Err(format!("node #{} has no \"id\" (a non-empty string)", index + 1));
-            }
+            _ => return Err(JudgeFileError::NodeWithoutId { number: index + 1 }),
         };
-        let raw: RawNode = from_table(table).map_err(|err| format!("node {id:?}: {err}"))?;
+        let raw: RawNode = from_table(table).map_err(|error| JudgeFileError::NodeFields { id: id.clone(), error })?;
         parsed.push(Parsed { id, raw });
     }
     parsed.sort_by(|a, b| a.id.cmp(&b.id));
     if let Some(pair) = parsed.windows(2).find(|w| w[0].id == w[1].id) {
-        return Err(format!("node {:?} is declared twice", pair[0].id));
+        return Err(JudgeFileError::DuplicateNode { id: pair[0].id.clone() });
     }
 
     let mut graph: DiGraph<JudgeNode, ()> = DiGraph::new();
@@ -97,16 +96,18 @@ pub(crate) fn build_dag(tables: Vec<toml::Table>) -> Result<DagJudge, String> {
         let mut children = node.children();
         children.sort();
         if let Some(pair) = children.windows(2).find(|w| w[0] == w[1]) {
-            return Err(format!("node {:?} lists child {:?} twice", node.id, pair[0]));
+            return Err(JudgeFileError::DuplicateChild { id: node.id.clone(), child: pair[0].clone() });
         }
         for child in children {
-            let target = index.get(child).ok_or_else(|| format!("node {:?} names unknown child {child:?}", node.id))?;
+            let target = index
+                .get(child)
+                .ok_or_else(|| JudgeFileError::UnknownChild { id: node.id.clone(), child: child.clone() })?;
             graph.add_edge(index[&node.id], *target, ());
         }
     }
 
     let order = petgraph::algo::toposort(&graph, None)
-        .map_err(|cycle| format!("the nodes form a cycle through {:?}", graph[cycle.node_id()].id))?;
+        .map_err(|cycle| JudgeFileError::Cycle { id: graph[cycle.node_id()].id.clone() })?;
     for node in graph.node_indices() {
         check_children(&graph, node)?;
     }
@@ -117,31 +118,28 @@ pub(crate) fn build_dag(tables: Vec<toml::Table>) -> Result<DagJudge, String> {
         graph.node_indices().filter(|n| graph.neighbors_directed(*n, Direction::Incoming).next().is_none()).collect();
     let root = match roots.as_slice() {
         [root] => *root,
-        _ => {
-            let names: Vec<String> = roots.iter().map(|n| format!("{:?}", graph[*n].id)).collect();
-            return Err(format!(
-                "exactly one node (the root) may have no parent, found {}: {}",
-                roots.len(),
-                names.join(", ")
-            ));
-        }
+        _ => return Err(JudgeFileError::RootCount { roots: roots.iter().map(|n| graph[*n].id.clone()).collect() }),
     };
     let mut labels: HashMap<&str, &str> = HashMap::new();
     for node in graph.node_weights() {
         if let NodeKind::Task { output_label, .. } = &node.kind
             && let Some(other) = labels.insert(output_label.as_str(), node.id.as_str())
         {
-            return Err(format!("task nodes {other:?} and {:?} share the output label {output_label:?}", node.id));
+            return Err(JudgeFileError::SharedLabel {
+                first: other.to_string(),
+                second: node.id.clone(),
+                label: output_label.clone(),
+            });
         }
     }
     Ok(DagJudge::new(graph, root, &order))
 }
 
 /// A node's kind, with its own fields checked.
-fn node_kind(node: &Parsed) -> Result<NodeKind, String> {
+fn node_kind(node: &Parsed) -> Result<NodeKind, JudgeFileError> {
     let id = &node.id;
-    let non_empty = |field: &str, value: &str| {
-        if value.trim().is_empty() { Err(format!("node {id:?}: {field:?} is empty")) } else { Ok(()) }
+    let non_empty = |field: &'static str, value: &str| {
+        if value.trim().is_empty() { Err(JudgeFileError::EmptyField { id: id.clone(), field }) } else { Ok(()) }
     };
     Ok(match &node.raw {
         RawNode::Task(t) => {
@@ -166,17 +164,13 @@ fn node_kind(node: &Parsed) -> Result<NodeKind, String> {
                 non_empty("verdict", text)?;
             }
             let score = match (v.score, &v.child) {
-                (Some(_), Some(_)) => {
-                    return Err(format!("verdict node {id:?} has both a score and a child; give one"));
-                }
-                (None, None) => {
-                    return Err(format!("verdict node {id:?} needs a score (0-10) or a child"));
-                }
+                (Some(_), Some(_)) => return Err(JudgeFileError::ScoreAndChild { id: id.clone() }),
+                (None, None) => return Err(JudgeFileError::NoOutcome { id: id.clone() }),
                 (Some(score), None) => Some(
                     u8::try_from(score)
                         .ok()
                         .filter(|s| *s <= 10)
-                        .ok_or_else(|| format!("verdict node {id:?}: score must be 0-10, got {score}"))?,
+                        .ok_or_else(|| JudgeFileError::ScoreRange { id: id.clone(), score })?,
                 ),
                 (None, Some(_)) => None,
             };
@@ -186,7 +180,7 @@ fn node_kind(node: &Parsed) -> Result<NodeKind, String> {
 }
 
 /// The rules that relate a node to its children.
-fn check_children(graph: &DiGraph<JudgeNode, ()>, node: NodeIndex) -> Result<(), String> {
+fn check_children(graph: &DiGraph<JudgeNode, ()>, node: NodeIndex) -> Result<(), JudgeFileError> {
     let id = &graph[node].id;
     let children: Vec<&JudgeNode> = graph.neighbors(node).map(|c| &graph[c]).collect();
     let verdicts: Vec<(&str, &Verdict)> = children
@@ -199,26 +193,21 @@ fn check_children(graph: &DiGraph<JudgeNode, ()>, node: NodeIndex) -> Result<(),
     match &graph[node].kind {
         NodeKind::Task { .. } => {
             if children.is_empty() {
-                return Err(format!("task node {id:?} has no children: every path must end in a verdict"));
+                return Err(JudgeFileError::ChildlessTask { id: id.clone() });
             }
             if let Some((verdict, _)) = verdicts.first() {
-                return Err(format!(
-                    "task node {id:?} has verdict child {verdict:?}: verdicts belong under judgement nodes"
-                ));
+                return Err(JudgeFileError::TaskVerdictChild { id: id.clone(), child: verdict.to_string() });
             }
         }
         NodeKind::Judgement { binary, .. } => {
             if let Some(other) = children.iter().find(|c| !matches!(c.kind, NodeKind::Verdict { .. })) {
-                return Err(format!("judgement node {id:?} has child {:?}, which is not a verdict", other.id));
+                return Err(JudgeFileError::NonVerdictChild { id: id.clone(), child: other.id.clone() });
             }
             check_verdicts(id, *binary, &verdicts)?;
         }
         NodeKind::Verdict { .. } => {
             if let Some(child) = children.iter().find(|c| matches!(c.kind, NodeKind::Verdict { .. })) {
-                return Err(format!(
-                    "verdict node {id:?} leads to verdict {:?}: a verdict's child must be a task or judgement node",
-                    child.id
-                ));
+                return Err(JudgeFileError::VerdictChildVerdict { id: id.clone(), child: child.id.clone() });
             }
         }
     }
@@ -226,55 +215,46 @@ fn check_children(graph: &DiGraph<JudgeNode, ()>, node: NodeIndex) -> Result<(),
 }
 
 /// Each verdict has exactly one parent.
-fn check_parents(graph: &DiGraph<JudgeNode, ()>, node: NodeIndex) -> Result<(), String> {
+fn check_parents(graph: &DiGraph<JudgeNode, ()>, node: NodeIndex) -> Result<(), JudgeFileError> {
     if !matches!(graph[node].kind, NodeKind::Verdict { .. }) {
         return Ok(());
     }
     let id = &graph[node].id;
     let mut parents: Vec<String> =
-        graph.neighbors_directed(node, Direction::Incoming).map(|p| format!("{:?}", graph[p].id)).collect();
-    parents.sort();
+        graph.neighbors_directed(node, Direction::Incoming).map(|p| graph[p].id.clone()).collect();
+    parents.sort_by_cached_key(|parent| format!("{parent:?}"));
     if parents.is_empty() {
-        return Err(format!("verdict node {id:?} has no parent: a verdict belongs to exactly one judgement node"));
+        return Err(JudgeFileError::Orphan { id: id.clone() });
     }
     if parents.len() != 1 {
-        return Err(format!(
-            "verdict node {id:?} has {} parents ({}): a verdict belongs to exactly one judgement node",
-            parents.len(),
-            parents.join(", ")
-        ));
+        return Err(JudgeFileError::ManyParents { id: id.clone(), parents });
     }
     Ok(())
 }
 
 /// Binary judgements need verdicts `true` and `false`; non-binary ones at least
 /// two distinct strings.
-fn check_verdicts(id: &str, binary: bool, verdicts: &[(&str, &Verdict)]) -> Result<(), String> {
+fn check_verdicts(id: &str, binary: bool, verdicts: &[(&str, &Verdict)]) -> Result<(), JudgeFileError> {
     for (child, verdict) in verdicts {
         let fits = matches!(verdict, Verdict::Bool(_)) == binary;
         if !fits {
-            let wanted = if binary { "true or false" } else { "a string" };
-            return Err(format!(
-                "verdict node {child:?} says {verdict} but its parent {id:?} is a {}binary judgement: its verdicts are {wanted}",
-                if binary { "" } else { "non-" }
-            ));
+            return Err(JudgeFileError::VerdictKind {
+                child: child.to_string(),
+                verdict: (*verdict).clone(),
+                parent: id.to_string(),
+                binary,
+            });
         }
     }
     if binary {
         let has = |b| verdicts.iter().any(|(_, v)| **v == Verdict::Bool(b));
         if verdicts.len() != 2 || !has(true) || !has(false) {
-            return Err(format!(
-                "binary judgement {id:?} needs exactly two verdict children, true and false; it has {}",
-                verdicts.len()
-            ));
+            return Err(JudgeFileError::BinaryVerdicts { id: id.to_string(), count: verdicts.len() });
         }
         return Ok(());
     }
     if verdicts.len() < 2 {
-        return Err(format!(
-            "non-binary judgement {id:?} needs at least two verdict children, it has {}",
-            verdicts.len()
-        ));
+        return Err(JudgeFileError::TooFewVerdicts { id: id.to_string(), count: verdicts.len() });
     }
     let mut seen: HashMap<String, &str> = HashMap::new();
     for (child, verdict) in verdicts {
@@ -283,9 +263,12 @@ fn check_verdicts(id: &str, binary: bool, verdicts: &[(&str, &Verdict)]) -> Resu
             Verdict::Bool(b) => b.to_string(),
         };
         if let Some(other) = seen.insert(key, child) {
-            return Err(format!(
-                "non-binary judgement {id:?} has the verdict {verdict} twice ({other:?} and {child:?})"
-            ));
+            return Err(JudgeFileError::RepeatedVerdict {
+                id: id.to_string(),
+                verdict: (*verdict).clone(),
+                first: other.to_string(),
+                second: child.to_string(),
+            });
         }
     }
     Ok(())

@@ -4,6 +4,26 @@
 
 use serde_json::Value;
 
+/// Characters of a reply quoted when it holds no JSON object.
+const QUOTED_CHARS: usize = 80;
+
+/// Why an LLM reply yields no JSON object.
+#[derive(Debug, thiserror::Error)]
+pub enum ExtractError {
+    /// There is no `{…}` in the reply.
+    #[error("the reply holds no JSON object (it starts: {start:?})")]
+    NoObject {
+        /// The reply's first characters, trimmed.
+        start: String,
+    },
+    /// The first `{…}` is not JSON, even without trailing commas.
+    #[error("the reply's JSON object does not parse: {source}")]
+    Malformed {
+        /// The parser's error (on the object with trailing commas removed).
+        source: serde_json::Error,
+    },
+}
+
 /// Remove commas that directly precede `}` or `]` (outside strings).
 fn strip_trailing_commas(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -68,18 +88,16 @@ fn first_object(text: &str) -> Option<&str> {
 }
 
 /// Parse the JSON object in an LLM reply, or say in one line why not.
-pub fn extract_json_object(reply: &str) -> Result<Value, String> {
+pub fn extract_json_object(reply: &str) -> Result<Value, ExtractError> {
     let trimmed = reply.trim();
     if let Ok(value @ Value::Object(_)) = serde_json::from_str::<Value>(trimmed) {
         return Ok(value);
     }
-    let candidate = first_object(trimmed).ok_or_else(|| {
-        let head: String = trimmed.chars().take(80).collect();
-        format!("the reply holds no JSON object (it starts: {head:?})")
-    })?;
+    let candidate = first_object(trimmed)
+        .ok_or_else(|| ExtractError::NoObject { start: trimmed.chars().take(QUOTED_CHARS).collect() })?;
     serde_json::from_str::<Value>(candidate)
         .or_else(|_| serde_json::from_str::<Value>(&strip_trailing_commas(candidate)))
-        .map_err(|err| format!("the reply's JSON object does not parse: {err}"))
+        .map_err(|source| ExtractError::Malformed { source })
 }
 
 #[cfg(test)]
@@ -107,8 +125,10 @@ mod tests {
     #[test]
     fn no_object_is_a_clear_error() {
         let err = extract_json_object("I cannot help with that.").unwrap_err();
-        assert!(err.contains("no JSON object"), "{err}");
+        assert!(matches!(&err, ExtractError::NoObject { start } if start == "I cannot help with that."), "{err}");
+        assert_eq!(err.to_string(), "the reply holds no JSON object (it starts: \"I cannot help with that.\")");
         let err = extract_json_object("{\"a\": }").unwrap_err();
-        assert!(err.contains("does not parse"), "{err}");
+        assert!(matches!(err, ExtractError::Malformed { .. }), "{err}");
+        assert!(err.to_string().starts_with("the reply's JSON object does not parse: "), "{err}");
     }
 }

@@ -20,6 +20,25 @@ use rustpython_vm::{
 };
 use serde_json::Value;
 
+/// Why a dataset key cannot be handed to a DAG.
+#[derive(Debug, thiserror::Error)]
+pub enum DatasetError {
+    /// The dataset has no such key.
+    #[error("the dataset has no key {key:?}")]
+    NoKey {
+        /// The key asked for.
+        key: String,
+    },
+    /// The key's JSON could not be made into Python objects.
+    #[error("converting dataset.{key}: {source}")]
+    Convert {
+        /// The key.
+        key: String,
+        /// The converter's error.
+        source: serde_json::Error,
+    },
+}
+
 /// One container of a converted value and the items it held when converted
 /// (a dict's keys and values interleaved).
 struct Container {
@@ -64,8 +83,8 @@ fn unchanged(container: &Container) -> bool {
 }
 
 impl Converted {
-    fn new(vm: &VirtualMachine, value: &Value) -> Result<Self, String> {
-        let object = py_serde::deserialize(vm, value.clone()).map_err(|e| e.to_string())?;
+    fn new(vm: &VirtualMachine, value: &Value) -> Result<Self, serde_json::Error> {
+        let object = py_serde::deserialize(vm, value.clone())?;
         let mut containers = Vec::new();
         let mut pending = vec![object.clone()];
         while let Some(next) = pending.pop() {
@@ -96,7 +115,7 @@ pub struct Dataset {
 
 impl Dataset {
     /// Convert every key of `data` up front, so no DAG pays for it.
-    pub fn new(vm: &VirtualMachine, data: serde_json::Map<String, Value>) -> Result<Self, String> {
+    pub fn new(vm: &VirtualMachine, data: serde_json::Map<String, Value>) -> Result<Self, DatasetError> {
         let mut dataset = Self { data, converted: HashMap::new(), handed_out: HashSet::new() };
         let keys: Vec<String> = dataset.data.keys().cloned().collect();
         for key in keys {
@@ -105,9 +124,10 @@ impl Dataset {
         Ok(dataset)
     }
 
-    fn convert(&mut self, vm: &VirtualMachine, key: &str) -> Result<PyObjectRef, String> {
-        let value = self.data.get(key).ok_or_else(|| format!("the dataset has no key {key:?}"))?;
-        let converted = Converted::new(vm, value).map_err(|e| format!("converting dataset.{key}: {e}"))?;
+    fn convert(&mut self, vm: &VirtualMachine, key: &str) -> Result<PyObjectRef, DatasetError> {
+        let value = self.data.get(key).ok_or_else(|| DatasetError::NoKey { key: key.to_string() })?;
+        let converted =
+            Converted::new(vm, value).map_err(|source| DatasetError::Convert { key: key.to_string(), source })?;
         let object = converted.object.clone();
         self.converted.insert(key.to_string(), converted);
         Ok(object)
@@ -120,7 +140,7 @@ impl Dataset {
 
     /// `dataset.<key>` for the current DAG: the shared objects if no earlier
     /// DAG changed them, else a fresh conversion.
-    pub fn get(&mut self, vm: &VirtualMachine, key: &str) -> Result<PyObjectRef, String> {
+    pub fn get(&mut self, vm: &VirtualMachine, key: &str) -> Result<PyObjectRef, DatasetError> {
         let first_use = self.handed_out.insert(key.to_string());
         match self.converted.get(key) {
             Some(converted) if !first_use || converted.pristine() => Ok(converted.object.clone()),

@@ -10,6 +10,19 @@ const DISPLAY_CHARS: usize = 2000;
 /// Largest final answer accepted, as serialised JSON.
 pub const MAX_FINAL_ANSWER_BYTES: usize = 1 << 20;
 
+/// Why a node's result cannot be taken.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OutputError {
+    /// The final answer exceeds [`MAX_FINAL_ANSWER_BYTES`].
+    #[error(
+        "the final answer is {size} bytes of JSON, more than the {MAX_FINAL_ANSWER_BYTES} allowed; return a summary, not the data"
+    )]
+    FinalAnswerTooLarge {
+        /// Its size as serialised JSON, in bytes.
+        size: usize,
+    },
+}
+
 /// A copy of `value` small enough to show: long lists, dicts and strings are
 /// cut, with a marker saying how much was left out.
 pub fn truncate_for_display(value: &Value) -> Value {
@@ -38,12 +51,10 @@ pub fn truncate_for_display(value: &Value) -> Value {
 }
 
 /// Refuse a final answer larger than [`MAX_FINAL_ANSWER_BYTES`].
-pub fn bound_final_answer(value: &Value) -> Result<(), String> {
+pub fn bound_final_answer(value: &Value) -> Result<(), OutputError> {
     let size = serde_json::to_vec(value).map(|v| v.len()).unwrap_or(usize::MAX);
     if size > MAX_FINAL_ANSWER_BYTES {
-        return Err(format!(
-            "the final answer is {size} bytes of JSON, more than the {MAX_FINAL_ANSWER_BYTES} allowed; return a summary, not the data"
-        ));
+        return Err(OutputError::FinalAnswerTooLarge { size });
     }
     Ok(())
 }
@@ -66,7 +77,12 @@ mod tests {
 
     #[test]
     fn huge_final_answers_are_refused() {
-        assert!(bound_final_answer(&json!("x".repeat(MAX_FINAL_ANSWER_BYTES + 1))).is_err());
+        let refused = bound_final_answer(&json!("x".repeat(MAX_FINAL_ANSWER_BYTES + 1))).unwrap_err();
+        assert_eq!(refused, OutputError::FinalAnswerTooLarge { size: MAX_FINAL_ANSWER_BYTES + 3 });
+        assert_eq!(
+            refused.to_string(),
+            "the final answer is 1048579 bytes of JSON, more than the 1048576 allowed; return a summary, not the data"
+        );
         assert!(bound_final_answer(&json!([1, 2, 3])).is_ok());
     }
 }

@@ -2,9 +2,11 @@
 //! environment, deadlines enforced by killing, dead workers replaced, failures
 //! (a forbidden system call among them) reported as the node's error.
 
+use std::fmt;
+use std::io;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -60,10 +62,124 @@ impl Default for SandboxConfig {
     }
 }
 
-/// The pool could not be set up.
+/// What the pool reports: it could not be set up (the `sandbox:` errors of
+/// [`SandboxPool::new`]), or a worker failed to start or to finish a DAG (put
+/// into the run's [`ExecutionResult`]).
 #[derive(Debug, thiserror::Error)]
-#[error("sandbox: {0}")]
-pub struct SandboxError(String);
+pub enum SandboxError {
+    /// This program's path is unknown.
+    #[error("sandbox: cannot find this program: {source}")]
+    Executable {
+        /// The cause.
+        source: io::Error,
+    },
+    /// A path could not be made absolute.
+    #[error("sandbox: cannot resolve {}: {source}", path.display())]
+    Resolve {
+        /// The path.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// The worker process could not be started.
+    #[error("cannot start a sandbox worker: {source}")]
+    Spawn {
+        /// The cause.
+        source: io::Error,
+    },
+    /// The worker process lacks one of its pipes.
+    #[error("worker has no {pipe}")]
+    NoPipe {
+        /// `stdin` or `stdout`.
+        pipe: &'static str,
+    },
+    /// The worker did not report ready in time.
+    #[error("the sandbox worker did not start within {}", seconds(*limit))]
+    StartupTimeout {
+        /// How long it was given.
+        limit: Duration,
+    },
+    /// The kernel stopped the worker for a forbidden system call.
+    #[error(
+        "sandbox violation: forbidden system call {} (the kernel stopped the worker; a new one replaces it)",
+        call.as_deref().unwrap_or("(unnamed: the worker could not report it)")
+    )]
+    Violation {
+        /// The call's name (or `number N`), as the worker reported it.
+        call: Option<String>,
+    },
+    /// The worker ran out of memory.
+    #[error("memory limit exceeded")]
+    MemoryLimit,
+    /// The worker used up its CPU time.
+    #[error("CPU time limit exceeded")]
+    CpuLimit,
+    /// The worker aborted or faulted.
+    #[error("worker crashed: {status}{}", last_words(last_line))]
+    Crashed {
+        /// How it ended.
+        status: ExitStatus,
+        /// The last line it wrote to stderr.
+        last_line: Option<String>,
+    },
+    /// The worker ended otherwise while the pool was at `stage`.
+    #[error("{stage}: worker crashed: {status}{}", last_words(last_line))]
+    Ended {
+        /// What the pool was doing.
+        stage: WorkerStage,
+        /// How it ended.
+        status: ExitStatus,
+        /// The last line it wrote to stderr.
+        last_line: Option<String>,
+    },
+    /// The worker is gone, how is unknown (it could not be waited for).
+    #[error("{stage}: worker crashed")]
+    Lost {
+        /// What the pool was doing.
+        stage: WorkerStage,
+    },
+    /// A node ran past its deadline.
+    #[error("node timed out after {}", seconds(*limit))]
+    NodeTimeout {
+        /// The node deadline.
+        limit: Duration,
+    },
+    /// The DAG ran past its deadline.
+    #[error("DAG timed out after {}", seconds(*limit))]
+    DagTimeout {
+        /// The DAG deadline.
+        limit: Duration,
+    },
+    /// The pool is closing.
+    #[error("the sandbox is shutting down")]
+    ShuttingDown,
+}
+
+/// What the pool was doing with a worker when it died.
+#[derive(Debug)]
+pub enum WorkerStage {
+    /// Starting it.
+    Starting,
+    /// Sending it a DAG, which failed.
+    Sending(io::Error),
+    /// Waiting for a DAG's result.
+    Running,
+}
+
+impl fmt::Display for WorkerStage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Starting => f.write_str("the sandbox worker failed to start"),
+            Self::Sending(err) => write!(f, "sending the DAG failed ({err})"),
+            Self::Running => f.write_str("the DAG stopped the worker"),
+        }
+    }
+}
+
+/// ` (last line)`, or nothing.
+fn last_words(last_line: &Option<String>) -> String {
+    last_line.as_ref().map_or_else(String::new, |last| format!(" ({last})"))
+}
 
 struct Worker {
     child: Child,
@@ -98,18 +214,18 @@ impl SandboxPool {
     pub fn new(dataset_dir: &Path, config: SandboxConfig) -> Result<Self, SandboxError> {
         let executable = match &config.executable {
             Some(path) => path.clone(),
-            None => std::env::current_exe().map_err(|e| SandboxError(format!("cannot find this program: {e}")))?,
+            None => std::env::current_exe().map_err(|source| SandboxError::Executable { source })?,
         };
         // Workers run from `/`: paths relative to this directory are resolved here.
         let absolute = |path: &Path| {
-            std::path::absolute(path).map_err(|e| SandboxError(format!("cannot resolve {}: {e}", path.display())))
+            std::path::absolute(path).map_err(|source| SandboxError::Resolve { path: path.to_path_buf(), source })
         };
         let (executable, dataset_dir) = (absolute(&executable)?, absolute(dataset_dir)?);
         let slots = Semaphore::new(config.workers.max(1));
         Ok(Self { inner: Arc::new(Inner { executable, dataset_dir, config, idle: Mutex::new(Vec::new()), slots }) })
     }
 
-    async fn spawn(&self) -> Result<Worker, String> {
+    async fn spawn(&self) -> Result<Worker, SandboxError> {
         let inner = &self.inner;
         let mut command = Command::new(&inner.executable);
         // A clean environment (no API keys), no log file, a fixed working
@@ -155,9 +271,9 @@ impl SandboxPool {
                 limit(libc::RLIMIT_CORE, 0)
             });
         }
-        let mut child = command.spawn().map_err(|e| format!("cannot start a sandbox worker: {e}"))?;
-        let stdin = child.stdin.take().ok_or("worker has no stdin")?;
-        let stdout = BufReader::new(child.stdout.take().ok_or("worker has no stdout")?).lines();
+        let mut child = command.spawn().map_err(|source| SandboxError::Spawn { source })?;
+        let stdin = child.stdin.take().ok_or(SandboxError::NoPipe { pipe: "stdin" })?;
+        let stdout = BufReader::new(child.stdout.take().ok_or(SandboxError::NoPipe { pipe: "stdout" })?).lines();
         let stderr = Arc::new(Mutex::new(String::new()));
         let stderr_reader = child.stderr.take().map(|mut pipe| {
             let tail = stderr.clone();
@@ -189,15 +305,15 @@ impl SandboxPool {
                     }
                     Ok(worker)
                 }
-                _ => Err(self.death_report(&mut worker, "the sandbox worker failed to start").await),
+                _ => Err(self.death_report(&mut worker, WorkerStage::Starting).await),
             },
-            Ok(_) => Err(self.death_report(&mut worker, "the sandbox worker failed to start").await),
-            Err(_) => Err(format!("the sandbox worker did not start within {}", seconds(STARTUP_TIMEOUT))),
+            Ok(_) => Err(self.death_report(&mut worker, WorkerStage::Starting).await),
+            Err(_) => Err(SandboxError::StartupTimeout { limit: STARTUP_TIMEOUT }),
         }
     }
 
-    /// Why a worker died, from its exit status and stderr.
-    async fn death_report(&self, worker: &mut Worker, context: &str) -> String {
+    /// Why a worker died (at `stage`), from its exit status and stderr.
+    async fn death_report(&self, worker: &mut Worker, stage: WorkerStage) -> SandboxError {
         let status = tokio::time::timeout(Duration::from_secs(2), worker.child.wait()).await;
         // The last words (an allocation failure, say) may still be in the pipe.
         if let Some(reader) = worker.stderr_reader.take() {
@@ -206,37 +322,25 @@ impl SandboxPool {
         let stderr = worker.stderr.lock().expect("stderr lock").clone();
         if matches!(&status, Ok(Ok(status)) if status.signal() == Some(libc::SIGSYS)) {
             let call = stderr.lines().rev().find_map(|line| line.trim().strip_prefix(VIOLATION));
-            return format!(
-                "sandbox violation: forbidden system call {} (the kernel stopped the worker; a new one replaces it)",
-                call.unwrap_or("(unnamed: the worker could not report it)")
-            );
+            return SandboxError::Violation { call: call.map(str::to_string) };
         }
         let memory =
             stderr.contains("memory allocation") || stderr.contains("MemoryError") || stderr.contains("out of memory");
         if memory {
-            return "memory limit exceeded".into();
+            return SandboxError::MemoryLimit;
         }
+        let last_line = stderr.lines().rev().map(str::trim).find(|l| !l.is_empty()).map(str::to_string);
         match status {
-            Ok(Ok(status)) if status.signal() == Some(libc::SIGXCPU) => "CPU time limit exceeded".into(),
+            Ok(Ok(status)) if status.signal() == Some(libc::SIGXCPU) => SandboxError::CpuLimit,
             Ok(Ok(status)) if status.signal() == Some(libc::SIGABRT) || status.signal() == Some(libc::SIGSEGV) => {
-                let last = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string();
-                format!(
-                    "worker crashed: {status}{}",
-                    if last.is_empty() { String::new() } else { format!(" ({last})") }
-                )
+                SandboxError::Crashed { status, last_line }
             }
-            Ok(Ok(status)) => {
-                let last = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string();
-                format!(
-                    "{context}: worker crashed: {status}{}",
-                    if last.is_empty() { String::new() } else { format!(" ({last})") }
-                )
-            }
-            _ => format!("{context}: worker crashed"),
+            Ok(Ok(status)) => SandboxError::Ended { stage, status, last_line },
+            _ => SandboxError::Lost { stage },
         }
     }
 
-    async fn checkout(&self) -> Result<Worker, String> {
+    async fn checkout(&self) -> Result<Worker, SandboxError> {
         let idle = self.inner.idle.lock().expect("pool lock").pop();
         match idle {
             Some(worker) => Ok(worker),
@@ -282,7 +386,7 @@ impl SandboxPool {
         let dag = &request.dag;
         let started = Instant::now();
         let Ok(_slot) = self.inner.slots.acquire().await else {
-            return failure(dag, None, "the sandbox is shutting down".into(), started);
+            return failure(dag, None, SandboxError::ShuttingDown, started);
         };
         let mut worker = match self.checkout().await {
             Ok(worker) => worker,
@@ -290,7 +394,7 @@ impl SandboxPool {
         };
         let line = serde_json::to_string(&request).expect("requests serialise") + "\n";
         if let Err(err) = worker.stdin.write_all(line.as_bytes()).await {
-            let report = self.death_report(&mut worker, &format!("sending the DAG failed ({err})")).await;
+            let report = self.death_report(&mut worker, WorkerStage::Sending(err)).await;
             return failure(dag, None, report, started);
         }
         let config = &self.inner.config;
@@ -303,9 +407,11 @@ impl SandboxPool {
             match tokio::time::timeout(wait, worker.stdout.next_line()).await {
                 Err(_) => {
                     let _ = worker.child.kill().await;
-                    let limit = if node_deadline <= dag_deadline { config.node_timeout } else { config.dag_timeout };
-                    let what = if node_deadline <= dag_deadline { "node" } else { "DAG" };
-                    let error = format!("{what} timed out after {}", seconds(limit));
+                    let error = if node_deadline <= dag_deadline {
+                        SandboxError::NodeTimeout { limit: config.node_timeout }
+                    } else {
+                        SandboxError::DagTimeout { limit: config.dag_timeout }
+                    };
                     return failure(dag, current, error, started);
                 }
                 Ok(Ok(Some(line))) => match serde_json::from_str::<Reply>(&line) {
@@ -323,7 +429,7 @@ impl SandboxPool {
                     Ok(Reply::Ready { .. }) | Err(_) => {}
                 },
                 Ok(_) => {
-                    let report = self.death_report(&mut worker, "the DAG stopped the worker").await;
+                    let report = self.death_report(&mut worker, WorkerStage::Running).await;
                     return failure(dag, current, report, started);
                 }
             }
@@ -331,13 +437,13 @@ impl SandboxPool {
     }
 }
 
-fn failure(dag: &GeneratedDag, node: Option<String>, error: String, started: Instant) -> ExecutionResult {
+fn failure(dag: &GeneratedDag, node: Option<String>, error: SandboxError, started: Instant) -> ExecutionResult {
     ExecutionResult {
         question_id: dag.question_id.clone(),
         success: false,
         error: Some(match &node {
             Some(node) => format!("node {node}: {error}"),
-            None => error,
+            None => error.to_string(),
         }),
         error_node: node,
         execution_time_ms: started.elapsed().as_secs_f64() * 1000.0,
@@ -348,5 +454,41 @@ fn failure(dag: &GeneratedDag, node: Option<String>, error: String, started: Ins
 impl DagExecutor for SandboxPool {
     fn execute<'a>(&'a self, dag: &'a GeneratedDag, seed: u64) -> BoxFuture<'a, ExecutionResult> {
         Box::pin(self.run(dag, seed))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_read_as_they_always_have() {
+        let exited = |code: i32| ExitStatus::from_raw(code << 8);
+        let cases = [
+            (SandboxError::StartupTimeout { limit: STARTUP_TIMEOUT }, "the sandbox worker did not start within 60 s"),
+            (SandboxError::NodeTimeout { limit: Duration::from_millis(2500) }, "node timed out after 2.5 s"),
+            (SandboxError::DagTimeout { limit: Duration::from_secs(30) }, "DAG timed out after 30 s"),
+            (
+                SandboxError::Violation { call: None },
+                "sandbox violation: forbidden system call (unnamed: the worker could not report it) \
+                 (the kernel stopped the worker; a new one replaces it)",
+            ),
+            (
+                SandboxError::Crashed { status: ExitStatus::from_raw(libc::SIGSEGV), last_line: None },
+                "worker crashed: signal: 11 (SIGSEGV)",
+            ),
+            (
+                SandboxError::Ended { stage: WorkerStage::Starting, status: exited(1), last_line: Some("boom".into()) },
+                "the sandbox worker failed to start: worker crashed: exit status: 1 (boom)",
+            ),
+            (
+                SandboxError::Lost { stage: WorkerStage::Sending(io::Error::other("broken pipe")) },
+                "sending the DAG failed (broken pipe): worker crashed",
+            ),
+            (SandboxError::NoPipe { pipe: "stdin" }, "worker has no stdin"),
+        ];
+        for (error, message) in cases {
+            assert_eq!(error.to_string(), message);
+        }
     }
 }

@@ -13,20 +13,20 @@ use anyhow::Context;
 use rustpython_vm::{
     Interpreter, PyObjectRef, PyResult, VirtualMachine,
     builtins::{PyBaseExceptionRef, PyDictRef},
-    compiler::Mode,
+    compiler::{CompileError, Mode},
     py_serde,
     scope::Scope,
 };
 use serde_json::Value;
 
-use super::dataset::Dataset;
+use super::dataset::{Dataset, DatasetError};
 use super::kernel::{self, Confinement, Landlock};
 use super::native;
 use super::output::{bound_final_answer, truncate_for_display};
 use super::protocol::{Reply, Request};
 use super::result_json::PlainJson;
-use crate::dag::InputRef;
 use crate::dag::policy::check_source;
+use crate::dag::{InputRef, InputRefError};
 use crate::domain::{DagNodeSpec, ExecutionResult, GeneratedDag};
 
 const PRELUDE: &str = include_str!("prelude.py");
@@ -93,6 +93,64 @@ fn describe(vm: &VirtualMachine, exc: &PyBaseExceptionRef) -> (String, String) {
     (last, traceback)
 }
 
+/// What fails inside a worker process: start-up (the prelude), or gathering
+/// a node's inputs. Tracebacks are Python's text, passed on as they are.
+#[derive(Debug, thiserror::Error)]
+enum WorkerError {
+    /// The native functions could not be installed.
+    #[error("native functions: {traceback}")]
+    Native {
+        /// Python's traceback.
+        traceback: String,
+    },
+    /// A start-up script does not compile.
+    #[error("{script}: {source}")]
+    Compile {
+        /// The script's name.
+        script: &'static str,
+        /// The compiler's error.
+        source: CompileError,
+    },
+    /// A start-up script raised.
+    #[error("{script}: {traceback}")]
+    Script {
+        /// The script's name.
+        script: &'static str,
+        /// Python's traceback.
+        traceback: String,
+    },
+    /// The prelude lacks a definition the worker needs.
+    #[error("the prelude defines no {name}")]
+    Undefined {
+        /// The missing name.
+        name: &'static str,
+    },
+    /// An input's reference is malformed.
+    #[error("input {param}: {source}")]
+    Reference {
+        /// The parameter.
+        param: String,
+        /// What is wrong with its reference.
+        source: InputRefError,
+    },
+    /// An input's dataset key cannot be handed over.
+    #[error("input {param}: {source}")]
+    Dataset {
+        /// The parameter.
+        param: String,
+        /// Why the key cannot be handed over.
+        source: DatasetError,
+    },
+    /// An input reads a node that has produced nothing.
+    #[error("input {param}: node {node} has not produced an output")]
+    NoOutput {
+        /// The parameter.
+        param: String,
+        /// The node it reads.
+        node: String,
+    },
+}
+
 struct Prelude {
     node_globals: PyObjectRef,
     seed_node: PyObjectRef,
@@ -101,20 +159,23 @@ struct Prelude {
     plain_json: PlainJson,
 }
 
-fn load_prelude(vm: &VirtualMachine) -> Result<Prelude, String> {
+fn load_prelude(vm: &VirtualMachine) -> Result<Prelude, WorkerError> {
     // A stand-in `os` lets `random` (and so `statistics`) import without host
     // access. `_strptime` warns about a day without a year using
     // `os.path.dirname(__file__)`: give it that one string function
     // and the `__file__` frozen modules lack.
     let os_stub = "import sys\nos = type(sys)('os')\nos.urandom = lambda n: bytes(n)\nos.name = 'posix'\nsys.modules['os'] = os\nos.path = type(sys)('os.path')\nos.path.dirname = lambda p: p.rpartition('/')[0]\nimport _strptime\n_strptime.__file__ = 'Lib/_strptime.py'\n";
     let scope = vm.new_scope_with_builtins();
-    native::install(vm, &scope).map_err(|exc| format!("native functions: {}", describe(vm, &exc).1))?;
-    for (name, source) in [("<os stand-in>", os_stub), ("<sandbox prelude>", PRELUDE)] {
-        let code = vm.compile(source, Mode::Exec, name.to_string()).map_err(|e| format!("{name}: {e}"))?;
-        vm.run_code_obj(code, scope.clone()).map_err(|exc| format!("{name}: {}", describe(vm, &exc).1))?;
+    native::install(vm, &scope).map_err(|exc| WorkerError::Native { traceback: describe(vm, &exc).1 })?;
+    for (script, text) in [("<os stand-in>", os_stub), ("<sandbox prelude>", PRELUDE)] {
+        let code = vm
+            .compile(text, Mode::Exec, script.to_string())
+            .map_err(|source| WorkerError::Compile { script, source })?;
+        vm.run_code_obj(code, scope.clone())
+            .map_err(|exc| WorkerError::Script { script, traceback: describe(vm, &exc).1 })?;
     }
-    let get = |name: &str| -> Result<PyObjectRef, String> {
-        scope.globals.get_item_opt(name, vm).ok().flatten().ok_or_else(|| format!("the prelude defines no {name}"))
+    let get = |name: &'static str| -> Result<PyObjectRef, WorkerError> {
+        scope.globals.get_item_opt(name, vm).ok().flatten().ok_or(WorkerError::Undefined { name })
     };
     Ok(Prelude {
         node_globals: get("node_globals")?,
@@ -138,8 +199,8 @@ fn confine(main_thread: Receiver<Landlock>) -> anyhow::Result<Confinement> {
 fn run_interpreter(data: serde_json::Map<String, Value>, main_thread: Receiver<Landlock>) -> anyhow::Result<()> {
     let interpreter = build_interpreter();
     interpreter.enter(|vm| {
-        let prelude = load_prelude(vm).map_err(|e| anyhow::anyhow!(e))?;
-        let mut dataset = Dataset::new(vm, data).map_err(|e| anyhow::anyhow!(e))?;
+        let prelude = load_prelude(vm)?;
+        let mut dataset = Dataset::new(vm, data)?;
         let Confinement { description, complete } = confine(main_thread)?;
         send(&Reply::Ready { confinement: description, complete });
         let stdin = std::io::stdin();
@@ -250,15 +311,17 @@ fn arguments(
     node: &DagNodeSpec,
     dataset: &mut Dataset,
     outputs: &HashMap<String, PyObjectRef>,
-) -> Result<Vec<PyObjectRef>, String> {
+) -> Result<Vec<PyObjectRef>, WorkerError> {
     node.inputs
         .iter()
         .map(|(param, reference)| match InputRef::parse(reference) {
-            Ok(InputRef::Dataset(key)) => dataset.get(vm, &key).map_err(|err| format!("input {param}: {err}")),
-            Ok(InputRef::PrevNode(id)) => {
-                outputs.get(&id).cloned().ok_or_else(|| format!("input {param}: node {id} has not produced an output"))
+            Ok(InputRef::Dataset(key)) => {
+                dataset.get(vm, &key).map_err(|source| WorkerError::Dataset { param: param.clone(), source })
             }
-            Err(err) => Err(format!("input {param}: {err}")),
+            Ok(InputRef::PrevNode(node)) => {
+                outputs.get(&node).cloned().ok_or_else(|| WorkerError::NoOutput { param: param.clone(), node })
+            }
+            Err(source) => Err(WorkerError::Reference { param: param.clone(), source }),
         })
         .collect()
 }
@@ -295,7 +358,7 @@ fn execute(
         send(&Reply::Node { node_id: node.node_id.clone() });
         let node_started = Instant::now();
         let outcome = arguments(vm, node, dataset, &outputs)
-            .map_err(NodeFailure::plain)
+            .map_err(|err| NodeFailure::plain(err.to_string()))
             .and_then(|args| run_node(vm, prelude, node, args, seed, policy))
             .and_then(|object| to_json(vm, prelude, &object).map(|json| (object, json)));
         let printed = prelude
@@ -314,7 +377,7 @@ fn execute(
                     match bound_final_answer(&json) {
                         Ok(()) => result.final_answer = Some(json.clone()),
                         Err(err) => {
-                            fail(&mut result, &node.node_id, NodeFailure::plain(err));
+                            fail(&mut result, &node.node_id, NodeFailure::plain(err.to_string()));
                             break;
                         }
                     }
@@ -334,4 +397,20 @@ fn execute(
     result.success = result.error.is_none();
     result.execution_time_ms = started.elapsed().as_secs_f64() * 1000.0;
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn input_errors_name_the_parameter() {
+        let no_key = WorkerError::Dataset { param: "rows".into(), source: DatasetError::NoKey { key: "x".into() } };
+        assert_eq!(no_key.to_string(), "input rows: the dataset has no key \"x\"");
+        let no_output = WorkerError::NoOutput { param: "values".into(), node: "step_1".into() };
+        assert_eq!(no_output.to_string(), "input values: node step_1 has not produced an output");
+        let bad = WorkerError::Reference { param: "v".into(), source: InputRef::parse("rows").unwrap_err() };
+        assert_eq!(bad.to_string(), "input v: \"rows\" must be dataset.<key> or prev_node.<node_id>.output");
+        assert_eq!(WorkerError::Undefined { name: "to_json" }.to_string(), "the prelude defines no to_json");
+    }
 }

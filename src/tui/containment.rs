@@ -68,22 +68,38 @@ pub fn install_hook() {
     });
 }
 
-/// The text of a panic's payload.
-fn message(payload: &(dyn Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic without a message".into())
+/// A panic caught by [`contained`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Fault {
+    /// The panic said why: its message is free text from wherever it was raised.
+    #[error("{message}")]
+    Panicked {
+        /// The panic's message.
+        message: String,
+    },
+    /// The panic's payload is not text.
+    #[error("a panic without a message")]
+    Unexplained,
 }
 
-/// Run `work`; a panic inside it comes back as its message.
-pub fn contained<T>(work: impl FnOnce() -> T) -> Result<T, String> {
+impl Fault {
+    /// The fault a panic's payload describes.
+    fn from_payload(payload: &(dyn Any + Send)) -> Self {
+        payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .map_or(Self::Unexplained, |message| Self::Panicked { message })
+    }
+}
+
+/// Run `work`; a panic inside it comes back as a [`Fault`].
+pub fn contained<T>(work: impl FnOnce() -> T) -> Result<T, Fault> {
     install_hook();
     let outer = CONTAINING.with(|c| c.replace(true));
     let result = catch_unwind(AssertUnwindSafe(work));
     CONTAINING.with(|c| c.set(outer));
-    result.map_err(|payload| message(payload.as_ref()))
+    result.map_err(|payload| Fault::from_payload(payload.as_ref()))
 }
 
 #[cfg(test)]
@@ -93,10 +109,15 @@ mod tests {
     #[test]
     fn a_contained_panic_is_returned_and_leaves_the_hook_in_charge_of_others() {
         assert_eq!(contained(|| 7), Ok(7));
-        assert_eq!(contained(|| -> u8 { panic!("drawing went wrong") }), Err("drawing went wrong".to_string()));
+        assert_eq!(
+            contained(|| -> u8 { panic!("drawing went wrong") }),
+            Err(Fault::Panicked { message: "drawing went wrong".to_string() })
+        );
         let index = 9;
-        let caught = contained(|| [1, 2, 3][index]).unwrap_err();
+        let caught = contained(|| [1, 2, 3][index]).unwrap_err().to_string();
         assert!(caught.contains("index out of bounds"), "{caught}");
+        let silent = contained(|| -> u8 { std::panic::panic_any(7) }).unwrap_err();
+        assert_eq!((silent.clone(), silent.to_string()), (Fault::Unexplained, "a panic without a message".into()));
         assert!(!CONTAINING.with(Cell::get), "the flag is cleared after a panic");
     }
 }

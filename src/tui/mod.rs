@@ -27,7 +27,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 pub use app::App;
 pub use comparison::Comparison;
-pub use containment::contained;
+pub use containment::{Fault, contained};
 pub use event_loop::{Feeds, Stop, run as event_loop};
 pub use keymap::{Action, BINDINGS, action_for};
 pub use replay::{DEFAULT_MAX_GAP, Replay};

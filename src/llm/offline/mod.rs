@@ -28,6 +28,26 @@ struct Plan {
     dag: GeneratedDag,
 }
 
+/// Characters of a question quoted when the planner cannot take it.
+const QUOTED_CHARS: usize = 60;
+
+/// Why the offline planner cannot plan the questions it is given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OfflinePlanError {
+    /// A question is not one the planner writes itself.
+    #[error(
+        "the offline planner can only build DAGs for questions it writes itself, and {id} ({:?}) is not one \
+         of them: use an LLM (--llm openai) for your own questions",
+        crate::text::preview(&Value::String(question.clone()), QUOTED_CHARS)
+    )]
+    ForeignQuestion {
+        /// The question's id.
+        id: String,
+        /// Its text.
+        question: String,
+    },
+}
+
 /// The offline planner.
 pub struct OfflinePlanner {
     plans: Vec<Plan>,
@@ -136,7 +156,7 @@ impl OfflinePlanner {
     /// A planner for questions given from outside (a questions file): each must
     /// be one the planner can write itself (matched by text); the error names
     /// the first that is not.
-    pub fn for_questions(dataset: Arc<Dataset>, questions: &[Question]) -> Result<Self, String> {
+    pub fn for_questions(dataset: Arc<Dataset>, questions: &[Question]) -> Result<Self, OfflinePlanError> {
         let found = ingredients::find(&dataset);
         let candidates: HashMap<String, Candidate> = templates::candidates(&dataset.data, &found)
             .into_iter()
@@ -145,13 +165,9 @@ impl OfflinePlanner {
             .collect();
         let mut plans = Vec::with_capacity(questions.len());
         for question in questions {
-            let candidate = candidates.get(&question.question).ok_or_else(|| {
-                format!(
-                    "the offline planner can only build DAGs for questions it writes itself, and {} ({:?}) is not one \
-                     of them: use an LLM (--llm openai) for your own questions",
-                    question.id,
-                    crate::text::preview(&Value::String(question.question.clone()), 60)
-                )
+            let candidate = candidates.get(&question.question).ok_or_else(|| OfflinePlanError::ForeignQuestion {
+                id: question.id.clone(),
+                question: question.question.clone(),
             })?;
             plans.push(Plan { question: question.clone(), dag: to_dag(&question.id, candidate) });
         }
@@ -208,5 +224,20 @@ impl LlmClient for OfflinePlanner {
             sink(StreamUpdate::Text(&text));
             Ok(LlmResponse { text, ..LlmResponse::default() })
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_foreign_question_is_named_and_quoted_on_one_line() {
+        let err = OfflinePlanError::ForeignQuestion { id: "q_01".into(), question: "How\nmany?".into() };
+        assert_eq!(
+            err.to_string(),
+            "the offline planner can only build DAGs for questions it writes itself, and q_01 (\"How many?\") is not \
+             one of them: use an LLM (--llm openai) for your own questions"
+        );
     }
 }

@@ -9,7 +9,7 @@ fn rubric_replies_are_parsed_or_rejected() {
     assert_eq!(plain("  3,5 \n"), Ok(3.5));
     assert_eq!(plain("-1.25"), Ok(-1.25));
     for bad in ["Score: 4", "4 out of 5", "", "four", "[RESULT] 4 [END]", "3,5,1"] {
-        let err = plain(bad).unwrap_err();
+        let err = plain(bad).unwrap_err().to_string();
         assert!(err.contains("the reply holds no score (expected a number alone)"), "{bad}: {err}");
     }
     let tagged =
@@ -19,7 +19,7 @@ fn rubric_replies_are_parsed_or_rejected() {
     let bare = parse_rubric_reply("I think... [result] 2,5 [end]", RubricOutput::Tagged).unwrap();
     assert_eq!((bare.raw, bare.feedback), (2.5, None));
     for bad in ["4", "[RESULT] four [END]", "[FEEDBACK] ok [RESULT] 4"] {
-        let err = parse_rubric_reply(bad, RubricOutput::Tagged).unwrap_err();
+        let err = parse_rubric_reply(bad, RubricOutput::Tagged).unwrap_err().to_string();
         assert!(err.contains("expected [RESULT] <number> [END]"), "{bad}: {err}");
     }
 }
