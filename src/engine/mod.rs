@@ -13,4 +13,4 @@ mod review;
 
 pub use context::EngineParts;
 pub use orchestrator::{EngineHandle, RunOptions, start};
-pub use questions::parse_questions;
+pub use questions::{QuestionsReplyError, parse_questions};

@@ -14,10 +14,10 @@ use super::context::{EngineParts, RunContext};
 use super::critic::{Seed, run_attempt};
 use super::emitter::Emitter;
 use super::gate::Gate;
-use super::questions::parse_questions;
+use super::questions::{QuestionsReplyError, parse_questions};
 use crate::domain::AttemptAt;
 use crate::domain::Question;
-use crate::llm::{CallKey, LlmRole};
+use crate::llm::{CallKey, LlmError, LlmRole};
 use crate::run::{Command, EngineEvent, Outcome, RunSettings, RunState};
 use crate::trace::TraceWriter;
 
@@ -164,11 +164,22 @@ fn resumption(prior: &RunState, question_id: &str, retry_failed: bool) -> Resump
     }
 }
 
-async fn generate_questions(ctx: &RunContext, count: u32) -> Result<Vec<Question>, String> {
+/// Why no questions were generated (the text of the run's failure).
+#[derive(Debug, thiserror::Error)]
+enum GenerationError {
+    /// The LLM call failed for good.
+    #[error("question generation failed: {0}")]
+    Call(LlmError),
+    /// The reply could not be read as questions.
+    #[error("question generation: {0}")]
+    Reply(#[from] QuestionsReplyError),
+}
+
+async fn generate_questions(ctx: &RunContext, count: u32) -> Result<Vec<Question>, GenerationError> {
     let key = CallKey { question_id: None, role: LlmRole::QuestionGeneration, attempt: 1, iteration: 0, layer: None };
     let messages = ctx.parts.prompts.question_generation(&ctx.parts.dataset, count);
-    let reply = ctx.call_llm(key, messages, true).await.map_err(|err| format!("question generation failed: {err}"))?;
-    parse_questions(&reply, count as usize).map_err(|err| format!("question generation: {err}"))
+    let reply = ctx.call_llm(key, messages, true).await.map_err(GenerationError::Call)?;
+    Ok(parse_questions(&reply, count as usize)?)
 }
 
 async fn orchestrate(
@@ -190,7 +201,7 @@ async fn orchestrate(
         None => match generate_questions(&ctx, settings.questions).await {
             Ok(questions) => questions,
             Err(error) => {
-                emitter.emit(EngineEvent::RunFailed { error });
+                emitter.emit(EngineEvent::RunFailed { error: error.to_string() });
                 let summary = emitter.with_state(|s| s.summary(emitter.now_ms()));
                 emitter.emit(EngineEvent::RunFinished { summary });
                 return emitter.with_state(RunState::clone);

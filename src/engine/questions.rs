@@ -4,7 +4,35 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::domain::{DifficultyLevel, Question};
-use crate::prompts::extract_json_object;
+use crate::prompts::{ExtractError, extract_json_object};
+
+/// Why the question generator's reply yields no questions.
+#[derive(Debug, thiserror::Error)]
+pub enum QuestionsReplyError {
+    /// No JSON object could be read from the reply.
+    #[error(transparent)]
+    Unreadable(#[from] ExtractError),
+    /// The object has no `questions` list.
+    #[error("the reply has no \"questions\" list")]
+    NoList,
+    /// The list is empty.
+    #[error("the reply's \"questions\" list is empty")]
+    Empty,
+    /// A question does not have the question shape.
+    #[error("question {number} is malformed: {source}")]
+    Malformed {
+        /// 1-based position in the list.
+        number: usize,
+        /// What serde found wrong.
+        source: serde_json::Error,
+    },
+    /// A question has no text.
+    #[error("question {number} has no text")]
+    NoText {
+        /// 1-based position in the list.
+        number: usize,
+    },
+}
 
 #[derive(Deserialize)]
 struct RawQuestion {
@@ -27,20 +55,21 @@ struct RawQuestion {
 /// The questions in `reply`, ranked easy → hard, at most `limit`. Missing ranks
 /// follow reply order, missing levels follow the rank, and missing or repeated
 /// ids are replaced by `q_NN`.
-pub fn parse_questions(reply: &str, limit: usize) -> Result<Vec<Question>, String> {
-    let value = extract_json_object(reply).map_err(|err| err.to_string())?;
-    let items = value.get("questions").and_then(Value::as_array).ok_or("the reply has no \"questions\" list")?;
+pub fn parse_questions(reply: &str, limit: usize) -> Result<Vec<Question>, QuestionsReplyError> {
+    let value = extract_json_object(reply)?;
+    let items = value.get("questions").and_then(Value::as_array).ok_or(QuestionsReplyError::NoList)?;
     let mut raw = Vec::new();
     for (index, item) in items.iter().enumerate() {
-        let question: RawQuestion = serde_json::from_value(item.clone())
-            .map_err(|err| format!("question {} is malformed: {err}", index + 1))?;
+        let number = index + 1;
+        let question: RawQuestion =
+            serde_json::from_value(item.clone()).map_err(|source| QuestionsReplyError::Malformed { number, source })?;
         if question.question.trim().is_empty() {
-            return Err(format!("question {} has no text", index + 1));
+            return Err(QuestionsReplyError::NoText { number });
         }
-        raw.push((question.difficulty_rank.unwrap_or(index + 1), index, question));
+        raw.push((question.difficulty_rank.unwrap_or(number), index, question));
     }
     if raw.is_empty() {
-        return Err("the reply's \"questions\" list is empty".into());
+        return Err(QuestionsReplyError::Empty);
     }
     raw.sort_by_key(|(rank, index, _)| (*rank, *index));
     raw.truncate(limit);
@@ -89,8 +118,10 @@ mod tests {
 
     #[test]
     fn bad_replies_say_why() {
-        assert!(parse_questions("{}", 3).unwrap_err().contains("no \"questions\""));
-        assert!(parse_questions(r#"{"questions": [{"id": 1}]}"#, 3).unwrap_err().contains("question 1 is malformed"));
-        assert!(parse_questions(r#"{"questions": []}"#, 3).unwrap_err().contains("empty"));
+        let error = |reply: &str| parse_questions(reply, 3).unwrap_err().to_string();
+        assert_eq!(error("{}"), "the reply has no \"questions\" list");
+        assert!(error(r#"{"questions": [{"id": 1}]}"#).starts_with("question 1 is malformed: "));
+        assert_eq!(error(r#"{"questions": []}"#), "the reply's \"questions\" list is empty");
+        assert_eq!(error(r#"{"questions": [{"question": " "}]}"#), "question 1 has no text");
     }
 }
