@@ -39,7 +39,7 @@ pub fn dag_svg(dag: &GeneratedDag, feedback: Option<&CriticFeedback>) -> String 
         let _ = write!(svg, "<path class=\"edge\" d=\"M{x1},{y1} C{mid},{y1} {mid},{y2} {x2},{y2}\"/>");
     }
     let ids: Vec<&str> = placed.nodes.iter().map(|n| n.node_id.as_str()).collect();
-    let labels = short_labels(&ids, 20);
+    let labels = short_labels(&ids, 18);
     for (node, label) in placed.nodes.iter().zip(&labels) {
         let (x, y) = origin(node.column, node.row);
         let verdict = node_verdict(feedback, &node.node_id);
@@ -55,7 +55,7 @@ pub fn dag_svg(dag: &GeneratedDag, feedback: Option<&CriticFeedback>) -> String 
             html_escape(label),
             x + 8,
             y + 31,
-            html_escape(&truncate(operation, 24)),
+            html_escape(&truncate(operation, 19)),
         );
     }
     svg.push_str("</svg>");
