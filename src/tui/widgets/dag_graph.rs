@@ -1,10 +1,10 @@
 //! The DAG drawn in the terminal: layers left to right, nodes as boxes
 //! coloured by what the critic said of them (with the final node's ★ and each
 //! node's finding count) or, on the diff screen, by how they changed; edges
-//! as connectors. The pane pans to keep the
-//! selected node in view, says how many nodes lie beyond each edge, and
-//! draws the selected node's inputs and outputs over the other edges, which
-//! are dimmed: which node feeds which can always be read for the selection.
+//! as connectors. The pane pans to keep the selected node in view, says on
+//! its border how many nodes lie beyond each edge, and draws the selected
+//! node's inputs and outputs over the other edges, which are dimmed: which
+//! node feeds which can always be read for the selection.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -173,30 +173,30 @@ pub fn draw(buf: &mut Buffer, area: Rect, dag: &GeneratedDag, colouring: Colouri
     indicators(buf, &view, view.beyond(&placed), theme);
 }
 
-/// `◀ n`, `n ▶`, `▲ n`, `▼ n` on the pane's edges for the nodes beyond them.
+/// `◀n`, `▼n`, `n▶` on the border below `area` and `▲n` on the border above
+/// it, for the nodes beyond each edge of the pane (the border lines are the
+/// pane's block; nothing is drawn where the buffer has no such line).
 fn indicators(buf: &mut Buffer, view: &View, [left, right, above, below]: [usize; 4], theme: &Theme) {
-    let area = view.area;
-    if area.width < 4 || area.height == 0 {
-        return;
-    }
+    let (area, whole) = (view.area, buf.area);
     let style = theme.fg(Ink::Accent).add_modifier(Modifier::BOLD);
-    let middle_row = area.y + area.height / 2;
-    let mut mark = |x: u16, y: u16, text: String| {
-        let room = usize::from(area.right().saturating_sub(x));
-        buf.set_stringn(x, y, &text, room, style);
+    let mut mark = |x: u16, y: u16, text: &str| {
+        if y >= whole.y && y < whole.bottom() && x >= whole.x && x < whole.right() {
+            buf.set_stringn(x, y, text, usize::from(whole.right() - x), style);
+        }
     };
+    let bottom = area.bottom();
     if left > 0 {
-        mark(area.x, middle_row, format!("◀{left}"));
+        mark(area.x + 1, bottom, &format!("◀{left}"));
+    }
+    if below > 0 {
+        mark(area.x + area.width / 2, bottom, &format!("▼{below}"));
     }
     if right > 0 {
         let text = format!("{right}▶");
-        mark(area.right().saturating_sub(width(&text) as u16), middle_row, text);
+        mark(area.right().saturating_sub(width(&text) as u16 + 1), bottom, &text);
     }
-    let centre = area.x + area.width / 2;
-    if above > 0 {
-        mark(centre.saturating_sub(1), area.y, format!("▲{above}"));
-    }
-    if below > 0 {
-        mark(centre.saturating_sub(1), area.bottom() - 1, format!("▼{below}"));
+    if above > 0 && area.y > whole.y {
+        let text = format!("▲{above}");
+        mark(area.right().saturating_sub(width(&text) as u16 + 1), area.y - 1, &text);
     }
 }
