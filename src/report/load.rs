@@ -58,6 +58,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::report::ReferenceRole;
     use crate::report::test_run::run_with_one_pass_and_one_exhausted;
 
     #[test]
@@ -70,8 +71,22 @@ mod tests {
             level.as_object_mut().unwrap().remove("grading");
         }
         for result in old["detailed_results"].as_array_mut().unwrap() {
-            for field in ["grades", "correct", "narrative"] {
+            for field in ["grades", "correct", "narrative", "question_text"] {
                 result.as_object_mut().unwrap().remove(field);
+            }
+        }
+        for key in ["successful_executions", "execution_failures", "critic_loop_exhausted"] {
+            old["summary"].as_object_mut().unwrap().remove(key);
+        }
+        // Before the reference's keys, conversation_log held every exchange, with its call.
+        for trace in old["question_traces"].as_array_mut().unwrap() {
+            let trace = trace.as_object_mut().unwrap();
+            let exchanges = trace.remove("llm_exchanges").unwrap();
+            trace.insert("conversation_log".into(), exchanges);
+            let reference = ["question_text", "difficulty", "difficulty_rank", "total_iterations", "success"];
+            let more = ["final_answer", "execution_error", "execution_time_ms", "node_outputs"];
+            for key in reference.iter().chain(&more) {
+                trace.remove(*key);
             }
         }
         let path = dir.path().join("eval_results.json");
@@ -80,6 +95,7 @@ mod tests {
         assert_eq!(doc.summary.grading.accuracy, None);
         assert!(doc.detailed_results[0].grades.is_empty() && doc.detailed_results[0].correct.is_none());
         assert_eq!(doc.question_traces[0].iterations[0].dag.as_ref().unwrap().nodes[0].node_id, "a");
+        assert!(doc.question_traces[0].conversation_log.iter().all(|e| e.role == ReferenceRole::Earlier));
     }
 
     #[test]

@@ -17,6 +17,6 @@ pub use load::{fold_trace, is_trace, load_results};
 pub use results::{eval_results, graded_tally};
 pub use results_doc::{
     AttemptTrace, CallMeta, DetailedResult, DifficultyBreakdown, EvalResults, FailureAnalysis, Grading, IterationTrace,
-    LevelBreakdown, LogEntry, LogRole, QuestionTrace, StageTiming, Summary, Tokens,
+    LevelBreakdown, LogEntry, LogRole, QuestionTrace, ReferenceLogEntry, ReferenceRole, StageTiming, Summary, Tokens,
 };
 pub use verify::{Drift, VerifyReport, json_diff, verify};

@@ -1,16 +1,18 @@
 //! `eval_results.json`: the reference design's schema (summary,
 //! difficulty_breakdown, detailed_results, failure_analysis, question_traces)
-//! plus attempts, findings, tokens, cost and timings, built as the types of
-//! [`super::results_doc`].
+//! with the keys the reference implementation writes too (DESIGN §6), plus
+//! attempts, findings, every LLM exchange, tokens, cost and timings, built as
+//! the types of [`super::results_doc`].
 
-use crate::domain::DifficultyLevel;
+use crate::domain::{DifficultyLevel, ExecutionResult};
 use crate::llm::LlmRole;
 use crate::run::conversation::{Entry, entries, user_prompt};
 use crate::run::{Attempt, Iteration, Outcome, QuestionState, QuestionStatus, RunState};
+use crate::text::preview;
 
 use super::results_doc::{
     AttemptTrace, CallMeta, DetailedResult, DifficultyBreakdown, EvalResults, FailureAnalysis, Grading, IterationTrace,
-    LevelBreakdown, LogEntry, LogRole, QuestionTrace, StageTiming, Summary,
+    LevelBreakdown, LogEntry, LogRole, QuestionTrace, ReferenceLogEntry, ReferenceRole, StageTiming, Summary,
 };
 
 /// How many of `questions` were graded, and how many of those were right.
@@ -62,6 +64,7 @@ fn detailed(q: &QuestionState) -> DetailedResult {
     DetailedResult {
         question_id: q.question.id.clone(),
         question: q.question.question.clone(),
+        question_text: q.question.question.clone(),
         difficulty_rank: q.question.difficulty_rank,
         difficulty_level: q.question.difficulty_level,
         success: passed(q),
@@ -127,14 +130,62 @@ fn attempt(a: &Attempt) -> AttemptTrace {
     }
 }
 
+/// The reference design's log of the latest attempt: per iteration the
+/// builder's reply, the trial run's result and the critic's verdict, then the
+/// final execution.
+fn reference_log(state: &RunState, q: &QuestionState) -> Vec<ReferenceLogEntry> {
+    let entry = |role, content: String| ReferenceLogEntry { role, content };
+    let ran = |label: &str, result: &ExecutionResult| match (&result.error, &result.final_answer) {
+        (Some(error), _) => format!("{label} failed: {error}"),
+        (None, Some(answer)) => format!("{label}: {}", preview(answer, 200)),
+        (None, None) => format!("{label}: no answer"),
+    };
+    let mut log = Vec::new();
+    let Some(latest) = q.latest() else { return log };
+    for it in &latest.iterations {
+        let build = it.calls.iter().filter_map(|id| state.calls.get(id)).find(|c| c.key.role == LlmRole::DagBuild);
+        if let Some(call) = build {
+            let reply = call.error.as_ref().map_or_else(|| call.response.clone(), |e| format!("(call failed: {e})"));
+            log.push(entry(ReferenceRole::DagBuilder, reply));
+        }
+        if let Some(trial) = &it.trial {
+            log.push(entry(ReferenceRole::Executor, ran("trial run", trial)));
+        }
+        if let Some(feedback) = &it.feedback {
+            let verdict = if feedback.is_approved { "approved" } else { "rejected" };
+            let mut text = format!("{verdict}: {}", feedback.overall_reasoning);
+            for error in &feedback.specific_errors {
+                text.push_str(&format!("\n- {error}"));
+            }
+            log.push(entry(ReferenceRole::Critic, text));
+        }
+    }
+    if let Some(execution) = &latest.execution {
+        log.push(entry(ReferenceRole::Executor, ran("final execution", execution)));
+    }
+    log
+}
+
 fn trace(state: &RunState, q: &QuestionState) -> QuestionTrace {
     let attempts: Vec<AttemptTrace> = q.attempts.iter().map(attempt).collect();
+    let latest = q.latest();
+    let execution = latest.and_then(|a| a.execution.as_ref());
     QuestionTrace {
         question_id: q.question.id.clone(),
         question: q.question.question.clone(),
+        question_text: q.question.question.clone(),
+        difficulty: Some(q.question.difficulty_level),
+        difficulty_rank: q.question.difficulty_rank,
+        total_iterations: latest.map_or(0, |a| a.iterations.len()),
+        success: passed(q),
+        final_answer: latest.and_then(|a| a.final_answer.clone()),
+        execution_error: latest.and_then(|a| a.reason.clone()),
+        execution_time_ms: execution.map(|e| e.execution_time_ms),
+        node_outputs: execution.map(|e| e.node_outputs.clone()),
         iterations: attempts.last().map(|a| a.iterations.clone()).unwrap_or_default(),
         attempts,
-        conversation_log: conversation_log(state, q),
+        conversation_log: reference_log(state, q),
+        llm_exchanges: conversation_log(state, q),
     }
 }
 
@@ -166,6 +217,9 @@ pub fn eval_results(state: &RunState, generated_at: &str) -> EvalResults {
             exhausted: count(Outcome::Exhausted),
             execution_failed: count(Outcome::Failed),
             cancelled: count(Outcome::Cancelled),
+            successful_executions: passed_count,
+            execution_failures: count(Outcome::Failed),
+            critic_loop_exhausted: count(Outcome::Exhausted),
             grading: grading(state.questions.iter()),
             tokens: state.usage.into(),
             cost_usd: state.cost_usd,
@@ -205,7 +259,9 @@ mod tests {
         assert_eq!(doc["summary"]["exhausted"], 1);
         assert_eq!(doc["summary"]["tokens"]["total"], 15);
         assert_eq!(doc["failure_analysis"][0]["question_id"], "q_02");
-        assert_eq!(doc["question_traces"][0]["conversation_log"][1]["content"], "{}");
+        assert_eq!(doc["question_traces"][0]["llm_exchanges"][1]["content"], "{}");
+        let first = &doc["question_traces"][0]["conversation_log"][0];
+        assert_eq!((first["role"].as_str(), first["content"].as_str()), (Some("dag_builder"), Some("{}")));
         let broken = json!({"summary": {}});
         assert!(!validator.is_valid(&broken), "the schema rejects a document without the required parts");
     }

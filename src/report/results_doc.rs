@@ -75,6 +75,15 @@ pub struct Summary {
     pub execution_failed: usize,
     /// Questions stopped by the user.
     pub cancelled: usize,
+    /// The reference implementation's name for `passed`.
+    #[serde(default)]
+    pub successful_executions: usize,
+    /// The reference implementation's name for `execution_failed`.
+    #[serde(default)]
+    pub execution_failures: usize,
+    /// The reference implementation's name for `exhausted`.
+    #[serde(default)]
+    pub critic_loop_exhausted: usize,
     /// Grading over all questions (absent before grading existed).
     #[serde(default)]
     pub grading: Grading,
@@ -124,6 +133,9 @@ pub struct DetailedResult {
     pub question_id: String,
     /// Question text.
     pub question: String,
+    /// The reference design's name for `question`.
+    #[serde(default)]
+    pub question_text: String,
     /// 1-based rank, easiest first.
     pub difficulty_rank: usize,
     /// Difficulty bucket.
@@ -184,19 +196,74 @@ pub struct FailureAnalysis {
     pub last_findings: Vec<Finding>,
 }
 
-/// Everything that happened to one question.
+/// Everything that happened to one question. The keys the reference
+/// implementation writes (and its report generator reads) come with ours.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct QuestionTrace {
     /// Question id.
     pub question_id: String,
     /// Question text.
     pub question: String,
+    /// The reference implementation's name for `question`.
+    #[serde(default)]
+    pub question_text: String,
+    /// Difficulty bucket (absent in files of earlier versions).
+    #[serde(default)]
+    pub difficulty: Option<DifficultyLevel>,
+    /// 1-based rank, easiest first.
+    #[serde(default)]
+    pub difficulty_rank: usize,
+    /// Iterations of the latest attempt.
+    #[serde(default)]
+    pub total_iterations: usize,
+    /// Whether the latest attempt passed.
+    #[serde(default)]
+    pub success: bool,
+    /// The latest attempt's answer, when one was produced.
+    #[serde(default)]
+    pub final_answer: Option<Value>,
+    /// Why the latest attempt did not pass.
+    #[serde(default)]
+    pub execution_error: Option<String>,
+    /// Time of the final execution.
+    #[serde(default)]
+    pub execution_time_ms: Option<f64>,
+    /// Every node's output in the final execution.
+    #[serde(default)]
+    pub node_outputs: Option<IndexMap<String, Value>>,
     /// The latest attempt's iterations.
     pub iterations: Vec<IterationTrace>,
     /// Every attempt, oldest first.
     pub attempts: Vec<AttemptTrace>,
-    /// The LLM exchanges about the question, in order.
-    pub conversation_log: Vec<LogEntry>,
+    /// The reference design's log: who said what, iteration by iteration.
+    pub conversation_log: Vec<ReferenceLogEntry>,
+    /// Every LLM exchange about the question (prompts and replies), in order.
+    #[serde(default)]
+    pub llm_exchanges: Vec<LogEntry>,
+}
+
+/// Who speaks in the reference design's conversation log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReferenceRole {
+    /// The builder's reply.
+    DagBuilder,
+    /// The critic's verdict.
+    Critic,
+    /// What a run of the DAG gave.
+    Executor,
+    /// A role of an earlier version's log (`user`, `assistant`): read, never written.
+    #[serde(other)]
+    Earlier,
+}
+
+/// One entry of the reference design's conversation log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReferenceLogEntry {
+    /// Who speaks.
+    pub role: ReferenceRole,
+    /// What was said.
+    pub content: String,
 }
 
 /// One attempt at a question.

@@ -12,7 +12,7 @@ use eval_dag::domain::{
 };
 use eval_dag::report::{
     AttemptTrace, CallMeta, DetailedResult, DifficultyBreakdown, EvalResults, FailureAnalysis, Grading, IterationTrace,
-    LevelBreakdown, LogEntry, LogRole, QuestionTrace, StageTiming, Summary, Tokens,
+    LevelBreakdown, LogEntry, LogRole, QuestionTrace, ReferenceLogEntry, ReferenceRole, StageTiming, Summary, Tokens,
 };
 use eval_dag::run::{Outcome, RunSettings, Stage};
 use serde_json::{Value, json};
@@ -121,6 +121,9 @@ fn full_document() -> EvalResults {
             exhausted: 0,
             execution_failed: 0,
             cancelled: 0,
+            successful_executions: 1,
+            execution_failures: 0,
+            critic_loop_exhausted: 0,
             grading: grading(),
             tokens,
             cost_usd: 0.25,
@@ -132,6 +135,7 @@ fn full_document() -> EvalResults {
         detailed_results: vec![DetailedResult {
             question_id: "q_01".into(),
             question: "What is the total?".into(),
+            question_text: "What is the total?".into(),
             difficulty_rank: 1,
             difficulty_level: DifficultyLevel::Easy,
             success: true,
@@ -170,6 +174,15 @@ fn full_document() -> EvalResults {
         question_traces: vec![QuestionTrace {
             question_id: "q_01".into(),
             question: "What is the total?".into(),
+            question_text: "What is the total?".into(),
+            difficulty: Some(DifficultyLevel::Easy),
+            difficulty_rank: 1,
+            total_iterations: 1,
+            success: true,
+            final_answer: Some(json!(1.5)),
+            execution_error: Some("rejected once".into()),
+            execution_time_ms: Some(2.5),
+            node_outputs: Some([("total".to_string(), json!(1.5))].into_iter().collect()),
             iterations: vec![iteration()],
             attempts: vec![AttemptTrace {
                 attempt: 2,
@@ -179,7 +192,11 @@ fn full_document() -> EvalResults {
                 final_answer: Some(json!(1.5)),
                 iterations: vec![iteration()],
             }],
-            conversation_log: vec![
+            conversation_log: [ReferenceRole::DagBuilder, ReferenceRole::Executor, ReferenceRole::Critic]
+                .into_iter()
+                .map(|role| ReferenceLogEntry { role, content: "text".into() })
+                .collect(),
+            llm_exchanges: vec![
                 log(LogRole::User, &build),
                 log(LogRole::Assistant, &build),
                 log(LogRole::User, &judge),
@@ -288,4 +305,74 @@ fn the_schema_lists_exactly_the_properties_the_types_write() {
     );
     assert!(drift.is_empty(), "eval_results.schema.json and the report's types differ:\n{}", drift.join("\n"));
     assert!(shapes.listed.len() > 20, "the walk reached the nested objects: {:?}", shapes.listed.keys());
+}
+
+/// The type of a JSON value, as the reference's tooling expects it.
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(n) if n.is_u64() || n.is_i64() => "int",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+#[test]
+fn the_reference_implementations_keys_are_written_with_their_types() {
+    let trace = eval_dag::trace::Trace::read(&common::root().join("sample-data/traces/fraud-scripted.trace.jsonl"));
+    let state = eval_dag::report::fold_trace(&trace.unwrap());
+    let doc = serde_json::to_value(eval_dag::report::eval_results(&state, "2026-01-01T00:00:00Z")).unwrap();
+    let expect = |value: &Value, key: &str, kinds: &[&str]| {
+        let got = value.get(key).unwrap_or_else(|| panic!("{key} is written: {value}"));
+        assert!(kinds.contains(&kind(got)), "{key} is {}, expected one of {kinds:?}", kind(got));
+    };
+    let summary = &doc["summary"];
+    for key in ["successful_executions", "execution_failures", "critic_loop_exhausted", "total_questions"] {
+        expect(summary, key, &["int"]);
+    }
+    expect(summary, "pass_rate", &["number", "int"]);
+    assert_eq!(summary["successful_executions"], summary["passed"]);
+    for row in doc["detailed_results"].as_array().unwrap() {
+        expect(row, "question_text", &["string"]);
+        assert_eq!(row["question_text"], row["question"]);
+    }
+    for trace in doc["question_traces"].as_array().unwrap() {
+        expect(trace, "question_text", &["string"]);
+        assert!(["easy", "medium", "hard"].contains(&trace["difficulty"].as_str().unwrap()), "{trace}");
+        for key in ["difficulty_rank", "total_iterations"] {
+            expect(trace, key, &["int"]);
+        }
+        expect(trace, "success", &["bool"]);
+        expect(trace, "final_answer", &["string", "int", "number", "bool", "array", "object", "null"]);
+        expect(trace, "execution_error", &["string", "null"]);
+        expect(trace, "execution_time_ms", &["number", "null"]);
+        expect(trace, "node_outputs", &["object", "null"]);
+        for iteration in trace["iterations"].as_array().unwrap() {
+            expect(iteration, "iteration", &["int"]);
+            expect(iteration, "dag", &["object"]);
+            let feedback = &iteration["critic_feedback"];
+            expect(feedback, "is_approved", &["bool"]);
+            expect(feedback, "overall_reasoning", &["string"]);
+            for key in ["specific_errors", "suggestions", "layer_validations"] {
+                expect(feedback, key, &["array"]);
+            }
+        }
+        for entry in trace["conversation_log"].as_array().unwrap() {
+            assert_eq!(entry.as_object().unwrap().len(), 2, "only role and content: {entry}");
+            expect(entry, "content", &["string"]);
+        }
+    }
+    // q_01: rejected by the structural check, then by the trial run, then approved and executed.
+    let q01 = doc["question_traces"].as_array().unwrap().iter().find(|t| t["question_id"] == "q_01").unwrap();
+    let roles: Vec<&str> =
+        q01["conversation_log"].as_array().unwrap().iter().map(|e| e["role"].as_str().unwrap()).collect();
+    let expected =
+        ["dag_builder", "critic", "dag_builder", "executor", "critic", "dag_builder", "executor", "critic", "executor"];
+    assert_eq!(roles, expected);
+    let last = q01["conversation_log"].as_array().unwrap().last().unwrap()["content"].as_str().unwrap();
+    assert_eq!(last, "final execution: grocery_pos");
+    assert!(q01["llm_exchanges"].as_array().unwrap().len() >= 8, "every prompt and reply is still there");
 }

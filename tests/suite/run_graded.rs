@@ -331,9 +331,9 @@ async fn judges_grade_answers_in_a_run_their_calls_are_traced_and_grade_reuses_t
     let errors: Vec<String> =
         validator.iter_errors(&results).map(|e| format!("{e} at {}", e.instance_path())).collect();
     assert!(errors.is_empty(), "a judged run's results follow the schema: {errors:#?}");
-    let log = results["question_traces"][0]["conversation_log"].as_array().unwrap();
+    let log = results["question_traces"][0]["llm_exchanges"].as_array().unwrap();
     let judged = log.iter().filter(|m| m["meta"]["call"] == "judge" && m["role"] == "assistant").count();
-    assert_eq!(judged, 7, "the conversation log ends with the judges' exchanges");
+    assert_eq!(judged, 7, "the exchange list ends with the judges' exchanges");
 
     // Re-grading reuses every recorded judge call: no server is configured at all.
     let requests_before = mock.requests().len();
