@@ -100,7 +100,7 @@ pub struct RunArgs {
     /// Output directory (default: runs/<timestamp>).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// No TUI: progress on stderr.
+    /// No TUI: progress on stderr (the default when stdout is not a terminal).
     #[arg(long)]
     pub headless: bool,
     /// Start paused; advance one stage at a time.

@@ -1,6 +1,7 @@
 //! `eval-dag run`: generate questions, run every critic loop, write the trace,
 //! `eval_results.json` and the report.
 
+use std::io::IsTerminal;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -110,7 +111,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let file = Config::load(args.config.as_deref())?;
     // A theme that does not load is bad input, found before the run starts.
     let theme_name = file.theme(std::env::var("EVAL_DAG_THEME").ok());
-    let theme = (!args.headless).then(|| Theme::load(&theme_name)).transpose()?;
+    // No terminal to draw on (output piped or redirected, CI): progress on stderr instead.
+    let headless = args.headless || !std::io::stdout().is_terminal();
+    let theme = (!headless).then(|| Theme::load(&theme_name)).transpose()?;
     let config = file.resolve(&args, |name| std::env::var(name).ok())?;
     let plan = plan(&args)?;
     let dataset = Arc::new(Dataset::load(&plan.dataset_dir)?);
@@ -168,10 +171,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         let executor = super::providers::build_executor(&dataset)?;
         let parts = EngineParts { dataset: dataset.clone(), llm, executor, prompts, grader };
         let initial = prior.clone().unwrap_or_default();
-        let keep_alive = !args.headless;
+        let keep_alive = !headless;
         let options = RunOptions { keep_alive, questions, prior, retry_failed: args.retry_failed.is_some() };
         let handle = engine::start(parts, Some(trace), settings, options);
-        let shown = if args.headless {
+        let shown = if headless {
             headless::follow(handle.events, initial, handle.commands, Box::pin(super::signals::interrupted())).await
         } else {
             let resume = resume_command(&plan.out);

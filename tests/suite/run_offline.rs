@@ -211,3 +211,22 @@ fn a_closed_stderr_does_not_stop_a_headless_run() {
     assert_eq!(status.code(), Some(0));
     assert_eq!(results(dir.path())["summary"]["passed"], 3);
 }
+
+#[test]
+fn without_a_terminal_a_run_goes_headless_by_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    // stdout is a pipe here, as in CI or `… | tee`: no TUI is attempted.
+    let output = common::eval_dag(dir.path())
+        .arg("run")
+        .arg(common::root().join("sample-data/fraud"))
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("terminal UI"), "no TUI was tried: {stderr}");
+    assert!(stderr.contains("10 questions: 10 passed"), "headless progress and summary on stderr: {stderr}");
+    assert_all_answers_expected(&out, 10);
+}
