@@ -5,12 +5,12 @@ use std::cmp::Ordering;
 
 use rustpython_vm::{
     AsObject, PyObjectRef, PyResult, VirtualMachine,
-    builtins::{PyInt, PyStrInterned},
+    builtins::{PyBaseExceptionRef, PyInt, PyStrInterned},
     function::FuncArgs,
 };
 
 use super::strftime::strftime;
-use super::strptime::{Parsed, strptime};
+use super::strptime::{Parsed, Strptime, strptime};
 use super::{method, new_instance, slot, text};
 
 /// The slots of the pure-Python `datetime.datetime`, interned once.
@@ -108,6 +108,22 @@ fn ordering(slots: DatetimeSlots, original: PyObjectRef, name: PyObjectRef, vm: 
     Ok(method(name, compare, vm))
 }
 
+/// CPython's message for a day its month does not have.
+const DAY_OUT_OF_RANGE: &str = "day is out of range for month";
+
+/// `error` as CPython words it: the pure-Python `datetime` underneath says
+/// "day 30 must be in range 1..28 for month 2 in year 2023" where CPython
+/// says [`DAY_OUT_OF_RANGE`]; other errors pass unchanged.
+fn in_cpython_words(error: PyBaseExceptionRef, vm: &VirtualMachine) -> PyBaseExceptionRef {
+    let is_value_error = error.fast_isinstance(vm.ctx.exceptions.value_error);
+    let text = error.as_object().str(vm).map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    if is_value_error && text.starts_with("day ") && text.contains(" must be in range ") {
+        vm.new_value_error(DAY_OUT_OF_RANGE.to_string())
+    } else {
+        error
+    }
+}
+
 /// The factories, by name:
 /// - `_native_strptime(cls, original, timezone, timedelta)`: a function for
 ///   the classmethod `cls.strptime` returning what CPython's `strptime`
@@ -128,11 +144,15 @@ pub fn functions(vm: &VirtualMachine) -> Vec<(&'static str, PyObjectRef)> {
         let parse = move |args: FuncArgs, vm: &VirtualMachine| -> PyResult {
             if let ([given, date, format], true) = (args.args.as_slice(), args.kwargs.is_empty())
                 && given.is(&cls)
-                && let Some(parsed) = text(date).zip(text(format)).and_then(|(date, format)| strptime(date, format))
+                && let Some(found) = text(date).zip(text(format)).and_then(|(date, format)| strptime(date, format))
             {
-                return slots.new_datetime(cls.clone(), &parsed, &zone, vm);
+                return match found {
+                    Strptime::Parsed(parsed) => slots.new_datetime(cls.clone(), &parsed, &zone, vm),
+                    // CPython's words, not those of the pure-Python datetime underneath.
+                    Strptime::DayOutOfRange => Err(vm.new_value_error(DAY_OUT_OF_RANGE.to_string())),
+                };
             }
-            original.call(args, vm)
+            original.call(args, vm).map_err(|error| in_cpython_words(error, vm))
         };
         vm.new_function("strptime", parse).into()
     };

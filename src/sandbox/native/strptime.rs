@@ -52,6 +52,16 @@ pub struct Parsed {
     pub offset: Option<(i64, i64)>,
 }
 
+/// What `strptime` comes to when the native path can decide.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Strptime {
+    /// The `datetime` to return.
+    Parsed(Parsed),
+    /// The text matched the format but names a day its month does not have:
+    /// CPython raises `ValueError("day is out of range for month")`.
+    DayOutOfRange,
+}
+
 struct Pattern {
     regex: Regex,
     directives: Vec<char>,
@@ -194,7 +204,13 @@ fn valid_date(year: i64, month: i64, day: i64) -> Option<NaiveDate> {
     NaiveDate::from_ymd_opt(i32::try_from(year).ok()?, u32::try_from(month).ok()?, u32::try_from(day).ok()?)
 }
 
-fn combine(pattern: &Pattern, found: &Captures<'_>) -> Option<Parsed> {
+/// `Some` when `year` (1 to 9999, as in Python) and `month` exist, so that
+/// a date that does not is wrong by its day alone.
+fn valid_month(year: i64, month: i64) -> Option<NaiveDate> {
+    valid_date(year, month, 1)
+}
+
+fn combine(pattern: &Pattern, found: &Captures<'_>) -> Option<Strptime> {
     let (mut year, mut month, mut day) = (None, 1, 1);
     let (mut hour, mut minute, mut second, mut fraction) = (0, 0, 0, 0);
     let (mut julian, mut offset_found) = (None, None);
@@ -232,7 +248,10 @@ fn combine(pattern: &Pattern, found: &Captures<'_>) -> Option<Parsed> {
     let mut year = year.unwrap_or(if leap_year_fix { 1904 } else { 1900 });
     match julian {
         None => {
-            valid_date(year, month, day)?;
+            valid_month(year, month)?;
+            if valid_date(year, month, day).is_none() {
+                return Some(Strptime::DayOutOfRange);
+            }
         }
         Some(julian) => {
             let date = valid_date(year, 1, 1)?.checked_add_days(Days::new(u64::try_from(julian - 1).ok()?))?;
@@ -242,7 +261,10 @@ fn combine(pattern: &Pattern, found: &Captures<'_>) -> Option<Parsed> {
     if leap_year_fix {
         year = 1900;
     }
-    valid_date(year, month, day)?;
+    valid_month(year, month)?;
+    if valid_date(year, month, day).is_none() {
+        return Some(Strptime::DayOutOfRange);
+    }
     if hour > 23 || minute > 59 || second > 59 {
         return None;
     }
@@ -251,12 +273,12 @@ fn combine(pattern: &Pattern, found: &Captures<'_>) -> Option<Parsed> {
     {
         return None;
     }
-    Some(Parsed { fields: [year, month, day, hour, minute, second, fraction], offset: offset_found })
+    Some(Strptime::Parsed(Parsed { fields: [year, month, day, hour, minute, second, fraction], offset: offset_found }))
 }
 
-/// What `datetime.datetime.strptime(text, format)` returns in CPython, or
+/// What `datetime.datetime.strptime(text, format)` comes to in CPython, or
 /// `None` where the Python implementation must decide (see the module docs).
-pub fn strptime(text: &str, format: &str) -> Option<Parsed> {
+pub fn strptime(text: &str, format: &str) -> Option<Strptime> {
     if !text.is_ascii() {
         return None;
     }
@@ -273,7 +295,10 @@ mod tests {
     use super::*;
 
     fn fields(text: &str, format: &str) -> Option<[i64; 7]> {
-        strptime(text, format).map(|parsed| parsed.fields)
+        match strptime(text, format)? {
+            Strptime::Parsed(parsed) => Some(parsed.fields),
+            Strptime::DayOutOfRange => None,
+        }
     }
 
     #[test]
@@ -285,12 +310,17 @@ mod tests {
         assert_eq!(fields("sePtember 3 2021", "%B %d %Y"), Some([2021, 9, 3, 0, 0, 0, 0]));
         assert_eq!(fields("2023 366", "%Y %j"), Some([2024, 1, 1, 0, 0, 0, 0]), "day 366 of 2023 runs into 2024");
         assert_eq!(fields("2024 366", "%Y %j"), Some([2024, 12, 31, 0, 0, 0, 0]));
-        assert_eq!(fields("02 29", "%m %d"), None, "29 February 1900 does not exist");
+        assert_eq!(strptime("02 29", "%m %d"), Some(Strptime::DayOutOfRange), "29 February 1900 does not exist");
+        assert_eq!(strptime("2020-02-30", "%Y-%m-%d"), Some(Strptime::DayOutOfRange));
+        assert_eq!(strptime("31/04/2021", "%d/%m/%Y"), Some(Strptime::DayOutOfRange));
     }
 
     #[test]
     fn offsets_follow_python() {
-        let offset = |text: &str| strptime(text, "%H%z").and_then(|parsed| parsed.offset);
+        let offset = |text: &str| match strptime(text, "%H%z") {
+            Some(Strptime::Parsed(parsed)) => parsed.offset,
+            _ => None,
+        };
         assert_eq!(offset("10Z"), Some((0, 0)));
         assert_eq!(offset("10+0530"), Some((19800, 0)));
         assert_eq!(offset("10-05:30:15.5"), Some((-19815, -500000)));
@@ -304,7 +334,6 @@ mod tests {
         assert_eq!(fields("2020-01-01", "%Y-%m-%d %Z"), None);
         assert_eq!(fields("2020 2020", "%Y %Y"), None);
         assert_eq!(fields("2020-01-01x", "%Y-%m-%d"), None);
-        assert_eq!(fields("2020-02-30", "%Y-%m-%d"), None);
         assert_eq!(fields("10:60", "%H:%S"), None);
         assert_eq!(fields("2020-01-01", "%Y-%m-%"), None);
         assert_eq!(fields("２020", "%Y"), None);
