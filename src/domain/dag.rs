@@ -63,6 +63,15 @@ impl GeneratedDag {
         self.nodes.iter().map(|n| n.layer + 1).max().unwrap_or(0)
     }
 
+    /// Nodes in the most populated layer (the rows a layered drawing needs).
+    pub fn widest_layer(&self) -> usize {
+        let mut per_layer = std::collections::HashMap::new();
+        for node in &self.nodes {
+            *per_layer.entry(node.layer).or_insert(0) += 1;
+        }
+        per_layer.into_values().max().unwrap_or(0)
+    }
+
     /// Nodes of layer `layer`, in declaration order.
     pub fn nodes_in_layer(&self, layer: usize) -> impl Iterator<Item = &DagNodeSpec> {
         self.nodes.iter().filter(move |n| n.layer == layer)

@@ -225,6 +225,7 @@ mod tests {
         .unwrap();
         let l = layout(&dag);
         assert_eq!((l.columns, l.rows), (3, 2));
+        assert_eq!(dag.widest_layer(), l.rows, "the rows a drawing needs, without laying it out");
         let place = |id: &str| {
             let n = &l.nodes[l.index_of(id).unwrap()];
             (n.column, n.row)

@@ -323,8 +323,10 @@ impl App {
             Action::Help => self.help = !self.help,
             Action::Up | Action::Down if self.screen == Screen::Question => self.in_focused_pane(action),
             Action::Up | Action::Down => self.move_selection(action == Action::Down),
-            Action::PaneLeft => self.move_along_graph(GraphMove::Left),
-            Action::PaneRight => self.move_along_graph(GraphMove::Right),
+            // Left and right mean something in the graph only; elsewhere they do nothing.
+            Action::PaneLeft if self.question.focus == Pane::Graph => self.move_along_graph(GraphMove::Left),
+            Action::PaneRight if self.question.focus == Pane::Graph => self.move_along_graph(GraphMove::Right),
+            Action::PaneLeft | Action::PaneRight => {}
             Action::ToInput => self.move_along_graph(GraphMove::ToInput),
             Action::ToConsumer => self.move_along_graph(GraphMove::ToConsumer),
             Action::NextPane => self.question.focus = self.question.focus.cycled(1),

@@ -167,7 +167,7 @@ fn arrows_move_along_the_graph_tab_moves_the_focus_and_z_zooms_the_focused_pane(
     assert_eq!(column(&app), 1, "← goes a layer back");
     let selected = app.question.node;
     press(&mut app, "\t");
-    press(&mut app, "j↓");
+    press(&mut app, "j↓→←");
     assert_eq!(app.question.node, selected, "with the code focused, arrows leave the selection alone");
     press(&mut app, "⇤↓");
     assert_ne!(app.question.node, selected, "Shift-Tab gives the focus back to the graph");

@@ -10,7 +10,6 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use crate::domain::{FindingFate, GeneratedDag, IterationDiff, NodeChange};
-use crate::render::layout;
 use crate::tui::app::App;
 use crate::tui::text::{clean_line, fit};
 use crate::tui::theme::{Ink, Theme};
@@ -126,7 +125,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     };
     let area = match &diffed {
         Ok(d) if area.height >= MIN_GRAPH_HEIGHT => {
-            let rows = u16::try_from(layout(d.dag).rows.saturating_mul(4).saturating_add(1)).unwrap_or(u16::MAX);
+            let rows = u16::try_from(d.dag.widest_layer().saturating_mul(4).saturating_add(1)).unwrap_or(u16::MAX);
             let [top, rest] =
                 Layout::vertical([Constraint::Length((rows + 2).min(area.height / 3)), Constraint::Min(1)]).areas(area);
             graph(frame, top, app, d);

@@ -10,7 +10,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, List, ListItem, ListState, Paragraph, Tabs, Wrap};
 
-use crate::render::layout;
+use crate::domain::GeneratedDag;
 use crate::run::Iteration;
 use crate::text::plural;
 use crate::tui::app::App;
@@ -222,7 +222,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         (Some(_), _) => return detail(frame, area, app),
         (None, _) => {}
     }
-    let graph_rows = it.dag.as_ref().map_or(1, |d| layout(d).rows);
+    let graph_rows = it.dag.as_ref().map_or(1, GeneratedDag::widest_layer);
     let code_rows = node.map(|n| code_view::height(n, it.feedback.as_ref(), area.width));
     let [top_height, middle_height] = pane_heights(area.height, graph_rows, code_rows);
     let [top, middle, bottom] =
