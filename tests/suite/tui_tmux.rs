@@ -110,7 +110,11 @@ fn replay_navigate_to_the_rejected_question_and_open_the_diff() {
     let wanted = ["iteration 1 → 2", "resolved", "unknown_field", "~ changed rates"];
     let screen = wait_for_all(&session, &wanted);
     assert!(wanted.iter().all(|w| screen.contains(w)), "{screen}");
-    for key in ["Escape", "t", "t", "Tab", "Tab", "z"] {
+    // Escape goes alone: an escape byte followed at once by `t` reads as Alt-t on any terminal.
+    tmux(&["send-keys", "-t", &session, "Escape"]);
+    let screen = wait_for(&session, "findings on this node");
+    assert!(screen.contains("findings on this node"), "Esc leaves the diff for the question: {screen}");
+    for key in ["t", "t", "Tab", "Tab", "z"] {
         tmux(&["send-keys", "-t", &session, key]);
     }
     let screen = wait_for(&session, "changes since the last build");
