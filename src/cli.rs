@@ -161,6 +161,28 @@ pub struct ReplayArgs {
     /// recorded gaps are shortened to it (and say so); 0 plays every gap in full.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = parse_seconds)]
     pub max_gap: f64,
+    /// LLM that answers reruns, forks and send-backs started in the replay
+    /// (none unless given here, by EVAL_DAG_LLM or in the config file; editing
+    /// and accepting by hand need none).
+    #[arg(long, env = "EVAL_DAG_LLM", value_enum)]
+    pub llm: Option<LlmKind>,
+    /// Model name for the openai provider.
+    #[arg(long, env = "EVAL_DAG_MODEL")]
+    pub model: Option<String>,
+    /// Base URL of the OpenAI-compatible server.
+    #[arg(long, env = "OPENAI_BASE_URL")]
+    pub base_url: Option<String>,
+    /// Config file to read instead of $XDG_CONFIG_HOME/eval-dag/config.toml.
+    #[arg(long, env = "EVAL_DAG_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Dataset directory of the replayed run, when it is not where the run
+    /// found it (work by hand re-runs DAGs on it; it must hold the same data).
+    #[arg(long, value_name = "DIR")]
+    pub dataset: Option<PathBuf>,
+    /// Directory of the derived run that records work started in the replay
+    /// (default: runs/<timestamp>); the replayed trace is never written to.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 /// Arguments of `prepare`.

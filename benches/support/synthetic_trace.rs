@@ -68,7 +68,10 @@ pub fn write_trace(path: &std::path::Path, count: usize, iterations: u32) {
     let mut call_id = 0;
     for q in &questions {
         let id = q.id.clone();
-        emit(&mut w, EngineEvent::QuestionStarted { at: AttemptAt::new(id.clone(), 1), forked_from: None });
+        emit(
+            &mut w,
+            EngineEvent::QuestionStarted { at: AttemptAt::new(id.clone(), 1), forked_from: None, by_hand: false },
+        );
         for iteration in 1..=iterations {
             for stage in [Stage::Build, Stage::StructuralCheck, Stage::TrialRun, Stage::SemanticReview] {
                 emit(

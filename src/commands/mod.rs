@@ -16,6 +16,7 @@ macro_rules! say {
 }
 
 mod compare;
+mod derive;
 mod exec;
 mod grade;
 mod headless;
@@ -34,13 +35,7 @@ pub fn dispatch(command: CliCommand) -> anyhow::Result<ExitCode> {
         CliCommand::Run(args) => run::run(args),
         CliCommand::Replay(args) if args.headless && !args.verify => replay_headless::replay(&args.trace),
         CliCommand::Replay(args) if args.verify => verify::run(&args.trace),
-        CliCommand::Replay(args) => {
-            let max_gap = (args.max_gap > 0.0).then(|| std::time::Duration::from_secs_f64(args.max_gap));
-            let stop = Box::pin(signals::interrupted());
-            let theme = crate::tui::Theme::load(&crate::config::theme_name())?;
-            crate::tui::replay_trace(&args.trace, args.from_start, max_gap, theme, stop)?;
-            Ok(ExitCode::SUCCESS)
-        }
+        CliCommand::Replay(args) => derive::replay(&args),
         CliCommand::Prepare(args) => prepare::run(args),
         CliCommand::Exec(args) => exec::run(args),
         CliCommand::Validate(args) => validate::run(args),

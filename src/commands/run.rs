@@ -24,7 +24,7 @@ use crate::trace::{Trace, TraceHeader, TraceWriter};
 use crate::tui::Theme;
 
 /// `runs/<UTC timestamp>` under the current directory.
-fn default_out_dir() -> PathBuf {
+pub(super) fn default_out_dir() -> PathBuf {
     PathBuf::from("runs").join(chrono::Utc::now().format("%Y%m%d-%H%M%S").to_string())
 }
 
@@ -47,6 +47,9 @@ pub fn summary_line(state: &RunState) -> String {
     let unfinished = state.count(|s| !matches!(s, QuestionStatus::Done(_)));
     if summary.cancelled > 0 {
         line.push_str(&format!(", {} cancelled", summary.cancelled));
+    }
+    if summary.fixed_by_hand > 0 {
+        line.push_str(&format!(", {} fixed by hand", summary.fixed_by_hand));
     }
     if unfinished > 0 {
         line.push_str(&format!(", {unfinished} unfinished"));
@@ -172,7 +175,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         let parts = EngineParts { dataset: dataset.clone(), llm, executor, prompts, grader };
         let initial = prior.clone().unwrap_or_default();
         let keep_alive = !headless;
-        let options = RunOptions { keep_alive, questions, prior, retry_failed: args.retry_failed.is_some() };
+        let options =
+            RunOptions { keep_alive, questions, prior, retry_failed: args.retry_failed.is_some(), idle: false };
         let handle = engine::start(parts, Some(trace), settings, options);
         let shown = if headless {
             headless::follow(handle.events, initial, handle.commands, Box::pin(super::signals::interrupted())).await

@@ -14,14 +14,16 @@ use crate::grade::Answer;
 use crate::llm::{CallKey, LlmRole};
 use crate::prompts::extract_json_object;
 use crate::run::{EngineEvent, Outcome, Stage};
+use serde_json::Value;
 
 /// Where an attempt starts: from scratch, or from an earlier iteration's DAG and feedback.
 pub type Seed = Option<(GeneratedDag, CriticFeedback)>;
 
-struct Attempt<'a> {
-    ctx: &'a RunContext,
-    question: &'a Question,
-    at: AttemptAt,
+/// One attempt under way: the run it belongs to, its question and where it is.
+pub(super) struct Attempt<'a> {
+    pub(super) ctx: &'a RunContext,
+    pub(super) question: &'a Question,
+    pub(super) at: AttemptAt,
 }
 
 /// What the builder's reply came to.
@@ -34,6 +36,14 @@ enum Built {
     CallFailed(String),
 }
 
+/// What the structural checks and the trial run came to.
+pub(super) enum Checked {
+    /// An error was found: the verdict (a rejection) is ready.
+    Failed(CriticFeedback),
+    /// No error: the findings (warnings) and the trial run's result.
+    Ran(Vec<Finding>, Box<ExecutionResult>),
+}
+
 /// How an iteration ended.
 enum Verdict {
     Rejected(GeneratedDag, CriticFeedback),
@@ -42,7 +52,7 @@ enum Verdict {
 }
 
 impl Attempt<'_> {
-    async fn stage<T>(
+    pub(super) async fn stage<T>(
         &self,
         iteration: u32,
         stage: Stage,
@@ -68,7 +78,7 @@ impl Attempt<'_> {
 
     /// Grade an executed answer — with a narrative first when a judge needs one —
     /// and report the grades.
-    async fn grade(&self, iteration: u32, result: &ExecutionResult) {
+    pub(super) async fn grade(&self, iteration: u32, result: &ExecutionResult) {
         let ctx = self.ctx;
         let mut narrative = None;
         if ctx.parts.grader.wants_narrative() {
@@ -85,13 +95,13 @@ impl Attempt<'_> {
         }
     }
 
-    fn verdict(&self, iteration: u32, feedback: &CriticFeedback) {
+    pub(super) fn verdict(&self, iteration: u32, feedback: &CriticFeedback) {
         self.ctx
             .emitter
             .emit(EngineEvent::CriticVerdict { at: self.at.iteration(iteration), feedback: feedback.clone() });
     }
 
-    fn rejection(findings: Vec<Finding>, reasoning: String) -> CriticFeedback {
+    pub(super) fn rejection(findings: Vec<Finding>, reasoning: String) -> CriticFeedback {
         CriticFeedback {
             is_approved: false,
             overall_reasoning: reasoning,
@@ -143,6 +153,40 @@ impl Attempt<'_> {
         }
     }
 
+    /// The deterministic half of the critic: structural checks, then — when
+    /// they found no error — the trial run on the dataset.
+    pub(super) async fn check_and_trial(&self, iteration: u32, dag: &GeneratedDag) -> Result<Checked, Cancelled> {
+        let structural = self
+            .stage(iteration, Stage::StructuralCheck, async || {
+                let findings = crate::dag::check_dag(dag, &self.ctx.parts.dataset.catalogue);
+                (!findings.iter().any(|f| f.severity == Severity::Error), findings)
+            })
+            .await?;
+        if structural.iter().any(|f| f.severity == Severity::Error) {
+            let reasoning = "Structural checks failed; the DAG was not run or reviewed.".into();
+            return Ok(Checked::Failed(Self::rejection(structural, reasoning)));
+        }
+        let seed = self.ctx.seed;
+        let (trial, trial_found) = self
+            .stage(iteration, Stage::TrialRun, async || {
+                let result = self.ctx.parts.executor.execute(dag, seed).await;
+                let findings = trial_findings(dag, &result);
+                (result.success, (result, findings))
+            })
+            .await?;
+        self.ctx.emitter.emit(EngineEvent::Executed {
+            at: self.at.iteration(iteration),
+            trial: true,
+            result: trial.clone(),
+        });
+        let mut findings = structural;
+        findings.extend(trial_found);
+        if findings.iter().any(|f| f.severity == Severity::Error) {
+            return Ok(Checked::Failed(Self::rejection(findings, "The trial run on the dataset failed.".into())));
+        }
+        Ok(Checked::Ran(findings, Box::new(trial)))
+    }
+
     /// One iteration from build to verdict.
     async fn iterate(
         &self,
@@ -170,39 +214,13 @@ impl Attempt<'_> {
         };
         self.ctx.emitter.emit(EngineEvent::DagBuilt { at: self.at.iteration(iteration), dag: dag.clone() });
 
-        let structural = self
-            .stage(iteration, Stage::StructuralCheck, async || {
-                let findings = crate::dag::check_dag(&dag, &self.ctx.parts.dataset.catalogue);
-                (!findings.iter().any(|f| f.severity == Severity::Error), findings)
-            })
-            .await?;
-        if structural.iter().any(|f| f.severity == Severity::Error) {
-            let feedback =
-                Self::rejection(structural, "Structural checks failed; the DAG was not run or reviewed.".into());
-            self.verdict(iteration, &feedback);
-            return Ok(Verdict::Rejected(dag, feedback));
-        }
-
-        let seed = self.ctx.seed;
-        let (trial, trial_found) = self
-            .stage(iteration, Stage::TrialRun, async || {
-                let result = self.ctx.parts.executor.execute(&dag, seed).await;
-                let findings = trial_findings(&dag, &result);
-                (result.success, (result, findings))
-            })
-            .await?;
-        self.ctx.emitter.emit(EngineEvent::Executed {
-            at: self.at.iteration(iteration),
-            trial: true,
-            result: trial.clone(),
-        });
-        let mut findings = structural;
-        findings.extend(trial_found);
-        if findings.iter().any(|f| f.severity == Severity::Error) {
-            let feedback = Self::rejection(findings, "The trial run on the dataset failed.".into());
-            self.verdict(iteration, &feedback);
-            return Ok(Verdict::Rejected(dag, feedback));
-        }
+        let (mut findings, trial) = match self.check_and_trial(iteration, &dag).await? {
+            Checked::Failed(feedback) => {
+                self.verdict(iteration, &feedback);
+                return Ok(Verdict::Rejected(dag, feedback));
+            }
+            Checked::Ran(findings, trial) => (findings, *trial),
+        };
 
         let review = self
             .stage(iteration, Stage::SemanticReview, async || {
@@ -239,10 +257,37 @@ impl Attempt<'_> {
         if !approved {
             return Ok(Verdict::Rejected(dag, feedback));
         }
-        // The approved DAG is exactly the one the trial ran on the same data and
-        // seed, and execution is deterministic: its trial result is final.
-        let result = self.stage(iteration, Stage::Execute, async || (trial.success, trial.clone())).await?;
-        Ok(Verdict::Approved(result))
+        Ok(Verdict::Approved(trial))
+    }
+
+    /// End the attempt.
+    pub(super) fn finish(
+        &self,
+        outcome: Outcome,
+        iterations: u32,
+        final_answer: Option<Value>,
+        reason: Option<String>,
+    ) {
+        let at = self.at.clone();
+        self.ctx.emitter.emit(EngineEvent::QuestionFinished { at, outcome, iterations, final_answer, reason });
+    }
+
+    /// The final execution of an accepted DAG, its grades and the attempt's
+    /// end as `answered` (or failed, when it produced no answer). The accepted
+    /// DAG is exactly the one the trial ran on the same data and seed, and
+    /// execution is deterministic: its trial result is final.
+    pub(super) async fn answer(&self, iteration: u32, trial: ExecutionResult, answered: Outcome) {
+        let Ok(result) = self.stage(iteration, Stage::Execute, async || (trial.success, trial)).await else {
+            return self.finish(Outcome::Cancelled, iteration, None, Some("cancelled".into()));
+        };
+        let at = self.at.iteration(iteration);
+        self.ctx.emitter.emit(EngineEvent::Executed { at, trial: false, result: result.clone() });
+        if result.success {
+            self.grade(iteration, &result).await;
+            self.finish(answered, iteration, result.final_answer, None)
+        } else {
+            self.finish(Outcome::Failed, iteration, None, result.error)
+        }
     }
 }
 
@@ -255,41 +300,16 @@ pub async fn run_attempt(
     forked_from: Option<(u32, u32)>,
 ) {
     let run = Attempt { ctx, question, at: AttemptAt::new(question.id.clone(), attempt) };
-    ctx.emitter.emit(EngineEvent::QuestionStarted { at: run.at.clone(), forked_from });
+    ctx.emitter.emit(EngineEvent::QuestionStarted { at: run.at.clone(), forked_from, by_hand: false });
     let mut previous = seed;
-    let finish = |outcome: Outcome, iterations: u32, final_answer, reason: Option<String>| {
-        ctx.emitter.emit(EngineEvent::QuestionFinished {
-            at: run.at.clone(),
-            outcome,
-            iterations,
-            final_answer,
-            reason,
-        });
-    };
     for iteration in 1..=ctx.max_iterations {
         match run.iterate(iteration, previous.as_ref()).await {
-            Err(Cancelled) => {
-                return finish(Outcome::Cancelled, iteration, None, Some("cancelled".into()));
-            }
-            Ok(Verdict::Failed(reason)) => {
-                return finish(Outcome::Failed, iteration, None, Some(reason));
-            }
-            Ok(Verdict::Approved(result)) => {
-                ctx.emitter.emit(EngineEvent::Executed {
-                    at: run.at.iteration(iteration),
-                    trial: false,
-                    result: result.clone(),
-                });
-                return if result.success {
-                    run.grade(iteration, &result).await;
-                    finish(Outcome::Passed, iteration, result.final_answer, None)
-                } else {
-                    finish(Outcome::Failed, iteration, None, result.error)
-                };
-            }
+            Err(Cancelled) => return run.finish(Outcome::Cancelled, iteration, None, Some("cancelled".into())),
+            Ok(Verdict::Failed(reason)) => return run.finish(Outcome::Failed, iteration, None, Some(reason)),
+            Ok(Verdict::Approved(trial)) => return run.answer(iteration, trial, Outcome::Passed).await,
             Ok(Verdict::Rejected(dag, feedback)) => previous = Some((dag, feedback)),
         }
     }
     let reason = format!("rejected in all {} iterations", ctx.max_iterations);
-    finish(Outcome::Exhausted, ctx.max_iterations, None, Some(reason));
+    run.finish(Outcome::Exhausted, ctx.max_iterations, None, Some(reason));
 }

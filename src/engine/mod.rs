@@ -3,6 +3,7 @@
 //! emitter that records and publishes events. It speaks the protocol of
 //! [`crate::run`] and never imports the UI.
 
+mod by_hand;
 mod context;
 mod critic;
 mod emitter;

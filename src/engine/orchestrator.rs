@@ -10,15 +10,16 @@ use tokio::sync::{
 };
 use tokio::task::JoinSet;
 
+use super::by_hand::{Acceptance, HandStart, accept, try_dag};
 use super::context::{EngineParts, RunContext};
 use super::critic::{Seed, run_attempt};
 use super::emitter::Emitter;
 use super::gate::Gate;
 use super::questions::{QuestionsReplyError, parse_questions};
-use crate::domain::AttemptAt;
 use crate::domain::Question;
+use crate::domain::{AttemptAt, IterationAt};
 use crate::llm::{CallKey, LlmError, LlmRole};
-use crate::run::{Command, EngineEvent, Outcome, RunSettings, RunState};
+use crate::run::{Command, EngineEvent, HandEdit, Outcome, RunSettings, RunState};
 use crate::trace::TraceWriter;
 
 /// What the caller holds while a run goes on.
@@ -45,18 +46,34 @@ pub struct RunOptions {
     /// With `prior`: also start a new attempt for every question whose latest
     /// attempt failed or exhausted.
     pub retry_failed: bool,
+    /// With `prior`: start no attempt, only carry out commands (work by hand,
+    /// reruns) — a run derived from a replay.
+    pub idle: bool,
 }
 
 struct Orchestrator {
     ctx: Arc<RunContext>,
     slots: Arc<Semaphore>,
     tasks: JoinSet<()>,
+    /// Per question: the model's latest attempt (the one a rerun cancels).
     latest_attempt: HashMap<String, u32>,
+    /// Per question: the highest attempt number given out, drafts by hand included.
+    issued: HashMap<String, u32>,
 }
 
 impl Orchestrator {
+    /// The number of `question_id`'s next attempt.
+    fn next_attempt(&mut self, question_id: &str) -> u32 {
+        let recorded = self.ctx.emitter.with_state(|s| s.question(question_id).map_or(0, |q| q.last_attempt_number()));
+        let issued = self.issued.entry(question_id.to_string()).or_default();
+        *issued = (*issued).max(recorded) + 1;
+        *issued
+    }
+
     fn spawn(&mut self, question: Question, attempt: u32, seed: Seed, forked_from: Option<(u32, u32)>) {
         self.latest_attempt.insert(question.id.clone(), attempt);
+        let issued = self.issued.entry(question.id.clone()).or_default();
+        *issued = (*issued).max(attempt);
         let (ctx, slots) = (self.ctx.clone(), self.slots.clone());
         self.tasks.spawn(async move {
             let Ok(_slot) = slots.acquire_owned().await else {
@@ -75,10 +92,50 @@ impl Orchestrator {
         let Some(question) = self.question(question_id) else {
             return;
         };
-        let previous = self.latest_attempt.get(question_id).copied().unwrap_or(0);
-        self.ctx.gate.cancel_attempt(AttemptAt::new(question_id, previous));
+        if let Some(&previous) = self.latest_attempt.get(question_id) {
+            self.ctx.gate.cancel_attempt(AttemptAt::new(question_id, previous));
+        }
         self.ctx.emitter.emit(EngineEvent::Control(command));
-        self.spawn(question, previous + 1, seed, forked_from);
+        let attempt = self.next_attempt(question_id);
+        self.spawn(question, attempt, seed, forked_from);
+    }
+
+    /// Start a draft by hand of `from`'s question: `edit` checked and trial-run.
+    /// Beside the model's work, which goes on.
+    fn try_by_hand(&mut self, from: IterationAt, edit: HandEdit, command: Command) {
+        let Some(question) = self.question(&from.question_id) else { return };
+        self.ctx.emitter.emit(EngineEvent::Control(command));
+        let attempt = self.next_attempt(&question.id);
+        let ctx = self.ctx.clone();
+        self.tasks.spawn(async move {
+            try_dag(HandStart { ctx: &ctx, question: &question, attempt, from }, edit).await;
+        });
+    }
+
+    /// Accept iteration `at` as its question's answer (see [`accept`]);
+    /// an iteration without a DAG is refused with a feed note.
+    fn accept(&mut self, at: IterationAt, command: Command) {
+        let Some(question) = self.question(&at.question_id) else { return };
+        let acceptance = self.ctx.emitter.with_state(|s| {
+            let attempt = s.question(&at.question_id)?.attempt(at.attempt)?;
+            let iteration = attempt.iteration(at.iteration)?;
+            let draft = attempt.by_hand && attempt.outcome == Some(Outcome::Drafted);
+            match (&iteration.trial, &iteration.dag) {
+                (Some(trial), _) if draft && trial.success => Some(Acceptance::Draft(Box::new(trial.clone()))),
+                (_, Some(dag)) if !dag.nodes.is_empty() => Some(Acceptance::Copy(dag.clone())),
+                _ => None,
+            }
+        });
+        let Some(acceptance) = acceptance else { return };
+        self.ctx.emitter.emit(EngineEvent::Control(command));
+        let attempt = match acceptance {
+            Acceptance::Draft(_) => at.attempt,
+            Acceptance::Copy(_) => self.next_attempt(&question.id),
+        };
+        let ctx = self.ctx.clone();
+        self.tasks.spawn(async move {
+            accept(HandStart { ctx: &ctx, question: &question, attempt, from: at }, acceptance).await;
+        });
     }
 
     /// Carry out `command` and record it; false once the run is to end.
@@ -111,6 +168,16 @@ impl Orchestrator {
                     let (question_id, forked_from) = (from.question_id.clone(), (from.attempt, from.iteration));
                     self.restart(&question_id, seed, Some(forked_from), command);
                 }
+                return true;
+            }
+            Command::TryDag { from, edit } => {
+                let (from, edit) = (from.clone(), edit.clone());
+                self.try_by_hand(from, edit, command);
+                return true;
+            }
+            Command::Accept { at } => {
+                let at = at.clone();
+                self.accept(at, command);
                 return true;
             }
             Command::CancelQuestion { question_id } => match self.latest_attempt.get(question_id) {
@@ -146,12 +213,19 @@ enum Resumption {
 }
 
 fn resumption(prior: &RunState, question_id: &str, retry_failed: bool) -> Resumption {
-    let Some(latest) = prior.question(question_id).and_then(|q| q.latest()) else {
+    let Some(question) = prior.question(question_id) else {
         return Resumption::Start(1, None, None);
     };
+    let Some(latest) = question.latest() else {
+        return Resumption::Start(question.last_attempt_number() + 1, None, None);
+    };
     match latest.outcome {
-        Some(Outcome::Failed | Outcome::Exhausted) if retry_failed => Resumption::Start(latest.number + 1, None, None),
-        Some(Outcome::Passed | Outcome::Failed | Outcome::Exhausted) => Resumption::Keep(latest.number),
+        Some(Outcome::Failed | Outcome::Exhausted) if retry_failed => {
+            Resumption::Start(question.last_attempt_number() + 1, None, None)
+        }
+        Some(Outcome::Passed | Outcome::Failed | Outcome::Exhausted | Outcome::FixedByHand | Outcome::Drafted) => {
+            Resumption::Keep(latest.number)
+        }
         // Interrupted (killed, or cancelled by the user): the same attempt goes
         // on, its recorded LLM responses reused.
         Some(Outcome::Cancelled) | None => {
@@ -216,12 +290,16 @@ async fn orchestrate(
         ctx,
         tasks: JoinSet::new(),
         latest_attempt: HashMap::new(),
+        issued: HashMap::new(),
     };
     for question in questions {
-        let plan = options
-            .prior
-            .as_ref()
-            .map_or(Resumption::Start(1, None, None), |p| resumption(p, &question.id, options.retry_failed));
+        let plan = match &options.prior {
+            Some(prior) if options.idle => {
+                Resumption::Keep(prior.question(&question.id).and_then(|q| q.latest()).map_or(0, |a| a.number))
+            }
+            Some(prior) => resumption(prior, &question.id, options.retry_failed),
+            None => Resumption::Start(1, None, None),
+        };
         match plan {
             Resumption::Keep(attempt) => {
                 run.latest_attempt.insert(question.id.clone(), attempt);

@@ -15,9 +15,11 @@ use super::results_doc::{
     LevelBreakdown, LogEntry, LogRole, QuestionTrace, ReferenceLogEntry, ReferenceRole, StageTiming, Summary,
 };
 
-/// How many of `questions` were graded, and how many of those were right.
+/// How many of `questions` the model answered and were graded, and how many
+/// of those were right (answers fixed by hand are not the model's).
 pub fn graded_tally<'a>(questions: impl IntoIterator<Item = &'a QuestionState>) -> (usize, usize) {
-    let graded: Vec<bool> = questions.into_iter().filter_map(QuestionState::correct).collect();
+    let graded: Vec<bool> =
+        questions.into_iter().filter(|q| !fixed_by_hand(q)).filter_map(QuestionState::correct).collect();
     (graded.len(), graded.iter().filter(|c| **c).count())
 }
 
@@ -31,8 +33,14 @@ fn rate(passed: usize, total: usize) -> f64 {
     if total == 0 { 0.0 } else { passed as f64 / total as f64 }
 }
 
+/// Whether the model's latest attempt passed.
 fn passed(q: &QuestionState) -> bool {
     q.status == QuestionStatus::Done(Outcome::Passed)
+}
+
+/// Whether the user accepted an answer by hand.
+fn fixed_by_hand(q: &QuestionState) -> bool {
+    q.status == QuestionStatus::Done(Outcome::FixedByHand)
 }
 
 fn conversation_log(state: &RunState, q: &QuestionState) -> Vec<LogEntry> {
@@ -67,7 +75,8 @@ fn detailed(q: &QuestionState) -> DetailedResult {
         question_text: q.question.question.clone(),
         difficulty_rank: q.question.difficulty_rank,
         difficulty_level: q.question.difficulty_level,
-        success: passed(q),
+        success: passed(q) || fixed_by_hand(q),
+        fixed_by_hand: fixed_by_hand(q),
         status: q.status.label().to_string(),
         final_answer: latest.and_then(|a| a.final_answer.clone()),
         narrative: latest.and_then(|a| a.narrative.clone()),
@@ -123,6 +132,7 @@ fn attempt(a: &Attempt) -> AttemptTrace {
     AttemptTrace {
         attempt: a.number,
         forked_from: a.forked_from,
+        by_hand: a.by_hand,
         outcome: a.outcome,
         reason: a.reason.clone(),
         final_answer: a.final_answer.clone(),
@@ -177,7 +187,8 @@ fn trace(state: &RunState, q: &QuestionState) -> QuestionTrace {
         difficulty: Some(q.question.difficulty_level),
         difficulty_rank: q.question.difficulty_rank,
         total_iterations: latest.map_or(0, |a| a.iterations.len()),
-        success: passed(q),
+        success: passed(q) || fixed_by_hand(q),
+        fixed_by_hand: fixed_by_hand(q),
         final_answer: latest.and_then(|a| a.final_answer.clone()),
         execution_error: latest.and_then(|a| a.reason.clone()),
         execution_time_ms: execution.map(|e| e.execution_time_ms),
@@ -217,6 +228,7 @@ pub fn eval_results(state: &RunState, generated_at: &str) -> EvalResults {
             exhausted: count(Outcome::Exhausted),
             execution_failed: count(Outcome::Failed),
             cancelled: count(Outcome::Cancelled),
+            fixed_by_hand: count(Outcome::FixedByHand),
             successful_executions: passed_count,
             execution_failures: count(Outcome::Failed),
             critic_loop_exhausted: count(Outcome::Exhausted),

@@ -75,6 +75,10 @@ pub struct Summary {
     pub execution_failed: usize,
     /// Questions stopped by the user.
     pub cancelled: usize,
+    /// Questions whose answer the user accepted by hand: in `failed`, never in
+    /// `passed`, `pass_rate` or `grading`.
+    #[serde(default)]
+    pub fixed_by_hand: usize,
     /// The reference implementation's name for `passed`.
     #[serde(default)]
     pub successful_executions: usize,
@@ -140,8 +144,11 @@ pub struct DetailedResult {
     pub difficulty_rank: usize,
     /// Difficulty bucket.
     pub difficulty_level: DifficultyLevel,
-    /// Whether the latest attempt passed.
+    /// Whether the latest attempt passed or was accepted by hand.
     pub success: bool,
+    /// Whether the answer was accepted by hand (not the model's pass).
+    #[serde(default)]
+    pub fixed_by_hand: bool,
     /// Status label (`passed`, `exhausted`, `building`, …).
     pub status: String,
     /// The answer, when one was produced.
@@ -216,9 +223,12 @@ pub struct QuestionTrace {
     /// Iterations of the latest attempt.
     #[serde(default)]
     pub total_iterations: usize,
-    /// Whether the latest attempt passed.
+    /// Whether the latest attempt passed or was accepted by hand.
     #[serde(default)]
     pub success: bool,
+    /// Whether the answer was accepted by hand (not the model's pass).
+    #[serde(default)]
+    pub fixed_by_hand: bool,
     /// The latest attempt's answer, when one was produced.
     #[serde(default)]
     pub final_answer: Option<Value>,
@@ -273,6 +283,9 @@ pub struct AttemptTrace {
     pub attempt: u32,
     /// `[attempt, iteration]` the attempt was forked from.
     pub forked_from: Option<(u32, u32)>,
+    /// Whether the user wrote or accepted its DAG (no LLM built or reviewed it).
+    #[serde(default)]
+    pub by_hand: bool,
     /// How it ended, once it did.
     pub outcome: Option<Outcome>,
     /// Why it did not pass.

@@ -31,7 +31,7 @@ pub fn run_with_one_pass_and_one_exhausted() -> RunState {
     let events = vec![
         EngineEvent::RunStarted { settings: RunSettings::default() },
         EngineEvent::QuestionsGenerated { questions: vec![question("q_01", 1), question("q_02", 2)] },
-        EngineEvent::QuestionStarted { at: AttemptAt::new("q_01", 1), forked_from: None },
+        EngineEvent::QuestionStarted { at: AttemptAt::new("q_01", 1), forked_from: None, by_hand: false },
         EngineEvent::StageStarted { at: AttemptAt::new("q_01", 1).iteration(1), stage: Stage::Build },
         EngineEvent::LlmCallStarted {
             call_id: 1,
@@ -62,7 +62,7 @@ pub fn run_with_one_pass_and_one_exhausted() -> RunState {
             final_answer: Some(json!(1)),
             reason: None,
         },
-        EngineEvent::QuestionStarted { at: AttemptAt::new("q_02", 1), forked_from: None },
+        EngineEvent::QuestionStarted { at: AttemptAt::new("q_02", 1), forked_from: None, by_hand: false },
         EngineEvent::QuestionFinished {
             at: AttemptAt::new("q_02", 1),
             outcome: Outcome::Exhausted,

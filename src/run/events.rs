@@ -52,6 +52,12 @@ pub enum Outcome {
     Exhausted,
     /// Stopped by the user.
     Cancelled,
+    /// A DAG written by hand was checked and trial-run: a draft, not an answer
+    /// (the question keeps the outcome of its other attempts).
+    Drafted,
+    /// The user accepted an iteration as the answer: executed and graded, and
+    /// counted apart from the model's passes.
+    FixedByHand,
 }
 
 impl Outcome {
@@ -62,6 +68,8 @@ impl Outcome {
             Self::Failed => "failed",
             Self::Exhausted => "exhausted",
             Self::Cancelled => "cancelled",
+            Self::Drafted => "drafted by hand",
+            Self::FixedByHand => "fixed by hand",
         }
     }
 }
@@ -108,6 +116,9 @@ pub struct RunSummary {
     pub exhausted: usize,
     /// Questions cancelled.
     pub cancelled: usize,
+    /// Questions whose answer the user accepted by hand (not the model's passes).
+    #[serde(default)]
+    pub fixed_by_hand: usize,
     /// Tokens over all calls.
     pub usage: TokenUsage,
     /// Estimated cost over all calls, USD.
@@ -145,6 +156,9 @@ pub enum EngineEvent {
         /// `(attempt, iteration)` whose DAG and feedback seed this attempt (forks).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         forked_from: Option<(u32, u32)>,
+        /// Whether the user wrote (or accepted) this attempt's DAG: no LLM builds or reviews it.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        by_hand: bool,
     },
     /// A stage began.
     StageStarted {
@@ -292,8 +306,26 @@ impl EngineEvent {
     }
 }
 
+/// A DAG the user wrote by hand, as the editor left it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum HandEdit {
+    /// A DAG in the DAG shape.
+    Dag {
+        /// The DAG.
+        dag: GeneratedDag,
+    },
+    /// Text that is not a DAG: recorded with a finding saying why.
+    Unreadable {
+        /// What the editor saved.
+        text: String,
+        /// Why it is not a DAG.
+        error: String,
+    },
+}
+
 /// Instructions to a running engine.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "command", rename_all = "snake_case")]
 pub enum Command {
     /// Hold every critic loop at its next stage boundary.
@@ -315,6 +347,20 @@ pub enum Command {
     Fork {
         /// The iteration to fork from.
         from: IterationAt,
+    },
+    /// Check and trial-run a DAG the user wrote, starting from an iteration,
+    /// as a new attempt by hand (no LLM call).
+    TryDag {
+        /// The iteration the edit started from.
+        from: IterationAt,
+        /// What the user wrote.
+        edit: HandEdit,
+    },
+    /// Accept an iteration's DAG as the question's answer: executed, graded and
+    /// counted as fixed by hand.
+    Accept {
+        /// The iteration accepted.
+        at: IterationAt,
     },
     /// Stop one question's current attempt.
     CancelQuestion {

@@ -10,6 +10,6 @@ mod question_state;
 mod state;
 
 pub use crate::domain::{AttemptAt, IterationAt};
-pub use events::{Command, EngineEvent, Outcome, RunSettings, RunSummary, Stage};
+pub use events::{Command, EngineEvent, HandEdit, Outcome, RunSettings, RunSummary, Stage};
 pub use question_state::{Attempt, Iteration, QuestionState, QuestionStatus, StageRecord};
 pub use state::{FeedEntry, FeedKind, LlmCall, Questions, RunState};

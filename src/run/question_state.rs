@@ -47,7 +47,7 @@ impl QuestionStatus {
     /// Whether the question did not reach an outcome of its own (not started,
     /// under way, or cancelled): `run --resume` continues it.
     pub fn is_unfinished(self) -> bool {
-        !matches!(self, Self::Done(Outcome::Passed | Outcome::Failed | Outcome::Exhausted))
+        !matches!(self, Self::Done(Outcome::Passed | Outcome::Failed | Outcome::Exhausted | Outcome::FixedByHand))
     }
 }
 
@@ -86,6 +86,8 @@ pub struct Attempt {
     pub number: u32,
     /// `(attempt, iteration)` this attempt was forked from.
     pub forked_from: Option<(u32, u32)>,
+    /// Whether the user wrote or accepted its DAG (no LLM built or reviewed it).
+    pub by_hand: bool,
     /// Iterations so far.
     pub iterations: Vec<Iteration>,
     /// How it ended.
@@ -108,6 +110,12 @@ impl Attempt {
     /// The iteration numbered `number`.
     pub fn iteration(&self, number: u32) -> Option<&Iteration> {
         self.iterations.iter().find(|i| i.number == number)
+    }
+
+    /// Whether the attempt speaks for the question: the model's attempts, and
+    /// an answer the user accepted — not a draft written by hand.
+    pub fn counts(&self) -> bool {
+        !self.by_hand || self.outcome == Some(Outcome::FixedByHand)
     }
 
     pub(super) fn iteration_mut(&mut self, number: u32) -> &mut Iteration {
@@ -139,9 +147,15 @@ pub struct QuestionState {
 }
 
 impl QuestionState {
-    /// The latest attempt.
+    /// The latest attempt that speaks for the question (see [`Attempt::counts`]):
+    /// drafts written by hand never replace the model's result.
     pub fn latest(&self) -> Option<&Attempt> {
-        self.attempts.last()
+        self.attempts.iter().rev().find(|a| a.counts())
+    }
+
+    /// The highest attempt number so far (drafts included; 0 before any).
+    pub fn last_attempt_number(&self) -> u32 {
+        self.attempts.iter().map(|a| a.number).max().unwrap_or(0)
     }
 
     /// Attempt numbered `number`.

@@ -180,6 +180,7 @@ impl RunState {
             failed: outcome(Outcome::Failed),
             exhausted: outcome(Outcome::Exhausted),
             cancelled: outcome(Outcome::Cancelled),
+            fixed_by_hand: outcome(Outcome::FixedByHand),
             usage: self.usage,
             cost_usd: self.cost_usd,
             elapsed_ms,
@@ -242,24 +243,31 @@ impl RunState {
                 self.push_feed(None, FeedKind::Bad, format!("run failed: {error}"));
                 self.failure = Some(error);
             }
-            EngineEvent::QuestionStarted { at: AttemptAt { question_id, attempt }, forked_from } => {
+            EngineEvent::QuestionStarted { at: AttemptAt { question_id, attempt }, forked_from, by_hand } => {
                 let now = self.now_ms;
                 if let Some(q) = self.question_mut(&question_id) {
                     // A start of an attempt that already has a record (a resumed
                     // run restarting it) replaces the interrupted record.
-                    *q.attempt_mut(attempt) = Attempt { number: attempt, forked_from, ..Attempt::default() };
+                    *q.attempt_mut(attempt) = Attempt { number: attempt, forked_from, by_hand, ..Attempt::default() };
                     q.started_ms.get_or_insert(now);
-                    q.finished_ms = None;
-                    q.status = QuestionStatus::Queued;
+                    // A draft by hand is checked beside the model's work and leaves its status alone.
+                    if !by_hand {
+                        q.finished_ms = None;
+                        q.status = QuestionStatus::Queued;
+                    }
                 }
-                if attempt > 1 {
+                if by_hand {
+                    self.push_feed(Some(&question_id), FeedKind::Control, format!("attempt {attempt} by hand"));
+                } else if attempt > 1 {
                     self.push_feed(Some(&question_id), FeedKind::Control, format!("attempt {attempt} started"));
                 }
             }
             EngineEvent::StageStarted { at: IterationAt { question_id, attempt, iteration }, stage } => {
                 let now = self.now_ms;
                 if let Some(q) = self.question_mut(&question_id) {
-                    q.status = QuestionStatus::Working(stage);
+                    if !q.attempt_mut(attempt).by_hand {
+                        q.status = QuestionStatus::Working(stage);
+                    }
                     q.attempt_mut(attempt).iteration_mut(iteration).stages.push(StageRecord {
                         stage,
                         started_ms: now,
@@ -341,7 +349,11 @@ impl RunState {
                 }
             }
             EngineEvent::CriticVerdict { at: IterationAt { question_id, attempt, iteration }, feedback } => {
-                let (kind, text) = if feedback.is_approved {
+                let by_hand = self.question(&question_id).and_then(|q| q.attempt(attempt)).is_some_and(|a| a.by_hand);
+                let (kind, text) = if by_hand {
+                    let findings = plural(feedback.findings.len(), "finding");
+                    (FeedKind::Control, format!("hand-written DAG checked: {findings}"))
+                } else if feedback.is_approved {
                     (FeedKind::Good, format!("iteration {iteration} approved"))
                 } else {
                     let first = feedback
@@ -362,7 +374,10 @@ impl RunState {
                 };
                 self.push_feed(Some(&question_id), kind, text);
                 if let Some(q) = self.question_mut(&question_id) {
-                    q.status = if feedback.is_approved { QuestionStatus::Approved } else { QuestionStatus::Rejected };
+                    if !q.attempt_mut(attempt).by_hand {
+                        q.status =
+                            if feedback.is_approved { QuestionStatus::Approved } else { QuestionStatus::Rejected };
+                    }
                     q.attempt_mut(attempt).iteration_mut(iteration).feedback = Some(feedback);
                 }
             }
@@ -383,7 +398,11 @@ impl RunState {
                 reason,
                 ..
             } => {
-                let kind = if outcome == Outcome::Passed { FeedKind::Good } else { FeedKind::Bad };
+                let kind = match outcome {
+                    Outcome::Passed => FeedKind::Good,
+                    Outcome::Drafted | Outcome::FixedByHand => FeedKind::Control,
+                    _ => FeedKind::Bad,
+                };
                 let detail = match (&final_answer, &reason) {
                     (Some(answer), _) => format!(" → {}", crate::text::preview(answer, 60)),
                     (None, Some(reason)) => format!(": {reason}"),
@@ -396,7 +415,8 @@ impl RunState {
                     a.outcome = Some(outcome);
                     a.final_answer = final_answer;
                     a.reason = reason;
-                    if q.attempts.last().map(|a| a.number) == Some(attempt) {
+                    // The question takes the outcome of the attempt that speaks for it.
+                    if q.latest().map(|a| a.number) == Some(attempt) {
                         q.status = QuestionStatus::Done(outcome);
                         q.finished_ms = Some(now);
                     }
@@ -428,6 +448,15 @@ impl RunState {
                     Command::Fork { from } => {
                         let text = format!("fork from attempt {}, iteration {}", from.attempt, from.iteration);
                         (Some(from.question_id), text)
+                    }
+                    Command::TryDag { from, .. } => {
+                        let text =
+                            format!("edited by hand from attempt {}, iteration {}", from.attempt, from.iteration);
+                        (Some(from.question_id), text)
+                    }
+                    Command::Accept { at } => {
+                        let text = format!("accepted by hand: attempt {}, iteration {}", at.attempt, at.iteration);
+                        (Some(at.question_id), text)
                     }
                     Command::CancelQuestion { question_id } => (Some(question_id), "cancel".to_string()),
                     Command::CancelRun => (None, "run cancelled".to_string()),

@@ -23,7 +23,7 @@ mod upgrade;
 /// The `format` field of every trace header.
 pub const TRACE_FORMAT: &str = "eval-dag-trace";
 /// Current trace format version (see [`upgrade`] for what changed since 1).
-pub const TRACE_VERSION: u32 = 2;
+pub const TRACE_VERSION: u32 = 3;
 
 /// First line of a trace.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -36,6 +36,21 @@ pub struct TraceHeader {
     pub created_at: String,
     /// Run settings.
     pub settings: RunSettings,
+    /// The saved run this one was derived from (work by hand or a fork in a
+    /// replay), whose events this trace begins with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub derived_from: Option<DerivedFrom>,
+}
+
+/// Where a derived run's first events come from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DerivedFrom {
+    /// The source trace, as given.
+    pub path: String,
+    /// SHA-256 of the source trace file when the derived run began.
+    pub sha256: String,
+    /// Events of the source copied: its records `0..up_to_seq`.
+    pub up_to_seq: u64,
 }
 
 impl TraceHeader {
@@ -46,6 +61,7 @@ impl TraceHeader {
             version: TRACE_VERSION,
             created_at: chrono::Utc::now().to_rfc3339(),
             settings,
+            derived_from: None,
         }
     }
 }
@@ -345,7 +361,8 @@ impl TraceLines {
     /// into the current shape.
     pub fn record(&self, index: usize) -> Result<TraceRecord, TraceError> {
         let line = &self.text[self.lines[index + 1].clone()];
-        let parsed = if self.header.version >= TRACE_VERSION {
+        // Version 3 only added fields and kinds to version 2: both read as they are.
+        let parsed = if self.header.version >= 2 {
             serde_json::from_str(line)
         } else {
             serde_json::from_str(line).and_then(|mut record| {

@@ -6,6 +6,10 @@
 //! - Version 1 recorded a carried-out command as `{"action": "paused"}`
 //!   (`paused`, `resumed`, `stepped`, …); version 2 records the command itself,
 //!   `{"command": "pause"}`, and a fork's `from` location.
+//! - Version 3 added, and changed nothing: attempts by hand (`by_hand` on
+//!   `question_started`; the `drafted` and `fixed_by_hand` outcomes; the
+//!   `try_dag` and `accept` commands) and the header's `derived_from`. A
+//!   version-2 line reads as it is.
 
 use serde_json::{Map, Value};
 
@@ -101,6 +105,6 @@ mod tests {
         let event = upgraded(json!({"type": "question_started", "question_id": "q_02", "attempt": 2,
             "forked_from": [1, 3]}));
         let at = crate::domain::AttemptAt::new("q_02", 2);
-        assert_eq!(event, EngineEvent::QuestionStarted { at, forked_from: Some((1, 3)) });
+        assert_eq!(event, EngineEvent::QuestionStarted { at, forked_from: Some((1, 3)), by_hand: false });
     }
 }

@@ -6,10 +6,12 @@
 use std::time::Instant;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use tokio::sync::mpsc::UnboundedSender;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use super::comparison::Comparison;
+use super::editing::EditRequest;
 use super::graph_moves::{GraphMove, moved};
+use super::hand_work::Deriver;
 use super::highlight::HighlightCache;
 use super::keymap::{Action, action_for};
 use super::replay::Replay;
@@ -60,6 +62,18 @@ pub struct App {
     pub theme: Theme,
     /// Highlighted code of the nodes on screen.
     pub highlight: HighlightCache,
+    /// How a replay turns into a derived live run when the user acts on it.
+    pub deriver: Option<Deriver>,
+    /// Whether an LLM answers commands (a live run's does; a derived run's may not).
+    pub llm: bool,
+    /// A derived run's events, for the loop to listen to from now on.
+    pub new_events: Option<UnboundedReceiver<(u64, EngineEvent)>>,
+    /// The derived run's directory, where new work is recorded.
+    pub recording: Option<std::path::PathBuf>,
+    /// An edit asked for: the loop lets go of the terminal and the editor opens.
+    pub edit: Option<EditRequest>,
+    /// `(question, attempt)`: select this attempt (or a later one) when it appears.
+    pub awaiting_attempt: Option<(String, u32)>,
 }
 
 impl App {
@@ -79,6 +93,7 @@ impl App {
             scrolls: Scrolls::default(),
             compare: None,
             replay,
+            llm: commands.is_some(),
             commands,
             message: None,
             spinner: 0,
@@ -89,6 +104,11 @@ impl App {
             fault: None,
             highlight: HighlightCache::default(),
             theme,
+            deriver: None,
+            new_events: None,
+            recording: None,
+            edit: None,
+            awaiting_attempt: None,
         };
         app.refresh();
         app
@@ -170,6 +190,7 @@ impl App {
     pub fn refresh(&mut self) {
         let rows = self.visible().len();
         self.dashboard.row = self.dashboard.row.min(rows.saturating_sub(1));
+        self.select_awaited_attempt();
         let iterations = self.iterations().len();
         self.question.iteration = self.question.iteration.min(iterations.saturating_sub(1));
         let code: Vec<String> = self
@@ -201,14 +222,20 @@ impl App {
         }
     }
 
-    fn send(&mut self, command: Command, what: &str) {
+    /// Send `command` to the engine (see [`Self::connect`] first) and say `what` it does.
+    pub(super) fn send(&mut self, command: Command, what: &str) {
         match &self.commands {
             Some(sender) if sender.send(command).is_ok() => self.message = Some(what.to_string()),
             Some(_) => self.message = Some("the run is over: start a new run to rerun questions".into()),
-            None => {
-                self.message =
-                    Some("replay: no LLM is connected here — rerun and fork need a live run (eval-dag run)".into())
-            }
+            None => self.message = Some("no engine is connected here".into()),
+        }
+    }
+
+    /// [`Self::send`] a command that needs an LLM, connecting first.
+    fn send_to_llm(&mut self, command: Command, what: &str) {
+        match self.connect(true) {
+            Ok(()) => self.send(command, what),
+            Err(why) => self.message = Some(why),
         }
     }
 
@@ -410,16 +437,20 @@ impl App {
             }
             Action::Rerun => {
                 if let Some(id) = self.current_question().map(|q| q.question.id.clone()) {
-                    self.send(Command::Rerun { question_id: id.clone() }, &format!("rerunning {id} from scratch"));
+                    let what = format!("rerunning {id} from scratch");
+                    self.send_to_llm(Command::Rerun { question_id: id }, &what);
                 }
             }
             Action::Fork => {
                 let target = self.current_iteration().map(|(a, i)| (a.number, i.number));
                 if let (Some(id), Some((attempt, iteration))) = (self.question.id.clone(), target) {
                     let what = format!("forking {id} from attempt {attempt}, iteration {iteration}");
-                    self.send(Command::Fork { from: AttemptAt::new(id, attempt).iteration(iteration) }, &what);
+                    self.send_to_llm(Command::Fork { from: AttemptAt::new(id, attempt).iteration(iteration) }, &what);
                 }
             }
+            Action::EditNode => self.request_edit(false),
+            Action::EditDag => self.request_edit(true),
+            Action::Accept => self.accept(),
             Action::Play
             | Action::Forward
             | Action::Backward

@@ -23,14 +23,20 @@ static TERMINAL_HELD: AtomicBool = AtomicBool::new(false);
 /// Put the terminal in the UI's mode: raw, alternate screen, mouse capture.
 pub fn hold_terminal() -> std::io::Result<ratatui::DefaultTerminal> {
     install_hook();
+    take_terminal_back()?;
+    ratatui::Terminal::new(ratatui::backend::CrosstermBackend::new(std::io::stdout()))
+}
+
+/// Put the terminal back in the UI's mode after [`release_terminal`] (an
+/// editor had it meanwhile).
+pub fn take_terminal_back() -> std::io::Result<()> {
     crossterm::terminal::enable_raw_mode()?;
     TERMINAL_HELD.store(true, Ordering::SeqCst);
     crossterm::execute!(
         std::io::stdout(),
         crossterm::terminal::EnterAlternateScreen,
         crossterm::event::EnableMouseCapture
-    )?;
-    ratatui::Terminal::new(ratatui::backend::CrosstermBackend::new(std::io::stdout()))
+    )
 }
 
 /// Give the terminal back (idempotent); failures are logged, never printed

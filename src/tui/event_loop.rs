@@ -99,7 +99,12 @@ where
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut input_open = true;
-    while !app.quit {
+    // An edit asked for ends the loop: the caller gives the terminal to the
+    // editor and comes back.
+    while !app.quit && app.edit.is_none() {
+        if let Some(events) = app.new_events.take() {
+            feeds.events = Some(events);
+        }
         app.now = clock();
         let now = app.now;
         if let Some(replay) = app.replay.as_mut()

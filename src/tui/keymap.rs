@@ -66,6 +66,12 @@ pub enum Action {
     Rerun,
     /// Rerun from the selected iteration.
     Fork,
+    /// Edit the selected node's code by hand, then check and trial-run it.
+    EditNode,
+    /// Edit the whole DAG (JSON) by hand, then check and trial-run it.
+    EditDag,
+    /// Accept the selected iteration as the question's answer, by hand.
+    Accept,
     /// Play or pause the replay.
     Play,
     /// One event forward.
@@ -165,6 +171,9 @@ pub const BINDINGS: &[Binding] = &[
     bind!("n", [Char('n')], Step, "step one stage", "step", Live),
     bind!("r", [Char('r')], Rerun, "rerun the question", "rerun", Run),
     bind!("F", [Char('F')], Fork, "fork from this iteration", "fork", Iterations),
+    bind!("E", [Char('E')], EditNode, "edit the node's code ($EDITOR)", "edit", Question),
+    bind!("W", [Char('W')], EditDag, "edit the whole DAG as JSON", "", Question),
+    bind!("A", [Char('A')], Accept, "accept as the answer by hand", "accept", Iterations),
     bind!("space", [Char(' ')], Play, "play / pause the replay", "play", Replay),
     bind!(".", [Char('.')], Forward, "next event", "next event", Replay),
     bind!(",", [Char(',')], Backward, "previous event", "prev event", Replay),

@@ -5,8 +5,10 @@
 mod app;
 mod comparison;
 mod containment;
+mod editing;
 mod event_loop;
 mod graph_moves;
+mod hand_work;
 mod highlight;
 mod keymap;
 mod replay;
@@ -28,7 +30,9 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 pub use app::App;
 pub use comparison::Comparison;
 pub use containment::{Fault, contained};
+pub use editing::{EditRequest, EditTarget, Edited};
 pub use event_loop::{Feeds, Stop, run as event_loop};
+pub use hand_work::{DeriveFn, Derived, Deriver};
 pub use keymap::{Action, BINDINGS, action_for};
 pub use replay::{DEFAULT_MAX_GAP, Replay};
 pub use theme::{Ink, Theme, ThemeError};
@@ -122,36 +126,73 @@ impl Drop for TerminalGuard {
     }
 }
 
-/// Run `app` in the terminal until the user quits or `stop` resolves.
-fn show(mut app: App, stop: Stop) -> anyhow::Result<()> {
-    let runtime = tokio::runtime::Runtime::new()?;
+/// The UI's loop on the real terminal, until the user quits, `stop` comes or
+/// the terminal fails. When the user asks for an edit, the terminal goes to
+/// their editor (the input reader stopped first, so the two never share
+/// keys) and comes back to the UI redrawn whole.
+async fn interact(
+    terminal: &mut ratatui::DefaultTerminal,
+    app: &mut App,
+    feeds: &mut Feeds<EventStream>,
+    draw: impl Fn(&mut Frame, &App),
+) -> std::io::Result<()> {
+    loop {
+        event_loop(terminal, app, feeds, &draw).await?;
+        let Some(request) = app.edit.take() else { return Ok(()) };
+        drop(std::mem::replace(&mut feeds.input, EventStream::new()));
+        containment::release_terminal();
+        let edited = request.run_editor();
+        containment::take_terminal_back()?;
+        // Not `Terminal::clear`: it asks the terminal for the cursor position,
+        // an answer the stopped input reader never reads. The screen is
+        // cleared by hand and both buffers emptied, so the next frame is drawn whole.
+        crossterm::execute!(std::io::stdout(), crossterm::terminal::Clear(crossterm::terminal::ClearType::All))?;
+        terminal.swap_buffers();
+        app.edited(&request, edited);
+        app.refresh();
+    }
+}
+
+/// Run `app` in the terminal, on `runtime`, until the user quits or `stop` resolves.
+fn show(runtime: &tokio::runtime::Runtime, mut app: App, stop: Stop) -> anyhow::Result<()> {
     let mut terminal = TerminalGuard::open()?;
     let mut feeds = Feeds { input: EventStream::new(), events: None, stop: Some(stop) };
-    runtime.block_on(event_loop(&mut terminal.0, &mut app, &mut feeds, draw))?;
+    runtime.block_on(interact(&mut terminal.0, &mut app, &mut feeds, draw))?;
     Ok(())
 }
 
-/// Open the UI over the trace at `path`: the final state, or the start.
-/// Playback waits at most `max_gap` between two events (`None`: the recorded
-/// gaps). Drawn in `theme`.
+/// What a replay opens and how it plays.
+pub struct ReplayOptions<'a> {
+    /// The trace.
+    pub path: &'a std::path::Path,
+    /// Open at the first event instead of the final state.
+    pub from_start: bool,
+    /// Longest wait between two played events (`None`: the recorded gaps).
+    pub max_gap: Option<Duration>,
+    /// Colours.
+    pub theme: Theme,
+}
+
+/// Open the UI over a trace, on `runtime`; the first action that needs an
+/// engine (work by hand, a rerun) starts a derived run with `deriver`.
 pub fn replay_trace(
-    path: &std::path::Path,
-    from_start: bool,
-    max_gap: Option<Duration>,
-    theme: Theme,
+    runtime: &tokio::runtime::Runtime,
+    options: ReplayOptions,
+    deriver: Deriver,
     stop: Stop,
 ) -> anyhow::Result<()> {
-    let (mut replay, state) = Replay::open(path, from_start)?;
-    replay.max_gap = max_gap;
+    let (mut replay, state) = Replay::open(options.path, options.from_start)?;
+    replay.max_gap = options.max_gap;
     let note = replay.note();
-    let mut app = App::new(state, theme, Some(replay), None);
+    let mut app = App::new(state, options.theme, Some(replay), None);
     app.message = note;
-    show(app, stop)
+    app.deriver = Some(deriver);
+    show(runtime, app, stop)
 }
 
 /// Open the UI over `comparison` (two runs side by side), in `theme`.
 pub fn compare(comparison: Comparison, theme: Theme, stop: Stop) -> anyhow::Result<()> {
-    show(App::comparing(comparison, theme), stop)
+    show(&tokio::runtime::Runtime::new()?, App::comparing(comparison, theme), stop)
 }
 
 /// A live run as the UI sees it.
@@ -211,7 +252,7 @@ pub async fn watch_live(initial: RunState, live: Live, theme: Theme, stop: Stop)
     let mut feeds = Feeds { input: EventStream::new(), events: Some(events), stop: Some(stop) };
     let draw = injected_fault(draw);
     let result = match TerminalGuard::open() {
-        Ok(mut terminal) => event_loop(&mut terminal.0, &mut app, &mut feeds, draw).await.map_err(|e| e.to_string()),
+        Ok(mut terminal) => interact(&mut terminal.0, &mut app, &mut feeds, draw).await.map_err(|e| e.to_string()),
         Err(err) => Err(err.to_string()),
     };
     match (result, feeds.events) {

@@ -223,6 +223,8 @@ impl Theme {
             QuestionStatus::Done(Outcome::Failed) => Ink::StatusFailed,
             QuestionStatus::Done(Outcome::Exhausted) => Ink::StatusExhausted,
             QuestionStatus::Done(Outcome::Cancelled) => Ink::StatusCancelled,
+            // The user's own work, in the colour of user actions (themes need no new key).
+            QuestionStatus::Done(Outcome::FixedByHand | Outcome::Drafted) => Ink::Accent,
         })
     }
 }

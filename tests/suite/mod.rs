@@ -1,6 +1,7 @@
 //! The integration tests, one module per area.
 
 mod architecture;
+mod by_hand;
 mod config_file;
 mod grade_judges;
 mod grade_rules;

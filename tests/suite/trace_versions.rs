@@ -9,6 +9,8 @@ use eval_dag::trace::{TRACE_VERSION, Trace, TraceWriter};
 
 /// The scripted sample run as version 1 wrote it (never regenerated).
 const V1_FIXTURE: &str = "tests/fixtures/traces/v1-fraud-scripted.trace.jsonl";
+/// The same run as version 2 wrote it (never regenerated).
+const V2_FIXTURE: &str = "tests/fixtures/traces/v2-fraud-scripted.trace.jsonl";
 /// The same run in the current version.
 const SAMPLE: &str = "sample-data/traces/fraud-scripted.trace.jsonl";
 
@@ -24,6 +26,16 @@ fn the_frozen_version_1_trace_reads_to_the_same_events_as_the_current_sample() {
     assert_eq!(v1.header.settings, current.header.settings);
     assert_eq!(v1.records.len(), 71, "the fixture is the whole sample run");
     assert_eq!(events(&v1), events(&current), "every v1 event reads as the event v{TRACE_VERSION} records");
+}
+
+#[test]
+fn the_frozen_version_2_trace_reads_to_the_same_events_as_the_current_sample() {
+    let v2 = Trace::read(&common::root().join(V2_FIXTURE)).unwrap();
+    let current = Trace::read(&common::root().join(SAMPLE)).unwrap();
+    assert_eq!((v2.header.version, current.header.version), (2, TRACE_VERSION));
+    assert_eq!(v2.header.settings, current.header.settings);
+    assert_eq!(v2.records.len(), 71, "the fixture is the whole sample run");
+    assert_eq!(events(&v2), events(&current), "every v2 event reads as the event v{TRACE_VERSION} records");
 }
 
 #[test]

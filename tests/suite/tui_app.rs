@@ -409,7 +409,8 @@ fn ctrl_c_quits_from_the_filter_and_asks_first_while_questions_work() {
     app.handle_key(ctrl_c);
     assert!(app.quit && app.dashboard.filter == "gro", "a replay quits at once, and c was not typed into the filter");
     let (mut app, _commands) = live_app();
-    app.state.apply(1, &EngineEvent::QuestionStarted { at: AttemptAt::new("q_01", 2), forked_from: None });
+    app.state
+        .apply(1, &EngineEvent::QuestionStarted { at: AttemptAt::new("q_01", 2), forked_from: None, by_hand: false });
     app.handle_key(ctrl_c);
     assert!(app.confirm_quit && !app.quit, "a live run with a question at work asks first");
     press(&mut app, "n");

@@ -26,7 +26,7 @@ details{margin:4px 0} summary{cursor:pointer}
 details.question{background:#fff;border:1px solid #d6d9e2;border-radius:8px;padding:6px 10px;margin:8px 0}
 .body{padding:4px 0 4px 12px}
 .badge{border-radius:10px;padding:0 8px;font-size:12px;background:#e4e6ee}
-.badge.passed{background:#d5f5df;color:#0d6b2c}.badge.failed,.badge.rejected{background:#fde0e0;color:#9b1c1c}
+.badge.passed{background:#d5f5df;color:#0d6b2c}.badge.fixed-by-hand,.badge.by-hand{background:#ece1f7;color:#5b2a86}.card.by-hand b{color:#5b2a86}.badge.failed,.badge.rejected{background:#fde0e0;color:#9b1c1c}
 .badge.exhausted{background:#fdecc8;color:#8a5300}.level{font-size:12px;color:#5b6275}
 .answer{color:#0d4f9b}
 svg.dag{display:block;margin:8px 0;max-width:100%;height:auto}
@@ -92,6 +92,11 @@ fn summary_html(state: &RunState) -> String {
     let cancelled = match count(Outcome::Cancelled) {
         0 => String::new(),
         n => format!("<div class=\"card\"><b>{n}</b>cancelled (resumable)</div>"),
+    };
+    // Answers the user accepted by hand: shown apart, never in the pass rate or accuracy.
+    let cancelled = match count(Outcome::FixedByHand) {
+        0 => cancelled,
+        n => format!("{cancelled}<div class=\"card by-hand\"><b>{n}</b>fixed by hand (not the model's)</div>"),
     };
     let mut out = format!(
         "<div class=\"cards\"><div class=\"card\"><b>{rate:.0}%</b>pass rate</div><div class=\"card\"><b>{passed}/{total}</b>passed</div><div class=\"card\"><b>{}</b>failed</div><div class=\"card\"><b>{}</b>exhausted</div>{cancelled}<div class=\"card\"><b>{}</b>accuracy (graded)</div><div class=\"card\"><b>{}</b>tokens</div><div class=\"card\"><b>{}</b>estimated cost</div></div>",
@@ -189,7 +194,10 @@ mod tests {
         assert!(html.contains("50%</b>pass rate"));
         assert!(!html.contains("cancelled (resumable)"), "no card for what did not happen");
         let mut stopped = state.clone();
-        stopped.apply(20, &EngineEvent::QuestionStarted { at: AttemptAt::new("q_02", 2), forked_from: None });
+        stopped.apply(
+            20,
+            &EngineEvent::QuestionStarted { at: AttemptAt::new("q_02", 2), forked_from: None, by_hand: false },
+        );
         let cancel = EngineEvent::QuestionFinished {
             at: AttemptAt::new("q_02", 2),
             outcome: Outcome::Cancelled,

@@ -165,6 +165,7 @@ fn diff_html(previous: &Iteration, current: &Iteration) -> String {
 fn iteration_html(attempt: &Attempt, index: usize, code_html: &mut CodeHtml) -> String {
     let it = &attempt.iterations[index];
     let verdict = match &it.feedback {
+        Some(_) if attempt.by_hand => "<span class=\"badge by-hand\">✎ written by hand (checked, not reviewed)</span>",
         Some(f) if f.is_approved => "<span class=\"badge passed\">approved</span>",
         Some(_) => "<span class=\"badge rejected\">rejected</span>",
         None => "<span class=\"badge\">no verdict</span>",
@@ -310,8 +311,9 @@ pub fn question_html(state: &RunState, q: &QuestionState, code_html: &mut CodeHt
         let _ = write!(out, "<p class=\"reason\">{}</p>", html_escape(reason));
     }
     for attempt in &q.attempts {
+        let how = if attempt.by_hand { "by hand, from" } else { "forked from" };
         let forked =
-            attempt.forked_from.map(|(a, i)| format!(" (forked from attempt {a}, iteration {i})")).unwrap_or_default();
+            attempt.forked_from.map(|(a, i)| format!(" ({how} attempt {a}, iteration {i})")).unwrap_or_default();
         let outcome = attempt.outcome.map(|o| o.label()).unwrap_or("unfinished");
         let _ = write!(
             out,

@@ -49,28 +49,43 @@ pub fn node_lines(t: &Theme, nodes: &[NodeChange]) -> Vec<Line<'static>> {
 
 /// The selected iteration, the one before it and what changed between them.
 struct Diffed<'a> {
-    /// Number of the earlier iteration.
-    before: u32,
-    /// Number of the selected iteration.
-    after: u32,
+    /// The earlier iteration, named.
+    before: String,
+    /// The selected iteration, named.
+    after: String,
     /// The selected iteration's DAG.
     dag: &'a GeneratedDag,
     /// What changed.
     diff: IterationDiff,
 }
 
-/// The diff of the selected iteration against the one before it, or why there is none.
+/// The diff of the selected iteration against the one it came from: the
+/// iteration a fork or an edit by hand started from, else the one before it.
 fn diffed(app: &App) -> Result<Diffed<'_>, &'static str> {
     let all = app.iterations();
     let index = app.question.iteration.min(all.len().saturating_sub(1));
-    let (Some((_, before)), Some((_, after))) = (index.checked_sub(1).and_then(|i| all.get(i)), all.get(index)) else {
+    let Some(&(attempt, after)) = all.get(index) else { return Err("no earlier iteration to compare with") };
+    let origin = attempt.forked_from.filter(|_| after.number == 1).and_then(|(from_attempt, from_iteration)| {
+        all.iter().copied().find(|(a, it)| a.number == from_attempt && it.number == from_iteration)
+    });
+    let Some((before_attempt, before)) = origin.or_else(|| index.checked_sub(1).and_then(|i| all.get(i).copied()))
+    else {
         return Err("no earlier iteration to compare with");
     };
     let (Some(old), Some(new)) = (&before.dag, &after.dag) else {
         return Err("one of the iterations has no DAG (its reply could not be read)");
     };
     let diff = IterationDiff::between(old, before.feedback.as_ref(), new, after.feedback.as_ref());
-    Ok(Diffed { before: before.number, after: after.number, dag: new, diff })
+    let (before, after) = if before_attempt.number == attempt.number {
+        (before.number.to_string(), after.number.to_string())
+    } else {
+        let by_hand = if attempt.by_hand { " (by hand)" } else { "" };
+        (
+            format!("a{} it{}", before_attempt.number, before.number),
+            format!("a{} it{}{by_hand}", attempt.number, after.number),
+        )
+    };
+    Ok(Diffed { before, after, dag: new, diff })
 }
 
 /// Every line of `diffed`: the findings with their fate, then the node changes.

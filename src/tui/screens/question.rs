@@ -11,7 +11,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, List, ListItem, ListState, Paragraph, Tabs, Wrap};
 
 use crate::domain::GeneratedDag;
-use crate::run::Iteration;
+use crate::run::{Iteration, Outcome};
 use crate::text::plural;
 use crate::tui::app::App;
 use crate::tui::text::{clean, fit, preview, width};
@@ -27,9 +27,11 @@ fn iterations_list(frame: &mut Frame, area: Rect, app: &App) {
         .iter()
         .map(|(attempt, it)| {
             let (verdict, style) = match &it.feedback {
+                None => ("…", t.fg(Ink::StatusWorking)),
+                Some(_) if attempt.outcome == Some(Outcome::FixedByHand) => ("✎ accepted", t.fg(Ink::Accent)),
+                Some(_) if attempt.by_hand => ("✎ by hand", t.fg(Ink::Accent)),
                 Some(f) if f.is_approved => ("approved", t.fg(Ink::StatusApproved)),
                 Some(_) => ("rejected", t.fg(Ink::StatusRejected)),
-                None => ("…", t.fg(Ink::StatusWorking)),
             };
             let findings = it.feedback.as_ref().map_or(0, |f| f.findings.len());
             ListItem::new(Line::from(vec![
@@ -112,14 +114,17 @@ fn output_lines(app: &App, it: &Iteration) -> Vec<Line<'static>> {
     for line in trial.error.iter().chain(&trial.traceback).flat_map(|text| text.lines()) {
         lines.push(Line::from(Span::styled(clean(line).into_owned(), t.fg(Ink::StatusFailed))));
     }
-    // The grades judge the attempt's final answer: shown under the approved iteration that produced it.
-    let approved = it.feedback.as_ref().is_some_and(|f| f.is_approved);
+    // The grades judge the attempt's final answer: shown under the approved
+    // (or accepted) iteration that produced it.
     let attempt = app.current_iteration().map(|(attempt, _)| attempt);
+    let accepted = attempt.is_some_and(|a| a.outcome == Some(Outcome::FixedByHand));
+    let approved = accepted || it.feedback.as_ref().is_some_and(|f| f.is_approved);
     if let (true, Some(attempt)) = (approved, attempt)
         && let Some(answer) = &attempt.final_answer
     {
+        let label = if accepted { "final answer (fixed by hand): " } else { "final answer: " };
         lines.push(Line::from(vec![
-            Span::styled("final answer: ", t.fg(Ink::Accent).add_modifier(Modifier::BOLD)),
+            Span::styled(label, t.fg(Ink::Accent).add_modifier(Modifier::BOLD)),
             Span::styled(preview(answer, 400), t.fg(Ink::Text)),
         ]));
         if let Some(narrative) = &attempt.narrative {

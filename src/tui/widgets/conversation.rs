@@ -194,7 +194,8 @@ pub fn build(
                 anchors.push(b.lines.len());
                 let mut title = format!("━━ attempt {} · iteration {} ", attempt.number, it.number);
                 if let (Some((from_attempt, from_iteration)), 1) = (attempt.forked_from, it.number) {
-                    title.push_str(&format!("(forked from attempt {from_attempt}, iteration {from_iteration}) "));
+                    let how = if attempt.by_hand { "by hand, from" } else { "forked from" };
+                    title.push_str(&format!("({how} attempt {from_attempt}, iteration {from_iteration}) "));
                 }
                 let style = if marked { theme.selected() } else { theme.fg(Ink::Accent) };
                 let fill = "━".repeat(80usize.saturating_sub(title.chars().count()));

@@ -100,14 +100,19 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         first.push(Span::styled(format!("  ${:.4}", state.cost_usd), t.fg(Ink::Text)));
     }
     let mut second = Vec::new();
+    let bold = t.fg(Ink::FeedControl).add_modifier(Modifier::BOLD);
     if let Some(replay) = &app.replay {
         let mark = if replay.playing() { "▶" } else { "⏸" };
-        second.push(Span::styled(
-            format!(" REPLAY {mark} {}/{} ×{} ", replay.position, replay.len(), replay.speed),
-            t.fg(Ink::FeedControl).add_modifier(Modifier::BOLD),
-        ));
+        let text = format!(" REPLAY {mark} {}/{} ×{} ", replay.position, replay.len(), replay.speed);
+        second.push(Span::styled(text, bold));
+    } else if let Some(dir) = &app.recording {
+        // A replay turned live: where its new work is recorded.
+        second.push(Span::styled(clean(&format!(" DERIVED → {} ", dir.display())).into_owned(), bold));
+    }
+    if app.replay.is_some() {
+        // Playback state says it all.
     } else if state.paused {
-        second.push(Span::styled(" PAUSED (n step, p resume) ", t.fg(Ink::FeedControl).add_modifier(Modifier::BOLD)));
+        second.push(Span::styled(" PAUSED (n step, p resume) ", bold));
     } else if state.summary.is_some() {
         second.push(Span::styled(" finished ", t.fg(Ink::Muted)));
     }
@@ -118,6 +123,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         ("failed", done(Outcome::Failed), Ink::StatusFailed),
         ("exhausted", done(Outcome::Exhausted), Ink::StatusExhausted),
         ("cancelled", done(Outcome::Cancelled), Ink::StatusCancelled),
+        ("fixed by hand", done(Outcome::FixedByHand), Ink::Accent),
         ("working", state.count(QuestionStatus::is_active), Ink::StatusWorking),
         ("queued", state.count(|s| s == QuestionStatus::Queued), Ink::StatusQueued),
     ];

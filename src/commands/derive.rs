@@ -1,0 +1,178 @@
+//! `eval-dag replay` in the terminal UI, and the derived run (DESIGN §6) that
+//! work started in it goes into: editing or accepting by hand, reruns and
+//! forks. The derived run's trace names its source (path, SHA-256, how many
+//! of its events) and begins with those events; the source is never written
+//! to. When the UI ends, the derived run's results and report are written.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+
+use anyhow::Context;
+use sha2::{Digest, Sha256};
+use tokio::sync::mpsc::UnboundedSender;
+
+use crate::cli::{LlmKind, ReplayArgs};
+use crate::config::{Config, RunConfig};
+use crate::dataset::Dataset;
+use crate::engine::{self, EngineParts, RunOptions};
+use crate::grade::Grader;
+use crate::llm::{LlmClient, ReplayClient};
+use crate::prompts::{Prompts, override_dir};
+use crate::run::{Command, RunState};
+use crate::trace::{DerivedFrom, Trace, TraceHeader, TraceWriter};
+use crate::tui::{Derived, Deriver, Theme};
+
+/// A derived run under way, for the command to finish once the UI ends.
+struct Started {
+    commands: UnboundedSender<Command>,
+    task: tokio::task::JoinHandle<RunState>,
+    dir: PathBuf,
+}
+
+/// What a derived run is started from and with.
+struct Source {
+    trace_path: PathBuf,
+    dataset: Option<PathBuf>,
+    out: Option<PathBuf>,
+    /// The LLM config, when one was asked for.
+    llm: Option<RunConfig>,
+}
+
+/// The LLM a replay's derived run may call: only one asked for explicitly
+/// (flag, `EVAL_DAG_LLM` or the config file) — a key in the environment
+/// alone never makes a replay spend tokens.
+fn llm_config(args: &ReplayArgs) -> anyhow::Result<Option<RunConfig>> {
+    let file = Config::load(args.config.as_deref())?;
+    let Some(provider) = args.llm.or(file.llm.provider) else { return Ok(None) };
+    let env = |name: &str| std::env::var(name).ok();
+    let openai = match provider {
+        LlmKind::Offline => None,
+        LlmKind::Openai => Some(file.openai_settings(args.model.clone(), args.base_url.clone(), env)?),
+    };
+    Ok(Some(RunConfig { provider, openai, questions: 1, max_iterations: 1, concurrency: 1, review_concurrency: 0 }))
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl Source {
+    /// Start the derived run from the source's first `position` events.
+    fn start(&self, position: usize) -> anyhow::Result<(Started, Derived)> {
+        let bytes =
+            std::fs::read(&self.trace_path).with_context(|| format!("cannot read {}", self.trace_path.display()))?;
+        let source = Trace::read(&self.trace_path)?;
+        let mut settings = source.header.settings.clone();
+        // Work by hand must never wait at a step gate the original run was started with.
+        settings.step = false;
+        let dataset_dir = self.dataset.clone().unwrap_or_else(|| PathBuf::from(&settings.dataset_dir));
+        let dataset = Arc::new(Dataset::load(&dataset_dir).with_context(|| {
+            format!("re-running DAGs needs the run's dataset ({}); pass --dataset DIR", dataset_dir.display())
+        })?);
+        if dataset.content_hash != settings.dataset_hash {
+            anyhow::bail!(
+                "the dataset in {} is not the data of the replayed run; pass --dataset DIR with the same data",
+                dataset_dir.display()
+            );
+        }
+        settings.dataset_dir = dataset_dir.display().to_string();
+        let recorded = ReplayClient::from_trace(&source);
+        let llm: Arc<dyn LlmClient> = match &self.llm {
+            Some(config) => {
+                Arc::new(recorded.with_fallback(super::providers::build_llm(config, settings.seed, &dataset, None)?))
+            }
+            None => Arc::new(recorded),
+        };
+        // Who answers new calls: the connected provider, or only the recordings ("replay").
+        settings.provider = llm.provider().to_string();
+        settings.model = llm.model().to_string();
+        let dir = self.out.clone().unwrap_or_else(super::run::default_out_dir);
+        let trace_path = dir.join("trace.jsonl");
+        if trace_path.exists() {
+            anyhow::bail!("{} already holds a run; choose another --out", dir.display());
+        }
+        std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let derived_from = DerivedFrom {
+            path: self.trace_path.display().to_string(),
+            sha256: sha256_hex(&bytes),
+            up_to_seq: position as u64,
+        };
+        let header = TraceHeader { derived_from: Some(derived_from), ..TraceHeader::new(settings.clone()) };
+        let mut writer = TraceWriter::create(&trace_path, &header)?;
+        let mut prior = RunState::default();
+        for record in source.records.iter().take(position) {
+            writer.record(record.t_ms, &record.event)?;
+            prior.apply(record.t_ms, &record.event);
+        }
+        let parts = EngineParts {
+            executor: super::providers::build_executor(&dataset)?,
+            dataset,
+            llm,
+            prompts: Arc::new(Prompts::load(override_dir().as_deref())?),
+            grader: Arc::new(Grader::from_settings(&settings.grading)?),
+        };
+        let options = RunOptions { keep_alive: true, prior: Some(prior), idle: true, ..RunOptions::default() };
+        let handle = engine::start(parts, Some(writer), settings, options);
+        let started = Started { commands: handle.commands.clone(), task: handle.task, dir: dir.clone() };
+        Ok((started, Derived { events: handle.events, commands: handle.commands, dir }))
+    }
+}
+
+/// The deriver the UI calls at the first action that needs an engine; the
+/// run it starts is left in `slot` for [`finish`].
+fn deriver(source: Source, slot: Arc<Mutex<Option<Started>>>) -> Deriver {
+    let llm = source.llm.is_some();
+    let start = move |position: usize| match source.start(position) {
+        Ok((started, derived)) => {
+            *slot.lock().expect("the slot is never poisoned") = Some(started);
+            Ok(derived)
+        }
+        Err(err) => Err(format!("cannot start a derived run: {err:#}")),
+    };
+    Deriver { llm, start: Box::new(start) }
+}
+
+/// End the derived run (what is still working is cancelled), then write its
+/// results and report; say where they are.
+fn finish(runtime: &tokio::runtime::Runtime, started: Started) -> anyhow::Result<()> {
+    let _ = started.commands.send(Command::CancelRun);
+    let state = runtime.block_on(started.task).context("the derived run's engine failed")?;
+    let results = super::run::write_results(&started.dir, &state)?;
+    let report = started.dir.join("eval_report.html");
+    super::report::write_report(&report, &state, &chrono::Utc::now().to_rfc3339())?;
+    let mut stderr = std::io::stderr();
+    let _ = writeln!(stderr, "derived run: {}", super::run::summary_line(&state));
+    let _ = writeln!(stderr, "results: {}", results.display());
+    let _ = writeln!(stderr, "report:  {}", report.display());
+    let _ = writeln!(stderr, "trace:   {}", started.dir.join("trace.jsonl").display());
+    Ok(())
+}
+
+/// `eval-dag replay TRACE` in the terminal UI.
+pub fn replay(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
+    let max_gap = (args.max_gap > 0.0).then(|| std::time::Duration::from_secs_f64(args.max_gap));
+    let theme = Theme::load(&crate::config::theme_name())?;
+    let source = Source {
+        trace_path: args.trace.clone(),
+        dataset: args.dataset.clone(),
+        out: args.out.clone(),
+        llm: llm_config(args)?,
+    };
+    let slot = Arc::new(Mutex::new(None));
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let stop = Box::pin(super::signals::interrupted());
+    let shown = crate::tui::replay_trace(
+        &runtime,
+        crate::tui::ReplayOptions { path: &args.trace, from_start: args.from_start, max_gap, theme },
+        deriver(source, slot.clone()),
+        stop,
+    );
+    let started = slot.lock().expect("the slot is never poisoned").take();
+    if let Some(started) = started {
+        finish(&runtime, started)?;
+    }
+    shown?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,119 @@
+//! Editing a DAG by hand: one node's code, or the whole DAG as JSON, in the
+//! user's editor (`$VISUAL`, then `$EDITOR`, then `vi`, as git does). The UI
+//! gives the terminal to the editor while it runs; what comes back becomes a
+//! [`HandEdit`] for the engine to check and trial-run — or nothing, when the
+//! file is unchanged or the editor failed.
+
+use std::io::Write;
+use std::process::Command as Process;
+
+use crate::domain::{GeneratedDag, IterationAt};
+use crate::run::HandEdit;
+
+/// What is being edited.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EditTarget {
+    /// The code of the node with this id.
+    Node(String),
+    /// The whole DAG, as JSON.
+    Dag,
+}
+
+/// An edit the user asked for: opened in the editor when the UI has let go
+/// of the terminal.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EditRequest {
+    /// The iteration whose DAG is edited.
+    pub from: IterationAt,
+    /// Its DAG.
+    pub dag: GeneratedDag,
+    /// The node, or all of it.
+    pub target: EditTarget,
+}
+
+/// How an editor session ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Edited {
+    /// The file was saved changed: this is what it holds.
+    Changed(String),
+    /// Nothing to record: the file is unchanged, or the editor failed (why).
+    Nothing(String),
+}
+
+impl EditRequest {
+    /// The text the editor opens with.
+    pub fn original(&self) -> String {
+        match &self.target {
+            EditTarget::Node(id) => self.dag.node(id).map(|n| n.code.clone()).unwrap_or_default(),
+            EditTarget::Dag => serde_json::to_string_pretty(&self.dag).expect("a DAG serialises") + "\n",
+        }
+    }
+
+    /// The file name's ending, so the editor highlights it.
+    fn suffix(&self) -> &'static str {
+        match self.target {
+            EditTarget::Node(_) => ".py",
+            EditTarget::Dag => ".json",
+        }
+    }
+
+    /// What was asked, in words (for messages).
+    pub fn subject(&self) -> String {
+        match &self.target {
+            EditTarget::Node(id) => format!("node {id}"),
+            EditTarget::Dag => "the DAG".into(),
+        }
+    }
+
+    /// The DAG the saved `text` makes: the node's code replaced, or the whole
+    /// DAG read from JSON (text that is no DAG is recorded as such, with why).
+    pub fn hand_edit(&self, text: &str) -> HandEdit {
+        match &self.target {
+            EditTarget::Node(id) => {
+                let mut dag = self.dag.clone();
+                if let Some(node) = dag.nodes.iter_mut().find(|n| &n.node_id == id) {
+                    node.code = text.to_string();
+                }
+                HandEdit::Dag { dag }
+            }
+            EditTarget::Dag => match serde_json::from_str::<GeneratedDag>(text) {
+                Ok(dag) => HandEdit::Dag { dag },
+                Err(err) => HandEdit::Unreadable { text: text.to_string(), error: err.to_string() },
+            },
+        }
+    }
+
+    /// Open the editor on the text and wait for it. The terminal must be the
+    /// editor's meanwhile (see `tui::suspended`).
+    pub fn run_editor(&self) -> Edited {
+        let original = self.original();
+        let editor = ["VISUAL", "EDITOR"]
+            .iter()
+            .find_map(|name| std::env::var(name).ok().filter(|v| !v.trim().is_empty()))
+            .unwrap_or_else(|| "vi".into());
+        let file = tempfile::Builder::new().prefix("eval-dag-edit-").suffix(self.suffix()).tempfile();
+        let mut file = match file {
+            Ok(file) => file,
+            Err(err) => return Edited::Nothing(format!("cannot write the file to edit: {err}")),
+        };
+        if let Err(err) = file.write_all(original.as_bytes()).and_then(|()| file.flush()) {
+            return Edited::Nothing(format!("cannot write the file to edit: {err}"));
+        }
+        // Through the shell, as git does: EDITOR may carry arguments ("code --wait").
+        let status =
+            Process::new("sh").arg("-c").arg(format!("{editor} \"$1\"")).arg("eval-dag").arg(file.path()).status();
+        match status {
+            Err(err) => Edited::Nothing(format!("cannot start the editor ({editor}): {err}")),
+            Ok(status) if !status.success() => {
+                Edited::Nothing(format!("the editor ({editor}) exited with {status}: nothing recorded"))
+            }
+            Ok(_) => match std::fs::read_to_string(file.path()) {
+                Err(err) => Edited::Nothing(format!("cannot read the edited file: {err}")),
+                Ok(text) if text == original => {
+                    Edited::Nothing(format!("{} unchanged: nothing recorded", self.subject()))
+                }
+                Ok(text) => Edited::Changed(text),
+            },
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! What the user does by hand on the question screen: edit a node or the
+//! whole DAG and have it checked and trial-run, accept an iteration as the
+//! answer. In a live run these are commands to its engine; in a replay the
+//! first of them starts a derived run (DESIGN §6) that records them, and the
+//! replay becomes that live run.
+
+use std::path::PathBuf;
+
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+
+use super::app::App;
+use super::editing::{EditRequest, EditTarget, Edited};
+use crate::run::{Command, EngineEvent, IterationAt, Outcome};
+
+/// A derived run under way: its engine's events and commands, and where it records.
+pub struct Derived {
+    /// The derived run's events.
+    pub events: UnboundedReceiver<(u64, EngineEvent)>,
+    /// Commands to it.
+    pub commands: UnboundedSender<Command>,
+    /// Its run directory.
+    pub dir: PathBuf,
+}
+
+/// Starts a derived run from a replay, at the replay's position (events applied).
+pub type DeriveFn = Box<dyn FnMut(usize) -> Result<Derived, String>>;
+
+/// How a replay turns live when the user acts on it.
+pub struct Deriver {
+    /// Whether an LLM is connected (reruns, forks and send-backs need one).
+    pub llm: bool,
+    /// Starts the derived run.
+    pub start: DeriveFn,
+}
+
+impl App {
+    /// Make sure commands reach an engine: a live run's, or — in a replay — a
+    /// derived run's, started now. `needs_llm`: refuse when no LLM answers.
+    pub(super) fn connect(&mut self, needs_llm: bool) -> Result<(), String> {
+        const NO_LLM: &str = "no LLM is connected here: replay with --llm/--model/--base-url to rerun or fork; \
+                              E, W (edit) and A (accept) work without one";
+        if self.commands.is_none() {
+            let Some(deriver) = &mut self.deriver else {
+                return Err("replay: no engine here — rerun, fork and edits need a live run".into());
+            };
+            if needs_llm && !deriver.llm {
+                return Err(NO_LLM.into());
+            }
+            let position = self.replay.as_ref().map_or(0, |r| r.position);
+            let derived = (deriver.start)(position)?;
+            self.llm = deriver.llm;
+            self.commands = Some(derived.commands);
+            self.new_events = Some(derived.events);
+            self.recording = Some(derived.dir);
+            self.replay = None;
+        }
+        if needs_llm && !self.llm {
+            return Err(NO_LLM.into());
+        }
+        Ok(())
+    }
+
+    /// The selected iteration's place, if one is selected.
+    fn selected_iteration(&self) -> Option<IterationAt> {
+        let id = self.question.id.clone()?;
+        let (attempt, it) = self.current_iteration()?;
+        Some(IterationAt { question_id: id, attempt: attempt.number, iteration: it.number })
+    }
+
+    /// Ask for the editor on the selected node (`whole`: the whole DAG); it
+    /// opens once the loop has let go of the terminal.
+    pub(super) fn request_edit(&mut self, whole: bool) {
+        let Some(from) = self.selected_iteration() else { return };
+        let Some(dag) = self.current_iteration().and_then(|(_, it)| it.dag.clone()) else {
+            self.message = Some("this iteration has no DAG to edit (its reply could not be read)".into());
+            return;
+        };
+        let target = match (whole, dag.nodes.get(self.question.node)) {
+            (false, Some(node)) => EditTarget::Node(node.node_id.clone()),
+            (false, None) => {
+                self.message = Some("no node selected: W edits the whole DAG".into());
+                return;
+            }
+            (true, _) => EditTarget::Dag,
+        };
+        match self.connect(false) {
+            Ok(()) => self.edit = Some(EditRequest { from, dag, target }),
+            Err(why) => self.message = Some(why),
+        }
+    }
+
+    /// What the editor left: a changed DAG goes to the engine to be checked
+    /// and trial-run as a new iteration by hand, shown once it arrives.
+    pub fn edited(&mut self, request: &EditRequest, edited: Edited) {
+        let text = match edited {
+            Edited::Nothing(why) => {
+                self.message = Some(why);
+                return;
+            }
+            Edited::Changed(text) => text,
+        };
+        let from = request.from.clone();
+        self.follow_new_attempt(&from.question_id);
+        let what = format!("checking {} by hand: structural checks and a trial run, no LLM call", request.subject());
+        self.send(Command::TryDag { from, edit: request.hand_edit(&text) }, &what);
+    }
+
+    /// Accept the selected iteration as the question's answer.
+    pub(super) fn accept(&mut self) {
+        let Some(at) = self.selected_iteration() else { return };
+        let Some((attempt, it)) = self.current_iteration() else { return };
+        if it.dag.as_ref().is_none_or(|d| d.nodes.is_empty()) {
+            self.message = Some("nothing to accept: this iteration has no DAG".into());
+            return;
+        }
+        let is_answer = attempt.final_answer.is_some()
+            && matches!(attempt.outcome, Some(Outcome::Passed | Outcome::FixedByHand))
+            && attempt.iterations.last().is_some_and(|last| last.number == it.number);
+        if is_answer {
+            self.message = Some("this iteration is already the answer".into());
+            return;
+        }
+        let draft = attempt.by_hand && attempt.outcome == Some(Outcome::Drafted);
+        if let Err(why) = self.connect(false) {
+            self.message = Some(why);
+            return;
+        }
+        if !draft {
+            self.follow_new_attempt(&at.question_id);
+        }
+        let what = format!(
+            "accepting attempt {}, iteration {} by hand: executing and grading (counted apart from the model's passes)",
+            at.attempt, at.iteration
+        );
+        self.send(Command::Accept { at }, &what);
+    }
+
+    /// Select the next attempt of `question_id` once it appears.
+    fn follow_new_attempt(&mut self, question_id: &str) {
+        let next = self.state.question(question_id).map_or(1, |q| q.last_attempt_number() + 1);
+        self.awaiting_attempt = Some((question_id.to_string(), next));
+    }
+
+    /// Select the awaited attempt's first iteration, once it is there.
+    pub(super) fn select_awaited_attempt(&mut self) {
+        let Some((question_id, number)) = &self.awaiting_attempt else { return };
+        if self.question.id.as_ref() != Some(question_id) {
+            return;
+        }
+        let found = self.iterations().iter().position(|(attempt, _)| attempt.number >= *number);
+        if let Some(index) = found {
+            self.question.iteration = index;
+            self.awaiting_attempt = None;
+        }
+    }
+}
