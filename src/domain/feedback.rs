@@ -12,6 +12,8 @@ pub enum FindingSource {
     TrialRun,
     /// The LLM reviewer.
     Semantic,
+    /// A note the user wrote on an iteration.
+    Human,
 }
 
 impl FindingSource {
@@ -21,6 +23,7 @@ impl FindingSource {
             Self::Structural => "structural",
             Self::TrialRun => "trial run",
             Self::Semantic => "semantic",
+            Self::Human => "human",
         }
     }
 }

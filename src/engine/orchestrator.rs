@@ -180,6 +180,14 @@ impl Orchestrator {
                 self.accept(at, command);
                 return true;
             }
+            Command::Note { at, text, .. } => {
+                !text.trim().is_empty()
+                    && self.ctx.emitter.with_state(|s| {
+                        s.question(&at.question_id)
+                            .and_then(|q| q.attempt(at.attempt)?.iteration(at.iteration))
+                            .is_some()
+                    })
+            }
             Command::CancelQuestion { question_id } => match self.latest_attempt.get(question_id) {
                 Some(&attempt) => {
                     gate.cancel_attempt(AttemptAt::new(question_id.clone(), attempt));

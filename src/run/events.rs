@@ -362,6 +362,17 @@ pub enum Command {
         /// The iteration accepted.
         at: IterationAt,
     },
+    /// The user's own critique of an iteration, recorded as a finding with
+    /// source `human` (a fork from that iteration hands it to the builder).
+    Note {
+        /// The iteration it is about.
+        at: IterationAt,
+        /// The node it blames; none = the whole DAG.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        node_id: Option<String>,
+        /// What the user wrote.
+        text: String,
+    },
     /// Stop one question's current attempt.
     CancelQuestion {
         /// The question.

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::events::{Outcome, Stage};
 use crate::domain::TokenUsage;
-use crate::domain::{CriticFeedback, ExecutionResult, GeneratedDag, Question};
+use crate::domain::{CriticFeedback, ExecutionResult, Finding, FindingSource, GeneratedDag, Question, Severity};
 
 /// Where a question stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -161,6 +161,23 @@ impl QuestionState {
     /// Attempt numbered `number`.
     pub fn attempt(&self, number: u32) -> Option<&Attempt> {
         self.attempts.iter().find(|a| a.number == number)
+    }
+
+    /// Pin the user's note to an iteration as a `human` finding (a warning:
+    /// it never turns a verdict), on `node_id` or the whole DAG.
+    pub(super) fn add_note(&mut self, attempt: u32, iteration: u32, node_id: Option<String>, text: String) {
+        let it = self.attempt_mut(attempt).iteration_mut(iteration);
+        let layer =
+            node_id.as_deref().and_then(|id| it.dag.as_ref()?.nodes.iter().find(|n| n.node_id == id)).map(|n| n.layer);
+        let feedback = it.feedback.get_or_insert_with(CriticFeedback::default);
+        feedback.findings.push(Finding {
+            node_id,
+            layer,
+            rule: "note".into(),
+            source: FindingSource::Human,
+            message: text,
+            severity: Severity::Warning,
+        });
     }
 
     pub(super) fn attempt_mut(&mut self, number: u32) -> &mut Attempt {

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 
 use super::events::{Command, EngineEvent, Outcome, RunSettings, RunSummary};
-use crate::domain::{AttemptAt, IterationAt};
+use crate::domain::{AttemptAt, FindingSource, IterationAt};
 use crate::domain::{CallKey, ChatMessage, TokenUsage};
 
 use super::question_state::{Attempt, QuestionState, QuestionStatus, StageRecord};
@@ -378,7 +378,13 @@ impl RunState {
                         q.status =
                             if feedback.is_approved { QuestionStatus::Approved } else { QuestionStatus::Rejected };
                     }
-                    q.attempt_mut(attempt).iteration_mut(iteration).feedback = Some(feedback);
+                    let it = q.attempt_mut(attempt).iteration_mut(iteration);
+                    // A note written while the critic was still at work stays.
+                    let notes =
+                        it.feedback.take().map(|f| f.findings.into_iter().filter(|f| f.source == FindingSource::Human));
+                    let mut feedback = feedback;
+                    feedback.findings.extend(notes.into_iter().flatten());
+                    it.feedback = Some(feedback);
                 }
             }
             EngineEvent::Executed { at: IterationAt { question_id, attempt, iteration }, trial, result } => {
@@ -457,6 +463,14 @@ impl RunState {
                     Command::Accept { at } => {
                         let text = format!("accepted by hand: attempt {}, iteration {}", at.attempt, at.iteration);
                         (Some(at.question_id), text)
+                    }
+                    Command::Note { at, node_id, text } => {
+                        let first = text.lines().next().unwrap_or_default();
+                        let line = format!("note on attempt {}, iteration {}: {first}", at.attempt, at.iteration);
+                        if let Some(q) = self.question_mut(&at.question_id) {
+                            q.add_note(at.attempt, at.iteration, node_id, text);
+                        }
+                        (Some(at.question_id), line)
                     }
                     Command::CancelQuestion { question_id } => (Some(question_id), "cancel".to_string()),
                     Command::CancelRun => (None, "run cancelled".to_string()),

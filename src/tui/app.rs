@@ -16,6 +16,7 @@ use super::highlight::HighlightCache;
 use super::keymap::{Action, action_for};
 use super::replay::Replay;
 use super::scroll::Scroll;
+use super::text_box::TextBox;
 use super::theme::Theme;
 use super::view::{DashboardView, Pane, QuestionView, Screen, Scrolls, Sort, Tab};
 use crate::run::{Attempt, AttemptAt, Command, EngineEvent, Iteration, QuestionState, QuestionStatus, RunState};
@@ -74,6 +75,8 @@ pub struct App {
     pub edit: Option<EditRequest>,
     /// `(question, attempt)`: select this attempt (or a later one) when it appears.
     pub awaiting_attempt: Option<(String, u32)>,
+    /// The text box open over the screen (a note, or the in-app editor): it takes every key.
+    pub text_box: Option<TextBox>,
 }
 
 impl App {
@@ -109,6 +112,7 @@ impl App {
             recording: None,
             edit: None,
             awaiting_attempt: None,
+            text_box: None,
         };
         app.refresh();
         app
@@ -322,8 +326,15 @@ impl App {
         if self.confirm_quit {
             return self.answer_quit(key);
         }
-        // Ctrl-C quits from the filter too (it is not the letter c).
+        // Ctrl-C quits from the filter and the text box too (it is not the letter c).
         let ctrl_c = key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c');
+        if let Some(text_box) = self.text_box.as_mut().filter(|_| !ctrl_c) {
+            if let Some(closed) = text_box.key(key) {
+                self.text_box = None;
+                self.text_box_closed(closed);
+            }
+            return self.refresh();
+        }
         if self.dashboard.editing_filter && !ctrl_c {
             match key.code {
                 KeyCode::Enter | KeyCode::Esc => self.dashboard.editing_filter = false,
@@ -451,6 +462,7 @@ impl App {
             Action::EditNode => self.request_edit(false),
             Action::EditDag => self.request_edit(true),
             Action::Accept => self.accept(),
+            Action::Note => self.open_note(),
             Action::Play
             | Action::Forward
             | Action::Backward

@@ -1,5 +1,6 @@
 //! Editing a DAG by hand: one node's code, or the whole DAG as JSON, in the
-//! user's editor (`$VISUAL`, then `$EDITOR`, then `vi`, as git does). The UI
+//! user's editor (`$VISUAL`, then `$EDITOR`, as git does; with neither set,
+//! in the app's own text box, `tui::text_box`). The UI
 //! gives the terminal to the editor while it runs; what comes back becomes a
 //! [`HandEdit`] for the engine to check and trial-run — or nothing, when the
 //! file is unchanged or the editor failed.
@@ -83,14 +84,18 @@ impl EditRequest {
         }
     }
 
-    /// Open the editor on the text and wait for it. The terminal must be the
-    /// editor's meanwhile (see `tui::suspended`).
+    /// The user's editor: `$VISUAL`, then `$EDITOR`; none means the in-app one.
+    pub fn external_editor(&self) -> Option<String> {
+        ["VISUAL", "EDITOR"].iter().find_map(|name| std::env::var(name).ok().filter(|v| !v.trim().is_empty()))
+    }
+
+    /// Open the external editor on the text and wait for it. The terminal
+    /// must be the editor's meanwhile (see `tui::interact`).
     pub fn run_editor(&self) -> Edited {
         let original = self.original();
-        let editor = ["VISUAL", "EDITOR"]
-            .iter()
-            .find_map(|name| std::env::var(name).ok().filter(|v| !v.trim().is_empty()))
-            .unwrap_or_else(|| "vi".into());
+        let Some(editor) = self.external_editor() else {
+            return Edited::Nothing("no $VISUAL or $EDITOR set".into());
+        };
         let file = tempfile::Builder::new().prefix("eval-dag-edit-").suffix(self.suffix()).tempfile();
         let mut file = match file {
             Ok(file) => file,

@@ -10,6 +10,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use super::app::App;
 use super::editing::{EditRequest, EditTarget, Edited};
+use super::text_box::{Closed, TextBox};
 use crate::run::{Command, EngineEvent, IterationAt, Outcome};
 
 /// A derived run under way: its engine's events and commands, and where it records.
@@ -38,7 +39,7 @@ impl App {
     /// derived run's, started now. `needs_llm`: refuse when no LLM answers.
     pub(super) fn connect(&mut self, needs_llm: bool) -> Result<(), String> {
         const NO_LLM: &str = "no LLM is connected here: replay with --llm/--model/--base-url to rerun or fork; \
-                              E, W (edit) and A (accept) work without one";
+                              E, W (edit), N (note) and A (accept) work without one";
         if self.commands.is_none() {
             let Some(deriver) = &mut self.deriver else {
                 return Err("replay: no engine here — rerun, fork and edits need a live run".into());
@@ -83,9 +84,46 @@ impl App {
             }
             (true, _) => EditTarget::Dag,
         };
+        let request = EditRequest { from, dag, target };
         match self.connect(false) {
-            Ok(()) => self.edit = Some(EditRequest { from, dag, target }),
+            Ok(()) if request.external_editor().is_some() => self.edit = Some(request),
+            Ok(()) => self.text_box = Some(TextBox::editor(request)),
             Err(why) => self.message = Some(why),
+        }
+    }
+
+    /// Open the note box on the selected iteration, pinned to the selected node.
+    pub(super) fn open_note(&mut self) {
+        let Some(at) = self.selected_iteration() else { return };
+        let node_id = self
+            .current_iteration()
+            .and_then(|(_, it)| it.dag.as_ref()?.nodes.get(self.question.node).map(|n| n.node_id.clone()));
+        self.text_box = Some(TextBox::note(at, node_id));
+    }
+
+    /// What a closed text box asks for.
+    pub(super) fn text_box_closed(&mut self, closed: Closed) {
+        match closed {
+            Closed::Cancelled(why) => self.message = Some(why),
+            Closed::Edited(request, edited) => self.edited(&request, edited),
+            Closed::Note { at, node_id, text, send_back } => {
+                if let Err(why) = self.connect(false) {
+                    self.message = Some(why);
+                    return;
+                }
+                let from = at.clone();
+                self.send(Command::Note { at, node_id, text }, "note added");
+                if !send_back {
+                    return;
+                }
+                if let Err(why) = self.connect(true) {
+                    self.message = Some(format!("note added; not sent back: {why}"));
+                    return;
+                }
+                self.follow_new_attempt(&from.question_id);
+                let what = "note added and sent back: the builder gets the DAG, its findings and your note";
+                self.send(Command::Fork { from }, what);
+            }
         }
     }
 

@@ -15,6 +15,7 @@ mod replay;
 mod screens;
 mod scroll;
 mod text;
+mod text_box;
 mod theme;
 mod view;
 mod widgets;
@@ -74,6 +75,9 @@ pub fn draw(frame: &mut Frame, app: &App) {
     widgets::footer::draw(frame, footer, app);
     if app.help {
         screens::help::draw(frame, body, app);
+    }
+    if let Some(text_box) = &app.text_box {
+        widgets::text_box::draw(frame, body, app, text_box);
     }
     if app.confirm_quit {
         widgets::quit_prompt::draw(frame, body, app);

@@ -23,4 +23,5 @@ mod tui_graph;
 mod tui_loop;
 mod tui_sizes;
 mod tui_tmux;
+mod tui_tmux_by_hand;
 mod validate_cli;

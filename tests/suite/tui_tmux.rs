@@ -12,68 +12,10 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::mock_llm::{MockLlm, Recorded, Reply, layered_reply};
+use common::tmux::{run, session, tmux, wait_for, wait_for_all};
 use eval_dag::run::EngineEvent;
 use eval_dag::trace::Trace;
 use serde_json::Value;
-
-fn tmux(args: &[&str]) -> String {
-    let out = Command::new("tmux").args(args).output().expect("tmux runs");
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn wait_for(session: &str, needle: &str) -> String {
-    wait_for_all(session, &[needle])
-}
-
-/// The screen once it shows every one of `needles` (a capture taken while a
-/// frame is being written can show only part of it), or after 15 s.
-fn wait_for_all(session: &str, needles: &[&str]) -> String {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
-        let screen = tmux(&["capture-pane", "-p", "-t", session]);
-        if needles.iter().all(|n| screen.contains(n)) || Instant::now() > deadline {
-            return screen;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-/// A tmux session, ended when dropped (a failed assertion leaves none behind).
-struct Session(String);
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        tmux(&["kill-session", "-t", &self.0]);
-    }
-}
-
-impl std::ops::Deref for Session {
-    type Target = str;
-
-    fn deref(&self) -> &str {
-        &self.0
-    }
-}
-
-/// A 160×48 tmux session named after `name` with a shell in the repository,
-/// or none when tmux is not installed.
-fn session(name: &str) -> Option<Session> {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("\n\n*** tmux is not installed: SKIPPING the end-to-end TUI test (CI installs tmux) ***\n\n");
-        return None;
-    }
-    let session = Session(format!("eval-dag-e2e-{name}-{}", std::process::id()));
-    tmux(&["new-session", "-d", "-s", &session, "-x", "160", "-y", "48", "sh"]);
-    let cd = format!("cd {}", common::root().display());
-    tmux(&["send-keys", "-t", &session, &cd, "Enter"]);
-    Some(session)
-}
-
-/// Type `args` for the binary in `session`, then an exit-code marker.
-fn run(session: &str, args: &str) {
-    let command = format!("EVAL_DAG_LOG=/dev/null {} {args}; echo EXITED-$?", env!("CARGO_BIN_EXE_eval-dag"));
-    tmux(&["send-keys", "-t", session, &command, "Enter"]);
-}
 
 const TRACE: &str = "sample-data/traces/fraud-scripted.trace.jsonl";
 
@@ -144,76 +86,6 @@ fn replay_plays_the_sample_trace_at_x1_to_its_end() {
     assert!(took >= Duration::from_millis(600), "played at the recorded pace, not at once: {took:?}");
     tmux(&["send-keys", "-t", &session, "q"]);
     assert!(wait_for(&session, "EXITED-0").contains("EXITED-0"));
-}
-
-#[test]
-fn replay_fix_a_rejected_node_in_the_editor_accept_it_and_leave_the_source_untouched() {
-    let Some(session) = session("by-hand") else { return };
-    let dir = tempfile::tempdir().unwrap();
-    let source = dir.path().join("source.trace.jsonl");
-    std::fs::copy(common::root().join(TRACE), &source).unwrap();
-    let original = std::fs::read(&source).unwrap();
-    // The "editor": a script that rewrites the line dividing by zero, as a user would.
-    let editor = dir.path().join("fix-division.sh");
-    std::fs::write(&editor, "#!/bin/sh\nsed -i \"s/ - s\\['count'\\])/)/\" \"$1\"\n").unwrap();
-    std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let out = dir.path().join("derived");
-    let command = format!(
-        "env -u VISUAL -u EVAL_DAG_LLM -u EVAL_DAG_CONFIG EDITOR={editor} XDG_CONFIG_HOME={home}/config \
-         EVAL_DAG_LOG={home}/log.txt {bin} replay {source} --out {out}; echo EXITED-$?",
-        editor = editor.display(),
-        home = dir.path().display(),
-        bin = env!("CARGO_BIN_EXE_eval-dag"),
-        source = source.display(),
-        out = out.display(),
-    );
-    tmux(&["send-keys", "-t", &session, &command, "Enter"]);
-    wait_for(&session, "REPLAY");
-    for key in ["j", "Enter", "h"] {
-        tmux(&["send-keys", "-t", &session, key]);
-    }
-    let screen = wait_for_all(&session, &["findings on this node", "a1 it2"]);
-    assert!(screen.contains("findings on this node") && screen.contains("a1 it2"), "{screen}");
-    tmux(&["send-keys", "-t", &session, "E"]);
-    let wanted = ["✎ by hand", "DERIVED →", "not reviewed by the critic"];
-    let screen = wait_for_all(&session, &wanted);
-    assert!(wanted.iter().all(|w| screen.contains(w)), "the edit came back as a new iteration by hand: {screen}");
-    assert!(screen.contains("(s['count'])"), "the selected node shows the edited code: {screen}");
-    tmux(&["send-keys", "-t", &session, "t"]);
-    let screen = wait_for_all(&session, &["trial run ok", "grocery_pos"]);
-    assert!(screen.contains("trial run ok") && screen.contains("grocery_pos"), "its node outputs: {screen}");
-    tmux(&["send-keys", "-t", &session, "A"]);
-    let screen = wait_for_all(&session, &["✎ accepted", "final answer (fixed by hand)"]);
-    assert!(screen.contains("final answer (fixed by hand): grocery_pos"), "{screen}");
-    tmux(&["send-keys", "-t", &session, "q"]);
-    let screen = wait_for(&session, "EXITED-0");
-    assert!(screen.contains("EXITED-0") && screen.contains("derived run:"), "{screen}");
-
-    assert_eq!(std::fs::read(&source).unwrap(), original, "the replayed trace is byte-identical");
-    let results: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("eval_results.json")).unwrap()).unwrap();
-    assert_eq!(
-        (results["summary"]["passed"].as_u64(), results["summary"]["fixed_by_hand"].as_u64()),
-        (Some(1), Some(1))
-    );
-    let rows = results["detailed_results"].as_array().unwrap();
-    let fixed = rows.iter().find(|r| r["question_id"] == "q_01").unwrap();
-    assert_eq!((fixed["status"].as_str(), fixed["fixed_by_hand"].as_bool()), (Some("fixed by hand"), Some(true)));
-    assert_eq!(fixed["final_answer"], "grocery_pos");
-    let report = std::fs::read_to_string(out.join("eval_report.html")).unwrap();
-    assert!(report.contains("fixed by hand (not the model's)") && report.contains("written by hand"));
-    let derived = Trace::read(&out.join("trace.jsonl")).unwrap();
-    let from = derived.header.derived_from.clone().expect("the derived trace names its source");
-    assert_eq!((from.path, from.up_to_seq), (source.display().to_string(), 71));
-    let digest: String = sha2::Digest::finalize(<sha2::Sha256 as sha2::Digest>::new_with_prefix(&original))
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    assert_eq!(from.sha256, digest, "the derived trace pins the source's bytes");
-    let source_trace = Trace::read(&source).unwrap();
-    assert_eq!(derived.records[..71], source_trace.records[..], "the derived trace begins with the source's events");
-    let by_hand = derived.records[71..].iter().filter(|r| matches!(r.event, EngineEvent::Control(_))).count();
-    assert_eq!(by_hand, 2, "the edit and the acceptance are recorded as commands");
 }
 
 /// Replies of a four-question run on the sample data, each after `delay`:

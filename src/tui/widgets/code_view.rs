@@ -18,6 +18,7 @@ pub fn source_color(source: FindingSource) -> Ink {
         FindingSource::Structural => Ink::FindingStructural,
         FindingSource::TrialRun => Ink::FindingTrialRun,
         FindingSource::Semantic => Ink::FindingSemantic,
+        FindingSource::Human => Ink::Accent,
     }
 }
 

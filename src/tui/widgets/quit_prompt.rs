@@ -15,12 +15,13 @@ use crate::tui::theme::Ink;
 /// Draw the question over `area` (the body of the screen).
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let t = &app.theme;
-    let working = app.work_in_progress();
+    // The work may end while the question is open.
+    let question = match app.work_in_progress() {
+        0 => "Nothing is working any more. Quit now?".to_string(),
+        working => format!("{} still working. Quit now?", plural(working, "question")),
+    };
     let mut lines = vec![
-        Line::from(Span::styled(
-            format!("{} still working. Quit now?", plural(working, "question")),
-            t.fg(Ink::Text).add_modifier(Modifier::BOLD),
-        )),
+        Line::from(Span::styled(question, t.fg(Ink::Text).add_modifier(Modifier::BOLD))),
         Line::from(Span::styled(
             "They are cancelled; everything finished so far is kept in the trace.",
             t.fg(Ink::Text),
