@@ -23,7 +23,7 @@ impl FindingSource {
             Self::Structural => "structural",
             Self::TrialRun => "trial run",
             Self::Semantic => "semantic",
-            Self::Human => "human",
+            Self::Human => "human note",
         }
     }
 }

@@ -1,5 +1,5 @@
-//! `replay --verify`: re-execute every approved DAG of a trace in today's
-//! sandbox and report drift — changed answers or node outputs, DAGs that now
+//! `replay --verify`: re-execute every approved DAG of a trace — and every
+//! DAG written by hand — in today's sandbox and report drift — changed answers or node outputs, DAGs that now
 //! fail, and a dataset whose content changed.
 
 use serde::Serialize;
@@ -7,9 +7,9 @@ use serde_json::Value;
 use similar::TextDiff;
 
 use crate::dag::DagExecutor;
-use crate::domain::{ExecutionResult, Question};
+use crate::domain::{ExecutionResult, GeneratedDag, Question};
 use crate::grade::Grader;
-use crate::run::RunState;
+use crate::run::{Attempt, RunState};
 
 /// One difference between a recorded execution and today's.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -95,7 +95,18 @@ fn regrade(
     })
 }
 
-/// Re-execute every approved DAG in `state` with `executor` (seed `seed`),
+/// The DAG an attempt ran and what it gave: the approved DAG's execution;
+/// for an attempt by hand, its DAG's execution once accepted, else its trial run.
+fn recorded_run(attempt: &Attempt) -> Option<(&GeneratedDag, &ExecutionResult)> {
+    if attempt.by_hand {
+        let it = attempt.iterations.last()?;
+        return Some((it.dag.as_ref()?, attempt.execution.as_ref().or(it.trial.as_ref())?));
+    }
+    let approved = attempt.iterations.iter().rev().find(|i| i.feedback.as_ref().is_some_and(|f| f.is_approved))?;
+    Some((approved.dag.as_ref()?, attempt.execution.as_ref()?))
+}
+
+/// Re-execute every approved DAG in `state` (and every DAG written by hand) with `executor` (seed `seed`),
 /// re-grading changed answers against their expected answers with `grader`.
 pub async fn verify(
     state: &RunState,
@@ -107,10 +118,7 @@ pub async fn verify(
     let mut report = VerifyReport { dataset_changed, ..VerifyReport::default() };
     for q in &state.questions {
         for attempt in &q.attempts {
-            let approved = attempt.iterations.iter().rev().find(|i| i.feedback.as_ref().is_some_and(|f| f.is_approved));
-            let (Some(recorded), Some(dag)) = (&attempt.execution, approved.and_then(|i| i.dag.as_ref())) else {
-                continue;
-            };
+            let Some((dag, recorded)) = recorded_run(attempt) else { continue };
             let today = executor.execute(dag, seed).await;
             report.checked += 1;
             report.drifts.extend(compare(&q.question.id, attempt.number, recorded, &today));

@@ -176,7 +176,7 @@ pub const BINDINGS: &[Binding] = &[
     bind!("E", [Char('E')], EditNode, "edit the node's code ($EDITOR)", "edit", Question),
     bind!("W", [Char('W')], EditDag, "edit the whole DAG as JSON", "", Question),
     bind!("A", [Char('A')], Accept, "accept as the answer by hand", "accept", Iterations),
-    bind!("N", [Char('N')], Note, "your note on the iteration; send back", "note", Iterations),
+    bind!("N", [Char('N')], Note, "write a note, send it back", "note", Iterations),
     bind!("space", [Char(' ')], Play, "play / pause the replay", "play", Replay),
     bind!(".", [Char('.')], Forward, "next event", "next event", Replay),
     bind!(",", [Char(',')], Backward, "previous event", "prev event", Replay),

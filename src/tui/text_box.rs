@@ -93,7 +93,7 @@ impl TextBox {
     pub fn hints(&self) -> &'static str {
         match &self.purpose {
             Purpose::Note { node_id: Some(_), .. } => {
-                "enter add note · ctrl-s add and send back to the builder · tab node / whole DAG · esc cancel"
+                "enter add note · ctrl-s add and send back · tab node / whole DAG · esc cancel"
             }
             Purpose::Note { .. } => "enter add note · ctrl-s add and send back to the builder · esc cancel",
             Purpose::Edit(_) => "ctrl-s save: check and trial-run · esc discard",

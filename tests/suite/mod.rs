@@ -19,6 +19,7 @@ mod sandbox_kernel;
 mod sandbox_warm;
 mod trace_versions;
 mod tui_app;
+mod tui_by_hand;
 mod tui_graph;
 mod tui_loop;
 mod tui_sizes;

@@ -16,7 +16,12 @@ fn sample_trace() -> PathBuf {
 
 /// A copy of the sample trace with `from` replaced by `to` in every line that contains `marker`.
 fn edited_trace(dir: &Path, marker: &str, from: &str, to: &str) -> PathBuf {
-    let text = std::fs::read_to_string(sample_trace()).unwrap();
+    edited(&sample_trace(), dir, marker, from, to)
+}
+
+/// `trace` with `from` replaced by `to` in its lines holding `marker`, written into `dir`.
+fn edited(trace: &Path, dir: &Path, marker: &str, from: &str, to: &str) -> PathBuf {
+    let text = std::fs::read_to_string(trace).unwrap();
     let edited: Vec<String> =
         text.lines().map(|l| if l.contains(marker) { l.replace(from, to) } else { l.to_string() }).collect();
     assert_ne!(edited.join("\n"), text.trim_end(), "the edit changed something");
@@ -53,6 +58,24 @@ fn verify_finds_no_drift_in_an_unchanged_trace_and_drift_in_an_edited_one() {
         stdout.contains("DRIFT q_02 attempt 1: grade") && stdout.contains("right → wrong"),
         "the recorded answer matched the expected 49999, today's does not: {stdout}"
     );
+}
+
+#[test]
+fn verify_re_executes_an_answer_accepted_by_hand() {
+    let derived = common::root().join("tests/fixtures/traces/v3-by-hand.trace.jsonl");
+    let out = eval_dag(&["replay", "--verify"], &[&derived]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("verified 3 executed DAGs: no drift"), "two by the model and one by hand: {stdout}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let marker = "\"attempt\":3,\"iteration\":1},\"trial\":false";
+    let edited =
+        edited(&derived, dir.path(), marker, "\"final_answer\":\"grocery_pos\"", "\"final_answer\":\"travel\"");
+    let out = eval_dag(&["replay", "--verify"], &[&edited]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("DRIFT q_01 attempt 3: final_answer"), "the hand-written DAG ran again: {stdout}");
 }
 
 #[test]

@@ -186,7 +186,7 @@ async fn replay_note_on_a_rejected_iteration_and_send_it_back_to_the_builder() {
         .collect();
     assert_eq!(builds.len(), 1, "one rebuild");
     assert!(
-        builds[0].contains("[human] node ") && builds[0].contains(note),
+        builds[0].contains("[human note] node ") && builds[0].contains(note),
         "the rebuild prompt carries the note: {}",
         builds[0]
     );

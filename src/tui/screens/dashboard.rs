@@ -15,6 +15,11 @@ use crate::tui::theme::Ink;
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 /// Terminal width from which the level and time columns show.
 const WIDE: u16 = 100;
+
+/// Width of the status column: the longest status, "fixed by hand" (a
+/// working status is shorter by more than its spinner).
+const STATUS_WIDTH: u16 = 13;
+
 const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 
 /// Findings per iteration as a small bar chart (`·` for none).
@@ -24,8 +29,9 @@ pub fn sparkline(counts: &[u64]) -> String {
 }
 
 fn status_cell(app: &App, status: QuestionStatus) -> Cell<'static> {
-    let spinner = if status.is_active() { format!("{} ", SPINNER[app.spinner % SPINNER.len()]) } else { "  ".into() };
-    Cell::from(Span::styled(format!("{spinner}{}", status.label()), app.theme.status(status)))
+    // The spinner follows the label, so every label starts in the column.
+    let spinner = if status.is_active() { format!(" {}", SPINNER[app.spinner % SPINNER.len()]) } else { String::new() };
+    Cell::from(Span::styled(format!("{}{spinner}", status.label()), app.theme.status(status)))
 }
 
 fn row(app: &App, q: &QuestionState, width: usize, wide: bool) -> Row<'static> {
@@ -122,7 +128,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let wide = area.width >= WIDE;
     let visible = app.visible();
     // What the other columns and the gaps between them leave.
-    let fixed = if wide { 6 + 6 + 12 + 7 + 8 + 7 + 18 + 7 } else { 6 + 12 + 7 + 8 + 18 + 5 };
+    let status = STATUS_WIDTH as usize;
+    let fixed = if wide { 6 + 6 + status + 7 + 8 + 7 + 18 + 7 } else { 6 + status + 7 + 8 + 18 + 5 };
     let question_width = (table_area.width as usize).saturating_sub(fixed).max(16);
     // Only the rows that fit are built: a run of thousands of questions costs no more per frame.
     let height = table_area.height.saturating_sub(2).max(1) as usize;
@@ -137,7 +144,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         (Constraint::Length(6), "id", true),
         (Constraint::Length(6), "level", wide),
         (Constraint::Min(16), "question", true),
-        (Constraint::Length(12), "  status", true),
+        (Constraint::Length(STATUS_WIDTH), "status", true),
         (Constraint::Length(7), "iter", true),
         (Constraint::Length(8), "findings", true),
         (Constraint::Length(7), "time", wide),

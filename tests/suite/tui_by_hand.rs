@@ -1,0 +1,127 @@
+//! Work by hand in the TUI without a terminal: the keys that edit, note and
+//! accept send the matching commands to a live run; a replay without an LLM
+//! explains what needs one; and snapshots of what a derived run shows — an
+//! iteration written by hand, one that was no DAG, the user's note pinned to
+//! its node, the note box, the hand-fixed row — at 80×24 and 160×48, from a
+//! derived trace recorded through the binary (`v3-by-hand.trace.jsonl`).
+
+use crate::common;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use eval_dag::domain::AttemptAt;
+use eval_dag::run::{Command, RunState};
+use eval_dag::trace::Trace;
+use eval_dag::tui::{App, Deriver, Replay, Theme, draw};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+
+use common::press;
+
+const SAMPLE: &str = "sample-data/traces/fraud-scripted.trace.jsonl";
+const BY_HAND: &str = "tests/fixtures/traces/v3-by-hand.trace.jsonl";
+
+fn live_app() -> (App, UnboundedReceiver<Command>) {
+    let mut state = RunState::default();
+    for record in Trace::read(&common::root().join(SAMPLE)).unwrap().records {
+        state.apply(record.t_ms, &record.event);
+    }
+    let (tx, rx) = unbounded_channel();
+    (App::new(state, Theme::dark(), None, Some(tx)), rx)
+}
+
+fn replay_app(path: &str) -> App {
+    let (replay, state) = Replay::open(&common::root().join(path), false).unwrap();
+    App::new(state, Theme::dark(), Some(replay), None)
+}
+
+fn screen(app: &App, width: u16, height: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|frame| draw(frame, app)).unwrap();
+    let buffer = terminal.backend().buffer();
+    (0..height)
+        .map(|y| (0..width).map(|x| buffer[(x, y)].symbol().to_string()).collect::<String>().trim_end().to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn ctrl_s(app: &mut App) {
+    app.handle_key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL));
+}
+
+#[test]
+fn a_note_is_sent_as_a_command_and_ctrl_s_sends_the_iteration_back() {
+    let (mut app, mut commands) = live_app();
+    // q_01, its rejected second iteration; the selected node is `rates`.
+    press(&mut app, "j\nhN");
+    assert!(app.text_box.is_some(), "N opens the note box");
+    press(&mut app, "qhjk use the median");
+    assert!(!app.quit, "letters are text while the box is open");
+    press(&mut app, "\n");
+    let at = AttemptAt::new("q_01", 1).iteration(2);
+    let note = Command::Note { at: at.clone(), node_id: Some("rates".into()), text: "qhjk use the median".into() };
+    assert_eq!(commands.try_recv().unwrap(), note);
+    assert!(commands.try_recv().is_err(), "Enter only notes");
+    press(&mut app, "N\tkeep the layers");
+    ctrl_s(&mut app);
+    assert_eq!(
+        commands.try_recv().unwrap(),
+        Command::Note { at: at.clone(), node_id: None, text: "keep the layers".into() }
+    );
+    assert_eq!(commands.try_recv().unwrap(), Command::Fork { from: at });
+    assert!(app.message.as_deref().unwrap().contains("sent back"), "{:?}", app.message);
+    press(&mut app, "N  \n");
+    assert!(commands.try_recv().is_err(), "an empty note records nothing");
+    press(&mut app, "Nx\x1b");
+    assert!(commands.try_recv().is_err() && app.text_box.is_none(), "Esc cancels");
+}
+
+#[test]
+fn accepting_sends_the_iteration_and_the_answer_itself_is_refused() {
+    let (mut app, mut commands) = live_app();
+    press(&mut app, "j\nA");
+    assert!(app.message.as_deref().unwrap().contains("already the answer"));
+    assert!(commands.try_recv().is_err());
+    press(&mut app, "hA");
+    assert_eq!(commands.try_recv().unwrap(), Command::Accept { at: AttemptAt::new("q_01", 1).iteration(2) });
+}
+
+#[test]
+fn a_replay_without_an_llm_notes_and_accepts_but_does_not_send_back() {
+    let mut app = replay_app(SAMPLE);
+    let (tx, mut commands) = unbounded_channel();
+    let (_events_tx, events) = unbounded_channel();
+    let mut parts = Some((tx, events));
+    let start: eval_dag::tui::DeriveFn = Box::new(move |_| {
+        let (commands, events) = parts.take().ok_or("started twice")?;
+        Ok(eval_dag::tui::Derived { events, commands, dir: "derived-run".into() })
+    });
+    app.deriver = Some(Deriver { llm: false, start });
+    press(&mut app, "j\nhr");
+    assert!(app.message.as_deref().unwrap().contains("no LLM is connected"), "{:?}", app.message);
+    assert!(app.recording.is_none(), "refusing starts no derived run");
+    press(&mut app, "Nwrong denominator");
+    ctrl_s(&mut app);
+    assert!(matches!(commands.try_recv().unwrap(), Command::Note { .. }), "the note is recorded");
+    assert!(commands.try_recv().is_err(), "but not sent back");
+    assert!(app.message.as_deref().unwrap().contains("not sent back"), "{:?}", app.message);
+    assert_eq!(app.recording.as_deref(), Some(std::path::Path::new("derived-run")));
+    press(&mut app, "A");
+    assert!(matches!(commands.try_recv().unwrap(), Command::Accept { .. }));
+}
+
+#[test]
+fn a_derived_run_at_both_sizes() {
+    for (width, height) in [(80, 24), (160, 48)] {
+        let mut app = replay_app(BY_HAND);
+        let text = screen(&app, width, height);
+        assert!(text.contains("fixed by hand"), "{text}");
+        insta::assert_snapshot!(format!("by_hand_dashboard_{width}x{height}"), text);
+        press(&mut app, "j\n");
+        insta::assert_snapshot!(format!("by_hand_accepted_{width}x{height}"), screen(&app, width, height));
+        press(&mut app, "h");
+        insta::assert_snapshot!(format!("by_hand_unreadable_{width}x{height}"), screen(&app, width, height));
+        press(&mut app, "Nthe count is right");
+        insta::assert_snapshot!(format!("by_hand_note_box_{width}x{height}"), screen(&app, width, height));
+    }
+}
