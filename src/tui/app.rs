@@ -15,6 +15,7 @@ use super::hand_work::Deriver;
 use super::highlight::HighlightCache;
 use super::keymap::{Action, action_for};
 use super::replay::Replay;
+use super::schema_text::SchemaTarget;
 use super::scroll::Scroll;
 use super::text_box::TextBox;
 use super::theme::Theme;
@@ -77,6 +78,8 @@ pub struct App {
     pub awaiting_attempt: Option<(String, u32)>,
     /// The text box open over the screen (a note, or the in-app editor): it takes every key.
     pub text_box: Option<TextBox>,
+    /// Where the schema screen opens: what the selected node's findings name.
+    pub schema_target: Option<SchemaTarget>,
 }
 
 impl App {
@@ -113,6 +116,7 @@ impl App {
             edit: None,
             awaiting_attempt: None,
             text_box: None,
+            schema_target: None,
         };
         app.refresh();
         app
@@ -212,7 +216,7 @@ impl App {
     /// the conversation; the top of other tabs), once the next frame has it.
     fn scroll_to_iteration(&mut self) {
         self.refresh();
-        self.scrolls.question.jump_to_iteration();
+        self.scrolls.question.jump_to_anchor();
     }
 
     /// The scroll of the screen shown, if it scrolls.
@@ -222,6 +226,7 @@ impl App {
             Screen::Question => Some(&mut self.scrolls.question),
             Screen::Diff => Some(&mut self.scrolls.diff),
             Screen::CompareDetail => Some(&mut self.scrolls.compare_detail),
+            Screen::Schema => Some(&mut self.scrolls.schema),
             Screen::Dashboard | Screen::Compare => None,
         }
     }
@@ -360,6 +365,8 @@ impl App {
             Action::Quit | Action::QuitNow => self.quit = true,
             Action::Help => self.help = !self.help,
             Action::Up | Action::Down if self.screen == Screen::Question => self.in_focused_pane(action),
+            Action::Up if self.screen == Screen::Schema => self.scrolls.schema.up(1),
+            Action::Down if self.screen == Screen::Schema => self.scrolls.schema.down(1),
             Action::Up | Action::Down => self.move_selection(action == Action::Down),
             // Left and right mean something in the graph only; elsewhere they do nothing.
             Action::PaneLeft if self.question.focus == Pane::Graph => self.move_along_graph(GraphMove::Left),
@@ -378,7 +385,7 @@ impl App {
             Action::Open => self.open_question(),
             Action::Back => {
                 self.screen = match self.screen {
-                    Screen::Diff => Screen::Question,
+                    Screen::Diff | Screen::Schema => Screen::Question,
                     Screen::CompareDetail => Screen::Compare,
                     _ => Screen::Dashboard,
                 };
@@ -463,6 +470,7 @@ impl App {
             Action::EditDag => self.request_edit(true),
             Action::Accept => self.accept(),
             Action::Note => self.open_note(),
+            Action::Schema => self.open_schema(),
             Action::Play
             | Action::Forward
             | Action::Backward

@@ -74,6 +74,8 @@ pub enum Action {
     Accept,
     /// Write a note on the selected iteration (optionally sent back to the builder).
     Note,
+    /// The dataset schema the builder saw, at what the node's findings name.
+    Schema,
     /// Play or pause the replay.
     Play,
     /// One event forward.
@@ -176,6 +178,7 @@ pub const BINDINGS: &[Binding] = &[
     bind!("E", [Char('E')], EditNode, "edit the node's code ($EDITOR)", "edit", Question),
     bind!("W", [Char('W')], EditDag, "edit the whole DAG as JSON", "", Question),
     bind!("A", [Char('A')], Accept, "accept as the answer by hand", "accept", Iterations),
+    bind!("S", [Char('S')], Schema, "dataset schema, at the finding's field", "schema", Question),
     bind!("N", [Char('N')], Note, "write a note, send it back", "note", Iterations),
     bind!("space", [Char(' ')], Play, "play / pause the replay", "play", Replay),
     bind!(".", [Char('.')], Forward, "next event", "next event", Replay),
@@ -192,7 +195,7 @@ pub fn applies(context: Context, screen: Screen, replay: bool) -> bool {
     match context {
         Context::Global => true,
         Context::Dashboard => screen == Screen::Dashboard,
-        Context::Detail => matches!(screen, Screen::Question | Screen::Diff | Screen::CompareDetail),
+        Context::Detail => matches!(screen, Screen::Question | Screen::Diff | Screen::CompareDetail | Screen::Schema),
         Context::Iterations => matches!(screen, Screen::Question | Screen::Diff),
         Context::Diff => screen == Screen::Diff,
         Context::Question => screen == Screen::Question,
@@ -222,7 +225,8 @@ mod tests {
 
     #[test]
     fn no_key_means_two_things_on_one_screen() {
-        let screens = [Screen::Dashboard, Screen::Question, Screen::Diff, Screen::Compare, Screen::CompareDetail];
+        let screens =
+            [Screen::Dashboard, Screen::Question, Screen::Diff, Screen::Compare, Screen::CompareDetail, Screen::Schema];
         for screen in screens {
             for replay in [false, true] {
                 let mut seen = std::collections::HashSet::new();

@@ -10,8 +10,10 @@ mod event_loop;
 mod graph_moves;
 mod hand_work;
 mod highlight;
+mod inspection;
 mod keymap;
 mod replay;
+mod schema_text;
 mod screens;
 mod scroll;
 mod text;
@@ -71,6 +73,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Screen::Diff => screens::diff::draw(frame, body, app),
         Screen::Compare => screens::compare::draw(frame, body, app),
         Screen::CompareDetail => screens::compare_detail::draw(frame, body, app),
+        Screen::Schema => screens::schema::draw(frame, body, app),
     }
     widgets::footer::draw(frame, footer, app);
     if app.help {

@@ -1,7 +1,7 @@
 //! The scroll of a detail pane. Keys move the line the user asked for;
 //! drawing — the only place a pane's lines are built — measures them, clamps
-//! the scroll to them and resolves a pending jump to the start of the selected
-//! iteration. The update step therefore never renders to know a pane's length.
+//! the scroll to them and resolves a pending jump to its anchor (the start of
+//! the selected iteration, a schema field). The update step therefore never renders to know a pane's length.
 
 use std::cell::Cell;
 
@@ -12,8 +12,8 @@ pub struct Scroll {
     first: Cell<usize>,
     /// Lines the last frame drew (none before the first frame).
     measured: Cell<Option<usize>>,
-    /// The next frame starts at the selected iteration's first line.
-    to_iteration: Cell<bool>,
+    /// The next frame starts at the anchor (the selected iteration, a schema field).
+    to_anchor: Cell<bool>,
 }
 
 impl Scroll {
@@ -37,20 +37,21 @@ impl Scroll {
     /// Back to the top.
     pub fn top(&mut self) {
         self.first.set(0);
-        self.to_iteration.set(false);
+        self.to_anchor.set(false);
     }
 
-    /// The next frame shows the selected iteration from its first line.
-    pub fn jump_to_iteration(&mut self) {
+    /// The next frame shows the pane from its anchor (the selected
+    /// iteration's first line, the schema's target field).
+    pub fn jump_to_anchor(&mut self) {
         self.first.set(0);
-        self.to_iteration.set(true);
+        self.to_anchor.set(true);
     }
 
-    /// For drawing: the pane has `lines` lines and the selected iteration
-    /// starts at line `anchor()` (asked only when a jump is pending). Returns
+    /// For drawing: the pane has `lines` lines and its anchor is line
+    /// `anchor()` (asked only when a jump is pending). Returns
     /// the first line to draw, and remembers the measurement.
     pub fn place(&self, lines: usize, anchor: impl FnOnce() -> usize) -> usize {
-        if self.to_iteration.replace(false) {
+        if self.to_anchor.replace(false) {
             self.first.set(anchor());
         }
         let first = self.first.get().min(lines.saturating_sub(1));
@@ -79,12 +80,12 @@ mod tests {
     #[test]
     fn a_jump_to_the_iteration_is_resolved_by_the_next_frame_only() {
         let mut scroll = Scroll::default();
-        scroll.jump_to_iteration();
+        scroll.jump_to_anchor();
         assert_eq!(scroll.place(100, || 42), 42);
         assert_eq!(scroll.place(100, || 7), 42, "the jump happens once");
-        scroll.jump_to_iteration();
+        scroll.jump_to_anchor();
         assert_eq!(scroll.place(30, || 42), 29, "an anchor past the end is clamped");
-        scroll.jump_to_iteration();
+        scroll.jump_to_anchor();
         scroll.top();
         assert_eq!(scroll.place(100, || 42), 0, "going to the top cancels a pending jump");
     }

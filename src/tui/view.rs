@@ -92,6 +92,8 @@ pub struct Scrolls {
     pub diff: Scroll,
     /// One question of a comparison.
     pub compare_detail: Scroll,
+    /// The schema screen.
+    pub schema: Scroll,
 }
 
 /// Which screen is shown.
@@ -107,6 +109,8 @@ pub enum Screen {
     Compare,
     /// One question of two runs side by side.
     CompareDetail,
+    /// The dataset schema the builder saw.
+    Schema,
 }
 
 /// Detail tabs of the question screen.

@@ -21,6 +21,7 @@ mod trace_versions;
 mod tui_app;
 mod tui_by_hand;
 mod tui_graph;
+mod tui_inspect;
 mod tui_loop;
 mod tui_sizes;
 mod tui_tmux;

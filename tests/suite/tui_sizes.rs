@@ -163,6 +163,8 @@ fn sweep_every_screen(name: &str, mut app: App, sizes: &[(u16, u16)]) {
         ("z\t\t", "graph focused"),
         ("d", "diff"),
         ("?", "diff help"),
+        ("?\x1bS", "schema"),
+        ("\x1bN", "note box"),
     ] {
         press(&mut app, keys);
         let costly = what.starts_with("conversation") || what == "question conversation";

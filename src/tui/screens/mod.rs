@@ -6,3 +6,4 @@ pub mod dashboard;
 pub mod diff;
 pub mod help;
 pub mod question;
+pub mod schema;

@@ -1,0 +1,21 @@
+//! Looking closer from the question screen: the dataset schema the builder
+//! saw, opened where the selected node's trouble lies.
+
+use super::app::App;
+use super::schema_text::{recorded_schema, schema_lines, target};
+use super::view::Screen;
+
+impl App {
+    /// Open the schema screen at the field (or key) the selected node's
+    /// findings name.
+    pub(super) fn open_schema(&mut self) {
+        let node = self.current_iteration().and_then(|(_, it)| {
+            let node = it.dag.as_ref()?.nodes.get(self.question.node)?;
+            let lines = schema_lines(&recorded_schema(&self.state)?);
+            target(&lines, node, it.feedback.as_ref())
+        });
+        self.schema_target = node;
+        self.screen = Screen::Schema;
+        self.scrolls.schema.jump_to_anchor();
+    }
+}
