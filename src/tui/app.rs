@@ -13,6 +13,7 @@ use super::editing::EditRequest;
 use super::graph_moves::{GraphMove, moved};
 use super::hand_work::Deriver;
 use super::highlight::HighlightCache;
+use super::inspector::{Inspector, LoadedDataset};
 use super::keymap::{Action, action_for};
 use super::replay::Replay;
 use super::schema_text::SchemaTarget;
@@ -80,6 +81,10 @@ pub struct App {
     pub text_box: Option<TextBox>,
     /// Where the schema screen opens: what the selected node's findings name.
     pub schema_target: Option<SchemaTarget>,
+    /// The node inspector's state, once opened.
+    pub inspector: Option<Inspector>,
+    /// The run's dataset, once the inspector needed it (or why it is not there).
+    pub dataset: Option<LoadedDataset>,
 }
 
 impl App {
@@ -117,6 +122,8 @@ impl App {
             awaiting_attempt: None,
             text_box: None,
             schema_target: None,
+            inspector: None,
+            dataset: None,
         };
         app.refresh();
         app
@@ -227,6 +234,7 @@ impl App {
             Screen::Diff => Some(&mut self.scrolls.diff),
             Screen::CompareDetail => Some(&mut self.scrolls.compare_detail),
             Screen::Schema => Some(&mut self.scrolls.schema),
+            Screen::Inspector => None,
             Screen::Dashboard | Screen::Compare => None,
         }
     }
@@ -353,6 +361,10 @@ impl App {
             self.refresh();
             return;
         }
+        if self.screen == Screen::Inspector && self.inspector.as_ref().is_some_and(|i| i.typing.is_some()) && !ctrl_c {
+            self.inspector_typing(key.code);
+            return self.refresh();
+        }
         let action = action_for(key, self.screen, self.replay.is_some());
         if self.help && !matches!(action, Some(Action::Quit | Action::QuitNow)) {
             self.help = false;
@@ -360,6 +372,9 @@ impl App {
         }
         let Some(action) = action else { return };
         self.message = None;
+        if self.screen == Screen::Inspector && self.inspector_action(action) {
+            return self.refresh();
+        }
         match action {
             Action::Quit if self.work_in_progress() > 0 => self.confirm_quit = true,
             Action::Quit | Action::QuitNow => self.quit = true,
@@ -385,7 +400,7 @@ impl App {
             Action::Open => self.open_question(),
             Action::Back => {
                 self.screen = match self.screen {
-                    Screen::Diff | Screen::Schema => Screen::Question,
+                    Screen::Diff | Screen::Schema | Screen::Inspector => Screen::Question,
                     Screen::CompareDetail => Screen::Compare,
                     _ => Screen::Dashboard,
                 };
@@ -471,6 +486,9 @@ impl App {
             Action::Accept => self.accept(),
             Action::Note => self.open_note(),
             Action::Schema => self.open_schema(),
+            Action::Inspect => self.open_inspector(),
+            // The inspector's own keys, handled above while it is shown.
+            Action::Toggle | Action::ExpandAll | Action::SearchNext | Action::SearchPrevious | Action::Export => {}
             Action::Play
             | Action::Forward
             | Action::Backward

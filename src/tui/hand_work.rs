@@ -62,7 +62,7 @@ impl App {
     }
 
     /// The selected iteration's place, if one is selected.
-    fn selected_iteration(&self) -> Option<IterationAt> {
+    pub(super) fn selected_iteration(&self) -> Option<IterationAt> {
         let id = self.question.id.clone()?;
         let (attempt, it) = self.current_iteration()?;
         Some(IterationAt { question_id: id, attempt: attempt.number, iteration: it.number })

@@ -76,6 +76,18 @@ pub enum Action {
     Note,
     /// The dataset schema the builder saw, at what the node's findings name.
     Schema,
+    /// Inspect the selected node's inputs and output.
+    Inspect,
+    /// Open or close the selected entry.
+    Toggle,
+    /// Open every entry (bounded).
+    ExpandAll,
+    /// The next search match.
+    SearchNext,
+    /// The previous search match.
+    SearchPrevious,
+    /// Write the selected value to a file as JSON.
+    Export,
     /// Play or pause the replay.
     Play,
     /// One event forward.
@@ -111,6 +123,8 @@ pub enum Context {
     Compare,
     /// Screens of a run (not a comparison).
     Run,
+    /// The node inspector.
+    Inspector,
     /// A run's screens in a replay.
     Replay,
     /// A run's screens in a live run.
@@ -178,6 +192,15 @@ pub const BINDINGS: &[Binding] = &[
     bind!("E", [Char('E')], EditNode, "edit the node's code ($EDITOR)", "edit", Question),
     bind!("W", [Char('W')], EditDag, "edit the whole DAG as JSON", "", Question),
     bind!("A", [Char('A')], Accept, "accept as the answer by hand", "accept", Iterations),
+    bind!("i", [Char('i')], Inspect, "inspect the node: inputs and output", "inspect", Question),
+    bind!("enter/space", [Enter, Char(' ')], Toggle, "open / close the entry", "open", Inspector),
+    bind!("←", [Left], PaneLeft, "close, or go to the parent", "", Inspector),
+    bind!("→", [Right], PaneRight, "open, or step in", "", Inspector),
+    bind!("/", [Char('/')], Filter, "search keys and values", "search", Inspector),
+    bind!("n", [Char('n')], SearchNext, "next match", "next", Inspector),
+    bind!("N", [Char('N')], SearchPrevious, "previous match", "", Inspector),
+    bind!("*", [Char('*')], ExpandAll, "open everything (bounded)", "", Inspector),
+    bind!("w", [Char('w')], Export, "write the value as JSON to a file", "write", Inspector),
     bind!("S", [Char('S')], Schema, "dataset schema, at the finding's field", "schema", Question),
     bind!("N", [Char('N')], Note, "write a note, send it back", "note", Iterations),
     bind!("space", [Char(' ')], Play, "play / pause the replay", "play", Replay),
@@ -195,7 +218,11 @@ pub fn applies(context: Context, screen: Screen, replay: bool) -> bool {
     match context {
         Context::Global => true,
         Context::Dashboard => screen == Screen::Dashboard,
-        Context::Detail => matches!(screen, Screen::Question | Screen::Diff | Screen::CompareDetail | Screen::Schema),
+        Context::Detail => matches!(
+            screen,
+            Screen::Question | Screen::Diff | Screen::CompareDetail | Screen::Schema | Screen::Inspector
+        ),
+        Context::Inspector => screen == Screen::Inspector,
         Context::Iterations => matches!(screen, Screen::Question | Screen::Diff),
         Context::Diff => screen == Screen::Diff,
         Context::Question => screen == Screen::Question,
@@ -225,8 +252,15 @@ mod tests {
 
     #[test]
     fn no_key_means_two_things_on_one_screen() {
-        let screens =
-            [Screen::Dashboard, Screen::Question, Screen::Diff, Screen::Compare, Screen::CompareDetail, Screen::Schema];
+        let screens = [
+            Screen::Dashboard,
+            Screen::Question,
+            Screen::Diff,
+            Screen::Compare,
+            Screen::CompareDetail,
+            Screen::Schema,
+            Screen::Inspector,
+        ];
         for screen in screens {
             for replay in [false, true] {
                 let mut seen = std::collections::HashSet::new();

@@ -11,6 +11,7 @@ mod graph_moves;
 mod hand_work;
 mod highlight;
 mod inspection;
+mod inspector;
 mod keymap;
 mod replay;
 mod schema_text;
@@ -19,6 +20,7 @@ mod scroll;
 mod text;
 mod text_box;
 mod theme;
+mod value_tree;
 mod view;
 mod widgets;
 
@@ -74,6 +76,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Screen::Compare => screens::compare::draw(frame, body, app),
         Screen::CompareDetail => screens::compare_detail::draw(frame, body, app),
         Screen::Schema => screens::schema::draw(frame, body, app),
+        Screen::Inspector => screens::inspector::draw(frame, body, app),
     }
     widgets::footer::draw(frame, footer, app);
     if app.help {

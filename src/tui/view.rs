@@ -111,6 +111,8 @@ pub enum Screen {
     CompareDetail,
     /// The dataset schema the builder saw.
     Schema,
+    /// One node's inputs and output.
+    Inspector,
 }
 
 /// Detail tabs of the question screen.

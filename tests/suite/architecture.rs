@@ -27,7 +27,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("report", &["dag", "grade", "llm", "domain", "render", "run", "text", "trace"]),
     ("cli", &["llm", "domain"]),
     ("config", &["cli", "llm", "domain", "text"]),
-    ("tui", &["dag", "domain", "render", "report", "run", "text", "trace"]),
+    ("tui", &["dag", "dataset", "domain", "render", "report", "run", "text", "trace"]),
     (
         "commands",
         &[

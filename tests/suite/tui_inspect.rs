@@ -1,6 +1,7 @@
 //! Looking closer from the question screen, without a terminal: the dataset
-//! schema the builder saw, opened at the field a finding suggests, at 80×24
-//! and 160×48.
+//! schema the builder saw, opened at the field a finding suggests, and the
+//! node inspector — inputs read from the dataset or upstream outputs, the
+//! node's output, walked, searched and written to a file — at 80×24 and 160×48.
 
 use crate::common;
 
@@ -55,4 +56,52 @@ fn the_schema_opens_at_the_field_a_finding_suggests() {
         text.contains(" dataset schema the builder saw ─") && text.contains("Dataset: Prepared from fraud.csv"),
         "{text}"
     );
+}
+
+#[test]
+fn the_inspector_shows_what_the_node_read_and_returned() {
+    for (width, height) in [(80, 24), (160, 48)] {
+        let mut app = replay_app();
+        // q_01's approved iteration, node `rates`: stats ← dataset.category_stats.
+        press(&mut app, "j\ni");
+        assert_eq!(app.screen, Screen::Inspector);
+        let text = screen(&app, width, height);
+        assert!(
+            text.contains("rates · attempt 1, iteration 3") && text.contains("stats ← dataset.category_stats"),
+            "{text}"
+        );
+        assert!(text.contains("▾ rates") && text.contains("▸ inputs") && text.contains("▸ output"), "{text}");
+        press(&mut app, "j→→→");
+        let text = screen(&app, width, height);
+        assert!(
+            text.contains("▾ stats") && text.contains("grocery_pos"),
+            "the dataset key as the node read it: {text}"
+        );
+        insta::assert_snapshot!(format!("inspector_{width}x{height}"), text);
+    }
+    let mut app = replay_app();
+    press(&mut app, "j\ni/GROCERY_POS\n");
+    assert!(app.message.as_deref().unwrap().contains("2 matches"), "{:?}", app.message);
+    let text = screen(&app, 160, 48);
+    assert!(text.contains("rates[\"inputs\"][\"stats\"][\"grocery_pos\"]"), "the path as Python: {text}");
+    press(&mut app, "n");
+    let text = screen(&app, 160, 48);
+    assert!(text.contains("rates[\"output\"][\"grocery_pos\"]") && text.contains("match 2 of 2"), "{text}");
+    let output = app.inspector.as_ref().unwrap().tree.selected_value().as_f64().unwrap();
+    let data: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(common::root().join("sample-data/fraud/data.json")).unwrap())
+            .unwrap();
+    let stats = &data["category_stats"]["grocery_pos"];
+    let rate = stats["is_fraud_count"].as_f64().unwrap() / stats["count"].as_f64().unwrap();
+    assert!((output - rate).abs() < 1e-12, "the recorded rate of grocery_pos is what its code computes: {output}");
+    let dir = tempfile::tempdir().unwrap();
+    app.recording = Some(dir.path().to_path_buf());
+    press(&mut app, "←w");
+    let written = dir.path().join("eval-dag-q_01-a1-it3-rates.json");
+    let value: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&written).unwrap()).unwrap();
+    assert_eq!(value.as_object().map(|o| o.len()), Some(14), "the whole output dict, one rate per category");
+    press(&mut app, "w");
+    assert!(dir.path().join("eval-dag-q_01-a1-it3-rates-2.json").exists(), "a second write never overwrites");
+    press(&mut app, "\x1b");
+    assert_eq!(app.screen, Screen::Question);
 }

@@ -165,6 +165,8 @@ fn sweep_every_screen(name: &str, mut app: App, sizes: &[(u16, u16)]) {
         ("?", "diff help"),
         ("?\x1bS", "schema"),
         ("\x1bN", "note box"),
+        ("\x1bi", "inspector"),
+        ("j→→*", "inspector opened"),
     ] {
         press(&mut app, keys);
         let costly = what.starts_with("conversation") || what == "question conversation";

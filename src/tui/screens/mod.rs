@@ -5,5 +5,6 @@ pub mod compare_detail;
 pub mod dashboard;
 pub mod diff;
 pub mod help;
+pub mod inspector;
 pub mod question;
 pub mod schema;

@@ -1,0 +1,178 @@
+//! The node inspector: for the selected node of an iteration, the inputs it
+//! received (a dataset key, read from the run's dataset on disk, or an
+//! upstream node's recorded output) and its own recorded output, as one tree
+//! to walk, search, and write to a file.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use super::app::App;
+use super::keymap::Action;
+use super::value_tree::ValueTree;
+use super::view::Screen;
+use crate::dataset::Dataset;
+use crate::domain::IterationAt;
+
+/// What the inspector shows.
+pub struct Inspector {
+    /// The iteration.
+    pub at: IterationAt,
+    /// The node.
+    pub node_id: String,
+    /// Where each input comes from: `parameter ← source`.
+    pub sources: Vec<String>,
+    /// Inputs and output.
+    pub tree: ValueTree,
+    /// The search being typed after `/`.
+    pub typing: Option<String>,
+}
+
+/// Rows one page key moves.
+const PAGE: usize = 10;
+
+/// The run's dataset as loaded for the inspector, or why it could not be.
+pub type LoadedDataset = Result<Arc<Dataset>, String>;
+
+fn note(text: String) -> Value {
+    Value::String(format!("⟨{text}⟩"))
+}
+
+impl App {
+    /// The run's dataset, loaded once from the directory its settings name.
+    fn dataset(&mut self) -> LoadedDataset {
+        if let Some(loaded) = &self.dataset {
+            return loaded.clone();
+        }
+        let loaded = match &self.state.settings {
+            None => Err("the run's settings are not known yet".to_string()),
+            Some(settings) => match Dataset::load(&settings.dataset_dir) {
+                Ok(dataset) if dataset.content_hash != settings.dataset_hash => Err(format!(
+                    "{} changed since the run: its values would not be what the node read",
+                    settings.dataset_dir
+                )),
+                Ok(dataset) => Ok(Arc::new(dataset)),
+                Err(err) => Err(format!("cannot load {}: {err}", settings.dataset_dir)),
+            },
+        };
+        self.dataset = Some(loaded.clone());
+        loaded
+    }
+
+    /// Open the inspector on the selected node of the selected iteration.
+    pub(super) fn open_inspector(&mut self) {
+        let Some(at) = self.selected_iteration() else { return };
+        let Some((attempt, it)) = self.current_iteration() else { return };
+        let Some(node) = it.dag.as_ref().and_then(|dag| dag.nodes.get(self.question.node)).cloned() else {
+            self.message = Some("no node to inspect in this iteration".into());
+            return;
+        };
+        // The answer's execution for the attempt's last iteration, else the trial run.
+        let is_answer = attempt.iterations.last().is_some_and(|last| last.number == it.number);
+        let run = if is_answer { attempt.execution.as_ref().or(it.trial.as_ref()) } else { it.trial.as_ref() };
+        let outputs = run.map(|r| r.node_outputs.clone()).unwrap_or_default();
+        let ran = run.is_some();
+        let mut inputs = Map::new();
+        let mut sources = Vec::new();
+        for (parameter, source) in &node.inputs {
+            sources.push(format!("{parameter} ← {source}"));
+            let value = if let Some(key) = source.strip_prefix("dataset.") {
+                match self.dataset() {
+                    Ok(dataset) => {
+                        dataset.data.get(key).cloned().unwrap_or_else(|| note(format!("the dataset has no key {key}")))
+                    }
+                    Err(why) => note(why),
+                }
+            } else {
+                let upstream =
+                    source.strip_prefix("prev_node.").and_then(|s| s.strip_suffix(".output")).unwrap_or(source);
+                outputs.get(upstream).cloned().unwrap_or_else(|| note(format!("no recorded output of {upstream}")))
+            };
+            inputs.insert(parameter.clone(), value);
+        }
+        let output = match outputs.get(&node.node_id) {
+            Some(output) => output.clone(),
+            None if ran => note("the run stopped before this node returned".into()),
+            None => note("this iteration did not run".into()),
+        };
+        let tree = ValueTree::new(json!({"inputs": inputs, "output": output}), &node.node_id);
+        self.inspector = Some(Inspector { at, node_id: node.node_id, sources, tree, typing: None });
+        self.screen = Screen::Inspector;
+    }
+
+    /// Carry out `action` in the inspector; false when it is not the inspector's.
+    pub(super) fn inspector_action(&mut self, action: Action) -> bool {
+        let Some(inspector) = self.inspector.as_mut() else { return false };
+        let tree = &mut inspector.tree;
+        match action {
+            Action::Up => tree.up(1),
+            Action::Down => tree.down(1),
+            Action::ScrollUp => tree.up(PAGE),
+            Action::ScrollDown => tree.down(PAGE),
+            Action::PaneLeft => tree.collapse(),
+            Action::PaneRight => tree.expand(),
+            Action::Toggle => tree.toggle(),
+            Action::ExpandAll => tree.expand_all(),
+            Action::Filter => inspector.typing = Some(String::new()),
+            Action::SearchNext | Action::SearchPrevious => {
+                let moved = if action == Action::SearchNext { tree.search_next() } else { tree.search_previous() };
+                if !moved {
+                    self.message = Some("no matches: / searches keys and values".into());
+                }
+            }
+            Action::Export => self.export_selected(),
+            _ => return false,
+        }
+        true
+    }
+
+    /// A key while a search is typed: Enter searches, Esc gives up.
+    pub(super) fn inspector_typing(&mut self, code: crossterm::event::KeyCode) {
+        use crossterm::event::KeyCode;
+        let Some(inspector) = self.inspector.as_mut() else { return };
+        let Some(query) = inspector.typing.as_mut() else { return };
+        match code {
+            KeyCode::Esc => inspector.typing = None,
+            KeyCode::Backspace => {
+                query.pop();
+            }
+            KeyCode::Char(c) => query.push(c),
+            KeyCode::Enter => {
+                let query = inspector.typing.take().unwrap_or_default();
+                let found = inspector.tree.search(&query);
+                self.message = Some(match found {
+                    0 => format!("no match for {query:?}"),
+                    1 => format!("1 match for {query:?}"),
+                    n => format!("{n} matches for {query:?}: n next, N previous"),
+                });
+            }
+            _ => {}
+        }
+    }
+
+    /// Write the selected value as JSON to a new file in the derived run's
+    /// directory, if one records this work, else the current directory.
+    fn export_selected(&mut self) {
+        let Some(inspector) = &self.inspector else { return };
+        let dir = self.recording.clone().unwrap_or_else(|| PathBuf::from("."));
+        let at = &inspector.at;
+        let stem = format!("eval-dag-{}-a{}-it{}-{}", at.question_id, at.attempt, at.iteration, inspector.node_id);
+        let path = free_path(&dir, &stem);
+        let text = serde_json::to_string_pretty(inspector.tree.selected_value()).unwrap_or_default() + "\n";
+        let what = inspector.tree.selected_path_text();
+        self.message = Some(match std::fs::write(&path, &text) {
+            Ok(()) => format!("wrote {what} to {} ({} bytes)", path.display(), text.len()),
+            Err(err) => format!("cannot write {}: {err}", path.display()),
+        });
+    }
+}
+
+/// `dir/stem.json`, or `dir/stem-2.json`, … — the first that does not exist.
+fn free_path(dir: &Path, stem: &str) -> PathBuf {
+    let clean: String = stem.chars().map(|c| if c.is_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect();
+    (1..)
+        .map(|n| if n == 1 { dir.join(format!("{clean}.json")) } else { dir.join(format!("{clean}-{n}.json")) })
+        .find(|path| !path.exists())
+        .expect("some name is free")
+}
