@@ -8,6 +8,7 @@ mod context;
 mod critic;
 mod emitter;
 mod gate;
+mod node_run;
 mod orchestrator;
 mod questions;
 mod review;

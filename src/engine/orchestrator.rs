@@ -15,6 +15,7 @@ use super::context::{EngineParts, RunContext};
 use super::critic::{Seed, run_attempt};
 use super::emitter::Emitter;
 use super::gate::Gate;
+use super::node_run::run_node;
 use super::questions::{QuestionsReplyError, parse_questions};
 use crate::domain::Question;
 use crate::domain::{AttemptAt, IterationAt};
@@ -178,6 +179,17 @@ impl Orchestrator {
             Command::Accept { at } => {
                 let at = at.clone();
                 self.accept(at, command);
+                return true;
+            }
+            Command::RunNode { at, node_id, code } => {
+                let dag = self.ctx.emitter.with_state(|s| {
+                    s.question(&at.question_id)?.attempt(at.attempt)?.iteration(at.iteration)?.dag.clone()
+                });
+                let Some(dag) = dag else { return true };
+                let (at, node_id, code) = (at.clone(), node_id.clone(), code.clone());
+                self.ctx.emitter.emit(EngineEvent::Control(command));
+                let ctx = self.ctx.clone();
+                self.tasks.spawn(async move { run_node(&ctx, at, dag, node_id, code).await });
                 return true;
             }
             Command::Note { at, text, .. } => {

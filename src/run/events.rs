@@ -234,6 +234,18 @@ pub enum EngineEvent {
         /// The DAG.
         dag: GeneratedDag,
     },
+    /// One node ran on its own (`Command::RunNode`).
+    NodeRan {
+        /// The iteration.
+        at: IterationAt,
+        /// The node.
+        node_id: String,
+        /// The code it ran with when the user edited it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        code: Option<String>,
+        /// What it and the nodes feeding it gave.
+        result: ExecutionResult,
+    },
     /// The critic's verdict on an iteration.
     CriticVerdict {
         /// The iteration.
@@ -299,7 +311,8 @@ impl EngineEvent {
             | Self::StageFinished { at, .. }
             | Self::DagBuilt { at, .. }
             | Self::CriticVerdict { at, .. }
-            | Self::Executed { at, .. } => Some(&at.question_id),
+            | Self::Executed { at, .. }
+            | Self::NodeRan { at, .. } => Some(&at.question_id),
             Self::LlmCallStarted { key, .. } | Self::LlmCallFinished { key, .. } => key.question_id.as_deref(),
             _ => None,
         }
@@ -372,6 +385,17 @@ pub enum Command {
         node_id: Option<String>,
         /// What the user wrote.
         text: String,
+    },
+    /// Run one node of an iteration on its own (with the nodes feeding it),
+    /// its code as recorded or as given.
+    RunNode {
+        /// The iteration.
+        at: IterationAt,
+        /// The node.
+        node_id: String,
+        /// The user's edit of its code; none runs it as recorded.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        code: Option<String>,
     },
     /// Stop one question's current attempt.
     CancelQuestion {

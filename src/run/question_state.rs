@@ -77,6 +77,19 @@ pub struct Iteration {
     pub stages: Vec<StageRecord>,
     /// LLM calls of the iteration, by call id.
     pub calls: Vec<u64>,
+    /// Its nodes run on their own, oldest first.
+    pub node_runs: Vec<NodeRun>,
+}
+
+/// One node of an iteration run on its own.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodeRun {
+    /// The node.
+    pub node_id: String,
+    /// The edited code it ran with; none = as recorded.
+    pub code: Option<String>,
+    /// What it and the nodes feeding it gave.
+    pub result: ExecutionResult,
 }
 
 /// One attempt at a question (reruns and forks add attempts).

@@ -13,7 +13,7 @@ use super::events::{Command, EngineEvent, Outcome, RunSettings, RunSummary};
 use crate::domain::{AttemptAt, FindingSource, IterationAt};
 use crate::domain::{CallKey, ChatMessage, TokenUsage};
 
-use super::question_state::{Attempt, QuestionState, QuestionStatus, StageRecord};
+use super::question_state::{Attempt, NodeRun, QuestionState, QuestionStatus, StageRecord};
 use crate::text::plural;
 
 /// How many feed entries are kept.
@@ -472,10 +472,30 @@ impl RunState {
                         }
                         (Some(at.question_id), line)
                     }
+                    Command::RunNode { at, node_id, code } => {
+                        let how = if code.is_some() { "as edited" } else { "as recorded" };
+                        let text =
+                            format!("run node {node_id} of attempt {}, iteration {} {how}", at.attempt, at.iteration);
+                        (Some(at.question_id), text)
+                    }
                     Command::CancelQuestion { question_id } => (Some(question_id), "cancel".to_string()),
                     Command::CancelRun => (None, "run cancelled".to_string()),
                 };
                 self.push_feed(question.as_deref(), FeedKind::Control, text);
+            }
+            EngineEvent::NodeRan { at, node_id, code, result } => {
+                let text = match (&result.error, result.node_outputs.get(&node_id)) {
+                    (None, Some(output)) => {
+                        format!("node {node_id} ran on its own → {}", crate::text::preview(output, 60))
+                    }
+                    (error, _) => format!("node {node_id} ran on its own: {}", error.as_deref().unwrap_or("no output")),
+                };
+                let kind = if result.success { FeedKind::Info } else { FeedKind::Bad };
+                self.push_feed(Some(&at.question_id), kind, text);
+                if let Some(q) = self.question_mut(&at.question_id) {
+                    let run = NodeRun { node_id, code, result };
+                    q.attempt_mut(at.attempt).iteration_mut(at.iteration).node_runs.push(run);
+                }
             }
             EngineEvent::RunFinished { summary } => {
                 self.paused = false;

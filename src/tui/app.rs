@@ -9,7 +9,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use super::comparison::Comparison;
-use super::editing::EditRequest;
+use super::editing::{AfterEdit, EditRequest};
 use super::graph_moves::{GraphMove, moved};
 use super::hand_work::Deriver;
 use super::highlight::HighlightCache;
@@ -481,14 +481,19 @@ impl App {
                     self.send_to_llm(Command::Fork { from: AttemptAt::new(id, attempt).iteration(iteration) }, &what);
                 }
             }
-            Action::EditNode => self.request_edit(false),
-            Action::EditDag => self.request_edit(true),
+            Action::EditNode => self.request_edit(false, AfterEdit::TryDag),
+            Action::EditDag => self.request_edit(true, AfterEdit::TryDag),
             Action::Accept => self.accept(),
             Action::Note => self.open_note(),
             Action::Schema => self.open_schema(),
             Action::Inspect => self.open_inspector(),
             // The inspector's own keys, handled above while it is shown.
-            Action::Toggle | Action::ExpandAll | Action::SearchNext | Action::SearchPrevious | Action::Export => {}
+            Action::Toggle
+            | Action::ExpandAll
+            | Action::SearchNext
+            | Action::SearchPrevious
+            | Action::Export
+            | Action::RunNode => {}
             Action::Play
             | Action::Forward
             | Action::Backward

@@ -20,6 +20,15 @@ pub enum EditTarget {
     Dag,
 }
 
+/// What becomes of a saved edit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AfterEdit {
+    /// The whole DAG is checked and trial-run as a new attempt by hand.
+    TryDag,
+    /// Only the edited node runs, with the nodes feeding it (from the inspector).
+    RunNode,
+}
+
 /// An edit the user asked for: opened in the editor when the UI has let go
 /// of the terminal.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,6 +39,8 @@ pub struct EditRequest {
     pub dag: GeneratedDag,
     /// The node, or all of it.
     pub target: EditTarget,
+    /// What the saved text is for.
+    pub then: AfterEdit,
 }
 
 /// How an editor session ended.

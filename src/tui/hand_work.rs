@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use super::app::App;
-use super::editing::{EditRequest, EditTarget, Edited};
+use super::editing::{AfterEdit, EditRequest, EditTarget, Edited};
 use super::text_box::{Closed, TextBox};
 use crate::run::{Command, EngineEvent, IterationAt, Outcome};
 
@@ -68,14 +68,23 @@ impl App {
         Some(IterationAt { question_id: id, attempt: attempt.number, iteration: it.number })
     }
 
-    /// Ask for the editor on the selected node (`whole`: the whole DAG); it
-    /// opens once the loop has let go of the terminal.
-    pub(super) fn request_edit(&mut self, whole: bool) {
+    /// Ask for the editor on the selected node (`whole`: the whole DAG), the
+    /// saved text to become `then`; it opens once the loop has let go of the
+    /// terminal, or at once in the app's text box when no editor is set.
+    pub(super) fn request_edit(&mut self, whole: bool, then: AfterEdit) {
         let Some(from) = self.selected_iteration() else { return };
-        let Some(dag) = self.current_iteration().and_then(|(_, it)| it.dag.clone()) else {
+        let Some((_, it)) = self.current_iteration() else { return };
+        let Some(mut dag) = it.dag.clone() else {
             self.message = Some("this iteration has no DAG to edit (its reply could not be read)".into());
             return;
         };
+        // A node edited and run on its own before opens as last edited.
+        if let (AfterEdit::RunNode, Some(node)) = (then, dag.nodes.get_mut(self.question.node)) {
+            let last = it.node_runs.iter().rev().find(|run| run.node_id == node.node_id);
+            if let Some(code) = last.and_then(|run| run.code.clone()) {
+                node.code = code;
+            }
+        }
         let target = match (whole, dag.nodes.get(self.question.node)) {
             (false, Some(node)) => EditTarget::Node(node.node_id.clone()),
             (false, None) => {
@@ -84,7 +93,7 @@ impl App {
             }
             (true, _) => EditTarget::Dag,
         };
-        let request = EditRequest { from, dag, target };
+        let request = EditRequest { from, dag, target, then };
         match self.connect(false) {
             Ok(()) if request.external_editor().is_some() => self.edit = Some(request),
             Ok(()) => self.text_box = Some(TextBox::editor(request)),
@@ -128,7 +137,8 @@ impl App {
     }
 
     /// What the editor left: a changed DAG goes to the engine to be checked
-    /// and trial-run as a new iteration by hand, shown once it arrives.
+    /// and trial-run as a new iteration by hand, shown once it arrives — or,
+    /// from the inspector, the edited node runs on its own.
     pub fn edited(&mut self, request: &EditRequest, edited: Edited) {
         let text = match edited {
             Edited::Nothing(why) => {
@@ -138,6 +148,10 @@ impl App {
             Edited::Changed(text) => text,
         };
         let from = request.from.clone();
+        if let (AfterEdit::RunNode, EditTarget::Node(node_id)) = (request.then, &request.target) {
+            let what = format!("running node {node_id} as edited, with the nodes feeding it");
+            return self.send(Command::RunNode { at: from, node_id: node_id.clone(), code: Some(text) }, &what);
+        }
         self.follow_new_attempt(&from.question_id);
         let what = format!("checking {} by hand: structural checks and a trial run, no LLM call", request.subject());
         self.send(Command::TryDag { from, edit: request.hand_edit(&text) }, &what);

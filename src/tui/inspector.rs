@@ -9,11 +9,13 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::app::App;
+use super::editing::AfterEdit;
 use super::keymap::Action;
 use super::value_tree::ValueTree;
 use super::view::Screen;
 use crate::dataset::Dataset;
 use crate::domain::IterationAt;
+use crate::run::Command;
 
 /// What the inspector shows.
 pub struct Inspector {
@@ -122,6 +124,17 @@ impl App {
                 }
             }
             Action::Export => self.export_selected(),
+            Action::EditNode => self.request_edit(false, AfterEdit::RunNode),
+            Action::RunNode => {
+                let (at, node_id) = (inspector.at.clone(), inspector.node_id.clone());
+                match self.connect(false) {
+                    Ok(()) => {
+                        let what = format!("running node {node_id} as recorded, with the nodes feeding it");
+                        self.send(Command::RunNode { at, node_id, code: None }, &what);
+                    }
+                    Err(why) => self.message = Some(why),
+                }
+            }
             _ => return false,
         }
         true

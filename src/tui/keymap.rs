@@ -88,6 +88,8 @@ pub enum Action {
     SearchPrevious,
     /// Write the selected value to a file as JSON.
     Export,
+    /// Run the inspected node on its own, with the nodes feeding it.
+    RunNode,
     /// Play or pause the replay.
     Play,
     /// One event forward.
@@ -201,6 +203,8 @@ pub const BINDINGS: &[Binding] = &[
     bind!("N", [Char('N')], SearchPrevious, "previous match", "", Inspector),
     bind!("*", [Char('*')], ExpandAll, "open everything (bounded)", "", Inspector),
     bind!("w", [Char('w')], Export, "write the value as JSON to a file", "write", Inspector),
+    bind!("E", [Char('E')], EditNode, "edit the code, then run just this node", "edit", Inspector),
+    bind!("R", [Char('R')], RunNode, "run just this node (and what feeds it)", "run", Inspector),
     bind!("S", [Char('S')], Schema, "dataset schema, at the finding's field", "schema", Question),
     bind!("N", [Char('N')], Note, "write a note, send it back", "note", Iterations),
     bind!("space", [Char(' ')], Play, "play / pause the replay", "play", Replay),

@@ -153,7 +153,7 @@ impl TextBox {
 mod tests {
     use super::*;
     use crate::domain::{AttemptAt, GeneratedDag};
-    use crate::tui::editing::EditTarget;
+    use crate::tui::editing::{AfterEdit, EditTarget};
 
     fn at() -> IterationAt {
         AttemptAt::new("q1", 1).iteration(2)
@@ -202,7 +202,7 @@ mod tests {
             "question_id": "q1", "nodes": [{"node_id": "a", "layer": 0, "code": "def f(x):\n    return x\n",
             "function_name": "f", "inputs": {"x": "dataset.rows"}}], "edges": [], "final_answer_node": "a"}))
         .unwrap();
-        let request = EditRequest { from: at(), dag, target: EditTarget::Node("a".into()) };
+        let request = EditRequest { from: at(), dag, target: EditTarget::Node("a".into()), then: AfterEdit::TryDag };
         let ctrl_s = KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL);
         let mut unchanged = TextBox::editor(request.clone());
         assert!(matches!(unchanged.key(ctrl_s), Some(Closed::Edited(_, Edited::Nothing(_)))));

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use eval_dag::dataset::Dataset;
-use eval_dag::domain::{GeneratedDag, IterationAt};
+use eval_dag::domain::{ExecutionResult, GeneratedDag, IterationAt};
 use eval_dag::engine::{self, EngineParts, RunOptions};
 use eval_dag::grade::Grader;
 use eval_dag::llm::ReplayClient;
@@ -66,6 +66,24 @@ impl Engine {
             {
                 assert_eq!(*finished, outcome, "attempt {attempt} of {question}");
                 return;
+            }
+        }
+    }
+
+    /// Send a `RunNode` command and fold events until its node has run.
+    async fn run_node(&mut self, at: IterationAt, node_id: &str, code: Option<&str>) -> ExecutionResult {
+        let command = Command::RunNode { at, node_id: node_id.into(), code: code.map(str::to_string) };
+        self.commands.send(command).unwrap();
+        loop {
+            let (t_ms, event) = tokio::time::timeout(Duration::from_secs(30), self.events.recv())
+                .await
+                .expect("the engine answers within 30 s")
+                .expect("the engine goes on");
+            self.state.apply(t_ms, &event);
+            if let EngineEvent::NodeRan { node_id: ran, result, .. } = event
+                && ran == node_id
+            {
+                return result;
             }
         }
     }
@@ -159,4 +177,31 @@ async fn accepting_a_models_rejected_iteration_checks_a_copy_and_a_failing_one_i
     engine.until(Command::Accept { at: at("q_02", 1, 1) }, "q_02", 2, Outcome::FixedByHand).await;
     assert_eq!(engine.attempt("q_02", 2).final_answer, Some(50000.into()));
     assert!(engine.attempt("q_02", 2).by_hand);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_runs_on_its_own_as_recorded_or_as_edited_and_hostile_edits_are_contained() {
+    let mut engine = Engine::start();
+    // As recorded, the approved iteration's node gives what its trial gave.
+    let recorded = engine.attempt("q_01", 1).iteration(3).unwrap().trial.clone().unwrap();
+    let again = engine.run_node(at("q_01", 1, 3), "rates", None).await;
+    assert!(again.success, "{again:?}");
+    assert_eq!(again.node_outputs.get("rates"), recorded.node_outputs.get("rates"));
+    assert!(!again.node_outputs.contains_key("highest"), "nothing downstream runs");
+
+    // The rejected iteration 2 divides by zero; the edited node runs clean, as edited.
+    let fixed = "def rates(stats):\n    return {name: s['is_fraud_count'] / s['count'] for name, s in stats.items()}\n";
+    let edited = engine.run_node(at("q_01", 1, 2), "rates", Some(fixed)).await;
+    assert_eq!(edited.node_outputs.get("rates"), recorded.node_outputs.get("rates"), "{edited:?}");
+    let runs = &engine.attempt("q_01", 1).iteration(2).unwrap().node_runs;
+    assert_eq!((runs.len(), runs[0].code.as_deref()), (1, Some(fixed)), "the run is recorded on its iteration");
+    assert_eq!(engine.state.question("q_01").unwrap().attempts.len(), 1, "a node run starts no attempt");
+
+    let breach = engine.run_node(at("q_01", 1, 2), "rates", Some("import os\ndef rates(stats):\n    return 1\n")).await;
+    assert!(breach.error.as_deref().is_some_and(|e| e.contains("policy")), "{breach:?}");
+    let endless =
+        engine.run_node(at("q_01", 1, 2), "rates", Some("def rates(stats):\n    while True:\n        pass\n")).await;
+    assert!(!endless.success && endless.error.is_some(), "{endless:?}");
+    let missing = engine.run_node(at("q_01", 1, 2), "nowhere", None).await;
+    assert!(missing.error.as_deref().is_some_and(|e| e.contains("no node nowhere")), "{missing:?}");
 }

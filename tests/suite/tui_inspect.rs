@@ -105,3 +105,35 @@ fn the_inspector_shows_what_the_node_read_and_returned() {
     press(&mut app, "\x1b");
     assert_eq!(app.screen, Screen::Question);
 }
+
+#[test]
+fn r_runs_the_inspected_node_and_its_result_shows_below_the_tree() {
+    let mut state = eval_dag::run::RunState::default();
+    for record in eval_dag::trace::Trace::read(&common::root().join(SAMPLE)).unwrap().records {
+        state.apply(record.t_ms, &record.event);
+    }
+    let (tx, mut commands) = tokio::sync::mpsc::unbounded_channel();
+    let mut app = App::new(state, Theme::dark(), None, Some(tx));
+    press(&mut app, "j\nhiR");
+    let at = eval_dag::domain::AttemptAt::new("q_01", 1).iteration(2);
+    let command = commands.try_recv().unwrap();
+    assert_eq!(command, eval_dag::run::Command::RunNode { at: at.clone(), node_id: "rates".into(), code: None });
+    let failed = eval_dag::domain::ExecutionResult {
+        error: Some("ZeroDivisionError: division by zero".into()),
+        ..Default::default()
+    };
+    app.apply(
+        1,
+        &eval_dag::run::EngineEvent::NodeRan { at: at.clone(), node_id: "rates".into(), code: None, result: failed },
+    );
+    let text = screen(&app, 80, 24);
+    assert!(text.contains("ran on its own, as recorded: failed") && text.contains("ZeroDivisionError"), "{text}");
+    let mut output = indexmap::IndexMap::new();
+    output.insert("rates".to_string(), serde_json::json!({"home": 0.5}));
+    let ok = eval_dag::domain::ExecutionResult { success: true, node_outputs: output, ..Default::default() };
+    let code = Some("def rates(stats):\n    return {'home': 0.5}\n".to_string());
+    app.apply(2, &eval_dag::run::EngineEvent::NodeRan { at, node_id: "rates".into(), code, result: ok });
+    let text = screen(&app, 160, 48);
+    assert!(text.contains("ran on its own, as edited") && text.contains("{\"home\":0.5}"), "{text}");
+    insta::assert_snapshot!("inspector_node_run_160x48", text);
+}

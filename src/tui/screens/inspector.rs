@@ -8,7 +8,9 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
+use crate::run::NodeRun;
 use crate::tui::app::App;
+use crate::tui::inspector::Inspector;
 use crate::tui::text::{clean, fit};
 use crate::tui::theme::Ink;
 use crate::tui::value_tree::TreeRow;
@@ -43,11 +45,44 @@ fn row_line(app: &App, row: &TreeRow, selected: bool, width: usize) -> Line<'sta
     line
 }
 
+/// The inspected node's latest run on its own, if any.
+fn latest_run<'a>(app: &'a App, inspector: &Inspector) -> Option<&'a NodeRun> {
+    let at = &inspector.at;
+    let it = app.state.question(&at.question_id)?.attempt(at.attempt)?.iteration(at.iteration)?;
+    it.node_runs.iter().rev().find(|run| run.node_id == inspector.node_id)
+}
+
+/// What the node's latest run on its own gave.
+fn draw_run(frame: &mut Frame, area: Rect, app: &App, run: &NodeRun) {
+    let t = &app.theme;
+    let how = if run.code.is_some() { "as edited" } else { "as recorded" };
+    let ms = run.result.node_timings_ms.get(&run.node_id).copied().unwrap_or(run.result.execution_time_ms);
+    let (title, text, ink) = match (&run.result.error, run.result.node_outputs.get(&run.node_id)) {
+        (None, Some(output)) => {
+            (format!(" ran on its own, {how}, in {ms:.0} ms "), crate::text::preview(output, 400), Ink::StatusPassed)
+        }
+        (error, _) => (
+            format!(" ran on its own, {how}: failed "),
+            error.clone().unwrap_or_else(|| "no output".into()),
+            Ink::StatusFailed,
+        ),
+    };
+    let block = Block::default().borders(Borders::ALL).title(title).border_style(t.fg(ink));
+    let paragraph = Paragraph::new(clean(&text).into_owned()).wrap(ratatui::widgets::Wrap { trim: true });
+    frame.render_widget(paragraph.style(t.fg(Ink::Text)).block(block), area);
+}
+
 /// Draw the inspector into `area`.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let t = &app.theme;
     let Some(inspector) = &app.inspector else { return };
-    let [header, body] = Layout::vertical([Constraint::Length(2), Constraint::Min(1)]).areas(area);
+    let run = latest_run(app, inspector);
+    let run_height = if run.is_some() { 4 } else { 0 };
+    let [header, body, ran] =
+        Layout::vertical([Constraint::Length(2), Constraint::Min(1), Constraint::Length(run_height)]).areas(area);
+    if let Some(run) = run {
+        draw_run(frame, ran, app, run);
+    }
     let at = &inspector.at;
     let search = match (&inspector.typing, inspector.tree.query(), inspector.tree.match_position()) {
         (Some(typing), _, _) => format!("search: {typing}▏ (enter finds, esc gives up)"),
