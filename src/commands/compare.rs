@@ -13,26 +13,25 @@ use crate::text::preview;
 fn cell(side: Option<&Side>) -> String {
     match side {
         None => "—".to_string(),
-        Some(s) => format!("{:<9} {:<22} it {:>2} {:>7} tok", s.status, preview(&s.answer, 22), s.iterations, s.tokens),
+        Some(s) => {
+            format!("{:<13} {:<22} it {:>2} {:>7} tok", s.status, preview(&s.answer, 22), s.iterations, s.tokens)
+        }
     }
 }
 
+/// A change's name in the table; regressions shout.
 fn label(change: Change) -> &'static str {
     match change {
         Change::Regression => "REGRESSION",
-        Change::Improvement => "improved",
-        Change::AnswerChanged => "answer changed",
-        Change::OnlyInA => "only in A",
-        Change::OnlyInB => "only in B",
-        Change::Unchanged => "same",
+        other => other.label(),
     }
 }
 
 fn table(rows: &[Row]) -> String {
-    let mut out = format!("{:<8} {:<15} {:<50} | {}\n", "question", "change", "A", "B");
+    let mut out = format!("{:<8} {:<15} {:<54} | {}\n", "question", "change", "A", "B");
     for row in rows {
         out.push_str(&format!(
-            "{:<8} {:<15} {:<50} | {}\n",
+            "{:<8} {:<15} {:<54} | {}\n",
             row.question_id,
             label(row.change),
             cell(row.a.as_ref()),
@@ -41,10 +40,11 @@ fn table(rows: &[Row]) -> String {
     }
     let count = |c| rows.iter().filter(|r| r.change == c).count();
     out.push_str(&format!(
-        "{} regressions, {} improvements, {} changed answers, {} unchanged\n",
+        "{} regressions, {} improvements, {} changed answers, {} fixed by hand, {} unchanged\n",
         count(Change::Regression),
         count(Change::Improvement),
         count(Change::AnswerChanged),
+        count(Change::FixedByHand),
         count(Change::Unchanged)
     ));
     out

@@ -16,6 +16,8 @@ pub enum Change {
     Improvement,
     /// Passed in both with different answers.
     AnswerChanged,
+    /// Fixed by hand in one run only: the difference is not the model's.
+    FixedByHand,
     /// Only in A.
     OnlyInA,
     /// Only in B.
@@ -24,13 +26,30 @@ pub enum Change {
     Unchanged,
 }
 
+impl Change {
+    /// How the change is named to people.
+    pub fn label(self) -> &'static str {
+        match self {
+            Change::Regression => "regression",
+            Change::Improvement => "improved",
+            Change::AnswerChanged => "answer changed",
+            Change::FixedByHand => "fixed by hand",
+            Change::OnlyInA => "only in A",
+            Change::OnlyInB => "only in B",
+            Change::Unchanged => "same",
+        }
+    }
+}
+
 /// One side of a compared question.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Side {
     /// Status label.
     pub status: String,
-    /// Whether it passed.
+    /// Whether it has an answer that passed (the model's, or one fixed by hand).
     pub success: bool,
+    /// Whether the user fixed it by hand.
+    pub fixed_by_hand: bool,
     /// The answer.
     pub answer: Value,
     /// Iterations used.
@@ -58,6 +77,7 @@ fn side(result: &DetailedResult) -> Side {
     Side {
         status: result.status.clone(),
         success: result.success,
+        fixed_by_hand: result.fixed_by_hand,
         answer: result.final_answer.clone().unwrap_or(Value::Null),
         iterations: result.iterations as u64,
         tokens: result.tokens.total,
@@ -77,6 +97,7 @@ pub fn compare(a: &EvalResults, b: &EvalResults) -> Vec<Row> {
         let b_side = b_rows.iter().position(|(b_id, _, _)| *b_id == id).map(|i| b_rows.remove(i).2);
         let change = match &b_side {
             None => Change::OnlyInA,
+            Some(b) if a_side.fixed_by_hand != b.fixed_by_hand => Change::FixedByHand,
             Some(b) if a_side.success && !b.success => Change::Regression,
             Some(b) if !a_side.success && b.success => Change::Improvement,
             Some(b) if a_side.success && a_side.answer != b.answer => Change::AnswerChanged,

@@ -9,26 +9,15 @@ use crate::domain::GeneratedDag;
 use crate::report::{Change, EvalResults, Row};
 
 /// Every change kind, in table order.
-pub const CHANGES: [Change; 6] = [
+pub const CHANGES: [Change; 7] = [
     Change::Regression,
     Change::Improvement,
     Change::AnswerChanged,
+    Change::FixedByHand,
     Change::OnlyInA,
     Change::OnlyInB,
     Change::Unchanged,
 ];
-
-/// How a change is named on screen.
-pub fn change_label(change: Change) -> &'static str {
-    match change {
-        Change::Regression => "regression",
-        Change::Improvement => "improved",
-        Change::AnswerChanged => "answer changed",
-        Change::OnlyInA => "only in A",
-        Change::OnlyInB => "only in B",
-        Change::Unchanged => "same",
-    }
-}
 
 /// Two runs side by side.
 pub struct Comparison {

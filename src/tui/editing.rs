@@ -103,10 +103,15 @@ impl EditRequest {
     /// Open the external editor on the text and wait for it. The terminal
     /// must be the editor's meanwhile (see `tui::interact`).
     pub fn run_editor(&self) -> Edited {
+        match self.external_editor() {
+            Some(editor) => self.run(&editor),
+            None => Edited::Nothing("no $VISUAL or $EDITOR set".into()),
+        }
+    }
+
+    /// Open `editor` (a shell command, given the file's path) on the text and wait for it.
+    fn run(&self, editor: &str) -> Edited {
         let original = self.original();
-        let Some(editor) = self.external_editor() else {
-            return Edited::Nothing("no $VISUAL or $EDITOR set".into());
-        };
         let file = tempfile::Builder::new().prefix("eval-dag-edit-").suffix(self.suffix()).tempfile();
         let mut file = match file {
             Ok(file) => file,
@@ -131,5 +136,42 @@ impl EditRequest {
                 Ok(text) => Edited::Changed(text),
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::AttemptAt;
+
+    fn request() -> EditRequest {
+        let dag: GeneratedDag = serde_json::from_value(serde_json::json!({
+            "nodes": [{"node_id": "a", "function_name": "f", "layer": 0, "code": "def f():\n    return 1\n"}],
+            "final_answer_node": "a"}))
+        .unwrap();
+        EditRequest {
+            from: AttemptAt::new("q", 1).iteration(1),
+            dag,
+            target: EditTarget::Node("a".into()),
+            then: AfterEdit::TryDag,
+        }
+    }
+
+    #[test]
+    fn an_editor_that_fails_or_changes_nothing_records_nothing() {
+        let failed = request().run("false");
+        assert!(matches!(&failed, Edited::Nothing(why) if why.contains("exited with")), "{failed:?}");
+        let unchanged = request().run("true");
+        assert!(matches!(&unchanged, Edited::Nothing(why) if why.contains("unchanged")), "{unchanged:?}");
+        let missing = request().run("/nonexistent/editor");
+        assert!(matches!(missing, Edited::Nothing(_)), "a shell that cannot find the editor exits non-zero");
+    }
+
+    #[test]
+    fn an_editor_that_saves_hands_back_the_text_with_arguments_kept() {
+        let edited = request().run("sed -i 's/return 1/return 2/'");
+        assert_eq!(edited, Edited::Changed("def f():\n    return 2\n".into()));
+        let HandEdit::Dag { dag } = request().hand_edit("def f():\n    return 2\n") else { panic!("a DAG") };
+        assert_eq!(dag.nodes[0].code, "def f():\n    return 2\n");
     }
 }

@@ -79,6 +79,20 @@ fn verify_re_executes_an_answer_accepted_by_hand() {
 }
 
 #[test]
+fn compare_tells_a_hand_fix_from_the_models_pass() {
+    let derived = common::root().join("tests/fixtures/traces/v3-by-hand.trace.jsonl");
+    let out = eval_dag(&["compare", "--json"], &[&sample_trace(), &derived]);
+    assert_eq!(out.status.code(), Some(0), "a hand fix is no regression");
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let q_01 = rows.as_array().unwrap().iter().find(|r| r["question_id"] == "q_01").unwrap();
+    assert_eq!(q_01["change"], "fixed_by_hand", "{q_01}");
+    assert_eq!((q_01["a"]["fixed_by_hand"].as_bool(), q_01["b"]["fixed_by_hand"].as_bool()), (Some(false), Some(true)));
+    let out = eval_dag(&["compare", "--headless"], &[&sample_trace(), &derived]);
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("1 fixed by hand, 1 unchanged") && table.contains("fixed by hand grocery_pos"), "{table}");
+}
+
+#[test]
 fn report_writes_a_self_contained_page_for_a_trace_or_a_results_file() {
     let dir = tempfile::tempdir().unwrap();
     let html = dir.path().join("new/dir/r.html");

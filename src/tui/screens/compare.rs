@@ -10,7 +10,6 @@ use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
 
 use crate::report::{Change, Side};
 use crate::tui::app::App;
-use crate::tui::comparison::change_label;
 use crate::tui::text::{clean, preview};
 use crate::tui::theme::{Ink, Theme};
 
@@ -23,7 +22,7 @@ pub fn change_style(t: &Theme, change: Change) -> Style {
         Change::Regression => t.fg(Ink::StatusFailed).add_modifier(Modifier::BOLD),
         Change::Improvement => t.fg(Ink::StatusPassed).add_modifier(Modifier::BOLD),
         Change::AnswerChanged => t.fg(Ink::NodeFlagged),
-        Change::OnlyInA | Change::OnlyInB => t.fg(Ink::Accent),
+        Change::FixedByHand | Change::OnlyInA | Change::OnlyInB => t.fg(Ink::Accent),
         Change::Unchanged => t.fg(Ink::Muted),
     }
 }
@@ -74,7 +73,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .map(|row| {
             let mut cells = vec![
                 Cell::from(Span::styled(clean(&row.question_id).into_owned(), t.fg(Ink::Accent))),
-                Cell::from(Span::styled(change_label(row.change), change_style(t, row.change))),
+                Cell::from(Span::styled(row.change.label(), change_style(t, row.change))),
             ];
             if wide {
                 let text = serde_json::Value::String(row.question.clone());
@@ -102,7 +101,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         }
     }
     let title = match comparison.filter {
-        Some(change) => format!(" questions: {} only ", change_label(change)),
+        Some(change) => format!(" questions: {} only ", change.label()),
         None => " questions ".into(),
     };
     let table = Table::new(rows, widths)

@@ -83,7 +83,7 @@ fn lines(app: &App) -> Vec<Line<'static>> {
 fn heading(t: &Theme, row: &Row) -> Line<'static> {
     clean_line(Line::from(vec![
         Span::styled(format!(" {} ", row.question_id), t.fg(Ink::Accent).add_modifier(Modifier::BOLD)),
-        Span::styled(crate::tui::comparison::change_label(row.change), change_style(t, row.change)),
+        Span::styled(row.change.label(), change_style(t, row.change)),
         Span::styled(format!("  {}", row.question.replace('\n', " ")), t.fg(Ink::Text)),
     ]))
 }

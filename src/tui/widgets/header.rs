@@ -12,7 +12,7 @@ use ratatui::widgets::Paragraph;
 
 use crate::run::{Outcome, QuestionStatus};
 use crate::tui::app::App;
-use crate::tui::comparison::{CHANGES, Comparison, change_label};
+use crate::tui::comparison::{CHANGES, Comparison};
 use crate::tui::replay::Replay;
 use crate::tui::screens::compare::change_style;
 use crate::tui::text::clean;
@@ -44,12 +44,9 @@ fn comparison(frame: &mut Frame, area: Rect, app: &App, comparison: &Comparison)
     let mut second = vec![Span::styled(format!(" {} questions", comparison.rows.len()), t.fg(Ink::Text))];
     for change in CHANGES.into_iter().filter(|c| comparison.count(*c) > 0) {
         second.push(Span::styled(" · ", t.fg(Ink::Muted)));
-        second.push(Span::styled(
-            format!("{} {}", comparison.count(change), change_label(change)),
-            change_style(t, change),
-        ));
+        second.push(Span::styled(format!("{} {}", comparison.count(change), change.label()), change_style(t, change)));
     }
-    let showing = comparison.filter.map_or("all changes".into(), |c| format!("{} only", change_label(c)));
+    let showing = comparison.filter.map_or("all changes".into(), |c| format!("{} only", c.label()));
     let third = message_line(app, format!(" showing: {showing}"));
     frame.render_widget(Paragraph::new(vec![first, Line::from(second), third]), area);
 }
