@@ -56,6 +56,9 @@ struct Orchestrator {
     ctx: Arc<RunContext>,
     slots: Arc<Semaphore>,
     tasks: JoinSet<()>,
+    /// Nodes run on their own: they change no question, so the run does not
+    /// finish again when they end.
+    node_runs: JoinSet<()>,
     /// Per question: the model's latest attempt (the one a rerun cancels).
     latest_attempt: HashMap<String, u32>,
     /// Per question: the highest attempt number given out, drafts by hand included.
@@ -189,7 +192,7 @@ impl Orchestrator {
                 let (at, node_id, code) = (at.clone(), node_id.clone(), code.clone());
                 self.ctx.emitter.emit(EngineEvent::Control(command));
                 let ctx = self.ctx.clone();
-                self.tasks.spawn(async move { run_node(&ctx, at, dag, node_id, code).await });
+                self.node_runs.spawn(async move { run_node(&ctx, at, dag, node_id, code).await });
                 return true;
             }
             Command::Note { at, text, .. } => {
@@ -309,6 +312,7 @@ async fn orchestrate(
         slots: Arc::new(Semaphore::new(settings.concurrency.max(1) as usize)),
         ctx,
         tasks: JoinSet::new(),
+        node_runs: JoinSet::new(),
         latest_attempt: HashMap::new(),
         issued: HashMap::new(),
     };
@@ -345,6 +349,11 @@ async fn orchestrate(
                 }
                 None => commands_open = false,
             },
+            Some(joined) = run.node_runs.join_next(), if !run.node_runs.is_empty() => {
+                if let Err(err) = joined {
+                    tracing::error!("a node run panicked: {err}");
+                }
+            }
             joined = run.tasks.join_next(), if !run.tasks.is_empty() => {
                 if let Some(Err(err)) = joined {
                     tracing::error!("a critic loop panicked: {err}");

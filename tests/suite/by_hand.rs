@@ -204,4 +204,14 @@ async fn a_node_runs_on_its_own_as_recorded_or_as_edited_and_hostile_edits_are_c
     assert!(!endless.success && endless.error.is_some(), "{endless:?}");
     let missing = engine.run_node(at("q_01", 1, 2), "nowhere", None).await;
     assert!(missing.error.as_deref().is_some_and(|e| e.contains("no node nowhere")), "{missing:?}");
+
+    // A node run changes no question: the run does not finish again after it.
+    engine.commands.send(Command::Pause).unwrap();
+    loop {
+        let (_, event) = engine.events.recv().await.expect("the engine goes on");
+        assert!(!matches!(event, EngineEvent::RunFinished { .. }), "no run_finished after a node run");
+        if matches!(event, EngineEvent::Control(Command::Pause)) {
+            break;
+        }
+    }
 }
