@@ -13,8 +13,25 @@ use crate::cli::GradeArgs;
 use crate::config::Config;
 use crate::grade::{Answer, Grade, Grader, summarise};
 use crate::llm::{LlmClient, OpenAiClient, ReplayClient};
-use crate::report::fold_trace;
+use crate::report::{CriticScorecard, fold_trace, scorecard_graded_by};
 use crate::text::preview;
+
+/// The critic's scorecard in one line.
+fn critic_line(card: &CriticScorecard) -> String {
+    let t = &card.total;
+    let agreement = t.agreement().map_or("—".into(), |a| format!("{:.0}%", a * 100.0));
+    format!(
+        "critic: agreement {agreement} of {} graded verdicts · approved {} right, {} wrong · rejected {} wrong, {} right · {} rejections kept the answer approved later · wrong rejections cost {} iterations, {} tokens",
+        t.graded(),
+        t.correct_approvals,
+        t.wrong_approvals,
+        t.correct_rejections,
+        t.wrong_rejections,
+        t.answer_neutral_rejections,
+        card.wrong_rejection_iterations,
+        card.wrong_rejection_tokens
+    )
+}
 
 /// Run the `grade` subcommand.
 pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
@@ -83,6 +100,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
         }
         say!("{line}");
     }
+    say!("{}", critic_line(&scorecard_graded_by(&state, &grader)));
     let all_right = graded.iter().flat_map(|(_, grades)| grades).all(|g| g.passed);
     Ok(if all_right { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

@@ -39,6 +39,13 @@ impl Grader {
         Ok(Self { options, panel: JudgePanel::new(judges)? })
     }
 
+    /// Ground truth with the matching options of `settings`, its judges left
+    /// out (no file read, no LLM); default matching when the options are invalid.
+    pub fn ground_truth_with(settings: &GradingSettings) -> Self {
+        let matching = GradingSettings { judges: Vec::new(), ..settings.clone() };
+        Self::from_settings(&matching).unwrap_or_else(|_| Self::ground_truth_only())
+    }
+
     /// Ground truth with default matching, no judges.
     pub fn ground_truth_only() -> Self {
         Self::from_settings(&GradingSettings::default()).expect("the built-in judge templates compile")

@@ -7,6 +7,7 @@ mod html;
 mod load;
 mod results;
 mod results_doc;
+mod scorecard;
 #[cfg(test)]
 pub(crate) mod test_run;
 mod verify;
@@ -18,5 +19,8 @@ pub use results::{eval_results, graded_tally};
 pub use results_doc::{
     AttemptTrace, CallMeta, DetailedResult, DifficultyBreakdown, EvalResults, FailureAnalysis, Grading, IterationTrace,
     LevelBreakdown, LogEntry, LogRole, QuestionTrace, ReferenceLogEntry, ReferenceRole, StageTiming, Summary, Tokens,
+};
+pub use scorecard::{
+    AnswerGrade, CriticScorecard, FateCounts, JudgedIteration, VerdictFate, critic_scorecard, scorecard_graded_by,
 };
 pub use verify::{Drift, VerifyReport, json_diff, verify};

@@ -14,6 +14,7 @@ use super::results_doc::{
     AttemptTrace, CallMeta, DetailedResult, DifficultyBreakdown, EvalResults, FailureAnalysis, Grading, IterationTrace,
     LevelBreakdown, LogEntry, LogRole, QuestionTrace, ReferenceLogEntry, ReferenceRole, StageTiming, Summary,
 };
+use super::scorecard::critic_scorecard;
 
 /// How many of `questions` the model answered and were graded, and how many
 /// of those were right (answers fixed by hand are not the model's).
@@ -247,6 +248,7 @@ pub fn eval_results(state: &RunState, generated_at: &str) -> EvalResults {
         detailed_results: state.questions.iter().map(detailed).collect(),
         failure_analysis: state.questions.iter().filter(|q| !passed(q)).map(failure).collect(),
         question_traces: state.questions.iter().map(|q| trace(state, q)).collect(),
+        critic_scorecard: critic_scorecard(state),
     }
 }
 

@@ -4,6 +4,7 @@
 //! test keeps the two in step). Fields added after the first version default
 //! when absent, so results files of earlier versions still load.
 
+use super::scorecard::CriticScorecard;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -26,6 +27,9 @@ pub struct EvalResults {
     pub failure_analysis: Vec<FailureAnalysis>,
     /// Every attempt, iteration and LLM exchange per question.
     pub question_traces: Vec<QuestionTrace>,
+    /// Whether the critic was right (absent in files written before it existed).
+    #[serde(default)]
+    pub critic_scorecard: CriticScorecard,
 }
 
 /// Token counts, with their sum.

@@ -235,6 +235,7 @@ impl App {
             Screen::CompareDetail => Some(&mut self.scrolls.compare_detail),
             Screen::Schema => Some(&mut self.scrolls.schema),
             Screen::Inspector => None,
+            Screen::Scorecard => Some(&mut self.scrolls.scorecard),
             Screen::Dashboard | Screen::Compare => None,
         }
     }
@@ -382,6 +383,8 @@ impl App {
             Action::Up | Action::Down if self.screen == Screen::Question => self.in_focused_pane(action),
             Action::Up if self.screen == Screen::Schema => self.scrolls.schema.up(1),
             Action::Down if self.screen == Screen::Schema => self.scrolls.schema.down(1),
+            Action::Up if self.screen == Screen::Scorecard => self.scrolls.scorecard.up(1),
+            Action::Down if self.screen == Screen::Scorecard => self.scrolls.scorecard.down(1),
             Action::Up | Action::Down => self.move_selection(action == Action::Down),
             // Left and right mean something in the graph only; elsewhere they do nothing.
             Action::PaneLeft if self.question.focus == Pane::Graph => self.move_along_graph(GraphMove::Left),
@@ -486,6 +489,7 @@ impl App {
             Action::Accept => self.accept(),
             Action::Note => self.open_note(),
             Action::Schema => self.open_schema(),
+            Action::Scorecard => self.open_scorecard(),
             Action::Inspect => self.open_inspector(),
             // The inspector's own keys, handled above while it is shown.
             Action::Toggle

@@ -90,6 +90,8 @@ pub enum Action {
     Export,
     /// Run the inspected node on its own, with the nodes feeding it.
     RunNode,
+    /// The critic's scorecard.
+    Scorecard,
     /// Play or pause the replay.
     Play,
     /// One event forward.
@@ -168,6 +170,7 @@ pub const BINDINGS: &[Binding] = &[
     bind!("/", [Char('/')], Filter, "filter by text", "filter", Dashboard),
     bind!("f", [Char('f')], StatusFilter, "cycle the status filter", "status", Dashboard),
     bind!("s", [Char('s')], Sort, "cycle the sort order", "sort", Dashboard),
+    bind!("c", [Char('c')], Scorecard, "critic scorecard: was the critic right?", "critic", Dashboard),
     bind!("enter", [Enter], Open, "A and B side by side", "open", Compare),
     bind!("f", [Char('f')], ChangeFilter, "cycle the change filter", "change", Compare),
     bind!("esc", [Esc, Char('b')], Back, "back", "back", Detail),
@@ -224,7 +227,12 @@ pub fn applies(context: Context, screen: Screen, replay: bool) -> bool {
         Context::Dashboard => screen == Screen::Dashboard,
         Context::Detail => matches!(
             screen,
-            Screen::Question | Screen::Diff | Screen::CompareDetail | Screen::Schema | Screen::Inspector
+            Screen::Question
+                | Screen::Diff
+                | Screen::CompareDetail
+                | Screen::Schema
+                | Screen::Inspector
+                | Screen::Scorecard
         ),
         Context::Inspector => screen == Screen::Inspector,
         Context::Iterations => matches!(screen, Screen::Question | Screen::Diff),
@@ -264,6 +272,7 @@ mod tests {
             Screen::CompareDetail,
             Screen::Schema,
             Screen::Inspector,
+            Screen::Scorecard,
         ];
         for screen in screens {
             for replay in [false, true] {

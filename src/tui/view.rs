@@ -94,6 +94,8 @@ pub struct Scrolls {
     pub compare_detail: Scroll,
     /// The schema screen.
     pub schema: Scroll,
+    /// The critic's scorecard.
+    pub scorecard: Scroll,
 }
 
 /// Which screen is shown.
@@ -113,6 +115,8 @@ pub enum Screen {
     Schema,
     /// One node's inputs and output.
     Inspector,
+    /// Whether the critic was right, over the run.
+    Scorecard,
 }
 
 /// Detail tabs of the question screen.

@@ -11,8 +11,9 @@ use eval_dag::domain::{
     Grade, GradingSettings, LayerValidation, LlmRole, Severity,
 };
 use eval_dag::report::{
-    AttemptTrace, CallMeta, DetailedResult, DifficultyBreakdown, EvalResults, FailureAnalysis, Grading, IterationTrace,
-    LevelBreakdown, LogEntry, LogRole, QuestionTrace, ReferenceLogEntry, ReferenceRole, StageTiming, Summary, Tokens,
+    AnswerGrade, AttemptTrace, CallMeta, CriticScorecard, DetailedResult, DifficultyBreakdown, EvalResults,
+    FailureAnalysis, FateCounts, Grading, IterationTrace, JudgedIteration, LevelBreakdown, LogEntry, LogRole,
+    QuestionTrace, ReferenceLogEntry, ReferenceRole, StageTiming, Summary, Tokens, VerdictFate,
 };
 use eval_dag::run::{Outcome, RunSettings, Stage};
 use serde_json::{Value, json};
@@ -20,7 +21,8 @@ use serde_json::{Value, json};
 use crate::common;
 
 /// Objects keyed by names from the data (nodes, options), not by fields.
-const MAPS: [&str; 5] = ["inputs", "match_options", "node_outputs", "node_timings_ms", "printed"];
+const MAPS: [&str; 8] =
+    ["inputs", "match_options", "node_outputs", "node_timings_ms", "printed", "by_difficulty", "by_source", "by_rule"];
 
 fn finding() -> Finding {
     Finding {
@@ -217,6 +219,41 @@ fn full_document() -> EvalResults {
                 log(LogRole::User, &judge),
                 log(LogRole::Assistant, &judge),
             ],
+        }],
+        critic_scorecard: scorecard(),
+    }
+}
+
+/// A scorecard with every part present.
+fn scorecard() -> CriticScorecard {
+    let counts = FateCounts {
+        correct_approvals: 1,
+        wrong_approvals: 1,
+        correct_rejections: 1,
+        wrong_rejections: 1,
+        answer_neutral_rejections: 1,
+        ungraded_approvals: 1,
+        ungraded_rejections: 1,
+        rejections_without_answer: 1,
+    };
+    CriticScorecard {
+        total: counts,
+        by_difficulty: [("easy".to_string(), counts)].into_iter().collect(),
+        by_source: [("trial_run".to_string(), counts)].into_iter().collect(),
+        by_rule: [("runtime_error".to_string(), counts)].into_iter().collect(),
+        wrong_rejection_iterations: 1,
+        wrong_rejection_tokens: 120,
+        iterations: vec![JudgedIteration {
+            question_id: "q_01".into(),
+            attempt: 1,
+            iteration: 1,
+            approved: false,
+            answer: Some(json!(3)),
+            grade: AnswerGrade::Right,
+            fate: VerdictFate::WrongRejection,
+            sources: vec![FindingSource::TrialRun],
+            rules: vec!["runtime_error".into()],
+            tokens: 120,
         }],
     }
 }

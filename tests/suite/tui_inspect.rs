@@ -1,7 +1,8 @@
 //! Looking closer from the question screen, without a terminal: the dataset
 //! schema the builder saw, opened at the field a finding suggests, and the
 //! node inspector — inputs read from the dataset or upstream outputs, the
-//! node's output, walked, searched and written to a file — at 80×24 and 160×48.
+//! node's output, walked, searched and written to a file — and the critic's
+//! scorecard, at 80×24 and 160×48.
 
 use crate::common;
 
@@ -136,4 +137,18 @@ fn r_runs_the_inspected_node_and_its_result_shows_below_the_tree() {
     let text = screen(&app, 160, 48);
     assert!(text.contains("ran on its own, as edited") && text.contains("{\"home\":0.5}"), "{text}");
     insta::assert_snapshot!("inspector_node_run_160x48", text);
+}
+
+#[test]
+fn the_critic_scorecard_opens_from_the_dashboard() {
+    for (width, height) in [(80, 24), (160, 48)] {
+        let mut app = replay_app();
+        press(&mut app, "c");
+        assert_eq!(app.screen, Screen::Scorecard);
+        let text = screen(&app, width, height);
+        assert!(text.contains("critic scorecard") && text.contains("agreement 50% of 2 graded verdicts"), "{text}");
+        insta::assert_snapshot!(format!("scorecard_{width}x{height}"), text);
+        press(&mut app, "\x1b");
+        assert_eq!(app.screen, Screen::Dashboard);
+    }
 }

@@ -147,7 +147,9 @@ fn sweep_every_screen(name: &str, mut app: App, sizes: &[(u16, u16)]) {
     sweep(&format!("{name} dashboard"), &app, sizes);
     press(&mut app, "?");
     sweep(&format!("{name} help"), &app, sizes);
-    press(&mut app, "?j\n");
+    press(&mut app, "?c");
+    sweep(&format!("{name} critic scorecard"), &app, sizes);
+    press(&mut app, "\x1bj\n");
     for (keys, what) in [
         ("", "question feedback"),
         ("h", "question, earlier iteration"),

@@ -3,12 +3,14 @@
 //! JavaScript off. Question sections start collapsed so large runs stay usable.
 
 mod question;
+mod scorecard;
 mod svg;
 
 use std::fmt::Write;
 
 use crate::domain::DifficultyLevel;
 use crate::render::{highlight_css, html_escape};
+use crate::report::scorecard::critic_scorecard;
 use crate::run::{Outcome, QuestionState, QuestionStatus, RunState};
 
 pub use svg::dag_svg;
@@ -38,7 +40,7 @@ svg text{font:12px ui-monospace,monospace;fill:#1d2330}svg text.op{fill:#5b6275;
 .node-card h5{margin:2px 0;font-size:13px}.inputs{margin:0;color:#5b6275;font-size:12px}
 .code-and-findings{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:10px}
 ul.findings{list-style:none;padding:0;margin:4px 0}.finding{border:1px solid #e2c98e;background:#fffaf0;border-radius:6px;padding:4px 8px;margin:4px 0}
-.finding.trial-run{border-color:#e3a0a0;background:#fff5f5}.finding.semantic{border-color:#a9bde8;background:#f5f8ff}.finding.human-note{border-color:#9bc59d;background:#f3fbf3}
+.finding.trial-run{border-color:#e3a0a0;background:#fff5f5}.finding.semantic{border-color:#a9bde8;background:#f5f8ff}svg.chart text{font-size:12px}svg.chart rect.good{fill:#7fbf7f}svg.chart rect.bad{fill:#e08080}svg.chart rect.none{fill:#c0c0c0}.finding.human-note{border-color:#9bc59d;background:#f3fbf3}
 .src{font-size:11px;text-transform:uppercase;color:#5b6275}.rule{font-weight:600}
 .fate{font-size:11px;border-radius:8px;padding:0 6px}.fate.resolved{background:#d5f5df}.fate.persisting{background:#fdecc8}.fate.new{background:#fde0e0}
 .udiff{background:#f7f7fa}.added{color:#0d6b2c}.removed{color:#9b1c1c}
@@ -159,6 +161,7 @@ pub fn report_html(state: &RunState, generated_at: &str) -> String {
     );
     let _ = write!(out, "<h1>{}</h1><p>Generated {}</p>", html_escape(&title), html_escape(generated_at));
     out.push_str(&summary_html(state));
+    out.push_str(&scorecard::scorecard_html(&critic_scorecard(state)));
     out.push_str(
         "<div class=\"filters\" id=\"filters\" hidden><label><input type=\"checkbox\" id=\"f-failed\"> not passed only</label> \
          <select id=\"f-level\"><option value=\"\">all difficulties</option><option>easy</option><option>medium</option><option>hard</option></select> \

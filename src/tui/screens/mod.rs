@@ -8,3 +8,4 @@ pub mod help;
 pub mod inspector;
 pub mod question;
 pub mod schema;
+pub mod scorecard;

@@ -1,0 +1,114 @@
+//! The report's critic scorecard: verdicts set against the graded answers of
+//! the iterations they judged, as a chart and tables.
+
+use std::fmt::Write;
+
+use crate::render::html_escape;
+use crate::report::scorecard::{CriticScorecard, FateCounts, VerdictFate};
+
+/// Bars of the chart: label, count, CSS class.
+fn bars(total: &FateCounts) -> [(&'static str, usize, &'static str); 6] {
+    [
+        ("approved right", total.correct_approvals, "good"),
+        ("approved wrong", total.wrong_approvals, "bad"),
+        ("rejected wrong", total.correct_rejections, "good"),
+        ("rejected right", total.wrong_rejections, "bad"),
+        ("rejected, same answer", total.answer_neutral_rejections, "bad"),
+        ("rejected, no answer", total.rejections_without_answer, "none"),
+    ]
+}
+
+/// A horizontal bar chart of the verdict fates (inline SVG, no script).
+fn chart(total: &FateCounts) -> String {
+    let bars = bars(total);
+    let most = bars.iter().map(|b| b.1).max().unwrap_or(0).max(1);
+    let (label_width, bar_width, row) = (170, 300, 22);
+    let mut svg = format!(
+        "<svg class=\"chart\" role=\"img\" aria-label=\"critic verdicts\" width=\"{}\" height=\"{}\">",
+        label_width + bar_width + 50,
+        bars.len() * row + 4
+    );
+    for (i, (label, count, class)) in bars.iter().enumerate() {
+        let y = i * row + 2;
+        let width = bar_width * count / most;
+        let _ = write!(
+            svg,
+            "<text x=\"0\" y=\"{}\">{label}</text><rect class=\"{class}\" x=\"{label_width}\" y=\"{y}\" width=\"{width}\" height=\"{}\"></rect><text x=\"{}\" y=\"{}\">{count}</text>",
+            y + 15,
+            row - 6,
+            label_width + width + 6,
+            y + 15
+        );
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+fn percent(value: Option<f64>) -> String {
+    value.map_or("—".into(), |v| format!("{:.0}%", v * 100.0))
+}
+
+fn table(title: &str, rows: &[(String, &FateCounts)]) -> String {
+    let mut out = format!(
+        "<table><tr><th>{}</th><th>approved right</th><th>approved wrong</th><th>rejected wrong</th><th>rejected right</th><th>rejected, same answer</th><th>rejected, no answer</th><th>agreement</th></tr>",
+        html_escape(title)
+    );
+    for (name, c) in rows {
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            html_escape(name),
+            c.correct_approvals,
+            c.wrong_approvals,
+            c.correct_rejections,
+            c.wrong_rejections,
+            c.answer_neutral_rejections,
+            c.rejections_without_answer,
+            percent(c.agreement())
+        );
+    }
+    out.push_str("</table>");
+    out
+}
+
+/// The scorecard section.
+pub fn scorecard_html(card: &CriticScorecard) -> String {
+    let total = &card.total;
+    let mut out = format!(
+        "<section class=\"scorecard\" id=\"critic-scorecard\"><h2>Critic scorecard</h2><p>Every verdict of the critic set against the answer the judged iteration's trial run reached, graded with the run's matching rules. Agreement with the expected answers: <b>{}</b> of {} graded verdicts. Wrong rejections cost {} more iterations and {} tokens.</p>",
+        percent(total.agreement()),
+        total.graded(),
+        card.wrong_rejection_iterations,
+        card.wrong_rejection_tokens
+    );
+    out.push_str(&chart(total));
+    let levels: Vec<_> = card.by_difficulty.iter().map(|(k, v)| (k.clone(), v)).collect();
+    out.push_str(&table("difficulty", &levels));
+    let sources: Vec<_> = card.by_source.iter().map(|(k, v)| (k.replace('_', " "), v)).collect();
+    out.push_str(&table("rejections by finding source", &sources));
+    let rules: Vec<_> = card.by_rule.iter().map(|(k, v)| (k.clone(), v)).collect();
+    out.push_str(&table("rejections by rule", &rules));
+    let misjudged: Vec<String> = card
+        .iterations
+        .iter()
+        .filter_map(|it| {
+            let what = match it.fate {
+                VerdictFate::WrongApproval => "approved a wrong answer",
+                VerdictFate::WrongRejection => "rejected a right answer",
+                VerdictFate::NeutralRejection => "rejected the answer it approved later",
+                _ => return None,
+            };
+            Some(format!(
+                "<li><a href=\"#{id}\">{id}</a> attempt {} iteration {}: {what}</li>",
+                it.attempt,
+                it.iteration,
+                id = html_escape(&it.question_id)
+            ))
+        })
+        .collect();
+    if !misjudged.is_empty() {
+        let _ = write!(out, "<p>Misjudged iterations:</p><ul>{}</ul>", misjudged.join(""));
+    }
+    out.push_str("</section>");
+    out
+}

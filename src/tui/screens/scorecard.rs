@@ -1,0 +1,150 @@
+//! The critic's scorecard: every verdict of the run set against the graded
+//! answer of the iteration it judged — how often the critic approved a wrong
+//! answer or sent a right one back, where (difficulty, finding source, rule),
+//! what the wrong rejections cost, and which iterations it misjudged.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+
+use crate::report::{CriticScorecard, FateCounts, VerdictFate};
+use crate::tui::app::App;
+use crate::tui::text::clean;
+use crate::tui::theme::Ink;
+
+/// Rows of the "by rule" table shown at most.
+const RULES_SHOWN: usize = 12;
+
+fn percent(value: Option<f64>) -> String {
+    value.map_or("—".into(), |v| format!("{:.0}%", v * 100.0))
+}
+
+/// The header of a breakdown table.
+fn breakdown_header(app: &App, what: &str) -> Line<'static> {
+    let text = format!(
+        "{what:<18} {:>6} {:>6} {:>6} {:>6} {:>8} {:>9} {:>9}",
+        "✓ appr", "✗ appr", "✓ rej", "✗ rej", "same ans", "no answer", "agreement"
+    );
+    Line::styled(text, app.theme.fg(Ink::Muted).add_modifier(Modifier::BOLD))
+}
+
+fn breakdown_row(app: &App, name: &str, counts: &FateCounts) -> Line<'static> {
+    let t = &app.theme;
+    let wrong = |n: usize| if n > 0 { t.fg(Ink::StatusFailed) } else { t.fg(Ink::Text) };
+    Line::from(vec![
+        Span::styled(format!("{:<18}", crate::tui::text::fit(&clean(name), 18)), t.fg(Ink::Text)),
+        Span::styled(format!(" {:>6}", counts.correct_approvals), t.fg(Ink::Text)),
+        Span::styled(format!(" {:>6}", counts.wrong_approvals), wrong(counts.wrong_approvals)),
+        Span::styled(format!(" {:>6}", counts.correct_rejections), t.fg(Ink::Text)),
+        Span::styled(format!(" {:>6}", counts.wrong_rejections), wrong(counts.wrong_rejections)),
+        Span::styled(format!(" {:>8}", counts.answer_neutral_rejections), t.fg(Ink::Text)),
+        Span::styled(format!(" {:>9}", counts.rejections_without_answer), t.fg(Ink::Text)),
+        Span::styled(format!(" {:>9}", percent(counts.agreement())), t.fg(Ink::Accent)),
+    ])
+}
+
+/// What a misjudged verdict did, in words.
+fn misjudged(fate: VerdictFate) -> Option<&'static str> {
+    match fate {
+        VerdictFate::WrongApproval => Some("approved a wrong answer"),
+        VerdictFate::WrongRejection => Some("rejected a right answer"),
+        VerdictFate::NeutralRejection => Some("rejected the answer it approved later"),
+        _ => None,
+    }
+}
+
+/// Every line of the screen.
+pub fn lines(app: &App, card: &CriticScorecard) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let total = &card.total;
+    let heading = |text: &str| Line::styled(text.to_string(), t.fg(Ink::Accent).add_modifier(Modifier::BOLD));
+    let mut lines = vec![
+        Line::from(vec![
+            Span::styled("agreement ", t.fg(Ink::Muted)),
+            Span::styled(percent(total.agreement()), t.fg(Ink::Accent).add_modifier(Modifier::BOLD)),
+            Span::styled(format!(" of {} graded verdicts", total.graded()), t.fg(Ink::Muted)),
+        ]),
+        Line::default(),
+        Line::styled(
+            format!("{:<12} {:>8} {:>8} {:>10} {:>10}", "", "right", "wrong", "ungraded", "no answer"),
+            t.fg(Ink::Muted),
+        ),
+        Line::styled(
+            format!(
+                "{:<12} {:>8} {:>8} {:>10} {:>10}",
+                "approved", total.correct_approvals, total.wrong_approvals, total.ungraded_approvals, "—"
+            ),
+            t.fg(Ink::Text),
+        ),
+        Line::styled(
+            format!(
+                "{:<12} {:>8} {:>8} {:>10} {:>10}",
+                "rejected",
+                total.wrong_rejections,
+                total.correct_rejections,
+                total.ungraded_rejections + total.answer_neutral_rejections,
+                total.rejections_without_answer
+            ),
+            t.fg(Ink::Text),
+        ),
+        Line::styled(
+            format!("{} rejections kept the answer approved in the end", total.answer_neutral_rejections),
+            t.fg(Ink::Muted),
+        ),
+        Line::styled(
+            format!(
+                "wrong rejections cost {} more iterations, {} tokens",
+                card.wrong_rejection_iterations, card.wrong_rejection_tokens
+            ),
+            t.fg(Ink::Muted),
+        ),
+        Line::default(),
+        heading("by difficulty"),
+        breakdown_header(app, "level"),
+    ];
+    lines.extend(card.by_difficulty.iter().map(|(level, counts)| breakdown_row(app, level, counts)));
+    lines.extend([Line::default(), heading("rejections by finding source"), breakdown_header(app, "source")]);
+    lines.extend(card.by_source.iter().map(|(source, counts)| breakdown_row(app, source, counts)));
+    lines.extend([Line::default(), heading("rejections by rule"), breakdown_header(app, "rule")]);
+    let mut rules: Vec<_> = card.by_rule.iter().collect();
+    rules.sort_by_key(|(rule, counts)| {
+        (std::cmp::Reverse(counts.wrong_rejections), std::cmp::Reverse(counts.graded()), *rule)
+    });
+    lines.extend(rules.iter().take(RULES_SHOWN).map(|(rule, counts)| breakdown_row(app, rule, counts)));
+    if rules.len() > RULES_SHOWN {
+        lines.push(Line::styled(format!("… {} more rules", rules.len() - RULES_SHOWN), t.fg(Ink::Muted)));
+    }
+    lines.extend([Line::default(), heading("misjudged iterations")]);
+    let wrong: Vec<_> = card.iterations.iter().filter_map(|it| Some((it, misjudged(it.fate)?))).collect();
+    if wrong.is_empty() {
+        lines.push(Line::styled("none: every graded verdict agrees with the expected answer", t.fg(Ink::Muted)));
+    }
+    for (it, what) in wrong {
+        let why = if it.rules.is_empty() { String::new() } else { format!("  ({})", it.rules.join(", ")) };
+        let answer = it.answer.as_ref().map(|a| crate::text::preview(a, 30)).unwrap_or_default();
+        lines.push(Line::from(vec![
+            Span::styled(
+                format!("{:<8} a{} it{}  ", clean(&it.question_id), it.attempt, it.iteration),
+                t.fg(Ink::Text),
+            ),
+            Span::styled(what.to_string(), t.fg(Ink::StatusFailed)),
+            Span::styled(format!("  → {}{why}", clean(&answer)), t.fg(Ink::Muted)),
+        ]));
+    }
+    lines
+}
+
+/// Draw the scorecard into `area`.
+pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+    let card = app.scorecard();
+    let lines = lines(app, &card);
+    let first = app.scrolls.scorecard.place(lines.len(), || 0);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(" critic scorecard: was the critic right? ")
+        .border_style(app.theme.fg(Ink::Accent));
+    let shown: Vec<Line> = lines.into_iter().skip(first).collect();
+    frame.render_widget(Paragraph::new(shown).style(Style::default()).block(block), area);
+}
