@@ -64,7 +64,15 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
         let answer = attempt.final_answer.as_ref();
         let outputs = attempt.execution.as_ref().map_or(&no_outputs, |e| &e.node_outputs);
         let subject = Answer { value: answer, narrative: attempt.narrative.as_deref(), node_outputs: outputs };
-        let grades = runtime.block_on(grader.grade(&q.question, &subject, attempt.number, llm.as_ref()));
+        let mut grades = runtime.block_on(grader.grade(&q.question, &subject, attempt.number, llm.as_ref()));
+        // No expected answer and no judge: a person's label of the answer is the ground truth.
+        if grades.is_empty()
+            && answer.is_some()
+            && let Some(label) = attempt.iterations.last().and_then(|it| it.label())
+        {
+            let score = if label.right { 1.0 } else { 0.0 };
+            grades.push(Grade::scored("label", score, 1.0, format!("labelled by a person: {}", label.reason)));
+        }
         if grades.is_empty() {
             continue;
         }

@@ -195,6 +195,9 @@ impl Orchestrator {
                 self.node_runs.spawn(async move { run_node(&ctx, at, dag, node_id, code).await });
                 return true;
             }
+            Command::Label { at, .. } => self.ctx.emitter.with_state(|s| {
+                s.question(&at.question_id).and_then(|q| q.attempt(at.attempt)?.iteration(at.iteration)).is_some()
+            }),
             Command::Note { at, text, .. } => {
                 !text.trim().is_empty()
                     && self.ctx.emitter.with_state(|s| {

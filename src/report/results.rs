@@ -126,6 +126,7 @@ fn iteration(i: &Iteration) -> IterationTrace {
                 duration_ms: s.finished.map(|f| f.1),
             })
             .collect(),
+        labels: i.labels.clone(),
     }
 }
 

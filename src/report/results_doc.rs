@@ -5,6 +5,7 @@
 //! when absent, so results files of earlier versions still load.
 
 use super::scorecard::CriticScorecard;
+use crate::run::AnswerLabel;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -313,6 +314,9 @@ pub struct IterationTrace {
     pub trial_run: Option<ExecutionResult>,
     /// Stages in the order they ran.
     pub stages: Vec<StageTiming>,
+    /// People's labels of its answer, oldest first (the last counts).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub labels: Vec<AnswerLabel>,
 }
 
 /// When one stage ran and how it ended.

@@ -1,8 +1,8 @@
 //! Was the critic right? Every iteration the critic judged is set against
 //! the answer its trial run reached, graded with the run's matching rules
-//! (no LLM): approvals of right and wrong answers, rejections of wrong and
-//! right ones, and — where a question has no expected answer — rejections
-//! that did not change the answer finally approved. Broken down by
+//! (no LLM) — or, where a question has no expected answer, by a person's
+//! label: approvals of right and wrong answers, rejections of wrong and
+//! right ones, and rejections that did not change the answer finally approved. Broken down by
 //! difficulty, by the source and rule of the findings behind each
 //! rejection, with the iterations and tokens spent on wrong rejections.
 
@@ -114,6 +114,9 @@ pub struct JudgedIteration {
     pub answer: Option<Value>,
     /// That answer, graded.
     pub grade: AnswerGrade,
+    /// Whether the grade is a person's label (the question has no expected answer).
+    #[serde(default)]
+    pub labelled: bool,
     /// How the verdict fares.
     pub fate: VerdictFate,
     /// Sources of the blocking findings behind a rejection.
@@ -154,17 +157,15 @@ fn trial_answer(it: &Iteration) -> Option<&Value> {
     it.trial.as_ref().filter(|t| t.success).and_then(|t| t.final_answer.as_ref())
 }
 
-fn grade_answer(grader: &Grader, q: &QuestionState, answer: Option<&Value>) -> AnswerGrade {
-    let Some(answer) = answer else { return AnswerGrade::DidNotRun };
-    match grader.ground_truth(&q.question, Some(answer)) {
-        Some(grade) if grade.error.is_none() => {
-            if grade.passed {
-                AnswerGrade::Right
-            } else {
-                AnswerGrade::Wrong
-            }
-        }
-        _ => AnswerGrade::Ungraded,
+/// The answer graded against the expected answer, else by a person's label
+/// of the iteration (then `true`: labelled).
+fn grade_answer(grader: &Grader, q: &QuestionState, it: &Iteration, answer: Option<&Value>) -> (AnswerGrade, bool) {
+    let Some(answer) = answer else { return (AnswerGrade::DidNotRun, false) };
+    let right_or_wrong = |right: bool| if right { AnswerGrade::Right } else { AnswerGrade::Wrong };
+    match (grader.ground_truth(&q.question, Some(answer)), it.label()) {
+        (Some(grade), _) if grade.error.is_none() => (right_or_wrong(grade.passed), false),
+        (None, Some(label)) => (right_or_wrong(label.right), true),
+        _ => (AnswerGrade::Ungraded, false),
     }
 }
 
@@ -204,7 +205,7 @@ pub fn judged_iterations(state: &RunState, grader: &Grader) -> Vec<JudgedIterati
             for it in &attempt.iterations {
                 let Some(feedback) = &it.feedback else { continue };
                 let answer = trial_answer(it);
-                let grade = grade_answer(grader, q, answer);
+                let (grade, labelled) = grade_answer(grader, q, it, answer);
                 let fate = fate(grader, q, attempt, feedback.is_approved, grade, answer);
                 let blocking = feedback.findings.iter().filter(|f| f.severity == Severity::Error);
                 let (mut sources, mut rules): (Vec<_>, Vec<_>) = if feedback.is_approved {
@@ -224,6 +225,7 @@ pub fn judged_iterations(state: &RunState, grader: &Grader) -> Vec<JudgedIterati
                     approved: feedback.is_approved,
                     answer: answer.cloned(),
                     grade,
+                    labelled,
                     fate,
                     sources,
                     rules,

@@ -386,6 +386,17 @@ pub enum Command {
         /// What the user wrote.
         text: String,
     },
+    /// A person's verdict on an iteration's answer (the attempt's final
+    /// answer when it is the last iteration): ground truth wherever the
+    /// question has no expected answer. The latest label counts.
+    Label {
+        /// The iteration whose answer is labelled.
+        at: IterationAt,
+        /// Whether the answer is right.
+        right: bool,
+        /// Why, in one line.
+        reason: String,
+    },
     /// Run one node of an iteration on its own (with the nodes feeding it),
     /// its code as recorded or as given.
     RunNode {

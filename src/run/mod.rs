@@ -11,5 +11,5 @@ mod state;
 
 pub use crate::domain::{AttemptAt, IterationAt};
 pub use events::{Command, EngineEvent, HandEdit, Outcome, RunSettings, RunSummary, Stage};
-pub use question_state::{Attempt, Iteration, NodeRun, QuestionState, QuestionStatus, StageRecord};
+pub use question_state::{AnswerLabel, Attempt, Iteration, NodeRun, QuestionState, QuestionStatus, StageRecord};
 pub use state::{FeedEntry, FeedKind, LlmCall, Questions, RunState};

@@ -79,6 +79,26 @@ pub struct Iteration {
     pub calls: Vec<u64>,
     /// Its nodes run on their own, oldest first.
     pub node_runs: Vec<NodeRun>,
+    /// People's labels of its answer, oldest first; the last one counts.
+    pub labels: Vec<AnswerLabel>,
+}
+
+/// A person's verdict on an answer, with its provenance.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct AnswerLabel {
+    /// Whether the answer is right.
+    pub right: bool,
+    /// Why, in one line.
+    pub reason: String,
+    /// When it was given (ms since the run started).
+    pub t_ms: u64,
+}
+
+impl Iteration {
+    /// The label that counts (the latest), if any.
+    pub fn label(&self) -> Option<&AnswerLabel> {
+        self.labels.last()
+    }
 }
 
 /// One node of an iteration run on its own.
@@ -201,10 +221,15 @@ impl QuestionState {
         self.attempts.last_mut().expect("just pushed")
     }
 
-    /// Whether the latest attempt's answer was graded right (none when ungraded).
+    /// Whether the latest attempt's answer was graded right — by its grades,
+    /// else by a person's label of the iteration that gave it (none when neither).
     pub fn correct(&self) -> Option<bool> {
-        let grades = &self.latest()?.grades;
-        (!grades.is_empty()).then(|| grades.iter().all(|g| g.passed))
+        let latest = self.latest()?;
+        if !latest.grades.is_empty() {
+            return Some(latest.grades.iter().all(|g| g.passed));
+        }
+        latest.final_answer.as_ref()?;
+        latest.iterations.last()?.label().map(|label| label.right)
     }
 
     /// Findings per iteration of the latest attempt (for sparklines).

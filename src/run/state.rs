@@ -13,7 +13,7 @@ use super::events::{Command, EngineEvent, Outcome, RunSettings, RunSummary};
 use crate::domain::{AttemptAt, FindingSource, IterationAt};
 use crate::domain::{CallKey, ChatMessage, TokenUsage};
 
-use super::question_state::{Attempt, NodeRun, QuestionState, QuestionStatus, StageRecord};
+use super::question_state::{AnswerLabel, Attempt, NodeRun, QuestionState, QuestionStatus, StageRecord};
 use crate::text::plural;
 
 /// How many feed entries are kept.
@@ -471,6 +471,18 @@ impl RunState {
                             q.add_note(at.attempt, at.iteration, node_id, text);
                         }
                         (Some(at.question_id), line)
+                    }
+                    Command::Label { at, right, reason } => {
+                        let verdict = if right { "right" } else { "wrong" };
+                        let text = format!(
+                            "labelled {verdict}: attempt {}, iteration {} — {reason}",
+                            at.attempt, at.iteration
+                        );
+                        if let Some(q) = self.question_mut(&at.question_id) {
+                            let label = AnswerLabel { right, reason, t_ms };
+                            q.attempt_mut(at.attempt).iteration_mut(at.iteration).labels.push(label);
+                        }
+                        (Some(at.question_id), text)
                     }
                     Command::RunNode { at, node_id, code } => {
                         let how = if code.is_some() { "as edited" } else { "as recorded" };

@@ -490,6 +490,7 @@ impl App {
             Action::Note => self.open_note(),
             Action::Schema => self.open_schema(),
             Action::Scorecard => self.open_scorecard(),
+            Action::Label => self.open_label(),
             Action::Inspect => self.open_inspector(),
             // The inspector's own keys, handled above while it is shown.
             Action::Toggle

@@ -110,11 +110,34 @@ impl App {
         self.text_box = Some(TextBox::note(at, node_id));
     }
 
+    /// Open the label box on the selected iteration's answer.
+    pub(super) fn open_label(&mut self) {
+        let Some(at) = self.selected_iteration() else { return };
+        let Some((attempt, it)) = self.current_iteration() else { return };
+        let is_answer =
+            attempt.final_answer.is_some() && attempt.iterations.last().is_some_and(|l| l.number == it.number);
+        if !is_answer && !it.trial.as_ref().is_some_and(|t| t.success) {
+            self.message = Some("no answer to label: this iteration's trial run did not reach one".into());
+            return;
+        }
+        self.text_box = Some(TextBox::label(at));
+    }
+
     /// What a closed text box asks for.
     pub(super) fn text_box_closed(&mut self, closed: Closed) {
         match closed {
             Closed::Cancelled(why) => self.message = Some(why),
             Closed::Edited(request, edited) => self.edited(&request, edited),
+            Closed::Label { at, right, reason } => match self.connect(false) {
+                Ok(()) => {
+                    let what = format!(
+                        "labelled {}: ground truth where the question has none",
+                        if right { "right" } else { "wrong" }
+                    );
+                    self.send(Command::Label { at, right, reason }, &what);
+                }
+                Err(why) => self.message = Some(why),
+            },
             Closed::Note { at, node_id, text, send_back } => {
                 if let Err(why) = self.connect(false) {
                     self.message = Some(why);

@@ -92,6 +92,8 @@ pub enum Action {
     RunNode,
     /// The critic's scorecard.
     Scorecard,
+    /// Label the iteration's answer right or wrong.
+    Label,
     /// Play or pause the replay.
     Play,
     /// One event forward.
@@ -208,6 +210,7 @@ pub const BINDINGS: &[Binding] = &[
     bind!("w", [Char('w')], Export, "write the value as JSON to a file", "write", Inspector),
     bind!("E", [Char('E')], EditNode, "edit the code, then run just this node", "edit", Inspector),
     bind!("R", [Char('R')], RunNode, "run just this node (and what feeds it)", "run", Inspector),
+    bind!("L", [Char('L')], Label, "label the answer right or wrong", "label", Iterations),
     bind!("S", [Char('S')], Schema, "dataset schema, at the finding's field", "schema", Question),
     bind!("N", [Char('N')], Note, "write a note, send it back", "note", Iterations),
     bind!("space", [Char(' ')], Play, "play / pause the replay", "play", Replay),

@@ -24,6 +24,13 @@ pub enum Purpose {
     },
     /// An edit of a node's code or of the whole DAG, in the app.
     Edit(EditRequest),
+    /// A person's verdict on an iteration's answer, with a reason.
+    Label {
+        /// The iteration.
+        at: IterationAt,
+        /// Right, or wrong.
+        right: bool,
+    },
 }
 
 /// How the box closed.
@@ -44,6 +51,15 @@ pub enum Closed {
     },
     /// An edit ended, as an external editor's would.
     Edited(EditRequest, Edited),
+    /// A label to record.
+    Label {
+        /// The iteration.
+        at: IterationAt,
+        /// Right, or wrong.
+        right: bool,
+        /// Why.
+        reason: String,
+    },
 }
 
 /// The open text box.
@@ -66,6 +82,14 @@ impl TextBox {
         Self { purpose: Purpose::Note { at, node_id, on_node }, area, original: String::new() }
     }
 
+    /// A label of `at`'s answer: right, until Tab says wrong.
+    pub fn label(at: IterationAt) -> Self {
+        let mut area = TextArea::default();
+        area.set_wrap_mode(WrapMode::WordOrGlyph);
+        area.set_placeholder_text("why, in one line (how you checked it)");
+        Self { purpose: Purpose::Label { at, right: true }, area, original: String::new() }
+    }
+
     /// The in-app editor on what `request` edits.
     pub fn editor(request: EditRequest) -> Self {
         let original = request.original();
@@ -86,6 +110,12 @@ impl TextBox {
                 format!(" your note on attempt {}, iteration {} · {target} ", at.attempt, at.iteration)
             }
             Purpose::Edit(request) => format!(" edit {} (no $EDITOR set) ", request.subject()),
+            Purpose::Label { at, right } => format!(
+                " the answer of attempt {}, iteration {} is {} ",
+                at.attempt,
+                at.iteration,
+                if *right { "RIGHT" } else { "WRONG" }
+            ),
         }
     }
 
@@ -97,12 +127,13 @@ impl TextBox {
             }
             Purpose::Note { .. } => "enter add note · ctrl-s add and send back to the builder · esc cancel",
             Purpose::Edit(_) => "ctrl-s save: check and trial-run · esc discard",
+            Purpose::Label { .. } => "enter save the label · tab right / wrong · esc cancel",
         }
     }
 
     /// Whether the text wraps (a note) or scrolls sideways (code).
     pub fn wraps(&self) -> bool {
-        matches!(self.purpose, Purpose::Note { .. })
+        !matches!(self.purpose, Purpose::Edit(_))
     }
 
     /// Handle a key; `Some` once the box closes.
@@ -112,7 +143,19 @@ impl TextBox {
             (_, KeyCode::Esc) => Some(Closed::Cancelled(match &self.purpose {
                 Purpose::Note { .. } => "note cancelled: nothing recorded".into(),
                 Purpose::Edit(request) => format!("edit of {} discarded: nothing recorded", request.subject()),
+                Purpose::Label { .. } => "label cancelled: nothing recorded".into(),
             })),
+            (Purpose::Label { right, .. }, KeyCode::Tab) => {
+                *right = !*right;
+                None
+            }
+            (Purpose::Label { at, right }, KeyCode::Enter) => {
+                let reason = self.area.lines().join(" ").trim().to_string();
+                if reason.is_empty() {
+                    return Some(Closed::Cancelled("a label needs a reason: nothing recorded".into()));
+                }
+                Some(Closed::Label { at: at.clone(), right: *right, reason })
+            }
             (Purpose::Note { .. }, KeyCode::Enter) => self.close_note(false),
             (Purpose::Note { .. }, KeyCode::Char('s')) if ctrl => self.close_note(true),
             (Purpose::Note { node_id: Some(_), on_node, .. }, KeyCode::Tab) => {

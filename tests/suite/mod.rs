@@ -5,6 +5,7 @@ mod by_hand;
 mod config_file;
 mod grade_judges;
 mod grade_rules;
+mod labels;
 mod llm_openai;
 mod model_roundtrip;
 mod prepare_cli;

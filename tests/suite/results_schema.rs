@@ -15,7 +15,7 @@ use eval_dag::report::{
     FailureAnalysis, FateCounts, Grading, IterationTrace, JudgedIteration, LevelBreakdown, LogEntry, LogRole,
     QuestionTrace, ReferenceLogEntry, ReferenceRole, StageTiming, Summary, Tokens, VerdictFate,
 };
-use eval_dag::run::{Outcome, RunSettings, Stage};
+use eval_dag::run::{AnswerLabel, Outcome, RunSettings, Stage};
 use serde_json::{Value, json};
 
 use crate::common;
@@ -80,6 +80,7 @@ fn iteration() -> IterationTrace {
             traceback: Some("Traceback ...".into()),
         }),
         stages: vec![StageTiming { stage: Stage::TrialRun, started_ms: 5, ok: Some(false), duration_ms: Some(3) }],
+        labels: vec![AnswerLabel { right: true, reason: "checked by hand against the CSV".into(), t_ms: 40 }],
     }
 }
 
@@ -250,6 +251,7 @@ fn scorecard() -> CriticScorecard {
             approved: false,
             answer: Some(json!(3)),
             grade: AnswerGrade::Right,
+            labelled: true,
             fate: VerdictFate::WrongRejection,
             sources: vec![FindingSource::TrialRun],
             rules: vec!["runtime_error".into()],

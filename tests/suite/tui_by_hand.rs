@@ -125,3 +125,20 @@ fn a_derived_run_at_both_sizes() {
         insta::assert_snapshot!(format!("by_hand_note_box_{width}x{height}"), screen(&app, width, height));
     }
 }
+
+#[test]
+fn l_labels_an_answer_right_or_wrong_with_a_reason() {
+    let (mut app, mut commands) = live_app();
+    press(&mut app, "j\nL");
+    let text = screen(&app, 80, 24);
+    assert!(text.contains("iteration 3 is RIGHT") && text.contains("tab right / wrong"), "{text}");
+    press(&mut app, "\tchecked against the CSV\n");
+    let at = AttemptAt::new("q_01", 1).iteration(3);
+    let label = Command::Label { at, right: false, reason: "checked against the CSV".into() };
+    assert_eq!(commands.try_recv().unwrap(), label);
+    press(&mut app, "L\n");
+    assert!(commands.try_recv().is_err(), "a label needs a reason");
+    press(&mut app, "hhL");
+    assert!(app.message.as_deref().unwrap().contains("no answer to label"), "{:?}", app.message);
+    assert!(app.text_box.is_none());
+}

@@ -185,6 +185,16 @@ fn iteration_html(attempt: &Attempt, index: usize, code_html: &mut CodeHtml) -> 
         );
     }
     out.push_str(&nodes_html(it, it.trial.as_ref(), code_html));
+    for (n, label) in it.labels.iter().enumerate() {
+        let verdict = if label.right { "right" } else { "wrong" };
+        let superseded = if n + 1 < it.labels.len() { " superseded" } else { "" };
+        let _ = write!(
+            out,
+            "<p class=\"label {verdict}{superseded}\">Labelled <b>{verdict}</b> by a person at {:.1}s: {}</p>",
+            label.t_ms as f64 / 1000.0,
+            html_escape(&label.reason)
+        );
+    }
     if let Some(feedback) = &it.feedback {
         out.push_str(&feedback_html(feedback));
     }

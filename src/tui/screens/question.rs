@@ -114,6 +114,21 @@ fn output_lines(app: &App, it: &Iteration) -> Vec<Line<'static>> {
     for line in trial.error.iter().chain(&trial.traceback).flat_map(|text| text.lines()) {
         lines.push(Line::from(Span::styled(clean(line).into_owned(), t.fg(Ink::StatusFailed))));
     }
+    // A person's labels of this iteration's answer, the one that counts last.
+    for (n, label) in it.labels.iter().enumerate() {
+        let (mark, style) = if label.right {
+            ("✓ labelled right", t.fg(Ink::StatusPassed))
+        } else {
+            ("✗ labelled wrong", t.fg(Ink::StatusFailed))
+        };
+        let style = if n + 1 == it.labels.len() { style.add_modifier(Modifier::BOLD) } else { t.fg(Ink::Muted) };
+        let when = format!(" by a person at {:.1}s: ", label.t_ms as f64 / 1000.0);
+        lines.push(Line::from(vec![
+            Span::styled(mark, style),
+            Span::styled(when, t.fg(Ink::Muted)),
+            Span::styled(clean(&label.reason).into_owned(), t.fg(Ink::Text)),
+        ]));
+    }
     // The grades judge the attempt's final answer: shown under the approved
     // (or accepted) iteration that produced it.
     let attempt = app.current_iteration().map(|(attempt, _)| attempt);
