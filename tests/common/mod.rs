@@ -86,3 +86,4 @@ pub fn json_close(a: &serde_json::Value, b: &serde_json::Value, rel: f64) -> boo
 }
 pub mod mock_llm;
 pub mod tmux;
+pub mod tui;

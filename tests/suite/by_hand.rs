@@ -50,16 +50,22 @@ impl Engine {
         Self { events: handle.events, commands: handle.commands, state: prior }
     }
 
+    /// The engine's next event, folded into the state.
+    async fn next(&mut self) -> EngineEvent {
+        let (t_ms, event) = tokio::time::timeout(Duration::from_secs(30), self.events.recv())
+            .await
+            .expect("the engine answers within 30 s")
+            .expect("the engine goes on");
+        self.state.apply(t_ms, &event);
+        event
+    }
+
     /// Send `command` and fold events until attempt `attempt` of `question`
     /// finishes with `outcome`.
     async fn until(&mut self, command: Command, question: &str, attempt: u32, outcome: Outcome) {
         self.commands.send(command).unwrap();
         loop {
-            let (t_ms, event) = tokio::time::timeout(Duration::from_secs(30), self.events.recv())
-                .await
-                .expect("the engine answers within 30 s")
-                .expect("the engine goes on");
-            self.state.apply(t_ms, &event);
+            let event = self.next().await;
             if let EngineEvent::QuestionFinished { at, outcome: finished, .. } = &event
                 && at.question_id == question
                 && at.attempt == attempt
@@ -75,12 +81,7 @@ impl Engine {
         let command = Command::RunNode { at, node_id: node_id.into(), code: code.map(str::to_string) };
         self.commands.send(command).unwrap();
         loop {
-            let (t_ms, event) = tokio::time::timeout(Duration::from_secs(30), self.events.recv())
-                .await
-                .expect("the engine answers within 30 s")
-                .expect("the engine goes on");
-            self.state.apply(t_ms, &event);
-            if let EngineEvent::NodeRan { node_id: ran, result, .. } = event
+            if let EngineEvent::NodeRan { node_id: ran, result, .. } = self.next().await
                 && ran == node_id
             {
                 return result;
@@ -208,7 +209,7 @@ async fn a_node_runs_on_its_own_as_recorded_or_as_edited_and_hostile_edits_are_c
     // A node run changes no question: the run does not finish again after it.
     engine.commands.send(Command::Pause).unwrap();
     loop {
-        let (_, event) = engine.events.recv().await.expect("the engine goes on");
+        let event = engine.next().await;
         assert!(!matches!(event, EngineEvent::RunFinished { .. }), "no run_finished after a node run");
         if matches!(event, EngineEvent::Control(Command::Pause)) {
             break;

@@ -9,49 +9,21 @@ use eval_dag::llm::{CallKey, ChatMessage, LlmRole};
 use eval_dag::report::{compare, load_results};
 use eval_dag::run::{Command, EngineEvent, RunState};
 use eval_dag::trace::Trace;
-use eval_dag::tui::{App, Comparison, Replay, Screen, Tab, Theme, draw};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+use eval_dag::tui::{App, Comparison, Replay, Screen, Tab, Theme};
 use serde_json::json;
-use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
-
-const SAMPLE: &str = "sample-data/traces/fraud-scripted.trace.jsonl";
 
 fn records() -> Vec<eval_dag::trace::TraceRecord> {
     Trace::read(&common::root().join(SAMPLE)).unwrap().records
 }
 
-fn replay_app() -> App {
-    let (replay, state) = Replay::open(&common::root().join(SAMPLE), false).unwrap();
-    App::new(state, Theme::dark(), Some(replay), None)
-}
-
-fn live_app() -> (App, UnboundedReceiver<Command>) {
-    let mut state = RunState::default();
-    for record in records() {
-        state.apply(record.t_ms, &record.event);
-    }
-    let (tx, rx) = unbounded_channel();
-    (App::new(state, Theme::dark(), None, Some(tx)), rx)
-}
-
 use common::press;
+use common::tui::{SAMPLE, live_app, replay_app, screen};
 use eval_dag::domain::AttemptAt;
-
-fn screen(app: &App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| draw(frame, app)).unwrap();
-    let buffer = terminal.backend().buffer();
-    (0..height)
-        .map(|y| (0..width).map(|x| buffer[(x, y)].symbol().to_string()).collect::<String>().trim_end().to_string())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
 
 #[test]
 fn every_screen_at_both_sizes() {
     for (width, height) in [(80u16, 24u16), (160, 48)] {
-        let mut app = replay_app();
+        let mut app = replay_app(SAMPLE);
         insta::assert_snapshot!(format!("dashboard_{width}x{height}"), screen(&app, width, height));
         press(&mut app, "j\n");
         assert_eq!(app.screen, Screen::Question);
@@ -76,7 +48,7 @@ fn every_screen_at_both_sizes() {
 
 #[test]
 fn the_question_screen_pins_findings_to_the_blamed_node_and_the_diff_marks_fates() {
-    let mut app = replay_app();
+    let mut app = replay_app(SAMPLE);
     press(&mut app, "j\nhh");
     let text = screen(&app, 160, 48);
     assert!(text.contains("findings on this node") && text.contains("unknown_field"), "{text}");
@@ -90,7 +62,7 @@ fn the_question_screen_pins_findings_to_the_blamed_node_and_the_diff_marks_fates
 
 #[test]
 fn filters_sorting_and_replay_scrubbing() {
-    let mut app = replay_app();
+    let mut app = replay_app(SAMPLE);
     press(&mut app, "/grocery\x1b");
     assert_eq!(app.visible().len(), 0);
     press(&mut app, "/");
@@ -118,7 +90,7 @@ fn filters_sorting_and_replay_scrubbing() {
 
 #[test]
 fn live_keys_send_the_matching_commands() {
-    let (mut app, mut commands) = live_app();
+    let (mut app, mut commands) = live_app(SAMPLE);
     press(&mut app, "p");
     assert_eq!(commands.try_recv().unwrap(), Command::Pause);
     press(&mut app, "n");
@@ -135,7 +107,7 @@ fn live_keys_send_the_matching_commands() {
 
 #[test]
 fn wrong_answers_are_marked_in_the_table_and_the_outputs_tab() {
-    let mut app = replay_app();
+    let mut app = replay_app(SAMPLE);
     let text = screen(&app, 160, 48);
     assert!(text.contains("✗ 50000") && text.contains("✓ grocery_pos"), "{text}");
     press(&mut app, "\nt");
@@ -145,14 +117,14 @@ fn wrong_answers_are_marked_in_the_table_and_the_outputs_tab() {
 
 #[test]
 fn replays_explain_why_they_cannot_rerun() {
-    let mut app = replay_app();
+    let mut app = replay_app(SAMPLE);
     press(&mut app, "r");
     assert!(app.message.as_deref().unwrap().contains("need a live run"));
 }
 
 #[test]
 fn the_table_scrolls_to_keep_the_selected_row_on_screen() {
-    let mut app = replay_app();
+    let mut app = replay_app(SAMPLE);
     let text = screen(&app, 80, 10);
     assert!(text.contains("q_02") && !text.contains("q_01"), "one row fits: {text}");
     press(&mut app, "j");
@@ -162,7 +134,7 @@ fn the_table_scrolls_to_keep_the_selected_row_on_screen() {
 
 #[test]
 fn the_conversation_shows_every_call_in_order_with_verdicts_and_what_changed_in_each_prompt() {
-    let mut app = replay_app();
+    let mut app = replay_app(SAMPLE);
     press(&mut app, "j\ntt\t\tz");
     assert_eq!((app.question.tab, app.question.iteration), (Tab::Conversation, 2));
     let text = screen(&app, 160, 48);
@@ -201,7 +173,7 @@ fn the_conversation_shows_every_call_in_order_with_verdicts_and_what_changed_in_
 
 #[test]
 fn the_detail_scrolls_and_stops_at_its_last_line() {
-    let mut app = replay_app();
+    let mut app = replay_app(SAMPLE);
     press(&mut app, "j\ntt");
     // Keys ask; the frame that follows places the scroll (as the event loop draws after every key).
     screen(&app, 80, 24);
@@ -321,7 +293,7 @@ fn compare_keys_filter_open_and_go_back() {
 #[test]
 fn a_click_selects_the_row_under_the_mouse_when_the_table_is_scrolled() {
     use crossterm::event::{Event, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
-    let mut app = replay_app();
+    let mut app = replay_app(SAMPLE);
     press(&mut app, "j");
     let text = screen(&app, 80, 10);
     assert!(text.lines().nth(5).unwrap().starts_with("q_01"), "one row fits and shows q_01: {text}");
@@ -336,7 +308,7 @@ fn a_click_selects_the_row_under_the_mouse_when_the_table_is_scrolled() {
 
 #[test]
 fn grades_show_only_under_the_iteration_that_produced_the_answer() {
-    let mut app = replay_app();
+    let mut app = replay_app(SAMPLE);
     press(&mut app, "j\nt");
     let approved = screen(&app, 160, 48);
     assert!(
@@ -350,7 +322,7 @@ fn grades_show_only_under_the_iteration_that_produced_the_answer() {
 
 #[test]
 fn narrow_terminals_get_whole_columns_and_whole_footer_hints() {
-    let mut app = replay_app();
+    let mut app = replay_app(SAMPLE);
     let text = screen(&app, 80, 24);
     assert!(
         text.contains("findings") && text.contains("✓ grocery_pos") && text.contains("How many transactions"),
@@ -373,7 +345,7 @@ fn narrow_terminals_get_whole_columns_and_whole_footer_hints() {
 
 #[test]
 fn the_findings_pane_is_tall_enough_for_its_wrapped_message_and_the_feedback_tab_lists_every_finding() {
-    let mut app = replay_app();
+    let mut app = replay_app(SAMPLE);
     press(&mut app, "j\nhh");
     let text = screen(&app, 160, 48);
     assert!(text.lines().any(|l| l.contains("││'is_fraud_rate'?")), "the message's last wrapped row shows: {text}");
@@ -404,11 +376,11 @@ fn tab_indented_code_keeps_its_indentation_and_hidden_characters_are_shown_not_o
 fn ctrl_c_quits_from_the_filter_and_asks_first_while_questions_work() {
     use crossterm::event::KeyModifiers;
     let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
-    let mut app = replay_app();
+    let mut app = replay_app(SAMPLE);
     press(&mut app, "/gro");
     app.handle_key(ctrl_c);
     assert!(app.quit && app.dashboard.filter == "gro", "a replay quits at once, and c was not typed into the filter");
-    let (mut app, _commands) = live_app();
+    let (mut app, _commands) = live_app(SAMPLE);
     app.state
         .apply(1, &EngineEvent::QuestionStarted { at: AttemptAt::new("q_01", 2), forked_from: None, by_hand: false });
     app.handle_key(ctrl_c);

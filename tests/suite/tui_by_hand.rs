@@ -9,41 +9,14 @@ use crate::common;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use eval_dag::domain::AttemptAt;
-use eval_dag::run::{Command, RunState};
-use eval_dag::trace::Trace;
-use eval_dag::tui::{App, Deriver, Replay, Theme, draw};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
-use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+use eval_dag::run::Command;
+use eval_dag::tui::{App, Deriver};
+use tokio::sync::mpsc::unbounded_channel;
 
 use common::press;
+use common::tui::{SAMPLE, live_app, replay_app, screen};
 
-const SAMPLE: &str = "sample-data/traces/fraud-scripted.trace.jsonl";
 const BY_HAND: &str = "tests/fixtures/traces/v3-by-hand.trace.jsonl";
-
-fn live_app() -> (App, UnboundedReceiver<Command>) {
-    let mut state = RunState::default();
-    for record in Trace::read(&common::root().join(SAMPLE)).unwrap().records {
-        state.apply(record.t_ms, &record.event);
-    }
-    let (tx, rx) = unbounded_channel();
-    (App::new(state, Theme::dark(), None, Some(tx)), rx)
-}
-
-fn replay_app(path: &str) -> App {
-    let (replay, state) = Replay::open(&common::root().join(path), false).unwrap();
-    App::new(state, Theme::dark(), Some(replay), None)
-}
-
-fn screen(app: &App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| draw(frame, app)).unwrap();
-    let buffer = terminal.backend().buffer();
-    (0..height)
-        .map(|y| (0..width).map(|x| buffer[(x, y)].symbol().to_string()).collect::<String>().trim_end().to_string())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
 
 fn ctrl_s(app: &mut App) {
     app.handle_key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL));
@@ -51,7 +24,7 @@ fn ctrl_s(app: &mut App) {
 
 #[test]
 fn a_note_is_sent_as_a_command_and_ctrl_s_sends_the_iteration_back() {
-    let (mut app, mut commands) = live_app();
+    let (mut app, mut commands) = live_app(SAMPLE);
     // q_01, its rejected second iteration; the selected node is `rates`.
     press(&mut app, "j\nhN");
     assert!(app.text_box.is_some(), "N opens the note box");
@@ -78,7 +51,7 @@ fn a_note_is_sent_as_a_command_and_ctrl_s_sends_the_iteration_back() {
 
 #[test]
 fn accepting_sends_the_iteration_and_the_answer_itself_is_refused() {
-    let (mut app, mut commands) = live_app();
+    let (mut app, mut commands) = live_app(SAMPLE);
     press(&mut app, "j\nA");
     assert!(app.message.as_deref().unwrap().contains("already the answer"));
     assert!(commands.try_recv().is_err());
@@ -128,7 +101,7 @@ fn a_derived_run_at_both_sizes() {
 
 #[test]
 fn l_labels_an_answer_right_or_wrong_with_a_reason() {
-    let (mut app, mut commands) = live_app();
+    let (mut app, mut commands) = live_app(SAMPLE);
     press(&mut app, "j\nL");
     let text = screen(&app, 80, 24);
     assert!(text.contains("iteration 3 is RIGHT") && text.contains("tab right / wrong"), "{text}");

@@ -6,33 +6,15 @@
 
 use crate::common;
 
-use eval_dag::tui::{App, Replay, Screen, Theme, draw};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+use eval_dag::tui::Screen;
 
 use common::press;
-
-const SAMPLE: &str = "sample-data/traces/fraud-scripted.trace.jsonl";
-
-fn replay_app() -> App {
-    let (replay, state) = Replay::open(&common::root().join(SAMPLE), false).unwrap();
-    App::new(state, Theme::dark(), Some(replay), None)
-}
-
-fn screen(app: &App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| draw(frame, app)).unwrap();
-    let buffer = terminal.backend().buffer();
-    (0..height)
-        .map(|y| (0..width).map(|x| buffer[(x, y)].symbol().to_string()).collect::<String>().trim_end().to_string())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
+use common::tui::{SAMPLE, live_app, replay_app, screen};
 
 #[test]
 fn the_schema_opens_at_the_field_a_finding_suggests() {
     for (width, height) in [(80, 24), (160, 48)] {
-        let mut app = replay_app();
+        let mut app = replay_app(SAMPLE);
         // q_01, iteration 1: node `rates` reads 'fraud_rate'; did you mean 'is_fraud_rate'?
         press(&mut app, "j\nhhS");
         assert_eq!(app.screen, Screen::Schema);
@@ -50,7 +32,7 @@ fn the_schema_opens_at_the_field_a_finding_suggests() {
         assert_eq!(app.screen, Screen::Question, "esc goes back to the question");
     }
     // A node that reads no dataset key and has no findings opens the schema at its top.
-    let mut app = replay_app();
+    let mut app = replay_app(SAMPLE);
     press(&mut app, "j\njS");
     let text = screen(&app, 160, 48);
     assert!(
@@ -62,7 +44,7 @@ fn the_schema_opens_at_the_field_a_finding_suggests() {
 #[test]
 fn the_inspector_shows_what_the_node_read_and_returned() {
     for (width, height) in [(80, 24), (160, 48)] {
-        let mut app = replay_app();
+        let mut app = replay_app(SAMPLE);
         // q_01's approved iteration, node `rates`: stats ← dataset.category_stats.
         press(&mut app, "j\ni");
         assert_eq!(app.screen, Screen::Inspector);
@@ -80,7 +62,7 @@ fn the_inspector_shows_what_the_node_read_and_returned() {
         );
         insta::assert_snapshot!(format!("inspector_{width}x{height}"), text);
     }
-    let mut app = replay_app();
+    let mut app = replay_app(SAMPLE);
     press(&mut app, "j\ni/GROCERY_POS\n");
     assert!(app.message.as_deref().unwrap().contains("2 matches"), "{:?}", app.message);
     let text = screen(&app, 160, 48);
@@ -109,12 +91,7 @@ fn the_inspector_shows_what_the_node_read_and_returned() {
 
 #[test]
 fn r_runs_the_inspected_node_and_its_result_shows_below_the_tree() {
-    let mut state = eval_dag::run::RunState::default();
-    for record in eval_dag::trace::Trace::read(&common::root().join(SAMPLE)).unwrap().records {
-        state.apply(record.t_ms, &record.event);
-    }
-    let (tx, mut commands) = tokio::sync::mpsc::unbounded_channel();
-    let mut app = App::new(state, Theme::dark(), None, Some(tx));
+    let (mut app, mut commands) = live_app(SAMPLE);
     press(&mut app, "j\nhiR");
     let at = eval_dag::domain::AttemptAt::new("q_01", 1).iteration(2);
     let command = commands.try_recv().unwrap();
@@ -142,7 +119,7 @@ fn r_runs_the_inspected_node_and_its_result_shows_below_the_tree() {
 #[test]
 fn the_critic_scorecard_opens_from_the_dashboard() {
     for (width, height) in [(80, 24), (160, 48)] {
-        let mut app = replay_app();
+        let mut app = replay_app(SAMPLE);
         press(&mut app, "c");
         assert_eq!(app.screen, Screen::Scorecard);
         let text = screen(&app, width, height);

@@ -1,0 +1,39 @@
+//! The TUI without a terminal: apps over a recorded trace — replaying it, or
+//! live with a channel standing for the engine — and what a frame shows.
+
+use eval_dag::run::{Command, RunState};
+use eval_dag::trace::Trace;
+use eval_dag::tui::{App, Replay, Theme, draw};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+
+/// The scripted sample trace.
+pub const SAMPLE: &str = "sample-data/traces/fraud-scripted.trace.jsonl";
+
+/// A replay of the trace at `path` (from the repository root), at its end.
+pub fn replay_app(path: &str) -> App {
+    let (replay, state) = Replay::open(&super::root().join(path), false).unwrap();
+    App::new(state, Theme::dark(), Some(replay), None)
+}
+
+/// The trace at `path` folded as if live: commands arrive on the receiver.
+pub fn live_app(path: &str) -> (App, UnboundedReceiver<Command>) {
+    let mut state = RunState::default();
+    for record in Trace::read(&super::root().join(path)).unwrap().records {
+        state.apply(record.t_ms, &record.event);
+    }
+    let (tx, rx) = unbounded_channel();
+    (App::new(state, Theme::dark(), None, Some(tx)), rx)
+}
+
+/// The text of one frame of `app` at `width`×`height`, trailing spaces cut.
+pub fn screen(app: &App, width: u16, height: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|frame| draw(frame, app)).unwrap();
+    let buffer = terminal.backend().buffer();
+    (0..height)
+        .map(|y| (0..width).map(|x| buffer[(x, y)].symbol().to_string()).collect::<String>().trim_end().to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
