@@ -124,12 +124,10 @@ impl Source {
 /// run it starts is left in `slot` for [`finish`].
 fn deriver(source: Source, slot: Arc<Mutex<Option<Started>>>) -> Deriver {
     let llm = source.llm.is_some();
-    let start = move |position: usize| match source.start(position) {
-        Ok((started, derived)) => {
-            *slot.lock().expect("the slot is never poisoned") = Some(started);
-            Ok(derived)
-        }
-        Err(err) => Err(format!("cannot start a derived run: {err:#}")),
+    let start = move |position: usize| {
+        let (started, derived) = source.start(position)?;
+        *slot.lock().expect("the slot is never poisoned") = Some(started);
+        Ok(derived)
     };
     Deriver { llm, start: Box::new(start) }
 }

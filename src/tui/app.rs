@@ -253,7 +253,7 @@ impl App {
     fn send_to_llm(&mut self, command: Command, what: &str) {
         match self.connect(true) {
             Ok(()) => self.send(command, what),
-            Err(why) => self.message = Some(why),
+            Err(why) => self.message = Some(why.to_string()),
         }
     }
 

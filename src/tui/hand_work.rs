@@ -24,7 +24,24 @@ pub struct Derived {
 }
 
 /// Starts a derived run from a replay, at the replay's position (events applied).
-pub type DeriveFn = Box<dyn FnMut(usize) -> Result<Derived, String>>;
+pub type DeriveFn = Box<dyn FnMut(usize) -> anyhow::Result<Derived>>;
+
+/// Why an action that needs an engine cannot be carried out here.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    /// A replay with no way to start a derived run.
+    #[error("replay: no engine here — rerun, fork and edits need a live run")]
+    NoEngine,
+    /// The action needs an LLM and none is connected.
+    #[error(
+        "no LLM is connected here: replay with --llm/--model/--base-url to rerun or fork; \
+         E, W (edit), N (note) and A (accept) work without one"
+    )]
+    NoLlm,
+    /// The derived run could not be started.
+    #[error("cannot start a derived run: {0:#}")]
+    Derive(anyhow::Error),
+}
 
 /// How a replay turns live when the user acts on it.
 pub struct Deriver {
@@ -37,18 +54,16 @@ pub struct Deriver {
 impl App {
     /// Make sure commands reach an engine: a live run's, or — in a replay — a
     /// derived run's, started now. `needs_llm`: refuse when no LLM answers.
-    pub(super) fn connect(&mut self, needs_llm: bool) -> Result<(), String> {
-        const NO_LLM: &str = "no LLM is connected here: replay with --llm/--model/--base-url to rerun or fork; \
-                              E, W (edit), N (note) and A (accept) work without one";
+    pub(super) fn connect(&mut self, needs_llm: bool) -> Result<(), ConnectError> {
         if self.commands.is_none() {
             let Some(deriver) = &mut self.deriver else {
-                return Err("replay: no engine here — rerun, fork and edits need a live run".into());
+                return Err(ConnectError::NoEngine);
             };
             if needs_llm && !deriver.llm {
-                return Err(NO_LLM.into());
+                return Err(ConnectError::NoLlm);
             }
             let position = self.replay.as_ref().map_or(0, |r| r.position);
-            let derived = (deriver.start)(position)?;
+            let derived = (deriver.start)(position).map_err(ConnectError::Derive)?;
             self.llm = deriver.llm;
             self.commands = Some(derived.commands);
             self.new_events = Some(derived.events);
@@ -56,7 +71,7 @@ impl App {
             self.replay = None;
         }
         if needs_llm && !self.llm {
-            return Err(NO_LLM.into());
+            return Err(ConnectError::NoLlm);
         }
         Ok(())
     }
@@ -97,7 +112,7 @@ impl App {
         match self.connect(false) {
             Ok(()) if request.external_editor().is_some() => self.edit = Some(request),
             Ok(()) => self.text_box = Some(TextBox::editor(request)),
-            Err(why) => self.message = Some(why),
+            Err(why) => self.message = Some(why.to_string()),
         }
     }
 
@@ -136,11 +151,11 @@ impl App {
                     );
                     self.send(Command::Label { at, right, reason }, &what);
                 }
-                Err(why) => self.message = Some(why),
+                Err(why) => self.message = Some(why.to_string()),
             },
             Closed::Note { at, node_id, text, send_back } => {
                 if let Err(why) = self.connect(false) {
-                    self.message = Some(why);
+                    self.message = Some(why.to_string());
                     return;
                 }
                 let from = at.clone();
@@ -197,7 +212,7 @@ impl App {
         }
         let draft = attempt.by_hand && attempt.outcome == Some(Outcome::Drafted);
         if let Err(why) = self.connect(false) {
-            self.message = Some(why);
+            self.message = Some(why.to_string());
             return;
         }
         if !draft {

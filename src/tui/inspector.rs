@@ -132,7 +132,7 @@ impl App {
                         let what = format!("running node {node_id} as recorded, with the nodes feeding it");
                         self.send(Command::RunNode { at, node_id, code: None }, &what);
                     }
-                    Err(why) => self.message = Some(why),
+                    Err(why) => self.message = Some(why.to_string()),
                 }
             }
             _ => return false,

@@ -66,7 +66,7 @@ fn a_replay_without_an_llm_notes_and_accepts_but_does_not_send_back() {
     let (_events_tx, events) = unbounded_channel();
     let mut parts = Some((tx, events));
     let start: eval_dag::tui::DeriveFn = Box::new(move |_| {
-        let (commands, events) = parts.take().ok_or("started twice")?;
+        let (commands, events) = parts.take().ok_or_else(|| anyhow::anyhow!("started twice"))?;
         Ok(eval_dag::tui::Derived { events, commands, dir: "derived-run".into() })
     });
     app.deriver = Some(Deriver { llm: false, start });
