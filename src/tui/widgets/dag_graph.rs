@@ -83,6 +83,58 @@ fn origin(column: usize, row: usize) -> (i32, i32) {
     (at(column, BOX_W + GAP_X), at(row, BOX_H + GAP_Y))
 }
 
+/// Directions a connector cell leads in, as bits.
+const UP: u8 = 1;
+const DOWN: u8 = 2;
+const LEFT: u8 = 4;
+const RIGHT: u8 = 8;
+
+/// Box-drawing connectors and the directions each leads in.
+const CONNECTORS: [(&str, u8); 11] = [
+    ("─", LEFT | RIGHT),
+    ("│", UP | DOWN),
+    ("┐", LEFT | DOWN),
+    ("┘", LEFT | UP),
+    ("┌", RIGHT | DOWN),
+    ("└", RIGHT | UP),
+    ("┬", LEFT | RIGHT | DOWN),
+    ("┴", LEFT | RIGHT | UP),
+    ("├", UP | DOWN | RIGHT),
+    ("┤", UP | DOWN | LEFT),
+    ("┼", UP | DOWN | LEFT | RIGHT),
+];
+
+/// The directions the connector `symbol` leads in (none for anything else).
+fn directions(symbol: &str) -> u8 {
+    CONNECTORS.iter().find(|(glyph, _)| *glyph == symbol).map_or(0, |&(_, ways)| ways)
+}
+
+/// The connector that leads in `ways`.
+fn connector(ways: u8) -> &'static str {
+    match CONNECTORS.iter().find(|&&(_, w)| w == ways) {
+        Some((glyph, _)) => glyph,
+        None if ways & (UP | DOWN) == 0 => "─",
+        None if ways & (LEFT | RIGHT) == 0 => "│",
+        None => "┼",
+    }
+}
+
+impl View {
+    /// Add a connector leading in `ways` at canvas point (`x`, `y`), joined
+    /// with what edges drawn before left there: two edges that meet or cross
+    /// show as `┬`, `├`, `┼` …, and a lone edge keeps its corners.
+    fn join(&self, buf: &mut Buffer, x: i32, y: i32, ways: u8, style: Style) {
+        let (screen_x, screen_y) = (x - self.x + i32::from(self.area.x), y - self.y + i32::from(self.area.y));
+        let inside = |at: i32, from: u16, to: u16| at >= i32::from(from) && at < i32::from(to);
+        if !inside(screen_x, self.area.x, self.area.right()) || !inside(screen_y, self.area.y, self.area.bottom()) {
+            return;
+        }
+        let cell = (screen_x as u16, screen_y as u16);
+        let ways = ways | buf.cell(cell).map_or(0, |c| directions(c.symbol()));
+        self.put(buf, x, y, connector(ways), style);
+    }
+}
+
 /// Draw one edge from box `from` to box `to`: out of the source's right side,
 /// down or up in the gap after it, into the target's left side.
 fn edge(buf: &mut Buffer, view: &View, placed: &DagLayout, (from, to): (usize, usize), style: Style) {
@@ -91,13 +143,24 @@ fn edge(buf: &mut Buffer, view: &View, placed: &DagLayout, (from, to): (usize, u
     let (start_x, start_y, end_y) = (ax + BOX_W, ay + 1, by + 1);
     let turn_x = start_x + GAP_X / 2;
     for x in start_x..turn_x {
-        view.put(buf, x, start_y, "─", style);
+        view.join(buf, x, start_y, LEFT | RIGHT, style);
     }
-    for y in start_y.min(end_y)..=start_y.max(end_y) {
-        view.put(buf, turn_x, y, if y == start_y || y == end_y { "┼" } else { "│" }, style);
+    let vertical = match end_y.cmp(&start_y) {
+        std::cmp::Ordering::Greater => DOWN,
+        std::cmp::Ordering::Less => UP,
+        std::cmp::Ordering::Equal => 0,
+    };
+    if vertical == 0 {
+        view.join(buf, turn_x, start_y, LEFT | RIGHT, style);
+    } else {
+        view.join(buf, turn_x, start_y, LEFT | vertical, style);
+        for y in start_y.min(end_y) + 1..start_y.max(end_y) {
+            view.join(buf, turn_x, y, UP | DOWN, style);
+        }
+        view.join(buf, turn_x, end_y, RIGHT | (UP | DOWN) & !vertical, style);
     }
     for x in turn_x + 1..bx - 1 {
-        view.put(buf, x, end_y, "─", style);
+        view.join(buf, x, end_y, LEFT | RIGHT, style);
     }
     view.put(buf, bx - 1, end_y, "▶", style);
 }
