@@ -1,14 +1,15 @@
 //! The findings taxonomy: how fast the critic loop converged (iterations to
 //! approval, over the run and per difficulty, as bars), every group of
 //! findings (source · rule · exception) with the questions it hit, how many
-//! were resolved later and what the rebuilds they caused cost — Enter narrows
+//! were resolved later and what the rebuilds they caused cost (on a wide
+//! enough screen) — Enter narrows
 //! the dashboard to the selected group's questions — and every oscillation.
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
+use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState, Wrap};
 
 use crate::report::{ApprovalHistogram, Convergence, FindingsTaxonomy, convergence};
 use crate::tui::app::App;
@@ -60,40 +61,51 @@ fn convergence_lines(app: &App, c: &Convergence) -> Vec<Line<'static>> {
     lines
 }
 
-/// The groups as a table, the selected one highlighted.
+/// Width from which the table shows the iterations and tokens the groups cost.
+const WIDE: u16 = 100;
+
+/// The groups as a table, the selected one highlighted; below [`WIDE`]
+/// columns the costs make room for the group's name.
 fn groups_table(frame: &mut Frame, area: Rect, app: &App, taxonomy: &FindingsTaxonomy) {
     let t = &app.theme;
+    let wide = area.width >= WIDE;
+    let group_header = "group (source · rule · exception)";
+    let longest = taxonomy.groups.iter().map(|g| g.label().chars().count()).chain([group_header.chars().count()]).max();
+    let longest = u16::try_from(longest.unwrap_or(0)).unwrap_or(u16::MAX);
     let rows: Vec<Row> = taxonomy
         .groups
         .iter()
         .map(|g| {
             let oscillated = if g.oscillations > 0 { t.fg(Ink::StatusRejected) } else { t.fg(Ink::Text) };
             let open = if g.resolved < g.count { t.fg(Ink::StatusFailed) } else { t.fg(Ink::Text) };
-            Row::new([
-                Cell::from(Span::styled(clean(&g.label()).into_owned(), t.fg(Ink::Text))),
-                Cell::from(Span::styled(g.count.to_string(), t.fg(Ink::Text))),
-                Cell::from(Span::styled(g.questions.len().to_string(), t.fg(Ink::Text))),
-                Cell::from(Span::styled(format!("{}/{}", g.resolved, g.count), open)),
-                Cell::from(Span::styled(g.iterations_caused.to_string(), t.fg(Ink::Text))),
-                Cell::from(Span::styled(g.tokens.to_string(), t.fg(Ink::Text))),
-                Cell::from(Span::styled(g.oscillations.to_string(), oscillated)),
-            ])
+            let cells = [
+                Some(Span::styled(clean(&g.label()).into_owned(), t.fg(Ink::Text))),
+                Some(Span::styled(g.count.to_string(), t.fg(Ink::Text))),
+                Some(Span::styled(g.questions.len().to_string(), t.fg(Ink::Text))),
+                Some(Span::styled(format!("{}/{}", g.resolved, g.count), open)),
+                wide.then(|| Span::styled(g.iterations_caused.to_string(), t.fg(Ink::Text))),
+                wide.then(|| Span::styled(g.tokens.to_string(), t.fg(Ink::Text))),
+                Some(Span::styled(g.oscillations.to_string(), oscillated)),
+            ];
+            Row::new(cells.into_iter().flatten().map(Cell::from))
         })
         .collect();
-    let widths = [
-        Constraint::Min(16),
-        Constraint::Length(6),
-        Constraint::Length(5),
-        Constraint::Length(9),
-        Constraint::Length(6),
-        Constraint::Length(9),
-        Constraint::Length(5),
+    let columns = [
+        (Constraint::Length(longest), group_header, true),
+        (Constraint::Length(5), "found", true),
+        (Constraint::Length(4), "qs", true),
+        (Constraint::Length(8), "resolved", true),
+        (Constraint::Length(8), "rebuilds", wide),
+        (Constraint::Length(9), "tokens", wide),
+        (Constraint::Length(4), "osc", true),
     ];
-    let header = Row::new(["group (source · rule · exception)", "found", "qs", "resolved", "iters", "tokens", "osc"])
-        .style(t.fg(Ink::Muted));
+    let shown = columns.iter().filter(|(_, _, show)| *show);
+    let header = Row::new(shown.clone().map(|(_, name, _)| *name)).style(t.fg(Ink::Muted));
+    let widths: Vec<Constraint> = shown.map(|(width, _, _)| *width).collect();
     let title =
         format!(" {} findings in {} groups · enter: their questions ", taxonomy.total_findings, taxonomy.groups.len());
     let table = Table::new(rows, widths)
+        .flex(Flex::Start)
         .header(header)
         .row_highlight_style(t.selected())
         .block(Block::default().borders(Borders::TOP).title(title).border_style(t.fg(Ink::Border)));
@@ -119,6 +131,13 @@ fn oscillation_lines(app: &App, taxonomy: &FindingsTaxonomy) -> Vec<Line<'static
         .collect()
 }
 
+/// Rows `lines` take wrapped at `width`, with a title row.
+fn wrapped_height(lines: &[Line], width: u16) -> u16 {
+    let width = usize::from(width.max(1));
+    let rows: usize = lines.iter().map(|line| line.width().max(1).div_ceil(width)).sum();
+    u16::try_from(rows + 1).unwrap_or(u16::MAX)
+}
+
 /// Draw the taxonomy into `area`.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let taxonomy = app.taxonomy();
@@ -133,7 +152,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let [top_area, groups_area, oscillations_area] = Layout::vertical([
         Constraint::Length(top.len() as u16 + 1),
         Constraint::Min(3),
-        Constraint::Length((oscillations.len() as u16 + 1).clamp(2, (inner.height / 3).max(2))),
+        Constraint::Length(wrapped_height(&oscillations, inner.width).clamp(2, (inner.height / 2).max(2))),
     ])
     .areas(inner);
     frame.render_widget(Paragraph::new(top), top_area);
@@ -142,5 +161,5 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let title = format!(" {} oscillations ", taxonomy.oscillations.len());
     let block = Block::default().borders(Borders::TOP).title(title).border_style(app.theme.fg(Ink::Border));
     let shown: Vec<Line> = oscillations.into_iter().skip(first).collect();
-    frame.render_widget(Paragraph::new(shown).block(block), oscillations_area);
+    frame.render_widget(Paragraph::new(shown).wrap(Wrap { trim: false }).block(block), oscillations_area);
 }
