@@ -499,8 +499,9 @@ impl App {
             Action::Scorecard => self.open_scorecard(),
             Action::Taxonomy => self.open_taxonomy(),
             Action::ClearQuestions => {
-                self.dashboard.questions = None;
-                self.message = Some("showing every question".into());
+                if self.dashboard.questions.take().is_some() {
+                    self.message = Some("showing every question".into());
+                }
             }
             Action::Label => self.open_label(),
             Action::Inspect => self.open_inspector(),

@@ -179,7 +179,7 @@ pub const BINDINGS: &[Binding] = &[
     bind!("f", [Char('f')], StatusFilter, "cycle the status filter", "status", Dashboard),
     bind!("s", [Char('s')], Sort, "cycle the sort order", "sort", Dashboard),
     bind!("c", [Char('c')], Scorecard, "critic scorecard: was the critic right?", "critic", Dashboard),
-    bind!("x", [Char('x')], ClearQuestions, "show every question again (clear a findings group)", "", Dashboard),
+    bind!("esc", [Esc], ClearQuestions, "show every question again (after a findings group)", "", Dashboard),
     bind!("enter", [Enter], Open, "show the group's questions on the dashboard", "filter", Taxonomy),
     bind!("enter", [Enter], Open, "A and B side by side", "open", Compare),
     bind!("f", [Char('f')], ChangeFilter, "cycle the change filter", "change", Compare),

@@ -174,8 +174,8 @@ fn the_taxonomy_screen_lists_the_groups_and_narrows_the_dashboard_to_one() {
         assert_eq!(app.state.questions[only[0]].question.id, "q_01");
         let text = screen(&app, 160, 48);
         assert!(text.contains("questions: semantic · "), "the header names the group: {text}");
-        press(&mut app, "x");
-        assert_eq!(app.visible().len(), 2, "x shows every question again");
+        press(&mut app, "\x1b");
+        assert_eq!(app.visible().len(), 2, "esc shows every question again");
         assert!(!screen(&app, 160, 48).contains("questions: semantic"));
     }
 }

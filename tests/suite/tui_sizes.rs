@@ -153,7 +153,7 @@ fn sweep_every_screen(name: &str, mut app: App, sizes: &[(u16, u16)]) {
     sweep(&format!("{name} findings taxonomy"), &app, sizes);
     press(&mut app, "j\n");
     sweep(&format!("{name} dashboard narrowed to a findings group"), &app, sizes);
-    press(&mut app, "x");
+    press(&mut app, "\x1b");
     press(&mut app, "\x1bj\n");
     for (keys, what) in [
         ("", "question feedback"),

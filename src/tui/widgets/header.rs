@@ -143,7 +143,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             format!("  filter: {:?}", app.dashboard.filter)
         };
         let questions = app.dashboard.questions.as_ref().map_or(String::new(), |set| {
-            format!("  questions: {} ({}) · x shows all", clean(&set.label), set.ids.len())
+            format!("  questions: {} ({}) · esc shows all", clean(&set.label), set.ids.len())
         });
         message_line(
             app,
