@@ -1,9 +1,9 @@
 //! The findings taxonomy: how fast the critic loop converged (iterations to
 //! approval, over the run and per difficulty, as bars), every group of
 //! findings (source · rule · exception) with the questions it hit, how many
-//! were resolved later and what the rebuilds they caused cost (on a wide
-//! enough screen) — Enter narrows
-//! the dashboard to the selected group's questions — and every oscillation.
+//! were resolved later and, on a wide enough screen, what the rebuilds they
+//! caused cost — Enter narrows the dashboard to the selected group's
+//! questions — and every oscillation.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
