@@ -1,7 +1,9 @@
 //! Reports at scale: a generated trace of 1,000 questions × 3 iterations, and
 //! the time to write `eval_report.html` and `eval_results.json` from it (what
 //! `eval-dag report` does), against the baseline of reading and folding the
-//! trace alone — the part every consumer of a trace pays. Medians of 5 runs.
+//! trace alone — the part every consumer of a trace pays; and what the
+//! critic's scorecard, the findings taxonomy and convergence — computed for
+//! both files — add to `eval-dag report`. Medians of 5 runs.
 //! Run: `cargo bench --profile dev --bench report` (`REPORT_BENCH_KEEP=DIR` also
 //! leaves the trace and its report in DIR, to open in a browser).
 
@@ -10,7 +12,7 @@ mod synthetic_trace;
 
 use std::time::Instant;
 
-use eval_dag::report::{eval_results, fold_trace, report_html};
+use eval_dag::report::{convergence, critic_scorecard, eval_results, findings_taxonomy, fold_trace, report_html};
 use eval_dag::trace::Trace;
 
 const QUESTIONS: usize = 1000;
@@ -34,6 +36,7 @@ fn main() {
     synthetic_trace::write_trace(&path, QUESTIONS, ITERATIONS);
     let trace_size = std::fs::metadata(&path).unwrap().len();
     let (mut fold, mut html, mut results) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut scorecard, mut taxonomy) = (Vec::new(), Vec::new());
     let (mut html_size, mut results_size) = (0, 0);
     for _ in 0..RUNS {
         let (state, ms) = timed(|| fold_trace(&Trace::read(&path).unwrap()));
@@ -45,6 +48,8 @@ fn main() {
             timed(|| serde_json::to_string_pretty(&eval_results(&state, "2026-11-22T00:00:00Z")).unwrap());
         results.push(ms);
         results_size = document.len();
+        scorecard.push(timed(|| critic_scorecard(&state)).1);
+        taxonomy.push(timed(|| (findings_taxonomy(&state), convergence(&state))).1);
     }
     if let Some(keep) = std::env::var_os("REPORT_BENCH_KEEP") {
         let state = fold_trace(&Trace::read(&path).unwrap());
@@ -52,6 +57,7 @@ fn main() {
         std::fs::copy(&path, std::path::Path::new(&keep).join("big.trace.jsonl")).unwrap();
     }
     let (fold, html, results) = (median(fold), median(html), median(results));
+    let (scorecard, taxonomy) = (median(scorecard), median(taxonomy));
     println!("trace: {QUESTIONS} questions × {ITERATIONS} iterations, {:.1} MB", trace_size as f64 / 1e6);
     println!("read + fold the trace (baseline): {fold:.1} ms");
     println!("eval_report.html: {html:.1} ms ({:.2}× the baseline), {:.1} MB", html / fold, html_size as f64 / 1e6);
@@ -60,5 +66,13 @@ fn main() {
         results / fold,
         results_size as f64 / 1e6
     );
-    println!("whole `eval-dag report` (read, fold, HTML): {:.1} ms", fold + html);
+    let report = fold + html;
+    println!("whole `eval-dag report` (read, fold, HTML): {report:.1} ms");
+    let without = report - scorecard - taxonomy;
+    println!(
+        "of which the critic scorecard {scorecard:.1} ms, findings taxonomy + convergence {taxonomy:.1} ms: \
+         {:.1} % on top of the report without them ({without:.1} ms); the taxonomy alone {:.1} %",
+        100.0 * (scorecard + taxonomy) / without,
+        100.0 * taxonomy / (report - taxonomy)
+    );
 }

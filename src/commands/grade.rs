@@ -13,7 +13,9 @@ use crate::cli::GradeArgs;
 use crate::config::Config;
 use crate::grade::{Answer, Grade, Grader, summarise};
 use crate::llm::{LlmClient, OpenAiClient, ReplayClient};
-use crate::report::{CriticScorecard, fold_trace, scorecard_graded_by};
+use crate::report::{
+    Convergence, CriticScorecard, FindingsTaxonomy, convergence, findings_taxonomy, fold_trace, scorecard_graded_by,
+};
 use crate::text::preview;
 
 /// The critic's scorecard in one line.
@@ -30,6 +32,21 @@ fn critic_line(card: &CriticScorecard) -> String {
         t.answer_neutral_rejections,
         card.wrong_rejection_iterations,
         card.wrong_rejection_tokens
+    )
+}
+
+/// The findings taxonomy and convergence in one line.
+fn findings_line(taxonomy: &FindingsTaxonomy, convergence: &Convergence) -> String {
+    let most = taxonomy.groups.first().map_or(String::new(), |g| format!(", most {} ({})", g.label(), g.count));
+    let run = &convergence.run;
+    let approved: Vec<String> = run.approved_at.iter().enumerate().map(|(i, n)| format!("{}:{n}", i + 1)).collect();
+    format!(
+        "findings: {} in {} groups{most} · {} oscillations · approved at iteration {}, never {}",
+        taxonomy.total_findings,
+        taxonomy.groups.len(),
+        taxonomy.oscillations.len(),
+        approved.join(" "),
+        run.never_approved
     )
 }
 
@@ -109,6 +126,22 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
         say!("{line}");
     }
     say!("{}", critic_line(&scorecard_graded_by(&state, &grader)));
+    say!("{}", findings_line(&findings_taxonomy(&state), &convergence(&state)));
     let all_right = graded.iter().flat_map(|(_, grades)| grades).all(|g| g.passed);
     Ok(if all_right { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::test_run::run_with_oscillation;
+
+    #[test]
+    fn the_findings_line_counts_groups_oscillations_and_approvals() {
+        let state = run_with_oscillation();
+        assert_eq!(
+            findings_line(&findings_taxonomy(&state), &convergence(&state)),
+            "findings: 6 in 4 groups, most structural · unknown_field (2) · 2 oscillations · approved at iteration 1:0 2:1 3:0 4:1, never 1"
+        );
+    }
 }

@@ -73,10 +73,6 @@ pub struct IterationDiff {
     pub findings: Vec<(FindingFate, Finding)>,
 }
 
-fn same_finding(a: &Finding, b: &Finding) -> bool {
-    a.node_id == b.node_id && a.rule == b.rule
-}
-
 /// Unified diff of two code strings.
 pub fn code_diff(before: &str, after: &str) -> String {
     similar::TextDiff::from_lines(before, after).unified_diff().context_radius(3).to_string()
@@ -112,7 +108,7 @@ impl IterationDiff {
         let new_findings = after_feedback.map_or(&empty, |f| &f.findings);
         let mut findings = Vec::new();
         for old in old_findings {
-            let fate = if new_findings.iter().any(|n| same_finding(old, n)) {
+            let fate = if new_findings.iter().any(|n| old.same_as(n)) {
                 FindingFate::Persisting
             } else {
                 FindingFate::Resolved
@@ -120,7 +116,7 @@ impl IterationDiff {
             findings.push((fate, old.clone()));
         }
         for new in new_findings {
-            if !old_findings.iter().any(|o| same_finding(o, new)) {
+            if !old_findings.iter().any(|o| o.same_as(new)) {
                 findings.push((FindingFate::New, new.clone()));
             }
         }

@@ -59,6 +59,14 @@ pub struct Finding {
     pub severity: Severity,
 }
 
+impl Finding {
+    /// Whether `other` is the same complaint, perhaps in other words: it
+    /// blames the same node under the same rule.
+    pub fn same_as(&self, other: &Finding) -> bool {
+        self.node_id == other.node_id && self.rule == other.rule
+    }
+}
+
 /// The review of one layer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LayerValidation {

@@ -1,18 +1,22 @@
 //! What a run leaves behind and how people come back to it: `eval_results.json`
 //! (written from and read back into the types of `results_doc`), loading
-//! finished runs, comparing two runs.
+//! finished runs, comparing two runs; what the run says about its critic
+//! (scorecard, findings taxonomy, convergence).
 
 mod compare;
+mod convergence;
 mod html;
 mod load;
 mod results;
 mod results_doc;
 mod scorecard;
+mod taxonomy;
 #[cfg(test)]
 pub(crate) mod test_run;
 mod verify;
 
 pub use compare::{Change, Row, Side, compare};
+pub use convergence::{ApprovalHistogram, Convergence, convergence};
 pub use html::{dag_svg, report_html};
 pub use load::{fold_trace, is_trace, load_results};
 pub use results::{eval_results, graded_tally};
@@ -22,5 +26,9 @@ pub use results_doc::{
 };
 pub use scorecard::{
     AnswerGrade, CriticScorecard, FateCounts, JudgedIteration, VerdictFate, critic_scorecard, scorecard_graded_by,
+};
+pub use taxonomy::{
+    FindingGroup, FindingsTaxonomy, Oscillation, OscillationKind, attempt_oscillations, exception_type,
+    findings_taxonomy,
 };
 pub use verify::{Drift, VerifyReport, json_diff, verify};

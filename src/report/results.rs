@@ -10,11 +10,13 @@ use crate::run::conversation::{Entry, entries, user_prompt};
 use crate::run::{Attempt, Iteration, Outcome, QuestionState, QuestionStatus, RunState};
 use crate::text::preview;
 
+use super::convergence::convergence;
 use super::results_doc::{
     AttemptTrace, CallMeta, DetailedResult, DifficultyBreakdown, EvalResults, FailureAnalysis, Grading, IterationTrace,
     LevelBreakdown, LogEntry, LogRole, QuestionTrace, ReferenceLogEntry, ReferenceRole, StageTiming, Summary,
 };
 use super::scorecard::critic_scorecard;
+use super::taxonomy::findings_taxonomy;
 
 /// How many of `questions` the model answered and were graded, and how many
 /// of those were right (answers fixed by hand are not the model's).
@@ -250,6 +252,8 @@ pub fn eval_results(state: &RunState, generated_at: &str) -> EvalResults {
         failure_analysis: state.questions.iter().filter(|q| !passed(q)).map(failure).collect(),
         question_traces: state.questions.iter().map(|q| trace(state, q)).collect(),
         critic_scorecard: critic_scorecard(state),
+        findings_taxonomy: findings_taxonomy(state),
+        convergence: convergence(state),
     }
 }
 

@@ -4,7 +4,9 @@
 //! test keeps the two in step). Fields added after the first version default
 //! when absent, so results files of earlier versions still load.
 
+use super::convergence::Convergence;
 use super::scorecard::CriticScorecard;
+use super::taxonomy::FindingsTaxonomy;
 use crate::run::AnswerLabel;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -31,6 +33,14 @@ pub struct EvalResults {
     /// Whether the critic was right (absent in files written before it existed).
     #[serde(default)]
     pub critic_scorecard: CriticScorecard,
+    /// The run's findings by source, rule and exception, and its
+    /// oscillations (absent in files written before it existed).
+    #[serde(default)]
+    pub findings_taxonomy: FindingsTaxonomy,
+    /// Iterations to approval, over the run and per difficulty (absent in
+    /// files written before it existed).
+    #[serde(default)]
+    pub convergence: Convergence,
 }
 
 /// Token counts, with their sum.

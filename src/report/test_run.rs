@@ -77,3 +77,84 @@ pub fn run_with_one_pass_and_one_exhausted() -> RunState {
     }
     state
 }
+
+/// Finding `rule` of `source` on node `node`, with `message`.
+fn finding(source: &str, rule: &str, node: &str, message: &str) -> serde_json::Value {
+    json!({"node_id": node, "rule": rule, "source": source, "message": message, "severity": "error"})
+}
+
+/// Iteration `n` of `id`: a one-node DAG whose node `rates` has `code`, a
+/// build call of `tokens` tokens, and the verdict (approved when no findings).
+fn iteration(id: &str, n: u32, code: &str, tokens: u64, findings: Vec<serde_json::Value>) -> Vec<EngineEvent> {
+    let at = AttemptAt::new(id, 1).iteration(n);
+    let key = CallKey { question_id: Some(id.into()), role: LlmRole::DagBuild, attempt: 1, iteration: n, layer: None };
+    let call_id = u64::from(n) + 100 * id.bytes().last().map_or(0, u64::from);
+    let dag = serde_json::from_value(json!({"question_id": id, "final_answer_node": "rates", "nodes": [
+        {"node_id": "rates", "function_name": "rates", "layer": 0, "code": code}]}))
+    .unwrap();
+    let feedback = serde_json::from_value(json!({"is_approved": findings.is_empty(), "findings": findings})).unwrap();
+    vec![
+        EngineEvent::LlmCallStarted { call_id, key: key.clone(), model: "m".into(), messages: vec![] },
+        EngineEvent::LlmCallFinished {
+            call_id,
+            key,
+            response: Some("{}".into()),
+            usage: TokenUsage { prompt_tokens: tokens, completion_tokens: 0 },
+            latency_ms: 1,
+            error: None,
+            retries: 0,
+            cost_usd: 0.0,
+        },
+        EngineEvent::DagBuilt { at: at.clone(), dag },
+        EngineEvent::CriticVerdict { at, feedback },
+    ]
+}
+
+/// The planted oscillation and its neighbours. q_a: a KeyError (iteration 1)
+/// resolved in 2 (a semantic finding instead) and back in 3, where node
+/// `rates` is back to its iteration-1 code; approved in 4. q_b: an unknown
+/// field that persists until the attempt is exhausted. q_c: a TypeError,
+/// then approved. Easy, medium and hard in that order; iteration n of each
+/// question spends 10·n tokens.
+pub fn run_with_oscillation() -> RunState {
+    let key_error = "node rates: KeyError: 'amount'\nTraceback (most recent call last):\n  File \"rates\", line 2\nKeyError: 'amount'";
+    let runtime = |message: &str| finding("trial_run", "runtime_error", "rates", message);
+    let mut questions = vec![question("q_a", 1), question("q_b", 2), question("q_c", 3)];
+    let levels = [DifficultyLevel::Easy, DifficultyLevel::Medium, DifficultyLevel::Hard];
+    for (q, level) in questions.iter_mut().zip(levels) {
+        q.difficulty_level = level;
+    }
+    let mut events = vec![
+        EngineEvent::RunStarted { settings: RunSettings { max_iterations: 4, ..RunSettings::default() } },
+        EngineEvent::QuestionsGenerated { questions },
+    ];
+    let finished = |id: &str, outcome, iterations| EngineEvent::QuestionFinished {
+        at: AttemptAt::new(id, 1),
+        outcome,
+        iterations,
+        final_answer: None,
+        reason: None,
+    };
+    events.push(EngineEvent::QuestionStarted { at: AttemptAt::new("q_a", 1), forked_from: None, by_hand: false });
+    events.extend(iteration("q_a", 1, "A", 10, vec![runtime(key_error)]));
+    events.extend(iteration("q_a", 2, "B", 20, vec![finding("semantic", "layer_review", "rates", "wrong sum")]));
+    events.extend(iteration("q_a", 3, "A", 30, vec![runtime(key_error)]));
+    events.extend(iteration("q_a", 4, "C", 40, vec![]));
+    events.push(finished("q_a", Outcome::Passed, 4));
+    events.push(EngineEvent::QuestionStarted { at: AttemptAt::new("q_b", 1), forked_from: None, by_hand: false });
+    for n in 1..=2 {
+        let unknown = finding("structural", "unknown_field", "rates", "no field amount");
+        events.extend(iteration("q_b", n, &format!("B{n}"), 10 * u64::from(n), vec![unknown]));
+    }
+    events.push(finished("q_b", Outcome::Exhausted, 2));
+    events.push(EngineEvent::QuestionStarted { at: AttemptAt::new("q_c", 1), forked_from: None, by_hand: false });
+    let type_error = "node rates: TypeError: unsupported operand type(s) for +: 'int' and 'str'";
+    events.extend(iteration("q_c", 1, "C1", 10, vec![runtime(type_error)]));
+    events.extend(iteration("q_c", 2, "C2", 20, vec![]));
+    events.push(finished("q_c", Outcome::Passed, 2));
+    let mut state = RunState::default();
+    for (t, event) in events.iter().enumerate() {
+        state.apply(t as u64, event);
+    }
+    state
+}

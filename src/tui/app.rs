@@ -40,6 +40,8 @@ pub struct App {
     pub question: QuestionView,
     /// Each scrolled screen's own scroll.
     pub scrolls: Scrolls,
+    /// The findings group selected on the taxonomy screen.
+    pub findings_group: usize,
     /// The two runs, on the compare screens.
     pub compare: Option<Comparison>,
     /// Replay controls, when replaying.
@@ -102,6 +104,7 @@ impl App {
             dashboard: DashboardView::default(),
             question: QuestionView::default(),
             scrolls: Scrolls::default(),
+            findings_group: 0,
             compare: None,
             replay,
             llm: commands.is_some(),
@@ -144,6 +147,7 @@ impl App {
             .filter(|&i| {
                 let q = &self.state.questions[i];
                 self.dashboard.status_filter.keeps(q.status)
+                    && self.dashboard.questions.as_ref().is_none_or(|set| set.keeps(&q.question.id))
                     && (needle.is_empty()
                         || q.question.question.to_lowercase().contains(&needle)
                         || q.question.id.to_lowercase().contains(&needle)
@@ -236,6 +240,7 @@ impl App {
             Screen::Schema => Some(&mut self.scrolls.schema),
             Screen::Inspector => None,
             Screen::Scorecard => Some(&mut self.scrolls.scorecard),
+            Screen::Taxonomy => Some(&mut self.scrolls.taxonomy),
             Screen::Dashboard | Screen::Compare => None,
         }
     }
@@ -385,6 +390,7 @@ impl App {
             Action::Down if self.screen == Screen::Schema => self.scrolls.schema.down(1),
             Action::Up if self.screen == Screen::Scorecard => self.scrolls.scorecard.up(1),
             Action::Down if self.screen == Screen::Scorecard => self.scrolls.scorecard.down(1),
+            Action::Up | Action::Down if self.screen == Screen::Taxonomy => self.move_findings_group(action),
             Action::Up | Action::Down => self.move_selection(action == Action::Down),
             // Left and right mean something in the graph only; elsewhere they do nothing.
             Action::PaneLeft if self.question.focus == Pane::Graph => self.move_along_graph(GraphMove::Left),
@@ -400,6 +406,7 @@ impl App {
                     self.scrolls.compare_detail.top();
                 }
             }
+            Action::Open if self.screen == Screen::Taxonomy => self.filter_to_findings_group(),
             Action::Open => self.open_question(),
             Action::Back => {
                 self.screen = match self.screen {
@@ -490,6 +497,12 @@ impl App {
             Action::Note => self.open_note(),
             Action::Schema => self.open_schema(),
             Action::Scorecard => self.open_scorecard(),
+            Action::Taxonomy => self.open_taxonomy(),
+            Action::ClearQuestions => {
+                if self.dashboard.questions.take().is_some() {
+                    self.message = Some("showing every question".into());
+                }
+            }
             Action::Label => self.open_label(),
             Action::Inspect => self.open_inspector(),
             // The inspector's own keys, handled above while it is shown.

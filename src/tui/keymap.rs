@@ -92,6 +92,10 @@ pub enum Action {
     RunNode,
     /// The critic's scorecard.
     Scorecard,
+    /// The findings taxonomy and convergence.
+    Taxonomy,
+    /// Show every question again (clear the question-set filter).
+    ClearQuestions,
     /// Label the iteration's answer right or wrong.
     Label,
     /// Play or pause the replay.
@@ -131,6 +135,8 @@ pub enum Context {
     Run,
     /// The node inspector.
     Inspector,
+    /// The findings taxonomy.
+    Taxonomy,
     /// A run's screens in a replay.
     Replay,
     /// A run's screens in a live run.
@@ -173,6 +179,8 @@ pub const BINDINGS: &[Binding] = &[
     bind!("f", [Char('f')], StatusFilter, "cycle the status filter", "status", Dashboard),
     bind!("s", [Char('s')], Sort, "cycle the sort order", "sort", Dashboard),
     bind!("c", [Char('c')], Scorecard, "critic scorecard: was the critic right?", "critic", Dashboard),
+    bind!("esc", [Esc], ClearQuestions, "show every question again (after a findings group)", "", Dashboard),
+    bind!("enter", [Enter], Open, "show the group's questions on the dashboard", "filter", Taxonomy),
     bind!("enter", [Enter], Open, "A and B side by side", "open", Compare),
     bind!("f", [Char('f')], ChangeFilter, "cycle the change filter", "change", Compare),
     bind!("esc", [Esc, Char('b')], Back, "back", "back", Detail),
@@ -195,6 +203,7 @@ pub const BINDINGS: &[Binding] = &[
     bind!("p", [Char('p')], Pause, "pause / resume the run", "pause", Live),
     bind!("n", [Char('n')], Step, "step one stage", "step", Live),
     bind!("r", [Char('r')], Rerun, "rerun the question", "rerun", Run),
+    bind!("T", [Char('T')], Taxonomy, "findings taxonomy, oscillation, convergence", "findings", Dashboard),
     bind!("F", [Char('F')], Fork, "fork from this iteration", "fork", Iterations),
     bind!("E", [Char('E')], EditNode, "edit the node's code ($EDITOR)", "edit", Question),
     bind!("W", [Char('W')], EditDag, "edit the whole DAG as JSON", "", Question),
@@ -236,8 +245,10 @@ pub fn applies(context: Context, screen: Screen, replay: bool) -> bool {
                 | Screen::Schema
                 | Screen::Inspector
                 | Screen::Scorecard
+                | Screen::Taxonomy
         ),
         Context::Inspector => screen == Screen::Inspector,
+        Context::Taxonomy => screen == Screen::Taxonomy,
         Context::Iterations => matches!(screen, Screen::Question | Screen::Diff),
         Context::Diff => screen == Screen::Diff,
         Context::Question => screen == Screen::Question,
@@ -276,6 +287,7 @@ mod tests {
             Screen::Schema,
             Screen::Inspector,
             Screen::Scorecard,
+            Screen::Taxonomy,
         ];
         for screen in screens {
             for replay in [false, true] {

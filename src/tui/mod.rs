@@ -78,6 +78,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Screen::Schema => screens::schema::draw(frame, body, app),
         Screen::Inspector => screens::inspector::draw(frame, body, app),
         Screen::Scorecard => screens::scorecard::draw(frame, body, app),
+        Screen::Taxonomy => screens::taxonomy::draw(frame, body, app),
     }
     widgets::footer::draw(frame, footer, app);
     if app.help {

@@ -2,6 +2,8 @@
 //! filters and order; the open question and what of it is selected; each
 //! scrolled screen's own scroll; which screen and tab are shown.
 
+use std::collections::BTreeSet;
+
 use super::scroll::Scroll;
 use crate::run::{Outcome, QuestionStatus};
 
@@ -18,6 +20,8 @@ pub struct DashboardView {
     pub status_filter: StatusFilter,
     /// Sort order.
     pub sort: Sort,
+    /// Only these questions (a findings group's), until cleared.
+    pub questions: Option<QuestionSet>,
 }
 
 impl Default for DashboardView {
@@ -28,7 +32,24 @@ impl Default for DashboardView {
             editing_filter: false,
             status_filter: StatusFilter::All,
             sort: Sort::Rank,
+            questions: None,
         }
+    }
+}
+
+/// A set of questions the dashboard is narrowed to, and what it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QuestionSet {
+    /// What the questions have in common, for the header (a findings group).
+    pub label: String,
+    /// Their ids.
+    pub ids: BTreeSet<String>,
+}
+
+impl QuestionSet {
+    /// Whether the question `id` is in the set.
+    pub fn keeps(&self, id: &str) -> bool {
+        self.ids.contains(id)
     }
 }
 
@@ -96,6 +117,8 @@ pub struct Scrolls {
     pub schema: Scroll,
     /// The critic's scorecard.
     pub scorecard: Scroll,
+    /// The oscillations on the findings taxonomy screen.
+    pub taxonomy: Scroll,
 }
 
 /// Which screen is shown.
@@ -117,6 +140,8 @@ pub enum Screen {
     Inspector,
     /// Whether the critic was right, over the run.
     Scorecard,
+    /// The run's findings by group, its oscillations and convergence.
+    Taxonomy,
 }
 
 /// Detail tabs of the question screen.

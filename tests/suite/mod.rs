@@ -19,6 +19,7 @@ mod sandbox_hostile;
 mod sandbox_kernel;
 mod sandbox_warm;
 mod trace_versions;
+mod trust_taxonomy;
 mod tui_app;
 mod tui_by_hand;
 mod tui_graph;

@@ -11,9 +11,10 @@ use eval_dag::domain::{
     Grade, GradingSettings, LayerValidation, LlmRole, Severity,
 };
 use eval_dag::report::{
-    AnswerGrade, AttemptTrace, CallMeta, CriticScorecard, DetailedResult, DifficultyBreakdown, EvalResults,
-    FailureAnalysis, FateCounts, Grading, IterationTrace, JudgedIteration, LevelBreakdown, LogEntry, LogRole,
-    QuestionTrace, ReferenceLogEntry, ReferenceRole, StageTiming, Summary, Tokens, VerdictFate,
+    AnswerGrade, ApprovalHistogram, AttemptTrace, CallMeta, Convergence, CriticScorecard, DetailedResult,
+    DifficultyBreakdown, EvalResults, FailureAnalysis, FateCounts, FindingGroup, FindingsTaxonomy, Grading,
+    IterationTrace, JudgedIteration, LevelBreakdown, LogEntry, LogRole, Oscillation, OscillationKind, QuestionTrace,
+    ReferenceLogEntry, ReferenceRole, StageTiming, Summary, Tokens, VerdictFate,
 };
 use eval_dag::run::{AnswerLabel, Outcome, RunSettings, Stage};
 use serde_json::{Value, json};
@@ -222,7 +223,49 @@ fn full_document() -> EvalResults {
             ],
         }],
         critic_scorecard: scorecard(),
+        findings_taxonomy: taxonomy(),
+        convergence: convergence(),
     }
+}
+
+/// A findings taxonomy with every part present: a group, and an
+/// oscillation of each kind.
+fn taxonomy() -> FindingsTaxonomy {
+    let at = |iteration, kind| Oscillation { question_id: "q_01".into(), attempt: 1, iteration, kind };
+    FindingsTaxonomy {
+        total_findings: 2,
+        groups: vec![FindingGroup {
+            source: FindingSource::TrialRun,
+            rule: "runtime_error".into(),
+            exception: Some("KeyError".into()),
+            count: 2,
+            questions: vec!["q_01".into()],
+            resolved: 2,
+            iterations_caused: 2,
+            tokens: 240,
+            oscillations: 1,
+        }],
+        oscillations: vec![
+            at(
+                3,
+                OscillationKind::FindingBack {
+                    source: FindingSource::TrialRun,
+                    rule: "runtime_error".into(),
+                    node_id: Some("total".into()),
+                    message: "node total: KeyError: 'amount'".into(),
+                    resolved_at: 2,
+                },
+            ),
+            at(3, OscillationKind::NodeReverted { node_id: "total".into(), to_iteration: 1 }),
+        ],
+    }
+}
+
+/// Iterations to approval with every part present.
+fn convergence() -> Convergence {
+    let histogram =
+        ApprovalHistogram { approved_at: vec![0, 1, 1], never_approved: 1, mean: Some(2.5), median: Some(2.5) };
+    Convergence { run: histogram.clone(), by_difficulty: [("easy".to_string(), histogram)].into_iter().collect() }
 }
 
 /// A scorecard with every part present.

@@ -2,7 +2,7 @@
 //! terminal size from 1×1 up (every width and height to 40, then steps to
 //! 300), one size after another in the same terminal so each draw follows a
 //! resize, from several traces — the sample run at the end and part-way
-//! through, the sample run with hostile text (tabs, escape sequences,
+//! through, a run whose findings oscillate, the sample run with hostile text (tabs, escape sequences,
 //! bidirectional overrides, wide characters, emoji, very long ids) and a
 //! 25-node DAG. Drawing is called directly, without the UI's panic
 //! containment, so a panic fails the test.
@@ -149,6 +149,11 @@ fn sweep_every_screen(name: &str, mut app: App, sizes: &[(u16, u16)]) {
     sweep(&format!("{name} help"), &app, sizes);
     press(&mut app, "?c");
     sweep(&format!("{name} critic scorecard"), &app, sizes);
+    press(&mut app, "\x1bT");
+    sweep(&format!("{name} findings taxonomy"), &app, sizes);
+    press(&mut app, "j\n");
+    sweep(&format!("{name} dashboard narrowed to a findings group"), &app, sizes);
+    press(&mut app, "\x1b");
     press(&mut app, "\x1bj\n");
     for (keys, what) in [
         ("", "question feedback"),
@@ -182,9 +187,10 @@ fn every_screen_draws_at_every_size_from_every_trace() {
     let dir = tempfile::tempdir().unwrap();
     let sample = common::root().join(SAMPLE);
     let hostile = hostile_trace(dir.path());
+    let oscillation = common::root().join("sample-data/traces/oscillation-scripted.trace.jsonl");
     // One thread per trace: the sweeps are independent.
     std::thread::scope(|threads| {
-        for (name, path) in [("sample", &sample), ("hostile", &hostile)] {
+        for (name, path) in [("sample", &sample), ("hostile", &hostile), ("oscillation", &oscillation)] {
             let sizes = &sizes;
             threads.spawn(move || {
                 let (replay, state) = Replay::open(path, false).unwrap();

@@ -5,12 +5,15 @@
 mod question;
 mod scorecard;
 mod svg;
+mod taxonomy;
 
 use std::fmt::Write;
 
 use crate::domain::DifficultyLevel;
 use crate::render::{highlight_css, html_escape};
+use crate::report::convergence::convergence;
 use crate::report::scorecard::critic_scorecard;
+use crate::report::taxonomy::findings_taxonomy;
 use crate::run::{Outcome, QuestionState, QuestionStatus, RunState};
 
 pub use svg::dag_svg;
@@ -162,6 +165,8 @@ pub fn report_html(state: &RunState, generated_at: &str) -> String {
     let _ = write!(out, "<h1>{}</h1><p>Generated {}</p>", html_escape(&title), html_escape(generated_at));
     out.push_str(&summary_html(state));
     out.push_str(&scorecard::scorecard_html(&critic_scorecard(state)));
+    out.push_str(&taxonomy::taxonomy_html(&findings_taxonomy(state)));
+    out.push_str(&taxonomy::convergence_html(&convergence(state)));
     out.push_str(
         "<div class=\"filters\" id=\"filters\" hidden><label><input type=\"checkbox\" id=\"f-failed\"> not passed only</label> \
          <select id=\"f-level\"><option value=\"\">all difficulties</option><option>easy</option><option>medium</option><option>hard</option></select> \

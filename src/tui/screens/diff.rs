@@ -1,6 +1,7 @@
 //! Iteration N−1 versus N: nodes added, removed and changed (with a unified
 //! diff of the code), and each earlier finding marked resolved, persisting or
-//! new. On a tall enough screen the selected iteration's graph sits above,
+//! new; oscillation flagged: a finding resolved earlier and back again, a
+//! node whose code went back to an earlier iteration's. On a tall enough screen the selected iteration's graph sits above,
 //! its added and changed nodes marked. Scrolls when longer than the screen.
 
 use ratatui::Frame;
@@ -10,6 +11,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use crate::domain::{FindingFate, GeneratedDag, IterationDiff, NodeChange};
+use crate::report::{Oscillation, OscillationKind, attempt_oscillations};
 use crate::tui::app::App;
 use crate::tui::text::{clean_line, fit};
 use crate::tui::theme::{Ink, Theme};
@@ -57,6 +59,8 @@ struct Diffed<'a> {
     dag: &'a GeneratedDag,
     /// What changed.
     diff: IterationDiff,
+    /// What oscillated at the selected iteration (within its attempt).
+    oscillations: Vec<Oscillation>,
 }
 
 /// The diff of the selected iteration against the one it came from: the
@@ -76,7 +80,14 @@ fn diffed(app: &App) -> Result<Diffed<'_>, &'static str> {
         return Err("one of the iterations has no DAG (its reply could not be read)");
     };
     let diff = IterationDiff::between(old, before.feedback.as_ref(), new, after.feedback.as_ref());
-    let (before, after) = if before_attempt.number == attempt.number {
+    let same_attempt = before_attempt.number == attempt.number;
+    let oscillations = match app.question.id.as_deref() {
+        Some(id) if same_attempt => {
+            attempt_oscillations(id, attempt).into_iter().filter(|o| o.iteration == after.number).collect()
+        }
+        _ => Vec::new(),
+    };
+    let (before, after) = if same_attempt {
         (before.number.to_string(), after.number.to_string())
     } else {
         let by_hand = if attempt.by_hand { " (by hand)" } else { "" };
@@ -85,7 +96,19 @@ fn diffed(app: &App) -> Result<Diffed<'_>, &'static str> {
             format!("a{} it{}{by_hand}", attempt.number, after.number),
         )
     };
-    Ok(Diffed { before, after, dag: new, diff })
+    Ok(Diffed { before, after, dag: new, diff, oscillations })
+}
+
+/// What oscillated at the selected iteration: findings back again (or, when
+/// not `findings`, nodes reverted to earlier code), one flagged line each.
+fn oscillation_lines(t: &Theme, diffed: &Diffed, findings: bool) -> Vec<Line<'static>> {
+    let style = t.fg(Ink::StatusRejected).add_modifier(Modifier::BOLD);
+    diffed
+        .oscillations
+        .iter()
+        .filter(|o| matches!(o.kind, OscillationKind::FindingBack { .. }) == findings)
+        .map(|o| Line::styled(format!("↺ {}", o.describe()), style))
+        .collect()
 }
 
 /// Every line of `diffed`: the findings with their fate, then the node changes.
@@ -107,8 +130,10 @@ fn lines(t: &Theme, diffed: &Diffed) -> Vec<Line<'static>> {
             Span::styled(finding.message.lines().next().unwrap_or_default().to_string(), t.fg(Ink::Muted)),
         ]));
     }
+    lines.extend(oscillation_lines(t, diffed, true));
     lines.push(Line::from(""));
     lines.push(Line::from(Span::styled("nodes", t.fg(Ink::Accent).add_modifier(Modifier::BOLD))));
+    lines.extend(oscillation_lines(t, diffed, false));
     lines.extend(node_lines(t, &diffed.diff.nodes));
     lines.into_iter().map(clean_line).collect()
 }

@@ -9,3 +9,4 @@ pub mod inspector;
 pub mod question;
 pub mod schema;
 pub mod scorecard;
+pub mod taxonomy;

@@ -142,9 +142,16 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         } else {
             format!("  filter: {:?}", app.dashboard.filter)
         };
+        let questions = app.dashboard.questions.as_ref().map_or(String::new(), |set| {
+            format!("  questions: {} ({}) · esc shows all", clean(&set.label), set.ids.len())
+        });
         message_line(
             app,
-            format!(" showing: {}  sort: {}{filter}", app.dashboard.status_filter.label(), app.dashboard.sort.label()),
+            format!(
+                " showing: {}  sort: {}{filter}{questions}",
+                app.dashboard.status_filter.label(),
+                app.dashboard.sort.label()
+            ),
         )
     };
     frame.render_widget(Paragraph::new(vec![Line::from(first), Line::from(second), third]), area);
