@@ -1,7 +1,8 @@
 //! What a run leaves behind and how people come back to it: `eval_results.json`
 //! (written from and read back into the types of `results_doc`), loading
-//! finished runs, comparing two runs.
+//! finished runs, comparing two runs, and two critics' verdicts on one run.
 
+mod agreement;
 mod compare;
 mod html;
 mod load;
@@ -12,6 +13,7 @@ mod scorecard;
 pub(crate) mod test_run;
 mod verify;
 
+pub use agreement::{Flip, VerdictAgreement, verdict_agreement};
 pub use compare::{Change, Row, Side, compare};
 pub use html::{dag_svg, report_html};
 pub use load::{fold_trace, is_trace, load_results};
