@@ -100,12 +100,20 @@ fn builder_and_first_critic(request: &Recorded, _: usize) -> Reply {
     Reply::Text(dag(question_number(&prompt), prompt.contains("was rejected")))
 }
 
-/// The second critic; anything but a layer review is refused.
-fn second(delay: Duration) -> impl Fn(&Recorded, usize) -> Reply + Send + Sync + 'static {
-    move |request, _| {
+/// The second critic; anything but a layer review is refused. With
+/// `rate_limited`, its first request is answered 429 (and retried).
+fn second(delay: Duration, rate_limited: bool) -> impl Fn(&Recorded, usize) -> Reply + Send + Sync + 'static {
+    move |request, index| {
         let prompt = request.prompt();
         if !prompt.contains("review one layer") {
             return Reply::Status(400, vec![], r#"{"error": {"message": "this server only reviews"}}"#.into());
+        }
+        if rate_limited && index == 0 {
+            return Reply::Status(
+                429,
+                vec![("retry-after-ms", "50".into())],
+                r#"{"error": {"message": "slow down"}}"#.into(),
+            );
         }
         Reply::Delayed(delay, Box::new(Reply::Text(review(second_critic(&prompt)))))
     }
@@ -186,7 +194,7 @@ recritic: 6 review calls, {tokens} tokens, $0.0000
 async fn a_second_critic_turns_the_planted_verdicts_and_the_comparison_is_exact() {
     let dir = tempfile::tempdir().unwrap();
     let run = record(dir.path()).await;
-    let critic = MockLlm::start(second(Duration::ZERO)).await;
+    let critic = MockLlm::start(second(Duration::ZERO, true)).await;
     let prompts = dir.path().join("prompts");
     std::fs::create_dir_all(&prompts).unwrap();
     let template = std::fs::read_to_string(common::root().join("prompts/layer_review.j2")).unwrap();
@@ -207,7 +215,7 @@ async fn a_second_critic_turns_the_planted_verdicts_and_the_comparison_is_exact(
     assert!(requests.iter().all(|r| r.prompt().contains("review one layer")), "no build call reaches the critic");
     assert!(requests.iter().all(|r| r.prompt().contains("STRICT HOUSE RULES")), "--prompts replaces the template");
     assert!(requests.iter().all(|r| r.body["model"] == "second-critic"), "--critic-model over --model");
-    assert_eq!(requests.len(), 6, "one review per judged layer; the structural rejection needs none");
+    assert_eq!(requests.len(), 7, "one review per judged layer (one retried); the structural rejection needs none");
 
     // The derived run: its header names the source, it begins with the source's question list.
     let source = Trace::read(&run.join("trace.jsonl")).unwrap();
@@ -217,6 +225,8 @@ async fn a_second_critic_turns_the_planted_verdicts_and_the_comparison_is_exact(
     let copied = from.up_to_seq as usize;
     assert!(matches!(source.records[copied - 1].event, EngineEvent::QuestionsGenerated { .. }));
     assert_eq!(derived.records[..copied], source.records[..copied]);
+    let retries = derived.records.iter().filter(|r| matches!(r.event, EngineEvent::LlmCallRetrying { .. }));
+    assert_eq!(retries.count(), 1, "the rate-limited review was retried");
     let builds = derived.records[copied..]
         .iter()
         .filter(|r| matches!(&r.event, EngineEvent::LlmCallStarted { key, .. } if key.role != LlmRole::LayerReview));
@@ -247,7 +257,7 @@ fn recorded_reviews(trace: &Path) -> BTreeSet<(String, u32)> {
 async fn killed_mid_way_and_resumed_it_asks_no_recorded_review_again() {
     let dir = tempfile::tempdir().unwrap();
     let run = record(dir.path()).await;
-    let critic = MockLlm::start(second(Duration::from_millis(300))).await;
+    let critic = MockLlm::start(second(Duration::from_millis(300), false)).await;
     let out = dir.path().join("recritic");
     let trace = out.join("trace.jsonl");
     let serial = ["--concurrency", "1", "--review-concurrency", "1"];
@@ -278,4 +288,52 @@ async fn killed_mid_way_and_resumed_it_asks_no_recorded_review_again() {
     let mut asked_sorted = asked_after.clone();
     asked_sorted.sort();
     assert_eq!(asked_sorted, expected, "exactly the reviews not recorded are asked, each once");
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-run");
+    let output = common::eval_dag(dir.path()).arg("recritic").arg(&missing).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("no-such-run"), "{stderr}");
+
+    let sample = common::root().join("sample-data/traces/fraud-scripted.trace.jsonl");
+    let output = common::eval_dag(dir.path())
+        .current_dir(common::root())
+        .arg("recritic")
+        .arg(&sample)
+        .args(["--llm", "offline", "--prompts"])
+        .arg(dir.path().join("no-templates"))
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--prompts") && stderr.contains("not a directory"), "{stderr}");
+    assert!(!dir.path().join("out").exists(), "nothing is written for bad input");
+}
+
+#[test]
+fn the_offline_critic_recriticises_the_sample_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let sample = common::root().join("sample-data/traces/fraud-scripted.trace.jsonl");
+    let out = dir.path().join("out");
+    let output = common::eval_dag(dir.path())
+        .current_dir(common::root())
+        .arg("recritic")
+        .arg(&sample)
+        .args(["--llm", "offline", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    // The structural and trial-run rejections are the same whoever reviews; the offline critic approves the rest.
+    assert!(stdout.contains("critic offline/"), "{stdout}");
+    assert!(stdout.contains("verdicts: 4 of 4 iterations agree"), "{stdout}");
+    assert!(stdout.contains("recritic: 3 review calls"), "{stdout}");
 }
