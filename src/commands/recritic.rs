@@ -83,13 +83,14 @@ fn start(
         return Ok(Start { writer, prior, llm: critic });
     }
     let earlier = super::read_trace(trace_path)?;
-    let same_source = earlier
-        .header
-        .derived_from
-        .as_ref()
-        .is_some_and(|from| from.sha256 == sha256_hex(origin.bytes) && from.up_to_seq == position as u64);
-    if !same_source {
-        anyhow::bail!("{} already holds another run; choose another --out", dir.display());
+    match &earlier.header.derived_from {
+        Some(from) if from.sha256 == sha256_hex(origin.bytes) && from.up_to_seq == position as u64 => {}
+        Some(from) if from.path == origin.path.display().to_string() => anyhow::bail!(
+            "{} re-criticises {} as it was before it changed; choose another --out",
+            dir.display(),
+            from.path
+        ),
+        _ => anyhow::bail!("{} already holds another run; choose another --out", dir.display()),
     }
     let was = &earlier.header.settings;
     if (&was.provider, &was.model) != (&settings.provider, &settings.model) {

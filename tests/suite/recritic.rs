@@ -315,6 +315,23 @@ fn bad_input_is_one_line_and_exit_2() {
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("--prompts") && stderr.contains("not a directory"), "{stderr}");
     assert!(!dir.path().join("out").exists(), "nothing is written for bad input");
+
+    let other = dir.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::copy(&sample, other.join("trace.jsonl")).unwrap();
+    let output = common::eval_dag(dir.path())
+        .current_dir(common::root())
+        .arg("recritic")
+        .arg(&sample)
+        .args(["--llm", "offline", "--out"])
+        .arg(&other)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("already holds another run; choose another --out"), "{stderr}");
+    let untouched = std::fs::read(other.join("trace.jsonl")).unwrap();
+    assert_eq!(untouched, std::fs::read(&sample).unwrap(), "another run's trace is never written to");
 }
 
 #[test]
@@ -336,4 +353,86 @@ fn the_offline_critic_recriticises_the_sample_trace() {
     assert!(stdout.contains("critic offline/"), "{stdout}");
     assert!(stdout.contains("verdicts: 4 of 4 iterations agree"), "{stdout}");
     assert!(stdout.contains("recritic: 3 review calls"), "{stdout}");
+}
+
+/// The engine alone: the sample run with a person's label, an attempt whose
+/// builder reply could not be read (with a note on it) and a draft by hand
+/// added, re-criticised by the offline critic.
+#[tokio::test(flavor = "multi_thread")]
+async fn labels_carry_over_unreadable_replies_keep_their_rejection_and_drafts_are_left_alone() {
+    use eval_dag::dataset::Dataset;
+    use eval_dag::domain::{AttemptAt, CriticFeedback, Finding, FindingSource, Severity};
+    use eval_dag::engine::{EngineParts, start_recritic};
+    use eval_dag::grade::Grader;
+    use eval_dag::llm::OfflinePlanner;
+    use eval_dag::prompts::Prompts;
+    use eval_dag::report::fold_trace;
+    use eval_dag::run::{Command, Outcome, RunState};
+    use eval_dag::sandbox::SandboxPool;
+    use eval_dag::trace::{TraceHeader, TraceWriter};
+    use std::sync::Arc;
+
+    let trace = Trace::read(&common::root().join("sample-data/traces/fraud-scripted.trace.jsonl")).unwrap();
+    let mut source = fold_trace(&trace);
+    let finding = |rule: &str, source: FindingSource, severity: Severity| Finding {
+        node_id: None,
+        layer: None,
+        rule: rule.into(),
+        source,
+        message: format!("{rule} message"),
+        severity,
+    };
+    let unreadable = CriticFeedback {
+        is_approved: false,
+        findings: vec![finding("unparseable_response", FindingSource::Structural, Severity::Error)],
+        ..CriticFeedback::default()
+    };
+    let label = Command::Label { at: AttemptAt::new("q_02", 1).iteration(1), right: true, reason: "counted".into() };
+    let note = Command::Note { at: AttemptAt::new("q_01", 2).iteration(1), node_id: None, text: "no JSON".into() };
+    for event in [
+        EngineEvent::Control(label),
+        EngineEvent::QuestionStarted { at: AttemptAt::new("q_01", 2), forked_from: None, by_hand: false },
+        EngineEvent::CriticVerdict { at: AttemptAt::new("q_01", 2).iteration(1), feedback: unreadable },
+        EngineEvent::Control(note),
+        EngineEvent::QuestionStarted { at: AttemptAt::new("q_02", 2), forked_from: None, by_hand: true },
+    ] {
+        source.apply(source.now_ms, &event);
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut settings = trace.header.settings.clone();
+    settings.dataset_dir = common::root().join("sample-data/fraud").display().to_string();
+    let dataset = Arc::new(Dataset::load(&settings.dataset_dir).unwrap());
+    let config = common::sandbox_config(Duration::from_secs(2), Duration::from_secs(4));
+    let parts = EngineParts {
+        executor: Arc::new(SandboxPool::new(&dataset.dir, config).unwrap()),
+        llm: Arc::new(OfflinePlanner::new(dataset.clone(), 2, 0)),
+        dataset,
+        prompts: Arc::new(Prompts::load(None).unwrap()),
+        grader: Arc::new(Grader::ground_truth_with(&settings.grading)),
+    };
+    let writer = TraceWriter::create(&dir.path().join("trace.jsonl"), &TraceHeader::new(settings.clone())).unwrap();
+    let mut prior = RunState::default();
+    let questions = source.questions.iter().map(|q| q.question.clone()).collect();
+    prior.apply(0, &EngineEvent::QuestionsGenerated { questions });
+    let handle = start_recritic(parts, writer, settings, Arc::new(source), prior);
+    let state = tokio::time::timeout(Duration::from_secs(60), handle.task).await.unwrap().unwrap();
+
+    let q1 = state.question("q_01").unwrap();
+    let retried = q1.attempt(2).unwrap();
+    let feedback = retried.iteration(1).unwrap().feedback.as_ref().unwrap();
+    let rules: Vec<&str> = feedback.findings.iter().map(|f| f.rule.as_str()).collect();
+    assert_eq!(rules, ["unparseable_response"], "the recorded rejection stands, the note stays with the source");
+    assert_eq!(retried.outcome, Some(Outcome::Exhausted));
+    assert_eq!(retried.reason.as_deref(), Some("rejected in all 1 recorded iterations"));
+    assert!(retried.iteration(1).unwrap().calls.is_empty(), "nothing to review without a DAG");
+    let verdicts: Vec<bool> =
+        q1.attempt(1).unwrap().iterations.iter().map(|i| i.feedback.as_ref().unwrap().is_approved).collect();
+    assert_eq!(verdicts, [false, false, true], "the structural and trial-run rejections are found again");
+    let q2 = state.question("q_02").unwrap();
+    let labels = &q2.attempt(1).unwrap().iteration(1).unwrap().labels;
+    assert_eq!(labels.iter().map(|l| (l.right, l.reason.as_str())).collect::<Vec<_>>(), [(true, "counted")]);
+    assert!(q2.attempt(2).is_none(), "a draft by hand is not re-criticised");
+    let builds = state.calls.values().filter(|c| c.key.role != LlmRole::LayerReview).count();
+    assert_eq!(builds, 0);
 }
