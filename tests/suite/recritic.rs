@@ -5,7 +5,8 @@
 //! second scripted critic that turns the planted verdicts around. The printed
 //! agreement and both scorecards are exact, no build call reaches the second
 //! server, and a re-criticism killed mid-way and resumed gives the same result
-//! without asking for a recorded review again.
+//! without asking for a recorded review again — killed (SIGKILL) or stopped
+//! by SIGINT, which finishes its records first.
 
 use crate::common;
 
@@ -253,17 +254,19 @@ fn recorded_reviews(trace: &Path) -> BTreeSet<(String, u32)> {
         .collect()
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn killed_mid_way_and_resumed_it_asks_no_recorded_review_again() {
+/// Stop a re-criticism with `signal` once three reviews are recorded, then
+/// continue it with the same `--out`: the result is the one of a run in one
+/// go, and exactly the reviews not recorded are asked, each once.
+async fn interrupt_and_resume(signal: i32) {
     let dir = tempfile::tempdir().unwrap();
     let run = record(dir.path()).await;
     let critic = MockLlm::start(second(Duration::from_millis(300), false)).await;
     let out = dir.path().join("recritic");
     let trace = out.join("trace.jsonl");
     let serial = ["--concurrency", "1", "--review-concurrency", "1"];
-    let mut child = recritic(dir.path(), &run, &critic.base_url(), &out, &serial)
+    let child = recritic(dir.path(), &run, &critic.base_url(), &out, &serial)
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
@@ -271,23 +274,39 @@ async fn killed_mid_way_and_resumed_it_asks_no_recorded_review_again() {
         assert!(tokio::time::Instant::now() < deadline, "three reviews within a minute");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    child.kill().await.unwrap(); // SIGKILL
+    // SAFETY: signalling our own child process, which has not been waited for.
+    assert_eq!(unsafe { libc::kill(child.id().unwrap() as i32, signal) }, 0);
+    let stopped = child.wait_with_output().await.unwrap();
+    if signal == libc::SIGINT {
+        let stderr = String::from_utf8_lossy(&stopped.stderr);
+        assert_eq!(stopped.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains("resume:  eval-dag recritic"), "{stderr}");
+    }
     let recorded = recorded_reviews(&trace);
-    assert!(recorded.len() < 6, "killed mid-way: {recorded:?}");
+    assert!(recorded.len() < 6, "stopped mid-way: {recorded:?}");
     let asked_before = critic.requests().len();
 
     let output = recritic(dir.path(), &run, &critic.base_url(), &out, &serial).output().await.unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
     assert_eq!(String::from_utf8_lossy(&output.stdout), expected_stdout(&run), "the same result as in one go");
-    let asked_after: Vec<(String, u32)> = critic.requests()[asked_before..].iter().map(review_of).collect();
+    let mut asked_after: Vec<(String, u32)> = critic.requests()[asked_before..].iter().map(review_of).collect();
+    asked_after.sort();
     let all: BTreeSet<(String, u32)> = [("q_01", 1), ("q_01", 2), ("q_02", 1), ("q_03", 1), ("q_03", 2), ("q_04", 2)]
         .into_iter()
         .map(|(q, i)| (q.to_string(), i))
         .collect();
     let expected: Vec<(String, u32)> = all.difference(&recorded).cloned().collect();
-    let mut asked_sorted = asked_after.clone();
-    asked_sorted.sort();
-    assert_eq!(asked_sorted, expected, "exactly the reviews not recorded are asked, each once");
+    assert_eq!(asked_after, expected, "exactly the reviews not recorded are asked, each once");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn killed_mid_way_and_resumed_it_asks_no_recorded_review_again() {
+    interrupt_and_resume(libc::SIGKILL).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn interrupted_it_finishes_its_records_and_resumes_the_same_way() {
+    interrupt_and_resume(libc::SIGINT).await;
 }
 
 #[test]
