@@ -1,6 +1,8 @@
 //! How far two critics agree on the same iterations: the original critic of a
 //! run and a re-criticism of it (`eval-dag recritic`), verdict by verdict.
 
+use std::collections::HashMap;
+
 use serde::{Deserialize, Serialize};
 
 use super::scorecard::{CriticScorecard, JudgedIteration};
@@ -48,16 +50,13 @@ fn place(it: &JudgedIteration) -> IterationAt {
 /// Set the `second` critic's verdicts against the `first`'s, iteration by iteration.
 pub fn verdict_agreement(first: &CriticScorecard, second: &CriticScorecard) -> VerdictAgreement {
     let mut agreement = VerdictAgreement::default();
+    let verdicts: HashMap<IterationAt, bool> = second.iterations.iter().map(|j| (place(j), j.approved)).collect();
     for it in &first.iterations {
-        let again = second
-            .iterations
-            .iter()
-            .find(|j| j.question_id == it.question_id && j.attempt == it.attempt && j.iteration == it.iteration);
-        match again {
+        match verdicts.get(&place(it)) {
             None => agreement.unjudged.push(place(it)),
-            Some(again) => {
+            Some(&approved) => {
                 agreement.compared += 1;
-                if again.approved == it.approved {
+                if approved == it.approved {
                     agreement.agreeing += 1;
                 } else {
                     agreement.flips.push(Flip { at: place(it), was_approved: it.approved });
