@@ -44,6 +44,9 @@ pub enum CliCommand {
     Compare(CompareArgs),
     /// Grade a finished run's answers again (ground truth), without re-running.
     Grade(GradeArgs),
+    /// Judge every recorded iteration of a run again with another critic
+    /// (model or prompts), never rebuilding a DAG, and compare the verdicts.
+    Recritic(RecriticArgs),
     /// Sandbox worker process (internal).
     #[command(hide = true)]
     SandboxWorker(SandboxWorkerArgs),
@@ -279,6 +282,46 @@ pub struct GradeArgs {
     /// Base URL of the OpenAI-compatible server for judge calls not found in the trace.
     #[arg(long, env = "OPENAI_BASE_URL")]
     pub base_url: Option<String>,
+}
+
+/// Arguments of `recritic`.
+#[derive(Debug, Args)]
+pub struct RecriticArgs {
+    /// The run to re-criticise: its directory or its trace.jsonl.
+    pub run: PathBuf,
+    /// LLM provider of the layer reviews (default: openai when OPENAI_API_KEY is set, else offline).
+    #[arg(long, env = "EVAL_DAG_LLM", value_enum)]
+    pub llm: Option<LlmKind>,
+    /// Model name for every role (here: the critic's layer reviews).
+    #[arg(long, env = "EVAL_DAG_MODEL")]
+    pub model: Option<String>,
+    /// Base URL of the OpenAI-compatible server for every role.
+    #[arg(long, env = "OPENAI_BASE_URL")]
+    pub base_url: Option<String>,
+    /// Model name of the critic's layer reviews (over --model).
+    #[arg(long)]
+    pub critic_model: Option<String>,
+    /// Base URL of the server answering the critic's layer reviews (over --base-url).
+    #[arg(long)]
+    pub critic_base_url: Option<String>,
+    /// Directory of prompt templates replacing the built-in ones by file name
+    /// (over $EVAL_DAG_PROMPTS and the config directory's prompts/).
+    #[arg(long, value_name = "DIR")]
+    pub prompts: Option<PathBuf>,
+    /// Output directory of the derived run (default: runs/<timestamp>); a
+    /// directory holding an interrupted re-criticism of the same run is continued.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Questions re-criticised at once [default: the config file's, else the run's].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(CONCURRENCY_RANGE))]
+    pub concurrency: Option<u32>,
+    /// Layer reviews running at once per DAG; 0 reviews every layer at once
+    /// [default: the config file's, else the run's].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(REVIEW_CONCURRENCY_RANGE))]
+    pub review_concurrency: Option<u32>,
+    /// Config file to read instead of $XDG_CONFIG_HOME/eval-dag/config.toml.
+    #[arg(long, env = "EVAL_DAG_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
 }
 
 /// Arguments of the hidden sandbox worker.

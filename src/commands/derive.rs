@@ -54,8 +54,43 @@ fn llm_config(args: &ReplayArgs) -> anyhow::Result<Option<RunConfig>> {
     Ok(Some(RunConfig { provider, openai, questions: 1, max_iterations: 1, concurrency: 1, review_concurrency: 0 }))
 }
 
-fn sha256_hex(bytes: &[u8]) -> String {
+/// SHA-256 of `bytes` in hex.
+pub(super) fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The saved run a derived run starts from.
+pub(super) struct Origin<'a> {
+    /// Its trace file, as given.
+    pub path: &'a std::path::Path,
+    /// The file's bytes when the derived run began.
+    pub bytes: &'a [u8],
+    /// The same, read.
+    pub trace: &'a Trace,
+}
+
+/// Create the derived run's trace at `trace_path` (DESIGN §6): a header
+/// naming `origin` and the events copied, then `origin`'s first `position`
+/// events. Returns its writer and the state those events fold into.
+pub(super) fn begin_derived(
+    trace_path: &std::path::Path,
+    origin: &Origin,
+    position: usize,
+    settings: crate::run::RunSettings,
+) -> anyhow::Result<(TraceWriter, RunState)> {
+    let derived_from = DerivedFrom {
+        path: origin.path.display().to_string(),
+        sha256: sha256_hex(origin.bytes),
+        up_to_seq: position as u64,
+    };
+    let header = TraceHeader { derived_from: Some(derived_from), ..TraceHeader::new(settings) };
+    let mut writer = TraceWriter::create(trace_path, &header)?;
+    let mut prior = RunState::default();
+    for record in origin.trace.records.iter().take(position) {
+        writer.record(record.t_ms, &record.event)?;
+        prior.apply(record.t_ms, &record.event);
+    }
+    Ok((writer, prior))
 }
 
 impl Source {
@@ -94,18 +129,8 @@ impl Source {
             anyhow::bail!("{} already holds a run; choose another --out", dir.display());
         }
         std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        let derived_from = DerivedFrom {
-            path: self.trace_path.display().to_string(),
-            sha256: sha256_hex(&bytes),
-            up_to_seq: position as u64,
-        };
-        let header = TraceHeader { derived_from: Some(derived_from), ..TraceHeader::new(settings.clone()) };
-        let mut writer = TraceWriter::create(&trace_path, &header)?;
-        let mut prior = RunState::default();
-        for record in source.records.iter().take(position) {
-            writer.record(record.t_ms, &record.event)?;
-            prior.apply(record.t_ms, &record.event);
-        }
+        let origin = Origin { path: &self.trace_path, bytes: &bytes, trace: &source };
+        let (writer, prior) = begin_derived(&trace_path, &origin, position, settings.clone())?;
         let parts = EngineParts {
             executor: super::providers::build_executor(&dataset)?,
             dataset,

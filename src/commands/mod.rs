@@ -22,6 +22,7 @@ mod grade;
 mod headless;
 mod prepare;
 mod providers;
+mod recritic;
 mod replay_headless;
 mod report;
 mod run;
@@ -42,6 +43,7 @@ pub fn dispatch(command: CliCommand) -> anyhow::Result<ExitCode> {
         CliCommand::Report(args) => report::run(args),
         CliCommand::Compare(args) => compare::run(args),
         CliCommand::Grade(args) => grade::run(args),
+        CliCommand::Recritic(args) => recritic::run(args),
         CliCommand::SandboxWorker(args) => {
             crate::sandbox::serve(&args.dataset)?;
             Ok(ExitCode::SUCCESS)

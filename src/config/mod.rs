@@ -229,18 +229,31 @@ impl Config {
         Ok(settings)
     }
 
+    /// The provider (`flag` over this file; else openai when the API key
+    /// variable is set, offline otherwise) and, for openai, its connection
+    /// settings (see [`Self::openai_settings`]).
+    pub fn provider(
+        &self,
+        flag: Option<LlmKind>,
+        model: Option<String>,
+        base_url: Option<String>,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> anyhow::Result<(LlmKind, Option<OpenAiSettings>)> {
+        let key_env = self.llm.api_key_env.as_deref().unwrap_or(DEFAULT_API_KEY_ENV);
+        let has_key = env(key_env).is_some_and(|k| !k.is_empty());
+        let provider = flag.or(self.llm.provider).unwrap_or(if has_key { LlmKind::Openai } else { LlmKind::Offline });
+        let openai = match provider {
+            LlmKind::Offline => None,
+            LlmKind::Openai => Some(self.openai_settings(model, base_url, env)?),
+        };
+        Ok((provider, openai))
+    }
+
     /// The settings of a run: `args` (flags, and the environment variables clap
     /// reads for them) over this file over the built-in defaults. `env` looks up
     /// the API key variable.
     pub fn resolve(&self, args: &RunArgs, env: impl Fn(&str) -> Option<String>) -> anyhow::Result<RunConfig> {
-        let key_env = self.llm.api_key_env.as_deref().unwrap_or(DEFAULT_API_KEY_ENV);
-        let has_key = env(key_env).is_some_and(|k| !k.is_empty());
-        let provider =
-            args.llm.or(self.llm.provider).unwrap_or(if has_key { LlmKind::Openai } else { LlmKind::Offline });
-        let openai = match provider {
-            LlmKind::Offline => None,
-            LlmKind::Openai => Some(self.openai_settings(args.model.clone(), args.base_url.clone(), env)?),
-        };
+        let (provider, openai) = self.provider(args.llm, args.model.clone(), args.base_url.clone(), env)?;
         Ok(RunConfig {
             provider,
             openai,

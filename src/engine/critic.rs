@@ -45,9 +45,12 @@ pub(super) enum Checked {
 }
 
 /// How an iteration ended.
-enum Verdict {
+pub(super) enum Verdict {
+    /// Rejected: the DAG and the feedback a rebuild gets.
     Rejected(GeneratedDag, CriticFeedback),
+    /// Approved, with the trial run's result.
     Approved(ExecutionResult),
+    /// An LLM call failed for good (why, in one line).
     Failed(String),
 }
 
@@ -213,7 +216,12 @@ impl Attempt<'_> {
             Built::Dag(dag) => dag,
         };
         self.ctx.emitter.emit(EngineEvent::DagBuilt { at: self.at.iteration(iteration), dag: dag.clone() });
+        self.judge(iteration, dag).await
+    }
 
+    /// The critic's whole verdict on iteration `iteration`'s `dag`: structural
+    /// checks, trial run, then the review of every layer.
+    pub(super) async fn judge(&self, iteration: u32, dag: GeneratedDag) -> Result<Verdict, Cancelled> {
         let (mut findings, trial) = match self.check_and_trial(iteration, &dag).await? {
             Checked::Failed(feedback) => {
                 self.verdict(iteration, &feedback);

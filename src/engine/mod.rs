@@ -1,6 +1,7 @@
 //! The runtime of a run: question generation, parallel critic loops under
 //! bounded concurrency, the gate that pauses, steps and cancels them, and the
-//! emitter that records and publishes events. It speaks the protocol of
+//! emitter that records and publishes events; and re-criticism of a recorded
+//! run (its DAGs judged anew, never rebuilt). It speaks the protocol of
 //! [`crate::run`] and never imports the UI.
 
 mod by_hand;
@@ -11,8 +12,10 @@ mod gate;
 mod node_run;
 mod orchestrator;
 mod questions;
+mod recritic;
 mod review;
 
 pub use context::EngineParts;
 pub use orchestrator::{EngineHandle, RunOptions, start};
 pub use questions::{QuestionsReplyError, parse_questions};
+pub use recritic::start_recritic;

@@ -375,19 +375,17 @@ async fn orchestrate(
     emitter.with_state(RunState::clone)
 }
 
-/// Start a run in the background on the current tokio runtime; every event
-/// is recorded in `trace` first, when there is one.
-pub fn start(
+/// The context of a run continuing from `prior` (empty for a fresh one), its
+/// events recorded in `trace` first, and the receiving end of its events.
+pub(super) fn context(
     parts: EngineParts,
     trace: Option<TraceWriter>,
-    settings: RunSettings,
-    options: RunOptions,
-) -> EngineHandle {
+    settings: &RunSettings,
+    prior: RunState,
+) -> (Arc<RunContext>, UnboundedReceiver<(u64, EngineEvent)>) {
     let (event_tx, events) = unbounded_channel();
-    let (commands, command_rx) = unbounded_channel();
     // A continued run goes on from the earlier state: its clock and call ids
     // carry on where the trace stopped.
-    let prior = options.prior.clone().unwrap_or_default();
     let first_call_id = prior.calls.keys().max().map_or(1, |id| id + 1);
     let offset_ms = prior.now_ms;
     let emitter = Arc::new(Emitter::new(event_tx, trace, prior, offset_ms, first_call_id));
@@ -399,6 +397,19 @@ pub fn start(
         seed: settings.seed,
         review_concurrency: settings.review_concurrency as usize,
     };
-    let task = tokio::spawn(orchestrate(Arc::new(ctx), settings, options, command_rx));
+    (Arc::new(ctx), events)
+}
+
+/// Start a run in the background on the current tokio runtime; every event
+/// is recorded in `trace` first, when there is one.
+pub fn start(
+    parts: EngineParts,
+    trace: Option<TraceWriter>,
+    settings: RunSettings,
+    options: RunOptions,
+) -> EngineHandle {
+    let (commands, command_rx) = unbounded_channel();
+    let (ctx, events) = context(parts, trace, &settings, options.prior.clone().unwrap_or_default());
+    let task = tokio::spawn(orchestrate(ctx, settings, options, command_rx));
     EngineHandle { events, commands, task }
 }

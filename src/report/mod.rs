@@ -1,8 +1,9 @@
 //! What a run leaves behind and how people come back to it: `eval_results.json`
 //! (written from and read back into the types of `results_doc`), loading
-//! finished runs, comparing two runs; what the run says about its critic
-//! (scorecard, findings taxonomy, convergence).
+//! finished runs, comparing runs; what the run says about its critic
+//! (scorecard, findings taxonomy, convergence) and two critics' verdicts on one run.
 
+mod agreement;
 mod compare;
 mod convergence;
 mod html;
@@ -15,6 +16,7 @@ mod taxonomy;
 pub(crate) mod test_run;
 mod verify;
 
+pub use agreement::{Flip, VerdictAgreement, verdict_agreement};
 pub use compare::{Change, Row, Side, compare};
 pub use convergence::{ApprovalHistogram, Convergence, convergence};
 pub use html::{dag_svg, report_html};
