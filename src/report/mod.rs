@@ -1,10 +1,11 @@
 //! What a run leaves behind and how people come back to it: `eval_results.json`
 //! (written from and read back into the types of `results_doc`), loading
-//! finished runs, comparing two runs.
+//! finished runs, comparing two runs or several.
 
 mod compare;
 mod html;
 mod load;
+mod matrix;
 mod results;
 mod results_doc;
 mod scorecard;
@@ -13,8 +14,9 @@ pub(crate) mod test_run;
 mod verify;
 
 pub use compare::{Change, Row, Side, compare};
-pub use html::{dag_svg, report_html};
+pub use html::{dag_svg, matrix_html, report_html};
 pub use load::{fold_trace, is_trace, load_results};
+pub use matrix::{Agreement, Entry, Matrix, MatrixRow, RunSummary, compare_runs, run_label};
 pub use results::{eval_results, graded_tally};
 pub use results_doc::{
     AttemptTrace, CallMeta, DetailedResult, DifficultyBreakdown, EvalResults, FailureAnalysis, Grading, IterationTrace,

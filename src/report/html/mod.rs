@@ -2,6 +2,7 @@
 //! inline JS for the filter bar, no external assets) that is readable with
 //! JavaScript off. Question sections start collapsed so large runs stay usable.
 
+mod matrix;
 mod question;
 mod scorecard;
 mod svg;
@@ -13,6 +14,7 @@ use crate::render::{highlight_css, html_escape};
 use crate::report::scorecard::critic_scorecard;
 use crate::run::{Outcome, QuestionState, QuestionStatus, RunState};
 
+pub use matrix::matrix_html;
 pub use svg::dag_svg;
 
 const STYLE: &str = r#"
