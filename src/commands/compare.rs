@@ -104,13 +104,14 @@ fn matrix_table(matrix: &Matrix) -> String {
     for run in &matrix.runs {
         out.push_str(&format!(" | {:<40}", run.label));
     }
-    out.push('\n');
+    out.push_str(" | text\n");
     for row in &matrix.questions {
         out.push_str(&format!("{:<8} {:<16}", row.question_id, agreement_text(row, matrix)));
         for entry in &row.runs {
             out.push_str(&format!(" | {}", matrix_cell(entry.as_ref())));
         }
-        out.push('\n');
+        // The text tells apart questions that share an id in different runs.
+        out.push_str(&format!(" | {}\n", preview(&serde_json::Value::String(row.question.clone()), 60)));
     }
     let counts: Vec<String> = [Agreement::Regression, Agreement::Disagree, Agreement::Partial, Agreement::Agree]
         .into_iter()

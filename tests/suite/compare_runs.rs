@@ -47,6 +47,11 @@ fn three_runs_as_a_table_json_and_a_page() {
     let header = lines.iter().position(|l| l.starts_with("question")).unwrap();
     assert!(lines[header + 1].starts_with("q_02") && lines[header + 1].contains("REGRESSION B"), "{table}");
     assert!(lines[1].starts_with("A") && lines[1].contains("baseline") && lines[2].contains("1 regression"), "{table}");
+    let offline_q_01 = lines.iter().filter(|l| l.starts_with("q_01")).nth(1).unwrap();
+    assert!(
+        offline_q_01.contains("missing") && offline_q_01.contains("In the `transactions` sample"),
+        "the text tells it apart: {table}"
+    );
     assert!(lines.last().unwrap().starts_with("5 questions: 1 regression, 0 disagree, 4 missing, 0 same"), "{table}");
 
     let out = compare(dir.path(), &["--json"], &runs);
@@ -89,4 +94,8 @@ fn two_runs_keep_their_json_rows_and_can_write_the_page_too() {
     assert!(std::fs::read_to_string(&page).unwrap().contains("eval-dag compare · 2 runs"));
     let out = compare(dir.path(), &["--headless"], &[sample_trace()]);
     assert_eq!(out.status.code(), Some(2), "one run is not a comparison");
+    let out = compare(dir.path(), &["--headless"], &[sample_trace(), sample_trace(), dir.path().join("nowhere.json")]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!((out.status.code(), stderr.trim().lines().count()), (Some(2), 1), "{stderr}");
+    assert!(stderr.contains("nowhere.json"), "{stderr}");
 }
