@@ -1,6 +1,7 @@
 //! `compare` of three runs through the real binary: the sample trace (the
 //! baseline), an edited copy of it where q_02 fails (a regression), and an
-//! offline run of other questions — as a table, as JSON and as an HTML page.
+//! offline run of other questions — as a table, as JSON and as an HTML page;
+//! and the matrix screen in a real terminal.
 
 use crate::common;
 use crate::suite::replay_cli::{edited_trace, sample_trace};
@@ -98,4 +99,23 @@ fn two_runs_keep_their_json_rows_and_can_write_the_page_too() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!((out.status.code(), stderr.trim().lines().count()), (Some(2), 1), "{stderr}");
     assert!(stderr.contains("nowhere.json"), "{stderr}");
+}
+
+#[test]
+fn on_a_terminal_three_runs_open_the_matrix_and_a_pair_from_it() {
+    let Some(session) = common::tmux::session("matrix") else { return };
+    let trace = "sample-data/traces/fraud-scripted.trace.jsonl";
+    common::tmux::run(&session, &format!("compare {trace} {trace} {trace}"));
+    let screen = common::tmux::wait_for(&session, "2 questions × 3 runs");
+    assert!(screen.contains("3 runs · baseline A") && screen.contains("▸ B (vs A)"), "{screen}");
+    for key in ["Right", "Enter"] {
+        common::tmux::tmux(&["send-keys", "-t", &session, key]);
+    }
+    let screen = common::tmux::wait_for(&session, "final DAG: changes from A to C");
+    assert!(screen.contains("the final DAGs are the same"), "{screen}");
+    for key in ["Escape", "q"] {
+        common::tmux::tmux(&["send-keys", "-t", &session, key]);
+    }
+    let screen = common::tmux::wait_for(&session, "EXITED-0");
+    assert!(!screen.contains("2 questions × 3 runs"), "left cleanly: {screen}");
 }
