@@ -39,8 +39,13 @@ fn matrix_keys_pick_a_run_open_the_pair_and_go_back() {
     press(&mut app, "\x1b");
     assert_eq!(app.screen, Screen::Matrix, "back to the matrix, not the two-run table");
 
+    let narrow = screen(&app, 44, 24);
+    assert!(narrow.contains("▸ B (vs A)") && narrow.contains("(1 out of view: ←/→)"), "{narrow}");
     press(&mut app, "→→");
     assert_eq!(app.matrix.as_ref().unwrap().column, 2, "C is the last run");
+    let narrow = screen(&app, 44, 24);
+    let header = narrow.lines().find(|l| l.starts_with("id")).unwrap();
+    assert!(header.contains("A baseline") && header.contains("▸ C (vs A)") && !header.contains('B'), "{narrow}");
     press(&mut app, "j\n");
     let text = screen(&app, 160, 48);
     assert!(text.contains("C: runs/c/trace.jsonl") && text.contains("changes from A to C"), "{text}");
