@@ -130,7 +130,7 @@ impl Matrix {
 }
 
 /// The letter of the run at `index`: A, B, … Z, then R27, R28, …
-pub fn run_label(index: usize) -> String {
+fn run_label(index: usize) -> String {
     match u8::try_from(index).ok().filter(|i| *i < 26) {
         Some(i) => char::from(b'A' + i).to_string(),
         None => format!("R{}", index + 1),

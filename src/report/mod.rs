@@ -16,7 +16,7 @@ mod verify;
 pub use compare::{Change, Row, Side, compare};
 pub use html::{dag_svg, matrix_html, report_html};
 pub use load::{fold_trace, is_trace, load_results};
-pub use matrix::{Agreement, Entry, Matrix, MatrixRow, RunSummary, compare_runs, run_label};
+pub use matrix::{Agreement, Entry, Matrix, MatrixRow, RunSummary, compare_runs};
 pub use results::{eval_results, graded_tally};
 pub use results_doc::{
     AttemptTrace, CallMeta, DetailedResult, DifficultyBreakdown, EvalResults, FailureAnalysis, Grading, IterationTrace,
