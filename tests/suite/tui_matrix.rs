@@ -38,6 +38,9 @@ fn matrix_keys_pick_a_run_open_the_pair_and_go_back() {
     assert!(text.contains("q_02 regression") && text.contains("B: runs/b/eval_results.json"), "{text}");
     press(&mut app, "\x1b");
     assert_eq!(app.screen, Screen::Matrix, "back to the matrix, not the two-run table");
+    press(&mut app, "→jj\n");
+    assert!(screen(&app, 160, 48).contains("c_07 only in C"), "the pair's runs are named by their letters");
+    press(&mut app, "\x1b←kk");
 
     let narrow = screen(&app, 44, 24);
     assert!(narrow.contains("▸ B (vs A)") && narrow.contains("(1 out of view: ←/→)"), "{narrow}");

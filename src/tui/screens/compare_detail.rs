@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use crate::domain::{GeneratedDag, IterationDiff};
-use crate::report::{Row, Side};
+use crate::report::{Change, Row, Side};
 use crate::tui::app::App;
 use crate::tui::screens::compare::{change_style, side_style};
 use crate::tui::screens::diff::node_lines;
@@ -79,10 +79,17 @@ fn lines(app: &App) -> Vec<Line<'static>> {
     }
 }
 
-fn heading(t: &Theme, row: &Row) -> Line<'static> {
+/// The question, its change (named with the runs' letters: a pair opened
+/// from the matrix may be A and C) and its text.
+fn heading(t: &Theme, row: &Row, [a, b]: &[String; 2]) -> Line<'static> {
+    let change = match row.change {
+        Change::OnlyInA => format!("only in {a}"),
+        Change::OnlyInB => format!("only in {b}"),
+        other => other.label().to_string(),
+    };
     clean_line(Line::from(vec![
         Span::styled(format!(" {} ", row.question_id), t.fg(Ink::Accent).add_modifier(Modifier::BOLD)),
-        Span::styled(row.change.label(), change_style(t, row.change)),
+        Span::styled(change, change_style(t, row.change)),
         Span::styled(format!("  {}", row.question.replace('\n', " ")), t.fg(Ink::Text)),
     ]))
 }
@@ -102,7 +109,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         Constraint::Min(3),
     ])
     .areas(area);
-    frame.render_widget(Paragraph::new(heading(t, row)), title);
+    frame.render_widget(Paragraph::new(heading(t, row, &comparison.labels)), title);
     let columns: [Rect; 2] = Layout::horizontal([Constraint::Percentage(50); 2]).areas(top);
     for ((lines, column), (name, path)) in
         sides.into_iter().zip(columns).zip(comparison.labels.iter().zip(&comparison.names))
