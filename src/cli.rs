@@ -39,8 +39,8 @@ pub enum CliCommand {
     Validate(ValidateArgs),
     /// Write the HTML report of a results file or trace.
     Report(ReportArgs),
-    /// Compare two runs (results files or traces) question by question: a
-    /// terminal UI on a terminal, a table otherwise.
+    /// Compare two runs or more (results files or traces) question by
+    /// question against the first: a terminal UI on a terminal, a table otherwise.
     Compare(CompareArgs),
     /// Grade a finished run's answers again (ground truth), without re-running.
     Grade(GradeArgs),
@@ -249,10 +249,10 @@ pub struct ReportArgs {
 /// Arguments of `compare`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// The baseline: eval_results.json or trace.jsonl.
-    pub a: PathBuf,
-    /// The candidate: eval_results.json or trace.jsonl.
-    pub b: PathBuf,
+    /// The runs, each an eval_results.json or trace.jsonl: the first is the
+    /// baseline, every later one is compared with it.
+    #[arg(value_name = "RUN", required = true, num_args = 2..)]
+    pub runs: Vec<PathBuf>,
     /// Print the comparison as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -260,6 +260,10 @@ pub struct CompareArgs {
     /// the interactive view; pipes and CI always get the table).
     #[arg(long)]
     pub headless: bool,
+    /// Also write the matrix of questions × runs to FILE as a self-contained
+    /// HTML page (the table or JSON is printed, no interactive view).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 /// Arguments of `grade`.

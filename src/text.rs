@@ -7,6 +7,11 @@ pub fn plural(count: usize, noun: &str) -> String {
     if count == 1 { format!("1 {noun}") } else { format!("{count} {noun}s") }
 }
 
+/// A share (0–1) as a whole percentage, or a dash when there is none.
+pub fn percent(share: Option<f64>) -> String {
+    share.map_or("—".into(), |v| format!("{:.0}%", v * 100.0))
+}
+
 /// The candidate most like `word` (Jaro-Winkler), if any is more alike than
 /// `min_similarity` (0..1): the "did you mean" of error messages.
 pub fn closest<'a>(word: &str, candidates: &[&'a str], min_similarity: f64) -> Option<&'a str> {

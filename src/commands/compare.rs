@@ -1,14 +1,18 @@
-//! `eval-dag compare A B`: per question status, answer, iterations and tokens
-//! side by side, regressions and improvements first — in the terminal UI when
-//! stdout is a terminal, as a table (or JSON) otherwise or with `--headless`.
-//! Exit 1 when B regresses.
+//! `eval-dag compare A B [C …]`: per question status, answer, iterations and
+//! tokens of each run against the first (the baseline) — in the terminal UI
+//! when stdout is a terminal, as a table (or JSON) otherwise or with
+//! `--headless`; `--html` also writes the matrix as a page. Two runs keep the
+//! two-column table and JSON rows; three or more give the matrix of questions
+//! × runs. Exit 1 when a later run regresses against the baseline.
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use crate::cli::CompareArgs;
-use crate::report::{Change, Row, Side, compare, load_results};
-use crate::text::preview;
+use crate::report::{
+    Agreement, Change, EvalResults, Matrix, Row, Side, compare, compare_runs, load_results, matrix_html,
+};
+use crate::text::{percent, preview};
 
 fn cell(side: Option<&Side>) -> String {
     match side {
@@ -50,21 +54,116 @@ fn table(rows: &[Row]) -> String {
     out
 }
 
-/// Run the `compare` subcommand.
-pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
-    let a = load_results(&args.a)?;
-    let b = load_results(&args.b)?;
-    let rows = compare(&a, &b);
-    let regressed = rows.iter().any(|r| r.change == Change::Regression);
-    if !args.json && !args.headless && std::io::stdout().is_terminal() {
-        let names = [args.a.display().to_string(), args.b.display().to_string()];
-        let comparison = crate::tui::Comparison::new(names, rows, &a, &b);
+/// One run's entry in the matrix table: status, answer, grade, iterations.
+fn matrix_cell(entry: Option<&crate::report::Entry>) -> String {
+    let Some(e) = entry else { return format!("{:<40}", "—") };
+    let grade = match e.correct {
+        Some(true) => "right",
+        Some(false) => "wrong",
+        None => "",
+    };
+    format!("{:<13} {:<14} {grade:<5} it {:>2}", e.side.status, preview(&e.side.answer, 14), e.side.iterations)
+}
+
+/// What the runs make of a question; a regression names the runs that regress.
+fn agreement_text(row: &crate::report::MatrixRow, matrix: &Matrix) -> String {
+    if row.agreement != Agreement::Regression {
+        return row.agreement.label().to_string();
+    }
+    let who: Vec<&str> = row
+        .runs
+        .iter()
+        .zip(&matrix.runs)
+        .filter(|(e, _)| e.as_ref().is_some_and(|e| e.change == Some(Change::Regression)))
+        .map(|(_, run)| run.label.as_str())
+        .collect();
+    format!("REGRESSION {}", who.join(","))
+}
+
+fn matrix_table(matrix: &Matrix) -> String {
+    let mut out = String::from("runs (A is the baseline)\n");
+    for (index, run) in matrix.runs.iter().enumerate() {
+        let regressions =
+            if index == 0 { "baseline".to_string() } else { crate::text::plural(run.regressions, "regression") };
+        out.push_str(&format!(
+            "{:<3} pass {:>4}  accuracy {:>4}  critic wrong rejections {:>4}  iterations {:>4.1}  tokens {:>8}  ${:.4}  {regressions:<14} {}\n",
+            run.label,
+            percent(Some(run.pass_rate)),
+            percent(run.accuracy),
+            percent(run.critic_wrong_rejection_rate),
+            run.mean_iterations,
+            run.tokens,
+            run.cost_usd,
+            run.name
+        ));
+    }
+    for note in matrix.runs.iter().filter_map(|r| r.misalignment()) {
+        out.push_str(&format!("{note}\n"));
+    }
+    out.push_str(&format!("\n{:<8} {:<16}", "question", "runs"));
+    for run in &matrix.runs {
+        out.push_str(&format!(" | {:<40}", run.label));
+    }
+    out.push_str(" | text\n");
+    for row in &matrix.questions {
+        out.push_str(&format!("{:<8} {:<16}", row.question_id, agreement_text(row, matrix)));
+        for entry in &row.runs {
+            out.push_str(&format!(" | {}", matrix_cell(entry.as_ref())));
+        }
+        // The text tells apart questions that share an id in different runs.
+        out.push_str(&format!(" | {}\n", preview(&serde_json::Value::String(row.question.clone()), 60)));
+    }
+    let counts: Vec<String> = [Agreement::Regression, Agreement::Disagree, Agreement::Partial, Agreement::Agree]
+        .into_iter()
+        .map(|a| format!("{} {}", matrix.count(a), a.label()))
+        .collect();
+    out.push_str(&format!("{} questions: {}\n", matrix.questions.len(), counts.join(", ")));
+    out
+}
+
+/// Two runs as today: the two-column table, the JSON rows, the compare view.
+fn two_runs(args: &CompareArgs, names: Vec<String>, docs: &[EvalResults], interactive: bool) -> anyhow::Result<()> {
+    let rows = compare(&docs[0], &docs[1]);
+    if interactive {
+        let names = [names[0].clone(), names[1].clone()];
+        let comparison = crate::tui::Comparison::new(names, rows, &docs[0], &docs[1]);
         let theme = crate::tui::Theme::load(&crate::config::theme_name())?;
         crate::tui::compare(comparison, theme, Box::pin(super::signals::interrupted()))?;
     } else if args.json {
         say!("{}", serde_json::to_string_pretty(&rows).expect("rows serialise"));
     } else {
         say!("{}", table(&rows).trim_end_matches('\n'));
+    }
+    Ok(())
+}
+
+/// Run the `compare` subcommand.
+pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
+    let docs = args.runs.iter().map(|path| load_results(path)).collect::<anyhow::Result<Vec<_>>>()?;
+    let names: Vec<String> = args.runs.iter().map(|p| p.display().to_string()).collect();
+    let matrix = compare_runs(&names, &docs);
+    if let Some(out) = &args.html {
+        let size = super::report::write_page(out, &matrix_html(&matrix, &chrono::Utc::now().to_rfc3339()))?;
+        eprintln!(
+            "compare: {} ({:.1} KiB, {} runs, {} questions)",
+            out.display(),
+            size as f64 / 1024.0,
+            matrix.runs.len(),
+            matrix.questions.len()
+        );
+    }
+    let interactive = !args.json && !args.headless && args.html.is_none() && std::io::stdout().is_terminal();
+    let regressed = matrix.regressed();
+    if docs.len() == 2 {
+        two_runs(&args, names, &docs, interactive)?;
+    } else if interactive {
+        let view = crate::tui::RunsMatrix::new(matrix, docs);
+        let theme = crate::tui::Theme::load(&crate::config::theme_name())?;
+        crate::tui::compare_runs(view, theme, Box::pin(super::signals::interrupted()))?;
+    } else if args.json {
+        say!("{}", serde_json::to_string_pretty(&matrix).expect("the matrix serialises"));
+    } else {
+        say!("{}", matrix_table(&matrix).trim_end_matches('\n'));
     }
     Ok(if regressed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

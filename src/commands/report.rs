@@ -37,11 +37,15 @@ pub fn trace_path(input: &Path) -> anyhow::Result<PathBuf> {
 
 /// Write the report of `state` to `out`; returns its size in bytes.
 pub fn write_report(out: &Path, state: &RunState, generated_at: &str) -> anyhow::Result<u64> {
-    let html = report_html(state, generated_at);
+    write_page(out, &report_html(state, generated_at))
+}
+
+/// Write the page `html` to `out`, creating its directory; returns its size in bytes.
+pub fn write_page(out: &Path, html: &str) -> anyhow::Result<u64> {
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).with_context(|| format!("cannot create directory {}", parent.display()))?;
     }
-    std::fs::write(out, &html).with_context(|| format!("cannot write {}", out.display()))?;
+    std::fs::write(out, html).with_context(|| format!("cannot write {}", out.display()))?;
     Ok(html.len() as u64)
 }
 

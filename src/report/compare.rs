@@ -44,6 +44,8 @@ impl Change {
 /// One side of a compared question.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Side {
+    /// The question's id in this run (another run may number it otherwise).
+    pub question_id: String,
     /// Status label.
     pub status: String,
     /// Whether it has an answer that passed (the model's, or one fixed by hand).
@@ -73,8 +75,10 @@ pub struct Row {
     pub b: Option<Side>,
 }
 
-fn side(result: &DetailedResult) -> Side {
+/// One side of `result`.
+pub(super) fn side(result: &DetailedResult) -> Side {
     Side {
+        question_id: result.question_id.clone(),
         status: result.status.clone(),
         success: result.success,
         fixed_by_hand: result.fixed_by_hand,
@@ -88,21 +92,47 @@ fn results(doc: &EvalResults) -> Vec<(String, String, Side)> {
     doc.detailed_results.iter().map(|r| (r.question_id.clone(), r.question.clone(), side(r))).collect()
 }
 
-/// Compare results documents `a` and `b`; rows sorted by change, then A's order.
+/// Which of `candidates` (id, text) is the question `id` with `text`: the one
+/// with the same id and text, else the first with the same text (runs that
+/// number their questions differently); a same id with another text is
+/// another question.
+pub(super) fn matching<'a>(
+    candidates: impl IntoIterator<Item = (&'a str, &'a str)>,
+    id: &str,
+    text: &str,
+) -> Option<usize> {
+    let candidates: Vec<(&str, &str)> = candidates.into_iter().collect();
+    candidates
+        .iter()
+        .position(|(c_id, c_text)| *c_id == id && *c_text == text)
+        .or_else(|| candidates.iter().position(|(_, c_text)| *c_text == text))
+}
+
+/// How a question changed from `a` to `b` (the rule of every pair of runs).
+pub(super) fn change(a: &Side, b: &Side) -> Change {
+    if a.fixed_by_hand != b.fixed_by_hand {
+        Change::FixedByHand
+    } else if a.success && !b.success {
+        Change::Regression
+    } else if !a.success && b.success {
+        Change::Improvement
+    } else if a.success && a.answer != b.answer {
+        Change::AnswerChanged
+    } else {
+        Change::Unchanged
+    }
+}
+
+/// Compare results documents `a` and `b` (questions matched by id and text,
+/// see [`matching`]); rows sorted by change, then A's order.
 pub fn compare(a: &EvalResults, b: &EvalResults) -> Vec<Row> {
     let a_rows = results(a);
     let mut b_rows = results(b);
     let mut rows = Vec::new();
     for (id, question, a_side) in a_rows {
-        let b_side = b_rows.iter().position(|(b_id, _, _)| *b_id == id).map(|i| b_rows.remove(i).2);
-        let change = match &b_side {
-            None => Change::OnlyInA,
-            Some(b) if a_side.fixed_by_hand != b.fixed_by_hand => Change::FixedByHand,
-            Some(b) if a_side.success && !b.success => Change::Regression,
-            Some(b) if !a_side.success && b.success => Change::Improvement,
-            Some(b) if a_side.success && a_side.answer != b.answer => Change::AnswerChanged,
-            Some(_) => Change::Unchanged,
-        };
+        let found = matching(b_rows.iter().map(|(i, q, _)| (i.as_str(), q.as_str())), &id, &question);
+        let b_side = found.map(|i| b_rows.remove(i).2);
+        let change = b_side.as_ref().map_or(Change::OnlyInA, |b| change(&a_side, b));
         rows.push(Row { question_id: id, question, change, a: Some(a_side), b: b_side });
     }
     for (id, question, b_side) in b_rows {
@@ -127,6 +157,7 @@ mod tests {
             .iter()
             .map(|(id, success, answer)| DetailedResult {
                 question_id: id.to_string(),
+                question: format!("question {id}"),
                 success: *success,
                 status: if *success { "passed" } else { "failed" }.to_string(),
                 final_answer: answer.clone(),
@@ -164,6 +195,21 @@ mod tests {
                 ("q6", Change::OnlyInB),
                 ("q1", Change::Unchanged),
             ]
+        );
+    }
+
+    #[test]
+    fn questions_match_by_id_and_text_then_by_text_alone() {
+        let a = doc(&[("q1", true, Some(json!(1))), ("q2", true, Some(json!(2)))]);
+        let mut b = doc(&[("x9", true, Some(json!(1))), ("q2", true, Some(json!(2)))]);
+        b.detailed_results[0].question = "question q1".into();
+        b.detailed_results[1].question = "another question".into();
+        let rows = compare(&a, &b);
+        let got: Vec<(&str, Change)> = rows.iter().map(|r| (r.question_id.as_str(), r.change)).collect();
+        assert_eq!(
+            got,
+            vec![("q2", Change::OnlyInA), ("q2", Change::OnlyInB), ("q1", Change::Unchanged)],
+            "q1 is x9 by its text; q2 of B asks something else"
         );
     }
 }

@@ -1,13 +1,14 @@
 //! What a run leaves behind and how people come back to it: `eval_results.json`
 //! (written from and read back into the types of `results_doc`), loading
-//! finished runs, comparing runs; what the run says about its critic
-//! (scorecard, findings taxonomy, convergence) and two critics' verdicts on one run.
+//! finished runs, comparing two runs or several; what the run says about its
+//! critic (scorecard, findings taxonomy, convergence) and two critics' verdicts on one run.
 
 mod agreement;
 mod compare;
 mod convergence;
 mod html;
 mod load;
+mod matrix;
 mod results;
 mod results_doc;
 mod scorecard;
@@ -19,8 +20,9 @@ mod verify;
 pub use agreement::{Flip, VerdictAgreement, verdict_agreement};
 pub use compare::{Change, Row, Side, compare};
 pub use convergence::{ApprovalHistogram, Convergence, convergence};
-pub use html::{dag_svg, report_html};
+pub use html::{dag_svg, matrix_html, report_html};
 pub use load::{fold_trace, is_trace, load_results};
+pub use matrix::{Agreement, Entry, Matrix, MatrixRow, RunSummary, compare_runs};
 pub use results::{eval_results, graded_tally};
 pub use results_doc::{
     AttemptTrace, CallMeta, DetailedResult, DifficultyBreakdown, EvalResults, FailureAnalysis, Grading, IterationTrace,

@@ -97,6 +97,13 @@ impl FateCounts {
         let graded = self.graded();
         (graded > 0).then(|| (self.correct_approvals + self.correct_rejections) as f64 / graded as f64)
     }
+
+    /// Share of graded rejections that rejected a right answer; none when no
+    /// rejected answer was graded.
+    pub fn wrong_rejection_rate(&self) -> Option<f64> {
+        let rejected = self.correct_rejections + self.wrong_rejections;
+        (rejected > 0).then(|| self.wrong_rejections as f64 / rejected as f64)
+    }
 }
 
 /// One iteration the critic judged, with its answer graded.

@@ -15,6 +15,7 @@ use super::hand_work::Deriver;
 use super::highlight::HighlightCache;
 use super::inspector::{Inspector, LoadedDataset};
 use super::keymap::{Action, action_for};
+use super::matrix::RunsMatrix;
 use super::replay::Replay;
 use super::schema_text::SchemaTarget;
 use super::scroll::Scroll;
@@ -44,6 +45,8 @@ pub struct App {
     pub findings_group: usize,
     /// The two runs, on the compare screens.
     pub compare: Option<Comparison>,
+    /// Several runs, on the matrix screen (a pair of them opens in the compare detail).
+    pub matrix: Option<RunsMatrix>,
     /// Replay controls, when replaying.
     pub replay: Option<Replay>,
     /// Where commands go, in a live run.
@@ -106,6 +109,7 @@ impl App {
             scrolls: Scrolls::default(),
             findings_group: 0,
             compare: None,
+            matrix: None,
             replay,
             llm: commands.is_some(),
             commands,
@@ -241,7 +245,7 @@ impl App {
             Screen::Inspector => None,
             Screen::Scorecard => Some(&mut self.scrolls.scorecard),
             Screen::Taxonomy => Some(&mut self.scrolls.taxonomy),
-            Screen::Dashboard | Screen::Compare => None,
+            Screen::Dashboard | Screen::Compare | Screen::Matrix => None,
         }
     }
 
@@ -275,6 +279,9 @@ impl App {
     }
 
     fn move_selection(&mut self, down: bool) {
+        if let (Screen::Matrix, Some(matrix)) = (self.screen, &mut self.matrix) {
+            return matrix.move_selection(down);
+        }
         let (value, limit) = match (self.screen, &mut self.compare) {
             (Screen::Compare | Screen::CompareDetail, Some(comparison)) => {
                 comparison.move_selection(down);
@@ -392,7 +399,12 @@ impl App {
             Action::Down if self.screen == Screen::Scorecard => self.scrolls.scorecard.down(1),
             Action::Up | Action::Down if self.screen == Screen::Taxonomy => self.move_findings_group(action),
             Action::Up | Action::Down => self.move_selection(action == Action::Down),
-            // Left and right mean something in the graph only; elsewhere they do nothing.
+            Action::PaneLeft | Action::PaneRight if self.screen == Screen::Matrix => {
+                if let Some(matrix) = &mut self.matrix {
+                    matrix.move_column(action == Action::PaneRight);
+                }
+            }
+            // Left and right mean something in the graph and the matrix only; elsewhere they do nothing.
             Action::PaneLeft if self.question.focus == Pane::Graph => self.move_along_graph(GraphMove::Left),
             Action::PaneRight if self.question.focus == Pane::Graph => self.move_along_graph(GraphMove::Right),
             Action::PaneLeft | Action::PaneRight => {}
@@ -407,10 +419,12 @@ impl App {
                 }
             }
             Action::Open if self.screen == Screen::Taxonomy => self.filter_to_findings_group(),
+            Action::Open if self.screen == Screen::Matrix => self.open_pair(),
             Action::Open => self.open_question(),
             Action::Back => {
                 self.screen = match self.screen {
                     Screen::Diff | Screen::Schema | Screen::Inspector => Screen::Question,
+                    Screen::CompareDetail if self.matrix.is_some() => Screen::Matrix,
                     Screen::CompareDetail => Screen::Compare,
                     _ => Screen::Dashboard,
                 };

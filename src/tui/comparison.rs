@@ -23,6 +23,9 @@ pub const CHANGES: [Change; 7] = [
 pub struct Comparison {
     /// What A and B are (the paths as given).
     pub names: [String; 2],
+    /// How the two runs are called: A and B, or the letters of two runs of a
+    /// matrix (A and C).
+    pub labels: [String; 2],
     /// Every question, regressions and improvements first.
     pub rows: Vec<Row>,
     /// Final DAG per question id in A and in B, when recorded.
@@ -49,7 +52,8 @@ impl Comparison {
     /// Results documents `a` and `b`, named `names`, and their `rows` from
     /// [`crate::report::compare`].
     pub fn new(names: [String; 2], rows: Vec<Row>, a: &EvalResults, b: &EvalResults) -> Self {
-        Self { names, rows, dags: [final_dags(a), final_dags(b)], filter: None, row: 0 }
+        let labels = ["A", "B"].map(String::from);
+        Self { names, labels, rows, dags: [final_dags(a), final_dags(b)], filter: None, row: 0 }
     }
 
     /// Rows the table shows, in order.

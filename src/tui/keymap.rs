@@ -131,6 +131,8 @@ pub enum Context {
     Question,
     /// The comparison table.
     Compare,
+    /// The matrix of several runs.
+    Matrix,
     /// Screens of a run (not a comparison).
     Run,
     /// The node inspector.
@@ -183,6 +185,9 @@ pub const BINDINGS: &[Binding] = &[
     bind!("enter", [Enter], Open, "show the group's questions on the dashboard", "filter", Taxonomy),
     bind!("enter", [Enter], Open, "A and B side by side", "open", Compare),
     bind!("f", [Char('f')], ChangeFilter, "cycle the change filter", "change", Compare),
+    bind!("enter", [Enter], Open, "the baseline and this run side by side", "open", Matrix),
+    bind!("←", [Left], PaneLeft, "set the run before against the baseline", "", Matrix),
+    bind!("→", [Right], PaneRight, "set the next run against the baseline", "run", Matrix),
     bind!("esc", [Esc, Char('b')], Back, "back", "back", Detail),
     bind!("h", [Char('h')], PrevIteration, "previous iteration", "prev", Iterations),
     bind!("l", [Char('l')], NextIteration, "next iteration", "next", Iterations),
@@ -253,6 +258,7 @@ pub fn applies(context: Context, screen: Screen, replay: bool) -> bool {
         Context::Diff => screen == Screen::Diff,
         Context::Question => screen == Screen::Question,
         Context::Compare => screen == Screen::Compare,
+        Context::Matrix => screen == Screen::Matrix,
         Context::Run => run,
         Context::Replay => run && replay,
         Context::Live => run && !replay,
@@ -284,6 +290,7 @@ mod tests {
             Screen::Diff,
             Screen::Compare,
             Screen::CompareDetail,
+            Screen::Matrix,
             Screen::Schema,
             Screen::Inspector,
             Screen::Scorecard,

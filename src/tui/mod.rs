@@ -13,6 +13,7 @@ mod highlight;
 mod inspection;
 mod inspector;
 mod keymap;
+mod matrix;
 mod replay;
 mod schema_text;
 mod screens;
@@ -39,6 +40,7 @@ pub use editing::{EditRequest, EditTarget, Edited};
 pub use event_loop::{Feeds, Stop, run as event_loop};
 pub use hand_work::{DeriveFn, Derived, Deriver};
 pub use keymap::{Action, BINDINGS, action_for};
+pub use matrix::RunsMatrix;
 pub use replay::{DEFAULT_MAX_GAP, Replay};
 pub use theme::{Ink, Theme, ThemeError};
 pub use view::{Screen, Tab};
@@ -75,6 +77,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Screen::Diff => screens::diff::draw(frame, body, app),
         Screen::Compare => screens::compare::draw(frame, body, app),
         Screen::CompareDetail => screens::compare_detail::draw(frame, body, app),
+        Screen::Matrix => screens::matrix::draw(frame, body, app),
         Screen::Schema => screens::schema::draw(frame, body, app),
         Screen::Inspector => screens::inspector::draw(frame, body, app),
         Screen::Scorecard => screens::scorecard::draw(frame, body, app),
@@ -205,6 +208,11 @@ pub fn replay_trace(
 /// Open the UI over `comparison` (two runs side by side), in `theme`.
 pub fn compare(comparison: Comparison, theme: Theme, stop: Stop) -> anyhow::Result<()> {
     show(&tokio::runtime::Runtime::new()?, App::comparing(comparison, theme), stop)
+}
+
+/// Open the UI over `matrix` (several runs, questions × runs), in `theme`.
+pub fn compare_runs(matrix: RunsMatrix, theme: Theme, stop: Stop) -> anyhow::Result<()> {
+    show(&tokio::runtime::Runtime::new()?, App::comparing_runs(matrix, theme), stop)
 }
 
 /// A live run as the UI sees it.

@@ -134,6 +134,8 @@ pub enum Screen {
     Compare,
     /// One question of two runs side by side.
     CompareDetail,
+    /// Several runs: questions × runs.
+    Matrix,
     /// The dataset schema the builder saw.
     Schema,
     /// One node's inputs and output.

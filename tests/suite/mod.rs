@@ -2,6 +2,7 @@
 
 mod architecture;
 mod by_hand;
+mod compare_runs;
 mod config_file;
 mod grade_judges;
 mod grade_rules;
@@ -26,6 +27,7 @@ mod tui_by_hand;
 mod tui_graph;
 mod tui_inspect;
 mod tui_loop;
+mod tui_matrix;
 mod tui_sizes;
 mod tui_tmux;
 mod tui_tmux_by_hand;

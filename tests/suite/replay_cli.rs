@@ -10,12 +10,12 @@ fn eval_dag(args: &[&str], paths: &[&Path]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_eval-dag")).current_dir(common::root()).args(args).args(paths).output().unwrap()
 }
 
-fn sample_trace() -> PathBuf {
+pub(super) fn sample_trace() -> PathBuf {
     common::root().join("sample-data/traces/fraud-scripted.trace.jsonl")
 }
 
 /// A copy of the sample trace with `from` replaced by `to` in every line that contains `marker`.
-fn edited_trace(dir: &Path, marker: &str, from: &str, to: &str) -> PathBuf {
+pub(super) fn edited_trace(dir: &Path, marker: &str, from: &str, to: &str) -> PathBuf {
     edited(&sample_trace(), dir, marker, from, to)
 }
 

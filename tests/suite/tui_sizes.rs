@@ -236,4 +236,13 @@ fn the_quit_question_and_the_comparison_draw_at_every_size() {
     sweep("compare", &app, &sizes);
     press(&mut app, "\n");
     sweep("compare detail", &app, &sizes);
+
+    // Three runs, one of other questions: the matrix with each run set
+    // against the baseline, and a pair opened from it.
+    let mut app = crate::suite::tui_matrix::matrix_app();
+    sweep("matrix", &app, &sizes);
+    press(&mut app, "→jj");
+    sweep("matrix, C against A, on C's own question", &app, &sizes);
+    press(&mut app, "k\n");
+    sweep("compare detail from the matrix", &app, &sizes);
 }

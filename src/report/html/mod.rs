@@ -2,6 +2,7 @@
 //! inline JS for the filter bar, no external assets) that is readable with
 //! JavaScript off. Question sections start collapsed so large runs stay usable.
 
+mod matrix;
 mod question;
 mod scorecard;
 mod svg;
@@ -16,6 +17,7 @@ use crate::report::scorecard::critic_scorecard;
 use crate::report::taxonomy::findings_taxonomy;
 use crate::run::{Outcome, QuestionState, QuestionStatus, RunState};
 
+pub use matrix::matrix_html;
 pub use svg::dag_svg;
 
 const STYLE: &str = r#"

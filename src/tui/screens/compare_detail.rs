@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use crate::domain::{GeneratedDag, IterationDiff};
-use crate::report::{Row, Side};
+use crate::report::{Change, Row, Side};
 use crate::tui::app::App;
 use crate::tui::screens::compare::{change_style, side_style};
 use crate::tui::screens::diff::node_lines;
@@ -60,11 +60,10 @@ fn lines(app: &App) -> Vec<Line<'static>> {
     let Some((comparison, row)) = app.compare.as_ref().and_then(|c| Some((c, c.selected()?))) else {
         return Vec::new();
     };
-    let id = &row.question_id;
-    if row.a.is_none() || row.b.is_none() {
+    let (Some(a), Some(b)) = (&row.a, &row.b) else {
         return vec![Line::from(Span::styled("only one run has this question", t.fg(Ink::Muted)))];
-    }
-    match (comparison.dags[0].get(id), comparison.dags[1].get(id)) {
+    };
+    match (comparison.dags[0].get(&a.question_id), comparison.dags[1].get(&b.question_id)) {
         (Some(a), Some(b)) => {
             let diff = IterationDiff::between(a, None, b, None);
             if diff.nodes.iter().all(|n| matches!(n, crate::domain::NodeChange::Unchanged { .. })) {
@@ -80,10 +79,17 @@ fn lines(app: &App) -> Vec<Line<'static>> {
     }
 }
 
-fn heading(t: &Theme, row: &Row) -> Line<'static> {
+/// The question, its change (named with the runs' letters: a pair opened
+/// from the matrix may be A and C) and its text.
+fn heading(t: &Theme, row: &Row, [a, b]: &[String; 2]) -> Line<'static> {
+    let change = match row.change {
+        Change::OnlyInA => format!("only in {a}"),
+        Change::OnlyInB => format!("only in {b}"),
+        other => other.label().to_string(),
+    };
     clean_line(Line::from(vec![
         Span::styled(format!(" {} ", row.question_id), t.fg(Ink::Accent).add_modifier(Modifier::BOLD)),
-        Span::styled(row.change.label(), change_style(t, row.change)),
+        Span::styled(change, change_style(t, row.change)),
         Span::styled(format!("  {}", row.question.replace('\n', " ")), t.fg(Ink::Text)),
     ]))
 }
@@ -92,11 +98,9 @@ fn heading(t: &Theme, row: &Row) -> Line<'static> {
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let t = &app.theme;
     let Some((comparison, row)) = app.compare.as_ref().and_then(|c| Some((c, c.selected()?))) else { return };
-    let id = &row.question_id;
-    let sides = [
-        side_lines(t, row.a.as_ref(), comparison.dags[0].get(id)),
-        side_lines(t, row.b.as_ref(), comparison.dags[1].get(id)),
-    ];
+    let dag = |run: usize, side: Option<&Side>| side.and_then(|s| comparison.dags[run].get(&s.question_id));
+    let sides =
+        [side_lines(t, row.a.as_ref(), dag(0, row.a.as_ref())), side_lines(t, row.b.as_ref(), dag(1, row.b.as_ref()))];
     // Borders, and a row for a wrapped answer or node line.
     let tallest = u16::try_from(sides.iter().map(Vec::len).max().unwrap_or(0)).unwrap_or(u16::MAX).saturating_add(3);
     let [title, top, bottom] = Layout::vertical([
@@ -105,9 +109,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         Constraint::Min(3),
     ])
     .areas(area);
-    frame.render_widget(Paragraph::new(heading(t, row)), title);
+    frame.render_widget(Paragraph::new(heading(t, row, &comparison.labels)), title);
     let columns: [Rect; 2] = Layout::horizontal([Constraint::Percentage(50); 2]).areas(top);
-    for ((lines, column), (name, path)) in sides.into_iter().zip(columns).zip(["A", "B"].iter().zip(&comparison.names))
+    for ((lines, column), (name, path)) in
+        sides.into_iter().zip(columns).zip(comparison.labels.iter().zip(&comparison.names))
     {
         let block = Block::default()
             .borders(Borders::ALL)
@@ -117,7 +122,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     }
     let lines = lines(app);
     let first = app.scrolls.compare_detail.place(lines.len(), || 0);
-    let mut title = " final DAG: changes from A to B ".to_string();
+    let [a, b] = &comparison.labels;
+    let mut title = format!(" final DAG: changes from {a} to {b} ");
     if first > 0 {
         title.push_str(&format!("· line {} of {} ", first + 1, lines.len()));
     }

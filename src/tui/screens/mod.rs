@@ -6,6 +6,7 @@ pub mod dashboard;
 pub mod diff;
 pub mod help;
 pub mod inspector;
+pub mod matrix;
 pub mod question;
 pub mod schema;
 pub mod scorecard;

@@ -1,6 +1,7 @@
 //! The header: dataset, provider and model, elapsed time, tokens and cost,
 //! counts by status, and the paused / replay indicator; for a comparison, the
-//! two runs and the counts of each change.
+//! two runs and the counts of each change; for several runs, the baseline and
+//! the counts of regressions, disagreements and questions some run lacks.
 
 use std::time::{Duration, Instant};
 
@@ -10,13 +11,17 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use crate::report::Agreement;
 use crate::run::{Outcome, QuestionStatus};
 use crate::tui::app::App;
 use crate::tui::comparison::{CHANGES, Comparison};
+use crate::tui::matrix::RunsMatrix;
 use crate::tui::replay::Replay;
 use crate::tui::screens::compare::change_style;
+use crate::tui::screens::matrix::agreement_style;
 use crate::tui::text::clean;
 use crate::tui::theme::Ink;
+use crate::tui::view::Screen;
 
 fn elapsed(ms: u64) -> String {
     let s = ms / 1000;
@@ -36,10 +41,10 @@ fn message_line(app: &App, otherwise: String) -> Line<'static> {
 
 fn comparison(frame: &mut Frame, area: Rect, app: &App, comparison: &Comparison) {
     let t = &app.theme;
-    let [a, b] = &comparison.names;
+    let ([a, b], [a_label, b_label]) = (&comparison.names, &comparison.labels);
     let first = Line::from(vec![
         Span::styled(" eval-dag compare ", t.fg(Ink::Accent).add_modifier(Modifier::BOLD)),
-        Span::styled(clean(&format!("A: {a}  →  B: {b}")).into_owned(), t.fg(Ink::Text)),
+        Span::styled(clean(&format!("{a_label}: {a}  →  {b_label}: {b}")).into_owned(), t.fg(Ink::Text)),
     ]);
     let mut second = vec![Span::styled(format!(" {} questions", comparison.rows.len()), t.fg(Ink::Text))];
     for change in CHANGES.into_iter().filter(|c| comparison.count(*c) > 0) {
@@ -48,6 +53,30 @@ fn comparison(frame: &mut Frame, area: Rect, app: &App, comparison: &Comparison)
     }
     let showing = comparison.filter.map_or("all changes".into(), |c| format!("{} only", c.label()));
     let third = message_line(app, format!(" showing: {showing}"));
+    frame.render_widget(Paragraph::new(vec![first, Line::from(second), third]), area);
+}
+
+fn matrix(frame: &mut Frame, area: Rect, app: &App, view: &RunsMatrix) {
+    let t = &app.theme;
+    let matrix = &view.matrix;
+    let first = Line::from(vec![
+        Span::styled(" eval-dag compare ", t.fg(Ink::Accent).add_modifier(Modifier::BOLD)),
+        Span::styled(
+            clean(&format!("{} runs · baseline A: {}", matrix.runs.len(), matrix.runs.first().map_or("", |r| &r.name)))
+                .into_owned(),
+            t.fg(Ink::Text),
+        ),
+    ]);
+    let mut second = vec![Span::styled(format!(" {} questions", matrix.questions.len()), t.fg(Ink::Text))];
+    for agreement in [Agreement::Regression, Agreement::Disagree, Agreement::Partial, Agreement::Agree] {
+        let count = matrix.count(agreement);
+        if count > 0 {
+            second.push(Span::styled(" · ", t.fg(Ink::Muted)));
+            second.push(Span::styled(format!("{count} {}", agreement.label()), agreement_style(t, agreement)));
+        }
+    }
+    let against = matrix.runs.get(view.column).map_or("—", |r| r.label.as_str());
+    let third = message_line(app, format!(" Enter: A and {against} side by side · ←/→ another run"));
     frame.render_widget(Paragraph::new(vec![first, Line::from(second), third]), area);
 }
 
@@ -77,6 +106,9 @@ fn seconds(duration: Duration) -> String {
 /// Draw the header into `area` (3 lines).
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let t = &app.theme;
+    if let (Screen::Matrix, Some(view)) = (app.screen, &app.matrix) {
+        return matrix(frame, area, app, view);
+    }
     if let Some(c) = &app.compare {
         comparison(frame, area, app, c);
         return;

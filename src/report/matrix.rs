@@ -1,0 +1,285 @@
+//! Several runs question by question (`eval-dag compare A B C …`): the first
+//! run is the baseline and every later run is set against it by the two-run
+//! rule ([`super::compare`]). Questions are matched by id and text; what a run
+//! could not line up is counted. Questions a run regresses on come first, then
+//! those the runs disagree on, then those some run lacks.
+
+use serde::Serialize;
+
+use super::compare::{Change, Side, change, matching, side};
+use super::results_doc::EvalResults;
+
+/// What the runs make of one question, in list order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Agreement {
+    /// A later run regresses against the baseline.
+    Regression,
+    /// The runs that have it differ in status or answer.
+    Disagree,
+    /// Some run lacks it (named "missing"); the runs that have it agree.
+    Partial,
+    /// Every run has it, with the same status and answer.
+    Agree,
+}
+
+impl Agreement {
+    /// How it is named to people.
+    pub fn label(self) -> &'static str {
+        match self {
+            Agreement::Regression => "regression",
+            Agreement::Disagree => "disagree",
+            Agreement::Partial => "missing",
+            Agreement::Agree => "same",
+        }
+    }
+}
+
+/// One run's entry for one question.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Entry {
+    /// The question's id in this run (the row's id unless matched by text),
+    /// status, answer, iterations and tokens.
+    #[serde(flatten)]
+    pub side: Side,
+    /// Whether the answer was graded right; none when ungraded.
+    pub correct: Option<bool>,
+    /// The change from the baseline's entry; none in the baseline and where
+    /// the baseline lacks the question.
+    pub change: Option<Change>,
+}
+
+/// One question across the runs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MatrixRow {
+    /// Its id in the first run that has it.
+    pub question_id: String,
+    /// Its text.
+    pub question: String,
+    /// What the runs make of it.
+    pub agreement: Agreement,
+    /// One entry per run, in run order; none where the run lacks the question.
+    pub runs: Vec<Option<Entry>>,
+}
+
+/// One run's totals, and how its questions line up with the baseline's.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunSummary {
+    /// Its letter: A for the baseline, then B, C, …
+    pub label: String,
+    /// The run as given (a path).
+    pub name: String,
+    /// Questions in the run.
+    pub questions: usize,
+    /// Share of questions the model passed (0–1).
+    pub pass_rate: f64,
+    /// Share of graded answers that were right; none when none was graded.
+    pub accuracy: Option<f64>,
+    /// The critic scorecard's share of graded rejections that rejected a
+    /// right answer; none when no rejected answer was graded.
+    pub critic_wrong_rejection_rate: Option<f64>,
+    /// Mean iterations per question.
+    pub mean_iterations: f64,
+    /// Tokens spent.
+    pub tokens: u64,
+    /// Estimated cost in US dollars.
+    pub cost_usd: f64,
+    /// Questions that passed in the baseline and not in this run.
+    pub regressions: usize,
+    /// Questions of this run the baseline does not have.
+    pub not_in_baseline: usize,
+    /// Questions of the baseline this run does not have.
+    pub baseline_missing: usize,
+}
+
+impl RunSummary {
+    /// What could not be lined up with the baseline, for people; none when
+    /// everything was.
+    pub fn misalignment(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if self.not_in_baseline > 0 {
+            parts.push(format!("{} not in the baseline", crate::text::plural(self.not_in_baseline, "question")));
+        }
+        if self.baseline_missing > 0 {
+            parts.push(format!("{} missing", crate::text::plural(self.baseline_missing, "baseline question")));
+        }
+        (!parts.is_empty()).then(|| format!("run {}: {}", self.label, parts.join(", ")))
+    }
+}
+
+/// Several runs, question by question.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Matrix {
+    /// Each run's totals, the baseline first.
+    pub runs: Vec<RunSummary>,
+    /// Every question, regressions first, then disagreements, then questions
+    /// some run lacks.
+    pub questions: Vec<MatrixRow>,
+}
+
+impl Matrix {
+    /// Whether any later run regresses against the baseline.
+    pub fn regressed(&self) -> bool {
+        self.runs.iter().any(|r| r.regressions > 0)
+    }
+
+    /// Questions of `agreement`.
+    pub fn count(&self, agreement: Agreement) -> usize {
+        self.questions.iter().filter(|q| q.agreement == agreement).count()
+    }
+}
+
+/// The letter of the run at `index`: A, B, … Z, then R27, R28, …
+fn run_label(index: usize) -> String {
+    match u8::try_from(index).ok().filter(|i| *i < 26) {
+        Some(i) => char::from(b'A' + i).to_string(),
+        None => format!("R{}", index + 1),
+    }
+}
+
+fn summary(index: usize, name: &str, doc: &EvalResults) -> RunSummary {
+    let results = &doc.detailed_results;
+    let iterations: usize = results.iter().map(|r| r.iterations).sum();
+    RunSummary {
+        label: run_label(index),
+        name: name.to_string(),
+        questions: results.len(),
+        pass_rate: doc.summary.pass_rate,
+        accuracy: doc.summary.grading.accuracy,
+        critic_wrong_rejection_rate: doc.critic_scorecard.total.wrong_rejection_rate(),
+        mean_iterations: if results.is_empty() { 0.0 } else { iterations as f64 / results.len() as f64 },
+        tokens: doc.summary.tokens.total,
+        cost_usd: doc.summary.cost_usd,
+        regressions: 0,
+        not_in_baseline: 0,
+        baseline_missing: 0,
+    }
+}
+
+fn agreement(entries: &[Option<Entry>]) -> Agreement {
+    let present: Vec<&Entry> = entries.iter().flatten().collect();
+    if present.iter().any(|e| e.change == Some(Change::Regression)) {
+        Agreement::Regression
+    } else if present.windows(2).any(|pair| change(&pair[0].side, &pair[1].side) != Change::Unchanged) {
+        Agreement::Disagree
+    } else if present.len() < entries.len() {
+        Agreement::Partial
+    } else {
+        Agreement::Agree
+    }
+}
+
+/// Compare the runs `docs`, named `names` (the first is the baseline).
+pub fn compare_runs(names: &[String], docs: &[EvalResults]) -> Matrix {
+    let mut rows: Vec<MatrixRow> = Vec::new();
+    let mut runs = Vec::new();
+    for (index, (name, doc)) in names.iter().zip(docs).enumerate() {
+        let mut run = summary(index, name, doc);
+        for result in &doc.detailed_results {
+            let open: Vec<usize> = (0..rows.len()).filter(|i| rows[*i].runs[index].is_none()).collect();
+            let candidates = open.iter().map(|i| (rows[*i].question_id.as_str(), rows[*i].question.as_str()));
+            let found = matching(candidates, &result.question_id, &result.question).map(|i| open[i]);
+            let row = found.unwrap_or_else(|| {
+                run.not_in_baseline += usize::from(index > 0);
+                rows.push(MatrixRow {
+                    question_id: result.question_id.clone(),
+                    question: result.question.clone(),
+                    agreement: Agreement::Agree,
+                    runs: vec![None; docs.len()],
+                });
+                rows.len() - 1
+            });
+            let side = side(result);
+            let change = rows[row].runs[0].as_ref().filter(|_| index > 0).map(|base| change(&base.side, &side));
+            run.regressions += usize::from(change == Some(Change::Regression));
+            rows[row].runs[index] = Some(Entry { side, correct: result.correct, change });
+        }
+        if index > 0 {
+            run.baseline_missing = rows.iter().filter(|r| r.runs[0].is_some() && r.runs[index].is_none()).count();
+        }
+        runs.push(run);
+    }
+    for row in &mut rows {
+        row.agreement = agreement(&row.runs);
+    }
+    rows.sort_by_key(|r| r.agreement);
+    Matrix { runs, questions: rows }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::eval_results;
+    use crate::report::test_run::run_with_one_pass_and_one_exhausted;
+    use serde_json::{Value, json};
+
+    /// A results document whose questions are `rows`: id, text, success, answer.
+    fn doc(rows: &[(&str, &str, bool, Value)]) -> EvalResults {
+        let mut doc = eval_results(&run_with_one_pass_and_one_exhausted(), "2026-01-01T00:00:00Z");
+        let template = doc.detailed_results[0].clone();
+        doc.detailed_results = rows
+            .iter()
+            .map(|(id, text, success, answer)| super::super::DetailedResult {
+                question_id: id.to_string(),
+                question: text.to_string(),
+                success: *success,
+                status: if *success { "passed" } else { "failed" }.to_string(),
+                final_answer: Some(answer.clone()),
+                iterations: if *success { 1 } else { 3 },
+                ..template.clone()
+            })
+            .collect();
+        doc
+    }
+
+    #[test]
+    fn rows_line_up_by_id_and_text_and_the_baseline_decides_regressions() {
+        let a = doc(&[("q1", "one", true, json!(1)), ("q2", "two", true, json!(2)), ("q3", "three", true, json!(3))]);
+        let b =
+            doc(&[("q1", "one", true, json!(1)), ("q2", "two", false, json!(null)), ("q3", "three", true, json!(3))]);
+        // C numbers "one" otherwise, asks something else under q2, and lacks "three".
+        let c = doc(&[("x1", "one", true, json!(1)), ("q2", "deux", true, json!(2)), ("q4", "four", true, json!(4))]);
+        let names: Vec<String> = ["a", "b", "c"].map(String::from).into();
+        let matrix = compare_runs(&names, &[a, b, c]);
+        let got: Vec<(&str, Agreement, Vec<bool>)> = matrix
+            .questions
+            .iter()
+            .map(|q| (q.question_id.as_str(), q.agreement, q.runs.iter().map(Option::is_some).collect()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("q2", Agreement::Regression, vec![true, true, false]),
+                ("q3", Agreement::Partial, vec![true, true, false]),
+                ("q2", Agreement::Partial, vec![false, false, true]),
+                ("q4", Agreement::Partial, vec![false, false, true]),
+                ("q1", Agreement::Agree, vec![true, true, true]),
+            ]
+        );
+        let one = matrix.questions.last().unwrap();
+        assert_eq!(one.runs[2].as_ref().unwrap().side.question_id, "x1", "matched by its text");
+        assert_eq!(one.runs[2].as_ref().unwrap().change, Some(Change::Unchanged));
+        assert_eq!(matrix.questions[2].runs[2].as_ref().unwrap().change, None, "nothing to compare with");
+        assert!(matrix.regressed());
+        let [a, b, c] = &matrix.runs[..] else { panic!("three runs") };
+        assert_eq!((a.label.as_str(), b.regressions, c.regressions), ("A", 1, 0));
+        assert_eq!((b.misalignment(), a.misalignment()), (None, None));
+        assert_eq!(
+            c.misalignment().as_deref(),
+            Some("run C: 2 questions not in the baseline, 2 baseline questions missing")
+        );
+        assert_eq!((b.mean_iterations, b.questions), (5.0 / 3.0, 3));
+    }
+
+    #[test]
+    fn runs_that_differ_without_a_regression_disagree_and_labels_go_past_z() {
+        let a = doc(&[("q1", "one", false, json!(null))]);
+        let b = doc(&[("q1", "one", true, json!(1))]);
+        let c = doc(&[("q1", "one", true, json!(2))]);
+        let names: Vec<String> = ["a", "b", "c"].map(String::from).into();
+        let matrix = compare_runs(&names, &[a, b, c]);
+        assert_eq!(matrix.questions[0].agreement, Agreement::Disagree);
+        assert!(!matrix.regressed());
+        assert_eq!((run_label(25), run_label(26)), ("Z".to_string(), "R27".to_string()));
+    }
+}

@@ -1,0 +1,121 @@
+//! `compare` of three runs through the real binary: the sample trace (the
+//! baseline), an edited copy of it where q_02 fails (a regression), and an
+//! offline run of other questions — as a table, as JSON and as an HTML page;
+//! and the matrix screen in a real terminal.
+
+use crate::common;
+use crate::suite::replay_cli::{edited_trace, sample_trace};
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use serde_json::Value;
+
+/// The three runs, written under `dir`.
+fn three_runs(dir: &Path) -> [PathBuf; 3] {
+    let failed = edited_trace(
+        dir,
+        "\"type\":\"question_finished\",\"at\":{\"question_id\":\"q_02\"",
+        "\"outcome\":\"passed\"",
+        "\"outcome\":\"failed\"",
+    );
+    let out = dir.join("offline");
+    let run = common::eval_dag(dir)
+        .arg("run")
+        .arg(common::root().join("sample-data/fraud"))
+        .args(["--headless", "--questions", "3", "--seed", "7", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0), "{}", String::from_utf8_lossy(&run.stderr));
+    [sample_trace(), failed, out.join("eval_results.json")]
+}
+
+fn compare(dir: &Path, flags: &[&str], runs: &[PathBuf]) -> Output {
+    common::eval_dag(dir).arg("compare").args(flags).args(runs).output().unwrap()
+}
+
+#[test]
+fn three_runs_as_a_table_json_and_a_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = three_runs(dir.path());
+
+    let out = compare(dir.path(), &["--headless"], &runs);
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "B regresses against A: {table}");
+    assert!(table.contains("run C: 3 questions not in the baseline, 2 baseline questions missing"), "{table}");
+    let lines: Vec<&str> = table.lines().collect();
+    let header = lines.iter().position(|l| l.starts_with("question")).unwrap();
+    assert!(lines[header + 1].starts_with("q_02") && lines[header + 1].contains("REGRESSION B"), "{table}");
+    assert!(lines[1].starts_with("A") && lines[1].contains("baseline") && lines[2].contains("1 regression"), "{table}");
+    let offline_q_01 = lines.iter().filter(|l| l.starts_with("q_01")).nth(1).unwrap();
+    assert!(
+        offline_q_01.contains("missing") && offline_q_01.contains("In the `transactions` sample"),
+        "the text tells it apart: {table}"
+    );
+    assert!(lines.last().unwrap().starts_with("5 questions: 1 regression, 0 disagree, 4 missing, 0 same"), "{table}");
+
+    let out = compare(dir.path(), &["--json"], &runs);
+    assert_eq!(out.status.code(), Some(1));
+    let matrix: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(matrix["runs"].as_array().unwrap().len(), 3);
+    assert_eq!(matrix["runs"][2]["not_in_baseline"], 3);
+    assert_eq!(matrix["runs"][2]["baseline_missing"], 2);
+    assert_eq!(matrix["runs"][0]["pass_rate"], 1.0);
+    let questions = matrix["questions"].as_array().unwrap();
+    assert_eq!(questions.len(), 5, "2 of the sample and 3 of the offline run");
+    assert!(questions.iter().all(|q| q["runs"].as_array().unwrap().len() == 3), "one entry per run");
+    let q_02 = &questions[0];
+    assert_eq!((q_02["question_id"].as_str(), q_02["agreement"].as_str()), (Some("q_02"), Some("regression")));
+    assert_eq!(q_02["runs"][1]["change"], "regression");
+    assert_eq!((q_02["runs"][0]["status"].as_str(), q_02["runs"][2].is_null()), (Some("passed"), true));
+    assert_eq!(q_02["runs"][0]["correct"], false, "the sample graded q_02 wrong");
+
+    let page = dir.path().join("pages/compare.html");
+    let out = compare(dir.path(), &["--html", page.to_str().unwrap()], &runs);
+    assert_eq!(out.status.code(), Some(1), "the page changes nothing about the verdict");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("REGRESSION B"), "the table is printed too");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(!html.contains("<script") && !html.contains("http://") && !html.contains("https://"));
+    assert!(!html.contains("<link") && !html.contains("src="), "no external assets");
+    assert!(html.contains("run C: 3 questions not in the baseline, 2 baseline questions missing"));
+    assert_eq!(html.matches("<tr><td><code>").count(), 5, "a row per question");
+    assert!(html.contains("class=\"cell failed regression\""), "B's q_02 is marked");
+    assert!(html.contains("✗ wrong") && html.contains("not in this run"));
+}
+
+#[test]
+fn two_runs_keep_their_json_rows_and_can_write_the_page_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("two.html");
+    let out = compare(dir.path(), &["--json", "--html", page.to_str().unwrap()], &[sample_trace(), sample_trace()]);
+    assert_eq!(out.status.code(), Some(0));
+    let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows.as_array().unwrap()[0]["change"], "unchanged", "the two-run rows as before");
+    assert!(std::fs::read_to_string(&page).unwrap().contains("eval-dag compare · 2 runs"));
+    let out = compare(dir.path(), &["--headless"], &[sample_trace()]);
+    assert_eq!(out.status.code(), Some(2), "one run is not a comparison");
+    let out = compare(dir.path(), &["--headless"], &[sample_trace(), sample_trace(), dir.path().join("nowhere.json")]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!((out.status.code(), stderr.trim().lines().count()), (Some(2), 1), "{stderr}");
+    assert!(stderr.contains("nowhere.json"), "{stderr}");
+}
+
+#[test]
+fn on_a_terminal_three_runs_open_the_matrix_and_a_pair_from_it() {
+    let Some(session) = common::tmux::session("matrix") else { return };
+    let trace = "sample-data/traces/fraud-scripted.trace.jsonl";
+    common::tmux::run(&session, &format!("compare {trace} {trace} {trace}"));
+    let screen = common::tmux::wait_for(&session, "2 questions × 3 runs");
+    assert!(screen.contains("3 runs · baseline A") && screen.contains("▸ B (vs A)"), "{screen}");
+    for key in ["Right", "Enter"] {
+        common::tmux::tmux(&["send-keys", "-t", &session, key]);
+    }
+    let screen = common::tmux::wait_for(&session, "final DAG: changes from A to C");
+    assert!(screen.contains("the final DAGs are the same"), "{screen}");
+    for key in ["Escape", "q"] {
+        common::tmux::tmux(&["send-keys", "-t", &session, key]);
+    }
+    let screen = common::tmux::wait_for(&session, "EXITED-0");
+    assert!(!screen.contains("2 questions × 3 runs"), "left cleanly: {screen}");
+}

@@ -1,0 +1,67 @@
+//! The matrix screen of several runs, without a terminal: snapshots at both
+//! sizes, the run set against the baseline, and the side-by-side detail of a
+//! pair opened from it and left again.
+
+use crate::common;
+
+use common::press;
+use common::runs::{names, three_runs};
+use common::tui::screen;
+use eval_dag::report::compare_runs;
+use eval_dag::tui::{App, RunsMatrix, Screen, Theme};
+
+/// The three runs of [`three_runs`] on the matrix screen.
+pub fn matrix_app() -> App {
+    let docs = three_runs();
+    App::comparing_runs(RunsMatrix::new(compare_runs(&names(), &docs), docs), Theme::dark())
+}
+
+#[test]
+fn the_matrix_screen_at_both_sizes() {
+    for (width, height) in [(80u16, 24u16), (160, 48)] {
+        let app = matrix_app();
+        insta::assert_snapshot!(format!("matrix_{width}x{height}"), screen(&app, width, height));
+    }
+}
+
+#[test]
+fn matrix_keys_pick_a_run_open_the_pair_and_go_back() {
+    let mut app = matrix_app();
+    let text = screen(&app, 160, 48);
+    assert!(text.contains("run C: 3 questions not in the baseline, 1 baseline question missing"), "{text}");
+    let ids: Vec<&str> = app.matrix.as_ref().unwrap().matrix.questions.iter().map(|q| q.question_id.as_str()).collect();
+    assert_eq!(ids, ["q_02", "q_01", "c_07", "c_08", "c_09"], "the regression, the disagreement, then C's own");
+
+    press(&mut app, "\n");
+    assert_eq!(app.screen, Screen::CompareDetail);
+    let text = screen(&app, 160, 48);
+    assert!(text.contains("q_02 regression") && text.contains("B: runs/b/eval_results.json"), "{text}");
+    press(&mut app, "\x1b");
+    assert_eq!(app.screen, Screen::Matrix, "back to the matrix, not the two-run table");
+    press(&mut app, "→jj\n");
+    assert!(screen(&app, 160, 48).contains("c_07 only in C"), "the pair's runs are named by their letters");
+    press(&mut app, "\x1b←kk");
+
+    let narrow = screen(&app, 44, 24);
+    assert!(narrow.contains("▸ B (vs A)") && narrow.contains("(1 out of view: ←/→)"), "{narrow}");
+    press(&mut app, "→→");
+    assert_eq!(app.matrix.as_ref().unwrap().column, 2, "C is the last run");
+    let narrow = screen(&app, 44, 24);
+    let header = narrow.lines().find(|l| l.starts_with("id")).unwrap();
+    assert!(header.contains("A baseline") && header.contains("▸ C (vs A)") && !header.contains('B'), "{narrow}");
+    press(&mut app, "j\n");
+    let text = screen(&app, 160, 48);
+    assert!(text.contains("C: runs/c/trace.jsonl") && text.contains("changes from A to C"), "{text}");
+    assert!(text.contains("q_01") && text.contains("the final DAGs are the same"), "C's c_01 is A's q_01: {text}");
+    press(&mut app, "b←j");
+    assert_eq!((app.screen, app.matrix.as_ref().unwrap().column), (Screen::Matrix, 1));
+    press(&mut app, "\n");
+    assert_eq!(app.screen, Screen::Matrix, "neither A nor B has c_07");
+    assert!(screen(&app, 80, 24).contains("neither A nor B has this question"));
+
+    press(&mut app, "?");
+    let help = screen(&app, 80, 24);
+    assert!(help.contains("set the next run against the baseline") && !help.contains("change filter"), "{help}");
+    press(&mut app, "xq");
+    assert!(app.quit);
+}
