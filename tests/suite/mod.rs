@@ -9,6 +9,7 @@ mod labels;
 mod llm_openai;
 mod model_roundtrip;
 mod prepare_cli;
+mod prepare_fixtures;
 mod replay_cli;
 mod results_schema;
 mod run_graded;
