@@ -304,6 +304,14 @@ mod tests {
         assert_eq!(first(&["01.02.2020 10:00"]), Some("%d.%m.%Y %H:%M"));
         assert_eq!(first(&["Tue, 05 Mar 2024 10:00:00 +0000"]), Some("%a, %d %b %Y %H:%M:%S %z"));
         assert_eq!(first(&["5 March 2021"]), Some("%d %B %Y"));
+        assert_eq!(first(&["2024-01-05 10:00:00+0000"]), Some("%Y-%m-%d %H:%M:%S%z"));
+        assert_eq!(first(&["2024-01-05T10:00:00.5"]), Some("%Y-%m-%dT%H:%M:%S.%f"));
+        assert_eq!(first(&["05/03/24", "12/31/99"]), Some("%m/%d/%y"));
+        assert_eq!(first(&["15-Mar-2024"]), Some("%d-%b-%Y"));
+        assert_eq!(first(&["Tuesday, March 5, 2024"]), Some("%A, %B %d, %Y"));
+        assert_eq!(first(&["2024-01", "2024-12"]), Some("%Y-%m"));
+        assert_eq!(first(&["Sat Mar  2 10:00:00 2024"]), Some("%a %b %d %H:%M:%S %Y"));
+        assert_eq!(first(&["2024-01-05T10:00:00", "2024-01-05T10:00:00.5"]), None, "no one format reads both");
         assert_eq!(first(&["hello"]), None);
         assert_eq!(first(&["12.5"]), None);
     }

@@ -176,7 +176,7 @@ impl ColumnProfile {
         self.styles.retain_mut(|(style, whole)| {
             // Only plain numbers are ever written as integers.
             *whole &= style.is_plain() && value.parse::<i64>().is_ok();
-            values::number(value, *style).is_some()
+            style.read(&text.digits).is_some()
         });
         let currency = text.unit.currency;
         self.currency = match self.currency {

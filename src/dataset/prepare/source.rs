@@ -126,14 +126,31 @@ fn read_full(reader: &mut impl Read, buffer: &mut [u8]) -> std::io::Result<usize
     Ok(filled)
 }
 
-/// Whether a character has no business in a CSV (NUL and other control characters).
-fn is_control(c: char) -> bool {
-    (c.is_control() && !matches!(c, '\t' | '\n' | '\r')) || c == '\u{fffd}'
+/// Whether a character rules a guessed legacy encoding out: binary data
+/// decodes into control characters.
+fn is_suspect(c: char) -> bool {
+    c.is_control() && !matches!(c, '\t' | '\n' | '\r')
 }
 
-/// Whether the whole file is UTF-8 without control characters (streamed in chunks).
+/// Whether the whole file is UTF-8 without NUL characters (streamed in
+/// chunks, a split character carried over to the next one).
 fn is_clean_utf8(path: &Path) -> std::io::Result<bool> {
-    decodes_cleanly(path, UTF_8)
+    let mut reader = std::fs::File::open(path)?;
+    let mut buffer = vec![0u8; CHUNK + 4];
+    let mut carried = 0;
+    loop {
+        let n = reader.read(&mut buffer[carried..CHUNK + carried])?;
+        let filled = carried + n;
+        if buffer[carried..filled].contains(&0) {
+            return Ok(false);
+        }
+        let valid = Encoding::utf8_valid_up_to(&buffer[..filled]);
+        carried = filled - valid;
+        if n == 0 || carried > 3 {
+            return Ok(carried == 0);
+        }
+        buffer.copy_within(valid..filled, 0);
+    }
 }
 
 /// Whether `encoding` decodes the whole file without errors or control characters.
@@ -149,7 +166,7 @@ fn decodes_cleanly(path: &Path, encoding: &'static Encoding) -> std::io::Result<
         loop {
             out.clear();
             let (result, read) = decoder.decode_to_string_without_replacement(input, &mut out, last);
-            if out.chars().any(is_control) {
+            if out.chars().any(is_suspect) {
                 return Ok(false);
             }
             input = &input[read..];
@@ -188,4 +205,38 @@ pub fn delimiter(path: &Path, encoded: Encoded) -> std::io::Result<u8> {
         }
     }
     Ok(best.map_or(b',', |(_, d)| d))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn encoded(bytes: &[u8]) -> Result<Encoded, SourceError> {
+        let file = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(file.path(), bytes).unwrap();
+        encoding(file.path(), None)
+    }
+
+    #[test]
+    fn utf8_with_odd_characters_stays_utf8() {
+        assert_eq!(encoded("a,b\n\u{fffd},\x0c\n".as_bytes()).unwrap(), Encoded::Utf8 { skip: 0 });
+        assert_eq!(encoded(b"\xef\xbb\xbfa;b\n1;2\n").unwrap(), Encoded::Utf8 { skip: 3 });
+        assert_eq!(encoded(b"a,b\n\xe9t\xe9,1\n").unwrap().name(), "windows-1252");
+        assert!(matches!(encoded(b"a,b\n\x01\xff\x02\x00,1\n"), Err(SourceError::Undecidable)));
+    }
+
+    #[test]
+    fn delimiters_are_sniffed() {
+        let sniff = |text: &str| {
+            let file = tempfile::NamedTempFile::new().unwrap();
+            std::fs::write(file.path(), text).unwrap();
+            char::from(delimiter(file.path(), Encoded::Utf8 { skip: 0 }).unwrap())
+        };
+        assert_eq!(sniff("a;b;c\n1,5;2;3\n"), ';');
+        assert_eq!(sniff("a,b\n\"x;y\",2\n"), ',');
+        assert_eq!(sniff("a\tb\n1\t2\n"), '\t');
+        assert_eq!(sniff("a|b\n\"line\nbreak\"|2\n"), '|');
+        assert_eq!(sniff("only\n1\n"), ',');
+        assert_eq!(sniff("a,b\n1,2\n3\n"), ',', "ragged rows fall back to a comma (and fail later with the line)");
+    }
 }

@@ -70,8 +70,9 @@ impl NumberStyle {
     }
 
     /// The number `digits` (sign, digits and marks only) stands for in this style.
-    fn read(self, digits: &str) -> Option<f64> {
-        if self.is_plain() {
+    pub fn read(self, digits: &str) -> Option<f64> {
+        let marked = digits.contains(self.decimal) || self.group.is_some_and(|g| digits.contains(g));
+        if self.is_plain() || !(marked || digits.contains(['.', ','])) {
             return digits.parse::<f64>().ok().filter(|x| x.is_finite());
         }
         let (int, fraction) = match digits.split_once(self.decimal) {
@@ -172,8 +173,13 @@ pub fn number_text(raw: &str) -> Option<NumberText<'_>> {
     if !(first.is_ascii_digit() || first == '+' || (first == '.' && text.len() > 1)) {
         return None;
     }
-    let text = text.replace(['\u{a0}', '\u{202f}'], " ");
-    let digits = if negative { format!("-{text}").into() } else { text.into() };
+    let digits = match (negative, text.contains(['\u{a0}', '\u{202f}'])) {
+        (false, false) => text.into(),
+        (_, spaces) => {
+            let text = if spaces { text.replace(['\u{a0}', '\u{202f}'], " ") } else { text.to_string() };
+            (if negative { format!("-{text}") } else { text }).into()
+        }
+    };
     Some(NumberText { digits, unit })
 }
 
