@@ -208,6 +208,10 @@ pub struct PrepareArgs {
     /// Name of the row-sample key in data.json.
     #[arg(long, default_value = "rows")]
     pub rows_key: String,
+    /// The CSV's character encoding (e.g. latin1, windows-1252, utf-16le);
+    /// detected when not given.
+    #[arg(long)]
+    pub encoding: Option<String>,
 }
 
 /// Arguments of `exec`.

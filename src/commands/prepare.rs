@@ -12,8 +12,13 @@ pub fn run(args: PrepareArgs) -> anyhow::Result<ExitCode> {
     if args.sample_size == 0 {
         anyhow::bail!("--sample-size must be at least 1");
     }
-    let options =
-        PrepareOptions { sample_size: args.sample_size, label: args.label, seed: args.seed, rows_key: args.rows_key };
+    let options = PrepareOptions {
+        sample_size: args.sample_size,
+        label: args.label,
+        seed: args.seed,
+        rows_key: args.rows_key,
+        encoding: args.encoding,
+    };
     let prepared = prepare(&args.csv, &options)?;
     write(&prepared, &args.out).with_context(|| format!("cannot write into {}", args.out.display()))?;
     let rows = prepared.data.pointer("/overview/row_count").cloned().unwrap_or_default();

@@ -6,6 +6,7 @@
 mod catalogue;
 mod metadata;
 pub mod prepare;
+pub mod strptime;
 pub mod synthetic;
 mod validate;
 

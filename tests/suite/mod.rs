@@ -10,6 +10,7 @@ mod labels;
 mod llm_openai;
 mod model_roundtrip;
 mod prepare_cli;
+mod prepare_fixtures;
 mod recritic;
 mod replay_cli;
 mod results_schema;

@@ -101,7 +101,12 @@ fn bad_csvs_get_one_clear_line_and_exit_2() {
         ("empty.csv", vec![], "empty"),
         ("header.csv", b"a,b\n".to_vec(), "no data rows"),
         ("ragged.csv", b"a,b\n1,2\n3\n".to_vec(), "line 3 has 1 fields but the header has 2"),
-        ("latin1.csv", b"a,b\n1,2\n\xe9t\xe9,3\n".to_vec(), "line 3 is not valid UTF-8"),
+        (
+            "bom_then_latin1.csv",
+            b"\xef\xbb\xbfa,b\n1,2\n\xe9t\xe9,3\n".to_vec(),
+            "line 3 is not valid UTF-8 (name the file's encoding with --encoding",
+        ),
+        ("nul.csv", b"a,b\n1,\x002\n".to_vec(), "name it with --encoding"),
         ("dupe.csv", b"a,a\n1,2\n".to_vec(), "twice"),
     ];
     let mut huge = b"a,b\n1,".to_vec();

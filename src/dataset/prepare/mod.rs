@@ -1,17 +1,22 @@
 //! `eval-dag prepare`: stream a CSV into `data.json` (exact pre-aggregates and
 //! a seeded row sample) and `metadata.json` (inferred column annotations).
 //!
-//! Three streaming passes keep memory bounded by the number of columns,
-//! categorical values and the sample, not by the file: (1) profiles, moments,
-//! group totals and the reservoir sample; (2) histograms and the monthly
-//! series; (3) the values of the histogram buckets holding the wanted
-//! percentiles. Percentiles use linear interpolation between closest ranks
+//! The file's encoding and delimiter are found first (a byte scan, and the
+//! first records). Four streaming passes then keep memory bounded by the
+//! number of columns, categorical values and the sample, not by the file: (1)
+//! column profiles, from which each column's type and reading are decided
+//! (number style, unit, datetime format); (2) moments, group totals, the
+//! reservoir sample, the monthly series and datetime ranges; (3) histograms;
+//! (4) the values of the histogram buckets holding the wanted percentiles. Percentiles use linear interpolation between closest ranks
 //! (numpy's default, Python's `statistics.quantiles(method="inclusive")`);
 //! `std` is the sample standard deviation.
 
 mod accumulate;
+mod dates;
 mod infer;
 mod output;
+mod source;
+mod values;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -19,9 +24,12 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use accumulate::{GroupTotals, Moments, OrderStatistics, Reservoir, quantile_ranks, sampler};
-use infer::{ColumnProfile, NULL_MARKERS};
+use infer::{Column, ColumnProfile};
+use source::Layout;
+use values::{is_null, positive};
 
-pub use infer::{CATEGORICAL_LIMIT, DATETIME_FORMATS};
+pub use infer::CATEGORICAL_LIMIT;
+pub use values::NULL_MARKERS;
 
 /// Largest field accepted, in bytes.
 pub const MAX_FIELD_BYTES: usize = 1 << 20;
@@ -39,6 +47,8 @@ pub struct PrepareOptions {
     pub seed: u64,
     /// Name of the row-sample key in `data.json`.
     pub rows_key: String,
+    /// The file's character encoding (a WHATWG label such as `latin1`), detected when `None`.
+    pub encoding: Option<String>,
 }
 
 /// The two files' contents.
@@ -60,12 +70,9 @@ pub struct PrepareError {
     pub message: String,
 }
 
-fn is_null(raw: &str) -> bool {
-    NULL_MARKERS.contains(&raw)
-}
-
 struct Reader<'p> {
     path: &'p Path,
+    layout: Layout,
 }
 
 impl Reader<'_> {
@@ -73,9 +80,10 @@ impl Reader<'_> {
         PrepareError { path: self.path.to_path_buf(), message }
     }
 
-    fn open(&self) -> Result<csv::Reader<std::fs::File>, PrepareError> {
-        let file = std::fs::File::open(self.path).map_err(|e| self.error(format!("cannot open: {e}")))?;
-        Ok(csv::ReaderBuilder::new().flexible(false).from_reader(file))
+    fn open(&self) -> Result<csv::Reader<Box<dyn std::io::Read>>, PrepareError> {
+        let text =
+            source::text_reader(self.path, self.layout.encoded).map_err(|e| self.error(format!("cannot open: {e}")))?;
+        Ok(csv::ReaderBuilder::new().delimiter(self.layout.delimiter).flexible(false).from_reader(text))
     }
 
     /// Call `visit` with every record (and its 0-based row index).
@@ -108,15 +116,23 @@ fn describe_csv_error(err: &csv::Error) -> String {
         csv::ErrorKind::UnequalLengths { expected_len, len, .. } => {
             format!("line {line} has {len} fields but the header has {expected_len}")
         }
-        csv::ErrorKind::Utf8 { .. } => format!("line {line} is not valid UTF-8 (convert the file to UTF-8 first)"),
+        csv::ErrorKind::Utf8 { .. } => {
+            format!("line {line} is not valid UTF-8 (name the file's encoding with --encoding, e.g. --encoding latin1)")
+        }
         csv::ErrorKind::Io(io) => format!("cannot read: {io}"),
         _ => format!("line {line}: {err}"),
     }
 }
 
+/// The earliest and latest time of a datetime column, with their text in `data.json`.
+type TimeRange = ((chrono::NaiveDateTime, String), (chrono::NaiveDateTime, String));
+
 /// Prepare the CSV at `path`.
 pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, PrepareError> {
-    let reader = Reader { path };
+    let error = |message: String| PrepareError { path: path.to_path_buf(), message };
+    let encoded = source::encoding(path, options.encoding.as_deref()).map_err(|e| error(e.to_string()))?;
+    let delimiter = source::delimiter(path, encoded).map_err(|e| error(format!("cannot read: {e}")))?;
+    let reader = Reader { path, layout: Layout { encoded, delimiter } };
     let headers: Vec<String> = {
         let mut csv = reader.open()?;
         let headers = csv.headers().map_err(|e| reader.error(describe_csv_error(&e)))?;
@@ -139,51 +155,13 @@ pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, Prepar
         None => None,
     };
 
-    // Pass one.
+    // Pass one: what each column holds.
     let columns = headers.len();
     let mut profiles: Vec<ColumnProfile> = headers.iter().map(|h| ColumnProfile::new(h)).collect();
-    let mut moments: Vec<Moments> = vec![Moments::default(); columns];
-    let mut groups: Vec<Option<HashMap<String, GroupTotals>>> = vec![Some(HashMap::new()); columns];
-    let mut strata: HashMap<String, (u64, Reservoir)> = HashMap::new();
-    let mut rng = sampler(options.seed);
-    let rows = reader.each(|index, record| {
-        let numbers: Vec<Option<f64>> = record
-            .iter()
-            .map(|f| if is_null(f) { None } else { f.parse::<f64>().ok().filter(|x| x.is_finite()) })
-            .collect();
-        let label_value = label.and_then(|l| record.get(l)).filter(|v| !is_null(v));
-        let positive = label_value.map(|v| v == "1" || v.eq_ignore_ascii_case("true"));
+    let rows = reader.each(|_, record| {
         for (i, raw) in record.iter().enumerate() {
             profiles[i].observe(raw);
-            if let Some(x) = numbers[i] {
-                moments[i].push(x);
-            }
-            if let Some(table) = &mut groups[i]
-                && !is_null(raw)
-            {
-                if !table.contains_key(raw) && table.len() >= CATEGORICAL_LIMIT {
-                    groups[i] = None;
-                    continue;
-                }
-                let totals = table.entry(raw.to_string()).or_default();
-                totals.count += 1;
-                for (j, number) in numbers.iter().enumerate() {
-                    if let Some(x) = number
-                        && j != i
-                    {
-                        totals.numeric.entry(j).or_default().push(*x);
-                    }
-                }
-                if let Some(p) = positive {
-                    totals.label.0 += u64::from(p);
-                    totals.label.1 += 1;
-                }
-            }
         }
-        let stratum = label_value.unwrap_or("").to_string();
-        let (count, reservoir) = strata.entry(stratum).or_insert_with(|| (0, Reservoir::new(options.sample_size)));
-        *count += 1;
-        reservoir.offer(index, record, &mut rng);
     })?;
     if rows == 0 {
         return Err(reader.error("the CSV has a header but no data rows".into()));
@@ -195,11 +173,82 @@ pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, Prepar
             return Err(reader.error(format!("the label column {:?} is not binary (0/1 or true/false)", headers[l])));
         }
     }
+    let kinds: Vec<Column> =
+        profiles.iter().enumerate().map(|(i, p)| p.decide(Some(i) == label, delimiter == b';')).collect();
 
-    // Pass two: histograms of numeric columns, the monthly series, datetime ranges.
-    let kinds: Vec<&'static str> = profiles.iter().map(ColumnProfile::kind).collect();
+    // Pass two: moments, group totals, the reservoir sample, the monthly series, datetime ranges.
     let numeric: Vec<usize> =
-        (0..columns).filter(|&i| matches!(kinds[i], "integer" | "float") && Some(i) != label).collect();
+        (0..columns).filter(|&i| matches!(kinds[i].kind, "integer" | "float") && Some(i) != label).collect();
+    let categorical: Vec<usize> =
+        (0..columns).filter(|&i| kinds[i].kind == "categorical" && Some(i) != label).collect();
+    let datetimes: Vec<usize> = (0..columns).filter(|&i| kinds[i].date.is_some()).collect();
+    let time_column = datetimes
+        .iter()
+        .copied()
+        .max_by_key(|&i| (kinds[i].strptime().is_some_and(dates::has_time), std::cmp::Reverse(i)));
+    let mut moments: Vec<Moments> = vec![Moments::default(); columns];
+    let mut groups: Vec<Option<HashMap<String, GroupTotals>>> =
+        (0..columns).map(|i| categorical.contains(&i).then(HashMap::new)).collect();
+    let mut strata: HashMap<String, (u64, Reservoir)> = HashMap::new();
+    let mut rng = sampler(options.seed);
+    let mut monthly: std::collections::BTreeMap<String, GroupTotals> = Default::default();
+    let mut time_range: HashMap<usize, TimeRange> = HashMap::new();
+    let number = |record: &csv::StringRecord, j: usize| record.get(j).and_then(|f| kinds[j].number(f));
+    reader.each(|index, record| {
+        let numbers: Vec<(usize, f64)> = numeric.iter().filter_map(|&j| Some((j, number(record, j)?))).collect();
+        let label_value = label.and_then(|l| record.get(l)).filter(|v| !is_null(v));
+        for &(j, x) in &numbers {
+            moments[j].push(x);
+        }
+        for &i in &categorical {
+            let raw = record.get(i).unwrap_or("");
+            if let Some(table) = &mut groups[i]
+                && !is_null(raw)
+            {
+                let totals = table.entry(raw.to_string()).or_default();
+                totals.count += 1;
+                for &(j, x) in &numbers {
+                    totals.numeric.entry(j).or_default().push(x);
+                }
+                if let Some(v) = label_value {
+                    totals.label.0 += u64::from(positive(v));
+                    totals.label.1 += 1;
+                }
+            }
+        }
+        let stratum = label_value.unwrap_or("").to_string();
+        let (count, reservoir) = strata.entry(stratum).or_insert_with(|| (0, Reservoir::new(options.sample_size)));
+        *count += 1;
+        reservoir.offer(index, record, &mut rng);
+        for &i in &datetimes {
+            let raw = record.get(i).unwrap_or("");
+            if let Some(t) = kinds[i].time(raw) {
+                let text = || kinds[i].time_text(raw).unwrap_or_default();
+                let range = time_range.entry(i).or_insert_with(|| ((t, text()), (t, text())));
+                if t < range.0.0 {
+                    range.0 = (t, text());
+                }
+                if t > range.1.0 {
+                    range.1 = (t, text());
+                }
+            }
+        }
+        if let Some(t) = time_column
+            && let Some(time) = kinds[t].time(record.get(t).unwrap_or(""))
+        {
+            let totals = monthly.entry(time.format("%Y-%m").to_string()).or_default();
+            totals.count += 1;
+            for &(j, x) in &numbers {
+                totals.numeric.entry(j).or_default().push(x);
+            }
+            if let Some(v) = label_value {
+                totals.label.0 += u64::from(positive(v));
+                totals.label.1 += 1;
+            }
+        }
+    })?;
+
+    // Pass three: histograms of numeric columns.
     let mut order: HashMap<usize, OrderStatistics> = numeric
         .iter()
         .map(|&i| {
@@ -211,49 +260,19 @@ pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, Prepar
             (i, OrderStatistics::new(moments[i].min, moments[i].max, ranks.collect()))
         })
         .collect();
-    let time_column = (0..columns)
-        .filter(|&i| kinds[i] == "datetime")
-        .max_by_key(|&i| (profiles[i].datetime_formats[0].contains("%H"), std::cmp::Reverse(i)));
-    let mut monthly: std::collections::BTreeMap<String, GroupTotals> = Default::default();
-    let mut time_range: HashMap<usize, (chrono::NaiveDateTime, chrono::NaiveDateTime)> = HashMap::new();
     reader.each(|_, record| {
         for &i in &numeric {
-            if let Some(x) = record.get(i).and_then(|f| f.parse::<f64>().ok()).filter(|x| x.is_finite()) {
+            if let Some(x) = number(record, i) {
                 order.get_mut(&i).expect("numeric column").count(x);
-            }
-        }
-        for i in (0..columns).filter(|&i| kinds[i] == "datetime") {
-            let raw = record.get(i).unwrap_or("");
-            if let Some(t) = output::parse_datetime(raw, profiles[i].datetime_formats[0]) {
-                let range = time_range.entry(i).or_insert((t, t));
-                range.0 = range.0.min(t);
-                range.1 = range.1.max(t);
-            }
-        }
-        if let Some(t) = time_column
-            && let Some(month) = infer::month_of(record.get(t).unwrap_or(""), profiles[t].datetime_formats[0])
-        {
-            let totals = monthly.entry(month).or_default();
-            totals.count += 1;
-            for &j in &numeric {
-                if let Some(x) = record.get(j).and_then(|f| f.parse::<f64>().ok()).filter(|x| x.is_finite()) {
-                    totals.numeric.entry(j).or_default().push(x);
-                }
-            }
-            if let Some(l) = label
-                && let Some(v) = record.get(l).filter(|v| !is_null(v))
-            {
-                totals.label.0 += u64::from(v == "1" || v.eq_ignore_ascii_case("true"));
-                totals.label.1 += 1;
             }
         }
     })?;
 
-    // Pass three: the exact values at the wanted ranks.
+    // Pass four: the exact values at the wanted ranks.
     order.values_mut().for_each(OrderStatistics::target_buckets);
     reader.each(|_, record| {
         for &i in &numeric {
-            if let Some(x) = record.get(i).and_then(|f| f.parse::<f64>().ok()).filter(|x| x.is_finite()) {
+            if let Some(x) = number(record, i) {
                 order.get_mut(&i).expect("numeric column").collect(x);
             }
         }
@@ -262,9 +281,10 @@ pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, Prepar
     let input = output::Collected {
         source: path,
         options,
+        layout: reader.layout,
         headers: &headers,
         profiles: &profiles,
-        kinds: &kinds,
+        columns: &kinds,
         moments: &moments,
         groups: &groups,
         strata,

@@ -3,21 +3,23 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use chrono::{NaiveDate, NaiveDateTime};
 use serde_json::{Map, Value, json};
 
 use super::accumulate::{GroupTotals, Moments, OrderStatistics, Reservoir, quantile_ranks};
-use super::infer::{ColumnProfile, NULL_MARKERS};
-use super::{PERCENTILES, PrepareOptions, Prepared as Prepare};
+use super::infer::{Column, ColumnProfile};
+use super::source::{Encoded, Layout};
+use super::values::positive;
+use super::{PERCENTILES, PrepareOptions, Prepared as Prepare, TimeRange, dates};
 use crate::dataset::is_measure;
 
 /// Everything the passes produced.
 pub struct Collected<'a> {
     pub source: &'a Path,
     pub options: &'a PrepareOptions,
+    pub layout: Layout,
     pub headers: &'a [String],
     pub profiles: &'a [ColumnProfile],
-    pub kinds: &'a [&'static str],
+    pub columns: &'a [Column],
     pub moments: &'a [Moments],
     pub groups: &'a [Option<HashMap<String, GroupTotals>>],
     pub strata: HashMap<String, (u64, Reservoir)>,
@@ -26,35 +28,12 @@ pub struct Collected<'a> {
     pub label: Option<usize>,
     pub time_column: Option<usize>,
     pub monthly: &'a BTreeMap<String, GroupTotals>,
-    pub time_range: &'a HashMap<usize, (NaiveDateTime, NaiveDateTime)>,
+    pub time_range: &'a HashMap<usize, TimeRange>,
     pub rows: u64,
-}
-
-/// A datetime value in `format` (dates get midnight).
-pub fn parse_datetime(raw: &str, format: &str) -> Option<NaiveDateTime> {
-    if format.contains("%H") {
-        NaiveDateTime::parse_from_str(raw, format).ok()
-    } else {
-        NaiveDate::parse_from_str(raw, format).ok().and_then(|d| d.and_hms_opt(0, 0, 0))
-    }
 }
 
 fn number(x: f64) -> Value {
     serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
-}
-
-/// A raw field as a typed JSON value.
-fn typed(raw: &str, kind: &str, profile: &ColumnProfile) -> Value {
-    if NULL_MARKERS.contains(&raw) {
-        return Value::Null;
-    }
-    match kind {
-        "boolean" if raw == "0" || raw == "1" => json!(u8::from(raw == "1")),
-        "boolean" => json!(raw.eq_ignore_ascii_case("true")),
-        _ if profile.all_int => raw.parse::<i64>().map_or_else(|_| json!(raw), |i| json!(i)),
-        "float" => raw.parse::<f64>().map_or_else(|_| json!(raw), number),
-        _ => json!(raw),
-    }
 }
 
 fn group_stats(c: &Collected<'_>, totals: &GroupTotals) -> Value {
@@ -112,7 +91,7 @@ fn sample(c: &Collected<'_>) -> (Vec<Value>, String) {
                 .iter()
                 .zip(fields.iter())
                 .enumerate()
-                .map(|(i, (h, raw))| (h.clone(), typed(raw, c.kinds[i], &c.profiles[i])))
+                .map(|(i, (h, raw))| (h.clone(), c.columns[i].typed(raw)))
                 .collect();
             Value::Object(row)
         })
@@ -131,30 +110,21 @@ fn sample(c: &Collected<'_>) -> (Vec<Value>, String) {
 }
 
 fn column_meta(c: &Collected<'_>, i: usize) -> Value {
-    let (profile, kind) = (&c.profiles[i], c.kinds[i]);
+    let (profile, column) = (&c.profiles[i], &c.columns[i]);
+    let kind = column.kind;
     let total = profile.non_null + profile.nulls;
     let null_rate = if total == 0 { 0.0 } else { profile.nulls as f64 / total as f64 };
     let mut meta = Map::new();
     meta.insert("description".into(), json!(format!("{kind} column `{}` of the source CSV", c.headers[i])));
     meta.insert("type".into(), json!(kind));
-    if kind == "datetime" {
-        let format = profile.datetime_formats[0];
-        meta.insert(
-            "format".into(),
-            json!(
-                format
-                    .replace("%Y", "YYYY")
-                    .replace("%m", "MM")
-                    .replace("%d", "DD")
-                    .replace("%H", "HH")
-                    .replace("%M", "MM")
-                    .replace("%S", "SS")
-            ),
-        );
+    if let Some(format) = column.strptime() {
+        meta.insert("format".into(), json!(dates::human(format)));
         meta.insert("strptime".into(), json!(format));
-        if let Some((a, b)) = c.time_range.get(&i) {
-            meta.insert("range".into(), json!([a.format(format).to_string(), b.format(format).to_string()]));
+        if let Some(((_, first), (_, last))) = c.time_range.get(&i) {
+            meta.insert("range".into(), json!([first, last]));
         }
+    } else if let Some(format) = &column.format {
+        meta.insert("format".into(), json!(format));
     }
     meta.insert("nullable".into(), json!(profile.nulls > 0));
     meta.insert("null_rate".into(), number(null_rate));
@@ -163,13 +133,22 @@ fn column_meta(c: &Collected<'_>, i: usize) -> Value {
     {
         let mut values: Vec<(&String, &u64)> = distinct.iter().collect();
         values.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-        meta.insert("values".into(), Value::Array(values.iter().map(|(v, _)| typed(v, kind, profile)).collect()));
+        let mut typed: Vec<Value> = Vec::new();
+        for (v, _) in values {
+            let value = column.typed(v);
+            if !typed.contains(&value) {
+                typed.push(value);
+            }
+        }
+        meta.insert("values".into(), Value::Array(typed));
     }
     if matches!(kind, "integer" | "float") && c.moments[i].count > 0 {
         meta.insert("range".into(), json!([number(c.moments[i].min), number(c.moments[i].max)]));
     }
     if kind == "identifier" {
         meta.insert("note".into(), json!("an identifier: compare or count it, do not average it"));
+    } else if let Some(note) = &column.note {
+        meta.insert("note".into(), json!(note));
     }
     Value::Object(meta)
 }
@@ -184,9 +163,10 @@ pub fn build(c: Collected<'_>) -> Prepare {
     overview.insert("column_count".into(), json!(c.headers.len()));
     overview.insert("non_null_counts".into(), Value::Object(non_null));
     if let Some(l) = c.label {
-        let positives = c.profiles[l].distinct.as_ref().map_or(0, |d| {
-            d.iter().filter(|(v, _)| v.as_str() == "1" || v.eq_ignore_ascii_case("true")).map(|(_, n)| *n).sum::<u64>()
-        });
+        let positives = c.profiles[l]
+            .distinct
+            .as_ref()
+            .map_or(0, |d| d.iter().filter(|(v, _)| positive(v)).map(|(_, n)| *n).sum::<u64>());
         overview.insert(format!("{}_count", c.headers[l]), json!(positives));
         overview
             .insert(format!("{}_rate", c.headers[l]), number(positives as f64 / c.profiles[l].non_null.max(1) as f64));
@@ -214,7 +194,7 @@ pub fn build(c: Collected<'_>) -> Prepare {
 
     for (i, table) in c.groups.iter().enumerate() {
         let Some(table) = table else { continue };
-        if c.kinds[i] != "categorical" || Some(i) == c.label {
+        if c.columns[i].kind != "categorical" || Some(i) == c.label {
             continue;
         }
         let mut values: Vec<(&String, &GroupTotals)> = table.iter().collect();
@@ -258,6 +238,16 @@ pub fn build(c: Collected<'_>) -> Prepare {
             let rate = p.nulls as f64 / (p.nulls + p.non_null) as f64 * 100.0;
             notes.push(format!("{} is missing (null) in {rate:.1}% of rows; skip None values", c.headers[i]));
         }
+    }
+    if c.layout.encoded != (Encoded::Utf8 { skip: 0 }) || c.layout.delimiter != b',' {
+        let delimiter = match c.layout.delimiter {
+            b'\t' => "tab".to_string(),
+            d => format!("`{}`", char::from(d)),
+        };
+        notes.push(format!(
+            "the CSV was read as {} text separated by {delimiter}; values in `{rows_key}` are Unicode text",
+            c.layout.encoded.name()
+        ));
     }
     let name = c.source.file_name().map_or("the CSV".into(), |n| n.to_string_lossy().into_owned());
     let metadata = json!({

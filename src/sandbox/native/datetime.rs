@@ -10,8 +10,8 @@ use rustpython_vm::{
 };
 
 use super::strftime::strftime;
-use super::strptime::{Parsed, Strptime, strptime};
 use super::{method, new_instance, slot, text};
+use crate::dataset::strptime::{Parsed, Strptime, strptime};
 
 /// The slots of the pure-Python `datetime.datetime`, interned once.
 #[derive(Clone, Copy)]

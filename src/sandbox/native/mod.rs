@@ -11,7 +11,6 @@ mod decimal;
 mod decimal_arith;
 mod statistics;
 mod strftime;
-mod strptime;
 
 use rustpython_vm::{
     PyObjectRef, PyResult, VirtualMachine,
