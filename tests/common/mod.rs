@@ -84,6 +84,7 @@ pub fn json_close(a: &serde_json::Value, b: &serde_json::Value, rel: f64) -> boo
         _ => a == b,
     }
 }
+pub mod dags;
 pub mod mock_llm;
 pub mod runs;
 pub mod tmux;

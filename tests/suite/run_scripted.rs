@@ -9,25 +9,12 @@ use crate::common;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use common::dags::{fraud_dag, node};
 use common::mock_llm::{MockLlm, Recorded, Reply};
 use eval_dag::domain::FindingSource;
 use eval_dag::run::{EngineEvent, Outcome, RunState, Stage};
 use eval_dag::trace::Trace;
 use serde_json::{Value, json};
-
-fn node(id: &str, layer: usize, inputs: Value, code: &str, out: &str) -> Value {
-    json!({"node_id": id, "operation": id.replace('_', " "), "function_name": id, "inputs": inputs,
-           "expected_output_type": out, "layer": layer, "code": code})
-}
-
-fn fraud_dag(rate_code: &str) -> Value {
-    json!({"question_id": "q_01", "description": "fraud rate per category, then the highest",
-        "nodes": [
-            node("rates", 0, json!({"stats": "dataset.category_stats"}), rate_code, "dict"),
-            node("highest", 1, json!({"rates": "prev_node.rates.output"}),
-                 "def highest(rates):\n    return max(sorted(rates), key=lambda k: rates[k])\n", "str")],
-        "edges": [{"source": "rates", "target": "highest"}], "final_answer_node": "highest"})
-}
 
 fn script(faults: Arc<AtomicUsize>) -> impl Fn(&Recorded, usize) -> Reply + Send + Sync + 'static {
     let top = expected_top_category();

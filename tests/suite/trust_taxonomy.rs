@@ -13,6 +13,7 @@ use crate::common;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use common::dags::{fraud_dag, node};
 use common::mock_llm::{MockLlm, Recorded, Reply};
 use common::press;
 use common::tui::{replay_app, screen};
@@ -29,20 +30,6 @@ const COUNTS: &str = "def rates(stats):\n    # variant B: frauds per category\n 
 /// Right.
 const RATES: &str =
     "def rates(stats):\n    return {name: s['is_fraud_count'] / s['count'] for name, s in stats.items()}\n";
-
-fn node(id: &str, layer: usize, inputs: Value, code: &str, out: &str) -> Value {
-    json!({"node_id": id, "operation": id, "function_name": id, "inputs": inputs,
-           "expected_output_type": out, "layer": layer, "code": code})
-}
-
-fn fraud_dag(rate_code: &str) -> Value {
-    json!({"question_id": "q_01", "description": "fraud rate per category, then the highest",
-        "nodes": [
-            node("rates", 0, json!({"stats": "dataset.category_stats"}), rate_code, "dict"),
-            node("highest", 1, json!({"rates": "prev_node.rates.output"}),
-                 "def highest(rates):\n    return max(sorted(rates), key=lambda k: rates[k])\n", "str")],
-        "edges": [{"source": "rates", "target": "highest"}], "final_answer_node": "highest"})
-}
 
 /// `value` as a model writes it: a sentence, fenced JSON, a sentence.
 fn prose(value: &Value) -> String {

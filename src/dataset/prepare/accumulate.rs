@@ -70,6 +70,20 @@ pub struct GroupTotals {
     pub label: (u64, u64),
 }
 
+impl GroupTotals {
+    /// Count one row: its `(column, value)` numbers and its label value.
+    pub fn add(&mut self, numbers: &[(usize, f64)], label_value: Option<&str>) {
+        self.count += 1;
+        for &(j, x) in numbers {
+            self.numeric.entry(j).or_default().push(x);
+        }
+        if let Some(v) = label_value {
+            self.label.0 += u64::from(super::values::positive(v));
+            self.label.1 += 1;
+        }
+    }
+}
+
 /// A uniform random sample of a stream (reservoir sampling), remembering row order.
 #[derive(Debug, Clone)]
 pub struct Reservoir {

@@ -26,7 +26,7 @@ use serde_json::Value;
 use accumulate::{GroupTotals, Moments, OrderStatistics, Reservoir, quantile_ranks, sampler};
 use infer::{Column, ColumnProfile};
 use source::Layout;
-use values::{is_null, positive};
+use values::is_null;
 
 pub use infer::CATEGORICAL_LIMIT;
 pub use values::NULL_MARKERS;
@@ -205,15 +205,7 @@ pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, Prepar
             if let Some(table) = &mut groups[i]
                 && !is_null(raw)
             {
-                let totals = table.entry(raw.to_string()).or_default();
-                totals.count += 1;
-                for &(j, x) in &numbers {
-                    totals.numeric.entry(j).or_default().push(x);
-                }
-                if let Some(v) = label_value {
-                    totals.label.0 += u64::from(positive(v));
-                    totals.label.1 += 1;
-                }
+                table.entry(raw.to_string()).or_default().add(&numbers, label_value);
             }
         }
         let stratum = label_value.unwrap_or("").to_string();
@@ -236,15 +228,7 @@ pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, Prepar
         if let Some(t) = time_column
             && let Some(time) = kinds[t].time(record.get(t).unwrap_or(""))
         {
-            let totals = monthly.entry(time.format("%Y-%m").to_string()).or_default();
-            totals.count += 1;
-            for &(j, x) in &numbers {
-                totals.numeric.entry(j).or_default().push(x);
-            }
-            if let Some(v) = label_value {
-                totals.label.0 += u64::from(positive(v));
-                totals.label.1 += 1;
-            }
+            monthly.entry(time.format("%Y-%m").to_string()).or_default().add(&numbers, label_value);
         }
     })?;
 

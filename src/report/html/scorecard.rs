@@ -5,6 +5,7 @@ use std::fmt::Write;
 
 use crate::render::html_escape;
 use crate::report::scorecard::{CriticScorecard, FateCounts, VerdictFate};
+use crate::text::percent;
 
 /// Bars of the chart: label, count, CSS class.
 fn bars(total: &FateCounts) -> [(&'static str, usize, &'static str); 6] {
@@ -42,10 +43,6 @@ fn chart(total: &FateCounts) -> String {
     }
     svg.push_str("</svg>");
     svg
-}
-
-fn percent(value: Option<f64>) -> String {
-    value.map_or("—".into(), |v| format!("{:.0}%", v * 100.0))
 }
 
 fn table(title: &str, rows: &[(String, &FateCounts)]) -> String {

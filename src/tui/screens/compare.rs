@@ -71,14 +71,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .skip(first)
         .take(height)
         .map(|row| {
-            let mut cells = vec![
-                Cell::from(Span::styled(clean(&row.question_id).into_owned(), t.fg(Ink::Accent))),
-                Cell::from(Span::styled(row.change.label(), change_style(t, row.change))),
-            ];
-            if wide {
-                let text = serde_json::Value::String(row.question.clone());
-                cells.push(Cell::from(Span::styled(preview(&text, question_width), t.fg(Ink::Text))));
-            }
+            let tag = (row.change.label(), change_style(t, row.change));
+            let width = wide.then_some(question_width);
+            let mut cells = super::question_cells(t, &row.question_id, tag, &row.question, width);
             cells.extend(side_cells(t, row.a.as_ref(), answer_width, wide));
             cells.extend(side_cells(t, row.b.as_ref(), answer_width, wide));
             Row::new(cells)

@@ -15,7 +15,7 @@ use crate::report::{Agreement, Change, Entry, RunSummary};
 use crate::text::percent;
 use crate::tui::app::App;
 use crate::tui::matrix::RunsMatrix;
-use crate::tui::text::{clean, fit, preview};
+use crate::tui::text::{fit, preview};
 use crate::tui::theme::{Ink, Theme};
 
 /// Terminal width from which the question text and iterations show.
@@ -135,14 +135,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .skip(first)
         .take(height)
         .map(|row| {
-            let mut cells = vec![
-                Cell::from(Span::styled(clean(&row.question_id).into_owned(), t.fg(Ink::Accent))),
-                Cell::from(Span::styled(row.agreement.label(), agreement_style(t, row.agreement))),
-            ];
-            if wide {
-                let text = serde_json::Value::String(row.question.clone());
-                cells.push(Cell::from(Span::styled(preview(&text, usize::from(question)), t.fg(Ink::Text))));
-            }
+            let tag = (row.agreement.label(), agreement_style(t, row.agreement));
+            let question_width = wide.then_some(usize::from(question));
+            let mut cells = super::question_cells(t, &row.question_id, tag, &row.question, question_width);
             cells.extend(shown.iter().map(|run| cell(t, row.runs[*run].as_ref(), usize::from(width), wide)));
             Row::new(cells)
         })

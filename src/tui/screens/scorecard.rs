@@ -10,16 +10,13 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::report::{CriticScorecard, FateCounts, VerdictFate};
+use crate::text::percent;
 use crate::tui::app::App;
 use crate::tui::text::clean;
 use crate::tui::theme::Ink;
 
 /// Rows of the "by rule" table shown at most.
 const RULES_SHOWN: usize = 12;
-
-fn percent(value: Option<f64>) -> String {
-    value.map_or("—".into(), |v| format!("{:.0}%", v * 100.0))
-}
 
 /// The header of a breakdown table.
 fn breakdown_header(app: &App, what: &str) -> Line<'static> {
