@@ -8,6 +8,7 @@ mod grade_rules;
 mod labels;
 mod llm_openai;
 mod model_roundtrip;
+mod offline_planner;
 mod prepare_cli;
 mod replay_cli;
 mod results_schema;

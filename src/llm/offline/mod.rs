@@ -1,31 +1,60 @@
 //! The `offline` provider: a deterministic schema planner that needs no model.
 //!
-//! From the dataset's schema catalogue alone it writes N questions across
-//! difficulty levels and a multi-layer Python DAG for each, and computes each
-//! question's expected answer independently in Rust. It answers the engine's
-//! calls through the same text interface a model uses (JSON replies), so the
-//! engine parses, checks, runs and records it exactly like a real LLM. The
-//! offline reviewer approves every layer: structural checks and the trial run
-//! still gate each DAG.
+//! From the dataset's schema catalogue it writes a ranked set of questions —
+//! easy, medium and hard, no two of one shape — from a library of templates
+//! (`library.rs`: lookups, filters, counts, group-bys, label rates, date parts
+//! and ranges, percentiles, correlations, streaks, top-k, differences between
+//! groups and periods), a multi-layer Python DAG for each, and each answer
+//! computed independently in Rust (`calc.rs`). It answers the engine's calls
+//! through the same text interface a model uses (JSON replies), so the engine
+//! parses, checks, runs and records it exactly like a real LLM.
+//!
+//! About a third of the first drafts carry a mistake a model would make
+//! (`drafts.rs`), which the critic catches and the rebuild fixes; the offline
+//! reviewer rejects a layer only for a planted slip it recognises.
+//! `OfflineOptions` turns the mistakes off and sets a delay per answer.
 
+mod advanced;
+mod calc;
+mod drafts;
+mod groups;
 mod ingredients;
+mod library;
 mod templates;
 
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
 use super::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, LlmRole, StreamUpdate};
 use crate::dataset::Dataset;
-use crate::domain::{DagEdge, DagNodeSpec, DifficultyLevel, GeneratedDag, Question};
+use crate::domain::{CallKey, DagEdge, DagNodeSpec, GeneratedDag, Question};
+use drafts::Draft;
 use templates::Candidate;
+
+/// How the offline planner behaves beyond what it plans.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct OfflineOptions {
+    /// First drafts are the clean DAGs: no planted mistakes.
+    pub clean_drafts: bool,
+    /// Typical time an answer takes (each is jittered between half and one and
+    /// a half of it, streamed in pieces); zero answers at once.
+    pub delay: Duration,
+}
+
+/// The delay per answer the terminal UI uses unless told otherwise.
+pub const TUI_DELAY: Duration = Duration::from_millis(550);
 
 /// A planned question with its DAG.
 struct Plan {
     question: Question,
     dag: GeneratedDag,
+    /// The first draft, when it carries a mistake.
+    draft: Option<Draft>,
 }
 
 /// Characters of a question quoted when the planner cannot take it.
@@ -52,6 +81,8 @@ pub enum OfflinePlanError {
 pub struct OfflinePlanner {
     plans: Vec<Plan>,
     by_id: HashMap<String, usize>,
+    options: OfflineOptions,
+    seed: u64,
 }
 
 fn to_dag(question_id: &str, candidate: &Candidate) -> GeneratedDag {
@@ -84,83 +115,48 @@ fn to_dag(question_id: &str, candidate: &Candidate) -> GeneratedDag {
     }
 }
 
-/// Pick `need` of `pool`, evenly spread, starting at an offset chosen by `seed`.
-fn spread<T>(pool: &mut [Option<T>], need: usize, seed: u64) -> Vec<T> {
-    let len = pool.len();
-    if len == 0 || need == 0 {
-        return Vec::new();
-    }
-    let offset = (seed as usize) % len;
-    let mut picked = Vec::new();
-    for i in 0..need.min(len) {
-        let index = (offset + i * len / need.min(len)) % len;
-        if let Some(item) = pool[index].take() {
-            picked.push(item);
-        }
-    }
-    picked
-}
-
 impl OfflinePlanner {
-    /// Plan up to `count` questions over `dataset` (fewer when the schema offers
-    /// fewer distinct questions).
-    pub fn new(dataset: Arc<Dataset>, count: usize, seed: u64) -> Self {
+    /// Plan up to `count` questions over `dataset`: fewer when its columns
+    /// offer fewer distinct shapes (`questions().len()` says how many).
+    pub fn new(dataset: Arc<Dataset>, count: usize, seed: u64, options: OfflineOptions) -> Self {
         let found = ingredients::find(&dataset);
-        let [easy, medium, hard] = templates::candidates(&dataset.data, &found);
-        let mut wanted = [0usize; 3];
-        for rank in 1..=count {
-            wanted[DifficultyLevel::from_rank(rank, count) as usize] += 1;
-        }
-        let mut pools: Vec<Vec<Option<Candidate>>> =
-            [easy, medium, hard].into_iter().map(|p| p.into_iter().map(Some).collect()).collect();
-        let mut chosen: Vec<Candidate> = Vec::new();
-        for level in 0..3 {
-            chosen.extend(spread(&mut pools[level], wanted[level], seed));
-        }
-        // Fill any shortfall from whatever is left, easiest first.
-        for pool in &mut pools {
-            for candidate in pool.iter_mut() {
-                if chosen.len() >= count {
-                    break;
-                }
-                if let Some(candidate) = candidate.take() {
-                    chosen.push(candidate);
-                }
-            }
-        }
-        chosen.sort_by_key(|c| c.level);
-        let plans: Vec<Plan> = chosen
+        let chosen = library::choose(library::candidates(&dataset.data, &found, seed), count, seed);
+        let plans: Vec<(Question, &Candidate)> = chosen
             .iter()
             .enumerate()
             .map(|(i, candidate)| {
-                let id = format!("q_{:02}", i + 1);
-                Plan {
-                    question: Question {
-                        id: id.clone(),
-                        question: candidate.text.clone(),
-                        difficulty_rank: i + 1,
-                        difficulty_level: candidate.level,
-                        reasoning: candidate.reasoning.clone(),
-                        relevant_data_keys: vec![candidate.input_key.clone()],
-                        expected_answer: Some(candidate.expected.clone()),
-                        match_overrides: Default::default(),
-                    },
-                    dag: to_dag(&id, candidate),
-                }
+                let question = Question {
+                    id: format!("q_{:02}", i + 1),
+                    question: candidate.text.clone(),
+                    difficulty_rank: i + 1,
+                    difficulty_level: candidate.level,
+                    reasoning: candidate.reasoning.clone(),
+                    relevant_data_keys: vec![candidate.input_key.clone()],
+                    expected_answer: Some(candidate.expected.clone()),
+                    match_overrides: Default::default(),
+                };
+                (question, candidate)
             })
             .collect();
-        let by_id = plans.iter().enumerate().map(|(i, p)| (p.question.id.clone(), i)).collect();
-        Self { plans, by_id }
+        if plans.len() < count {
+            tracing::warn!("the offline planner wrote {} of the {count} questions asked for", plans.len());
+        }
+        Self::planned(&dataset, plans, seed, options)
     }
 
     /// A planner for questions given from outside (a questions file): each must
     /// be one the planner can write itself (matched by text); the error names
     /// the first that is not.
-    pub fn for_questions(dataset: Arc<Dataset>, questions: &[Question]) -> Result<Self, OfflinePlanError> {
+    pub fn for_questions(
+        dataset: Arc<Dataset>,
+        questions: &[Question],
+        seed: u64,
+        options: OfflineOptions,
+    ) -> Result<Self, OfflinePlanError> {
         let found = ingredients::find(&dataset);
-        let candidates: HashMap<String, Candidate> = templates::candidates(&dataset.data, &found)
-            .into_iter()
-            .flatten()
+        // Every wording any seed gives: the file may come from a run with another seed.
+        let candidates: HashMap<String, Candidate> = (0..library::WORDINGS)
+            .flat_map(|wording| library::candidates(&dataset.data, &found, wording))
             .map(|candidate| (candidate.text.clone(), candidate))
             .collect();
         let mut plans = Vec::with_capacity(questions.len());
@@ -169,10 +165,29 @@ impl OfflinePlanner {
                 id: question.id.clone(),
                 question: question.question.clone(),
             })?;
-            plans.push(Plan { question: question.clone(), dag: to_dag(&question.id, candidate) });
+            plans.push((question.clone(), candidate));
         }
+        Ok(Self::planned(&dataset, plans, seed, options))
+    }
+
+    fn planned(dataset: &Dataset, questions: Vec<(Question, &Candidate)>, seed: u64, options: OfflineOptions) -> Self {
+        let flawed: HashMap<usize, usize> = if options.clean_drafts {
+            HashMap::new()
+        } else {
+            drafts::positions(questions.len(), seed).into_iter().collect()
+        };
+        let plans: Vec<Plan> = questions
+            .into_iter()
+            .enumerate()
+            .map(|(position, (question, candidate))| {
+                let dag = to_dag(&question.id, candidate);
+                let draft =
+                    flawed.get(&position).and_then(|&kind| drafts::plant(candidate, &dag, &dataset.catalogue, kind));
+                Plan { question, dag, draft }
+            })
+            .collect();
         let by_id = plans.iter().enumerate().map(|(i, p)| (p.question.id.clone(), i)).collect();
-        Ok(Self { plans, by_id })
+        Self { plans, by_id, options, seed }
     }
 
     /// The planned questions.
@@ -190,20 +205,76 @@ impl OfflinePlanner {
                 )
             })
         };
+        let first_draft = key.attempt == 1 && key.iteration == 1;
         let value: Value = match key.role {
             LlmRole::QuestionGeneration => json!({"questions": self.questions()}),
-            LlmRole::DagBuild => serde_json::to_value(&plan()?.dag).expect("DAGs serialise"),
-            LlmRole::LayerReview => json!({
-                "is_valid": true,
-                "issues": [],
-                "reasoning": "offline review: the planner's DAGs are approved once structural checks and the trial run pass"
-            }),
+            LlmRole::DagBuild => {
+                let plan = plan()?;
+                let dag = plan.draft.as_ref().filter(|_| first_draft).map_or(&plan.dag, |draft| &draft.dag);
+                serde_json::to_value(dag).expect("DAGs serialise")
+            }
+            LlmRole::LayerReview => review(plan()?, request),
             LlmRole::Judge => json!({"reason": "the offline planner does not judge answers", "verdict": true}),
             LlmRole::Narrative => return Ok("The offline planner writes no narrative answers.".to_string()),
         };
         Ok(serde_json::to_string_pretty(&value).expect("replies serialise"))
     }
+
+    /// How long the answer to `key` takes: the delay jittered by the key and the seed.
+    fn pause(&self, key: &CallKey) -> Duration {
+        if self.options.delay.is_zero() {
+            return Duration::ZERO;
+        }
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        (self.seed, key.question_id.as_deref(), key.role, key.attempt, key.iteration, key.layer).hash(&mut hasher);
+        let jitter = (hasher.finish() % 1000) as f64 / 1000.0;
+        self.options.delay.mul_f64(0.5 + jitter)
+    }
 }
+
+/// The offline reviewer's verdict on a layer: a planted slip in it, when the
+/// prompt shows the slipped code, is rejected with what is wrong; anything
+/// else is approved (the structural checks and the trial run gate it).
+fn review(plan: &Plan, request: &LlmRequest) -> Value {
+    let prompt: String = request.messages.iter().map(|m| m.content.as_str()).collect();
+    let slip = plan
+        .draft
+        .as_ref()
+        .and_then(|d| d.review.as_ref())
+        .filter(|r| Some(r.layer) == request.key.layer && prompt.contains(r.code.trim_end()));
+    match slip {
+        Some(slip) => json!({
+            "is_valid": false,
+            "issues": [{"node_id": slip.node_id, "message": slip.message}],
+            "reasoning": format!("offline review: {} does not do what the question asks", slip.node_id)
+        }),
+        None => json!({
+            "is_valid": true,
+            "issues": [],
+            "reasoning": "offline review: this layer does what the question asks"
+        }),
+    }
+}
+
+/// `text` in about `pieces` parts, cut at character boundaries.
+fn pieces(text: &str, pieces: usize) -> Vec<&str> {
+    let size = text.len().div_ceil(pieces.max(1)).max(1);
+    let mut parts = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let mut cut = size.min(rest.len());
+        while !rest.is_char_boundary(cut) {
+            cut += 1;
+        }
+        let (part, tail) = rest.split_at(cut);
+        parts.push(part);
+        rest = tail;
+    }
+    parts
+}
+
+/// Pieces a delayed answer streams in.
+const STREAMED_PIECES: usize = 8;
 
 impl LlmClient for OfflinePlanner {
     fn provider(&self) -> &str {
@@ -221,7 +292,16 @@ impl LlmClient for OfflinePlanner {
     ) -> BoxFuture<'a, Result<LlmResponse, LlmError>> {
         Box::pin(async move {
             let text = self.reply(request)?;
-            sink(StreamUpdate::Text(&text));
+            let pause = self.pause(&request.key);
+            if pause.is_zero() {
+                sink(StreamUpdate::Text(&text));
+            } else {
+                let parts = pieces(&text, STREAMED_PIECES);
+                for part in &parts {
+                    tokio::time::sleep(pause / parts.len() as u32).await;
+                    sink(StreamUpdate::Text(part));
+                }
+            }
             Ok(LlmResponse { text, ..LlmResponse::default() })
         })
     }

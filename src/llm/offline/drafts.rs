@@ -1,0 +1,168 @@
+//! First drafts with the mistakes real models make, so that a first offline
+//! run shows the critic loop at work: a misspelt field (the structural field
+//! check), an `import pandas` (the code policy), a name the sandbox lacks (the
+//! trial run), a wrong filter or unit (the offline reviewer's layer review).
+//! The rebuild is the clean DAG. Which questions get a mistake, and which
+//! one, follows from the seed alone.
+
+use crate::dataset::SchemaCatalogue;
+use crate::domain::{GeneratedDag, Severity};
+
+use super::templates::Candidate;
+
+/// The kinds of planted mistakes, in the order they are handed out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mistake {
+    /// A field name with a typo: the structural field check (`unknown_field`).
+    MisspeltField,
+    /// `import pandas as pd`: the code policy (`import`).
+    PandasImport,
+    /// A name the sandbox does not define: the trial run (`runtime_error`).
+    MissingName,
+    /// A wrong filter or unit: the layer review.
+    Slip,
+}
+
+const KINDS: [Mistake; 4] = [Mistake::MisspeltField, Mistake::PandasImport, Mistake::MissingName, Mistake::Slip];
+
+/// A first draft with a planted mistake.
+pub struct Draft {
+    /// The DAG the builder sends first.
+    pub dag: GeneratedDag,
+    /// For a slip: the layer, the node, its code with the slip and what the reviewer says.
+    pub review: Option<Review>,
+}
+
+/// What the offline reviewer says about a layer holding a planted slip.
+pub struct Review {
+    /// The layer.
+    pub layer: usize,
+    /// The node.
+    pub node_id: String,
+    /// The slipped code the reviewer recognises in the prompt.
+    pub code: String,
+    /// The finding.
+    pub message: String,
+}
+
+/// Which of `n` planned questions get a flawed first draft (about a third,
+/// spread over the ranks), each with the kind of mistake to try first.
+pub fn positions(n: usize, seed: u64) -> Vec<(usize, usize)> {
+    let k = n.div_ceil(3);
+    if k == 0 {
+        return Vec::new();
+    }
+    let stride = n / k;
+    let offset = (seed % stride.max(1) as u64) as usize;
+    (0..k).map(|j| ((j * n / k + offset) % n, (j + seed as usize) % KINDS.len())).collect()
+}
+
+/// A misspelling of `name`: two letters in the middle swapped (or one dropped).
+fn typo(name: &str) -> String {
+    let mut chars: Vec<char> = name.chars().collect();
+    if chars.len() < 3 {
+        return format!("{name}s");
+    }
+    let i = chars.len() / 2;
+    if chars[i - 1] != chars[i] {
+        chars.swap(i - 1, i);
+    } else {
+        chars.remove(i);
+    }
+    chars.into_iter().collect()
+}
+
+/// Module-qualified calls a model writes bare, as if imported `from` the module.
+const BARE_NAMES: &[(&str, &str)] = &[
+    ("statistics.fmean(", "fmean("),
+    ("statistics.quantiles(", "quantiles("),
+    ("collections.Counter(", "Counter("),
+    ("collections.defaultdict(", "defaultdict("),
+    ("math.fsum(", "fsum("),
+    ("datetime.datetime.strptime(", "strptime("),
+    ("len(", "np.size("),
+    ("max(", "np.max("),
+];
+
+fn with_code(clean: &GeneratedDag, node: usize, code: String) -> GeneratedDag {
+    let mut dag = clean.clone();
+    dag.nodes[node].code = code;
+    dag
+}
+
+fn try_kind(kind: Mistake, candidate: &Candidate, clean: &GeneratedDag) -> Option<(GeneratedDag, Option<Review>)> {
+    match kind {
+        Mistake::MisspeltField => {
+            let code = &clean.nodes.first()?.code;
+            let field = candidate.reads.iter().find(|f| code.contains(&super::calc::lit(f)))?;
+            let wrong = code.replacen(&super::calc::lit(field), &super::calc::lit(&typo(field)), 1);
+            Some((with_code(clean, 0, wrong), None))
+        }
+        Mistake::PandasImport => {
+            let last = clean.nodes.len().checked_sub(1)?;
+            Some((with_code(clean, last, format!("import pandas as pd\n\n{}", clean.nodes[last].code)), None))
+        }
+        Mistake::MissingName => BARE_NAMES.iter().find_map(|(qualified, bare)| {
+            let node = clean.nodes.iter().position(|n| n.code.contains(qualified))?;
+            Some((with_code(clean, node, clean.nodes[node].code.replacen(qualified, bare, 1)), None))
+        }),
+        Mistake::Slip => {
+            let slip = candidate.slip.as_ref()?;
+            let node = clean.nodes.get(slip.step)?;
+            let review = Review {
+                layer: node.layer,
+                node_id: node.node_id.clone(),
+                code: slip.code.clone(),
+                message: slip.message.clone(),
+            };
+            Some((with_code(clean, slip.step, slip.code.clone()), Some(review)))
+        }
+    }
+}
+
+/// Whether the structural checks find what `kind` should make them find.
+fn caught_as_planned(kind: Mistake, dag: &GeneratedDag, catalogue: &SchemaCatalogue) -> bool {
+    let findings = crate::dag::check_dag(dag, catalogue);
+    let errors: Vec<&str> =
+        findings.iter().filter(|f| f.severity == Severity::Error).map(|f| f.rule.as_str()).collect();
+    match kind {
+        Mistake::MisspeltField => errors == ["unknown_field"],
+        Mistake::PandasImport => errors == ["import"],
+        Mistake::MissingName | Mistake::Slip => errors.is_empty(),
+    }
+}
+
+/// A first draft of `clean` with a mistake, trying the kinds from `first`
+/// on; none when no kind fits the question.
+pub fn plant(candidate: &Candidate, clean: &GeneratedDag, catalogue: &SchemaCatalogue, first: usize) -> Option<Draft> {
+    (0..KINDS.len()).map(|i| KINDS[(first + i) % KINDS.len()]).find_map(|mistake| {
+        let (dag, review) = try_kind(mistake, candidate, clean)?;
+        caught_as_planned(mistake, &dag, catalogue).then_some(Draft { dag, review })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_third_of_the_questions_get_a_mistake_and_the_kinds_rotate() {
+        let planted = positions(10, 0);
+        assert_eq!(planted.len(), 4);
+        let at: Vec<usize> = planted.iter().map(|p| p.0).collect();
+        assert_eq!(at, vec![0, 2, 5, 7]);
+        let kinds: Vec<usize> = planted.iter().map(|p| p.1).collect();
+        assert_eq!(kinds, vec![0, 1, 2, 3]);
+        assert_ne!(positions(10, 1), planted, "the seed moves them");
+        assert_eq!(positions(1, 5).len(), 1);
+        assert!(positions(0, 0).is_empty());
+    }
+
+    #[test]
+    fn typos_differ_from_the_name() {
+        assert_eq!(typo("amount"), "amuont");
+        assert_eq!(typo("bill_length_mm"), "bill_lnegth_mm");
+        assert_eq!(typo("ab"), "abs");
+        assert_eq!(typo("aab"), "ab");
+    }
+}
