@@ -6,7 +6,7 @@
 //! one, follows from the seed alone.
 
 use crate::dataset::SchemaCatalogue;
-use crate::domain::{GeneratedDag, Severity};
+use crate::domain::GeneratedDag;
 
 use super::templates::Candidate;
 
@@ -90,21 +90,27 @@ fn with_code(clean: &GeneratedDag, node: usize, code: String) -> GeneratedDag {
     dag
 }
 
-fn try_kind(kind: Mistake, candidate: &Candidate, clean: &GeneratedDag) -> Option<(GeneratedDag, Option<Review>)> {
+/// The draft for `kind`, the slip's review, and the misspelt name (for a misspelling).
+fn try_kind(
+    kind: Mistake,
+    candidate: &Candidate,
+    clean: &GeneratedDag,
+) -> Option<(GeneratedDag, Option<Review>, Option<String>)> {
     match kind {
         Mistake::MisspeltField => {
             let code = &clean.nodes.first()?.code;
             let field = candidate.reads.iter().find(|f| code.contains(&super::calc::lit(f)))?;
-            let wrong = code.replacen(&super::calc::lit(field), &super::calc::lit(&typo(field)), 1);
-            Some((with_code(clean, 0, wrong), None))
+            let misspelt = typo(field);
+            let wrong = code.replacen(&super::calc::lit(field), &super::calc::lit(&misspelt), 1);
+            Some((with_code(clean, 0, wrong), None, Some(misspelt)))
         }
         Mistake::PandasImport => {
             let last = clean.nodes.len().checked_sub(1)?;
-            Some((with_code(clean, last, format!("import pandas as pd\n\n{}", clean.nodes[last].code)), None))
+            Some((with_code(clean, last, format!("import pandas as pd\n\n{}", clean.nodes[last].code)), None, None))
         }
         Mistake::MissingName => BARE_NAMES.iter().find_map(|(qualified, bare)| {
             let node = clean.nodes.iter().position(|n| n.code.contains(qualified))?;
-            Some((with_code(clean, node, clean.nodes[node].code.replacen(qualified, bare, 1)), None))
+            Some((with_code(clean, node, clean.nodes[node].code.replacen(qualified, bare, 1)), None, None))
         }),
         Mistake::Slip => {
             let slip = candidate.slip.as_ref()?;
@@ -115,29 +121,20 @@ fn try_kind(kind: Mistake, candidate: &Candidate, clean: &GeneratedDag) -> Optio
                 code: slip.code.clone(),
                 message: slip.message.clone(),
             };
-            Some((with_code(clean, slip.step, slip.code.clone()), Some(review)))
+            Some((with_code(clean, slip.step, slip.code.clone()), Some(review), None))
         }
     }
 }
 
-/// Whether the structural checks find what `kind` should make them find.
-fn caught_as_planned(kind: Mistake, dag: &GeneratedDag, catalogue: &SchemaCatalogue) -> bool {
-    let findings = crate::dag::check_dag(dag, catalogue);
-    let errors: Vec<&str> =
-        findings.iter().filter(|f| f.severity == Severity::Error).map(|f| f.rule.as_str()).collect();
-    match kind {
-        Mistake::MisspeltField => errors == ["unknown_field"],
-        Mistake::PandasImport => errors == ["import"],
-        Mistake::MissingName | Mistake::Slip => errors.is_empty(),
-    }
-}
-
 /// A first draft of `clean` with a mistake, trying the kinds from `first`
-/// on; none when no kind fits the question.
+/// on; none when no kind fits the question. A misspelling must name no field
+/// the dataset has, or the field check would rightly let it through.
 pub fn plant(candidate: &Candidate, clean: &GeneratedDag, catalogue: &SchemaCatalogue, first: usize) -> Option<Draft> {
+    let known = catalogue.known_names(&candidate.input_key);
     (0..KINDS.len()).map(|i| KINDS[(first + i) % KINDS.len()]).find_map(|mistake| {
-        let (dag, review) = try_kind(mistake, candidate, clean)?;
-        caught_as_planned(mistake, &dag, catalogue).then_some(Draft { dag, review })
+        let (dag, review, misspelt) = try_kind(mistake, candidate, clean)?;
+        let unknown = misspelt.is_none_or(|name| known.is_some_and(|names| !names.contains(&name)));
+        unknown.then_some(Draft { dag, review })
     })
 }
 
