@@ -5,6 +5,8 @@
 //! The rebuild is the clean DAG. Which questions get a mistake, and which
 //! one, follows from the seed alone.
 
+use std::collections::HashMap;
+
 use crate::dataset::SchemaCatalogue;
 use crate::domain::GeneratedDag;
 
@@ -126,16 +128,42 @@ fn try_kind(
     }
 }
 
-/// A first draft of `clean` with a mistake, trying the kinds from `first`
-/// on; none when no kind fits the question. A misspelling must name no field
-/// the dataset has, or the field check would rightly let it through.
-pub fn plant(candidate: &Candidate, clean: &GeneratedDag, catalogue: &SchemaCatalogue, first: usize) -> Option<Draft> {
+/// A first draft of `clean` with mistake `kind`, when it fits the question.
+/// A misspelling must name no field the dataset has, or the field check
+/// would rightly let it through.
+fn plant(candidate: &Candidate, clean: &GeneratedDag, catalogue: &SchemaCatalogue, kind: Mistake) -> Option<Draft> {
+    let (dag, review, misspelt) = try_kind(kind, candidate, clean)?;
     let known = catalogue.known_names(&candidate.input_key);
-    (0..KINDS.len()).map(|i| KINDS[(first + i) % KINDS.len()]).find_map(|mistake| {
-        let (dag, review, misspelt) = try_kind(mistake, candidate, clean)?;
-        let unknown = misspelt.is_none_or(|name| known.is_some_and(|names| !names.contains(&name)));
-        unknown.then_some(Draft { dag, review })
-    })
+    let unknown = misspelt.is_none_or(|name| known.is_some_and(|names| !names.contains(&name)));
+    unknown.then_some(Draft { dag, review })
+}
+
+/// The flawed first drafts of a ranked set (`candidates` with their clean
+/// `dags`), by position: about a third of the questions, each kind of mistake
+/// in turn. A kind goes to the question nearest its planned position that it
+/// fits, so every kind the set allows shows; a kind no question fits gives
+/// way to the next.
+pub fn plant_all(
+    candidates: &[&Candidate],
+    dags: &[GeneratedDag],
+    catalogue: &SchemaCatalogue,
+    seed: u64,
+) -> HashMap<usize, Draft> {
+    let n = candidates.len();
+    let mut drafts = HashMap::new();
+    for (position, first) in positions(n, seed) {
+        let nearest = (0..n).flat_map(|d| [position + d, position + n - d]).map(|p| p % n);
+        let found = (0..KINDS.len()).map(|i| KINDS[(first + i) % KINDS.len()]).find_map(|kind| {
+            nearest
+                .clone()
+                .filter(|p| !drafts.contains_key(p))
+                .find_map(|p| plant(candidates[p], &dags[p], catalogue, kind).map(|draft| (p, draft)))
+        });
+        if let Some((p, draft)) = found {
+            drafts.insert(p, draft);
+        }
+    }
+    drafts
 }
 
 #[cfg(test)]

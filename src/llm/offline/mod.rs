@@ -171,20 +171,18 @@ impl OfflinePlanner {
     }
 
     fn planned(dataset: &Dataset, questions: Vec<(Question, &Candidate)>, seed: u64, options: OfflineOptions) -> Self {
-        let flawed: HashMap<usize, usize> = if options.clean_drafts {
+        let dags: Vec<GeneratedDag> = questions.iter().map(|(q, candidate)| to_dag(&q.id, candidate)).collect();
+        let mut drafts = if options.clean_drafts {
             HashMap::new()
         } else {
-            drafts::positions(questions.len(), seed).into_iter().collect()
+            let candidates: Vec<&Candidate> = questions.iter().map(|(_, c)| *c).collect();
+            drafts::plant_all(&candidates, &dags, &dataset.catalogue, seed)
         };
         let plans: Vec<Plan> = questions
             .into_iter()
+            .zip(dags)
             .enumerate()
-            .map(|(position, (question, candidate))| {
-                let dag = to_dag(&question.id, candidate);
-                let draft =
-                    flawed.get(&position).and_then(|&kind| drafts::plant(candidate, &dag, &dataset.catalogue, kind));
-                Plan { question, dag, draft }
-            })
+            .map(|(position, ((question, _), dag))| Plan { question, dag, draft: drafts.remove(&position) })
             .collect();
         let by_id = plans.iter().enumerate().map(|(i, p)| (p.question.id.clone(), i)).collect();
         Self { plans, by_id, options, seed }
@@ -310,6 +308,54 @@ impl LlmClient for OfflinePlanner {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::ChatMessage;
+
+    fn fraud() -> Arc<Dataset> {
+        Arc::new(Dataset::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data/fraud")).unwrap())
+    }
+
+    fn review_request(plan: &Plan, layer: usize, code: &str) -> LlmRequest {
+        let key = CallKey {
+            question_id: Some(plan.question.id.clone()),
+            role: LlmRole::LayerReview,
+            attempt: 1,
+            iteration: 1,
+            layer: Some(layer),
+        };
+        LlmRequest {
+            key,
+            messages: vec![ChatMessage { role: "user".into(), content: format!("```python\n{code}```") }],
+            json: true,
+        }
+    }
+
+    #[test]
+    fn a_third_of_the_drafts_are_flawed_and_the_reviewer_names_only_the_planted_slip() {
+        let planner = OfflinePlanner::new(fraud(), 10, 0, OfflineOptions::default());
+        let flawed: Vec<&Plan> = planner.plans.iter().filter(|p| p.draft.is_some()).collect();
+        assert_eq!(flawed.len(), 4);
+        let slipped: Vec<&Plan> =
+            flawed.iter().copied().filter(|p| p.draft.as_ref().is_some_and(|d| d.review.is_some())).collect();
+        assert_eq!(slipped.len(), 1, "one of the four kinds is a slip for the reviewer");
+        let plan = slipped[0];
+        let slip = plan.draft.as_ref().and_then(|d| d.review.as_ref()).unwrap();
+        let verdict = review(plan, &review_request(plan, slip.layer, &slip.code));
+        assert_eq!(verdict["is_valid"], false);
+        assert_eq!(verdict["issues"][0]["message"], slip.message.as_str());
+        let clean = &plan.dag.nodes[slip.layer].code;
+        assert_eq!(review(plan, &review_request(plan, slip.layer, clean))["is_valid"], true, "the rebuild is approved");
+        assert_eq!(review(plan, &review_request(plan, slip.layer + 1, &slip.code))["is_valid"], true, "other layers");
+        let clean_planner =
+            OfflinePlanner::new(fraud(), 10, 0, OfflineOptions { clean_drafts: true, ..Default::default() });
+        assert!(clean_planner.plans.iter().all(|p| p.draft.is_none()));
+    }
+
+    #[test]
+    fn a_questions_file_written_with_another_seed_is_planned() {
+        let questions = OfflinePlanner::new(fraud(), 30, 1, OfflineOptions::default()).questions();
+        let planner = OfflinePlanner::for_questions(fraud(), &questions, 0, OfflineOptions::default()).unwrap();
+        assert_eq!(planner.questions(), questions);
+    }
 
     #[test]
     fn a_foreign_question_is_named_and_quoted_on_one_line() {
