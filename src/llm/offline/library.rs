@@ -11,6 +11,10 @@ use super::templates::Candidate;
 use super::{advanced as hard, groups as medium, templates as easy};
 use crate::domain::DifficultyLevel;
 
+/// Most values a categorical column may have to group by it: a group-by
+/// over dozens of names (first names, cities) makes a question nobody asks.
+const MAX_GROUPS: usize = 15;
+
 /// How many wordings a seed chooses among (`seed % WORDINGS`).
 pub const WORDINGS: u64 = 3;
 
@@ -26,10 +30,13 @@ pub fn candidates(data: &Map<String, Value>, ing: &Ingredients, seed: u64) -> Ve
     }
     if let Some(r) = ing.rows_key.as_deref() {
         let label = ing.label.as_deref();
-        for (column, _) in &ing.categorical {
+        for (column, values) in &ing.categorical {
             all.push(easy::count_matching(data, r, column));
             all.push(easy::distinct_count(data, r, column));
             all.push(medium::top_values(data, r, column));
+            if values.len() > MAX_GROUPS {
+                continue;
+            }
             if let Some(label) = label {
                 all.push(medium::label_rate_arg_max(data, r, column, label));
             }
@@ -71,15 +78,45 @@ pub fn candidates(data: &Map<String, Value>, ing: &Ingredients, seed: u64) -> Ve
     all.into_iter().flatten().filter(|c| shapes.insert(c.shape())).collect()
 }
 
+/// The order templates take their turns in (seed 0), the ones that show the
+/// most of a dataset first.
+const SHOWCASE: &[&str] = &[
+    "count_matching",
+    "label_share",
+    "stats_arg_max",
+    "max_value",
+    "count_above",
+    "distinct_count",
+    "label_count",
+    "stats_lookup",
+    "group_mean_arg_max",
+    "label_rate_arg_max",
+    "busiest_part",
+    "top_values",
+    "date_range_count",
+    "mean_where",
+    "group_count_above",
+    "percentile_95",
+    "rate_change",
+    "correlation",
+    "group_difference",
+    "longest_streak",
+    "top_groups_by_mean",
+    "top_decile_rate",
+    "interquartile_range",
+    "period_change",
+];
+
 /// One level's candidates in the order they are taken: the templates take
 /// turns, so a short set spreads over many kinds of question before any kind
 /// repeats, and each turn takes the template's question over the columns used
 /// least so far (`used`, shared by the levels; ties go by an order the seed
 /// rotates).
 fn interleave(level: Vec<Candidate>, seed: u64, used: &mut HashMap<String, usize>) -> Vec<Candidate> {
-    let mut by_template: BTreeMap<&'static str, Vec<Candidate>> = BTreeMap::new();
+    let mut by_template: BTreeMap<usize, Vec<Candidate>> = BTreeMap::new();
     for candidate in level {
-        by_template.entry(candidate.template).or_default().push(candidate);
+        let turn = SHOWCASE.iter().position(|t| *t == candidate.template).unwrap_or(SHOWCASE.len());
+        by_template.entry(turn).or_default().push(candidate);
     }
     let mut queues: Vec<Vec<Candidate>> = by_template
         .into_values()
@@ -190,6 +227,15 @@ mod tests {
         let chosen = choose(all, 1000, 3);
         assert_eq!(chosen.len(), total, "everything the library has, and no more");
         assert!(chosen.windows(2).all(|w| w[0].level <= w[1].level));
+    }
+
+    #[test]
+    fn every_template_has_its_turn_in_the_showcase_order() {
+        for name in ["fraud", "penguins"] {
+            for candidate in library(&sample(name)) {
+                assert!(SHOWCASE.contains(&candidate.template), "{}", candidate.template);
+            }
+        }
     }
 
     #[test]
