@@ -351,6 +351,28 @@ mod tests {
     }
 
     #[test]
+    fn delayed_answers_are_jittered_by_the_key_and_streamed_whole() {
+        let delay = Duration::from_millis(100);
+        let planner = OfflinePlanner::new(fraud(), 3, 0, OfflineOptions { clean_drafts: true, delay });
+        let key = |iteration| CallKey {
+            question_id: Some("q_01".into()),
+            role: LlmRole::DagBuild,
+            attempt: 1,
+            iteration,
+            layer: None,
+        };
+        let pauses: Vec<Duration> = (1..=20).map(|i| planner.pause(&key(i))).collect();
+        assert!(pauses.iter().all(|p| (delay / 2..delay * 3 / 2).contains(p)), "{pauses:?}");
+        assert!(pauses.windows(2).any(|w| w[0] != w[1]), "jittered");
+        assert_eq!(planner.pause(&key(1)), pauses[0], "the same call waits the same");
+        let instant = OfflinePlanner::new(fraud(), 3, 0, OfflineOptions::default());
+        assert_eq!(instant.pause(&key(1)), Duration::ZERO);
+        let text = "ünïcödé → {\"a\": 1}";
+        assert_eq!(pieces(text, STREAMED_PIECES).concat(), text);
+        assert!(pieces(text, STREAMED_PIECES).len() > 1);
+    }
+
+    #[test]
     fn a_questions_file_written_with_another_seed_is_planned() {
         let questions = OfflinePlanner::new(fraud(), 30, 1, OfflineOptions::default()).questions();
         let planner = OfflinePlanner::for_questions(fraud(), &questions, 0, OfflineOptions::default()).unwrap();
