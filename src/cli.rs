@@ -120,6 +120,14 @@ pub struct RunArgs {
     /// name (well_formed_value, addresses_question). Repeatable.
     #[arg(long = "judge", value_name = "FILE|NAME", conflicts_with_all = ["resume", "retry_failed"])]
     pub judges: Vec<String>,
+    /// Offline planner: first drafts are clean (no planted mistakes for the
+    /// critic to catch).
+    #[arg(long)]
+    pub clean_drafts: bool,
+    /// Offline planner: typical milliseconds per answer, jittered ±50% and
+    /// streamed [default: 550 in the terminal UI, 0 headless].
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(0..=60_000))]
+    pub offline_delay: Option<u64>,
     /// Matching options for every expected answer, as a JSON object
     /// (e.g. '{"abs_tol": 0.5, "ignore_order": true}').
     #[arg(long = "match", value_name = "JSON", value_parser = parse_json_object, conflicts_with_all = ["resume", "retry_failed"])]

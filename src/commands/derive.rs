@@ -115,9 +115,13 @@ impl Source {
         settings.dataset_dir = dataset_dir.display().to_string();
         let recorded = ReplayClient::from_trace(&source);
         let llm: Arc<dyn LlmClient> = match &self.llm {
-            Some(config) => {
-                Arc::new(recorded.with_fallback(super::providers::build_llm(config, settings.seed, &dataset, None)?))
-            }
+            Some(config) => Arc::new(recorded.with_fallback(super::providers::build_llm(
+                config,
+                settings.seed,
+                &dataset,
+                None,
+                Default::default(),
+            )?)),
             None => Arc::new(recorded),
         };
         // Who answers new calls: the connected provider, or only the recordings ("replay").

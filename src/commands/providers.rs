@@ -7,21 +7,25 @@ use crate::config::RunConfig;
 use crate::dag::DagExecutor;
 use crate::dataset::Dataset;
 use crate::domain::Question;
-use crate::llm::{LlmClient, OfflinePlanner, OpenAiClient};
+use crate::llm::{LlmClient, OfflineOptions, OfflinePlanner, OpenAiClient};
 use crate::sandbox::{SandboxConfig, SandboxPool};
 
 /// The LLM provider `config` resolved to. `questions` are the run's given
-/// questions, if any (the offline planner must be able to plan them).
+/// questions, if any (the offline planner must be able to plan them);
+/// `offline` how the offline planner behaves.
 pub fn build_llm(
     config: &RunConfig,
     seed: u64,
     dataset: &Arc<Dataset>,
     questions: Option<&[Question]>,
+    offline: OfflineOptions,
 ) -> anyhow::Result<Arc<dyn LlmClient>> {
     match (config.provider, &config.openai, questions) {
         (LlmKind::Openai, Some(settings), _) => Ok(Arc::new(OpenAiClient::new(settings.clone())?)),
-        (_, _, Some(questions)) => Ok(Arc::new(OfflinePlanner::for_questions(dataset.clone(), questions)?)),
-        _ => Ok(Arc::new(OfflinePlanner::new(dataset.clone(), config.questions as usize, seed))),
+        (_, _, Some(questions)) => {
+            Ok(Arc::new(OfflinePlanner::for_questions(dataset.clone(), questions, seed, offline)?))
+        }
+        _ => Ok(Arc::new(OfflinePlanner::new(dataset.clone(), config.questions as usize, seed, offline))),
     }
 }
 

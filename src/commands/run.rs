@@ -136,7 +136,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if grader.has_judges() && config.provider == crate::cli::LlmKind::Offline {
         anyhow::bail!("judges need an LLM: the offline planner does not judge answers (use --llm openai)");
     }
-    let mut llm = super::providers::build_llm(&config, args.seed, &dataset, questions.as_deref())?;
+    let offline = crate::llm::OfflineOptions {
+        clean_drafts: args.clean_drafts,
+        delay: args.offline_delay.map_or(
+            if headless { std::time::Duration::ZERO } else { crate::llm::TUI_DELAY },
+            std::time::Duration::from_millis,
+        ),
+    };
+    let mut llm = super::providers::build_llm(&config, args.seed, &dataset, questions.as_deref(), offline)?;
     std::fs::create_dir_all(&plan.out)
         .with_context(|| format!("cannot create output directory {}", plan.out.display()))?;
     let trace_path = plan.out.join("trace.jsonl");

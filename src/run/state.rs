@@ -237,7 +237,15 @@ impl RunState {
                         cost_usd: 0.0,
                     }));
                 }
-                self.push_feed(None, FeedKind::Info, format!("{count} questions generated"));
+                let asked = self.settings.as_ref().map_or(0, |s| s.questions as usize);
+                if count < asked {
+                    let text = format!(
+                        "{count} questions generated of the {asked} asked for: the generator could write no more for this dataset"
+                    );
+                    self.push_feed(None, FeedKind::Bad, text);
+                } else {
+                    self.push_feed(None, FeedKind::Info, format!("{count} questions generated"));
+                }
             }
             EngineEvent::RunFailed { error } => {
                 self.push_feed(None, FeedKind::Bad, format!("run failed: {error}"));

@@ -9,6 +9,7 @@ mod grade_rules;
 mod labels;
 mod llm_openai;
 mod model_roundtrip;
+mod offline_planner;
 mod prepare_cli;
 mod prepare_fixtures;
 mod recritic;

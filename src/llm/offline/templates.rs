@@ -1,16 +1,13 @@
-//! Question templates: each makes a question, a multi-layer DAG of real
-//! Python, and the answer computed independently in Rust from the data.
-//!
-//! Shared rules of the Python and the Rust: `None` values are skipped; ties in
-//! an arg-max go to the smallest key; percentiles follow
-//! `statistics.quantiles(values, n=100, method="inclusive")`; correlation is
-//! Pearson's (`statistics.correlation`); means are `statistics.fmean`.
+//! What a question template makes — a question, a multi-layer DAG of real
+//! Python, the answer computed independently in Rust — and the easy
+//! templates: lookups, filters and counts. Medium ones are in `groups.rs`,
+//! hard ones in `advanced.rs`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value, json};
 
-use super::ingredients::Ingredients;
+use super::calc::{Row, by_frequency, lit, number_json, positive, rows};
 use crate::domain::DifficultyLevel;
 
 /// One step of a chain DAG: function name, operation, code, output type.
@@ -25,10 +22,33 @@ pub struct Step {
     pub output: &'static str,
 }
 
+/// A step of a chain DAG.
+pub fn step(
+    function: &'static str,
+    operation: impl Into<String>,
+    code: impl Into<String>,
+    output: &'static str,
+) -> Step {
+    Step { function, operation: operation.into(), code: code.into(), output }
+}
+
+/// A mistake a model could make in one step that only a reviewer catches
+/// (a wrong filter or unit): the step's code with it, and what the reviewer says.
+pub struct Slip {
+    /// Index of the step (its layer).
+    pub step: usize,
+    /// The step's code with the mistake.
+    pub code: String,
+    /// The reviewer's finding: what is wrong and how to fix it.
+    pub message: String,
+}
+
 /// A question the planner can ask, with its DAG and answer.
 pub struct Candidate {
     /// Difficulty.
     pub level: DifficultyLevel,
+    /// The operation template.
+    pub template: &'static str,
     /// Question text.
     pub text: String,
     /// Why it has this difficulty.
@@ -37,75 +57,87 @@ pub struct Candidate {
     pub input_key: String,
     /// Name of the first step's parameter.
     pub input_param: &'static str,
+    /// The columns (or stats fields) the question reads.
+    pub reads: Vec<String>,
     /// The steps, one per layer.
     pub steps: Vec<Step>,
     /// The answer.
     pub expected: Value,
+    /// A semantic slip the first draft may carry.
+    pub slip: Option<Slip>,
 }
 
-fn lit(name: &str) -> String {
-    serde_json::to_string(name).expect("strings serialise")
-}
-
-fn rows<'d>(data: &'d Map<String, Value>, key: &str) -> Vec<&'d Map<String, Value>> {
-    data.get(key).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_object).collect()
-}
-
-fn numbers(rows: &[&Map<String, Value>], field: &str) -> Vec<f64> {
-    rows.iter().filter_map(|r| r.get(field).and_then(Value::as_f64)).collect()
-}
-
-fn mean(xs: &[f64]) -> Option<f64> {
-    (!xs.is_empty()).then(|| xs.iter().sum::<f64>() / xs.len() as f64)
-}
-
-/// The key with the largest value; ties go to the smallest key.
-fn arg_max<K: Clone + Ord>(values: &BTreeMap<K, f64>) -> Option<K> {
-    let mut best: Option<(&K, f64)> = None;
-    for (k, &v) in values {
-        if best.is_none_or(|(_, b)| v > b) {
-            best = Some((k, v));
+impl Candidate {
+    /// A question over the row sample `rows_key`.
+    pub fn over_rows(level: DifficultyLevel, template: &'static str, rows_key: &str, reads: &[&str]) -> Self {
+        Self {
+            level,
+            template,
+            text: String::new(),
+            reasoning: String::new(),
+            input_key: rows_key.into(),
+            input_param: "rows",
+            reads: reads.iter().map(|r| r.to_string()).collect(),
+            steps: Vec::new(),
+            expected: Value::Null,
+            slip: None,
         }
     }
-    best.map(|(k, _)| k.clone())
-}
 
-/// `statistics.quantiles(xs, n=100, method="inclusive")[q - 1]`.
-fn percentile(mut xs: Vec<f64>, q: usize) -> Option<f64> {
-    if xs.len() < 2 {
-        return None;
+    /// Set the question text and reasoning.
+    pub fn ask(mut self, text: String, reasoning: impl Into<String>) -> Self {
+        self.text = text;
+        self.reasoning = reasoning.into();
+        self
     }
-    xs.sort_by(f64::total_cmp);
-    let m = xs.len() - 1;
-    let j = q * m / 100;
-    let delta = (q * m - j * 100) as f64;
-    Some((xs[j] * (100.0 - delta) + xs[j + 1] * delta) / 100.0)
+
+    /// Set the steps and the answer.
+    pub fn solve(mut self, steps: Vec<Step>, expected: Value) -> Self {
+        self.steps = steps;
+        self.expected = expected;
+        self
+    }
+
+    /// Give the first draft a possible slip in step `step`.
+    pub fn slip(mut self, step: usize, code: String, message: String) -> Self {
+        self.slip = Some(Slip { step, code, message });
+        self
+    }
+
+    /// The shape: the template and the keys and columns it reads. Rewording a
+    /// question does not change it.
+    pub fn shape(&self) -> (String, String, BTreeSet<String>) {
+        (self.template.to_string(), self.input_key.clone(), self.reads.iter().cloned().collect())
+    }
 }
 
-fn pearson(xs: &[f64], ys: &[f64]) -> Option<f64> {
-    let (mx, my) = (mean(xs)?, mean(ys)?);
-    let sxy: f64 = xs.iter().zip(ys).map(|(x, y)| (x - mx) * (y - my)).sum();
-    let sxx: f64 = xs.iter().map(|x| (x - mx).powi(2)).sum();
-    let syy: f64 = ys.iter().map(|y| (y - my).powi(2)).sum();
-    (sxx > 0.0 && syy > 0.0).then(|| sxy / (sxx * syy).sqrt())
+/// Picks the key with the largest value (ties: the smallest key).
+pub const ARG_MAX: &str = "def pick(values):\n    return max(sorted(values), key=lambda k: values[k])\n";
+/// Counts a list.
+pub const COUNT: &str = "def count(values):\n    return len(values)\n";
+
+/// The arg-max step.
+pub fn arg_max_step(what: &str, output: &'static str) -> Step {
+    step("pick", format!("pick the {what} with the largest value (ties: smallest)"), ARG_MAX, output)
 }
 
-fn text_of(v: &Value) -> Option<String> {
-    v.as_str().map(str::to_string)
+/// The step listing every non-missing value of `column`.
+pub fn values_step(column: &str) -> Step {
+    step(
+        "values",
+        format!("every non-missing {column}"),
+        format!("def values(rows):\n    return [r[{c}] for r in rows if r.get({c}) is not None]\n", c = lit(column)),
+        "list",
+    )
 }
 
-fn number_json(x: f64) -> Value {
-    serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
-}
-
-const ARG_MAX_STEP: &str = "def pick(values):\n    return max(sorted(values), key=lambda k: values[k])\n";
-
-fn arg_max_step(what: &str, output: &'static str) -> Step {
-    Step {
-        function: "pick",
-        operation: format!("pick the {what} with the largest value (ties: smallest)"),
-        code: ARG_MAX_STEP.into(),
-        output,
+fn python_type(value: &Value) -> &'static str {
+    match value {
+        Value::Number(n) if n.is_f64() => "float",
+        Value::Number(_) => "int",
+        Value::String(_) => "str",
+        Value::Bool(_) => "bool",
+        _ => "object",
     }
 }
 
@@ -114,365 +146,203 @@ pub fn stats_arg_max(data: &Map<String, Value>, key: &str, field: &str) -> Optio
     let entries = data.get(key)?.as_object()?;
     let values: BTreeMap<String, f64> =
         entries.iter().filter_map(|(k, v)| Some((k.clone(), v.get(field)?.as_f64()?))).collect();
-    let expected = json!(arg_max(&values)?);
-    Some(Candidate {
-        level: DifficultyLevel::Easy,
-        text: format!("In `{key}`, which entry has the highest `{field}`?"),
-        reasoning: "one lookup per entry of a pre-aggregated dict, then an arg-max".into(),
-        input_key: key.into(),
-        input_param: "stats",
-        steps: vec![
-            Step {
-                function: "extract",
-                operation: format!("read {field} of every entry"),
-                code: format!(
-                    "def extract(stats):\n    return {{name: entry[{f}] for name, entry in stats.items()}}\n",
-                    f = lit(field)
-                ),
-                output: "dict",
-            },
-            arg_max_step("entry", "str"),
-        ],
-        expected,
-    })
+    let expected = json!(super::calc::arg_max(&values)?);
+    let extract = format!(
+        "def extract(stats):\n    return {{name: entry[{f}] for name, entry in stats.items() if entry.get({f}) is not None}}\n",
+        f = lit(field)
+    );
+    let mut candidate = Candidate::over_rows(DifficultyLevel::Easy, "stats_arg_max", key, &[field]);
+    candidate.input_param = "stats";
+    Some(
+        candidate
+            .ask(
+                format!("In `{key}`, which entry has the highest `{field}`?"),
+                "one lookup per entry of a pre-aggregated dict, then an arg-max",
+            )
+            .solve(vec![step("extract", format!("read {field} of every entry"), extract, "dict"), arg_max_step("entry", "str")], expected)
+            .slip(
+                1,
+                ARG_MAX.replace("max(", "min("),
+                "step_2 picks the entry with the smallest value, but the question asks for the highest: use max, not min"
+                    .into(),
+            ),
+    )
+}
+
+/// Easy: one field of one entry of a stats dict (a lookup).
+pub fn stats_lookup(data: &Map<String, Value>, key: &str, field: &str) -> Option<Candidate> {
+    let entries = data.get(key)?.as_object()?;
+    let mut names = entries.iter().filter(|(_, v)| v.get(field).is_some_and(Value::is_number)).map(|(k, _)| k);
+    let (entry, other) = (names.next()?.clone(), names.next()?.clone());
+    let expected = entries[&entry][field].clone();
+    let read = |name: &str| format!("def entry(stats):\n    return stats[{}]\n", lit(name));
+    let mut candidate = Candidate::over_rows(DifficultyLevel::Easy, "stats_lookup", key, &[field]);
+    candidate.input_param = "stats";
+    Some(
+        candidate
+            .ask(format!("In `{key}`, what is the `{field}` of {entry:?}?"), "a lookup in a pre-aggregated dict")
+            .solve(
+                vec![
+                    step("entry", format!("the entry {entry}"), read(&entry), "dict"),
+                    step(
+                        "field",
+                        format!("its {field}"),
+                        format!("def field(values):\n    return values[{}]\n", lit(field)),
+                        python_type(&expected),
+                    ),
+                ],
+                expected,
+            )
+            .slip(0, read(&other), format!("step_1 reads the entry {other:?}, but the question asks about {entry:?}")),
+    )
+}
+
+fn select_step(column: &str, value: &str, op: &str) -> Step {
+    step(
+        "select",
+        format!("keep rows whose {column} is {value}"),
+        format!("def select(rows):\n    return [r for r in rows if r.get({}) {op} {}]\n", lit(column), lit(value)),
+        "list",
+    )
 }
 
 /// Easy: how many sample rows have the most common value of a categorical column.
-pub fn count_matching(data: &Map<String, Value>, rows_key: &str, column: &str, value: &str) -> Option<Candidate> {
+pub fn count_matching(data: &Map<String, Value>, rows_key: &str, column: &str) -> Option<Candidate> {
     let rows = rows(data, rows_key);
-    let count = rows.iter().filter(|r| r.get(column).and_then(Value::as_str) == Some(value)).count();
-    Some(Candidate {
-        level: DifficultyLevel::Easy,
-        text: format!("How many rows of `{rows_key}` have `{column}` equal to {value:?}?"),
-        reasoning: "a filter and a count over the row sample".into(),
-        input_key: rows_key.into(),
-        input_param: "rows",
-        steps: vec![
-            Step {
-                function: "select",
-                operation: format!("keep rows whose {column} is {value}"),
-                code: format!(
-                    "def select(rows):\n    return [r for r in rows if r.get({c}) == {v}]\n",
-                    c = lit(column),
-                    v = lit(value)
+    let (value, count) = by_frequency(&rows, column).into_iter().next()?;
+    let wrong = select_step(column, &value, "!=").code;
+    Some(
+        Candidate::over_rows(DifficultyLevel::Easy, "count_matching", rows_key, &[column])
+            .ask(
+                format!("How many rows of `{rows_key}` have `{column}` equal to {value:?}?"),
+                "a filter and a count over the row sample",
+            )
+            .solve(vec![select_step(column, &value, "=="), step("count", "count them", COUNT, "int")], json!(count))
+            .slip(
+                0,
+                wrong,
+                format!(
+                    "step_1 keeps the rows whose {column} is NOT {value:?}; the question counts the rows equal to it"
                 ),
-                output: "list",
-            },
-            Step {
-                function: "count",
-                operation: "count them".into(),
-                code: "def count(values):\n    return len(values)\n".into(),
-                output: "int",
-            },
-        ],
-        expected: json!(count),
-    })
+            ),
+    )
 }
 
-/// Medium: the group with the highest mean of a numeric column.
-pub fn group_mean_arg_max(data: &Map<String, Value>, rows_key: &str, group: &str, measure: &str) -> Option<Candidate> {
-    let rows = rows(data, rows_key);
-    let mut groups: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-    for r in &rows {
-        if let (Some(g), Some(x)) = (r.get(group).and_then(text_of), r.get(measure).and_then(Value::as_f64)) {
-            groups.entry(g).or_default().push(x);
-        }
-    }
-    let means: BTreeMap<String, f64> = groups.iter().filter_map(|(g, xs)| Some((g.clone(), mean(xs)?))).collect();
-    let expected = json!(arg_max(&means)?);
-    Some(Candidate {
-        level: DifficultyLevel::Medium,
-        text: format!("In the `{rows_key}` sample, which `{group}` has the highest average `{measure}`?"),
-        reasoning: "group-by with a mean per group, skipping missing values, then an arg-max".into(),
-        input_key: rows_key.into(),
-        input_param: "rows",
-        steps: vec![
-            Step {
-                function: "pairs",
-                operation: format!("({group}, {measure}) of every row with both"),
-                code: format!(
-                    "def pairs(rows):\n    return [[r[{g}], r[{m}]] for r in rows if r.get({g}) is not None and r.get({m}) is not None]\n",
-                    g = lit(group),
-                    m = lit(measure)
-                ),
-                output: "list",
-            },
-            Step {
-                function: "group_means",
-                operation: format!("mean {measure} per {group}"),
-                code: "def group_means(values):\n    groups = collections.defaultdict(list)\n    for key, x in values:\n        groups[key].append(x)\n    return {key: statistics.fmean(xs) for key, xs in groups.items()}\n".into(),
-                output: "dict",
-            },
-            arg_max_step(group, "str"),
-        ],
-        expected,
-    })
+/// Easy: how many distinct values a categorical column takes.
+pub fn distinct_count(data: &Map<String, Value>, rows_key: &str, column: &str) -> Option<Candidate> {
+    let distinct = by_frequency(&rows(data, rows_key), column).len();
+    let code = format!(
+        "def distinct(rows):\n    return sorted({{r[{c}] for r in rows if r.get({c}) is not None}})\n",
+        c = lit(column)
+    );
+    Some(
+        Candidate::over_rows(DifficultyLevel::Easy, "distinct_count", rows_key, &[column])
+            .ask(
+                format!("How many distinct values of `{column}` appear in the `{rows_key}` sample (missing values not counted)?"),
+                "a set of values and its size",
+            )
+            .solve(vec![step("distinct", format!("the distinct {column} values"), code, "list"), step("count", "its size", COUNT, "int")], json!(distinct)),
+    )
 }
 
-/// Medium: the busiest hour (or month) of the sample, parsing the datetime column.
-pub fn busiest_time(data: &Map<String, Value>, rows_key: &str, column: &str, strptime: &str) -> Option<Candidate> {
-    let by_hour = strptime.contains("%H");
-    let rows = rows(data, rows_key);
-    let mut counts: BTreeMap<i64, f64> = BTreeMap::new();
-    for r in &rows {
-        let Some(text) = r.get(column).and_then(Value::as_str) else { continue };
-        let unit = if by_hour {
-            chrono::NaiveDateTime::parse_from_str(text, strptime).ok().map(|t| chrono::Timelike::hour(&t) as i64)
-        } else {
-            chrono::NaiveDate::parse_from_str(text, strptime).ok().map(|d| chrono::Datelike::month(&d) as i64)
-        };
-        if let Some(unit) = unit {
-            *counts.entry(unit).or_default() += 1.0;
-        }
-    }
-    let expected = json!(arg_max(&counts)?);
-    let (unit, attribute) = if by_hour { ("hour of the day (0-23)", "hour") } else { ("month (1-12)", "month") };
-    Some(Candidate {
-        level: DifficultyLevel::Medium,
-        text: format!("In the `{rows_key}` sample, which {unit} of `{column}` has the most rows?"),
-        reasoning: format!("datetime parsing with the format {strptime}, a count per {attribute}, an arg-max"),
-        input_key: rows_key.into(),
-        input_param: "rows",
-        steps: vec![
-            Step {
-                function: "units",
-                operation: format!("parse {column} and take the {attribute}"),
-                code: format!(
-                    "def units(rows):\n    return [datetime.datetime.strptime(r[{c}], {f}).{attribute} for r in rows if r.get({c}) is not None]\n",
-                    c = lit(column),
-                    f = lit(strptime)
-                ),
-                output: "list",
-            },
-            Step {
-                function: "tally",
-                operation: format!("rows per {attribute}"),
-                code: "def tally(values):\n    return dict(collections.Counter(values))\n".into(),
-                output: "dict",
-            },
-            arg_max_step(attribute, "int"),
-        ],
-        expected,
-    })
+fn label_rows_step(label: &str) -> Step {
+    step(
+        "flagged",
+        format!("rows with {label} set"),
+        format!("def flagged(rows):\n    return [r for r in rows if r.get({}) in (1, True)]\n", lit(label)),
+        "list",
+    )
 }
 
-/// Medium: the group with the highest label rate, among groups with at least `min_rows` rows.
-pub fn label_rate_arg_max(
-    data: &Map<String, Value>,
-    rows_key: &str,
-    group: &str,
-    label: &str,
-    min_rows: usize,
-) -> Option<Candidate> {
-    let rows = rows(data, rows_key);
-    let mut tallies: BTreeMap<String, (f64, usize)> = BTreeMap::new();
-    for r in &rows {
-        let (Some(g), Some(l)) = (r.get(group).and_then(text_of), r.get(label)) else { continue };
-        let positive = l.as_i64() == Some(1) || l.as_bool() == Some(true);
-        let t = tallies.entry(g).or_default();
-        t.0 += f64::from(u8::from(positive));
-        t.1 += 1;
-    }
-    let rates: BTreeMap<String, f64> =
-        tallies.into_iter().filter(|(_, (_, n))| *n >= min_rows).map(|(g, (p, n))| (g, p / n as f64)).collect();
-    let expected = json!(arg_max(&rates)?);
-    Some(Candidate {
-        level: DifficultyLevel::Medium,
-        text: format!(
-            "In the `{rows_key}` sample, which `{group}` has the highest `{label}` rate among groups with at least {min_rows} rows?"
-        ),
-        reasoning: "a rate against the label per group, a minimum group size, an arg-max".into(),
-        input_key: rows_key.into(),
-        input_param: "rows",
-        steps: vec![
-            Step {
-                function: "tallies",
-                operation: format!("positives and rows per {group}"),
-                code: format!(
-                    "def tallies(rows):\n    t = {{}}\n    for r in rows:\n        g, l = r.get({g}), r.get({l})\n        if g is None or l is None:\n            continue\n        pos, n = t.get(g, (0, 0))\n        t[g] = (pos + (1 if l in (1, True) else 0), n + 1)\n    return t\n",
-                    g = lit(group),
-                    l = lit(label)
-                ),
-                output: "dict",
-            },
-            Step {
-                function: "rates",
-                operation: format!("rate per {group} with at least {min_rows} rows"),
-                code: format!(
-                    "def rates(values):\n    return {{g: pos / n for g, (pos, n) in values.items() if n >= {min_rows}}}\n"
-                ),
-                output: "dict",
-            },
-            arg_max_step(group, "str"),
-        ],
-        expected,
-    })
+/// Easy: how many rows have the label set.
+pub fn label_count(data: &Map<String, Value>, rows_key: &str, label: &str) -> Option<Candidate> {
+    let count = rows(data, rows_key).iter().filter(|r| r.get(label).is_some_and(positive)).count();
+    Some(
+        Candidate::over_rows(DifficultyLevel::Easy, "label_count", rows_key, &[label])
+            .ask(
+                format!("How many rows of the `{rows_key}` sample have `{label}` set?"),
+                "a filter on the label and a count",
+            )
+            .solve(vec![label_rows_step(label), step("count", "count them", COUNT, "int")], json!(count)),
+    )
 }
 
-/// Hard: the 95th percentile of a numeric column in the sample.
-pub fn percentile_95(data: &Map<String, Value>, rows_key: &str, column: &str) -> Option<Candidate> {
-    let expected = number_json(percentile(numbers(&rows(data, rows_key), column), 95)?);
-    Some(Candidate {
-        level: DifficultyLevel::Hard,
-        text: format!(
-            "What is the 95th percentile of `{column}` in the `{rows_key}` sample (linear interpolation, missing values skipped)?"
-        ),
-        reasoning: "collect the values, skip missing ones, interpolate the 95th percentile".into(),
-        input_key: rows_key.into(),
-        input_param: "rows",
-        steps: vec![
-            Step {
-                function: "values",
-                operation: format!("every non-missing {column}"),
-                code: format!(
-                    "def values(rows):\n    return [r[{c}] for r in rows if r.get({c}) is not None]\n",
-                    c = lit(column)
-                ),
-                output: "list",
-            },
-            Step {
-                function: "p95",
-                operation: "95th percentile".into(),
-                code: "def p95(values):\n    return statistics.quantiles(values, n=100, method='inclusive')[94]\n"
-                    .into(),
-                output: "float",
-            },
-        ],
-        expected,
-    })
+/// Easy: the share of rows with the label set, as a fraction.
+pub fn label_share(data: &Map<String, Value>, rows_key: &str, label: &str) -> Option<Candidate> {
+    let rows = rows(data, rows_key);
+    let known: Vec<&&Row> = rows.iter().filter(|r| r.get(label).is_some_and(|v| !v.is_null())).collect();
+    let set = known.iter().filter(|r| r.get(label).is_some_and(positive)).count();
+    let expected = number_json(set as f64 / (!known.is_empty()).then_some(known.len())? as f64);
+    let tally = format!(
+        "def tally(rows):\n    known = [r[{l}] for r in rows if r.get({l}) is not None]\n    return [sum(1 for v in known if v in (1, True)), len(known)]\n",
+        l = lit(label)
+    );
+    let share = "def share(values):\n    return values[0] / values[1]\n";
+    Some(
+        Candidate::over_rows(DifficultyLevel::Easy, "label_share", rows_key, &[label])
+            .ask(
+                format!("What share of the `{rows_key}` rows with a known `{label}` have it set, as a fraction between 0 and 1?"),
+                "a count of positives over a count of rows: a rate against the label",
+            )
+            .solve(vec![step("tally", format!("rows with {label} set, and rows with it known"), tally, "list"), step("share", "their ratio", share, "float")], expected)
+            .slip(
+                1,
+                "def share(values):\n    return 100 * values[0] / values[1]\n".into(),
+                "step_2 returns a percentage (×100), but the question asks for a fraction between 0 and 1".into(),
+            ),
+    )
 }
 
-/// Hard: Pearson correlation of two numeric columns in the sample.
-pub fn correlation(data: &Map<String, Value>, rows_key: &str, a: &str, b: &str) -> Option<Candidate> {
+/// Easy: the largest value of a numeric column.
+pub fn max_value(data: &Map<String, Value>, rows_key: &str, column: &str) -> Option<Candidate> {
     let rows = rows(data, rows_key);
-    let pairs: Vec<(f64, f64)> = rows.iter().filter_map(|r| Some((r.get(a)?.as_f64()?, r.get(b)?.as_f64()?))).collect();
-    let (xs, ys): (Vec<f64>, Vec<f64>) = pairs.into_iter().unzip();
-    let expected = number_json(pearson(&xs, &ys)?);
-    Some(Candidate {
-        level: DifficultyLevel::Hard,
-        text: format!(
-            "What is the Pearson correlation between `{a}` and `{b}` in the `{rows_key}` sample (rows missing either are skipped)?"
-        ),
-        reasoning: "paired values with missing data removed, then a correlation".into(),
-        input_key: rows_key.into(),
-        input_param: "rows",
-        steps: vec![
-            Step {
-                function: "paired",
-                operation: format!("({a}, {b}) of rows with both"),
-                code: format!(
-                    "def paired(rows):\n    both = [r for r in rows if r.get({a}) is not None and r.get({b}) is not None]\n    return {{'x': [r[{a}] for r in both], 'y': [r[{b}] for r in both]}}\n",
-                    a = lit(a),
-                    b = lit(b)
-                ),
-                output: "dict",
-            },
-            Step {
-                function: "pearson",
-                operation: "Pearson correlation".into(),
-                code: "def pearson(values):\n    return statistics.correlation(values['x'], values['y'])\n".into(),
-                output: "float",
-            },
-        ],
-        expected,
-    })
-}
-
-/// Hard: the longest run of consecutive rows (in time order) with the label set.
-pub fn longest_streak(
-    data: &Map<String, Value>,
-    rows_key: &str,
-    time: &str,
-    strptime: &str,
-    label: &str,
-) -> Option<Candidate> {
-    let rows = rows(data, rows_key);
-    let parse = |text: &str| {
-        chrono::NaiveDateTime::parse_from_str(text, strptime)
-            .ok()
-            .or_else(|| chrono::NaiveDate::parse_from_str(text, strptime).ok().and_then(|d| d.and_hms_opt(0, 0, 0)))
-    };
-    let mut timed: Vec<(chrono::NaiveDateTime, usize, bool)> = rows
+    let best = rows
         .iter()
-        .enumerate()
-        .filter_map(|(i, r)| {
-            let t = parse(r.get(time)?.as_str()?)?;
-            let l = r.get(label)?;
-            Some((t, i, l.as_i64() == Some(1) || l.as_bool() == Some(true)))
-        })
-        .collect();
-    timed.sort_by_key(|(t, i, _)| (*t, *i));
-    let (mut best, mut run) = (0usize, 0usize);
-    for (_, _, positive) in &timed {
-        run = if *positive { run + 1 } else { 0 };
-        best = best.max(run);
-    }
-    Some(Candidate {
-        level: DifficultyLevel::Hard,
-        text: format!("Sorting the `{rows_key}` sample by `{time}` (stable), what is the longest run of consecutive rows with `{label}` set?"),
-        reasoning: "datetime parsing, a stable sort, then a streak scan".into(),
-        input_key: rows_key.into(),
-        input_param: "rows",
-        steps: vec![
-            Step {
-                function: "ordered",
-                operation: format!("label of every row in {time} order"),
-                code: format!(
-                    "def ordered(rows):\n    kept = [r for r in rows if r.get({t}) is not None and r.get({l}) is not None]\n    kept = sorted(kept, key=lambda r: datetime.datetime.strptime(r[{t}], {f}))\n    return [1 if r[{l}] in (1, True) else 0 for r in kept]\n",
-                    t = lit(time),
-                    l = lit(label),
-                    f = lit(strptime)
-                ),
-                output: "list",
-            },
-            Step {
-                function: "streak",
-                operation: "longest run of 1s".into(),
-                code: "def streak(values):\n    best = run = 0\n    for v in values:\n        run = run + 1 if v else 0\n        best = max(best, run)\n    return best\n".into(),
-                output: "int",
-            },
-        ],
-        expected: json!(best),
-    })
+        .filter_map(|r| r.get(column).filter(|v| v.is_number()))
+        .max_by(|a, b| a.as_f64().unwrap_or(f64::MIN).total_cmp(&b.as_f64().unwrap_or(f64::MIN)))?;
+    Some(
+        Candidate::over_rows(DifficultyLevel::Easy, "max_value", rows_key, &[column])
+            .ask(
+                format!("What is the largest `{column}` in the `{rows_key}` sample?"),
+                "the values of one column and their maximum",
+            )
+            .solve(
+                vec![
+                    values_step(column),
+                    step("largest", "the largest", "def largest(values):\n    return max(values)\n", python_type(best)),
+                ],
+                best.clone(),
+            )
+            .slip(
+                1,
+                "def largest(values):\n    return min(values)\n".into(),
+                "step_2 returns the smallest value; the question asks for the largest: use max".into(),
+            ),
+    )
 }
 
-/// Candidates of every template over `ingredients`, grouped by difficulty
-/// (easy, medium, hard), each group cycling through different columns.
-pub fn candidates(data: &Map<String, Value>, ing: &Ingredients) -> [Vec<Candidate>; 3] {
-    let mut easy = Vec::new();
-    let mut medium = Vec::new();
-    let mut hard = Vec::new();
-    for (key, fields) in &ing.stats {
-        for field in fields {
-            easy.extend(stats_arg_max(data, key, field));
-        }
-    }
-    if let Some(rows_key) = &ing.rows_key {
-        for (column, values) in &ing.categorical {
-            if let Some(value) = values.first() {
-                easy.extend(count_matching(data, rows_key, column, value));
-            }
-        }
-        if let Some((time, format)) = &ing.datetime {
-            medium.extend(busiest_time(data, rows_key, time, format));
-        }
-        for (group, _) in &ing.categorical {
-            if let Some(label) = &ing.label {
-                medium.extend(label_rate_arg_max(data, rows_key, group, label, 10));
-            }
-            for measure in &ing.numeric {
-                medium.extend(group_mean_arg_max(data, rows_key, group, measure));
-            }
-        }
-        if let (Some((time, format)), Some(label)) = (&ing.datetime, &ing.label) {
-            hard.extend(longest_streak(data, rows_key, time, format, label));
-        }
-        for (i, a) in ing.numeric.iter().enumerate() {
-            hard.extend(percentile_95(data, rows_key, a));
-            if let Some(b) = ing.numeric.get(i + 1) {
-                hard.extend(correlation(data, rows_key, a, b));
-            }
-        }
-    }
-    [easy, medium, hard]
+/// Easy: how many rows have a numeric column above its median value.
+pub fn count_above(data: &Map<String, Value>, rows_key: &str, column: &str) -> Option<Candidate> {
+    let rows = rows(data, rows_key);
+    let mut values: Vec<&Value> = rows.iter().filter_map(|r| r.get(column).filter(|v| v.is_number())).collect();
+    values.sort_by(|a, b| a.as_f64().unwrap_or(0.0).total_cmp(&b.as_f64().unwrap_or(0.0)));
+    let threshold = (*values.get(values.len() / 2)?).clone();
+    let t = threshold.as_f64()?;
+    let count = values.iter().filter(|v| v.as_f64().is_some_and(|x| x > t)).count();
+    let select = |op: &str| {
+        format!(
+            "def select(rows):\n    return [r for r in rows if r.get({c}) is not None and r[{c}] {op} {threshold}]\n",
+            c = lit(column)
+        )
+    };
+    Some(
+        Candidate::over_rows(DifficultyLevel::Easy, "count_above", rows_key, &[column])
+            .ask(format!("How many rows of `{rows_key}` have `{column}` greater than {threshold}?"), "a numeric filter and a count")
+            .solve(vec![step("select", format!("rows with {column} > {threshold}"), select(">"), "list"), step("count", "count them", COUNT, "int")], json!(count))
+            .slip(
+                0,
+                select(">="),
+                format!("step_1 also keeps rows whose {column} equals {threshold}; the question asks for strictly greater (>)"),
+            ),
+    )
 }
