@@ -46,7 +46,7 @@ fn critic_llm(
         concurrency: settings.concurrency,
         review_concurrency: settings.review_concurrency,
     };
-    super::providers::build_llm(&config, settings.seed, dataset, None)
+    super::providers::build_llm(&config, settings.seed, dataset, None, Default::default())
 }
 
 /// The prompt templates: `--prompts DIR` over the usual override directory.

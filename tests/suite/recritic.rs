@@ -425,7 +425,7 @@ async fn labels_carry_over_unreadable_replies_keep_their_rejection_and_drafts_ar
     let config = common::sandbox_config(Duration::from_secs(2), Duration::from_secs(4));
     let parts = EngineParts {
         executor: Arc::new(SandboxPool::new(&dataset.dir, config).unwrap()),
-        llm: Arc::new(OfflinePlanner::new(dataset.clone(), 2, 0)),
+        llm: Arc::new(OfflinePlanner::new(dataset.clone(), 2, 0, Default::default())),
         dataset,
         prompts: Arc::new(Prompts::load(None).unwrap()),
         grader: Arc::new(Grader::ground_truth_with(&settings.grading)),
