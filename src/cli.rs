@@ -85,6 +85,10 @@ pub struct RunArgs {
     /// Base URL of the OpenAI-compatible server.
     #[arg(long, env = "OPENAI_BASE_URL")]
     pub base_url: Option<String>,
+    /// Ask the server for JSON-object replies (`response_format`) where the
+    /// reply must be one; a server that refuses it is asked again without.
+    #[arg(long)]
+    pub json_mode: bool,
     /// Number of questions to generate [default: 10].
     #[arg(long, value_parser = clap::value_parser!(u32).range(QUESTIONS_RANGE))]
     pub questions: Option<u32>,

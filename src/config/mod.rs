@@ -14,7 +14,9 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Deserializer};
 
 use crate::cli::{self, LlmKind, RunArgs};
-use crate::llm::{DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL, ModelPrice, OpenAiSettings};
+use crate::llm::{
+    DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL, ModelPrice, OpenAiSettings, normalise_base_url,
+};
 
 #[cfg(test)]
 mod tests;
@@ -66,6 +68,8 @@ pub struct LlmSection {
     /// Retries after a failed attempt.
     #[serde(default, deserialize_with = "retries")]
     pub retries: Option<u32>,
+    /// Ask for JSON mode (`response_format`) on calls whose reply is a JSON object.
+    pub json_mode: Option<bool>,
 }
 
 /// `[run]`: sizes and limits of a run.
@@ -214,7 +218,7 @@ impl Config {
         let key_env = self.llm.api_key_env.as_deref().unwrap_or(DEFAULT_API_KEY_ENV);
         let key = env(key_env).filter(|k| !k.is_empty());
         let base_url = base_url.or(self.llm.base_url.clone()).unwrap_or(DEFAULT_BASE_URL.into());
-        if key.is_none() && base_url == DEFAULT_BASE_URL {
+        if key.is_none() && normalise_base_url(&base_url) == DEFAULT_BASE_URL {
             anyhow::bail!(
                 "the openai provider needs {key_env} (or --base-url of a local server); \
                  use --llm offline to run without a model"
@@ -226,6 +230,7 @@ impl Config {
         settings.stall_timeout = self.llm.stall_timeout_secs.unwrap_or(settings.stall_timeout);
         settings.max_retries = self.llm.retries.unwrap_or(settings.max_retries);
         settings.prices = self.prices.iter().map(|(name, price)| (name.clone(), *price)).collect();
+        settings.json_mode = self.llm.json_mode.unwrap_or(false);
         Ok(settings)
     }
 
@@ -250,10 +255,14 @@ impl Config {
     }
 
     /// The settings of a run: `args` (flags, and the environment variables clap
-    /// reads for them) over this file over the built-in defaults. `env` looks up
+    /// reads for them) over this file over the built-in defaults; `--json-mode`
+    /// turns JSON mode on whatever the file says. `env` looks up
     /// the API key variable.
     pub fn resolve(&self, args: &RunArgs, env: impl Fn(&str) -> Option<String>) -> anyhow::Result<RunConfig> {
-        let (provider, openai) = self.provider(args.llm, args.model.clone(), args.base_url.clone(), env)?;
+        let (provider, mut openai) = self.provider(args.llm, args.model.clone(), args.base_url.clone(), env)?;
+        if let Some(settings) = openai.as_mut().filter(|_| args.json_mode) {
+            settings.json_mode = true;
+        }
         Ok(RunConfig {
             provider,
             openai,

@@ -191,3 +191,30 @@ fn the_readme_example_is_a_valid_config_with_the_built_in_defaults() {
     without_prices.openai.as_mut().unwrap().prices.clear();
     assert_eq!(without_prices, defaults, "the example shows the defaults");
 }
+
+#[test]
+fn json_mode_is_off_unless_the_file_or_the_flag_turns_it_on() {
+    let key = |name: &str| (name == DEFAULT_API_KEY_ENV).then(|| "k".to_string());
+    let json_mode =
+        |file: &str, flags: &[&str]| parse(file).unwrap().resolve(&args(flags), key).unwrap().openai.unwrap().json_mode;
+    assert!(!json_mode("", &[]));
+    assert!(json_mode("[llm]\njson_mode = true\n", &[]));
+    assert!(json_mode("", &["--json-mode"]));
+    assert!(json_mode("[llm]\njson_mode = false\n", &["--json-mode"]), "the flag beats the file");
+    let err = parse("[llm]\njson_mode = \"yes\"\n").unwrap_err().to_string();
+    assert!(err.starts_with("config /home/u/.config/eval-dag/config.toml:2:"), "{err}");
+}
+
+#[test]
+fn local_base_urls_with_or_without_v1_and_slashes_reach_v1() {
+    let base = |url: &str| Config::default().resolve(&args(&["--llm", "openai", "--base-url", url]), |_| None).unwrap();
+    for url in ["http://host:11434", "http://host:11434/", "http://host:11434/v1", "http://host:11434/v1/"] {
+        assert_eq!(base(url).openai.unwrap().base_url, "http://host:11434/v1", "{url}");
+    }
+    let err =
+        Config::default().resolve(&args(&["--llm", "openai", "--base-url", "https://api.openai.com/v1/"]), |_| None);
+    assert!(
+        err.unwrap_err().to_string().contains("needs OPENAI_API_KEY"),
+        "OpenAI's own URL with a slash needs the key"
+    );
+}

@@ -9,5 +9,7 @@ mod replay;
 pub use crate::domain::{CallKey, ChatMessage, LlmRole, TokenUsage};
 pub use client::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, StreamUpdate, ignore_stream};
 pub use offline::{OfflineOptions, OfflinePlanError, OfflinePlanner, TUI_DELAY};
-pub use openai::{DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL, ModelPrice, OpenAiClient, OpenAiSettings};
+pub use openai::{
+    DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL, ModelPrice, OpenAiClient, OpenAiSettings, normalise_base_url,
+};
 pub use replay::ReplayClient;

@@ -5,9 +5,14 @@
 //! middle of a stream included), timeouts, stalled and cut-off streams are
 //! retried with jittered exponential backoff (base × 2^attempt, capped at
 //! 30 s) that honours `retry-after-ms` and `retry-after`. Not retried: quota
-//! exhaustion (`insufficient_quota`), context-length errors and other 4xx. When
-//! a server rejects `response_format`, the call is repeated once without it and
-//! the client stops asking for it.
+//! exhaustion (`insufficient_quota`), context-length errors and other 4xx.
+//!
+//! Optional request fields some servers refuse: `response_format` (JSON mode,
+//! only when configured, and only for calls whose reply must be a JSON object)
+//! and `stream_options` (asking for usage in the stream). A 400 naming the field
+//! — or, for JSON mode, any 400 — repeats the call at once without it, and the
+//! client stops sending it for the rest of the run. Such a repeat counts as a
+//! retry (so the trace and the feed show it) but not against `max_retries`.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -78,6 +83,9 @@ pub struct OpenAiSettings {
     pub base_delay: Duration,
     /// Prices by model name (or name prefix), over the built-in ones.
     pub prices: Vec<(String, ModelPrice)>,
+    /// Ask for `response_format: {"type": "json_object"}` on calls whose reply
+    /// must be a JSON object.
+    pub json_mode: bool,
 }
 
 impl std::fmt::Debug for OpenAiSettings {
@@ -91,15 +99,17 @@ impl std::fmt::Debug for OpenAiSettings {
             .field("max_retries", &self.max_retries)
             .field("base_delay", &self.base_delay)
             .field("prices", &self.prices)
+            .field("json_mode", &self.json_mode)
             .finish()
     }
 }
 
 impl OpenAiSettings {
-    /// Settings for `model` at `base_url` with default limits.
+    /// Settings for `model` at `base_url` (see [`normalise_base_url`]) with
+    /// default limits and JSON mode off.
     pub fn new(base_url: impl Into<String>, api_key: Option<String>, model: impl Into<String>) -> Self {
         Self {
-            base_url: base_url.into().trim_end_matches('/').to_string(),
+            base_url: normalise_base_url(&base_url.into()),
             api_key,
             model: model.into(),
             timeout: Duration::from_secs(180),
@@ -107,30 +117,82 @@ impl OpenAiSettings {
             max_retries: 4,
             base_delay: Duration::from_millis(500),
             prices: Vec::new(),
+            json_mode: false,
         }
     }
 }
 
-/// The HTTP client.
+/// The base URL requests go under (`{base}/chat/completions`): trailing slashes
+/// and a trailing `/chat/completions` are dropped, and a bare host (no path, as
+/// Ollama's `http://localhost:11434` is often given) gets `/v1`. A URL with
+/// another path is kept as written.
+pub fn normalise_base_url(raw: &str) -> String {
+    let mut base = raw.trim().trim_end_matches('/');
+    if let Some(stripped) = base.strip_suffix("/chat/completions") {
+        base = stripped.trim_end_matches('/');
+    }
+    let bare_host = reqwest::Url::parse(base).is_ok_and(|url| url.has_host() && url.path() == "/");
+    if bare_host { format!("{base}/v1") } else { base.to_string() }
+}
+
+/// A request field some OpenAI-compatible servers refuse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Optional {
+    /// `response_format` (JSON mode).
+    ResponseFormat,
+    /// `stream_options` (usage at the end of a stream).
+    StreamOptions,
+}
+
+impl Optional {
+    fn field(self) -> &'static str {
+        match self {
+            Self::ResponseFormat => "response_format",
+            Self::StreamOptions => "stream_options",
+        }
+    }
+}
+
+/// Which optional fields one request carried.
+#[derive(Debug, Clone, Copy, Default)]
+struct Sent {
+    response_format: bool,
+    stream_options: bool,
+}
+
+/// The HTTP client. What a server refused (JSON mode, `stream_options`) is
+/// remembered for the client's life, which is the run's.
 pub struct OpenAiClient {
     http: reqwest::Client,
     settings: OpenAiSettings,
     json_mode: AtomicBool,
+    stream_options: AtomicBool,
+    usage_missing_told: AtomicBool,
 }
 
-/// One failed attempt: the error and, when retryable, how long to wait first.
+/// What to do after a failed attempt.
+enum Next {
+    /// Give up.
+    Fatal,
+    /// Try again after the given wait, or the backoff.
+    Retry(Option<Duration>),
+    /// Try again at once, without the refused field.
+    Without,
+}
+
+/// One failed attempt: the error and what to do next.
 struct Failure {
     error: LlmError,
-    retry_after: Option<Option<Duration>>,
+    next: Next,
 }
 
 impl Failure {
     fn fatal(kind: LlmErrorKind, message: String) -> Self {
-        Self { error: LlmError::new(kind, message), retry_after: None }
+        Self { error: LlmError::new(kind, message), next: Next::Fatal }
     }
 
     fn retry(kind: LlmErrorKind, message: String, after: Option<Duration>) -> Self {
-        Self { error: LlmError::new(kind, message), retry_after: Some(after) }
+        Self { error: LlmError::new(kind, message), next: Next::Retry(after) }
     }
 }
 
@@ -154,25 +216,43 @@ impl OpenAiClient {
             .connect_timeout(Duration::from_secs(15))
             .build()
             .map_err(|e| LlmError::new(LlmErrorKind::Connection, format!("cannot build the HTTP client: {e}")))?;
-        Ok(Self { http, settings, json_mode: AtomicBool::new(true) })
+        let json_mode = AtomicBool::new(settings.json_mode);
+        Ok(Self {
+            http,
+            settings,
+            json_mode,
+            stream_options: AtomicBool::new(true),
+            usage_missing_told: AtomicBool::new(false),
+        })
     }
 
-    fn body(&self, request: &LlmRequest) -> Value {
+    /// The request body and which optional fields it carries. JSON mode needs
+    /// the word "JSON" in the messages (OpenAI refuses it otherwise), so a
+    /// prompt without it is sent without `response_format`.
+    fn body(&self, request: &LlmRequest) -> (Value, Sent) {
         let mut body = json!({
             "model": self.settings.model,
             "messages": request.messages,
             "stream": true,
-            "stream_options": {"include_usage": true},
         });
-        if request.json && self.json_mode.load(Ordering::Relaxed) {
+        let says_json = request.messages.iter().any(|m| m.content.to_ascii_lowercase().contains("json"));
+        let sent = Sent {
+            response_format: request.json && says_json && self.json_mode.load(Ordering::Relaxed),
+            stream_options: self.stream_options.load(Ordering::Relaxed),
+        };
+        if sent.stream_options {
+            body["stream_options"] = json!({"include_usage": true});
+        }
+        if sent.response_format {
             body["response_format"] = json!({"type": "json_object"});
         }
-        body
+        (body, sent)
     }
 
     async fn attempt(&self, request: &LlmRequest, sink: &DeltaSink) -> Result<(String, TokenUsage), Failure> {
         let url = format!("{}/chat/completions", self.settings.base_url);
-        let mut call = self.http.post(&url).timeout(self.settings.timeout).json(&self.body(request));
+        let (body, sent) = self.body(request);
+        let mut call = self.http.post(&url).timeout(self.settings.timeout).json(&body);
         if let Some(key) = &self.settings.api_key {
             call = call.bearer_auth(key);
         }
@@ -188,7 +268,7 @@ impl OpenAiClient {
         if !status.is_success() {
             let after = retry_after(response.headers());
             let body = response.text().await.unwrap_or_default();
-            return Err(self.classify(status.as_u16(), &body, after, request.json, &url));
+            return Err(self.classify(status.as_u16(), &body, after, sent, &url));
         }
         let is_json = response
             .headers()
@@ -206,7 +286,7 @@ impl OpenAiClient {
             return Ok((text, usage_of(&value)));
         }
         let mut events = response.bytes_stream().eventsource();
-        let (mut text, mut usage, mut finished) = (String::new(), TokenUsage::default(), false);
+        let (mut text, mut usage, mut finished) = (String::new(), None, false);
         let stall = self.settings.stall_timeout;
         loop {
             let event = match tokio::time::timeout(stall, events.next()).await {
@@ -230,7 +310,7 @@ impl OpenAiClient {
                 finished = true;
             }
             if chunk.get("usage").is_some_and(|u| !u.is_null()) {
-                usage = usage_of(&chunk);
+                usage = Some(usage_of(&chunk));
             }
         }
         if !finished {
@@ -240,7 +320,15 @@ impl OpenAiClient {
                 None,
             ));
         }
-        Ok((text, usage))
+        Ok((text, usage.unwrap_or_else(|| self.no_usage(&url))))
+    }
+
+    /// A stream that ended without usage counts 0 tokens; said once per run.
+    fn no_usage(&self, url: &str) -> TokenUsage {
+        if !self.usage_missing_told.swap(true, Ordering::Relaxed) {
+            tracing::warn!("{url} reports no token usage in its streams: its calls count 0 tokens");
+        }
+        TokenUsage::default()
     }
 
     fn stream_failure(&self, error: EventStreamError<reqwest::Error>, url: &str) -> Failure {
@@ -262,18 +350,35 @@ impl OpenAiClient {
         }
     }
 
-    fn classify(&self, status: u16, body: &str, after: Option<Duration>, json: bool, url: &str) -> Failure {
+    /// The optional field a 400 names, among those `sent`.
+    fn named(lower_body: &str, sent: Sent) -> Option<Optional> {
+        [(Optional::StreamOptions, sent.stream_options), (Optional::ResponseFormat, sent.response_format)]
+            .into_iter()
+            .find(|(field, was_sent)| *was_sent && lower_body.contains(field.field()))
+            .map(|(field, _)| field)
+    }
+
+    /// Stop sending `field` and ask again at once without it.
+    fn without(&self, field: Optional, url: &str, detail: &str) -> Failure {
+        match field {
+            Optional::ResponseFormat => self.json_mode.store(false, Ordering::Relaxed),
+            Optional::StreamOptions => self.stream_options.store(false, Ordering::Relaxed),
+        }
+        let name = field.field();
+        let message = format!(
+            "400 from {url} with {name} ({detail}): asking again without it, and no {name} for the rest of the run"
+        );
+        Failure { error: LlmError::new(LlmErrorKind::BadRequest, message), next: Next::Without }
+    }
+
+    fn classify(&self, status: u16, body: &str, after: Option<Duration>, sent: Sent, url: &str) -> Failure {
         let lower = body.to_ascii_lowercase();
         let detail = serde_json::from_str::<Value>(body)
             .ok()
             .and_then(|v| v.pointer("/error/message").and_then(Value::as_str).map(str::to_string))
             .unwrap_or_else(|| body.chars().take(200).collect::<String>().replace('\n', " "));
-        if status == 400 && json && lower.contains("response_format") && self.json_mode.swap(false, Ordering::Relaxed) {
-            return Failure::retry(
-                LlmErrorKind::BadRequest,
-                "the server rejected response_format".into(),
-                Some(Duration::ZERO),
-            );
+        if let Some(field) = Self::named(&lower, sent).filter(|_| status == 400) {
+            return self.without(field, url, &detail);
         }
         if lower.contains("insufficient_quota") {
             return Failure::fatal(
@@ -288,6 +393,8 @@ impl OpenAiClient {
             );
         }
         match status {
+            // A server without JSON mode may refuse it without naming it (llama.cpp, older vLLM).
+            400 if sent.response_format => self.without(Optional::ResponseFormat, url, &detail),
             429 => Failure::retry(LlmErrorKind::RateLimited, format!("rate limited by {url} ({detail})"), after),
             408 => Failure::retry(LlmErrorKind::Timeout, format!("408 from {url}"), after),
             409 => Failure::retry(LlmErrorKind::Server, format!("409 from {url} ({detail})"), after),
@@ -333,7 +440,13 @@ impl LlmClient for OpenAiClient {
             loop {
                 match self.attempt(request, &sink).await {
                     Ok((text, usage)) => return Ok(LlmResponse { text, usage, retries }),
-                    Err(Failure { mut error, retry_after: Some(after) }) if retries < self.settings.max_retries => {
+                    Err(Failure { mut error, next: Next::Without }) => {
+                        tracing::warn!("{}", error.message);
+                        error.retries = retries;
+                        retries += 1;
+                        sink(StreamUpdate::Retrying { retry: retries, error: &error, wait: Duration::ZERO });
+                    }
+                    Err(Failure { mut error, next: Next::Retry(after) }) if retries < self.settings.max_retries => {
                         tracing::warn!("LLM call retried: {}", error.message);
                         error.retries = retries;
                         retries += 1;
@@ -357,7 +470,9 @@ impl LlmClient for OpenAiClient {
         // The longest matching name wins; on a tie the configured price (last) does.
         built_in
             .chain(configured)
-            .filter(|(name, _)| model == *name || model.starts_with(&format!("{name}-")))
+            .filter(|(name, _)| {
+                model == *name || model.starts_with(&format!("{name}-")) || model.starts_with(&format!("{name}:"))
+            })
             .max_by_key(|(name, _)| name.len())
             .map_or(0.0, |(_, price)| {
                 (usage.prompt_tokens as f64 * price.input_per_mtok

@@ -19,6 +19,8 @@ use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 pub enum Reply {
     /// A streamed answer in chunks of about 40 characters, with usage.
     Text(String),
+    /// A streamed answer without usage (as some local servers send).
+    NoUsage(String),
     /// A stream that stops before the answer ends.
     CutOff(String),
     /// An HTTP error with headers and body.
@@ -57,6 +59,16 @@ struct Scripted {
 }
 
 fn sse(text: &str, finish: bool) -> String {
+    let mut out = sse_text(text, finish);
+    if finish {
+        let usage = json!({"choices": [], "usage": {"prompt_tokens": 100 + text.len() / 10, "completion_tokens": text.len() / 4, "total_tokens": 0}});
+        out.push_str(&format!("data: {usage}\n\ndata: [DONE]\n\n"));
+    }
+    out
+}
+
+/// The answer's events (and its finish reason, when `finish`), without usage or `[DONE]`.
+fn sse_text(text: &str, finish: bool) -> String {
     let mut out = String::new();
     let chars: Vec<char> = text.chars().collect();
     for chunk in chars.chunks(40) {
@@ -69,8 +81,6 @@ fn sse(text: &str, finish: bool) -> String {
             "data: {}\n\n",
             json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
         ));
-        let usage = json!({"choices": [], "usage": {"prompt_tokens": 100 + text.len() / 10, "completion_tokens": text.len() / 4, "total_tokens": 0}});
-        out.push_str(&format!("data: {usage}\n\ndata: [DONE]\n\n"));
     }
     out
 }
@@ -80,6 +90,9 @@ fn template(reply: Reply) -> ResponseTemplate {
         Reply::Text(text) => ResponseTemplate::new(200)
             .insert_header("content-type", "text/event-stream")
             .set_body_string(sse(&text, true)),
+        Reply::NoUsage(text) => ResponseTemplate::new(200)
+            .insert_header("content-type", "text/event-stream")
+            .set_body_string(format!("{}data: [DONE]\n\n", sse_text(&text, true))),
         Reply::CutOff(text) => ResponseTemplate::new(200)
             .insert_header("content-type", "text/event-stream")
             .set_body_string(sse(&text, false)),
@@ -129,6 +142,11 @@ impl MockLlm {
     /// Base URL to give the client (`…/v1`).
     pub fn base_url(&self) -> String {
         format!("{}/v1", self.server.uri())
+    }
+
+    /// The server's root URL, without `/v1`.
+    pub fn root_url(&self) -> String {
+        self.server.uri()
     }
 
     /// Every request received so far.

@@ -17,20 +17,31 @@ use eval_dag::llm::{
 use eval_dag::run::{EngineEvent, Outcome};
 use eval_dag::trace::Trace;
 
-fn request(json: bool) -> LlmRequest {
+/// A question-generation request saying `prompt`, asking for a JSON object when `json`.
+pub(crate) fn request_saying(prompt: &str, json: bool) -> LlmRequest {
     LlmRequest {
         key: CallKey { question_id: None, role: LlmRole::QuestionGeneration, attempt: 1, iteration: 0, layer: None },
-        messages: vec![ChatMessage::user("hello")],
+        messages: vec![ChatMessage::user(prompt)],
         json,
     }
 }
 
-fn client(base_url: String) -> OpenAiClient {
-    let mut settings = OpenAiSettings::new(base_url, Some("test-key".into()), "gpt-4o-mini");
+fn request(json: bool) -> LlmRequest {
+    request_saying("hello, reply as JSON", json)
+}
+
+/// Quick-retrying settings of `model` at `base_url`, JSON mode on.
+pub(crate) fn settings(base_url: String, model: &str) -> OpenAiSettings {
+    let mut settings = OpenAiSettings::new(base_url, Some("test-key".into()), model);
     settings.base_delay = Duration::from_millis(5);
     settings.max_retries = 2;
     settings.timeout = Duration::from_secs(2);
-    OpenAiClient::new(settings).unwrap()
+    settings.json_mode = true;
+    settings
+}
+
+fn client(base_url: String) -> OpenAiClient {
+    OpenAiClient::new(settings(base_url, "gpt-4o-mini")).unwrap()
 }
 
 fn status(code: u16, body: &str) -> Reply {
@@ -264,6 +275,15 @@ async fn configured_prices_override_and_extend_the_built_in_ones() {
 /// `config` as its config file; the trace's events and the exit code. A hang
 /// fails the test.
 async fn run_binary(base_url: &str, config: &str) -> (Option<i32>, String, Vec<EngineEvent>) {
+    run_binary_with(base_url, config, &[]).await
+}
+
+/// [`run_binary`] with more `flags`.
+pub(crate) async fn run_binary_with(
+    base_url: &str,
+    config: &str,
+    flags: &[&str],
+) -> (Option<i32>, String, Vec<EngineEvent>) {
     let home = tempfile::tempdir().unwrap();
     let config_path = home.path().join("config.toml");
     std::fs::write(&config_path, config).unwrap();
@@ -276,6 +296,7 @@ async fn run_binary(base_url: &str, config: &str) -> (Option<i32>, String, Vec<E
         .arg(&config_path)
         .arg("--out")
         .arg(&out)
+        .args(flags)
         .env("OPENAI_API_KEY", "test-key");
     let output = tokio::time::timeout(Duration::from_secs(120), tokio::process::Command::from(command).output())
         .await
@@ -286,7 +307,7 @@ async fn run_binary(base_url: &str, config: &str) -> (Option<i32>, String, Vec<E
 }
 
 /// `(error, retries)` of every finished LLM call.
-fn finished_calls(events: &[EngineEvent]) -> Vec<(Option<String>, u32)> {
+pub(crate) fn finished_calls(events: &[EngineEvent]) -> Vec<(Option<String>, u32)> {
     events
         .iter()
         .filter_map(|e| match e {

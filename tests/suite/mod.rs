@@ -7,6 +7,7 @@ mod config_file;
 mod grade_judges;
 mod grade_rules;
 mod labels;
+mod llm_local;
 mod llm_openai;
 mod model_roundtrip;
 mod offline_planner;
