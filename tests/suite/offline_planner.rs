@@ -122,7 +122,7 @@ fn approved_dags(trace: &Trace) -> BTreeMap<String, GeneratedDag> {
 
 /// A finished run's questions are ranked easy → medium → hard with every
 /// level present, have no two of one shape, and are all answered right.
-fn assert_good_set(dataset: &Path, out: &Path, asked: usize) {
+pub(super) fn assert_good_set(dataset: &Path, out: &Path, asked: usize) {
     let results = results(out);
     let detailed = results["detailed_results"].as_array().unwrap();
     assert_eq!(detailed.len(), asked, "{}", dataset.display());
