@@ -106,12 +106,13 @@ fn on_a_terminal_three_runs_open_the_matrix_and_a_pair_from_it() {
     let Some(session) = common::tmux::session("matrix") else { return };
     let trace = "sample-data/traces/fraud-scripted.trace.jsonl";
     common::tmux::run(&session, &format!("compare {trace} {trace} {trace}"));
-    let screen = common::tmux::wait_for(&session, "2 questions × 3 runs");
+    let screen = common::tmux::wait_for_all(&session, &["2 questions × 3 runs", "3 runs · baseline A", "▸ B (vs A)"]);
     assert!(screen.contains("3 runs · baseline A") && screen.contains("▸ B (vs A)"), "{screen}");
     for key in ["Right", "Enter"] {
         common::tmux::tmux(&["send-keys", "-t", &session, key]);
     }
-    let screen = common::tmux::wait_for(&session, "final DAG: changes from A to C");
+    let screen =
+        common::tmux::wait_for_all(&session, &["final DAG: changes from A to C", "the final DAGs are the same"]);
     assert!(screen.contains("the final DAGs are the same"), "{screen}");
     for key in ["Escape", "q"] {
         common::tmux::tmux(&["send-keys", "-t", &session, key]);

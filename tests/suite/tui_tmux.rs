@@ -23,17 +23,20 @@ const TRACE: &str = "sample-data/traces/fraud-scripted.trace.jsonl";
 fn compare_opens_its_view_on_a_terminal_and_headless_prints_the_table() {
     let Some(session) = session("compare") else { return };
     run(&session, &format!("compare {TRACE} {TRACE}"));
-    let screen = wait_for(&session, "2 questions · 2 same");
-    assert!(screen.contains(&format!("A: {TRACE}")) && screen.contains("q_01"), "{screen}");
+    // Wait for every line asserted on: a capture can catch a frame half written.
+    let source = format!("A: {TRACE}");
+    let screen = wait_for_all(&session, &["2 questions · 2 same", &source, "q_01"]);
+    assert!(screen.contains(&source) && screen.contains("q_01"), "{screen}");
     tmux(&["send-keys", "-t", &session, "Enter"]);
-    let screen = wait_for(&session, "final DAG: changes from A to B");
+    let screen = wait_for_all(&session, &["final DAG: changes from A to B", "the final DAGs are the same"]);
     assert!(screen.contains("the final DAGs are the same"), "{screen}");
     tmux(&["send-keys", "-t", &session, "q"]);
     let screen = wait_for(&session, "EXITED-0");
     assert!(screen.contains("EXITED-0") && !screen.contains("2 questions · 2 same"), "left cleanly: {screen}");
     tmux(&["send-keys", "-t", &session, "clear", "Enter"]);
     run(&session, &format!("compare --headless {TRACE} {TRACE}"));
-    let screen = wait_for(&session, "EXITED-0");
+    // The first command's EXITED-0 may still be on screen until `clear` runs.
+    let screen = wait_for_all(&session, &["EXITED-0", "0 regressions, 0 improvements", "question change"]);
     assert!(screen.contains("0 regressions, 0 improvements") && screen.contains("question change"), "{screen}");
 }
 
@@ -41,7 +44,7 @@ fn compare_opens_its_view_on_a_terminal_and_headless_prints_the_table() {
 fn replay_navigate_to_the_rejected_question_and_open_the_diff() {
     let Some(session) = session("replay") else { return };
     run(&session, &format!("replay {TRACE}"));
-    let screen = wait_for(&session, "REPLAY");
+    let screen = wait_for_all(&session, &["REPLAY", "q_01", "Which category has the highest fraud rate?"]);
     assert!(screen.contains("q_01") && screen.contains("Which category has the highest fraud rate?"), "{screen}");
     for key in ["j", "Enter", "h"] {
         tmux(&["send-keys", "-t", &session, key]);
@@ -59,7 +62,9 @@ fn replay_navigate_to_the_rejected_question_and_open_the_diff() {
     for key in ["t", "t", "Tab", "Tab", "z"] {
         tmux(&["send-keys", "-t", &session, key]);
     }
-    let screen = wait_for(&session, "changes since the last build");
+    let wanted =
+        ["changes since the last build", "━━ attempt 1 · iteration 2", "Your previous DAG (iteration 1) was rejected"];
+    let screen = wait_for_all(&session, &wanted);
     assert!(
         screen.contains("━━ attempt 1 · iteration 2")
             && screen.contains("Your previous DAG (iteration 1) was rejected"),
@@ -286,7 +291,8 @@ async fn a_drawing_fault_in_a_live_run_loses_nothing() {
     let trace_path = out.join("trace.jsonl");
     let command = live_command(dir.path(), &mock.base_url(), &out, "EVAL_DAG_INJECT_DRAW_PANIC=4");
     tmux(&["send-keys", "-t", &session, &command, "Enter"]);
-    let screen = wait_for(&session, "the screen could not be drawn");
+    let screen =
+        wait_for_all(&session, &["the screen could not be drawn", "injected drawing fault", "the run goes on"]);
     assert!(screen.contains("injected drawing fault") && screen.contains("the run goes on"), "{screen}");
     poll("the run to finish", || count_in(&trace_path, "\"type\":\"run_finished\"") == 1);
     // The faulted screen still says where the run stands; quit once it says finished.

@@ -159,7 +159,7 @@ async fn replay_note_on_a_rejected_iteration_and_send_it_back_to_the_builder() {
     let screen = wait_for_all(&session, &["findings on this node", "a1 it2"]);
     assert!(screen.contains("a1 it2"), "{screen}");
     tmux(&["send-keys", "-t", &session, "N"]);
-    let screen = wait_for(&session, "your note on attempt 1, iteration 2");
+    let screen = wait_for_all(&session, &["your note on attempt 1, iteration 2", "ctrl-s add and send back"]);
     assert!(screen.contains("ctrl-s add and send back"), "the note box says what its keys do: {screen}");
     let note = "divide by the count, not by count minus one";
     tmux(&["send-keys", "-t", &session, "-l", note]);
