@@ -145,6 +145,27 @@ pub enum Context {
     Live,
 }
 
+impl Context {
+    /// Where the binding applies, as the help and the README name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Context::Global => "everywhere",
+            Context::Dashboard => "dashboard",
+            Context::Detail => "question, diff, detail screens",
+            Context::Iterations => "question and diff",
+            Context::Diff => "diff",
+            Context::Question => "question",
+            Context::Compare => "comparison of two runs",
+            Context::Matrix => "matrix of several runs",
+            Context::Run => "a run's screens",
+            Context::Inspector => "node inspector",
+            Context::Taxonomy => "findings taxonomy",
+            Context::Replay => "a run's screens, in a replay",
+            Context::Live => "a run's screens, in a live run",
+        }
+    }
+}
+
 /// One binding.
 pub struct Binding {
     /// Key names as shown to users.

@@ -39,7 +39,7 @@ pub use containment::{Fault, contained};
 pub use editing::{EditRequest, EditTarget, Edited};
 pub use event_loop::{Feeds, Stop, run as event_loop};
 pub use hand_work::{DeriveFn, Derived, Deriver};
-pub use keymap::{Action, BINDINGS, action_for};
+pub use keymap::{Action, BINDINGS, Context, action_for};
 pub use matrix::RunsMatrix;
 pub use replay::{DEFAULT_MAX_GAP, Replay};
 pub use theme::{Ink, Theme, ThemeError};
