@@ -13,6 +13,7 @@ mod prepare_cli;
 mod prepare_fixtures;
 mod recritic;
 mod replay_cli;
+mod report_page;
 mod results_schema;
 mod run_graded;
 mod run_offline;
