@@ -50,7 +50,7 @@ svg text{font:12px ui-monospace,monospace;fill:#1d2330}svg text.op{fill:#5b6275;
 .code-and-findings{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:10px}
 ul.findings{list-style:none;padding:0;margin:4px 0}.finding{border:1px solid #e2c98e;background:#fffaf0;border-radius:6px;padding:4px 8px;margin:4px 0}
 .finding.trial-run{border-color:#e3a0a0;background:#fff5f5}.finding.semantic{border-color:#a9bde8;background:#f5f8ff}svg.chart text{font-size:12px}svg.chart rect.good{fill:#7fbf7f}svg.chart rect.bad{fill:#e08080}svg.chart rect.none{fill:#c0c0c0}svg.chart rect.accuracy{fill:#7fa7d9}svg.chart{print-color-adjust:exact;-webkit-print-color-adjust:exact}
-.charts{display:flex;flex-wrap:wrap;gap:24px}.charts figure{margin:0}figcaption{font-weight:600;margin:4px 0}p.label.right{color:#1a7f37}p.label.wrong{color:#b42318}p.label.superseded{opacity:.6;text-decoration:line-through}.finding.human-note{border-color:#9bc59d;background:#f3fbf3}
+.charts{display:flex;flex-wrap:wrap;gap:24px}figure{margin:8px 0}figcaption{font-weight:600;margin:4px 0}p.label.right{color:#1a7f37}p.label.wrong{color:#b42318}p.label.superseded{opacity:.6;text-decoration:line-through}.finding.human-note{border-color:#9bc59d;background:#f3fbf3}
 .src{font-size:11px;text-transform:uppercase;color:#5b6275}.rule{font-weight:600}
 .fate{font-size:11px;border-radius:8px;padding:0 6px}.fate.resolved{background:#d5f5df}.fate.persisting{background:#fdecc8}.fate.new{background:#fde0e0}
 .udiff{background:#f7f7fa}.added{color:#0d6b2c}.removed{color:#9b1c1c}
