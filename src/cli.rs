@@ -47,6 +47,10 @@ pub enum CliCommand {
     /// Judge every recorded iteration of a run again with another critic
     /// (model or prompts), never rebuilding a DAG, and compare the verdicts.
     Recritic(RecriticArgs),
+    /// Print a shell completion script on stdout.
+    Completions(CompletionsArgs),
+    /// Print the man page (roff) on stdout, or write one page per command into a directory.
+    Man(ManArgs),
     /// Sandbox worker process (internal).
     #[command(hide = true)]
     SandboxWorker(SandboxWorkerArgs),
@@ -342,6 +346,23 @@ pub struct RecriticArgs {
     /// Config file to read instead of $XDG_CONFIG_HOME/eval-dag/config.toml.
     #[arg(long, env = "EVAL_DAG_CONFIG", value_name = "FILE")]
     pub config: Option<PathBuf>,
+}
+
+/// Arguments of `completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell the script is for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// Arguments of `man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write eval-dag.1 and one eval-dag-<command>.1 per subcommand into DIR
+    /// (created if missing) instead of printing eval-dag.1 on stdout.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 /// Arguments of the hidden sandbox worker.

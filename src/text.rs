@@ -1,5 +1,5 @@
 //! Small text helpers for people reading a run: counts with their nouns,
-//! one-line previews of JSON values, and the closest name for "did you mean". Used by prompts, the TUI, the report and
+//! one-line previews of JSON values, short durations, and the closest name for "did you mean". Used by prompts, the TUI, the report and
 //! the command-line output alike.
 
 /// `count` and `noun`, with an `s` unless there is exactly one.
@@ -10,6 +10,16 @@ pub fn plural(count: usize, noun: &str) -> String {
 /// A share (0–1) as a whole percentage, or a dash when there is none.
 pub fn percent(share: Option<f64>) -> String {
     share.map_or("—".into(), |v| format!("{:.0}%", v * 100.0))
+}
+
+/// A span of milliseconds, short: `4.2s`, `3m05s`, `1h02m`.
+pub fn duration(ms: u64) -> String {
+    let s = ms / 1000;
+    match s {
+        0..60 => format!("{:.1}s", ms as f64 / 1000.0),
+        60..3600 => format!("{}m{:02}s", s / 60, s % 60),
+        _ => format!("{}h{:02}m", s / 3600, s / 60 % 60),
+    }
 }
 
 /// The candidate most like `word` (Jaro-Winkler), if any is more alike than
@@ -51,5 +61,9 @@ mod tests {
         assert_eq!(preview(&serde_json::json!("a\nb"), 10), "a b");
         assert_eq!(preview(&serde_json::json!([1, 2, 3]), 5), "[1,2…");
         assert_eq!(preview(&serde_json::json!("abc"), 0), "…");
+        assert_eq!(
+            (duration(4_250), duration(185_000), duration(3_720_000)),
+            ("4.2s".into(), "3m05s".into(), "1h02m".into())
+        );
     }
 }

@@ -143,7 +143,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let names: Vec<String> = args.runs.iter().map(|p| p.display().to_string()).collect();
     let matrix = compare_runs(&names, &docs);
     if let Some(out) = &args.html {
-        let size = super::report::write_page(out, &matrix_html(&matrix, &chrono::Utc::now().to_rfc3339()))?;
+        let size = super::report::write_page(out, &matrix_html(&matrix, &chrono::Local::now().fixed_offset()))?;
         eprintln!(
             "compare: {} ({:.1} KiB, {} runs, {} questions)",
             out.display(),

@@ -16,10 +16,12 @@ macro_rules! say {
 }
 
 mod compare;
+mod completions;
 mod derive;
 mod exec;
 mod grade;
 mod headless;
+mod man;
 mod prepare;
 mod providers;
 mod recritic;
@@ -44,6 +46,8 @@ pub fn dispatch(command: CliCommand) -> anyhow::Result<ExitCode> {
         CliCommand::Compare(args) => compare::run(args),
         CliCommand::Grade(args) => grade::run(args),
         CliCommand::Recritic(args) => recritic::run(args),
+        CliCommand::Completions(args) => completions::run(&args),
+        CliCommand::Man(args) => man::run(&args),
         CliCommand::SandboxWorker(args) => {
             crate::sandbox::serve(&args.dataset)?;
             Ok(ExitCode::SUCCESS)

@@ -36,7 +36,11 @@ pub fn trace_path(input: &Path) -> anyhow::Result<PathBuf> {
 }
 
 /// Write the report of `state` to `out`; returns its size in bytes.
-pub fn write_report(out: &Path, state: &RunState, generated_at: &str) -> anyhow::Result<u64> {
+pub fn write_report(
+    out: &Path,
+    state: &RunState,
+    generated_at: &chrono::DateTime<chrono::FixedOffset>,
+) -> anyhow::Result<u64> {
     write_page(out, &report_html(state, generated_at))
 }
 
@@ -53,7 +57,7 @@ pub fn write_page(out: &Path, html: &str) -> anyhow::Result<u64> {
 pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
     let trace = super::read_trace(&trace_path(&args.input)?)?;
     let state = fold_trace(&trace);
-    let size = write_report(&args.out, &state, &chrono::Utc::now().to_rfc3339())?;
+    let size = write_report(&args.out, &state, &chrono::Local::now().fixed_offset())?;
     eprintln!("report: {} ({:.1} KiB, {} questions)", args.out.display(), size as f64 / 1024.0, state.questions.len());
     Ok(ExitCode::SUCCESS)
 }

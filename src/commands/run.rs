@@ -205,7 +205,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     })?;
     let results = write_results(&plan.out, &state)?;
     let report_path = plan.out.join("eval_report.html");
-    let report_size = super::report::write_report(&report_path, &state, &chrono::Utc::now().to_rfc3339())?;
+    let report_size = super::report::write_report(&report_path, &state, &chrono::Local::now().fixed_offset())?;
     let mut stderr = std::io::stderr();
     let _ = writeln!(stderr, "{}", summary_line(&state));
     let _ = writeln!(stderr, "results: {}", results.display());

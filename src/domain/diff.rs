@@ -73,9 +73,13 @@ pub struct IterationDiff {
     pub findings: Vec<(FindingFate, Finding)>,
 }
 
-/// Unified diff of two code strings.
+/// Unified diff of two code strings. A last line without a newline counts as
+/// ended (no `\ No newline at end of file` line: the code is what it is).
 pub fn code_diff(before: &str, after: &str) -> String {
-    similar::TextDiff::from_lines(before, after).unified_diff().context_radius(3).to_string()
+    let ended =
+        |code: &str| if code.is_empty() || code.ends_with('\n') { code.to_string() } else { format!("{code}\n") };
+    let (before, after) = (ended(before), ended(after));
+    similar::TextDiff::from_lines(&before, &after).unified_diff().context_radius(3).to_string()
 }
 
 impl IterationDiff {
@@ -181,5 +185,13 @@ mod tests {
         let fates: Vec<(FindingFate, &str)> =
             diff.findings.iter().map(|(f, x)| (*f, x.node_id.as_deref().unwrap())).collect();
         assert_eq!(fates, vec![(FindingFate::Resolved, "a"), (FindingFate::Persisting, "b"), (FindingFate::New, "d")]);
+    }
+
+    #[test]
+    fn code_without_a_final_newline_diffs_without_a_hint_line() {
+        let diff = code_diff("def f(r):\n    return r['x']", "def f(r):\n    return r['amt']");
+        assert!(!diff.contains("No newline at end of file"), "{diff}");
+        assert!(diff.contains("-    return r['x']\n+    return r['amt']\n"), "{diff}");
+        assert_eq!(code_diff("x = 1", "x = 1\n"), "", "only the final newline differs");
     }
 }

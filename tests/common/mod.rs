@@ -90,3 +90,12 @@ pub mod runs;
 pub mod svg;
 pub mod tmux;
 pub mod tui;
+
+/// The scripted sample trace with every string's final newline cut (node code
+/// included), written into `dir`: code as models often send it.
+pub fn sample_without_final_newlines(dir: &std::path::Path) -> PathBuf {
+    let text = std::fs::read_to_string(root().join(tui::SAMPLE)).unwrap();
+    let path = dir.join("no-final-newlines.trace.jsonl");
+    std::fs::write(&path, text.replace("\\n\"", "\"")).unwrap();
+    path
+}

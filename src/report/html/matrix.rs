@@ -95,7 +95,7 @@ fn row_html(row: &MatrixRow) -> String {
 }
 
 /// The page of `matrix`, stamped `generated_at`.
-pub fn matrix_html(matrix: &Matrix, generated_at: &str) -> String {
+pub fn matrix_html(matrix: &Matrix, generated_at: &chrono::DateTime<chrono::FixedOffset>) -> String {
     let title = format!("eval-dag compare · {} runs", matrix.runs.len());
     let mut out = format!(
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>{title}</title><style>{STYLE}{MATRIX_STYLE}</style></head><body>"
@@ -103,7 +103,7 @@ pub fn matrix_html(matrix: &Matrix, generated_at: &str) -> String {
     let _ = write!(
         out,
         "<h1>{title}</h1><p>Generated {}. Run A is the baseline; a later run regresses on a question A passed and it does not.</p>",
-        html_escape(generated_at)
+        super::stamp(generated_at)
     );
     out.push_str(&summary_table(matrix));
     out.push_str("<div class=\"cards\">");

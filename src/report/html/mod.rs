@@ -2,13 +2,17 @@
 //! inline JS for the filter bar, no external assets) that is readable with
 //! JavaScript off. Question sections start collapsed so large runs stay usable.
 
+mod chart;
 mod matrix;
 mod question;
+mod run_charts;
 mod scorecard;
 mod svg;
 mod taxonomy;
 
 use std::fmt::Write;
+
+use chrono::{DateTime, FixedOffset, SecondsFormat};
 
 use crate::domain::DifficultyLevel;
 use crate::render::{highlight_css, html_escape};
@@ -45,7 +49,8 @@ svg text{font:12px ui-monospace,monospace;fill:#1d2330}svg text.op{fill:#5b6275;
 .node-card h5{margin:2px 0;font-size:13px}.inputs{margin:0;color:#5b6275;font-size:12px}
 .code-and-findings{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:10px}
 ul.findings{list-style:none;padding:0;margin:4px 0}.finding{border:1px solid #e2c98e;background:#fffaf0;border-radius:6px;padding:4px 8px;margin:4px 0}
-.finding.trial-run{border-color:#e3a0a0;background:#fff5f5}.finding.semantic{border-color:#a9bde8;background:#f5f8ff}svg.chart text{font-size:12px}svg.chart rect.good{fill:#7fbf7f}svg.chart rect.bad{fill:#e08080}svg.chart rect.none{fill:#c0c0c0}p.label.right{color:#1a7f37}p.label.wrong{color:#b42318}p.label.superseded{opacity:.6;text-decoration:line-through}.finding.human-note{border-color:#9bc59d;background:#f3fbf3}
+.finding.trial-run{border-color:#e3a0a0;background:#fff5f5}.finding.semantic{border-color:#a9bde8;background:#f5f8ff}svg.chart text{font-size:12px}svg.chart rect.good{fill:#7fbf7f}svg.chart rect.bad{fill:#e08080}svg.chart rect.none{fill:#c0c0c0}svg.chart rect.accuracy{fill:#7fa7d9}svg.chart{print-color-adjust:exact;-webkit-print-color-adjust:exact}
+.charts{display:flex;flex-wrap:wrap;gap:24px}figure{margin:8px 0}figcaption{font-weight:600;margin:4px 0}p.label.right{color:#1a7f37}p.label.wrong{color:#b42318}p.label.superseded{opacity:.6;text-decoration:line-through}.finding.human-note{border-color:#9bc59d;background:#f3fbf3}
 .src{font-size:11px;text-transform:uppercase;color:#5b6275}.rule{font-weight:600}
 .fate{font-size:11px;border-radius:8px;padding:0 6px}.fate.resolved{background:#d5f5df}.fate.persisting{background:#fdecc8}.fate.new{background:#fde0e0}
 .udiff{background:#f7f7fa}.added{color:#0d6b2c}.removed{color:#9b1c1c}
@@ -131,6 +136,7 @@ fn summary_html(state: &RunState) -> String {
         );
     }
     out.push_str("</table>");
+    out.push_str(&run_charts::difficulty_chart(state));
     if let Some(settings) = &state.settings {
         let _ = write!(
             out,
@@ -155,8 +161,26 @@ fn summary_html(state: &RunState) -> String {
     out
 }
 
+/// When a page was generated, for people (local time and its zone, to the
+/// second) inside a `<time>` that keeps the RFC 3339 form.
+fn stamp(at: &DateTime<FixedOffset>) -> String {
+    format!(
+        "<time datetime=\"{}\">{}</time>",
+        at.to_rfc3339_opts(SecondsFormat::Secs, false),
+        at.format("%Y-%m-%d %H:%M:%S UTC%:z")
+    )
+}
+
+/// How long the run took: its recorded wall time, or up to its last event when unfinished.
+fn run_time(state: &RunState) -> String {
+    match &state.summary {
+        Some(summary) => format!("the run took {}", crate::text::duration(summary.elapsed_ms)),
+        None => format!("{} of run recorded (unfinished)", crate::text::duration(state.now_ms)),
+    }
+}
+
 /// The whole report of `state`, stamped `generated_at`.
-pub fn report_html(state: &RunState, generated_at: &str) -> String {
+pub fn report_html(state: &RunState, generated_at: &DateTime<FixedOffset>) -> String {
     let title =
         state.settings.as_ref().map_or("eval-dag report".to_string(), |s| format!("eval-dag · {}", s.dataset_dir));
     let mut out = format!(
@@ -164,8 +188,10 @@ pub fn report_html(state: &RunState, generated_at: &str) -> String {
         html_escape(&title),
         highlight_css()
     );
-    let _ = write!(out, "<h1>{}</h1><p>Generated {}</p>", html_escape(&title), html_escape(generated_at));
+    let _ =
+        write!(out, "<h1>{}</h1><p>Generated {} · {}</p>", html_escape(&title), stamp(generated_at), run_time(state));
     out.push_str(&summary_html(state));
+    out.push_str(&run_charts::questions_charts(state));
     out.push_str(&scorecard::scorecard_html(&critic_scorecard(state)));
     out.push_str(&taxonomy::taxonomy_html(&findings_taxonomy(state)));
     out.push_str(&taxonomy::convergence_html(&convergence(state)));
@@ -189,10 +215,15 @@ mod tests {
     use crate::report::test_run::run_with_one_pass_and_one_exhausted;
     use crate::run::EngineEvent;
 
+    fn now() -> DateTime<FixedOffset> {
+        DateTime::parse_from_rfc3339("2026-11-25T04:05:12.123456789+01:00").unwrap()
+    }
+
     #[test]
     fn the_report_is_self_contained_and_shows_every_question_iteration_and_node() {
         let state = run_with_one_pass_and_one_exhausted();
-        let html = report_html(&state, "now");
+        let now = now();
+        let html = report_html(&state, &now);
         assert!(!html.contains("http://") && !html.contains("https://"), "no external references");
         assert!(!html.contains("<link") && !html.contains("src="), "no external assets");
         for q in &state.questions {
@@ -216,10 +247,40 @@ mod tests {
             reason: Some("cancelled".into()),
         };
         stopped.apply(21, &cancel);
-        assert!(report_html(&stopped, "now").contains("<b>1</b>cancelled (resumable)"), "a stopped run says so");
+        assert!(report_html(&stopped, &now).contains("<b>1</b>cancelled (resumable)"), "a stopped run says so");
+        assert!(
+            html.contains(
+                "Generated <time datetime=\"2026-11-25T04:05:12+01:00\">2026-11-25 04:05:12 UTC+01:00</time>"
+            ),
+            "a stamp for people: {html}"
+        );
+        assert!(!html.contains("04:05:12.123"), "no nanoseconds");
         assert_eq!(
             (thousands(0), thousands(999), thousands(1000), thousands(3_600_000)),
             ("0".into(), "999".into(), "1,000".into(), "3,600,000".into())
         );
+    }
+
+    #[test]
+    fn the_report_charts_difficulties_and_questions_and_says_how_long_the_run_took() {
+        let state = run_with_one_pass_and_one_exhausted();
+        let html = report_html(&state, &now());
+        let chart = |class: &str| {
+            let start = html.find(&format!("<svg class=\"chart {class}\"")).unwrap_or_else(|| panic!("{class} chart"));
+            html[start..start + html[start..].find("</svg>").unwrap()].to_string()
+        };
+        let difficulty = chart("difficulty");
+        assert!(difficulty.contains("medium · pass rate</text><rect class=\"good\""), "{difficulty}");
+        assert!(difficulty.contains("100% (1/1)</text>") && difficulty.contains("0% (0/1)</text>"), "{difficulty}");
+        assert_eq!(difficulty.matches("— (no questions)").count(), 1, "no easy question: {difficulty}");
+        assert_eq!(difficulty.matches("— (none graded)").count(), 3, "no expected answers: {difficulty}");
+        let tokens = chart("tokens");
+        assert_eq!(tokens.matches("<rect").count(), 2, "one bar per question: {tokens}");
+        let (first, second) = (tokens.find("q_01 · medium").unwrap(), tokens.find("q_02 · hard").unwrap());
+        assert!(first < second, "rank order: {tokens}");
+        assert!(tokens.contains("<rect class=\"good\"") && tokens.contains("<rect class=\"bad\""), "{tokens}");
+        assert_eq!(chart("time").matches("<rect").count(), 2);
+        let stamp = &html[html.find("<p>Generated").unwrap()..];
+        assert!(stamp[..stamp.find("</p>").unwrap()].ends_with(" · 0.0s of run recorded (unfinished)"), "{stamp}");
     }
 }

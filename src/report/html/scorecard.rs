@@ -3,6 +3,7 @@
 
 use std::fmt::Write;
 
+use super::chart::{Bar, bar_chart};
 use crate::render::html_escape;
 use crate::report::scorecard::{CriticScorecard, FateCounts, VerdictFate};
 use crate::text::percent;
@@ -21,28 +22,16 @@ fn bars(total: &FateCounts) -> [(&'static str, usize, &'static str); 6] {
 
 /// A horizontal bar chart of the verdict fates (inline SVG, no script).
 fn chart(total: &FateCounts) -> String {
-    let bars = bars(total);
-    let most = bars.iter().map(|b| b.1).max().unwrap_or(0).max(1);
-    let (label_width, bar_width, row) = (170, 300, 22);
-    let mut svg = format!(
-        "<svg class=\"chart\" role=\"img\" aria-label=\"critic verdicts\" width=\"{}\" height=\"{}\">",
-        label_width + bar_width + 50,
-        bars.len() * row + 4
-    );
-    for (i, (label, count, class)) in bars.iter().enumerate() {
-        let y = i * row + 2;
-        let width = bar_width * count / most;
-        let _ = write!(
-            svg,
-            "<text x=\"0\" y=\"{}\">{label}</text><rect class=\"{class}\" x=\"{label_width}\" y=\"{y}\" width=\"{width}\" height=\"{}\"></rect><text x=\"{}\" y=\"{}\">{count}</text>",
-            y + 15,
-            row - 6,
-            label_width + width + 6,
-            y + 15
-        );
-    }
-    svg.push_str("</svg>");
-    svg
+    let bars: Vec<Bar> = bars(total)
+        .into_iter()
+        .map(|(label, count, class)| Bar {
+            label: label.into(),
+            segments: vec![(count as u64, class)],
+            note: count.to_string(),
+        })
+        .collect();
+    let most = bars.iter().map(|b| b.segments[0].0).max().unwrap_or(0);
+    bar_chart("scorecard", "critic verdicts", 170, 300, most, &bars)
 }
 
 fn table(title: &str, rows: &[(String, &FateCounts)]) -> String {

@@ -5,6 +5,7 @@
 
 use std::fmt::Write;
 
+use super::chart::{Bar, bar_chart};
 use crate::render::html_escape;
 use crate::report::convergence::{ApprovalHistogram, Convergence};
 use crate::report::taxonomy::FindingsTaxonomy;
@@ -17,32 +18,21 @@ const LINKED: usize = 6;
 /// Findings per group, resolved part first (inline SVG).
 fn groups_chart(taxonomy: &FindingsTaxonomy) -> String {
     let groups = &taxonomy.groups[..taxonomy.groups.len().min(CHARTED)];
-    let most = groups.iter().map(|g| g.count).max().unwrap_or(0).max(1);
-    let (label_width, bar_width, row) = (300, 300, 22);
-    let mut svg = format!(
-        "<svg class=\"chart taxonomy\" role=\"img\" aria-label=\"findings by group\" width=\"{}\" height=\"{}\">",
-        label_width + bar_width + 90,
-        groups.len() * row + 4
-    );
-    for (i, group) in groups.iter().enumerate() {
-        let y = i * row + 2;
-        let resolved = bar_width * group.resolved / most;
-        let open = bar_width * group.count / most - resolved;
-        let flag = if group.oscillations > 0 { " ↺" } else { "" };
-        let _ = write!(
-            svg,
-            "<text x=\"0\" y=\"{t}\">{}</text><rect class=\"good\" x=\"{label_width}\" y=\"{y}\" width=\"{resolved}\" height=\"{h}\"></rect><rect class=\"bad\" x=\"{}\" y=\"{y}\" width=\"{open}\" height=\"{h}\"></rect><text x=\"{}\" y=\"{t}\">{} ({} resolved){flag}</text>",
-            html_escape(&group.label()),
-            label_width + resolved,
-            label_width + resolved + open + 6,
-            group.count,
-            group.resolved,
-            t = y + 15,
-            h = row - 6,
-        );
-    }
-    svg.push_str("</svg>");
-    svg
+    let most = groups.iter().map(|g| g.count).max().unwrap_or(0) as u64;
+    let bars: Vec<Bar> = groups
+        .iter()
+        .map(|group| Bar {
+            label: group.label(),
+            segments: vec![(group.resolved as u64, "good"), (group.count.saturating_sub(group.resolved) as u64, "bad")],
+            note: format!(
+                "{} ({} resolved){}",
+                group.count,
+                group.resolved,
+                if group.oscillations > 0 { " ↺" } else { "" }
+            ),
+        })
+        .collect();
+    bar_chart("taxonomy", "findings by group", 300, 300, most, &bars)
 }
 
 fn question_links(ids: &[String]) -> String {
@@ -172,7 +162,8 @@ mod tests {
 
     #[test]
     fn the_report_charts_the_groups_the_oscillations_and_the_convergence() {
-        let html = report_html(&run_with_oscillation(), "now");
+        let at = chrono::DateTime::parse_from_rfc3339("2026-11-25T04:05:12Z").unwrap();
+        let html = report_html(&run_with_oscillation(), &at);
         let section = &html[html.find("id=\"findings-taxonomy\"").unwrap()..];
         let section = &section[..section.find("</section>").unwrap()];
         assert!(section.contains("<svg class=\"chart taxonomy\""), "{section}");

@@ -23,15 +23,6 @@ use crate::tui::text::clean;
 use crate::tui::theme::Ink;
 use crate::tui::view::Screen;
 
-fn elapsed(ms: u64) -> String {
-    let s = ms / 1000;
-    match s {
-        0..60 => format!("{:.1}s", ms as f64 / 1000.0),
-        60..3600 => format!("{}m{:02}s", s / 60, s % 60),
-        _ => format!("{}h{:02}m", s / 3600, s / 60 % 60),
-    }
-}
-
 fn message_line(app: &App, otherwise: String) -> Line<'static> {
     match &app.message {
         Some(message) => Line::from(Span::styled(format!(" {}", clean(message)), app.theme.fg(Ink::FeedControl))),
@@ -100,7 +91,7 @@ fn waiting(now: Instant, replay: &Replay) -> Option<String> {
 /// A duration for people, in whole seconds rounded up (`38 s`, `1m05s`).
 fn seconds(duration: Duration) -> String {
     let s = duration.as_secs_f64().ceil() as u64;
-    if s < 60 { format!("{s} s") } else { elapsed(s * 1000) }
+    if s < 60 { format!("{s} s") } else { crate::text::duration(s * 1000) }
 }
 
 /// Draw the header into `area` (3 lines).
@@ -122,7 +113,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         Span::styled(" eval-dag ", t.fg(Ink::Accent).add_modifier(Modifier::BOLD)),
         Span::styled(format!("{}  ", clean(dataset)), t.fg(Ink::Text)),
         Span::styled(format!("{}  ", clean(&format!("{provider}/{model}"))), t.fg(Ink::Muted)),
-        Span::styled(format!("⏱ {}  ", elapsed(state.now_ms)), t.fg(Ink::Text)),
+        Span::styled(format!("⏱ {}  ", crate::text::duration(state.now_ms)), t.fg(Ink::Text)),
         Span::styled(format!("{} tokens", state.usage.total()), t.fg(Ink::Text)),
     ];
     if state.cost_usd > 0.0 {
