@@ -243,13 +243,14 @@ async fn a_stalled_stream_times_out_with_a_clear_error_then_is_retried() {
 
 #[tokio::test]
 async fn configured_prices_override_and_extend_the_built_in_ones() {
-    let usage = TokenUsage { prompt_tokens: 1_000_000, completion_tokens: 2_000_000 };
+    let usage = TokenUsage { prompt_tokens: 1_000_000, completion_tokens: 2_000_000, cached_tokens: 0 };
     let priced = |model: &str, prices: Vec<(String, ModelPrice)>| {
         let mut settings = OpenAiSettings::new("http://127.0.0.1:9/v1", None, model);
         settings.prices = prices;
         OpenAiClient::new(settings).unwrap().cost_usd(usage)
     };
-    let price = |input_per_mtok, output_per_mtok| ModelPrice { input_per_mtok, output_per_mtok };
+    let price =
+        |input_per_mtok, output_per_mtok| ModelPrice { input_per_mtok, output_per_mtok, cached_input_per_mtok: None };
     assert!((priced("gpt-4o-mini", vec![]) - (0.15 + 2.0 * 0.60)).abs() < 1e-9, "built-in list price");
     let cheaper = vec![("gpt-4o-mini".to_string(), price(1.0, 2.0))];
     assert!((priced("gpt-4o-mini", cheaper.clone()) - 5.0).abs() < 1e-9, "the configured price wins");

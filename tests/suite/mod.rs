@@ -11,6 +11,7 @@ mod llm_openai;
 mod model_roundtrip;
 mod prepare_cli;
 mod prepare_fixtures;
+mod prompt_cache;
 mod recritic;
 mod replay_cli;
 mod results_schema;
