@@ -64,6 +64,12 @@ fn every_setting_of_the_example_file_is_read() {
     assert_eq!(config.llm.stall_timeout_secs, Some(Duration::from_millis(2500)));
     assert_eq!(config.run.review_concurrency, Some(1));
     assert_eq!(config.prices["my-local-model"].input_per_mtok, 0.0);
+    assert_eq!(
+        config.prices["my-local-model"].cached_input_per_mtok, None,
+        "absent: cached tokens cost the input rate"
+    );
+    let cached = parse("[prices.m]\ninput_per_mtok = 1\noutput_per_mtok = 2\ncached_input_per_mtok = 0.25\n").unwrap();
+    assert_eq!(cached.prices["m"].cached_input_per_mtok, Some(0.25));
     assert_eq!(parse("").unwrap(), Config::default());
 }
 

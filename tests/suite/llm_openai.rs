@@ -261,6 +261,19 @@ async fn configured_prices_override_and_extend_the_built_in_ones() {
     assert!((priced("gpt-4o-mini", general) - (0.15 + 2.0 * 0.60)).abs() < 1e-9, "the longer built-in name still wins");
 }
 
+#[test]
+fn cached_prompt_tokens_cost_the_cached_rate_or_else_the_input_rate() {
+    let usage = TokenUsage { prompt_tokens: 1_000_000, completion_tokens: 0, cached_tokens: 400_000 };
+    let uncached = ModelPrice { input_per_mtok: 2.0, output_per_mtok: 8.0, cached_input_per_mtok: None };
+    assert!((uncached.cost_usd(usage) - 2.0).abs() < 1e-12, "without a cached rate they cost the input rate");
+    let cached = ModelPrice { cached_input_per_mtok: Some(0.5), ..uncached };
+    assert!((cached.cost_usd(usage) - (0.6 * 2.0 + 0.4 * 0.5)).abs() < 1e-12);
+    let mut settings = OpenAiSettings::new("http://127.0.0.1:9/v1", None, "gpt-4.1-mini");
+    settings.prices = vec![];
+    let built_in = OpenAiClient::new(settings).unwrap().cost_usd(usage);
+    assert!((built_in - (0.6 * 0.40 + 0.4 * 0.10)).abs() < 1e-12, "built-in prices know the cached rate: {built_in}");
+}
+
 /// `eval-dag run` of the one-question fraud run against `base_url`, with
 /// `config` as its config file; the trace's events and the exit code. A hang
 /// fails the test.
