@@ -64,6 +64,12 @@ fn every_setting_of_the_example_file_is_read() {
     assert_eq!(config.llm.stall_timeout_secs, Some(Duration::from_millis(2500)));
     assert_eq!(config.run.review_concurrency, Some(1));
     assert_eq!(config.prices["my-local-model"].input_per_mtok, 0.0);
+    assert_eq!(
+        config.prices["my-local-model"].cached_input_per_mtok, None,
+        "absent: cached tokens cost the input rate"
+    );
+    let cached = parse("[prices.m]\ninput_per_mtok = 1\noutput_per_mtok = 2\ncached_input_per_mtok = 0.25\n").unwrap();
+    assert_eq!(cached.prices["m"].cached_input_per_mtok, Some(0.25));
     assert_eq!(parse("").unwrap(), Config::default());
 }
 
@@ -183,7 +189,7 @@ fn the_readme_example_is_a_valid_config_with_the_built_in_defaults() {
         let client = crate::llm::OpenAiClient::new(r.openai.clone().unwrap()).unwrap();
         crate::llm::LlmClient::cost_usd(
             &client,
-            crate::llm::TokenUsage { prompt_tokens: 1000, completion_tokens: 1000 },
+            crate::llm::TokenUsage { prompt_tokens: 1000, completion_tokens: 1000, cached_tokens: 0 },
         )
     };
     assert_eq!(built_in_price(&resolved), built_in_price(&defaults), "the example's price is the built-in one");

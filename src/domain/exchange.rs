@@ -84,6 +84,11 @@ pub struct TokenUsage {
     pub prompt_tokens: u64,
     /// Tokens generated.
     pub completion_tokens: u64,
+    /// Of the prompt tokens, those the provider served from its prompt cache
+    /// (`usage.prompt_tokens_details.cached_tokens`; 0 when not reported, and
+    /// in traces written before version 4).
+    #[serde(default)]
+    pub cached_tokens: u64,
 }
 
 impl TokenUsage {
@@ -91,11 +96,17 @@ impl TokenUsage {
     pub fn total(self) -> u64 {
         self.prompt_tokens + self.completion_tokens
     }
+
+    /// Share of prompt tokens served from the provider's cache (none without prompt tokens).
+    pub fn cache_hit_rate(self) -> Option<f64> {
+        (self.prompt_tokens > 0).then(|| self.cached_tokens as f64 / self.prompt_tokens as f64)
+    }
 }
 
 impl std::ops::AddAssign for TokenUsage {
     fn add_assign(&mut self, other: Self) {
         self.prompt_tokens += other.prompt_tokens;
         self.completion_tokens += other.completion_tokens;
+        self.cached_tokens += other.cached_tokens;
     }
 }

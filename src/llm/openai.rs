@@ -44,6 +44,26 @@ pub struct ModelPrice {
     /// Generated tokens.
     #[serde(deserialize_with = "non_negative")]
     pub output_per_mtok: f64,
+    /// Prompt tokens served from the provider's prompt cache; when absent they
+    /// cost `input_per_mtok`.
+    #[serde(default, deserialize_with = "some_non_negative")]
+    pub cached_input_per_mtok: Option<f64>,
+}
+
+impl ModelPrice {
+    /// The cost of `usage` in USD.
+    pub fn cost_usd(&self, usage: TokenUsage) -> f64 {
+        let cached = usage.cached_tokens.min(usage.prompt_tokens);
+        let cached_rate = self.cached_input_per_mtok.unwrap_or(self.input_per_mtok);
+        ((usage.prompt_tokens - cached) as f64 * self.input_per_mtok
+            + cached as f64 * cached_rate
+            + usage.completion_tokens as f64 * self.output_per_mtok)
+            / 1e6
+    }
+}
+
+fn some_non_negative<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
+    non_negative(deserializer).map(Some)
 }
 
 fn non_negative<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
@@ -55,13 +75,18 @@ fn non_negative<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<f64
     }
 }
 
+/// A built-in price: input, cached input and output per million tokens.
+const fn price(input: f64, cached: f64, output: f64) -> ModelPrice {
+    ModelPrice { input_per_mtok: input, output_per_mtok: output, cached_input_per_mtok: Some(cached) }
+}
+
 /// List prices from https://openai.com/api/pricing (2025); unknown models cost 0.
 const PRICES: &[(&str, ModelPrice)] = &[
-    ("gpt-4o-mini", ModelPrice { input_per_mtok: 0.15, output_per_mtok: 0.60 }),
-    ("gpt-4o", ModelPrice { input_per_mtok: 2.50, output_per_mtok: 10.00 }),
-    ("gpt-4.1-mini", ModelPrice { input_per_mtok: 0.40, output_per_mtok: 1.60 }),
-    ("gpt-4.1-nano", ModelPrice { input_per_mtok: 0.10, output_per_mtok: 0.40 }),
-    ("gpt-4.1", ModelPrice { input_per_mtok: 2.00, output_per_mtok: 8.00 }),
+    ("gpt-4o-mini", price(0.15, 0.075, 0.60)),
+    ("gpt-4o", price(2.50, 1.25, 10.00)),
+    ("gpt-4.1-mini", price(0.40, 0.10, 1.60)),
+    ("gpt-4.1-nano", price(0.10, 0.025, 0.40)),
+    ("gpt-4.1", price(2.00, 0.50, 8.00)),
 ];
 
 /// Connection settings (their `Debug` form hides the key).
@@ -418,6 +443,7 @@ fn usage_of(value: &Value) -> TokenUsage {
     TokenUsage {
         prompt_tokens: value.pointer("/usage/prompt_tokens").and_then(Value::as_u64).unwrap_or(0),
         completion_tokens: value.pointer("/usage/completion_tokens").and_then(Value::as_u64).unwrap_or(0),
+        cached_tokens: value.pointer("/usage/prompt_tokens_details/cached_tokens").and_then(Value::as_u64).unwrap_or(0),
     }
 }
 
@@ -474,10 +500,6 @@ impl LlmClient for OpenAiClient {
                 model == *name || model.starts_with(&format!("{name}-")) || model.starts_with(&format!("{name}:"))
             })
             .max_by_key(|(name, _)| name.len())
-            .map_or(0.0, |(_, price)| {
-                (usage.prompt_tokens as f64 * price.input_per_mtok
-                    + usage.completion_tokens as f64 * price.output_per_mtok)
-                    / 1e6
-            })
+            .map_or(0.0, |(_, price)| price.cost_usd(usage))
     }
 }

@@ -1,11 +1,12 @@
 //! What a run leaves behind and how people come back to it: `eval_results.json`
 //! (written from and read back into the types of `results_doc`), loading
 //! finished runs, comparing two runs or several; what the run says about its
-//! critic (scorecard, findings taxonomy, convergence) and two critics' verdicts on one run.
+//! critic (scorecard, findings taxonomy, convergence), where its tokens went (prompt cache, per question) and two critics' verdicts on one run.
 
 mod agreement;
 mod compare;
 mod convergence;
+mod economy;
 mod html;
 mod load;
 mod matrix;
@@ -20,6 +21,7 @@ mod verify;
 pub use agreement::{Flip, VerdictAgreement, verdict_agreement};
 pub use compare::{Change, Row, Side, compare};
 pub use convergence::{ApprovalHistogram, Convergence, convergence};
+pub use economy::{PrefixReuse, TokenEconomy, prefix_reuse, token_economy};
 pub use html::{dag_svg, matrix_html, report_html};
 pub use load::{fold_trace, is_trace, load_results};
 pub use matrix::{Agreement, Entry, Matrix, MatrixRow, RunSummary, compare_runs};

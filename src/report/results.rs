@@ -11,6 +11,7 @@ use crate::run::{Attempt, Iteration, Outcome, QuestionState, QuestionStatus, Run
 use crate::text::preview;
 
 use super::convergence::convergence;
+use super::economy::token_economy;
 use super::results_doc::{
     AttemptTrace, CallMeta, DetailedResult, DifficultyBreakdown, EvalResults, FailureAnalysis, Grading, IterationTrace,
     LevelBreakdown, LogEntry, LogRole, QuestionTrace, ReferenceLogEntry, ReferenceRole, StageTiming, Summary,
@@ -239,6 +240,7 @@ pub fn eval_results(state: &RunState, generated_at: &str) -> EvalResults {
             grading: grading(state.questions.iter()),
             tokens: state.usage.into(),
             cost_usd: state.cost_usd,
+            token_economy: token_economy(state),
             elapsed_ms: state.summary.as_ref().map(|s| s.elapsed_ms),
             run_failure: state.failure.clone(),
             settings: state.settings.clone(),

@@ -5,6 +5,7 @@
 //! when absent, so results files of earlier versions still load.
 
 use super::convergence::Convergence;
+use super::economy::TokenEconomy;
 use super::scorecard::CriticScorecard;
 use super::taxonomy::FindingsTaxonomy;
 use crate::run::AnswerLabel;
@@ -110,6 +111,10 @@ pub struct Summary {
     pub tokens: Tokens,
     /// Estimated cost over all calls, USD.
     pub cost_usd: f64,
+    /// Prompt cache use, tokens per question and on rejected iterations
+    /// (absent in files written before it existed).
+    #[serde(default)]
+    pub token_economy: TokenEconomy,
     /// Wall time of the run, once it finished.
     pub elapsed_ms: Option<u64>,
     /// Why the run ended early, if it did.

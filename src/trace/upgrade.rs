@@ -10,6 +10,8 @@
 //!   `question_started`; the `drafted` and `fixed_by_hand` outcomes; the
 //!   `try_dag` and `accept` commands) and the header's `derived_from`. A
 //!   version-2 line reads as it is.
+//! - Version 4 added `cached_tokens` to every `usage` (prompt tokens the
+//!   provider served from its cache); a version-3 line reads as it is, with 0.
 
 use serde_json::{Map, Value};
 

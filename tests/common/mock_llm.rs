@@ -21,6 +21,9 @@ pub enum Reply {
     Text(String),
     /// A streamed answer without usage (as some local servers send).
     NoUsage(String),
+    /// Like `Text`, with usage reporting this many prompt tokens as cached
+    /// (`prompt_tokens_details.cached_tokens`).
+    Cached(String, u64),
     /// A stream that stops before the answer ends.
     CutOff(String),
     /// An HTTP error with headers and body.
@@ -58,10 +61,20 @@ struct Scripted {
     log: Arc<Mutex<Vec<Recorded>>>,
 }
 
-fn sse(text: &str, finish: bool) -> String {
+/// The usage the mock reports for an answer `text` (prompt tokens, completion tokens).
+pub fn mock_usage(text: &str) -> (u64, u64) {
+    (100 + text.len() as u64 / 10, text.len() as u64 / 4)
+}
+
+fn sse(text: &str, finish: bool, cached: Option<u64>) -> String {
     let mut out = sse_text(text, finish);
     if finish {
-        let usage = json!({"choices": [], "usage": {"prompt_tokens": 100 + text.len() / 10, "completion_tokens": text.len() / 4, "total_tokens": 0}});
+        let (prompt, completion) = mock_usage(text);
+        let mut usage = json!({"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": 0});
+        if let Some(cached) = cached {
+            usage["prompt_tokens_details"] = json!({"cached_tokens": cached});
+        }
+        let usage = json!({"choices": [], "usage": usage});
         out.push_str(&format!("data: {usage}\n\ndata: [DONE]\n\n"));
     }
     out
@@ -89,13 +102,16 @@ fn template(reply: Reply) -> ResponseTemplate {
     match reply {
         Reply::Text(text) => ResponseTemplate::new(200)
             .insert_header("content-type", "text/event-stream")
-            .set_body_string(sse(&text, true)),
+            .set_body_string(sse(&text, true, None)),
         Reply::NoUsage(text) => ResponseTemplate::new(200)
             .insert_header("content-type", "text/event-stream")
             .set_body_string(format!("{}data: [DONE]\n\n", sse_text(&text, true))),
+        Reply::Cached(text, cached) => ResponseTemplate::new(200)
+            .insert_header("content-type", "text/event-stream")
+            .set_body_string(sse(&text, true, Some(cached))),
         Reply::CutOff(text) => ResponseTemplate::new(200)
             .insert_header("content-type", "text/event-stream")
-            .set_body_string(sse(&text, false)),
+            .set_body_string(sse(&text, false, None)),
         Reply::Status(code, headers, body) => {
             let mut t = ResponseTemplate::new(code).set_body_string(body);
             for (k, v) in headers {
@@ -288,12 +304,12 @@ const STREAM_HEAD: &str =
 async fn answer(mut socket: TcpStream, reply: Raw) {
     match reply {
         Raw::Answer(text) => {
-            let body = format!("{}0\r\n\r\n", http_chunk(&sse(&text, true)));
+            let body = format!("{}0\r\n\r\n", http_chunk(&sse(&text, true, None)));
             let _ = socket.write_all(format!("{STREAM_HEAD}{body}").as_bytes()).await;
             let _ = socket.shutdown().await;
         }
         Raw::DropMidEvent(text) => {
-            let events = sse(&text, true);
+            let events = sse(&text, true, None);
             // The first event whole, then the second cut in the middle of its `data:` line.
             let second = events.find("\n\ndata: ").map_or(events.len() / 2, |at| at + 2);
             let cut = second + (events.len() - second).min(30);

@@ -254,13 +254,14 @@ async fn a_stalled_stream_times_out_with_a_clear_error_then_is_retried() {
 
 #[tokio::test]
 async fn configured_prices_override_and_extend_the_built_in_ones() {
-    let usage = TokenUsage { prompt_tokens: 1_000_000, completion_tokens: 2_000_000 };
+    let usage = TokenUsage { prompt_tokens: 1_000_000, completion_tokens: 2_000_000, cached_tokens: 0 };
     let priced = |model: &str, prices: Vec<(String, ModelPrice)>| {
         let mut settings = OpenAiSettings::new("http://127.0.0.1:9/v1", None, model);
         settings.prices = prices;
         OpenAiClient::new(settings).unwrap().cost_usd(usage)
     };
-    let price = |input_per_mtok, output_per_mtok| ModelPrice { input_per_mtok, output_per_mtok };
+    let price =
+        |input_per_mtok, output_per_mtok| ModelPrice { input_per_mtok, output_per_mtok, cached_input_per_mtok: None };
     assert!((priced("gpt-4o-mini", vec![]) - (0.15 + 2.0 * 0.60)).abs() < 1e-9, "built-in list price");
     let cheaper = vec![("gpt-4o-mini".to_string(), price(1.0, 2.0))];
     assert!((priced("gpt-4o-mini", cheaper.clone()) - 5.0).abs() < 1e-9, "the configured price wins");
@@ -269,6 +270,19 @@ async fn configured_prices_override_and_extend_the_built_in_ones() {
     assert!((priced("local-model", vec![("local-model".into(), price(0.5, 0.25))]) - 1.0).abs() < 1e-9);
     let general = vec![("gpt-4o".to_string(), price(9.0, 9.0))];
     assert!((priced("gpt-4o-mini", general) - (0.15 + 2.0 * 0.60)).abs() < 1e-9, "the longer built-in name still wins");
+}
+
+#[test]
+fn cached_prompt_tokens_cost_the_cached_rate_or_else_the_input_rate() {
+    let usage = TokenUsage { prompt_tokens: 1_000_000, completion_tokens: 0, cached_tokens: 400_000 };
+    let uncached = ModelPrice { input_per_mtok: 2.0, output_per_mtok: 8.0, cached_input_per_mtok: None };
+    assert!((uncached.cost_usd(usage) - 2.0).abs() < 1e-12, "without a cached rate they cost the input rate");
+    let cached = ModelPrice { cached_input_per_mtok: Some(0.5), ..uncached };
+    assert!((cached.cost_usd(usage) - (0.6 * 2.0 + 0.4 * 0.5)).abs() < 1e-12);
+    let mut settings = OpenAiSettings::new("http://127.0.0.1:9/v1", None, "gpt-4.1-mini");
+    settings.prices = vec![];
+    let built_in = OpenAiClient::new(settings).unwrap().cost_usd(usage);
+    assert!((built_in - (0.6 * 0.40 + 0.4 * 0.10)).abs() < 1e-12, "built-in prices know the cached rate: {built_in}");
 }
 
 /// `eval-dag run` of the one-question fraud run against `base_url`, with

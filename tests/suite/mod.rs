@@ -13,6 +13,7 @@ mod model_roundtrip;
 mod offline_planner;
 mod prepare_cli;
 mod prepare_fixtures;
+mod prompt_cache;
 mod readme;
 mod recritic;
 mod replay_cli;

@@ -14,7 +14,7 @@ use eval_dag::report::{
     AnswerGrade, ApprovalHistogram, AttemptTrace, CallMeta, Convergence, CriticScorecard, DetailedResult,
     DifficultyBreakdown, EvalResults, FailureAnalysis, FateCounts, FindingGroup, FindingsTaxonomy, Grading,
     IterationTrace, JudgedIteration, LevelBreakdown, LogEntry, LogRole, Oscillation, OscillationKind, QuestionTrace,
-    ReferenceLogEntry, ReferenceRole, StageTiming, Summary, Tokens, VerdictFate,
+    ReferenceLogEntry, ReferenceRole, StageTiming, Summary, TokenEconomy, Tokens, VerdictFate,
 };
 use eval_dag::run::{AnswerLabel, Outcome, RunSettings, Stage};
 use serde_json::{Value, json};
@@ -132,6 +132,17 @@ fn full_document() -> EvalResults {
             grading: grading(),
             tokens,
             cost_usd: 0.25,
+            token_economy: TokenEconomy {
+                cached_tokens: 4,
+                cache_hit_rate: Some(0.4),
+                prompt_prefix_shared: Some(0.9),
+                tokens_per_question: Some(15.0),
+                cost_per_question_usd: Some(0.25),
+                tokens_per_passed_question: Some(15.0),
+                cost_per_passed_question_usd: Some(0.25),
+                rejected_iteration_tokens: 6,
+                rejected_iteration_token_share: Some(0.4),
+            },
             elapsed_ms: Some(1200),
             run_failure: Some("the server went away".into()),
             settings: Some(settings),

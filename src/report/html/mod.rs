@@ -17,6 +17,7 @@ use chrono::{DateTime, FixedOffset, SecondsFormat};
 use crate::domain::DifficultyLevel;
 use crate::render::{highlight_css, html_escape};
 use crate::report::convergence::convergence;
+use crate::report::economy::{TokenEconomy, token_economy};
 use crate::report::scorecard::critic_scorecard;
 use crate::report::taxonomy::findings_taxonomy;
 use crate::run::{Outcome, QuestionState, QuestionStatus, RunState};
@@ -95,6 +96,25 @@ fn cost_text(state: &RunState) -> String {
     }
 }
 
+/// Tokens and cost per question and per passed question, the share of
+/// rejected iterations and the prompt cache's use, in one paragraph.
+fn economy_html(e: &TokenEconomy) -> String {
+    let share = |rate: Option<f64>| rate.map_or("—".to_string(), |r| format!("{:.0}%", 100.0 * r));
+    let per = |tokens: Option<f64>, cost: Option<f64>| match tokens.zip(cost) {
+        Some((tokens, cost)) => format!("{} tokens (${cost:.4})", thousands(tokens.round() as u64)),
+        None => "—".to_string(),
+    };
+    format!(
+        "<p class=\"economy\">Per question: <b>{}</b> · per passed question: <b>{}</b> · on rejected iterations: <b>{}</b> of tokens · prompt cache hits: <b>{}</b> of prompt tokens ({} cached) · prompt bytes in a prefix shared with an earlier call: <b>{}</b></p>",
+        per(e.tokens_per_question, e.cost_per_question_usd),
+        per(e.tokens_per_passed_question, e.cost_per_passed_question_usd),
+        share(e.rejected_iteration_token_share),
+        share(e.cache_hit_rate),
+        thousands(e.cached_tokens),
+        share(e.prompt_prefix_shared)
+    )
+}
+
 fn summary_html(state: &RunState) -> String {
     let total = state.questions.len();
     let count = |o| state.count(|s| s == QuestionStatus::Done(o));
@@ -118,6 +138,7 @@ fn summary_html(state: &RunState) -> String {
         thousands(state.usage.total()),
         cost_text(state)
     );
+    out.push_str(&economy_html(&token_economy(state)));
     out.push_str(
         "<table><tr><th>difficulty</th><th>total</th><th>passed</th><th>failed</th><th>pass rate</th><th>accuracy (graded)</th></tr>",
     );
@@ -233,6 +254,8 @@ mod tests {
         assert!(html.contains("<code>a</code>"), "node a is shown");
         assert!(html.contains("<svg class=\"dag\""));
         assert!(html.contains("50%</b>pass rate"));
+        assert!(html.contains("Per question: <b>"), "tokens per question are in the summary");
+        assert!(html.contains("<p class=\"spend\">"), "each question shows its tokens and cost");
         assert!(!html.contains("cancelled (resumable)"), "no card for what did not happen");
         let mut stopped = state.clone();
         stopped.apply(

@@ -298,6 +298,14 @@ pub fn question_html(state: &RunState, q: &QuestionState, code_html: &mut CodeHt
         out = out.replacen("</summary>", &format!(" <span class=\"badge {class}\">{mark}</span></summary>"), 1);
     }
     let _ = write!(out, "<div class=\"body\"><p class=\"reasoning\">{}</p>", html_escape(&q.question.reasoning));
+    let _ = write!(
+        out,
+        "<p class=\"spend\">{} tokens ({} prompt, {} cached) · ${:.4}</p>",
+        q.usage.total(),
+        q.usage.prompt_tokens,
+        q.usage.cached_tokens,
+        q.cost_usd
+    );
     if let Some(answer) = answer {
         let _ = write!(out, "<p>Final answer:</p><pre class=\"answer\">{}</pre>", html_escape(&pretty(answer)));
     }

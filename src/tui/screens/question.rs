@@ -260,9 +260,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
 /// The DAG pane: the graph of the selected iteration, or why there is none.
 fn graph(frame: &mut Frame, graph_area: Rect, app: &App, it: &Iteration) {
     let title = app.current_question().map_or(" DAG ".into(), |q| {
-        let room = graph_area.width.saturating_sub(20) as usize;
+        let spent = format!("{} tok", q.usage.total());
+        let room = graph_area.width.saturating_sub(23 + spent.len() as u16) as usize;
         let text = preview(&serde_json::Value::String(q.question.question.clone()), room);
-        format!(" DAG · {} · {text} ", q.question.difficulty_level.as_str())
+        format!(" DAG · {} · {spent} · {text} ", q.question.difficulty_level.as_str())
     });
     let graph_block = Block::default().borders(Borders::ALL).title(title).border_style(pane_border(app, Pane::Graph));
     let inner = graph_block.inner(graph_area);

@@ -116,6 +116,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         Span::styled(format!("⏱ {}  ", crate::text::duration(state.now_ms)), t.fg(Ink::Text)),
         Span::styled(format!("{} tokens", state.usage.total()), t.fg(Ink::Text)),
     ];
+    if let Some(rate) = state.usage.cache_hit_rate().filter(|_| state.usage.cached_tokens > 0) {
+        first.push(Span::styled(format!(" ({:.0}% cached)", 100.0 * rate), t.fg(Ink::Muted)));
+    }
     if state.cost_usd > 0.0 {
         first.push(Span::styled(format!("  ${:.4}", state.cost_usd), t.fg(Ink::Text)));
     }
