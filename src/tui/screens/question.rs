@@ -260,10 +260,14 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
 /// The DAG pane: the graph of the selected iteration, or why there is none.
 fn graph(frame: &mut Frame, graph_area: Rect, app: &App, it: &Iteration) {
     let title = app.current_question().map_or(" DAG ".into(), |q| {
-        let spent = format!("{} tok", q.usage.total());
-        let room = graph_area.width.saturating_sub(23 + spent.len() as u16) as usize;
+        // Tokens only where a model spent some (an offline run spends none).
+        let spent = match q.usage.total() {
+            0 => String::new(),
+            total => format!("{total} tok · "),
+        };
+        let room = graph_area.width.saturating_sub(20 + spent.chars().count() as u16) as usize;
         let text = preview(&serde_json::Value::String(q.question.question.clone()), room);
-        format!(" DAG · {} · {spent} · {text} ", q.question.difficulty_level.as_str())
+        format!(" DAG · {} · {spent}{text} ", q.question.difficulty_level.as_str())
     });
     let graph_block = Block::default().borders(Borders::ALL).title(title).border_style(pane_border(app, Pane::Graph));
     let inner = graph_block.inner(graph_area);
