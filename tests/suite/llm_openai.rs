@@ -19,7 +19,14 @@ use eval_dag::trace::Trace;
 
 fn request(json: bool) -> LlmRequest {
     LlmRequest {
-        key: CallKey { question_id: None, role: LlmRole::QuestionGeneration, attempt: 1, iteration: 0, layer: None },
+        key: CallKey {
+            question_id: None,
+            role: LlmRole::QuestionGeneration,
+            attempt: 1,
+            iteration: 0,
+            layer: None,
+            judge: None,
+        },
         messages: vec![ChatMessage::user("hello")],
         json,
     }

@@ -11,6 +11,8 @@ use eval_dag::trace::{TRACE_VERSION, Trace, TraceWriter};
 const V1_FIXTURE: &str = "tests/fixtures/traces/v1-fraud-scripted.trace.jsonl";
 /// The same run as version 2 wrote it (never regenerated).
 const V2_FIXTURE: &str = "tests/fixtures/traces/v2-fraud-scripted.trace.jsonl";
+/// The same run as version 3 wrote it (never regenerated).
+const V3_FIXTURE: &str = "tests/fixtures/traces/v3-fraud-scripted.trace.jsonl";
 /// The same run in the current version.
 const SAMPLE: &str = "sample-data/traces/fraud-scripted.trace.jsonl";
 
@@ -36,6 +38,16 @@ fn the_frozen_version_2_trace_reads_to_the_same_events_as_the_current_sample() {
     assert_eq!(v2.header.settings, current.header.settings);
     assert_eq!(v2.records.len(), 71, "the fixture is the whole sample run");
     assert_eq!(events(&v2), events(&current), "every v2 event reads as the event v{TRACE_VERSION} records");
+}
+
+#[test]
+fn the_frozen_version_3_trace_reads_to_the_same_events_as_the_current_sample() {
+    let v3 = Trace::read(&common::root().join(V3_FIXTURE)).unwrap();
+    let current = Trace::read(&common::root().join(SAMPLE)).unwrap();
+    assert_eq!((v3.header.version, current.header.version), (3, TRACE_VERSION));
+    assert_eq!(v3.header.settings, current.header.settings);
+    assert_eq!(v3.records.len(), 71, "the fixture is the whole sample run");
+    assert_eq!(events(&v3), events(&current), "every v3 event reads as the event v{TRACE_VERSION} records");
 }
 
 #[test]
