@@ -12,9 +12,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::mock_llm::{MockLlm, Recorded, Reply};
+use crossterm::event::{KeyCode, KeyEvent};
 use eval_dag::report::{GradedBy, VerdictFate, critic_scorecard};
 use eval_dag::run::{EngineEvent, RunState};
 use eval_dag::trace::Trace;
+use eval_dag::tui::{App, Theme, draw};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
 
 const RUBRIC: &str = r#"name = "plausible"
@@ -169,6 +173,20 @@ fn assert_judged_wrong_rejection(run: &Path, dir: &Path) {
     assert!(html.contains("1 judged by an LLM") && html.contains("rejected a right answer <i>(judged by an LLM)</i>"));
     let stdout = grade_stdout(run, dir);
     assert!(stdout.contains("of 1 graded verdicts (1 judged by an LLM)"), "{stdout}");
+    let screen = scorecard_screen(state);
+    assert!(screen.contains("of 1 graded verdicts (1 judged by an LLM)"), "{screen}");
+    let row = screen.lines().find(|l| l.contains("rejected a right answer")).expect("the misjudged iteration");
+    assert!(row.contains("[judged by an LLM]"), "{row}");
+}
+
+/// The TUI's scorecard screen (`c` on the dashboard), 160×60.
+fn scorecard_screen(state: RunState) -> String {
+    let mut app = App::new(state, Theme::dark(), None, None);
+    app.handle_key(KeyEvent::from(KeyCode::Char('c')));
+    let mut terminal = Terminal::new(TestBackend::new(160, 60)).unwrap();
+    terminal.draw(|frame| draw(frame, &app)).unwrap();
+    let buffer = terminal.backend().buffer();
+    (0..60).map(|y| (0..160).map(|x| buffer[(x, y)].symbol().to_string()).collect::<String>() + "\n").collect()
 }
 
 #[tokio::test(flavor = "multi_thread")]
