@@ -128,6 +128,11 @@ pub struct RunArgs {
     /// name (well_formed_value, addresses_question). Repeatable.
     #[arg(long = "judge", value_name = "FILE|NAME", conflicts_with_all = ["resume", "retry_failed"])]
     pub judges: Vec<String>,
+    /// The judges also grade the answer of every iteration the critic
+    /// rejected whose trial run reached one (needs --judge): the critic
+    /// scorecard grades such rejections where no expected answer does.
+    #[arg(long, conflicts_with_all = ["resume", "retry_failed"])]
+    pub judge_rejected: bool,
     /// Offline planner: first drafts are clean (no planted mistakes for the
     /// critic to catch).
     #[arg(long)]

@@ -89,8 +89,14 @@ pub fn write_trace(path: &std::path::Path, count: usize, iterations: u32) {
                 );
             }
             call_id += 1;
-            let key =
-                CallKey { question_id: Some(id.clone()), role: LlmRole::DagBuild, attempt: 1, iteration, layer: None };
+            let key = CallKey {
+                question_id: Some(id.clone()),
+                role: LlmRole::DagBuild,
+                attempt: 1,
+                iteration,
+                layer: None,
+                judge: None,
+            };
             emit(
                 &mut w,
                 EngineEvent::LlmCallStarted {

@@ -23,8 +23,9 @@ fn critic_line(card: &CriticScorecard) -> String {
     let t = &card.total;
     let agreement = t.agreement().map_or("—".into(), |a| format!("{:.0}%", a * 100.0));
     format!(
-        "critic: agreement {agreement} of {} graded verdicts · approved {} right, {} wrong · rejected {} wrong, {} right · {} rejections kept the answer approved later · wrong rejections cost {} iterations, {} tokens",
+        "critic: agreement {agreement} of {} graded verdicts{} · approved {} right, {} wrong · rejected {} wrong, {} right · {} rejections kept the answer approved later · wrong rejections cost {} iterations, {} tokens",
         t.graded(),
+        card.graded_by_note().map(|note| format!(" ({note})")).unwrap_or_default(),
         t.correct_approvals,
         t.wrong_approvals,
         t.correct_rejections,
@@ -81,7 +82,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
         let answer = attempt.final_answer.as_ref();
         let outputs = attempt.execution.as_ref().map_or(&no_outputs, |e| &e.node_outputs);
         let subject = Answer { value: answer, narrative: attempt.narrative.as_deref(), node_outputs: outputs };
-        let mut grades = runtime.block_on(grader.grade(&q.question, &subject, attempt.number, llm.as_ref()));
+        let mut grades = runtime.block_on(grader.grade(&q.question, &subject, (attempt.number, None), llm.as_ref()));
         // No expected answer and no judge: a person's label of the answer is the ground truth.
         if grades.is_empty()
             && answer.is_some()

@@ -111,6 +111,9 @@ fn plan(args: &RunArgs) -> anyhow::Result<RunPlan> {
 
 /// Run the `run` subcommand.
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    if args.judge_rejected && args.judges.is_empty() {
+        anyhow::bail!("--judge-rejected needs at least one --judge: it calls the run's judges on rejected iterations");
+    }
     let file = Config::load(args.config.as_deref())?;
     // A theme that does not load is bad input, found before the run starts.
     let theme_name = file.theme(std::env::var("EVAL_DAG_THEME").ok());
@@ -130,6 +133,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         None => GradingSettings {
             match_options: args.match_options.clone().unwrap_or_default(),
             judges: args.judges.clone(),
+            judge_rejected: args.judge_rejected,
         },
     };
     let grader = Arc::new(Grader::from_settings(&grading)?);

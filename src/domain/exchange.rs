@@ -66,14 +66,25 @@ pub struct CallKey {
     pub attempt: u32,
     /// Iteration number within the attempt (1-based; 0 for question generation).
     pub iteration: u32,
-    /// Layer under review, for layer reviews.
+    /// Layer under review, for layer reviews (a judge's step, for judge calls).
     pub layer: Option<usize>,
+    /// For a judge's call on a rejected iteration's answer: the judge's
+    /// 1-based place in the panel (`iteration` is then the iteration judged).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<u32>,
 }
 
 impl CallKey {
     /// The key of a call made for iteration `at` (`layer`: the layer a review is of).
     pub fn for_iteration(at: &IterationAt, role: LlmRole, layer: Option<usize>) -> Self {
-        Self { question_id: Some(at.question_id.clone()), role, attempt: at.attempt, iteration: at.iteration, layer }
+        Self {
+            question_id: Some(at.question_id.clone()),
+            role,
+            attempt: at.attempt,
+            iteration: at.iteration,
+            layer,
+            judge: None,
+        }
     }
 }
 

@@ -14,6 +14,10 @@ pub struct GradingSettings {
     /// Judges, each a judge file's path or the name of a built-in judge.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub judges: Vec<String>,
+    /// Whether the judges also grade the answer of every rejected iteration
+    /// whose trial run reached one (`run --judge-rejected`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub judge_rejected: bool,
 }
 
 /// The verdict of one grading method on one answer.

@@ -41,7 +41,7 @@ impl Attempt<'_> {
         self.ctx.emitter.emit(EngineEvent::DagBuilt { at: self.at.iteration(1), dag: dag.clone() });
         let checked = self.check_and_trial(1, &dag).await.ok()?;
         let (feedback, trial) = match checked {
-            Checked::Failed(mut feedback) => {
+            Checked::Failed(mut feedback, _) => {
                 feedback.overall_reasoning = format!("{NOT_REVIEWED} {}", feedback.overall_reasoning);
                 (feedback, None)
             }

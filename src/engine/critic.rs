@@ -38,8 +38,9 @@ enum Built {
 
 /// What the structural checks and the trial run came to.
 pub(super) enum Checked {
-    /// An error was found: the verdict (a rejection) is ready.
-    Failed(CriticFeedback),
+    /// An error was found: the verdict (a rejection) is ready, with the trial
+    /// run's result when the DAG ran.
+    Failed(CriticFeedback, Option<Box<ExecutionResult>>),
     /// No error: the findings (warnings) and the trial run's result.
     Ran(Vec<Finding>, Box<ExecutionResult>),
 }
@@ -80,8 +81,9 @@ impl Attempt<'_> {
     }
 
     /// Grade an executed answer — with a narrative first when a judge needs one —
-    /// and report the grades.
-    pub(super) async fn grade(&self, iteration: u32, result: &ExecutionResult) {
+    /// and report the grades: the attempt's final answer, or (`rejected`) the
+    /// trial answer of rejected iteration `iteration`.
+    pub(super) async fn grade(&self, iteration: u32, result: &ExecutionResult, rejected: bool) {
         let ctx = self.ctx;
         let mut narrative = None;
         if ctx.parts.grader.wants_narrative() {
@@ -92,9 +94,24 @@ impl Attempt<'_> {
         let llm = ctx.recorded_llm();
         let answer = result.final_answer.as_ref();
         let subject = Answer { value: answer, narrative: narrative.as_deref(), node_outputs: &result.node_outputs };
-        let grades = ctx.parts.grader.grade(self.question, &subject, self.at.attempt, &llm).await;
-        if !grades.is_empty() {
-            ctx.emitter.emit(EngineEvent::Graded { at: self.at.clone(), grades, narrative });
+        let keyed = (self.at.attempt, rejected.then_some(iteration));
+        let grades = ctx.parts.grader.grade(self.question, &subject, keyed, &llm).await;
+        if grades.is_empty() {
+            return;
+        }
+        ctx.emitter.emit(if rejected {
+            EngineEvent::IterationGraded { at: self.at.iteration(iteration), grades, narrative }
+        } else {
+            EngineEvent::Graded { at: self.at.clone(), grades, narrative }
+        });
+    }
+
+    /// After a rejection: the run's judges grade the trial's answer, when the
+    /// run judges rejected iterations and the trial reached an answer.
+    async fn grade_rejected(&self, iteration: u32, trial: Option<&ExecutionResult>) {
+        let answered = trial.filter(|t| t.success && t.final_answer.is_some());
+        if let Some(trial) = answered.filter(|_| self.ctx.parts.grader.judges_rejected()) {
+            self.grade(iteration, trial, true).await;
         }
     }
 
@@ -167,7 +184,7 @@ impl Attempt<'_> {
             .await?;
         if structural.iter().any(|f| f.severity == Severity::Error) {
             let reasoning = "Structural checks failed; the DAG was not run or reviewed.".into();
-            return Ok(Checked::Failed(Self::rejection(structural, reasoning)));
+            return Ok(Checked::Failed(Self::rejection(structural, reasoning), None));
         }
         let seed = self.ctx.seed;
         let (trial, trial_found) = self
@@ -185,7 +202,8 @@ impl Attempt<'_> {
         let mut findings = structural;
         findings.extend(trial_found);
         if findings.iter().any(|f| f.severity == Severity::Error) {
-            return Ok(Checked::Failed(Self::rejection(findings, "The trial run on the dataset failed.".into())));
+            let feedback = Self::rejection(findings, "The trial run on the dataset failed.".into());
+            return Ok(Checked::Failed(feedback, Some(Box::new(trial))));
         }
         Ok(Checked::Ran(findings, Box::new(trial)))
     }
@@ -223,8 +241,9 @@ impl Attempt<'_> {
     /// checks, trial run, then the review of every layer.
     pub(super) async fn judge(&self, iteration: u32, dag: GeneratedDag) -> Result<Verdict, Cancelled> {
         let (mut findings, trial) = match self.check_and_trial(iteration, &dag).await? {
-            Checked::Failed(feedback) => {
+            Checked::Failed(feedback, trial) => {
                 self.verdict(iteration, &feedback);
+                self.grade_rejected(iteration, trial.as_deref()).await;
                 return Ok(Verdict::Rejected(dag, feedback));
             }
             Checked::Ran(findings, trial) => (findings, *trial),
@@ -263,6 +282,7 @@ impl Attempt<'_> {
         };
         self.verdict(iteration, &feedback);
         if !approved {
+            self.grade_rejected(iteration, Some(&trial)).await;
             return Ok(Verdict::Rejected(dag, feedback));
         }
         Ok(Verdict::Approved(trial))
@@ -291,7 +311,7 @@ impl Attempt<'_> {
         let at = self.at.iteration(iteration);
         self.ctx.emitter.emit(EngineEvent::Executed { at, trial: false, result: result.clone() });
         if result.success {
-            self.grade(iteration, &result).await;
+            self.grade(iteration, &result, false).await;
             self.finish(answered, iteration, result.final_answer, None)
         } else {
             self.finish(Outcome::Failed, iteration, None, result.error)

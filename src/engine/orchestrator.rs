@@ -276,7 +276,14 @@ enum GenerationError {
 }
 
 async fn generate_questions(ctx: &RunContext, count: u32) -> Result<Vec<Question>, GenerationError> {
-    let key = CallKey { question_id: None, role: LlmRole::QuestionGeneration, attempt: 1, iteration: 0, layer: None };
+    let key = CallKey {
+        question_id: None,
+        role: LlmRole::QuestionGeneration,
+        attempt: 1,
+        iteration: 0,
+        layer: None,
+        judge: None,
+    };
     let messages = ctx.parts.prompts.question_generation(&ctx.parts.dataset, count);
     let reply = ctx.call_llm(key, messages, true).await.map_err(GenerationError::Call)?;
     Ok(parse_questions(&reply, count as usize)?)

@@ -29,6 +29,7 @@ pub struct Answer<'a> {
 pub struct Grader {
     options: MatchOptions,
     panel: JudgePanel,
+    judge_rejected: bool,
 }
 
 impl Grader {
@@ -36,7 +37,7 @@ impl Grader {
     pub fn from_settings(settings: &GradingSettings) -> Result<Self, GradeError> {
         let options = MatchOptions::default().overridden(&settings.match_options)?;
         let judges = settings.judges.iter().map(|spec| load_judge(spec)).collect::<Result<Vec<_>, _>>()?;
-        Ok(Self { options, panel: JudgePanel::new(judges)? })
+        Ok(Self { options, panel: JudgePanel::new(judges)?, judge_rejected: settings.judge_rejected })
     }
 
     /// Ground truth with the matching options of `settings`, its judges left
@@ -54,6 +55,11 @@ impl Grader {
     /// Whether any judge (and so an LLM) takes part.
     pub fn has_judges(&self) -> bool {
         !self.panel.judges().is_empty()
+    }
+
+    /// Whether the judges also grade rejected iterations' answers (`run --judge-rejected`).
+    pub fn judges_rejected(&self) -> bool {
+        self.judge_rejected && self.has_judges()
     }
 
     /// The matching options of `question`: the run's, with the question's overrides.
@@ -78,12 +84,13 @@ impl Grader {
     }
 
     /// Every grade of `answer` to `question` (none when there is nothing to grade
-    /// against and no judge). Judge calls go through `llm`.
+    /// against and no judge). Judge calls go through `llm`, keyed by `attempt`
+    /// and, for a rejected iteration's answer, `rejected_iteration`.
     pub async fn grade(
         &self,
         question: &Question,
         answer: &Answer<'_>,
-        attempt: u32,
+        (attempt, rejected_iteration): (u32, Option<u32>),
         llm: &dyn LlmClient,
     ) -> Vec<Grade> {
         let (options, truth_error) = match self.options_for(question) {
@@ -107,6 +114,7 @@ impl Grader {
             narrative: answer.narrative,
             node_outputs: answer.node_outputs,
             attempt,
+            rejected_iteration,
         };
         truth_error.into_iter().chain(grade_answer(&input, &self.panel, llm).await).collect()
     }

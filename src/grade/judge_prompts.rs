@@ -1,9 +1,10 @@
 //! Judge prompt templates (`prompts/judges/*.j2`, built in) and the LLM calls
 //! judges make.
 //!
-//! Every judge call is keyed `{question_id, role: judge, attempt, iteration:
-//! judge index (1-based, in panel order), layer: step}` so that replay can find
-//! it; the step is the node's position in a DAG judge's topological order, 0 for
+//! Every judge call on an attempt's final answer is keyed `{question_id, role:
+//! judge, attempt, iteration: judge index (1-based, in panel order), layer:
+//! step}` so that replay can find it; a call on a rejected iteration's answer
+//! names that iteration instead, with the judge index in `judge`. The step is the node's position in a DAG judge's topological order, 0 for
 //! a rubric, and 0-2 (claims, truths, verdicts) for faithfulness.
 //!
 //! [`JudgeError`] is what every judge returns when it cannot grade an answer.
@@ -15,7 +16,7 @@ use serde_json::Value;
 
 use super::GradeError;
 use super::rubric::RubricError;
-use crate::domain::Question;
+use crate::domain::{AttemptAt, Question};
 use crate::llm::{CallKey, ChatMessage, LlmClient, LlmError, LlmRequest, LlmRole};
 use crate::prompts::{ExtractError, extract_json_object};
 
@@ -180,6 +181,8 @@ pub(crate) struct JudgeCall<'a> {
     pub node_outputs: &'a IndexMap<String, Value>,
     /// Attempt number of the question (for call keys).
     pub attempt: u32,
+    /// The rejected iteration whose answer is judged; none for the final answer (for call keys).
+    pub rejected_iteration: Option<u32>,
     /// 1-based position of the judge in its panel (for call keys).
     pub judge_index: u32,
 }
@@ -220,17 +223,21 @@ impl JudgeCall<'_> {
         ctx: &minijinja::Value,
         json: bool,
     ) -> Result<String, JudgeError> {
-        let request = LlmRequest {
-            key: CallKey {
+        let key = match self.rejected_iteration {
+            None => CallKey {
                 question_id: Some(self.question.id.clone()),
                 role: LlmRole::Judge,
                 attempt: self.attempt,
                 iteration: self.judge_index,
                 layer: Some(step),
+                judge: None,
             },
-            messages: self.prompts.render(template, ctx)?,
-            json,
+            Some(iteration) => {
+                let at = AttemptAt::new(self.question.id.clone(), self.attempt).iteration(iteration);
+                CallKey { judge: Some(self.judge_index), ..CallKey::for_iteration(&at, LlmRole::Judge, Some(step)) }
+            }
         };
+        let request = LlmRequest { key, messages: self.prompts.render(template, ctx)?, json };
         self.llm
             .complete(&request, crate::llm::ignore_stream())
             .await

@@ -130,6 +130,9 @@ pub struct GradeInput<'a> {
     pub node_outputs: &'a IndexMap<String, Value>,
     /// The question's attempt number (keys the judge calls for replay).
     pub attempt: u32,
+    /// The rejected iteration whose trial answer is graded; none for the
+    /// attempt's final answer (keys the judge calls for replay).
+    pub rejected_iteration: Option<u32>,
 }
 
 const NO_ANSWER: &str = "no answer was produced";
@@ -159,6 +162,7 @@ pub async fn grade_answer(input: &GradeInput<'_>, panel: &JudgePanel, llm: &dyn 
             narrative: input.narrative,
             node_outputs: input.node_outputs,
             attempt: input.attempt,
+            rejected_iteration: input.rejected_iteration,
             judge_index,
         };
         async move {

@@ -81,6 +81,7 @@ mod tests {
             answer: None,
             grade: AnswerGrade::DidNotRun,
             labelled: false,
+            graded_by: None,
             fate: if approved { VerdictFate::UngradedApproval } else { VerdictFate::RejectedWithoutAnswer },
             sources: vec![],
             rules: vec![],

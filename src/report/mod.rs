@@ -31,7 +31,8 @@ pub use results_doc::{
     LevelBreakdown, LogEntry, LogRole, QuestionTrace, ReferenceLogEntry, ReferenceRole, StageTiming, Summary, Tokens,
 };
 pub use scorecard::{
-    AnswerGrade, CriticScorecard, FateCounts, JudgedIteration, VerdictFate, critic_scorecard, scorecard_graded_by,
+    AnswerGrade, CriticScorecard, FateCounts, GradedBy, JudgedIteration, VerdictFate, critic_scorecard,
+    scorecard_graded_by,
 };
 pub use taxonomy::{
     FindingGroup, FindingsTaxonomy, Oscillation, OscillationKind, attempt_oscillations, exception_type,

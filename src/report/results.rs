@@ -53,9 +53,13 @@ fn conversation_log(state: &RunState, q: &QuestionState) -> Vec<LogEntry> {
         let Entry::Call { call, .. } = entry else { continue };
         let key = &call.key;
         let meta = match key.role {
-            LlmRole::Judge => {
-                CallMeta::Judge { attempt: key.attempt, judge: key.iteration, call: key.role, step: key.layer }
-            }
+            LlmRole::Judge => CallMeta::Judge {
+                attempt: key.attempt,
+                judge: key.judge.unwrap_or(key.iteration),
+                call: key.role,
+                step: key.layer,
+                judged_iteration: key.judge.map(|_| key.iteration),
+            },
             _ => CallMeta::Loop { attempt: key.attempt, iteration: key.iteration, call: key.role, layer: key.layer },
         };
         if let Some(prompt) = user_prompt(call) {

@@ -383,7 +383,7 @@ pub enum CallMeta {
         /// Layer under review.
         layer: Option<usize>,
     },
-    /// A judge grading the attempt's answer.
+    /// A judge grading the attempt's answer (or a rejected iteration's).
     Judge {
         /// Attempt.
         attempt: u32,
@@ -393,5 +393,8 @@ pub enum CallMeta {
         call: LlmRole,
         /// Step within the judge.
         step: Option<usize>,
+        /// The rejected iteration whose answer the judge graded; none for the attempt's answer.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        judged_iteration: Option<u32>,
     },
 }

@@ -1,7 +1,8 @@
 //! Was the critic right? Every iteration the critic judged is set against
 //! the answer its trial run reached, graded with the run's matching rules
 //! (no LLM) — or, where a question has no expected answer, by a person's
-//! label: approvals of right and wrong answers, rejections of wrong and
+//! label, else by the run's LLM judges when they graded the iteration
+//! (`run --judge-rejected`): approvals of right and wrong answers, rejections of wrong and
 //! right ones, and rejections that did not change the answer finally approved. Broken down by
 //! difficulty, by the source and rule of the findings behind each
 //! rejection, with the iterations and tokens spent on wrong rejections.
@@ -27,6 +28,29 @@ pub enum AnswerGrade {
     Ungraded,
     /// The trial run did not reach an answer (never ran, failed, or a structural rejection).
     DidNotRun,
+}
+
+/// What graded an iteration's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GradedBy {
+    /// The question's expected answer, with the run's matching rules.
+    ExpectedAnswer,
+    /// A person's label (the question has no expected answer).
+    Label,
+    /// The run's LLM judges (no expected answer, no label; `run --judge-rejected`).
+    Judge,
+}
+
+impl GradedBy {
+    /// How a grade's source is marked beside it; none for an expected answer.
+    pub fn mark(self) -> Option<&'static str> {
+        match self {
+            Self::ExpectedAnswer => None,
+            Self::Label => Some("labelled by a person"),
+            Self::Judge => Some("judged by an LLM"),
+        }
+    }
 }
 
 /// How one critic verdict fares against the answer.
@@ -124,6 +148,9 @@ pub struct JudgedIteration {
     /// Whether the grade is a person's label (the question has no expected answer).
     #[serde(default)]
     pub labelled: bool,
+    /// What graded the answer; none when it was not graded.
+    #[serde(default)]
+    pub graded_by: Option<GradedBy>,
     /// How the verdict fares.
     pub fate: VerdictFate,
     /// Sources of the blocking findings behind a rejection.
@@ -154,6 +181,22 @@ pub struct CriticScorecard {
     pub iterations: Vec<JudgedIteration>,
 }
 
+impl CriticScorecard {
+    /// Which graded verdicts were graded other than by an expected answer, in
+    /// words (`2 labelled by a person, 1 judged by an LLM`); none when the
+    /// expected answers graded them all.
+    pub fn graded_by_note(&self) -> Option<String> {
+        let graded = |by: GradedBy| self.iterations.iter().filter(|it| it.graded_by == Some(by)).count();
+        let parts: Vec<String> = [GradedBy::Label, GradedBy::Judge]
+            .into_iter()
+            .filter_map(|by| Some((graded(by), by.mark()?)))
+            .filter(|(count, _)| *count > 0)
+            .map(|(count, mark)| format!("{count} {mark}"))
+            .collect();
+        (!parts.is_empty()).then(|| parts.join(", "))
+    }
+}
+
 /// A value's name in JSON (`trial_run`, `easy`).
 fn serde_name(value: impl Serialize) -> String {
     serde_json::to_value(value).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
@@ -165,14 +208,20 @@ fn trial_answer(it: &Iteration) -> Option<&Value> {
 }
 
 /// The answer graded against the expected answer, else by a person's label
-/// of the iteration (then `true`: labelled).
-fn grade_answer(grader: &Grader, q: &QuestionState, it: &Iteration, answer: Option<&Value>) -> (AnswerGrade, bool) {
-    let Some(answer) = answer else { return (AnswerGrade::DidNotRun, false) };
+/// of the iteration, else by the judges' grades of it — with what graded it.
+fn grade_answer(
+    grader: &Grader,
+    q: &QuestionState,
+    it: &Iteration,
+    answer: Option<&Value>,
+) -> (AnswerGrade, Option<GradedBy>) {
+    let Some(answer) = answer else { return (AnswerGrade::DidNotRun, None) };
     let right_or_wrong = |right: bool| if right { AnswerGrade::Right } else { AnswerGrade::Wrong };
-    match (grader.ground_truth(&q.question, Some(answer)), it.label()) {
-        (Some(grade), _) if grade.error.is_none() => (right_or_wrong(grade.passed), false),
-        (None, Some(label)) => (right_or_wrong(label.right), true),
-        _ => (AnswerGrade::Ungraded, false),
+    match (grader.ground_truth(&q.question, Some(answer)), it.label(), it.judge_verdict()) {
+        (Some(grade), _, _) if grade.error.is_none() => (right_or_wrong(grade.passed), Some(GradedBy::ExpectedAnswer)),
+        (None, Some(label), _) => (right_or_wrong(label.right), Some(GradedBy::Label)),
+        (None, None, Some(right)) => (right_or_wrong(right), Some(GradedBy::Judge)),
+        _ => (AnswerGrade::Ungraded, None),
     }
 }
 
@@ -212,7 +261,7 @@ pub fn judged_iterations(state: &RunState, grader: &Grader) -> Vec<JudgedIterati
             for it in &attempt.iterations {
                 let Some(feedback) = &it.feedback else { continue };
                 let answer = trial_answer(it);
-                let (grade, labelled) = grade_answer(grader, q, it, answer);
+                let (grade, graded_by) = grade_answer(grader, q, it, answer);
                 let fate = fate(grader, q, attempt, feedback.is_approved, grade, answer);
                 let blocking = feedback.findings.iter().filter(|f| f.severity == Severity::Error);
                 let (mut sources, mut rules): (Vec<_>, Vec<_>) = if feedback.is_approved {
@@ -232,7 +281,8 @@ pub fn judged_iterations(state: &RunState, grader: &Grader) -> Vec<JudgedIterati
                     approved: feedback.is_approved,
                     answer: answer.cloned(),
                     grade,
-                    labelled,
+                    labelled: graded_by == Some(GradedBy::Label),
+                    graded_by,
                     fate,
                     sources,
                     rules,

@@ -25,8 +25,14 @@ pub fn run_with_one_pass_and_one_exhausted() -> RunState {
         "final_answer_node": "a", "nodes": [{"node_id": "a", "operation": "o", "function_name": "f",
         "inputs": {}, "expected_output_type": "int", "layer": 0, "code": "def f():\n    return 1\n"}], "edges": []}))
     .unwrap();
-    let key =
-        CallKey { question_id: Some("q_01".into()), role: LlmRole::DagBuild, attempt: 1, iteration: 1, layer: None };
+    let key = CallKey {
+        question_id: Some("q_01".into()),
+        role: LlmRole::DagBuild,
+        attempt: 1,
+        iteration: 1,
+        layer: None,
+        judge: None,
+    };
     let result = ExecutionResult { success: true, final_answer: Some(json!(1)), ..Default::default() };
     let events = vec![
         EngineEvent::RunStarted { settings: RunSettings::default() },
@@ -87,7 +93,14 @@ fn finding(source: &str, rule: &str, node: &str, message: &str) -> serde_json::V
 /// build call of `tokens` tokens, and the verdict (approved when no findings).
 fn iteration(id: &str, n: u32, code: &str, tokens: u64, findings: Vec<serde_json::Value>) -> Vec<EngineEvent> {
     let at = AttemptAt::new(id, 1).iteration(n);
-    let key = CallKey { question_id: Some(id.into()), role: LlmRole::DagBuild, attempt: 1, iteration: n, layer: None };
+    let key = CallKey {
+        question_id: Some(id.into()),
+        role: LlmRole::DagBuild,
+        attempt: 1,
+        iteration: n,
+        layer: None,
+        judge: None,
+    };
     let call_id = u64::from(n) + 100 * id.bytes().last().map_or(0, u64::from);
     let dag = serde_json::from_value(json!({"question_id": id, "final_answer_node": "rates", "nodes": [
         {"node_id": "rates", "function_name": "rates", "layer": 0, "code": code}]}))

@@ -286,6 +286,17 @@ pub enum EngineEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         narrative: Option<String>,
     },
+    /// The answer of a rejected iteration's trial run was graded by the run's
+    /// judges (`run --judge-rejected`).
+    IterationGraded {
+        /// The iteration.
+        at: IterationAt,
+        /// One grade per judge.
+        grades: Vec<crate::domain::Grade>,
+        /// The one-sentence narrative answer the grades judged, when one was written.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        narrative: Option<String>,
+    },
     /// A command the engine carried out (recorded so replays show it).
     Control(Command),
     /// The run ended.
@@ -312,6 +323,7 @@ impl EngineEvent {
             | Self::DagBuilt { at, .. }
             | Self::CriticVerdict { at, .. }
             | Self::Executed { at, .. }
+            | Self::IterationGraded { at, .. }
             | Self::NodeRan { at, .. } => Some(&at.question_id),
             Self::LlmCallStarted { key, .. } | Self::LlmCallFinished { key, .. } => key.question_id.as_deref(),
             _ => None,

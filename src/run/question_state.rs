@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::events::{Outcome, Stage};
 use crate::domain::TokenUsage;
-use crate::domain::{CriticFeedback, ExecutionResult, Finding, FindingSource, GeneratedDag, Question, Severity};
+use crate::domain::{CriticFeedback, ExecutionResult, Finding, FindingSource, GeneratedDag, Grade, Question, Severity};
 
 /// Where a question stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -81,6 +81,9 @@ pub struct Iteration {
     pub node_runs: Vec<NodeRun>,
     /// People's labels of its answer, oldest first; the last one counts.
     pub labels: Vec<AnswerLabel>,
+    /// The judges' grades of its trial answer, when it was rejected and the
+    /// run judges rejected iterations (`run --judge-rejected`).
+    pub judge_grades: Vec<Grade>,
 }
 
 /// A person's verdict on an answer, with its provenance.
@@ -98,6 +101,13 @@ impl Iteration {
     /// The label that counts (the latest), if any.
     pub fn label(&self) -> Option<&AnswerLabel> {
         self.labels.last()
+    }
+
+    /// The judges' verdict on its trial answer: right when every judge that
+    /// could grade it passed it; none when no judge graded it.
+    pub fn judge_verdict(&self) -> Option<bool> {
+        let graded: Vec<&Grade> = self.judge_grades.iter().filter(|g| g.error.is_none()).collect();
+        (!graded.is_empty()).then(|| graded.iter().all(|g| g.passed))
     }
 }
 
@@ -180,6 +190,19 @@ pub struct QuestionState {
 }
 
 impl QuestionState {
+    /// `question`, not started yet.
+    pub(super) fn queued(question: Question) -> Self {
+        Self {
+            question,
+            attempts: Vec::new(),
+            status: QuestionStatus::Queued,
+            started_ms: None,
+            finished_ms: None,
+            usage: TokenUsage::default(),
+            cost_usd: 0.0,
+        }
+    }
+
     /// The latest attempt that speaks for the question (see [`Attempt::counts`]):
     /// drafts written by hand never replace the model's result.
     pub fn latest(&self) -> Option<&Attempt> {

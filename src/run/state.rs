@@ -227,15 +227,7 @@ impl RunState {
                         continue;
                     }
                     Arc::make_mut(&mut self.index).insert(question.id.clone(), self.questions.len());
-                    self.questions.0.push(Arc::new(QuestionState {
-                        question,
-                        attempts: Vec::new(),
-                        status: QuestionStatus::Queued,
-                        started_ms: None,
-                        finished_ms: None,
-                        usage: TokenUsage::default(),
-                        cost_usd: 0.0,
-                    }));
+                    self.questions.0.push(Arc::new(QuestionState::queued(question)));
                 }
                 let asked = self.settings.as_ref().map_or(0, |s| s.questions as usize);
                 if count < asked {
@@ -403,6 +395,11 @@ impl RunState {
                     } else {
                         a.execution = Some(result);
                     }
+                }
+            }
+            EngineEvent::IterationGraded { at, grades, .. } => {
+                if let Some(q) = self.question_mut(&at.question_id) {
+                    q.attempt_mut(at.attempt).iteration_mut(at.iteration).judge_grades = grades;
                 }
             }
             EngineEvent::QuestionFinished {

@@ -10,8 +10,12 @@
 //!   `question_started`; the `drafted` and `fixed_by_hand` outcomes; the
 //!   `try_dag` and `accept` commands) and the header's `derived_from`. A
 //!   version-2 line reads as it is.
-//! - Version 4 added `cached_tokens` to every `usage` (prompt tokens the
-//!   provider served from its cache); a version-3 line reads as it is, with 0.
+//! - Version 4 added, and changed nothing: `cached_tokens` in every `usage`
+//!   (prompt tokens the provider served from its cache; 0 when read from
+//!   version 3), the judges' grades of a rejected iteration's answer
+//!   (`iteration_graded`, `run --judge-rejected`), the grading setting
+//!   `judge_rejected` and the `judge` of a call key made on such an answer.
+//!   A version-3 line reads as it is.
 
 use serde_json::{Map, Value};
 

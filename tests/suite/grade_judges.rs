@@ -140,6 +140,7 @@ async fn grade_with(judges: Vec<Judge>, script: &Script, answer: Option<Value>) 
         narrative: None,
         node_outputs: &outputs,
         attempt: 3,
+        rejected_iteration: None,
     };
     grade_answer(&input, &panel, script).await
 }

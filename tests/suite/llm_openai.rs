@@ -20,7 +20,14 @@ use eval_dag::trace::Trace;
 /// A question-generation request saying `prompt`, asking for a JSON object when `json`.
 pub(crate) fn request_saying(prompt: &str, json: bool) -> LlmRequest {
     LlmRequest {
-        key: CallKey { question_id: None, role: LlmRole::QuestionGeneration, attempt: 1, iteration: 0, layer: None },
+        key: CallKey {
+            question_id: None,
+            role: LlmRole::QuestionGeneration,
+            attempt: 1,
+            iteration: 0,
+            layer: None,
+            judge: None,
+        },
         messages: vec![ChatMessage::user(prompt)],
         json,
     }

@@ -12,7 +12,7 @@ use eval_dag::domain::{
 };
 use eval_dag::report::{
     AnswerGrade, ApprovalHistogram, AttemptTrace, CallMeta, Convergence, CriticScorecard, DetailedResult,
-    DifficultyBreakdown, EvalResults, FailureAnalysis, FateCounts, FindingGroup, FindingsTaxonomy, Grading,
+    DifficultyBreakdown, EvalResults, FailureAnalysis, FateCounts, FindingGroup, FindingsTaxonomy, GradedBy, Grading,
     IterationTrace, JudgedIteration, LevelBreakdown, LogEntry, LogRole, Oscillation, OscillationKind, QuestionTrace,
     ReferenceLogEntry, ReferenceRole, StageTiming, Summary, TokenEconomy, Tokens, VerdictFate,
 };
@@ -110,11 +110,13 @@ fn full_document() -> EvalResults {
         grading: GradingSettings {
             match_options: [("abs_tol".to_string(), json!(0.5))].into_iter().collect(),
             judges: vec!["faithful".into()],
+            judge_rejected: true,
         },
     };
     let log = |role, meta: &CallMeta| LogEntry { role, content: "text".into(), meta: meta.clone() };
     let build = CallMeta::Loop { attempt: 2, iteration: 1, call: LlmRole::LayerReview, layer: Some(1) };
-    let judge = CallMeta::Judge { attempt: 2, judge: 1, call: LlmRole::Judge, step: Some(0) };
+    let judge =
+        CallMeta::Judge { attempt: 2, judge: 1, call: LlmRole::Judge, step: Some(0), judged_iteration: Some(1) };
     EvalResults {
         summary: Summary {
             total_questions: 1,
@@ -306,6 +308,7 @@ fn scorecard() -> CriticScorecard {
             answer: Some(json!(3)),
             grade: AnswerGrade::Right,
             labelled: true,
+            graded_by: Some(GradedBy::Label),
             fate: VerdictFate::WrongRejection,
             sources: vec![FindingSource::TrialRun],
             rules: vec!["runtime_error".into()],

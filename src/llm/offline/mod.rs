@@ -321,6 +321,7 @@ mod tests {
             attempt: 1,
             iteration: 1,
             layer: Some(layer),
+            judge: None,
         };
         LlmRequest {
             key,
@@ -360,6 +361,7 @@ mod tests {
             attempt: 1,
             iteration,
             layer: None,
+            judge: None,
         };
         let pauses: Vec<Duration> = (1..=20).map(|i| planner.pause(&key(i))).collect();
         assert!(pauses.iter().all(|p| (delay / 2..delay * 3 / 2).contains(p)), "{pauses:?}");

@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use super::chart::{Bar, bar_chart};
 use crate::render::html_escape;
-use crate::report::scorecard::{CriticScorecard, FateCounts, VerdictFate};
+use crate::report::scorecard::{CriticScorecard, FateCounts, GradedBy, VerdictFate};
 use crate::text::percent;
 
 /// Bars of the chart: label, count, CSS class.
@@ -61,9 +61,10 @@ fn table(title: &str, rows: &[(String, &FateCounts)]) -> String {
 pub fn scorecard_html(card: &CriticScorecard) -> String {
     let total = &card.total;
     let mut out = format!(
-        "<section class=\"scorecard\" id=\"critic-scorecard\"><h2>Critic scorecard</h2><p>Every verdict of the critic set against the answer the judged iteration's trial run reached, graded with the run's matching rules. Agreement with the expected answers: <b>{}</b> of {} graded verdicts. Wrong rejections cost {} more iterations and {} tokens.</p>",
+        "<section class=\"scorecard\" id=\"critic-scorecard\"><h2>Critic scorecard</h2><p>Every verdict of the critic set against the answer the judged iteration's trial run reached, graded with the run's matching rules. Agreement with the expected answers: <b>{}</b> of {} graded verdicts{}. Wrong rejections cost {} more iterations and {} tokens.</p>",
         percent(total.agreement()),
         total.graded(),
+        card.graded_by_note().map(|note| format!(" ({note})")).unwrap_or_default(),
         card.wrong_rejection_iterations,
         card.wrong_rejection_tokens
     );
@@ -84,8 +85,9 @@ pub fn scorecard_html(card: &CriticScorecard) -> String {
                 VerdictFate::NeutralRejection => "rejected the answer it approved later",
                 _ => return None,
             };
+            let mark = it.graded_by.and_then(GradedBy::mark).map(|m| format!(" <i>({m})</i>")).unwrap_or_default();
             Some(format!(
-                "<li><a href=\"#{id}\">{id}</a> attempt {} iteration {}: {what}</li>",
+                "<li><a href=\"#{id}\">{id}</a> attempt {} iteration {}: {what}{mark}</li>",
                 it.attempt,
                 it.iteration,
                 id = html_escape(&it.question_id)

@@ -9,7 +9,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use crate::report::{CriticScorecard, FateCounts, VerdictFate};
+use crate::report::{CriticScorecard, FateCounts, GradedBy, VerdictFate};
 use crate::text::percent;
 use crate::tui::app::App;
 use crate::tui::text::clean;
@@ -52,6 +52,11 @@ fn misjudged(fate: VerdictFate) -> Option<&'static str> {
     }
 }
 
+/// ` [judged by an LLM]`: how a grade not from an expected answer is marked.
+fn marked(graded_by: Option<GradedBy>) -> String {
+    graded_by.and_then(GradedBy::mark).map(|mark| format!("  [{mark}]")).unwrap_or_default()
+}
+
 /// Every line of the screen.
 pub fn lines(app: &App, card: &CriticScorecard) -> Vec<Line<'static>> {
     let t = &app.theme;
@@ -62,6 +67,7 @@ pub fn lines(app: &App, card: &CriticScorecard) -> Vec<Line<'static>> {
             Span::styled("agreement ", t.fg(Ink::Muted)),
             Span::styled(percent(total.agreement()), t.fg(Ink::Accent).add_modifier(Modifier::BOLD)),
             Span::styled(format!(" of {} graded verdicts", total.graded()), t.fg(Ink::Muted)),
+            Span::styled(card.graded_by_note().map(|note| format!(" ({note})")).unwrap_or_default(), t.fg(Ink::Muted)),
         ]),
         Line::default(),
         Line::styled(
@@ -127,7 +133,7 @@ pub fn lines(app: &App, card: &CriticScorecard) -> Vec<Line<'static>> {
                 t.fg(Ink::Text),
             ),
             Span::styled(what.to_string(), t.fg(Ink::StatusFailed)),
-            Span::styled(format!("  → {}{why}", clean(&answer)), t.fg(Ink::Muted)),
+            Span::styled(format!("  → {}{why}{}", clean(&answer), marked(it.graded_by)), t.fg(Ink::Muted)),
         ]));
     }
     lines

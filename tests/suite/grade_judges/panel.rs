@@ -21,6 +21,7 @@ async fn grades_come_in_order_with_keys_for_replay() {
         narrative: None,
         node_outputs: &outputs,
         attempt: 2,
+        rejected_iteration: None,
     };
     let grades = grade_answer(&input, &panel, &script).await;
     let methods: Vec<&str> = grades.iter().map(|g| g.method.as_str()).collect();
@@ -36,9 +37,47 @@ async fn grades_come_in_order_with_keys_for_replay() {
             attempt: 2,
             iteration,
             layer: Some(layer),
+            judge: None,
         })
         .collect();
     assert_eq!(keys, expected);
+}
+
+#[tokio::test]
+async fn judge_calls_on_a_rejected_iteration_name_that_iteration_and_the_judge() {
+    let script = Script::default()
+        .on("Task: do t", json!({"output": "T"}))
+        .on("Criterion: is j?", said(json!(false), "no"))
+        .on_text("Is the number plausible?", "5");
+    let question = question(None);
+    let outputs = IndexMap::new();
+    let panel = JudgePanel::new(vec![fixture("valid.toml"), Judge::parse(PLAIN_RUBRIC, "inline").unwrap()]).unwrap();
+    let options = MatchOptions::default();
+    let answer = json!(0.006);
+    let input = GradeInput {
+        question: &question,
+        options: &options,
+        final_answer: Some(&answer),
+        narrative: None,
+        node_outputs: &outputs,
+        attempt: 2,
+        rejected_iteration: Some(4),
+    };
+    assert_eq!(grade_answer(&input, &panel, &script).await.len(), 2);
+    let mut keys = script.keys();
+    keys.sort();
+    let expected: Vec<CallKey> = [(1, 0), (2, 0), (1, 1)]
+        .into_iter()
+        .map(|(judge, step)| CallKey {
+            question_id: Some("q_01".into()),
+            role: LlmRole::Judge,
+            attempt: 2,
+            iteration: 4,
+            layer: Some(step),
+            judge: Some(judge),
+        })
+        .collect();
+    assert_eq!(keys, expected, "apart from the final answer's keys, one set per iteration");
 }
 
 #[tokio::test]
