@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 
+use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -166,8 +167,8 @@ pub struct JudgedIteration {
 pub struct CriticScorecard {
     /// Over every judged iteration of the model's attempts.
     pub total: FateCounts,
-    /// Per difficulty level.
-    pub by_difficulty: BTreeMap<String, FateCounts>,
+    /// Per difficulty level, easy to hard.
+    pub by_difficulty: IndexMap<String, FateCounts>,
     /// Rejections per source of their blocking findings.
     pub by_source: BTreeMap<String, FateCounts>,
     /// Rejections per rule of their blocking findings.
@@ -338,6 +339,8 @@ pub fn scorecard_graded_by(state: &RunState, grader: &Grader) -> CriticScorecard
         }
     }
     card.iterations = iterations;
+    let order = |level: &str| ["easy", "medium", "hard"].iter().position(|l| *l == level).unwrap_or(3);
+    card.by_difficulty.sort_by(|a, _, b, _| order(a).cmp(&order(b)));
     card
 }
 

@@ -11,11 +11,11 @@ use crate::text::percent;
 /// Bars of the chart: label, count, CSS class.
 fn bars(total: &FateCounts) -> [(&'static str, usize, &'static str); 6] {
     [
-        ("approved right", total.correct_approvals, "good"),
-        ("approved wrong", total.wrong_approvals, "bad"),
-        ("rejected wrong", total.correct_rejections, "good"),
-        ("rejected right", total.wrong_rejections, "bad"),
-        ("rejected, same answer", total.answer_neutral_rejections, "bad"),
+        ("approved a right answer", total.correct_approvals, "good"),
+        ("approved a wrong answer", total.wrong_approvals, "bad"),
+        ("rejected a wrong answer", total.correct_rejections, "good"),
+        ("rejected a right answer", total.wrong_rejections, "bad"),
+        ("rejected the answer approved later", total.answer_neutral_rejections, "bad"),
         ("rejected, no answer", total.rejections_without_answer, "none"),
     ]
 }
@@ -31,12 +31,12 @@ fn chart(total: &FateCounts) -> String {
         })
         .collect();
     let most = bars.iter().map(|b| b.segments[0].0).max().unwrap_or(0);
-    bar_chart("scorecard", "critic verdicts", 170, 300, most, &bars)
+    bar_chart("scorecard", "critic verdicts", 250, 300, most, &bars)
 }
 
 fn table(title: &str, rows: &[(String, &FateCounts)]) -> String {
     let mut out = format!(
-        "<table><tr><th>{}</th><th>approved right</th><th>approved wrong</th><th>rejected wrong</th><th>rejected right</th><th>rejected, same answer</th><th>rejected, no answer</th><th>agreement</th></tr>",
+        "<table><tr><th>{}</th><th>approved a right answer</th><th>approved a wrong answer</th><th>rejected a wrong answer</th><th>rejected a right answer</th><th>rejected the answer approved later</th><th>rejected, no answer</th><th>agreement</th></tr>",
         html_escape(title)
     );
     for (name, c) in rows {
