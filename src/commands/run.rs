@@ -2,7 +2,7 @@
 //! `eval_results.json` and the report.
 
 use std::io::IsTerminal;
-use std::io::Write;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -17,8 +17,8 @@ use crate::engine::{self, EngineParts, RunOptions};
 use crate::grade::{Grader, GradingSettings, read_questions_file};
 use crate::llm::ReplayClient;
 use crate::prompts::{Prompts, override_dir};
-use crate::report::eval_results;
 use crate::report::fold_trace;
+use crate::report::write_eval_results;
 use crate::run::{Outcome, QuestionStatus, RunSettings, RunState};
 use crate::trace::{Trace, TraceHeader, TraceWriter};
 use crate::tui::Theme;
@@ -28,12 +28,20 @@ pub(super) fn default_out_dir() -> PathBuf {
     PathBuf::from("runs").join(chrono::Utc::now().format("%Y%m%d-%H%M%S").to_string())
 }
 
-/// Write `eval_results.json` into `out`.
+/// Write `eval_results.json` into `out`, streamed as it is built, through a
+/// temporary file renamed into place: a results file already there is replaced
+/// only by a whole one.
 pub fn write_results(out: &Path, state: &RunState) -> anyhow::Result<PathBuf> {
     let path = out.join("eval_results.json");
-    let document = eval_results(state, &chrono::Utc::now().to_rfc3339());
-    let text = serde_json::to_string_pretty(&document).expect("results serialise");
-    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    let partial = out.join("eval_results.json.partial");
+    let write = || -> anyhow::Result<()> {
+        let mut file = BufWriter::new(std::fs::File::create(&partial)?);
+        write_eval_results(&mut file, state, &chrono::Utc::now().to_rfc3339())?;
+        file.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        std::fs::rename(&partial, &path)?;
+        Ok(())
+    };
+    write().with_context(|| format!("cannot write {}", path.display()))?;
     Ok(path)
 }
 

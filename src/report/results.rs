@@ -4,6 +4,10 @@
 //! attempts, findings, every LLM exchange, tokens, cost and timings, built as
 //! the types of [`super::results_doc`].
 
+use std::io::Write;
+
+use serde::{Serialize, Serializer};
+
 use crate::domain::{DifficultyLevel, ExecutionResult};
 use crate::llm::LlmRole;
 use crate::run::conversation::{Entry, entries, user_prompt};
@@ -224,6 +228,26 @@ fn level_breakdown(state: &RunState, level: DifficultyLevel) -> LevelBreakdown {
 
 /// The results document of `state`, stamped `generated_at` (RFC 3339).
 pub fn eval_results(state: &RunState, generated_at: &str) -> EvalResults {
+    results_with(state, generated_at, state.questions.iter().map(|q| trace(state, q)).collect())
+}
+
+/// A run's question traces, each built while it is written and dropped
+/// after: the whole list (every prompt of the run) is never held at once.
+struct StreamedTraces<'a>(&'a RunState);
+
+impl Serialize for StreamedTraces<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.questions.iter().map(|q| trace(self.0, q)))
+    }
+}
+
+/// Write the results document of `state` (as [`eval_results`] builds it,
+/// pretty-printed) to `writer` as it is built, one question trace at a time.
+pub fn write_eval_results(writer: impl Write, state: &RunState, generated_at: &str) -> serde_json::Result<()> {
+    serde_json::to_writer_pretty(writer, &results_with(state, generated_at, StreamedTraces(state)))
+}
+
+fn results_with<Traces>(state: &RunState, generated_at: &str, question_traces: Traces) -> EvalResults<Traces> {
     let total = state.questions.len();
     let passed_count = state.questions.iter().filter(|q| passed(q)).count();
     let count = |outcome| state.count(|s| s == QuestionStatus::Done(outcome));
@@ -256,7 +280,7 @@ pub fn eval_results(state: &RunState, generated_at: &str) -> EvalResults {
         },
         detailed_results: state.questions.iter().map(detailed).collect(),
         failure_analysis: state.questions.iter().filter(|q| !passed(q)).map(failure).collect(),
-        question_traces: state.questions.iter().map(|q| trace(state, q)).collect(),
+        question_traces,
         critic_scorecard: critic_scorecard(state),
         findings_taxonomy: findings_taxonomy(state),
         convergence: convergence(state),
@@ -289,5 +313,14 @@ mod tests {
         assert_eq!((first["role"].as_str(), first["content"].as_str()), (Some("dag_builder"), Some("{}")));
         let broken = json!({"summary": {}});
         assert!(!validator.is_valid(&broken), "the schema rejects a document without the required parts");
+    }
+
+    #[test]
+    fn the_streamed_document_is_the_built_one() {
+        let state = crate::report::test_run::run_of(5);
+        let mut streamed = Vec::new();
+        write_eval_results(&mut streamed, &state, "2026-01-01T00:00:00Z").unwrap();
+        let built = serde_json::to_string_pretty(&eval_results(&state, "2026-01-01T00:00:00Z")).unwrap();
+        assert_eq!(String::from_utf8(streamed).unwrap(), built);
     }
 }

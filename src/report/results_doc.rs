@@ -18,9 +18,11 @@ use crate::domain::{
 };
 use crate::run::{Outcome, RunSettings, Stage};
 
-/// A whole `eval_results.json`.
+/// A whole `eval_results.json`. `Traces` is how the question traces are held:
+/// a `Vec` when read back, or a sequence built one question at a time while
+/// the file is written ([`super::write_eval_results`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct EvalResults {
+pub struct EvalResults<Traces = Vec<QuestionTrace>> {
     /// Totals of the run.
     pub summary: Summary,
     /// Totals per difficulty level.
@@ -30,7 +32,7 @@ pub struct EvalResults {
     /// One entry per question that did not pass.
     pub failure_analysis: Vec<FailureAnalysis>,
     /// Every attempt, iteration and LLM exchange per question.
-    pub question_traces: Vec<QuestionTrace>,
+    pub question_traces: Traces,
     /// Whether the critic was right (absent in files written before it existed).
     #[serde(default)]
     pub critic_scorecard: CriticScorecard,

@@ -171,3 +171,50 @@ pub fn run_with_oscillation() -> RunState {
     }
     state
 }
+
+/// A finished run of `count` questions `q_0001`, `q_0002`, … of ranks 1, 2, …:
+/// odd ones passed after one build call of 10·n tokens, even ones exhausted.
+/// Question 8's text tries to close the page's script elements.
+pub fn run_of(count: usize) -> RunState {
+    let ids: Vec<String> = (1..=count).map(|n| format!("q_{n:04}")).collect();
+    let mut questions: Vec<Question> = ids.iter().enumerate().map(|(i, id)| question(id, i + 1)).collect();
+    if let Some(q) = questions.get_mut(7) {
+        q.question = "</script><script>alert(1)</script><!-- x".into();
+    }
+    let mut events = vec![
+        EngineEvent::RunStarted { settings: RunSettings::default() },
+        EngineEvent::QuestionsGenerated { questions },
+    ];
+    for (i, id) in ids.iter().enumerate() {
+        let n = i as u64 + 1;
+        let at = AttemptAt::new(id, 1);
+        let key = CallKey::for_iteration(&at.iteration(1), LlmRole::DagBuild, None);
+        let passed = n % 2 == 1;
+        events.extend([
+            EngineEvent::QuestionStarted { at: at.clone(), forked_from: None, by_hand: false },
+            EngineEvent::LlmCallStarted { call_id: n, key: key.clone(), model: "m".into(), messages: vec![] },
+            EngineEvent::LlmCallFinished {
+                call_id: n,
+                key,
+                response: Some("{}".into()),
+                usage: TokenUsage { prompt_tokens: 10 * n, completion_tokens: 0, cached_tokens: 0 },
+                latency_ms: 1,
+                error: None,
+                retries: 0,
+                cost_usd: 0.0,
+            },
+            EngineEvent::QuestionFinished {
+                at,
+                outcome: if passed { Outcome::Passed } else { Outcome::Exhausted },
+                iterations: 1,
+                final_answer: passed.then(|| json!(n)),
+                reason: None,
+            },
+        ]);
+    }
+    let mut state = RunState::default();
+    for (t, event) in events.iter().enumerate() {
+        state.apply(t as u64, event);
+    }
+    state
+}

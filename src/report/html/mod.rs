@@ -66,6 +66,18 @@ var ok=(!failed||q.dataset.status!=='passed')&&(!d||q.dataset.difficulty===d)&&(
 f.addEventListener('input',apply);})();
 "#;
 
+/// Up to this many questions every section is in the page; above it a
+/// section's body is drawn when it is first opened (DESIGN §6).
+const SECTIONS_INLINE_UP_TO: usize = 1000;
+
+/// Fills a question's body from its waiting script element when first opened
+/// (`toggle` does not bubble: caught on the way down).
+const ON_DEMAND_SCRIPT: &str = r#"
+document.addEventListener('toggle',function(e){var q=e.target;if(!q.open||!q.classList||!q.classList.contains('question'))return;
+var b=q.querySelector(':scope>div.body[data-body]');if(!b||b.childNodes.length)return;
+var s=document.getElementById('body-'+b.dataset.body);if(s)b.innerHTML=s.textContent;},true);
+"#;
+
 /// "NN% (right/graded)" of `questions`, or a dash when none was graded.
 fn accuracy_text<'a>(questions: impl IntoIterator<Item = &'a QuestionState>) -> String {
     match crate::report::graded_tally(questions) {
@@ -222,10 +234,36 @@ pub fn report_html(state: &RunState, generated_at: &DateTime<FixedOffset>) -> St
          <input type=\"search\" id=\"f-text\" placeholder=\"filter questions\"></div>",
     );
     let mut code_html = question::CodeHtml::default();
-    for q in &state.questions {
-        out.push_str(&question::question_html(state, q, &mut code_html));
+    if state.questions.len() <= SECTIONS_INLINE_UP_TO {
+        for q in &state.questions {
+            out.push_str(&question::question_summary(q));
+            out.push_str(&question::question_body(state, q, &mut code_html));
+            out.push_str("</details>");
+        }
+        let _ = write!(out, "<script>{SCRIPT}</script></body></html>");
+        return out;
     }
-    let _ = write!(out, "<script>{SCRIPT}</script></body></html>");
+    let _ = write!(
+        out,
+        "<noscript><p class=\"reason\">This run has {} questions: above {} each question's details are drawn when it is opened, which needs JavaScript. The summary, the charts and the list above are complete; every detail is also in <code>eval_results.json</code>.</p></noscript>",
+        thousands(state.questions.len() as u64),
+        thousands(SECTIONS_INLINE_UP_TO as u64)
+    );
+    for (index, q) in state.questions.iter().enumerate() {
+        out.push_str(&question::question_summary(q));
+        let _ = write!(out, "<div class=\"body\" data-body=\"{index}\"></div></details>");
+    }
+    // Each body waits, unparsed, in a script element of a type the browser
+    // does not run, after the list so the list paints first. Bodies hold no
+    // `<script` or `<!--` of their own: every text in them is escaped.
+    for (index, q) in state.questions.iter().enumerate() {
+        let _ = write!(
+            out,
+            "<script type=\"text/x-eval-dag-section\" id=\"body-{index}\">{}</script>",
+            question::question_body(state, q, &mut code_html)
+        );
+    }
+    let _ = write!(out, "<script>{SCRIPT}{ON_DEMAND_SCRIPT}</script></body></html>");
     out
 }
 
@@ -305,5 +343,56 @@ mod tests {
         assert_eq!(chart("time").matches("<rect").count(), 2);
         let stamp = &html[html.find("<p>Generated").unwrap()..];
         assert!(stamp[..stamp.find("</p>").unwrap()].ends_with(" · 0.0s of run recorded (unfinished)"), "{stamp}");
+    }
+
+    #[test]
+    fn above_a_thousand_questions_each_section_is_drawn_from_the_page_when_opened() {
+        use crate::report::test_run::run_of;
+        let inline = report_html(&run_of(1000), &now());
+        assert_eq!(inline.matches("<details class=\"question\"").count(), 1000);
+        assert!(!inline.contains("data-body=") && !inline.contains("<noscript>"), "1,000 questions: all inline");
+        let state = run_of(1001);
+        assert!(state.questions[7].question.question.starts_with("</script>"), "a question tries to end a script");
+        let html = report_html(&state, &now());
+        assert_eq!(html.matches("<details class=\"question\"").count(), 1001, "every question is listed");
+        assert_eq!(html.matches("\"></div></details>").count(), 1001, "with an empty body");
+        assert!(html.contains("<noscript><p class=\"reason\">This run has 1,001 questions: above 1,000"));
+        let list_end = html.find("<script type=\"text/x-eval-dag-section\"").unwrap();
+        assert!(html[..list_end].contains("data-body=\"1000\"></div></details>"), "the list comes first");
+        let mut code_html = question::CodeHtml::default();
+        for (index, q) in state.questions.iter().enumerate() {
+            let open = format!("<script type=\"text/x-eval-dag-section\" id=\"body-{index}\">");
+            let start = html.find(&open).unwrap_or_else(|| panic!("body {index}")) + open.len();
+            let body = &html[start..start + html[start..].find("</script>").unwrap()];
+            assert_eq!(body, question::question_body(&state, q, &mut code_html), "body {index} whole");
+            assert!(!body.contains("<script") && !body.contains("<!--"), "body {index} cannot end early");
+        }
+        assert_eq!(html.matches("</script>").count(), 1002, "no script but the bodies' and the page's own");
+        assert!(html.contains("addEventListener('toggle'"), "the page draws a body when opened");
+    }
+
+    #[test]
+    fn above_a_hundred_questions_the_per_question_charts_show_ranges() {
+        use crate::report::test_run::run_of;
+        let bars = |html: &str, class: &str| {
+            let start = html.find(&format!("<svg class=\"chart {class}\"")).unwrap();
+            let svg = &html[start..start + html[start..].find("</svg>").unwrap()];
+            svg.matches("<text x=\"0\"").count()
+        };
+        let hundred = report_html(&run_of(100), &now());
+        assert_eq!((bars(&hundred, "tokens"), bars(&hundred, "time")), (100, 100), "one bar per question");
+        let state = run_of(101);
+        let html = report_html(&state, &now());
+        assert!(html.contains("How many questions took how much"));
+        let tokens_svg = &html[html.find("<svg class=\"chart tokens\"").unwrap()..];
+        let tokens_svg = &tokens_svg[..tokens_svg.find("</svg>").unwrap()];
+        assert_eq!(bars(&html, "tokens"), 12, "twelve ranges: {tokens_svg}");
+        let counted: u64 = tokens_svg
+            .split("</text>")
+            .filter_map(|t| t.rsplit('>').next())
+            .filter_map(|n| n.replace(',', "").parse::<u64>().ok())
+            .sum();
+        assert_eq!(counted, 101, "every question in one range: {tokens_svg}");
+        assert!(tokens_svg.contains("<rect class=\"good\"") && tokens_svg.contains("<rect class=\"bad\""));
     }
 }

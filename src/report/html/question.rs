@@ -278,10 +278,10 @@ fn call_html(out: &mut String, call: &LlmCall, previous: Option<&LlmCall>) {
     let _ = write!(out, "<h6>response</h6><pre>{}</pre></details>", html_escape(&response));
 }
 
-/// The section of question `q`.
-pub fn question_html(state: &RunState, q: &QuestionState, code_html: &mut CodeHtml) -> String {
-    let latest = q.latest();
-    let answer = latest.and_then(|a| a.final_answer.as_ref());
+/// The opening of question `q`'s section up to its one-line summary (the
+/// `<details>` is left open for the body; close it with `</details>`).
+pub fn question_summary(q: &QuestionState) -> String {
+    let answer = q.latest().and_then(|a| a.final_answer.as_ref());
     let status = q.status.label();
     let search = format!("{} {}", q.question.id, q.question.question).to_lowercase();
     let mut out = format!(
@@ -297,7 +297,15 @@ pub fn question_html(state: &RunState, q: &QuestionState, code_html: &mut CodeHt
         let (class, mark) = if correct { ("passed", "✓") } else { ("failed", "✗ wrong") };
         out = out.replacen("</summary>", &format!(" <span class=\"badge {class}\">{mark}</span></summary>"), 1);
     }
-    let _ = write!(out, "<div class=\"body\"><p class=\"reasoning\">{}</p>", html_escape(&q.question.reasoning));
+    out
+}
+
+/// The body of question `q`'s section (`<div class="body">…</div>`): answer,
+/// grades, every attempt's iterations and the conversation.
+pub fn question_body(state: &RunState, q: &QuestionState, code_html: &mut CodeHtml) -> String {
+    let latest = q.latest();
+    let answer = latest.and_then(|a| a.final_answer.as_ref());
+    let mut out = format!("<div class=\"body\"><p class=\"reasoning\">{}</p>", html_escape(&q.question.reasoning));
     let _ = write!(
         out,
         "<p class=\"spend\">{} tokens ({} prompt, {} cached) · ${:.4}</p>",
@@ -344,6 +352,6 @@ pub fn question_html(state: &RunState, q: &QuestionState, code_html: &mut CodeHt
         out.push_str("</details>");
     }
     out.push_str(&conversation_html(state, q));
-    out.push_str("</div></details>");
+    out.push_str("</div>");
     out
 }

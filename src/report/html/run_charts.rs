@@ -49,34 +49,79 @@ fn time_taken(question: &QuestionState, now_ms: u64) -> Option<u64> {
     Some(question.finished_ms.unwrap_or(now_ms).saturating_sub(started))
 }
 
-/// Tokens and time per question, in rank order, side by side.
+/// Above this many questions the per-question charts show how the questions
+/// spread over ranges of tokens and time instead of one bar each.
+const BARS_PER_QUESTION_UP_TO: usize = 100;
+/// Ranges of a distribution chart.
+const RANGES: u64 = 12;
+
+/// Tokens and time per question side by side: one bar per question in rank
+/// order, or — above [`BARS_PER_QUESTION_UP_TO`] questions — how many
+/// questions fall in each range, stacked by outcome.
 pub fn questions_charts(state: &RunState) -> String {
     let mut questions: Vec<&QuestionState> = state.questions.iter().collect();
     questions.sort_by_key(|q| q.question.difficulty_rank);
-    let label = |q: &QuestionState| format!("{} · {}", q.question.id, q.question.difficulty_level.as_str());
-    let tokens: Vec<Bar> = questions
-        .iter()
-        .map(|q| Bar {
-            label: label(q),
-            segments: vec![(q.usage.total(), status_class(q))],
-            note: thousands(q.usage.total()),
-        })
-        .collect();
+    let tokens: Vec<(Option<u64>, &QuestionState)> = questions.iter().map(|q| (Some(q.usage.total()), *q)).collect();
     let times: Vec<(Option<u64>, &QuestionState)> =
         questions.iter().map(|q| (time_taken(q, state.now_ms), *q)).collect();
-    let time_bars: Vec<Bar> = times
+    let (intro, tokens, time) = if questions.len() <= BARS_PER_QUESTION_UP_TO {
+        (
+            "Questions in rank order (easiest first).",
+            per_question("tokens", "tokens per question", &tokens, thousands),
+            per_question("time", "time per question", &times, duration),
+        )
+    } else {
+        (
+            "How many questions took how much, in equal ranges (one bar per range).",
+            distribution("tokens", "questions by tokens spent", &tokens, thousands),
+            distribution("time", "questions by time taken", &times, duration),
+        )
+    };
+    format!(
+        "<section class=\"run-charts\" id=\"per-question\"><h2>Per question</h2><p>{intro} Green: passed; red: failed or exhausted; grey: anything else.</p><div class=\"charts\"><figure><figcaption>Tokens</figcaption>{tokens}</figure><figure><figcaption>Time</figcaption>{time}</figure></div></section>"
+    )
+}
+
+/// One bar per question: its value (none when unknown) in the question's colour.
+fn per_question(class: &str, title: &str, values: &[(Option<u64>, &QuestionState)], show: fn(u64) -> String) -> String {
+    let bars: Vec<Bar> = values
         .iter()
-        .map(|(ms, q)| Bar {
-            label: label(q),
-            segments: ms.map(|ms| vec![(ms, status_class(q))]).unwrap_or_default(),
-            note: ms.map_or("—".into(), duration),
+        .map(|(value, q)| Bar {
+            label: format!("{} · {}", q.question.id, q.question.difficulty_level.as_str()),
+            segments: value.map(|v| vec![(v, status_class(q))]).unwrap_or_default(),
+            note: value.map_or("—".into(), show),
         })
         .collect();
-    let most_tokens = questions.iter().map(|q| q.usage.total()).max().unwrap_or(0);
-    let most_ms = times.iter().filter_map(|t| t.0).max().unwrap_or(0);
-    format!(
-        "<section class=\"run-charts\" id=\"per-question\"><h2>Per question</h2><p>Questions in rank order (easiest first). Green: passed; red: failed or exhausted; grey: anything else.</p><div class=\"charts\"><figure><figcaption>Tokens</figcaption>{}</figure><figure><figcaption>Time</figcaption>{}</figure></div></section>",
-        bar_chart("tokens", "tokens per question", 140, 240, most_tokens, &tokens),
-        bar_chart("time", "time per question", 140, 240, most_ms, &time_bars)
-    )
+    let most = values.iter().filter_map(|v| v.0).max().unwrap_or(0);
+    bar_chart(class, title, 140, 240, most, &bars)
+}
+
+/// [`RANGES`] equal ranges from 0 to the largest value, each a bar of how many
+/// questions fall in it, stacked passed / failed / other; questions without a
+/// value are left out and counted in the last row.
+fn distribution(class: &str, title: &str, values: &[(Option<u64>, &QuestionState)], show: fn(u64) -> String) -> String {
+    let most = values.iter().filter_map(|v| v.0).max().unwrap_or(0);
+    let width = most / RANGES + 1;
+    let mut counts = vec![[0u64; 3]; RANGES as usize];
+    for (value, q) in values {
+        if let Some(value) = value {
+            let slot = ["good", "bad", "none"].iter().position(|c| *c == status_class(q)).unwrap_or(2);
+            counts[(value / width).min(RANGES - 1) as usize][slot] += 1;
+        }
+    }
+    let mut bars: Vec<Bar> = counts
+        .iter()
+        .enumerate()
+        .map(|(i, [good, bad, none])| Bar {
+            label: format!("{}–{}", show(i as u64 * width), show((i as u64 + 1) * width - 1)),
+            segments: vec![(*good, "good"), (*bad, "bad"), (*none, "none")],
+            note: thousands(good + bad + none),
+        })
+        .collect();
+    let unknown = values.iter().filter(|v| v.0.is_none()).count() as u64;
+    if unknown > 0 {
+        bars.push(Bar { label: "not started".into(), segments: Vec::new(), note: thousands(unknown) });
+    }
+    let tallest = counts.iter().map(|c| c.iter().sum::<u64>()).max().unwrap_or(0);
+    bar_chart(class, title, 150, 240, tallest, &bars)
 }
