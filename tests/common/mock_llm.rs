@@ -211,7 +211,7 @@ pub fn layered_reply(request: &Recorded, questions: usize, reject_odd: bool) -> 
     let number: usize = prompt
         .split("Question q_")
         .nth(1)
-        .and_then(|rest| rest.get(..2))
+        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
         .and_then(|digits| digits.parse().ok())
         .unwrap_or(0);
     if prompt.contains("review one layer") {
