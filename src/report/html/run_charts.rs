@@ -74,7 +74,7 @@ pub fn questions_charts(state: &RunState) -> String {
         (
             "How many questions took how much, in equal ranges (one bar per range).",
             distribution("tokens", "questions by tokens spent", &tokens, thousands),
-            distribution("time", "questions by time taken", &times, duration),
+            distribution("time", "questions by time taken", &times, time_label),
         )
     };
     format!(
@@ -96,26 +96,35 @@ fn per_question(class: &str, title: &str, values: &[(Option<u64>, &QuestionState
     bar_chart(class, title, 140, 240, most, &bars)
 }
 
-/// [`RANGES`] equal ranges from 0 to the largest value, each a bar of how many
-/// questions fall in it, stacked passed / failed / other; questions without a
-/// value are left out and counted in the last row.
+/// Up to [`RANGES`] equal ranges from the smallest value to the largest, each
+/// a bar of how many questions fall in it, stacked passed / failed / other;
+/// questions without a value (not started) get a row of their own.
 fn distribution(class: &str, title: &str, values: &[(Option<u64>, &QuestionState)], show: fn(u64) -> String) -> String {
-    let most = values.iter().filter_map(|v| v.0).max().unwrap_or(0);
-    let width = most / RANGES + 1;
-    let mut counts = vec![[0u64; 3]; RANGES as usize];
+    let known = || values.iter().filter_map(|v| v.0);
+    let (low, high) = (known().min().unwrap_or(0), known().max().unwrap_or(0));
+    let width = ((high - low) / RANGES + 1).max(1);
+    let ranges = ((high - low) / width + 1) as usize;
+    let mut counts = vec![[0u64; 3]; ranges];
     for (value, q) in values {
         if let Some(value) = value {
             let slot = ["good", "bad", "none"].iter().position(|c| *c == status_class(q)).unwrap_or(2);
-            counts[(value / width).min(RANGES - 1) as usize][slot] += 1;
+            counts[((value - low) / width) as usize][slot] += 1;
         }
     }
     let mut bars: Vec<Bar> = counts
         .iter()
         .enumerate()
-        .map(|(i, [good, bad, none])| Bar {
-            label: format!("{}–{}", show(i as u64 * width), show((i as u64 + 1) * width - 1)),
-            segments: vec![(*good, "good"), (*bad, "bad"), (*none, "none")],
-            note: thousands(good + bad + none),
+        .map(|(i, [good, bad, none])| {
+            let from = low + i as u64 * width;
+            let label = match width {
+                1 => show(from),
+                _ => format!("{}–{}", show(from), show(from + width - 1)),
+            };
+            Bar {
+                label,
+                segments: vec![(*good, "good"), (*bad, "bad"), (*none, "none")],
+                note: thousands(good + bad + none),
+            }
         })
         .collect();
     let unknown = values.iter().filter(|v| v.0.is_none()).count() as u64;
@@ -123,5 +132,36 @@ fn distribution(class: &str, title: &str, values: &[(Option<u64>, &QuestionState
         bars.push(Bar { label: "not started".into(), segments: Vec::new(), note: thousands(unknown) });
     }
     let tallest = counts.iter().map(|c| c.iter().sum::<u64>()).max().unwrap_or(0);
-    bar_chart(class, title, 150, 240, tallest, &bars)
+    bar_chart(class, title, 170, 240, tallest, &bars)
+}
+
+/// Milliseconds as a range label: to the millisecond under ten seconds.
+fn time_label(ms: u64) -> String {
+    if ms < 10_000 { format!("{} ms", thousands(ms)) } else { duration(ms) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::test_run::run_of;
+
+    fn rows(svg: &str) -> Vec<String> {
+        svg.split("<text x=\"0\"")
+            .skip(1)
+            .map(|t| t[t.find('>').unwrap() + 1..t.find('<').unwrap()].to_string())
+            .collect()
+    }
+
+    #[test]
+    fn ranges_span_the_values_seen_and_unstarted_questions_get_a_row() {
+        let state = run_of(3);
+        let q: Vec<&QuestionState> = state.questions.iter().collect();
+        let same = distribution("t", "t", &[(Some(5), q[0]), (Some(5), q[1]), (None, q[2])], thousands);
+        assert_eq!(rows(&same), ["5", "not started"], "{same}");
+        let few = distribution("t", "t", &[(Some(1_000), q[0]), (Some(1_003), q[1])], time_label);
+        assert_eq!(rows(&few), ["1,000 ms", "1,001 ms", "1,002 ms", "1,003 ms"], "{few}");
+        let wide = distribution("t", "t", &[(Some(0), q[0]), (Some(60_000), q[1]), (Some(30_000), q[2])], time_label);
+        let labels = rows(&wide);
+        assert_eq!((labels.len(), labels[0].as_str(), labels[11].as_str()), (12, "0 ms–5,000 ms", "55.0s–1m00s"));
+    }
 }
