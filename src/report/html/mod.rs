@@ -212,6 +212,34 @@ fn run_time(state: &RunState) -> String {
     }
 }
 
+/// Questions whose bodies are drawn together, spread over the cores.
+const BODIES_AT_ONCE: usize = 512;
+
+/// Hand `emit` the body of each of `questions` (with its index), in order.
+/// Bodies — mostly highlighting code — are drawn on every core, a window of
+/// [`BODIES_AT_ONCE`] at a time so that only that many wait in memory.
+fn for_each_body(state: &RunState, questions: &[&QuestionState], mut emit: impl FnMut(usize, String)) {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    for (window, of_window) in questions.chunks(BODIES_AT_ONCE).enumerate() {
+        let share = of_window.len().div_ceil(cores);
+        let drawn: Vec<Vec<String>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = of_window
+                .chunks(share)
+                .map(|part| {
+                    scope.spawn(move || {
+                        let mut code_html = question::CodeHtml::default();
+                        part.iter().map(|q| question::question_body(state, q, &mut code_html)).collect()
+                    })
+                })
+                .collect();
+            workers.into_iter().map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
+        });
+        for (offset, body) in drawn.into_iter().flatten().enumerate() {
+            emit(window * BODIES_AT_ONCE + offset, body);
+        }
+    }
+}
+
 /// The whole report of `state`, stamped `generated_at`.
 pub fn report_html(state: &RunState, generated_at: &DateTime<FixedOffset>) -> String {
     let title =
@@ -233,13 +261,13 @@ pub fn report_html(state: &RunState, generated_at: &DateTime<FixedOffset>) -> St
          <select id=\"f-level\"><option value=\"\">all difficulties</option><option>easy</option><option>medium</option><option>hard</option></select> \
          <input type=\"search\" id=\"f-text\" placeholder=\"filter questions\"></div>",
     );
-    let mut code_html = question::CodeHtml::default();
-    if state.questions.len() <= SECTIONS_INLINE_UP_TO {
-        for q in &state.questions {
-            out.push_str(&question::question_summary(q));
-            out.push_str(&question::question_body(state, q, &mut code_html));
+    let questions: Vec<&QuestionState> = state.questions.iter().collect();
+    if questions.len() <= SECTIONS_INLINE_UP_TO {
+        for_each_body(state, &questions, |index, body| {
+            out.push_str(&question::question_summary(questions[index]));
+            out.push_str(&body);
             out.push_str("</details>");
-        }
+        });
         let _ = write!(out, "<script>{SCRIPT}</script></body></html>");
         return out;
     }
@@ -256,13 +284,9 @@ pub fn report_html(state: &RunState, generated_at: &DateTime<FixedOffset>) -> St
     // Each body waits, unparsed, in a script element of a type the browser
     // does not run, after the list so the list paints first. Bodies hold no
     // `<script` or `<!--` of their own: every text in them is escaped.
-    for (index, q) in state.questions.iter().enumerate() {
-        let _ = write!(
-            out,
-            "<script type=\"text/x-eval-dag-section\" id=\"body-{index}\">{}</script>",
-            question::question_body(state, q, &mut code_html)
-        );
-    }
+    for_each_body(state, &questions, |index, body| {
+        let _ = write!(out, "<script type=\"text/x-eval-dag-section\" id=\"body-{index}\">{body}</script>");
+    });
     let _ = write!(out, "<script>{SCRIPT}{ON_DEMAND_SCRIPT}</script></body></html>");
     out
 }
