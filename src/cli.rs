@@ -64,6 +64,8 @@ pub enum LlmKind {
     Offline,
     /// Any OpenAI-compatible chat-completions server.
     Openai,
+    /// Anthropic's Messages API.
+    Anthropic,
 }
 
 /// Arguments of `run`.

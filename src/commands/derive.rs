@@ -13,7 +13,7 @@ use anyhow::Context;
 use sha2::{Digest, Sha256};
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::cli::{LlmKind, ReplayArgs};
+use crate::cli::ReplayArgs;
 use crate::config::{Config, RunConfig};
 use crate::dataset::Dataset;
 use crate::engine::{self, EngineParts, RunOptions};
@@ -45,13 +45,18 @@ struct Source {
 /// alone never makes a replay spend tokens.
 fn llm_config(args: &ReplayArgs) -> anyhow::Result<Option<RunConfig>> {
     let file = Config::load(args.config.as_deref())?;
-    let Some(provider) = args.llm.or(file.llm.provider) else { return Ok(None) };
+    let Some(kind) = args.llm.or(file.llm.provider) else { return Ok(None) };
     let env = |name: &str| std::env::var(name).ok();
-    let openai = match provider {
-        LlmKind::Offline => None,
-        LlmKind::Openai => Some(file.openai_settings(args.model.clone(), args.base_url.clone(), env)?),
-    };
-    Ok(Some(RunConfig { provider, openai, questions: 1, max_iterations: 1, concurrency: 1, review_concurrency: 0 }))
+    let provider = file.provider(Some(kind), args.model.clone(), args.base_url.clone(), env)?;
+    Ok(Some(RunConfig {
+        provider: provider.kind,
+        openai: provider.openai,
+        anthropic: provider.anthropic,
+        questions: 1,
+        max_iterations: 1,
+        concurrency: 1,
+        review_concurrency: 0,
+    }))
 }
 
 /// SHA-256 of `bytes` in hex.

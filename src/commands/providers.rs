@@ -7,7 +7,7 @@ use crate::config::RunConfig;
 use crate::dag::DagExecutor;
 use crate::dataset::Dataset;
 use crate::domain::Question;
-use crate::llm::{LlmClient, OfflineOptions, OfflinePlanner, OpenAiClient};
+use crate::llm::{AnthropicClient, LlmClient, OfflineOptions, OfflinePlanner, OpenAiClient};
 use crate::sandbox::{SandboxConfig, SandboxPool};
 
 /// The LLM provider `config` resolved to. `questions` are the run's given
@@ -20,6 +20,9 @@ pub fn build_llm(
     questions: Option<&[Question]>,
     offline: OfflineOptions,
 ) -> anyhow::Result<Arc<dyn LlmClient>> {
+    if let (LlmKind::Anthropic, Some(settings)) = (config.provider, &config.anthropic) {
+        return Ok(Arc::new(AnthropicClient::new(settings.clone())?));
+    }
     match (config.provider, &config.openai, questions) {
         (LlmKind::Openai, Some(settings), _) => Ok(Arc::new(OpenAiClient::new(settings.clone())?)),
         (_, _, Some(questions)) => {

@@ -37,10 +37,11 @@ fn critic_llm(
 ) -> anyhow::Result<Arc<dyn LlmClient>> {
     let model = args.critic_model.clone().or(args.model.clone());
     let base_url = args.critic_base_url.clone().or(args.base_url.clone());
-    let (provider, openai) = file.provider(args.llm, model, base_url, |name| std::env::var(name).ok())?;
+    let provider = file.provider(args.llm, model, base_url, |name| std::env::var(name).ok())?;
     let config = RunConfig {
-        provider,
-        openai,
+        provider: provider.kind,
+        openai: provider.openai,
+        anthropic: provider.anthropic,
         questions: settings.questions,
         max_iterations: settings.max_iterations,
         concurrency: settings.concurrency,

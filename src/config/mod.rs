@@ -15,7 +15,8 @@ use serde::{Deserialize, Deserializer};
 
 use crate::cli::{self, LlmKind, RunArgs};
 use crate::llm::{
-    DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL, ModelPrice, OpenAiSettings, normalise_base_url,
+    ANTHROPIC_API_KEY_ENV, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, AnthropicSettings, DEFAULT_API_KEY_ENV,
+    DEFAULT_BASE_URL, DEFAULT_MODEL, ModelPrice, OpenAiSettings, normalise_anthropic_url, normalise_base_url,
 };
 
 #[cfg(test)]
@@ -51,11 +52,11 @@ pub struct Config {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LlmSection {
-    /// `openai` or `offline`.
+    /// `openai`, `anthropic` or `offline`.
     pub provider: Option<LlmKind>,
     /// Model name.
     pub model: Option<String>,
-    /// Base URL of the OpenAI-compatible server.
+    /// Base URL of the server.
     pub base_url: Option<String>,
     /// Name of the environment variable holding the API key.
     pub api_key_env: Option<String>,
@@ -70,6 +71,9 @@ pub struct LlmSection {
     pub retries: Option<u32>,
     /// Ask for JSON mode (`response_format`) on calls whose reply is a JSON object.
     pub json_mode: Option<bool>,
+    /// Most tokens per answer (anthropic's required `max_tokens`).
+    #[serde(default, deserialize_with = "max_tokens")]
+    pub max_tokens: Option<u32>,
 }
 
 /// `[run]`: sizes and limits of a run.
@@ -119,6 +123,10 @@ fn review_concurrency<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D:
 
 fn retries<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
     within(d, 0..=20)
+}
+
+fn max_tokens<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    within(d, 1..=1_000_000)
 }
 
 fn seconds<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Duration>, D::Error> {
@@ -234,24 +242,51 @@ impl Config {
         Ok(settings)
     }
 
+    /// Connection settings of the anthropic provider, resolved like
+    /// [`Self::openai_settings`]; the key comes from `ANTHROPIC_API_KEY` unless
+    /// `api_key_env` names another variable.
+    pub fn anthropic_settings(
+        &self,
+        model: Option<String>,
+        base_url: Option<String>,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> anyhow::Result<AnthropicSettings> {
+        let key_env = self.llm.api_key_env.as_deref().unwrap_or(ANTHROPIC_API_KEY_ENV);
+        let key = env(key_env).filter(|k| !k.is_empty());
+        let base_url = base_url.or(self.llm.base_url.clone()).unwrap_or(ANTHROPIC_BASE_URL.into());
+        if key.is_none() && normalise_anthropic_url(&base_url) == ANTHROPIC_BASE_URL {
+            anyhow::bail!("the anthropic provider needs {key_env}; use --llm offline to run without a model");
+        }
+        let model = model.or(self.llm.model.clone()).unwrap_or(ANTHROPIC_MODEL.into());
+        let mut settings = AnthropicSettings::new(&base_url, key, key_env, model);
+        settings.max_tokens = self.llm.max_tokens.unwrap_or(settings.max_tokens);
+        settings.timeout = self.llm.timeout_secs.unwrap_or(settings.timeout);
+        settings.stall_timeout = self.llm.stall_timeout_secs.unwrap_or(settings.stall_timeout);
+        settings.max_retries = self.llm.retries.unwrap_or(settings.max_retries);
+        settings.prices = self.prices.iter().map(|(name, price)| (name.clone(), *price)).collect();
+        Ok(settings)
+    }
+
     /// The provider (`flag` over this file; else openai when the API key
-    /// variable is set, offline otherwise) and, for openai, its connection
-    /// settings (see [`Self::openai_settings`]).
+    /// variable is set, offline otherwise) and its connection settings (see
+    /// [`Self::openai_settings`] and [`Self::anthropic_settings`]).
     pub fn provider(
         &self,
         flag: Option<LlmKind>,
         model: Option<String>,
         base_url: Option<String>,
         env: impl Fn(&str) -> Option<String>,
-    ) -> anyhow::Result<(LlmKind, Option<OpenAiSettings>)> {
+    ) -> anyhow::Result<ProviderSettings> {
         let key_env = self.llm.api_key_env.as_deref().unwrap_or(DEFAULT_API_KEY_ENV);
         let has_key = env(key_env).is_some_and(|k| !k.is_empty());
-        let provider = flag.or(self.llm.provider).unwrap_or(if has_key { LlmKind::Openai } else { LlmKind::Offline });
-        let openai = match provider {
-            LlmKind::Offline => None,
-            LlmKind::Openai => Some(self.openai_settings(model, base_url, env)?),
-        };
-        Ok((provider, openai))
+        let kind = flag.or(self.llm.provider).unwrap_or(if has_key { LlmKind::Openai } else { LlmKind::Offline });
+        let mut settings = ProviderSettings { kind, openai: None, anthropic: None };
+        match kind {
+            LlmKind::Offline => {}
+            LlmKind::Openai => settings.openai = Some(self.openai_settings(model, base_url, env)?),
+            LlmKind::Anthropic => settings.anthropic = Some(self.anthropic_settings(model, base_url, env)?),
+        }
+        Ok(settings)
     }
 
     /// The settings of a run: `args` (flags, and the environment variables clap
@@ -259,13 +294,15 @@ impl Config {
     /// turns JSON mode on whatever the file says. `env` looks up
     /// the API key variable.
     pub fn resolve(&self, args: &RunArgs, env: impl Fn(&str) -> Option<String>) -> anyhow::Result<RunConfig> {
-        let (provider, mut openai) = self.provider(args.llm, args.model.clone(), args.base_url.clone(), env)?;
+        let ProviderSettings { kind, mut openai, anthropic } =
+            self.provider(args.llm, args.model.clone(), args.base_url.clone(), env)?;
         if let Some(settings) = openai.as_mut().filter(|_| args.json_mode) {
             settings.json_mode = true;
         }
         Ok(RunConfig {
-            provider,
+            provider: kind,
             openai,
+            anthropic,
             questions: args.questions.or(self.run.questions).unwrap_or(DEFAULT_QUESTIONS),
             max_iterations: args.max_iterations.or(self.run.max_iterations).unwrap_or(DEFAULT_MAX_ITERATIONS),
             concurrency: args.concurrency.or(self.run.concurrency).unwrap_or(DEFAULT_CONCURRENCY),
@@ -286,6 +323,17 @@ pub fn theme_name() -> String {
     config.theme(std::env::var("EVAL_DAG_THEME").ok())
 }
 
+/// A provider and, unless offline, its connection settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProviderSettings {
+    /// The provider.
+    pub kind: LlmKind,
+    /// Connection settings, for the openai provider.
+    pub openai: Option<OpenAiSettings>,
+    /// Connection settings, for the anthropic provider.
+    pub anthropic: Option<AnthropicSettings>,
+}
+
 /// A run's settings once flags, environment, config file and defaults are combined.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunConfig {
@@ -293,6 +341,8 @@ pub struct RunConfig {
     pub provider: LlmKind,
     /// Connection settings, for the openai provider.
     pub openai: Option<OpenAiSettings>,
+    /// Connection settings, for the anthropic provider.
+    pub anthropic: Option<AnthropicSettings>,
     /// Questions to generate.
     pub questions: u32,
     /// Iterations per question.

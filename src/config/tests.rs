@@ -189,7 +189,12 @@ fn the_readme_example_is_a_valid_config_with_the_built_in_defaults() {
         let client = crate::llm::OpenAiClient::new(r.openai.clone().unwrap()).unwrap();
         crate::llm::LlmClient::cost_usd(
             &client,
-            crate::llm::TokenUsage { prompt_tokens: 1000, completion_tokens: 1000, cached_tokens: 0 },
+            crate::llm::TokenUsage {
+                prompt_tokens: 1000,
+                completion_tokens: 1000,
+                cached_tokens: 0,
+                ..Default::default()
+            },
         )
     };
     assert_eq!(built_in_price(&resolved), built_in_price(&defaults), "the example's price is the built-in one");

@@ -100,6 +100,11 @@ pub struct TokenUsage {
     /// in traces written before version 4).
     #[serde(default)]
     pub cached_tokens: u64,
+    /// Of the prompt tokens, those written to the provider's prompt cache
+    /// (Anthropic's `cache_creation_input_tokens`; 0 for other providers and
+    /// in traces written before it was recorded).
+    #[serde(default)]
+    pub cache_write_tokens: u64,
 }
 
 impl TokenUsage {
@@ -119,5 +124,6 @@ impl std::ops::AddAssign for TokenUsage {
         self.prompt_tokens += other.prompt_tokens;
         self.completion_tokens += other.completion_tokens;
         self.cached_tokens += other.cached_tokens;
+        self.cache_write_tokens += other.cache_write_tokens;
     }
 }
