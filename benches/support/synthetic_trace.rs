@@ -112,7 +112,12 @@ pub fn write_trace(path: &std::path::Path, count: usize, iterations: u32) {
                     call_id,
                     key,
                     response: Some("y".repeat(1500)),
-                    usage: TokenUsage { prompt_tokens: 800, completion_tokens: 400, cached_tokens: 0, ..Default::default() },
+                    usage: TokenUsage {
+                        prompt_tokens: 800,
+                        completion_tokens: 400,
+                        cached_tokens: 0,
+                        ..Default::default()
+                    },
                     latency_ms: 900,
                     error: None,
                     retries: 0,

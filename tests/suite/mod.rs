@@ -1,5 +1,6 @@
 //! The integration tests, one module per area.
 
+mod anthropic;
 mod architecture;
 mod by_hand;
 mod compare_runs;
