@@ -229,3 +229,24 @@ fn local_base_urls_with_or_without_v1_and_slashes_reach_v1() {
         "OpenAI's own URL with a slash needs the key"
     );
 }
+
+#[test]
+fn the_anthropic_provider_reads_its_key_max_tokens_and_base_url() {
+    let file = "[llm]\nprovider = \"anthropic\"\nmax_tokens = 8000\nretries = 1\n";
+    let key = |name: &str| (name == ANTHROPIC_API_KEY_ENV).then(|| "sk-ant".to_string());
+    let resolved = parse(file).unwrap().resolve(&args(&[]), key).unwrap();
+    assert_eq!((resolved.provider, resolved.openai.is_none()), (LlmKind::Anthropic, true));
+    let settings = resolved.anthropic.unwrap();
+    assert_eq!((settings.api_key.as_deref(), settings.api_key_env.as_str()), (Some("sk-ant"), ANTHROPIC_API_KEY_ENV));
+    assert_eq!((settings.model.as_str(), settings.max_tokens, settings.max_retries), (ANTHROPIC_MODEL, 8000, 1));
+    assert_eq!(settings.base_url, ANTHROPIC_BASE_URL);
+    assert!(!format!("{settings:?}").contains("sk-ant"), "Debug hides the key");
+
+    let proxy = Config::default()
+        .resolve(&args(&["--llm", "anthropic", "--base-url", "http://127.0.0.1:9/v1/"]), |_| None)
+        .unwrap();
+    assert_eq!(proxy.anthropic.unwrap().base_url, "http://127.0.0.1:9", "a local server needs no key");
+    let own = parse("[llm]\napi_key_env = \"CLAUDE_KEY\"\n").unwrap().resolve(&args(&["--llm", "anthropic"]), |_| None);
+    assert!(own.unwrap_err().to_string().contains("needs CLAUDE_KEY"), "the configured variable is named");
+    assert!(parse("[llm]\nmax_tokens = 0\n").is_err());
+}

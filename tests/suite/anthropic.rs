@@ -223,6 +223,7 @@ async fn cache_read_and_write_tokens_are_exact_in_the_results() {
     let summary = &run.results()["summary"];
     assert_eq!(summary["tokens"], serde_json::json!({"prompt": 3750, "completion": 120, "total": 3870}));
     assert_eq!(summary["token_economy"]["cached_tokens"], 3000);
+    assert_eq!(summary["token_economy"]["cache_write_tokens"], 600);
     let per_call = (50.0 * 3.0 + 1000.0 * 0.3 + 200.0 * 3.75 + 40.0 * 15.0) / 1e6;
     let cost = summary["cost_usd"].as_f64().unwrap();
     assert!((cost - 3.0 * per_call).abs() < 1e-12, "cost {cost}, expected {}", 3.0 * per_call);

@@ -137,6 +137,7 @@ fn full_document() -> EvalResults {
             token_economy: TokenEconomy {
                 cached_tokens: 4,
                 cache_hit_rate: Some(0.4),
+                cache_write_tokens: 2,
                 prompt_prefix_shared: Some(0.9),
                 tokens_per_question: Some(15.0),
                 cost_per_question_usd: Some(0.25),
