@@ -138,7 +138,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let grader = Arc::new(Grader::from_settings(&grading)?);
     if grader.has_judges() && config.provider == crate::cli::LlmKind::Offline {
-        anyhow::bail!("judges need an LLM: the offline planner does not judge answers (use --llm openai)");
+        anyhow::bail!(
+            "judges need an LLM: the offline planner does not judge answers (use --llm openai or --llm anthropic)"
+        );
     }
     let offline = crate::llm::OfflineOptions {
         clean_drafts: args.clean_drafts,

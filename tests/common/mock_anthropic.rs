@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
@@ -46,6 +46,8 @@ pub enum Reply {
     ErrorEvent(String),
     /// An HTTP error with headers and body.
     Status(u16, Vec<(&'static str, String)>, String),
+    /// An answer after a delay.
+    Delayed(Duration, Box<Reply>),
 }
 
 /// A request the mock received.
@@ -121,6 +123,7 @@ fn template(reply: Reply) -> ResponseTemplate {
             }
             t
         }
+        Reply::Delayed(delay, inner) => template(*inner).set_delay(delay),
     }
 }
 

@@ -1,7 +1,7 @@
 //! The anthropic provider through the real binary, against a mock of the
 //! Messages API on 127.0.0.1 answering with the scripted replies the
 //! OpenAI-compatible tests use: a whole run (headers, system field, prompt
-//! caching) and its replay, streams cut or ended by an `error` event, a 529
+//! caching) with its replay and recritic, a resume after SIGKILL, streams cut or ended by an `error` event, a 529
 //! with `retry-after`, cache read/write usage in the results, a refused key.
 
 use crate::common;
@@ -85,7 +85,7 @@ fn outcomes(events: &[EngineEvent]) -> Vec<Outcome> {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_run_through_anthropic_sends_its_headers_and_cache_marks_and_replays() {
+async fn a_run_through_anthropic_sends_its_headers_and_cache_marks_then_replays_and_recritics() {
     let mock = MockAnthropic::start(|request, _| Reply::Text(layered_reply(request, 2, false))).await;
     // Given with `/v1`: the client takes the base URL either way.
     let run = run(&format!("{}/v1", mock.base_url()), "", &["--questions", "2"], Some("test-key")).await;
@@ -139,6 +139,22 @@ async fn a_run_through_anthropic_sends_its_headers_and_cache_marks_and_replays()
     let stdout = String::from_utf8_lossy(&replay.stdout);
     assert_eq!(replay.status.code(), Some(0), "{stdout}");
     assert!(stdout.lines().last().unwrap().contains("2 passed"), "{stdout}");
+
+    // recritic: the recorded builds, reviewed again by an Anthropic critic.
+    let critic = MockAnthropic::start(|request, _| Reply::Text(layered_reply(request, 2, false))).await;
+    let mut recritic = common::eval_dag(run.home.path());
+    recritic
+        .arg("recritic")
+        .arg(run.dir())
+        .args(["--llm", "anthropic", "--base-url", &critic.base_url(), "--out"])
+        .arg(run.home.path().join("recritic"))
+        .env("ANTHROPIC_API_KEY", "critic-key");
+    let output = tokio::process::Command::from(recritic).output().await.unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let reviews = critic.requests();
+    assert_eq!(reviews.len(), 6, "every layer of both DAGs reviewed again");
+    assert!(reviews.iter().all(|r| r.request.prompt().contains("review one layer")), "only reviews");
+    assert!(reviews.iter().all(|r| r.api_key.as_deref() == Some("critic-key")));
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -244,4 +260,55 @@ async fn a_refused_key_fails_at_once_with_one_line_naming_the_variable() {
     assert_eq!(keyless.code, Some(2), "{}", keyless.stderr);
     assert_eq!(keyless.stderr.trim().lines().count(), 1, "{}", keyless.stderr);
     assert!(keyless.stderr.contains("needs ANTHROPIC_API_KEY"), "{}", keyless.stderr);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_killed_anthropic_run_resumes_without_asking_again() {
+    // The review never answers in time: the run is killed once the DAG is built.
+    let slow = MockAnthropic::start(|request, _| {
+        let reply = Reply::Text(row_count_reply(request));
+        if request.prompt().contains("review one layer") {
+            Reply::Delayed(Duration::from_secs(30), Box::new(reply))
+        } else {
+            reply
+        }
+    })
+    .await;
+    let home = tempfile::tempdir().unwrap();
+    let out = home.path().join("run");
+    let trace = out.join("trace.jsonl");
+    let mut command = common::eval_dag(home.path());
+    command
+        .arg("run")
+        .arg(common::root().join("sample-data/fraud"))
+        .args(["--headless", "--llm", "anthropic", "--base-url", &slow.base_url(), "--out"])
+        .arg(&out)
+        .env("ANTHROPIC_API_KEY", "k")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let child = tokio::process::Command::from(command).spawn().unwrap();
+    let built =
+        |path: &std::path::Path| std::fs::read_to_string(path).unwrap_or_default().contains("\"type\":\"dag_built\"");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    while !built(&trace) {
+        assert!(tokio::time::Instant::now() < deadline, "the DAG is built within a minute");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // SAFETY: signalling our own child process, which has not been waited for.
+    assert_eq!(unsafe { libc::kill(child.id().unwrap() as i32, libc::SIGKILL) }, 0);
+    child.wait_with_output().await.unwrap();
+
+    let fast = MockAnthropic::start(|request, _| Reply::Text(row_count_reply(request))).await;
+    let output = common::eval_dag(home.path())
+        .args(["run", "--headless", "--llm", "anthropic", "--base-url", &fast.base_url(), "--resume"])
+        .arg(&out)
+        .env("ANTHROPIC_API_KEY", "k")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let asked: Vec<String> = fast.requests().iter().map(|r| r.request.prompt()).collect();
+    assert_eq!(asked.len(), 1, "only the review was not recorded");
+    assert!(asked[0].contains("review one layer"));
+    let events: Vec<EngineEvent> = Trace::read(&trace).unwrap().records.into_iter().map(|r| r.event).collect();
+    assert_eq!(outcomes(&events), [Outcome::Passed]);
 }
