@@ -312,3 +312,40 @@ async fn a_killed_anthropic_run_resumes_without_asking_again() {
     let events: Vec<EngineEvent> = Trace::read(&trace).unwrap().records.into_iter().map(|r| r.event).collect();
     assert_eq!(outcomes(&events), [Outcome::Passed]);
 }
+
+/// Bytes of a request's prompt (system text and user text) and of the part marked `cache_control`.
+fn marked_bytes(body: &Value) -> (usize, usize) {
+    let blocks = body["system"].as_array().into_iter().flatten().chain(
+        body["messages"].as_array().into_iter().flatten().flat_map(|m| m["content"].as_array().into_iter().flatten()),
+    );
+    let plain = body["messages"].as_array().into_iter().flatten().filter_map(|m| m["content"].as_str());
+    let mut total: usize = plain.map(str::len).sum();
+    let mut marked = 0;
+    for block in blocks {
+        let bytes = block["text"].as_str().map_or(0, str::len);
+        total += bytes;
+        if block.get("cache_control").is_some() {
+            marked += bytes;
+        }
+    }
+    (marked, total)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_marked_prefix_covers_most_of_what_the_calls_share() {
+    let mock = MockAnthropic::start(|request, _| Reply::Text(layered_reply(request, 6, true))).await;
+    let run = run(&mock.base_url(), "", &["--questions", "6"], Some("k")).await;
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let (marked, total) =
+        mock.requests().iter().map(|r| marked_bytes(&r.request.body)).fold((0, 0), |(m, t), (a, b)| (m + a, t + b));
+    let marked_share = marked as f64 / total as f64;
+    let shared = run.results()["summary"]["token_economy"]["prompt_prefix_shared"].as_f64().unwrap();
+    println!(
+        "{} calls, {total} prompt bytes: {:.1} % marked cache_control, {:.1} % in a prefix shared with an earlier call",
+        mock.requests().len(),
+        marked_share * 100.0,
+        shared * 100.0
+    );
+    assert!(marked_share <= shared + 0.05, "a mark covers only what calls share");
+    assert!(marked_share >= 0.9 * shared, "and nearly all of it");
+}
