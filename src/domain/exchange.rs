@@ -102,9 +102,14 @@ pub struct TokenUsage {
     pub cached_tokens: u64,
     /// Of the prompt tokens, those written to the provider's prompt cache
     /// (Anthropic's `cache_creation_input_tokens`; 0 for other providers and
-    /// in traces written before it was recorded).
-    #[serde(default)]
+    /// in traces written before it was recorded; not written when 0, so the
+    /// other providers' traces read as before).
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub cache_write_tokens: u64,
+}
+
+fn is_zero(count: &u64) -> bool {
+    *count == 0
 }
 
 impl TokenUsage {
