@@ -98,7 +98,7 @@ impl LlmError {
 
 /// An LLM provider.
 pub trait LlmClient: Send + Sync {
-    /// Provider name for the header and trace (`openai`, `offline`, `replay`).
+    /// Provider name for the header and trace (`openai`, `anthropic`, `offline`, `replay`).
     fn provider(&self) -> &str;
 
     /// Model name.
