@@ -243,14 +243,11 @@ impl AnthropicClient {
         body
     }
 
-    async fn attempt(&self, request: &LlmRequest, sink: &DeltaSink) -> Result<(String, TokenUsage), Failure> {
+    /// Send `body` once (every attempt of a call sends the same body).
+    async fn attempt(&self, body: &Value, sink: &DeltaSink) -> Result<(String, TokenUsage), Failure> {
         let url = format!("{}/v1/messages", self.settings.base_url);
-        let mut call = self
-            .http
-            .post(&url)
-            .timeout(self.settings.timeout)
-            .header("anthropic-version", API_VERSION)
-            .json(&self.body(request));
+        let mut call =
+            self.http.post(&url).timeout(self.settings.timeout).header("anthropic-version", API_VERSION).json(body);
         if let Some(key) = &self.settings.api_key {
             call = call.header("x-api-key", key);
         }
@@ -355,7 +352,10 @@ impl LlmClient for AnthropicClient {
         sink: DeltaSink,
     ) -> BoxFuture<'a, Result<LlmResponse, LlmError>> {
         let policy = RetryPolicy { max_retries: self.settings.max_retries, base_delay: self.settings.base_delay };
-        Box::pin(async move { policy.run(&sink, || self.attempt(request, &sink)).await })
+        Box::pin(async move {
+            let body = self.body(request);
+            policy.run(&sink, || self.attempt(&body, &sink)).await
+        })
     }
 
     fn cost_usd(&self, usage: TokenUsage) -> f64 {

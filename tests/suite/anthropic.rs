@@ -165,7 +165,12 @@ async fn streams_cut_before_message_stop_are_retried_and_the_run_completes() {
     let events = run.events();
     assert_eq!(finished_calls(&events), vec![(None, 1); 3], "questions, build and review each retried once");
     assert_eq!(outcomes(&events), [Outcome::Passed]);
-    assert_eq!(mock.requests().len(), 6);
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 6);
+    for retried in &requests {
+        let first = requests.iter().find(|r| r.request.prompt() == retried.request.prompt()).unwrap();
+        assert_eq!(first.request.body, retried.request.body, "a retry sends the same body, cache marks included");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
