@@ -185,7 +185,7 @@ impl AnthropicClient {
 
     /// Bytes of `text` (a user message for `role`) to mark as its static head:
     /// the whole lines it shares with the head so far, which shrinks to them.
-    /// None on the role's first call.
+    /// 0 on the role's first call.
     fn static_head(&self, role: LlmRole, text: &str) -> usize {
         let mut heads = self.heads.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         match heads.get_mut(&role) {
