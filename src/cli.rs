@@ -145,6 +145,14 @@ pub struct RunArgs {
     /// streamed [default: 550 in the terminal UI, 0 headless].
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(0..=60_000))]
     pub offline_delay: Option<u64>,
+    /// Also send the run's spans to this OTLP/HTTP receiver as they end, the
+    /// rest when the run ends (the spans `export --otlp` sends; project: the run
+    /// directory's name).
+    #[arg(long, value_name = "URL")]
+    pub otlp: Option<String>,
+    /// An HTTP header for every --otlp request. Repeatable.
+    #[arg(long = "otlp-header", value_name = "NAME=VALUE", value_parser = parse_header, requires = "otlp")]
+    pub otlp_headers: Vec<(String, String)>,
     /// Matching options for every expected answer, as a JSON object
     /// (e.g. '{"abs_tol": 0.5, "ignore_order": true}').
     #[arg(long = "match", value_name = "JSON", value_parser = parse_json_object, conflicts_with_all = ["resume", "retry_failed"])]

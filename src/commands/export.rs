@@ -1,13 +1,15 @@
 //! `eval-dag export RUN (--otlp URL | --format otlp-json --out FILE)`: a
 //! recorded run as OpenTelemetry spans, sent to a tracing tool or written.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::Context;
 
 use crate::cli::{ExportArgs, ExportFormat};
-use crate::export::{OtlpEndpoint, RunExport, http::Sender};
+use crate::export::{Exporter, OtlpEndpoint, RunExport, Sent};
+use crate::trace::Trace;
 
 /// The project a run's spans go to unless `--project` names one: the run
 /// directory's name (a run's `trace.jsonl` counts as its directory), else the
@@ -29,32 +31,19 @@ fn default_project(run: &Path) -> String {
 pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
     let trace = super::read_trace(&super::report::trace_path(&args.run)?)?;
     let project = args.project.clone().unwrap_or_else(|| default_project(&args.run));
-    let export = RunExport::from_trace(&trace, &project)?;
     match (&args.otlp, args.format, &args.out) {
         (Some(url), _, _) => {
-            let endpoint = OtlpEndpoint::parse(url)?;
-            let sender = Sender::new(endpoint.clone(), &args.headers)?;
-            let requests = export.requests(args.batch_size as usize);
+            let batch = args.batch_size as usize;
+            let mut exporter = Exporter::new(OtlpEndpoint::parse(url)?, &args.headers, project.clone(), batch)?;
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
-                .context("cannot start the runtime")?;
-            runtime.block_on(async {
-                for request in &requests {
-                    sender.send(request).await?;
-                }
-                Ok::<(), crate::export::ExportError>(())
-            })?;
-            say!(
-                "trace {}: {} spans sent to {} in {} request{} (project {project})",
-                export.trace_id_hex(),
-                export.spans.len(),
-                endpoint.0,
-                requests.len(),
-                if requests.len() == 1 { "" } else { "s" }
-            );
+                .context("cannot start the async runtime")?;
+            let sent = runtime.block_on(exporter.flush(&trace, true))?;
+            say!("{} (project {project})", sent_line(&sent, exporter.endpoint()));
         }
         (None, Some(ExportFormat::OtlpJson), Some(out)) => {
+            let export = RunExport::from_trace(&trace, &project)?;
             let size = super::report::write_page(out, &export.to_json())?;
             say!(
                 "trace {}: {} spans written to {} ({:.1} KiB, project {project})",
@@ -67,4 +56,51 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
         _ => anyhow::bail!("say where the spans go: --otlp URL, or --format otlp-json --out FILE"),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What was sent where, in one line.
+pub(super) fn sent_line(sent: &Sent, endpoint: &OtlpEndpoint) -> String {
+    let s = if sent.requests == 1 { "" } else { "s" };
+    format!("trace {}: {} spans sent to {} in {} request{s}", sent.trace_id, sent.spans, endpoint.0, sent.requests)
+}
+
+/// How often a live export reads the trace for spans that ended.
+const LIVE_EVERY: Duration = Duration::from_secs(2);
+
+/// `run --otlp`: a run's spans sent while it runs.
+pub(super) struct Live {
+    exporter: Exporter,
+    trace: PathBuf,
+}
+
+impl Live {
+    /// A live export of the run writing `trace` (in directory `run_dir`) to
+    /// `url`; a bad URL or header is an error before the run starts.
+    pub(super) fn new(url: &str, headers: &[(String, String)], run_dir: &Path, trace: PathBuf) -> anyhow::Result<Self> {
+        let exporter = Exporter::new(OtlpEndpoint::parse(url)?, headers, default_project(run_dir), 512)?;
+        Ok(Self { exporter, trace })
+    }
+
+    /// Every [`LIVE_EVERY`], send the spans that ended, until `done` fires;
+    /// then send the rest. A failed send while the run goes on is logged and
+    /// tried again with the next; the last one's failure is the result.
+    pub(super) async fn follow(mut self, mut done: tokio::sync::oneshot::Receiver<()>) -> anyhow::Result<String> {
+        loop {
+            tokio::select! {
+                _ = &mut done => break,
+                () = tokio::time::sleep(LIVE_EVERY) => {
+                    let flushed = match Trace::read(&self.trace) {
+                        Ok(trace) => self.exporter.flush(&trace, false).await.map_err(anyhow::Error::from),
+                        Err(err) => Err(err.into()),
+                    };
+                    if let Err(err) = flushed {
+                        tracing::warn!("live export: {err:#}");
+                    }
+                }
+            }
+        }
+        let trace = Trace::read(&self.trace)?;
+        let sent = self.exporter.flush(&trace, true).await?;
+        Ok(sent_line(&sent, self.exporter.endpoint()))
+    }
 }

@@ -116,6 +116,11 @@ impl Sender {
         Ok(Self { client, endpoint })
     }
 
+    /// Where requests go.
+    pub fn endpoint(&self) -> &OtlpEndpoint {
+        &self.endpoint
+    }
+
     /// POST `request` as protobuf; a non-2xx answer or refused spans are errors.
     pub async fn send(&self, request: &ExportTraceServiceRequest) -> Result<(), ExportError> {
         let url = self.endpoint.0.clone();

@@ -8,6 +8,8 @@
 //! place in the run, so exporting the same run again sends the same ids and a
 //! receiver replaces spans instead of duplicating them.
 
+use std::collections::HashSet;
+
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::InstrumentationScope;
 use opentelemetry_proto::tonic::resource::v1::Resource;
@@ -20,10 +22,12 @@ use sha2::{Digest, Sha256};
 use crate::trace::Trace;
 
 mod attributes;
-pub mod http;
+mod http;
 mod spans;
 
 pub use http::{ExportError, OtlpEndpoint};
+
+use http::Sender;
 
 use attributes::Attributes;
 use spans::SpanTree;
@@ -41,6 +45,8 @@ pub struct RunExport {
     resource: Resource,
     /// Every span, parents first.
     pub spans: Vec<Span>,
+    /// Per span, whether it is over (see [`spans::Node::closed`]).
+    closed: Vec<bool>,
 }
 
 impl RunExport {
@@ -53,6 +59,7 @@ impl RunExport {
         let trace_id = trace_id(trace);
         let tree = SpanTree::build(trace);
         let ids: Vec<[u8; 8]> = tree.nodes.iter().map(|node| span_id(&trace_id, &node.key)).collect();
+        let closed = tree.nodes.iter().map(|node| node.closed).collect();
         let spans = tree
             .nodes
             .into_iter()
@@ -94,7 +101,7 @@ impl RunExport {
             .text("service.version", env!("CARGO_PKG_VERSION"))
             .text("openinference.project.name", project);
         let resource = Resource { attributes: resource.0, ..Default::default() };
-        Ok(Self { trace_id, resource, spans })
+        Ok(Self { trace_id, resource, spans, closed })
     }
 
     /// The trace id as the 32 hex digits tools show.
@@ -105,19 +112,24 @@ impl RunExport {
     /// The export requests carrying every span, in order: at most `batch`
     /// spans and about [`MAX_REQUEST_BYTES`] each (a larger span goes alone).
     pub fn requests(&self, batch: usize) -> Vec<ExportTraceServiceRequest> {
+        self.requests_of(self.spans.iter(), batch)
+    }
+
+    /// [`Self::requests`] of some of the spans.
+    fn requests_of<'a>(&self, spans: impl Iterator<Item = &'a Span>, batch: usize) -> Vec<ExportTraceServiceRequest> {
         let mut requests = Vec::new();
-        let (mut spans, mut bytes) = (Vec::new(), 0);
-        for span in &self.spans {
+        let (mut chunk, mut bytes) = (Vec::new(), 0);
+        for span in spans {
             let size = span.encoded_len();
-            if !spans.is_empty() && (spans.len() >= batch.max(1) || bytes + size > MAX_REQUEST_BYTES) {
-                requests.push(self.request(std::mem::take(&mut spans)));
+            if !chunk.is_empty() && (chunk.len() >= batch.max(1) || bytes + size > MAX_REQUEST_BYTES) {
+                requests.push(self.request(std::mem::take(&mut chunk)));
                 bytes = 0;
             }
-            spans.push(span.clone());
+            chunk.push(span.clone());
             bytes += size;
         }
-        if !spans.is_empty() {
-            requests.push(self.request(spans));
+        if !chunk.is_empty() {
+            requests.push(self.request(chunk));
         }
         requests
     }
@@ -141,6 +153,64 @@ impl RunExport {
                 schema_url: String::new(),
             }],
         }
+    }
+}
+
+/// What one [`Exporter::flush`] sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sent {
+    /// The run's trace id in hex.
+    pub trace_id: String,
+    /// Spans sent.
+    pub spans: usize,
+    /// Requests they took.
+    pub requests: usize,
+}
+
+/// Sends a run's spans to a receiver, each span once: after the run, all of
+/// them; while it runs, those that are over, as they end.
+#[derive(Debug)]
+pub struct Exporter {
+    sender: Sender,
+    project: String,
+    batch: usize,
+    sent: HashSet<Vec<u8>>,
+}
+
+impl Exporter {
+    /// An exporter to `endpoint` with extra `headers`, spans in Phoenix project
+    /// `project`, at most `batch` spans a request.
+    pub fn new(
+        endpoint: OtlpEndpoint,
+        headers: &[(String, String)],
+        project: String,
+        batch: usize,
+    ) -> Result<Self, ExportError> {
+        Ok(Self { sender: Sender::new(endpoint, headers)?, project, batch, sent: HashSet::new() })
+    }
+
+    /// Where spans go.
+    pub fn endpoint(&self) -> &OtlpEndpoint {
+        self.sender.endpoint()
+    }
+
+    /// Send the spans of `trace` not sent yet: all of them with `everything`
+    /// (the run is over), else only those that are over.
+    pub async fn flush(&mut self, trace: &Trace, everything: bool) -> Result<Sent, ExportError> {
+        let export = RunExport::from_trace(trace, &self.project)?;
+        let fresh: Vec<&Span> = export
+            .spans
+            .iter()
+            .zip(&export.closed)
+            .filter(|(span, closed)| (everything || **closed) && !self.sent.contains(&span.span_id))
+            .map(|(span, _)| span)
+            .collect();
+        let requests = export.requests_of(fresh.iter().copied(), self.batch);
+        for request in &requests {
+            self.sender.send(request).await?;
+        }
+        self.sent.extend(fresh.iter().map(|span| span.span_id.clone()));
+        Ok(Sent { trace_id: export.trace_id_hex(), spans: fresh.len(), requests: requests.len() })
     }
 }
 

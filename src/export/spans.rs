@@ -46,6 +46,10 @@ pub struct Node {
     pub events: Vec<SpanEvent>,
     /// Why it failed, if it did.
     pub error: Option<String>,
+    /// Whether it is over and will not change as the run goes on: a stage or
+    /// call that ended, an attempt that finished with its iterations (a
+    /// question and the run close only with the trace).
+    pub closed: bool,
     /// Whether its end is its children's (question, attempt, iteration, run)
     /// rather than an event of its own.
     aggregate: bool,
@@ -119,6 +123,7 @@ impl SpanTree {
             attributes,
             events: Vec::new(),
             error: None,
+            closed: false,
             aggregate,
         });
         index
@@ -213,6 +218,7 @@ impl SpanTree {
             }
             EngineEvent::StageStarted { at, stage } => {
                 let parent = self.iteration(at, t);
+                self.close_ended_children(parent);
                 let mut attributes = Attributes::default();
                 attributes.kind(stage_kind(*stage)).text("eval_dag.stage", stage_name(*stage));
                 let index = self.push(format!("stage/{seq}"), stage.label().into(), Some(parent), t, attributes, false);
@@ -253,6 +259,7 @@ impl SpanTree {
                 if let Some(index) = self.open_calls.remove(call_id) {
                     let node = &mut self.nodes[index];
                     node.end_ms = Some(t);
+                    node.closed = true;
                     node.attributes
                         .llm_response(response.as_deref(), *usage, *cost_usd)
                         .int("eval_dag.latency_ms", *latency_ms)
@@ -273,10 +280,12 @@ impl SpanTree {
                 let key = format!("node/{seq}");
                 let index = self.push(key, format!("node {node_id}"), Some(parent), t, attributes, false);
                 self.nodes[index].end_ms = Some(t);
+                self.nodes[index].closed = true;
                 self.nodes[index].error = result.error.clone();
             }
             EngineEvent::CriticVerdict { at, feedback } => {
                 let index = self.iteration(at, t);
+                self.close_ended_children(index);
                 let findings = serde_json::to_value(&feedback.findings).unwrap_or_default();
                 let verdict = if feedback.is_approved { "approved" } else { "rejected" };
                 self.nodes[index]
@@ -304,6 +313,7 @@ impl SpanTree {
             }
             EngineEvent::QuestionFinished { at, outcome, iterations, final_answer, reason } => {
                 let index = self.attempt(&at.question_id, at.attempt, t);
+                self.close_under(index);
                 let node = &mut self.nodes[index];
                 node.end_ms = Some(t);
                 node.attributes
@@ -354,6 +364,31 @@ impl SpanTree {
         let mut attributes = Attributes::default();
         attributes.json("eval_dag.command", &serde_json::to_value(command).unwrap_or_default());
         self.nodes[ROOT].events.push(SpanEvent { t_ms, name: "command".into(), attributes });
+    }
+
+    /// Close the ended children of span `parent`: a stage's results (the DAG
+    /// built, the run's answer) are recorded just after it ends, so it is
+    /// over once its iteration moves on.
+    fn close_ended_children(&mut self, parent: usize) {
+        for node in self.nodes.iter_mut().skip(parent + 1) {
+            if node.parent == Some(parent) && node.end_ms.is_some() {
+                node.closed = true;
+            }
+        }
+    }
+
+    /// Close span `index` and everything under it that ended (an attempt that finished).
+    fn close_under(&mut self, index: usize) {
+        let mut inside = vec![false; self.nodes.len()];
+        inside[index] = true;
+        self.nodes[index].closed = true;
+        for i in index + 1..self.nodes.len() {
+            inside[i] = self.nodes[i].parent.is_some_and(|p| inside[p]);
+            let node = &mut self.nodes[i];
+            if inside[i] && (node.aggregate || node.end_ms.is_some()) {
+                node.closed = true;
+            }
+        }
     }
 
     /// The latest span of `stage` in iteration `at` (the iteration's own when none).

@@ -15,9 +15,9 @@ const TRACE: &str = "sample-data/traces/fraud-offline.trace.jsonl";
 const INTERNAL: u64 = 1;
 const CLIENT: u64 = 3;
 
-/// What the trace holds: its start (RFC 3339) and its events.
-fn trace_events() -> (String, Vec<Value>) {
-    let text = std::fs::read_to_string(root().join(TRACE)).unwrap();
+/// What the trace at `path` holds: its start (RFC 3339) and its events.
+fn trace_events(path: &Path) -> (String, Vec<Value>) {
+    let text = std::fs::read_to_string(path).unwrap();
     let mut lines = text.lines().map(|l| serde_json::from_str::<Value>(l).unwrap());
     let header = lines.next().unwrap();
     (header["created_at"].as_str().unwrap().to_string(), lines.map(|r| r["event"].clone()).collect())
@@ -41,10 +41,11 @@ fn parent_name<'a>(span: &Value, by_id: &HashMap<&str, &'a Value>) -> &'a str {
     }
 }
 
-/// Check the decoded spans of the sample trace: one trace, the tree, kinds,
-/// attributes, and as many spans of each sort as the trace has events.
-fn check_spans(spans: &[Value], resources: &[Value], project: &str) {
-    let (created_at, events) = trace_events();
+/// Check the decoded spans of the offline run recorded in `trace`: one
+/// trace, the tree, kinds, attributes, and as many spans of each sort as the
+/// trace has events.
+fn check_spans(trace: &Path, spans: &[Value], resources: &[Value], project: &str) {
+    let (created_at, events) = trace_events(trace);
     let trace_ids: BTreeSet<&str> = spans.iter().map(|s| s["trace_id"].as_str().unwrap()).collect();
     assert_eq!(trace_ids.len(), 1, "one trace per run: {trace_ids:?}");
     let by_id: HashMap<&str, &Value> = spans.iter().map(|s| (s["span_id"].as_str().unwrap(), s)).collect();
@@ -158,7 +159,7 @@ fn a_run_reaches_an_otlp_receiver_as_one_trace_of_nested_spans() {
         assert_eq!(request["authorization"], "Basic cGs6c2s=");
     }
     let resources: Vec<Value> = requests.iter().flat_map(|r| r["resources"].as_array().unwrap().clone()).collect();
-    check_spans(&spans, &resources, "fraud-demo");
+    check_spans(&root().join(TRACE), &spans, &resources, "fraud-demo");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let trace_id = spans[0]["trace_id"].as_str().unwrap();
     assert!(stdout.contains(&format!("trace {trace_id}: {} spans sent to", spans.len())), "{stdout}");
@@ -191,7 +192,7 @@ fn the_otlp_json_file_is_the_same_request_and_the_same_ids_every_time() {
 
     let decoded = parse_json(&first);
     let resources = decoded["resources"].as_array().unwrap();
-    check_spans(decoded["spans"].as_array().unwrap(), resources, "fraud-offline");
+    check_spans(&root().join(TRACE), decoded["spans"].as_array().unwrap(), resources, "fraud-offline");
 }
 
 #[test]
@@ -225,4 +226,31 @@ fn a_bad_receiver_url_or_header_is_one_line() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--header \"Bad Name\""));
+}
+
+#[test]
+fn run_otlp_sends_spans_as_they_end_and_the_rest_at_the_end() {
+    let home = tempfile::tempdir().unwrap();
+    let receiver = Receiver::start(home.path(), 200);
+    let out = home.path().join("live-run");
+    let run = eval_dag(home.path())
+        .arg("run")
+        .arg(root().join("sample-data/fraud"))
+        .args(["--headless", "--questions", "3", "--concurrency", "1", "--offline-delay", "700"])
+        .args(["--otlp", &receiver.url, "--otlp-header", "Authorization=Bearer t", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    let requests = receiver.requests();
+    assert!(requests.len() >= 2, "spans went out during the run, not only at its end: {} requests", requests.len());
+    assert!(requests.iter().all(|r| r["authorization"] == "Bearer t"));
+    let spans: Vec<Value> = requests.iter().flat_map(|r| r["spans"].as_array().unwrap().clone()).collect();
+    let last = requests.last().unwrap()["spans"].as_array().unwrap();
+    assert!(last.iter().any(|s| s["name"] == "eval-dag run"), "the run's span closes with the run");
+    assert!(!requests[0]["spans"].as_array().unwrap().iter().any(|s| s["name"] == "eval-dag run"));
+    let resources: Vec<Value> = requests.iter().flat_map(|r| r["resources"].as_array().unwrap().clone()).collect();
+    check_spans(&out.join("trace.jsonl"), &spans, &resources, "live-run");
+    assert!(stderr.contains(&format!("otlp:    trace {}: ", spans[0]["trace_id"].as_str().unwrap())), "{stderr}");
 }
