@@ -156,7 +156,7 @@ impl RunExport {
     }
 }
 
-/// What one [`Exporter::flush`] sent.
+/// What an [`Exporter`] has sent so far.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sent {
     /// The run's trace id in hex.
@@ -175,6 +175,7 @@ pub struct Exporter {
     project: String,
     batch: usize,
     sent: HashSet<Vec<u8>>,
+    requests: usize,
 }
 
 impl Exporter {
@@ -186,7 +187,7 @@ impl Exporter {
         project: String,
         batch: usize,
     ) -> Result<Self, ExportError> {
-        Ok(Self { sender: Sender::new(endpoint, headers)?, project, batch, sent: HashSet::new() })
+        Ok(Self { sender: Sender::new(endpoint, headers)?, project, batch, sent: HashSet::new(), requests: 0 })
     }
 
     /// Where spans go.
@@ -195,7 +196,8 @@ impl Exporter {
     }
 
     /// Send the spans of `trace` not sent yet: all of them with `everything`
-    /// (the run is over), else only those that are over.
+    /// (the run is over), else only those that are over. Says what was sent
+    /// in all, this time and before.
     pub async fn flush(&mut self, trace: &Trace, everything: bool) -> Result<Sent, ExportError> {
         let export = RunExport::from_trace(trace, &self.project)?;
         let fresh: Vec<&Span> = export
@@ -208,9 +210,10 @@ impl Exporter {
         let requests = export.requests_of(fresh.iter().copied(), self.batch);
         for request in &requests {
             self.sender.send(request).await?;
+            self.requests += 1;
         }
         self.sent.extend(fresh.iter().map(|span| span.span_id.clone()));
-        Ok(Sent { trace_id: export.trace_id_hex(), spans: fresh.len(), requests: requests.len() })
+        Ok(Sent { trace_id: export.trace_id_hex(), spans: self.sent.len(), requests: self.requests })
     }
 }
 

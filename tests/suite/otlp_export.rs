@@ -252,5 +252,44 @@ fn run_otlp_sends_spans_as_they_end_and_the_rest_at_the_end() {
     assert!(!requests[0]["spans"].as_array().unwrap().iter().any(|s| s["name"] == "eval-dag run"));
     let resources: Vec<Value> = requests.iter().flat_map(|r| r["resources"].as_array().unwrap().clone()).collect();
     check_spans(&out.join("trace.jsonl"), &spans, &resources, "live-run");
-    assert!(stderr.contains(&format!("otlp:    trace {}: ", spans[0]["trace_id"].as_str().unwrap())), "{stderr}");
+    let trace_id = spans[0]["trace_id"].as_str().unwrap();
+    let line = format!(
+        "otlp:    trace {trace_id}: {} spans sent to {}/v1/traces in {} requests",
+        spans.len(),
+        receiver.url,
+        requests.len()
+    );
+    assert!(stderr.contains(&line), "{line} in {stderr}");
+}
+
+#[test]
+fn run_otlp_to_a_refusing_receiver_says_so_and_a_bad_url_stops_the_run_before_it_starts() {
+    let home = tempfile::tempdir().unwrap();
+    let receiver = Receiver::start(home.path(), 503);
+    let out = home.path().join("refused");
+    let run = eval_dag(home.path())
+        .arg("run")
+        .arg(root().join("sample-data/fraud"))
+        .args(["--headless", "--questions", "2", "--otlp", &receiver.url, "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1), "the run passed but its spans were refused");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(errors[0].contains("not all sent") && errors[0].contains("503"), "{stderr}");
+    assert!(out.join("eval_results.json").exists(), "the run's own outputs are written all the same");
+
+    let never = home.path().join("never");
+    let run = eval_dag(home.path())
+        .arg("run")
+        .arg(root().join("sample-data/fraud"))
+        .args(["--headless", "--questions", "2", "--otlp", "localhost:4318", "--out"])
+        .arg(&never)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&run.stderr).lines().count(), 1);
+    assert!(!never.exists(), "no run directory for a run that never started");
 }
