@@ -460,3 +460,65 @@ fn stage_name(stage: Stage) -> &'static str {
         Stage::Execute => "execute",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{AttemptAt, ExecutionResult};
+    use crate::run::{Outcome, RunSettings};
+    use crate::trace::{TraceHeader, TraceRecord};
+
+    fn tree_of(events: Vec<EngineEvent>) -> SpanTree {
+        let records = events
+            .into_iter()
+            .enumerate()
+            .map(|(i, event)| TraceRecord { seq: i as u64, t_ms: i as u64, event })
+            .collect();
+        let header = TraceHeader::new(RunSettings::default());
+        SpanTree::build(&Trace { header, records, truncated_tail: false, complete_len: 0, skipped: Default::default() })
+    }
+
+    fn closed(tree: &SpanTree, name: &str) -> bool {
+        tree.nodes.iter().find(|n| n.name == name).unwrap_or_else(|| panic!("no span {name}")).closed
+    }
+
+    #[test]
+    fn a_stage_is_over_once_its_iteration_moves_on_and_an_attempt_when_it_finishes() {
+        let at = AttemptAt::new("q_01", 1).iteration(1);
+        let stage = |stage, started| match started {
+            true => EngineEvent::StageStarted { at: at.clone(), stage },
+            false => EngineEvent::StageFinished { at: at.clone(), stage, ok: true, duration_ms: 1 },
+        };
+        let trial = ExecutionResult { success: true, final_answer: Some(7.into()), ..Default::default() };
+        let mut events = vec![
+            EngineEvent::QuestionStarted { at: at.attempt_at(), forked_from: None, by_hand: false },
+            stage(Stage::TrialRun, true),
+            stage(Stage::TrialRun, false),
+            EngineEvent::Executed { at: at.clone(), trial: true, result: trial },
+        ];
+        let tree = tree_of(events.clone());
+        assert!(!closed(&tree, "trial run"), "its answer may still come");
+        assert!(!closed(&tree, "iteration 1") && !closed(&tree, "attempt 1"));
+
+        events.push(stage(Stage::SemanticReview, true));
+        let tree = tree_of(events.clone());
+        assert!(closed(&tree, "trial run"));
+        let trial_run = tree.nodes.iter().find(|n| n.name == "trial run").unwrap();
+        assert!(trial_run.attributes.0.iter().any(|kv| kv.key == "output.value"), "closed with its answer");
+        assert!(!closed(&tree, "review"), "still running");
+
+        events.push(stage(Stage::SemanticReview, false));
+        events.push(EngineEvent::QuestionFinished {
+            at: at.attempt_at(),
+            outcome: Outcome::Exhausted,
+            iterations: 1,
+            final_answer: None,
+            reason: None,
+        });
+        let tree = tree_of(events);
+        for name in ["review", "iteration 1", "attempt 1"] {
+            assert!(closed(&tree, name), "{name}");
+        }
+        assert!(!closed(&tree, "question q_01") && !closed(&tree, "eval-dag run"), "these close with the run");
+    }
+}
