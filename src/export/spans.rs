@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use crate::domain::{CallKey, LlmRole, Question};
-use crate::run::{Command, EngineEvent, IterationAt, Stage};
+use crate::run::{Command, EngineEvent, IterationAt, Outcome, Stage};
 use crate::trace::Trace;
 
 use super::attributes::{Attributes, SpanKind};
@@ -325,6 +325,11 @@ impl SpanTree {
                 if let Some(reason) = reason {
                     node.attributes.text("eval_dag.reason", reason.clone());
                 }
+                // A failure of the machinery (the final execution, a model call)
+                // is an error; an exhausted budget is a result like a pass.
+                if *outcome == Outcome::Failed {
+                    node.error = Some(reason.clone().unwrap_or_else(|| outcome.label().to_string()));
+                }
                 let question = self.question(&at.question_id, t);
                 let attributes = &mut self.nodes[question].attributes;
                 attributes.text("eval_dag.outcome", outcome.label());
@@ -520,5 +525,23 @@ mod tests {
             assert!(closed(&tree, name), "{name}");
         }
         assert!(!closed(&tree, "question q_01") && !closed(&tree, "eval-dag run"), "these close with the run");
+        assert_eq!(tree.nodes.iter().find(|n| n.name == "attempt 1").unwrap().error, None, "exhausted is a result");
+    }
+
+    #[test]
+    fn a_failed_attempt_is_an_error_span_with_its_reason() {
+        let at = AttemptAt::new("q_01", 1);
+        let tree = tree_of(vec![
+            EngineEvent::QuestionStarted { at: at.clone(), forked_from: None, by_hand: false },
+            EngineEvent::QuestionFinished {
+                at,
+                outcome: Outcome::Failed,
+                iterations: 1,
+                final_answer: None,
+                reason: Some("the final execution failed".into()),
+            },
+        ]);
+        let attempt = tree.nodes.iter().find(|n| n.name == "attempt 1").unwrap();
+        assert_eq!(attempt.error.as_deref(), Some("the final execution failed"));
     }
 }
