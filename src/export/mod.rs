@@ -109,13 +109,8 @@ impl RunExport {
         self.trace_id.iter().map(|b| format!("{b:02x}")).collect()
     }
 
-    /// The export requests carrying every span, in order: at most `batch`
-    /// spans and about [`MAX_REQUEST_BYTES`] each (a larger span goes alone).
-    pub fn requests(&self, batch: usize) -> Vec<ExportTraceServiceRequest> {
-        self.requests_of(self.spans.iter(), batch)
-    }
-
-    /// [`Self::requests`] of some of the spans.
+    /// The export requests carrying `spans`, in order: at most `batch` spans
+    /// and about [`MAX_REQUEST_BYTES`] each (a larger span goes alone).
     fn requests_of<'a>(&self, spans: impl Iterator<Item = &'a Span>, batch: usize) -> Vec<ExportTraceServiceRequest> {
         let mut requests = Vec::new();
         let (mut chunk, mut bytes) = (Vec::new(), 0);
@@ -283,14 +278,20 @@ mod tests {
     fn requests_hold_a_bounded_number_of_spans_and_bytes() {
         let export = RunExport::from_trace(&trace_with_calls(9, "hi"), "p").unwrap();
         assert_eq!(export.spans.len(), 10, "the run and nine calls");
-        let sizes: Vec<usize> =
-            export.requests(4).iter().map(|r| r.resource_spans[0].scope_spans[0].spans.len()).collect();
+        let sizes: Vec<usize> = export
+            .requests_of(export.spans.iter(), 4)
+            .iter()
+            .map(|r| r.resource_spans[0].scope_spans[0].spans.len())
+            .collect();
         assert_eq!(sizes, [4, 4, 2]);
 
         let big = "x".repeat(MAX_REQUEST_BYTES / 4);
         let export = RunExport::from_trace(&trace_with_calls(3, &big), "p").unwrap();
-        let sizes: Vec<usize> =
-            export.requests(512).iter().map(|r| r.resource_spans[0].scope_spans[0].spans.len()).collect();
+        let sizes: Vec<usize> = export
+            .requests_of(export.spans.iter(), 512)
+            .iter()
+            .map(|r| r.resource_spans[0].scope_spans[0].spans.len())
+            .collect();
         assert_eq!(sizes, [2, 1, 1], "a call carries its prompt three times: two spans fill a request");
     }
 
