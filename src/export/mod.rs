@@ -5,8 +5,8 @@
 //! or written in the OTLP JSON encoding.
 //!
 //! Trace and span ids are derived from the trace's header and each span's
-//! place in the run, so exporting the same run again sends the same ids and a
-//! receiver replaces spans instead of duplicating them.
+//! place in the run, so exporting the same run again sends the same ids, and a
+//! receiver that keeps spans by id (Arize Phoenix does) holds one copy.
 
 use std::collections::HashSet;
 
