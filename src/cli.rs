@@ -47,6 +47,10 @@ pub enum CliCommand {
     /// Judge every recorded iteration of a run again with another critic
     /// (model or prompts), never rebuilding a DAG, and compare the verdicts.
     Recritic(RecriticArgs),
+    /// Send a run to a tracing tool over OpenTelemetry (OTLP/HTTP), or write
+    /// it as an OTLP JSON file: one trace per run, a span per question,
+    /// attempt, iteration, stage and model call.
+    Export(ExportArgs),
     /// Print a shell completion script on stdout.
     Completions(CompletionsArgs),
     /// Print the man page (roff) on stdout, or write one page per command into a directory.
@@ -143,6 +147,14 @@ pub struct RunArgs {
     /// streamed [default: 550 in the terminal UI, 0 headless].
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(0..=60_000))]
     pub offline_delay: Option<u64>,
+    /// Also send the run's spans to this OTLP/HTTP receiver as they end, the
+    /// rest when the run ends (the spans `export --otlp` sends; project: the run
+    /// directory's name).
+    #[arg(long, value_name = "URL")]
+    pub otlp: Option<String>,
+    /// An HTTP header for every --otlp request. Repeatable.
+    #[arg(long = "otlp-header", value_name = "NAME=VALUE", value_parser = parse_header, requires = "otlp")]
+    pub otlp_headers: Vec<(String, String)>,
     /// Matching options for every expected answer, as a JSON object
     /// (e.g. '{"abs_tol": 0.5, "ignore_order": true}').
     #[arg(long = "match", value_name = "JSON", value_parser = parse_json_object, conflicts_with_all = ["resume", "retry_failed"])]
@@ -353,6 +365,48 @@ pub struct RecriticArgs {
     /// Config file to read instead of $XDG_CONFIG_HOME/eval-dag/config.toml.
     #[arg(long, env = "EVAL_DAG_CONFIG", value_name = "FILE")]
     pub config: Option<PathBuf>,
+}
+
+/// File formats `export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// The OTLP JSON encoding of one export request holding every span.
+    OtlpJson,
+}
+
+/// Arguments of `export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The run: its directory or its trace.jsonl.
+    pub run: PathBuf,
+    /// Base URL of an OTLP/HTTP receiver (spans go to URL/v1/traces unless the
+    /// URL already ends in /v1/traces), e.g. http://localhost:6006 for Arize Phoenix.
+    #[arg(long, value_name = "URL", required_unless_present = "format", conflicts_with = "format")]
+    pub otlp: Option<String>,
+    /// Write a file instead of sending (with --out).
+    #[arg(long, value_enum, requires = "out")]
+    pub format: Option<ExportFormat>,
+    /// The file --format writes.
+    #[arg(long, value_name = "FILE", requires = "format")]
+    pub out: Option<PathBuf>,
+    /// An HTTP header for every request, e.g. `Authorization=Basic …` for Langfuse. Repeatable.
+    #[arg(long = "header", value_name = "NAME=VALUE", value_parser = parse_header, requires = "otlp")]
+    pub headers: Vec<(String, String)>,
+    /// The project the spans belong to (`openinference.project.name`, which
+    /// Phoenix groups by) [default: the run directory's name].
+    #[arg(long)]
+    pub project: Option<String>,
+    /// Spans per request sent to the receiver.
+    #[arg(long, value_name = "N", default_value_t = 512, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub batch_size: u32,
+}
+
+/// `NAME=VALUE` → `(NAME, VALUE)`; the name must not be empty.
+fn parse_header(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((name, value)) if !name.trim().is_empty() => Ok((name.trim().to_string(), value.to_string())),
+        _ => Err(format!("expected NAME=VALUE, got {text:?}")),
+    }
 }
 
 /// Arguments of `completions`.

@@ -19,6 +19,7 @@ mod compare;
 mod completions;
 mod derive;
 mod exec;
+mod export;
 mod grade;
 mod headless;
 mod man;
@@ -46,6 +47,7 @@ pub fn dispatch(command: CliCommand) -> anyhow::Result<ExitCode> {
         CliCommand::Compare(args) => compare::run(args),
         CliCommand::Grade(args) => grade::run(args),
         CliCommand::Recritic(args) => recritic::run(args),
+        CliCommand::Export(args) => export::run(args),
         CliCommand::Completions(args) => completions::run(&args),
         CliCommand::Man(args) => man::run(&args),
         CliCommand::SandboxWorker(args) => {

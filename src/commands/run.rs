@@ -150,9 +150,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         ),
     };
     let mut llm = super::providers::build_llm(&config, args.seed, &dataset, questions.as_deref(), offline)?;
+    let trace_path = plan.out.join("trace.jsonl");
+    let live = match &args.otlp {
+        Some(url) => Some(super::export::Live::new(url, &args.otlp_headers, &plan.out, trace_path.clone())?),
+        None => None,
+    };
     std::fs::create_dir_all(&plan.out)
         .with_context(|| format!("cannot create output directory {}", plan.out.display()))?;
-    let trace_path = plan.out.join("trace.jsonl");
     let (settings, trace, prior) = match &plan.earlier {
         Some(earlier) => {
             let settings = earlier.header.settings.clone();
@@ -183,7 +187,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    let state = runtime.block_on(async {
+    let (state, exported) = runtime.block_on(async {
+        let (done, done_rx) = tokio::sync::oneshot::channel();
+        let live = live.map(|live| tokio::spawn(live.follow(done_rx)));
         let executor = super::providers::build_executor(&dataset)?;
         let parts = EngineParts { dataset: dataset.clone(), llm, executor, prompts, grader };
         let initial = prior.clone().unwrap_or_default();
@@ -207,7 +213,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 }
             }
         };
-        anyhow::Ok(handle.task.await.unwrap_or(shown))
+        let state = handle.task.await.unwrap_or(shown);
+        let _ = done.send(());
+        let exported = match live {
+            Some(task) => Some(task.await.unwrap_or_else(|err| Err(err.into()))),
+            None => None,
+        };
+        anyhow::Ok((state, exported))
     })?;
     let results = write_results(&plan.out, &state)?;
     let report_path = plan.out.join("eval_report.html");
@@ -219,6 +231,16 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let _ = writeln!(stderr, "trace:   {}", trace_path.display());
     if state.questions.iter().any(|q| q.status.is_unfinished()) {
         let _ = writeln!(stderr, "resume:  {}", resume_command(&plan.out));
+    }
+    match exported {
+        Some(Ok(line)) => {
+            let _ = writeln!(stderr, "otlp:    {line}");
+        }
+        Some(Err(err)) => {
+            let _ = writeln!(stderr, "error: the run's spans were not all sent: {}", super::one_line(&err));
+            return Ok(ExitCode::from(1));
+        }
+        None => {}
     }
     Ok(exit_code(&state))
 }

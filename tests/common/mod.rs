@@ -93,6 +93,7 @@ pub fn json_close(a: &serde_json::Value, b: &serde_json::Value, rel: f64) -> boo
 pub mod dags;
 pub mod mock_anthropic;
 pub mod mock_llm;
+pub mod otlp;
 pub mod runs;
 pub mod svg;
 pub mod tmux;

@@ -13,6 +13,7 @@ mod llm_local;
 mod llm_openai;
 mod model_roundtrip;
 mod offline_planner;
+mod otlp_export;
 mod prepare_cli;
 mod prepare_fixtures;
 mod prompt_cache;
