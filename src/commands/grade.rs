@@ -9,10 +9,10 @@ use std::sync::Arc;
 
 use indexmap::IndexMap;
 
-use crate::cli::GradeArgs;
-use crate::config::Config;
+use crate::cli::{GradeArgs, LlmKind};
+use crate::config::{Config, RoleConfig};
 use crate::grade::{Answer, Grade, Grader, summarise};
-use crate::llm::{LlmClient, OpenAiClient, ReplayClient};
+use crate::llm::{LlmClient, LlmRole, OpenAiClient, ReplayClient};
 use crate::report::{
     Convergence, CriticScorecard, FindingsTaxonomy, convergence, findings_taxonomy, fold_trace, scorecard_graded_by,
 };
@@ -69,7 +69,11 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
     let mut llm = ReplayClient::from_trace(&trace);
     if grader.has_judges() {
         let config = Config::load(None)?;
-        if let Ok(settings) = config.openai_settings(args.model, args.base_url, |name| std::env::var(name).ok()) {
+        // Judges need a model: the judge role's server, openai-compatible.
+        let choice = args.roles.choice(LlmRole::Judge, Some(LlmKind::Openai));
+        if let Ok(RoleConfig { openai: Some(settings), .. }) =
+            config.role_config(LlmRole::Judge, choice, |name| std::env::var(name).ok())
+        {
             llm = llm.with_fallback(Arc::new(OpenAiClient::new(settings)?));
         }
     }

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use eval_dag::domain::{
     CriticFeedback, DagEdge, DagNodeSpec, DifficultyLevel, ExecutionResult, Finding, FindingSource, GeneratedDag,
-    Grade, GradingSettings, LayerValidation, LlmRole, Severity,
+    Grade, GradingSettings, LayerValidation, LlmRole, RoleModel, Severity,
 };
 use eval_dag::report::{
     AnswerGrade, ApprovalHistogram, AttemptTrace, CallMeta, Convergence, CriticScorecard, DetailedResult,
@@ -112,6 +112,16 @@ fn full_document() -> EvalResults {
             judges: vec!["faithful".into()],
             judge_rejected: true,
         },
+        roles: [(
+            LlmRole::LayerReview,
+            RoleModel {
+                provider: "openai".into(),
+                model: "critic".into(),
+                base_url: Some("http://127.0.0.1:1/v1".into()),
+            },
+        )]
+        .into_iter()
+        .collect(),
     };
     let log = |role, meta: &CallMeta| LogEntry { role, content: "text".into(), meta: meta.clone() };
     let build = CallMeta::Loop { attempt: 2, iteration: 1, call: LlmRole::LayerReview, layer: Some(1) };
