@@ -22,6 +22,7 @@ mod report_page;
 mod results_schema;
 mod run_graded;
 mod run_offline;
+mod run_roles;
 mod run_scripted;
 mod sandbox_differential;
 mod sandbox_hostile;
