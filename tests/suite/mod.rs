@@ -37,6 +37,7 @@ mod tui_graph;
 mod tui_inspect;
 mod tui_loop;
 mod tui_matrix;
+mod tui_roles;
 mod tui_sizes;
 mod tui_tmux;
 mod tui_tmux_by_hand;
