@@ -82,7 +82,7 @@ fn received(mock: &MockLlm) -> Vec<(&'static str, String)> {
 fn config_file(dir: &Path, builder: &MockLlm, critic: &MockLlm) -> std::path::PathBuf {
     let mut text = format!(
         "[llm]\nprovider = \"openai\"\nmodel = \"questions-m\"\nbase_url = \"{}\"\n\n\
-         [roles.critic]\nmodel = \"file-critic-m\"\nbase_url = \"{}\"\n\n\
+         [roles.critic]\nmodel = \"file-critic-m\"\nbase_url = \"{}\"\ntemperature = 0\nmax_tokens = 300\n\n\
          [roles.judge]\nbase_url = \"http://127.0.0.1:9/v1\"\nmodel = \"file-judge-m\"\n\n",
         builder.base_url(),
         critic.base_url()
@@ -164,6 +164,10 @@ async fn builder_critic_and_judge_each_talk_to_their_own_server_and_are_priced_a
     assert_eq!(received(&judge), [("judge", "judge-m".into())], "the judge flag beats [roles.judge]");
     let reviews = critic.requests().len();
     assert!(reviews >= 1);
+    let sent = |mock: &MockLlm, field: &str| mock.requests().iter().map(|r| r.body[field].clone()).collect::<Vec<_>>();
+    assert!(sent(&critic, "temperature").iter().all(|t| *t == json!(0.0)), "[roles.critic]'s temperature is sent");
+    assert!(sent(&critic, "max_tokens").iter().all(|t| *t == json!(300)));
+    assert!(sent(&builder, "temperature").iter().chain(&sent(&builder, "max_tokens")).all(Value::is_null));
 
     let run = dir.path().join("run");
     let trace = Trace::read(&run.join("trace.jsonl")).unwrap();
@@ -193,6 +197,30 @@ async fn builder_critic_and_judge_each_talk_to_their_own_server_and_are_priced_a
     assert!((results["summary"]["cost_usd"].as_f64().unwrap() - total).abs() < 1e-12);
     let html = std::fs::read_to_string(run.join("eval_report.html")).unwrap();
     assert!(html.contains("critic-m") && html.contains("judge-m") && html.contains("builder-m"));
+
+    // `grade` with one more judge: the run's judge call is reused, the new one goes to --judge-base-url.
+    let regrader = MockLlm::start(script(false)).await;
+    let second = dir.path().join("second.toml");
+    std::fs::write(&second, RUBRIC.replace("\"plausible\"", "\"plausible_again\"")).unwrap();
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_eval-dag"))
+        .current_dir(common::root())
+        .arg("grade")
+        .arg(&run)
+        .arg("--judge")
+        .arg(&second)
+        .args(["--model", "ignored-m", "--judge-model", "grade-judge-m", "--judge-base-url"])
+        .arg(regrader.base_url())
+        .env_remove("OPENAI_BASE_URL")
+        .env("XDG_CONFIG_HOME", dir.path().join("home"))
+        .env("EVAL_DAG_LOG", dir.path().join("log.txt"))
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("plausible_again"), "{stdout}");
+    assert_eq!(received(&regrader), [("judge", "grade-judge-m".into())], "--judge-model beats --model");
+    assert_eq!(judge.requests().len(), 1, "the run's judge call is reused");
 }
 
 #[tokio::test(flavor = "multi_thread")]
