@@ -72,6 +72,38 @@ pub enum LlmKind {
     Anthropic,
 }
 
+/// Which model plays which role, and where it is served (DESIGN §6): the
+/// same flags on `run`, `replay`, `recritic` and `grade`. A role's own flag
+/// wins over the flag for every role, which wins over the config file.
+#[derive(Debug, Clone, Default, Args)]
+pub struct RoleFlags {
+    /// Model name for every role.
+    #[arg(long, env = "EVAL_DAG_MODEL")]
+    pub model: Option<String>,
+    /// Base URL of the server for every role (when not given:
+    /// `OPENAI_BASE_URL` for openai roles, `ANTHROPIC_BASE_URL` for anthropic ones).
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// Model that builds the DAGs (over --model).
+    #[arg(long)]
+    pub builder_model: Option<String>,
+    /// Base URL of the server that builds the DAGs (over --base-url).
+    #[arg(long)]
+    pub builder_base_url: Option<String>,
+    /// Model of the critic's layer reviews (over --model).
+    #[arg(long)]
+    pub critic_model: Option<String>,
+    /// Base URL of the server answering the critic's layer reviews (over --base-url).
+    #[arg(long)]
+    pub critic_base_url: Option<String>,
+    /// Model of the judges (over --model).
+    #[arg(long)]
+    pub judge_model: Option<String>,
+    /// Base URL of the server answering the judges (over --base-url).
+    #[arg(long)]
+    pub judge_base_url: Option<String>,
+}
+
 /// Arguments of `run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -89,12 +121,9 @@ pub struct RunArgs {
     /// LLM provider (default: openai when OPENAI_API_KEY is set, else offline).
     #[arg(long, env = "EVAL_DAG_LLM", value_enum)]
     pub llm: Option<LlmKind>,
-    /// Model name for the openai provider.
-    #[arg(long, env = "EVAL_DAG_MODEL")]
-    pub model: Option<String>,
-    /// Base URL of the OpenAI-compatible server.
-    #[arg(long, env = "OPENAI_BASE_URL")]
-    pub base_url: Option<String>,
+    /// Who plays each role.
+    #[command(flatten)]
+    pub roles: RoleFlags,
     /// Ask the server for JSON-object replies (`response_format`) where the
     /// reply must be one; a server that refuses it is asked again without.
     #[arg(long)]
@@ -204,12 +233,9 @@ pub struct ReplayArgs {
     /// and accepting by hand need none).
     #[arg(long, env = "EVAL_DAG_LLM", value_enum)]
     pub llm: Option<LlmKind>,
-    /// Model name for the openai provider.
-    #[arg(long, env = "EVAL_DAG_MODEL")]
-    pub model: Option<String>,
-    /// Base URL of the OpenAI-compatible server.
-    #[arg(long, env = "OPENAI_BASE_URL")]
-    pub base_url: Option<String>,
+    /// Who plays each role.
+    #[command(flatten)]
+    pub roles: RoleFlags,
     /// Config file to read instead of $XDG_CONFIG_HOME/eval-dag/config.toml.
     #[arg(long, env = "EVAL_DAG_CONFIG", value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -319,12 +345,9 @@ pub struct GradeArgs {
     /// the run's own.
     #[arg(long = "match", value_name = "JSON", value_parser = parse_json_object)]
     pub match_options: Option<serde_json::Map<String, serde_json::Value>>,
-    /// Model name for judge calls not found in the trace.
-    #[arg(long, env = "EVAL_DAG_MODEL")]
-    pub model: Option<String>,
-    /// Base URL of the OpenAI-compatible server for judge calls not found in the trace.
-    #[arg(long, env = "OPENAI_BASE_URL")]
-    pub base_url: Option<String>,
+    /// Who answers judge calls not found in the trace (--judge-model, or --model).
+    #[command(flatten)]
+    pub roles: RoleFlags,
 }
 
 /// Arguments of `recritic`.
@@ -335,18 +358,9 @@ pub struct RecriticArgs {
     /// LLM provider of the layer reviews (default: openai when OPENAI_API_KEY is set, else offline).
     #[arg(long, env = "EVAL_DAG_LLM", value_enum)]
     pub llm: Option<LlmKind>,
-    /// Model name for every role (here: the critic's layer reviews).
-    #[arg(long, env = "EVAL_DAG_MODEL")]
-    pub model: Option<String>,
-    /// Base URL of the OpenAI-compatible server for every role.
-    #[arg(long, env = "OPENAI_BASE_URL")]
-    pub base_url: Option<String>,
-    /// Model name of the critic's layer reviews (over --model).
-    #[arg(long)]
-    pub critic_model: Option<String>,
-    /// Base URL of the server answering the critic's layer reviews (over --base-url).
-    #[arg(long)]
-    pub critic_base_url: Option<String>,
+    /// Who answers the layer reviews (--critic-model, or --model).
+    #[command(flatten)]
+    pub roles: RoleFlags,
     /// Directory of prompt templates replacing the built-in ones by file name
     /// (over $EVAL_DAG_PROMPTS and the config directory's prompts/).
     #[arg(long, value_name = "DIR")]

@@ -102,6 +102,7 @@ pub fn write_trace(path: &std::path::Path, count: usize, iterations: u32) {
                 EngineEvent::LlmCallStarted {
                     call_id,
                     key: key.clone(),
+                    provider: "openai".into(),
                     model: "m".into(),
                     messages: vec![ChatMessage::user("x".repeat(3000))],
                 },

@@ -47,16 +47,10 @@ fn llm_config(args: &ReplayArgs) -> anyhow::Result<Option<RunConfig>> {
     let file = Config::load(args.config.as_deref())?;
     let Some(kind) = args.llm.or(file.llm.provider) else { return Ok(None) };
     let env = |name: &str| std::env::var(name).ok();
-    let provider = file.provider(Some(kind), args.model.clone(), args.base_url.clone(), env)?;
-    Ok(Some(RunConfig {
-        provider: provider.kind,
-        openai: provider.openai,
-        anthropic: provider.anthropic,
-        questions: 1,
-        max_iterations: 1,
-        concurrency: 1,
-        review_concurrency: 0,
-    }))
+    // New calls are played as the replayed run played them, unless the flags say otherwise.
+    let played = Trace::read(&args.trace)?.header.settings.roles;
+    let roles = file.recorded_role_configs(&played, &args.roles, Some(kind), env)?;
+    Ok(Some(RunConfig { roles, questions: 1, max_iterations: 1, concurrency: 1, review_concurrency: 0 }))
 }
 
 /// SHA-256 of `bytes` in hex.
@@ -119,19 +113,18 @@ impl Source {
         }
         settings.dataset_dir = dataset_dir.display().to_string();
         let recorded = ReplayClient::from_trace(&source);
-        let llm: Arc<dyn LlmClient> = match &self.llm {
-            Some(config) => Arc::new(recorded.with_fallback(super::providers::build_llm(
-                config,
-                settings.seed,
-                &dataset,
-                None,
-                Default::default(),
-            )?)),
-            None => Arc::new(recorded),
+        let (llm, roles): (Arc<dyn LlmClient>, _) = match &self.llm {
+            Some(config) => {
+                let (live, roles) =
+                    super::providers::build_llm(config, settings.seed, &dataset, None, Default::default())?;
+                (Arc::new(recorded.with_fallback(live)), roles)
+            }
+            None => (Arc::new(recorded), Default::default()),
         };
-        // Who answers new calls: the connected provider, or only the recordings ("replay").
+        // Who answers new calls: the connected providers, or only the recordings ("replay").
         settings.provider = llm.provider().to_string();
         settings.model = llm.model().to_string();
+        settings.roles = roles;
         let dir = self.out.clone().unwrap_or_else(super::run::default_out_dir);
         let trace_path = dir.join("trace.jsonl");
         if trace_path.exists() {

@@ -15,7 +15,7 @@ use crate::config::Config;
 use crate::dataset::Dataset;
 use crate::engine::{self, EngineParts, RunOptions};
 use crate::grade::{Grader, GradingSettings, read_questions_file};
-use crate::llm::ReplayClient;
+use crate::llm::{LlmRole, ReplayClient};
 use crate::prompts::{Prompts, override_dir};
 use crate::report::eval_results;
 use crate::report::fold_trace;
@@ -120,8 +120,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     // No terminal to draw on (output piped or redirected, CI): progress on stderr instead.
     let headless = args.headless || !std::io::stdout().is_terminal();
     let theme = (!headless).then(|| Theme::load(&theme_name)).transpose()?;
-    let config = file.resolve(&args, |name| std::env::var(name).ok())?;
+    let env = |name: &str| std::env::var(name).ok();
+    let mut config = file.resolve(&args, env)?;
     let plan = plan(&args)?;
+    if let Some(earlier) = &plan.earlier {
+        // A continued run keeps who played each role, whatever the flags and the environment say.
+        let played = &earlier.header.settings.roles;
+        config.roles = file.recorded_role_configs(played, &crate::cli::RoleFlags::default(), None, env)?;
+    }
     let dataset = Arc::new(Dataset::load(&plan.dataset_dir)?);
     let prompts = Arc::new(Prompts::load(override_dir().as_deref())?);
     let questions = match &args.questions_file {
@@ -137,7 +143,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         },
     };
     let grader = Arc::new(Grader::from_settings(&grading)?);
-    if grader.has_judges() && config.provider == crate::cli::LlmKind::Offline {
+    if grader.has_judges() && config.role(LlmRole::Judge).provider == crate::cli::LlmKind::Offline {
         anyhow::bail!(
             "judges need an LLM: the offline planner does not judge answers (use --llm openai or --llm anthropic)"
         );
@@ -149,7 +155,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             std::time::Duration::from_millis,
         ),
     };
-    let mut llm = super::providers::build_llm(&config, args.seed, &dataset, questions.as_deref(), offline)?;
+    let (mut llm, roles) = super::providers::build_llm(&config, args.seed, &dataset, questions.as_deref(), offline)?;
     let trace_path = plan.out.join("trace.jsonl");
     let live = match &args.otlp {
         Some(url) => Some(super::export::Live::new(url, &args.otlp_headers, &plan.out, trace_path.clone())?),
@@ -182,6 +188,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 seed: args.seed,
                 step: args.step,
                 grading,
+                roles,
             };
             (settings.clone(), TraceWriter::create(&trace_path, &TraceHeader::new(settings))?, None)
         }

@@ -14,13 +14,14 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Deserializer};
 
 use crate::cli::{self, LlmKind, RunArgs};
-use crate::llm::{
-    ANTHROPIC_API_KEY_ENV, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, AnthropicSettings, DEFAULT_API_KEY_ENV,
-    DEFAULT_BASE_URL, DEFAULT_MODEL, ModelPrice, OpenAiSettings, normalise_anthropic_url, normalise_base_url,
-};
+use crate::domain::LlmRole;
+use crate::llm::ModelPrice;
 
+mod roles;
 #[cfg(test)]
 mod tests;
+
+pub use roles::{RoleChoice, RoleConfig, RoleConfigs, RoleSection, RolesSection};
 
 /// Environment variable naming a config file to read instead of the default one.
 pub const CONFIG_ENV: &str = "EVAL_DAG_CONFIG";
@@ -40,6 +41,9 @@ pub struct Config {
     /// The LLM provider.
     #[serde(default)]
     pub llm: LlmSection,
+    /// A model per role, over `[llm]`.
+    #[serde(default)]
+    pub roles: RolesSection,
     /// Run sizes and limits.
     #[serde(default)]
     pub run: RunSection,
@@ -71,9 +75,26 @@ pub struct LlmSection {
     pub retries: Option<u32>,
     /// Ask for JSON mode (`response_format`) on calls whose reply is a JSON object.
     pub json_mode: Option<bool>,
-    /// Most tokens per answer (anthropic's required `max_tokens`).
+    /// Sampling temperature sent with every call.
+    pub temperature: Option<f32>,
+    /// Longest reply, in tokens, sent with every call (anthropic requires one).
     #[serde(default, deserialize_with = "max_tokens")]
     pub max_tokens: Option<u32>,
+}
+
+impl LlmSection {
+    /// The fields a `[roles.<name>]` section may override.
+    pub fn as_role(&self) -> RoleSection {
+        RoleSection {
+            provider: self.provider,
+            model: self.model.clone(),
+            base_url: self.base_url.clone(),
+            api_key_env: self.api_key_env.clone(),
+            temperature: self.temperature,
+            max_tokens: self.max_tokens,
+            json_mode: self.json_mode,
+        }
+    }
 }
 
 /// `[run]`: sizes and limits of a run.
@@ -214,95 +235,17 @@ impl Config {
         from_env.filter(|n| !n.is_empty()).or(self.theme.clone()).unwrap_or_else(|| "dark".into())
     }
 
-    /// Connection settings of the openai provider: `model` and `base_url` (flags
-    /// or their environment variables) over this file over the defaults; `env`
-    /// looks up the API key variable.
-    pub fn openai_settings(
-        &self,
-        model: Option<String>,
-        base_url: Option<String>,
-        env: impl Fn(&str) -> Option<String>,
-    ) -> anyhow::Result<OpenAiSettings> {
-        let key_env = self.llm.api_key_env.as_deref().unwrap_or(DEFAULT_API_KEY_ENV);
-        let key = env(key_env).filter(|k| !k.is_empty());
-        let base_url = base_url.or(self.llm.base_url.clone()).unwrap_or(DEFAULT_BASE_URL.into());
-        if key.is_none() && normalise_base_url(&base_url) == DEFAULT_BASE_URL {
-            anyhow::bail!(
-                "the openai provider needs {key_env} (or --base-url of a local server); \
-                 use --llm offline to run without a model"
-            );
-        }
-        let model = model.or(self.llm.model.clone()).unwrap_or(DEFAULT_MODEL.into());
-        let mut settings = OpenAiSettings::new(base_url, key, model);
-        settings.timeout = self.llm.timeout_secs.unwrap_or(settings.timeout);
-        settings.stall_timeout = self.llm.stall_timeout_secs.unwrap_or(settings.stall_timeout);
-        settings.max_retries = self.llm.retries.unwrap_or(settings.max_retries);
-        settings.prices = self.prices.iter().map(|(name, price)| (name.clone(), *price)).collect();
-        settings.json_mode = self.llm.json_mode.unwrap_or(false);
-        Ok(settings)
-    }
-
-    /// Connection settings of the anthropic provider, resolved like
-    /// [`Self::openai_settings`]; the key comes from `ANTHROPIC_API_KEY` unless
-    /// `api_key_env` names another variable.
-    pub fn anthropic_settings(
-        &self,
-        model: Option<String>,
-        base_url: Option<String>,
-        env: impl Fn(&str) -> Option<String>,
-    ) -> anyhow::Result<AnthropicSettings> {
-        let key_env = self.llm.api_key_env.as_deref().unwrap_or(ANTHROPIC_API_KEY_ENV);
-        let key = env(key_env).filter(|k| !k.is_empty());
-        let base_url = base_url.or(self.llm.base_url.clone()).unwrap_or(ANTHROPIC_BASE_URL.into());
-        if key.is_none() && normalise_anthropic_url(&base_url) == ANTHROPIC_BASE_URL {
-            anyhow::bail!("the anthropic provider needs {key_env}; use --llm offline to run without a model");
-        }
-        let model = model.or(self.llm.model.clone()).unwrap_or(ANTHROPIC_MODEL.into());
-        let mut settings = AnthropicSettings::new(&base_url, key, key_env, model);
-        settings.max_tokens = self.llm.max_tokens.unwrap_or(settings.max_tokens);
-        settings.timeout = self.llm.timeout_secs.unwrap_or(settings.timeout);
-        settings.stall_timeout = self.llm.stall_timeout_secs.unwrap_or(settings.stall_timeout);
-        settings.max_retries = self.llm.retries.unwrap_or(settings.max_retries);
-        settings.prices = self.prices.iter().map(|(name, price)| (name.clone(), *price)).collect();
-        Ok(settings)
-    }
-
-    /// The provider (`flag` over this file; else openai when the API key
-    /// variable is set, offline otherwise) and its connection settings (see
-    /// [`Self::openai_settings`] and [`Self::anthropic_settings`]).
-    pub fn provider(
-        &self,
-        flag: Option<LlmKind>,
-        model: Option<String>,
-        base_url: Option<String>,
-        env: impl Fn(&str) -> Option<String>,
-    ) -> anyhow::Result<ProviderSettings> {
-        let key_env = self.llm.api_key_env.as_deref().unwrap_or(DEFAULT_API_KEY_ENV);
-        let has_key = env(key_env).is_some_and(|k| !k.is_empty());
-        let kind = flag.or(self.llm.provider).unwrap_or(if has_key { LlmKind::Openai } else { LlmKind::Offline });
-        let mut settings = ProviderSettings { kind, openai: None, anthropic: None };
-        match kind {
-            LlmKind::Offline => {}
-            LlmKind::Openai => settings.openai = Some(self.openai_settings(model, base_url, env)?),
-            LlmKind::Anthropic => settings.anthropic = Some(self.anthropic_settings(model, base_url, env)?),
-        }
-        Ok(settings)
-    }
-
     /// The settings of a run: `args` (flags, and the environment variables clap
-    /// reads for them) over this file over the built-in defaults; `--json-mode`
-    /// turns JSON mode on whatever the file says. `env` looks up
-    /// the API key variable.
+    /// reads for them) over this file over the built-in defaults, each role's
+    /// as [`Self::role_configs`] combines them; `--json-mode` turns JSON mode
+    /// on for every role whatever the file says. `env` looks up the API key variable.
     pub fn resolve(&self, args: &RunArgs, env: impl Fn(&str) -> Option<String>) -> anyhow::Result<RunConfig> {
-        let ProviderSettings { kind, mut openai, anthropic } =
-            self.provider(args.llm, args.model.clone(), args.base_url.clone(), env)?;
-        if let Some(settings) = openai.as_mut().filter(|_| args.json_mode) {
+        let mut roles = self.role_configs(&args.roles, args.llm, env)?;
+        for settings in roles.values_mut().filter_map(|r| r.openai.as_mut()).filter(|_| args.json_mode) {
             settings.json_mode = true;
         }
         Ok(RunConfig {
-            provider: kind,
-            openai,
-            anthropic,
+            roles,
             questions: args.questions.or(self.run.questions).unwrap_or(DEFAULT_QUESTIONS),
             max_iterations: args.max_iterations.or(self.run.max_iterations).unwrap_or(DEFAULT_MAX_ITERATIONS),
             concurrency: args.concurrency.or(self.run.concurrency).unwrap_or(DEFAULT_CONCURRENCY),
@@ -323,26 +266,11 @@ pub fn theme_name() -> String {
     config.theme(std::env::var("EVAL_DAG_THEME").ok())
 }
 
-/// A provider and, unless offline, its connection settings.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ProviderSettings {
-    /// The provider.
-    pub kind: LlmKind,
-    /// Connection settings, for the openai provider.
-    pub openai: Option<OpenAiSettings>,
-    /// Connection settings, for the anthropic provider.
-    pub anthropic: Option<AnthropicSettings>,
-}
-
 /// A run's settings once flags, environment, config file and defaults are combined.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunConfig {
-    /// The provider.
-    pub provider: LlmKind,
-    /// Connection settings, for the openai provider.
-    pub openai: Option<OpenAiSettings>,
-    /// Connection settings, for the anthropic provider.
-    pub anthropic: Option<AnthropicSettings>,
+    /// Every role's provider and connection settings.
+    pub roles: RoleConfigs,
     /// Questions to generate.
     pub questions: u32,
     /// Iterations per question.
@@ -351,4 +279,11 @@ pub struct RunConfig {
     pub concurrency: u32,
     /// Layer reviews at once per DAG (0: every layer at once).
     pub review_concurrency: u32,
+}
+
+impl RunConfig {
+    /// The settings of `role`.
+    pub fn role(&self, role: LlmRole) -> &RoleConfig {
+        &self.roles[&role]
+    }
 }

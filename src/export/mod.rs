@@ -266,6 +266,7 @@ mod tests {
                 event: EngineEvent::LlmCallStarted {
                     call_id: seq,
                     key: key.clone(),
+                    provider: "openai".into(),
                     model: "m".into(),
                     messages: vec![crate::domain::ChatMessage::user(prompt)],
                 },

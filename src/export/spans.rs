@@ -232,10 +232,12 @@ impl SpanTree {
                     node.attributes.flag("eval_dag.stage.ok", *ok).int("eval_dag.duration_ms", *duration_ms);
                 }
             }
-            EngineEvent::LlmCallStarted { call_id, key, model, messages } => {
+            EngineEvent::LlmCallStarted { call_id, key, provider, model, messages } => {
                 let parent = self.call_parent(key, t);
+                // The provider that served the call (a model per role); the run's before trace version 5.
+                let provider = if provider.is_empty() { &self.provider } else { provider };
                 let mut attributes = Attributes::default();
-                attributes.llm_request(&self.provider, model, messages).text("eval_dag.llm.role", key.role.label());
+                attributes.llm_request(provider, model, messages).text("eval_dag.llm.role", key.role.label());
                 if let Some(id) = &key.question_id {
                     attributes.text("eval_dag.question.id", id.clone());
                 }

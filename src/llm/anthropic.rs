@@ -67,6 +67,8 @@ pub struct AnthropicSettings {
     pub model: String,
     /// Most tokens one answer may have (`max_tokens`, required by the API).
     pub max_tokens: u32,
+    /// Sampling temperature, when set (the server's default otherwise).
+    pub temperature: Option<f32>,
     /// Limit per attempt, from sending the request to the end of the answer.
     pub timeout: Duration,
     /// Longest silence within a streamed answer before the attempt is given up.
@@ -87,6 +89,7 @@ impl std::fmt::Debug for AnthropicSettings {
             .field("api_key_env", &self.api_key_env)
             .field("model", &self.model)
             .field("max_tokens", &self.max_tokens)
+            .field("temperature", &self.temperature)
             .field("timeout", &self.timeout)
             .field("stall_timeout", &self.stall_timeout)
             .field("max_retries", &self.max_retries)
@@ -111,6 +114,7 @@ impl AnthropicSettings {
             api_key_env: api_key_env.into(),
             model: model.into(),
             max_tokens: DEFAULT_MAX_TOKENS,
+            temperature: None,
             timeout: Duration::from_secs(180),
             stall_timeout: Duration::from_secs(60),
             max_retries: 4,
@@ -236,6 +240,9 @@ impl AnthropicClient {
             "stream": true,
             "messages": messages,
         });
+        if let Some(temperature) = self.settings.temperature {
+            body["temperature"] = json!(temperature);
+        }
         if !system.is_empty() {
             body["system"] =
                 json!([{"type": "text", "text": system.join("\n\n"), "cache_control": {"type": EPHEMERAL}}]);

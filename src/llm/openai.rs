@@ -69,6 +69,10 @@ pub struct OpenAiSettings {
     /// Ask for `response_format: {"type": "json_object"}` on calls whose reply
     /// must be a JSON object.
     pub json_mode: bool,
+    /// Sampling temperature, when not the server's default.
+    pub temperature: Option<f32>,
+    /// Longest reply in tokens (`max_tokens`), when not the server's default.
+    pub max_tokens: Option<u32>,
 }
 
 impl std::fmt::Debug for OpenAiSettings {
@@ -83,6 +87,8 @@ impl std::fmt::Debug for OpenAiSettings {
             .field("base_delay", &self.base_delay)
             .field("prices", &self.prices)
             .field("json_mode", &self.json_mode)
+            .field("temperature", &self.temperature)
+            .field("max_tokens", &self.max_tokens)
             .finish()
     }
 }
@@ -101,6 +107,8 @@ impl OpenAiSettings {
             base_delay: Duration::from_millis(500),
             prices: Vec::new(),
             json_mode: false,
+            temperature: None,
+            max_tokens: None,
         }
     }
 }
@@ -186,6 +194,12 @@ impl OpenAiClient {
         }
         if sent.response_format {
             body["response_format"] = json!({"type": "json_object"});
+        }
+        if let Some(temperature) = self.settings.temperature {
+            body["temperature"] = json!(temperature);
+        }
+        if let Some(max_tokens) = self.settings.max_tokens {
+            body["max_tokens"] = json!(max_tokens);
         }
         (body, sent)
     }

@@ -8,7 +8,9 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 
-use super::{CallKey, DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, StreamUpdate, TokenUsage};
+use super::{
+    CallKey, DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, LlmRole, StreamUpdate, TokenUsage,
+};
 use crate::run::EngineEvent;
 use crate::trace::Trace;
 
@@ -90,5 +92,9 @@ impl LlmClient for ReplayClient {
 
     fn cost_usd(&self, usage: TokenUsage) -> f64 {
         self.fallback.as_ref().map_or(0.0, |f| f.cost_usd(usage))
+    }
+
+    fn for_role(&self, role: LlmRole) -> Option<&dyn LlmClient> {
+        self.fallback.as_deref().map(|f| super::serving(f, role))
     }
 }

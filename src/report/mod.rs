@@ -12,6 +12,7 @@ mod load;
 mod matrix;
 mod results;
 mod results_doc;
+mod roles;
 mod scorecard;
 mod taxonomy;
 #[cfg(test)]
@@ -30,6 +31,7 @@ pub use results_doc::{
     AttemptTrace, CallMeta, DetailedResult, DifficultyBreakdown, EvalResults, FailureAnalysis, Grading, IterationTrace,
     LevelBreakdown, LogEntry, LogRole, QuestionTrace, ReferenceLogEntry, ReferenceRole, StageTiming, Summary, Tokens,
 };
+pub use roles::{RoleUsage, RoleUsages, role_usage};
 pub use scorecard::{
     AnswerGrade, CriticScorecard, FateCounts, GradedBy, JudgedIteration, VerdictFate, critic_scorecard,
     scorecard_graded_by,

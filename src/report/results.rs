@@ -16,6 +16,7 @@ use super::results_doc::{
     AttemptTrace, CallMeta, DetailedResult, DifficultyBreakdown, EvalResults, FailureAnalysis, Grading, IterationTrace,
     LevelBreakdown, LogEntry, LogRole, QuestionTrace, ReferenceLogEntry, ReferenceRole, StageTiming, Summary,
 };
+use super::roles::role_usage;
 use super::scorecard::critic_scorecard;
 use super::taxonomy::findings_taxonomy;
 
@@ -260,6 +261,7 @@ pub fn eval_results(state: &RunState, generated_at: &str) -> EvalResults {
         critic_scorecard: critic_scorecard(state),
         findings_taxonomy: findings_taxonomy(state),
         convergence: convergence(state),
+        roles: role_usage(state),
     }
 }
 

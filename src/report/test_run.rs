@@ -42,6 +42,7 @@ pub fn run_with_one_pass_and_one_exhausted() -> RunState {
         EngineEvent::LlmCallStarted {
             call_id: 1,
             key: key.clone(),
+            provider: "openai".into(),
             model: "m".into(),
             messages: vec![ChatMessage::user("build")],
         },
@@ -107,7 +108,13 @@ fn iteration(id: &str, n: u32, code: &str, tokens: u64, findings: Vec<serde_json
     .unwrap();
     let feedback = serde_json::from_value(json!({"is_approved": findings.is_empty(), "findings": findings})).unwrap();
     vec![
-        EngineEvent::LlmCallStarted { call_id, key: key.clone(), model: "m".into(), messages: vec![] },
+        EngineEvent::LlmCallStarted {
+            call_id,
+            key: key.clone(),
+            provider: "openai".into(),
+            model: "m".into(),
+            messages: vec![],
+        },
         EngineEvent::LlmCallFinished {
             call_id,
             key,

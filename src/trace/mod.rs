@@ -23,7 +23,7 @@ mod upgrade;
 /// The `format` field of every trace header.
 pub const TRACE_FORMAT: &str = "eval-dag-trace";
 /// Current trace format version (see [`upgrade`] for what changed since 1).
-pub const TRACE_VERSION: u32 = 4;
+pub const TRACE_VERSION: u32 = 5;
 
 /// First line of a trace.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -290,6 +290,12 @@ impl TraceLines {
             return Err(malformed(1, "empty file, expected a trace header".into()));
         };
         let header: TraceHeader = serde_json::from_str(&text[first.clone()])
+            .and_then(|mut header: serde_json::Value| {
+                if header.get("version").and_then(serde_json::Value::as_u64).is_some_and(|v| v < 5) {
+                    upgrade::settings_from_v4(&mut header["settings"]);
+                }
+                serde_json::from_value(header)
+            })
             .map_err(|err| malformed(1, format!("not an eval-dag trace header ({err})")))?;
         if header.format != TRACE_FORMAT {
             return Err(malformed(1, format!("format is {:?}, expected {TRACE_FORMAT:?}", header.format)));
@@ -361,14 +367,16 @@ impl TraceLines {
     /// into the current shape.
     pub fn record(&self, index: usize) -> Result<TraceRecord, TraceError> {
         let line = &self.text[self.lines[index + 1].clone()];
-        // Version 3 only added fields and kinds to version 2: both read as they are.
-        let parsed = if self.header.version >= 2 {
-            serde_json::from_str(line)
-        } else {
-            serde_json::from_str(line).and_then(|mut record| {
-                upgrade::from_v1(&mut record);
+        // Versions 3 and 4 only added fields and kinds to version 2: they read as they are.
+        let parsed = match self.header.version {
+            5.. => serde_json::from_str(line),
+            version => serde_json::from_str(line).and_then(|mut record| {
+                if version < 2 {
+                    upgrade::from_v1(&mut record);
+                }
+                upgrade::from_v4(&mut record, &self.header.settings.provider);
                 serde_json::from_value(record)
-            })
+            }),
         };
         parsed.map_err(|err| TraceError::Malformed {
             path: self.path.clone(),
