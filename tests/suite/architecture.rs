@@ -26,8 +26,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("render", &["dag", "domain", "text"]),
     ("report", &["dag", "grade", "llm", "domain", "render", "run", "text", "trace"]),
     ("cli", &["llm", "domain"]),
-    ("config", &["cli", "llm", "domain", "text"]),
     ("tui", &["dag", "dataset", "domain", "render", "report", "run", "text", "trace"]),
+    ("config", &["cli", "llm", "domain", "text", "tui"]),
     (
         "commands",
         &[
