@@ -118,3 +118,17 @@ fn the_footer_and_the_help_show_the_users_keys() {
     press(&mut app, "?");
     insta::assert_snapshot!("rebound_question_help", screen(&app, 120, 30));
 }
+
+#[test]
+fn the_mouse_wheel_moves_whatever_keys_up_and_down_have() {
+    use crossterm::event::{Event, MouseEvent, MouseEventKind};
+    let wheel = |kind| Event::Mouse(MouseEvent { kind, column: 10, row: 10, modifiers: KeyModifiers::NONE });
+    let mut app = replay_app(SAMPLE).with_keys(keymap("[keys.global]\nup = \"ctrl-k\"\ndown = \"ctrl-j\"\n"));
+    let size = ratatui::layout::Size::new(100, 24);
+    press(&mut app, "j");
+    assert_eq!(app.dashboard.row, 0, "j no longer moves down");
+    eval_dag::tui::on_input(&mut app, wheel(MouseEventKind::ScrollDown), size);
+    assert_eq!(app.dashboard.row, 1, "the wheel still does");
+    eval_dag::tui::on_input(&mut app, wheel(MouseEventKind::ScrollUp), size);
+    assert_eq!(app.dashboard.row, 0);
+}
