@@ -210,7 +210,7 @@ contexts! {
 /// One binding, as the keymap defines it.
 #[derive(Debug, PartialEq)]
 pub struct Binding {
-    /// Key names as shown to users.
+    /// The default keys as the footer and the help show them.
     pub label: &'static str,
     /// Keys that trigger it, unless the user rebinds them.
     pub keys: &'static [Key],
