@@ -43,8 +43,7 @@ struct Source {
 /// The LLM a replay's derived run may call: only one asked for explicitly
 /// (flag, `EVAL_DAG_LLM` or the config file) — a key in the environment
 /// alone never makes a replay spend tokens.
-fn llm_config(args: &ReplayArgs) -> anyhow::Result<Option<RunConfig>> {
-    let file = Config::load(args.config.as_deref())?;
+fn llm_config(args: &ReplayArgs, file: &Config) -> anyhow::Result<Option<RunConfig>> {
     let Some(kind) = args.llm.or(file.llm.provider) else { return Ok(None) };
     let env = |name: &str| std::env::var(name).ok();
     // New calls are played as the replayed run played them, unless the flags say otherwise.
@@ -179,18 +178,19 @@ fn finish(runtime: &tokio::runtime::Runtime, started: Started) -> anyhow::Result
 pub fn replay(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     let max_gap = (args.max_gap > 0.0).then(|| std::time::Duration::from_secs_f64(args.max_gap));
     let theme = Theme::load(&crate::config::theme_name())?;
+    let file = Config::load(args.config.as_deref())?;
     let source = Source {
         trace_path: args.trace.clone(),
         dataset: args.dataset.clone(),
         out: args.out.clone(),
-        llm: llm_config(args)?,
+        llm: llm_config(args, &file)?,
     };
     let slot = Arc::new(Mutex::new(None));
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let stop = Box::pin(super::signals::interrupted());
     let shown = crate::tui::replay_trace(
         &runtime,
-        crate::tui::ReplayOptions { path: &args.trace, from_start: args.from_start, max_gap, theme },
+        crate::tui::ReplayOptions { path: &args.trace, from_start: args.from_start, max_gap, theme, keys: file.keys },
         deriver(source, slot.clone()),
         stop,
     );

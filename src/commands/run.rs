@@ -210,7 +210,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             let resume = resume_command(&plan.out);
             let live = crate::tui::Live { events: handle.events, commands: handle.commands, resume };
             let theme = theme.unwrap_or_else(Theme::dark);
-            match crate::tui::watch_live(initial, live, theme, Box::pin(super::signals::interrupted())).await {
+            let keys = file.keys.clone();
+            match crate::tui::watch_live(initial, live, theme, keys, Box::pin(super::signals::interrupted())).await {
                 crate::tui::LiveEnd::Quit(state) => state,
                 crate::tui::LiveEnd::Failed { error, state, events, commands, stop } => {
                     // The terminal is gone or broken: the run goes on, reported as headless.

@@ -16,7 +16,9 @@ use serde::{Deserialize, Deserializer};
 use crate::cli::{self, LlmKind, RunArgs};
 use crate::domain::LlmRole;
 use crate::llm::ModelPrice;
+use crate::tui::Keymap;
 
+mod keys;
 mod roles;
 #[cfg(test)]
 mod tests;
@@ -50,6 +52,12 @@ pub struct Config {
     /// Prices by model name (a name also matches `name-<suffix>`), over the built-in ones.
     #[serde(default)]
     pub prices: IndexMap<String, ModelPrice>,
+    /// `[keys]` as written; [`Config::parse`] turns it into [`Config::keys`].
+    #[serde(default, rename = "keys")]
+    written_keys: keys::WrittenKeys,
+    /// The TUI's keys: the defaults with the user's `[keys]` in their place.
+    #[serde(skip)]
+    pub keys: Keymap,
 }
 
 /// `[llm]`: which provider, where, and how patiently.
@@ -201,17 +209,24 @@ fn unknown_key_hint(message: &str) -> Option<String> {
 impl Config {
     /// Parse `text`, read from `origin` (named in errors).
     pub fn parse(text: &str, origin: &Path) -> Result<Self, ConfigError> {
-        toml::from_str(text).map_err(|err| {
-            let location = match err.span() {
-                Some(span) => {
-                    let (line, column) = line_column(text, span.start);
-                    format!("{}:{line}:{column}", origin.display())
-                }
-                None => origin.display().to_string(),
-            };
+        let location = |offset: Option<usize>| match offset {
+            Some(offset) => {
+                let (line, column) = line_column(text, offset);
+                format!("{}:{line}:{column}", origin.display())
+            }
+            None => origin.display().to_string(),
+        };
+        let mut config: Self = toml::from_str(text).map_err(|err| {
             let raw = err.message().trim().replace('\n', "; ");
-            ConfigError { location, message: unknown_key_hint(&raw).unwrap_or(raw) }
-        })
+            ConfigError {
+                location: location(err.span().map(|s| s.start)),
+                message: unknown_key_hint(&raw).unwrap_or(raw),
+            }
+        })?;
+        config.keys = std::mem::take(&mut config.written_keys)
+            .keymap()
+            .map_err(|err| ConfigError { location: location(Some(err.span.start)), message: err.message })?;
+        Ok(config)
     }
 
     /// Read `explicit` (which must exist), else the default file when there is one.
@@ -254,12 +269,18 @@ impl Config {
     }
 }
 
+/// The file `EVAL_DAG_CONFIG` or the default path names, for a command
+/// without `--config` (`compare`).
+pub fn load_default() -> Result<Config, ConfigError> {
+    let explicit = std::env::var_os(CONFIG_ENV).map(PathBuf::from);
+    Config::load(explicit.as_deref())
+}
+
 /// The TUI theme of a command that reads no other setting (`replay`,
 /// `compare`): [`Config::theme`] of the file `EVAL_DAG_CONFIG` or the default
 /// path names; a file that cannot be read is logged and the default used.
 pub fn theme_name() -> String {
-    let explicit = std::env::var_os(CONFIG_ENV).map(PathBuf::from);
-    let config = Config::load(explicit.as_deref()).unwrap_or_else(|err| {
+    let config = load_default().unwrap_or_else(|err| {
         tracing::warn!("{err}");
         Config::default()
     });

@@ -27,8 +27,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("report", &["dag", "grade", "llm", "domain", "render", "run", "text", "trace"]),
     ("export", &["domain", "run", "text", "trace"]),
     ("cli", &["llm", "domain"]),
-    ("config", &["cli", "llm", "domain", "text"]),
     ("tui", &["dag", "dataset", "domain", "render", "report", "run", "text", "trace"]),
+    ("config", &["cli", "llm", "domain", "text", "tui"]),
     (
         "commands",
         &[

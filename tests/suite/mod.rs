@@ -37,6 +37,7 @@ mod tui_app;
 mod tui_by_hand;
 mod tui_graph;
 mod tui_inspect;
+mod tui_keys;
 mod tui_loop;
 mod tui_matrix;
 mod tui_roles;

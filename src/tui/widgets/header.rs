@@ -208,7 +208,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             format!("  filter: {:?}", app.dashboard.filter)
         };
         let questions = app.dashboard.questions.as_ref().map_or(String::new(), |set| {
-            format!("  questions: {} ({}) · esc shows all", clean(&set.label), set.ids.len())
+            let key = app.keys.label(crate::tui::Action::ClearQuestions, app.screen, app.replay.is_some());
+            let again = key.map_or(String::new(), |key| format!(" · {key} shows all"));
+            format!("  questions: {} ({}){again}", clean(&set.label), set.ids.len())
         });
         message_line(
             app,
