@@ -8,7 +8,9 @@ use crate::common;
 
 use std::collections::HashSet;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use common::mock_anthropic::{MockAnthropic, Reply, Usage};
@@ -270,9 +272,12 @@ async fn a_refused_key_fails_at_once_with_one_line_naming_the_variable() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_killed_anthropic_run_resumes_without_asking_again() {
     // The review never answers in time: the run is killed once the DAG is built.
-    let slow = MockAnthropic::start(|request, _| {
+    // The resumed run keeps its recorded server, which by then answers at once.
+    let resumed = Arc::new(AtomicBool::new(false));
+    let answers_now = resumed.clone();
+    let slow = MockAnthropic::start(move |request, _| {
         let reply = Reply::Text(row_count_reply(request));
-        if request.prompt().contains("review one layer") {
+        if request.prompt().contains("review one layer") && !answers_now.load(Ordering::SeqCst) {
             Reply::Delayed(Duration::from_secs(30), Box::new(reply))
         } else {
             reply
@@ -303,15 +308,18 @@ async fn a_killed_anthropic_run_resumes_without_asking_again() {
     assert_eq!(unsafe { libc::kill(child.id().unwrap() as i32, libc::SIGKILL) }, 0);
     child.wait_with_output().await.unwrap();
 
-    let fast = MockAnthropic::start(|request, _| Reply::Text(row_count_reply(request))).await;
+    let before = slow.requests().len();
+    resumed.store(true, Ordering::SeqCst);
+    let elsewhere = MockAnthropic::start(|request, _| Reply::Text(row_count_reply(request))).await;
     let output = common::eval_dag(home.path())
-        .args(["run", "--headless", "--llm", "anthropic", "--base-url", &fast.base_url(), "--resume"])
+        .args(["run", "--headless", "--llm", "anthropic", "--base-url", &elsewhere.base_url(), "--resume"])
         .arg(&out)
         .env("ANTHROPIC_API_KEY", "k")
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
-    let asked: Vec<String> = fast.requests().iter().map(|r| r.request.prompt()).collect();
+    assert!(elsewhere.requests().is_empty(), "a resumed run keeps the roles it recorded, whatever the flags");
+    let asked: Vec<String> = slow.requests()[before..].iter().map(|r| r.request.prompt()).collect();
     assert_eq!(asked.len(), 1, "only the review was not recorded");
     assert!(asked[0].contains("review one layer"));
     let events: Vec<EngineEvent> = Trace::read(&trace).unwrap().records.into_iter().map(|r| r.event).collect();
