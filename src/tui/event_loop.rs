@@ -123,6 +123,8 @@ where
         }
         let playback = app.replay.as_ref().and_then(super::Replay::deadline);
         let next_frame = last_draw.map_or(now, |at| at + FRAME);
+        // A replay still reading its trace: its chunks come in between keys.
+        let mut loading = app.replay.as_mut().and_then(super::Replay::take_loading);
         tokio::select! {
             event = feeds.input.next(), if input_open => match event {
                 Some(Ok(event)) => {
@@ -144,6 +146,17 @@ where
                 }
                 dirty = true;
             }
+            loaded = async { loading.as_mut().expect("guarded").chunks.recv().await }, if loading.is_some() => {
+                // The chunks stop (`None`) once the last was handed over.
+                if let (Some(replay), Some(loaded)) = (app.replay.as_mut(), loaded) {
+                    replay.keep_loading(loading.take().expect("guarded"));
+                    let note = replay.receive(loaded, &mut app.state);
+                    app.message = note.or(app.message.take());
+                    app.refresh();
+                }
+                loading = None;
+                dirty = true;
+            }
             signal = async { feeds.stop.as_mut().expect("guarded").await }, if feeds.stop.is_some() => {
                 tracing::info!("{signal}: leaving the terminal UI");
                 feeds.stop = None;
@@ -157,6 +170,9 @@ where
                 }
             }
             () = sleep_until(Some(next_frame)), if dirty => {}
+        }
+        if let (Some(replay), Some(loading)) = (app.replay.as_mut(), loading) {
+            replay.keep_loading(loading);
         }
     }
     Ok(())

@@ -13,6 +13,7 @@ mod highlight;
 mod inspection;
 mod inspector;
 mod keymap;
+mod loading;
 mod matrix;
 mod replay;
 mod schema_text;
@@ -196,7 +197,7 @@ pub fn replay_trace(
     deriver: Deriver,
     stop: Stop,
 ) -> anyhow::Result<()> {
-    let (mut replay, state) = Replay::open(options.path, options.from_start)?;
+    let (mut replay, state) = Replay::begin(options.path, options.from_start)?;
     replay.max_gap = options.max_gap;
     let note = replay.note();
     let mut app = App::new(state, options.theme, Some(replay), None);
