@@ -41,8 +41,9 @@ pub use editing::{EditRequest, EditTarget, Edited};
 pub use event_loop::{Feeds, Stop, run as event_loop};
 pub use hand_work::{DeriveFn, Derived, Deriver};
 pub use keymap::{Action, BINDINGS, Context, action_for};
+pub use loading::Loaded;
 pub use matrix::RunsMatrix;
-pub use replay::{DEFAULT_MAX_GAP, Replay};
+pub use replay::{DEFAULT_MAX_GAP, Loading, Replay};
 pub use theme::{Ink, Theme, ThemeError};
 pub use view::{Screen, Tab};
 

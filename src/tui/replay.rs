@@ -81,8 +81,8 @@ impl Replay {
             Some(Loaded::Failed(err)) => return Err(err),
             Some(Loaded::Done(ending)) => replay.trace.finish(ending),
             Some(loaded) => {
-                replay.receive(loaded, &mut state);
                 replay.loading = Some(Loading { chunks: loader.spawn(), progress: 0.0 });
+                replay.receive(loaded, &mut state);
             }
             None => {}
         }
