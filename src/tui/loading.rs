@@ -40,12 +40,66 @@ pub enum Loaded {
     Failed(TraceError),
 }
 
+/// Reads and parses a trace's events, a block at a time.
+struct Reader {
+    scan: TraceScan,
+    read: usize,
+    finished: bool,
+}
+
+/// What a [`Reader`] read next.
+enum Read {
+    /// Events, and the share of the file read.
+    Block(TraceBlock, f64),
+    /// Every line was read, or a bad one was: the end of the loading.
+    End(Loaded),
+}
+
+impl Reader {
+    /// Events in the next block: about 1/[`SNAPSHOTS`] of the trace as far
+    /// as its length can be told from the share read so far.
+    fn block_len(&self) -> usize {
+        let progress = self.scan.progress();
+        let estimate = if progress > 0.0 { (self.read as f64 / progress) as usize } else { 0 };
+        (estimate / SNAPSHOTS).max(MIN_SNAPSHOT_GAP)
+    }
+
+    /// The next block: the first one through the question list (or
+    /// [`MIN_SNAPSHOT_GAP`] events if it comes later), all a first frame
+    /// needs. `None` after the end.
+    fn next(&mut self) -> Option<Read> {
+        if self.finished {
+            return None;
+        }
+        let first = self.read == 0;
+        let questions = |r: &TraceRecord| first && matches!(r.event, EngineEvent::QuestionsGenerated { .. });
+        let max = if first { MIN_SNAPSHOT_GAP } else { self.block_len() };
+        let read = match self.scan.next_block(max, questions) {
+            Ok(Some(block)) => {
+                self.read += block.records.len();
+                return Some(Read::Block(block, self.scan.progress()));
+            }
+            Ok(None) => Loaded::Done(self.scan.ending()),
+            Err(err) => Loaded::Failed(err),
+        };
+        self.finished = true;
+        Some(Read::End(read))
+    }
+}
+
+/// Fold `block` into `state`: the chunk it makes.
+fn fold(state: &mut RunState, mut block: TraceBlock, progress: f64) -> Loaded {
+    let times: Vec<u64> = block.records.iter().map(|r| r.t_ms).collect();
+    for record in std::mem::take(&mut block.records) {
+        state.apply_owned(record.t_ms, record.event);
+    }
+    Loaded::Chunk(Box::new(Chunk { block, times, state: state.clone(), progress }))
+}
+
 /// Reads and folds a trace, chunk after chunk.
 pub struct Loader {
-    scan: TraceScan,
+    reader: Reader,
     state: RunState,
-    loaded: usize,
-    finished: bool,
 }
 
 impl Loader {
@@ -53,54 +107,39 @@ impl Loader {
     pub fn open(path: &Path) -> Result<(Self, TraceLines), TraceError> {
         let scan = TraceScan::open(path)?;
         let index = scan.index();
-        Ok((Self { scan, state: RunState::default(), loaded: 0, finished: false }, index))
+        let reader = Reader { scan, read: 0, finished: false };
+        Ok((Self { reader, state: RunState::default() }, index))
     }
 
-    /// Events in the next chunk: about 1/[`SNAPSHOTS`] of the trace as far
-    /// as its length can be told from the share read so far.
-    fn chunk_len(&self) -> usize {
-        let progress = self.scan.progress();
-        let estimate = if progress > 0.0 { (self.loaded as f64 / progress) as usize } else { 0 };
-        (estimate / SNAPSHOTS).max(MIN_SNAPSHOT_GAP)
-    }
-
-    /// Fold the next chunk: the first one through the question list (or
-    /// [`MIN_SNAPSHOT_GAP`] events if it comes later); then [`Loaded::Done`] or
-    /// [`Loaded::Failed`]; `None` after that.
+    /// Fold the next chunk (the first one through the question list); then
+    /// [`Loaded::Done`] or [`Loaded::Failed`]; `None` after that.
     pub fn next_chunk(&mut self) -> Option<Loaded> {
-        if self.finished {
-            return None;
-        }
-        // The first chunk ends with the question list, all a first frame needs.
-        let first = self.loaded == 0;
-        let questions = |r: &TraceRecord| first && matches!(r.event, EngineEvent::QuestionsGenerated { .. });
-        let max = if first { MIN_SNAPSHOT_GAP } else { self.chunk_len() };
-        let mut block = match self.scan.next_block(max, questions) {
-            Ok(Some(block)) => block,
-            Ok(None) => {
-                self.finished = true;
-                return Some(Loaded::Done(self.scan.ending()));
-            }
-            Err(err) => {
-                self.finished = true;
-                return Some(Loaded::Failed(err));
-            }
-        };
-        let times: Vec<u64> = block.records.iter().map(|r| r.t_ms).collect();
-        for record in std::mem::take(&mut block.records) {
-            self.state.apply_owned(record.t_ms, record.event);
-        }
-        self.loaded += times.len();
-        let chunk = Chunk { block, times, state: self.state.clone(), progress: self.scan.progress() };
-        Some(Loaded::Chunk(Box::new(chunk)))
+        Some(match self.reader.next()? {
+            Read::Block(block, progress) => fold(&mut self.state, block, progress),
+            Read::End(end) => end,
+        })
     }
 
-    /// Fold the rest on a thread of its own; the chunks come on the
-    /// receiver. The thread stops when the receiver is dropped.
-    pub fn spawn(mut self) -> UnboundedReceiver<Loaded> {
+    /// Read and fold the rest in the background — reading and parsing on
+    /// one thread, folding on another — the chunks coming on the receiver.
+    /// Both threads stop when the receiver is dropped.
+    pub fn spawn(self) -> UnboundedReceiver<Loaded> {
         let (sender, receiver) = unbounded_channel();
+        let (blocks, read) = std::sync::mpsc::sync_channel(2);
+        let Self { mut reader, mut state } = self;
         std::thread::spawn(move || {
-            while let Some(loaded) = self.next_chunk() {
+            while let Some(next) = reader.next() {
+                if blocks.send(next).is_err() {
+                    break;
+                }
+            }
+        });
+        std::thread::spawn(move || {
+            for next in read {
+                let loaded = match next {
+                    Read::Block(block, progress) => fold(&mut state, block, progress),
+                    Read::End(end) => end,
+                };
                 if sender.send(loaded).is_err() {
                     break;
                 }
