@@ -147,12 +147,16 @@ where
                 dirty = true;
             }
             loaded = async { loading.as_mut().expect("guarded").chunks.recv().await }, if loading.is_some() => {
-                // The chunks stop (`None`) once the last was handed over.
-                if let (Some(replay), Some(loaded)) = (app.replay.as_mut(), loaded) {
-                    replay.keep_loading(loading.take().expect("guarded"));
-                    let note = replay.receive(loaded, &mut app.state);
-                    app.message = note.or(app.message.take());
-                    app.refresh();
+                match (app.replay.as_mut(), loaded) {
+                    (Some(replay), Some(loaded)) => {
+                        replay.keep_loading(loading.take().expect("guarded"));
+                        let note = replay.receive(loaded, &mut app.state);
+                        app.message = note.or(app.message.take());
+                        app.refresh();
+                    }
+                    // The loader ends with its last chunk: gone before it, it failed.
+                    (_, None) => app.message = Some("the trace stopped loading (a fault, logged)".into()),
+                    (None, Some(_)) => {}
                 }
                 loading = None;
                 dirty = true;
