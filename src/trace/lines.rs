@@ -52,6 +52,35 @@ struct Line {
     bytes: Vec<u8>,
 }
 
+/// A file's lines in order, a buffer at a time.
+struct LineReader {
+    reader: BufReader<File>,
+    /// Offset of the next byte to read.
+    offset: u64,
+    /// Lines read so far.
+    read: usize,
+    path: PathBuf,
+}
+
+impl LineReader {
+    /// The next line, without its newline.
+    fn next(&mut self) -> Result<Option<Line>, TraceError> {
+        let mut bytes = Vec::new();
+        let read = self
+            .reader
+            .read_until(b'\n', &mut bytes)
+            .map_err(|source| TraceError::Io { path: self.path.clone(), source })?;
+        if read == 0 {
+            return Ok(None);
+        }
+        let span = LineSpan { offset: self.offset, len: read - usize::from(bytes.last() == Some(&b'\n')) };
+        self.offset += read as u64;
+        bytes.truncate(span.len);
+        self.read += 1;
+        Ok(Some(Line { span, number: self.read, bytes }))
+    }
+}
+
 /// How one event line reads.
 enum Parsed {
     Record(Box<TraceRecord>),
@@ -82,14 +111,11 @@ pub struct TraceScan {
     pub header: TraceHeader,
     path: PathBuf,
     file: Arc<File>,
-    reader: BufReader<File>,
-    /// Offset of the next byte to read.
-    offset: u64,
+    lines: LineReader,
     /// Size of the file when it was opened.
     file_len: u64,
     /// Offset just after the header line.
     header_end: u64,
-    lines_read: usize,
     /// The last non-blank line, held back, then blank lines after it.
     held: Vec<Line>,
     /// Lines ready to hand on, in order.
@@ -106,24 +132,9 @@ impl TraceScan {
         let file = File::open(path).map_err(io)?;
         let file_len = file.metadata().map_err(io)?.len();
         let reader = BufReader::with_capacity(READ_BUFFER, file.try_clone().map_err(io)?);
-        let placeholder = TraceHeader::new(Default::default());
-        let mut scan = Self {
-            header: placeholder,
-            path: path.to_path_buf(),
-            file: Arc::new(file),
-            reader,
-            offset: 0,
-            file_len,
-            header_end: 0,
-            lines_read: 0,
-            held: Vec::new(),
-            ready: Default::default(),
-            at_end: false,
-            truncated_tail: false,
-            skipped: BTreeMap::new(),
-        };
+        let mut lines = LineReader { reader, offset: 0, read: 0, path: path.to_path_buf() };
         let malformed = |message: String| TraceError::Malformed { path: path.to_path_buf(), line: 1, message };
-        let Some(first) = scan.read_line()?.filter(|l| !l.bytes.trim_ascii().is_empty()) else {
+        let Some(first) = lines.next()?.filter(|l| !l.bytes.trim_ascii().is_empty()) else {
             return Err(malformed("empty file, expected a trace header".into()));
         };
         let header: TraceHeader = serde_json::from_slice(&first.bytes)
@@ -131,9 +142,19 @@ impl TraceScan {
         if header.format != TRACE_FORMAT {
             return Err(malformed(format!("format is {:?}, expected {TRACE_FORMAT:?}", header.format)));
         }
-        scan.header = header;
-        scan.header_end = first.span.end() + 1;
-        Ok(scan)
+        Ok(Self {
+            header,
+            path: path.to_path_buf(),
+            file: Arc::new(file),
+            lines,
+            file_len,
+            header_end: first.span.end() + 1,
+            held: Vec::new(),
+            ready: Default::default(),
+            at_end: false,
+            truncated_tail: false,
+            skipped: BTreeMap::new(),
+        })
     }
 
     /// An empty index of this trace, which the blocks read extend.
@@ -151,7 +172,7 @@ impl TraceScan {
 
     /// Share of the file read so far, 0 to 1.
     pub fn progress(&self) -> f64 {
-        if self.file_len == 0 { 1.0 } else { (self.offset as f64 / self.file_len as f64).min(1.0) }
+        if self.file_len == 0 { 1.0 } else { (self.lines.offset as f64 / self.file_len as f64).min(1.0) }
     }
 
     /// Whether every line was read.
@@ -159,27 +180,10 @@ impl TraceScan {
         self.at_end && self.ready.is_empty()
     }
 
-    /// The next raw line of the file.
-    fn read_line(&mut self) -> Result<Option<Line>, TraceError> {
-        let mut bytes = Vec::new();
-        let read = self
-            .reader
-            .read_until(b'\n', &mut bytes)
-            .map_err(|source| TraceError::Io { path: self.path.clone(), source })?;
-        if read == 0 {
-            return Ok(None);
-        }
-        let span = LineSpan { offset: self.offset, len: read - usize::from(bytes.last() == Some(&b'\n')) };
-        self.offset += read as u64;
-        bytes.truncate(span.len);
-        self.lines_read += 1;
-        Ok(Some(Line { span, number: self.lines_read, bytes }))
-    }
-
     /// The next event line, judged against what follows it.
     fn next_line(&mut self) -> Result<Option<Line>, TraceError> {
         while self.ready.is_empty() && !self.at_end {
-            match self.read_line()? {
+            match self.lines.next()? {
                 Some(line) if line.bytes.trim_ascii().is_empty() => self.held.push(line),
                 Some(line) => {
                     self.ready.extend(self.held.drain(..));
@@ -446,5 +450,79 @@ impl TraceLines {
 impl AsRef<TraceLines> for TraceLines {
     fn as_ref(&self) -> &TraceLines {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::{Command, EngineEvent, RunSettings};
+    use crate::trace::{Trace, TraceWriter};
+
+    /// A trace of `count` control events, its text, and where it is.
+    fn written(dir: &Path, count: u64) -> (PathBuf, String) {
+        let path = dir.join("t.jsonl");
+        let mut writer = TraceWriter::create(&path, &TraceHeader::new(RunSettings::default())).unwrap();
+        for t in 0..count {
+            writer.record(t, &EngineEvent::Control(if t % 2 == 0 { Command::Pause } else { Command::Resume })).unwrap();
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        (path, text)
+    }
+
+    #[test]
+    fn blocks_read_as_they_come_index_the_same_events_as_a_whole_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, _) = written(dir.path(), 1000);
+        let whole = Trace::read(&path).unwrap();
+        let mut scan = TraceScan::open(&path).unwrap();
+        let mut index = scan.index();
+        let mut records = Vec::new();
+        let mut progress = 0.0;
+        while let Some(block) = scan.next_block(300, |r| r.seq == 10).unwrap() {
+            assert!(scan.progress() >= progress);
+            progress = scan.progress();
+            index.extend(&block);
+            records.extend(block.records);
+        }
+        assert_eq!(progress, 1.0);
+        index.finish(scan.ending());
+        assert_eq!(records, whole.records);
+        assert_eq!(index.len(), 1000);
+        assert_eq!(
+            (index.record(777).unwrap(), index.complete_len()),
+            (whole.records[777].clone(), whole.complete_len)
+        );
+    }
+
+    #[test]
+    fn blank_lines_at_the_end_are_nothing_but_one_in_the_middle_is_a_bad_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, text) = written(dir.path(), 3);
+        std::fs::write(&path, format!("{text}\n  \n\n")).unwrap();
+        let trace = Trace::read(&path).unwrap();
+        assert_eq!((trace.records.len(), trace.truncated_tail), (3, false));
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines.insert(2, "");
+        std::fs::write(&path, lines.join("\n")).unwrap();
+        let err = Trace::read(&path).unwrap_err().to_string();
+        assert!(err.contains("line 3"), "{err}");
+    }
+
+    #[test]
+    fn a_newer_traces_unknown_last_event_is_skipped_not_taken_for_a_cut_off_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, text) = written(dir.path(), 2);
+        let newer =
+            text.replacen(&format!("\"version\":{TRACE_VERSION}"), &format!("\"version\":{}", TRACE_VERSION + 1), 1);
+        let future = r#"{"seq":2,"t_ms":2,"event":{"type":"from_the_future"}}"#;
+        std::fs::write(&path, format!("{newer}{future}\n")).unwrap();
+        let trace = TraceLines::read(&path).unwrap();
+        assert_eq!((trace.len(), trace.truncated_tail), (2, false));
+        assert_eq!(trace.skipped.get("from_the_future"), Some(&1));
+        let mut scan = TraceScan::open(&path).unwrap();
+        assert_eq!(scan.next_block(10, |_| false).unwrap().map(|b| b.records.len()), Some(2));
+        assert!(scan.next_block(10, |_| false).unwrap().is_none());
+        assert!(!scan.ending().truncated_tail && scan.ending().skipped.contains_key("from_the_future"));
     }
 }
