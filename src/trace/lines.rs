@@ -175,11 +175,6 @@ impl TraceScan {
         if self.file_len == 0 { 1.0 } else { (self.lines.offset as f64 / self.file_len as f64).min(1.0) }
     }
 
-    /// Whether every line was read.
-    pub fn finished(&self) -> bool {
-        self.at_end && self.ready.is_empty()
-    }
-
     /// The next event line, judged against what follows it.
     fn next_line(&mut self) -> Result<Option<Line>, TraceError> {
         while self.ready.is_empty() && !self.at_end {
