@@ -12,9 +12,9 @@ use indexmap::IndexMap;
 use crate::cli::{GradeArgs, LlmKind};
 use crate::config::{Config, RoleConfig};
 use crate::grade::{Answer, Grade, Grader, summarise};
-use crate::llm::{AnthropicClient, LlmClient, LlmRole, OpenAiClient, ReplayClient};
+use crate::llm::{AnthropicClient, LlmClient, LlmRole, OpenAiClient};
 use crate::report::{
-    Convergence, CriticScorecard, FindingsTaxonomy, convergence, findings_taxonomy, fold_trace, scorecard_graded_by,
+    Convergence, CriticScorecard, FindingsTaxonomy, convergence, findings_taxonomy, scorecard_graded_by,
 };
 use crate::text::preview;
 
@@ -54,7 +54,7 @@ fn findings_line(taxonomy: &FindingsTaxonomy, convergence: &Convergence) -> Stri
 /// Run the `grade` subcommand.
 pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
     let trace = super::read_trace(&super::report::trace_path(&args.input)?)?;
-    let state = fold_trace(&trace);
+    let (state, mut llm) = super::fold_recorded(&trace)?;
     let mut grading = trace.header.settings.grading.clone();
     if let Some(options) = args.match_options {
         grading.match_options = options;
@@ -66,7 +66,6 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let grader = Grader::from_settings(&grading)?;
-    let mut llm = ReplayClient::from_trace(&trace);
     if grader.has_judges() {
         let config = Config::load(None)?;
         // Judges need a model: the judge role's provider (openai-compatible

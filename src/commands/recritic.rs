@@ -21,7 +21,7 @@ use crate::config::{Config, RunConfig};
 use crate::dataset::Dataset;
 use crate::engine::{EngineParts, start_recritic};
 use crate::grade::Grader;
-use crate::llm::{LlmClient, LlmRole, ReplayClient, RoleModels};
+use crate::llm::{LlmClient, LlmRole, RoleModels};
 use crate::prompts::{Prompts, override_dir};
 use crate::report::{CriticScorecard, FateCounts, VerdictAgreement, critic_scorecard, fold_trace, verdict_agreement};
 use crate::run::{EngineEvent, Outcome, RunSettings, RunState};
@@ -98,9 +98,9 @@ fn start(
             was.model
         );
     }
-    let prior = fold_trace(&earlier);
+    let (prior, recorded) = super::fold_recorded(&earlier)?;
     let writer = TraceWriter::append(trace_path, &earlier)?;
-    let llm = Arc::new(ReplayClient::from_trace(&earlier).with_fallback(critic));
+    let llm = Arc::new(recorded.with_fallback(critic));
     Ok(Start { writer, prior, llm })
 }
 
@@ -174,7 +174,7 @@ fn spending_line(state: &RunState, before: &RunState) -> String {
 pub fn run(args: RecriticArgs) -> anyhow::Result<ExitCode> {
     let source_path = super::report::trace_path(&args.run)?;
     let bytes = std::fs::read(&source_path).with_context(|| format!("cannot read {}", source_path.display()))?;
-    let source_trace = super::read_trace(&source_path)?;
+    let source_trace = Trace::from_lines(super::read_trace(&source_path)?)?;
     let position = question_list_end(&source_trace, &source_path)?;
     let origin = Origin { path: &source_path, bytes: &bytes, trace: &source_trace };
     let file = Config::load(args.config.as_deref())?;

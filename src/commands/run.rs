@@ -15,12 +15,11 @@ use crate::config::Config;
 use crate::dataset::Dataset;
 use crate::engine::{self, EngineParts, RunOptions};
 use crate::grade::{Grader, GradingSettings, read_questions_file};
-use crate::llm::{LlmRole, ReplayClient};
+use crate::llm::LlmRole;
 use crate::prompts::{Prompts, override_dir};
 use crate::report::eval_results;
-use crate::report::fold_trace;
 use crate::run::{Outcome, QuestionStatus, RunSettings, RunState};
-use crate::trace::{Trace, TraceHeader, TraceWriter};
+use crate::trace::{TraceHeader, TraceLines, TraceWriter};
 use crate::tui::Theme;
 
 /// `runs/<UTC timestamp>` under the current directory.
@@ -88,7 +87,7 @@ pub fn exit_code(state: &RunState) -> ExitCode {
 struct RunPlan {
     dataset_dir: PathBuf,
     out: PathBuf,
-    earlier: Option<Trace>,
+    earlier: Option<TraceLines>,
 }
 
 fn plan(args: &RunArgs) -> anyhow::Result<RunPlan> {
@@ -172,8 +171,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                     plan.dataset_dir.display()
                 );
             }
-            llm = Arc::new(ReplayClient::from_trace(earlier).with_fallback(llm));
-            (settings, TraceWriter::append(&trace_path, earlier)?, Some(fold_trace(earlier)))
+            let (prior, recorded) = super::fold_recorded(earlier)?;
+            llm = Arc::new(recorded.with_fallback(llm));
+            (settings, TraceWriter::append(&trace_path, earlier)?, Some(prior))
         }
         None => {
             let settings = RunSettings {

@@ -271,8 +271,8 @@ mod tests {
                     messages: vec![crate::domain::ChatMessage::user(prompt)],
                 },
             })
-            .collect();
-        Trace { header, records, truncated_tail: false, complete_len: 0, skipped: Default::default() }
+            .collect::<Vec<_>>();
+        crate::trace::written_trace(&header, &records)
     }
 
     #[test]

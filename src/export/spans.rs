@@ -480,9 +480,9 @@ mod tests {
             .into_iter()
             .enumerate()
             .map(|(i, event)| TraceRecord { seq: i as u64, t_ms: i as u64, event })
-            .collect();
+            .collect::<Vec<_>>();
         let header = TraceHeader::new(RunSettings::default());
-        SpanTree::build(&Trace { header, records, truncated_tail: false, complete_len: 0, skipped: Default::default() })
+        SpanTree::build(&crate::trace::written_trace(&header, &records))
     }
 
     fn closed(tree: &SpanTree, name: &str) -> bool {

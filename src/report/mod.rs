@@ -24,7 +24,7 @@ pub use compare::{Change, Row, Side, compare};
 pub use convergence::{ApprovalHistogram, Convergence, convergence};
 pub use economy::{PrefixReuse, TokenEconomy, prefix_reuse, token_economy};
 pub use html::{dag_svg, matrix_html, report_html};
-pub use load::{fold_trace, is_trace, load_results};
+pub use load::{fold_indexed, fold_trace, is_trace, load_results};
 pub use matrix::{Agreement, Entry, Matrix, MatrixRow, RunSummary, compare_runs};
 pub use results::{eval_results, graded_tally};
 pub use results_doc::{

@@ -13,6 +13,7 @@ mod highlight;
 mod inspection;
 mod inspector;
 mod keymap;
+mod loading;
 mod matrix;
 mod replay;
 mod schema_text;
@@ -42,8 +43,9 @@ pub use hand_work::{DeriveFn, Derived, Deriver};
 pub use keymap::{
     Action, BINDINGS, Binding, Bound, Context, Key, KeyParseError, Keymap, RebindError, RebindProblem, Rebinding,
 };
+pub use loading::Loaded;
 pub use matrix::RunsMatrix;
-pub use replay::{DEFAULT_MAX_GAP, Replay};
+pub use replay::{DEFAULT_MAX_GAP, Loading, Replay};
 pub use theme::{Ink, Theme, ThemeError};
 pub use view::{Screen, Tab};
 
@@ -200,7 +202,7 @@ pub fn replay_trace(
     deriver: Deriver,
     stop: Stop,
 ) -> anyhow::Result<()> {
-    let (mut replay, state) = Replay::open(options.path, options.from_start)?;
+    let (mut replay, state) = Replay::begin(options.path, options.from_start)?;
     replay.max_gap = options.max_gap;
     let note = replay.note();
     let mut app = App::new(state, options.theme, Some(replay), None).with_keys(options.keys);

@@ -20,6 +20,7 @@ mod prompt_cache;
 mod readme;
 mod recritic;
 mod replay_cli;
+mod replay_progressive;
 mod report_page;
 mod results_schema;
 mod run_graded;

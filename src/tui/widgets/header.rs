@@ -167,6 +167,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         let mark = if replay.playing() { "▶" } else { "⏸" };
         let text = format!(" REPLAY {mark} {}/{} ×{} ", replay.position, replay.len(), replay.speed);
         second.push(Span::styled(text, bold));
+        if let Some(progress) = replay.loading_progress() {
+            second.push(Span::styled(format!(" loading {:.0} % ", 100.0 * progress), t.fg(Ink::Muted)));
+        }
     } else if let Some(dir) = &app.recording {
         // A replay turned live: where its new work is recorded.
         second.push(Span::styled(clean(&format!(" DERIVED → {} ", dir.display())).into_owned(), bold));
