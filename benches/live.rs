@@ -24,7 +24,7 @@ use common::mock_llm::{MockLlm, Reply, layered_reply};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use eval_dag::dataset::Dataset;
 use eval_dag::engine::{self, EngineParts, RunOptions};
-use eval_dag::grade::{Grader, GradingSettings};
+use eval_dag::grade::Grader;
 use eval_dag::llm::{OpenAiClient, OpenAiSettings};
 use eval_dag::prompts::Prompts;
 use eval_dag::run::{RunSettings, RunState};
@@ -67,24 +67,14 @@ fn settings(questions: usize, dataset: &Dataset, model: &str) -> RunSettings {
         concurrency: CONCURRENCY as u32,
         review_concurrency: 0,
         seed: 1,
-        step: false,
-        grading: GradingSettings::default(),
+        ..RunSettings::default()
     }
 }
 
 fn client(base_url: String) -> OpenAiClient {
-    OpenAiClient::new(OpenAiSettings {
-        base_url,
-        api_key: Some("bench".into()),
-        model: "mock-model".into(),
-        timeout: Duration::from_secs(120),
-        stall_timeout: Duration::from_secs(60),
-        max_retries: 2,
-        base_delay: Duration::from_millis(200),
-        prices: Vec::new(),
-        json_mode: false,
-    })
-    .unwrap()
+    let mut settings = OpenAiSettings::new(base_url, Some("bench".into()), "mock-model");
+    settings.timeout = Duration::from_secs(120);
+    OpenAiClient::new(settings).unwrap()
 }
 
 fn main() {

@@ -47,6 +47,10 @@ pub enum CliCommand {
     /// Judge every recorded iteration of a run again with another critic
     /// (model or prompts), never rebuilding a DAG, and compare the verdicts.
     Recritic(RecriticArgs),
+    /// Send a run to a tracing tool over OpenTelemetry (OTLP/HTTP), or write
+    /// it as an OTLP JSON file: one trace per run, a span per question,
+    /// attempt, iteration, stage and model call.
+    Export(ExportArgs),
     /// Print a shell completion script on stdout.
     Completions(CompletionsArgs),
     /// Print the man page (roff) on stdout, or write one page per command into a directory.
@@ -64,6 +68,40 @@ pub enum LlmKind {
     Offline,
     /// Any OpenAI-compatible chat-completions server.
     Openai,
+    /// Anthropic's Messages API.
+    Anthropic,
+}
+
+/// Which model plays which role, and where it is served (DESIGN §6): the
+/// same flags on `run`, `replay`, `recritic` and `grade`. A role's own flag
+/// wins over the flag for every role, which wins over the config file.
+#[derive(Debug, Clone, Default, Args)]
+pub struct RoleFlags {
+    /// Model name for every role.
+    #[arg(long, env = "EVAL_DAG_MODEL")]
+    pub model: Option<String>,
+    /// Base URL of the server for every role (when not given:
+    /// `OPENAI_BASE_URL` for openai roles, `ANTHROPIC_BASE_URL` for anthropic ones).
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// Model that builds the DAGs (over --model).
+    #[arg(long)]
+    pub builder_model: Option<String>,
+    /// Base URL of the server that builds the DAGs (over --base-url).
+    #[arg(long)]
+    pub builder_base_url: Option<String>,
+    /// Model of the critic's layer reviews (over --model).
+    #[arg(long)]
+    pub critic_model: Option<String>,
+    /// Base URL of the server answering the critic's layer reviews (over --base-url).
+    #[arg(long)]
+    pub critic_base_url: Option<String>,
+    /// Model of the judges (over --model).
+    #[arg(long)]
+    pub judge_model: Option<String>,
+    /// Base URL of the server answering the judges (over --base-url).
+    #[arg(long)]
+    pub judge_base_url: Option<String>,
 }
 
 /// Arguments of `run`.
@@ -83,12 +121,9 @@ pub struct RunArgs {
     /// LLM provider (default: openai when OPENAI_API_KEY is set, else offline).
     #[arg(long, env = "EVAL_DAG_LLM", value_enum)]
     pub llm: Option<LlmKind>,
-    /// Model name for the openai provider.
-    #[arg(long, env = "EVAL_DAG_MODEL")]
-    pub model: Option<String>,
-    /// Base URL of the OpenAI-compatible server.
-    #[arg(long, env = "OPENAI_BASE_URL")]
-    pub base_url: Option<String>,
+    /// Who plays each role.
+    #[command(flatten)]
+    pub roles: RoleFlags,
     /// Ask the server for JSON-object replies (`response_format`) where the
     /// reply must be one; a server that refuses it is asked again without.
     #[arg(long)]
@@ -141,6 +176,14 @@ pub struct RunArgs {
     /// streamed [default: 550 in the terminal UI, 0 headless].
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(0..=60_000))]
     pub offline_delay: Option<u64>,
+    /// Also send the run's spans to this OTLP/HTTP receiver as they end, the
+    /// rest when the run ends (the spans `export --otlp` sends; project: the run
+    /// directory's name).
+    #[arg(long, value_name = "URL")]
+    pub otlp: Option<String>,
+    /// An HTTP header for every --otlp request. Repeatable.
+    #[arg(long = "otlp-header", value_name = "NAME=VALUE", value_parser = parse_header, requires = "otlp")]
+    pub otlp_headers: Vec<(String, String)>,
     /// Matching options for every expected answer, as a JSON object
     /// (e.g. '{"abs_tol": 0.5, "ignore_order": true}').
     #[arg(long = "match", value_name = "JSON", value_parser = parse_json_object, conflicts_with_all = ["resume", "retry_failed"])]
@@ -190,12 +233,9 @@ pub struct ReplayArgs {
     /// and accepting by hand need none).
     #[arg(long, env = "EVAL_DAG_LLM", value_enum)]
     pub llm: Option<LlmKind>,
-    /// Model name for the openai provider.
-    #[arg(long, env = "EVAL_DAG_MODEL")]
-    pub model: Option<String>,
-    /// Base URL of the OpenAI-compatible server.
-    #[arg(long, env = "OPENAI_BASE_URL")]
-    pub base_url: Option<String>,
+    /// Who plays each role.
+    #[command(flatten)]
+    pub roles: RoleFlags,
     /// Config file to read instead of $XDG_CONFIG_HOME/eval-dag/config.toml.
     #[arg(long, env = "EVAL_DAG_CONFIG", value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -305,12 +345,9 @@ pub struct GradeArgs {
     /// the run's own.
     #[arg(long = "match", value_name = "JSON", value_parser = parse_json_object)]
     pub match_options: Option<serde_json::Map<String, serde_json::Value>>,
-    /// Model name for judge calls not found in the trace.
-    #[arg(long, env = "EVAL_DAG_MODEL")]
-    pub model: Option<String>,
-    /// Base URL of the OpenAI-compatible server for judge calls not found in the trace.
-    #[arg(long, env = "OPENAI_BASE_URL")]
-    pub base_url: Option<String>,
+    /// Who answers judge calls not found in the trace (--judge-model, or --model).
+    #[command(flatten)]
+    pub roles: RoleFlags,
 }
 
 /// Arguments of `recritic`.
@@ -321,18 +358,9 @@ pub struct RecriticArgs {
     /// LLM provider of the layer reviews (default: openai when OPENAI_API_KEY is set, else offline).
     #[arg(long, env = "EVAL_DAG_LLM", value_enum)]
     pub llm: Option<LlmKind>,
-    /// Model name for every role (here: the critic's layer reviews).
-    #[arg(long, env = "EVAL_DAG_MODEL")]
-    pub model: Option<String>,
-    /// Base URL of the OpenAI-compatible server for every role.
-    #[arg(long, env = "OPENAI_BASE_URL")]
-    pub base_url: Option<String>,
-    /// Model name of the critic's layer reviews (over --model).
-    #[arg(long)]
-    pub critic_model: Option<String>,
-    /// Base URL of the server answering the critic's layer reviews (over --base-url).
-    #[arg(long)]
-    pub critic_base_url: Option<String>,
+    /// Who answers the layer reviews (--critic-model, or --model).
+    #[command(flatten)]
+    pub roles: RoleFlags,
     /// Directory of prompt templates replacing the built-in ones by file name
     /// (over $EVAL_DAG_PROMPTS and the config directory's prompts/).
     #[arg(long, value_name = "DIR")]
@@ -351,6 +379,48 @@ pub struct RecriticArgs {
     /// Config file to read instead of $XDG_CONFIG_HOME/eval-dag/config.toml.
     #[arg(long, env = "EVAL_DAG_CONFIG", value_name = "FILE")]
     pub config: Option<PathBuf>,
+}
+
+/// File formats `export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// The OTLP JSON encoding of one export request holding every span.
+    OtlpJson,
+}
+
+/// Arguments of `export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The run: its directory or its trace.jsonl.
+    pub run: PathBuf,
+    /// Base URL of an OTLP/HTTP receiver (spans go to URL/v1/traces unless the
+    /// URL already ends in /v1/traces), e.g. http://localhost:6006 for Arize Phoenix.
+    #[arg(long, value_name = "URL", required_unless_present = "format", conflicts_with = "format")]
+    pub otlp: Option<String>,
+    /// Write a file instead of sending (with --out).
+    #[arg(long, value_enum, requires = "out")]
+    pub format: Option<ExportFormat>,
+    /// The file --format writes.
+    #[arg(long, value_name = "FILE", requires = "format")]
+    pub out: Option<PathBuf>,
+    /// An HTTP header for every request, e.g. `Authorization=Basic …` for Langfuse. Repeatable.
+    #[arg(long = "header", value_name = "NAME=VALUE", value_parser = parse_header, requires = "otlp")]
+    pub headers: Vec<(String, String)>,
+    /// The project the spans belong to (`openinference.project.name`, which
+    /// Phoenix groups by) [default: the run directory's name].
+    #[arg(long)]
+    pub project: Option<String>,
+    /// Spans per request sent to the receiver.
+    #[arg(long, value_name = "N", default_value_t = 512, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub batch_size: u32,
+}
+
+/// `NAME=VALUE` → `(NAME, VALUE)`; the name must not be empty.
+fn parse_header(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((name, value)) if !name.trim().is_empty() => Ok((name.trim().to_string(), value.to_string())),
+        _ => Err(format!("expected NAME=VALUE, got {text:?}")),
+    }
 }
 
 /// Arguments of `completions`.

@@ -11,6 +11,7 @@ pub mod dag;
 pub mod dataset;
 pub mod domain;
 pub mod engine;
+pub mod export;
 pub mod grade;
 pub mod llm;
 pub mod logging;

@@ -1,6 +1,10 @@
-//! A synthetic trace of many questions for the benchmarks: the same shape a real
-//! run records (builds with long prompts, findings on rejected iterations, trial
-//! runs with node outputs, an approved final execution), generated, not recorded.
+//! A synthetic trace of many questions for the benchmarks and the tests of
+//! large traces: the same shape a real run records (builds with long prompts,
+//! layer reviews, findings on rejected iterations, trial runs with node
+//! outputs, an approved final execution), generated, not recorded.
+
+// Each benchmark (and the test suite) that includes this file uses part of it.
+#![allow(dead_code)]
 
 use eval_dag::domain::AttemptAt;
 use eval_dag::domain::{
@@ -38,20 +42,92 @@ fn result() -> ExecutionResult {
     }
 }
 
-/// Write a trace of `count` questions × `iterations` iterations to `path`:
-/// every iteration builds (a 3 kB prompt, a 1.5 kB reply), is checked, trial-run
-/// and reviewed; the last one is approved and executed.
+/// Record one LLM call of `key` with messages and reply of these sizes.
+fn call(
+    emit: &mut impl FnMut(&mut TraceWriter, EngineEvent),
+    w: &mut TraceWriter,
+    call_id: &mut u64,
+    key: CallKey,
+    (system, user, reply): (usize, usize, usize),
+) {
+    *call_id += 1;
+    let call_id = *call_id;
+    let mut messages = vec![ChatMessage::user("x".repeat(user))];
+    if system > 0 {
+        messages.insert(0, ChatMessage::system("s".repeat(system)));
+    }
+    emit(
+        w,
+        EngineEvent::LlmCallStarted {
+            call_id,
+            key: key.clone(),
+            provider: "openai".into(),
+            model: "m".into(),
+            messages,
+        },
+    );
+    let usage = TokenUsage {
+        prompt_tokens: (system + user) as u64 / 4,
+        completion_tokens: reply as u64 / 4,
+        ..Default::default()
+    };
+    let finished = EngineEvent::LlmCallFinished {
+        call_id,
+        key,
+        response: Some("y".repeat(reply)),
+        usage,
+        latency_ms: 900,
+        error: None,
+        retries: 0,
+        cost_usd: 0.0,
+    };
+    emit(w, finished);
+}
+
+/// Sizes (characters) of the LLM calls of each iteration.
+pub struct CallSizes {
+    /// The build call's system and user messages and its reply.
+    pub build: (usize, usize, usize),
+    /// Each layer review's system and user messages and its reply; `None`:
+    /// no review calls.
+    pub review: Option<(usize, usize, usize)>,
+}
+
+/// A 3 kB build prompt with a 1.5 kB reply and no review calls (the
+/// benchmarks' first traces, kept so their figures stay comparable).
+pub const LIGHT: CallSizes = CallSizes { build: (0, 3000, 1500), review: None };
+
+/// The mean sizes of an offline run on the sample data
+/// (`sample-data/traces/fraud-offline.trace.jsonl`, trace version 4): a build
+/// call of 944 + 8,513 characters with a 1,164-character reply, and one
+/// review per layer of 341 + 8,085 characters with a 116-character reply.
+pub const SAMPLE_RUN: CallSizes = CallSizes { build: (944, 8513, 1164), review: Some((341, 8085, 116)) };
+
+/// Write a trace of `count` questions × `iterations` iterations to `path`
+/// with [`LIGHT`] calls.
 pub fn write_trace(path: &std::path::Path, count: usize, iterations: u32) {
+    write_trace_with(path, count, iterations..=iterations, &LIGHT);
+}
+
+/// Write a trace of `count` questions to `path`, question `i` taking the
+/// `i % n`-th count of `iterations` (`1..=2`: one, two, one, …). Every
+/// iteration builds, is checked, trial-run and reviewed (each of the DAG's
+/// two layers by a call when `sizes` has review calls); the last one is
+/// approved and executed.
+pub fn write_trace_with(
+    path: &std::path::Path,
+    count: usize,
+    iterations: std::ops::RangeInclusive<u32>,
+    sizes: &CallSizes,
+) {
+    let most = *iterations.end();
     let mut w = TraceWriter::create(path, &TraceHeader::new(RunSettings::default())).unwrap();
     let mut t = 0u64;
     let mut emit = |w: &mut TraceWriter, e: EngineEvent| {
         t += 1;
         w.record(t, &e).unwrap();
     };
-    emit(
-        &mut w,
-        EngineEvent::RunStarted { settings: RunSettings { max_iterations: iterations, ..RunSettings::default() } },
-    );
+    emit(&mut w, EngineEvent::RunStarted { settings: RunSettings { max_iterations: most, ..RunSettings::default() } });
     let questions: Vec<Question> = (0..count)
         .map(|i| Question {
             id: format!("q_{i:04}"),
@@ -65,9 +141,11 @@ pub fn write_trace(path: &std::path::Path, count: usize, iterations: u32) {
         })
         .collect();
     emit(&mut w, EngineEvent::QuestionsGenerated { questions: questions.clone() });
-    let mut call_id = 0;
-    for q in &questions {
+    let mut call_id = 0u64;
+    for (i, q) in questions.iter().enumerate() {
         let id = q.id.clone();
+        let span = (iterations.end() - iterations.start() + 1) as usize;
+        let iterations = iterations.start() + (i % span) as u32;
         emit(
             &mut w,
             EngineEvent::QuestionStarted { at: AttemptAt::new(id.clone(), 1), forked_from: None, by_hand: false },
@@ -88,7 +166,6 @@ pub fn write_trace(path: &std::path::Path, count: usize, iterations: u32) {
                     },
                 );
             }
-            call_id += 1;
             let key = CallKey {
                 question_id: Some(id.clone()),
                 role: LlmRole::DagBuild,
@@ -97,28 +174,7 @@ pub fn write_trace(path: &std::path::Path, count: usize, iterations: u32) {
                 layer: None,
                 judge: None,
             };
-            emit(
-                &mut w,
-                EngineEvent::LlmCallStarted {
-                    call_id,
-                    key: key.clone(),
-                    model: "m".into(),
-                    messages: vec![ChatMessage::user("x".repeat(3000))],
-                },
-            );
-            emit(
-                &mut w,
-                EngineEvent::LlmCallFinished {
-                    call_id,
-                    key,
-                    response: Some("y".repeat(1500)),
-                    usage: TokenUsage { prompt_tokens: 800, completion_tokens: 400, cached_tokens: 0 },
-                    latency_ms: 900,
-                    error: None,
-                    retries: 0,
-                    cost_usd: 0.0,
-                },
-            );
+            call(&mut emit, &mut w, &mut call_id, key.clone(), sizes.build);
             emit(
                 &mut w,
                 EngineEvent::DagBuilt { at: AttemptAt::new(id.clone(), 1).iteration(iteration), dag: dag(&id) },
@@ -136,6 +192,12 @@ pub fn write_trace(path: &std::path::Path, count: usize, iterations: u32) {
                     severity: Severity::Error,
                 }]
             };
+            if let Some(review) = sizes.review {
+                for layer in 0..2 {
+                    let key = CallKey { role: LlmRole::LayerReview, layer: Some(layer), ..key.clone() };
+                    call(&mut emit, &mut w, &mut call_id, key, review);
+                }
+            }
             emit(
                 &mut w,
                 EngineEvent::Executed {

@@ -128,7 +128,8 @@ fn two_runs(args: &CompareArgs, names: Vec<String>, docs: &[EvalResults], intera
         let names = [names[0].clone(), names[1].clone()];
         let comparison = crate::tui::Comparison::new(names, rows, &docs[0], &docs[1]);
         let theme = crate::tui::Theme::load(&crate::config::theme_name())?;
-        crate::tui::compare(comparison, theme, Box::pin(super::signals::interrupted()))?;
+        let keys = crate::config::load_default()?.keys;
+        crate::tui::compare(comparison, theme, keys, Box::pin(super::signals::interrupted()))?;
     } else if args.json {
         say!("{}", serde_json::to_string_pretty(&rows).expect("rows serialise"));
     } else {
@@ -159,7 +160,8 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     } else if interactive {
         let view = crate::tui::RunsMatrix::new(matrix, docs);
         let theme = crate::tui::Theme::load(&crate::config::theme_name())?;
-        crate::tui::compare_runs(view, theme, Box::pin(super::signals::interrupted()))?;
+        let keys = crate::config::load_default()?.keys;
+        crate::tui::compare_runs(view, theme, keys, Box::pin(super::signals::interrupted()))?;
     } else if args.json {
         say!("{}", serde_json::to_string_pretty(&matrix).expect("the matrix serialises"));
     } else {

@@ -13,7 +13,7 @@ use anyhow::Context;
 use sha2::{Digest, Sha256};
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::cli::{LlmKind, ReplayArgs};
+use crate::cli::ReplayArgs;
 use crate::config::{Config, RunConfig};
 use crate::dataset::Dataset;
 use crate::engine::{self, EngineParts, RunOptions};
@@ -43,15 +43,13 @@ struct Source {
 /// The LLM a replay's derived run may call: only one asked for explicitly
 /// (flag, `EVAL_DAG_LLM` or the config file) — a key in the environment
 /// alone never makes a replay spend tokens.
-fn llm_config(args: &ReplayArgs) -> anyhow::Result<Option<RunConfig>> {
-    let file = Config::load(args.config.as_deref())?;
-    let Some(provider) = args.llm.or(file.llm.provider) else { return Ok(None) };
+fn llm_config(args: &ReplayArgs, file: &Config) -> anyhow::Result<Option<RunConfig>> {
+    let Some(kind) = args.llm.or(file.llm.provider) else { return Ok(None) };
     let env = |name: &str| std::env::var(name).ok();
-    let openai = match provider {
-        LlmKind::Offline => None,
-        LlmKind::Openai => Some(file.openai_settings(args.model.clone(), args.base_url.clone(), env)?),
-    };
-    Ok(Some(RunConfig { provider, openai, questions: 1, max_iterations: 1, concurrency: 1, review_concurrency: 0 }))
+    // New calls are played as the replayed run played them, unless the flags say otherwise.
+    let played = Trace::read(&args.trace)?.header.settings.roles;
+    let roles = file.recorded_role_configs(&played, &args.roles, Some(kind), env)?;
+    Ok(Some(RunConfig { roles, questions: 1, max_iterations: 1, concurrency: 1, review_concurrency: 0 }))
 }
 
 /// SHA-256 of `bytes` in hex.
@@ -114,19 +112,18 @@ impl Source {
         }
         settings.dataset_dir = dataset_dir.display().to_string();
         let recorded = ReplayClient::from_trace(&source);
-        let llm: Arc<dyn LlmClient> = match &self.llm {
-            Some(config) => Arc::new(recorded.with_fallback(super::providers::build_llm(
-                config,
-                settings.seed,
-                &dataset,
-                None,
-                Default::default(),
-            )?)),
-            None => Arc::new(recorded),
+        let (llm, roles): (Arc<dyn LlmClient>, _) = match &self.llm {
+            Some(config) => {
+                let (live, roles) =
+                    super::providers::build_llm(config, settings.seed, &dataset, None, Default::default())?;
+                (Arc::new(recorded.with_fallback(live)), roles)
+            }
+            None => (Arc::new(recorded), Default::default()),
         };
-        // Who answers new calls: the connected provider, or only the recordings ("replay").
+        // Who answers new calls: the connected providers, or only the recordings ("replay").
         settings.provider = llm.provider().to_string();
         settings.model = llm.model().to_string();
+        settings.roles = roles;
         let dir = self.out.clone().unwrap_or_else(super::run::default_out_dir);
         let trace_path = dir.join("trace.jsonl");
         if trace_path.exists() {
@@ -181,18 +178,19 @@ fn finish(runtime: &tokio::runtime::Runtime, started: Started) -> anyhow::Result
 pub fn replay(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     let max_gap = (args.max_gap > 0.0).then(|| std::time::Duration::from_secs_f64(args.max_gap));
     let theme = Theme::load(&crate::config::theme_name())?;
+    let file = Config::load(args.config.as_deref())?;
     let source = Source {
         trace_path: args.trace.clone(),
         dataset: args.dataset.clone(),
         out: args.out.clone(),
-        llm: llm_config(args)?,
+        llm: llm_config(args, &file)?,
     };
     let slot = Arc::new(Mutex::new(None));
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let stop = Box::pin(super::signals::interrupted());
     let shown = crate::tui::replay_trace(
         &runtime,
-        crate::tui::ReplayOptions { path: &args.trace, from_start: args.from_start, max_gap, theme },
+        crate::tui::ReplayOptions { path: &args.trace, from_start: args.from_start, max_gap, theme, keys: file.keys },
         deriver(source, slot.clone()),
         stop,
     );

@@ -9,12 +9,12 @@ use std::sync::Arc;
 
 use indexmap::IndexMap;
 
-use crate::cli::GradeArgs;
-use crate::config::Config;
+use crate::cli::{GradeArgs, LlmKind};
+use crate::config::{Config, RoleConfig};
 use crate::grade::{Answer, Grade, Grader, summarise};
-use crate::llm::{LlmClient, OpenAiClient, ReplayClient};
+use crate::llm::{AnthropicClient, LlmClient, LlmRole, OpenAiClient};
 use crate::report::{
-    Convergence, CriticScorecard, FindingsTaxonomy, convergence, findings_taxonomy, fold_trace, scorecard_graded_by,
+    Convergence, CriticScorecard, FindingsTaxonomy, convergence, findings_taxonomy, scorecard_graded_by,
 };
 use crate::text::preview;
 
@@ -54,7 +54,7 @@ fn findings_line(taxonomy: &FindingsTaxonomy, convergence: &Convergence) -> Stri
 /// Run the `grade` subcommand.
 pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
     let trace = super::read_trace(&super::report::trace_path(&args.input)?)?;
-    let state = fold_trace(&trace);
+    let (state, mut llm) = super::fold_recorded(&trace)?;
     let mut grading = trace.header.settings.grading.clone();
     if let Some(options) = args.match_options {
         grading.match_options = options;
@@ -66,11 +66,21 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let grader = Grader::from_settings(&grading)?;
-    let mut llm = ReplayClient::from_trace(&trace);
     if grader.has_judges() {
         let config = Config::load(None)?;
-        if let Ok(settings) = config.openai_settings(args.model, args.base_url, |name| std::env::var(name).ok()) {
-            llm = llm.with_fallback(Arc::new(OpenAiClient::new(settings)?));
+        // Judges need a model: the judge role's provider (openai-compatible
+        // unless the config file names anthropic) and server.
+        let provider = config.roles.get(LlmRole::Judge).and_then(|r| r.provider).or(config.llm.provider);
+        let provider = provider.filter(|p| *p != LlmKind::Offline).unwrap_or(LlmKind::Openai);
+        let choice = args.roles.choice(LlmRole::Judge, Some(provider));
+        match config.role_config(LlmRole::Judge, choice, |name| std::env::var(name).ok()) {
+            Ok(RoleConfig { openai: Some(settings), .. }) => {
+                llm = llm.with_fallback(Arc::new(OpenAiClient::new(settings)?));
+            }
+            Ok(RoleConfig { anthropic: Some(settings), .. }) => {
+                llm = llm.with_fallback(Arc::new(AnthropicClient::new(settings)?));
+            }
+            _ => {}
         }
     }
     let llm: Arc<dyn LlmClient> = Arc::new(llm);

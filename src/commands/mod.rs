@@ -19,6 +19,7 @@ mod compare;
 mod completions;
 mod derive;
 mod exec;
+mod export;
 mod grade;
 mod headless;
 mod man;
@@ -46,6 +47,7 @@ pub fn dispatch(command: CliCommand) -> anyhow::Result<ExitCode> {
         CliCommand::Compare(args) => compare::run(args),
         CliCommand::Grade(args) => grade::run(args),
         CliCommand::Recritic(args) => recritic::run(args),
+        CliCommand::Export(args) => export::run(args),
         CliCommand::Completions(args) => completions::run(&args),
         CliCommand::Man(args) => man::run(&args),
         CliCommand::SandboxWorker(args) => {
@@ -72,14 +74,24 @@ pub fn write_line(line: std::fmt::Arguments) {
     }
 }
 
-/// Read the trace at `path`, saying once on stderr what a trace of a newer
-/// version held that this version skipped.
-fn read_trace(path: &std::path::Path) -> Result<crate::trace::Trace, crate::trace::TraceError> {
-    let trace = crate::trace::Trace::read(path)?;
+/// Index the trace at `path` (its events are read as they are folded),
+/// saying once on stderr what a trace of a newer version held that this
+/// version skipped.
+fn read_trace(path: &std::path::Path) -> Result<crate::trace::TraceLines, crate::trace::TraceError> {
+    let trace = crate::trace::TraceLines::read(path)?;
     if let Some(note) = trace.newer_version_note() {
         eprintln!("note: {note}");
     }
     Ok(trace)
+}
+
+/// The state at the end of `trace` and its recorded LLM responses, in one pass.
+fn fold_recorded(
+    trace: &crate::trace::TraceLines,
+) -> Result<(crate::run::RunState, crate::llm::ReplayClient), crate::trace::TraceError> {
+    let mut recorded = crate::llm::ReplayClient::new(&trace.header.settings.model);
+    let state = crate::report::fold_indexed(trace, |event| recorded.learn(event))?;
+    Ok((state, recorded))
 }
 
 /// The error and its causes on one line (`outer: inner: root`); a multi-line

@@ -3,26 +3,64 @@
 use std::sync::Arc;
 
 use crate::cli::LlmKind;
-use crate::config::RunConfig;
+use crate::config::{RoleConfig, RunConfig};
 use crate::dag::DagExecutor;
 use crate::dataset::Dataset;
 use crate::domain::Question;
-use crate::llm::{LlmClient, OfflineOptions, OfflinePlanner, OpenAiClient};
+use crate::llm::{
+    AnthropicClient, LlmClient, LlmRole, OfflineOptions, OfflinePlanner, OpenAiClient, RoleModel, RoleModels,
+    RoleRouter,
+};
 use crate::sandbox::{SandboxConfig, SandboxPool};
 
-/// The LLM provider `config` resolved to. `questions` are the run's given
-/// questions, if any (the offline planner must be able to plan them);
-/// `offline` how the offline planner behaves.
+/// The run's LLM clients, one per role behind a [`RoleRouter`], and who
+/// plays each role (for the trace header). Roles with the same settings share
+/// one client (what a server refused is remembered once). `questions` are
+/// the run's given questions, if any (the offline planner must be able to
+/// plan them); `offline` how the offline planner behaves.
 pub fn build_llm(
     config: &RunConfig,
     seed: u64,
     dataset: &Arc<Dataset>,
     questions: Option<&[Question]>,
     offline: OfflineOptions,
+) -> anyhow::Result<(Arc<dyn LlmClient>, RoleModels)> {
+    let mut built: Vec<(&RoleConfig, Arc<dyn LlmClient>)> = Vec::new();
+    let mut roles = RoleModels::new();
+    for role in LlmRole::ALL {
+        let settings = config.role(role);
+        let client = match built.iter().find(|(other, _)| *other == settings) {
+            Some((_, client)) => client.clone(),
+            None => {
+                let client = build_role_client(settings, config, seed, dataset, questions, offline)?;
+                built.push((settings, client.clone()));
+                client
+            }
+        };
+        let base_url = settings.base_url();
+        roles.insert(role, RoleModel { provider: client.provider().into(), model: client.model().into(), base_url });
+    }
+    let router = RoleRouter::new(|role| {
+        let settings = config.role(role);
+        built.iter().find(|(other, _)| *other == settings).map(|(_, client)| client.clone()).expect("built above")
+    });
+    Ok((Arc::new(router), roles))
+}
+
+/// The client of one role's `settings`; the offline planner plans the run's
+/// `config.questions` (or the given `questions`).
+fn build_role_client(
+    settings: &RoleConfig,
+    config: &RunConfig,
+    seed: u64,
+    dataset: &Arc<Dataset>,
+    questions: Option<&[Question]>,
+    offline: OfflineOptions,
 ) -> anyhow::Result<Arc<dyn LlmClient>> {
-    match (config.provider, &config.openai, questions) {
-        (LlmKind::Openai, Some(settings), _) => Ok(Arc::new(OpenAiClient::new(settings.clone())?)),
-        (_, _, Some(questions)) => {
+    match (settings.provider, &settings.openai, &settings.anthropic, questions) {
+        (LlmKind::Anthropic, _, Some(anthropic), _) => Ok(Arc::new(AnthropicClient::new(anthropic.clone())?)),
+        (LlmKind::Openai, Some(openai), _, _) => Ok(Arc::new(OpenAiClient::new(openai.clone())?)),
+        (_, _, _, Some(questions)) => {
             Ok(Arc::new(OfflinePlanner::for_questions(dataset.clone(), questions, seed, offline)?))
         }
         _ => Ok(Arc::new(OfflinePlanner::new(dataset.clone(), config.questions as usize, seed, offline))),

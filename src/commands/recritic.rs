@@ -21,26 +21,23 @@ use crate::config::{Config, RunConfig};
 use crate::dataset::Dataset;
 use crate::engine::{EngineParts, start_recritic};
 use crate::grade::Grader;
-use crate::llm::{LlmClient, LlmRole, ReplayClient};
+use crate::llm::{LlmClient, LlmRole, RoleModels};
 use crate::prompts::{Prompts, override_dir};
 use crate::report::{CriticScorecard, FateCounts, VerdictAgreement, critic_scorecard, fold_trace, verdict_agreement};
 use crate::run::{EngineEvent, Outcome, RunSettings, RunState};
 use crate::trace::{Trace, TraceWriter};
 
 /// The critic that answers the layer reviews: the role flags over the flags
-/// for every role, over the config file.
+/// for every role, over the config file's `[roles.critic]` and `[llm]`.
 fn critic_llm(
     args: &RecriticArgs,
     file: &Config,
     settings: &RunSettings,
     dataset: &Arc<Dataset>,
-) -> anyhow::Result<Arc<dyn LlmClient>> {
-    let model = args.critic_model.clone().or(args.model.clone());
-    let base_url = args.critic_base_url.clone().or(args.base_url.clone());
-    let (provider, openai) = file.provider(args.llm, model, base_url, |name| std::env::var(name).ok())?;
+) -> anyhow::Result<(Arc<dyn LlmClient>, RoleModels)> {
+    let roles = file.role_configs(&args.roles, args.llm, |name| std::env::var(name).ok())?;
     let config = RunConfig {
-        provider,
-        openai,
+        roles,
         questions: settings.questions,
         max_iterations: settings.max_iterations,
         concurrency: settings.concurrency,
@@ -101,9 +98,9 @@ fn start(
             was.model
         );
     }
-    let prior = fold_trace(&earlier);
+    let (prior, recorded) = super::fold_recorded(&earlier)?;
     let writer = TraceWriter::append(trace_path, &earlier)?;
-    let llm = Arc::new(ReplayClient::from_trace(&earlier).with_fallback(critic));
+    let llm = Arc::new(recorded.with_fallback(critic));
     Ok(Start { writer, prior, llm })
 }
 
@@ -177,7 +174,7 @@ fn spending_line(state: &RunState, before: &RunState) -> String {
 pub fn run(args: RecriticArgs) -> anyhow::Result<ExitCode> {
     let source_path = super::report::trace_path(&args.run)?;
     let bytes = std::fs::read(&source_path).with_context(|| format!("cannot read {}", source_path.display()))?;
-    let source_trace = super::read_trace(&source_path)?;
+    let source_trace = Trace::from_lines(super::read_trace(&source_path)?)?;
     let position = question_list_end(&source_trace, &source_path)?;
     let origin = Origin { path: &source_path, bytes: &bytes, trace: &source_trace };
     let file = Config::load(args.config.as_deref())?;
@@ -193,14 +190,17 @@ pub fn run(args: RecriticArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let prompts = Arc::new(prompts(&args)?);
-    let critic = critic_llm(&args, &file, &settings, &dataset)?;
+    let (critic, roles) = critic_llm(&args, &file, &settings, &dataset)?;
     settings.concurrency = args.concurrency.or(file.run.concurrency).unwrap_or(settings.concurrency);
     settings.review_concurrency =
         args.review_concurrency.or(file.run.review_concurrency).unwrap_or(settings.review_concurrency);
     settings.step = false;
-    let original_critic = format!("{}/{}", settings.provider, settings.model);
-    settings.provider = critic.provider().to_string();
-    settings.model = critic.model().to_string();
+    let played = settings.role(LlmRole::LayerReview);
+    let original_critic = format!("{}/{}", played.provider, played.model);
+    let critic_played = roles[&LlmRole::LayerReview].clone();
+    settings.provider = critic_played.provider;
+    settings.model = critic_played.model;
+    settings.roles = roles;
     let out = args.out.clone().unwrap_or_else(super::run::default_out_dir);
     let trace_path = out.join("trace.jsonl");
     let Start { writer, prior, llm } = start(&trace_path, &origin, position, &settings, critic)?;

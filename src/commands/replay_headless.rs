@@ -12,11 +12,11 @@ use super::run::{exit_code, summary_line};
 pub fn replay(trace_path: &std::path::Path) -> anyhow::Result<ExitCode> {
     let trace = super::read_trace(trace_path)?;
     let mut state = RunState::default();
-    for record in &trace.records {
+    trace.for_each(|record| {
         for text in apply_and_describe(&mut state, record.t_ms, &record.event) {
             say!("{text}");
         }
-    }
+    })?;
     if trace.truncated_tail {
         eprintln!("note: the trace's last line was cut off (the run was interrupted); it was skipped");
     }

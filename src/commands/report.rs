@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::cli::ReportArgs;
-use crate::report::{fold_trace, is_trace, report_html};
+use crate::report::{fold_indexed, is_trace, report_html};
 use crate::run::RunState;
 
 /// The trace behind `input`: the file itself, the `trace.jsonl` beside a results
@@ -56,7 +56,7 @@ pub fn write_page(out: &Path, html: &str) -> anyhow::Result<u64> {
 /// Run the `report` subcommand.
 pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
     let trace = super::read_trace(&trace_path(&args.input)?)?;
-    let state = fold_trace(&trace);
+    let state = fold_indexed(&trace, |_| {})?;
     let size = write_report(&args.out, &state, &chrono::Local::now().fixed_offset())?;
     eprintln!("report: {} ({:.1} KiB, {} questions)", args.out.display(), size as f64 / 1024.0, state.questions.len());
     Ok(ExitCode::SUCCESS)

@@ -15,12 +15,11 @@ use crate::config::Config;
 use crate::dataset::Dataset;
 use crate::engine::{self, EngineParts, RunOptions};
 use crate::grade::{Grader, GradingSettings, read_questions_file};
-use crate::llm::ReplayClient;
+use crate::llm::LlmRole;
 use crate::prompts::{Prompts, override_dir};
-use crate::report::fold_trace;
 use crate::report::write_eval_results;
 use crate::run::{Outcome, QuestionStatus, RunSettings, RunState};
-use crate::trace::{Trace, TraceHeader, TraceWriter};
+use crate::trace::{TraceHeader, TraceLines, TraceWriter};
 use crate::tui::Theme;
 
 /// `runs/<UTC timestamp>` under the current directory.
@@ -96,7 +95,7 @@ pub fn exit_code(state: &RunState) -> ExitCode {
 struct RunPlan {
     dataset_dir: PathBuf,
     out: PathBuf,
-    earlier: Option<Trace>,
+    earlier: Option<TraceLines>,
 }
 
 fn plan(args: &RunArgs) -> anyhow::Result<RunPlan> {
@@ -128,8 +127,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     // No terminal to draw on (output piped or redirected, CI): progress on stderr instead.
     let headless = args.headless || !std::io::stdout().is_terminal();
     let theme = (!headless).then(|| Theme::load(&theme_name)).transpose()?;
-    let config = file.resolve(&args, |name| std::env::var(name).ok())?;
+    let env = |name: &str| std::env::var(name).ok();
+    let mut config = file.resolve(&args, env)?;
     let plan = plan(&args)?;
+    if let Some(earlier) = &plan.earlier {
+        // A continued run keeps who played each role, whatever the flags and the environment say.
+        let played = &earlier.header.settings.roles;
+        config.roles = file.recorded_role_configs(played, &crate::cli::RoleFlags::default(), None, env)?;
+    }
     let dataset = Arc::new(Dataset::load(&plan.dataset_dir)?);
     let prompts = Arc::new(Prompts::load(override_dir().as_deref())?);
     let questions = match &args.questions_file {
@@ -145,8 +150,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         },
     };
     let grader = Arc::new(Grader::from_settings(&grading)?);
-    if grader.has_judges() && config.provider == crate::cli::LlmKind::Offline {
-        anyhow::bail!("judges need an LLM: the offline planner does not judge answers (use --llm openai)");
+    if grader.has_judges() && config.role(LlmRole::Judge).provider == crate::cli::LlmKind::Offline {
+        anyhow::bail!(
+            "judges need an LLM: the offline planner does not judge answers (use --llm openai or --llm anthropic)"
+        );
     }
     let offline = crate::llm::OfflineOptions {
         clean_drafts: args.clean_drafts,
@@ -155,10 +162,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             std::time::Duration::from_millis,
         ),
     };
-    let mut llm = super::providers::build_llm(&config, args.seed, &dataset, questions.as_deref(), offline)?;
+    let (mut llm, roles) = super::providers::build_llm(&config, args.seed, &dataset, questions.as_deref(), offline)?;
+    let trace_path = plan.out.join("trace.jsonl");
+    let live = match &args.otlp {
+        Some(url) => Some(super::export::Live::new(url, &args.otlp_headers, &plan.out, trace_path.clone())?),
+        None => None,
+    };
     std::fs::create_dir_all(&plan.out)
         .with_context(|| format!("cannot create output directory {}", plan.out.display()))?;
-    let trace_path = plan.out.join("trace.jsonl");
     let (settings, trace, prior) = match &plan.earlier {
         Some(earlier) => {
             let settings = earlier.header.settings.clone();
@@ -168,8 +179,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                     plan.dataset_dir.display()
                 );
             }
-            llm = Arc::new(ReplayClient::from_trace(earlier).with_fallback(llm));
-            (settings, TraceWriter::append(&trace_path, earlier)?, Some(fold_trace(earlier)))
+            let (prior, recorded) = super::fold_recorded(earlier)?;
+            llm = Arc::new(recorded.with_fallback(llm));
+            (settings, TraceWriter::append(&trace_path, earlier)?, Some(prior))
         }
         None => {
             let settings = RunSettings {
@@ -184,12 +196,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 seed: args.seed,
                 step: args.step,
                 grading,
+                roles,
             };
             (settings.clone(), TraceWriter::create(&trace_path, &TraceHeader::new(settings))?, None)
         }
     };
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    let state = runtime.block_on(async {
+    let (state, exported) = runtime.block_on(async {
+        let (done, done_rx) = tokio::sync::oneshot::channel();
+        let live = live.map(|live| tokio::spawn(live.follow(done_rx)));
         let executor = super::providers::build_executor(&dataset)?;
         let parts = EngineParts { dataset: dataset.clone(), llm, executor, prompts, grader };
         let initial = prior.clone().unwrap_or_default();
@@ -203,7 +218,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             let resume = resume_command(&plan.out);
             let live = crate::tui::Live { events: handle.events, commands: handle.commands, resume };
             let theme = theme.unwrap_or_else(Theme::dark);
-            match crate::tui::watch_live(initial, live, theme, Box::pin(super::signals::interrupted())).await {
+            let keys = file.keys.clone();
+            match crate::tui::watch_live(initial, live, theme, keys, Box::pin(super::signals::interrupted())).await {
                 crate::tui::LiveEnd::Quit(state) => state,
                 crate::tui::LiveEnd::Failed { error, state, events, commands, stop } => {
                     // The terminal is gone or broken: the run goes on, reported as headless.
@@ -213,7 +229,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 }
             }
         };
-        anyhow::Ok(handle.task.await.unwrap_or(shown))
+        let state = handle.task.await.unwrap_or(shown);
+        let _ = done.send(());
+        let exported = match live {
+            Some(task) => Some(task.await.unwrap_or_else(|err| Err(err.into()))),
+            None => None,
+        };
+        anyhow::Ok((state, exported))
     })?;
     let results = write_results(&plan.out, &state)?;
     let report_path = plan.out.join("eval_report.html");
@@ -225,6 +247,16 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let _ = writeln!(stderr, "trace:   {}", trace_path.display());
     if state.questions.iter().any(|q| q.status.is_unfinished()) {
         let _ = writeln!(stderr, "resume:  {}", resume_command(&plan.out));
+    }
+    match exported {
+        Some(Ok(line)) => {
+            let _ = writeln!(stderr, "otlp:    {line}");
+        }
+        Some(Err(err)) => {
+            let _ = writeln!(stderr, "error: the run's spans were not all sent: {}", super::one_line(&err));
+            return Ok(ExitCode::from(1));
+        }
+        None => {}
     }
     Ok(exit_code(&state))
 }

@@ -9,7 +9,7 @@ use anyhow::Context;
 
 use crate::dataset::Dataset;
 use crate::grade::{Grader, GradingSettings};
-use crate::report::{fold_trace, verify};
+use crate::report::{fold_indexed, verify};
 
 /// Run `replay --verify` headlessly.
 pub fn run(trace_path: &Path) -> anyhow::Result<ExitCode> {
@@ -18,7 +18,7 @@ pub fn run(trace_path: &Path) -> anyhow::Result<ExitCode> {
     let dataset = Dataset::load(&settings.dataset_dir)
         .with_context(|| format!("the dataset named in the trace ({}) cannot be loaded", settings.dataset_dir))?;
     let dataset = Arc::new(dataset);
-    let state = fold_trace(&trace);
+    let state = fold_indexed(&trace, |_| {})?;
     let changed = dataset.content_hash != settings.dataset_hash;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let report = runtime.block_on(async {

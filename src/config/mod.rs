@@ -14,12 +14,16 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Deserializer};
 
 use crate::cli::{self, LlmKind, RunArgs};
-use crate::llm::{
-    DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL, ModelPrice, OpenAiSettings, normalise_base_url,
-};
+use crate::domain::LlmRole;
+use crate::llm::ModelPrice;
+use crate::tui::Keymap;
 
+mod keys;
+mod roles;
 #[cfg(test)]
 mod tests;
+
+pub use roles::{RoleChoice, RoleConfig, RoleConfigs, RoleSection, RolesSection};
 
 /// Environment variable naming a config file to read instead of the default one.
 pub const CONFIG_ENV: &str = "EVAL_DAG_CONFIG";
@@ -39,23 +43,32 @@ pub struct Config {
     /// The LLM provider.
     #[serde(default)]
     pub llm: LlmSection,
+    /// A model per role, over `[llm]`.
+    #[serde(default)]
+    pub roles: RolesSection,
     /// Run sizes and limits.
     #[serde(default)]
     pub run: RunSection,
     /// Prices by model name (a name also matches `name-<suffix>`), over the built-in ones.
     #[serde(default)]
     pub prices: IndexMap<String, ModelPrice>,
+    /// `[keys]` as written; [`Config::parse`] turns it into [`Config::keys`].
+    #[serde(default, rename = "keys")]
+    written_keys: keys::WrittenKeys,
+    /// The TUI's keys: the defaults with the user's `[keys]` in their place.
+    #[serde(skip)]
+    pub keys: Keymap,
 }
 
 /// `[llm]`: which provider, where, and how patiently.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LlmSection {
-    /// `openai` or `offline`.
+    /// `openai`, `anthropic` or `offline`.
     pub provider: Option<LlmKind>,
     /// Model name.
     pub model: Option<String>,
-    /// Base URL of the OpenAI-compatible server.
+    /// Base URL of the server.
     pub base_url: Option<String>,
     /// Name of the environment variable holding the API key.
     pub api_key_env: Option<String>,
@@ -70,6 +83,26 @@ pub struct LlmSection {
     pub retries: Option<u32>,
     /// Ask for JSON mode (`response_format`) on calls whose reply is a JSON object.
     pub json_mode: Option<bool>,
+    /// Sampling temperature sent with every call.
+    pub temperature: Option<f32>,
+    /// Longest reply, in tokens, sent with every call (anthropic requires one).
+    #[serde(default, deserialize_with = "max_tokens")]
+    pub max_tokens: Option<u32>,
+}
+
+impl LlmSection {
+    /// The fields a `[roles.<name>]` section may override.
+    pub fn as_role(&self) -> RoleSection {
+        RoleSection {
+            provider: self.provider,
+            model: self.model.clone(),
+            base_url: self.base_url.clone(),
+            api_key_env: self.api_key_env.clone(),
+            temperature: self.temperature,
+            max_tokens: self.max_tokens,
+            json_mode: self.json_mode,
+        }
+    }
 }
 
 /// `[run]`: sizes and limits of a run.
@@ -119,6 +152,10 @@ fn review_concurrency<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D:
 
 fn retries<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
     within(d, 0..=20)
+}
+
+fn max_tokens<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    within(d, 1..=1_000_000)
 }
 
 fn seconds<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Duration>, D::Error> {
@@ -172,17 +209,24 @@ fn unknown_key_hint(message: &str) -> Option<String> {
 impl Config {
     /// Parse `text`, read from `origin` (named in errors).
     pub fn parse(text: &str, origin: &Path) -> Result<Self, ConfigError> {
-        toml::from_str(text).map_err(|err| {
-            let location = match err.span() {
-                Some(span) => {
-                    let (line, column) = line_column(text, span.start);
-                    format!("{}:{line}:{column}", origin.display())
-                }
-                None => origin.display().to_string(),
-            };
+        let location = |offset: Option<usize>| match offset {
+            Some(offset) => {
+                let (line, column) = line_column(text, offset);
+                format!("{}:{line}:{column}", origin.display())
+            }
+            None => origin.display().to_string(),
+        };
+        let mut config: Self = toml::from_str(text).map_err(|err| {
             let raw = err.message().trim().replace('\n', "; ");
-            ConfigError { location, message: unknown_key_hint(&raw).unwrap_or(raw) }
-        })
+            ConfigError {
+                location: location(err.span().map(|s| s.start)),
+                message: unknown_key_hint(&raw).unwrap_or(raw),
+            }
+        })?;
+        config.keys = std::mem::take(&mut config.written_keys)
+            .keymap()
+            .map_err(|err| ConfigError { location: location(Some(err.span.start)), message: err.message })?;
+        Ok(config)
     }
 
     /// Read `explicit` (which must exist), else the default file when there is one.
@@ -206,66 +250,17 @@ impl Config {
         from_env.filter(|n| !n.is_empty()).or(self.theme.clone()).unwrap_or_else(|| "dark".into())
     }
 
-    /// Connection settings of the openai provider: `model` and `base_url` (flags
-    /// or their environment variables) over this file over the defaults; `env`
-    /// looks up the API key variable.
-    pub fn openai_settings(
-        &self,
-        model: Option<String>,
-        base_url: Option<String>,
-        env: impl Fn(&str) -> Option<String>,
-    ) -> anyhow::Result<OpenAiSettings> {
-        let key_env = self.llm.api_key_env.as_deref().unwrap_or(DEFAULT_API_KEY_ENV);
-        let key = env(key_env).filter(|k| !k.is_empty());
-        let base_url = base_url.or(self.llm.base_url.clone()).unwrap_or(DEFAULT_BASE_URL.into());
-        if key.is_none() && normalise_base_url(&base_url) == DEFAULT_BASE_URL {
-            anyhow::bail!(
-                "the openai provider needs {key_env} (or --base-url of a local server); \
-                 use --llm offline to run without a model"
-            );
-        }
-        let model = model.or(self.llm.model.clone()).unwrap_or(DEFAULT_MODEL.into());
-        let mut settings = OpenAiSettings::new(base_url, key, model);
-        settings.timeout = self.llm.timeout_secs.unwrap_or(settings.timeout);
-        settings.stall_timeout = self.llm.stall_timeout_secs.unwrap_or(settings.stall_timeout);
-        settings.max_retries = self.llm.retries.unwrap_or(settings.max_retries);
-        settings.prices = self.prices.iter().map(|(name, price)| (name.clone(), *price)).collect();
-        settings.json_mode = self.llm.json_mode.unwrap_or(false);
-        Ok(settings)
-    }
-
-    /// The provider (`flag` over this file; else openai when the API key
-    /// variable is set, offline otherwise) and, for openai, its connection
-    /// settings (see [`Self::openai_settings`]).
-    pub fn provider(
-        &self,
-        flag: Option<LlmKind>,
-        model: Option<String>,
-        base_url: Option<String>,
-        env: impl Fn(&str) -> Option<String>,
-    ) -> anyhow::Result<(LlmKind, Option<OpenAiSettings>)> {
-        let key_env = self.llm.api_key_env.as_deref().unwrap_or(DEFAULT_API_KEY_ENV);
-        let has_key = env(key_env).is_some_and(|k| !k.is_empty());
-        let provider = flag.or(self.llm.provider).unwrap_or(if has_key { LlmKind::Openai } else { LlmKind::Offline });
-        let openai = match provider {
-            LlmKind::Offline => None,
-            LlmKind::Openai => Some(self.openai_settings(model, base_url, env)?),
-        };
-        Ok((provider, openai))
-    }
-
     /// The settings of a run: `args` (flags, and the environment variables clap
-    /// reads for them) over this file over the built-in defaults; `--json-mode`
-    /// turns JSON mode on whatever the file says. `env` looks up
-    /// the API key variable.
+    /// reads for them) over this file over the built-in defaults, each role's
+    /// as [`Self::role_configs`] combines them; `--json-mode` turns JSON mode
+    /// on for every role whatever the file says. `env` looks up the API key variable.
     pub fn resolve(&self, args: &RunArgs, env: impl Fn(&str) -> Option<String>) -> anyhow::Result<RunConfig> {
-        let (provider, mut openai) = self.provider(args.llm, args.model.clone(), args.base_url.clone(), env)?;
-        if let Some(settings) = openai.as_mut().filter(|_| args.json_mode) {
+        let mut roles = self.role_configs(&args.roles, args.llm, env)?;
+        for settings in roles.values_mut().filter_map(|r| r.openai.as_mut()).filter(|_| args.json_mode) {
             settings.json_mode = true;
         }
         Ok(RunConfig {
-            provider,
-            openai,
+            roles,
             questions: args.questions.or(self.run.questions).unwrap_or(DEFAULT_QUESTIONS),
             max_iterations: args.max_iterations.or(self.run.max_iterations).unwrap_or(DEFAULT_MAX_ITERATIONS),
             concurrency: args.concurrency.or(self.run.concurrency).unwrap_or(DEFAULT_CONCURRENCY),
@@ -274,12 +269,18 @@ impl Config {
     }
 }
 
+/// The file `EVAL_DAG_CONFIG` or the default path names, for a command
+/// without `--config` (`compare`).
+pub fn load_default() -> Result<Config, ConfigError> {
+    let explicit = std::env::var_os(CONFIG_ENV).map(PathBuf::from);
+    Config::load(explicit.as_deref())
+}
+
 /// The TUI theme of a command that reads no other setting (`replay`,
 /// `compare`): [`Config::theme`] of the file `EVAL_DAG_CONFIG` or the default
 /// path names; a file that cannot be read is logged and the default used.
 pub fn theme_name() -> String {
-    let explicit = std::env::var_os(CONFIG_ENV).map(PathBuf::from);
-    let config = Config::load(explicit.as_deref()).unwrap_or_else(|err| {
+    let config = load_default().unwrap_or_else(|err| {
         tracing::warn!("{err}");
         Config::default()
     });
@@ -289,10 +290,8 @@ pub fn theme_name() -> String {
 /// A run's settings once flags, environment, config file and defaults are combined.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunConfig {
-    /// The provider.
-    pub provider: LlmKind,
-    /// Connection settings, for the openai provider.
-    pub openai: Option<OpenAiSettings>,
+    /// Every role's provider and connection settings.
+    pub roles: RoleConfigs,
     /// Questions to generate.
     pub questions: u32,
     /// Iterations per question.
@@ -301,4 +300,11 @@ pub struct RunConfig {
     pub concurrency: u32,
     /// Layer reviews at once per DAG (0: every layer at once).
     pub review_concurrency: u32,
+}
+
+impl RunConfig {
+    /// The settings of `role`.
+    pub fn role(&self, role: LlmRole) -> &RoleConfig {
+        &self.roles[&role]
+    }
 }

@@ -5,6 +5,12 @@ use clap::Parser;
 
 use super::*;
 use crate::cli::{Cli, CliCommand};
+use crate::llm::{
+    ANTHROPIC_API_KEY_ENV, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, DEFAULT_API_KEY_ENV, DEFAULT_MODEL, OpenAiSettings,
+};
+
+/// The builder, whose settings the single-model tests read.
+const B: LlmRole = LlmRole::DagBuild;
 
 const EXAMPLE: &str = r#"
 theme = "light"
@@ -33,13 +39,13 @@ input_per_mtok = 0
 output_per_mtok = 0
 "#;
 
-fn parse(text: &str) -> Result<Config, ConfigError> {
+pub(super) fn parse(text: &str) -> Result<Config, ConfigError> {
     Config::parse(text, Path::new("/home/u/.config/eval-dag/config.toml"))
 }
 
 /// `run` arguments from `flags`, with the environment-backed ones cleared so
 /// the test's own environment cannot leak in.
-fn args(flags: &[&str]) -> RunArgs {
+pub(super) fn args(flags: &[&str]) -> RunArgs {
     let cli = Cli::try_parse_from(["eval-dag", "run", "data"].iter().chain(flags)).unwrap();
     let CliCommand::Run(mut args) = cli.command else { unreachable!() };
     let given = |flag: &str| flags.contains(&flag);
@@ -47,10 +53,10 @@ fn args(flags: &[&str]) -> RunArgs {
         args.llm = None;
     }
     if !given("--model") {
-        args.model = None;
+        args.roles.model = None;
     }
     if !given("--base-url") {
-        args.base_url = None;
+        args.roles.base_url = None;
     }
     args
 }
@@ -78,7 +84,7 @@ fn flags_beat_the_file_and_the_file_beats_the_defaults() {
     let config = parse(EXAMPLE).unwrap();
     let key = |name: &str| (name == "MY_LLM_KEY").then(|| "secret".to_string());
     let from_file = config.resolve(&args(&[]), key).unwrap();
-    let openai = from_file.openai.as_ref().unwrap();
+    let openai = from_file.role(B).openai.as_ref().unwrap();
     assert_eq!((openai.model.as_str(), openai.base_url.as_str()), ("gpt-4o-mini", "http://127.0.0.1:11434/v1"));
     assert_eq!(openai.api_key.as_deref(), Some("secret"), "the key comes from the variable the file names");
     assert!(!format!("{from_file:?}").contains("secret"), "the key never shows in debug output");
@@ -94,21 +100,21 @@ fn flags_beat_the_file_and_the_file_beats_the_defaults() {
 
     let flags = ["--model", "flag-model", "--questions", "3", "--concurrency", "2", "--review-concurrency", "0"];
     let from_flags = config.resolve(&args(&flags), key).unwrap();
-    assert_eq!(from_flags.openai.as_ref().unwrap().model, "flag-model");
+    assert_eq!(from_flags.role(B).openai.as_ref().unwrap().model, "flag-model");
     assert_eq!((from_flags.questions, from_flags.max_iterations, from_flags.concurrency), (3, 4, 2));
     assert_eq!(from_flags.review_concurrency, 0);
 
     let offline = config.resolve(&args(&["--llm", "offline"]), key).unwrap();
-    assert_eq!((offline.provider, offline.openai), (LlmKind::Offline, None));
+    assert_eq!((offline.role(B).provider, offline.role(B).openai.clone()), (LlmKind::Offline, None));
 
     let defaults = Config::default().resolve(&args(&[]), |_| None).unwrap();
-    assert_eq!(defaults.provider, LlmKind::Offline, "no key and no provider: offline");
+    assert_eq!(defaults.role(B).provider, LlmKind::Offline, "no key and no provider: offline");
     assert_eq!(
         (defaults.questions, defaults.max_iterations, defaults.concurrency, defaults.review_concurrency),
         (10, 3, 10, 0)
     );
     let with_key = Config::default().resolve(&args(&[]), |n| (n == "OPENAI_API_KEY").then(|| "k".into())).unwrap();
-    assert_eq!(with_key.openai.unwrap().model, DEFAULT_MODEL, "a key in OPENAI_API_KEY selects openai");
+    assert_eq!(with_key.role(B).openai.clone().unwrap().model, DEFAULT_MODEL, "a key in OPENAI_API_KEY selects openai");
 }
 
 #[test]
@@ -144,7 +150,7 @@ fn an_unknown_key_suggests_the_closest_known_one() {
     let err = parse("[prices.m]\ninput_per_mtok = 1\noutput_per_mtk = 2\n").unwrap_err();
     assert_eq!(err.message, "unknown key `output_per_mtk`; did you mean `output_per_mtok`?");
     let err = parse("zzz = 1\n").unwrap_err();
-    assert!(err.message.starts_with("unknown key `zzz`; the keys here are theme, llm, run, prices"), "{err}");
+    assert!(err.message.starts_with("unknown key `zzz`; the keys here are theme, llm, roles, run, prices"), "{err}");
 }
 
 #[test]
@@ -186,23 +192,31 @@ fn the_readme_example_is_a_valid_config_with_the_built_in_defaults() {
     let resolved = config.resolve(&args(&[]), |n| (n == DEFAULT_API_KEY_ENV).then(|| "k".into())).unwrap();
     let defaults = Config::default().resolve(&args(&[]), |n| (n == DEFAULT_API_KEY_ENV).then(|| "k".into())).unwrap();
     let built_in_price = |r: &RunConfig| {
-        let client = crate::llm::OpenAiClient::new(r.openai.clone().unwrap()).unwrap();
+        let client = crate::llm::OpenAiClient::new(r.role(B).openai.clone().unwrap()).unwrap();
         crate::llm::LlmClient::cost_usd(
             &client,
-            crate::llm::TokenUsage { prompt_tokens: 1000, completion_tokens: 1000, cached_tokens: 0 },
+            crate::llm::TokenUsage {
+                prompt_tokens: 1000,
+                completion_tokens: 1000,
+                cached_tokens: 0,
+                ..Default::default()
+            },
         )
     };
     assert_eq!(built_in_price(&resolved), built_in_price(&defaults), "the example's price is the built-in one");
     let mut without_prices = resolved.clone();
-    without_prices.openai.as_mut().unwrap().prices.clear();
+    for role in without_prices.roles.values_mut() {
+        role.openai.as_mut().unwrap().prices.clear();
+    }
     assert_eq!(without_prices, defaults, "the example shows the defaults");
 }
 
 #[test]
 fn json_mode_is_off_unless_the_file_or_the_flag_turns_it_on() {
     let key = |name: &str| (name == DEFAULT_API_KEY_ENV).then(|| "k".to_string());
-    let json_mode =
-        |file: &str, flags: &[&str]| parse(file).unwrap().resolve(&args(flags), key).unwrap().openai.unwrap().json_mode;
+    let json_mode = |file: &str, flags: &[&str]| {
+        parse(file).unwrap().resolve(&args(flags), key).unwrap().role(B).openai.clone().unwrap().json_mode
+    };
     assert!(!json_mode("", &[]));
     assert!(json_mode("[llm]\njson_mode = true\n", &[]));
     assert!(json_mode("", &["--json-mode"]));
@@ -215,7 +229,7 @@ fn json_mode_is_off_unless_the_file_or_the_flag_turns_it_on() {
 fn local_base_urls_with_or_without_v1_and_slashes_reach_v1() {
     let base = |url: &str| Config::default().resolve(&args(&["--llm", "openai", "--base-url", url]), |_| None).unwrap();
     for url in ["http://host:11434", "http://host:11434/", "http://host:11434/v1", "http://host:11434/v1/"] {
-        assert_eq!(base(url).openai.unwrap().base_url, "http://host:11434/v1", "{url}");
+        assert_eq!(base(url).role(B).openai.clone().unwrap().base_url, "http://host:11434/v1", "{url}");
     }
     let err =
         Config::default().resolve(&args(&["--llm", "openai", "--base-url", "https://api.openai.com/v1/"]), |_| None);
@@ -223,4 +237,118 @@ fn local_base_urls_with_or_without_v1_and_slashes_reach_v1() {
         err.unwrap_err().to_string().contains("needs OPENAI_API_KEY"),
         "OpenAI's own URL with a slash needs the key"
     );
+}
+
+#[test]
+fn the_anthropic_provider_reads_its_key_max_tokens_and_base_url() {
+    let file = "[llm]\nprovider = \"anthropic\"\nmax_tokens = 8000\nretries = 1\n";
+    let key = |name: &str| (name == ANTHROPIC_API_KEY_ENV).then(|| "sk-ant".to_string());
+    let resolved = parse(file).unwrap().resolve(&args(&[]), key).unwrap();
+    assert_eq!((resolved.role(B).provider, resolved.role(B).openai.is_none()), (LlmKind::Anthropic, true));
+    let settings = resolved.role(B).anthropic.clone().unwrap();
+    assert_eq!((settings.api_key.as_deref(), settings.api_key_env.as_str()), (Some("sk-ant"), ANTHROPIC_API_KEY_ENV));
+    assert_eq!((settings.model.as_str(), settings.max_tokens, settings.max_retries), (ANTHROPIC_MODEL, 8000, 1));
+    assert_eq!(settings.base_url, ANTHROPIC_BASE_URL);
+    assert!(!format!("{settings:?}").contains("sk-ant"), "Debug hides the key");
+
+    let proxy = Config::default()
+        .resolve(&args(&["--llm", "anthropic", "--base-url", "http://127.0.0.1:9/v1/"]), |_| None)
+        .unwrap();
+    assert_eq!(proxy.role(B).anthropic.as_ref().unwrap().base_url, "http://127.0.0.1:9", "a local server needs no key");
+    let own = parse("[llm]\napi_key_env = \"CLAUDE_KEY\"\n").unwrap().resolve(&args(&["--llm", "anthropic"]), |_| None);
+    assert!(own.unwrap_err().to_string().contains("needs CLAUDE_KEY"), "the configured variable is named");
+    assert!(parse("[llm]\nmax_tokens = 0\n").is_err());
+    assert!(parse("[roles.critic]\nmax_tokens = 0\n").is_err());
+    let critic = parse("[roles.critic]\nprovider = \"anthropic\"\ntemperature = 0.2\n").unwrap();
+    let critic = critic.resolve(&args(&[]), key).unwrap();
+    let settings = critic.role(LlmRole::LayerReview).anthropic.clone().unwrap();
+    assert_eq!((settings.temperature, critic.role(B).provider), (Some(0.2), LlmKind::Offline), "only the critic");
+}
+
+const ROLES: &str = r#"
+[llm]
+provider = "openai"
+model = "base-model"
+base_url = "http://127.0.0.1:9000/v1"
+temperature = 0.5
+
+[roles.critic]
+model = "critic-model"
+base_url = "http://127.0.0.1:9001"
+api_key_env = "CRITIC_KEY"
+max_tokens = 800
+json_mode = true
+
+[roles.judge]
+provider = "offline"
+"#;
+
+fn openai(config: &RunConfig, role: LlmRole) -> OpenAiSettings {
+    config.role(role).openai.clone().unwrap()
+}
+
+#[test]
+fn each_role_falls_back_to_llm_field_by_field() {
+    let key = |name: &str| (name == "CRITIC_KEY").then(|| "critic-secret".to_string());
+    let config = parse(ROLES).unwrap().resolve(&args(&[]), key).unwrap();
+    let critic = openai(&config, LlmRole::LayerReview);
+    assert_eq!((critic.model.as_str(), critic.base_url.as_str()), ("critic-model", "http://127.0.0.1:9001/v1"));
+    assert_eq!(
+        (critic.api_key.as_deref(), critic.max_tokens, critic.json_mode),
+        (Some("critic-secret"), Some(800), true)
+    );
+    assert_eq!(critic.temperature, Some(0.5), "not set for the critic: [llm]'s");
+    for role in [LlmRole::QuestionGeneration, LlmRole::DagBuild, LlmRole::Narrative] {
+        let settings = openai(&config, role);
+        assert_eq!((settings.model.as_str(), settings.base_url.as_str()), ("base-model", "http://127.0.0.1:9000/v1"));
+        assert_eq!((settings.api_key, settings.max_tokens, settings.json_mode), (None, None, false), "{role:?}");
+    }
+    assert_eq!(config.role(LlmRole::Judge), &RoleConfig { provider: LlmKind::Offline, openai: None, anthropic: None });
+}
+
+#[test]
+fn a_role_flag_beats_the_flag_for_every_role_which_beats_the_roles_section() {
+    let flags = ["--model", "all-model", "--critic-model", "flag-critic", "--judge-base-url", "http://j:1/v1"];
+    let config = parse(ROLES).unwrap().resolve(&args(&flags), |_| None).unwrap();
+    assert_eq!(openai(&config, LlmRole::LayerReview).model, "flag-critic");
+    assert_eq!(openai(&config, LlmRole::LayerReview).base_url, "http://127.0.0.1:9001/v1", "no base-url flag");
+    assert_eq!(openai(&config, LlmRole::DagBuild).model, "all-model");
+    let with_llm = parse(ROLES).unwrap().resolve(&args(&["--llm", "openai", "--builder-model", "b"]), |_| None);
+    let with_llm = with_llm.unwrap();
+    assert_eq!(openai(&with_llm, LlmRole::Judge).base_url, "http://127.0.0.1:9000/v1", "--llm is for every role");
+    assert_eq!(openai(&with_llm, LlmRole::DagBuild).model, "b");
+    assert_eq!(openai(&with_llm, LlmRole::LayerReview).model, "critic-model");
+}
+
+#[test]
+fn an_unknown_role_or_role_field_is_one_line_with_file_and_line() {
+    let err = parse("[roles.critc]\nmodel = \"m\"\n").unwrap_err().to_string();
+    assert!(err.starts_with("config /home/u/.config/eval-dag/config.toml:1:"), "{err}");
+    assert!(err.contains("unknown key `critc`; did you mean `critic`?"), "{err}");
+    let err = parse("[roles.critic]\nmodel = \"m\"\ntemprature = 1\n").unwrap_err().to_string();
+    assert!(err.starts_with("config /home/u/.config/eval-dag/config.toml:3:"), "{err}");
+    assert!(err.contains("did you mean `temperature`?") && !err.contains('\n'), "{err}");
+    let err = Config::default().resolve(&args(&[]), |_| None);
+    assert!(err.is_ok(), "no key anywhere: offline for every role");
+    let err = parse("[roles.critic]\nprovider = \"openai\"\n").unwrap().resolve(&args(&[]), |_| None).unwrap_err();
+    assert!(err.to_string().contains("needs OPENAI_API_KEY ([roles.critic])"), "{err}");
+}
+
+#[test]
+fn each_provider_reads_its_own_base_url_variable_below_the_flags() {
+    let env = |name: &str| match name {
+        "OPENAI_API_KEY" => Some("k".to_string()),
+        "ANTHROPIC_API_KEY" => Some("a".to_string()),
+        "OPENAI_BASE_URL" => Some("http://127.0.0.1:7001/v1".to_string()),
+        "ANTHROPIC_BASE_URL" => Some("http://127.0.0.1:7002".to_string()),
+        _ => None,
+    };
+    let file = "[llm]\nbase_url = \"http://127.0.0.1:7000/v1\"\n[roles.critic]\nprovider = \"anthropic\"\n";
+    let config = parse(file).unwrap().resolve(&args(&[]), env).unwrap();
+    assert_eq!(config.role(B).openai.as_ref().unwrap().base_url, "http://127.0.0.1:7001/v1", "env over file");
+    let critic = config.role(LlmRole::LayerReview);
+    assert_eq!(critic.anthropic.as_ref().unwrap().base_url, "http://127.0.0.1:7002", "never OPENAI_BASE_URL");
+    let flagged = parse(file).unwrap().resolve(&args(&["--critic-base-url", "http://127.0.0.1:7003"]), env).unwrap();
+    let critic = flagged.role(LlmRole::LayerReview);
+    assert_eq!(critic.anthropic.as_ref().unwrap().base_url, "http://127.0.0.1:7003", "the flag first");
 }

@@ -43,6 +43,22 @@ pub enum LlmRole {
 }
 
 impl LlmRole {
+    /// Every role, in the order a run first calls them.
+    pub const ALL: [Self; 5] =
+        [Self::QuestionGeneration, Self::DagBuild, Self::LayerReview, Self::Narrative, Self::Judge];
+
+    /// The role's name in the config file (`[roles.<name>]`) and in its flags
+    /// (`--<name>-model`).
+    pub fn setting_name(self) -> &'static str {
+        match self {
+            Self::QuestionGeneration => "questions",
+            Self::DagBuild => "builder",
+            Self::LayerReview => "critic",
+            Self::Judge => "judge",
+            Self::Narrative => "narrative",
+        }
+    }
+
     /// Human name.
     pub fn label(self) -> &'static str {
         match self {
@@ -54,6 +70,21 @@ impl LlmRole {
         }
     }
 }
+
+/// Who plays a role in a run: provider, model and server (never a key).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct RoleModel {
+    /// `openai`, `offline`, ….
+    pub provider: String,
+    /// Model name.
+    pub model: String,
+    /// The server's base URL, for a provider that has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+}
+
+/// Who played each role of a run.
+pub type RoleModels = std::collections::BTreeMap<LlmRole, RoleModel>;
 
 /// Identifies an LLM call within a run: replay matches recorded responses by it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -100,6 +131,16 @@ pub struct TokenUsage {
     /// in traces written before version 4).
     #[serde(default)]
     pub cached_tokens: u64,
+    /// Of the prompt tokens, those written to the provider's prompt cache
+    /// (Anthropic's `cache_creation_input_tokens`; 0 for other providers and
+    /// in traces written before it was recorded; not written when 0, so the
+    /// other providers' traces read as before).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_write_tokens: u64,
+}
+
+fn is_zero(count: &u64) -> bool {
+    *count == 0
 }
 
 impl TokenUsage {
@@ -119,5 +160,6 @@ impl std::ops::AddAssign for TokenUsage {
         self.prompt_tokens += other.prompt_tokens;
         self.completion_tokens += other.completion_tokens;
         self.cached_tokens += other.cached_tokens;
+        self.cache_write_tokens += other.cache_write_tokens;
     }
 }

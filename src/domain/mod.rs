@@ -15,7 +15,7 @@ mod result;
 
 pub use dag::{DagEdge, DagNodeSpec, GeneratedDag};
 pub use diff::{FindingFate, IterationDiff, NodeChange, code_diff};
-pub use exchange::{CallKey, ChatMessage, LlmRole, TokenUsage};
+pub use exchange::{CallKey, ChatMessage, LlmRole, RoleModel, RoleModels, TokenUsage};
 pub use feedback::{CriticFeedback, Finding, FindingSource, LayerValidation, Severity};
 pub use grading::{Grade, GradingSettings};
 pub use location::{AttemptAt, IterationAt};

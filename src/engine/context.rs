@@ -11,7 +11,8 @@ use crate::dag::DagExecutor;
 use crate::dataset::Dataset;
 use crate::grade::Grader;
 use crate::llm::{
-    CallKey, ChatMessage, DeltaSink, LlmClient, LlmError, LlmRequest, LlmResponse, StreamUpdate, TokenUsage,
+    CallKey, ChatMessage, DeltaSink, LlmClient, LlmError, LlmRequest, LlmResponse, LlmRole, StreamUpdate, TokenUsage,
+    serving,
 };
 use crate::prompts::Prompts;
 use crate::run::EngineEvent;
@@ -61,10 +62,12 @@ impl RunContext {
     async fn record_call(&self, request: LlmRequest) -> Result<LlmResponse, LlmError> {
         let LlmRequest { key, messages, json } = request;
         let call_id = self.emitter.next_call_id();
+        let served = serving(self.parts.llm.as_ref(), key.role);
         self.emitter.emit(EngineEvent::LlmCallStarted {
             call_id,
             key: key.clone(),
-            model: self.parts.llm.model().to_string(),
+            provider: served.provider().to_string(),
+            model: served.model().to_string(),
             messages: messages.clone(),
         });
         let emitter = self.emitter.clone();
@@ -95,7 +98,7 @@ impl RunContext {
             latency_ms,
             error,
             retries,
-            cost_usd: self.parts.llm.cost_usd(usage),
+            cost_usd: served.cost_usd(usage),
         });
         outcome
     }
@@ -155,5 +158,9 @@ impl LlmClient for RecordedLlm<'_> {
 
     fn cost_usd(&self, usage: TokenUsage) -> f64 {
         self.0.parts.llm.cost_usd(usage)
+    }
+
+    fn for_role(&self, role: LlmRole) -> Option<&dyn LlmClient> {
+        self.0.parts.llm.for_role(role)
     }
 }

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 
-use super::{CallKey, ChatMessage, TokenUsage};
+use super::{CallKey, ChatMessage, LlmRole, TokenUsage};
 
 /// What a running call reports before it ends.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -98,7 +98,7 @@ impl LlmError {
 
 /// An LLM provider.
 pub trait LlmClient: Send + Sync {
-    /// Provider name for the header and trace (`openai`, `offline`, `replay`).
+    /// Provider name for the header and trace (`openai`, `anthropic`, `offline`, `replay`).
     fn provider(&self) -> &str;
 
     /// Model name.
@@ -113,4 +113,18 @@ pub trait LlmClient: Send + Sync {
         let _ = usage;
         0.0
     }
+
+    /// The client that serves calls of `role`, when it is not this one (a
+    /// client routing by role, [`super::RoleRouter`]): the provider and model
+    /// a call records, and the prices its cost is reckoned with, are that client's.
+    fn for_role(&self, role: LlmRole) -> Option<&dyn LlmClient> {
+        let _ = role;
+        None
+    }
+}
+
+/// The client that serves calls of `role` through `client`: the one it routes
+/// them to, else itself.
+pub fn serving(client: &dyn LlmClient, role: LlmRole) -> &dyn LlmClient {
+    client.for_role(role).unwrap_or(client)
 }

@@ -1,15 +1,28 @@
 //! LLM providers behind one trait: an OpenAI-compatible HTTP client, the
-//! offline schema planner, and replay of a recorded trace.
+//! Anthropic Messages API, the offline schema planner, and replay of a
+//! recorded trace.
 
+mod anthropic;
 mod client;
+mod http;
 mod offline;
 mod openai;
+mod price;
 mod replay;
+mod roles;
 
-pub use crate::domain::{CallKey, ChatMessage, LlmRole, TokenUsage};
-pub use client::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, StreamUpdate, ignore_stream};
+pub use crate::domain::{CallKey, ChatMessage, LlmRole, RoleModel, RoleModels, TokenUsage};
+pub use anthropic::{
+    ANTHROPIC_API_KEY_ENV, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, AnthropicClient, AnthropicSettings,
+    normalise_anthropic_url,
+};
+pub use client::{
+    DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, StreamUpdate, ignore_stream, serving,
+};
 pub use offline::{OfflineOptions, OfflinePlanError, OfflinePlanner, TUI_DELAY};
 pub use openai::{
-    DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL, ModelPrice, OpenAiClient, OpenAiSettings, normalise_base_url,
+    DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL, OpenAiClient, OpenAiSettings, normalise_base_url,
 };
+pub use price::ModelPrice;
 pub use replay::ReplayClient;
+pub use roles::RoleRouter;

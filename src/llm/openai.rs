@@ -17,13 +17,13 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use eventsource_stream::{EventStreamError, Eventsource};
-use futures::StreamExt;
 use futures::future::BoxFuture;
-use rand::RngExt;
-use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::http::{
+    Failure, Next, RetryPolicy, SseReader, cut_off, error_detail, http_client, retry_after, send_failure,
+};
+use super::price::{self, ModelPrice};
 use super::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, StreamUpdate, TokenUsage};
 
 /// Default server.
@@ -32,52 +32,10 @@ pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 pub const DEFAULT_MODEL: &str = "gpt-4o-mini";
 /// Environment variable holding the API key, unless configured otherwise.
 pub const DEFAULT_API_KEY_ENV: &str = "OPENAI_API_KEY";
-const MAX_BACKOFF: Duration = Duration::from_secs(30);
-
-/// A model's price in USD per million tokens.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ModelPrice {
-    /// Prompt tokens.
-    #[serde(deserialize_with = "non_negative")]
-    pub input_per_mtok: f64,
-    /// Generated tokens.
-    #[serde(deserialize_with = "non_negative")]
-    pub output_per_mtok: f64,
-    /// Prompt tokens served from the provider's prompt cache; when absent they
-    /// cost `input_per_mtok`.
-    #[serde(default, deserialize_with = "some_non_negative")]
-    pub cached_input_per_mtok: Option<f64>,
-}
-
-impl ModelPrice {
-    /// The cost of `usage` in USD.
-    pub fn cost_usd(&self, usage: TokenUsage) -> f64 {
-        let cached = usage.cached_tokens.min(usage.prompt_tokens);
-        let cached_rate = self.cached_input_per_mtok.unwrap_or(self.input_per_mtok);
-        ((usage.prompt_tokens - cached) as f64 * self.input_per_mtok
-            + cached as f64 * cached_rate
-            + usage.completion_tokens as f64 * self.output_per_mtok)
-            / 1e6
-    }
-}
-
-fn some_non_negative<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
-    non_negative(deserializer).map(Some)
-}
-
-fn non_negative<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
-    let value = f64::deserialize(deserializer)?;
-    if value.is_finite() && value >= 0.0 {
-        Ok(value)
-    } else {
-        Err(serde::de::Error::custom(format!("a price must be a number of USD of at least 0, not {value}")))
-    }
-}
 
 /// A built-in price: input, cached input and output per million tokens.
 const fn price(input: f64, cached: f64, output: f64) -> ModelPrice {
-    ModelPrice { input_per_mtok: input, output_per_mtok: output, cached_input_per_mtok: Some(cached) }
+    ModelPrice::new(input, output).cached(cached)
 }
 
 /// List prices from https://openai.com/api/pricing (2025); unknown models cost 0.
@@ -111,6 +69,10 @@ pub struct OpenAiSettings {
     /// Ask for `response_format: {"type": "json_object"}` on calls whose reply
     /// must be a JSON object.
     pub json_mode: bool,
+    /// Sampling temperature, when not the server's default.
+    pub temperature: Option<f32>,
+    /// Longest reply in tokens (`max_tokens`), when not the server's default.
+    pub max_tokens: Option<u32>,
 }
 
 impl std::fmt::Debug for OpenAiSettings {
@@ -125,6 +87,8 @@ impl std::fmt::Debug for OpenAiSettings {
             .field("base_delay", &self.base_delay)
             .field("prices", &self.prices)
             .field("json_mode", &self.json_mode)
+            .field("temperature", &self.temperature)
+            .field("max_tokens", &self.max_tokens)
             .finish()
     }
 }
@@ -143,6 +107,8 @@ impl OpenAiSettings {
             base_delay: Duration::from_millis(500),
             prices: Vec::new(),
             json_mode: false,
+            temperature: None,
+            max_tokens: None,
         }
     }
 }
@@ -195,52 +161,10 @@ pub struct OpenAiClient {
     usage_missing_told: AtomicBool,
 }
 
-/// What to do after a failed attempt.
-enum Next {
-    /// Give up.
-    Fatal,
-    /// Try again after the given wait, or the backoff.
-    Retry(Option<Duration>),
-    /// Try again at once, without the refused field.
-    Without,
-}
-
-/// One failed attempt: the error and what to do next.
-struct Failure {
-    error: LlmError,
-    next: Next,
-}
-
-impl Failure {
-    fn fatal(kind: LlmErrorKind, message: String) -> Self {
-        Self { error: LlmError::new(kind, message), next: Next::Fatal }
-    }
-
-    fn retry(kind: LlmErrorKind, message: String, after: Option<Duration>) -> Self {
-        Self { error: LlmError::new(kind, message), next: Next::Retry(after) }
-    }
-}
-
-fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
-    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
-    if let Some(ms) = text("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
-        return Some(Duration::from_secs_f64((ms / 1000.0).max(0.0)));
-    }
-    let value = text("retry-after")?;
-    if let Ok(seconds) = value.parse::<f64>() {
-        return Some(Duration::from_secs_f64(seconds.max(0.0)));
-    }
-    let when = chrono::DateTime::parse_from_rfc2822(value).ok()?;
-    (when.with_timezone(&chrono::Utc) - chrono::Utc::now()).to_std().ok()
-}
-
 impl OpenAiClient {
     /// A client for `settings`.
     pub fn new(settings: OpenAiSettings) -> Result<Self, LlmError> {
-        let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(15))
-            .build()
-            .map_err(|e| LlmError::new(LlmErrorKind::Connection, format!("cannot build the HTTP client: {e}")))?;
+        let http = http_client()?;
         let json_mode = AtomicBool::new(settings.json_mode);
         Ok(Self {
             http,
@@ -271,6 +195,12 @@ impl OpenAiClient {
         if sent.response_format {
             body["response_format"] = json!({"type": "json_object"});
         }
+        if let Some(temperature) = self.settings.temperature {
+            body["temperature"] = json!(temperature);
+        }
+        if let Some(max_tokens) = self.settings.max_tokens {
+            body["max_tokens"] = json!(max_tokens);
+        }
         (body, sent)
     }
 
@@ -281,14 +211,7 @@ impl OpenAiClient {
         if let Some(key) = &self.settings.api_key {
             call = call.bearer_auth(key);
         }
-        let response = call.send().await.map_err(|e| {
-            if e.is_timeout() {
-                let limit = self.settings.timeout;
-                Failure::retry(LlmErrorKind::Timeout, format!("no answer from {url} within {limit:?}"), None)
-            } else {
-                Failure::retry(LlmErrorKind::Connection, format!("cannot reach {url}: {e}"), None)
-            }
-        })?;
+        let response = call.send().await.map_err(|e| send_failure(&e, &url, self.settings.timeout))?;
         let status = response.status();
         if !status.is_success() {
             let after = retry_after(response.headers());
@@ -310,18 +233,9 @@ impl OpenAiClient {
             sink(StreamUpdate::Text(&text));
             return Ok((text, usage_of(&value)));
         }
-        let mut events = response.bytes_stream().eventsource();
+        let mut events = SseReader::new(response, &url, self.settings.stall_timeout, self.settings.timeout);
         let (mut text, mut usage, mut finished) = (String::new(), None, false);
-        let stall = self.settings.stall_timeout;
-        loop {
-            let event = match tokio::time::timeout(stall, events.next()).await {
-                Err(_) => {
-                    let message = format!("the stream from {url} stalled: nothing received for {stall:?}");
-                    return Err(Failure::retry(LlmErrorKind::Timeout, message, None));
-                }
-                Ok(None) => break,
-                Ok(Some(event)) => event.map_err(|e| self.stream_failure(e, &url))?,
-            };
+        while let Some(event) = events.next().await? {
             if event.data.trim() == "[DONE]" {
                 finished = true;
                 break;
@@ -339,11 +253,7 @@ impl OpenAiClient {
             }
         }
         if !finished {
-            return Err(Failure::retry(
-                LlmErrorKind::BadResponse,
-                "the stream was cut off before the answer ended".into(),
-                None,
-            ));
+            return Err(cut_off());
         }
         Ok((text, usage.unwrap_or_else(|| self.no_usage(&url))))
     }
@@ -354,25 +264,6 @@ impl OpenAiClient {
             tracing::warn!("{url} reports no token usage in its streams: its calls count 0 tokens");
         }
         TokenUsage::default()
-    }
-
-    fn stream_failure(&self, error: EventStreamError<reqwest::Error>, url: &str) -> Failure {
-        match error {
-            EventStreamError::Transport(e) if e.is_timeout() => Failure::retry(
-                LlmErrorKind::Timeout,
-                format!("no complete answer from {url} within {:?}", self.settings.timeout),
-                None,
-            ),
-            EventStreamError::Transport(e) => {
-                let cause = std::error::Error::source(&e).map_or_else(|| e.to_string(), |c| format!("{e} ({c})"));
-                Failure::retry(
-                    LlmErrorKind::Connection,
-                    format!("the connection to {url} broke mid-answer: {cause}"),
-                    None,
-                )
-            }
-            other => Failure::retry(LlmErrorKind::BadResponse, format!("unreadable stream from {url}: {other}"), None),
-        }
     }
 
     /// The optional field a 400 names, among those `sent`.
@@ -398,10 +289,7 @@ impl OpenAiClient {
 
     fn classify(&self, status: u16, body: &str, after: Option<Duration>, sent: Sent, url: &str) -> Failure {
         let lower = body.to_ascii_lowercase();
-        let detail = serde_json::from_str::<Value>(body)
-            .ok()
-            .and_then(|v| v.pointer("/error/message").and_then(Value::as_str).map(str::to_string))
-            .unwrap_or_else(|| body.chars().take(200).collect::<String>().replace('\n', " "));
+        let detail = error_detail(body);
         if let Some(field) = Self::named(&lower, sent).filter(|_| status == 400) {
             return self.without(field, url, &detail);
         }
@@ -431,12 +319,6 @@ impl OpenAiClient {
             _ => Failure::fatal(LlmErrorKind::BadRequest, format!("{status} from {url}: {detail}")),
         }
     }
-
-    fn backoff(&self, attempt: u32) -> Duration {
-        let base = self.settings.base_delay.as_secs_f64() * 2f64.powi(attempt as i32);
-        let jitter = rand::rng().random_range(0.5..1.0);
-        Duration::from_secs_f64((base * jitter).min(MAX_BACKOFF.as_secs_f64()))
-    }
 }
 
 fn usage_of(value: &Value) -> TokenUsage {
@@ -444,6 +326,7 @@ fn usage_of(value: &Value) -> TokenUsage {
         prompt_tokens: value.pointer("/usage/prompt_tokens").and_then(Value::as_u64).unwrap_or(0),
         completion_tokens: value.pointer("/usage/completion_tokens").and_then(Value::as_u64).unwrap_or(0),
         cached_tokens: value.pointer("/usage/prompt_tokens_details/cached_tokens").and_then(Value::as_u64).unwrap_or(0),
+        cache_write_tokens: 0,
     }
 }
 
@@ -461,45 +344,11 @@ impl LlmClient for OpenAiClient {
         request: &'a LlmRequest,
         sink: DeltaSink,
     ) -> BoxFuture<'a, Result<LlmResponse, LlmError>> {
-        Box::pin(async move {
-            let mut retries = 0u32;
-            loop {
-                match self.attempt(request, &sink).await {
-                    Ok((text, usage)) => return Ok(LlmResponse { text, usage, retries }),
-                    Err(Failure { mut error, next: Next::Without }) => {
-                        tracing::warn!("{}", error.message);
-                        error.retries = retries;
-                        retries += 1;
-                        sink(StreamUpdate::Retrying { retry: retries, error: &error, wait: Duration::ZERO });
-                    }
-                    Err(Failure { mut error, next: Next::Retry(after) }) if retries < self.settings.max_retries => {
-                        tracing::warn!("LLM call retried: {}", error.message);
-                        error.retries = retries;
-                        retries += 1;
-                        let wait = after.map_or_else(|| self.backoff(retries - 1), |d| d.min(MAX_BACKOFF));
-                        sink(StreamUpdate::Retrying { retry: retries, error: &error, wait });
-                        tokio::time::sleep(wait).await;
-                    }
-                    Err(Failure { mut error, .. }) => {
-                        error.retries = retries;
-                        return Err(error);
-                    }
-                }
-            }
-        })
+        let policy = RetryPolicy { max_retries: self.settings.max_retries, base_delay: self.settings.base_delay };
+        Box::pin(async move { policy.run(&sink, || self.attempt(request, &sink)).await })
     }
 
     fn cost_usd(&self, usage: TokenUsage) -> f64 {
-        let model = self.settings.model.as_str();
-        let built_in = PRICES.iter().map(|(name, price)| (*name, price));
-        let configured = self.settings.prices.iter().map(|(name, price)| (name.as_str(), price));
-        // The longest matching name wins; on a tie the configured price (last) does.
-        built_in
-            .chain(configured)
-            .filter(|(name, _)| {
-                model == *name || model.starts_with(&format!("{name}-")) || model.starts_with(&format!("{name}:"))
-            })
-            .max_by_key(|(name, _)| name.len())
-            .map_or(0.0, |(_, price)| price.cost_usd(usage))
+        price::cost_usd(&self.settings.model, PRICES, &self.settings.prices, usage)
     }
 }

@@ -8,7 +8,9 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 
-use super::{CallKey, DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, StreamUpdate, TokenUsage};
+use super::{
+    CallKey, DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, LlmRole, StreamUpdate, TokenUsage,
+};
 use crate::run::EngineEvent;
 use crate::trace::Trace;
 
@@ -23,13 +25,22 @@ pub struct ReplayClient {
 impl ReplayClient {
     /// Every successful response of `trace`; a later call with the same key wins.
     pub fn from_trace(trace: &Trace) -> Self {
-        let mut recorded = HashMap::new();
-        for record in &trace.records {
-            if let EngineEvent::LlmCallFinished { key, response: Some(text), error: None, .. } = &record.event {
-                recorded.insert(key.clone(), text.clone());
-            }
+        let mut client = Self::new(&trace.header.settings.model);
+        trace.records.iter().for_each(|record| client.learn(&record.event));
+        client
+    }
+
+    /// A client of `model` with nothing recorded yet (see [`Self::learn`]).
+    pub fn new(model: &str) -> Self {
+        Self { model: model.to_string(), recorded: HashMap::new(), fallback: None }
+    }
+
+    /// Record the response of `event` if it is a successful call's; a later
+    /// call with the same key wins.
+    pub fn learn(&mut self, event: &EngineEvent) {
+        if let EngineEvent::LlmCallFinished { key, response: Some(text), error: None, .. } = event {
+            self.recorded.insert(key.clone(), text.clone());
         }
-        Self { model: trace.header.settings.model.clone(), recorded, fallback: None }
     }
 
     /// Send calls without a recorded response to `client`.
@@ -90,5 +101,9 @@ impl LlmClient for ReplayClient {
 
     fn cost_usd(&self, usage: TokenUsage) -> f64 {
         self.fallback.as_ref().map_or(0.0, |f| f.cost_usd(usage))
+    }
+
+    fn for_role(&self, role: LlmRole) -> Option<&dyn LlmClient> {
+        self.fallback.as_deref().map(|f| super::serving(f, role))
     }
 }

@@ -54,6 +54,9 @@ pub struct TokenEconomy {
     pub cached_tokens: u64,
     /// `cached_tokens` / prompt tokens (none without prompt tokens).
     pub cache_hit_rate: Option<f64>,
+    /// Prompt tokens written to the provider's cache (Anthropic; 0 elsewhere).
+    #[serde(default)]
+    pub cache_write_tokens: u64,
     /// Share of prompt bytes within a prefix shared with an earlier call (see [`prefix_reuse`]).
     pub prompt_prefix_shared: Option<f64>,
     /// All tokens / questions.
@@ -90,6 +93,7 @@ pub fn token_economy(state: &RunState) -> TokenEconomy {
     TokenEconomy {
         cached_tokens: state.usage.cached_tokens,
         cache_hit_rate: state.usage.cache_hit_rate(),
+        cache_write_tokens: state.usage.cache_write_tokens,
         prompt_prefix_shared: prefix_reuse(prompts).fraction(),
         tokens_per_question: per(total as f64, questions),
         cost_per_question_usd: per(state.cost_usd, questions),

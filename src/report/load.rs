@@ -7,8 +7,8 @@ use anyhow::Context;
 use serde_json::Value;
 use serde_json::error::Category;
 
-use crate::run::RunState;
-use crate::trace::Trace;
+use crate::run::{EngineEvent, RunState};
+use crate::trace::{Trace, TraceError, TraceLines};
 
 use super::{EvalResults, eval_results};
 
@@ -37,11 +37,22 @@ pub fn fold_trace(trace: &Trace) -> RunState {
     state
 }
 
+/// The run state at the end of the trace `lines` indexes, its events parsed
+/// as they are folded (never all held at once); `each` sees every event first.
+pub fn fold_indexed(lines: &TraceLines, mut each: impl FnMut(&EngineEvent)) -> Result<RunState, TraceError> {
+    let mut state = RunState::default();
+    lines.for_each(|record| {
+        each(&record.event);
+        state.apply_owned(record.t_ms, record.event);
+    })?;
+    Ok(state)
+}
+
 /// The results document of a results file or a trace.
 pub fn load_results(path: &Path) -> anyhow::Result<EvalResults> {
     if is_trace(path) {
-        let trace = Trace::read(path)?;
-        return Ok(eval_results(&fold_trace(&trace), &trace.header.created_at));
+        let trace = TraceLines::read(path)?;
+        return Ok(eval_results(&fold_indexed(&trace, |_| {})?, &trace.header.created_at));
     }
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     serde_json::from_str(&text).map_err(|err| {

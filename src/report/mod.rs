@@ -12,6 +12,7 @@ mod load;
 mod matrix;
 mod results;
 mod results_doc;
+mod roles;
 mod scorecard;
 mod taxonomy;
 #[cfg(test)]
@@ -23,13 +24,14 @@ pub use compare::{Change, Row, Side, compare};
 pub use convergence::{ApprovalHistogram, Convergence, convergence};
 pub use economy::{PrefixReuse, TokenEconomy, prefix_reuse, token_economy};
 pub use html::{dag_svg, matrix_html, report_html};
-pub use load::{fold_trace, is_trace, load_results};
+pub use load::{fold_indexed, fold_trace, is_trace, load_results};
 pub use matrix::{Agreement, Entry, Matrix, MatrixRow, RunSummary, compare_runs};
 pub use results::{eval_results, graded_tally, write_eval_results};
 pub use results_doc::{
     AttemptTrace, CallMeta, DetailedResult, DifficultyBreakdown, EvalResults, FailureAnalysis, Grading, IterationTrace,
     LevelBreakdown, LogEntry, LogRole, QuestionTrace, ReferenceLogEntry, ReferenceRole, StageTiming, Summary, Tokens,
 };
+pub use roles::{RoleUsage, RoleUsages, role_usage};
 pub use scorecard::{
     AnswerGrade, CriticScorecard, FateCounts, GradedBy, JudgedIteration, VerdictFate, critic_scorecard,
     scorecard_graded_by,

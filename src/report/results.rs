@@ -20,6 +20,7 @@ use super::results_doc::{
     AttemptTrace, CallMeta, DetailedResult, DifficultyBreakdown, EvalResults, FailureAnalysis, Grading, IterationTrace,
     LevelBreakdown, LogEntry, LogRole, QuestionTrace, ReferenceLogEntry, ReferenceRole, StageTiming, Summary,
 };
+use super::roles::role_usage;
 use super::scorecard::critic_scorecard;
 use super::taxonomy::findings_taxonomy;
 
@@ -284,6 +285,7 @@ fn results_with<Traces>(state: &RunState, generated_at: &str, question_traces: T
         critic_scorecard: critic_scorecard(state),
         findings_taxonomy: findings_taxonomy(state),
         convergence: convergence(state),
+        roles: role_usage(state),
     }
 }
 

@@ -6,6 +6,7 @@
 
 use super::convergence::Convergence;
 use super::economy::TokenEconomy;
+use super::roles::RoleUsages;
 use super::scorecard::CriticScorecard;
 use super::taxonomy::FindingsTaxonomy;
 use crate::run::AnswerLabel;
@@ -44,6 +45,10 @@ pub struct EvalResults<Traces = Vec<QuestionTrace>> {
     /// files written before it existed).
     #[serde(default)]
     pub convergence: Convergence,
+    /// Who played each role that made a call, with its tokens and cost
+    /// (absent in files written before it existed).
+    #[serde(default)]
+    pub roles: RoleUsages,
 }
 
 /// Token counts, with their sum.

@@ -42,6 +42,7 @@ pub fn run_with_one_pass_and_one_exhausted() -> RunState {
         EngineEvent::LlmCallStarted {
             call_id: 1,
             key: key.clone(),
+            provider: "openai".into(),
             model: "m".into(),
             messages: vec![ChatMessage::user("build")],
         },
@@ -49,7 +50,7 @@ pub fn run_with_one_pass_and_one_exhausted() -> RunState {
             call_id: 1,
             key,
             response: Some("{}".into()),
-            usage: TokenUsage { prompt_tokens: 10, completion_tokens: 5, cached_tokens: 0 },
+            usage: TokenUsage { prompt_tokens: 10, completion_tokens: 5, cached_tokens: 0, ..Default::default() },
             latency_ms: 3,
             error: None,
             retries: 0,
@@ -107,12 +108,18 @@ fn iteration(id: &str, n: u32, code: &str, tokens: u64, findings: Vec<serde_json
     .unwrap();
     let feedback = serde_json::from_value(json!({"is_approved": findings.is_empty(), "findings": findings})).unwrap();
     vec![
-        EngineEvent::LlmCallStarted { call_id, key: key.clone(), model: "m".into(), messages: vec![] },
+        EngineEvent::LlmCallStarted {
+            call_id,
+            key: key.clone(),
+            provider: "openai".into(),
+            model: "m".into(),
+            messages: vec![],
+        },
         EngineEvent::LlmCallFinished {
             call_id,
             key,
             response: Some("{}".into()),
-            usage: TokenUsage { prompt_tokens: tokens, completion_tokens: 0, cached_tokens: 0 },
+            usage: TokenUsage { prompt_tokens: tokens, completion_tokens: 0, cached_tokens: 0, ..Default::default() },
             latency_ms: 1,
             error: None,
             retries: 0,
@@ -192,12 +199,18 @@ pub fn run_of(count: usize) -> RunState {
         let passed = n % 2 == 1;
         events.extend([
             EngineEvent::QuestionStarted { at: at.clone(), forked_from: None, by_hand: false },
-            EngineEvent::LlmCallStarted { call_id: n, key: key.clone(), model: "m".into(), messages: vec![] },
+            EngineEvent::LlmCallStarted {
+                call_id: n,
+                key: key.clone(),
+                provider: "openai".into(),
+                model: "m".into(),
+                messages: vec![],
+            },
             EngineEvent::LlmCallFinished {
                 call_id: n,
                 key,
                 response: Some("{}".into()),
-                usage: TokenUsage { prompt_tokens: 10 * n, completion_tokens: 0, cached_tokens: 0 },
+                usage: TokenUsage { prompt_tokens: 10 * n, ..Default::default() },
                 latency_ms: 1,
                 error: None,
                 retries: 0,

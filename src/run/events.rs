@@ -101,6 +101,20 @@ pub struct RunSettings {
     /// How answers are graded.
     #[serde(default)]
     pub grading: crate::domain::GradingSettings,
+    /// Who plays each role (`provider` and `model` above are the builder's).
+    #[serde(default)]
+    pub roles: crate::domain::RoleModels,
+}
+
+impl RunSettings {
+    /// Who plays `role`: its entry in `roles`, else the run's provider and model.
+    pub fn role(&self, role: crate::domain::LlmRole) -> crate::domain::RoleModel {
+        self.roles.get(&role).cloned().unwrap_or_else(|| crate::domain::RoleModel {
+            provider: self.provider.clone(),
+            model: self.model.clone(),
+            base_url: None,
+        })
+    }
 }
 
 /// Totals at the end of a run.
@@ -184,6 +198,8 @@ pub enum EngineEvent {
         call_id: u64,
         /// What it is for.
         key: CallKey,
+        /// Provider that served it.
+        provider: String,
         /// Model asked.
         model: String,
         /// The rendered prompt.

@@ -26,6 +26,8 @@ pub struct LlmCall {
     pub call_id: u64,
     /// What it was for.
     pub key: CallKey,
+    /// Provider that served it.
+    pub provider: String,
     /// Model asked.
     pub model: String,
     /// Prompt.
@@ -38,6 +40,8 @@ pub struct LlmCall {
     pub error: Option<String>,
     /// Tokens.
     pub usage: TokenUsage,
+    /// Estimated cost in USD, by the client that served it.
+    pub cost_usd: f64,
     /// Wall time.
     pub latency_ms: u64,
     /// Retries spent.
@@ -46,16 +50,18 @@ pub struct LlmCall {
 
 impl LlmCall {
     /// A call just sent: nothing answered yet.
-    fn sent(call_id: u64, key: CallKey, model: String, messages: Arc<Vec<ChatMessage>>) -> Self {
+    fn sent(call_id: u64, key: CallKey, provider: String, model: String, messages: Arc<Vec<ChatMessage>>) -> Self {
         Self {
             call_id,
             key,
+            provider,
             model,
             messages,
             response: String::new(),
             finished: false,
             error: None,
             usage: TokenUsage::default(),
+            cost_usd: 0.0,
             latency_ms: 0,
             retries: 0,
         }
@@ -288,7 +294,7 @@ impl RunState {
                     }
                 }
             }
-            EngineEvent::LlmCallStarted { call_id, key, model, messages } => {
+            EngineEvent::LlmCallStarted { call_id, key, provider, model, messages } => {
                 if let Some(id) = &key.question_id
                     && let Some(q) = self.question_mut(id)
                 {
@@ -300,7 +306,7 @@ impl RunState {
                         attempt.iteration_mut(key.iteration).calls.push(call_id);
                     }
                 }
-                self.calls.insert(call_id, Arc::new(LlmCall::sent(call_id, key, model, Arc::new(messages))));
+                self.calls.insert(call_id, Arc::new(LlmCall::sent(call_id, key, provider, model, Arc::new(messages))));
             }
             EngineEvent::LlmTextDelta { call_id, text } => {
                 if let Some(call) = self.calls.get_mut(&call_id) {
@@ -331,15 +337,15 @@ impl RunState {
                     self.push_feed(key.question_id.as_deref(), FeedKind::Bad, text);
                 }
                 // A finish without its start (a trace cut at the front) still counts.
-                let call = self
-                    .calls
-                    .entry(call_id)
-                    .or_insert_with(|| Arc::new(LlmCall::sent(call_id, key, String::new(), Arc::default())));
+                let call = self.calls.entry(call_id).or_insert_with(|| {
+                    Arc::new(LlmCall::sent(call_id, key, String::new(), String::new(), Arc::default()))
+                });
                 let call = Arc::make_mut(call);
                 call.response = response.unwrap_or_default();
                 call.finished = true;
                 call.error = error;
                 call.usage = usage;
+                call.cost_usd = cost_usd;
                 call.latency_ms = latency_ms;
                 call.retries = retries;
             }
@@ -548,7 +554,7 @@ mod tests {
         let key = json!({"question_id": "q1", "role": "dag_build", "attempt": 1, "iteration": 1, "layer": null});
         state.apply(
             1,
-            &event(json!({"type": "llm_call_started", "call_id": 7, "key": key, "model": "m", "messages": []})),
+            &event(json!({"type": "llm_call_started", "call_id": 7, "key": key, "provider": "openai", "model": "m", "messages": []})),
         );
         let snapshot = state.clone();
         state.apply(2, &event(json!({"type": "question_started", "at": {"question_id": "q1", "attempt": 1}})));
@@ -567,7 +573,7 @@ mod tests {
         let key = json!({"question_id": "q1", "role": "dag_build", "attempt": 1, "iteration": 1, "layer": null});
         state.apply(
             1,
-            &event(json!({"type": "llm_call_started", "call_id": 7, "key": key, "model": "m", "messages": []})),
+            &event(json!({"type": "llm_call_started", "call_id": 7, "key": key, "provider": "openai", "model": "m", "messages": []})),
         );
         state.apply(2, &EngineEvent::LlmTextDelta { call_id: 7, text: "{\"nodes\": [cut".into() });
         let retry = EngineEvent::LlmCallRetrying { call_id: 7, retry: 1, error: "HTTP 429".into(), wait_ms: 1500 };

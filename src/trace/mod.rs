@@ -6,24 +6,22 @@ use std::{
     collections::BTreeMap,
     fs::{File, OpenOptions},
     io::Write,
-    ops::Range,
     path::{Path, PathBuf},
-    sync::{
-        atomic::{AtomicUsize, Ordering},
-        mpsc,
-    },
 };
 
 use serde::{Deserialize, Serialize};
 
 use crate::run::{EngineEvent, RunSettings};
 
+mod lines;
 mod upgrade;
+
+pub use lines::{TraceBlock, TraceEnding, TraceLines, TraceScan};
 
 /// The `format` field of every trace header.
 pub const TRACE_FORMAT: &str = "eval-dag-trace";
 /// Current trace format version (see [`upgrade`] for what changed since 1).
-pub const TRACE_VERSION: u32 = 4;
+pub const TRACE_VERSION: u32 = 5;
 
 /// First line of a trace.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -122,7 +120,8 @@ impl TraceWriter {
     /// first, and numbering goes on after its last event. A trace of an
     /// earlier version is first rewritten in the current one (the original
     /// kept beside it as `<file>.v<N>`), so one file never mixes versions.
-    pub fn append(path: &Path, trace: &Trace) -> Result<Self, TraceError> {
+    pub fn append(path: &Path, trace: &impl AsRef<TraceLines>) -> Result<Self, TraceError> {
+        let trace = trace.as_ref();
         let io = |source| TraceError::Io { path: path.to_path_buf(), source };
         if trace.header.version < TRACE_VERSION {
             return Self::rewrite_current(path, trace);
@@ -135,10 +134,13 @@ impl TraceWriter {
             return Err(TraceError::Malformed { path: path.to_path_buf(), line: 1, message });
         }
         let file = OpenOptions::new().write(true).open(path).map_err(io)?;
-        file.set_len(trace.complete_len).map_err(io)?;
+        file.set_len(trace.complete_len()).map_err(io)?;
         drop(file);
+        let next_seq = match trace.len().checked_sub(1) {
+            Some(last) => trace.record(last)?.seq + 1,
+            None => 0,
+        };
         let file = OpenOptions::new().append(true).open(path).map_err(io)?;
-        let next_seq = trace.records.last().map_or(0, |r| r.seq + 1);
         Ok(Self { file, path: path.to_path_buf(), next_seq })
     }
 
@@ -154,7 +156,7 @@ impl TraceWriter {
 
     /// Keep `path` as `<path>.v<N>` and write `trace` anew at `path` in the
     /// current version (same header otherwise, same events, same numbering).
-    fn rewrite_current(path: &Path, trace: &Trace) -> Result<Self, TraceError> {
+    fn rewrite_current(path: &Path, trace: &TraceLines) -> Result<Self, TraceError> {
         let io = |source| TraceError::Io { path: path.to_path_buf(), source };
         let mut kept = path.as_os_str().to_owned();
         kept.push(format!(".v{}", trace.header.version));
@@ -162,10 +164,14 @@ impl TraceWriter {
         let partial = path.with_extension("upgrading");
         let header = TraceHeader { version: TRACE_VERSION, ..trace.header.clone() };
         let mut writer = Self::create(&partial, &header)?;
-        for record in &trace.records {
-            writer.next_seq = record.seq;
-            writer.record(record.t_ms, &record.event)?;
-        }
+        let mut written = Ok(());
+        trace.for_each(|record| {
+            if written.is_ok() {
+                writer.next_seq = record.seq;
+                written = writer.record(record.t_ms, &record.event);
+            }
+        })?;
+        written?;
         std::fs::rename(&partial, path).map_err(io)?;
         writer.path = path.to_path_buf();
         Ok(writer)
@@ -182,7 +188,9 @@ impl TraceWriter {
     }
 }
 
-/// A trace read back from disk.
+/// A trace read back from disk, every event parsed (for tests and the
+/// commands that work on a whole run's events at once; the others read
+/// through [`TraceLines`]).
 #[derive(Debug, Clone)]
 pub struct Trace {
     /// The header.
@@ -195,6 +203,8 @@ pub struct Trace {
     pub complete_len: u64,
     /// Events of kinds this version does not know, skipped (a newer trace only).
     pub skipped: BTreeMap<String, usize>,
+    /// The index the events were read through.
+    pub lines: TraceLines,
 }
 
 /// The note for a trace written by a newer eval-dag: which event kinds were skipped.
@@ -214,7 +224,11 @@ fn newer_version_note(header: &TraceHeader, skipped: &BTreeMap<String, usize>) -
 impl Trace {
     /// Read `path`. A cut-off last line is dropped; a bad line elsewhere is an error.
     pub fn read(path: &Path) -> Result<Self, TraceError> {
-        let lines = TraceLines::read(path)?;
+        Self::from_lines(TraceLines::read(path)?)
+    }
+
+    /// Parse every event of the trace `lines` indexes.
+    pub fn from_lines(lines: TraceLines) -> Result<Self, TraceError> {
         let mut records = Vec::with_capacity(lines.len());
         lines.for_each(|record| records.push(record))?;
         Ok(Self {
@@ -223,6 +237,7 @@ impl Trace {
             truncated_tail: lines.truncated_tail,
             complete_len: lines.complete_len(),
             skipped: lines.skipped.clone(),
+            lines,
         })
     }
 
@@ -232,193 +247,23 @@ impl Trace {
     }
 }
 
-/// Event lines parsed per block by the workers of [`TraceLines::for_each`].
-const PARSE_BLOCK: usize = 512;
-
-/// A trace kept as its text with the event lines indexed: events are parsed
-/// on demand, one at a time or all of them in parallel. A replay holds this
-/// instead of parsed events, which take twice the memory.
-#[derive(Debug)]
-pub struct TraceLines {
-    /// The header.
-    pub header: TraceHeader,
-    /// Whether the last line was cut off (the run was killed mid-write).
-    pub truncated_tail: bool,
-    /// Events of kinds this version does not know, skipped (a newer trace
-    /// only), with how many of each.
-    pub skipped: BTreeMap<String, usize>,
-    path: PathBuf,
-    text: String,
-    /// Byte range of the header line, then of every complete event line.
-    lines: Vec<Range<usize>>,
+/// `header` and `records` written to a file and read back (for tests that build a trace by hand).
+#[cfg(test)]
+pub(crate) fn written_trace(header: &TraceHeader, records: &[TraceRecord]) -> Trace {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("trace.jsonl");
+    let mut text = serde_json::to_string(header).expect("header serialises") + "\n";
+    for record in records {
+        text.push_str(&(serde_json::to_string(record).expect("record serialises") + "\n"));
+    }
+    std::fs::write(&path, text).expect("the trace is written");
+    // The open file is read through after the directory is gone.
+    Trace::read(&path).expect("the trace reads back")
 }
 
-impl TraceLines {
-    /// Read and index `path`: the header is checked and a cut-off last line
-    /// dropped now; the other lines are parsed when asked for.
-    pub fn read(path: &Path) -> Result<Self, TraceError> {
-        let malformed =
-            |line: usize, message: String| TraceError::Malformed { path: path.to_path_buf(), line, message };
-        let bytes = std::fs::read(path).map_err(|source| TraceError::Io { path: path.to_path_buf(), source })?;
-        // A run killed mid-write can cut the last line inside a character.
-        let (text, cut_inside_a_character) = match String::from_utf8(bytes) {
-            Ok(text) => (text, false),
-            Err(err) => {
-                let valid = err.utf8_error().valid_up_to();
-                let mut bytes = err.into_bytes();
-                if bytes[valid..].contains(&b'\n') {
-                    let line = bytes[..valid].iter().filter(|b| **b == b'\n').count() + 1;
-                    return Err(malformed(line, "not UTF-8 text".into()));
-                }
-                bytes.truncate(valid);
-                (String::from_utf8(bytes).expect("valid up to here"), true)
-            }
-        };
-        let mut lines = Vec::new();
-        let mut start = 0;
-        for (end, _) in text.match_indices('\n') {
-            lines.push(start..end);
-            start = end + 1;
-        }
-        if start < text.len() {
-            lines.push(start..text.len());
-        }
-        while lines.last().is_some_and(|l| text[l.clone()].trim_ascii().is_empty()) {
-            lines.pop();
-        }
-        let Some(first) = lines.first() else {
-            return Err(malformed(1, "empty file, expected a trace header".into()));
-        };
-        let header: TraceHeader = serde_json::from_str(&text[first.clone()])
-            .map_err(|err| malformed(1, format!("not an eval-dag trace header ({err})")))?;
-        if header.format != TRACE_FORMAT {
-            return Err(malformed(1, format!("format is {:?}, expected {TRACE_FORMAT:?}", header.format)));
-        }
-        let newer = header.version > TRACE_VERSION;
-        let mut trace =
-            Self { header, truncated_tail: false, skipped: BTreeMap::new(), path: path.to_path_buf(), text, lines };
-        if newer {
-            trace.skip_unknown_kinds();
-        }
-        let last = trace.len().checked_sub(1);
-        if let Some(last) = last
-            && (cut_inside_a_character || trace.record(last).is_err())
-        {
-            trace.lines.pop();
-            trace.truncated_tail = true;
-        }
-        Ok(trace)
-    }
-
-    /// Drop the event lines of a newer version's trace that this version
-    /// cannot read but can name (`event.type`), counting them by kind.
-    fn skip_unknown_kinds(&mut self) {
-        #[derive(Deserialize)]
-        struct Kind {
-            #[serde(rename = "type")]
-            kind: String,
-        }
-        #[derive(Deserialize)]
-        struct Line {
-            event: Kind,
-        }
-        let mut kept = vec![self.lines[0].clone()];
-        for index in 0..self.len() {
-            let line = self.lines[index + 1].clone();
-            let unknown = match self.record(index) {
-                Ok(_) => None,
-                Err(_) => serde_json::from_str::<Line>(&self.text[line.clone()]).ok().map(|l| l.event.kind),
-            };
-            match unknown {
-                Some(kind) => *self.skipped.entry(kind).or_default() += 1,
-                None => kept.push(line),
-            }
-        }
-        self.lines = kept;
-    }
-
-    /// What a reader should say once about a trace of a newer version, if it is one.
-    pub fn newer_version_note(&self) -> Option<String> {
-        newer_version_note(&self.header, &self.skipped)
-    }
-
-    /// Number of complete events.
-    pub fn len(&self) -> usize {
-        self.lines.len() - 1
-    }
-
-    /// Whether the trace has no events.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Length in bytes of the complete lines (where appending must start).
-    pub fn complete_len(&self) -> u64 {
-        self.lines.last().map_or(0, |l| l.end as u64 + 1)
-    }
-
-    /// Parse event `index` (0-based); a line of an earlier version is read
-    /// into the current shape.
-    pub fn record(&self, index: usize) -> Result<TraceRecord, TraceError> {
-        let line = &self.text[self.lines[index + 1].clone()];
-        // Version 3 only added fields and kinds to version 2: both read as they are.
-        let parsed = if self.header.version >= 2 {
-            serde_json::from_str(line)
-        } else {
-            serde_json::from_str(line).and_then(|mut record| {
-                upgrade::from_v1(&mut record);
-                serde_json::from_value(record)
-            })
-        };
-        parsed.map_err(|err| TraceError::Malformed {
-            path: self.path.clone(),
-            line: index + 2,
-            message: err.to_string(),
-        })
-    }
-
-    /// Parse every event, blocks of lines on all cores at once, and hand them
-    /// to `f` in order on this thread. Stops at the first bad line.
-    pub fn for_each(&self, mut f: impl FnMut(TraceRecord)) -> Result<(), TraceError> {
-        let blocks = self.len().div_ceil(PARSE_BLOCK);
-        let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(blocks);
-        let parse_block = |block: usize| -> Result<Vec<TraceRecord>, TraceError> {
-            (block * PARSE_BLOCK..((block + 1) * PARSE_BLOCK).min(self.len())).map(|i| self.record(i)).collect()
-        };
-        if workers <= 1 {
-            for block in 0..blocks {
-                parse_block(block)?.into_iter().for_each(&mut f);
-            }
-            return Ok(());
-        }
-        let next = AtomicUsize::new(0);
-        std::thread::scope(|scope| {
-            let (sender, receiver) = mpsc::channel();
-            for _ in 0..workers {
-                let sender = sender.clone();
-                let (next, parse_block) = (&next, &parse_block);
-                scope.spawn(move || {
-                    loop {
-                        let block = next.fetch_add(1, Ordering::Relaxed);
-                        // The receiver is gone after a bad line: stop.
-                        if block >= blocks || sender.send((block, parse_block(block))).is_err() {
-                            break;
-                        }
-                    }
-                });
-            }
-            drop(sender);
-            let mut waiting = BTreeMap::new();
-            let mut expected = 0;
-            for (block, parsed) in receiver {
-                waiting.insert(block, parsed);
-                while let Some(parsed) = waiting.remove(&expected) {
-                    parsed?.into_iter().for_each(&mut f);
-                    expected += 1;
-                }
-            }
-            Ok(())
-        })
+impl AsRef<TraceLines> for Trace {
+    fn as_ref(&self) -> &TraceLines {
+        &self.lines
     }
 }
 
@@ -469,7 +314,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.jsonl");
         let mut writer = TraceWriter::create(&path, &header()).unwrap();
-        let count = PARSE_BLOCK * 5 + 7;
+        let count = lines::PARSE_BLOCK * 5 + 7;
         for t in 0..count as u64 {
             writer.record(t, &EngineEvent::Control(Command::Pause)).unwrap();
         }

@@ -16,8 +16,14 @@
 //!   (`iteration_graded`, `run --judge-rejected`), the grading setting
 //!   `judge_rejected` and the `judge` of a call key made on such an answer.
 //!   A version-3 line reads as it is.
+//! - Version 5 records who plays each role: the run settings' `roles` (role →
+//!   provider, model, base URL) and the `provider` of every `llm_call_started`.
+//!   An earlier run had one provider and model for every role: its settings
+//!   read with every role played by them, and each call with the run's provider.
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
+
+use crate::domain::LlmRole;
 
 /// Events that name one attempt.
 const ATTEMPT_EVENTS: [&str; 3] = ["question_started", "question_finished", "graded"];
@@ -61,6 +67,43 @@ fn control_from_v1(event: &mut Map<String, Value>) {
         event.insert("from".into(), from);
     }
     event.insert("command".into(), Value::String(command.into()));
+}
+
+/// Fill in a version-4 (or earlier) `settings` object's `roles`: every role
+/// is played by the run's one provider and model.
+pub fn settings_from_v4(settings: &mut Value) {
+    let Some(settings) = settings.as_object_mut() else { return };
+    if settings.contains_key("roles") {
+        return;
+    }
+    let played = json!({"provider": settings.get("provider"), "model": settings.get("model")});
+    let roles: Map<String, Value> = LlmRole::ALL
+        .iter()
+        .map(|role| {
+            (
+                serde_json::to_value(role).expect("a role serialises").as_str().unwrap_or_default().to_string(),
+                played.clone(),
+            )
+        })
+        .collect();
+    settings.insert("roles".into(), Value::Object(roles));
+}
+
+/// Rewrite one version-4 (or earlier, already upgraded to version 4) record
+/// into version 5: `provider` is the provider of a run's every call.
+pub fn from_v4(record: &mut Value, provider: &str) {
+    let Some(event) = record.get_mut("event").and_then(Value::as_object_mut) else { return };
+    match event.get("type").and_then(Value::as_str) {
+        Some("run_started") => {
+            if let Some(settings) = event.get_mut("settings") {
+                settings_from_v4(settings);
+            }
+        }
+        Some("llm_call_started") if !event.contains_key("provider") => {
+            event.insert("provider".into(), Value::String(provider.into()));
+        }
+        _ => {}
+    }
 }
 
 #[cfg(test)]

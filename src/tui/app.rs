@@ -14,7 +14,7 @@ use super::graph_moves::{GraphMove, moved};
 use super::hand_work::Deriver;
 use super::highlight::HighlightCache;
 use super::inspector::{Inspector, LoadedDataset};
-use super::keymap::{Action, action_for};
+use super::keymap::{Action, Keymap};
 use super::matrix::RunsMatrix;
 use super::replay::Replay;
 use super::schema_text::SchemaTarget;
@@ -68,6 +68,8 @@ pub struct App {
     pub fault: Option<String>,
     /// Colours.
     pub theme: Theme,
+    /// The keys: the defaults with the user's rebindings.
+    pub keys: Keymap,
     /// Highlighted code of the nodes on screen.
     pub highlight: HighlightCache,
     /// How a replay turns into a derived live run when the user acts on it.
@@ -122,6 +124,7 @@ impl App {
             fault: None,
             highlight: HighlightCache::default(),
             theme,
+            keys: Keymap::default(),
             deriver: None,
             new_events: None,
             recording: None,
@@ -134,6 +137,12 @@ impl App {
         };
         app.refresh();
         app
+    }
+
+    /// This app with the user's `keys` instead of the defaults.
+    pub fn with_keys(mut self, keys: Keymap) -> Self {
+        self.keys = keys;
+        self
     }
 
     /// An app showing `comparison` (no run).
@@ -336,11 +345,12 @@ impl App {
         }
     }
 
-    /// The answer to "quit now?": `y` (or Ctrl-C, or `Q`) quits, anything else stays.
+    /// The answer to "quit now?": `y` (or Ctrl-C, or a key of quit-now) quits, anything else stays.
     fn answer_quit(&mut self, key: KeyEvent) {
         self.confirm_quit = false;
         let ctrl_c = key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c');
-        if ctrl_c || matches!(key.code, KeyCode::Char('y' | 'Y' | 'Q')) {
+        let quit_now = self.keys.action_for(key, self.screen, self.replay.is_some()) == Some(Action::QuitNow);
+        if ctrl_c || quit_now || matches!(key.code, KeyCode::Char('y' | 'Y')) {
             self.quit = true;
         } else {
             self.message = Some("still watching: the run goes on".into());
@@ -378,7 +388,26 @@ impl App {
             self.inspector_typing(key.code);
             return self.refresh();
         }
-        let action = action_for(key, self.screen, self.replay.is_some());
+        let action = self.keys.action_for(key, self.screen, self.replay.is_some());
+        self.act(action);
+    }
+
+    /// The mouse wheel: down or up in what takes keys now, whatever keys those are bound to.
+    pub fn wheel(&mut self, down: bool) {
+        let typing = self.confirm_quit
+            || self.text_box.is_some()
+            || self.dashboard.editing_filter
+            || (self.screen == Screen::Inspector && self.inspector.as_ref().is_some_and(|i| i.typing.is_some()));
+        match (typing, down) {
+            (true, true) => self.handle_key(KeyCode::Down.into()),
+            (true, false) => self.handle_key(KeyCode::Up.into()),
+            (false, true) => self.act(Some(Action::Down)),
+            (false, false) => self.act(Some(Action::Up)),
+        }
+    }
+
+    /// Do what `action` (of a key, or none) asks; any key closes the help first.
+    fn act(&mut self, action: Option<Action>) {
         if self.help && !matches!(action, Some(Action::Quit | Action::QuitNow)) {
             self.help = false;
             return;

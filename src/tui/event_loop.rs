@@ -123,6 +123,8 @@ where
         }
         let playback = app.replay.as_ref().and_then(super::Replay::deadline);
         let next_frame = last_draw.map_or(now, |at| at + FRAME);
+        // A replay still reading its trace: its chunks come in between keys.
+        let mut loading = app.replay.as_mut().and_then(super::Replay::take_loading);
         tokio::select! {
             event = feeds.input.next(), if input_open => match event {
                 Some(Ok(event)) => {
@@ -144,6 +146,21 @@ where
                 }
                 dirty = true;
             }
+            loaded = async { loading.as_mut().expect("guarded").chunks.recv().await }, if loading.is_some() => {
+                match (app.replay.as_mut(), loaded) {
+                    (Some(replay), Some(loaded)) => {
+                        replay.keep_loading(loading.take().expect("guarded"));
+                        let note = replay.receive(loaded, &mut app.state);
+                        app.message = note.or(app.message.take());
+                        app.refresh();
+                    }
+                    // The loader ends with its last chunk: gone before it, it failed.
+                    (_, None) => app.message = Some("the trace stopped loading (a fault, logged)".into()),
+                    (None, Some(_)) => {}
+                }
+                loading = None;
+                dirty = true;
+            }
             signal = async { feeds.stop.as_mut().expect("guarded").await }, if feeds.stop.is_some() => {
                 tracing::info!("{signal}: leaving the terminal UI");
                 feeds.stop = None;
@@ -157,6 +174,9 @@ where
                 }
             }
             () = sleep_until(Some(next_frame)), if dirty => {}
+        }
+        if let (Some(replay), Some(loading)) = (app.replay.as_mut(), loading) {
+            replay.keep_loading(loading);
         }
     }
     Ok(())

@@ -13,6 +13,7 @@ mod highlight;
 mod inspection;
 mod inspector;
 mod keymap;
+mod loading;
 mod matrix;
 mod replay;
 mod schema_text;
@@ -39,9 +40,12 @@ pub use containment::{Fault, contained};
 pub use editing::{EditRequest, EditTarget, Edited};
 pub use event_loop::{Feeds, Stop, run as event_loop};
 pub use hand_work::{DeriveFn, Derived, Deriver};
-pub use keymap::{Action, BINDINGS, Context, action_for};
+pub use keymap::{
+    Action, BINDINGS, Binding, Bound, Context, Key, KeyParseError, Keymap, RebindError, RebindProblem, Rebinding,
+};
+pub use loading::Loaded;
 pub use matrix::RunsMatrix;
-pub use replay::{DEFAULT_MAX_GAP, Replay};
+pub use replay::{DEFAULT_MAX_GAP, Loading, Replay};
 pub use theme::{Ink, Theme, ThemeError};
 pub use view::{Screen, Tab};
 
@@ -101,8 +105,8 @@ pub fn on_input(app: &mut App, event: Event, size: ratatui::layout::Size) {
     match event {
         Event::Key(key) if key.kind != KeyEventKind::Release => app.handle_key(key),
         Event::Mouse(mouse) => match mouse.kind {
-            MouseEventKind::ScrollDown => app.handle_key(crossterm::event::KeyCode::Down.into()),
-            MouseEventKind::ScrollUp => app.handle_key(crossterm::event::KeyCode::Up.into()),
+            MouseEventKind::ScrollDown => app.wheel(true),
+            MouseEventKind::ScrollUp => app.wheel(false),
             MouseEventKind::Down(MouseButton::Left) if app.screen == Screen::Dashboard => {
                 let [_, body, _] = areas(ratatui::layout::Rect::from((ratatui::layout::Position::ORIGIN, size)));
                 if let Some(row) = screens::dashboard::row_at(app, body, mouse.row) {
@@ -186,6 +190,8 @@ pub struct ReplayOptions<'a> {
     pub max_gap: Option<Duration>,
     /// Colours.
     pub theme: Theme,
+    /// The keys.
+    pub keys: Keymap,
 }
 
 /// Open the UI over a trace, on `runtime`; the first action that needs an
@@ -196,23 +202,23 @@ pub fn replay_trace(
     deriver: Deriver,
     stop: Stop,
 ) -> anyhow::Result<()> {
-    let (mut replay, state) = Replay::open(options.path, options.from_start)?;
+    let (mut replay, state) = Replay::begin(options.path, options.from_start)?;
     replay.max_gap = options.max_gap;
     let note = replay.note();
-    let mut app = App::new(state, options.theme, Some(replay), None);
+    let mut app = App::new(state, options.theme, Some(replay), None).with_keys(options.keys);
     app.message = note;
     app.deriver = Some(deriver);
     show(runtime, app, stop)
 }
 
-/// Open the UI over `comparison` (two runs side by side), in `theme`.
-pub fn compare(comparison: Comparison, theme: Theme, stop: Stop) -> anyhow::Result<()> {
-    show(&tokio::runtime::Runtime::new()?, App::comparing(comparison, theme), stop)
+/// Open the UI over `comparison` (two runs side by side), in `theme`, with `keys`.
+pub fn compare(comparison: Comparison, theme: Theme, keys: Keymap, stop: Stop) -> anyhow::Result<()> {
+    show(&tokio::runtime::Runtime::new()?, App::comparing(comparison, theme).with_keys(keys), stop)
 }
 
-/// Open the UI over `matrix` (several runs, questions × runs), in `theme`.
-pub fn compare_runs(matrix: RunsMatrix, theme: Theme, stop: Stop) -> anyhow::Result<()> {
-    show(&tokio::runtime::Runtime::new()?, App::comparing_runs(matrix, theme), stop)
+/// Open the UI over `matrix` (several runs, questions × runs), in `theme`, with `keys`.
+pub fn compare_runs(matrix: RunsMatrix, theme: Theme, keys: Keymap, stop: Stop) -> anyhow::Result<()> {
+    show(&tokio::runtime::Runtime::new()?, App::comparing_runs(matrix, theme).with_keys(keys), stop)
 }
 
 /// A live run as the UI sees it.
@@ -262,12 +268,12 @@ fn injected_fault(draw: fn(&mut Frame, &App)) -> impl Fn(&mut Frame, &App) {
     }
 }
 
-/// Show a live run in `theme`: events from the engine,
+/// Show a live run in `theme` with `keys`: events from the engine,
 /// commands back to it, until the user quits or `stop` (a signal) resolves;
 /// then the run is cancelled.
-pub async fn watch_live(initial: RunState, live: Live, theme: Theme, stop: Stop) -> LiveEnd {
+pub async fn watch_live(initial: RunState, live: Live, theme: Theme, keys: Keymap, stop: Stop) -> LiveEnd {
     let Live { events, commands, resume } = live;
-    let mut app = App::new(initial, theme, None, Some(commands.clone()));
+    let mut app = App::new(initial, theme, None, Some(commands.clone())).with_keys(keys);
     app.resume = Some(resume);
     let mut feeds = Feeds { input: EventStream::new(), events: Some(events), stop: Some(stop) };
     let draw = injected_fault(draw);

@@ -1,6 +1,11 @@
 //! Replay of a saved trace: play/pause, step, seek and speed. The trace stays
-//! in memory as text and events are parsed when needed; state snapshots taken
-//! while the trace is first folded make scrubbing back and forth cheap.
+//! on disk, indexed by byte offset, and events are parsed when needed; state
+//! snapshots taken while the trace is first folded (see [`super::loading`])
+//! make scrubbing back and forth cheap. A replay opened with [`Replay::begin`]
+//! shows the run as soon as its question list is read and takes the rest
+//! in while the UI runs: scrubbing reaches what is loaded, and a replay at
+//! the loaded end (where it opens, or where "end" takes it) follows the
+//! loading to the last event.
 //!
 //! Playback keeps a schedule, not a timer: each event is due its recorded gap
 //! (divided by the speed, and shortened to the gap cap) after the previous
@@ -10,14 +15,11 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use tokio::sync::mpsc::UnboundedReceiver;
+
+use super::loading::{Chunk, Loaded, Loader};
 use crate::run::RunState;
 use crate::trace::{TraceError, TraceLines};
-
-/// About this many snapshots are kept, whatever the trace's length: a seek
-/// re-applies at most `len / SNAPSHOTS` events.
-const SNAPSHOTS: usize = 64;
-/// Fewest events between two snapshots (short traces need few).
-const MIN_SNAPSHOT_GAP: usize = 256;
 /// Default longest real wait between two played events.
 pub const DEFAULT_MAX_GAP: Duration = Duration::from_secs(10);
 /// Most events applied in one call of [`Replay::advance`], so a far-behind
@@ -39,32 +41,120 @@ pub struct Replay {
     pub speed: f64,
     /// Longest real wait between two events (`None`: recorded gaps in full).
     pub max_gap: Option<Duration>,
+    /// While the trace is still being read: the chunks to come.
+    loading: Option<Loading>,
+    /// Whether the shown state follows the loading (the replay is at the loaded end).
+    follow: bool,
+}
+
+/// The part of a trace still being read in the background.
+pub struct Loading {
+    /// Chunks as they are folded.
+    pub chunks: UnboundedReceiver<Loaded>,
+    /// Share of the file read, 0 to 1.
+    progress: f64,
 }
 
 impl Replay {
-    /// A replay of the trace at `path` and the state to show first: the final
-    /// state, or the empty start when `from_start`.
+    /// A replay of the trace at `path`, read whole, and the state to show
+    /// first: the final state, or the empty start when `from_start`.
     pub fn open(path: &Path, from_start: bool) -> Result<(Self, RunState), TraceError> {
-        let trace = TraceLines::read(path)?;
-        let every = (trace.len() / SNAPSHOTS).max(MIN_SNAPSHOT_GAP);
-        let mut state = RunState::default();
-        let mut snapshots = vec![(0, state.clone())];
-        let mut times = Vec::with_capacity(trace.len());
-        trace.for_each(|record| {
-            times.push(record.t_ms);
-            state.apply_owned(record.t_ms, record.event);
-            if times.len() % every == 0 {
-                snapshots.push((times.len(), state.clone()));
+        let (mut loader, trace) = Loader::open(path)?;
+        let (mut replay, mut state) = Self::new(trace, from_start);
+        while let Some(loaded) = loader.next_chunk() {
+            if let Loaded::Failed(err) = loaded {
+                return Err(err);
             }
-        })?;
-        let position = if from_start { 0 } else { times.len() };
-        let replay = Self { trace, times, snapshots, position, due: None, speed: 1.0, max_gap: Some(DEFAULT_MAX_GAP) };
-        Ok((replay, if from_start { RunState::default() } else { state }))
+            replay.receive(loaded, &mut state);
+        }
+        Ok((replay, state))
     }
 
-    /// What to say once about the trace (one of a newer version), if anything.
+    /// A replay of the trace at `path` read up to its question list, the
+    /// rest read on a thread of its own ([`Self::take_loading`] hands over
+    /// its chunks, [`Self::receive`] takes each in), and the state to show
+    /// first: as far as read, or the empty start when `from_start`.
+    pub fn begin(path: &Path, from_start: bool) -> Result<(Self, RunState), TraceError> {
+        let (mut loader, trace) = Loader::open(path)?;
+        let (mut replay, mut state) = Self::new(trace, from_start);
+        match loader.next_chunk() {
+            Some(Loaded::Failed(err)) => return Err(err),
+            Some(Loaded::Done(ending)) => replay.trace.finish(ending),
+            Some(loaded) => {
+                replay.loading = Some(Loading { chunks: loader.spawn(), progress: 0.0 });
+                replay.receive(loaded, &mut state);
+            }
+            None => {}
+        }
+        Ok((replay, state))
+    }
+
+    fn new(trace: TraceLines, from_start: bool) -> (Self, RunState) {
+        let replay = Self {
+            trace,
+            times: Vec::new(),
+            snapshots: vec![(0, RunState::default())],
+            position: 0,
+            due: None,
+            speed: 1.0,
+            max_gap: Some(DEFAULT_MAX_GAP),
+            loading: None,
+            follow: !from_start,
+        };
+        (replay, RunState::default())
+    }
+
+    /// Take in what the loader handed over; `state` (the one shown) moves
+    /// with the chunks while the replay follows the loading. What to say
+    /// about it, if anything.
+    pub fn receive(&mut self, loaded: Loaded, state: &mut RunState) -> Option<String> {
+        match loaded {
+            Loaded::Chunk(chunk) => {
+                let Chunk { block, times, state: after, progress } = *chunk;
+                self.trace.extend(&block);
+                self.times.extend(times);
+                if let Some(loading) = &mut self.loading {
+                    loading.progress = progress;
+                }
+                if self.follow && !self.playing() {
+                    self.position = self.len();
+                    *state = after.clone();
+                }
+                self.snapshots.push((self.len(), after));
+                None
+            }
+            Loaded::Done(ending) => {
+                self.trace.finish(ending);
+                self.loading = None;
+                self.note()
+            }
+            Loaded::Failed(err) => {
+                self.loading = None;
+                Some(format!("{err}: the replay ends before it"))
+            }
+        }
+    }
+
+    /// The chunks still to come while the trace is being read (the UI's loop
+    /// waits on them, then hands them back with [`Self::keep_loading`]).
+    pub fn take_loading(&mut self) -> Option<Loading> {
+        self.loading.take()
+    }
+
+    /// Put back what [`Self::take_loading`] took.
+    pub fn keep_loading(&mut self, loading: Loading) {
+        self.loading = Some(loading);
+    }
+
+    /// While the trace is being read: the share read, 0 to 1.
+    pub fn loading_progress(&self) -> Option<f64> {
+        self.loading.as_ref().map(|l| l.progress)
+    }
+
+    /// What to say once about the trace (one of a newer version), if
+    /// anything, once it is read.
     pub fn note(&self) -> Option<String> {
-        self.trace.newer_version_note()
+        self.loading.is_none().then(|| self.trace.newer_version_note()).flatten()
     }
 
     /// Number of events.
@@ -83,13 +173,14 @@ impl Replay {
     }
 
     fn apply(&self, state: &mut RunState, index: usize) {
-        let record = self.trace.record(index).expect("every line parsed when the trace was opened");
+        let record = self.trace.record(index).expect("every line was parsed when it was loaded");
         state.apply_owned(record.t_ms, record.event);
     }
 
     /// Move to `target` events applied and return the state there (playing
     /// goes on from there, with the next event due its gap from `now`).
     pub fn seek(&mut self, target: usize, now: Instant) -> RunState {
+        self.follow = target >= self.len();
         let target = target.min(self.len());
         let (start, base) = self.snapshots.iter().rev().find(|(at, _)| *at <= target).expect("a snapshot at 0");
         let mut state = base.clone();
@@ -198,6 +289,7 @@ mod tests {
     use super::*;
     use crate::run::{Command, EngineEvent, RunSettings};
     use crate::trace::{Trace, TraceHeader, TraceWriter};
+    use crate::tui::loading::MIN_SNAPSHOT_GAP;
 
     /// What a state shows, compared across ways of reaching it.
     fn fingerprint(state: &RunState) -> (usize, u64, u64, bool, Option<String>) {

@@ -146,6 +146,38 @@ pub enum Screen {
     Taxonomy,
 }
 
+impl Screen {
+    /// Every screen.
+    pub const ALL: [Screen; 10] = [
+        Screen::Dashboard,
+        Screen::Question,
+        Screen::Diff,
+        Screen::Compare,
+        Screen::CompareDetail,
+        Screen::Matrix,
+        Screen::Schema,
+        Screen::Inspector,
+        Screen::Scorecard,
+        Screen::Taxonomy,
+    ];
+
+    /// The screen as messages name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Screen::Dashboard => "dashboard",
+            Screen::Question => "question",
+            Screen::Diff => "diff",
+            Screen::Compare => "comparison",
+            Screen::CompareDetail => "comparison detail",
+            Screen::Matrix => "matrix",
+            Screen::Schema => "schema",
+            Screen::Inspector => "node inspector",
+            Screen::Scorecard => "scorecard",
+            Screen::Taxonomy => "findings taxonomy",
+        }
+    }
+}
+
 /// Detail tabs of the question screen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tab {

@@ -42,15 +42,17 @@ pub struct Recorded {
 }
 
 impl Recorded {
-    /// The text of every message, joined.
+    /// The text of every message, joined; the same prompt reads the same
+    /// whether it was sent to an OpenAI-compatible server or Anthropic's API
+    /// (`system` field first, content given as a string or as text blocks).
     pub fn prompt(&self) -> String {
-        self.body["messages"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|m| m["content"].as_str())
-            .collect::<Vec<_>>()
-            .join("\n")
+        let text = |content: &Value| match content {
+            Value::Array(blocks) => blocks.iter().filter_map(|b| b["text"].as_str()).collect(),
+            other => other.as_str().unwrap_or_default().to_string(),
+        };
+        let system = Some(text(&self.body["system"])).filter(|s| !s.is_empty());
+        let messages = self.body["messages"].as_array().into_iter().flatten().map(|m| text(&m["content"]));
+        system.into_iter().chain(messages).collect::<Vec<_>>().join("\n")
     }
 }
 

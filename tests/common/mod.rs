@@ -17,9 +17,15 @@ pub fn root() -> PathBuf {
 pub fn eval_dag(home: &std::path::Path) -> std::process::Command {
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_eval-dag"));
     command.env("XDG_CONFIG_HOME", home.join("config")).env("EVAL_DAG_LOG", home.join("log.txt"));
-    for name in
-        ["EVAL_DAG_CONFIG", "EVAL_DAG_LLM", "EVAL_DAG_MODEL", "EVAL_DAG_THEME", "OPENAI_API_KEY", "OPENAI_BASE_URL"]
-    {
+    for name in [
+        "EVAL_DAG_CONFIG",
+        "EVAL_DAG_LLM",
+        "EVAL_DAG_MODEL",
+        "EVAL_DAG_THEME",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "ANTHROPIC_API_KEY",
+    ] {
         command.env_remove(name);
     }
     command
@@ -85,7 +91,9 @@ pub fn json_close(a: &serde_json::Value, b: &serde_json::Value, rel: f64) -> boo
     }
 }
 pub mod dags;
+pub mod mock_anthropic;
 pub mod mock_llm;
+pub mod otlp;
 pub mod runs;
 pub mod svg;
 pub mod tmux;

@@ -25,14 +25,15 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("engine", &["dag", "dataset", "grade", "llm", "domain", "prompts", "run", "text", "trace"]),
     ("render", &["dag", "domain", "text"]),
     ("report", &["dag", "grade", "llm", "domain", "render", "run", "text", "trace"]),
+    ("export", &["domain", "run", "text", "trace"]),
     ("cli", &["llm", "domain"]),
-    ("config", &["cli", "llm", "domain", "text"]),
     ("tui", &["dag", "dataset", "domain", "render", "report", "run", "text", "trace"]),
+    ("config", &["cli", "llm", "domain", "text", "tui"]),
     (
         "commands",
         &[
-            "cli", "config", "dag", "dataset", "engine", "grade", "llm", "domain", "prompts", "report", "run",
-            "sandbox", "text", "trace", "tui",
+            "cli", "config", "dag", "dataset", "engine", "export", "grade", "llm", "domain", "prompts", "report",
+            "run", "sandbox", "text", "trace", "tui",
         ],
     ),
 ];

@@ -160,8 +160,9 @@ async fn a_stream_without_usage_is_an_answer_with_zero_tokens() {
 #[tokio::test]
 async fn model_names_with_tags_pass_unchanged_and_are_priced_by_name_or_tag() {
     let mock = MockLlm::start(|_, _| Reply::Text("ok".into())).await;
-    let usage = TokenUsage { prompt_tokens: 1_000_000, completion_tokens: 1_000_000, cached_tokens: 0 };
-    let price = |input: f64| ModelPrice { input_per_mtok: input, output_per_mtok: 0.0, cached_input_per_mtok: None };
+    let usage =
+        TokenUsage { prompt_tokens: 1_000_000, completion_tokens: 1_000_000, cached_tokens: 0, ..Default::default() };
+    let price = |input: f64| ModelPrice::new(input, 0.0);
     for model in ["llama3.1:8b", "qwen2.5-coder:7b-instruct-q4_K_M", "hf.co/org/model-GGUF:Q4_K_M"] {
         let client = OpenAiClient::new(settings(mock.base_url(), model)).unwrap();
         assert_eq!(client.model(), model);

@@ -261,14 +261,14 @@ async fn a_stalled_stream_times_out_with_a_clear_error_then_is_retried() {
 
 #[tokio::test]
 async fn configured_prices_override_and_extend_the_built_in_ones() {
-    let usage = TokenUsage { prompt_tokens: 1_000_000, completion_tokens: 2_000_000, cached_tokens: 0 };
+    let usage =
+        TokenUsage { prompt_tokens: 1_000_000, completion_tokens: 2_000_000, cached_tokens: 0, ..Default::default() };
     let priced = |model: &str, prices: Vec<(String, ModelPrice)>| {
         let mut settings = OpenAiSettings::new("http://127.0.0.1:9/v1", None, model);
         settings.prices = prices;
         OpenAiClient::new(settings).unwrap().cost_usd(usage)
     };
-    let price =
-        |input_per_mtok, output_per_mtok| ModelPrice { input_per_mtok, output_per_mtok, cached_input_per_mtok: None };
+    let price = ModelPrice::new;
     assert!((priced("gpt-4o-mini", vec![]) - (0.15 + 2.0 * 0.60)).abs() < 1e-9, "built-in list price");
     let cheaper = vec![("gpt-4o-mini".to_string(), price(1.0, 2.0))];
     assert!((priced("gpt-4o-mini", cheaper.clone()) - 5.0).abs() < 1e-9, "the configured price wins");
@@ -281,8 +281,9 @@ async fn configured_prices_override_and_extend_the_built_in_ones() {
 
 #[test]
 fn cached_prompt_tokens_cost_the_cached_rate_or_else_the_input_rate() {
-    let usage = TokenUsage { prompt_tokens: 1_000_000, completion_tokens: 0, cached_tokens: 400_000 };
-    let uncached = ModelPrice { input_per_mtok: 2.0, output_per_mtok: 8.0, cached_input_per_mtok: None };
+    let usage =
+        TokenUsage { prompt_tokens: 1_000_000, completion_tokens: 0, cached_tokens: 400_000, ..Default::default() };
+    let uncached = ModelPrice::new(2.0, 8.0);
     assert!((uncached.cost_usd(usage) - 2.0).abs() < 1e-12, "without a cached rate they cost the input rate");
     let cached = ModelPrice { cached_input_per_mtok: Some(0.5), ..uncached };
     assert!((cached.cost_usd(usage) - (0.6 * 2.0 + 0.4 * 0.5)).abs() < 1e-12);

@@ -1,5 +1,6 @@
 //! The integration tests, one module per area.
 
+mod anthropic;
 mod architecture;
 mod by_hand;
 mod compare_runs;
@@ -12,16 +13,19 @@ mod llm_local;
 mod llm_openai;
 mod model_roundtrip;
 mod offline_planner;
+mod otlp_export;
 mod prepare_cli;
 mod prepare_fixtures;
 mod prompt_cache;
 mod readme;
 mod recritic;
 mod replay_cli;
+mod replay_progressive;
 mod report_page;
 mod results_schema;
 mod run_graded;
 mod run_offline;
+mod run_roles;
 mod run_scripted;
 mod sandbox_differential;
 mod sandbox_hostile;
@@ -34,8 +38,10 @@ mod tui_app;
 mod tui_by_hand;
 mod tui_graph;
 mod tui_inspect;
+mod tui_keys;
 mod tui_loop;
 mod tui_matrix;
+mod tui_roles;
 mod tui_sizes;
 mod tui_tmux;
 mod tui_tmux_by_hand;

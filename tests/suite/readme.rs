@@ -39,12 +39,14 @@ fn check_or_write(path: &Path, expected: &str) {
     );
 }
 
-/// The keys table as the README shows it, from the one keymap.
+/// The keys table as the README shows it, from the one keymap: its default
+/// keys, and the name that rebinds them in the config file.
 fn keys_table() -> String {
-    let mut table = String::from("| keys | what they do | where |\n| --- | --- | --- |\n");
+    let mut table = String::from("| keys | what they do | where | in `[keys]` |\n| --- | --- | --- | --- |\n");
     for binding in BINDINGS {
-        let keys = binding.label.split('/').map(|k| format!("`{k}`")).collect::<Vec<_>>().join(" ");
-        table.push_str(&format!("| {keys} | {} | {} |\n", binding.help, binding.context.name()));
+        let keys = binding.keys.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(" ");
+        let name = format!("`[keys.{}]` {}", binding.context.section(), binding.action.name());
+        table.push_str(&format!("| {keys} | {} | {} | {name} |\n", binding.help, binding.context.name()));
     }
     table
 }

@@ -8,13 +8,13 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use eval_dag::domain::{
     CriticFeedback, DagEdge, DagNodeSpec, DifficultyLevel, ExecutionResult, Finding, FindingSource, GeneratedDag,
-    Grade, GradingSettings, LayerValidation, LlmRole, Severity,
+    Grade, GradingSettings, LayerValidation, LlmRole, RoleModel, Severity,
 };
 use eval_dag::report::{
     AnswerGrade, ApprovalHistogram, AttemptTrace, CallMeta, Convergence, CriticScorecard, DetailedResult,
     DifficultyBreakdown, EvalResults, FailureAnalysis, FateCounts, FindingGroup, FindingsTaxonomy, GradedBy, Grading,
     IterationTrace, JudgedIteration, LevelBreakdown, LogEntry, LogRole, Oscillation, OscillationKind, QuestionTrace,
-    ReferenceLogEntry, ReferenceRole, StageTiming, Summary, TokenEconomy, Tokens, VerdictFate,
+    ReferenceLogEntry, ReferenceRole, RoleUsage, StageTiming, Summary, TokenEconomy, Tokens, VerdictFate,
 };
 use eval_dag::run::{AnswerLabel, Outcome, RunSettings, Stage};
 use serde_json::{Value, json};
@@ -22,8 +22,17 @@ use serde_json::{Value, json};
 use crate::common;
 
 /// Objects keyed by names from the data (nodes, options), not by fields.
-const MAPS: [&str; 8] =
-    ["inputs", "match_options", "node_outputs", "node_timings_ms", "printed", "by_difficulty", "by_source", "by_rule"];
+const MAPS: [&str; 9] = [
+    "inputs",
+    "match_options",
+    "node_outputs",
+    "node_timings_ms",
+    "printed",
+    "by_difficulty",
+    "by_source",
+    "by_rule",
+    "roles",
+];
 
 fn finding() -> Finding {
     Finding {
@@ -112,6 +121,16 @@ fn full_document() -> EvalResults {
             judges: vec!["faithful".into()],
             judge_rejected: true,
         },
+        roles: [(
+            LlmRole::LayerReview,
+            RoleModel {
+                provider: "openai".into(),
+                model: "critic".into(),
+                base_url: Some("http://127.0.0.1:1/v1".into()),
+            },
+        )]
+        .into_iter()
+        .collect(),
     };
     let log = |role, meta: &CallMeta| LogEntry { role, content: "text".into(), meta: meta.clone() };
     let build = CallMeta::Loop { attempt: 2, iteration: 1, call: LlmRole::LayerReview, layer: Some(1) };
@@ -137,6 +156,7 @@ fn full_document() -> EvalResults {
             token_economy: TokenEconomy {
                 cached_tokens: 4,
                 cache_hit_rate: Some(0.4),
+                cache_write_tokens: 2,
                 prompt_prefix_shared: Some(0.9),
                 tokens_per_question: Some(15.0),
                 cost_per_question_usd: Some(0.25),
@@ -238,6 +258,20 @@ fn full_document() -> EvalResults {
         critic_scorecard: scorecard(),
         findings_taxonomy: taxonomy(),
         convergence: convergence(),
+        roles: [(
+            LlmRole::LayerReview,
+            RoleUsage {
+                provider: "openai".into(),
+                model: "critic".into(),
+                calls: 2,
+                prompt_tokens: 10,
+                completion_tokens: 5,
+                cached_tokens: 4,
+                cost_usd: 0.25,
+            },
+        )]
+        .into_iter()
+        .collect(),
     }
 }
 

@@ -7,8 +7,20 @@ use std::process::Command;
 use crate::common::eval_dag;
 
 /// The visible subcommands every script and page names.
-const SUBCOMMANDS: [&str; 11] =
-    ["run", "replay", "prepare", "exec", "validate", "report", "compare", "grade", "recritic", "completions", "man"];
+const SUBCOMMANDS: [&str; 12] = [
+    "run",
+    "replay",
+    "prepare",
+    "exec",
+    "validate",
+    "report",
+    "compare",
+    "grade",
+    "recritic",
+    "export",
+    "completions",
+    "man",
+];
 
 fn stdout_of(home: &Path, args: &[&str]) -> String {
     let output = eval_dag(home).args(args).output().unwrap();

@@ -4,6 +4,7 @@
 
 use crate::common;
 
+use eval_dag::domain::{LlmRole, RoleModel};
 use eval_dag::run::EngineEvent;
 use eval_dag::trace::{TRACE_VERSION, Trace, TraceWriter};
 
@@ -13,6 +14,8 @@ const V1_FIXTURE: &str = "tests/fixtures/traces/v1-fraud-scripted.trace.jsonl";
 const V2_FIXTURE: &str = "tests/fixtures/traces/v2-fraud-scripted.trace.jsonl";
 /// The same run as version 3 wrote it (never regenerated).
 const V3_FIXTURE: &str = "tests/fixtures/traces/v3-fraud-scripted.trace.jsonl";
+/// The same run as version 4 wrote it (never regenerated).
+const V4_FIXTURE: &str = "tests/fixtures/traces/v4-fraud-scripted.trace.jsonl";
 /// The same run in the current version.
 const SAMPLE: &str = "sample-data/traces/fraud-scripted.trace.jsonl";
 
@@ -53,6 +56,32 @@ fn the_frozen_version_3_trace_reads_to_the_same_events_as_the_current_sample_wit
         _ => None,
     });
     assert!(finished.clone().count() > 0 && finished.clone().all(|u| u.cached_tokens == 0 && u.prompt_tokens > 0));
+}
+
+#[test]
+fn the_frozen_version_4_trace_reads_with_every_role_played_by_its_one_model() {
+    let v4 = Trace::read(&common::root().join(V4_FIXTURE)).unwrap();
+    let current = Trace::read(&common::root().join(SAMPLE)).unwrap();
+    assert_eq!((v4.header.version, current.header.version), (4, TRACE_VERSION));
+    assert_eq!(v4.header.settings, current.header.settings);
+    assert_eq!(v4.records.len(), 71, "the fixture is the whole sample run");
+    assert_eq!(events(&v4), events(&current), "every v4 event reads as the event v{TRACE_VERSION} records");
+    let roles = &v4.header.settings.roles;
+    assert!(LlmRole::ALL.iter().all(|role| roles.contains_key(role)) && roles.len() == LlmRole::ALL.len());
+    let single = RoleModel { provider: "openai".into(), model: "scripted-model".into(), base_url: None };
+    assert!(roles.values().all(|played| *played == single), "{roles:?}");
+    let providers: Vec<&str> = v4
+        .records
+        .iter()
+        .filter_map(|r| match &r.event {
+            EngineEvent::LlmCallStarted { provider, model, .. } => {
+                assert_eq!(model, "scripted-model");
+                Some(provider.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    assert!(!providers.is_empty() && providers.iter().all(|p| *p == "openai"), "{providers:?}");
 }
 
 #[test]

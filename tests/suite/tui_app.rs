@@ -226,6 +226,7 @@ fn streamed_text_appears_in_the_conversation_while_the_call_runs() {
         &EngineEvent::LlmCallStarted {
             call_id: 99,
             key,
+            provider: "openai".into(),
             model: "m".into(),
             messages: vec![ChatMessage::user("again")],
         },

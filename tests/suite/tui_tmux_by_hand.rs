@@ -9,6 +9,7 @@ use std::path::Path;
 
 use common::mock_llm::{MockLlm, Recorded, Reply};
 use common::tmux::{session, tmux, wait_for, wait_for_all};
+use eval_dag::llm::LlmRole;
 use eval_dag::run::{Command, EngineEvent};
 use eval_dag::trace::Trace;
 use serde_json::{Value, json};
@@ -144,7 +145,7 @@ async fn replay_note_on_a_rejected_iteration_and_send_it_back_to_the_builder() {
     let command = format!(
         "env -u VISUAL -u EDITOR -u EVAL_DAG_LLM -u EVAL_DAG_CONFIG -u EVAL_DAG_MODEL OPENAI_API_KEY=test-key \
          XDG_CONFIG_HOME={home}/config EVAL_DAG_LOG={home}/log.txt {bin} replay {source} --out {out} \
-         --llm openai --model builder-model --base-url {url}; echo EXITED-$?",
+         --llm openai --model builder-model --critic-model critic-model --base-url {url}; echo EXITED-$?",
         home = dir.path().display(),
         bin = env!("CARGO_BIN_EXE_eval-dag"),
         source = source.display(),
@@ -194,6 +195,16 @@ async fn replay_note_on_a_rejected_iteration_and_send_it_back_to_the_builder() {
     let derived = derived_trace(&out, &source, &original);
     let new: Vec<&EngineEvent> = derived.records[SOURCE_RECORDS..].iter().map(|r| &r.event).collect();
     assert!(matches!(new[0], EngineEvent::RunStarted { settings } if settings.model == "builder-model"));
+    // The replay's role flags choose who plays the new calls, over the replayed run's roles.
+    let played = &derived.header.settings.roles;
+    assert_eq!(
+        (played[&LlmRole::DagBuild].model.as_str(), played[&LlmRole::LayerReview].model.as_str()),
+        ("builder-model", "critic-model")
+    );
+    for request in mock.requests() {
+        let model = if request.prompt().contains("review one layer") { "critic-model" } else { "builder-model" };
+        assert_eq!(request.body["model"], model, "{}", request.prompt());
+    }
     let commands: Vec<&Command> =
         new.iter().filter_map(|e| if let EngineEvent::Control(c) = e { Some(c) } else { None }).collect();
     assert!(matches!(commands[0], Command::Note { text, .. } if text == note), "{:?}", commands[0]);

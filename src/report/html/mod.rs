@@ -18,6 +18,7 @@ use crate::domain::DifficultyLevel;
 use crate::render::{highlight_css, html_escape};
 use crate::report::convergence::convergence;
 use crate::report::economy::{TokenEconomy, token_economy};
+use crate::report::roles::role_usage;
 use crate::report::scorecard::critic_scorecard;
 use crate::report::taxonomy::findings_taxonomy;
 use crate::run::{Outcome, QuestionState, QuestionStatus, RunState};
@@ -127,6 +128,33 @@ fn economy_html(e: &TokenEconomy) -> String {
     )
 }
 
+/// Which model played which role, with each role's calls, tokens and cost.
+fn roles_html(state: &RunState) -> String {
+    let roles = role_usage(state);
+    if roles.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "<table class=\"roles\"><tr><th>role</th><th>provider / model</th><th>calls</th><th>prompt tokens</th><th>cached</th><th>completion tokens</th><th>cost</th></tr>",
+    );
+    for (role, used) in &roles {
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{} / {}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>${:.4}</td></tr>",
+            role.setting_name(),
+            html_escape(&used.provider),
+            html_escape(&used.model),
+            used.calls,
+            thousands(used.prompt_tokens),
+            thousands(used.cached_tokens),
+            thousands(used.completion_tokens),
+            used.cost_usd
+        );
+    }
+    out.push_str("</table>");
+    out
+}
+
 fn summary_html(state: &RunState) -> String {
     let total = state.questions.len();
     let count = |o| state.count(|s| s == QuestionStatus::Done(o));
@@ -169,6 +197,7 @@ fn summary_html(state: &RunState) -> String {
         );
     }
     out.push_str("</table>");
+    out.push_str(&roles_html(state));
     out.push_str(&run_charts::difficulty_chart(state));
     if let Some(settings) = &state.settings {
         let _ = write!(

@@ -7,27 +7,27 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use crate::tui::app::App;
-use crate::tui::keymap::active;
 use crate::tui::theme::Ink;
 
-/// Width of the key column.
+/// Narrowest key column (wider when a label is longer).
 const KEY_WIDTH: usize = 8;
 
 /// Draw the help popup over `area`.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let t = &app.theme;
-    let bindings: Vec<_> = active(app.screen, app.replay.is_some()).collect();
-    let text_width = bindings.iter().map(|b| b.help.chars().count()).max().unwrap_or(0);
+    let bindings: Vec<_> = app.keys.active(app.screen, app.replay.is_some()).collect();
+    let text_width = bindings.iter().map(|b| b.binding.help.chars().count()).max().unwrap_or(0);
+    let key_width = bindings.iter().map(|b| b.label.chars().count()).max().unwrap_or(0).max(KEY_WIDTH);
     let rows = (area.height.saturating_sub(2) as usize).max(1);
     let columns = bindings.len().div_ceil(rows).max(1);
     let rows = bindings.len().div_ceil(columns);
-    let column_width = KEY_WIDTH + 2 + text_width + 1;
+    let column_width = key_width + 2 + text_width + 1;
     let lines: Vec<Line> = (0..rows)
         .map(|row| {
             let mut spans = Vec::new();
             for b in bindings.iter().skip(row).step_by(rows) {
-                spans.push(Span::styled(format!("{:>KEY_WIDTH$}  ", b.label), t.fg(Ink::Accent)));
-                spans.push(Span::styled(format!("{:<text_width$} ", b.help), t.fg(Ink::Text)));
+                spans.push(Span::styled(format!("{:>key_width$}  ", b.label), t.fg(Ink::Accent)));
+                spans.push(Span::styled(format!("{:<text_width$} ", b.binding.help), t.fg(Ink::Text)));
             }
             Line::from(spans)
         })

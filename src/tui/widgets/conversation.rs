@@ -72,10 +72,11 @@ impl Builder<'_> {
             (Some(_), _) => Span::styled(" failed", t.fg(Ink::StatusFailed)),
             (None, true) => Span::styled(
                 format!(
-                    " {} tokens ({} in, {} out) · {} ms{}",
+                    " {} tokens ({} in, {} out){} · {} ms{}",
                     call.usage.total(),
                     call.usage.prompt_tokens,
                     call.usage.completion_tokens,
+                    if call.cost_usd > 0.0 { format!(" ${:.4}", call.cost_usd) } else { String::new() },
                     call.latency_ms,
                     if call.retries > 0 {
                         format!(" · {}", plural(call.retries as usize, "retry"))

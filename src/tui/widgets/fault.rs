@@ -5,6 +5,7 @@ use ratatui::Frame;
 use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph, Wrap};
 
+use crate::tui::Action;
 use crate::tui::app::App;
 use crate::tui::text::clean;
 
@@ -13,10 +14,12 @@ pub fn draw(frame: &mut Frame, app: &App) {
     let area = frame.area();
     frame.render_widget(Clear, area);
     let fault = app.fault.as_deref().unwrap_or("the screen could not be drawn");
+    let key = |action| app.keys.label(action, app.screen, app.replay.is_some());
     let next = if app.confirm_quit {
-        "Quit now? y quits (questions still working are cancelled), any other key stays."
+        "Quit now? y quits (questions still working are cancelled), any other key stays.".to_string()
     } else {
-        "The fault is in the log; the run goes on. Esc goes back, q quits."
+        let back = key(Action::Back).map_or(String::new(), |k| format!(" {k} goes back,"));
+        format!("The fault is in the log; the run goes on.{back} {} quits.", key(Action::Quit).unwrap_or("ctrl-c"))
     };
     let lines = vec![Line::from(clean(fault).into_owned()), Line::from(progress(app)), Line::from(next)];
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), area);

@@ -7,16 +7,15 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use crate::tui::app::App;
-use crate::tui::keymap::active;
 use crate::tui::theme::Ink;
 
 /// Draw the key hints into `area` (1 line).
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let mut spans = Vec::new();
     let mut width = 0;
-    for binding in active(app.screen, app.replay.is_some()).filter(|b| !b.hint.is_empty()) {
+    for binding in app.keys.active(app.screen, app.replay.is_some()).filter(|b| !b.binding.hint.is_empty()) {
         let keys = format!(" {} ", binding.label);
-        let hint = format!("{} ", binding.hint);
+        let hint = format!("{} ", binding.binding.hint);
         width += keys.chars().count() + hint.chars().count();
         if width > area.width as usize {
             break;

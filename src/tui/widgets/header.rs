@@ -1,4 +1,5 @@
-//! The header: dataset, provider and model, elapsed time, tokens and cost,
+//! The header: dataset, provider and model (or, when roles are played by
+//! different models, each model with its roles, tokens and cost), elapsed time, tokens and cost,
 //! counts by status, and the paused / replay indicator; for a comparison, the
 //! two runs and the counts of each change; for several runs, the baseline and
 //! the counts of regressions, disagreements and questions some run lacks.
@@ -11,8 +12,9 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::report::Agreement;
-use crate::run::{Outcome, QuestionStatus};
+use crate::domain::{LlmRole, RoleModel};
+use crate::report::{Agreement, role_usage};
+use crate::run::{Outcome, QuestionStatus, RunSettings, RunState};
 use crate::tui::app::App;
 use crate::tui::comparison::{CHANGES, Comparison};
 use crate::tui::matrix::RunsMatrix;
@@ -94,6 +96,42 @@ fn seconds(duration: Duration) -> String {
     if s < 60 { format!("{s} s") } else { crate::text::duration(s * 1000) }
 }
 
+/// Who played which role when not one model played them all, compactly: the
+/// roles each model played, with their tokens and cost so far
+/// (`builder builder-m 1.2k · critic critic-m 3.4k $0.0120`).
+fn roles(settings: &RunSettings, state: &RunState) -> Option<String> {
+    let mut groups: Vec<(RoleModel, Vec<LlmRole>)> = Vec::new();
+    for role in LlmRole::ALL {
+        let played = settings.role(role);
+        match groups.iter_mut().find(|(model, _)| *model == played) {
+            Some((_, roles)) => roles.push(role),
+            None => groups.push((played, vec![role])),
+        }
+    }
+    if groups.len() < 2 {
+        return None;
+    }
+    let used = role_usage(state);
+    let parts: Vec<String> = groups
+        .iter()
+        .map(|(played, roles)| {
+            let names: Vec<&str> = roles.iter().map(|r| r.setting_name()).collect();
+            let of = || roles.iter().filter_map(|r| used.get(r));
+            let tokens: u64 = of().map(|u| u.prompt_tokens + u.completion_tokens).sum();
+            let cost: f64 = of().map(|u| u.cost_usd).sum();
+            let mut part = format!("{} {}", names.join(","), played.model);
+            if tokens > 0 {
+                part.push_str(&format!(" {:.1}k", tokens as f64 / 1000.0));
+            }
+            if cost > 0.0 {
+                part.push_str(&format!(" ${cost:.4}"));
+            }
+            part
+        })
+        .collect();
+    Some(parts.join(" · "))
+}
+
 /// Draw the header into `area` (3 lines).
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let t = &app.theme;
@@ -109,10 +147,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .settings
         .as_ref()
         .map_or(("", "", ""), |s| (s.dataset_dir.as_str(), s.provider.as_str(), s.model.as_str()));
+    let models = state.settings.as_ref().and_then(|s| roles(s, state)).unwrap_or(format!("{provider}/{model}"));
     let mut first = vec![
         Span::styled(" eval-dag ", t.fg(Ink::Accent).add_modifier(Modifier::BOLD)),
         Span::styled(format!("{}  ", clean(dataset)), t.fg(Ink::Text)),
-        Span::styled(format!("{}  ", clean(&format!("{provider}/{model}"))), t.fg(Ink::Muted)),
+        Span::styled(format!("{}  ", clean(&models)), t.fg(Ink::Muted)),
         Span::styled(format!("⏱ {}  ", crate::text::duration(state.now_ms)), t.fg(Ink::Text)),
         Span::styled(format!("{} tokens", state.usage.total()), t.fg(Ink::Text)),
     ];
@@ -128,6 +167,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         let mark = if replay.playing() { "▶" } else { "⏸" };
         let text = format!(" REPLAY {mark} {}/{} ×{} ", replay.position, replay.len(), replay.speed);
         second.push(Span::styled(text, bold));
+        if let Some(progress) = replay.loading_progress() {
+            second.push(Span::styled(format!(" loading {:.0} % ", 100.0 * progress), t.fg(Ink::Muted)));
+        }
     } else if let Some(dir) = &app.recording {
         // A replay turned live: where its new work is recorded.
         second.push(Span::styled(clean(&format!(" DERIVED → {} ", dir.display())).into_owned(), bold));
@@ -169,7 +211,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             format!("  filter: {:?}", app.dashboard.filter)
         };
         let questions = app.dashboard.questions.as_ref().map_or(String::new(), |set| {
-            format!("  questions: {} ({}) · esc shows all", clean(&set.label), set.ids.len())
+            let key = app.keys.label(crate::tui::Action::ClearQuestions, app.screen, app.replay.is_some());
+            let again = key.map_or(String::new(), |key| format!(" · {key} shows all"));
+            format!("  questions: {} ({}){again}", clean(&set.label), set.ids.len())
         });
         message_line(
             app,

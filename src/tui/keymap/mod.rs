@@ -1,177 +1,219 @@
 //! The one list of key bindings: it drives key handling, the footer hints and
-//! the help overlay, so the three never disagree.
+//! the help overlay, so the three never disagree. The user's `[keys]` replace
+//! a binding's default keys in the [`Keymap`] of a session (`rebind.rs`);
+//! keys are written and shown as `key.rs` says.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+mod key;
+mod rebind;
+
+use crossterm::event::KeyCode;
+
+pub use key::{Key, KeyParseError};
+pub use rebind::{Bound, Keymap, RebindError, RebindProblem, Rebinding};
 
 use super::view::Screen;
 
-/// What a key does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Action {
-    /// Leave the app (asks first while a live run's questions are working).
-    Quit,
-    /// Leave the app without asking.
-    QuitNow,
-    /// Show or hide the help overlay.
-    Help,
-    /// Move up.
-    Up,
-    /// Move down.
-    Down,
-    /// Previous iteration.
-    PrevIteration,
-    /// Next iteration.
-    NextIteration,
-    /// Left in the focused pane (the graph: the layer before).
-    PaneLeft,
-    /// Right in the focused pane (the graph: the layer after).
-    PaneRight,
-    /// Focus the next pane.
-    NextPane,
-    /// Focus the previous pane.
-    PrevPane,
-    /// Select an input of the selected node.
-    ToInput,
-    /// Select a node the selected node feeds.
-    ToConsumer,
-    /// Open the selected question.
-    Open,
-    /// Back to the previous screen.
-    Back,
-    /// Next detail tab.
-    NextTab,
-    /// The focused pane fills the screen, or not.
-    Zoom,
-    /// Whole prompts and responses in the conversation, or previews.
-    Expand,
-    /// Scroll the detail down.
-    ScrollDown,
-    /// Scroll the detail up.
-    ScrollUp,
-    /// Iteration diff against the previous iteration.
-    Diff,
-    /// Type a text filter.
-    Filter,
-    /// Cycle the status filter.
-    StatusFilter,
-    /// Cycle the change filter of a comparison.
-    ChangeFilter,
-    /// Cycle the sort order.
-    Sort,
-    /// Pause or resume the run.
-    Pause,
-    /// Let one stage proceed.
-    Step,
-    /// Rerun the selected question from scratch.
-    Rerun,
-    /// Rerun from the selected iteration.
-    Fork,
-    /// Edit the selected node's code by hand, then check and trial-run it.
-    EditNode,
-    /// Edit the whole DAG (JSON) by hand, then check and trial-run it.
-    EditDag,
-    /// Accept the selected iteration as the question's answer, by hand.
-    Accept,
-    /// Write a note on the selected iteration (optionally sent back to the builder).
-    Note,
-    /// The dataset schema the builder saw, at what the node's findings name.
-    Schema,
-    /// Inspect the selected node's inputs and output.
-    Inspect,
-    /// Open or close the selected entry.
-    Toggle,
-    /// Open every entry (bounded).
-    ExpandAll,
-    /// The next search match.
-    SearchNext,
-    /// The previous search match.
-    SearchPrevious,
-    /// Write the selected value to a file as JSON.
-    Export,
-    /// Run the inspected node on its own, with the nodes feeding it.
-    RunNode,
-    /// The critic's scorecard.
-    Scorecard,
-    /// The findings taxonomy and convergence.
-    Taxonomy,
-    /// Show every question again (clear the question-set filter).
-    ClearQuestions,
-    /// Label the iteration's answer right or wrong.
-    Label,
-    /// Play or pause the replay.
-    Play,
-    /// One event forward.
-    Forward,
-    /// One event back.
-    Backward,
-    /// Jump to the first event.
-    Start,
-    /// Jump to the last event.
-    End,
-    /// Replay faster.
-    Faster,
-    /// Replay slower.
-    Slower,
-}
-
-/// Where a binding applies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Context {
-    /// Everywhere.
-    Global,
-    /// The question table.
-    Dashboard,
-    /// Screens that scroll and go back: question, diff, comparison detail.
-    Detail,
-    /// A question's iterations: question and diff screens.
-    Iterations,
-    /// The iteration diff.
-    Diff,
-    /// The question screen.
-    Question,
-    /// The comparison table.
-    Compare,
-    /// The matrix of several runs.
-    Matrix,
-    /// Screens of a run (not a comparison).
-    Run,
-    /// The node inspector.
-    Inspector,
-    /// The findings taxonomy.
-    Taxonomy,
-    /// A run's screens in a replay.
-    Replay,
-    /// A run's screens in a live run.
-    Live,
-}
-
-impl Context {
-    /// Where the binding applies, as the help and the README name it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Context::Global => "everywhere",
-            Context::Dashboard => "dashboard",
-            Context::Detail => "question, diff, detail screens",
-            Context::Iterations => "question and diff",
-            Context::Diff => "diff",
-            Context::Question => "question",
-            Context::Compare => "comparison of two runs",
-            Context::Matrix => "matrix of several runs",
-            Context::Run => "a run's screens",
-            Context::Inspector => "node inspector",
-            Context::Taxonomy => "findings taxonomy",
-            Context::Replay => "a run's screens, in a replay",
-            Context::Live => "a run's screens, in a live run",
+/// Declares [`Action`] with each action's name in the config file.
+macro_rules! actions {
+    ($($(#[doc = $doc:expr])+ $variant:ident = $name:literal,)+) => {
+        /// What a key does.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Action {
+            $($(#[doc = $doc])+ $variant,)+
         }
-    }
+
+        impl Action {
+            /// Every action, in declaration order.
+            pub const ALL: &[Action] = &[$(Action::$variant),+];
+
+            /// Its name in the config file's `[keys]` tables.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Action::$variant => $name),+
+                }
+            }
+        }
+    };
 }
 
-/// One binding.
+actions! {
+    /// Leave the app (asks first while a live run's questions are working).
+    Quit = "quit",
+    /// Leave the app without asking.
+    QuitNow = "quit_now",
+    /// Show or hide the help overlay.
+    Help = "help",
+    /// Move up.
+    Up = "up",
+    /// Move down.
+    Down = "down",
+    /// Previous iteration.
+    PrevIteration = "prev_iteration",
+    /// Next iteration.
+    NextIteration = "next_iteration",
+    /// Left in the focused pane (the graph: the layer before).
+    PaneLeft = "pane_left",
+    /// Right in the focused pane (the graph: the layer after).
+    PaneRight = "pane_right",
+    /// Focus the next pane.
+    NextPane = "next_pane",
+    /// Focus the previous pane.
+    PrevPane = "prev_pane",
+    /// Select an input of the selected node.
+    ToInput = "to_input",
+    /// Select a node the selected node feeds.
+    ToConsumer = "to_consumer",
+    /// Open the selected question.
+    Open = "open",
+    /// Back to the previous screen.
+    Back = "back",
+    /// Next detail tab.
+    NextTab = "next_tab",
+    /// The focused pane fills the screen, or not.
+    Zoom = "zoom",
+    /// Whole prompts and responses in the conversation, or previews.
+    Expand = "expand",
+    /// Scroll the detail down.
+    ScrollDown = "scroll_down",
+    /// Scroll the detail up.
+    ScrollUp = "scroll_up",
+    /// Iteration diff against the previous iteration.
+    Diff = "diff",
+    /// Type a text filter.
+    Filter = "filter",
+    /// Cycle the status filter.
+    StatusFilter = "status_filter",
+    /// Cycle the change filter of a comparison.
+    ChangeFilter = "change_filter",
+    /// Cycle the sort order.
+    Sort = "sort",
+    /// Pause or resume the run.
+    Pause = "pause",
+    /// Let one stage proceed.
+    Step = "step",
+    /// Rerun the selected question from scratch.
+    Rerun = "rerun",
+    /// Rerun from the selected iteration.
+    Fork = "fork",
+    /// Edit the selected node's code by hand, then check and trial-run it.
+    EditNode = "edit_node",
+    /// Edit the whole DAG (JSON) by hand, then check and trial-run it.
+    EditDag = "edit_dag",
+    /// Accept the selected iteration as the question's answer, by hand.
+    Accept = "accept",
+    /// Write a note on the selected iteration (optionally sent back to the builder).
+    Note = "note",
+    /// The dataset schema the builder saw, at what the node's findings name.
+    Schema = "schema",
+    /// Inspect the selected node's inputs and output.
+    Inspect = "inspect",
+    /// Open or close the selected entry.
+    Toggle = "toggle",
+    /// Open every entry (bounded).
+    ExpandAll = "expand_all",
+    /// The next search match.
+    SearchNext = "search_next",
+    /// The previous search match.
+    SearchPrevious = "search_previous",
+    /// Write the selected value to a file as JSON.
+    Export = "export",
+    /// Run the inspected node on its own, with the nodes feeding it.
+    RunNode = "run_node",
+    /// The critic's scorecard.
+    Scorecard = "scorecard",
+    /// The findings taxonomy and convergence.
+    Taxonomy = "taxonomy",
+    /// Show every question again (clear the question-set filter).
+    ClearQuestions = "clear_questions",
+    /// Label the iteration's answer right or wrong.
+    Label = "label",
+    /// Play or pause the replay.
+    Play = "play",
+    /// One event forward.
+    Forward = "forward",
+    /// One event back.
+    Backward = "backward",
+    /// Jump to the first event.
+    Start = "start",
+    /// Jump to the last event.
+    End = "end",
+    /// Replay faster.
+    Faster = "faster",
+    /// Replay slower.
+    Slower = "slower",
+}
+
+/// Declares [`Context`] with each context's section in the config file and its name for people.
+macro_rules! contexts {
+    ($($(#[doc = $doc:expr])+ $variant:ident = $section:literal, $name:literal;)+) => {
+        /// Where a binding applies.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Context {
+            $($(#[doc = $doc])+ $variant,)+
+        }
+
+        impl Context {
+            /// Every context, in declaration order.
+            pub const ALL: &[Context] = &[$(Context::$variant),+];
+
+            /// Its table in the config file: `[keys.<section>]`.
+            pub fn section(self) -> &'static str {
+                match self {
+                    $(Context::$variant => $section),+
+                }
+            }
+
+            /// The actions bound in this context, in help order.
+            pub fn actions(self) -> impl Iterator<Item = Action> {
+                BINDINGS.iter().filter(move |b| b.context == self).map(|b| b.action)
+            }
+
+            /// Where the binding applies, as the help and the README name it.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Context::$variant => $name),+
+                }
+            }
+        }
+    };
+}
+
+contexts! {
+    /// Everywhere.
+    Global = "global", "everywhere";
+    /// The question table.
+    Dashboard = "dashboard", "dashboard";
+    /// Screens that scroll and go back: question, diff, comparison detail.
+    Detail = "detail", "question, diff, detail screens";
+    /// A question's iterations: question and diff screens.
+    Iterations = "iterations", "question and diff";
+    /// The iteration diff.
+    Diff = "diff", "diff";
+    /// The question screen.
+    Question = "question", "question";
+    /// The comparison table.
+    Compare = "compare", "comparison of two runs";
+    /// The matrix of several runs.
+    Matrix = "matrix", "matrix of several runs";
+    /// Screens of a run (not a comparison).
+    Run = "run", "a run's screens";
+    /// The node inspector.
+    Inspector = "inspector", "node inspector";
+    /// The findings taxonomy.
+    Taxonomy = "taxonomy", "findings taxonomy";
+    /// A run's screens in a replay.
+    Replay = "replay", "a run's screens, in a replay";
+    /// A run's screens in a live run.
+    Live = "live", "a run's screens, in a live run";
+}
+
+/// One binding, as the keymap defines it.
+#[derive(Debug, PartialEq)]
 pub struct Binding {
-    /// Key names as shown to users.
+    /// The default keys as the footer and the help show them.
     pub label: &'static str,
-    /// Keys that trigger it.
-    pub keys: &'static [KeyCode],
+    /// Keys that trigger it, unless the user rebinds them.
+    pub keys: &'static [Key],
     /// What it does.
     pub action: Action,
     /// Help text.
@@ -184,7 +226,7 @@ pub struct Binding {
 
 macro_rules! bind {
     ($label:expr, [$($key:expr),+], $action:ident, $help:expr, $hint:expr, $context:ident) => {
-        Binding { label: $label, keys: &[$($key),+], action: Action::$action, help: $help, hint: $hint, context: Context::$context }
+        Binding { label: $label, keys: &[$(Key::plain($key)),+], action: Action::$action, help: $help, hint: $hint, context: Context::$context }
     };
 }
 
@@ -283,49 +325,5 @@ pub fn applies(context: Context, screen: Screen, replay: bool) -> bool {
         Context::Run => run,
         Context::Replay => run && replay,
         Context::Live => run && !replay,
-    }
-}
-
-/// The action of `key` on `screen`, if any.
-pub fn action_for(key: KeyEvent, screen: Screen, replay: bool) -> Option<Action> {
-    if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == Char('c') {
-        return Some(Action::Quit);
-    }
-    BINDINGS.iter().find(|b| applies(b.context, screen, replay) && b.keys.contains(&key.code)).map(|b| b.action)
-}
-
-/// The bindings that apply on `screen`, in help order.
-pub fn active(screen: Screen, replay: bool) -> impl Iterator<Item = &'static Binding> {
-    BINDINGS.iter().filter(move |b| applies(b.context, screen, replay))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn no_key_means_two_things_on_one_screen() {
-        let screens = [
-            Screen::Dashboard,
-            Screen::Question,
-            Screen::Diff,
-            Screen::Compare,
-            Screen::CompareDetail,
-            Screen::Matrix,
-            Screen::Schema,
-            Screen::Inspector,
-            Screen::Scorecard,
-            Screen::Taxonomy,
-        ];
-        for screen in screens {
-            for replay in [false, true] {
-                let mut seen = std::collections::HashSet::new();
-                for binding in active(screen, replay) {
-                    for key in binding.keys {
-                        assert!(seen.insert(*key), "{key:?} is bound twice on {screen:?} (replay {replay})");
-                    }
-                }
-            }
-        }
     }
 }

@@ -1,0 +1,437 @@
+//! Anthropic's Messages API (`POST {base}/v1/messages`), streamed over SSE.
+//!
+//! The system prompt goes in the `system` field; `max_tokens` is required.
+//! Prompt caching: the system block carries `cache_control` (ephemeral), and
+//! so does the static head of the user message — the lines it shares with
+//! every earlier prompt of the same role in the run (the templates put their
+//! static part first), which settles on the template's static part after a
+//! few calls. Usage maps to [`TokenUsage`] so every figure reads the same
+//! across providers: prompt tokens = input + cache reads + cache writes.
+//!
+//! Retries (policy shared with the OpenAI-compatible client): 408, 429, 5xx
+//! (529 overloaded included) honouring `retry-after`, connection errors,
+//! timeouts, stalled streams, streams cut before `message_stop`, and
+//! retryable `error` events mid-stream (`overloaded_error`, `api_error`,
+//! `rate_limit_error`). 400, 401, 403 and 404 fail at once.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use serde_json::{Value, json};
+
+use super::http::{Failure, RetryPolicy, SseReader, cut_off, error_detail, http_client, retry_after, send_failure};
+use super::price::{self, ModelPrice};
+use super::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, LlmRole, StreamUpdate, TokenUsage};
+
+/// Default server.
+pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
+/// Default model.
+pub const ANTHROPIC_MODEL: &str = "claude-sonnet-4-20250514";
+/// Environment variable holding the API key, unless configured otherwise.
+pub const ANTHROPIC_API_KEY_ENV: &str = "ANTHROPIC_API_KEY";
+/// The API version every request names.
+const API_VERSION: &str = "2023-06-01";
+/// Default limit of generated tokens per call.
+const DEFAULT_MAX_TOKENS: u32 = 4096;
+
+/// A built-in price: input, 5-minute cache write, cache read and output per million tokens.
+const fn price(input: f64, write: f64, read: f64, output: f64) -> ModelPrice {
+    ModelPrice { cache_write_per_mtok: Some(write), ..ModelPrice::new(input, output).cached(read) }
+}
+
+/// List prices from https://docs.anthropic.com/en/docs/about-claude/pricing
+/// ("Model pricing"); other models cost 0 unless `[prices]` names them.
+const PRICES: &[(&str, ModelPrice)] = &[
+    ("claude-opus-4-1", price(15.0, 18.75, 1.50, 75.0)),
+    ("claude-opus-4-0", price(15.0, 18.75, 1.50, 75.0)),
+    ("claude-opus-4-20250514", price(15.0, 18.75, 1.50, 75.0)),
+    ("claude-sonnet-4-0", price(3.0, 3.75, 0.30, 15.0)),
+    ("claude-sonnet-4-20250514", price(3.0, 3.75, 0.30, 15.0)),
+    ("claude-3-7-sonnet", price(3.0, 3.75, 0.30, 15.0)),
+    ("claude-3-5-haiku", price(0.80, 1.0, 0.08, 4.0)),
+    ("claude-3-haiku", price(0.25, 0.30, 0.03, 1.25)),
+];
+
+/// Connection settings (their `Debug` form hides the key).
+#[derive(Clone, PartialEq)]
+pub struct AnthropicSettings {
+    /// Server root, without `/v1` (see [`normalise_anthropic_url`]).
+    pub base_url: String,
+    /// The `x-api-key`, if the server needs one.
+    pub api_key: Option<String>,
+    /// The environment variable the key came from (named when it is refused).
+    pub api_key_env: String,
+    /// Model name.
+    pub model: String,
+    /// Most tokens one answer may have (`max_tokens`, required by the API).
+    pub max_tokens: u32,
+    /// Sampling temperature, when set (the server's default otherwise).
+    pub temperature: Option<f32>,
+    /// Limit per attempt, from sending the request to the end of the answer.
+    pub timeout: Duration,
+    /// Longest silence within a streamed answer before the attempt is given up.
+    pub stall_timeout: Duration,
+    /// Retries after the first attempt.
+    pub max_retries: u32,
+    /// First backoff delay.
+    pub base_delay: Duration,
+    /// Prices by model name (or name prefix), over the built-in ones.
+    pub prices: Vec<(String, ModelPrice)>,
+}
+
+impl std::fmt::Debug for AnthropicSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AnthropicSettings")
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
+            .field("api_key_env", &self.api_key_env)
+            .field("model", &self.model)
+            .field("max_tokens", &self.max_tokens)
+            .field("temperature", &self.temperature)
+            .field("timeout", &self.timeout)
+            .field("stall_timeout", &self.stall_timeout)
+            .field("max_retries", &self.max_retries)
+            .field("base_delay", &self.base_delay)
+            .field("prices", &self.prices)
+            .finish()
+    }
+}
+
+impl AnthropicSettings {
+    /// Settings for `model` at `base_url` with the key `api_key` (read from
+    /// `api_key_env`) and default limits.
+    pub fn new(
+        base_url: &str,
+        api_key: Option<String>,
+        api_key_env: impl Into<String>,
+        model: impl Into<String>,
+    ) -> Self {
+        Self {
+            base_url: normalise_anthropic_url(base_url),
+            api_key,
+            api_key_env: api_key_env.into(),
+            model: model.into(),
+            max_tokens: DEFAULT_MAX_TOKENS,
+            temperature: None,
+            timeout: Duration::from_secs(180),
+            stall_timeout: Duration::from_secs(60),
+            max_retries: 4,
+            base_delay: Duration::from_millis(500),
+            prices: Vec::new(),
+        }
+    }
+}
+
+/// The server root requests go under (`{root}/v1/messages`): trailing
+/// slashes, a trailing `/messages` and a trailing `/v1` are dropped, so the
+/// URL may be given with or without `/v1`.
+pub fn normalise_anthropic_url(raw: &str) -> String {
+    let base = raw.trim().trim_end_matches('/');
+    let base = base.strip_suffix("/messages").unwrap_or(base).trim_end_matches('/');
+    base.strip_suffix("/v1").unwrap_or(base).trim_end_matches('/').to_string()
+}
+
+/// Token counts as the API reports them; later events update what they name.
+#[derive(Debug, Default)]
+struct Usage {
+    input: u64,
+    cache_read: u64,
+    cache_creation: u64,
+    output: u64,
+}
+
+impl Usage {
+    fn update(&mut self, usage: &Value) {
+        let field = |name: &str| usage.get(name).and_then(Value::as_u64);
+        self.input = field("input_tokens").unwrap_or(self.input);
+        self.cache_read = field("cache_read_input_tokens").unwrap_or(self.cache_read);
+        self.cache_creation = field("cache_creation_input_tokens").unwrap_or(self.cache_creation);
+        self.output = field("output_tokens").unwrap_or(self.output);
+    }
+
+    fn tokens(&self) -> TokenUsage {
+        TokenUsage {
+            prompt_tokens: self.input + self.cache_read + self.cache_creation,
+            completion_tokens: self.output,
+            cached_tokens: self.cache_read,
+            cache_write_tokens: self.cache_creation,
+        }
+    }
+}
+
+/// Bytes of `text` within the whole lines it shares with `head` (all of it
+/// when they are equal).
+fn shared_lines(head: &str, text: &str) -> usize {
+    let common = head.bytes().zip(text.bytes()).take_while(|(a, b)| a == b).count();
+    if common == head.len() && common == text.len() {
+        return common;
+    }
+    text.as_bytes()[..common].iter().rposition(|b| *b == b'\n').map_or(0, |at| at + 1)
+}
+
+const EPHEMERAL: &str = "ephemeral";
+
+/// The client. It remembers, per role, the head every user message of that
+/// role shared so far (the cached part of the next one).
+pub struct AnthropicClient {
+    http: reqwest::Client,
+    settings: AnthropicSettings,
+    heads: Mutex<HashMap<LlmRole, String>>,
+}
+
+impl AnthropicClient {
+    /// A client for `settings`.
+    pub fn new(settings: AnthropicSettings) -> Result<Self, LlmError> {
+        Ok(Self { http: http_client()?, settings, heads: Mutex::new(HashMap::new()) })
+    }
+
+    /// Bytes of `text` (a user message for `role`) to mark as its static head:
+    /// the whole lines it shares with the head so far, which shrinks to them.
+    /// 0 on the role's first call.
+    fn static_head(&self, role: LlmRole, text: &str) -> usize {
+        let mut heads = self.heads.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match heads.get_mut(&role) {
+            Some(head) => {
+                let shared = shared_lines(head, text);
+                head.truncate(shared);
+                shared
+            }
+            None => {
+                heads.insert(role, text.to_string());
+                0
+            }
+        }
+    }
+
+    /// The request body: system text in `system`, the first user message split
+    /// into its cached static head and the rest.
+    fn body(&self, request: &LlmRequest) -> Value {
+        let system: Vec<&str> =
+            request.messages.iter().filter(|m| m.role == "system").map(|m| m.content.as_str()).collect();
+        let mut head_marked = false;
+        let messages: Vec<Value> = request
+            .messages
+            .iter()
+            .filter(|m| m.role != "system")
+            .map(|m| {
+                if m.role != "user" || head_marked {
+                    return json!({"role": m.role, "content": m.content});
+                }
+                head_marked = true;
+                let text = m.content.as_str();
+                let content = match self.static_head(request.key.role, text) {
+                    0 => json!(text),
+                    head if head >= text.len() => {
+                        json!([{"type": "text", "text": text, "cache_control": {"type": EPHEMERAL}}])
+                    }
+                    head => json!([
+                        {"type": "text", "text": &text[..head], "cache_control": {"type": EPHEMERAL}},
+                        {"type": "text", "text": &text[head..]},
+                    ]),
+                };
+                json!({"role": "user", "content": content})
+            })
+            .collect();
+        let mut body = json!({
+            "model": self.settings.model,
+            "max_tokens": self.settings.max_tokens,
+            "stream": true,
+            "messages": messages,
+        });
+        if let Some(temperature) = self.settings.temperature {
+            body["temperature"] = json!(temperature);
+        }
+        if !system.is_empty() {
+            body["system"] =
+                json!([{"type": "text", "text": system.join("\n\n"), "cache_control": {"type": EPHEMERAL}}]);
+        }
+        body
+    }
+
+    /// Send `body` once (every attempt of a call sends the same body).
+    async fn attempt(&self, body: &Value, sink: &DeltaSink) -> Result<(String, TokenUsage), Failure> {
+        let url = format!("{}/v1/messages", self.settings.base_url);
+        let mut call =
+            self.http.post(&url).timeout(self.settings.timeout).header("anthropic-version", API_VERSION).json(body);
+        if let Some(key) = &self.settings.api_key {
+            call = call.header("x-api-key", key);
+        }
+        let response = call.send().await.map_err(|e| send_failure(&e, &url, self.settings.timeout))?;
+        let status = response.status();
+        if !status.is_success() {
+            let after = retry_after(response.headers());
+            let body = response.text().await.unwrap_or_default();
+            return Err(self.classify(status.as_u16(), &body, after, &url));
+        }
+        let mut events = SseReader::new(response, &url, self.settings.stall_timeout, self.settings.timeout);
+        let (mut text, mut usage, mut stopped) = (String::new(), Usage::default(), false);
+        while let Some(event) = events.next().await? {
+            let Ok(data) = serde_json::from_str::<Value>(&event.data) else { continue };
+            match data.get("type").and_then(Value::as_str).unwrap_or(event.event.as_str()) {
+                "message_start" => usage.update(&data["message"]["usage"]),
+                "content_block_delta" if data["delta"]["type"] == "text_delta" => {
+                    if let Some(delta) = data["delta"]["text"].as_str() {
+                        sink(StreamUpdate::Text(delta));
+                        text.push_str(delta);
+                    }
+                }
+                "message_delta" => {
+                    usage.update(&data["usage"]);
+                    if data["delta"]["stop_reason"] == "max_tokens" {
+                        tracing::warn!(
+                            "an answer of {} stopped at max_tokens = {}: raise [llm] max_tokens",
+                            self.settings.model,
+                            self.settings.max_tokens
+                        );
+                    }
+                }
+                "message_stop" => {
+                    stopped = true;
+                    break;
+                }
+                "error" => return Err(stream_error(&data, &url)),
+                _ => {}
+            }
+        }
+        if !stopped {
+            return Err(cut_off());
+        }
+        Ok((text, usage.tokens()))
+    }
+
+    fn classify(&self, status: u16, body: &str, after: Option<Duration>, url: &str) -> Failure {
+        let detail = error_detail(body);
+        let key_env = &self.settings.api_key_env;
+        match status {
+            429 => Failure::retry(LlmErrorKind::RateLimited, format!("rate limited by {url} ({detail})"), after),
+            408 => Failure::retry(LlmErrorKind::Timeout, format!("408 from {url}"), after),
+            529 => Failure::retry(LlmErrorKind::Server, format!("529 from {url}: overloaded ({detail})"), after),
+            500..=599 => Failure::retry(LlmErrorKind::Server, format!("{status} from {url} ({detail})"), after),
+            401 => Failure::fatal(
+                LlmErrorKind::BadRequest,
+                format!("401 from {url}: the API key was refused; check {key_env} ({detail})"),
+            ),
+            403 => Failure::fatal(
+                LlmErrorKind::BadRequest,
+                format!("403 from {url}: the key in {key_env} may not do this ({detail})"),
+            ),
+            404 => Failure::fatal(
+                LlmErrorKind::BadRequest,
+                format!("404 from {url}: check the model name and base URL ({detail})"),
+            ),
+            _ if body.contains("prompt is too long") => Failure::fatal(
+                LlmErrorKind::ContextLength,
+                format!("the prompt is longer than the model's context ({detail})"),
+            ),
+            _ => Failure::fatal(LlmErrorKind::BadRequest, format!("{status} from {url}: {detail}")),
+        }
+    }
+}
+
+/// An `error` event mid-stream: overload, server and rate-limit errors are retried.
+fn stream_error(data: &Value, url: &str) -> Failure {
+    let kind = data.pointer("/error/type").and_then(Value::as_str).unwrap_or("error");
+    let message = data.pointer("/error/message").and_then(Value::as_str).unwrap_or("no message");
+    let text = format!("{kind} from {url} mid-answer: {message}");
+    match kind {
+        "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" => {
+            Failure::fatal(LlmErrorKind::BadRequest, text)
+        }
+        "rate_limit_error" => Failure::retry(LlmErrorKind::RateLimited, text, None),
+        _ => Failure::retry(LlmErrorKind::Server, text, None),
+    }
+}
+
+impl LlmClient for AnthropicClient {
+    fn provider(&self) -> &str {
+        "anthropic"
+    }
+
+    fn model(&self) -> &str {
+        &self.settings.model
+    }
+
+    fn complete<'a>(
+        &'a self,
+        request: &'a LlmRequest,
+        sink: DeltaSink,
+    ) -> BoxFuture<'a, Result<LlmResponse, LlmError>> {
+        let policy = RetryPolicy { max_retries: self.settings.max_retries, base_delay: self.settings.base_delay };
+        Box::pin(async move {
+            let body = self.body(request);
+            policy.run(&sink, || self.attempt(&body, &sink)).await
+        })
+    }
+
+    fn cost_usd(&self, usage: TokenUsage) -> f64 {
+        price::cost_usd(&self.settings.model, PRICES, &self.settings.prices, usage)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{CallKey, ChatMessage};
+
+    #[test]
+    fn base_urls_are_accepted_with_or_without_v1() {
+        for raw in [
+            "https://api.anthropic.com",
+            "https://api.anthropic.com/",
+            "https://api.anthropic.com/v1",
+            " https://api.anthropic.com/v1/messages/ ",
+        ] {
+            assert_eq!(normalise_anthropic_url(raw), "https://api.anthropic.com", "{raw}");
+        }
+        assert_eq!(normalise_anthropic_url("http://proxy:8080/anthropic/v1"), "http://proxy:8080/anthropic");
+    }
+
+    fn review(text: &str) -> LlmRequest {
+        let key = CallKey {
+            question_id: None,
+            role: LlmRole::LayerReview,
+            attempt: 1,
+            iteration: 1,
+            layer: None,
+            judge: None,
+        };
+        LlmRequest { key, messages: vec![ChatMessage::system("sys"), ChatMessage::user(text)], json: true }
+    }
+
+    #[test]
+    fn the_user_head_shared_by_a_role_is_marked_for_caching() {
+        let client = AnthropicClient::new(AnthropicSettings::new(ANTHROPIC_BASE_URL, None, "K", "m")).unwrap();
+        let first = client.body(&review("schema\nformat\nQuestion 1\nlayer 0\n"));
+        assert_eq!(first["system"][0]["cache_control"]["type"], "ephemeral");
+        assert_eq!(first["messages"][0]["content"], "schema\nformat\nQuestion 1\nlayer 0\n", "nothing shared yet");
+        assert_eq!(first["messages"].as_array().unwrap().len(), 1, "the system text is not a message");
+        let second = client.body(&review("schema\nformat\nQuestion 1\nlayer 1\n"));
+        let blocks = &second["messages"][0]["content"];
+        assert_eq!(blocks[0]["text"], "schema\nformat\nQuestion 1\n");
+        assert_eq!(blocks[0]["cache_control"]["type"], "ephemeral");
+        assert_eq!((blocks[1]["text"].as_str(), blocks[1].get("cache_control")), (Some("layer 1\n"), None));
+        let third = client.body(&review("schema\nformat\nQuestion 2\nlayer 0\n"));
+        assert_eq!(
+            third["messages"][0]["content"][0]["text"], "schema\nformat\n",
+            "the head shrinks to what all share"
+        );
+        let fourth = client.body(&review("schema\nformat\nQuestion 3 é\n"));
+        assert_eq!(fourth["messages"][0]["content"][0]["text"], "schema\nformat\n", "and stays there");
+    }
+
+    #[test]
+    fn cache_writes_cost_their_own_rate() {
+        let usage = TokenUsage {
+            prompt_tokens: 1_000_000,
+            completion_tokens: 0,
+            cached_tokens: 200_000,
+            cache_write_tokens: 300_000,
+        };
+        let plain = ModelPrice::new(2.0, 8.0);
+        assert!((plain.cost_usd(usage) - (0.7 * 2.0 + 0.3 * 2.5)).abs() < 1e-12, "no rates: writes at 1.25 × input");
+        let sonnet = price::cost_usd("claude-sonnet-4-20250514", PRICES, &[], usage);
+        assert!((sonnet - (0.5 * 3.0 + 0.2 * 0.30 + 0.3 * 3.75)).abs() < 1e-12, "{sonnet}");
+    }
+}

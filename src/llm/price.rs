@@ -1,0 +1,88 @@
+//! Model prices and their lookup by model name, shared by the HTTP providers.
+
+use serde::Deserialize;
+
+use super::TokenUsage;
+
+/// Anthropic's 5-minute cache writes cost 1.25 × the base input rate
+/// (https://docs.anthropic.com/en/docs/about-claude/pricing, "5m Cache Writes").
+const CACHE_WRITE_FACTOR: f64 = 1.25;
+
+/// A model's price in USD per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelPrice {
+    /// Prompt tokens.
+    #[serde(deserialize_with = "non_negative")]
+    pub input_per_mtok: f64,
+    /// Generated tokens.
+    #[serde(deserialize_with = "non_negative")]
+    pub output_per_mtok: f64,
+    /// Prompt tokens served from the provider's prompt cache; when absent they
+    /// cost `input_per_mtok`.
+    #[serde(default, deserialize_with = "some_non_negative")]
+    pub cached_input_per_mtok: Option<f64>,
+    /// Prompt tokens written to the provider's prompt cache (Anthropic); when
+    /// absent they cost 1.25 × `input_per_mtok`, Anthropic's 5-minute write rate.
+    #[serde(default, deserialize_with = "some_non_negative")]
+    pub cache_write_per_mtok: Option<f64>,
+}
+
+impl ModelPrice {
+    /// A price without cache rates: input and output per million tokens.
+    pub const fn new(input_per_mtok: f64, output_per_mtok: f64) -> Self {
+        Self { input_per_mtok, output_per_mtok, cached_input_per_mtok: None, cache_write_per_mtok: None }
+    }
+
+    /// This price with `cached` per million prompt tokens read from the cache.
+    pub const fn cached(self, cached: f64) -> Self {
+        Self { cached_input_per_mtok: Some(cached), ..self }
+    }
+
+    /// The cost of `usage` in USD: cache reads at the cached rate, cache writes
+    /// at the write rate, the other prompt tokens at the input rate.
+    pub fn cost_usd(&self, usage: TokenUsage) -> f64 {
+        let cached = usage.cached_tokens.min(usage.prompt_tokens);
+        let written = usage.cache_write_tokens.min(usage.prompt_tokens - cached);
+        let cached_rate = self.cached_input_per_mtok.unwrap_or(self.input_per_mtok);
+        let write_rate = self.cache_write_per_mtok.unwrap_or(self.input_per_mtok * CACHE_WRITE_FACTOR);
+        ((usage.prompt_tokens - cached - written) as f64 * self.input_per_mtok
+            + cached as f64 * cached_rate
+            + written as f64 * write_rate
+            + usage.completion_tokens as f64 * self.output_per_mtok)
+            / 1e6
+    }
+}
+
+fn some_non_negative<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
+    non_negative(deserializer).map(Some)
+}
+
+fn non_negative<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+    let value = f64::deserialize(deserializer)?;
+    if value.is_finite() && value >= 0.0 {
+        Ok(value)
+    } else {
+        Err(serde::de::Error::custom(format!("a price must be a number of USD of at least 0, not {value}")))
+    }
+}
+
+/// The cost of `usage` by `model`, priced by the longest name among
+/// `built_in` and `configured` that is `model` or a prefix of it followed by
+/// `-` or `:`; on a tie the configured price wins. Unknown models cost 0.
+pub(super) fn cost_usd(
+    model: &str,
+    built_in: &[(&str, ModelPrice)],
+    configured: &[(String, ModelPrice)],
+    usage: TokenUsage,
+) -> f64 {
+    let built_in = built_in.iter().map(|(name, price)| (*name, price));
+    let configured = configured.iter().map(|(name, price)| (name.as_str(), price));
+    built_in
+        .chain(configured)
+        .filter(|(name, _)| {
+            model == *name || model.starts_with(&format!("{name}-")) || model.starts_with(&format!("{name}:"))
+        })
+        .max_by_key(|(name, _)| name.len())
+        .map_or(0.0, |(_, price)| price.cost_usd(usage))
+}

@@ -1,0 +1,97 @@
+//! A model per role: one client per [`LlmRole`], each call sent to the client
+//! of its key's role. The engine knows nothing of it; it asks
+//! [`LlmClient::for_role`] which client served a call, for the provider and
+//! model it records and the prices its cost is reckoned with.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+
+use super::{DeltaSink, LlmClient, LlmError, LlmRequest, LlmResponse, LlmRole};
+
+/// Sends each call to the client of its role.
+pub struct RoleRouter {
+    clients: BTreeMap<LlmRole, Arc<dyn LlmClient>>,
+}
+
+impl RoleRouter {
+    /// A router over `client_of`'s client for every role.
+    pub fn new(mut client_of: impl FnMut(LlmRole) -> Arc<dyn LlmClient>) -> Self {
+        Self { clients: LlmRole::ALL.into_iter().map(|role| (role, client_of(role))).collect() }
+    }
+
+    fn client(&self, role: LlmRole) -> &dyn LlmClient {
+        self.clients[&role].as_ref()
+    }
+}
+
+impl LlmClient for RoleRouter {
+    /// The builder's provider (the run's headline; each role's is [`LlmClient::for_role`]'s).
+    fn provider(&self) -> &str {
+        self.client(LlmRole::DagBuild).provider()
+    }
+
+    /// The builder's model.
+    fn model(&self) -> &str {
+        self.client(LlmRole::DagBuild).model()
+    }
+
+    fn complete<'a>(
+        &'a self,
+        request: &'a LlmRequest,
+        sink: DeltaSink,
+    ) -> BoxFuture<'a, Result<LlmResponse, LlmError>> {
+        self.client(request.key.role).complete(request, sink)
+    }
+
+    fn for_role(&self, role: LlmRole) -> Option<&dyn LlmClient> {
+        Some(self.client(role))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::{CallKey, TokenUsage, ignore_stream, serving};
+
+    /// Answers with its own name; `price` USD per token.
+    struct Named(&'static str, f64);
+
+    impl LlmClient for Named {
+        fn provider(&self) -> &str {
+            "stub"
+        }
+
+        fn model(&self) -> &str {
+            self.0
+        }
+
+        fn complete<'a>(&'a self, _: &'a LlmRequest, _: DeltaSink) -> BoxFuture<'a, Result<LlmResponse, LlmError>> {
+            Box::pin(async move { Ok(LlmResponse { text: self.0.into(), ..LlmResponse::default() }) })
+        }
+
+        fn cost_usd(&self, usage: TokenUsage) -> f64 {
+            usage.total() as f64 * self.1
+        }
+    }
+
+    #[tokio::test]
+    async fn each_call_goes_to_its_roles_client_which_names_and_prices_it() {
+        let critic: Arc<dyn LlmClient> = Arc::new(Named("critic-m", 2.0));
+        let builder: Arc<dyn LlmClient> = Arc::new(Named("builder-m", 1.0));
+        let router =
+            RoleRouter::new(|role| if role == LlmRole::LayerReview { critic.clone() } else { builder.clone() });
+        assert_eq!(router.model(), "builder-m", "the run's headline model is the builder's");
+        let usage = TokenUsage { prompt_tokens: 3, completion_tokens: 2, ..Default::default() };
+        for (role, model, cost) in [(LlmRole::LayerReview, "critic-m", 10.0), (LlmRole::Judge, "builder-m", 5.0)] {
+            let key = CallKey { question_id: None, role, attempt: 1, iteration: 0, layer: None, judge: None };
+            let request = LlmRequest { key, messages: Vec::new(), json: false };
+            assert_eq!(router.complete(&request, ignore_stream()).await.unwrap().text, model);
+            let served = serving(&router, role);
+            assert_eq!((served.model(), served.cost_usd(usage)), (model, cost));
+        }
+        let alone = Named("alone", 0.0);
+        assert_eq!(serving(&alone, LlmRole::Judge).model(), "alone", "a client that does not route serves itself");
+    }
+}
