@@ -28,7 +28,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum CliCommand {
     /// Generate questions for a dataset and run a critic loop per question.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Open a saved trace (TUI, or headless summary).
     Replay(ReplayArgs),
     /// Turn a CSV into data.json + metadata.json.

@@ -36,7 +36,7 @@ mod verify;
 /// Run `command` and return its exit code; `Err` means bad input (exit 2).
 pub fn dispatch(command: CliCommand) -> anyhow::Result<ExitCode> {
     match command {
-        CliCommand::Run(args) => run::run(args),
+        CliCommand::Run(args) => run::run(*args),
         CliCommand::Replay(args) if args.headless && !args.verify => replay_headless::replay(&args.trace),
         CliCommand::Replay(args) if args.verify => verify::run(&args.trace),
         CliCommand::Replay(args) => derive::replay(&args),

@@ -58,7 +58,7 @@ pub(super) fn args(flags: &[&str]) -> RunArgs {
     if !given("--base-url") {
         args.roles.base_url = None;
     }
-    args
+    *args
 }
 
 #[test]

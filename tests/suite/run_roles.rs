@@ -10,6 +10,7 @@ use crate::common;
 use std::path::Path;
 use std::time::Duration;
 
+use common::mock_anthropic::{self, MockAnthropic};
 use common::mock_llm::{MockLlm, Recorded, Reply, mock_usage};
 use eval_dag::llm::LlmRole;
 use eval_dag::run::EngineEvent;
@@ -274,4 +275,76 @@ async fn a_run_killed_mid_way_and_resumed_keeps_its_roles() {
     assert_eq!(results["roles"]["layer_review"]["model"], "critic-m");
     assert_eq!(results["roles"]["judge"]["model"], "judge-m");
     assert_eq!(results["roles"]["dag_build"]["model"], "builder-m");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_critic_speaking_the_anthropic_protocol_gets_only_the_reviews() {
+    let (builder, judge) = (MockLlm::start(script(false)).await, MockLlm::start(script(false)).await);
+    let openai_script = script(false);
+    // The same answers over Anthropic's wire protocol.
+    let critic = MockAnthropic::start(move |request, index| match openai_script(request, index) {
+        Reply::Text(text) => mock_anthropic::Reply::Text(text),
+        _ => mock_anthropic::Reply::Status(400, vec![], "unexpected".into()),
+    })
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_file(dir.path(), &builder, &builder);
+    let text = std::fs::read_to_string(&config).unwrap().replacen(
+        &format!("base_url = \"{}\"\ntemperature", builder.base_url()),
+        &format!("provider = \"anthropic\"\nbase_url = \"{}\"\ntemperature", critic.base_url()),
+        1,
+    );
+    assert!(text.contains("provider = \"anthropic\""), "{text}");
+    std::fs::write(&config, text).unwrap();
+    let output = run_command(dir.path(), &config, &judge).env("ANTHROPIC_API_KEY", "ant-key").output().await.unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+
+    assert_eq!(received(&builder), [("questions", "questions-m".into()), ("build", "builder-m".into())]);
+    assert_eq!(received(&judge), [("judge", "judge-m".into())]);
+    let reviews = critic.requests();
+    assert!(!reviews.is_empty());
+    for review in &reviews {
+        assert_eq!(kind(&review.request), "review", "only reviews reach the anthropic critic");
+        assert_eq!(review.request.body["model"], "critic-m");
+        assert_eq!(review.api_key.as_deref(), Some("ant-key"));
+        assert_eq!(review.request.body["max_tokens"], 300, "[roles.critic]'s max_tokens");
+        assert_eq!(review.request.body["temperature"], json!(0.0), "[roles.critic]'s temperature");
+    }
+
+    let run = dir.path().join("run");
+    let trace = Trace::read(&run.join("trace.jsonl")).unwrap();
+    let played = &trace.header.settings.roles;
+    assert_eq!(
+        (played[&LlmRole::LayerReview].provider.as_str(), played[&LlmRole::DagBuild].provider.as_str()),
+        ("anthropic", "openai")
+    );
+    for record in &trace.records {
+        if let EngineEvent::LlmCallStarted { key, provider, .. } = &record.event {
+            let expected = if key.role == LlmRole::LayerReview { "anthropic" } else { "openai" };
+            assert_eq!(provider, expected, "{key:?}");
+        }
+    }
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("eval_results.json")).unwrap()).unwrap();
+    let critic_role = &results["roles"]["layer_review"];
+    assert_eq!(
+        (critic_role["provider"].as_str(), critic_role["calls"].as_u64()),
+        (Some("anthropic"), Some(reviews.len() as u64))
+    );
+    let (_, input, output) = PRICES.iter().find(|(m, ..)| *m == "critic-m").copied().unwrap();
+    let (mut prompt, mut completion) = (0, 0);
+    for review in &reviews {
+        let Reply::Text(text) = script(false)(&review.request, 0) else { panic!("text") };
+        let usage = mock_anthropic::Usage::of(&text);
+        (prompt, completion) = (prompt + usage.input, completion + usage.output);
+    }
+    assert_eq!(
+        (critic_role["prompt_tokens"].as_u64(), critic_role["completion_tokens"].as_u64()),
+        (Some(prompt), Some(completion))
+    );
+    let cost = (prompt as f64 * input + completion as f64 * output) / 1e6;
+    assert!((critic_role["cost_usd"].as_f64().unwrap() - cost).abs() < 1e-12, "{critic_role} ≠ {cost}");
+    assert_role(&results, "dag_build", "builder-m", 1, paid(&builder, "build", "builder-m"));
+    assert_role(&results, "judge", "judge-m", 1, paid(&judge, "judge", "judge-m"));
 }
