@@ -6,10 +6,12 @@
 
 pub mod conversation;
 mod events;
+mod llm_call;
 mod question_state;
 mod state;
 
 pub use crate::domain::{AttemptAt, IterationAt};
 pub use events::{Command, EngineEvent, HandEdit, Outcome, RunSettings, RunSummary, Stage};
+pub use llm_call::LlmCall;
 pub use question_state::{AnswerLabel, Attempt, Iteration, NodeRun, QuestionState, QuestionStatus, StageRecord};
-pub use state::{FeedEntry, FeedKind, LlmCall, Questions, RunState};
+pub use state::{FeedEntry, FeedKind, Questions, RunState};
