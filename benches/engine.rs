@@ -13,6 +13,10 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
+#[path = "support/measure.rs"]
+mod measure;
+
+use measure::median;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -26,11 +30,6 @@ const DELAY: Duration = Duration::from_millis(200);
 const QUESTIONS: usize = 10;
 const CONCURRENCY: usize = 10;
 const RUNS: usize = 5;
-
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    xs[xs.len() / 2]
-}
 
 /// A question's stages, `(attempt, iteration, role)`, with the stage's LLM
 /// time and its nominal time (ms).

@@ -15,6 +15,10 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
+#[path = "support/measure.rs"]
+mod measure;
+
+use measure::percentile;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -39,11 +43,6 @@ const CONCURRENCY: usize = 64;
 const KEY_EVERY: Duration = Duration::from_millis(50);
 /// Keys sent in turn: down, down, up, next sort order, next status filter.
 const KEYS: [char; 5] = ['j', 'j', 'k', 's', 'f'];
-
-fn percentile(samples: &mut [f64], p: f64) -> f64 {
-    samples.sort_by(f64::total_cmp);
-    samples[((samples.len() - 1) as f64 * p).round() as usize]
-}
 
 /// Keys sent and not yet followed by a frame, and what was measured.
 #[derive(Default)]

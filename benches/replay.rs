@@ -14,6 +14,10 @@
 #[path = "support/synthetic_trace.rs"]
 mod synthetic_trace;
 
+#[path = "support/measure.rs"]
+mod measure;
+
+use measure::peak_rss_mb;
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
@@ -24,18 +28,6 @@ use ratatui::backend::TestBackend;
 
 /// Loads measured per trace and way of opening.
 const RUNS: usize = 3;
-
-/// Peak resident set of this process so far, MB.
-fn peak_rss_mb() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|k| k.parse::<f64>().ok())
-        .unwrap_or(0.0)
-        / 1024.0
-}
 
 fn ms(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1e3

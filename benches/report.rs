@@ -12,6 +12,10 @@
 #[path = "support/synthetic_trace.rs"]
 mod synthetic_trace;
 
+#[path = "support/measure.rs"]
+mod measure;
+
+use measure::median;
 use std::time::Instant;
 
 use eval_dag::report::{convergence, critic_scorecard, findings_taxonomy, fold_trace, report_html, write_eval_results};
@@ -22,11 +26,6 @@ const ITERATIONS: u32 = 3;
 /// `name` from the environment as a number, or `default`.
 fn setting(name: &str, default: usize) -> usize {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
-
-fn median(mut samples: Vec<f64>) -> f64 {
-    samples.sort_by(f64::total_cmp);
-    samples[samples.len() / 2]
 }
 
 fn timed<T>(work: impl FnOnce() -> T) -> (T, f64) {

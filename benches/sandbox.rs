@@ -5,6 +5,10 @@
 //! without the layers measured alternately in the same run (benchmarks build
 //! with the test hooks that can leave them off). Run: `cargo bench --bench sandbox`.
 
+#[path = "support/measure.rs"]
+mod measure;
+
+use measure::median;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -20,11 +24,6 @@ const STARTS: usize = 15;
 const TRIPS: usize = 200;
 /// Runs of the whole suite per side when costing the kernel layers.
 const SUITES: usize = 9;
-
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    xs[xs.len() / 2]
-}
 
 /// CPython: per-DAG seconds for every run, timed inside one interpreter after loading the data.
 fn cpython(root: &Path, dags: &str) -> Vec<Vec<f64>> {

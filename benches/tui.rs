@@ -7,6 +7,10 @@
 #[path = "support/synthetic_trace.rs"]
 mod synthetic_trace;
 
+#[path = "support/measure.rs"]
+mod measure;
+
+use measure::peak_rss_mb;
 use std::time::Instant;
 
 use eval_dag::tui::{App, Replay, Theme, draw};
@@ -15,17 +19,6 @@ use ratatui::backend::TestBackend;
 
 const QUESTIONS: usize = 1000;
 const ITERATIONS: u32 = 3;
-
-fn peak_rss_mb() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|k| k.parse::<f64>().ok())
-        .unwrap_or(0.0)
-        / 1024.0
-}
 
 /// CPU time of the process so far (all threads, user + system), ms.
 fn cpu_ms() -> f64 {
