@@ -89,7 +89,7 @@ pub fn token_economy(state: &RunState) -> TokenEconomy {
         .filter_map(|id| state.calls.get(id))
         .map(|call| call.usage.total())
         .sum();
-    let prompts = state.calls.values().map(|call| call.messages.iter().map(|m| m.content.as_str()).collect::<String>());
+    let prompts = state.calls.values().map(|call| call.messages.iter().map(|m| m.text()).collect::<String>());
     TokenEconomy {
         cached_tokens: state.usage.cached_tokens,
         cache_hit_rate: state.usage.cache_hit_rate(),

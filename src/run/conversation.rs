@@ -5,6 +5,8 @@
 //! prompt changed (a rebuild's new part is the rejected DAG and the feedback).
 //! The TUI's conversation tab and the HTML report both render this list.
 
+use std::borrow::Cow;
+
 use similar::{DiffTag, TextDiff};
 
 use super::{Attempt, Iteration, LlmCall, QuestionState, RunState};
@@ -95,8 +97,8 @@ pub fn call_label(call: &LlmCall) -> String {
 }
 
 /// The last user message of a call's prompt (the part that changes between calls).
-pub fn user_prompt(call: &LlmCall) -> Option<&str> {
-    call.messages.iter().rev().find(|m| m.role == "user").map(|m| m.content.as_str())
+pub fn user_prompt(call: &LlmCall) -> Option<Cow<'_, str>> {
+    call.messages.iter().rev().find(|m| m.role == "user").map(|m| m.text())
 }
 
 /// Lines of `after` that are new or changed against `before`; `None` marks

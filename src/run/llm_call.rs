@@ -1,9 +1,88 @@
 //! One LLM call of a run as the reducer has seen it so far: what was asked,
-//! by whom, and what came back.
+//! by whom, and what came back. A run's prompts mostly repeat the one before
+//! (the static part comes first, for providers' prompt caches), so each
+//! prompt message keeps the head it shares with an earlier call of its role
+//! as one shared text and only its own tail: a replay of 10,000 questions
+//! holds its prompts in a fraction of the trace's size.
 
+use std::borrow::Cow;
+use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::domain::{CallKey, ChatMessage, TokenUsage};
+use crate::domain::{CallKey, ChatMessage, LlmRole, TokenUsage};
+
+/// Shortest head worth sharing, in bytes.
+const MIN_SHARED: usize = 256;
+
+/// One message of a call's prompt: its role and its text, whose first
+/// `head_len` bytes are those of a text shared with other calls.
+#[derive(Debug, Clone)]
+pub struct PromptMessage {
+    /// `system`, `user` or `assistant`.
+    pub role: String,
+    head: Arc<str>,
+    head_len: usize,
+    tail: Box<str>,
+}
+
+impl PromptMessage {
+    /// The message's whole text.
+    pub fn text(&self) -> Cow<'_, str> {
+        let head = &self.head[..self.head_len];
+        match self.tail.is_empty() {
+            true => Cow::Borrowed(head),
+            false => Cow::Owned([head, &self.tail].concat()),
+        }
+    }
+}
+
+impl PartialEq for PromptMessage {
+    fn eq(&self, other: &Self) -> bool {
+        self.role == other.role && self.text() == other.text()
+    }
+}
+
+/// The last unshared text of each role's message at each place: what the
+/// next call of that role shares its head with.
+#[derive(Debug, Clone, Default)]
+pub(super) struct PromptHeads(HashMap<(LlmRole, usize), Arc<str>>);
+
+impl PromptHeads {
+    /// `messages` of a call of `role`, each sharing the head it has in common
+    /// with the latest message of that role and place (at least
+    /// [`MIN_SHARED`] bytes); a message that shares less becomes the new head.
+    pub(super) fn share(&mut self, role: LlmRole, messages: Vec<ChatMessage>) -> Vec<PromptMessage> {
+        messages
+            .into_iter()
+            .enumerate()
+            .map(|(place, ChatMessage { role: speaker, content })| {
+                let common = self.0.get(&(role, place)).map_or(0, |head| common_prefix(head, &content));
+                match self.0.get(&(role, place)).filter(|_| common >= MIN_SHARED) {
+                    Some(head) => PromptMessage {
+                        role: speaker,
+                        head: head.clone(),
+                        head_len: common,
+                        tail: content[common..].into(),
+                    },
+                    None => {
+                        let head: Arc<str> = Arc::from(content);
+                        self.0.insert((role, place), head.clone());
+                        PromptMessage { role: speaker, head_len: head.len(), head, tail: Box::default() }
+                    }
+                }
+            })
+            .collect()
+    }
+}
+
+/// Bytes `a` and `b` begin with in common, ending on a character boundary.
+fn common_prefix(a: &str, b: &str) -> usize {
+    let mut n = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    while !b.is_char_boundary(n) {
+        n -= 1;
+    }
+    n
+}
 
 /// One LLM call as seen so far.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,7 +96,7 @@ pub struct LlmCall {
     /// Model asked.
     pub model: String,
     /// Prompt.
-    pub messages: Arc<Vec<ChatMessage>>,
+    pub messages: Arc<Vec<PromptMessage>>,
     /// Text streamed so far, or the full response once finished.
     pub response: String,
     /// Whether the call has ended.
@@ -41,7 +120,7 @@ impl LlmCall {
         key: CallKey,
         provider: String,
         model: String,
-        messages: Arc<Vec<ChatMessage>>,
+        messages: Arc<Vec<PromptMessage>>,
     ) -> Self {
         Self {
             call_id,
@@ -57,5 +136,32 @@ impl LlmCall {
             latency_ms: 0,
             retries: 0,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prompts_share_their_common_head_and_read_back_whole() {
+        let mut heads = PromptHeads::default();
+        let stat = "é".repeat(400);
+        let first = vec![ChatMessage::system("rules"), ChatMessage::user(format!("{stat} question 1"))];
+        let second = vec![ChatMessage::system("rules"), ChatMessage::user(format!("{stat} question 22"))];
+        let a = heads.share(LlmRole::DagBuild, first.clone());
+        let b = heads.share(LlmRole::DagBuild, second.clone());
+        let review = heads.share(LlmRole::LayerReview, second.clone());
+        for (shared, original) in [(&a, &first), (&b, &second), (&review, &second)] {
+            let texts: Vec<String> = shared.iter().map(|m| m.text().into_owned()).collect();
+            let wanted: Vec<String> = original.iter().map(|m| m.content.clone()).collect();
+            assert_eq!(texts, wanted);
+            assert_eq!(shared[1].role, "user");
+        }
+        assert!(Arc::ptr_eq(&a[1].head, &b[1].head), "the second build shares the first's head");
+        assert_eq!((b[1].head_len, &*b[1].tail), (800 + " question ".len(), "22"), "cut on a character boundary");
+        assert!(!Arc::ptr_eq(&b[1].head, &review[1].head), "roles do not share");
+        assert_eq!((a[0].head_len, b[0].head_len), (5, 5), "short texts stand alone");
+        assert_eq!(common_prefix("aé", "aè"), 1, "never inside a character");
     }
 }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use super::events::{Command, EngineEvent, Outcome, RunSettings, RunSummary};
 use crate::domain::{AttemptAt, FindingSource, IterationAt, TokenUsage};
 
-use super::llm_call::LlmCall;
+use super::llm_call::{LlmCall, PromptHeads};
 use super::question_state::{AnswerLabel, Attempt, NodeRun, QuestionState, QuestionStatus, StageRecord};
 use crate::text::plural;
 
@@ -96,6 +96,7 @@ pub struct RunState {
     /// Questions in rank order.
     pub questions: Questions,
     index: Arc<HashMap<String, usize>>,
+    prompt_heads: PromptHeads,
     /// All LLM calls by id.
     pub calls: BTreeMap<u64, Arc<LlmCall>>,
     /// Recent activity, oldest first.
@@ -257,7 +258,8 @@ impl RunState {
                         attempt.iteration_mut(key.iteration).calls.push(call_id);
                     }
                 }
-                self.calls.insert(call_id, Arc::new(LlmCall::sent(call_id, key, provider, model, Arc::new(messages))));
+                let messages = Arc::new(self.prompt_heads.share(key.role, messages));
+                self.calls.insert(call_id, Arc::new(LlmCall::sent(call_id, key, provider, model, messages)));
             }
             EngineEvent::LlmTextDelta { call_id, text } => {
                 if let Some(call) = self.calls.get_mut(&call_id) {

@@ -252,7 +252,7 @@ fn call_html(out: &mut String, call: &LlmCall, previous: Option<&LlmCall>) {
     );
     match (user_prompt(call), previous.and_then(user_prompt)) {
         (Some(prompt), Some(before)) => {
-            let changes = changed_lines(before, prompt);
+            let changes = changed_lines(&before, &prompt);
             let total = plural(prompt.lines().count(), "line");
             if changes.is_empty() {
                 let _ = write!(out, "<h6>prompt ({total}): same as the last {}</h6>", html_escape(&label));
@@ -270,7 +270,7 @@ fn call_html(out: &mut String, call: &LlmCall, previous: Option<&LlmCall>) {
             }
         }
         (Some(prompt), None) => {
-            let _ = write!(out, "<h6>prompt</h6><pre>{}</pre>", html_escape(prompt));
+            let _ = write!(out, "<h6>prompt</h6><pre>{}</pre>", html_escape(&prompt));
         }
         (None, _) => {}
     }

@@ -93,7 +93,7 @@ impl Builder<'_> {
             Span::styled(format!(" · {} ·", call.model), t.fg(Ink::Muted)),
             status,
         ]);
-        let counts: Vec<String> = call.messages.iter().map(|m| m.content.lines().count().to_string()).collect();
+        let counts: Vec<String> = call.messages.iter().map(|m| m.text().lines().count().to_string()).collect();
         let size = format!("{} lines", counts.join(" + "));
         let user = user_prompt(call);
         let before = previous.and_then(user_prompt);
@@ -102,11 +102,11 @@ impl Builder<'_> {
                 self.text(format!("  prompt ({size})"), t.fg(Ink::Muted));
                 for message in call.messages.iter() {
                     self.text(format!("  {}:", message.role), t.fg(Ink::Muted));
-                    self.quoted(message.content.lines().map(Some), false);
+                    self.quoted(message.text().lines().map(Some), false);
                 }
             }
             (false, Some(user), Some(before)) => {
-                let changes = changed_lines(before, user);
+                let changes = changed_lines(&before, &user);
                 let what = if changes.is_empty() { "same as" } else { "changes since" };
                 self.text(format!("  prompt ({size}), {what} the last {}:", call_label(call)), t.fg(Ink::Muted));
                 self.quoted(changes, false);
