@@ -88,6 +88,9 @@ fn call(
         error: None,
         retries: 0,
         cost_usd: 0.0,
+        finish_reason: None,
+        from_cache: false,
+        estimated: false,
     };
     emit(w, finished);
 }
@@ -146,6 +149,12 @@ pub fn write_trace_with(
             relevant_data_keys: vec![],
             expected_answer: None,
             match_overrides: Default::default(),
+            dataset: None,
+            source_id: None,
+            answer_format: None,
+            constraints: None,
+            scorer: None,
+            extra: Default::default(),
         })
         .collect();
     emit(&mut w, EngineEvent::QuestionsGenerated { questions: questions.clone() });
@@ -181,6 +190,9 @@ pub fn write_trace_with(
                 iteration,
                 layer: None,
                 judge: None,
+                epoch: 1,
+                draft: 1,
+                repair: 0,
             };
             call(&mut emit, &mut w, &mut call_id, key.clone(), sizes.build);
             emit(

@@ -197,6 +197,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 step: args.step,
                 grading,
                 roles,
+                datasets: Vec::new(),
             };
             (settings.clone(), TraceWriter::create(&trace_path, &TraceHeader::new(settings))?, None)
         }

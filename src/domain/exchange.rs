@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::IterationAt;
+use super::location::{is_one, is_zero, one};
 
 /// One chat message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,6 +104,16 @@ pub struct CallKey {
     /// 1-based place in the panel (`iteration` is then the iteration judged).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge: Option<u32>,
+    /// Repeat of the question the call is for, 1-based (written when not 1).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub epoch: u32,
+    /// Independent DAG of the epoch the call is for, 1-based (written when not 1).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub draft: u32,
+    /// A repair exchange asking again for a reply the call before it could not
+    /// be read: its 1-based number (0, unwritten, for the call itself).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub repair: u32,
 }
 
 impl CallKey {
@@ -115,6 +126,78 @@ impl CallKey {
             iteration: at.iteration,
             layer,
             judge: None,
+            epoch: at.epoch,
+            draft: at.draft,
+            repair: 0,
+        }
+    }
+
+    /// The key of a run-wide call of `role` (question generation): no question,
+    /// attempt 1, iteration 0.
+    pub fn run_wide(role: LlmRole) -> Self {
+        Self {
+            question_id: None,
+            role,
+            attempt: 1,
+            iteration: 0,
+            layer: None,
+            judge: None,
+            epoch: 1,
+            draft: 1,
+            repair: 0,
+        }
+    }
+
+    /// The key of repair exchange `repair` (1-based) of this call.
+    pub fn repair(&self, repair: u32) -> Self {
+        Self { repair, ..self.clone() }
+    }
+}
+
+/// Why a model stopped writing, as the provider said (`finish_reason`,
+/// Anthropic's `stop_reason`), in one vocabulary.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(from = "String", into = "String")]
+pub enum FinishReason {
+    /// The reply is complete (`stop`, `end_turn`, `stop_sequence`).
+    Stop,
+    /// The reply was cut at the token limit (`length`, `max_tokens`).
+    Length,
+    /// The model called a tool (`tool_calls`, `tool_use`): a forced tool's input is the reply.
+    ToolCalls,
+    /// The provider withheld the reply (`content_filter`, `refusal`).
+    ContentFilter,
+    /// Any other reason, as given.
+    Other(String),
+}
+
+impl FinishReason {
+    /// Whether the reply ended because the model finished it (not cut off or withheld).
+    pub fn is_complete(&self) -> bool {
+        matches!(self, Self::Stop | Self::ToolCalls)
+    }
+}
+
+impl From<String> for FinishReason {
+    fn from(reason: String) -> Self {
+        match reason.as_str() {
+            "stop" | "end_turn" | "stop_sequence" => Self::Stop,
+            "length" | "max_tokens" => Self::Length,
+            "tool_calls" | "tool_use" | "function_call" => Self::ToolCalls,
+            "content_filter" | "refusal" => Self::ContentFilter,
+            _ => Self::Other(reason),
+        }
+    }
+}
+
+impl From<FinishReason> for String {
+    fn from(reason: FinishReason) -> Self {
+        match reason {
+            FinishReason::Stop => "stop".into(),
+            FinishReason::Length => "length".into(),
+            FinishReason::ToolCalls => "tool_calls".into(),
+            FinishReason::ContentFilter => "content_filter".into(),
+            FinishReason::Other(reason) => reason,
         }
     }
 }
@@ -137,10 +220,6 @@ pub struct TokenUsage {
     /// other providers' traces read as before).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub cache_write_tokens: u64,
-}
-
-fn is_zero(count: &u64) -> bool {
-    *count == 0
 }
 
 impl TokenUsage {

@@ -15,9 +15,10 @@ mod result;
 
 pub use dag::{DagEdge, DagNodeSpec, GeneratedDag};
 pub use diff::{FindingFate, IterationDiff, NodeChange, code_diff};
-pub use exchange::{CallKey, ChatMessage, LlmRole, RoleModel, RoleModels, TokenUsage};
+pub use exchange::{CallKey, ChatMessage, FinishReason, LlmRole, RoleModel, RoleModels, TokenUsage};
 pub use feedback::{CriticFeedback, Finding, FindingSource, LayerValidation, Severity};
 pub use grading::{Grade, GradingSettings};
-pub use location::{AttemptAt, IterationAt};
-pub use question::{DifficultyLevel, Question};
+pub use location::{AttemptAt, IterationAt, epoch_draft_prefix};
+pub(crate) use location::{is_one, is_zero, one};
+pub use question::{DifficultyLevel, Question, Scorer};
 pub use result::ExecutionResult;

@@ -72,4 +72,64 @@ pub struct Question {
     /// against `expected_answer` (a questions file's `match` field).
     #[serde(default, rename = "match", skip_serializing_if = "serde_json::Map::is_empty")]
     pub match_overrides: serde_json::Map<String, Value>,
+    /// The dataset the question is about, in a run over several (a name under
+    /// the question set's `datasets/`, or a path); none in a single-dataset run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dataset: Option<String>,
+    /// The question's id in the benchmark it was imported from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_id: Option<String>,
+    /// How the answer must be written (given to the builder).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer_format: Option<String>,
+    /// What the analysis must respect (given to the builder).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constraints: Option<String>,
+    /// Whose rules grade the answer; none = the run's built-in matching.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scorer: Option<Scorer>,
+    /// Fields of a questions-file line this version does not know: kept as
+    /// written, otherwise ignored.
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub extra: serde_json::Map<String, Value>,
+}
+
+impl Question {
+    /// Question `id` with text `question`, ranked `difficulty_rank` at
+    /// `difficulty_level`, and nothing else known about it.
+    pub fn new(
+        id: impl Into<String>,
+        question: impl Into<String>,
+        difficulty_rank: usize,
+        difficulty_level: DifficultyLevel,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            question: question.into(),
+            difficulty_rank,
+            difficulty_level,
+            reasoning: String::new(),
+            relevant_data_keys: Vec::new(),
+            expected_answer: None,
+            match_overrides: serde_json::Map::new(),
+            dataset: None,
+            source_id: None,
+            answer_format: None,
+            constraints: None,
+            scorer: None,
+            extra: serde_json::Map::new(),
+        }
+    }
+}
+
+/// Whose rules grade a question's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scorer {
+    /// The run's own matching (`--match`, the question's `match`).
+    Builtin,
+    /// InfiAgent-DABench's closed-form rules (`@name[value]` parts).
+    Infiagent,
+    /// DABstep's rules (numbers within tolerance, lists, near-equal strings).
+    Dabstep,
 }

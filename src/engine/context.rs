@@ -99,6 +99,9 @@ impl RunContext {
             error,
             retries,
             cost_usd: served.cost_usd(usage),
+            finish_reason: None,
+            from_cache: false,
+            estimated: false,
         });
         outcome
     }
@@ -131,6 +134,9 @@ impl Drop for Unfinished<'_> {
                 error: Some("cancelled".into()),
                 retries: 0,
                 cost_usd: 0.0,
+                finish_reason: None,
+                from_cache: false,
+                estimated: false,
             });
         }
     }

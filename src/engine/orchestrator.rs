@@ -121,7 +121,7 @@ impl Orchestrator {
     fn accept(&mut self, at: IterationAt, command: Command) {
         let Some(question) = self.question(&at.question_id) else { return };
         let acceptance = self.ctx.emitter.with_state(|s| {
-            let attempt = s.question(&at.question_id)?.attempt(at.attempt)?;
+            let attempt = s.question(&at.question_id)?.attempt_at(&at.attempt_at())?;
             let iteration = attempt.iteration(at.iteration)?;
             let draft = attempt.by_hand && attempt.outcome == Some(Outcome::Drafted);
             match (&iteration.trial, &iteration.dag) {
@@ -165,7 +165,7 @@ impl Orchestrator {
             }
             Command::Fork { from } => {
                 let seed = self.ctx.emitter.with_state(|s| {
-                    let it = s.question(&from.question_id)?.attempt(from.attempt)?.iteration(from.iteration)?;
+                    let it = s.question(&from.question_id)?.iteration_at(from)?;
                     Some((it.dag.clone()?, it.feedback.clone()?))
                 });
                 if seed.is_some() {
@@ -185,9 +185,7 @@ impl Orchestrator {
                 return true;
             }
             Command::RunNode { at, node_id, code } => {
-                let dag = self.ctx.emitter.with_state(|s| {
-                    s.question(&at.question_id)?.attempt(at.attempt)?.iteration(at.iteration)?.dag.clone()
-                });
+                let dag = self.ctx.emitter.with_state(|s| s.question(&at.question_id)?.iteration_at(at)?.dag.clone());
                 let Some(dag) = dag else { return true };
                 let (at, node_id, code) = (at.clone(), node_id.clone(), code.clone());
                 self.ctx.emitter.emit(EngineEvent::Control(command));
@@ -195,16 +193,15 @@ impl Orchestrator {
                 self.node_runs.spawn(async move { run_node(&ctx, at, dag, node_id, code).await });
                 return true;
             }
-            Command::Label { at, .. } => self.ctx.emitter.with_state(|s| {
-                s.question(&at.question_id).and_then(|q| q.attempt(at.attempt)?.iteration(at.iteration)).is_some()
-            }),
+            Command::Label { at, .. } => {
+                self.ctx.emitter.with_state(|s| s.question(&at.question_id).and_then(|q| q.iteration_at(at)).is_some())
+            }
             Command::Note { at, text, .. } => {
                 !text.trim().is_empty()
-                    && self.ctx.emitter.with_state(|s| {
-                        s.question(&at.question_id)
-                            .and_then(|q| q.attempt(at.attempt)?.iteration(at.iteration))
-                            .is_some()
-                    })
+                    && self
+                        .ctx
+                        .emitter
+                        .with_state(|s| s.question(&at.question_id).and_then(|q| q.iteration_at(at)).is_some())
             }
             Command::CancelQuestion { question_id } => match self.latest_attempt.get(question_id) {
                 Some(&attempt) => {
@@ -252,9 +249,9 @@ fn resumption(prior: &RunState, question_id: &str, retry_failed: bool) -> Resump
         Some(Outcome::Passed | Outcome::Failed | Outcome::Exhausted | Outcome::FixedByHand | Outcome::Drafted) => {
             Resumption::Keep(latest.number)
         }
-        // Interrupted (killed, or cancelled by the user): the same attempt goes
-        // on, its recorded LLM responses reused.
-        Some(Outcome::Cancelled) | None => {
+        // Interrupted (killed, cancelled by the user, stopped by the budget):
+        // the same attempt goes on, its recorded LLM responses reused.
+        Some(Outcome::Cancelled | Outcome::Budget) | None => {
             let seed = latest.forked_from.and_then(|(attempt, iteration)| {
                 let it = prior.question(question_id)?.attempt(attempt)?.iteration(iteration)?;
                 Some((it.dag.clone()?, it.feedback.clone()?))
@@ -276,14 +273,7 @@ enum GenerationError {
 }
 
 async fn generate_questions(ctx: &RunContext, count: u32) -> Result<Vec<Question>, GenerationError> {
-    let key = CallKey {
-        question_id: None,
-        role: LlmRole::QuestionGeneration,
-        attempt: 1,
-        iteration: 0,
-        layer: None,
-        judge: None,
-    };
+    let key = CallKey::run_wide(LlmRole::QuestionGeneration);
     let messages = ctx.parts.prompts.question_generation(&ctx.parts.dataset, count);
     let reply = ctx.call_llm(key, messages, true).await.map_err(GenerationError::Call)?;
     Ok(parse_questions(&reply, count as usize)?)

@@ -94,6 +94,12 @@ pub fn parse_questions(reply: &str, limit: usize) -> Result<Vec<Question>, Quest
                 relevant_data_keys: q.relevant_data_keys,
                 expected_answer: q.expected_answer,
                 match_overrides: Default::default(),
+                dataset: None,
+                source_id: None,
+                answer_format: None,
+                constraints: None,
+                scorer: None,
+                extra: Default::default(),
             }
         })
         .collect())

@@ -258,6 +258,9 @@ mod tests {
             iteration: 0,
             layer: None,
             judge: None,
+            epoch: 1,
+            draft: 1,
+            repair: 0,
         };
         let records = (0..n)
             .map(|seq| TraceRecord {

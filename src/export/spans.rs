@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use crate::domain::{CallKey, LlmRole, Question};
-use crate::run::{Command, EngineEvent, IterationAt, Outcome, Stage};
+use crate::run::{AttemptAt, Command, EngineEvent, IterationAt, Outcome, Stage};
 use crate::trace::Trace;
 
 use super::attributes::{Attributes, SpanKind};
@@ -150,25 +150,30 @@ impl SpanTree {
         self.push(key, format!("question {id}"), Some(ROOT), t_ms, attributes, true)
     }
 
-    /// The span of attempt `attempt` at question `id`.
-    fn attempt(&mut self, id: &str, attempt: u32, t_ms: u64) -> usize {
-        let key = format!("attempt/{id}/{attempt}");
+    /// The span of attempt `at`.
+    fn attempt(&mut self, at: &AttemptAt, t_ms: u64) -> usize {
+        let (id, attempt) = (at.question_id.as_str(), at.attempt);
+        let key = format!("attempt/{id}/{attempt}{}", place_suffix(at.epoch, at.draft));
         if let Some(&index) = self.by_key.get(&key) {
             return index;
         }
         let parent = self.question(id, t_ms);
         let mut attributes = Attributes::default();
         attributes.kind(SpanKind::Chain).text("eval_dag.question.id", id).int("eval_dag.attempt", attempt.into());
-        self.push(key, format!("attempt {attempt}"), Some(parent), t_ms, attributes, true)
+        if (at.epoch, at.draft) != (1, 1) {
+            attributes.int("eval_dag.epoch", at.epoch.into()).int("eval_dag.draft", at.draft.into());
+        }
+        self.push(key, at.label(), Some(parent), t_ms, attributes, true)
     }
 
     /// The span of iteration `at`.
     fn iteration(&mut self, at: &IterationAt, t_ms: u64) -> usize {
-        let key = format!("iteration/{}/{}/{}", at.question_id, at.attempt, at.iteration);
+        let suffix = place_suffix(at.epoch, at.draft);
+        let key = format!("iteration/{}/{}/{}{suffix}", at.question_id, at.attempt, at.iteration);
         if let Some(&index) = self.by_key.get(&key) {
             return index;
         }
-        let parent = self.attempt(&at.question_id, at.attempt, t_ms);
+        let parent = self.attempt(&at.attempt_at(), t_ms);
         let mut attributes = Attributes::default();
         attributes
             .kind(SpanKind::Chain)
@@ -184,7 +189,7 @@ impl SpanTree {
         let Some(id) = &key.question_id else {
             return ROOT;
         };
-        let at = IterationAt { question_id: id.clone(), attempt: key.attempt, iteration: key.iteration };
+        let at = AttemptAt::new(id.as_str(), key.attempt).in_epoch(key.epoch, key.draft).iteration(key.iteration);
         let stage = match key.role {
             LlmRole::DagBuild => Some(Stage::Build),
             LlmRole::LayerReview => Some(Stage::SemanticReview),
@@ -195,7 +200,7 @@ impl SpanTree {
         }
         match key.role {
             // A judge of the attempt's answer numbers itself where the iteration would be.
-            LlmRole::Judge if key.judge.is_none() => self.attempt(id, key.attempt, t_ms),
+            LlmRole::Judge if key.judge.is_none() => self.attempt(&at.attempt_at(), t_ms),
             LlmRole::QuestionGeneration => ROOT,
             _ => self.iteration(&at, t_ms),
         }
@@ -209,7 +214,7 @@ impl SpanTree {
             }
             EngineEvent::RunFailed { error } => self.nodes[ROOT].error = Some(error.clone()),
             EngineEvent::QuestionStarted { at, forked_from, by_hand } => {
-                let index = self.attempt(&at.question_id, at.attempt, t);
+                let index = self.attempt(at, t);
                 let attributes = &mut self.nodes[index].attributes;
                 attributes.flag("eval_dag.by_hand", *by_hand);
                 if let Some((attempt, iteration)) = forked_from {
@@ -314,7 +319,7 @@ impl SpanTree {
                 }
             }
             EngineEvent::QuestionFinished { at, outcome, iterations, final_answer, reason } => {
-                let index = self.attempt(&at.question_id, at.attempt, t);
+                let index = self.attempt(at, t);
                 self.close_under(index);
                 let node = &mut self.nodes[index];
                 node.end_ms = Some(t);
@@ -340,7 +345,7 @@ impl SpanTree {
                 }
             }
             EngineEvent::Graded { at, grades, narrative } => {
-                let index = self.attempt(&at.question_id, at.attempt, t);
+                let index = self.attempt(at, t);
                 put_grades(&mut self.nodes[index].attributes, grades, narrative.as_deref());
                 let question = self.question(&at.question_id, t);
                 put_grades(&mut self.nodes[question].attributes, grades, narrative.as_deref());
@@ -449,6 +454,12 @@ fn put_grades(attributes: &mut Attributes, grades: &[crate::domain::Grade], narr
 }
 
 /// The OpenInference kind of a stage's span.
+/// What a span's place key adds for an epoch or draft other than 1 (nothing
+/// otherwise, so spans of a run without them keep their ids).
+fn place_suffix(epoch: u32, draft: u32) -> String {
+    if (epoch, draft) == (1, 1) { String::new() } else { format!("/e{epoch}d{draft}") }
+}
+
 fn stage_kind(stage: Stage) -> SpanKind {
     match stage {
         Stage::Build => SpanKind::Chain,

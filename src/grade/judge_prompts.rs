@@ -231,6 +231,9 @@ impl JudgeCall<'_> {
                 iteration: self.judge_index,
                 layer: Some(step),
                 judge: None,
+                epoch: 1,
+                draft: 1,
+                repair: 0,
             },
             Some(iteration) => {
                 let at = AttemptAt::new(self.question.id.clone(), self.attempt).iteration(iteration);

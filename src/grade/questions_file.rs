@@ -4,8 +4,12 @@
 //! Each line is an object with `question` (or `text`), `difficulty` (`easy`,
 //! `medium`, `hard` or an integer 1-10), and optionally `id` (unique), `expected_answer`
 //! (`null` means unknown), `match` (overrides of the global [`MatchOptions`]),
-//! `reasoning` and `relevant_data_keys`. Blank lines are skipped. The file's
-//! order is the difficulty ranking; missing ids become `q_NN`.
+//! `reasoning` and `relevant_data_keys`; for a question set over several
+//! datasets or imported from a benchmark, `dataset`, `source_id`,
+//! `answer_format`, `constraints` and `scorer` (`builtin`, `infiagent`,
+//! `dabstep`). Fields it does not know are kept with the question and
+//! otherwise ignored. Blank lines are skipped. The file's order is the
+//! difficulty ranking; missing ids become `q_NN`.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -15,7 +19,7 @@ use serde_json::{Map, Value};
 
 use super::GradeError;
 use super::matching::MatchOptions;
-use crate::domain::{DifficultyLevel, Question};
+use crate::domain::{DifficultyLevel, Question, Scorer};
 
 /// What is wrong with a line of a questions file; [`GradeError::QuestionsFile`]
 /// names the file and line.
@@ -86,7 +90,6 @@ impl QuestionSpec {
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 struct RawLine {
     #[serde(default)]
     id: Option<String>,
@@ -102,6 +105,19 @@ struct RawLine {
     reasoning: String,
     #[serde(default)]
     relevant_data_keys: Vec<String>,
+    #[serde(default)]
+    dataset: Option<String>,
+    #[serde(default)]
+    source_id: Option<String>,
+    #[serde(default)]
+    answer_format: Option<String>,
+    #[serde(default)]
+    constraints: Option<String>,
+    #[serde(default)]
+    scorer: Option<Scorer>,
+    /// Fields this version does not know: kept, not refused.
+    #[serde(flatten)]
+    extra: Map<String, Value>,
 }
 
 /// Read a questions file; errors name the file and line.
@@ -149,6 +165,12 @@ pub fn parse_questions_jsonl(text: &str, origin: &str) -> Result<Vec<QuestionSpe
                 relevant_data_keys: raw.relevant_data_keys,
                 expected_answer: raw.expected_answer,
                 match_overrides,
+                dataset: raw.dataset,
+                source_id: raw.source_id,
+                answer_format: raw.answer_format,
+                constraints: raw.constraints,
+                scorer: raw.scorer,
+                extra: raw.extra,
             },
             line,
         });
@@ -199,6 +221,27 @@ fn difficulty(value: Option<Value>) -> Result<DifficultyLevel, QuestionsFileErro
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn benchmark_fields_are_read_and_unknown_fields_kept_not_refused() {
+        let text = r#"{"id": "7", "question": "Mean fare?", "difficulty": "hard", "dataset": "titanic",
+            "source_id": "0", "answer_format": "@mean_fare[value]", "constraints": "round to 2 decimals",
+            "scorer": "infiagent", "concepts": ["Summary Statistics"], "level": "hard"}"#
+            .replace('\n', " ");
+        let specs = parse_questions_jsonl(&text, "q.jsonl").unwrap();
+        let q = &specs[0].question;
+        assert_eq!(q.dataset.as_deref(), Some("titanic"));
+        assert_eq!((q.source_id.as_deref(), q.scorer), (Some("0"), Some(Scorer::Infiagent)));
+        assert_eq!(q.answer_format.as_deref(), Some("@mean_fare[value]"));
+        assert_eq!(q.constraints.as_deref(), Some("round to 2 decimals"));
+        assert_eq!(q.extra.keys().collect::<Vec<_>>(), ["concepts", "level"]);
+        assert_eq!(q.extra["concepts"], json!(["Summary Statistics"]));
+        let round_trip: Question = serde_json::from_value(serde_json::to_value(q).unwrap()).unwrap();
+        assert_eq!(&round_trip, q, "a question keeps every field through the trace");
+        let err = parse_questions_jsonl(r#"{"question": "?", "difficulty": 1, "scorer": "exact"}"#, "q.jsonl");
+        let message = err.unwrap_err().to_string();
+        assert!(message.contains("q.jsonl") && message.contains("unknown variant `exact`"), "{message}");
+    }
 
     #[test]
     fn difficulty_errors_show_what_was_given() {

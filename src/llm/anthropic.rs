@@ -396,6 +396,9 @@ mod tests {
             iteration: 1,
             layer: None,
             judge: None,
+            epoch: 1,
+            draft: 1,
+            repair: 0,
         };
         LlmRequest { key, messages: vec![ChatMessage::system("sys"), ChatMessage::user(text)], json: true }
     }

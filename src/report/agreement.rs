@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::scorecard::{CriticScorecard, JudgedIteration};
-use crate::domain::IterationAt;
+use crate::domain::{AttemptAt, IterationAt};
 
 /// One iteration whose verdict the second critic turned around.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,7 +44,7 @@ impl VerdictAgreement {
 }
 
 fn place(it: &JudgedIteration) -> IterationAt {
-    IterationAt { question_id: it.question_id.clone(), attempt: it.attempt, iteration: it.iteration }
+    AttemptAt::new(it.question_id.as_str(), it.attempt).iteration(it.iteration)
 }
 
 /// Set the `second` critic's verdicts against the `first`'s, iteration by iteration.
@@ -99,7 +99,7 @@ mod tests {
         let second = card(vec![judged("a", 1, true), judged("a", 2, true), judged("b", 1, false)]);
         let agreement = verdict_agreement(&first, &second);
         assert_eq!((agreement.agreeing, agreement.compared), (1, 3));
-        let at = |q: &str, i| IterationAt { question_id: q.into(), attempt: 1, iteration: i };
+        let at = |q: &str, i| AttemptAt::new(q, 1).iteration(i);
         assert_eq!(agreement.newly_approved().map(|f| f.at.clone()).collect::<Vec<_>>(), [at("a", 1)]);
         assert_eq!(agreement.newly_rejected().map(|f| f.at.clone()).collect::<Vec<_>>(), [at("b", 1)]);
         assert_eq!(agreement.unjudged, [at("c", 1)]);

@@ -12,6 +12,7 @@ mod load;
 mod matrix;
 mod results;
 mod results_doc;
+mod results_harness;
 mod roles;
 mod scorecard;
 mod taxonomy;
@@ -30,6 +31,10 @@ pub use results::{eval_results, graded_tally, write_eval_results};
 pub use results_doc::{
     AttemptTrace, CallMeta, DetailedResult, DifficultyBreakdown, EvalResults, FailureAnalysis, Grading, IterationTrace,
     LevelBreakdown, LogEntry, LogRole, QuestionTrace, ReferenceLogEntry, ReferenceRole, StageTiming, Summary, Tokens,
+};
+pub use results_harness::{
+    BenchmarkScore, BenchmarkSummary, BudgetUse, CacheUse, Consensus, DraftAnswer, EpochResult, Metamorphic,
+    MetamorphicCheck, Relation, Repeats, SubAnswer, Transform,
 };
 pub use roles::{RoleUsage, RoleUsages, role_usage};
 pub use scorecard::{

@@ -8,18 +8,19 @@ use std::io::Write;
 
 use serde::{Serialize, Serializer};
 
-use crate::domain::{DifficultyLevel, ExecutionResult};
+use crate::domain::{DifficultyLevel, ExecutionResult, TokenUsage};
 use crate::llm::LlmRole;
 use crate::run::conversation::{Entry, entries, user_prompt};
-use crate::run::{Attempt, Iteration, Outcome, QuestionState, QuestionStatus, RunState};
+use crate::run::{Attempt, Iteration, LlmCall, Outcome, QuestionState, QuestionStatus, RunState};
 use crate::text::preview;
 
 use super::convergence::convergence;
 use super::economy::token_economy;
 use super::results_doc::{
     AttemptTrace, CallMeta, DetailedResult, DifficultyBreakdown, EvalResults, FailureAnalysis, Grading, IterationTrace,
-    LevelBreakdown, LogEntry, LogRole, QuestionTrace, ReferenceLogEntry, ReferenceRole, StageTiming, Summary,
+    LevelBreakdown, LogEntry, LogRole, QuestionTrace, ReferenceLogEntry, ReferenceRole, StageTiming, Summary, Tokens,
 };
+use super::results_harness::{BudgetUse, CacheUse, EpochResult};
 use super::roles::role_usage;
 use super::scorecard::critic_scorecard;
 use super::taxonomy::findings_taxonomy;
@@ -65,7 +66,16 @@ fn conversation_log(state: &RunState, q: &QuestionState) -> Vec<LogEntry> {
                 step: key.layer,
                 judged_iteration: key.judge.map(|_| key.iteration),
             },
-            _ => CallMeta::Loop { attempt: key.attempt, iteration: key.iteration, call: key.role, layer: key.layer },
+            _ => CallMeta::Loop {
+                attempt: key.attempt,
+                iteration: key.iteration,
+                call: key.role,
+                layer: key.layer,
+                epoch: key.epoch,
+                draft: key.draft,
+                repair: key.repair,
+                from_cache: call.from_cache,
+            },
         };
         if let Some(prompt) = user_prompt(call) {
             log.push(LogEntry { role: LogRole::User, content: prompt.to_string(), meta: meta.clone() });
@@ -79,13 +89,49 @@ fn conversation_log(state: &RunState, q: &QuestionState) -> Vec<LogEntry> {
     log
 }
 
-fn detailed(q: &QuestionState) -> DetailedResult {
+/// The calls about question `q`.
+fn calls_of<'a>(state: &'a RunState, q: &'a QuestionState) -> impl Iterator<Item = &'a LlmCall> + 'a {
+    q.attempts
+        .iter()
+        .flat_map(|a| a.iterations.iter().flat_map(|i| i.calls.iter()).chain(a.judge_calls.iter()))
+        .filter_map(|id| state.calls.get(id).map(|c| &**c))
+}
+
+/// Each epoch of a question asked more than once (none for a question asked once).
+fn epochs(state: &RunState, q: &QuestionState) -> Vec<EpochResult> {
+    let epochs = q.epochs();
+    if epochs.len() < 2 {
+        return Vec::new();
+    }
+    epochs
+        .into_iter()
+        .map(|(epoch, attempt)| {
+            let mut usage = TokenUsage::default();
+            let mut estimated = false;
+            for call in calls_of(state, q).filter(|c| c.key.epoch == epoch) {
+                usage += call.usage;
+                estimated |= call.estimated;
+            }
+            EpochResult {
+                epoch,
+                status: attempt.outcome.map_or("unfinished", Outcome::label).to_string(),
+                answer: attempt.final_answer.clone(),
+                correct: attempt.correct(),
+                iterations: attempt.iterations.len(),
+                tokens: Tokens::from(usage).estimated_if(estimated),
+            }
+        })
+        .collect()
+}
+
+fn detailed(state: &RunState, q: &QuestionState) -> DetailedResult {
     let latest = q.latest();
     let execution = latest.and_then(|a| a.execution.as_ref());
     DetailedResult {
         question_id: q.question.id.clone(),
         question: q.question.question.clone(),
         question_text: q.question.question.clone(),
+        dataset: q.question.dataset.clone(),
         difficulty_rank: q.question.difficulty_rank,
         difficulty_level: q.question.difficulty_level,
         success: passed(q) || fixed_by_hand(q),
@@ -102,9 +148,13 @@ fn detailed(q: &QuestionState) -> DetailedResult {
         execution_time_ms: execution.map(|e| e.execution_time_ms),
         node_timings_ms: execution.map(|e| e.node_timings_ms.clone()),
         findings_per_iteration: q.findings_per_iteration(),
-        tokens: q.usage.into(),
+        tokens: Tokens::from(q.usage).estimated_if(calls_of(state, q).any(|c| c.estimated)),
         cost_usd: q.cost_usd,
         elapsed_ms: q.started_ms.zip(q.finished_ms).map(|(s, f)| f.saturating_sub(s)),
+        epochs: epochs(state, q),
+        metamorphic: None,
+        consensus: None,
+        benchmark: None,
     }
 }
 
@@ -145,6 +195,8 @@ fn iteration(i: &Iteration) -> IterationTrace {
 fn attempt(a: &Attempt) -> AttemptTrace {
     AttemptTrace {
         attempt: a.number,
+        epoch: a.epoch,
+        draft: a.draft,
         forked_from: a.forked_from,
         by_hand: a.by_hand,
         outcome: a.outcome,
@@ -198,6 +250,7 @@ fn trace(state: &RunState, q: &QuestionState) -> QuestionTrace {
         question_id: q.question.id.clone(),
         question: q.question.question.clone(),
         question_text: q.question.question.clone(),
+        dataset: q.question.dataset.clone(),
         difficulty: Some(q.question.difficulty_level),
         difficulty_rank: q.question.difficulty_rank,
         total_iterations: latest.map_or(0, |a| a.iterations.len()),
@@ -225,6 +278,18 @@ fn level_breakdown(state: &RunState, level: DifficultyLevel) -> LevelBreakdown {
         pass_rate: rate(passed, of_level.len()),
         grading: grading(of_level.into_iter()),
     }
+}
+
+/// The questions the budget stopped and what was spent, when it stopped any.
+fn budget_use(state: &RunState) -> Option<BudgetUse> {
+    let stopped = state.count(|s| s == QuestionStatus::Done(Outcome::Budget));
+    (stopped > 0).then_some(BudgetUse { max_cost_usd: None, spent_usd: state.cost_usd, stopped })
+}
+
+/// The response cache's hits and misses, when it served any call.
+fn cache_use(state: &RunState) -> Option<CacheUse> {
+    let hits = state.cache_hits;
+    (hits > 0).then_some(CacheUse { hits, misses: state.calls_finished - hits })
 }
 
 /// The results document of `state`, stamped `generated_at` (RFC 3339).
@@ -263,11 +328,15 @@ fn results_with<Traces>(state: &RunState, generated_at: &str, question_traces: T
             execution_failed: count(Outcome::Failed),
             cancelled: count(Outcome::Cancelled),
             fixed_by_hand: count(Outcome::FixedByHand),
+            budget: budget_use(state),
+            cache: cache_use(state),
+            repeats: None,
+            benchmark: None,
             successful_executions: passed_count,
             execution_failures: count(Outcome::Failed),
             critic_loop_exhausted: count(Outcome::Exhausted),
             grading: grading(state.questions.iter()),
-            tokens: state.usage.into(),
+            tokens: Tokens::from(state.usage).estimated_if(state.tokens_estimated),
             cost_usd: state.cost_usd,
             token_economy: token_economy(state),
             elapsed_ms: state.summary.as_ref().map(|s| s.elapsed_ms),
@@ -279,7 +348,7 @@ fn results_with<Traces>(state: &RunState, generated_at: &str, question_traces: T
             medium: level_breakdown(state, DifficultyLevel::Medium),
             hard: level_breakdown(state, DifficultyLevel::Hard),
         },
-        detailed_results: state.questions.iter().map(detailed).collect(),
+        detailed_results: state.questions.iter().map(|q| detailed(state, q)).collect(),
         failure_analysis: state.questions.iter().filter(|q| !passed(q)).map(failure).collect(),
         question_traces,
         critic_scorecard: critic_scorecard(state),

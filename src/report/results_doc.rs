@@ -6,6 +6,9 @@
 
 use super::convergence::Convergence;
 use super::economy::TokenEconomy;
+use super::results_harness::{
+    BenchmarkScore, BenchmarkSummary, BudgetUse, CacheUse, Consensus, EpochResult, Metamorphic, Repeats,
+};
 use super::roles::RoleUsages;
 use super::scorecard::CriticScorecard;
 use super::taxonomy::FindingsTaxonomy;
@@ -17,6 +20,7 @@ use serde_json::Value;
 use crate::domain::{
     CriticFeedback, DifficultyLevel, ExecutionResult, Finding, GeneratedDag, Grade, LlmRole, TokenUsage,
 };
+use crate::domain::{is_one, is_zero, one};
 use crate::run::{Outcome, RunSettings, Stage};
 
 /// A whole `eval_results.json`. `Traces` is how the question traces are held:
@@ -60,11 +64,26 @@ pub struct Tokens {
     pub completion: u64,
     /// Both together.
     pub total: u64,
+    /// Whether some of the counts were computed locally because a server sent none.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub estimated: bool,
 }
 
 impl From<TokenUsage> for Tokens {
     fn from(usage: TokenUsage) -> Self {
-        Self { prompt: usage.prompt_tokens, completion: usage.completion_tokens, total: usage.total() }
+        Self {
+            prompt: usage.prompt_tokens,
+            completion: usage.completion_tokens,
+            total: usage.total(),
+            estimated: false,
+        }
+    }
+}
+
+impl Tokens {
+    /// These counts, marked estimated when `estimated`.
+    pub fn estimated_if(self, estimated: bool) -> Self {
+        Self { estimated, ..self }
     }
 }
 
@@ -102,6 +121,18 @@ pub struct Summary {
     /// `passed`, `pass_rate` or `grading`.
     #[serde(default)]
     pub fixed_by_hand: usize,
+    /// The run's budget and the questions it stopped, when it stopped any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<BudgetUse>,
+    /// The response cache's hits and misses, when it served any call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheUse>,
+    /// Accuracy over repeats, with its spread and pass@k (`run --repeat`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeats: Option<Repeats>,
+    /// A published benchmark's own metrics.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub benchmark: Option<BenchmarkSummary>,
     /// The reference implementation's name for `passed`.
     #[serde(default)]
     pub successful_executions: usize,
@@ -167,6 +198,9 @@ pub struct DetailedResult {
     /// The reference design's name for `question`.
     #[serde(default)]
     pub question_text: String,
+    /// The question's dataset, in a run over several.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dataset: Option<String>,
     /// 1-based rank, easiest first.
     pub difficulty_rank: usize,
     /// Difficulty bucket.
@@ -209,6 +243,18 @@ pub struct DetailedResult {
     pub cost_usd: f64,
     /// From the question's first activity to its end.
     pub elapsed_ms: Option<u64>,
+    /// Each repeat of the question, when it was asked more than once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub epochs: Vec<EpochResult>,
+    /// The approved DAG's checks on transformed copies of its data (`run --metamorphic`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metamorphic: Option<Metamorphic>,
+    /// Independently built DAGs' answers and their agreement (`run --consensus`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consensus: Option<Consensus>,
+    /// The answer scored by its benchmark's rules.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub benchmark: Option<BenchmarkScore>,
 }
 
 /// Why a question did not pass.
@@ -241,6 +287,9 @@ pub struct QuestionTrace {
     /// The reference implementation's name for `question`.
     #[serde(default)]
     pub question_text: String,
+    /// The question's dataset, in a run over several.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dataset: Option<String>,
     /// Difficulty bucket (absent in files of earlier versions).
     #[serde(default)]
     pub difficulty: Option<DifficultyLevel>,
@@ -306,8 +355,14 @@ pub struct ReferenceLogEntry {
 /// One attempt at a question.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AttemptTrace {
-    /// 1-based.
+    /// 1-based, within its epoch and draft.
     pub attempt: u32,
+    /// The repeat it belongs to (written when not 1).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub epoch: u32,
+    /// The independent DAG of its epoch (written when not 1).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub draft: u32,
     /// `[attempt, iteration]` the attempt was forked from.
     pub forked_from: Option<(u32, u32)>,
     /// Whether the user wrote or accepted its DAG (no LLM built or reviewed it).
@@ -389,6 +444,18 @@ pub enum CallMeta {
         call: LlmRole,
         /// Layer under review.
         layer: Option<usize>,
+        /// The repeat (written when not 1).
+        #[serde(default = "one", skip_serializing_if = "is_one")]
+        epoch: u32,
+        /// The independent DAG of the epoch (written when not 1).
+        #[serde(default = "one", skip_serializing_if = "is_one")]
+        draft: u32,
+        /// A repair exchange's number (written when not 0).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        repair: u32,
+        /// Whether the response cache served it.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        from_cache: bool,
     },
     /// A judge grading the attempt's answer (or a rejected iteration's).
     Judge {

@@ -362,6 +362,12 @@ mod tests {
             relevant_data_keys: vec![],
             expected_answer: expected,
             match_overrides: Default::default(),
+            dataset: None,
+            source_id: None,
+            answer_format: None,
+            constraints: None,
+            scorer: None,
+            extra: Default::default(),
         }
     }
 

@@ -16,6 +16,12 @@ fn question(id: &str, rank: usize) -> Question {
         relevant_data_keys: vec![],
         expected_answer: None,
         match_overrides: Default::default(),
+        dataset: None,
+        source_id: None,
+        answer_format: None,
+        constraints: None,
+        scorer: None,
+        extra: Default::default(),
     }
 }
 
@@ -32,6 +38,9 @@ pub fn run_with_one_pass_and_one_exhausted() -> RunState {
         iteration: 1,
         layer: None,
         judge: None,
+        epoch: 1,
+        draft: 1,
+        repair: 0,
     };
     let result = ExecutionResult { success: true, final_answer: Some(json!(1)), ..Default::default() };
     let events = vec![
@@ -55,6 +64,9 @@ pub fn run_with_one_pass_and_one_exhausted() -> RunState {
             error: None,
             retries: 0,
             cost_usd: 0.001,
+            finish_reason: None,
+            from_cache: false,
+            estimated: false,
         },
         EngineEvent::DagBuilt { at: AttemptAt::new("q_01", 1).iteration(1), dag },
         EngineEvent::CriticVerdict {
@@ -101,6 +113,9 @@ fn iteration(id: &str, n: u32, code: &str, tokens: u64, findings: Vec<serde_json
         iteration: n,
         layer: None,
         judge: None,
+        epoch: 1,
+        draft: 1,
+        repair: 0,
     };
     let call_id = u64::from(n) + 100 * id.bytes().last().map_or(0, u64::from);
     let dag = serde_json::from_value(json!({"question_id": id, "final_answer_node": "rates", "nodes": [
@@ -124,6 +139,9 @@ fn iteration(id: &str, n: u32, code: &str, tokens: u64, findings: Vec<serde_json
             error: None,
             retries: 0,
             cost_usd: 0.0,
+            finish_reason: None,
+            from_cache: false,
+            estimated: false,
         },
         EngineEvent::DagBuilt { at: at.clone(), dag },
         EngineEvent::CriticVerdict { at, feedback },
@@ -215,6 +233,9 @@ pub fn run_of(count: usize) -> RunState {
                 error: None,
                 retries: 0,
                 cost_usd: 0.0,
+                finish_reason: None,
+                from_cache: false,
+                estimated: false,
             },
             EngineEvent::QuestionFinished {
                 at,

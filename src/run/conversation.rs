@@ -88,11 +88,15 @@ fn same_kind(a: &LlmCall, b: &LlmCall) -> bool {
 
 /// What a call was for, e.g. `review layer 1`.
 pub fn call_label(call: &LlmCall) -> String {
-    match (call.key.role, call.key.layer) {
+    let what = match (call.key.role, call.key.layer) {
         (LlmRole::LayerReview, Some(layer)) => format!("review layer {layer}"),
         (LlmRole::QuestionGeneration, _) => "question generation".into(),
         (LlmRole::Judge, step) => format!("judge {} step {}", call.key.iteration, step.unwrap_or(0)),
         (role, _) => role.label().to_string(),
+    };
+    match call.key.repair {
+        0 => what,
+        repair => format!("{what} · repair {repair}"),
     }
 }
 

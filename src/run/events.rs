@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::domain::{CallKey, ChatMessage, TokenUsage};
+use crate::domain::{CallKey, ChatMessage, FinishReason, TokenUsage};
 use crate::domain::{CriticFeedback, ExecutionResult, GeneratedDag, Question};
 
 use crate::domain::{AttemptAt, IterationAt};
@@ -58,6 +58,9 @@ pub enum Outcome {
     /// The user accepted an iteration as the answer: executed and graded, and
     /// counted apart from the model's passes.
     FixedByHand,
+    /// Not started, or stopped, because the run's budget (`--max-cost`,
+    /// `--max-tokens`) was reached: `run --resume` with a larger budget finishes it.
+    Budget,
 }
 
 impl Outcome {
@@ -70,6 +73,7 @@ impl Outcome {
             Self::Cancelled => "cancelled",
             Self::Drafted => "drafted by hand",
             Self::FixedByHand => "fixed by hand",
+            Self::Budget => "budget",
         }
     }
 }
@@ -104,6 +108,22 @@ pub struct RunSettings {
     /// Who plays each role (`provider` and `model` above are the builder's).
     #[serde(default)]
     pub roles: crate::domain::RoleModels,
+    /// Every dataset of a run over several (a question set's `datasets/`), with
+    /// its hash; empty in a single-dataset run, whose one dataset is
+    /// `dataset_dir` and `dataset_hash`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub datasets: Vec<DatasetRef>,
+}
+
+/// One dataset of a run over several.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DatasetRef {
+    /// The name questions give in their `dataset` field.
+    pub name: String,
+    /// Its directory as the run found it.
+    pub dir: String,
+    /// SHA-256 of its files.
+    pub hash: String,
 }
 
 impl RunSettings {
@@ -133,6 +153,9 @@ pub struct RunSummary {
     /// Questions whose answer the user accepted by hand (not the model's passes).
     #[serde(default)]
     pub fixed_by_hand: usize,
+    /// Questions not started or stopped because the run's budget was reached.
+    #[serde(default, skip_serializing_if = "crate::domain::is_zero")]
+    pub budget: usize,
     /// Tokens over all calls.
     pub usage: TokenUsage,
     /// Estimated cost over all calls, USD.
@@ -242,6 +265,15 @@ pub enum EngineEvent {
         retries: u32,
         /// Estimated cost, USD.
         cost_usd: f64,
+        /// Why the model stopped writing, when the provider said.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        finish_reason: Option<FinishReason>,
+        /// Whether the response cache served the reply (no request was sent; cost 0).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        from_cache: bool,
+        /// Whether the token counts were computed locally because the server sent none.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        estimated: bool,
     },
     /// A DAG was parsed from the builder's response.
     DagBuilt {

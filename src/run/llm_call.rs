@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::domain::{CallKey, ChatMessage, LlmRole, TokenUsage};
+use crate::domain::{CallKey, ChatMessage, FinishReason, LlmRole, TokenUsage};
 
 /// Shortest head worth sharing, in bytes.
 const MIN_SHARED: usize = 256;
@@ -111,6 +111,12 @@ pub struct LlmCall {
     pub latency_ms: u64,
     /// Retries spent.
     pub retries: u32,
+    /// Why the model stopped writing, when the provider said.
+    pub finish_reason: Option<FinishReason>,
+    /// Whether the response cache served it.
+    pub from_cache: bool,
+    /// Whether its token counts were computed locally.
+    pub estimated: bool,
 }
 
 impl LlmCall {
@@ -135,6 +141,9 @@ impl LlmCall {
             cost_usd: 0.0,
             latency_ms: 0,
             retries: 0,
+            finish_reason: None,
+            from_cache: false,
+            estimated: false,
         }
     }
 }

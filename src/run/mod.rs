@@ -11,7 +11,7 @@ mod question_state;
 mod state;
 
 pub use crate::domain::{AttemptAt, IterationAt};
-pub use events::{Command, EngineEvent, HandEdit, Outcome, RunSettings, RunSummary, Stage};
+pub use events::{Command, DatasetRef, EngineEvent, HandEdit, Outcome, RunSettings, RunSummary, Stage};
 pub use llm_call::{LlmCall, PromptMessage};
 pub use question_state::{AnswerLabel, Attempt, Iteration, NodeRun, QuestionState, QuestionStatus, StageRecord};
 pub use state::{FeedEntry, FeedKind, Questions, RunState};

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::events::{Outcome, Stage};
-use crate::domain::TokenUsage;
+use crate::domain::{AttemptAt, IterationAt, TokenUsage};
 use crate::domain::{CriticFeedback, ExecutionResult, Finding, FindingSource, GeneratedDag, Grade, Question, Severity};
 
 /// Where a question stands.
@@ -45,7 +45,7 @@ impl QuestionStatus {
     }
 
     /// Whether the question did not reach an outcome of its own (not started,
-    /// under way, or cancelled): `run --resume` continues it.
+    /// under way, cancelled, or stopped by the budget): `run --resume` continues it.
     pub fn is_unfinished(self) -> bool {
         !matches!(self, Self::Done(Outcome::Passed | Outcome::Failed | Outcome::Exhausted | Outcome::FixedByHand))
     }
@@ -123,10 +123,14 @@ pub struct NodeRun {
 }
 
 /// One attempt at a question (reruns and forks add attempts).
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Attempt {
-    /// 1-based.
+    /// 1-based, within its epoch and draft.
     pub number: u32,
+    /// The repeat of the question it belongs to (1 in a run without repeats).
+    pub epoch: u32,
+    /// The independent DAG of the epoch it belongs to (1 without consensus).
+    pub draft: u32,
     /// `(attempt, iteration)` this attempt was forked from.
     pub forked_from: Option<(u32, u32)>,
     /// Whether the user wrote or accepted its DAG (no LLM built or reviewed it).
@@ -150,9 +154,48 @@ pub struct Attempt {
 }
 
 impl Attempt {
+    /// Attempt `at` (its question aside), nothing recorded yet.
+    pub(super) fn new(at: &AttemptAt) -> Self {
+        Self {
+            number: at.attempt,
+            epoch: at.epoch,
+            draft: at.draft,
+            forked_from: None,
+            by_hand: false,
+            iterations: Vec::new(),
+            outcome: None,
+            execution: None,
+            final_answer: None,
+            reason: None,
+            grades: Vec::new(),
+            judge_calls: Vec::new(),
+            narrative: None,
+        }
+    }
+
+    /// Whether it is attempt `at` (its question aside).
+    pub fn is_at(&self, at: &AttemptAt) -> bool {
+        (self.epoch, self.draft, self.number) == (at.epoch, at.draft, at.attempt)
+    }
+
+    /// Where it is in question `question_id`.
+    pub fn at(&self, question_id: &str) -> AttemptAt {
+        AttemptAt::new(question_id, self.number).in_epoch(self.epoch, self.draft)
+    }
+
     /// The iteration numbered `number`.
     pub fn iteration(&self, number: u32) -> Option<&Iteration> {
         self.iterations.iter().find(|i| i.number == number)
+    }
+
+    /// Whether its answer was graded right — by its grades, else by a
+    /// person's label of the iteration that gave it (none when neither).
+    pub fn correct(&self) -> Option<bool> {
+        if !self.grades.is_empty() {
+            return Some(self.grades.iter().all(|g| g.passed));
+        }
+        self.final_answer.as_ref()?;
+        self.iterations.last()?.label().map(|label| label.right)
     }
 
     /// Whether the attempt speaks for the question: the model's attempts, and
@@ -166,7 +209,8 @@ impl Attempt {
             return &mut self.iterations[index];
         }
         self.iterations.push(Iteration { number, ..Iteration::default() });
-        self.iterations.last_mut().expect("just pushed")
+        let last = self.iterations.len() - 1;
+        &mut self.iterations[last]
     }
 }
 
@@ -209,20 +253,43 @@ impl QuestionState {
         self.attempts.iter().rev().find(|a| a.counts())
     }
 
-    /// The highest attempt number so far (drafts included; 0 before any).
+    /// The highest attempt number of epoch 1, draft 1 so far (drafts by hand
+    /// included; 0 before any).
     pub fn last_attempt_number(&self) -> u32 {
-        self.attempts.iter().map(|a| a.number).max().unwrap_or(0)
+        self.attempts.iter().filter(|a| (a.epoch, a.draft) == (1, 1)).map(|a| a.number).max().unwrap_or(0)
     }
 
-    /// Attempt numbered `number`.
+    /// Attempt numbered `number` of epoch 1, draft 1.
     pub fn attempt(&self, number: u32) -> Option<&Attempt> {
-        self.attempts.iter().find(|a| a.number == number)
+        self.attempt_at(&AttemptAt::new(self.question.id.as_str(), number))
+    }
+
+    /// Attempt `at` (its question aside).
+    pub fn attempt_at(&self, at: &AttemptAt) -> Option<&Attempt> {
+        self.attempts.iter().find(|a| a.is_at(at))
+    }
+
+    /// Iteration `at` (its question aside).
+    pub fn iteration_at(&self, at: &IterationAt) -> Option<&Iteration> {
+        self.attempt_at(&at.attempt_at())?.iteration(at.iteration)
+    }
+
+    /// The epochs the question was asked in, each with the latest attempt that
+    /// speaks for it (see [`Self::latest`]), lowest epoch first.
+    pub fn epochs(&self) -> Vec<(u32, &Attempt)> {
+        let mut epochs: Vec<u32> = self.attempts.iter().map(|a| a.epoch).collect();
+        epochs.sort_unstable();
+        epochs.dedup();
+        epochs
+            .into_iter()
+            .filter_map(|epoch| Some((epoch, self.attempts.iter().rev().find(|a| a.epoch == epoch && a.counts())?)))
+            .collect()
     }
 
     /// Pin the user's note to an iteration as a `human` finding (a warning:
     /// it never turns a verdict), on `node_id` or the whole DAG.
-    pub(super) fn add_note(&mut self, attempt: u32, iteration: u32, node_id: Option<String>, text: String) {
-        let it = self.attempt_mut(attempt).iteration_mut(iteration);
+    pub(super) fn add_note(&mut self, at: &IterationAt, node_id: Option<String>, text: String) {
+        let it = self.attempt_mut(&at.attempt_at()).iteration_mut(at.iteration);
         let layer =
             node_id.as_deref().and_then(|id| it.dag.as_ref()?.nodes.iter().find(|n| n.node_id == id)).map(|n| n.layer);
         let feedback = it.feedback.get_or_insert_with(CriticFeedback::default);
@@ -236,23 +303,21 @@ impl QuestionState {
         });
     }
 
-    pub(super) fn attempt_mut(&mut self, number: u32) -> &mut Attempt {
-        if let Some(index) = self.attempts.iter().position(|a| a.number == number) {
-            return &mut self.attempts[index];
-        }
-        self.attempts.push(Attempt { number, ..Attempt::default() });
-        self.attempts.last_mut().expect("just pushed")
+    pub(super) fn attempt_mut(&mut self, at: &AttemptAt) -> &mut Attempt {
+        let index = match self.attempts.iter().position(|a| a.is_at(at)) {
+            Some(index) => index,
+            None => {
+                self.attempts.push(Attempt::new(at));
+                self.attempts.len() - 1
+            }
+        };
+        &mut self.attempts[index]
     }
 
     /// Whether the latest attempt's answer was graded right — by its grades,
     /// else by a person's label of the iteration that gave it (none when neither).
     pub fn correct(&self) -> Option<bool> {
-        let latest = self.latest()?;
-        if !latest.grades.is_empty() {
-            return Some(latest.grades.iter().all(|g| g.passed));
-        }
-        latest.final_answer.as_ref()?;
-        latest.iterations.last()?.label().map(|label| label.right)
+        self.latest()?.correct()
     }
 
     /// Findings per iteration of the latest attempt (for sparklines).

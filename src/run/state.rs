@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 
 use super::events::{Command, EngineEvent, Outcome, RunSettings, RunSummary};
-use crate::domain::{AttemptAt, FindingSource, IterationAt, TokenUsage};
+use crate::domain::{AttemptAt, FindingSource, TokenUsage};
 
 use super::llm_call::{LlmCall, PromptHeads};
 use super::question_state::{AnswerLabel, Attempt, NodeRun, QuestionState, QuestionStatus, StageRecord};
@@ -109,6 +109,12 @@ pub struct RunState {
     pub usage: TokenUsage,
     /// Cost over all calls, USD.
     pub cost_usd: f64,
+    /// Calls finished (failed ones included).
+    pub calls_finished: usize,
+    /// Of those, calls the response cache served.
+    pub cache_hits: usize,
+    /// Whether some token counts were computed locally because a server sent none.
+    pub tokens_estimated: bool,
     /// Time of the latest event (ms since run start).
     pub now_ms: u64,
     /// Summary, once the run finished.
@@ -139,6 +145,7 @@ impl RunState {
             exhausted: outcome(Outcome::Exhausted),
             cancelled: outcome(Outcome::Cancelled),
             fixed_by_hand: outcome(Outcome::FixedByHand),
+            budget: outcome(Outcome::Budget),
             usage: self.usage,
             cost_usd: self.cost_usd,
             elapsed_ms,
@@ -201,12 +208,13 @@ impl RunState {
                 self.push_feed(None, FeedKind::Bad, format!("run failed: {error}"));
                 self.failure = Some(error);
             }
-            EngineEvent::QuestionStarted { at: AttemptAt { question_id, attempt }, forked_from, by_hand } => {
+            EngineEvent::QuestionStarted { at, forked_from, by_hand } => {
                 let now = self.now_ms;
+                let question_id = at.question_id.clone();
                 if let Some(q) = self.question_mut(&question_id) {
                     // A start of an attempt that already has a record (a resumed
                     // run restarting it) replaces the interrupted record.
-                    *q.attempt_mut(attempt) = Attempt { number: attempt, forked_from, by_hand, ..Attempt::default() };
+                    *q.attempt_mut(&at) = Attempt { forked_from, by_hand, ..Attempt::new(&at) };
                     q.started_ms.get_or_insert(now);
                     // A draft by hand is checked beside the model's work and leaves its status alone.
                     if !by_hand {
@@ -215,32 +223,29 @@ impl RunState {
                     }
                 }
                 if by_hand {
-                    self.push_feed(Some(&question_id), FeedKind::Control, format!("attempt {attempt} by hand"));
-                } else if attempt > 1 {
-                    self.push_feed(Some(&question_id), FeedKind::Control, format!("attempt {attempt} started"));
+                    self.push_feed(Some(&question_id), FeedKind::Control, format!("{} by hand", at.label()));
+                } else if at.attempt > 1 || (at.epoch, at.draft) != (1, 1) {
+                    self.push_feed(Some(&question_id), FeedKind::Control, format!("{} started", at.label()));
                 }
             }
-            EngineEvent::StageStarted { at: IterationAt { question_id, attempt, iteration }, stage } => {
+            EngineEvent::StageStarted { at, stage } => {
                 let now = self.now_ms;
-                if let Some(q) = self.question_mut(&question_id) {
-                    if !q.attempt_mut(attempt).by_hand {
-                        q.status = QuestionStatus::Working(stage);
-                    }
-                    q.attempt_mut(attempt).iteration_mut(iteration).stages.push(StageRecord {
+                if let Some(q) = self.question_mut(&at.question_id) {
+                    let attempt = q.attempt_mut(&at.attempt_at());
+                    let by_hand = attempt.by_hand;
+                    attempt.iteration_mut(at.iteration).stages.push(StageRecord {
                         stage,
                         started_ms: now,
                         finished: None,
                     });
+                    if !by_hand {
+                        q.status = QuestionStatus::Working(stage);
+                    }
                 }
             }
-            EngineEvent::StageFinished {
-                at: IterationAt { question_id, attempt, iteration },
-                stage,
-                ok,
-                duration_ms,
-            } => {
-                if let Some(q) = self.question_mut(&question_id) {
-                    let it = q.attempt_mut(attempt).iteration_mut(iteration);
+            EngineEvent::StageFinished { at, stage, ok, duration_ms } => {
+                if let Some(q) = self.question_mut(&at.question_id) {
+                    let it = q.attempt_mut(&at.attempt_at()).iteration_mut(at.iteration);
                     if let Some(record) = it.stages.iter_mut().rev().find(|r| r.stage == stage) {
                         record.finished = Some((ok, duration_ms));
                     }
@@ -250,7 +255,8 @@ impl RunState {
                 if let Some(id) = &key.question_id
                     && let Some(q) = self.question_mut(id)
                 {
-                    let attempt = q.attempt_mut(key.attempt);
+                    let place = AttemptAt::new(id.as_str(), key.attempt).in_epoch(key.epoch, key.draft);
+                    let attempt = q.attempt_mut(&place);
                     // A judge call's iteration is its judge's place in the panel, not a DAG iteration.
                     if key.role == crate::domain::LlmRole::Judge {
                         attempt.judge_calls.push(call_id);
@@ -276,9 +282,24 @@ impl RunState {
                     self.push_feed(question_id.as_deref(), FeedKind::Info, text);
                 }
             }
-            EngineEvent::LlmCallFinished { call_id, key, response, usage, latency_ms, error, retries, cost_usd } => {
+            EngineEvent::LlmCallFinished {
+                call_id,
+                key,
+                response,
+                usage,
+                latency_ms,
+                error,
+                retries,
+                cost_usd,
+                finish_reason,
+                from_cache,
+                estimated,
+            } => {
                 self.usage += usage;
                 self.cost_usd += cost_usd;
+                self.calls_finished += 1;
+                self.cache_hits += usize::from(from_cache);
+                self.tokens_estimated |= estimated;
                 if let Some(id) = &key.question_id
                     && let Some(q) = self.question_mut(id)
                 {
@@ -301,14 +322,19 @@ impl RunState {
                 call.cost_usd = cost_usd;
                 call.latency_ms = latency_ms;
                 call.retries = retries;
+                call.finish_reason = finish_reason;
+                call.from_cache = from_cache;
+                call.estimated = estimated;
             }
-            EngineEvent::DagBuilt { at: IterationAt { question_id, attempt, iteration }, dag } => {
-                if let Some(q) = self.question_mut(&question_id) {
-                    q.attempt_mut(attempt).iteration_mut(iteration).dag = Some(dag);
+            EngineEvent::DagBuilt { at, dag } => {
+                if let Some(q) = self.question_mut(&at.question_id) {
+                    q.attempt_mut(&at.attempt_at()).iteration_mut(at.iteration).dag = Some(dag);
                 }
             }
-            EngineEvent::CriticVerdict { at: IterationAt { question_id, attempt, iteration }, feedback } => {
-                let by_hand = self.question(&question_id).and_then(|q| q.attempt(attempt)).is_some_and(|a| a.by_hand);
+            EngineEvent::CriticVerdict { at, feedback } => {
+                let (question_id, iteration) = (at.question_id.clone(), at.iteration);
+                let place = at.attempt_at();
+                let by_hand = self.question(&question_id).and_then(|q| q.attempt_at(&place)).is_some_and(|a| a.by_hand);
                 let (kind, text) = if by_hand {
                     let findings = plural(feedback.findings.len(), "finding");
                     (FeedKind::Control, format!("hand-written DAG checked: {findings}"))
@@ -333,11 +359,11 @@ impl RunState {
                 };
                 self.push_feed(Some(&question_id), kind, text);
                 if let Some(q) = self.question_mut(&question_id) {
-                    if !q.attempt_mut(attempt).by_hand {
+                    if !q.attempt_mut(&place).by_hand {
                         q.status =
                             if feedback.is_approved { QuestionStatus::Approved } else { QuestionStatus::Rejected };
                     }
-                    let it = q.attempt_mut(attempt).iteration_mut(iteration);
+                    let it = q.attempt_mut(&place).iteration_mut(iteration);
                     // A note written while the critic was still at work stays.
                     let notes =
                         it.feedback.take().map(|f| f.findings.into_iter().filter(|f| f.source == FindingSource::Human));
@@ -346,11 +372,11 @@ impl RunState {
                     it.feedback = Some(feedback);
                 }
             }
-            EngineEvent::Executed { at: IterationAt { question_id, attempt, iteration }, trial, result } => {
-                if let Some(q) = self.question_mut(&question_id) {
-                    let a = q.attempt_mut(attempt);
+            EngineEvent::Executed { at, trial, result } => {
+                if let Some(q) = self.question_mut(&at.question_id) {
+                    let a = q.attempt_mut(&at.attempt_at());
                     if trial {
-                        a.iteration_mut(iteration).trial = Some(result);
+                        a.iteration_mut(at.iteration).trial = Some(result);
                     } else {
                         a.execution = Some(result);
                     }
@@ -358,16 +384,11 @@ impl RunState {
             }
             EngineEvent::IterationGraded { at, grades, .. } => {
                 if let Some(q) = self.question_mut(&at.question_id) {
-                    q.attempt_mut(at.attempt).iteration_mut(at.iteration).judge_grades = grades;
+                    q.attempt_mut(&at.attempt_at()).iteration_mut(at.iteration).judge_grades = grades;
                 }
             }
-            EngineEvent::QuestionFinished {
-                at: AttemptAt { question_id, attempt },
-                outcome,
-                final_answer,
-                reason,
-                ..
-            } => {
+            EngineEvent::QuestionFinished { at, outcome, final_answer, reason, .. } => {
+                let question_id = at.question_id.clone();
                 let kind = match outcome {
                     Outcome::Passed => FeedKind::Good,
                     Outcome::Drafted | Outcome::FixedByHand => FeedKind::Control,
@@ -381,24 +402,24 @@ impl RunState {
                 self.push_feed(Some(&question_id), kind, format!("{}{detail}", outcome.label()));
                 let now = self.now_ms;
                 if let Some(q) = self.question_mut(&question_id) {
-                    let a = q.attempt_mut(attempt);
+                    let a = q.attempt_mut(&at);
                     a.outcome = Some(outcome);
                     a.final_answer = final_answer;
                     a.reason = reason;
                     // The question takes the outcome of the attempt that speaks for it.
-                    if q.latest().map(|a| a.number) == Some(attempt) {
+                    if q.latest().is_some_and(|a| a.is_at(&at)) {
                         q.status = QuestionStatus::Done(outcome);
                         q.finished_ms = Some(now);
                     }
                 }
             }
-            EngineEvent::Graded { at: AttemptAt { question_id, attempt }, grades, narrative } => {
+            EngineEvent::Graded { at, grades, narrative } => {
                 if let Some(wrong) = grades.iter().find(|g| !g.passed) {
                     let text = format!("graded wrong by {}: {}", wrong.method, wrong.reason);
-                    self.push_feed(Some(&question_id), FeedKind::Bad, text);
+                    self.push_feed(Some(&at.question_id), FeedKind::Bad, text);
                 }
-                if let Some(q) = self.question_mut(&question_id) {
-                    let attempt = q.attempt_mut(attempt);
+                if let Some(q) = self.question_mut(&at.question_id) {
+                    let attempt = q.attempt_mut(&at);
                     attempt.grades = grades;
                     attempt.narrative = narrative;
                 }
@@ -416,42 +437,37 @@ impl RunState {
                     Command::Step { question_id } => (question_id, "step".to_string()),
                     Command::Rerun { question_id } => (Some(question_id), "rerun from scratch".to_string()),
                     Command::Fork { from } => {
-                        let text = format!("fork from attempt {}, iteration {}", from.attempt, from.iteration);
+                        let text = format!("fork from {}", from.label());
                         (Some(from.question_id), text)
                     }
                     Command::TryDag { from, .. } => {
-                        let text =
-                            format!("edited by hand from attempt {}, iteration {}", from.attempt, from.iteration);
+                        let text = format!("edited by hand from {}", from.label());
                         (Some(from.question_id), text)
                     }
                     Command::Accept { at } => {
-                        let text = format!("accepted by hand: attempt {}, iteration {}", at.attempt, at.iteration);
+                        let text = format!("accepted by hand: {}", at.label());
                         (Some(at.question_id), text)
                     }
                     Command::Note { at, node_id, text } => {
                         let first = text.lines().next().unwrap_or_default();
-                        let line = format!("note on attempt {}, iteration {}: {first}", at.attempt, at.iteration);
+                        let line = format!("note on {}: {first}", at.label());
                         if let Some(q) = self.question_mut(&at.question_id) {
-                            q.add_note(at.attempt, at.iteration, node_id, text);
+                            q.add_note(&at, node_id, text);
                         }
                         (Some(at.question_id), line)
                     }
                     Command::Label { at, right, reason } => {
                         let verdict = if right { "right" } else { "wrong" };
-                        let text = format!(
-                            "labelled {verdict}: attempt {}, iteration {} — {reason}",
-                            at.attempt, at.iteration
-                        );
+                        let text = format!("labelled {verdict}: {} — {reason}", at.label());
                         if let Some(q) = self.question_mut(&at.question_id) {
                             let label = AnswerLabel { right, reason, t_ms };
-                            q.attempt_mut(at.attempt).iteration_mut(at.iteration).labels.push(label);
+                            q.attempt_mut(&at.attempt_at()).iteration_mut(at.iteration).labels.push(label);
                         }
                         (Some(at.question_id), text)
                     }
                     Command::RunNode { at, node_id, code } => {
                         let how = if code.is_some() { "as edited" } else { "as recorded" };
-                        let text =
-                            format!("run node {node_id} of attempt {}, iteration {} {how}", at.attempt, at.iteration);
+                        let text = format!("run node {node_id} of {} {how}", at.label());
                         (Some(at.question_id), text)
                     }
                     Command::CancelQuestion { question_id } => (Some(question_id), "cancel".to_string()),
@@ -470,7 +486,7 @@ impl RunState {
                 self.push_feed(Some(&at.question_id), kind, text);
                 if let Some(q) = self.question_mut(&at.question_id) {
                     let run = NodeRun { node_id, code, result };
-                    q.attempt_mut(at.attempt).iteration_mut(at.iteration).node_runs.push(run);
+                    q.attempt_mut(&at.attempt_at()).iteration_mut(at.iteration).node_runs.push(run);
                 }
             }
             EngineEvent::RunFinished { summary } => {

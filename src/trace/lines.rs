@@ -92,7 +92,8 @@ enum Parsed {
 /// version is read into the current shape.
 fn parse(header: &TraceHeader, bytes: &[u8]) -> Result<TraceRecord, serde_json::Error> {
     // Versions 3 and 4 only added fields and kinds to version 2; version 5
-    // names the provider of every call, the run's one before it.
+    // names the provider of every call, the run's one before it; version 6
+    // only added fields with defaults.
     match header.version {
         5.. => serde_json::from_slice(bytes),
         version => serde_json::from_slice(bytes).and_then(|mut record| {

@@ -21,7 +21,7 @@ pub use lines::{TraceBlock, TraceEnding, TraceLines, TraceScan};
 /// The `format` field of every trace header.
 pub const TRACE_FORMAT: &str = "eval-dag-trace";
 /// Current trace format version (see [`upgrade`] for what changed since 1).
-pub const TRACE_VERSION: u32 = 5;
+pub const TRACE_VERSION: u32 = 6;
 
 /// First line of a trace.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -20,6 +20,13 @@
 //!   provider, model, base URL) and the `provider` of every `llm_call_started`.
 //!   An earlier run had one provider and model for every role: its settings
 //!   read with every role played by them, and each call with the run's provider.
+//! - Version 6 added, and changed nothing: `epoch` and `draft` on every
+//!   location (`at`) and call key (1 when absent, written only when not 1),
+//!   `repair` on a call key (0 when absent), `finish_reason`, `from_cache` and
+//!   `estimated` on a finished call, the `budget` outcome, the benchmark fields
+//!   of a question (`dataset`, `source_id`, `answer_format`, `constraints`,
+//!   `scorer`, `extra`), the settings' `datasets` and the summary's `budget`.
+//!   A version-5 line reads as it is.
 
 use serde_json::{Map, Value, json};
 

@@ -80,7 +80,7 @@ impl App {
     pub(super) fn selected_iteration(&self) -> Option<IterationAt> {
         let id = self.question.id.clone()?;
         let (attempt, it) = self.current_iteration()?;
-        Some(IterationAt { question_id: id, attempt: attempt.number, iteration: it.number })
+        Some(attempt.at(&id).iteration(it.number))
     }
 
     /// Ask for the editor on the selected node (`whole`: the whole DAG), the

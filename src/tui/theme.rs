@@ -222,7 +222,8 @@ impl Theme {
             QuestionStatus::Done(Outcome::Passed) => Ink::StatusPassed,
             QuestionStatus::Done(Outcome::Failed) => Ink::StatusFailed,
             QuestionStatus::Done(Outcome::Exhausted) => Ink::StatusExhausted,
-            QuestionStatus::Done(Outcome::Cancelled) => Ink::StatusCancelled,
+            // Stopped before its end, by the user or by the budget: both resumable.
+            QuestionStatus::Done(Outcome::Cancelled | Outcome::Budget) => Ink::StatusCancelled,
             // The user's own work, in the colour of user actions (themes need no new key).
             QuestionStatus::Done(Outcome::FixedByHand | Outcome::Drafted) => Ink::Accent,
         })

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use eval_dag::dataset::Dataset;
-use eval_dag::domain::{ExecutionResult, GeneratedDag, IterationAt};
+use eval_dag::domain::{AttemptAt, ExecutionResult, GeneratedDag, IterationAt};
 use eval_dag::engine::{self, EngineParts, RunOptions};
 use eval_dag::grade::Grader;
 use eval_dag::llm::ReplayClient;
@@ -95,7 +95,7 @@ impl Engine {
 }
 
 fn at(question: &str, attempt: u32, iteration: u32) -> IterationAt {
-    IterationAt { question_id: question.into(), attempt, iteration }
+    AttemptAt::new(question, attempt).iteration(iteration)
 }
 
 /// The rejected iteration 2 of q_01 (ZeroDivisionError) with node `rates` written as `code`.

@@ -125,6 +125,12 @@ fn question(expected: Option<Value>) -> Question {
         relevant_data_keys: vec![],
         expected_answer: expected,
         match_overrides: Default::default(),
+        dataset: None,
+        source_id: None,
+        answer_format: None,
+        constraints: None,
+        scorer: None,
+        extra: Default::default(),
     }
 }
 

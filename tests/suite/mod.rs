@@ -32,6 +32,7 @@ mod sandbox_hostile;
 mod sandbox_kernel;
 mod sandbox_warm;
 mod shell_integration;
+mod trace_v6;
 mod trace_versions;
 mod trust_taxonomy;
 mod tui_app;

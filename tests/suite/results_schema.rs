@@ -8,21 +8,23 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use eval_dag::domain::{
     CriticFeedback, DagEdge, DagNodeSpec, DifficultyLevel, ExecutionResult, Finding, FindingSource, GeneratedDag,
-    Grade, GradingSettings, LayerValidation, LlmRole, RoleModel, Severity,
+    Grade, GradingSettings, LayerValidation, LlmRole, RoleModel, Scorer, Severity,
 };
 use eval_dag::report::{
-    AnswerGrade, ApprovalHistogram, AttemptTrace, CallMeta, Convergence, CriticScorecard, DetailedResult,
-    DifficultyBreakdown, EvalResults, FailureAnalysis, FateCounts, FindingGroup, FindingsTaxonomy, GradedBy, Grading,
-    IterationTrace, JudgedIteration, LevelBreakdown, LogEntry, LogRole, Oscillation, OscillationKind, QuestionTrace,
-    ReferenceLogEntry, ReferenceRole, RoleUsage, StageTiming, Summary, TokenEconomy, Tokens, VerdictFate,
+    AnswerGrade, ApprovalHistogram, AttemptTrace, BenchmarkScore, BenchmarkSummary, BudgetUse, CacheUse, CallMeta,
+    Consensus, Convergence, CriticScorecard, DetailedResult, DifficultyBreakdown, DraftAnswer, EpochResult,
+    EvalResults, FailureAnalysis, FateCounts, FindingGroup, FindingsTaxonomy, GradedBy, Grading, IterationTrace,
+    JudgedIteration, LevelBreakdown, LogEntry, LogRole, Metamorphic, MetamorphicCheck, Oscillation, OscillationKind,
+    QuestionTrace, ReferenceLogEntry, ReferenceRole, Relation, Repeats, RoleUsage, StageTiming, SubAnswer, Summary,
+    TokenEconomy, Tokens, Transform, VerdictFate,
 };
-use eval_dag::run::{AnswerLabel, Outcome, RunSettings, Stage};
+use eval_dag::run::{AnswerLabel, DatasetRef, Outcome, RunSettings, Stage};
 use serde_json::{Value, json};
 
 use crate::common;
 
 /// Objects keyed by names from the data (nodes, options), not by fields.
-const MAPS: [&str; 9] = [
+const MAPS: [&str; 10] = [
     "inputs",
     "match_options",
     "node_outputs",
@@ -32,6 +34,7 @@ const MAPS: [&str; 9] = [
     "by_source",
     "by_rule",
     "roles",
+    "pass_at_k",
 ];
 
 fn finding() -> Finding {
@@ -104,7 +107,7 @@ fn grading() -> Grading {
 
 /// A document with every optional part present and every list non-empty.
 fn full_document() -> EvalResults {
-    let tokens = Tokens { prompt: 10, completion: 5, total: 15 };
+    let tokens = Tokens { prompt: 10, completion: 5, total: 15, estimated: true };
     let settings = RunSettings {
         dataset_dir: "sample-data/fraud".into(),
         dataset_hash: "abc".into(),
@@ -131,9 +134,19 @@ fn full_document() -> EvalResults {
         )]
         .into_iter()
         .collect(),
+        datasets: vec![DatasetRef { name: "fraud".into(), dir: "bench/datasets/fraud".into(), hash: "abc".into() }],
     };
     let log = |role, meta: &CallMeta| LogEntry { role, content: "text".into(), meta: meta.clone() };
-    let build = CallMeta::Loop { attempt: 2, iteration: 1, call: LlmRole::LayerReview, layer: Some(1) };
+    let build = CallMeta::Loop {
+        attempt: 2,
+        iteration: 1,
+        call: LlmRole::LayerReview,
+        layer: Some(1),
+        epoch: 2,
+        draft: 3,
+        repair: 1,
+        from_cache: true,
+    };
     let judge =
         CallMeta::Judge { attempt: 2, judge: 1, call: LlmRole::Judge, step: Some(0), judged_iteration: Some(1) };
     EvalResults {
@@ -147,6 +160,21 @@ fn full_document() -> EvalResults {
             execution_failed: 0,
             cancelled: 0,
             fixed_by_hand: 1,
+            budget: Some(BudgetUse { max_cost_usd: Some(1.0), spent_usd: 0.25, stopped: 1 }),
+            cache: Some(CacheUse { hits: 1, misses: 2 }),
+            repeats: Some(Repeats {
+                r: 3,
+                accuracy_mean: Some(0.5),
+                accuracy_std: Some(0.1),
+                pass_at_k: [("1".to_string(), 0.5), ("3".to_string(), 0.9)].into_iter().collect(),
+                pass_all_k: Some(0.2),
+            }),
+            benchmark: Some(BenchmarkSummary {
+                name: "infiagent".into(),
+                accuracy_by_question: Some(0.5),
+                accuracy_by_sub_question: Some(0.6),
+                proportional_accuracy_by_sub_question: Some(0.55),
+            }),
             successful_executions: 1,
             execution_failures: 0,
             critic_loop_exhausted: 0,
@@ -174,6 +202,7 @@ fn full_document() -> EvalResults {
             question_id: "q_01".into(),
             question: "What is the total?".into(),
             question_text: "What is the total?".into(),
+            dataset: Some("fraud".into()),
             difficulty_rank: 1,
             difficulty_level: DifficultyLevel::Easy,
             success: true,
@@ -200,6 +229,39 @@ fn full_document() -> EvalResults {
             tokens,
             cost_usd: 0.25,
             elapsed_ms: Some(900),
+            epochs: vec![EpochResult {
+                epoch: 2,
+                status: "passed".into(),
+                answer: Some(json!(1.5)),
+                correct: Some(true),
+                iterations: 1,
+                tokens,
+            }],
+            metamorphic: Some(Metamorphic {
+                checks: vec![MetamorphicCheck {
+                    transform: Transform::Duplicate,
+                    relation: Relation::Doubles,
+                    answer: Some(json!(3.0)),
+                    broken: false,
+                    informational: false,
+                    note: Some("a sum doubles".into()),
+                }],
+                order_dependent: false,
+            }),
+            consensus: Some(Consensus {
+                answers: vec![DraftAnswer { draft: 1, answer: Some(json!(1.5)), in_majority: true }],
+                agreement: 1.0,
+            }),
+            benchmark: Some(BenchmarkScore {
+                scorer: Scorer::Infiagent,
+                sub_answers: vec![SubAnswer {
+                    name: "total".into(),
+                    expected: "1.5".into(),
+                    given: Some("1.50".into()),
+                    correct: true,
+                }],
+                correct: true,
+            }),
         }],
         failure_analysis: vec![FailureAnalysis {
             question_id: "q_01".into(),
@@ -214,6 +276,7 @@ fn full_document() -> EvalResults {
             question_id: "q_01".into(),
             question: "What is the total?".into(),
             question_text: "What is the total?".into(),
+            dataset: Some("fraud".into()),
             difficulty: Some(DifficultyLevel::Easy),
             difficulty_rank: 1,
             total_iterations: 1,
@@ -227,6 +290,8 @@ fn full_document() -> EvalResults {
             attempts: vec![
                 AttemptTrace {
                     attempt: 2,
+                    epoch: 2,
+                    draft: 3,
                     forked_from: Some((1, 1)),
                     by_hand: false,
                     outcome: Some(Outcome::Passed),
@@ -236,6 +301,8 @@ fn full_document() -> EvalResults {
                 },
                 AttemptTrace {
                     attempt: 3,
+                    epoch: 1,
+                    draft: 1,
                     forked_from: Some((2, 1)),
                     by_hand: true,
                     outcome: Some(Outcome::FixedByHand),

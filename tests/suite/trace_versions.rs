@@ -16,6 +16,8 @@ const V2_FIXTURE: &str = "tests/fixtures/traces/v2-fraud-scripted.trace.jsonl";
 const V3_FIXTURE: &str = "tests/fixtures/traces/v3-fraud-scripted.trace.jsonl";
 /// The same run as version 4 wrote it (never regenerated).
 const V4_FIXTURE: &str = "tests/fixtures/traces/v4-fraud-scripted.trace.jsonl";
+/// The same run as version 5 wrote it (never regenerated).
+const V5_FIXTURE: &str = "tests/fixtures/traces/v5-fraud-scripted.trace.jsonl";
 /// The same run in the current version.
 const SAMPLE: &str = "sample-data/traces/fraud-scripted.trace.jsonl";
 
@@ -82,6 +84,44 @@ fn the_frozen_version_4_trace_reads_with_every_role_played_by_its_one_model() {
         })
         .collect();
     assert!(!providers.is_empty() && providers.iter().all(|p| *p == "openai"), "{providers:?}");
+}
+
+#[test]
+fn the_frozen_version_5_trace_reads_as_it_is_with_every_location_in_epoch_1_draft_1() {
+    let v5 = Trace::read(&common::root().join(V5_FIXTURE)).unwrap();
+    let current = Trace::read(&common::root().join(SAMPLE)).unwrap();
+    assert_eq!((v5.header.version, current.header.version), (5, TRACE_VERSION));
+    assert_eq!(v5.header.settings, current.header.settings);
+    assert_eq!(v5.records.len(), 71, "the fixture is the whole sample run");
+    assert_eq!(events(&v5), events(&current), "every v5 event reads as the event v{TRACE_VERSION} records");
+    let mut keys = 0;
+    for record in &v5.records {
+        match &record.event {
+            EngineEvent::LlmCallFinished { key, finish_reason, from_cache, estimated, .. } => {
+                assert_eq!((key.epoch, key.draft, key.repair), (1, 1, 0));
+                assert_eq!((finish_reason, from_cache, estimated), (&None, &false, &false));
+                keys += 1;
+            }
+            EngineEvent::StageStarted { at, .. } => assert_eq!((at.epoch, at.draft), (1, 1)),
+            _ => {}
+        }
+    }
+    assert!(keys > 0);
+}
+
+#[test]
+fn continuing_a_version_5_trace_rewrites_only_its_header_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trace.jsonl");
+    let original = std::fs::read_to_string(common::root().join(V5_FIXTURE)).unwrap();
+    std::fs::write(&path, &original).unwrap();
+    let before = Trace::read(&path).unwrap();
+    drop(TraceWriter::append(&path, &before).unwrap());
+    let after = std::fs::read_to_string(&path).unwrap();
+    let (old_header, old_events) = original.split_once('\n').unwrap();
+    let (new_header, new_events) = after.split_once('\n').unwrap();
+    assert_eq!(new_events, old_events, "version 6 writes version 5's events byte for byte");
+    assert_eq!(new_header, old_header.replacen("\"version\":5", &format!("\"version\":{TRACE_VERSION}"), 1));
 }
 
 #[test]

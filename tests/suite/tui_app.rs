@@ -220,6 +220,9 @@ fn streamed_text_appears_in_the_conversation_while_the_call_runs() {
         iteration: 0,
         layer: None,
         judge: None,
+        epoch: 1,
+        draft: 1,
+        repair: 0,
     };
     app.apply(
         201,

@@ -134,6 +134,12 @@ impl OfflinePlanner {
                     relevant_data_keys: vec![candidate.input_key.clone()],
                     expected_answer: Some(candidate.expected.clone()),
                     match_overrides: Default::default(),
+                    dataset: None,
+                    source_id: None,
+                    answer_format: None,
+                    constraints: None,
+                    scorer: None,
+                    extra: Default::default(),
                 };
                 (question, candidate)
             })
@@ -322,6 +328,9 @@ mod tests {
             iteration: 1,
             layer: Some(layer),
             judge: None,
+            epoch: 1,
+            draft: 1,
+            repair: 0,
         };
         LlmRequest {
             key,
@@ -362,6 +371,9 @@ mod tests {
             iteration,
             layer: None,
             judge: None,
+            epoch: 1,
+            draft: 1,
+            repair: 0,
         };
         let pauses: Vec<Duration> = (1..=20).map(|i| planner.pause(&key(i))).collect();
         assert!(pauses.iter().all(|p| (delay / 2..delay * 3 / 2).contains(p)), "{pauses:?}");

@@ -165,17 +165,24 @@ fn summary_html(state: &RunState) -> String {
         0 => String::new(),
         n => format!("<div class=\"card\"><b>{n}</b>cancelled (resumable)</div>"),
     };
+    // Not started or stopped because the run's budget was reached: resumable too.
+    let cancelled = match count(Outcome::Budget) {
+        0 => cancelled,
+        n => format!("{cancelled}<div class=\"card\"><b>{n}</b>stopped by budget (resumable)</div>"),
+    };
     // Answers the user accepted by hand: shown apart, never in the pass rate or accuracy.
     let cancelled = match count(Outcome::FixedByHand) {
         0 => cancelled,
         n => format!("{cancelled}<div class=\"card by-hand\"><b>{n}</b>fixed by hand (not the model's)</div>"),
     };
     let mut out = format!(
-        "<div class=\"cards\"><div class=\"card\"><b>{rate:.0}%</b>pass rate</div><div class=\"card\"><b>{passed}/{total}</b>passed</div><div class=\"card\"><b>{}</b>failed</div><div class=\"card\"><b>{}</b>exhausted</div>{cancelled}<div class=\"card\"><b>{}</b>accuracy (graded)</div><div class=\"card\"><b>{}</b>tokens</div><div class=\"card\"><b>{}</b>estimated cost</div></div>",
+        "<div class=\"cards\"><div class=\"card\"><b>{rate:.0}%</b>pass rate</div><div class=\"card\"><b>{passed}/{total}</b>passed</div><div class=\"card\"><b>{}</b>failed</div><div class=\"card\"><b>{}</b>exhausted</div>{cancelled}<div class=\"card\"><b>{}</b>accuracy (graded)</div><div class=\"card\"><b>{}{}</b>tokens{}</div><div class=\"card\"><b>{}</b>estimated cost</div></div>",
         count(Outcome::Failed),
         count(Outcome::Exhausted),
         accuracy_text(&state.questions),
+        if state.tokens_estimated { "~" } else { "" },
         thousands(state.usage.total()),
+        if state.tokens_estimated { " (some estimated)" } else { "" },
         cost_text(state)
     );
     out.push_str(&economy_html(&token_economy(state)));

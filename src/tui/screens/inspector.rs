@@ -48,7 +48,7 @@ fn row_line(app: &App, row: &TreeRow, selected: bool, width: usize) -> Line<'sta
 /// The inspected node's latest run on its own, if any.
 fn latest_run<'a>(app: &'a App, inspector: &Inspector) -> Option<&'a NodeRun> {
     let at = &inspector.at;
-    let it = app.state.question(&at.question_id)?.attempt(at.attempt)?.iteration(at.iteration)?;
+    let it = app.state.question(&at.question_id)?.iteration_at(at)?;
     it.node_runs.iter().rev().find(|run| run.node_id == inspector.node_id)
 }
 

@@ -193,7 +193,10 @@ fn detail(frame: &mut Frame, area: Rect, app: &App) {
     };
     let context = app
         .current_iteration()
-        .map(|(a, it)| format!("{position}attempt {} · iteration {} ", a.number, it.number))
+        .map(|(a, it)| {
+            let place = crate::domain::epoch_draft_prefix(a.epoch, a.draft);
+            format!("{position}{place}attempt {} · iteration {} ", a.number, it.number)
+        })
         .unwrap_or_default();
     // The selected tab's title always shows; the context gives way.
     let context = fit(&context, (area.width as usize).saturating_sub(titles[selected].len() + 3));

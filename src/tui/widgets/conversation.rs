@@ -8,6 +8,7 @@
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
+use crate::domain::{FinishReason, epoch_draft_prefix};
 use crate::run::conversation::{Entry, call_label, changed_lines, entries, generation_entries, user_prompt};
 use crate::run::{Attempt, Iteration, LlmCall, QuestionState, RunState};
 use crate::text::{plural, preview};
@@ -67,12 +68,18 @@ impl Builder<'_> {
     }
 
     fn call(&mut self, call: &LlmCall, previous: Option<&LlmCall>) {
+        self.call_line(call);
+        self.prompt_and_reply(call, previous);
+    }
+
+    fn call_line(&mut self, call: &LlmCall) {
         let t = self.theme;
         let status = match (&call.error, call.finished) {
             (Some(_), _) => Span::styled(" failed", t.fg(Ink::StatusFailed)),
             (None, true) => Span::styled(
                 format!(
-                    " {} tokens ({} in, {} out){} · {} ms{}",
+                    " {}{} tokens ({} in, {} out){} · {} ms{}{}",
+                    if call.estimated { "~" } else { "" },
                     call.usage.total(),
                     call.usage.prompt_tokens,
                     call.usage.completion_tokens,
@@ -82,7 +89,8 @@ impl Builder<'_> {
                         format!(" · {}", plural(call.retries as usize, "retry"))
                     } else {
                         "".into()
-                    }
+                    },
+                    call_notes(call)
                 ),
                 t.fg(Ink::Muted),
             ),
@@ -93,6 +101,10 @@ impl Builder<'_> {
             Span::styled(format!(" · {} ·", call.model), t.fg(Ink::Muted)),
             status,
         ]);
+    }
+
+    fn prompt_and_reply(&mut self, call: &LlmCall, previous: Option<&LlmCall>) {
+        let t = self.theme;
         let counts: Vec<String> = call.messages.iter().map(|m| m.text().lines().count().to_string()).collect();
         let size = format!("{} lines", counts.join(" + "));
         let user = user_prompt(call);
@@ -170,7 +182,12 @@ impl Builder<'_> {
         };
         let style = if attempt.final_answer.is_some() { t.fg(Ink::StatusPassed) } else { t.fg(Ink::StatusFailed) };
         self.text(
-            format!("■ attempt {} {}{detail}", attempt.number, outcome.label()),
+            format!(
+                "■ {}attempt {} {}{detail}",
+                epoch_draft_prefix(attempt.epoch, attempt.draft),
+                attempt.number,
+                outcome.label()
+            ),
             style.add_modifier(Modifier::BOLD),
         );
     }
@@ -193,7 +210,8 @@ pub fn build(
             Entry::Iteration { attempt, iteration: it } => {
                 let marked = anchors.len() == selected;
                 anchors.push(b.lines.len());
-                let mut title = format!("━━ attempt {} · iteration {} ", attempt.number, it.number);
+                let place = epoch_draft_prefix(attempt.epoch, attempt.draft);
+                let mut title = format!("━━ {place}attempt {} · iteration {} ", attempt.number, it.number);
                 if let (Some((from_attempt, from_iteration)), 1) = (attempt.forked_from, it.number) {
                     let how = if attempt.by_hand { "by hand, from" } else { "forked from" };
                     title.push_str(&format!("({how} attempt {from_attempt}, iteration {from_iteration}) "));
@@ -205,7 +223,7 @@ pub fn build(
             Entry::Verdict(it) => b.verdict(it),
             Entry::Outcome(attempt) => b.outcome(attempt),
             Entry::Grading(attempt) => b.text(
-                format!("━━ attempt {} · grading ", attempt.number),
+                format!("━━ {}attempt {} · grading ", epoch_draft_prefix(attempt.epoch, attempt.draft), attempt.number),
                 theme.fg(Ink::Accent).add_modifier(Modifier::BOLD),
             ),
         }
@@ -214,4 +232,23 @@ pub fn build(
         b.text("no LLM call for this question yet", theme.fg(Ink::Muted));
     }
     Conversation { lines: b.lines, anchors }
+}
+
+/// What else a finished call's line says: served from the response cache, or
+/// a reply that did not end as a finished one (cut off, withheld).
+fn call_notes(call: &LlmCall) -> String {
+    let mut notes = String::new();
+    if call.from_cache {
+        notes.push_str(" · from cache");
+    }
+    if call.estimated {
+        notes.push_str(" · tokens estimated");
+    }
+    match &call.finish_reason {
+        Some(FinishReason::Length) => notes.push_str(" · cut off at the token limit"),
+        Some(FinishReason::ContentFilter) => notes.push_str(" · withheld by the provider"),
+        Some(FinishReason::Other(reason)) => notes.push_str(&format!(" · stopped: {reason}")),
+        Some(FinishReason::Stop | FinishReason::ToolCalls) | None => {}
+    }
+    notes
 }

@@ -153,8 +153,15 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         Span::styled(format!("{}  ", clean(dataset)), t.fg(Ink::Text)),
         Span::styled(format!("{}  ", clean(&models)), t.fg(Ink::Muted)),
         Span::styled(format!("⏱ {}  ", crate::text::duration(state.now_ms)), t.fg(Ink::Text)),
-        Span::styled(format!("{} tokens", state.usage.total()), t.fg(Ink::Text)),
+        Span::styled(
+            format!("{}{} tokens", if state.tokens_estimated { "~" } else { "" }, state.usage.total()),
+            t.fg(Ink::Text),
+        ),
     ];
+    if state.cache_hits > 0 {
+        let text = format!("  cache {}/{}", state.cache_hits, state.calls_finished);
+        first.push(Span::styled(text, t.fg(Ink::Muted)));
+    }
     if let Some(rate) = state.usage.cache_hit_rate().filter(|_| state.usage.cached_tokens > 0) {
         first.push(Span::styled(format!(" ({:.0}% cached)", 100.0 * rate), t.fg(Ink::Muted)));
     }
@@ -188,6 +195,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         ("failed", done(Outcome::Failed), Ink::StatusFailed),
         ("exhausted", done(Outcome::Exhausted), Ink::StatusExhausted),
         ("cancelled", done(Outcome::Cancelled), Ink::StatusCancelled),
+        ("stopped by budget", done(Outcome::Budget), Ink::StatusCancelled),
         ("fixed by hand", done(Outcome::FixedByHand), Ink::Accent),
         ("working", state.count(QuestionStatus::is_active), Ink::StatusWorking),
         ("queued", state.count(|s| s == QuestionStatus::Queued), Ink::StatusQueued),

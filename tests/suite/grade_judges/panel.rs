@@ -38,6 +38,9 @@ async fn grades_come_in_order_with_keys_for_replay() {
             iteration,
             layer: Some(layer),
             judge: None,
+            epoch: 1,
+            draft: 1,
+            repair: 0,
         })
         .collect();
     assert_eq!(keys, expected);
@@ -75,6 +78,9 @@ async fn judge_calls_on_a_rejected_iteration_name_that_iteration_and_the_judge()
             iteration: 4,
             layer: Some(step),
             judge: Some(judge),
+            epoch: 1,
+            draft: 1,
+            repair: 0,
         })
         .collect();
     assert_eq!(keys, expected, "apart from the final answer's keys, one set per iteration");

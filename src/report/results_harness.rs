@@ -1,0 +1,184 @@
+//! The parts of `eval_results.json` that repeats, consensus, metamorphic
+//! checks, published benchmarks, the response cache and budgets add: each is
+//! written only where its feature produced something, and defaults when a
+//! file of an earlier version lacks it.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::results_doc::Tokens;
+use crate::domain::Scorer;
+
+/// Calls the response cache served and those it did not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheUse {
+    /// Calls served from the cache.
+    pub hits: usize,
+    /// Calls sent to a model.
+    pub misses: usize,
+}
+
+/// What the run's budget allowed and what it stopped.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BudgetUse {
+    /// The run's cost limit, USD, when it had one.
+    pub max_cost_usd: Option<f64>,
+    /// What the run spent, USD.
+    pub spent_usd: f64,
+    /// Questions not started or stopped because the budget was reached.
+    pub stopped: usize,
+}
+
+/// One repeat of a question (`run --repeat`): its latest attempt that speaks for it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EpochResult {
+    /// 1-based.
+    pub epoch: u32,
+    /// Status label of that attempt (`passed`, `exhausted`, `budget`, …).
+    pub status: String,
+    /// Its answer, when one was produced.
+    pub answer: Option<Value>,
+    /// Whether its answer was graded right; none when ungraded.
+    pub correct: Option<bool>,
+    /// Its iterations.
+    pub iterations: usize,
+    /// Tokens spent on the epoch.
+    pub tokens: Tokens,
+}
+
+/// Run-wide figures of a run whose questions were each asked `r` times (`run --repeat`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Repeats {
+    /// Epochs per question.
+    pub r: u32,
+    /// Mean over epochs of the accuracy of each epoch; none when nothing was graded.
+    pub accuracy_mean: Option<f64>,
+    /// Standard deviation over epochs of that accuracy; none when nothing was graded.
+    pub accuracy_std: Option<f64>,
+    /// pass@k (k as a string key, 1..=r): the chance that at least one of k
+    /// epochs drawn without replacement is right, averaged over graded questions.
+    #[serde(default)]
+    pub pass_at_k: BTreeMap<String, f64>,
+    /// Share of graded questions right in every epoch; none when nothing was graded.
+    pub pass_all_k: Option<f64>,
+}
+
+/// A published benchmark's own metrics, as its scorer computes them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BenchmarkSummary {
+    /// The benchmark (`infiagent`, `dabstep`).
+    pub name: String,
+    /// Questions whose every part is right, over answered questions.
+    pub accuracy_by_question: Option<f64>,
+    /// Parts right over all parts of answered questions.
+    pub accuracy_by_sub_question: Option<f64>,
+    /// Mean over answered questions of the share of their parts that are right.
+    pub proportional_accuracy_by_sub_question: Option<f64>,
+}
+
+/// One question's answer scored by its benchmark's rules.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BenchmarkScore {
+    /// Whose rules.
+    pub scorer: Scorer,
+    /// Each named part of the answer.
+    pub sub_answers: Vec<SubAnswer>,
+    /// Whether every part is right.
+    pub correct: bool,
+}
+
+/// One named part of a benchmark answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SubAnswer {
+    /// The part's name (`@name[...]`).
+    pub name: String,
+    /// What the benchmark expects.
+    pub expected: String,
+    /// What the answer gave; none when it lacks the part.
+    pub given: Option<String>,
+    /// Whether the part is right by the scorer's rules.
+    pub correct: bool,
+}
+
+/// The label-free checks of an approved DAG run again on transformed copies of its data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Metamorphic {
+    /// One per transformation.
+    pub checks: Vec<MetamorphicCheck>,
+    /// Whether shuffling the rows changed an answer that should not depend on their order.
+    pub order_dependent: bool,
+}
+
+/// How the data was transformed for a metamorphic check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Transform {
+    /// Rows in another order.
+    Shuffle,
+    /// Every row twice.
+    Duplicate,
+    /// Category strings consistently renamed.
+    Rename,
+    /// Numeric columns multiplied by 10.
+    Scale,
+}
+
+/// What the answer on the transformed copy was, against the original.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Relation {
+    /// The same answer.
+    Holds,
+    /// Numbers doubled.
+    Doubles,
+    /// Numbers scaled by the factor.
+    Scales,
+    /// Categories renamed as the data was.
+    FollowsRenaming,
+    /// Anything else.
+    Other,
+    /// The DAG did not finish on the copy (not counted as broken).
+    TimedOut,
+    /// The DAG failed on the copy.
+    Failed,
+}
+
+/// One metamorphic check.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MetamorphicCheck {
+    /// The transformation.
+    pub transform: Transform,
+    /// What was observed.
+    pub relation: Relation,
+    /// The answer on the transformed copy.
+    pub answer: Option<Value>,
+    /// Whether the observation breaks an invariant the question implies.
+    pub broken: bool,
+    /// Whether the check only informs (the question is about order, or the
+    /// code holds the renamed strings or scaled numbers).
+    pub informational: bool,
+    /// Why it is informational, or what broke, in one line.
+    pub note: Option<String>,
+}
+
+/// Independently built DAGs of one question (`run --consensus`) and how far their answers agree.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Consensus {
+    /// One per draft.
+    pub answers: Vec<DraftAnswer>,
+    /// Share of drafts whose answer matches the majority answer (0-1).
+    pub agreement: f64,
+}
+
+/// One draft's answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DraftAnswer {
+    /// 1-based draft.
+    pub draft: u32,
+    /// Its answer; none when it was not approved or did not run.
+    pub answer: Option<Value>,
+    /// Whether its answer matches the majority answer.
+    pub in_majority: bool,
+}
