@@ -54,7 +54,8 @@ fn questions_file_errors_name_the_line() {
             "id \"x\" is already used on line 1",
         ),
         ("{\"id\": \"  \", \"question\": \"a\", \"difficulty\": 1}", 1, "\"id\" is blank"),
-        ("{\"question\": \"a\", \"difficulty\": 1, \"expected\": 3}", 1, "unknown field `expected`"),
+        ("{\"question\": \"a\", \"difficulty\": 1, \"dataset\": 3}", 1, "not a valid question object"),
+        ("{\"question\": \"a\", \"difficulty\": 1, \"scorer\": \"exact\"}", 1, "unknown variant `exact`"),
         (
             "{\"question\": \"a\", \"difficulty\": 1, \"match\": {\"ignore_order\": \"yes\"}}",
             1,
@@ -73,6 +74,10 @@ fn questions_file_errors_name_the_line() {
             other => panic!("{text}: expected a line error, got {other:?}"),
         }
     }
+    // A field this version does not know is kept with the question, not refused.
+    let kept = parse_questions_jsonl("{\"question\": \"a\", \"difficulty\": 1, \"expected\": 3}", "q.jsonl").unwrap();
+    assert_eq!(kept[0].question.extra.get("expected"), Some(&serde_json::json!(3)));
+    assert_eq!(kept[0].question.expected_answer, None, "an unknown field is never taken for a known one");
     let empty = parse_questions_jsonl("\n \n", "q.jsonl").unwrap_err().to_string();
     assert_eq!(empty, "q.jsonl: the file holds no questions");
 }
