@@ -14,6 +14,8 @@ pub const MAX_ITERATIONS_RANGE: RangeInclusive<i64> = 1..=100;
 pub const CONCURRENCY_RANGE: RangeInclusive<i64> = 1..=1_000;
 /// Accepted `--review-concurrency` (0: every layer at once).
 pub const REVIEW_CONCURRENCY_RANGE: RangeInclusive<i64> = 0..=1_000;
+/// Accepted values of `run --repeat`.
+pub const REPEAT_RANGE: RangeInclusive<i64> = 1..=100;
 
 /// Watch LLMs build, critique and run Python DAGs over your data.
 #[derive(Debug, Parser)]
@@ -140,6 +142,11 @@ pub struct RunArgs {
     /// Layer reviews running at once per DAG; 0 reviews every layer at once [default: 0].
     #[arg(long, value_parser = clap::value_parser!(u32).range(REVIEW_CONCURRENCY_RANGE))]
     pub review_concurrency: Option<u32>,
+    /// Ask every question R times, each an independent critic loop (an epoch):
+    /// the results give each epoch, the majority answer, accuracy's mean and
+    /// spread over epochs and pass@k [default: 1].
+    #[arg(long, value_name = "R", value_parser = clap::value_parser!(u32).range(REPEAT_RANGE), conflicts_with_all = ["resume", "retry_failed"])]
+    pub repeat: Option<u32>,
     /// Config file to read instead of $XDG_CONFIG_HOME/eval-dag/config.toml.
     #[arg(long, env = "EVAL_DAG_CONFIG", value_name = "FILE")]
     pub config: Option<PathBuf>,

@@ -18,7 +18,7 @@ use crate::grade::{Grader, GradingSettings, read_questions_file};
 use crate::llm::LlmRole;
 use crate::prompts::{Prompts, override_dir};
 use crate::report::write_eval_results;
-use crate::run::{Outcome, QuestionStatus, RunSettings, RunState};
+use crate::run::{EngineEvent, Outcome, QuestionStatus, RunSettings, RunState};
 use crate::trace::{TraceHeader, TraceLines, TraceWriter};
 use crate::tui::Theme;
 
@@ -98,6 +98,16 @@ struct RunPlan {
     earlier: Option<TraceLines>,
 }
 
+/// The questions an earlier run recorded, if it got as far.
+fn recorded_questions(trace: &TraceLines) -> anyhow::Result<Option<Vec<crate::domain::Question>>> {
+    for index in 0..trace.len() {
+        if let EngineEvent::QuestionsGenerated { questions } = trace.record(index)?.event {
+            return Ok(Some(questions));
+        }
+    }
+    Ok(None)
+}
+
 fn plan(args: &RunArgs) -> anyhow::Result<RunPlan> {
     match args.resume.as_ref().or(args.retry_failed.as_ref()) {
         Some(dir) => {
@@ -137,9 +147,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     let dataset = Arc::new(Dataset::load(&plan.dataset_dir)?);
     let prompts = Arc::new(Prompts::load(override_dir().as_deref())?);
-    let questions = match &args.questions_file {
-        Some(path) => Some(read_questions_file(path)?.into_iter().map(|spec| spec.question).collect::<Vec<_>>()),
-        None => None,
+    let questions = match (&args.questions_file, &plan.earlier) {
+        (Some(path), _) => Some(read_questions_file(path)?.into_iter().map(|spec| spec.question).collect::<Vec<_>>()),
+        // A continued run plans the questions it recorded (an offline planner
+        // asked for the default count would give their ids other questions).
+        (None, Some(earlier)) => recorded_questions(earlier)?,
+        (None, None) => None,
     };
     let grading = match &plan.earlier {
         Some(earlier) => earlier.header.settings.grading.clone(),
@@ -162,7 +175,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             std::time::Duration::from_millis,
         ),
     };
-    let (mut llm, roles) = super::providers::build_llm(&config, args.seed, &dataset, questions.as_deref(), offline)?;
+    let seed = plan.earlier.as_ref().map_or(args.seed, |earlier| earlier.header.settings.seed);
+    let (mut llm, roles) = super::providers::build_llm(&config, seed, &dataset, questions.as_deref(), offline)?;
     let trace_path = plan.out.join("trace.jsonl");
     let live = match &args.otlp {
         Some(url) => Some(super::export::Live::new(url, &args.otlp_headers, &plan.out, trace_path.clone())?),
@@ -198,6 +212,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 grading,
                 roles,
                 datasets: Vec::new(),
+                repeat: args.repeat.unwrap_or(1),
             };
             (settings.clone(), TraceWriter::create(&trace_path, &TraceHeader::new(settings))?, None)
         }

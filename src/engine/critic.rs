@@ -323,11 +323,11 @@ impl Attempt<'_> {
 pub async fn run_attempt(
     ctx: &RunContext,
     question: &Question,
-    attempt: u32,
+    at: AttemptAt,
     seed: Seed,
     forked_from: Option<(u32, u32)>,
 ) {
-    let run = Attempt { ctx, question, at: AttemptAt::new(question.id.clone(), attempt) };
+    let run = Attempt { ctx, question, at };
     ctx.emitter.emit(EngineEvent::QuestionStarted { at: run.at.clone(), forked_from, by_hand: false });
     let mut previous = seed;
     for iteration in 1..=ctx.max_iterations {

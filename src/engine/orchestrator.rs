@@ -59,8 +59,11 @@ struct Orchestrator {
     /// Nodes run on their own: they change no question, so the run does not
     /// finish again when they end.
     node_runs: JoinSet<()>,
-    /// Per question: the model's latest attempt (the one a rerun cancels).
+    /// Per question: the model's latest attempt of epoch 1 (the one a rerun cancels).
     latest_attempt: HashMap<String, u32>,
+    /// Per question: the attempts of its later epochs (`run --repeat`), which
+    /// cancelling the question cancels too.
+    later_epochs: HashMap<String, Vec<AttemptAt>>,
     /// Per question: the highest attempt number given out, drafts by hand included.
     issued: HashMap<String, u32>,
 }
@@ -74,16 +77,20 @@ impl Orchestrator {
         *issued
     }
 
-    fn spawn(&mut self, question: Question, attempt: u32, seed: Seed, forked_from: Option<(u32, u32)>) {
-        self.latest_attempt.insert(question.id.clone(), attempt);
-        let issued = self.issued.entry(question.id.clone()).or_default();
-        *issued = (*issued).max(attempt);
+    fn spawn(&mut self, question: Question, at: AttemptAt, seed: Seed, forked_from: Option<(u32, u32)>) {
+        if at.epoch == 1 {
+            self.latest_attempt.insert(question.id.clone(), at.attempt);
+            let issued = self.issued.entry(question.id.clone()).or_default();
+            *issued = (*issued).max(at.attempt);
+        } else {
+            self.later_epochs.entry(question.id.clone()).or_default().push(at.clone());
+        }
         let (ctx, slots) = (self.ctx.clone(), self.slots.clone());
         self.tasks.spawn(async move {
             let Ok(_slot) = slots.acquire_owned().await else {
                 return;
             };
-            run_attempt(&ctx, &question, attempt, seed, forked_from).await;
+            run_attempt(&ctx, &question, at, seed, forked_from).await;
         });
     }
 
@@ -101,7 +108,7 @@ impl Orchestrator {
         }
         self.ctx.emitter.emit(EngineEvent::Control(command));
         let attempt = self.next_attempt(question_id);
-        self.spawn(question, attempt, seed, forked_from);
+        self.spawn(question, AttemptAt::new(question_id, attempt), seed, forked_from);
     }
 
     /// Start a draft by hand of `from`'s question: `edit` checked and trial-run.
@@ -206,6 +213,9 @@ impl Orchestrator {
             Command::CancelQuestion { question_id } => match self.latest_attempt.get(question_id) {
                 Some(&attempt) => {
                     gate.cancel_attempt(AttemptAt::new(question_id.clone(), attempt));
+                    for at in self.later_epochs.get(question_id).into_iter().flatten() {
+                        gate.cancel_attempt(at.clone());
+                    }
                     true
                 }
                 None => false,
@@ -235,16 +245,16 @@ enum Resumption {
     Start(u32, Seed, Option<(u32, u32)>),
 }
 
-fn resumption(prior: &RunState, question_id: &str, retry_failed: bool) -> Resumption {
+fn resumption(prior: &RunState, question_id: &str, epoch: u32, retry_failed: bool) -> Resumption {
     let Some(question) = prior.question(question_id) else {
         return Resumption::Start(1, None, None);
     };
-    let Some(latest) = question.latest() else {
-        return Resumption::Start(question.last_attempt_number() + 1, None, None);
+    let Some(latest) = question.latest_in_epoch(epoch) else {
+        return Resumption::Start(question.last_attempt_in_epoch(epoch) + 1, None, None);
     };
     match latest.outcome {
         Some(Outcome::Failed | Outcome::Exhausted) if retry_failed => {
-            Resumption::Start(question.last_attempt_number() + 1, None, None)
+            Resumption::Start(question.last_attempt_in_epoch(epoch) + 1, None, None)
         }
         Some(Outcome::Passed | Outcome::Failed | Outcome::Exhausted | Outcome::FixedByHand | Outcome::Drafted) => {
             Resumption::Keep(latest.number)
@@ -253,7 +263,8 @@ fn resumption(prior: &RunState, question_id: &str, retry_failed: bool) -> Resump
         // the same attempt goes on, its recorded LLM responses reused.
         Some(Outcome::Cancelled | Outcome::Budget) | None => {
             let seed = latest.forked_from.and_then(|(attempt, iteration)| {
-                let it = prior.question(question_id)?.attempt(attempt)?.iteration(iteration)?;
+                let from = AttemptAt::new(question_id, attempt).in_epoch(epoch, 1);
+                let it = prior.question(question_id)?.attempt_at(&from)?.iteration(iteration)?;
                 Some((it.dag.clone()?, it.feedback.clone()?))
             });
             Resumption::Start(latest.number, seed, latest.forked_from)
@@ -314,21 +325,28 @@ async fn orchestrate(
         tasks: JoinSet::new(),
         node_runs: JoinSet::new(),
         latest_attempt: HashMap::new(),
+        later_epochs: HashMap::new(),
         issued: HashMap::new(),
     };
     for question in questions {
-        let plan = match &options.prior {
-            Some(prior) if options.idle => {
-                Resumption::Keep(prior.question(&question.id).and_then(|q| q.latest()).map_or(0, |a| a.number))
+        for epoch in 1..=settings.epochs() {
+            let plan = match &options.prior {
+                Some(prior) if options.idle => Resumption::Keep(
+                    prior.question(&question.id).and_then(|q| q.latest_in_epoch(epoch)).map_or(0, |a| a.number),
+                ),
+                Some(prior) => resumption(prior, &question.id, epoch, options.retry_failed),
+                None => Resumption::Start(1, None, None),
+            };
+            match plan {
+                Resumption::Keep(attempt) if epoch == 1 => {
+                    run.latest_attempt.insert(question.id.clone(), attempt);
+                }
+                Resumption::Keep(_) => {}
+                Resumption::Start(attempt, seed, forked_from) => {
+                    let at = AttemptAt::new(question.id.as_str(), attempt).in_epoch(epoch, 1);
+                    run.spawn(question.clone(), at, seed, forked_from);
+                }
             }
-            Some(prior) => resumption(prior, &question.id, options.retry_failed),
-            None => Resumption::Start(1, None, None),
-        };
-        match plan {
-            Resumption::Keep(attempt) => {
-                run.latest_attempt.insert(question.id.clone(), attempt);
-            }
-            Resumption::Start(attempt, seed, forked_from) => run.spawn(question, attempt, seed, forked_from),
         }
     }
     if run.tasks.is_empty() {

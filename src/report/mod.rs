@@ -10,6 +10,7 @@ mod economy;
 mod html;
 mod load;
 mod matrix;
+mod repeats;
 mod results;
 mod results_doc;
 mod results_harness;

@@ -16,6 +16,7 @@ use crate::text::preview;
 
 use super::convergence::convergence;
 use super::economy::token_economy;
+use super::repeats::repeats;
 use super::results_doc::{
     AttemptTrace, CallMeta, DetailedResult, DifficultyBreakdown, EvalResults, FailureAnalysis, Grading, IterationTrace,
     LevelBreakdown, LogEntry, LogRole, QuestionTrace, ReferenceLogEntry, ReferenceRole, StageTiming, Summary, Tokens,
@@ -330,7 +331,7 @@ fn results_with<Traces>(state: &RunState, generated_at: &str, question_traces: T
             fixed_by_hand: count(Outcome::FixedByHand),
             budget: budget_use(state),
             cache: cache_use(state),
-            repeats: None,
+            repeats: repeats(state),
             benchmark: None,
             successful_executions: passed_count,
             execution_failures: count(Outcome::Failed),

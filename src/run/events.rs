@@ -113,6 +113,13 @@ pub struct RunSettings {
     /// `dataset_dir` and `dataset_hash`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub datasets: Vec<DatasetRef>,
+    /// Independent epochs per question (`run --repeat`); 0 or 1 means one.
+    #[serde(default, skip_serializing_if = "at_most_one")]
+    pub repeat: u32,
+}
+
+fn at_most_one(repeat: &u32) -> bool {
+    *repeat <= 1
 }
 
 /// One dataset of a run over several.
@@ -127,6 +134,11 @@ pub struct DatasetRef {
 }
 
 impl RunSettings {
+    /// Epochs per question: 1 unless the run repeats its questions.
+    pub fn epochs(&self) -> u32 {
+        self.repeat.max(1)
+    }
+
     /// Who plays `role`: its entry in `roles`, else the run's provider and model.
     pub fn role(&self, role: crate::domain::LlmRole) -> crate::domain::RoleModel {
         self.roles.get(&role).cloned().unwrap_or_else(|| crate::domain::RoleModel {

@@ -247,16 +247,56 @@ impl QuestionState {
         }
     }
 
-    /// The latest attempt that speaks for the question (see [`Attempt::counts`]):
-    /// drafts written by hand never replace the model's result.
+    /// The attempt that speaks for the question: the latest that counts (see
+    /// [`Attempt::counts`]; drafts written by hand never replace the model's
+    /// result). A question asked in several epochs speaks with the majority:
+    /// the epoch whose answer most epochs gave (see [`Self::majority_epoch`]).
     pub fn latest(&self) -> Option<&Attempt> {
-        self.attempts.iter().rev().find(|a| a.counts())
+        if self.attempts.iter().all(|a| a.epoch == 1) {
+            return self.attempts.iter().rev().find(|a| a.counts());
+        }
+        self.majority_epoch().map(|(attempt, _)| attempt)
+    }
+
+    /// Of the epochs' attempts that speak for them, one whose answer most
+    /// epochs gave (no answer counts as an answer), with how many gave it. Ties
+    /// go to an answer over none, then to the lowest epoch. Answers are the same
+    /// when their JSON is equal.
+    pub fn majority_epoch(&self) -> Option<(&Attempt, usize)> {
+        let epochs = self.epochs();
+        let agreeing =
+            |attempt: &Attempt| epochs.iter().filter(|(_, a)| a.final_answer == attempt.final_answer).count();
+        let mut best: Option<(&Attempt, usize)> = None;
+        for (_, attempt) in &epochs {
+            let count = agreeing(attempt);
+            let better = match best {
+                None => true,
+                Some((held, held_count)) => {
+                    count > held_count
+                        || count == held_count && held.final_answer.is_none() && attempt.final_answer.is_some()
+                }
+            };
+            if better {
+                best = Some((attempt, count));
+            }
+        }
+        best
     }
 
     /// The highest attempt number of epoch 1, draft 1 so far (drafts by hand
     /// included; 0 before any).
     pub fn last_attempt_number(&self) -> u32 {
-        self.attempts.iter().filter(|a| (a.epoch, a.draft) == (1, 1)).map(|a| a.number).max().unwrap_or(0)
+        self.last_attempt_in_epoch(1)
+    }
+
+    /// The highest attempt number of `epoch` (draft 1) so far (0 before any).
+    pub fn last_attempt_in_epoch(&self, epoch: u32) -> u32 {
+        self.attempts.iter().filter(|a| (a.epoch, a.draft) == (epoch, 1)).map(|a| a.number).max().unwrap_or(0)
+    }
+
+    /// The latest attempt of `epoch` (draft 1) that speaks for it.
+    pub fn latest_in_epoch(&self, epoch: u32) -> Option<&Attempt> {
+        self.attempts.iter().rev().find(|a| (a.epoch, a.draft) == (epoch, 1) && a.counts())
     }
 
     /// Attempt numbered `number` of epoch 1, draft 1.

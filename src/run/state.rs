@@ -406,8 +406,16 @@ impl RunState {
                     a.outcome = Some(outcome);
                     a.final_answer = final_answer;
                     a.reason = reason;
-                    // The question takes the outcome of the attempt that speaks for it.
-                    if q.latest().is_some_and(|a| a.is_at(&at)) {
+                    // The question takes the outcome of the attempt that speaks for
+                    // it; asked in several epochs, once every epoch has ended.
+                    let repeated = q.attempts.iter().any(|a| a.epoch != 1);
+                    let speaking = if repeated {
+                        let ended = q.epochs().iter().all(|(_, a)| a.outcome.is_some());
+                        q.latest().and_then(|a| a.outcome).filter(|_| ended)
+                    } else {
+                        q.latest().filter(|a| a.is_at(&at)).map(|_| outcome)
+                    };
+                    if let Some(outcome) = speaking {
                         q.status = QuestionStatus::Done(outcome);
                         q.finished_ms = Some(now);
                     }

@@ -25,6 +25,7 @@ mod report_page;
 mod results_schema;
 mod run_graded;
 mod run_offline;
+mod run_repeats;
 mod run_roles;
 mod run_scripted;
 mod sandbox_differential;

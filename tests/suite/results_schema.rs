@@ -135,6 +135,7 @@ fn full_document() -> EvalResults {
         .into_iter()
         .collect(),
         datasets: vec![DatasetRef { name: "fraud".into(), dir: "bench/datasets/fraud".into(), hash: "abc".into() }],
+        repeat: 3,
     };
     let log = |role, meta: &CallMeta| LogEntry { role, content: "text".into(), meta: meta.clone() };
     let build = CallMeta::Loop {

@@ -34,6 +34,22 @@ fn status_cell(app: &App, status: QuestionStatus) -> Cell<'static> {
     Cell::from(Span::styled(format!("{}{spinner}", status.label()), app.theme.status(status)))
 }
 
+/// For a question asked in several epochs: how many epochs were graded right
+/// (`2/3 `, before the majority answer's mark), or, ungraded, how many gave
+/// the majority answer (`2/3= `).
+fn epoch_tally(q: &QuestionState) -> String {
+    let epochs = q.epochs();
+    if epochs.len() < 2 {
+        return String::new();
+    }
+    let graded: Vec<bool> = epochs.iter().filter_map(|(_, a)| a.correct()).collect();
+    if graded.is_empty() {
+        let agreeing = q.majority_epoch().map_or(0, |(_, count)| count);
+        return format!("{agreeing}/{}= ", epochs.len());
+    }
+    format!("{}/{} ", graded.iter().filter(|c| **c).count(), epochs.len())
+}
+
 fn row(app: &App, q: &QuestionState, width: usize, wide: bool) -> Row<'static> {
     let t = &app.theme;
     let latest = q.latest();
@@ -47,6 +63,7 @@ fn row(app: &App, q: &QuestionState, width: usize, wide: bool) -> Row<'static> {
     };
     let answer =
         latest.and_then(|a| a.final_answer.as_ref()).map(|a| format!("{mark}{}", preview(a, 16))).unwrap_or_default();
+    let answer = format!("{}{answer}", epoch_tally(q));
     let attempts = if q.attempts.len() > 1 { format!(" ×{}", q.attempts.len()) } else { String::new() };
     let time = elapsed.map(|ms| format!("{:.1}s", ms as f64 / 1000.0)).unwrap_or_default();
     let cells = [
