@@ -314,8 +314,8 @@ pub struct ReportArgs {
 /// Arguments of `compare`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// The runs, each an eval_results.json or trace.jsonl: the first is the
-    /// baseline, every later one is compared with it.
+    /// The runs, each a run directory, an eval_results.json or a trace.jsonl
+    /// (in any mix): the first is the baseline, every later one is compared with it.
     #[arg(value_name = "RUN", required = true, num_args = 2..)]
     pub runs: Vec<PathBuf>,
     /// Print the comparison as JSON instead of a table.
