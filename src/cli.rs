@@ -252,7 +252,7 @@ pub struct ReplayArgs {
 /// Arguments of `prepare`.
 #[derive(Debug, Args)]
 pub struct PrepareArgs {
-    /// The CSV file (header row first).
+    /// The CSV file (header row first, or below a title).
     pub csv: PathBuf,
     /// Directory to write data.json and metadata.json into.
     #[arg(long)]
@@ -273,6 +273,10 @@ pub struct PrepareArgs {
     /// detected when not given.
     #[arg(long)]
     pub encoding: Option<String>,
+    /// The row holding the header, counted from 1 (rows above it are
+    /// skipped); when not given, a title row above the header is found.
+    #[arg(long, value_name = "N")]
+    pub header_row: Option<u64>,
 }
 
 /// Arguments of `exec`.

@@ -47,7 +47,8 @@ pub fn find(dataset: &Dataset) -> Ingredients {
         for field in fields {
             let declared = field.column.as_ref().and_then(|c| c.column_type.as_deref()).unwrap_or("");
             let values: Vec<&Value> = rows.iter().filter_map(|r| r.get(&field.name)).filter(|v| !v.is_null()).collect();
-            if values.is_empty() {
+            // Times of day and durations have no date to ask about by month or weekday.
+            if values.is_empty() || matches!(declared, "time" | "duration") {
                 continue;
             }
             if let Some(strptime) = field.column.as_ref().and_then(|c| c.strptime.clone())
