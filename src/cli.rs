@@ -259,7 +259,7 @@ pub struct ReplayArgs {
 /// Arguments of `prepare`.
 #[derive(Debug, Args)]
 pub struct PrepareArgs {
-    /// The CSV file (header row first).
+    /// The CSV file (header row first, or below a title).
     pub csv: PathBuf,
     /// Directory to write data.json and metadata.json into.
     #[arg(long)]
@@ -280,6 +280,10 @@ pub struct PrepareArgs {
     /// detected when not given.
     #[arg(long)]
     pub encoding: Option<String>,
+    /// The row holding the header, counted from 1 (rows above it are
+    /// skipped); when not given, a title row above the header is found.
+    #[arg(long, value_name = "N")]
+    pub header_row: Option<u64>,
 }
 
 /// Arguments of `exec`.
@@ -321,8 +325,8 @@ pub struct ReportArgs {
 /// Arguments of `compare`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// The runs, each an eval_results.json or trace.jsonl: the first is the
-    /// baseline, every later one is compared with it.
+    /// The runs, each a run directory, an eval_results.json or a trace.jsonl
+    /// (in any mix): the first is the baseline, every later one is compared with it.
     #[arg(value_name = "RUN", required = true, num_args = 2..)]
     pub runs: Vec<PathBuf>,
     /// Print the comparison as JSON instead of a table.

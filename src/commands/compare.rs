@@ -1,4 +1,5 @@
-//! `eval-dag compare A B [C …]`: per question status, answer, iterations and
+//! `eval-dag compare A B [C …]` (each a trace, a results file or a run
+//! directory): per question status, answer, iterations and
 //! tokens of each run against the first (the baseline) — in the terminal UI
 //! when stdout is a terminal, as a table (or JSON) otherwise or with
 //! `--headless`; `--html` also writes the matrix as a page. Two runs keep the
@@ -6,6 +7,7 @@
 //! × runs. Exit 1 when a later run regresses against the baseline.
 
 use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::cli::CompareArgs;
@@ -138,9 +140,15 @@ fn two_runs(args: &CompareArgs, names: Vec<String>, docs: &[EvalResults], intera
     Ok(())
 }
 
+/// What `compare` reads of a run: a trace or a results file as given, the
+/// trace inside a run directory (found as `report`, `grade` and `export` find it).
+fn results_source(run: &Path) -> anyhow::Result<PathBuf> {
+    if run.is_dir() { super::report::trace_path(run) } else { Ok(run.to_path_buf()) }
+}
+
 /// Run the `compare` subcommand.
 pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
-    let docs = args.runs.iter().map(|path| load_results(path)).collect::<anyhow::Result<Vec<_>>>()?;
+    let docs = args.runs.iter().map(|run| load_results(&results_source(run)?)).collect::<anyhow::Result<Vec<_>>>()?;
     let names: Vec<String> = args.runs.iter().map(|p| p.display().to_string()).collect();
     let matrix = compare_runs(&names, &docs);
     if let Some(out) = &args.html {

@@ -18,10 +18,14 @@ pub fn run(args: PrepareArgs) -> anyhow::Result<ExitCode> {
         seed: args.seed,
         rows_key: args.rows_key,
         encoding: args.encoding,
+        header_row: args.header_row,
     };
     let prepared = prepare(&args.csv, &options)?;
     write(&prepared, &args.out).with_context(|| format!("cannot write into {}", args.out.display()))?;
     let rows = prepared.data.pointer("/overview/row_count").cloned().unwrap_or_default();
+    if prepared.header_row > 1 {
+        eprintln!("header: row {} of the CSV (the rows above it are skipped as a title)", prepared.header_row);
+    }
     eprintln!("prepared {} rows into {}", rows, args.out.display());
     Ok(ExitCode::SUCCESS)
 }

@@ -149,7 +149,8 @@ fn iteration_targets<'e>(target: &'e Expr, iter: &Expr, names: &HashMap<String, 
     }
 }
 
-fn line_of(source: &str, range: TextRange) -> usize {
+/// The 1-based line of `range` in `source`.
+pub(super) fn line_of(source: &str, range: TextRange) -> usize {
     let offset = range.start().to_usize().min(source.len());
     source[..offset].matches('\n').count() + 1
 }

@@ -6,6 +6,7 @@ mod code;
 mod executor;
 mod fields;
 mod findings;
+mod formats;
 pub mod policy;
 mod refs;
 mod structure;
@@ -16,6 +17,7 @@ pub use code::{CodeProblem, code_problems};
 pub use executor::DagExecutor;
 pub use fields::{UnknownField, unknown_fields};
 pub use findings::FindingSink;
+pub use formats::{FormatMismatch, format_mismatches};
 pub use refs::{InputRef, InputRefError};
 
 use crate::dataset::SchemaCatalogue;
@@ -24,7 +26,7 @@ use policy::check_source;
 
 /// Every structural finding of `dag` against the dataset's `catalogue`:
 /// graph checks first, then each node's code (syntax, signature, sandbox
-/// policy, field names).
+/// policy, field names, the formats `strptime` reads columns with).
 pub fn check_dag(dag: &GeneratedDag, catalogue: &SchemaCatalogue) -> Vec<Finding> {
     let mut sink = FindingSink::default();
     structure::check_structure(dag, catalogue, &mut sink);
@@ -89,6 +91,9 @@ fn code_findings(node: &crate::domain::DagNodeSpec, catalogue: &SchemaCatalogue)
                     unknown.line, unknown.field, unknown.key
                 ),
             );
+        }
+        for mismatch in format_mismatches(&node.code, catalogue) {
+            sink.node(node, "strptime_format", format!("line {}: {}", mismatch.line, mismatch.message));
         }
     }
     sink.findings

@@ -229,6 +229,16 @@ impl SchemaCatalogue {
         self.entry(key).map(|e| &e.names)
     }
 
+    /// The annotation of the column `name` (a field of rows or of dict entries).
+    pub fn column(&self, name: &str) -> Option<&ColumnMeta> {
+        self.entries.iter().find_map(|e| match &e.shape {
+            Shape::Rows { fields, .. } | Shape::DictOfDicts { fields, .. } => {
+                fields.iter().find(|f| f.name == name)?.column.as_ref()
+            }
+            _ => None,
+        })
+    }
+
     /// The known name closest to `name` inside `dataset.<key>` (for "did you mean").
     pub fn closest_name(&self, key: &str, name: &str) -> Option<&str> {
         let names = self.known_names(key)?;

@@ -10,7 +10,8 @@ pub struct ColumnMeta {
     /// What the column holds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
-    /// Inferred or declared type: integer, float, boolean, categorical, datetime, identifier, string.
+    /// Inferred or declared type: integer, float, boolean, categorical, datetime, time
+    /// (of day), duration, identifier, string.
     #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
     pub column_type: Option<String>,
     /// Human description of the value format, e.g. `DD-MM-YYYY HH:MM`.
@@ -19,6 +20,9 @@ pub struct ColumnMeta {
     /// Python `strptime` format that parses the values.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub strptime: Option<String>,
+    /// The unit of a duration's value in seconds: its smallest part (`seconds`, `minutes`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
     /// Whether values may be missing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nullable: Option<bool>,

@@ -8,6 +8,7 @@ const COLUMN_FIELDS: &[(&str, &str)] = &[
     ("type", "string"),
     ("format", "string"),
     ("strptime", "string"),
+    ("unit", "string"),
     ("nullable", "boolean"),
     ("null_rate", "number"),
     ("sensitivity", "string"),

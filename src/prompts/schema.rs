@@ -15,6 +15,9 @@ fn annotation(column: &ColumnMeta) -> String {
     } else if let Some(format) = &column.format {
         parts.push(format!("format {format}"));
     }
+    if let Some(unit) = &column.unit {
+        parts.push(format!("unit {unit}"));
+    }
     if let Some(values) = &column.values {
         let shown: Vec<String> = values.iter().take(20).map(|v| v.to_string()).collect();
         let more = if values.len() > 20 { ", …" } else { "" };

@@ -49,6 +49,11 @@ fn passed(q: &QuestionState) -> bool {
     q.status == QuestionStatus::Done(Outcome::Passed)
 }
 
+/// Whether the question finished (with any outcome).
+fn finished(q: &QuestionState) -> bool {
+    matches!(q.status, QuestionStatus::Done(_))
+}
+
 /// Whether the user accepted an answer by hand.
 fn fixed_by_hand(q: &QuestionState) -> bool {
     q.status == QuestionStatus::Done(Outcome::FixedByHand)
@@ -268,14 +273,17 @@ fn trace(state: &RunState, q: &QuestionState) -> QuestionTrace {
     }
 }
 
-fn level_breakdown(state: &RunState, level: DifficultyLevel) -> LevelBreakdown {
+/// The totals of the questions of `level`: passed, finished otherwise, never finished.
+pub(super) fn level_breakdown(state: &RunState, level: DifficultyLevel) -> LevelBreakdown {
     let of_level: Vec<&QuestionState> =
         state.questions.iter().filter(|q| q.question.difficulty_level == level).collect();
     let passed = of_level.iter().filter(|q| passed(q)).count();
+    let unfinished = of_level.iter().filter(|q| !finished(q)).count();
     LevelBreakdown {
         total: of_level.len(),
         passed,
-        failed: of_level.len() - passed,
+        failed: of_level.len() - passed - unfinished,
+        unfinished,
         pass_rate: rate(passed, of_level.len()),
         grading: grading(of_level.into_iter()),
     }
@@ -317,12 +325,14 @@ pub fn write_eval_results(writer: impl Write, state: &RunState, generated_at: &s
 fn results_with<Traces>(state: &RunState, generated_at: &str, question_traces: Traces) -> EvalResults<Traces> {
     let total = state.questions.len();
     let passed_count = state.questions.iter().filter(|q| passed(q)).count();
+    let unfinished = state.questions.iter().filter(|q| !finished(q)).count();
     let count = |outcome| state.count(|s| s == QuestionStatus::Done(outcome));
     EvalResults {
         summary: Summary {
             total_questions: total,
             passed: passed_count,
-            failed: total - passed_count,
+            failed: total - passed_count - unfinished,
+            unfinished,
             pass_rate: rate(passed_count, total),
             generated_at: generated_at.to_string(),
             exhausted: count(Outcome::Exhausted),
@@ -385,6 +395,20 @@ mod tests {
         assert_eq!((first["role"].as_str(), first["content"].as_str()), (Some("dag_builder"), Some("{}")));
         let broken = json!({"summary": {}});
         assert!(!validator.is_valid(&broken), "the schema rejects a document without the required parts");
+    }
+
+    #[test]
+    fn questions_that_never_finished_are_unfinished_not_failed() {
+        // Killed after two questions: q_0001 passed, q_0002 exhausted, q_0003 started, three queued.
+        let doc = eval_results(&crate::report::test_run::run_stopped_after(6, 2), "t");
+        let summary = &doc.summary;
+        assert_eq!((summary.passed, summary.failed, summary.unfinished, summary.exhausted), (1, 1, 4, 1));
+        let breakdown = &doc.difficulty_breakdown;
+        let levels = [&breakdown.easy, &breakdown.medium, &breakdown.hard];
+        assert_eq!(levels.iter().map(|l| (l.failed, l.unfinished)).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1)), (1, 4));
+        for level in levels {
+            assert_eq!(level.passed + level.failed + level.unfinished, level.total, "{level:?}");
+        }
     }
 
     #[test]

@@ -105,8 +105,12 @@ pub struct Summary {
     pub total_questions: usize,
     /// Questions whose latest attempt passed.
     pub passed: usize,
-    /// Questions that did not pass (any other status).
+    /// Questions that finished without passing (any other outcome).
     pub failed: usize,
+    /// Questions that never finished (the run was stopped or killed first):
+    /// in neither `passed` nor `failed` (absent in files written before it existed).
+    #[serde(default)]
+    pub unfinished: usize,
     /// `passed / total_questions` (0 for no questions).
     pub pass_rate: f64,
     /// When the document was written (RFC 3339).
@@ -168,8 +172,11 @@ pub struct LevelBreakdown {
     pub total: usize,
     /// Of those, passed.
     pub passed: usize,
-    /// Of those, not passed.
+    /// Of those, finished without passing.
     pub failed: usize,
+    /// Of those, never finished (absent in files written before it existed).
+    #[serde(default)]
+    pub unfinished: usize,
     /// `passed / total` (0 for none).
     pub pass_rate: f64,
     /// Grading of the level's answers (absent before grading existed).

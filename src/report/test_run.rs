@@ -90,11 +90,7 @@ pub fn run_with_one_pass_and_one_exhausted() -> RunState {
             reason: Some("rejected in all 3 iterations".into()),
         },
     ];
-    let mut state = RunState::default();
-    for (t, event) in events.iter().enumerate() {
-        state.apply(t as u64, event);
-    }
-    state
+    fold(&events)
 }
 
 /// Finding `rule` of `source` on node `node`, with `message`.
@@ -190,6 +186,25 @@ pub fn run_with_oscillation() -> RunState {
     events.extend(iteration("q_c", 1, "C1", 10, vec![runtime(type_error)]));
     events.extend(iteration("q_c", 2, "C2", 20, vec![]));
     events.push(finished("q_c", Outcome::Passed, 2));
+    fold(&events)
+}
+
+/// A finished run of `count` questions `q_0001`, `q_0002`, … of ranks 1, 2, …:
+/// odd ones passed after one build call of 10·n tokens, even ones exhausted.
+/// Question 8's text tries to close the page's script elements.
+pub fn run_of(count: usize) -> RunState {
+    fold(&run_events(count))
+}
+
+/// [`run_of`] killed once its first `finished` questions are over: the next
+/// one has started (and never finishes), the others never started.
+pub fn run_stopped_after(count: usize, finished: usize) -> RunState {
+    let events = run_events(count);
+    // Two events open the run, four make each question, the first of them its start.
+    fold(&events[..2 + 4 * finished + 1])
+}
+
+fn fold(events: &[EngineEvent]) -> RunState {
     let mut state = RunState::default();
     for (t, event) in events.iter().enumerate() {
         state.apply(t as u64, event);
@@ -197,10 +212,7 @@ pub fn run_with_oscillation() -> RunState {
     state
 }
 
-/// A finished run of `count` questions `q_0001`, `q_0002`, … of ranks 1, 2, …:
-/// odd ones passed after one build call of 10·n tokens, even ones exhausted.
-/// Question 8's text tries to close the page's script elements.
-pub fn run_of(count: usize) -> RunState {
+fn run_events(count: usize) -> Vec<EngineEvent> {
     let ids: Vec<String> = (1..=count).map(|n| format!("q_{n:04}")).collect();
     let mut questions: Vec<Question> = ids.iter().enumerate().map(|(i, id)| question(id, i + 1)).collect();
     if let Some(q) = questions.get_mut(7) {
@@ -246,9 +258,5 @@ pub fn run_of(count: usize) -> RunState {
             },
         ]);
     }
-    let mut state = RunState::default();
-    for (t, event) in events.iter().enumerate() {
-        state.apply(t as u64, event);
-    }
-    state
+    events
 }

@@ -120,3 +120,34 @@ fn on_a_terminal_three_runs_open_the_matrix_and_a_pair_from_it() {
     let screen = common::tmux::wait_for(&session, "EXITED-0");
     assert!(!screen.contains("2 questions × 3 runs"), "left cleanly: {screen}");
 }
+
+#[test]
+fn run_directories_compare_in_any_mix_with_traces_and_results_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let [baseline_trace, failed_trace, offline_results] = three_runs(dir.path());
+    let offline = offline_results.parent().unwrap().to_path_buf();
+    let [baseline, failed] = ["baseline", "failed"].map(|name| dir.path().join(name));
+    for (run, trace) in [(&baseline, &baseline_trace), (&failed, &failed_trace)] {
+        std::fs::create_dir(run).unwrap();
+        std::fs::copy(trace, run.join("trace.jsonl")).unwrap();
+    }
+
+    let out = compare(dir.path(), &["--json"], &[baseline.clone(), failed.clone()]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((rows[0]["a"]["question_id"].as_str(), rows[0]["change"].as_str()), (Some("q_02"), Some("regression")));
+
+    let mix = [offline.clone(), offline.join("trace.jsonl"), offline_results];
+    let out = compare(dir.path(), &["--json"], &mix);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let matrix: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(matrix["questions"].as_array().unwrap().len(), 3);
+    assert!(matrix["questions"].as_array().unwrap().iter().all(|q| q["agreement"] == "agree"), "{matrix}");
+
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let out = compare(dir.path(), &["--headless"], &[baseline, empty]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!((out.status.code(), stderr.trim().lines().count()), (Some(2), 1), "{stderr}");
+    assert!(stderr.contains("holds no trace.jsonl"), "{stderr}");
+}

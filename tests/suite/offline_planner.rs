@@ -70,6 +70,25 @@ fn plants_csv() -> String {
     csv
 }
 
+/// Airports: codes, names, cities, countries, kinds and coordinates — no
+/// numeric measure and no date.
+fn airports_csv() -> String {
+    let mut csv = String::from("iata,name,city,country,kind,latitude,longitude\n");
+    for i in 0..200u32 {
+        let letter = |n: u32| char::from(b'A' + (n % 26) as u8);
+        let iata: String = [letter(i / 676), letter(i / 26), letter(i)].into_iter().collect();
+        let city = format!("Town {:02}", i % 40);
+        let side = ["North", "South", "East", "West", "Central"][(i % 5) as usize];
+        let name = format!("{side} {city} {}", ["Airport", "Airfield", "Field", "Airstrip"][(i % 4) as usize]);
+        let country = ["NL", "DE", "FR", "ES", "IT", "PT"][(i * 7 % 6) as usize];
+        let kind = ["large", "medium", "small"][(i % 3) as usize];
+        let latitude = -40.0 + f64::from(i * 37 % 800) / 10.0;
+        let longitude = -120.0 + f64::from(i * 53 % 2400) / 10.0;
+        csv.push_str(&format!("{iata},{name},{city},{country},{kind},{latitude:.4},{longitude:.4}\n"));
+    }
+    csv
+}
+
 /// Every field name of the dataset: row keys and the fields of stats dicts.
 fn field_names(dataset: &Path) -> HashSet<String> {
     let data: Value = serde_json::from_str(&std::fs::read_to_string(dataset.join("data.json")).unwrap()).unwrap();
@@ -165,6 +184,25 @@ fn offline_sets_span_every_level_with_no_repeated_shape_on_four_kinds_of_data() 
         assert_eq!(output.status.code(), Some(0), "{}: {stderr}", dataset.display());
         assert_good_set(&dataset, &out, asked);
     }
+}
+
+#[test]
+fn data_without_measures_or_dates_gets_hard_questions_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let airports = prepare(dir.path(), "airports", &airports_csv(), &[]);
+    let out = dir.path().join("run");
+    let output = run(&airports, &out, &["--questions", "10"]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_good_set(&airports, &out, 10);
+    let hard: Vec<String> = results(&out)["detailed_results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["difficulty_level"] == "hard")
+        .map(|r| r["question"].as_str().unwrap().to_string())
+        .collect();
+    assert!(hard.iter().any(|q| q.contains("great-circle")), "distances from coordinates: {hard:?}");
+    assert!(hard.iter().any(|q| q.contains("most distinct")), "a group-by over two columns: {hard:?}");
 }
 
 #[test]

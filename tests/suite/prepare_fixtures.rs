@@ -162,6 +162,37 @@ const CASES: &[Case] = &[
         formats: &[],
         first_row: || vec![("reading_date", Value::Null), ("temp", Value::Null), ("rain", Value::Null)],
     },
+    Case {
+        file: "title_row.csv",
+        columns: &[
+            ("Wins", "integer", None),
+            ("Name", "categorical", None),
+            ("Played", "datetime", Some("%Y-%m-%d")),
+            ("Tip", "time", Some("%I:%M %p")),
+            ("Points", "float", None),
+        ],
+        notes: &[("Tip", "a time of day without a date")],
+        formats: &[("Tip", "hh:MM AM/PM")],
+        first_row: || vec![("Wins", json!(0)), ("Tip", json!("12:00 AM"))],
+    },
+    Case {
+        file: "times.csv",
+        columns: &[
+            ("Date", "datetime", Some("%Y-%m-%d")),
+            ("Time", "time", Some("%H:%M:%S")),
+            ("Price", "float", None),
+            ("Avg Wait", "duration", None),
+            ("Queue", "duration", None),
+            ("Agent", "categorical", None),
+        ],
+        notes: &[
+            ("Time", "a time of day without a date"),
+            ("Avg Wait", "a duration (like `00:00:00`), not a time of day"),
+            ("Queue", "a duration (like `00h-00m-00s`), not a time of day"),
+        ],
+        formats: &[("Time", "HH:MM:SS"), ("Avg Wait", "H:MM:SS")],
+        first_row: || vec![("Time", json!("09:00:00")), ("Avg Wait", json!("00:00:00"))],
+    },
 ];
 
 fn fixture(name: &str) -> PathBuf {
@@ -231,6 +262,9 @@ fn check_case(case: &Case) {
     }
     for (column, format) in case.formats {
         assert_eq!(meta["columns"][*column]["format"], *format, "{}: {column}", case.file);
+    }
+    for (column, _, _) in case.columns.iter().filter(|(_, kind, _)| *kind == "duration") {
+        assert_eq!(meta["columns"][*column]["unit"], "seconds", "{}: {column}", case.file);
     }
     for (column, note) in case.notes {
         let c = &meta["columns"][*column];
@@ -322,4 +356,78 @@ fn encodings_are_detected_named_or_refused_in_one_line() {
     }
     let out = prepare(&bare, &dir.path().join("o16"), &["--encoding", "utf-16le"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn a_title_row_above_the_header_is_found_or_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = fixture("title_row.csv");
+    let found = dir.path().join("found");
+    let out = prepare(&csv, &found, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("header: row 2 of the CSV"), "it says which row: {stderr}");
+    let notes = read_json(&found.join("metadata.json"))["important_notes"].to_string();
+    assert!(notes.contains("header is its row 2"), "{notes}");
+    let named = dir.path().join("named");
+    assert!(prepare(&csv, &named, &["--header-row", "2"]).status.success());
+    assert_eq!(std::fs::read(found.join("data.json")).unwrap(), std::fs::read(named.join("data.json")).unwrap());
+
+    let plain = dir.path().join("plain");
+    let out = prepare(&fixture("times.csv"), &plain, &[]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("header:"), "a header on row 1 goes unsaid");
+    for (row, expected) in [
+        ("1", "names column \"\" twice"),
+        ("0", "counts from 1"),
+        ("99", "the CSV has 50 rows, so none is the header row 99"),
+    ] {
+        let out = prepare(&csv, &dir.path().join("o"), &["--header-row", row]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!((out.status.code(), stderr.trim().lines().count()), (Some(2), 1), "{row}: {stderr}");
+        assert!(stderr.contains(expected), "{row}: {stderr}");
+    }
+}
+
+/// The Python of a duration column's note (after "in seconds: "), run on
+/// every value: statements on the way, the last expression collected.
+fn seconds_dag(notes: &[(&str, String)]) -> Value {
+    let mut code = String::from("def seconds(rows):\n    out = []\n    for r in rows:\n");
+    for (column, note) in notes {
+        let snippet = note.split("in seconds: `").nth(1).and_then(|s| s.split('`').next()).unwrap();
+        let mut statements: Vec<&str> = snippet.split("; ").collect();
+        let last = statements.pop().unwrap();
+        code.push_str(&format!("        v = r[{}]\n", serde_json::to_string(column).unwrap()));
+        for statement in statements {
+            code.push_str(&format!("        {statement}\n"));
+        }
+        code.push_str(&format!("        out.append({last})\n"));
+    }
+    code.push_str("    return out\n");
+    json!({"question_id": "q_seconds", "description": "every duration in seconds",
+        "nodes": [{"node_id": "seconds", "operation": "durations in seconds", "function_name": "seconds",
+            "inputs": {"rows": "dataset.rows"}, "expected_output_type": "list", "layer": 0, "code": code}],
+        "edges": [], "final_answer_node": "seconds"})
+}
+
+#[test]
+fn the_notes_of_durations_turn_them_into_seconds_in_a_node() {
+    let dir = tempfile::tempdir().unwrap();
+    let dataset = dir.path().join("dataset");
+    assert!(prepare(&fixture("times.csv"), &dataset, &[]).status.success());
+    let meta = read_json(&dataset.join("metadata.json"));
+    let notes: Vec<(&str, String)> = ["Avg Wait", "Queue"]
+        .into_iter()
+        .map(|c| (c, meta["columns"][c]["note"].as_str().unwrap().to_string()))
+        .collect();
+    let dag = dir.path().join("seconds.json");
+    std::fs::write(&dag, seconds_dag(&notes).to_string()).unwrap();
+    let out = common::eval_dag(dir.path()).arg("exec").arg(&dag).arg("--dataset").arg(&dataset).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout} {}", String::from_utf8_lossy(&out.stderr));
+    let result: Value = serde_json::from_str(&stdout).unwrap();
+    // Row i (make.py): a wait of i % 3 minutes and (7·i) % 60 seconds; a queue of
+    // i % 2 hours, (11·i) % 60 minutes and (17·i) % 60 seconds — rows in file order.
+    let expected: Vec<u64> =
+        (0..48u64).flat_map(|i| [i % 3 * 60 + i * 7 % 60, i % 2 * 3600 + i * 11 % 60 * 60 + i * 17 % 60]).collect();
+    assert_eq!(result["final_answer"], json!(expected), "{result}");
 }

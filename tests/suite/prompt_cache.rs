@@ -23,6 +23,17 @@ fn sent(request: &Recorded) -> String {
 /// template override directory, `config` a config file's text. The exit code,
 /// the run's `eval_results.json` and its report page.
 async fn run(mock: &MockLlm, prompts: Option<&std::path::Path>, config: &str) -> (Option<i32>, Value, String) {
+    run_on(&common::root().join("sample-data/fraud"), QUESTIONS, mock, prompts, config).await
+}
+
+/// [`run`] on `dataset`, asking for `questions`.
+async fn run_on(
+    dataset: &std::path::Path,
+    questions: usize,
+    mock: &MockLlm,
+    prompts: Option<&std::path::Path>,
+    config: &str,
+) -> (Option<i32>, Value, String) {
     let home = tempfile::tempdir().unwrap();
     let out = home.path().join("run");
     let config_path = home.path().join("config.toml");
@@ -30,8 +41,8 @@ async fn run(mock: &MockLlm, prompts: Option<&std::path::Path>, config: &str) ->
     let mut command = common::eval_dag(home.path());
     command
         .arg("run")
-        .arg(common::root().join("sample-data/fraud"))
-        .args(["--headless", "--llm", "openai", "--questions", &QUESTIONS.to_string(), "--base-url"])
+        .arg(dataset)
+        .args(["--headless", "--llm", "openai", "--questions", &questions.to_string(), "--base-url"])
         .arg(mock.base_url())
         .arg("--config")
         .arg(&config_path)
@@ -118,4 +129,54 @@ async fn cached_prompt_tokens_are_recorded_and_priced_at_the_cached_rate() {
     assert!((tokens_per_question - (prompt + completion) as f64 / QUESTIONS as f64).abs() < 1e-9);
     let shown = format!("prompt cache hits: <b>{:.0}%</b> of prompt tokens", 100.0 * hit_rate);
     assert!(page.contains(&shown), "the report shows the hit rate: {shown}");
+}
+
+/// A small weather table: five columns, thirty days.
+fn weather_csv() -> String {
+    let mut csv = String::from("date,city,temp_c,rain_mm,wind\n");
+    for day in 1..=30u32 {
+        let city = ["Oslo", "Lima", "Pune"][(day % 3) as usize];
+        let wind = ["calm", "breeze", "gale"][(day * 7 % 3) as usize];
+        csv.push_str(&format!(
+            "2024-03-{day:02},{city},{:.1},{},{wind}\n",
+            f64::from(day * 37 % 300) / 10.0 - 5.0,
+            day * 11 % 9
+        ));
+    }
+    csv
+}
+
+/// A five-question run on a small schema: the schema is a small part of each
+/// prompt, so the first call of each role weighs; every role's prompt begins
+/// with the same schema head, which the first build and review calls reuse.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_small_schema_shares_its_prompt_prefix_too() {
+    const FIVE: usize = 5;
+    let home = tempfile::tempdir().unwrap();
+    let csv = home.path().join("weather.csv");
+    std::fs::write(&csv, weather_csv()).unwrap();
+    let dataset = home.path().join("weather");
+    let prepared = common::eval_dag(home.path()).arg("prepare").arg(&csv).arg("--out").arg(&dataset).output().unwrap();
+    assert!(prepared.status.success(), "{}", String::from_utf8_lossy(&prepared.stderr));
+    let mock = MockLlm::start(|request: &Recorded, _| Reply::Text(layered_reply(request, FIVE, true))).await;
+    let (code, results, _) = run_on(&dataset, FIVE, &mock, None, "").await;
+    assert_eq!(code, Some(0));
+    assert_eq!(results["summary"]["passed"], FIVE);
+    let prompts: Vec<String> = mock.requests().iter().map(sent).collect();
+    // Every role's prompt begins with the schema: the first build and the first
+    // review reuse the question generation's head.
+    let head = prompts[0].find("\n\nYou are a senior").expect("the question generation comes first");
+    for (i, prompt) in prompts.iter().enumerate().skip(1) {
+        let shared = prompts[..i].iter().map(|p| p.bytes().zip(prompt.bytes()).take_while(|(a, b)| a == b).count());
+        assert!(shared.max().unwrap_or(0) >= head, "call {i} does not repeat the schema head: {prompt}");
+    }
+    let reuse = prefix_reuse(prompts.iter());
+    let share = reuse.fraction().unwrap();
+    println!(
+        "small schema: {:.1}% of {} prompt bytes in a shared prefix ({} calls)",
+        100.0 * share,
+        reuse.total_bytes,
+        prompts.len()
+    );
+    assert!(share >= 0.85, "{share}");
 }

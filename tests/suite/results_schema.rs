@@ -98,7 +98,7 @@ fn iteration() -> IterationTrace {
 }
 
 fn level() -> LevelBreakdown {
-    LevelBreakdown { total: 1, passed: 1, failed: 0, pass_rate: 1.0, grading: grading() }
+    LevelBreakdown { total: 1, passed: 1, failed: 0, unfinished: 0, pass_rate: 1.0, grading: grading() }
 }
 
 fn grading() -> Grading {
@@ -155,6 +155,7 @@ fn full_document() -> EvalResults {
             total_questions: 1,
             passed: 1,
             failed: 0,
+            unfinished: 0,
             pass_rate: 1.0,
             generated_at: "2026-01-01T00:00:00Z".into(),
             exhausted: 0,

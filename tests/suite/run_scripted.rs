@@ -196,9 +196,9 @@ async fn reject_reject_approve_with_faults_on_the_way() {
     let section = &section[..section.find("<details class=\"question\"").unwrap_or(section.len())];
     let log = &section[section.find("Conversation log").unwrap()..];
     assert_eq!(
-        log.matches("Top-level keys of the dataset").count(),
+        log.matches("the plan in one sentence").count(),
         1,
-        "the schema appears once, in the first build prompt (question generation is the run's, not q_01's)"
+        "the build prompt's reply format appears once, in the first build prompt (rebuilds show what changed)"
     );
     let rebuild = log.find("what changed since the last build").expect("a rebuild shows its changes");
     assert!(log[rebuild..].contains("[structural] node rates (unknown_field)"), "the feedback is among the changes");

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use chrono::NaiveDateTime;
 use serde_json::{Value, json};
 
+use super::clock::{Clock, ClockProfile};
 use super::dates::{self, COMPACT, EpochUnit};
 use super::values::{self, BoolWords, NumberStyle, Unit, is_null};
 
@@ -48,6 +49,8 @@ pub struct ColumnProfile {
     pub max_len: usize,
     /// Whether any value contains whitespace (free text rather than a code).
     pub any_whitespace: bool,
+    /// Whether every value is a time of day or a duration.
+    clock: ClockProfile,
 }
 
 /// Where a datetime column's times come from.
@@ -62,7 +65,7 @@ pub enum DateSource {
 /// What a column is and how to read its fields.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Column {
-    /// Type name: `boolean`, `integer`, `float`, `datetime`, `categorical`, `identifier`, `string`.
+    /// Type name: `boolean`, `integer`, `float`, `datetime`, `time`, `duration`, `categorical`, `identifier`, `string`.
     pub kind: &'static str,
     /// How numbers are written (integer and float columns).
     pub style: NumberStyle,
@@ -72,6 +75,8 @@ pub struct Column {
     pub whole: bool,
     /// Datetime columns: where the times come from.
     pub date: Option<DateSource>,
+    /// Time-of-day and duration columns: how they are written.
+    pub clock: Option<Clock>,
     /// Boolean columns: how values are spelled.
     pub bool_words: BoolWords,
     /// Metadata `format` beyond a datetime's (currency, percent).
@@ -114,6 +119,7 @@ impl ColumnProfile {
             distinct: Some(HashMap::new()),
             max_len: 0,
             any_whitespace: false,
+            clock: ClockProfile::default(),
         }
     }
 
@@ -138,6 +144,7 @@ impl ColumnProfile {
             }
         }
         self.observe_number(value);
+        self.clock.observe(value);
         let plain_number = self.styles.first().is_some_and(|(s, _)| s.is_plain());
         if self.compact {
             self.compact = value.len() == 8 && value.bytes().all(|b| b.is_ascii_digit()) && {
@@ -202,6 +209,7 @@ impl ColumnProfile {
             unit: Unit::default(),
             whole: false,
             date: None,
+            clock: None,
             bool_words: if self.bool_words { BoolWords::Words } else { BoolWords::ZeroOne },
             format: None,
             note: None,
@@ -261,6 +269,13 @@ impl ColumnProfile {
             column.kind = "datetime";
             column.date = Some(DateSource::Text(format));
             column.note = self.date_note(format);
+            return column;
+        }
+        if let Some(clock) = self.clock.decide(&self.name) {
+            column.kind = clock.kind();
+            column.format = Some(clock.format());
+            column.note = Some(clock.note(self.example.as_deref().unwrap_or_default()));
+            column.clock = Some(clock);
             return column;
         }
         column.kind = if self.distinct.is_some() {
@@ -431,6 +446,9 @@ mod tests {
         assert_eq!(kind("day", &["20240105", "20231231"]), "datetime");
         assert_eq!(kind("event_ts", &["1700000000", "1700003600"]), "datetime");
         assert_eq!(kind("unix_time", &["1700000000", "1700003600"]), "integer");
+        assert_eq!(kind("Time", &["09:15:59", "09:16:03", "NA"]), "time");
+        assert_eq!(kind("Avg Wait", &["00:00:07", "00:00:07"]), "duration", "a duration, not a category");
+        assert_eq!(kind("opened", &["2024-01-05 09:15:59"]), "datetime", "a date with a time stays a datetime");
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //! `std` is the sample standard deviation.
 
 mod accumulate;
+mod clock;
 mod dates;
 mod infer;
 mod output;
@@ -49,6 +50,9 @@ pub struct PrepareOptions {
     pub rows_key: String,
     /// The file's character encoding (a WHATWG label such as `latin1`), detected when `None`.
     pub encoding: Option<String>,
+    /// The 1-based row holding the header (rows above it are skipped); found
+    /// when `None`: the first full row after leading rows that are mostly empty (a title).
+    pub header_row: Option<u64>,
 }
 
 /// The two files' contents.
@@ -58,6 +62,8 @@ pub struct Prepared {
     pub data: Value,
     /// `metadata.json`.
     pub metadata: Value,
+    /// The 1-based row the header was read from.
+    pub header_row: u64,
 }
 
 /// Why a CSV could not be prepared (one line).
@@ -70,9 +76,14 @@ pub struct PrepareError {
     pub message: String,
 }
 
+/// Rows read to find a header below a title.
+const TITLE_SCAN_ROWS: usize = 10;
+
 struct Reader<'p> {
     path: &'p Path,
     layout: Layout,
+    /// Rows above the header.
+    skipped: u64,
 }
 
 impl Reader<'_> {
@@ -80,25 +91,73 @@ impl Reader<'_> {
         PrepareError { path: self.path.to_path_buf(), message }
     }
 
+    /// The file's rows from the first, each as it is (the widths are checked by [`Reader::each`]).
     fn open(&self) -> Result<csv::Reader<Box<dyn std::io::Read>>, PrepareError> {
         let text =
             source::text_reader(self.path, self.layout.encoded).map_err(|e| self.error(format!("cannot open: {e}")))?;
-        Ok(csv::ReaderBuilder::new().delimiter(self.layout.delimiter).flexible(false).from_reader(text))
+        Ok(csv::ReaderBuilder::new()
+            .delimiter(self.layout.delimiter)
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(text))
     }
 
-    /// Call `visit` with every record (and its 0-based row index).
-    fn each(&self, mut visit: impl FnMut(u64, &csv::StringRecord)) -> Result<u64, PrepareError> {
+    /// The next row of `reader`, or `None` at the end of the file.
+    fn next(
+        &self,
+        reader: &mut csv::Reader<Box<dyn std::io::Read>>,
+        record: &mut csv::StringRecord,
+    ) -> Result<bool, PrepareError> {
+        reader.read_record(record).map_err(|err| self.error(describe_csv_error(&err)))
+    }
+
+    /// Rows above the header when none is named: leading rows with fewer than
+    /// half of their fields filled (a title such as `JAMES LOGAN,,,,`) before
+    /// the first row whose every field is filled, within the first rows.
+    fn title_rows(&self) -> Result<u64, PrepareError> {
         let mut reader = self.open()?;
         let mut record = csv::StringRecord::new();
+        let mut filled = Vec::new();
+        while filled.len() < TITLE_SCAN_ROWS && self.next(&mut reader, &mut record)? {
+            filled.push((record.iter().filter(|f| !f.trim().is_empty()).count(), record.len()));
+        }
+        let header = filled.iter().position(|&(full, width)| full == width);
+        Ok(match header {
+            Some(at) if filled[..at].iter().all(|&(full, _)| 2 * full < filled[at].1) => at as u64,
+            _ => 0,
+        })
+    }
+
+    /// The header's fields.
+    fn headers(&self) -> Result<Vec<String>, PrepareError> {
+        let mut reader = self.open()?;
+        let mut record = csv::StringRecord::new();
+        for row in 0..=self.skipped {
+            if !self.next(&mut reader, &mut record)? {
+                return Err(self.error(match row {
+                    0 => "the CSV is empty (no header row)".to_string(),
+                    _ => format!("the CSV has {row} rows, so none is the header row {}", self.skipped + 1),
+                }));
+            }
+        }
+        Ok(record.iter().map(str::to_string).collect())
+    }
+
+    /// Call `visit` with every record below the header (and its 0-based row
+    /// index), each as wide as the header's `width`.
+    fn each(&self, width: usize, mut visit: impl FnMut(u64, &csv::StringRecord)) -> Result<u64, PrepareError> {
+        let mut reader = self.open()?;
+        let mut record = csv::StringRecord::new();
+        for _ in 0..=self.skipped {
+            self.next(&mut reader, &mut record)?;
+        }
         let mut index = 0u64;
-        loop {
-            match reader.read_record(&mut record) {
-                Ok(false) => return Ok(index),
-                Ok(true) => {}
-                Err(err) => return Err(self.error(describe_csv_error(&err))),
+        while self.next(&mut reader, &mut record)? {
+            let line = record.position().map_or(0, |p| p.line());
+            if record.len() != width {
+                return Err(self.error(format!("line {line} has {} fields but the header has {width}", record.len())));
             }
             if let Some(field) = record.iter().find(|f| f.len() > MAX_FIELD_BYTES) {
-                let line = record.position().map_or(0, |p| p.line());
                 return Err(self.error(format!(
                     "line {line} has a field of {} bytes; the limit is {MAX_FIELD_BYTES}",
                     field.len()
@@ -107,15 +166,13 @@ impl Reader<'_> {
             visit(index, &record);
             index += 1;
         }
+        Ok(index)
     }
 }
 
 fn describe_csv_error(err: &csv::Error) -> String {
     let line = err.position().map(|p| p.line()).unwrap_or(0);
     match err.kind() {
-        csv::ErrorKind::UnequalLengths { expected_len, len, .. } => {
-            format!("line {line} has {len} fields but the header has {expected_len}")
-        }
         csv::ErrorKind::Utf8 { .. } => {
             format!("line {line} is not valid UTF-8 (name the file's encoding with --encoding, e.g. --encoding latin1)")
         }
@@ -132,14 +189,15 @@ pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, Prepar
     let error = |message: String| PrepareError { path: path.to_path_buf(), message };
     let encoded = source::encoding(path, options.encoding.as_deref()).map_err(|e| error(e.to_string()))?;
     let delimiter = source::delimiter(path, encoded).map_err(|e| error(format!("cannot read: {e}")))?;
-    let reader = Reader { path, layout: Layout { encoded, delimiter } };
-    let headers: Vec<String> = {
-        let mut csv = reader.open()?;
-        let headers = csv.headers().map_err(|e| reader.error(describe_csv_error(&e)))?;
-        headers.iter().map(str::to_string).collect()
+    let mut reader = Reader { path, layout: Layout { encoded, delimiter }, skipped: 0 };
+    reader.skipped = match options.header_row {
+        Some(0) => return Err(reader.error("--header-row counts from 1 (the first row)".into())),
+        Some(row) => row - 1,
+        None => reader.title_rows()?,
     };
+    let headers = reader.headers()?;
     if headers.is_empty() || headers.iter().all(String::is_empty) {
-        return Err(reader.error("the CSV is empty (no header row)".into()));
+        return Err(reader.error(format!("row {} of the CSV is empty; it cannot be the header", reader.skipped + 1)));
     }
     let mut seen = std::collections::HashSet::new();
     if let Some(duplicate) = headers.iter().find(|h| !seen.insert(h.as_str())) {
@@ -158,7 +216,7 @@ pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, Prepar
     // Pass one: what each column holds.
     let columns = headers.len();
     let mut profiles: Vec<ColumnProfile> = headers.iter().map(|h| ColumnProfile::new(h)).collect();
-    let rows = reader.each(|_, record| {
+    let rows = reader.each(columns, |_, record| {
         for (i, raw) in record.iter().enumerate() {
             profiles[i].observe(raw);
         }
@@ -194,7 +252,7 @@ pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, Prepar
     let mut monthly: std::collections::BTreeMap<String, GroupTotals> = Default::default();
     let mut time_range: HashMap<usize, TimeRange> = HashMap::new();
     let number = |record: &csv::StringRecord, j: usize| record.get(j).and_then(|f| kinds[j].number(f));
-    reader.each(|index, record| {
+    reader.each(columns, |index, record| {
         let numbers: Vec<(usize, f64)> = numeric.iter().filter_map(|&j| Some((j, number(record, j)?))).collect();
         let label_value = label.and_then(|l| record.get(l)).filter(|v| !is_null(v));
         for &(j, x) in &numbers {
@@ -244,7 +302,7 @@ pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, Prepar
             (i, OrderStatistics::new(moments[i].min, moments[i].max, ranks.collect()))
         })
         .collect();
-    reader.each(|_, record| {
+    reader.each(columns, |_, record| {
         for &i in &numeric {
             if let Some(x) = number(record, i) {
                 order.get_mut(&i).expect("numeric column").count(x);
@@ -254,7 +312,7 @@ pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, Prepar
 
     // Pass four: the exact values at the wanted ranks.
     order.values_mut().for_each(OrderStatistics::target_buckets);
-    reader.each(|_, record| {
+    reader.each(columns, |_, record| {
         for &i in &numeric {
             if let Some(x) = number(record, i) {
                 order.get_mut(&i).expect("numeric column").collect(x);
@@ -266,6 +324,7 @@ pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, Prepar
         source: path,
         options,
         layout: reader.layout,
+        header_row: reader.skipped + 1,
         headers: &headers,
         profiles: &profiles,
         columns: &kinds,

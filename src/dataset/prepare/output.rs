@@ -17,6 +17,8 @@ pub struct Collected<'a> {
     pub source: &'a Path,
     pub options: &'a PrepareOptions,
     pub layout: Layout,
+    /// The 1-based row of the header.
+    pub header_row: u64,
     pub headers: &'a [String],
     pub profiles: &'a [ColumnProfile],
     pub columns: &'a [Column],
@@ -125,6 +127,14 @@ fn column_meta(c: &Collected<'_>, i: usize) -> Value {
         }
     } else if let Some(format) = &column.format {
         meta.insert("format".into(), json!(format));
+    }
+    if let Some(clock) = column.clock {
+        if let Some(strptime) = clock.strptime() {
+            meta.insert("strptime".into(), json!(strptime));
+        }
+        if let Some(unit) = clock.unit() {
+            meta.insert("unit".into(), json!(unit));
+        }
     }
     meta.insert("nullable".into(), json!(profile.nulls > 0));
     meta.insert("null_rate".into(), number(null_rate));
@@ -249,6 +259,9 @@ pub fn build(c: Collected<'_>) -> Prepare {
             c.layout.encoded.name()
         ));
     }
+    if c.header_row > 1 {
+        notes.push(format!("the CSV's header is its row {}; the rows above it (a title) are not data", c.header_row));
+    }
     let name = c.source.file_name().map_or("the CSV".into(), |n| n.to_string_lossy().into_owned());
     let metadata = json!({
         "description": format!("Prepared from {name}: {} rows, {} columns", c.rows, c.headers.len()),
@@ -257,5 +270,5 @@ pub fn build(c: Collected<'_>) -> Prepare {
         "dataset_keys": keys,
         "important_notes": notes,
     });
-    Prepare { data: Value::Object(data), metadata }
+    Prepare { data: Value::Object(data), metadata, header_row: c.header_row }
 }

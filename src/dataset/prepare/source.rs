@@ -182,8 +182,8 @@ fn decodes_cleanly(path: &Path, encoding: &'static Encoding) -> std::io::Result<
     }
 }
 
-/// The delimiter that splits the first records into the same number (more
-/// than one) of fields, the most fields first, then in [`DELIMITERS`] order;
+/// The delimiter that splits the first records (but shorter ones at the
+/// start, a title) into the same number (more than one) of fields, the most fields first, then in [`DELIMITERS`] order;
 /// a comma when none does.
 pub fn delimiter(path: &Path, encoded: Encoded) -> std::io::Result<u8> {
     let mut prefix = Vec::with_capacity(SNIFF_BYTES);
@@ -199,7 +199,9 @@ pub fn delimiter(path: &Path, encoded: Encoded) -> std::io::Result<u8> {
         if truncated && counts.len() > 1 {
             counts.pop();
         }
-        let Some(&fields) = counts.first() else { continue };
+        // A title above the header may be a shorter record (`JAMES LOGAN` alone).
+        let Some(&fields) = counts.last() else { continue };
+        let counts: Vec<usize> = counts.into_iter().skip_while(|&c| c < fields).collect();
         if fields > 1 && counts.iter().all(|&c| c == fields) && best.is_none_or(|(most, _)| fields > most) {
             best = Some((fields, delimiter));
         }
@@ -237,6 +239,11 @@ mod tests {
         assert_eq!(sniff("a\tb\n1\t2\n"), '\t');
         assert_eq!(sniff("a|b\n\"line\nbreak\"|2\n"), '|');
         assert_eq!(sniff("only\n1\n"), ',');
+        assert_eq!(
+            sniff("A title\nwins;name\n3;Ann\n"),
+            ';',
+            "a title row of one field is not a record like the others"
+        );
         assert_eq!(sniff("a,b\n1,2\n3\n"), ',', "ragged rows fall back to a comma (and fail later with the line)");
     }
 }

@@ -1,5 +1,5 @@
 //! What the schema catalogue offers the planner: the row sample, categorical,
-//! numeric, label and datetime columns, and stats dicts with numeric fields.
+//! numeric, label, datetime and text columns, coordinates, and stats dicts with numeric fields.
 
 use std::collections::BTreeMap;
 
@@ -22,6 +22,19 @@ pub struct Ingredients {
     pub datetime: Option<(String, String)>,
     /// Stats dicts: key, its entries' numeric fields.
     pub stats: Vec<(String, Vec<String>)>,
+    /// Text columns with too many values to be categorical (names, cities, codes).
+    pub text: Vec<String>,
+    /// Latitude and longitude columns, in degrees.
+    pub coordinates: Option<(String, String)>,
+}
+
+/// Which coordinate a column's name says it holds: latitude or longitude.
+fn axis(name: &str) -> Option<bool> {
+    match name.to_ascii_lowercase().as_str() {
+        "lat" | "latitude" | "latitude_deg" | "lat_deg" => Some(true),
+        "lon" | "lng" | "long" | "longitude" | "longitude_deg" | "lon_deg" => Some(false),
+        _ => None,
+    }
 }
 
 fn is_number(v: &Value) -> bool {
@@ -40,6 +53,7 @@ pub fn find(dataset: &Dataset) -> Ingredients {
             _ => None,
         })
         .max_by_key(|(_, count, _)| *count);
+    let (mut latitude, mut longitude) = (None, None);
     if let Some((entry, _, fields)) = rows_entry {
         found.rows_key = Some(entry.key.clone());
         let rows: Vec<&serde_json::Map<String, Value>> =
@@ -47,7 +61,8 @@ pub fn find(dataset: &Dataset) -> Ingredients {
         for field in fields {
             let declared = field.column.as_ref().and_then(|c| c.column_type.as_deref()).unwrap_or("");
             let values: Vec<&Value> = rows.iter().filter_map(|r| r.get(&field.name)).filter(|v| !v.is_null()).collect();
-            if values.is_empty() {
+            // Times of day and durations have no date to ask about by month or weekday.
+            if values.is_empty() || matches!(declared, "time" | "duration") {
                 continue;
             }
             if let Some(strptime) = field.column.as_ref().and_then(|c| c.strptime.clone())
@@ -67,6 +82,13 @@ pub fn find(dataset: &Dataset) -> Ingredients {
                 continue;
             }
             if values.iter().all(|v| is_number(v))
+                && let Some(is_latitude) = axis(&field.name)
+            {
+                let place = if is_latitude { &mut latitude } else { &mut longitude };
+                place.get_or_insert(field.name.clone());
+                continue;
+            }
+            if values.iter().all(|v| is_number(v))
                 && matches!(declared, "integer" | "float" | "")
                 && is_measure(&field.name)
             {
@@ -82,10 +104,13 @@ pub fn find(dataset: &Dataset) -> Ingredients {
                     let mut ordered: Vec<(&str, usize)> = counts.into_iter().collect();
                     ordered.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
                     found.categorical.push((field.name.clone(), ordered.iter().map(|(v, _)| v.to_string()).collect()));
+                } else if counts.len() > 25 {
+                    found.text.push(field.name.clone());
                 }
             }
         }
     }
+    found.coordinates = latitude.zip(longitude);
     for entry in &dataset.catalogue.entries {
         if let Shape::DictOfDicts { fields, .. } = &entry.shape {
             let entries = dataset.data[&entry.key].as_object();

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use super::ingredients::Ingredients;
 use super::templates::Candidate;
-use super::{advanced as hard, groups as medium, templates as easy};
+use super::{advanced as hard, groups as medium, pairs, templates as easy};
 use crate::domain::DifficultyLevel;
 
 /// Most values a categorical column may have to group by it: a group-by
@@ -47,6 +47,10 @@ pub fn candidates(data: &Map<String, Value>, ing: &Ingredients, seed: u64) -> Ve
                 all.push(hard::group_difference(data, r, column, measure));
                 all.push(hard::top_groups_by_mean(data, r, column, measure));
             }
+        }
+        // Data without measures or dates (a list of places): shapes over its text and coordinates.
+        if ing.numeric.is_empty() && ing.datetime.is_none() {
+            all.extend(pairs::without_measures(data, r, ing, MAX_GROUPS));
         }
         if let Some(label) = label {
             all.push(easy::label_count(data, r, label));
@@ -105,6 +109,9 @@ const SHOWCASE: &[&str] = &[
     "top_decile_rate",
     "interquartile_range",
     "period_change",
+    "longest_value",
+    "most_distinct_within",
+    "farthest_from",
 ];
 
 /// One level's candidates in the order they are taken: the templates take

@@ -4,7 +4,8 @@
 //! easy, medium and hard, no two of one shape — from a library of templates
 //! (`library.rs`: lookups, filters, counts, group-bys, label rates, date parts
 //! and ranges, percentiles, correlations, streaks, top-k, differences between
-//! groups and periods), a multi-layer Python DAG for each, and each answer
+//! groups and periods; on data without measures or dates, `pairs.rs`: distinct
+//! values per group, the longest text, great-circle distances), a multi-layer Python DAG for each, and each answer
 //! computed independently in Rust (`calc.rs`). It answers the engine's calls
 //! through the same text interface a model uses (JSON replies), so the engine
 //! parses, checks, runs and records it exactly like a real LLM.
@@ -20,6 +21,7 @@ mod drafts;
 mod groups;
 mod ingredients;
 mod library;
+mod pairs;
 mod templates;
 
 use std::collections::HashMap;

@@ -18,6 +18,7 @@ use crate::domain::DifficultyLevel;
 use crate::render::{highlight_css, html_escape};
 use crate::report::convergence::convergence;
 use crate::report::economy::{TokenEconomy, token_economy};
+use crate::report::results::level_breakdown;
 use crate::report::roles::role_usage;
 use crate::report::scorecard::critic_scorecard;
 use crate::report::taxonomy::findings_taxonomy;
@@ -81,9 +82,15 @@ var s=document.getElementById('body-'+b.dataset.body);if(s)b.innerHTML=s.textCon
 
 /// "NN% (right/graded)" of `questions`, or a dash when none was graded.
 fn accuracy_text<'a>(questions: impl IntoIterator<Item = &'a QuestionState>) -> String {
-    match crate::report::graded_tally(questions) {
-        (0, _) => "—".into(),
-        (graded, right) => format!("{:.0}% ({right}/{graded})", 100.0 * right as f64 / graded as f64),
+    let (graded, right) = crate::report::graded_tally(questions);
+    graded_text(graded, right)
+}
+
+/// `right` of `graded` answers as a percentage with its counts; "—" when none was graded.
+fn graded_text(graded: usize, right: usize) -> String {
+    match graded {
+        0 => "—".into(),
+        _ => format!("{:.0}% ({right}/{graded})", 100.0 * right as f64 / graded as f64),
     }
 }
 
@@ -161,22 +168,27 @@ fn summary_html(state: &RunState) -> String {
     let passed = count(Outcome::Passed);
     let rate = if total == 0 { 0.0 } else { 100.0 * passed as f64 / total as f64 };
     // Stopped by the user: counted apart, and `run --resume` continues them.
-    let cancelled = match count(Outcome::Cancelled) {
+    let extra_cards = match count(Outcome::Cancelled) {
         0 => String::new(),
         n => format!("<div class=\"card\"><b>{n}</b>cancelled (resumable)</div>"),
     };
     // Not started or stopped because the run's budget was reached: resumable too.
-    let cancelled = match count(Outcome::Budget) {
-        0 => cancelled,
-        n => format!("{cancelled}<div class=\"card\"><b>{n}</b>stopped by budget (resumable)</div>"),
+    let extra_cards = match count(Outcome::Budget) {
+        0 => extra_cards,
+        n => format!("{extra_cards}<div class=\"card\"><b>{n}</b>stopped by budget (resumable)</div>"),
     };
     // Answers the user accepted by hand: shown apart, never in the pass rate or accuracy.
-    let cancelled = match count(Outcome::FixedByHand) {
-        0 => cancelled,
-        n => format!("{cancelled}<div class=\"card by-hand\"><b>{n}</b>fixed by hand (not the model's)</div>"),
+    let extra_cards = match count(Outcome::FixedByHand) {
+        0 => extra_cards,
+        n => format!("{extra_cards}<div class=\"card by-hand\"><b>{n}</b>fixed by hand (not the model's)</div>"),
+    };
+    // Never finished (the run was stopped or killed first): neither passed nor failed.
+    let extra_cards = match state.count(|s| !matches!(s, QuestionStatus::Done(_))) {
+        0 => extra_cards,
+        n => format!("{extra_cards}<div class=\"card\"><b>{n}</b>unfinished</div>"),
     };
     let mut out = format!(
-        "<div class=\"cards\"><div class=\"card\"><b>{rate:.0}%</b>pass rate</div><div class=\"card\"><b>{passed}/{total}</b>passed</div><div class=\"card\"><b>{}</b>failed</div><div class=\"card\"><b>{}</b>exhausted</div>{cancelled}<div class=\"card\"><b>{}</b>accuracy (graded)</div><div class=\"card\"><b>{}{}</b>tokens{}</div><div class=\"card\"><b>{}</b>estimated cost</div></div>",
+        "<div class=\"cards\"><div class=\"card\"><b>{rate:.0}%</b>pass rate</div><div class=\"card\"><b>{passed}/{total}</b>passed</div><div class=\"card\"><b>{}</b>failed</div><div class=\"card\"><b>{}</b>exhausted</div>{extra_cards}<div class=\"card\"><b>{}</b>accuracy (graded)</div><div class=\"card\"><b>{}{}</b>tokens{}</div><div class=\"card\"><b>{}</b>estimated cost</div></div>",
         count(Outcome::Failed),
         count(Outcome::Exhausted),
         accuracy_text(&state.questions),
@@ -187,20 +199,20 @@ fn summary_html(state: &RunState) -> String {
     );
     out.push_str(&economy_html(&token_economy(state)));
     out.push_str(
-        "<table><tr><th>difficulty</th><th>total</th><th>passed</th><th>failed</th><th>pass rate</th><th>accuracy (graded)</th></tr>",
+        "<table><tr><th>difficulty</th><th>total</th><th>passed</th><th>not passed</th><th>unfinished</th><th>pass rate</th><th>accuracy (graded)</th></tr>",
     );
     for level in DifficultyLevel::ALL {
-        let of: Vec<_> = state.questions.iter().filter(|q| q.question.difficulty_level == level).collect();
-        let ok = of.iter().filter(|q| q.status == QuestionStatus::Done(Outcome::Passed)).count();
-        let rate =
-            if of.is_empty() { "—".to_string() } else { format!("{:.0}%", 100.0 * ok as f64 / of.len() as f64) };
+        let of = level_breakdown(state, level);
+        let rate = if of.total == 0 { "—".to_string() } else { format!("{:.0}%", 100.0 * of.pass_rate) };
         let _ = write!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{ok}</td><td>{}</td><td>{rate}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{rate}</td><td>{}</td></tr>",
             level.as_str(),
-            of.len(),
-            of.len() - ok,
-            accuracy_text(of.iter().copied())
+            of.total,
+            of.passed,
+            of.failed,
+            of.unfinished,
+            graded_text(of.grading.graded, of.grading.correct)
         );
     }
     out.push_str("</table>");
@@ -369,6 +381,11 @@ mod tests {
         };
         stopped.apply(21, &cancel);
         assert!(report_html(&stopped, &now).contains("<b>1</b>cancelled (resumable)"), "a stopped run says so");
+        assert!(!html.contains("</b>unfinished"), "a finished run has no unfinished card");
+        let killed = report_html(&crate::report::test_run::run_stopped_after(6, 2), &now);
+        assert!(killed.contains("<b>4</b>unfinished") && killed.contains("<b>0</b>failed"), "{killed}");
+        // q_0002 to q_0006 are hard: q_0002 exhausted, the others never finished.
+        assert!(killed.contains("<tr><td>hard</td><td>5</td><td>0</td><td>1</td><td>4</td>"), "{killed}");
         assert!(
             html.contains(
                 "Generated <time datetime=\"2026-11-25T04:05:12+01:00\">2026-11-25 04:05:12 UTC+01:00</time>"
