@@ -45,6 +45,10 @@ pub struct SandboxConfig {
     /// off, to measure their cost).
     #[cfg(feature = "sandbox-test-hooks")]
     pub kernel_layers: bool,
+    /// Whether workers apply Landlock among the kernel layers (test builds
+    /// can leave it off, to stand for a kernel without it).
+    #[cfg(feature = "sandbox-test-hooks")]
+    pub landlock: bool,
 }
 
 impl Default for SandboxConfig {
@@ -58,6 +62,8 @@ impl Default for SandboxConfig {
             executable: None,
             #[cfg(feature = "sandbox-test-hooks")]
             kernel_layers: true,
+            #[cfg(feature = "sandbox-test-hooks")]
+            landlock: true,
         }
     }
 }
@@ -250,6 +256,10 @@ impl SandboxPool {
         #[cfg(feature = "sandbox-test-hooks")]
         if !inner.config.kernel_layers {
             command.env(super::protocol::WITHOUT_KERNEL_LAYERS, "1");
+        }
+        #[cfg(feature = "sandbox-test-hooks")]
+        if !inner.config.landlock {
+            command.env(super::protocol::WITHOUT_LANDLOCK, "1");
         }
         let (memory, cpu) = (inner.config.memory_limit_bytes, inner.config.cpu_limit_seconds);
         // SAFETY: only async-signal-safe calls (setrlimit, close_range) run between fork and exec.

@@ -28,6 +28,12 @@ pub struct Request {
 #[cfg(feature = "sandbox-test-hooks")]
 pub const WITHOUT_KERNEL_LAYERS: &str = "EVAL_DAG_TEST_WITHOUT_KERNEL_LAYERS";
 
+/// Set in a worker's environment, starts it without Landlock but with the
+/// other kernel layers, to prove they refuse what Landlock would on a kernel
+/// without it (test builds only).
+#[cfg(feature = "sandbox-test-hooks")]
+pub const WITHOUT_LANDLOCK: &str = "EVAL_DAG_TEST_WITHOUT_LANDLOCK";
+
 /// Worker → parent.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]

@@ -30,6 +30,29 @@ use crate::dag::{InputRef, InputRefError};
 use crate::domain::{DagNodeSpec, ExecutionResult, GeneratedDag};
 
 const PRELUDE: &str = include_str!("prelude.py");
+/// A stand-in `os` lets `random` (and so `statistics`) import without host
+/// access. Its `urandom` refuses, as CPython's does without an entropy source:
+/// node randomness comes from the `random` module, seeded per node from the
+/// run's seed, so that a run replays; `random.SystemRandom` refuses with it.
+/// `_strptime` warns about a day without a year using
+/// `os.path.dirname(__file__)`: give it that one string function and the
+/// `__file__` frozen modules lack.
+const OS_STAND_IN: &str = r#"
+import sys
+os = type(sys)('os')
+def urandom(n):
+    raise NotImplementedError(
+        "os.urandom is not available in the sandbox (runs must replay): use the random module, "
+        "which is seeded per node from the run's seed")
+os.urandom = urandom
+del urandom
+os.name = 'posix'
+sys.modules['os'] = os
+os.path = type(sys)('os.path')
+os.path.dirname = lambda p: p.rpartition('/')[0]
+import _strptime
+_strptime.__file__ = 'Lib/_strptime.py'
+"#;
 /// Stack of the interpreter thread: deep (but bounded) recursion must raise
 /// RecursionError, not overflow the native stack.
 const INTERPRETER_STACK: usize = 256 * 1024 * 1024;
@@ -54,6 +77,25 @@ fn kernel_layers() -> bool {
     std::env::var_os(super::protocol::WITHOUT_KERNEL_LAYERS).is_none()
 }
 
+/// Whether this worker applies Landlock among its kernel layers: always.
+#[cfg(not(feature = "sandbox-test-hooks"))]
+const fn landlock() -> bool {
+    true
+}
+
+/// Whether this worker applies Landlock among its kernel layers: unless told
+/// to leave it off, to prove seccomp alone refuses what Landlock would (test
+/// builds only).
+#[cfg(feature = "sandbox-test-hooks")]
+fn landlock() -> bool {
+    std::env::var_os(super::protocol::WITHOUT_LANDLOCK).is_none()
+}
+
+/// Landlock the calling thread, when this worker applies Landlock.
+fn restrict_thread() -> Landlock {
+    if landlock() { kernel::restrict_thread() } else { Landlock::Unavailable }
+}
+
 /// Serve DAG requests on stdin until it closes.
 pub fn serve(dataset_dir: &Path) -> anyhow::Result<()> {
     let path = dataset_dir.join("data.json");
@@ -69,7 +111,7 @@ pub fn serve(dataset_dir: &Path) -> anyhow::Result<()> {
     // From here on this thread only waits: Landlock it too (the interpreter
     // thread, started before, does so itself once start-up is over).
     if kernel_layers() {
-        let _ = landlocked.send(kernel::restrict_thread());
+        let _ = landlocked.send(restrict_thread());
     }
     worker.join().map_err(|_| anyhow::anyhow!("the interpreter thread panicked"))?
 }
@@ -160,14 +202,9 @@ struct Prelude {
 }
 
 fn load_prelude(vm: &VirtualMachine) -> Result<Prelude, WorkerError> {
-    // A stand-in `os` lets `random` (and so `statistics`) import without host
-    // access. `_strptime` warns about a day without a year using
-    // `os.path.dirname(__file__)`: give it that one string function
-    // and the `__file__` frozen modules lack.
-    let os_stub = "import sys\nos = type(sys)('os')\nos.urandom = lambda n: bytes(n)\nos.name = 'posix'\nsys.modules['os'] = os\nos.path = type(sys)('os.path')\nos.path.dirname = lambda p: p.rpartition('/')[0]\nimport _strptime\n_strptime.__file__ = 'Lib/_strptime.py'\n";
     let scope = vm.new_scope_with_builtins();
     native::install(vm, &scope).map_err(|exc| WorkerError::Native { traceback: describe(vm, &exc).1 })?;
-    for (script, text) in [("<os stand-in>", os_stub), ("<sandbox prelude>", PRELUDE)] {
+    for (script, text) in [("<os stand-in>", OS_STAND_IN), ("<sandbox prelude>", PRELUDE)] {
         let code = vm
             .compile(text, Mode::Exec, script.to_string())
             .map_err(|source| WorkerError::Compile { script, source })?;
@@ -193,7 +230,7 @@ fn confine(main_thread: Receiver<Landlock>) -> anyhow::Result<Confinement> {
         return Ok(Confinement { description: "kernel layers left off (test build)".into(), complete: false });
     }
     let others = main_thread.recv().unwrap_or(Landlock::Unavailable);
-    Ok(kernel::confine(others)?)
+    Ok(kernel::confine(restrict_thread().min(others))?)
 }
 
 fn run_interpreter(data: serde_json::Map<String, Value>, main_thread: Receiver<Landlock>) -> anyhow::Result<()> {

@@ -97,6 +97,7 @@ pub mod otlp;
 pub mod runs;
 pub mod svg;
 pub mod tmux;
+pub mod tools;
 pub mod tui;
 
 /// The scripted sample trace with every string's final newline cut (node code

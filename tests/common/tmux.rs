@@ -45,10 +45,9 @@ impl std::ops::Deref for Session {
 }
 
 /// A 160×48 tmux session named after `name` with a shell in the repository,
-/// or none when tmux is not installed.
+/// or none when tmux is not installed (under CI the test fails: see `tools`).
 pub fn session(name: &str) -> Option<Session> {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("\n\n*** tmux is not installed: SKIPPING the end-to-end TUI test (CI installs tmux) ***\n\n");
+    if !super::tools::require(super::tools::Tool::Tmux) {
         return None;
     }
     let session = Session(format!("eval-dag-e2e-{name}-{}", std::process::id()));

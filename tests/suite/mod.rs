@@ -3,6 +3,7 @@
 mod anthropic;
 mod architecture;
 mod by_hand;
+mod ci_tools;
 mod compare_runs;
 mod config_file;
 mod grade_judges;
@@ -31,6 +32,7 @@ mod run_scripted;
 mod sandbox_differential;
 mod sandbox_hostile;
 mod sandbox_kernel;
+mod sandbox_randomness;
 mod sandbox_warm;
 mod shell_integration;
 mod trace_v6;

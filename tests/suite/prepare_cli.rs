@@ -52,8 +52,12 @@ fn the_penguins_sample_is_reproduced_byte_for_byte() {
     assert_same_files(&out, &common::root().join("sample-data/penguins"));
 }
 
-/// Statistics of the penguins CSV computed by CPython's `statistics` module.
-fn python_stats() -> Value {
+/// Statistics of the penguins CSV computed by CPython's `statistics` module,
+/// or `None` when python3 is missing (under CI the test fails: see `tools`).
+fn python_stats() -> Option<Value> {
+    if !common::tools::require(common::tools::Tool::Python3) {
+        return None;
+    }
     let script = r#"
 import csv, json, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
@@ -70,7 +74,7 @@ print(json.dumps(out))
     let csv = common::root().join("sample-data/penguins/penguins.csv");
     let out = Command::new("python3").arg("-c").arg(script).arg(csv).output().expect("python3 is installed");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap()
+    Some(serde_json::from_slice(&out.stdout).unwrap())
 }
 
 #[test]
@@ -78,7 +82,7 @@ fn aggregates_equal_independently_computed_values() {
     let data: Value =
         serde_json::from_str(&std::fs::read_to_string(common::root().join("sample-data/penguins/data.json")).unwrap())
             .unwrap();
-    let expected = python_stats();
+    let Some(expected) = python_stats() else { return };
     for col in ["bill_length_mm", "body_mass_g"] {
         let got = &data["numeric_distributions"][col];
         for (stat, want) in expected[col].as_object().unwrap() {

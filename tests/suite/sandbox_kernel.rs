@@ -25,21 +25,44 @@ fn dag(code: &str) -> GeneratedDag {
     .unwrap()
 }
 
-fn pool(kernel_layers: bool) -> SandboxPool {
-    let config =
-        SandboxConfig { kernel_layers, ..common::sandbox_config(Duration::from_secs(10), Duration::from_secs(20)) };
+/// How far a pool's workers are confined.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Layers {
+    /// No kernel layers.
+    None,
+    /// Every kernel layer but Landlock: a kernel without it.
+    WithoutLandlock,
+    /// Every kernel layer.
+    All,
+}
+
+fn pool_with(layers: Layers) -> SandboxPool {
+    let config = SandboxConfig {
+        kernel_layers: layers != Layers::None,
+        landlock: layers == Layers::All,
+        ..common::sandbox_config(Duration::from_secs(10), Duration::from_secs(20))
+    };
     SandboxPool::new(&common::sandbox_dataset(), config).unwrap()
 }
 
-/// `code` reaches the host on a worker without the kernel layers, and what the
-/// confined pool makes of it (the pool is returned for the next DAG).
-async fn escape(code: &str) -> (ExecutionResult, SandboxPool) {
+fn pool(kernel_layers: bool) -> SandboxPool {
+    pool_with(if kernel_layers { Layers::All } else { Layers::None })
+}
+
+/// `code` reaches the host on a worker without the kernel layers, and what a
+/// pool confined by `layers` makes of it (the pool is returned for the next DAG).
+async fn escape_from(layers: Layers, code: &str) -> (ExecutionResult, SandboxPool) {
     let open = pool(false).run_unchecked(&dag(code), 0).await;
     assert!(open.success, "without the kernel layers `{code}` should work: {:?}", open.error);
-    let confined = pool(true);
+    let confined = pool_with(layers);
     let result = confined.run_unchecked(&dag(code), 0).await;
     assert!(!result.success, "`{code}` got through: {:?}", result.final_answer);
     (result, confined)
+}
+
+/// [`escape_from`] a pool with every kernel layer.
+async fn escape(code: &str) -> (ExecutionResult, SandboxPool) {
+    escape_from(Layers::All, code).await
 }
 
 /// The pool still runs ordinary DAGs over the intact dataset.
@@ -54,30 +77,39 @@ async fn assert_next_dag_runs(pool: &SandboxPool) {
     assert_eq!(result.final_answer, Some(json!(2000)), "the next DAG failed: {:?}", result.error);
 }
 
-/// The kernel's Landlock ABI version (0: none).
-fn landlock_abi() -> i64 {
-    // SAFETY: LANDLOCK_CREATE_RULESET_VERSION (1) with no attributes only queries the version.
-    let version = unsafe { libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<u8>(), 0usize, 1u32) };
-    version.max(0)
-}
-
 fn error(result: &ExecutionResult) -> &str {
     result.error.as_deref().unwrap_or_default()
 }
 
+/// Landlock refuses the open where the kernel has it; seccomp refuses it
+/// too, so a worker without Landlock (on a kernel without it, or left off
+/// here) reads no file either.
 #[tokio::test(flavor = "multi_thread")]
-async fn reading_files_is_refused_by_landlock() {
-    if landlock_abi() == 0 {
-        eprintln!("skipped: this kernel has no Landlock");
-        return;
-    }
+async fn reading_files_is_refused_with_or_without_landlock() {
     let data = common::sandbox_dataset().join("data.json");
-    for path in [Path::new("/etc/hostname"), Path::new("/proc/self/environ"), &data] {
-        assert!(std::fs::read(path).is_ok(), "the test itself can read {}", path.display());
-        let (result, pool) = escape(&format!("def f():\n    return read_file({:?})\n", path.display())).await;
-        assert!(error(&result).contains("Permission denied"), "{}: {:?}", path.display(), result.error);
-        assert_next_dag_runs(&pool).await;
+    for layers in [Layers::All, Layers::WithoutLandlock] {
+        for path in [Path::new("/etc/hostname"), Path::new("/proc/self/environ"), &data] {
+            assert!(std::fs::read(path).is_ok(), "the test itself can read {}", path.display());
+            let code = format!("def f():\n    return read_file({:?})\n", path.display());
+            let (result, pool) = escape_from(layers, &code).await;
+            assert!(error(&result).contains("Permission denied"), "{layers:?}, {}: {:?}", path.display(), result.error);
+            assert_next_dag_runs(&pool).await;
+        }
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn writing_a_file_without_landlock_ends_the_worker() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("written.txt");
+    let code = format!("def f():\n    write_file({:?}, 'x')\n    return 1\n", path.display());
+    let (result, pool) = escape_from(Layers::WithoutLandlock, &code).await;
+    assert!(error(&result).contains("sandbox violation: forbidden system call openat"), "{:?}", result.error);
+    std::fs::remove_file(&path).expect("the unconfined worker wrote the file");
+    let after = pool.run_unchecked(&dag(&code), 0).await;
+    assert!(error(&after).contains("openat"), "a new worker is confined too: {:?}", after.error);
+    assert!(!path.exists(), "a worker without Landlock wrote the file");
+    assert_next_dag_runs(&pool).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -130,18 +162,18 @@ async fn writing_a_file_ends_the_worker() {
     assert_next_dag_runs(&pool).await;
 }
 
-/// The pids of the processes whose parent is `parent`.
-fn children(parent: u32) -> Vec<u32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
-    entries
-        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            // After the command name in parentheses: state, then the parent's pid.
-            let fields = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-            fields.split_whitespace().nth(1).and_then(|p| p.parse().ok()) == Some(parent)
-        })
-        .collect()
+/// The pid of `pid`'s parent.
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // After the command name in parentheses: state, then the parent's pid.
+    stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// The pid of the first worker the log in `home` reports ready.
+fn ready_worker(home: &Path) -> Option<u32> {
+    let log = std::fs::read_to_string(home.join("log.txt")).ok()?;
+    let line = log.lines().find(|line| line.contains("sandbox worker ready"))?;
+    line.split_whitespace().find_map(|field| field.strip_prefix("pid=")?.parse().ok())
 }
 
 fn status_field(pid: u32, field: &str) -> Option<String> {
@@ -166,14 +198,21 @@ fn a_running_worker_is_confined_and_holds_no_api_key() {
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(20);
     let worker = loop {
-        let confined =
-            children(exec.id()).into_iter().find(|&pid| status_field(pid, "Seccomp").as_deref() == Some("2"));
-        if let Some(pid) = confined {
+        if let Some(pid) = ready_worker(home.path()) {
             break pid;
         }
-        assert!(Instant::now() < deadline, "no confined worker appeared");
+        assert!(Instant::now() < deadline, "no worker was reported ready");
         std::thread::sleep(Duration::from_millis(10));
     };
+    assert_eq!(parent_of(worker), Some(exec.id()), "worker {worker} is the run's");
+    let command = std::fs::read(format!("/proc/{worker}/cmdline")).unwrap();
+    assert!(String::from_utf8_lossy(&command).contains("sandbox-worker"), "{command:?}");
+    // A container runtime may filter every process (`Seccomp: 2` everywhere):
+    // the worker holds its three filters on top of what the run holds.
+    assert_eq!(status_field(worker, "Seccomp").as_deref(), Some("2"));
+    let filters = |pid: u32| status_field(pid, "Seccomp_filters").and_then(|n| n.parse::<u32>().ok());
+    let run_filters = filters(exec.id()).expect("the kernel counts seccomp filters");
+    assert_eq!(filters(worker), Some(run_filters + 3), "the worker's seccomp filters");
     let parent_environ = std::fs::read(format!("/proc/{}/environ", exec.id())).unwrap();
     assert!(String::from_utf8_lossy(&parent_environ).contains(SECRET), "the parent holds the key");
     assert_eq!(status_field(worker, "NoNewPrivs").as_deref(), Some("1"));

@@ -9,7 +9,10 @@
 //! - **seccomp-bpf** (required on Linux: a worker that cannot install it does
 //!   not start): only an allowlist of system calls passes (see `seccomp`).
 //!   Any other call traps and ends the worker by SIGSYS; the parent reports a
-//!   sandbox violation naming the call and starts a new worker.
+//!   sandbox violation naming the call and starts a new worker. Opening a file
+//!   for reading fails (EACCES) as under Landlock, so no file is read on a
+//!   kernel without Landlock either: a ready worker needs none (its dataset is
+//!   loaded and the standard library frozen into the program).
 //!
 //! Both are Linux features; elsewhere a worker runs under the language policy
 //! and its resource limits only, and says so.
@@ -96,21 +99,19 @@ pub fn restrict_thread() -> Landlock {
     Landlock::Unavailable
 }
 
-/// Confine the calling thread with Landlock, then install the seccomp filter
-/// on every thread of the process. `others` is how far Landlock confines the
-/// process's other threads (see [`restrict_thread`]).
+/// Install the seccomp filter on every thread of the process. `landlock` is
+/// how far Landlock confines the process's threads (see [`restrict_thread`]).
 #[cfg(target_os = "linux")]
-pub fn confine(others: Landlock) -> Result<Confinement, ConfineError> {
-    let landlock = restrict_thread().min(others);
+pub fn confine(landlock: Landlock) -> Result<Confinement, ConfineError> {
     seccomp::install()?;
     Ok(Confinement {
-        description: format!("seccomp allowlist installed, {landlock}"),
+        description: format!("seccomp allowlist installed (no file opens), {landlock}"),
         complete: landlock == Landlock::Full,
     })
 }
 
 /// Without Linux: no kernel layers.
 #[cfg(not(target_os = "linux"))]
-pub fn confine(_others: Landlock) -> Result<Confinement, ConfineError> {
+pub fn confine(_landlock: Landlock) -> Result<Confinement, ConfineError> {
     Ok(Confinement { description: "no kernel layers (they need Linux)".into(), complete: false })
 }

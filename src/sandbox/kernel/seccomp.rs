@@ -3,7 +3,9 @@
 //! ends the worker by SIGSYS. A second filter makes blocking signals fail
 //! (EPERM), so that SIGSYS always reaches the handler: glibc's `posix_spawn`,
 //! for one, blocks every signal before it clones, and a trap while SIGSYS is
-//! blocked kills at once, unnamed.
+//! blocked kills at once, unnamed. A third makes every file open fail (EACCES,
+//! the error Landlock gives), so that no file can be read with or without
+//! Landlock; an open for writing still traps.
 //!
 //! The allowlist was derived with `strace -f` over warm workers running the
 //! hostile, differential and offline-run suites, plus DAGs that build large
@@ -54,13 +56,14 @@ enum When {
 
 /// The allowlist: what a confined worker may call.
 const ALLOWED: &[(Syscall, When)] = &[
-    // Requests on stdin; files a lazy library opens (Landlock denies the open).
+    // Requests on stdin.
     (sys!(SYS_read), When::Always),
     // Replies on stdout, tracebacks and violation reports on stderr.
     (sys!(SYS_write), When::ToParent),
     // Tracebacks look for a node's source file, `available_parallelism` reads
     // cgroup files and glibc `/proc/sys/vm/overcommit_memory`: read-only
-    // opens, which Landlock then refuses.
+    // opens, which pass here only to fail with EACCES (see `filters`), as
+    // Landlock would refuse them; each of those callers handles the error.
     (sys!(SYS_openat), When::ReadOnly),
     (sys!(SYS_statx), When::Always),
     (sys!(SYS_lseek), When::Always),
@@ -185,9 +188,10 @@ fn rules(pid: u32) -> Result<BTreeMap<i64, Vec<SeccompRule>>, seccompiler::Backe
 }
 
 /// The compiled filters for this process: `rt_sigprocmask` blocking signals
-/// fails; the allowlist passes and anything else traps. When both apply, the
-/// kernel takes the stricter action.
-fn filters() -> Result<[BpfProgram; 2], ConfineError> {
+/// fails; `openat` fails; the allowlist passes and anything else traps. When
+/// several apply, the kernel takes the strictest action (a trap before an
+/// error before passing), so an open for writing traps and any other fails.
+fn filters() -> Result<[BpfProgram; 3], ConfineError> {
     use SeccompCmpOp::{Eq, Ne};
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(ConfineError::Architecture)?;
     // `how` is SIG_BLOCK or SIG_SETMASK and `set` is not NULL (a query).
@@ -204,9 +208,15 @@ fn filters() -> Result<[BpfProgram; 2], ConfineError> {
         )]);
         SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Errno(libc::EPERM as u32), arch)
     })();
+    let no_files = SeccompFilter::new(
+        BTreeMap::from([(libc::SYS_openat, Vec::new())]),
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::EACCES as u32),
+        arch,
+    );
     let allowlist = rules(std::process::id())
         .and_then(|rules| SeccompFilter::new(rules, SeccompAction::Trap, SeccompAction::Allow, arch));
-    Ok([compile(no_blocking)?, compile(allowlist)?])
+    Ok([compile(no_blocking)?, compile(no_files)?, compile(allowlist)?])
 }
 
 /// The `_sigsys` member of the kernel's `siginfo_t` (64-bit layout), which
@@ -272,7 +282,8 @@ extern "C" fn on_sigsys(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc
 }
 
 /// Install the SIGSYS handler, then the filters on every thread of the process
-/// (with `PR_SET_NO_NEW_PRIVS`). From here on, only `ALLOWED` calls pass.
+/// (with `PR_SET_NO_NEW_PRIVS`). From here on, only `ALLOWED` calls pass and
+/// no file opens.
 pub fn install() -> Result<(), ConfineError> {
     let programs = filters()?;
     // SAFETY: a zeroed sigaction is valid; the handler is async-signal-safe.
@@ -314,8 +325,8 @@ mod tests {
 
     #[test]
     fn the_filters_compile_for_this_architecture() {
-        let [no_blocking, allowlist] = filters().expect("filters");
-        assert!(!no_blocking.is_empty());
+        let [no_blocking, no_files, allowlist] = filters().expect("filters");
+        assert!(!no_blocking.is_empty() && !no_files.is_empty());
         assert!(allowlist.len() > ALLOWED.len(), "{} instructions", allowlist.len());
     }
 }
