@@ -236,8 +236,13 @@ async fn a_run_killed_mid_way_and_resumed_keeps_its_roles() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let reviewing =
-        |path: &Path| std::fs::read_to_string(path).unwrap_or_default().contains("\"role\":\"layer_review\"");
+    // The review is recorded as started before its request is sent: wait until
+    // the critic's server holds it (it answers after 3 s), so the kill cuts a
+    // review the server saw, which the resumed run must ask again.
+    let reviewing = |path: &Path| {
+        std::fs::read_to_string(path).unwrap_or_default().contains("\"role\":\"layer_review\"")
+            && !critic.requests().is_empty()
+    };
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
     while !reviewing(&trace_path) {
         assert!(tokio::time::Instant::now() < deadline, "the review starts within a minute");
