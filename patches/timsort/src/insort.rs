@@ -6,25 +6,33 @@ mod tests;
 
 use crate::Comparator;
 
-/// Sorts the list using insertion sort.
-// This version was almost completely copied from libcollections/slice.rs
+/// Sorts the list using binary insertion sort.
 pub(crate) fn sort<T, C: Comparator<T>>(list: &mut [T], cmp: &C) -> Result<(), C::Error> {
-    if list.len() < 2 {
-        return Ok(());
-    }
-    for i in 0..list.len() {
+    sort_from(list, 1, cmp)
+}
+
+/// Sorts the list using binary insertion sort, given that its first `sorted`
+/// elements are already in order: each later element goes after the last
+/// element it is not less than (so equal elements keep their order), found by
+/// binary search, with O(log n) comparisons per element.
+pub(crate) fn sort_from<T, C: Comparator<T>>(
+    list: &mut [T],
+    sorted: usize,
+    cmp: &C,
+) -> Result<(), C::Error> {
+    for i in sorted.max(1)..list.len() {
         let i_el = &list[i];
-        // find the index just above the element that is in order wrt list[i]
-        let mut j = 0;
-        for (jj, j_el) in list[..i].iter().enumerate().rev() {
-            if !cmp.is_gt(j_el, i_el)? {
-                j = jj + 1;
-                break;
+        let (mut lo, mut hi) = (0, i);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if cmp.is_gt(&list[mid], i_el)? {
+                hi = mid;
+            } else {
+                lo = mid + 1;
             }
         }
-        if i != j {
-            // SAFETY: j<i, i<list.len
-            unsafe { list.get_unchecked_mut(j..=i).rotate_right(1) };
+        if lo != i {
+            list[lo..=i].rotate_right(1);
         }
     }
     Ok(())

@@ -45,8 +45,9 @@ struct SortState<'a, T, C: Comparator<T>> {
     cmp: &'a C,
     /// The list of known-sorted sections of the list that can be merged.
     /// To keep the size of this list down, this invariant is preserved:
-    ///  - `runs.len < 3 || runs[i-2].len > runs[i-1].len + runs[i].len`
-    ///  - `runs.len < 2 || runs[i-1].len > runs[i].len`
+    ///  - `i < 2 || runs[i-2].len > runs[i-1].len + runs[i].len`
+    ///  - `i < 1 || runs[i-1].len > runs[i].len`
+    /// for every `i`, once `merge_collapse` returns.
     runs: Vec<Run>,
     /// The current position in the list. When `pos == list.len()`, we can now
     /// merge the last of the runs, and we're done.
@@ -75,9 +76,9 @@ impl<'a, T, C: Comparator<T>> SortState<'a, T, C> {
             let mut run_len = get_run(&mut self.list[pos..], self.cmp)?;
             let run_min_len = min(min_run, list_len - pos);
             if run_len < run_min_len {
+                let l = &mut self.list[pos..][..run_min_len];
+                insort::sort_from(l, run_len, self.cmp)?;
                 run_len = run_min_len;
-                let l = &mut self.list[pos..][..run_len];
-                insort::sort(l, self.cmp)?;
             }
             self.runs.push(Run { pos, len: run_len });
             self.pos += run_len;
@@ -87,33 +88,36 @@ impl<'a, T, C: Comparator<T>> SortState<'a, T, C> {
         Ok(())
     }
 
-    /// Merge the runs if they're too big.
-    /// Copied almost verbatim from
+    /// Merge the runs if they're too big, until the invariant on the run
+    /// stack (see `runs`) holds again for every run, not just the top three.
+    /// This is the corrected `merge_collapse` of
     /// http://envisage-project.eu/proving-android-java-and-python-sorting-algorithm-is-broken-and-how-to-fix-it/#sec3.2
     fn merge_collapse(&mut self) -> Result<(), C::Error> {
         let runs = &mut self.runs;
         while runs.len() > 1 {
             let l = runs.len();
-            if (l >= 3 && runs[l - 1].len <= runs[l - 2].len + runs[l - 1].len)
-                || (l >= 4 && runs[l - 4].len <= runs[l - 2].len + runs[l - 3].len)
+            let merge_at = if (l >= 3 && runs[l - 3].len <= runs[l - 2].len + runs[l - 1].len)
+                || (l >= 4 && runs[l - 4].len <= runs[l - 3].len + runs[l - 2].len)
             {
-                let (pos1, pos2) = if runs[l - 3].len < runs[l - 1].len {
-                    (l - 3, l - 2)
+                if runs[l - 3].len < runs[l - 1].len {
+                    l - 3
                 } else {
-                    (l - 2, l - 1)
-                };
-                let (run1, run2) = (runs[pos1], runs[pos2]);
-                debug_assert_eq!(run1.pos + run1.len, run2.pos);
-                runs.remove(pos2);
-                runs[pos1] = Run {
-                    pos: run1.pos,
-                    len: run1.len + run2.len,
-                };
-                let l = &mut self.list[run1.pos..][..run1.len + run2.len];
-                merge(l, run1.len, self.cmp)?;
+                    l - 2
+                }
+            } else if runs[l - 2].len <= runs[l - 1].len {
+                l - 2
             } else {
                 break; // Invariant established.
-            }
+            };
+            let (run1, run2) = (runs[merge_at], runs[merge_at + 1]);
+            debug_assert_eq!(run1.pos + run1.len, run2.pos);
+            runs.remove(merge_at + 1);
+            runs[merge_at] = Run {
+                pos: run1.pos,
+                len: run1.len + run2.len,
+            };
+            let l = &mut self.list[run1.pos..][..run1.len + run2.len];
+            merge(l, run1.len, self.cmp)?;
         }
         Ok(())
     }
@@ -128,7 +132,7 @@ impl<'a, T, C: Comparator<T>> SortState<'a, T, C> {
                 pos2 -= 1;
             }
             let (run1, run2) = (runs[pos1], runs[pos2]);
-            debug_assert_eq!(run1.len, run2.pos);
+            debug_assert_eq!(run1.pos + run1.len, run2.pos);
             runs.remove(pos2);
             runs[pos1] = Run {
                 pos: run1.pos,

@@ -78,6 +78,36 @@ fn stable() {
     }
 }
 
+/// With a sorted prefix, only the rest is inserted, stably.
+#[test]
+fn sorted_prefix() {
+    let mut list = vec![
+        (1, 'a'),
+        (3, 'b'),
+        (5, 'c'),
+        (3, 'd'),
+        (0, 'e'),
+        (5, 'f'),
+        (1, 'g'),
+    ];
+    super::sort_from(
+        &mut list,
+        3,
+        &comparator(|a: &(i32, char), b| Ok(a.0 > b.0)),
+    )
+    .unwrap_or_else(never);
+    let want = vec![
+        (0, 'e'),
+        (1, 'a'),
+        (1, 'g'),
+        (3, 'b'),
+        (3, 'd'),
+        (5, 'c'),
+        (5, 'f'),
+    ];
+    assert_eq!(list, want);
+}
+
 /// Insertion sort implementation convenience used for tests.
 fn sort<T: Ord>(list: &mut [T]) {
     super::sort(list, &ord_t_comparator()).unwrap_or_else(never);

@@ -107,6 +107,74 @@ fn stable() {
     }
 }
 
+/// After every collapse the run stack keeps its invariant all the way down:
+/// also when a new run is at least as long as the one below it (which 0.1.3
+/// never merged, so one run grew by a short run per merge: Θ(n²) moves), and
+/// in the case the original algorithm missed (run lengths 120, 80, 25, 20, 30).
+#[test]
+fn merge_collapse_keeps_the_invariant() {
+    let cases: [&[usize]; 4] = [
+        &[10, 100],
+        &[120, 80, 25, 20, 30],
+        &[64, 64, 64, 64, 64, 64, 64],
+        &[50, 40, 30, 20, 10, 35, 5, 200],
+    ];
+    for lens in cases {
+        let mut list: Vec<usize> = lens.iter().flat_map(|&len| 0..len).collect();
+        let cmp = ord_t_comparator();
+        let mut state = super::SortState::new(&mut list, &cmp);
+        for &len in lens {
+            state.runs.push(super::Run {
+                pos: state.pos,
+                len,
+            });
+            state.pos += len;
+            state.merge_collapse().unwrap_or_else(never);
+            let runs: Vec<usize> = state.runs.iter().map(|run| run.len).collect();
+            for i in 1..runs.len() {
+                assert!(runs[i - 1] > runs[i], "{:?} after {:?}", runs, lens);
+                if i >= 2 {
+                    assert!(
+                        runs[i - 2] > runs[i - 1] + runs[i],
+                        "{:?} after {:?}",
+                        runs,
+                        lens
+                    );
+                }
+            }
+        }
+        state.merge_force_collapse().unwrap_or_else(never);
+        assert!(list.windows(2).all(|pair| pair[0] <= pair[1]));
+    }
+}
+
+/// A random list of 50,000 sorts with O(n log n) comparisons.
+#[test]
+fn random_list_takes_n_log_n_comparisons() {
+    let len: usize = 50_000;
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut list: Vec<u64> = (0..len)
+        .map(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        })
+        .collect();
+    let comparisons = core::cell::Cell::new(0usize);
+    crate::sort_by_gt(&mut list, |a, b| {
+        comparisons.set(comparisons.get() + 1);
+        a > b
+    });
+    assert!(list.windows(2).all(|pair| pair[0] <= pair[1]));
+    let log2 = usize::BITS - len.leading_zeros();
+    assert!(
+        comparisons.get() <= len * log2 as usize,
+        "{} comparisons",
+        comparisons.get()
+    );
+}
+
 /// Sort implementation convenience used for tests.
 fn sort<T: Ord>(list: &mut [T]) {
     super::SortState::new(list, &ord_t_comparator())
