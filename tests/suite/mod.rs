@@ -30,6 +30,7 @@ mod run_scripted;
 mod sandbox_differential;
 mod sandbox_hostile;
 mod sandbox_kernel;
+mod sandbox_sort;
 mod sandbox_warm;
 mod shell_integration;
 mod trace_versions;

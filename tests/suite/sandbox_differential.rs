@@ -18,7 +18,9 @@ fn dags_text() -> String {
     fixture("differential_dags.json")
 }
 
-fn cpython_answers(text: &str) -> Vec<Value> {
+/// What `tests/python/run_dag.py` answers for each DAG of `text` in CPython:
+/// `{"answer": ...}` or `{"error": ...}`.
+pub(crate) fn cpython_answers(text: &str) -> Vec<Value> {
     let mut child = Command::new("python3")
         .arg(common::root().join("tests/python/run_dag.py"))
         .arg(common::sandbox_dataset())
