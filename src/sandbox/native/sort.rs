@@ -264,3 +264,21 @@ pub fn install(vm: &VirtualMachine) -> PyResult<()> {
     vm.builtins.set_attr("sorted", vm.new_function("sorted", sorted), vm)?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ints_and_floats_compare_by_exact_value() {
+        let two_53 = 9_007_199_254_740_992_i64;
+        assert_eq!(int_against_float(two_53 + 1, two_53 as f64), Ordering::Greater);
+        assert_eq!(int_against_float(two_53, two_53 as f64), Ordering::Equal);
+        assert_eq!(int_against_float(0, -0.0), Ordering::Equal);
+        assert_eq!(int_against_float(-1, -0.5), Ordering::Less);
+        assert_eq!(int_against_float(1, 0.5), Ordering::Greater);
+        assert_eq!(int_against_float(i64::MAX, 9_223_372_036_854_775_808.0), Ordering::Less);
+        assert_eq!(int_against_float(i64::MIN, -9_223_372_036_854_775_808.0), Ordering::Equal);
+        assert_eq!(int_against_float(i64::MIN, f64::NEG_INFINITY), Ordering::Greater);
+    }
+}
