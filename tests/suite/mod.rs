@@ -33,6 +33,7 @@ mod sandbox_differential;
 mod sandbox_hostile;
 mod sandbox_kernel;
 mod sandbox_randomness;
+mod sandbox_sort;
 mod sandbox_warm;
 mod shell_integration;
 mod trace_v6;

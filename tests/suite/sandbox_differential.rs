@@ -18,9 +18,10 @@ fn dags_text() -> String {
     fixture("differential_dags.json")
 }
 
-/// CPython's final answers for the DAGs of `text`, or `None` when python3 is
+/// What `tests/python/run_dag.py` answers for each DAG of `text` in CPython
+/// (`{"answer": ...}` or `{"error": ...}`), or `None` when python3 is
 /// missing (under CI the test fails: see `tools`).
-fn cpython_answers(text: &str) -> Option<Vec<Value>> {
+pub(crate) fn cpython_answers(text: &str) -> Option<Vec<Value>> {
     if !common::tools::require(common::tools::Tool::Python3) {
         return None;
     }

@@ -1,0 +1,284 @@
+//! `list.sort` and `sorted`: when every sort key (the items, or what `key`
+//! returned for them) is an int within 64 bits or a bool, a float other than
+//! NaN, a str without lone surrogates, or a tuple of these whose positions
+//! hold comparable kinds, the sort runs in Rust. It is stable, and `reverse`
+//! keeps equal keys in their original order, so it gives CPython's one
+//! possible result: ints and floats compare by exact value (`-0.0 == 0`),
+//! strs by code point, tuples position by position.
+//!
+//! Anything else (NaN, big ints, other types, unorderable mixes) goes to
+//! RustPython's own sort, which raises what CPython raises; the key results
+//! computed already are handed to it, so `key` is still called once per item.
+
+use std::cell::Cell;
+use std::cmp::Ordering;
+
+use rustpython_vm::{
+    AsObject, PyObjectRef, PyPayload, PyResult, VirtualMachine,
+    builtins::{PyFloat, PyInt, PyList, PyStr, PyTuple},
+    function::{FuncArgs, KwArgs},
+};
+
+/// A sort key the native sort can order.
+enum Key<'a> {
+    Int(i64),
+    Float(f64),
+    Str(&'a str),
+    Tuple(Vec<Key<'a>>),
+}
+
+/// What kind of key sits in a place (top level or a tuple position): keys
+/// of the same shape always compare.
+#[derive(Debug, PartialEq)]
+enum Shape {
+    Number,
+    Str,
+    Tuple(Vec<Shape>),
+}
+
+impl Key<'_> {
+    /// The key of `object`, or `None` if the native sort does not cover it.
+    fn of<'a>(object: &'a PyObjectRef, vm: &VirtualMachine) -> Option<Key<'a>> {
+        let types = &vm.ctx.types;
+        let class = object.class();
+        if class.is(types.float_type) {
+            let value = object.downcast_ref::<PyFloat>()?.to_f64();
+            (!value.is_nan()).then_some(Key::Float(value))
+        } else if class.is(types.int_type) {
+            object.downcast_ref::<PyInt>()?.try_to_primitive(vm).ok().map(Key::Int)
+        } else if class.is(types.str_type) {
+            object.downcast_ref::<PyStr>()?.to_str().map(Key::Str)
+        } else if class.is(types.bool_type) {
+            Some(Key::Int(i64::from(object.is(&vm.ctx.true_value))))
+        } else if class.is(types.tuple_type) {
+            let items = object.downcast_ref::<PyTuple>()?.as_slice();
+            items.iter().map(|item| Key::of(item, vm)).collect::<Option<_>>().map(Key::Tuple)
+        } else {
+            None
+        }
+    }
+
+    /// Fit this key into `shape` (the shape so far of its place), or `false`
+    /// if it cannot be compared with every key seen there before.
+    fn fits(&self, shape: &mut Option<Shape>) -> bool {
+        let Some(known) = shape else {
+            *shape = Some(self.shape());
+            return true;
+        };
+        match (self, known) {
+            (Key::Int(_) | Key::Float(_), Shape::Number) | (Key::Str(_), Shape::Str) => true,
+            (Key::Tuple(items), Shape::Tuple(places)) => items.iter().enumerate().all(|(i, item)| {
+                if i == places.len() {
+                    places.push(item.shape());
+                    return true;
+                }
+                let mut place = Some(std::mem::replace(&mut places[i], Shape::Number));
+                let fits = item.fits(&mut place);
+                places[i] = place.expect("a place keeps its shape");
+                fits
+            }),
+            _ => false,
+        }
+    }
+
+    fn shape(&self) -> Shape {
+        match self {
+            Key::Int(_) | Key::Float(_) => Shape::Number,
+            Key::Str(_) => Shape::Str,
+            Key::Tuple(items) => Shape::Tuple(items.iter().map(Key::shape).collect()),
+        }
+    }
+
+    /// Python's `<` between keys of the same shape, as an ordering.
+    fn compare(&self, other: &Key) -> Ordering {
+        match (self, other) {
+            (Key::Int(a), Key::Int(b)) => a.cmp(b),
+            (Key::Float(a), Key::Float(b)) => a.partial_cmp(b).unwrap_or(Ordering::Equal),
+            (Key::Int(a), Key::Float(b)) => int_against_float(*a, *b),
+            (Key::Float(a), Key::Int(b)) => int_against_float(*b, *a).reverse(),
+            (Key::Str(a), Key::Str(b)) => a.as_bytes().cmp(b.as_bytes()),
+            (Key::Tuple(a), Key::Tuple(b)) => {
+                a.iter().zip(b).map(|(x, y)| x.compare(y)).find(|o| o.is_ne()).unwrap_or_else(|| a.len().cmp(&b.len()))
+            }
+            _ => Ordering::Equal,
+        }
+    }
+}
+
+/// How an int compares with a float that is not NaN, exactly (as Python does:
+/// `2**53 + 1 > float(2**53)`).
+fn int_against_float(int: i64, float: f64) -> Ordering {
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    if float >= TWO_63 {
+        return Ordering::Less;
+    }
+    if float < -TWO_63 {
+        return Ordering::Greater;
+    }
+    let whole = float.trunc();
+    // |whole| < 2^63 or whole == -2^63: the conversion is exact.
+    int.cmp(&(whole as i64)).then_with(|| whole.partial_cmp(&float).unwrap_or(Ordering::Equal))
+}
+
+/// The indices of `keys` in sorted order (stable; `reverse` keeps equal keys
+/// in their original order), or `None` if a key is not one the native sort
+/// covers or two keys cannot be compared.
+fn sorted_order(keys: &[PyObjectRef], reverse: bool, vm: &VirtualMachine) -> Option<Vec<usize>> {
+    let mut shape = None;
+    let mut keyed = Vec::with_capacity(keys.len());
+    for (index, object) in keys.iter().enumerate() {
+        let key = Key::of(object, vm)?;
+        if !key.fits(&mut shape) {
+            return None;
+        }
+        keyed.push((key, index));
+    }
+    if reverse {
+        keyed.sort_by(|(a, _), (b, _)| b.compare(a));
+    } else {
+        keyed.sort_by(|(a, _), (b, _)| a.compare(b));
+    }
+    Some(keyed.into_iter().map(|(_, index)| index).collect())
+}
+
+/// `key` and `reverse` of a call to `list.sort`/`sorted`, when they are what
+/// the native sort takes (`key` None or a callable, `reverse` an int).
+fn sort_options<'a>(
+    kwargs: impl IntoIterator<Item = (&'a String, &'a PyObjectRef)>,
+    vm: &VirtualMachine,
+) -> Option<(Option<PyObjectRef>, bool)> {
+    let (mut key, mut reverse) = (None, false);
+    for (name, value) in kwargs {
+        match name.as_str() {
+            "key" if vm.is_none(value) => {}
+            "key" => key = Some(value.clone()),
+            "reverse" if value.class().is(vm.ctx.types.bool_type) => reverse = value.is(&vm.ctx.true_value),
+            "reverse" => reverse = value.downcast_ref_if_exact::<PyInt>(vm)?.try_to_primitive::<i64>(vm).ok()? != 0,
+            _ => return None,
+        }
+    }
+    Some((key, reverse))
+}
+
+/// Sort `list` in place; `fallback` is RustPython's `list.sort`.
+fn sort_list(
+    list: &PyObjectRef,
+    key: Option<PyObjectRef>,
+    reverse: bool,
+    fallback: &PyObjectRef,
+    vm: &VirtualMachine,
+) -> PyResult<()> {
+    let payload = list.downcast_ref::<PyList>().expect("sort_list is given a list");
+    let Some(key) = key else {
+        let items = payload.borrow_vec().to_vec();
+        if let Some(order) = sorted_order(&items, reverse, vm) {
+            *payload.borrow_vec_mut() = order.into_iter().map(|i| items[i].clone()).collect();
+            return Ok(());
+        }
+        return python_sort(list, None, reverse, fallback, vm);
+    };
+    // As in CPython, the list is empty while `key` runs.
+    let items = std::mem::take(&mut *payload.borrow_vec_mut());
+    let keys: PyResult<Vec<PyObjectRef>> = items.iter().map(|item| key.call((item.clone(),), vm)).collect();
+    let modified = !payload.borrow_vec().is_empty();
+    let order = keys.as_ref().ok().filter(|_| !modified).and_then(|keys| sorted_order(keys, reverse, vm));
+    let sorted = order.is_some();
+    *payload.borrow_vec_mut() = match order {
+        Some(order) => order.into_iter().map(|i| items[i].clone()).collect(),
+        None => items,
+    };
+    let keys = keys?;
+    if modified {
+        return Err(vm.new_value_error("list modified during sort"));
+    }
+    if sorted {
+        return Ok(());
+    }
+    python_sort(list, Some(keys), reverse, fallback, vm)
+}
+
+/// Sort `list` with RustPython's `list.sort` (`fallback`), by `keys` when
+/// given (computed already, handed back in order), the way CPython does
+/// `reverse`: reverse, sort ascending, reverse again — which RustPython does
+/// not, and which decides the order where `<` is not a total order (NaN).
+fn python_sort(
+    list: &PyObjectRef,
+    keys: Option<Vec<PyObjectRef>>,
+    reverse: bool,
+    fallback: &PyObjectRef,
+    vm: &VirtualMachine,
+) -> PyResult<()> {
+    let payload = list.downcast_ref::<PyList>().expect("python_sort is given a list");
+    let mut kwargs = KwArgs::default();
+    if let Some(mut keys) = keys {
+        if reverse {
+            keys.reverse();
+        }
+        let next = Cell::new(0);
+        let replay = vm.new_function("key", move |_item: PyObjectRef, vm: &VirtualMachine| {
+            let index = next.replace(next.get() + 1);
+            keys.get(index).cloned().unwrap_or_else(|| vm.ctx.none())
+        });
+        kwargs = KwArgs::from_iter([("key".to_owned(), replay.into())]);
+    }
+    if reverse {
+        payload.borrow_vec_mut().reverse();
+    }
+    let sorted = fallback.call(FuncArgs::new(vec![list.clone()], kwargs), vm);
+    if reverse {
+        payload.borrow_vec_mut().reverse();
+    }
+    sorted.map(drop)
+}
+
+/// Put the native `list.sort` on the list type and the native `sorted` in
+/// the builtins, each calling RustPython's own for what it does not cover.
+pub fn install(vm: &VirtualMachine) -> PyResult<()> {
+    let list_type = vm.ctx.types.list_type;
+    let name = vm.ctx.intern_str("sort");
+    let python_sort = list_type.get_attr(name).ok_or_else(|| vm.new_type_error("list has no sort"))?;
+    let python_sorted = vm.builtins.get_attr("sorted", vm)?;
+    let fallback = python_sort.clone();
+    let sort = move |args: FuncArgs, vm: &VirtualMachine| -> PyResult<()> {
+        let list = args.args.first().filter(|list| list.downcast_ref::<PyList>().is_some());
+        match (list, sort_options(&args.kwargs, vm)) {
+            (Some(list), Some((key, reverse))) if args.args.len() == 1 => {
+                sort_list(list, key, reverse, &python_sort, vm)
+            }
+            _ => python_sort.call(args, vm).map(drop),
+        }
+    };
+    let sorted = move |args: FuncArgs, vm: &VirtualMachine| -> PyResult {
+        let (Some(iterable), Some((key, reverse))) = (args.args.first(), sort_options(&args.kwargs, vm)) else {
+            return python_sorted.call(args, vm);
+        };
+        if args.args.len() != 1 {
+            return python_sorted.call(args, vm);
+        }
+        let items: Vec<PyObjectRef> = iterable.try_to_value(vm)?;
+        let list: PyObjectRef = PyList::from(items).into_ref(&vm.ctx).into();
+        sort_list(&list, key, reverse, &fallback, vm)?;
+        Ok(list)
+    };
+    list_type.set_attr(name, super::method("sort", sort, vm));
+    vm.builtins.set_attr("sorted", vm.new_function("sorted", sorted), vm)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ints_and_floats_compare_by_exact_value() {
+        let two_53 = 9_007_199_254_740_992_i64;
+        assert_eq!(int_against_float(two_53 + 1, two_53 as f64), Ordering::Greater);
+        assert_eq!(int_against_float(two_53, two_53 as f64), Ordering::Equal);
+        assert_eq!(int_against_float(0, -0.0), Ordering::Equal);
+        assert_eq!(int_against_float(-1, -0.5), Ordering::Less);
+        assert_eq!(int_against_float(1, 0.5), Ordering::Greater);
+        assert_eq!(int_against_float(i64::MAX, 9_223_372_036_854_775_808.0), Ordering::Less);
+        assert_eq!(int_against_float(i64::MIN, -9_223_372_036_854_775_808.0), Ordering::Equal);
+        assert_eq!(int_against_float(i64::MIN, f64::NEG_INFINITY), Ordering::Greater);
+    }
+}
