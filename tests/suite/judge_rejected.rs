@@ -96,6 +96,7 @@ fn run_command(mock: &MockLlm, dir: &Path, flags: &[&str]) -> tokio::process::Co
         .arg(dir.join("run"))
         .env("OPENAI_API_KEY", "test-key")
         .env("XDG_CONFIG_HOME", dir.join("config"))
+        .env("XDG_CACHE_HOME", dir.join("cache"))
         .env("EVAL_DAG_LOG", dir.join("log.txt"));
     command
 }
