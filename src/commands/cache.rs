@@ -93,21 +93,22 @@ fn scopes(config: &RunConfig) -> BTreeMap<LlmRole, CacheScope> {
     LlmRole::ALL.into_iter().filter_map(|role| Some((role, scope(role)?))).collect()
 }
 
-/// The run's cache at `path`, if any, with `llm` behind it; the cache itself is
+/// Put the run's cache at `path`, if any, in front of `llm`; the cache is
 /// returned to tell of a warning at the end. A file that cannot be created is
 /// an error (before any call).
 pub fn with_cache(
     path: Option<&Path>,
     config: &RunConfig,
-    llm: Arc<dyn LlmClient>,
-) -> anyhow::Result<(Arc<dyn LlmClient>, Option<Arc<ResponseCache>>)> {
+    llm: &mut Arc<dyn LlmClient>,
+) -> anyhow::Result<Option<Arc<ResponseCache>>> {
     let scopes = scopes(config);
     let Some(path) = path.filter(|_| !scopes.is_empty()) else {
-        return Ok((llm, None));
+        return Ok(None);
     };
     let cache = Arc::new(ResponseCache::open(path)?);
     if let Some(warning) = cache.warning() {
         eprintln!("warning: {warning}");
     }
-    Ok((Arc::new(CachedClient::new(llm, cache.clone(), scopes)), Some(cache)))
+    *llm = Arc::new(CachedClient::new(llm.clone(), cache.clone(), scopes));
+    Ok(Some(cache))
 }

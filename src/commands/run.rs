@@ -203,8 +203,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         let plan = super::dry_run::DryRun { config: &config, dataset: &dataset, prompts: &prompts, llm: llm.as_ref() };
         return plan.print(questions.as_deref());
     }
-    let (cached, cache) = super::cache::with_cache(file.cache_path(&args.harness).as_deref(), &config, llm)?;
-    llm = cached;
+    let cache = super::cache::with_cache(file.cache_path(&args.harness).as_deref(), &config, &mut llm)?;
     let cache_warning = cache.as_ref().and_then(|cache| cache.warning());
     let trace_path = plan.out.join("trace.jsonl");
     let live = match &args.otlp {

@@ -7,7 +7,7 @@ use serde::{Deserialize, Deserializer};
 
 use super::Config;
 use crate::cli::HarnessFlags;
-use crate::run::Budget;
+use crate::domain::Budget;
 
 /// `[cache]`: where the response cache lives, or that there is none.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

@@ -4,15 +4,13 @@
 //! screen, the trace reader, the results file and the report are drawn from.
 //! It depends only on the domain types and never on the runtime or the UI.
 
-mod budget;
 pub mod conversation;
 mod events;
 mod llm_call;
 mod question_state;
 mod state;
 
-pub use crate::domain::{AttemptAt, IterationAt};
-pub use budget::{Budget, BudgetLimit, Spend};
+pub use crate::domain::{AttemptAt, Budget, BudgetLimit, IterationAt, Spend};
 pub use events::{Command, DatasetRef, EngineEvent, HandEdit, Outcome, RunSettings, RunSummary, Stage};
 pub use llm_call::{LlmCall, PromptMessage};
 pub use question_state::{AnswerLabel, Attempt, Iteration, NodeRun, QuestionState, QuestionStatus, StageRecord};
