@@ -7,7 +7,7 @@ use std::process::Command;
 use crate::common::eval_dag;
 
 /// The visible subcommands every script and page names.
-const SUBCOMMANDS: [&str; 12] = [
+const SUBCOMMANDS: [&str; 13] = [
     "run",
     "replay",
     "prepare",
@@ -18,6 +18,7 @@ const SUBCOMMANDS: [&str; 12] = [
     "grade",
     "recritic",
     "export",
+    "cache",
     "completions",
     "man",
 ];
