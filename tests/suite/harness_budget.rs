@@ -106,3 +106,22 @@ async fn a_dry_run_calls_nobody_and_its_range_holds_the_real_runs_count() {
     let (cost_low, cost_high) = line.rsplit("cost ").next().unwrap().split_once('–').unwrap();
     assert!(usd(cost_low) > 0.0 && usd(cost_low) < usd(cost_high), "priced as gpt-4o-mini: {line}");
 }
+
+#[test]
+fn the_header_shows_the_spend_against_the_budget() {
+    use common::tui::screen;
+    use eval_dag::run::{Budget, RunSettings, RunState};
+    use eval_dag::tui::{App, Theme};
+    let budget = Budget { max_cost_usd: Some(0.5), max_tokens: Some(50_000), per_question_usd: None };
+    let mut state = RunState::default();
+    state.apply(
+        0,
+        &EngineEvent::RunStarted { settings: RunSettings { budget: Some(budget), ..RunSettings::default() } },
+    );
+    state.cost_usd = 0.0123;
+    state.usage.prompt_tokens = 1200;
+    state.usage.completion_tokens = 34;
+    let frame = screen(&App::new(state, Theme::dark(), None, None), 140, 30);
+    let first = frame.lines().next().unwrap();
+    assert!(first.contains("1234 / 50000 tokens") && first.contains("$0.0123 / $0.50"), "{first}");
+}
