@@ -125,3 +125,25 @@ fn the_header_shows_the_spend_against_the_budget() {
     let first = frame.lines().next().unwrap();
     assert!(first.contains("1234 / 50000 tokens") && first.contains("$0.0123 / $0.50"), "{first}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_per_question_budget_stops_each_question_that_reaches_it() {
+    let mock = mock(2).await;
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("config.toml");
+    // One call of a question (priced as gpt-4o-mini) costs more than this.
+    std::fs::write(&config, "[budget]\nper_question_usd = 0.00001\n").unwrap();
+    let flags = ["--no-cache", "--config", config.to_str().unwrap()];
+    let ran = finish(command(&mock, home.path(), "run", 2, &flags), &home.path().join("run")).await;
+    assert_eq!(ran.code, Some(1), "{}", ran.stderr);
+    let outcomes = finished(&ran.events);
+    assert_eq!(outcomes.len(), 2, "{outcomes:?}");
+    assert!(
+        outcomes
+            .iter()
+            .all(|(o, r)| *o == Outcome::Budget && r.as_deref().is_some_and(|r| r.contains("per_question_usd")))
+    );
+    assert_eq!(mock.requests().len(), 1 + 2, "question generation, then one build per question");
+    let line = ran.stderr.lines().find(|l| l.starts_with("budget:")).expect("a budget line");
+    assert!(line.contains("per_question_usd $0.00001 reached by 2 questions"), "{line}");
+}
