@@ -53,6 +53,8 @@ pub enum CliCommand {
     /// it as an OTLP JSON file: one trace per run, a span per question,
     /// attempt, iteration, stage and model call.
     Export(ExportArgs),
+    /// Look into or trim the response cache (`stats`, `prune`).
+    Cache(CacheArgs),
     /// Print a shell completion script on stdout.
     Completions(CompletionsArgs),
     /// Print the man page (roff) on stdout, or write one page per command into a directory.
@@ -195,6 +197,9 @@ pub struct RunArgs {
     /// (e.g. '{"abs_tol": 0.5, "ignore_order": true}').
     #[arg(long = "match", value_name = "JSON", value_parser = parse_json_object, conflicts_with_all = ["resume", "retry_failed"])]
     pub match_options: Option<serde_json::Map<String, serde_json::Value>>,
+    /// The response cache, the spending limits and the dry run.
+    #[command(flatten)]
+    pub harness: HarnessFlags,
 }
 
 /// A JSON object given on the command line.
@@ -457,4 +462,55 @@ pub struct SandboxWorkerArgs {
     /// Dataset directory the worker loads once.
     #[arg(long)]
     pub dataset: PathBuf,
+}
+
+/// `run`'s response cache, spending limits and dry run.
+#[derive(Debug, Clone, Default, Args)]
+pub struct HarnessFlags {
+    /// The response cache file (default: responses.sqlite in the user cache
+    /// directory, or `[cache] path`): a call answered before is answered from it.
+    #[arg(long, value_name = "FILE", env = "EVAL_DAG_CACHE", conflicts_with = "no_cache")]
+    pub cache: Option<PathBuf>,
+    /// Neither read nor write the response cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Stop the run once it has spent this many US dollars (prices as in the
+    /// header); `--resume` with a larger limit finishes it.
+    #[arg(long, value_name = "USD", allow_negative_numbers = true)]
+    pub max_cost: Option<f64>,
+    /// Stop the run once it has used this many tokens (prompt + completion).
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub max_tokens: Option<i64>,
+    /// Call no model: print the calls, tokens and cost the run would take, per model.
+    #[arg(long, conflicts_with_all = ["resume", "retry_failed"])]
+    pub dry_run: bool,
+}
+
+/// Arguments of `cache`.
+#[derive(Debug, Args)]
+pub struct CacheArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub action: CacheAction,
+}
+
+/// `cache stats` or `cache prune`.
+#[derive(Debug, Subcommand)]
+pub enum CacheAction {
+    /// Entries, size and hits by model.
+    Stats {
+        /// The cache file (default: the one `run` uses).
+        file: Option<PathBuf>,
+    },
+    /// Delete stored responses: those older than DAYS and/or of model M, else all.
+    Prune {
+        /// The cache file (default: the one `run` uses).
+        file: Option<PathBuf>,
+        /// Only responses stored more than DAYS days ago.
+        #[arg(long, value_name = "DAYS", value_parser = clap::value_parser!(u32))]
+        older_than: Option<u32>,
+        /// Only responses of model M.
+        #[arg(long, value_name = "M")]
+        model: Option<String>,
+    },
 }

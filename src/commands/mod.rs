@@ -15,9 +15,11 @@ macro_rules! say {
     };
 }
 
+mod cache;
 mod compare;
 mod completions;
 mod derive;
+mod dry_run;
 mod exec;
 mod export;
 mod grade;
@@ -48,6 +50,7 @@ pub fn dispatch(command: CliCommand) -> anyhow::Result<ExitCode> {
         CliCommand::Grade(args) => grade::run(args),
         CliCommand::Recritic(args) => recritic::run(args),
         CliCommand::Export(args) => export::run(args),
+        CliCommand::Cache(args) => cache::run(args),
         CliCommand::Completions(args) => completions::run(&args),
         CliCommand::Man(args) => man::run(&args),
         CliCommand::SandboxWorker(args) => {

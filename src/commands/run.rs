@@ -18,7 +18,7 @@ use crate::grade::{Grader, GradingSettings, read_questions_file};
 use crate::llm::LlmRole;
 use crate::prompts::{Prompts, override_dir};
 use crate::report::write_eval_results;
-use crate::run::{EngineEvent, Outcome, QuestionStatus, RunSettings, RunState};
+use crate::run::{Budget, BudgetLimit, EngineEvent, Outcome, QuestionStatus, RunSettings, RunState, Spend};
 use crate::trace::{TraceHeader, TraceLines, TraceWriter};
 use crate::tui::Theme;
 
@@ -73,6 +73,41 @@ pub fn summary_line(state: &RunState) -> String {
         line.push_str(&format!(" — run failed: {failure}"));
     }
     line
+}
+
+/// The limits of a continued run: each given one (flags, config file) over
+/// the one the run was started with.
+fn continued_budget(earlier: Option<Budget>, given: Option<Budget>) -> Option<Budget> {
+    let (earlier, given) = (earlier.unwrap_or_default(), given.unwrap_or_default());
+    let budget = Budget {
+        max_cost_usd: given.max_cost_usd.or(earlier.max_cost_usd),
+        max_tokens: given.max_tokens.or(earlier.max_tokens),
+        per_question_usd: given.per_question_usd.or(earlier.per_question_usd),
+    };
+    (!budget.is_unlimited()).then_some(budget)
+}
+
+/// When the budget stopped questions: the limit reached, what was spent and
+/// by how much the calls in flight at the limit went over it, in one line.
+fn budget_line(state: &RunState) -> Option<String> {
+    let stopped = state.count(|s| s == QuestionStatus::Done(Outcome::Budget));
+    let budget = state.settings.as_ref()?.budget.filter(|_| stopped > 0)?;
+    let spend = Spend { run_usd: state.cost_usd, run_tokens: state.usage.total(), question_usd: 0.0 };
+    let spent = format!("spent ${:.4} and {} tokens", state.cost_usd, state.usage.total());
+    let stopped = crate::text::plural(stopped, "question");
+    Some(match budget.reached(spend) {
+        Some(limit) => {
+            let over = match limit {
+                BudgetLimit::MaxTokens(_) => format!("{} tokens", limit.overshoot(spend)),
+                _ => format!("${:.4}", limit.overshoot(spend)),
+            };
+            format!("budget: {limit} reached, {spent} (calls in flight went {over} over); {stopped} stopped")
+        }
+        None => {
+            let limit = budget.per_question_usd.map_or(String::new(), |usd| format!("per_question_usd ${usd} "));
+            format!("budget: {limit}reached by {stopped}; the run {spent}")
+        }
+    })
 }
 
 /// The command that continues the run in `out`.
@@ -176,7 +211,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         ),
     };
     let seed = plan.earlier.as_ref().map_or(args.seed, |earlier| earlier.header.settings.seed);
+    let budget = file.budget(&args.harness)?;
     let (mut llm, roles) = super::providers::build_llm(&config, seed, &dataset, questions.as_deref(), offline)?;
+    if args.harness.dry_run {
+        let plan = super::dry_run::DryRun { config: &config, dataset: &dataset, prompts: &prompts, llm: llm.as_ref() };
+        return plan.print(questions.as_deref());
+    }
+    let cache = super::cache::with_cache(file.cache_path(&args.harness).as_deref(), &config, &mut llm)?;
+    let cache_warning = cache.as_ref().and_then(|cache| cache.warning());
     let trace_path = plan.out.join("trace.jsonl");
     let live = match &args.otlp {
         Some(url) => Some(super::export::Live::new(url, &args.otlp_headers, &plan.out, trace_path.clone())?),
@@ -186,7 +228,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("cannot create output directory {}", plan.out.display()))?;
     let (settings, trace, prior) = match &plan.earlier {
         Some(earlier) => {
-            let settings = earlier.header.settings.clone();
+            let mut settings = earlier.header.settings.clone();
+            settings.budget = continued_budget(settings.budget, budget);
             if settings.dataset_hash != dataset.content_hash {
                 anyhow::bail!(
                     "the dataset in {} changed since the run started; continuing needs the same data",
@@ -213,6 +256,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 roles,
                 datasets: Vec::new(),
                 repeat: args.repeat.unwrap_or(1),
+                budget,
             };
             (settings.clone(), TraceWriter::create(&trace_path, &TraceHeader::new(settings))?, None)
         }
@@ -263,6 +307,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let _ = writeln!(stderr, "trace:   {}", trace_path.display());
     if state.questions.iter().any(|q| q.status.is_unfinished()) {
         let _ = writeln!(stderr, "resume:  {}", resume_command(&plan.out));
+    }
+    if let Some(warning) =
+        cache.as_ref().and_then(|cache| cache.warning()).filter(|w| Some(w) != cache_warning.as_ref())
+    {
+        let _ = writeln!(stderr, "warning: {warning}");
+    }
+    if let Some(line) = budget_line(&state) {
+        let _ = writeln!(stderr, "{line}");
     }
     match exported {
         Some(Ok(line)) => {

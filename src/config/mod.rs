@@ -18,11 +18,13 @@ use crate::domain::LlmRole;
 use crate::llm::ModelPrice;
 use crate::tui::Keymap;
 
+mod harness;
 mod keys;
 mod roles;
 #[cfg(test)]
 mod tests;
 
+pub use harness::{BudgetSection, CacheSection, default_cache_path};
 pub use roles::{RoleChoice, RoleConfig, RoleConfigs, RoleSection, RolesSection};
 
 /// Environment variable naming a config file to read instead of the default one.
@@ -52,6 +54,12 @@ pub struct Config {
     /// Prices by model name (a name also matches `name-<suffix>`), over the built-in ones.
     #[serde(default)]
     pub prices: IndexMap<String, ModelPrice>,
+    /// The response cache.
+    #[serde(default)]
+    pub cache: CacheSection,
+    /// Spending limits.
+    #[serde(default)]
+    pub budget: BudgetSection,
     /// `[keys]` as written; [`Config::parse`] turns it into [`Config::keys`].
     #[serde(default, rename = "keys")]
     written_keys: keys::WrittenKeys,

@@ -4,6 +4,7 @@
 //! load unchanged; fields we add are optional on input and unknown fields are
 //! ignored.
 
+mod budget;
 mod dag;
 mod diff;
 mod exchange;
@@ -13,6 +14,7 @@ mod location;
 mod question;
 mod result;
 
+pub use budget::{Budget, BudgetLimit, Spend};
 pub use dag::{DagEdge, DagNodeSpec, GeneratedDag};
 pub use diff::{FindingFate, IterationDiff, NodeChange, code_diff};
 pub use exchange::{CallKey, ChatMessage, FinishReason, LlmRole, RoleModel, RoleModels, TokenUsage};

@@ -11,11 +11,11 @@ use crate::dag::DagExecutor;
 use crate::dataset::Dataset;
 use crate::grade::Grader;
 use crate::llm::{
-    CallKey, ChatMessage, DeltaSink, LlmClient, LlmError, LlmRequest, LlmResponse, LlmRole, StreamUpdate, TokenUsage,
-    serving,
+    CallKey, ChatMessage, DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, LlmRole, StreamUpdate,
+    TokenUsage, serving,
 };
 use crate::prompts::Prompts;
-use crate::run::EngineEvent;
+use crate::run::{Budget, BudgetLimit, EngineEvent, Spend};
 
 /// The pieces a run is made of, given by the caller.
 pub struct EngineParts {
@@ -45,6 +45,8 @@ pub struct RunContext {
     pub seed: u64,
     /// Layer reviews at once per DAG; 0 reviews every layer at once.
     pub review_concurrency: usize,
+    /// Spending limits: a call that would start past one is not sent.
+    pub budget: Budget,
 }
 
 impl RunContext {
@@ -59,8 +61,24 @@ impl RunContext {
         RecordedLlm(self)
     }
 
+    /// The limit the run (or `question_id`, when given) has reached, if any.
+    pub fn budget_reached(&self, question_id: Option<&str>) -> Option<BudgetLimit> {
+        if self.budget.is_unlimited() {
+            return None;
+        }
+        let spend = self.emitter.with_state(|s| Spend {
+            run_usd: s.cost_usd,
+            run_tokens: s.usage.total(),
+            question_usd: question_id.and_then(|id| s.question(id)).map_or(0.0, |q| q.cost_usd),
+        });
+        self.budget.reached(spend)
+    }
+
     async fn record_call(&self, request: LlmRequest) -> Result<LlmResponse, LlmError> {
         let LlmRequest { key, messages, json } = request;
+        if let Some(limit) = self.budget_reached(key.question_id.as_deref()) {
+            return Err(LlmError::new(LlmErrorKind::Budget, format!("stopped by the budget: {limit} reached")));
+        }
         let call_id = self.emitter.next_call_id();
         let served = serving(self.parts.llm.as_ref(), key.role);
         self.emitter.emit(EngineEvent::LlmCallStarted {
@@ -90,6 +108,7 @@ impl RunContext {
             Ok(reply) => (Some(reply.text.clone()), reply.usage, None, reply.retries),
             Err(err) => (None, Default::default(), Some(err.message.clone()), err.retries),
         };
+        let from_cache = outcome.as_ref().is_ok_and(|reply| reply.from_cache);
         self.emitter.emit(EngineEvent::LlmCallFinished {
             call_id,
             key,
@@ -100,7 +119,7 @@ impl RunContext {
             retries,
             cost_usd: served.cost_usd(usage),
             finish_reason: None,
-            from_cache: false,
+            from_cache,
             estimated: false,
         });
         outcome

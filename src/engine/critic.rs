@@ -11,7 +11,7 @@ use crate::domain::{
     AttemptAt, CriticFeedback, ExecutionResult, Finding, FindingSource, GeneratedDag, Question, Severity,
 };
 use crate::grade::Answer;
-use crate::llm::{CallKey, LlmRole};
+use crate::llm::{CallKey, LlmErrorKind, LlmRole};
 use crate::prompts::extract_json_object;
 use crate::run::{EngineEvent, Outcome, Stage};
 use serde_json::Value;
@@ -34,6 +34,8 @@ enum Built {
     Unreadable(CriticFeedback),
     /// The call failed for good (the attempt fails with this reason).
     CallFailed(String),
+    /// The call was not sent: the budget is spent (why, in one line).
+    OverBudget(String),
 }
 
 /// What the structural checks and the trial run came to.
@@ -53,6 +55,8 @@ pub(super) enum Verdict {
     Approved(ExecutionResult),
     /// An LLM call failed for good (why, in one line).
     Failed(String),
+    /// An LLM call was not sent: the budget is spent (why, in one line).
+    OverBudget(String),
 }
 
 impl Attempt<'_> {
@@ -146,6 +150,7 @@ impl Attempt<'_> {
         );
         let reply = match self.ctx.call_llm(key, messages, true).await {
             Ok(reply) => reply,
+            Err(err) if err.kind == LlmErrorKind::Budget => return Built::OverBudget(err.message),
             Err(err) => return Built::CallFailed(format!("building the DAG failed: {err}")),
         };
         let parsed = extract_json_object(&reply).map_err(|err| err.to_string()).and_then(|value| {
@@ -220,6 +225,7 @@ impl Attempt<'_> {
         });
         let dag = match built.await? {
             Built::CallFailed(reason) => return Ok(Verdict::Failed(reason)),
+            Built::OverBudget(reason) => return Ok(Verdict::OverBudget(reason)),
             Built::Unreadable(feedback) => {
                 self.verdict(iteration, &feedback);
                 let empty = GeneratedDag {
@@ -257,6 +263,7 @@ impl Attempt<'_> {
             .await?;
         let review = match review {
             Ok(review) => review,
+            Err((_, err)) if err.kind == LlmErrorKind::Budget => return Ok(Verdict::OverBudget(err.message)),
             Err((layer, err)) => {
                 return Ok(Verdict::Failed(format!("the review of layer {layer} failed: {err}")));
             }
@@ -329,9 +336,14 @@ pub async fn run_attempt(
 ) {
     let run = Attempt { ctx, question, at };
     ctx.emitter.emit(EngineEvent::QuestionStarted { at: run.at.clone(), forked_from, by_hand: false });
+    if let Some(limit) = ctx.budget_reached(Some(&question.id)) {
+        // Nothing new starts once the budget is spent.
+        return run.finish(Outcome::Budget, 0, None, Some(format!("not started: {limit} reached")));
+    }
     let mut previous = seed;
     for iteration in 1..=ctx.max_iterations {
         match run.iterate(iteration, previous.as_ref()).await {
+            Ok(Verdict::OverBudget(reason)) => return run.finish(Outcome::Budget, iteration, None, Some(reason)),
             Err(Cancelled) => return run.finish(Outcome::Cancelled, iteration, None, Some("cancelled".into())),
             Ok(Verdict::Failed(reason)) => return run.finish(Outcome::Failed, iteration, None, Some(reason)),
             Ok(Verdict::Approved(trial)) => return run.answer(iteration, trial, Outcome::Passed).await,

@@ -411,6 +411,7 @@ pub(super) fn context(
         max_iterations: settings.max_iterations,
         seed: settings.seed,
         review_concurrency: settings.review_concurrency as usize,
+        budget: settings.budget.unwrap_or_default(),
     };
     (Arc::new(ctx), events)
 }

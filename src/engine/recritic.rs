@@ -38,6 +38,9 @@ async fn rejudge_attempt(ctx: &RunContext, question: &Question, recorded: &run::
                         return run.finish(Outcome::Cancelled, it.number, None, Some("cancelled".into()));
                     }
                     Ok(Verdict::Failed(reason)) => return run.finish(Outcome::Failed, it.number, None, Some(reason)),
+                    Ok(Verdict::OverBudget(reason)) => {
+                        return run.finish(Outcome::Budget, it.number, None, Some(reason));
+                    }
                     Ok(Verdict::Approved(trial)) => Some(trial),
                     Ok(Verdict::Rejected(..)) => None,
                 }

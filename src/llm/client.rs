@@ -52,6 +52,8 @@ pub struct LlmResponse {
     pub usage: TokenUsage,
     /// Retries spent before this reply.
     pub retries: u32,
+    /// Served by the response cache: no request was sent.
+    pub from_cache: bool,
 }
 
 /// Why a call failed for good.
@@ -75,6 +77,8 @@ pub enum LlmErrorKind {
     BadResponse,
     /// Nothing recorded for this call (replay).
     NotRecorded,
+    /// Not sent: the run's budget is spent.
+    Budget,
 }
 
 /// A failed call.

@@ -72,7 +72,7 @@ impl RetryPolicy {
         let mut retries = 0u32;
         loop {
             match attempt().await {
-                Ok((text, usage)) => return Ok(LlmResponse { text, usage, retries }),
+                Ok((text, usage)) => return Ok(LlmResponse { text, usage, retries, ..LlmResponse::default() }),
                 Err(Failure { mut error, next: Next::Without }) => {
                     tracing::warn!("{}", error.message);
                     error.retries = retries;

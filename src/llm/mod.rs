@@ -3,6 +3,8 @@
 //! recorded trace.
 
 mod anthropic;
+mod cache;
+mod cache_store;
 mod client;
 mod http;
 mod offline;
@@ -16,6 +18,8 @@ pub use anthropic::{
     ANTHROPIC_API_KEY_ENV, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, AnthropicClient, AnthropicSettings,
     normalise_anthropic_url,
 };
+pub use cache::{CacheScope, CachedClient};
+pub use cache_store::{CacheFileError, CacheStats, ModelStats, ResponseCache};
 pub use client::{
     DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, StreamUpdate, ignore_stream, serving,
 };

@@ -292,7 +292,8 @@ pub(super) fn level_breakdown(state: &RunState, level: DifficultyLevel) -> Level
 /// The questions the budget stopped and what was spent, when it stopped any.
 fn budget_use(state: &RunState) -> Option<BudgetUse> {
     let stopped = state.count(|s| s == QuestionStatus::Done(Outcome::Budget));
-    (stopped > 0).then_some(BudgetUse { max_cost_usd: None, spent_usd: state.cost_usd, stopped })
+    let max_cost_usd = state.settings.as_ref().and_then(|s| s.budget).and_then(|b| b.max_cost_usd);
+    (stopped > 0).then_some(BudgetUse { max_cost_usd, spent_usd: state.cost_usd, stopped })
 }
 
 /// The response cache's hits and misses, when it served any call.

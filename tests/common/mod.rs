@@ -12,13 +12,18 @@ pub fn root() -> PathBuf {
 }
 
 /// The eval-dag binary, isolated from the developer's setup: its config
-/// directory is `home/config` (empty unless a test writes there), it logs to
-/// `home/log.txt`, and no LLM setting leaks in from the environment.
+/// directory is `home/config` (empty unless a test writes there), its response
+/// cache is under `home/cache`, it logs to `home/log.txt`, and no LLM setting
+/// leaks in from the environment.
 pub fn eval_dag(home: &std::path::Path) -> std::process::Command {
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_eval-dag"));
-    command.env("XDG_CONFIG_HOME", home.join("config")).env("EVAL_DAG_LOG", home.join("log.txt"));
+    command
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_CACHE_HOME", home.join("cache"))
+        .env("EVAL_DAG_LOG", home.join("log.txt"));
     for name in [
         "EVAL_DAG_CONFIG",
+        "EVAL_DAG_CACHE",
         "EVAL_DAG_LLM",
         "EVAL_DAG_MODEL",
         "EVAL_DAG_THEME",

@@ -198,7 +198,9 @@ async fn review_concurrency_from_the_file_reviews_one_layer_at_a_time_and_the_fl
         &format!("[llm]\nprovider = \"openai\"\nbase_url = \"{}\"\n[run]\nreview_concurrency = 1\n", mock.base_url()),
     );
     let mut spans = Vec::new();
-    for (name, flags, recorded) in [("sequential", &[][..], 1), ("concurrent", &["--review-concurrency", "0"][..], 0)] {
+    // Without the response cache: the second run's reviews go to the server too.
+    let concurrent = ["--no-cache", "--review-concurrency", "0"];
+    for (name, flags, recorded) in [("sequential", &["--no-cache"][..], 1), ("concurrent", &concurrent[..], 0)] {
         let out = home.join(name);
         let mut command = common::eval_dag(home);
         command.arg("run").arg(fraud()).arg("--headless").arg("--out").arg(&out).args(flags).env("OPENAI_API_KEY", "k");

@@ -96,6 +96,7 @@ fn run_command(mock: &MockLlm, dir: &Path, flags: &[&str]) -> tokio::process::Co
         .arg(dir.join("run"))
         .env("OPENAI_API_KEY", "test-key")
         .env("XDG_CONFIG_HOME", dir.join("config"))
+        .env("XDG_CACHE_HOME", dir.join("cache"))
         .env("EVAL_DAG_LOG", dir.join("log.txt"));
     command
 }
@@ -226,6 +227,7 @@ async fn killed_after_the_judge_call_and_resumed_it_does_not_ask_the_judge_again
         .arg(&run)
         .env("OPENAI_API_KEY", "test-key")
         .env("XDG_CONFIG_HOME", &home)
+        .env("XDG_CACHE_HOME", dir.path().join("cache"))
         .env("EVAL_DAG_LOG", dir.path().join("log.txt"))
         .output()
         .await

@@ -8,6 +8,8 @@ mod compare_runs;
 mod config_file;
 mod grade_judges;
 mod grade_rules;
+mod harness_budget;
+mod harness_cache;
 mod judge_rejected;
 mod labels;
 mod llm_local;

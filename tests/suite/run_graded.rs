@@ -260,6 +260,7 @@ async fn judges_grade_answers_in_a_run_their_calls_are_traced_and_grade_reuses_t
         .arg(&run)
         .env("OPENAI_API_KEY", "test-key")
         .env("XDG_CONFIG_HOME", dir.path().join("config"))
+        .env("XDG_CACHE_HOME", dir.path().join("cache"))
         .env("EVAL_DAG_LOG", dir.path().join("log.txt"))
         .output()
         .await

@@ -118,6 +118,7 @@ fn run_command(dir: &Path, config: &Path, judge: &MockLlm) -> tokio::process::Co
         .env_remove("OPENAI_BASE_URL")
         .env_remove("EVAL_DAG_LLM")
         .env("XDG_CONFIG_HOME", dir.join("home"))
+        .env("XDG_CACHE_HOME", dir.join("cache"))
         .env("EVAL_DAG_LOG", dir.join("log.txt"));
     command
 }
@@ -213,6 +214,7 @@ async fn builder_critic_and_judge_each_talk_to_their_own_server_and_are_priced_a
         .arg(regrader.base_url())
         .env_remove("OPENAI_BASE_URL")
         .env("XDG_CONFIG_HOME", dir.path().join("home"))
+        .env("XDG_CACHE_HOME", dir.path().join("cache"))
         .env("EVAL_DAG_LOG", dir.path().join("log.txt"))
         .output()
         .await
@@ -264,6 +266,7 @@ async fn a_run_killed_mid_way_and_resumed_keeps_its_roles() {
         .arg(dir.path().join("run"))
         .env_remove("EVAL_DAG_LLM")
         .env("XDG_CONFIG_HOME", dir.path().join("home"))
+        .env("XDG_CACHE_HOME", dir.path().join("cache"))
         .env("EVAL_DAG_LOG", dir.path().join("log.txt"))
         .output()
         .await

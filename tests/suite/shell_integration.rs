@@ -8,7 +8,7 @@ use crate::common::eval_dag;
 use crate::common::tools::{Tool, require};
 
 /// The visible subcommands every script and page names.
-const SUBCOMMANDS: [&str; 12] = [
+const SUBCOMMANDS: [&str; 13] = [
     "run",
     "replay",
     "prepare",
@@ -19,6 +19,7 @@ const SUBCOMMANDS: [&str; 12] = [
     "grade",
     "recritic",
     "export",
+    "cache",
     "completions",
     "man",
 ];

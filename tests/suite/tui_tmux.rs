@@ -106,7 +106,7 @@ fn slow_layered(delay: u64) -> impl Fn(&Recorded, usize) -> Reply + Send + Sync 
 fn live_command(home: &Path, url: &str, out: &Path, extra_env: &str) -> String {
     format!(
         "env -u EVAL_DAG_CONFIG -u EVAL_DAG_LLM -u EVAL_DAG_MODEL -u EVAL_DAG_THEME -u OPENAI_BASE_URL \
-         XDG_CONFIG_HOME={home}/config EVAL_DAG_LOG={home}/log.txt OPENAI_API_KEY=test-key {extra_env} \
+         XDG_CONFIG_HOME={home}/config XDG_CACHE_HOME={home}/cache EVAL_DAG_LOG={home}/log.txt OPENAI_API_KEY=test-key {extra_env} \
          {bin} run sample-data/fraud --llm openai --model scripted-model --base-url {url} --questions 4 \
          --concurrency 2 --out {out}; echo EXITED-$?",
         home = home.display(),

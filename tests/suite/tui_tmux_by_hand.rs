@@ -57,7 +57,7 @@ fn replay_fix_a_rejected_node_in_the_editor_accept_it_and_leave_the_source_untou
     std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let out = dir.path().join("derived");
     let command = format!(
-        "env -u VISUAL -u EVAL_DAG_LLM -u EVAL_DAG_CONFIG EDITOR={editor} XDG_CONFIG_HOME={home}/config \
+        "env -u VISUAL -u EVAL_DAG_LLM -u EVAL_DAG_CONFIG EDITOR={editor} XDG_CONFIG_HOME={home}/config XDG_CACHE_HOME={home}/cache \
          EVAL_DAG_LOG={home}/log.txt {bin} replay {source} --out {out}; echo EXITED-$?",
         editor = editor.display(),
         home = dir.path().display(),
@@ -144,7 +144,7 @@ async fn replay_note_on_a_rejected_iteration_and_send_it_back_to_the_builder() {
     let out = dir.path().join("derived");
     let command = format!(
         "env -u VISUAL -u EDITOR -u EVAL_DAG_LLM -u EVAL_DAG_CONFIG -u EVAL_DAG_MODEL OPENAI_API_KEY=test-key \
-         XDG_CONFIG_HOME={home}/config EVAL_DAG_LOG={home}/log.txt {bin} replay {source} --out {out} \
+         XDG_CONFIG_HOME={home}/config XDG_CACHE_HOME={home}/cache EVAL_DAG_LOG={home}/log.txt {bin} replay {source} --out {out} \
          --llm openai --model builder-model --critic-model critic-model --base-url {url}; echo EXITED-$?",
         home = dir.path().display(),
         bin = env!("CARGO_BIN_EXE_eval-dag"),

@@ -148,13 +148,15 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .as_ref()
         .map_or(("", "", ""), |s| (s.dataset_dir.as_str(), s.provider.as_str(), s.model.as_str()));
     let models = state.settings.as_ref().and_then(|s| roles(s, state)).unwrap_or(format!("{provider}/{model}"));
+    let budget = state.settings.as_ref().and_then(|s| s.budget).unwrap_or_default();
+    let max_tokens = budget.max_tokens.map_or(String::new(), |max| format!(" / {max}"));
     let mut first = vec![
         Span::styled(" eval-dag ", t.fg(Ink::Accent).add_modifier(Modifier::BOLD)),
         Span::styled(format!("{}  ", clean(dataset)), t.fg(Ink::Text)),
         Span::styled(format!("{}  ", clean(&models)), t.fg(Ink::Muted)),
         Span::styled(format!("⏱ {}  ", crate::text::duration(state.now_ms)), t.fg(Ink::Text)),
         Span::styled(
-            format!("{}{} tokens", if state.tokens_estimated { "~" } else { "" }, state.usage.total()),
+            format!("{}{}{max_tokens} tokens", if state.tokens_estimated { "~" } else { "" }, state.usage.total()),
             t.fg(Ink::Text),
         ),
     ];
@@ -165,8 +167,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     if let Some(rate) = state.usage.cache_hit_rate().filter(|_| state.usage.cached_tokens > 0) {
         first.push(Span::styled(format!(" ({:.0}% cached)", 100.0 * rate), t.fg(Ink::Muted)));
     }
-    if state.cost_usd > 0.0 {
-        first.push(Span::styled(format!("  ${:.4}", state.cost_usd), t.fg(Ink::Text)));
+    if state.cost_usd > 0.0 || budget.max_cost_usd.is_some() {
+        let max_cost = budget.max_cost_usd.map_or(String::new(), |max| format!(" / ${max:.2}"));
+        first.push(Span::styled(format!("  ${:.4}{max_cost}", state.cost_usd), t.fg(Ink::Text)));
     }
     let mut second = Vec::new();
     let bold = t.fg(Ink::FeedControl).add_modifier(Modifier::BOLD);

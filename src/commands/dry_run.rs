@@ -1,0 +1,154 @@
+//! `run --dry-run`: what a run would cost, without calling anyone. The real
+//! prompts are rendered (question generation; each question's first build;
+//! a layer review) and their tokens counted; replies are reckoned at typical
+//! sizes. A range per model: from every question approved at its first
+//! iteration with a small DAG to every iteration spent on a large one.
+
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+
+use crate::config::RunConfig;
+use crate::dataset::Dataset;
+use crate::domain::{DifficultyLevel, ExecutionResult, GeneratedDag, Question};
+use crate::llm::{ChatMessage, LlmClient, LlmRole, TokenUsage, serving};
+use crate::prompts::Prompts;
+
+/// Typical reply of a DAG build, in tokens (a DAG of a few nodes with code).
+const BUILD_REPLY_TOKENS: u64 = 900;
+/// Typical reply of one layer review, in tokens.
+const REVIEW_REPLY_TOKENS: u64 = 250;
+/// Typical tokens per generated question (text, reasoning, keys).
+const QUESTION_REPLY_TOKENS: u64 = 120;
+/// Layers reviewed per iteration at the low end and at the high end.
+const LAYERS: (u64, u64) = (2, 5);
+/// The stand-in for a question not generated yet.
+const TYPICAL_QUESTION: &str = "Which category has the highest average amount, and how much higher is it than the \
+                                overall average?";
+
+/// Tokens of `messages` as counted before sending: a quarter of their UTF-8
+/// bytes, the usual rule of thumb for English text and code under the GPT and
+/// Claude tokenisers (a provider's own count differs by some percent).
+pub fn estimate_tokens(messages: &[ChatMessage]) -> u64 {
+    messages.iter().map(|m| m.content.len() as u64).sum::<u64>().div_ceil(4)
+}
+
+/// One model's share of a run, at the low and the high end.
+#[derive(Debug, Clone, Copy, Default)]
+struct Share {
+    calls: (u64, u64),
+    prompt: (u64, u64),
+    completion: (u64, u64),
+    cost: (f64, f64),
+}
+
+/// What a dry run reads.
+pub struct DryRun<'a> {
+    /// The run's settings.
+    pub config: &'a RunConfig,
+    /// The dataset.
+    pub dataset: &'a Dataset,
+    /// The prompt templates.
+    pub prompts: &'a Prompts,
+    /// The run's clients (never called: their models and prices only).
+    pub llm: &'a dyn LlmClient,
+}
+
+impl DryRun<'_> {
+    /// Add `calls` calls of `role` with `prompt` and `completion` tokens each, at the low or high end.
+    fn add(&self, shares: &mut BTreeMap<String, Share>, role: LlmRole, high: bool, calls: u64, tokens: (u64, u64)) {
+        let served = serving(self.llm, role);
+        let share = shares.entry(format!("{}/{}", served.provider(), served.model())).or_default();
+        let usage =
+            TokenUsage { prompt_tokens: calls * tokens.0, completion_tokens: calls * tokens.1, ..Default::default() };
+        let cost = served.cost_usd(usage);
+        let pick = |pair: &mut (u64, u64), n: u64| if high { pair.1 += n } else { pair.0 += n };
+        pick(&mut share.calls, calls);
+        pick(&mut share.prompt, usage.prompt_tokens);
+        pick(&mut share.completion, usage.completion_tokens);
+        if high { share.cost.1 += cost } else { share.cost.0 += cost }
+    }
+
+    /// Print the estimate of a run over `questions` (given), or over the
+    /// configured number of generated ones.
+    pub fn print(&self, questions: Option<&[Question]>) -> anyhow::Result<ExitCode> {
+        let mut shares = BTreeMap::new();
+        let stand_in = [Question::new("q", TYPICAL_QUESTION, 1, DifficultyLevel::Medium)];
+        let (asked, count) = match questions {
+            Some(questions) => (questions, questions.len() as u64),
+            None => (&stand_in[..], u64::from(self.config.questions)),
+        };
+        if questions.is_none() {
+            let prompt = estimate_tokens(&self.prompts.question_generation(self.dataset, self.config.questions));
+            for high in [false, true] {
+                let tokens = (prompt, QUESTION_REPLY_TOKENS * count);
+                self.add(&mut shares, LlmRole::QuestionGeneration, high, 1, tokens);
+            }
+        }
+        let iterations = u64::from(self.config.max_iterations);
+        let empty = GeneratedDag {
+            question_id: String::new(),
+            description: String::new(),
+            nodes: Vec::new(),
+            edges: Vec::new(),
+            final_answer_node: String::new(),
+        };
+        for question in asked {
+            let times = if questions.is_some() { 1 } else { count };
+            let build = estimate_tokens(&self.prompts.dag_build(self.dataset, question, 1, None));
+            let review = estimate_tokens(&self.prompts.layer_review(
+                self.dataset,
+                question,
+                &empty,
+                1,
+                &ExecutionResult::default(),
+            )) + BUILD_REPLY_TOKENS;
+            // A rebuild also shows the rejected DAG and every layer's feedback.
+            let rebuild = build + BUILD_REPLY_TOKENS + LAYERS.1 * REVIEW_REPLY_TOKENS;
+            self.add(&mut shares, LlmRole::DagBuild, false, times, (build, BUILD_REPLY_TOKENS));
+            self.add(&mut shares, LlmRole::LayerReview, false, times * LAYERS.0, (review, REVIEW_REPLY_TOKENS));
+            self.add(&mut shares, LlmRole::DagBuild, true, times, (build, BUILD_REPLY_TOKENS));
+            self.add(&mut shares, LlmRole::DagBuild, true, times * (iterations - 1), (rebuild, BUILD_REPLY_TOKENS));
+            let reviews = times * iterations * LAYERS.1;
+            self.add(&mut shares, LlmRole::LayerReview, true, reviews, (review, REVIEW_REPLY_TOKENS));
+        }
+        let source = if questions.is_some() { "given" } else { "to generate" };
+        say!(
+            "dry run: {count} questions ({source}), up to {iterations} iterations each, {} to {} layers reviewed per \
+             iteration; no model was called",
+            LAYERS.0,
+            LAYERS.1
+        );
+        let range = |(low, high): (u64, u64)| format!("{low}–{high}");
+        let usd = |(low, high): (f64, f64)| format!("${low:.4}–${high:.4}");
+        let mut total = Share::default();
+        for (model, share) in &shares {
+            say!(
+                "{model}: calls {}, prompt tokens {}, completion tokens {}, cost {}",
+                range(share.calls),
+                range(share.prompt),
+                range(share.completion),
+                usd(share.cost)
+            );
+            for (sum, part) in [
+                (&mut total.calls, share.calls),
+                (&mut total.prompt, share.prompt),
+                (&mut total.completion, share.completion),
+            ] {
+                *sum = (sum.0 + part.0, sum.1 + part.1);
+            }
+            total.cost = (total.cost.0 + share.cost.0, total.cost.1 + share.cost.1);
+        }
+        say!(
+            "total: calls {}, prompt tokens {}, completion tokens {}, cost {}",
+            range(total.calls),
+            range(total.prompt),
+            range(total.completion),
+            usd(total.cost)
+        );
+        say!(
+            "tokens: prompts rendered and counted as bytes/4; replies at typical sizes (build {BUILD_REPLY_TOKENS}, \
+             layer review {REVIEW_REPLY_TOKENS}); judge calls not counted"
+        );
+        Ok(ExitCode::SUCCESS)
+    }
+}
