@@ -11,6 +11,7 @@ mod feedback;
 mod grading;
 mod location;
 mod question;
+mod reply_schema;
 mod result;
 
 pub use dag::{DagEdge, DagNodeSpec, GeneratedDag};
@@ -21,4 +22,5 @@ pub use grading::{Grade, GradingSettings};
 pub use location::{AttemptAt, IterationAt, epoch_draft_prefix};
 pub(crate) use location::{is_one, is_zero, one};
 pub use question::{DifficultyLevel, Question, Scorer};
+pub use reply_schema::{ReplySchema, StructuredOutput};
 pub use result::ExecutionResult;

@@ -79,7 +79,7 @@ impl LlmClient for ReplayClient {
             if let Some(text) = self.recorded.get(&request.key) {
                 sink(StreamUpdate::Text(text));
                 // The recorded tokens were paid for by the original run.
-                return Ok(LlmResponse { text: text.clone(), usage: TokenUsage::default(), retries: 0 });
+                return Ok(LlmResponse { text: text.clone(), ..LlmResponse::default() });
             }
             if let Some(fallback) = &self.fallback {
                 return fallback.complete(request, sink).await;
