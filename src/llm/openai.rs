@@ -11,7 +11,8 @@
 //! Optional request fields some servers refuse: `response_format` (structured
 //! outputs, for calls whose reply must be a JSON object: see `reply_format.rs`
 //! for its forms) and `stream_options` (asking for usage in the stream). A 400
-//! (or 422) whose body names the field repeats the call at once with the next
+//! (or 422, or a 500 that is a validation error, as llama-cpp-python's server
+//! sends) whose body names the field repeats the call at once with the next
 //! form down, or without the field, and the client keeps to that for the rest
 //! of the run; a 400 naming something else changes nothing. Such a repeat
 //! counts as a retry (so the trace and the feed show it) but not against
@@ -297,10 +298,10 @@ impl OpenAiClient {
     fn classify(&self, status: u16, body: &str, after: Option<Duration>, sent: Sent, url: &str) -> Failure {
         let lower = body.to_ascii_lowercase();
         let detail = error_detail(body);
-        // FastAPI servers (llama-cpp-python's) refuse an unknown form with a 422.
-        if let Some(failure) =
-            [400, 422].contains(&status).then(|| self.without_named(status, &lower, sent, url, &detail)).flatten()
-        {
+        // A refusal is a 400 or 422, or a 500 that is a validation error (llama-cpp-python's
+        // server answers a request it cannot validate with one).
+        let refused = matches!(status, 400 | 422) || (status == 500 && lower.contains("validation error"));
+        if let Some(failure) = refused.then(|| self.without_named(status, &lower, sent, url, &detail)).flatten() {
             return failure;
         }
         if lower.contains("insufficient_quota") {

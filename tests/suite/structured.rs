@@ -112,6 +112,29 @@ async fn a_server_refusing_each_form_is_walked_down_once_and_remembered() {
 }
 
 #[tokio::test]
+async fn a_500_validation_error_naming_the_field_is_a_refusal_too() {
+    // What llama-cpp-python 0.3.36's server answered a json_schema response_format with.
+    let refusal = "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), \
+        'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}";
+    let mock = MockLlm::start(move |request, _| match form(&format(request)).as_str() {
+        "json_schema" => Reply::Status(500, vec![], refusal.into()),
+        _ => Reply::Text("{}".into()),
+    })
+    .await;
+    let client = OpenAiClient::new(schema_settings(mock.base_url())).unwrap();
+    let reply = client.complete(&request_saying("reply as JSON", true), ignore_stream()).await.unwrap();
+    assert_eq!(reply.retries, 1);
+    let forms: Vec<String> = mock.requests().iter().map(|r| form(&format(r))).collect();
+    assert_eq!(forms, ["json_schema", "json_object+schema"]);
+    let mock = MockLlm::start(|_, _| Reply::Status(500, vec![], "response_format handler crashed".into())).await;
+    let client = OpenAiClient::new(schema_settings(mock.base_url())).unwrap();
+    let error = client.complete(&request_saying("reply as JSON", true), ignore_stream()).await.unwrap_err();
+    assert_eq!(error.kind, LlmErrorKind::Server, "another 500 is a server error, retried");
+    let forms: Vec<String> = mock.requests().iter().map(|r| form(&format(r))).collect();
+    assert_eq!(forms, ["json_schema"; 3]);
+}
+
+#[tokio::test]
 async fn a_400_about_something_else_keeps_the_schema() {
     let mock =
         MockLlm::start(|_, _| Reply::Status(400, vec![], r#"{"error": {"message": "bad temperature"}}"#.into())).await;
