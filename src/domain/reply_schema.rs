@@ -63,11 +63,15 @@ pub struct ReplySchema {
 impl ReplySchema {
     /// The schema of `T`, named `name` (letters, digits, `_` and `-`: providers
     /// use it as a tool or schema name).
+    /// A value of any shape (`serde_json::Value`) is spelled out as every
+    /// JSON type, since grammar builders (llama-cpp-python's) refuse the empty
+    /// schema and fall back to any JSON for the whole reply.
     pub fn of<T: JsonSchema>(name: &'static str) -> Self {
         let mut schema = schemars::schema_for!(T).to_value();
         if let Some(object) = schema.as_object_mut() {
             object.remove("$schema");
         }
+        spell_out_any(&mut schema);
         Self { name, schema: Arc::new(schema) }
     }
 
@@ -92,6 +96,24 @@ impl ReplySchema {
     }
 }
 
+/// Keywords that give a schema its shape.
+const SHAPE_KEYWORDS: [&str; 9] = ["type", "$ref", "anyOf", "oneOf", "allOf", "enum", "const", "properties", "items"];
+
+/// Every JSON type: a value of any shape.
+const ANY_TYPE: [&str; 6] = ["string", "number", "boolean", "array", "object", "null"];
+
+/// Give every shapeless sub-schema (`true`, `{}`, `{description}`) the explicit [`ANY_TYPE`].
+fn spell_out_any(schema: &mut Value) {
+    if *schema == Value::Bool(true) {
+        *schema = Value::Object(Map::new());
+    }
+    let Some(object) = schema.as_object_mut() else { return };
+    if !SHAPE_KEYWORDS.iter().any(|k| object.contains_key(*k)) {
+        object.insert("type".into(), ANY_TYPE.iter().map(|t| Value::String((*t).into())).collect());
+    }
+    sub_schemas(object).for_each(spell_out_any);
+}
+
 /// Rewrite `schema` into strict form; false when it cannot be.
 fn make_strict(schema: &mut Value) -> bool {
     let Some(object) = schema.as_object_mut() else {
@@ -111,9 +133,9 @@ fn make_strict(schema: &mut Value) -> bool {
         object.insert("required".into(), Value::Array(required));
         object.insert("additionalProperties".into(), Value::Bool(false));
     }
-    let typed_value = object.is_empty() || (object.len() == 1 && object.contains_key("description"));
-    if typed_value {
-        return false; // `{}`: any value.
+    let any_value = object.get("type").and_then(Value::as_array).is_some_and(|types| types.len() == ANY_TYPE.len());
+    if any_value || !SHAPE_KEYWORDS.iter().any(|k| object.contains_key(*k)) {
+        return false;
     }
     sub_schemas(object).all(make_strict)
 }
@@ -165,6 +187,21 @@ mod tests {
             (serde_json::json!(["count"]), false.into())
         );
         assert!(!strict.to_string().contains("\"default\"") && !strict.to_string().contains("\"format\""));
+    }
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    struct Answer {
+        /// Any value.
+        value: Option<Value>,
+    }
+
+    #[test]
+    fn a_value_of_any_shape_is_spelled_out_and_cannot_be_strict() {
+        let schema = ReplySchema::of::<Answer>("answer");
+        let types = &schema.schema()["properties"]["value"]["type"];
+        assert_eq!(types, &serde_json::json!(["string", "number", "boolean", "array", "object", "null"]));
+        assert_eq!(schema.strict(), None);
     }
 
     #[test]
