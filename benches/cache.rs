@@ -88,7 +88,7 @@ async fn run(questions: usize, rounds: usize, root: &Path) {
         model: openai.model.clone(),
         temperature: None,
         max_tokens: None,
-        json_mode: false,
+        structured: openai.structured,
     };
     let scopes: BTreeMap<LlmRole, CacheScope> = LlmRole::ALL.into_iter().map(|role| (role, scope.clone())).collect();
     let parts = |llm: Arc<dyn LlmClient>| EngineParts {

@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::Deserialize;
 
+use crate::domain::StructuredOutput;
+
 /// Accepted `--questions` (and config `questions`).
 pub const QUESTIONS_RANGE: RangeInclusive<i64> = 1..=10_000;
 /// Accepted `--max-iterations`.
@@ -128,10 +130,14 @@ pub struct RunArgs {
     /// Who plays each role.
     #[command(flatten)]
     pub roles: RoleFlags,
-    /// Ask the server for JSON-object replies (`response_format`) where the
-    /// reply must be one; a server that refuses it is asked again without.
-    #[arg(long)]
+    /// The same as `--structured json`.
+    #[arg(long, conflicts_with = "structured")]
     pub json_mode: bool,
+    /// How replies that must be JSON objects are asked for, for every role:
+    /// `schema` (the reply's JSON Schema; the default), `json` (a JSON object)
+    /// or `off`; a server that refuses one is asked again with the next.
+    #[arg(long, value_name = "schema|json|off")]
+    pub structured: Option<StructuredOutput>,
     /// Number of questions to generate [default: 10].
     #[arg(long, value_parser = clap::value_parser!(u32).range(QUESTIONS_RANGE))]
     pub questions: Option<u32>,
@@ -200,6 +206,14 @@ pub struct RunArgs {
     /// The response cache, the spending limits and the dry run.
     #[command(flatten)]
     pub harness: HarnessFlags,
+}
+
+impl RunArgs {
+    /// The structured outputs the flags ask of every role: `--structured`, or
+    /// `json` for `--json-mode`.
+    pub fn structured_outputs(&self) -> Option<StructuredOutput> {
+        self.structured.or(self.json_mode.then_some(StructuredOutput::Json))
+    }
 }
 
 /// A JSON object given on the command line.

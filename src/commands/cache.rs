@@ -77,7 +77,7 @@ fn scopes(config: &RunConfig) -> BTreeMap<LlmRole, CacheScope> {
                 model: o.model.clone(),
                 temperature: o.temperature,
                 max_tokens: o.max_tokens,
-                json_mode: o.json_mode,
+                structured: o.structured,
             }),
             (LlmKind::Anthropic, _, Some(a)) => Some(CacheScope {
                 provider: "anthropic".into(),
@@ -85,7 +85,7 @@ fn scopes(config: &RunConfig) -> BTreeMap<LlmRole, CacheScope> {
                 model: a.model.clone(),
                 temperature: a.temperature,
                 max_tokens: Some(a.max_tokens),
-                json_mode: false,
+                structured: a.structured,
             }),
             _ => None,
         }

@@ -61,7 +61,7 @@ pub fn summary_line(state: &RunState) -> String {
     if unfinished > 0 {
         line.push_str(&format!(", {unfinished} unfinished"));
     }
-    line.push_str(&format!(" — pass rate {rate:.0}% — {} tokens", state.usage.total()));
+    line.push_str(&format!(" — pass rate {rate:.0}% — {}", tokens_phrase(state)));
     if state.cost_usd > 0.0 {
         line.push_str(&format!(" (${:.4})", state.cost_usd));
     }
@@ -108,6 +108,16 @@ fn budget_line(state: &RunState) -> Option<String> {
             format!("budget: {limit}reached by {stopped}; the run {spent}")
         }
     })
+}
+
+/// The run's tokens: marked `~… (estimated)` when some were counted locally,
+/// and a zero from calls that count none (offline, replayed) says so.
+fn tokens_phrase(state: &RunState) -> String {
+    match state.usage.total() {
+        0 if state.calls_finished > 0 => "0 tokens (offline and replayed calls count none)".to_string(),
+        total if state.tokens_estimated => format!("~{total} tokens (estimated)"),
+        total => format!("{total} tokens"),
+    }
 }
 
 /// The command that continues the run in `out`.

@@ -14,7 +14,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Deserializer};
 
 use crate::cli::{self, LlmKind, RunArgs};
-use crate::domain::LlmRole;
+use crate::domain::{LlmRole, StructuredOutput};
 use crate::llm::ModelPrice;
 use crate::tui::Keymap;
 
@@ -89,8 +89,12 @@ pub struct LlmSection {
     /// Retries after a failed attempt.
     #[serde(default, deserialize_with = "retries")]
     pub retries: Option<u32>,
-    /// Ask for JSON mode (`response_format`) on calls whose reply is a JSON object.
+    /// Ask for JSON mode (`response_format`) on calls whose reply is a JSON
+    /// object (`true` is `structured = "json"`, `false` is `"off"`).
     pub json_mode: Option<bool>,
+    /// How replies that must be JSON objects are asked for: `schema` (the
+    /// default), `json` or `off`.
+    pub structured: Option<StructuredOutput>,
     /// Sampling temperature sent with every call.
     pub temperature: Option<f32>,
     /// Longest reply, in tokens, sent with every call (anthropic requires one).
@@ -109,6 +113,7 @@ impl LlmSection {
             temperature: self.temperature,
             max_tokens: self.max_tokens,
             json_mode: self.json_mode,
+            structured: self.structured,
         }
     }
 }
@@ -260,12 +265,16 @@ impl Config {
 
     /// The settings of a run: `args` (flags, and the environment variables clap
     /// reads for them) over this file over the built-in defaults, each role's
-    /// as [`Self::role_configs`] combines them; `--json-mode` turns JSON mode
-    /// on for every role whatever the file says. `env` looks up the API key variable.
+    /// as [`Self::role_configs`] combines them; `--structured` (or
+    /// `--json-mode`) sets every role's structured outputs whatever the file
+    /// says. `env` looks up the API key variable.
     pub fn resolve(&self, args: &RunArgs, env: impl Fn(&str) -> Option<String>) -> anyhow::Result<RunConfig> {
         let mut roles = self.role_configs(&args.roles, args.llm, env)?;
-        for settings in roles.values_mut().filter_map(|r| r.openai.as_mut()).filter(|_| args.json_mode) {
-            settings.json_mode = true;
+        if let Some(level) = args.structured_outputs() {
+            for role in roles.values_mut() {
+                role.openai.iter_mut().for_each(|settings| settings.structured = level);
+                role.anthropic.iter_mut().for_each(|settings| settings.structured = level);
+            }
         }
         Ok(RunConfig {
             roles,

@@ -10,7 +10,7 @@ use serde::Deserialize;
 
 use super::Config;
 use crate::cli::{LlmKind, RoleFlags};
-use crate::domain::{LlmRole, RoleModels};
+use crate::domain::{LlmRole, RoleModels, StructuredOutput};
 use crate::llm::{
     ANTHROPIC_API_KEY_ENV, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, AnthropicSettings, DEFAULT_API_KEY_ENV,
     DEFAULT_BASE_URL, DEFAULT_MODEL, OpenAiSettings, normalise_anthropic_url, normalise_base_url,
@@ -68,8 +68,11 @@ pub struct RoleSection {
     /// Longest reply, in tokens, sent with every call (anthropic requires one).
     #[serde(default, deserialize_with = "super::max_tokens")]
     pub max_tokens: Option<u32>,
-    /// Ask for JSON mode on calls whose reply is a JSON object.
+    /// Ask for JSON mode on calls whose reply is a JSON object (`true` is
+    /// `structured = "json"`, `false` is `"off"`).
     pub json_mode: Option<bool>,
+    /// How replies that must be JSON objects are asked for: `schema`, `json` or `off`.
+    pub structured: Option<StructuredOutput>,
 }
 
 /// One role's resolved provider and its connection settings.
@@ -131,6 +134,14 @@ impl Config {
         self.roles.get(role).and_then(&field).or_else(|| field(&self.llm.as_role()))
     }
 
+    /// How `role` asks for JSON replies: its `structured`, else its `json_mode`, else `schema`.
+    fn structured(&self, role: LlmRole) -> StructuredOutput {
+        let from_json_mode = |s: &RoleSection| {
+            s.structured.or(s.json_mode.map(|on| if on { StructuredOutput::Json } else { StructuredOutput::Off }))
+        };
+        self.role_field(role, from_json_mode).unwrap_or_default()
+    }
+
     /// `role`'s settings: `chosen` over `[roles.<role>]` over `[llm]` over the
     /// defaults; without a provider anywhere, openai when the role's API key
     /// variable is set, offline otherwise. `env` looks up the key variable.
@@ -177,7 +188,7 @@ impl Config {
         settings.stall_timeout = self.llm.stall_timeout_secs.unwrap_or(settings.stall_timeout);
         settings.max_retries = self.llm.retries.unwrap_or(settings.max_retries);
         settings.prices = self.prices.iter().map(|(name, price)| (name.clone(), *price)).collect();
-        settings.json_mode = self.role_field(role, |s| s.json_mode).unwrap_or(false);
+        settings.structured = self.structured(role);
         settings.temperature = self.role_field(role, |s| s.temperature);
         settings.max_tokens = self.role_field(role, |s| s.max_tokens);
         Ok(RoleConfig { provider, openai: Some(settings), anthropic: None })
@@ -209,6 +220,7 @@ impl Config {
         settings.stall_timeout = self.llm.stall_timeout_secs.unwrap_or(settings.stall_timeout);
         settings.max_retries = self.llm.retries.unwrap_or(settings.max_retries);
         settings.prices = self.prices.iter().map(|(name, price)| (name.clone(), *price)).collect();
+        settings.structured = self.structured(role);
         Ok(settings)
     }
 

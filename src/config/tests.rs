@@ -7,6 +7,7 @@ use super::*;
 use crate::cli::{Cli, CliCommand};
 use crate::llm::{
     ANTHROPIC_API_KEY_ENV, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, DEFAULT_API_KEY_ENV, DEFAULT_MODEL, OpenAiSettings,
+    StructuredOutput,
 };
 
 /// The builder, whose settings the single-model tests read.
@@ -212,17 +213,26 @@ fn the_readme_example_is_a_valid_config_with_the_built_in_defaults() {
 }
 
 #[test]
-fn json_mode_is_off_unless_the_file_or_the_flag_turns_it_on() {
+fn structured_outputs_default_to_schema_per_role_and_the_flag_beats_the_file() {
+    use StructuredOutput::{Json, Off, Schema};
     let key = |name: &str| (name == DEFAULT_API_KEY_ENV).then(|| "k".to_string());
-    let json_mode = |file: &str, flags: &[&str]| {
-        parse(file).unwrap().resolve(&args(flags), key).unwrap().role(B).openai.clone().unwrap().json_mode
+    let structured = |file: &str, flags: &[&str], role: LlmRole| {
+        parse(file).unwrap().resolve(&args(flags), key).unwrap().role(role).openai.clone().unwrap().structured
     };
-    assert!(!json_mode("", &[]));
-    assert!(json_mode("[llm]\njson_mode = true\n", &[]));
-    assert!(json_mode("", &["--json-mode"]));
-    assert!(json_mode("[llm]\njson_mode = false\n", &["--json-mode"]), "the flag beats the file");
+    assert_eq!(structured("", &[], B), Schema);
+    assert_eq!(structured("[llm]\njson_mode = true\n", &[], B), Json, "json_mode is structured = json");
+    assert_eq!(structured("[llm]\njson_mode = false\n", &[], B), Off);
+    assert_eq!(structured("", &["--json-mode"], B), Json);
+    assert_eq!(structured("", &["--structured", "off"], B), Off);
+    let file = "[llm]\nstructured = \"json\"\n[roles.critic]\nstructured = \"off\"\n";
+    assert_eq!((structured(file, &[], B), structured(file, &[], LlmRole::LayerReview)), (Json, Off), "per role");
+    assert_eq!(structured(file, &["--structured", "schema"], LlmRole::LayerReview), Schema, "the flag beats the file");
+    let err = parse("[llm]\nstructured = \"yes\"\n").unwrap_err().to_string();
+    assert!(err.starts_with("config /home/u/.config/eval-dag/config.toml:2:"), "{err}");
     let err = parse("[llm]\njson_mode = \"yes\"\n").unwrap_err().to_string();
     assert!(err.starts_with("config /home/u/.config/eval-dag/config.toml:2:"), "{err}");
+    let clash = Cli::try_parse_from(["eval-dag", "run", "d", "--json-mode", "--structured", "off"]);
+    assert!(clash.is_err(), "--json-mode is --structured json: not both");
 }
 
 #[test]
@@ -294,14 +304,18 @@ fn each_role_falls_back_to_llm_field_by_field() {
     let critic = openai(&config, LlmRole::LayerReview);
     assert_eq!((critic.model.as_str(), critic.base_url.as_str()), ("critic-model", "http://127.0.0.1:9001/v1"));
     assert_eq!(
-        (critic.api_key.as_deref(), critic.max_tokens, critic.json_mode),
-        (Some("critic-secret"), Some(800), true)
+        (critic.api_key.as_deref(), critic.max_tokens, critic.structured),
+        (Some("critic-secret"), Some(800), StructuredOutput::Json)
     );
     assert_eq!(critic.temperature, Some(0.5), "not set for the critic: [llm]'s");
     for role in [LlmRole::QuestionGeneration, LlmRole::DagBuild, LlmRole::Narrative] {
         let settings = openai(&config, role);
         assert_eq!((settings.model.as_str(), settings.base_url.as_str()), ("base-model", "http://127.0.0.1:9000/v1"));
-        assert_eq!((settings.api_key, settings.max_tokens, settings.json_mode), (None, None, false), "{role:?}");
+        assert_eq!(
+            (settings.api_key, settings.max_tokens, settings.structured),
+            (None, None, StructuredOutput::Schema),
+            "{role:?}"
+        );
     }
     assert_eq!(config.role(LlmRole::Judge), &RoleConfig { provider: LlmKind::Offline, openai: None, anthropic: None });
 }

@@ -1,10 +1,11 @@
 //! The DAG a builder LLM returns: Python function nodes in layers.
 
 use indexmap::IndexMap;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// One node: a Python function whose parameters are fed by `inputs`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct DagNodeSpec {
     /// Unique id, e.g. `step_1a`.
     pub node_id: String,
@@ -26,7 +27,7 @@ pub struct DagNodeSpec {
 }
 
 /// A data dependency between two nodes.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub struct DagEdge {
     /// Producing node id.
     pub source: String,
@@ -35,7 +36,7 @@ pub struct DagEdge {
 }
 
 /// A whole DAG answering one question.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GeneratedDag {
     /// Question this DAG answers.
     #[serde(default)]

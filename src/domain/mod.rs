@@ -12,6 +12,7 @@ mod feedback;
 mod grading;
 mod location;
 mod question;
+mod reply_schema;
 mod result;
 
 pub use budget::{Budget, BudgetLimit, Spend};
@@ -23,4 +24,5 @@ pub use grading::{Grade, GradingSettings};
 pub use location::{AttemptAt, IterationAt, epoch_draft_prefix};
 pub(crate) use location::{is_one, is_zero, one};
 pub use question::{DifficultyLevel, Question, Scorer};
+pub use reply_schema::{ReplySchema, StructuredOutput};
 pub use result::ExecutionResult;

@@ -11,8 +11,8 @@ use crate::dag::DagExecutor;
 use crate::dataset::Dataset;
 use crate::grade::Grader;
 use crate::llm::{
-    CallKey, ChatMessage, DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, LlmRole, StreamUpdate,
-    TokenUsage, serving,
+    CallKey, ChatMessage, DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, LlmRole, ReplySchema,
+    StreamUpdate, TokenUsage, serving,
 };
 use crate::prompts::Prompts;
 use crate::run::{Budget, BudgetLimit, EngineEvent, Spend};
@@ -50,9 +50,15 @@ pub struct RunContext {
 }
 
 impl RunContext {
-    /// Make one LLM call, reporting start, streamed text and end as events.
-    pub async fn call_llm(&self, key: CallKey, messages: Vec<ChatMessage>, json: bool) -> Result<String, LlmError> {
-        self.record_call(LlmRequest { key, messages, json }).await.map(|reply| reply.text)
+    /// Make one LLM call, reporting start, streamed text and end as events;
+    /// `schema` is the shape of a JSON reply (`None`: free text).
+    pub async fn call_llm(
+        &self,
+        key: CallKey,
+        messages: Vec<ChatMessage>,
+        schema: Option<ReplySchema>,
+    ) -> Result<String, LlmError> {
+        self.record_call(LlmRequest { key, messages, schema }).await.map(|reply| reply.text)
     }
 
     /// The provider, with every call reported as events (for code that takes an
@@ -75,7 +81,7 @@ impl RunContext {
     }
 
     async fn record_call(&self, request: LlmRequest) -> Result<LlmResponse, LlmError> {
-        let LlmRequest { key, messages, json } = request;
+        let LlmRequest { key, messages, schema } = request;
         if let Some(limit) = self.budget_reached(key.question_id.as_deref()) {
             return Err(LlmError::new(LlmErrorKind::Budget, format!("stopped by the budget: {limit} reached")));
         }
@@ -99,7 +105,7 @@ impl RunContext {
             }),
         });
         let started = Instant::now();
-        let request = LlmRequest { key: key.clone(), messages, json };
+        let request = LlmRequest { key: key.clone(), messages, schema };
         let unfinished = Unfinished { emitter: &self.emitter, call_id, key: Some(key.clone()), started };
         let outcome = self.parts.llm.complete(&request, sink).await;
         unfinished.defuse();
@@ -109,6 +115,8 @@ impl RunContext {
             Err(err) => (None, Default::default(), Some(err.message.clone()), err.retries),
         };
         let from_cache = outcome.as_ref().is_ok_and(|reply| reply.from_cache);
+        let (finish_reason, estimated) =
+            outcome.as_ref().map_or((None, false), |reply| (reply.finish_reason.clone(), reply.estimated));
         self.emitter.emit(EngineEvent::LlmCallFinished {
             call_id,
             key,
@@ -118,9 +126,9 @@ impl RunContext {
             error,
             retries,
             cost_usd: served.cost_usd(usage),
-            finish_reason: None,
+            finish_reason,
             from_cache,
-            estimated: false,
+            estimated,
         });
         outcome
     }

@@ -8,7 +8,7 @@ use super::context::RunContext;
 use super::gate::Cancelled;
 use super::review::{review_layers, trial_findings};
 use crate::domain::{
-    AttemptAt, CriticFeedback, ExecutionResult, Finding, FindingSource, GeneratedDag, Question, Severity,
+    AttemptAt, CriticFeedback, ExecutionResult, Finding, FindingSource, GeneratedDag, Question, ReplySchema, Severity,
 };
 use crate::grade::Answer;
 use crate::llm::{CallKey, LlmErrorKind, LlmRole};
@@ -93,7 +93,7 @@ impl Attempt<'_> {
         if ctx.parts.grader.wants_narrative() {
             let key = CallKey::for_iteration(&self.at.iteration(iteration), LlmRole::Narrative, None);
             let messages = ctx.parts.prompts.narrative(self.question, result);
-            narrative = ctx.call_llm(key, messages, false).await.ok().map(|text| text.trim().to_string());
+            narrative = ctx.call_llm(key, messages, None).await.ok().map(|text| text.trim().to_string());
         }
         let llm = ctx.recorded_llm();
         let answer = result.final_answer.as_ref();
@@ -148,7 +148,7 @@ impl Attempt<'_> {
             iteration,
             previous.map(|(dag, feedback)| (dag, feedback)),
         );
-        let reply = match self.ctx.call_llm(key, messages, true).await {
+        let reply = match self.ctx.call_llm(key, messages, Some(ReplySchema::of::<GeneratedDag>("dag"))).await {
             Ok(reply) => reply,
             Err(err) if err.kind == LlmErrorKind::Budget => return Built::OverBudget(err.message),
             Err(err) => return Built::CallFailed(format!("building the DAG failed: {err}")),

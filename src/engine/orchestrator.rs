@@ -16,7 +16,7 @@ use super::critic::{Seed, run_attempt};
 use super::emitter::Emitter;
 use super::gate::Gate;
 use super::node_run::run_node;
-use super::questions::{QuestionsReplyError, parse_questions};
+use super::questions::{QuestionsReplyError, parse_questions, questions_schema};
 use crate::domain::Question;
 use crate::domain::{AttemptAt, IterationAt};
 use crate::llm::{CallKey, LlmError, LlmRole};
@@ -286,7 +286,7 @@ enum GenerationError {
 async fn generate_questions(ctx: &RunContext, count: u32) -> Result<Vec<Question>, GenerationError> {
     let key = CallKey::run_wide(LlmRole::QuestionGeneration);
     let messages = ctx.parts.prompts.question_generation(&ctx.parts.dataset, count);
-    let reply = ctx.call_llm(key, messages, true).await.map_err(GenerationError::Call)?;
+    let reply = ctx.call_llm(key, messages, Some(questions_schema())).await.map_err(GenerationError::Call)?;
     Ok(parse_questions(&reply, count as usize)?)
 }
 

@@ -1,9 +1,10 @@
 //! Reading the question generator's reply.
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::domain::{DifficultyLevel, Question};
+use crate::domain::{DifficultyLevel, Question, ReplySchema};
 use crate::prompts::{ExtractError, extract_json_object};
 
 /// Why the question generator's reply yields no questions.
@@ -34,22 +35,44 @@ pub enum QuestionsReplyError {
     },
 }
 
-#[derive(Deserialize)]
+/// The question generator's reply: the shape its schema asks for (read item
+/// by item, so a malformed question is named by its number).
+#[derive(JsonSchema)]
+#[allow(dead_code, reason = "the reply's shape, for its schema; the reply is read item by item")]
+struct QuestionsReply {
+    /// The questions, easiest first.
+    questions: Vec<RawQuestion>,
+}
+
+/// One generated question as the generator writes it.
+#[derive(Deserialize, JsonSchema)]
 struct RawQuestion {
+    /// A short unique id, e.g. `q_01`.
     #[serde(default, alias = "question_id")]
     id: Option<String>,
+    /// The question.
     #[serde(alias = "text")]
     question: String,
+    /// 1 for the easiest.
     #[serde(default)]
     difficulty_rank: Option<usize>,
+    /// easy, medium or hard.
     #[serde(default)]
     difficulty_level: Option<DifficultyLevel>,
+    /// Why the question is worth asking and how hard it is.
     #[serde(default)]
     reasoning: String,
+    /// The dataset keys the answer needs.
     #[serde(default)]
     relevant_data_keys: Vec<String>,
+    /// The answer, when known.
     #[serde(default)]
     expected_answer: Option<Value>,
+}
+
+/// The schema of the question generator's reply ([`QuestionsReply`]).
+pub fn questions_schema() -> ReplySchema {
+    ReplySchema::of::<QuestionsReply>("questions")
 }
 
 /// The questions in `reply`, ranked easy → hard, at most `limit`. Missing ranks

@@ -1,11 +1,13 @@
 //! Turning a trial run and the LLM's layer reviews into findings.
 
 use futures::{StreamExt, stream};
+use schemars::JsonSchema;
 use serde_json::Value;
 
 use super::context::RunContext;
 use crate::domain::{
-    ExecutionResult, Finding, FindingSource, GeneratedDag, IterationAt, LayerValidation, Question, Severity,
+    ExecutionResult, Finding, FindingSource, GeneratedDag, IterationAt, LayerValidation, Question, ReplySchema,
+    Severity,
 };
 use crate::llm::{CallKey, LlmError, LlmRole};
 use crate::prompts::extract_json_object;
@@ -119,36 +121,83 @@ fn parse_layer_reply(dag: &GeneratedDag, layer: usize, reply: &str) -> (LayerVal
             return (validation, vec![finding(None, "unparseable_review", message)], String::new());
         }
     };
+    let reply = LayerReviewReply::read(&value);
     let mut issues = Vec::new();
     let mut findings = Vec::new();
-    for issue in value.get("issues").and_then(Value::as_array).into_iter().flatten() {
-        let (node_id, message) = match issue {
-            Value::String(text) => (only_node.clone(), text.clone()),
-            Value::Object(map) => (
-                map.get("node_id")
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-                    .filter(|id| nodes.contains(id))
-                    .or(only_node.clone()),
-                map.get("message").or(map.get("issue")).and_then(Value::as_str).unwrap_or_default().to_string(),
-            ),
-            _ => continue,
-        };
-        if message.trim().is_empty() {
+    for issue in reply.issues {
+        let node_id = issue.node_id.filter(|id| nodes.contains(id)).or(only_node.clone());
+        if issue.message.trim().is_empty() {
             continue;
         }
-        issues.push(message.clone());
-        findings.push(finding(node_id, "semantic_issue", message));
+        issues.push(issue.message.clone());
+        findings.push(finding(node_id, "semantic_issue", issue.message));
     }
-    let is_valid = value.get("is_valid").and_then(Value::as_bool).unwrap_or(issues.is_empty());
+    let is_valid = reply.is_valid;
     if !is_valid && findings.is_empty() {
         let message = format!("the reviewer rejected layer {layer} without naming an issue");
         issues.push(message.clone());
         findings.push(finding(only_node, "semantic_issue", message));
     }
-    let reasoning = value.get("reasoning").and_then(Value::as_str).unwrap_or_default().to_string();
     let findings = if is_valid { Vec::new() } else { findings };
-    (LayerValidation { layer_index: layer, nodes_in_layer: nodes, is_valid, issues }, findings, reasoning)
+    (LayerValidation { layer_index: layer, nodes_in_layer: nodes, is_valid, issues }, findings, reply.reasoning)
+}
+
+/// A reviewer's verdict on one layer: the shape its schema asks for.
+#[derive(Debug, JsonSchema)]
+struct LayerReviewReply {
+    /// Whether every node of the layer is right.
+    is_valid: bool,
+    /// What is wrong, one entry per problem.
+    issues: Vec<ReviewIssue>,
+    /// Why, in a few sentences.
+    reasoning: String,
+}
+
+/// One problem a reviewer names.
+#[derive(Debug, JsonSchema)]
+struct ReviewIssue {
+    /// The node at fault, if one is.
+    node_id: Option<String>,
+    /// What is wrong and how to fix it.
+    message: String,
+}
+
+impl LayerReviewReply {
+    /// The reply in `value`, read leniently: an issue may be a bare string, its
+    /// text under `message` or `issue`; a missing verdict is "valid when no
+    /// issue is named".
+    fn read(value: &Value) -> Self {
+        let issues: Vec<ReviewIssue> = value
+            .get("issues")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|issue| match issue {
+                Value::String(text) => Some(ReviewIssue { node_id: None, message: text.clone() }),
+                Value::Object(map) => Some(ReviewIssue {
+                    node_id: map.get("node_id").and_then(Value::as_str).map(str::to_string),
+                    message: map
+                        .get("message")
+                        .or(map.get("issue"))
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string(),
+                }),
+                _ => None,
+            })
+            .collect();
+        let named = issues.iter().any(|i| !i.message.trim().is_empty());
+        Self {
+            is_valid: value.get("is_valid").and_then(Value::as_bool).unwrap_or(!named),
+            issues,
+            reasoning: value.get("reasoning").and_then(Value::as_str).unwrap_or_default().to_string(),
+        }
+    }
+}
+
+/// The schema of a layer review's reply.
+fn review_schema() -> ReplySchema {
+    ReplySchema::of::<LayerReviewReply>("layer_review")
 }
 
 /// Review every layer of `dag`, `ctx.review_concurrency` layers at a time (0:
@@ -165,7 +214,7 @@ pub async fn review_layers(
     let calls = (0..layers).map(|layer| async move {
         let key = CallKey::for_iteration(at, LlmRole::LayerReview, Some(layer));
         let messages = ctx.parts.prompts.layer_review(&ctx.parts.dataset, question, dag, layer, trial);
-        (layer, ctx.call_llm(key, messages, true).await)
+        (layer, ctx.call_llm(key, messages, Some(review_schema())).await)
     });
     let mut review = SemanticReview { layers: Vec::new(), findings: Vec::new(), reasoning: Vec::new() };
     let at_once = if ctx.review_concurrency == 0 { layers } else { ctx.review_concurrency };

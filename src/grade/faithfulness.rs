@@ -7,11 +7,13 @@
 //! claims are penalised); an answer without claims scores 1.
 
 use minijinja::context;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::Outcome;
 use super::judge_prompts::{JudgeCall, JudgeError, JudgeInput, one_line};
+use crate::llm::ReplySchema;
 
 /// Options of a faithfulness judge.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -23,7 +25,7 @@ pub struct Faithfulness {
 }
 
 /// How a claim stands against the truths.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ClaimVerdict {
     /// A truth supports the claim.
@@ -43,6 +45,40 @@ impl ClaimVerdict {
             _ => None,
         }
     }
+}
+
+/// The claims step's reply.
+#[derive(JsonSchema)]
+#[allow(dead_code, reason = "the reply's shape, for its schema; the reply is read leniently")]
+struct ClaimsReply {
+    /// Each claim the answer makes, as a short sentence.
+    claims: Vec<String>,
+}
+
+/// The truths step's reply.
+#[derive(JsonSchema)]
+#[allow(dead_code, reason = "the reply's shape, for its schema; the reply is read leniently")]
+struct TruthsReply {
+    /// Each fact the node outputs establish, as a short sentence.
+    truths: Vec<String>,
+}
+
+/// The verdicts step's reply.
+#[derive(JsonSchema)]
+#[allow(dead_code, reason = "the reply's shape, for its schema; the reply is read leniently")]
+struct VerdictsReply {
+    /// One verdict per claim, in the claims' order.
+    verdicts: Vec<ClaimVerdictReply>,
+}
+
+/// The verdict on one claim.
+#[derive(JsonSchema)]
+#[allow(dead_code, reason = "the reply's shape, for its schema; the reply is read leniently")]
+struct ClaimVerdictReply {
+    /// How the claim stands against the truths.
+    verdict: ClaimVerdict,
+    /// Why.
+    reason: String,
 }
 
 /// The score of a list of claim verdicts (1 when there are none).
@@ -85,8 +121,10 @@ impl Faithfulness {
         let truths_ctx = context! {
             step => "truths", limit => self.truths_limit, ..call.inputs(&[JudgeInput::NodeOutputs])
         };
-        let (claims, truths) =
-            futures::join!(call.ask_json(0, TEMPLATE, &claims_ctx), call.ask_json(1, TEMPLATE, &truths_ctx));
+        let (claims, truths) = futures::join!(
+            call.ask_json(0, TEMPLATE, &claims_ctx, ReplySchema::of::<ClaimsReply>("claims")),
+            call.ask_json(1, TEMPLATE, &truths_ctx, ReplySchema::of::<TruthsReply>("truths"))
+        );
         let claims = string_list(&claims?, "claims")?;
         let mut truths = string_list(&truths?, "truths")?;
         if let Some(limit) = self.truths_limit {
@@ -96,7 +134,7 @@ impl Faithfulness {
             return Ok(Outcome { score: 1.0, reason: "the answer makes no claims".into() });
         }
         let verdicts_ctx = context! { step => "verdicts", claims => &claims, truths => &truths };
-        let reply = call.ask_json(2, TEMPLATE, &verdicts_ctx).await?;
+        let reply = call.ask_json(2, TEMPLATE, &verdicts_ctx, ReplySchema::of::<VerdictsReply>("verdicts")).await?;
         let items =
             reply.get("verdicts").and_then(Value::as_array).ok_or(JudgeError::MissingList { field: "verdicts" })?;
         if items.len() != claims.len() {

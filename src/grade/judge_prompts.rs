@@ -17,7 +17,7 @@ use serde_json::Value;
 use super::GradeError;
 use super::rubric::RubricError;
 use crate::domain::{AttemptAt, Question};
-use crate::llm::{CallKey, ChatMessage, LlmClient, LlmError, LlmRequest, LlmRole};
+use crate::llm::{CallKey, ChatMessage, LlmClient, LlmError, LlmRequest, LlmRole, ReplySchema};
 use crate::prompts::{ExtractError, extract_json_object};
 
 /// Built-in judge templates: (file name, source).
@@ -221,7 +221,7 @@ impl JudgeCall<'_> {
         step: usize,
         template: &str,
         ctx: &minijinja::Value,
-        json: bool,
+        schema: Option<ReplySchema>,
     ) -> Result<String, JudgeError> {
         let key = match self.rejected_iteration {
             None => CallKey {
@@ -240,7 +240,7 @@ impl JudgeCall<'_> {
                 CallKey { judge: Some(self.judge_index), ..CallKey::for_iteration(&at, LlmRole::Judge, Some(step)) }
             }
         };
-        let request = LlmRequest { key, messages: self.prompts.render(template, ctx)?, json };
+        let request = LlmRequest { key, messages: self.prompts.render(template, ctx)?, schema };
         self.llm
             .complete(&request, crate::llm::ignore_stream())
             .await
@@ -248,14 +248,15 @@ impl JudgeCall<'_> {
             .map_err(|source| JudgeError::Call { source })
     }
 
-    /// Like [`Self::ask`], with the reply parsed as a JSON object.
+    /// Like [`Self::ask`], for a reply of `schema`, parsed (leniently) as a JSON object.
     pub(crate) async fn ask_json(
         &self,
         step: usize,
         template: &str,
         ctx: &minijinja::Value,
+        schema: ReplySchema,
     ) -> Result<Value, JudgeError> {
-        let reply = self.ask(step, template, ctx, true).await?;
+        let reply = self.ask(step, template, ctx, Some(schema)).await?;
         Ok(extract_json_object(&reply)?)
     }
 }

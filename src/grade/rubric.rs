@@ -135,7 +135,7 @@ impl Rubric {
             criteria => &self.criteria, levels => Serde(&self.levels), min => min, max => max,
             tagged => tagged, ..call.inputs(&self.inputs)
         };
-        let reply = call.ask(0, "rubric.j2", &ctx, false).await?;
+        let reply = call.ask(0, "rubric.j2", &ctx, None).await?;
         let parsed = parse_rubric_reply(&reply, self.output)?;
         let score = normalise_score(parsed.raw, min as f64, max as f64);
         let mut reason = format!("{} on {min}-{max}", parsed.raw);

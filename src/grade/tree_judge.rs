@@ -24,11 +24,31 @@ use minijinja::context;
 use petgraph::Direction;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::{Dfs, Reversed};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::Outcome;
 use super::judge_prompts::{JudgeCall, JudgeError, JudgeInput, one_line};
+use crate::llm::ReplySchema;
+
+/// A task node's reply.
+#[derive(JsonSchema)]
+#[allow(dead_code, reason = "the reply's shape, for its schema; the reply is read leniently")]
+struct TaskReply {
+    /// What the task asked for.
+    output: String,
+}
+
+/// A judgement node's reply.
+#[derive(JsonSchema)]
+#[allow(dead_code, reason = "the reply's shape, for its schema; the reply is read leniently")]
+struct JudgementReply {
+    /// One of the options offered.
+    verdict: String,
+    /// Why.
+    reason: String,
+}
 
 /// The verdict a judgement node chooses: `true`/`false` for binary nodes, a
 /// string for non-binary ones.
@@ -231,7 +251,11 @@ impl DagJudge {
             }
             NodeKind::Verdict { .. } => return Ok(State::Reached),
         };
-        let reply = call.ask_json(self.position(node), "dag_node.j2", &ctx).await.map_err(at_node)?;
+        let schema = match kind {
+            NodeKind::Task { .. } => ReplySchema::of::<TaskReply>("task"),
+            _ => ReplySchema::of::<JudgementReply>("judgement"),
+        };
+        let reply = call.ask_json(self.position(node), "dag_node.j2", &ctx, schema).await.map_err(at_node)?;
         if matches!(kind, NodeKind::Task { .. }) {
             return match reply.get("output") {
                 Some(Value::String(text)) => Ok(State::Output(text.clone())),

@@ -8,22 +8,35 @@
 //! few calls. Usage maps to [`TokenUsage`] so every figure reads the same
 //! across providers: prompt tokens = input + cache reads + cache writes.
 //!
+//! Structured outputs: a call whose reply has a schema, with `structured =
+//! "schema"`, forces a tool whose `input_schema` is that schema (`tool_choice`
+//! names it); the tool's input, streamed as `input_json_delta`, is the reply.
+//! A 400 naming the tools drops them for the rest of the run (the API has no
+//! JSON mode, so `json` asks for nothing more than `off`: the prompt alone).
+//!
 //! Retries (policy shared with the OpenAI-compatible client): 408, 429, 5xx
 //! (529 overloaded included) honouring `retry-after`, connection errors,
-//! timeouts, stalled streams, streams cut before `message_stop`, and
-//! retryable `error` events mid-stream (`overloaded_error`, `api_error`,
+//! timeouts, stalled streams, streams cut before `message_stop` or ended
+//! without a `stop_reason` (unfinished), and retryable `error` events mid-stream (`overloaded_error`, `api_error`,
 //! `rate_limit_error`). 400, 401, 403 and 404 fail at once.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
-use super::http::{Failure, RetryPolicy, SseReader, cut_off, error_detail, http_client, retry_after, send_failure};
+use super::http::{
+    Failure, Interruptions, Next, RetryPolicy, SseReader, cut_off, error_detail, http_client, retry_after, send_failure,
+};
 use super::price::{self, ModelPrice};
-use super::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, LlmRole, StreamUpdate, TokenUsage};
+use super::tokens::count_locally;
+use super::{
+    DeltaSink, FinishReason, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, LlmRole, StreamUpdate,
+    StructuredOutput, TokenUsage,
+};
 
 /// Default server.
 pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
@@ -79,6 +92,8 @@ pub struct AnthropicSettings {
     pub base_delay: Duration,
     /// Prices by model name (or name prefix), over the built-in ones.
     pub prices: Vec<(String, ModelPrice)>,
+    /// Whether replies with a schema are asked for as a forced tool (`schema`).
+    pub structured: StructuredOutput,
 }
 
 impl std::fmt::Debug for AnthropicSettings {
@@ -95,6 +110,7 @@ impl std::fmt::Debug for AnthropicSettings {
             .field("max_retries", &self.max_retries)
             .field("base_delay", &self.base_delay)
             .field("prices", &self.prices)
+            .field("structured", &self.structured)
             .finish()
     }
 }
@@ -120,6 +136,7 @@ impl AnthropicSettings {
             max_retries: 4,
             base_delay: Duration::from_millis(500),
             prices: Vec::new(),
+            structured: StructuredOutput::default(),
         }
     }
 }
@@ -140,11 +157,14 @@ struct Usage {
     cache_read: u64,
     cache_creation: u64,
     output: u64,
+    /// Whether any event carried a count.
+    reported: bool,
 }
 
 impl Usage {
     fn update(&mut self, usage: &Value) {
         let field = |name: &str| usage.get(name).and_then(Value::as_u64);
+        self.reported |= ["input_tokens", "output_tokens"].into_iter().any(|name| field(name).is_some());
         self.input = field("input_tokens").unwrap_or(self.input);
         self.cache_read = field("cache_read_input_tokens").unwrap_or(self.cache_read);
         self.cache_creation = field("cache_creation_input_tokens").unwrap_or(self.cache_creation);
@@ -179,12 +199,21 @@ pub struct AnthropicClient {
     http: reqwest::Client,
     settings: AnthropicSettings,
     heads: Mutex<HashMap<LlmRole, String>>,
+    interruptions: Interruptions,
+    /// Schemas are still sent as forced tools (until a 400 refuses them).
+    tools: AtomicBool,
 }
 
 impl AnthropicClient {
     /// A client for `settings`.
     pub fn new(settings: AnthropicSettings) -> Result<Self, LlmError> {
-        Ok(Self { http: http_client()?, settings, heads: Mutex::new(HashMap::new()) })
+        Ok(Self {
+            http: http_client()?,
+            heads: Mutex::new(HashMap::new()),
+            interruptions: Interruptions::default(),
+            tools: AtomicBool::new(settings.structured == StructuredOutput::Schema),
+            settings,
+        })
     }
 
     /// Bytes of `text` (a user message for `role`) to mark as its static head:
@@ -250,11 +279,25 @@ impl AnthropicClient {
         body
     }
 
-    /// Send `body` once (every attempt of a call sends the same body).
-    async fn attempt(&self, body: &Value, sink: &DeltaSink) -> Result<(String, TokenUsage), Failure> {
+    /// `body` with the forced tool of `request`'s schema, while tools are sent.
+    fn with_tool(&self, request: &LlmRequest, body: &Value) -> (Value, bool) {
+        let mut body = body.clone();
+        let Some(schema) = request.schema.as_ref().filter(|_| self.tools.load(Ordering::Relaxed)) else {
+            return (body, false);
+        };
+        body["tools"] =
+            json!([{"name": schema.name(), "description": "Give the reply.", "input_schema": schema.schema()}]);
+        body["tool_choice"] = json!({"type": "tool", "name": schema.name()});
+        (body, true)
+    }
+
+    /// Send `body` once (every attempt of a call sends the same body, with
+    /// its forced tool while tools are sent).
+    async fn attempt(&self, request: &LlmRequest, body: &Value, sink: &DeltaSink) -> Result<LlmResponse, Failure> {
         let url = format!("{}/v1/messages", self.settings.base_url);
+        let (body, tool_sent) = self.with_tool(request, body);
         let mut call =
-            self.http.post(&url).timeout(self.settings.timeout).header("anthropic-version", API_VERSION).json(body);
+            self.http.post(&url).timeout(self.settings.timeout).header("anthropic-version", API_VERSION).json(&body);
         if let Some(key) = &self.settings.api_key {
             call = call.header("x-api-key", key);
         }
@@ -263,47 +306,73 @@ impl AnthropicClient {
         if !status.is_success() {
             let after = retry_after(response.headers());
             let body = response.text().await.unwrap_or_default();
-            return Err(self.classify(status.as_u16(), &body, after, &url));
+            return Err(self.classify(status.as_u16(), &body, after, &url, tool_sent));
         }
         let mut events = SseReader::new(response, &url, self.settings.stall_timeout, self.settings.timeout);
-        let (mut text, mut usage, mut stopped) = (String::new(), Usage::default(), false);
+        let (mut text, mut usage, mut stop_reason) = (String::new(), Usage::default(), None);
         while let Some(event) = events.next().await? {
             let Ok(data) = serde_json::from_str::<Value>(&event.data) else { continue };
             match data.get("type").and_then(Value::as_str).unwrap_or(event.event.as_str()) {
                 "message_start" => usage.update(&data["message"]["usage"]),
-                "content_block_delta" if data["delta"]["type"] == "text_delta" => {
-                    if let Some(delta) = data["delta"]["text"].as_str() {
+                "content_block_delta" => {
+                    let delta = match data["delta"]["type"].as_str() {
+                        Some("text_delta") => data["delta"]["text"].as_str(),
+                        Some("input_json_delta") => data["delta"]["partial_json"].as_str(),
+                        _ => None,
+                    };
+                    if let Some(delta) = delta {
                         sink(StreamUpdate::Text(delta));
                         text.push_str(delta);
                     }
                 }
                 "message_delta" => {
                     usage.update(&data["usage"]);
-                    if data["delta"]["stop_reason"] == "max_tokens" {
-                        tracing::warn!(
-                            "an answer of {} stopped at max_tokens = {}: raise [llm] max_tokens",
-                            self.settings.model,
-                            self.settings.max_tokens
-                        );
+                    if let Some(reason) = data["delta"]["stop_reason"].as_str() {
+                        stop_reason = Some(FinishReason::from(reason.to_string()));
                     }
                 }
                 "message_stop" => {
-                    stopped = true;
-                    break;
+                    return match stop_reason {
+                        Some(reason) => Ok(self.reply(request, text, &usage, reason)),
+                        None => Err(self.interruptions.unfinished(&url)),
+                    };
                 }
                 "error" => return Err(stream_error(&data, &url)),
                 _ => {}
             }
         }
-        if !stopped {
-            return Err(cut_off());
-        }
-        Ok((text, usage.tokens()))
+        Err(cut_off())
     }
 
-    fn classify(&self, status: u16, body: &str, after: Option<Duration>, url: &str) -> Failure {
+    /// The reply of a finished attempt; without usage from the server, its
+    /// tokens are counted here.
+    fn reply(&self, request: &LlmRequest, text: String, usage: &Usage, reason: FinishReason) -> LlmResponse {
+        if reason == FinishReason::Length {
+            tracing::warn!(
+                "an answer of {} stopped at max_tokens = {}: raise [llm] max_tokens",
+                self.settings.model,
+                self.settings.max_tokens
+            );
+        }
+        let (usage, estimated) = if usage.reported {
+            (usage.tokens(), false)
+        } else {
+            (count_locally(&self.settings.model, &request.messages, &text), true)
+        };
+        LlmResponse { text, usage, retries: 0, finish_reason: Some(reason), estimated, from_cache: false }
+    }
+
+    fn classify(&self, status: u16, body: &str, after: Option<Duration>, url: &str, tool_sent: bool) -> Failure {
         let detail = error_detail(body);
         let key_env = &self.settings.api_key_env;
+        if status == 400 && tool_sent && body.contains("tool") {
+            self.tools.store(false, Ordering::Relaxed);
+            let message = format!(
+                "400 from {url} with the reply's schema as a forced tool ({detail}): asking again without it, \
+                 and so for the rest of the run"
+            );
+            return Failure { error: LlmError::new(LlmErrorKind::BadRequest, message), next: Next::Without };
+        }
         match status {
             429 => Failure::retry(LlmErrorKind::RateLimited, format!("rate limited by {url} ({detail})"), after),
             408 => Failure::retry(LlmErrorKind::Timeout, format!("408 from {url}"), after),
@@ -361,7 +430,7 @@ impl LlmClient for AnthropicClient {
         let policy = RetryPolicy { max_retries: self.settings.max_retries, base_delay: self.settings.base_delay };
         Box::pin(async move {
             let body = self.body(request);
-            policy.run(&sink, || self.attempt(&body, &sink)).await
+            policy.run(&sink, || self.attempt(request, &body, &sink)).await
         })
     }
 
@@ -400,7 +469,7 @@ mod tests {
             draft: 1,
             repair: 0,
         };
-        LlmRequest { key, messages: vec![ChatMessage::system("sys"), ChatMessage::user(text)], json: true }
+        LlmRequest { key, messages: vec![ChatMessage::system("sys"), ChatMessage::user(text)], schema: None }
     }
 
     #[test]

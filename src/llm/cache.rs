@@ -19,6 +19,7 @@ use sha2::{Digest, Sha256};
 
 use super::cache_store::ResponseCache;
 use super::{ChatMessage, DeltaSink, LlmClient, LlmError, LlmRequest, LlmResponse, LlmRole, StreamUpdate, TokenUsage};
+use crate::domain::StructuredOutput;
 
 /// Bumped when what goes into a key changes, so older entries stop matching.
 const KEY_VERSION: u32 = 1;
@@ -36,8 +37,10 @@ pub struct CacheScope {
     pub temperature: Option<f32>,
     /// Longest reply in tokens, when set.
     pub max_tokens: Option<u32>,
-    /// Whether JSON mode is asked for on calls whose reply is a JSON object.
-    pub json_mode: bool,
+    /// How far the role asks for structured replies (`schema`, `json`, `off`);
+    /// in the key through the requested output format.
+    #[serde(skip)]
+    pub structured: StructuredOutput,
 }
 
 /// What a key is the hash of.
@@ -45,8 +48,9 @@ pub struct CacheScope {
 struct KeyMaterial<'a> {
     version: u32,
     scope: &'a CacheScope,
-    /// `json_object` or `text`.
-    output: &'static str,
+    /// The requested output format: `text`, or how far the role asks for
+    /// structure and the reply schema's name (`schema:dag`, `json:dag`).
+    output: String,
     messages: &'a [ChatMessage],
     epoch: u32,
     draft: u32,
@@ -72,7 +76,12 @@ impl CachedClient {
         let material = KeyMaterial {
             version: KEY_VERSION,
             scope,
-            output: if request.json && scope.json_mode { "json_object" } else { "text" },
+            output: match (&request.schema, scope.structured) {
+                (Some(schema), structured) if structured != StructuredOutput::Off => {
+                    format!("{}:{}", structured.name(), schema.name())
+                }
+                _ => "text".to_string(),
+            },
             messages: &request.messages,
             epoch: request.key.epoch,
             draft: request.key.draft,
@@ -107,7 +116,8 @@ impl LlmClient for CachedClient {
             let hit = tokio::task::spawn_blocking(move || cache.lookup(&lookup_key)).await.ok().flatten();
             if let Some(text) = hit {
                 sink(StreamUpdate::Text(&text));
-                return Ok(LlmResponse { text, usage: TokenUsage::default(), retries: 0, from_cache: true });
+                let usage = TokenUsage::default();
+                return Ok(LlmResponse { text, usage, retries: 0, from_cache: true, ..LlmResponse::default() });
             }
             let reply = self.inner.complete(request, sink).await?;
             let (cache, text) = (self.cache.clone(), reply.text.clone());
@@ -168,7 +178,7 @@ mod tests {
             model: "m".into(),
             temperature: None,
             max_tokens: None,
-            json_mode: false,
+            structured: StructuredOutput::Schema,
         }
     }
 
@@ -190,7 +200,8 @@ mod tests {
 
     fn request(text: &str, epoch: u32) -> LlmRequest {
         let key = CallKey { epoch, ..CallKey::run_wide(LlmRole::QuestionGeneration) };
-        LlmRequest { key, messages: vec![ChatMessage::user(text)], json: true }
+        let schema = Some(crate::domain::ReplySchema::of::<crate::domain::GeneratedDag>("dag"));
+        LlmRequest { key, messages: vec![ChatMessage::user(text)], schema }
     }
 
     #[tokio::test]

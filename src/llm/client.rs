@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 
-use super::{CallKey, ChatMessage, LlmRole, TokenUsage};
+use super::{CallKey, ChatMessage, FinishReason, LlmRole, ReplySchema, TokenUsage};
 
 /// What a running call reports before it ends.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -39,8 +39,9 @@ pub struct LlmRequest {
     pub key: CallKey,
     /// The rendered prompt.
     pub messages: Vec<ChatMessage>,
-    /// Ask for a JSON object reply.
-    pub json: bool,
+    /// The shape of the JSON object the reply must be (`None`: free text).
+    /// Providers ask for it as far as the role's [`super::StructuredOutput`] goes.
+    pub schema: Option<ReplySchema>,
 }
 
 /// A successful reply.
@@ -48,12 +49,18 @@ pub struct LlmRequest {
 pub struct LlmResponse {
     /// Full response text.
     pub text: String,
-    /// Token usage (zero when the server does not report it).
+    /// Token usage: the server's, else counted locally (`estimated`); zero
+    /// for offline and replayed replies.
     pub usage: TokenUsage,
     /// Retries spent before this reply.
     pub retries: u32,
     /// Served by the response cache: no request was sent.
     pub from_cache: bool,
+    /// Why the reply ended, as the provider said (`None` where nothing says:
+    /// offline and replayed replies).
+    pub finish_reason: Option<FinishReason>,
+    /// `usage` was counted locally because the server sent none.
+    pub estimated: bool,
 }
 
 /// Why a call failed for good.

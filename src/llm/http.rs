@@ -4,6 +4,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use eventsource_stream::{Event, EventStreamError, Eventsource};
@@ -11,7 +12,7 @@ use futures::{Stream, StreamExt};
 use rand::RngExt;
 use serde_json::Value;
 
-use super::{DeltaSink, LlmError, LlmErrorKind, LlmResponse, StreamUpdate, TokenUsage};
+use super::{DeltaSink, LlmError, LlmErrorKind, LlmResponse, StreamUpdate};
 
 /// The longest wait between attempts, whatever the server asks.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
@@ -62,17 +63,17 @@ impl RetryPolicy {
     }
 
     /// Run `attempt` until it succeeds or fails for good, telling `sink` of
-    /// every retry. A [`Next::Without`] failure is repeated at once and does
-    /// not count against `max_retries`.
+    /// every retry; the reply's `retries` are set here. A [`Next::Without`]
+    /// failure is repeated at once and does not count against `max_retries`.
     pub async fn run<F, Fut>(self, sink: &DeltaSink, mut attempt: F) -> Result<LlmResponse, LlmError>
     where
         F: FnMut() -> Fut,
-        Fut: Future<Output = Result<(String, TokenUsage), Failure>>,
+        Fut: Future<Output = Result<LlmResponse, Failure>>,
     {
         let mut retries = 0u32;
         loop {
             match attempt().await {
-                Ok((text, usage)) => return Ok(LlmResponse { text, usage, retries, ..LlmResponse::default() }),
+                Ok(reply) => return Ok(LlmResponse { retries, ..reply }),
                 Err(Failure { mut error, next: Next::Without }) => {
                     tracing::warn!("{}", error.message);
                     error.retries = retries;
@@ -186,4 +187,35 @@ impl SseReader {
 /// The failure of a stream that ended before the answer did.
 pub(super) fn cut_off() -> Failure {
     Failure::retry(LlmErrorKind::BadResponse, "the stream was cut off before the answer ended".into(), None)
+}
+
+/// Unfinished streams after which a server is said to keep interrupting them.
+pub(super) const INTERRUPTIONS_TOLD_AT: u32 = 3;
+
+/// Counts a client's streams that ended without a finish reason (a server
+/// that interrupts a stream when another request arrives, as
+/// llama-cpp-python's does by default, ends it that way), and says once what
+/// to do about it.
+#[derive(Debug, Default)]
+pub(super) struct Interruptions {
+    count: AtomicU32,
+}
+
+impl Interruptions {
+    /// The failure of a stream from `url` that ended without a finish reason:
+    /// retried like a cut connection. The [`INTERRUPTIONS_TOLD_AT`]-th one's
+    /// message (a retry line in the feed) also names the fix.
+    pub fn unfinished(&self, url: &str) -> Failure {
+        let count = self.count.fetch_add(1, Ordering::Relaxed) + 1;
+        let mut message = format!("the stream from {url} ended without a finish reason: the reply is unfinished");
+        if count == INTERRUPTIONS_TOLD_AT {
+            message.push_str(&format!(
+                "; {url} has interrupted {count} streams in this run (a server that serves one request at a time \
+                 cuts a stream when another arrives): run with --concurrency 1, or start llama-cpp-python's \
+                 server with --interrupt_requests false"
+            ));
+            tracing::warn!("{message}");
+        }
+        Failure::retry(LlmErrorKind::BadResponse, message, None)
+    }
 }

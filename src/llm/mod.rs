@@ -11,9 +11,13 @@ mod offline;
 mod openai;
 mod price;
 mod replay;
+mod reply_format;
 mod roles;
+mod tokens;
 
-pub use crate::domain::{CallKey, ChatMessage, LlmRole, RoleModel, RoleModels, TokenUsage};
+pub use crate::domain::{
+    CallKey, ChatMessage, FinishReason, LlmRole, ReplySchema, RoleModel, RoleModels, StructuredOutput, TokenUsage,
+};
 pub use anthropic::{
     ANTHROPIC_API_KEY_ENV, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, AnthropicClient, AnthropicSettings,
     normalise_anthropic_url,

@@ -2,17 +2,21 @@
 //! llama.cpp server — by base URL), streamed over SSE.
 //!
 //! Retries: 408, 409, 429, 5xx, connection errors (a connection dropped in the
-//! middle of a stream included), timeouts, stalled and cut-off streams are
-//! retried with jittered exponential backoff (base × 2^attempt, capped at
+//! middle of a stream included), timeouts, stalled and cut-off streams, and
+//! streams that end (`[DONE]`) without a `finish_reason` (unfinished: a server
+//! interrupted them) are retried with jittered exponential backoff (base × 2^attempt, capped at
 //! 30 s) that honours `retry-after-ms` and `retry-after`. Not retried: quota
 //! exhaustion (`insufficient_quota`), context-length errors and other 4xx.
 //!
-//! Optional request fields some servers refuse: `response_format` (JSON mode,
-//! only when configured, and only for calls whose reply must be a JSON object)
-//! and `stream_options` (asking for usage in the stream). A 400 naming the field
-//! — or, for JSON mode, any 400 — repeats the call at once without it, and the
-//! client stops sending it for the rest of the run. Such a repeat counts as a
-//! retry (so the trace and the feed show it) but not against `max_retries`.
+//! Optional request fields some servers refuse: `response_format` (structured
+//! outputs, for calls whose reply must be a JSON object: see `reply_format.rs`
+//! for its forms) and `stream_options` (asking for usage in the stream). A 400
+//! (or 422, or a 500 that is a validation error, as llama-cpp-python's server
+//! sends) whose body names the field repeats the call at once with the next
+//! form down, or without the field, and the client keeps to that for the rest
+//! of the run; a 400 naming something else changes nothing. Such a repeat
+//! counts as a retry (so the trace and the feed show it) but not against
+//! `max_retries`.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -21,10 +25,15 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
 use super::http::{
-    Failure, Next, RetryPolicy, SseReader, cut_off, error_detail, http_client, retry_after, send_failure,
+    Failure, Interruptions, Next, RetryPolicy, SseReader, cut_off, error_detail, http_client, retry_after, send_failure,
 };
 use super::price::{self, ModelPrice};
-use super::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, StreamUpdate, TokenUsage};
+use super::reply_format::{ReplyFormat, ReplyFormats};
+use super::tokens::count_locally;
+use super::{
+    DeltaSink, FinishReason, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, StreamUpdate,
+    StructuredOutput, TokenUsage,
+};
 
 /// Default server.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
@@ -66,9 +75,8 @@ pub struct OpenAiSettings {
     pub base_delay: Duration,
     /// Prices by model name (or name prefix), over the built-in ones.
     pub prices: Vec<(String, ModelPrice)>,
-    /// Ask for `response_format: {"type": "json_object"}` on calls whose reply
-    /// must be a JSON object.
-    pub json_mode: bool,
+    /// How replies that must be JSON objects are asked for (`response_format`).
+    pub structured: StructuredOutput,
     /// Sampling temperature, when not the server's default.
     pub temperature: Option<f32>,
     /// Longest reply in tokens (`max_tokens`), when not the server's default.
@@ -86,7 +94,7 @@ impl std::fmt::Debug for OpenAiSettings {
             .field("max_retries", &self.max_retries)
             .field("base_delay", &self.base_delay)
             .field("prices", &self.prices)
-            .field("json_mode", &self.json_mode)
+            .field("structured", &self.structured)
             .field("temperature", &self.temperature)
             .field("max_tokens", &self.max_tokens)
             .finish()
@@ -95,7 +103,7 @@ impl std::fmt::Debug for OpenAiSettings {
 
 impl OpenAiSettings {
     /// Settings for `model` at `base_url` (see [`normalise_base_url`]) with
-    /// default limits and JSON mode off.
+    /// default limits, asking for replies' schemas.
     pub fn new(base_url: impl Into<String>, api_key: Option<String>, model: impl Into<String>) -> Self {
         Self {
             base_url: normalise_base_url(&base_url.into()),
@@ -106,7 +114,7 @@ impl OpenAiSettings {
             max_retries: 4,
             base_delay: Duration::from_millis(500),
             prices: Vec::new(),
-            json_mode: false,
+            structured: StructuredOutput::default(),
             temperature: None,
             max_tokens: None,
         }
@@ -126,58 +134,41 @@ pub fn normalise_base_url(raw: &str) -> String {
     if bare_host { format!("{base}/v1") } else { base.to_string() }
 }
 
-/// A request field some OpenAI-compatible servers refuse.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Optional {
-    /// `response_format` (JSON mode).
-    ResponseFormat,
-    /// `stream_options` (usage at the end of a stream).
-    StreamOptions,
-}
-
-impl Optional {
-    fn field(self) -> &'static str {
-        match self {
-            Self::ResponseFormat => "response_format",
-            Self::StreamOptions => "stream_options",
-        }
-    }
-}
-
 /// Which optional fields one request carried.
 #[derive(Debug, Clone, Copy, Default)]
 struct Sent {
-    response_format: bool,
+    /// The form of `response_format`, when one was sent.
+    response_format: Option<ReplyFormat>,
     stream_options: bool,
 }
 
-/// The HTTP client. What a server refused (JSON mode, `stream_options`) is
-/// remembered for the client's life, which is the run's.
+/// The HTTP client. What a server refused (a `response_format` form,
+/// `stream_options`) is remembered for the client's life, which is the run's.
 pub struct OpenAiClient {
     http: reqwest::Client,
     settings: OpenAiSettings,
-    json_mode: AtomicBool,
+    formats: ReplyFormats,
     stream_options: AtomicBool,
     usage_missing_told: AtomicBool,
+    interruptions: Interruptions,
 }
 
 impl OpenAiClient {
     /// A client for `settings`.
     pub fn new(settings: OpenAiSettings) -> Result<Self, LlmError> {
         let http = http_client()?;
-        let json_mode = AtomicBool::new(settings.json_mode);
+        let formats = ReplyFormats::new(settings.structured);
         Ok(Self {
             http,
             settings,
-            json_mode,
+            formats,
             stream_options: AtomicBool::new(true),
             usage_missing_told: AtomicBool::new(false),
+            interruptions: Interruptions::default(),
         })
     }
 
-    /// The request body and which optional fields it carries. JSON mode needs
-    /// the word "JSON" in the messages (OpenAI refuses it otherwise), so a
-    /// prompt without it is sent without `response_format`.
+    /// The request body and which optional fields it carries.
     fn body(&self, request: &LlmRequest) -> (Value, Sent) {
         let mut body = json!({
             "model": self.settings.model,
@@ -185,15 +176,17 @@ impl OpenAiClient {
             "stream": true,
         });
         let says_json = request.messages.iter().any(|m| m.content.to_ascii_lowercase().contains("json"));
+        let format = self.formats.current();
+        let response_format = request.schema.as_ref().and_then(|schema| format.field(schema, says_json));
         let sent = Sent {
-            response_format: request.json && says_json && self.json_mode.load(Ordering::Relaxed),
+            response_format: response_format.is_some().then_some(format),
             stream_options: self.stream_options.load(Ordering::Relaxed),
         };
         if sent.stream_options {
             body["stream_options"] = json!({"include_usage": true});
         }
-        if sent.response_format {
-            body["response_format"] = json!({"type": "json_object"});
+        if let Some(field) = response_format {
+            body["response_format"] = field;
         }
         if let Some(temperature) = self.settings.temperature {
             body["temperature"] = json!(temperature);
@@ -204,7 +197,7 @@ impl OpenAiClient {
         (body, sent)
     }
 
-    async fn attempt(&self, request: &LlmRequest, sink: &DeltaSink) -> Result<(String, TokenUsage), Failure> {
+    async fn attempt(&self, request: &LlmRequest, sink: &DeltaSink) -> Result<LlmResponse, Failure> {
         let url = format!("{}/chat/completions", self.settings.base_url);
         let (body, sent) = self.body(request);
         let mut call = self.http.post(&url).timeout(self.settings.timeout).json(&body);
@@ -231,13 +224,14 @@ impl OpenAiClient {
             let text =
                 value.pointer("/choices/0/message/content").and_then(Value::as_str).unwrap_or_default().to_string();
             sink(StreamUpdate::Text(&text));
-            return Ok((text, usage_of(&value)));
+            let usage = value.get("usage").filter(|u| !u.is_null()).map(|_| usage_of(&value));
+            return Ok(self.reply(request, text, usage, finish_reason_of(&value), &url));
         }
         let mut events = SseReader::new(response, &url, self.settings.stall_timeout, self.settings.timeout);
-        let (mut text, mut usage, mut finished) = (String::new(), None, false);
+        let (mut text, mut usage, mut finish_reason, mut done) = (String::new(), None, None, false);
         while let Some(event) = events.next().await? {
             if event.data.trim() == "[DONE]" {
-                finished = true;
+                done = true;
                 break;
             }
             let Ok(chunk) = serde_json::from_str::<Value>(&event.data) else { continue };
@@ -245,53 +239,70 @@ impl OpenAiClient {
                 sink(StreamUpdate::Text(delta));
                 text.push_str(delta);
             }
-            if chunk.pointer("/choices/0/finish_reason").is_some_and(|r| !r.is_null()) {
-                finished = true;
-            }
+            finish_reason = finish_reason_of(&chunk).or(finish_reason);
             if chunk.get("usage").is_some_and(|u| !u.is_null()) {
                 usage = Some(usage_of(&chunk));
             }
         }
-        if !finished {
-            return Err(cut_off());
+        match (finish_reason, done) {
+            (Some(reason), _) => Ok(self.reply(request, text, usage, Some(reason), &url)),
+            (None, true) => Err(self.interruptions.unfinished(&url)),
+            (None, false) => Err(cut_off()),
         }
-        Ok((text, usage.unwrap_or_else(|| self.no_usage(&url))))
     }
 
-    /// A stream that ended without usage counts 0 tokens; said once per run.
-    fn no_usage(&self, url: &str) -> TokenUsage {
-        if !self.usage_missing_told.swap(true, Ordering::Relaxed) {
-            tracing::warn!("{url} reports no token usage in its streams: its calls count 0 tokens");
-        }
-        TokenUsage::default()
+    /// The reply of a finished attempt; without usage from the server, its
+    /// tokens are counted here (said once per run in the log).
+    fn reply(
+        &self,
+        request: &LlmRequest,
+        text: String,
+        usage: Option<TokenUsage>,
+        finish_reason: Option<FinishReason>,
+        url: &str,
+    ) -> LlmResponse {
+        let (usage, estimated) = match usage {
+            Some(usage) => (usage, false),
+            None => {
+                if !self.usage_missing_told.swap(true, Ordering::Relaxed) {
+                    tracing::warn!("{url} reports no token usage: its calls' tokens are counted locally (estimated)");
+                }
+                (count_locally(&self.settings.model, &request.messages, &text), true)
+            }
+        };
+        LlmResponse { text, usage, retries: 0, finish_reason, estimated, from_cache: false }
     }
 
-    /// The optional field a 400 names, among those `sent`.
-    fn named(lower_body: &str, sent: Sent) -> Option<Optional> {
-        [(Optional::StreamOptions, sent.stream_options), (Optional::ResponseFormat, sent.response_format)]
-            .into_iter()
-            .find(|(field, was_sent)| *was_sent && lower_body.contains(field.field()))
-            .map(|(field, _)| field)
-    }
-
-    /// Stop sending `field` and ask again at once without it.
-    fn without(&self, field: Optional, url: &str, detail: &str) -> Failure {
-        match field {
-            Optional::ResponseFormat => self.json_mode.store(false, Ordering::Relaxed),
-            Optional::StreamOptions => self.stream_options.store(false, Ordering::Relaxed),
-        }
-        let name = field.field();
-        let message = format!(
-            "400 from {url} with {name} ({detail}): asking again without it, and no {name} for the rest of the run"
-        );
-        Failure { error: LlmError::new(LlmErrorKind::BadRequest, message), next: Next::Without }
+    /// Ask again at once without what a 400 (or 422: `status`) from `url` named among what was
+    /// `sent` (the next `response_format` form down, or no `stream_options`),
+    /// for the rest of the run; `None` when the body names neither.
+    fn without_named(&self, status: u16, lower_body: &str, sent: Sent, url: &str, detail: &str) -> Option<Failure> {
+        let message = if sent.stream_options && lower_body.contains("stream_options") {
+            self.stream_options.store(false, Ordering::Relaxed);
+            format!(
+                "{status} from {url} with stream_options ({detail}): asking again without it, \
+                 and no stream_options for the rest of the run"
+            )
+        } else {
+            let refused = sent.response_format.filter(|_| lower_body.contains("response_format"))?;
+            let now = self.formats.step_down(refused);
+            format!(
+                "{status} from {url} with {} ({detail}): asking again with {}, and so for the rest of the run",
+                refused.describe(),
+                now.describe()
+            )
+        };
+        Some(Failure { error: LlmError::new(LlmErrorKind::BadRequest, message), next: Next::Without })
     }
 
     fn classify(&self, status: u16, body: &str, after: Option<Duration>, sent: Sent, url: &str) -> Failure {
         let lower = body.to_ascii_lowercase();
         let detail = error_detail(body);
-        if let Some(field) = Self::named(&lower, sent).filter(|_| status == 400) {
-            return self.without(field, url, &detail);
+        // A refusal is a 400 or 422, or a 500 that is a validation error (llama-cpp-python's
+        // server answers a request it cannot validate with one).
+        let refused = matches!(status, 400 | 422) || (status == 500 && lower.contains("validation error"));
+        if let Some(failure) = refused.then(|| self.without_named(status, &lower, sent, url, &detail)).flatten() {
+            return failure;
         }
         if lower.contains("insufficient_quota") {
             return Failure::fatal(
@@ -306,8 +317,6 @@ impl OpenAiClient {
             );
         }
         match status {
-            // A server without JSON mode may refuse it without naming it (llama.cpp, older vLLM).
-            400 if sent.response_format => self.without(Optional::ResponseFormat, url, &detail),
             429 => Failure::retry(LlmErrorKind::RateLimited, format!("rate limited by {url} ({detail})"), after),
             408 => Failure::retry(LlmErrorKind::Timeout, format!("408 from {url}"), after),
             409 => Failure::retry(LlmErrorKind::Server, format!("409 from {url} ({detail})"), after),
@@ -319,6 +328,11 @@ impl OpenAiClient {
             _ => Failure::fatal(LlmErrorKind::BadRequest, format!("{status} from {url}: {detail}")),
         }
     }
+}
+
+/// The first choice's `finish_reason`, when set.
+fn finish_reason_of(value: &Value) -> Option<FinishReason> {
+    value.pointer("/choices/0/finish_reason").and_then(Value::as_str).map(|r| FinishReason::from(r.to_string()))
 }
 
 fn usage_of(value: &Value) -> TokenUsage {

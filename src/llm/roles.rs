@@ -96,7 +96,7 @@ mod tests {
                 draft: 1,
                 repair: 0,
             };
-            let request = LlmRequest { key, messages: Vec::new(), json: false };
+            let request = LlmRequest { key, messages: Vec::new(), schema: None };
             assert_eq!(router.complete(&request, ignore_stream()).await.unwrap().text, model);
             let served = serving(&router, role);
             assert_eq!((served.model(), served.cost_usd(usage)), (model, cost));

@@ -42,6 +42,14 @@ pub enum Reply {
     WithUsage(String, Usage),
     /// The answer's first events, then the stream ends without `message_stop`.
     CutOff(String),
+    /// A whole answer whose `message_delta` names no `stop_reason`.
+    Unfinished(String),
+    /// A whole answer cut at the token limit (`stop_reason: max_tokens`).
+    MaxTokens(String),
+    /// A whole answer whose events carry no usage (as some proxies send).
+    NoUsage(String),
+    /// A forced tool's input (the JSON text), streamed as `input_json_delta`.
+    Tool(String),
     /// The answer's first events, then an `error` event (`overloaded_error`).
     ErrorEvent(String),
     /// An HTTP error with headers and body.
@@ -87,9 +95,14 @@ fn opening(text: &str, usage: Usage) -> String {
 }
 
 fn whole(text: &str, usage: Usage) -> String {
+    ended(text, usage, Some("end_turn"))
+}
+
+/// A whole answer that stops for `stop_reason`.
+fn ended(text: &str, usage: Usage, stop_reason: Option<&str>) -> String {
     let mut out = opening(text, usage);
     out.push_str(&event("content_block_stop", json!({"type": "content_block_stop", "index": 0})));
-    let delta = json!({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": null},
+    let delta = json!({"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": null},
         "usage": {"output_tokens": usage.output}});
     out.push_str(&event("message_delta", delta));
     out.push_str(&event("message_stop", json!({"type": "message_stop"})));
@@ -112,6 +125,38 @@ fn template(reply: Reply) -> ResponseTemplate {
         Reply::Text(text) => stream(whole(&text, Usage::of(&text))),
         Reply::WithUsage(text, usage) => stream(whole(&text, usage)),
         Reply::CutOff(text) => stream(partial(&text)),
+        Reply::Tool(input) => {
+            let whole = ended(&input, Usage::of(&input), Some("tool_use"));
+            let block = json!({"type": "content_block_start", "index": 0,
+                "content_block": {"type": "tool_use", "id": "toolu_mock", "name": "reply", "input": {}}});
+            let text_block =
+                json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}});
+            let tool = whole
+                .replace(&format!("data: {text_block}"), &format!("data: {block}"))
+                .replace(r#""type":"text_delta","text":"#, r#""type":"input_json_delta","partial_json":"#);
+            stream(tool)
+        }
+        Reply::Unfinished(text) => stream(ended(&text, Usage::of(&text), None)),
+        Reply::MaxTokens(text) => stream(ended(&text, Usage::of(&text), Some("max_tokens"))),
+        Reply::NoUsage(text) => {
+            let events = whole(&text, Usage::of(&text));
+            let without: Vec<String> = events
+                .split("\n\n")
+                .filter(|e| !e.is_empty())
+                .map(|e| match e.split_once("\ndata: ") {
+                    Some((name, data)) => {
+                        let mut data: Value = serde_json::from_str(data).unwrap();
+                        if let Some(message) = data.get_mut("message").and_then(Value::as_object_mut) {
+                            message.remove("usage");
+                        }
+                        data.as_object_mut().unwrap().remove("usage");
+                        format!("{name}\ndata: {data}\n\n")
+                    }
+                    None => format!("{e}\n\n"),
+                })
+                .collect();
+            stream(without.concat())
+        }
         Reply::ErrorEvent(text) => {
             let error = json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}});
             stream(format!("{}{}", partial(&text), event("error", error)))

@@ -26,6 +26,11 @@ pub enum Reply {
     Cached(String, u64),
     /// A stream that stops before the answer ends.
     CutOff(String),
+    /// A stream ended by `[DONE]` without a finish reason (llama-cpp-python's
+    /// server interrupting it for another request).
+    Interrupted(String),
+    /// A streamed answer cut at the token limit (`finish_reason: length`), with usage.
+    Length(String),
     /// An HTTP error with headers and body.
     Status(u16, Vec<(&'static str, String)>, String),
     /// An answer after a delay.
@@ -68,9 +73,9 @@ pub fn mock_usage(text: &str) -> (u64, u64) {
     (100 + text.len() as u64 / 10, text.len() as u64 / 4)
 }
 
-fn sse(text: &str, finish: bool, cached: Option<u64>) -> String {
+fn sse(text: &str, finish: Option<&str>, cached: Option<u64>) -> String {
     let mut out = sse_text(text, finish);
-    if finish {
+    if finish.is_some() {
         let (prompt, completion) = mock_usage(text);
         let mut usage = json!({"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": 0});
         if let Some(cached) = cached {
@@ -82,8 +87,8 @@ fn sse(text: &str, finish: bool, cached: Option<u64>) -> String {
     out
 }
 
-/// The answer's events (and its finish reason, when `finish`), without usage or `[DONE]`.
-fn sse_text(text: &str, finish: bool) -> String {
+/// The answer's events (and its finish reason, when given), without usage or `[DONE]`.
+fn sse_text(text: &str, finish: Option<&str>) -> String {
     let mut out = String::new();
     let chars: Vec<char> = text.chars().collect();
     for chunk in chars.chunks(40) {
@@ -91,10 +96,10 @@ fn sse_text(text: &str, finish: bool) -> String {
         let event = json!({"choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": null}]});
         out.push_str(&format!("data: {event}\n\n"));
     }
-    if finish {
+    if let Some(reason) = finish {
         out.push_str(&format!(
             "data: {}\n\n",
-            json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+            json!({"choices": [{"index": 0, "delta": {}, "finish_reason": reason}]})
         ));
     }
     out
@@ -104,16 +109,22 @@ fn template(reply: Reply) -> ResponseTemplate {
     match reply {
         Reply::Text(text) => ResponseTemplate::new(200)
             .insert_header("content-type", "text/event-stream")
-            .set_body_string(sse(&text, true, None)),
+            .set_body_string(sse(&text, Some("stop"), None)),
         Reply::NoUsage(text) => ResponseTemplate::new(200)
             .insert_header("content-type", "text/event-stream")
-            .set_body_string(format!("{}data: [DONE]\n\n", sse_text(&text, true))),
+            .set_body_string(format!("{}data: [DONE]\n\n", sse_text(&text, Some("stop")))),
         Reply::Cached(text, cached) => ResponseTemplate::new(200)
             .insert_header("content-type", "text/event-stream")
-            .set_body_string(sse(&text, true, Some(cached))),
+            .set_body_string(sse(&text, Some("stop"), Some(cached))),
         Reply::CutOff(text) => ResponseTemplate::new(200)
             .insert_header("content-type", "text/event-stream")
-            .set_body_string(sse(&text, false, None)),
+            .set_body_string(sse(&text, None, None)),
+        Reply::Interrupted(text) => ResponseTemplate::new(200)
+            .insert_header("content-type", "text/event-stream")
+            .set_body_string(format!("{}data: [DONE]\n\n", sse_text(&text, None))),
+        Reply::Length(text) => ResponseTemplate::new(200)
+            .insert_header("content-type", "text/event-stream")
+            .set_body_string(sse(&text, Some("length"), None)),
         Reply::Status(code, headers, body) => {
             let mut t = ResponseTemplate::new(code).set_body_string(body);
             for (k, v) in headers {
@@ -306,12 +317,12 @@ const STREAM_HEAD: &str =
 async fn answer(mut socket: TcpStream, reply: Raw) {
     match reply {
         Raw::Answer(text) => {
-            let body = format!("{}0\r\n\r\n", http_chunk(&sse(&text, true, None)));
+            let body = format!("{}0\r\n\r\n", http_chunk(&sse(&text, Some("stop"), None)));
             let _ = socket.write_all(format!("{STREAM_HEAD}{body}").as_bytes()).await;
             let _ = socket.shutdown().await;
         }
         Raw::DropMidEvent(text) => {
-            let events = sse(&text, true, None);
+            let events = sse(&text, Some("stop"), None);
             // The first event whole, then the second cut in the middle of its `data:` line.
             let second = events.find("\n\ndata: ").map_or(events.len() / 2, |at| at + 2);
             let cut = second + (events.len() - second).min(30);

@@ -1,13 +1,14 @@
 //! Local OpenAI-compatible servers (Ollama, vLLM, llama.cpp) and JSON mode,
 //! against mocks on 127.0.0.1 that reproduce each quirk: base URLs with or
 //! without `/v1`, refused `response_format` and `stream_options`, streams
-//! without usage, model names with tags; and JSON mode through the binary.
+//! without usage (counted locally), model names with tags; and JSON mode through the binary.
 
 use crate::common;
 
 use common::mock_llm::{MockLlm, Reply, row_count_reply};
 use eval_dag::llm::{
-    LlmClient, LlmErrorKind, ModelPrice, OpenAiClient, StreamUpdate, TokenUsage, ignore_stream, normalise_base_url,
+    LlmClient, LlmErrorKind, ModelPrice, OpenAiClient, StreamUpdate, StructuredOutput, TokenUsage, ignore_stream,
+    normalise_base_url,
 };
 use eval_dag::run::EngineEvent;
 
@@ -45,7 +46,7 @@ async fn a_base_url_with_or_without_v1_and_a_slash_reaches_v1_chat_completions()
 async fn json_mode_is_asked_only_when_configured_for_json_replies_whose_prompt_says_json() {
     let mock = MockLlm::start(|_, _| Reply::Text("{}".into())).await;
     let mut off = settings(mock.base_url(), "gpt-4o-mini");
-    off.json_mode = false;
+    off.structured = StructuredOutput::Off;
     let off = OpenAiClient::new(off).unwrap();
     let on = OpenAiClient::new(settings(mock.base_url(), "gpt-4o-mini")).unwrap();
     for (client, prompt, json) in [
@@ -61,11 +62,10 @@ async fn json_mode_is_asked_only_when_configured_for_json_replies_whose_prompt_s
 }
 
 #[tokio::test]
-async fn any_400_in_json_mode_is_asked_again_without_it_once_even_with_no_retries_left() {
-    // llama.cpp-style refusal that does not name the field.
+async fn a_400_naming_json_mode_is_asked_again_without_it_once_even_with_no_retries_left() {
     let mock = MockLlm::start(|r, _| {
         if has(r, "response_format") {
-            status(400, r#"{"error": {"message": "Invalid request"}}"#)
+            status(400, r#"{"error": {"message": "Invalid request: response_format"}}"#)
         } else {
             Reply::Text("{}".into())
         }
@@ -104,10 +104,18 @@ async fn a_400_that_is_not_about_json_mode_is_not_repeated() {
     assert_eq!(mock.requests().len(), 1);
     let mock = MockLlm::start(|_, _| status(400, r#"{"error": {"message": "bad temperature"}}"#)).await;
     let mut off = settings(mock.base_url(), "gpt-4o-mini");
-    off.json_mode = false;
+    off.structured = StructuredOutput::Off;
     let err =
         OpenAiClient::new(off).unwrap().complete(&request_saying("JSON", true), ignore_stream()).await.unwrap_err();
     assert_eq!((err.kind, mock.requests().len()), (LlmErrorKind::BadRequest, 1));
+    // In JSON mode, a 400 that names something else (llama.cpp's "Invalid request") keeps response_format.
+    let mock = MockLlm::start(|_, _| status(400, r#"{"error": {"message": "Invalid request"}}"#)).await;
+    let client = OpenAiClient::new(settings(mock.base_url(), "gpt-4o-mini")).unwrap();
+    for _ in 0..2 {
+        let err = client.complete(&request_saying("JSON", true), ignore_stream()).await.unwrap_err();
+        assert_eq!(err.kind, LlmErrorKind::BadRequest);
+    }
+    assert!(mock.requests().iter().all(|r| has(r, "response_format")), "not a reason to drop it");
 }
 
 #[tokio::test]
@@ -129,7 +137,7 @@ async fn calls_refused_at_the_same_time_each_ask_again_without_json_mode() {
 }
 
 #[tokio::test]
-async fn a_refused_stream_options_is_dropped_for_good_and_usage_then_counts_zero() {
+async fn a_refused_stream_options_is_dropped_for_good_and_usage_then_is_counted_locally() {
     let mock = MockLlm::start(|r, _| {
         if has(r, "stream_options") {
             status(400, r#"{"object": "error", "message": "Unrecognized field: stream_options"}"#)
@@ -141,19 +149,21 @@ async fn a_refused_stream_options_is_dropped_for_good_and_usage_then_counts_zero
     let client = OpenAiClient::new(settings(mock.base_url(), "llama3.1:8b")).unwrap();
     for _ in 0..2 {
         let reply = client.complete(&request_saying("hi", false), ignore_stream()).await.unwrap();
-        assert_eq!((reply.text.as_str(), reply.usage), ("hello", TokenUsage::default()));
-        assert_eq!(client.cost_usd(reply.usage), 0.0);
+        assert_eq!(reply.text.as_str(), "hello");
+        assert!(reply.estimated && reply.usage.completion_tokens == 2, "{:?}", reply.usage);
+        assert_eq!(client.cost_usd(reply.usage), 0.0, "no price for this model");
     }
     let asked: Vec<bool> = mock.requests().iter().map(|r| has(r, "stream_options")).collect();
     assert_eq!(asked, vec![true, false, false]);
 }
 
 #[tokio::test]
-async fn a_stream_without_usage_is_an_answer_with_zero_tokens() {
+async fn a_stream_without_usage_is_an_answer_with_estimated_tokens() {
     let mock = MockLlm::start(|_, _| Reply::NoUsage("x".repeat(90))).await;
     let client = OpenAiClient::new(settings(mock.base_url(), "llama3.1:8b")).unwrap();
     let reply = client.complete(&request_saying("hi", false), ignore_stream()).await.unwrap();
-    assert_eq!((reply.text.len(), reply.usage, reply.retries), (90, TokenUsage::default(), 0));
+    let counted = TokenUsage { prompt_tokens: 3 + 1 + 3, completion_tokens: 23, ..TokenUsage::default() };
+    assert_eq!((reply.text.len(), reply.usage, reply.retries, reply.estimated), (90, counted, 0, true));
     assert!(has(&mock.requests()[0], "stream_options"), "usage is still asked for");
 }
 
@@ -217,17 +227,20 @@ async fn a_run_in_json_mode_asks_it_of_every_call_whose_reply_is_an_object() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_run_without_json_mode_never_sends_response_format() {
+async fn a_run_with_structured_outputs_off_never_sends_response_format() {
     let mock = MockLlm::start(|r, _| Reply::NoUsage(row_count_reply(r))).await;
-    let (code, stderr, events) = run_binary_with(&mock.base_url(), "", &["--model", "llama3.1:8b"]).await;
+    let flags = ["--model", "llama3.1:8b", "--structured", "off"];
+    let (code, stderr, events) = run_binary_with(&mock.base_url(), "", &flags).await;
     assert_eq!(code, Some(0), "{stderr}");
     assert!(mock.requests().iter().all(|r| !has(r, "response_format") && r.body["model"] == "llama3.1:8b"));
-    let usage: Vec<(TokenUsage, f64)> = events
+    let usage: Vec<(bool, bool, f64)> = events
         .iter()
         .filter_map(|e| match e {
-            EngineEvent::LlmCallFinished { usage, cost_usd, .. } => Some((*usage, *cost_usd)),
+            EngineEvent::LlmCallFinished { usage, cost_usd, estimated, .. } => {
+                Some((*estimated, usage.prompt_tokens > 0 && usage.completion_tokens > 0, *cost_usd))
+            }
             _ => None,
         })
         .collect();
-    assert_eq!(usage, vec![(TokenUsage::default(), 0.0); 3], "no usage reported: zero tokens, zero cost");
+    assert_eq!(usage, vec![(true, true, 0.0); 3], "no usage reported: tokens counted locally, no price for the model");
 }

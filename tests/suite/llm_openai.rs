@@ -12,12 +12,13 @@ use std::time::{Duration, Instant};
 use common::mock_llm::{MockLlm, Raw, RawLlm, Reply, row_count_reply};
 use eval_dag::llm::{
     CallKey, ChatMessage, LlmClient, LlmErrorKind, LlmRequest, LlmRole, ModelPrice, OpenAiClient, OpenAiSettings,
-    StreamUpdate, TokenUsage,
+    ReplySchema, StreamUpdate, StructuredOutput, TokenUsage,
 };
 use eval_dag::run::{EngineEvent, Outcome};
 use eval_dag::trace::Trace;
 
-/// A question-generation request saying `prompt`, asking for a JSON object when `json`.
+/// A question-generation request saying `prompt`, asking for a JSON object
+/// (of [`AnswerReply`]'s schema) when `json`.
 pub(crate) fn request_saying(prompt: &str, json: bool) -> LlmRequest {
     LlmRequest {
         key: CallKey {
@@ -32,21 +33,29 @@ pub(crate) fn request_saying(prompt: &str, json: bool) -> LlmRequest {
             repair: 0,
         },
         messages: vec![ChatMessage::user(prompt)],
-        json,
+        schema: json.then(|| ReplySchema::of::<AnswerReply>("answer")),
     }
+}
+
+/// The shape the requests of [`request_saying`] ask for.
+#[derive(schemars::JsonSchema)]
+#[allow(dead_code, reason = "a reply's shape, for its schema")]
+pub(crate) struct AnswerReply {
+    /// Any answer.
+    answer: String,
 }
 
 fn request(json: bool) -> LlmRequest {
     request_saying("hello, reply as JSON", json)
 }
 
-/// Quick-retrying settings of `model` at `base_url`, JSON mode on.
+/// Quick-retrying settings of `model` at `base_url`, JSON mode on (`structured = "json"`).
 pub(crate) fn settings(base_url: String, model: &str) -> OpenAiSettings {
     let mut settings = OpenAiSettings::new(base_url, Some("test-key".into()), model);
     settings.base_delay = Duration::from_millis(5);
     settings.max_retries = 2;
     settings.timeout = Duration::from_secs(2);
-    settings.json_mode = true;
+    settings.structured = StructuredOutput::Json;
     settings
 }
 

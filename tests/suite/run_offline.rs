@@ -44,7 +44,9 @@ fn offline_runs_answer_every_question_correctly_on_the_sample_data() {
     for dataset in ["fraud", "penguins"] {
         let dir = tempfile::tempdir().unwrap();
         let output = run(&common::root().join("sample-data").join(dataset), dir.path(), &[]);
-        assert_eq!(output.status.code(), Some(0), "{dataset}: {}", String::from_utf8_lossy(&output.stderr));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{dataset}: {stderr}");
+        assert!(stderr.contains("0 tokens (offline and replayed calls count none)"), "a zero says why: {stderr}");
         assert_all_answers_expected(dir.path(), 10);
     }
 }

@@ -337,7 +337,7 @@ mod tests {
         LlmRequest {
             key,
             messages: vec![ChatMessage { role: "user".into(), content: format!("```python\n{code}```") }],
-            json: true,
+            schema: None,
         }
     }
 

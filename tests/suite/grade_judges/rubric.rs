@@ -50,7 +50,7 @@ async fn a_rubric_judge_scores_one_reply() {
     assert_eq!(grade.reason, "4.5 on 1-5");
     let calls = script.calls.lock().unwrap().clone();
     assert_eq!(calls.len(), 1);
-    assert!(!calls[0].json);
+    assert!(calls[0].schema.is_none(), "a rubric's reply is free text");
     let prompt = user_prompt(&calls[0]);
     assert!(prompt.contains("- 1: impossible\n- 5: plausible"), "{prompt}");
     assert!(prompt.contains("step_1: 0.0058"), "{prompt}");
