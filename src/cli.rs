@@ -1,4 +1,4 @@
-//! Command-line contract (DESIGN.md §4). Scripts and tests depend on it.
+//! Command-line contract. Scripts and tests depend on it.
 
 use std::ops::RangeInclusive;
 use std::path::PathBuf;
@@ -78,7 +78,7 @@ pub enum LlmKind {
     Anthropic,
 }
 
-/// Which model plays which role, and where it is served (DESIGN §6): the
+/// Which model plays which role, and where it is served: the
 /// same flags on `run`, `replay`, `recritic` and `grade`. A role's own flag
 /// wins over the flag for every role, which wins over the config file.
 #[derive(Debug, Clone, Default, Args)]

@@ -1,4 +1,4 @@
-//! `eval-dag replay` in the terminal UI, and the derived run (DESIGN §6) that
+//! `eval-dag replay` in the terminal UI, and the derived run that
 //! work started in it goes into: editing or accepting by hand, reruns and
 //! forks. The derived run's trace names its source (path, SHA-256, how many
 //! of its events) and begins with those events; the source is never written
@@ -67,7 +67,7 @@ pub(super) struct Origin<'a> {
     pub trace: &'a Trace,
 }
 
-/// Create the derived run's trace at `trace_path` (DESIGN §6): a header
+/// Create the derived run's trace at `trace_path`: a header
 /// naming `origin` and the events copied, then `origin`'s first `position`
 /// events. Returns its writer and the state those events fold into.
 pub(super) fn begin_derived(

@@ -1,6 +1,6 @@
 //! One function per subcommand; each returns the process exit code.
 //!
-//! Exit codes (DESIGN.md §4): 0 success; 1 the evaluation ran but something
+//! Exit codes: 0 success; 1 the evaluation ran but something
 //! failed; 2 bad usage or bad input (an `Err` here).
 
 use std::process::ExitCode;

@@ -1,6 +1,6 @@
 //! `eval-dag recritic RUN`: judge every recorded iteration of a saved run
 //! again with another critic — another model, other prompt templates — and
-//! never rebuild. The new verdicts go into a derived run (DESIGN §6) whose
+//! never rebuild. The new verdicts go into a derived run whose
 //! trace begins with the source's question list; results and report are
 //! written as for any run, and the comparison with the original critic is
 //! printed: verdict agreement, the flips, both scorecards, what it cost.

@@ -1,6 +1,6 @@
 //! Serde types shared by every part of eval-dag.
 //!
-//! Field names follow the reference design's JSON (DESIGN.md §3) so its files
+//! Field names follow the reference design's JSON so its files
 //! load unchanged; fields we add are optional on input and unknown fields are
 //! ignored.
 

@@ -1,6 +1,6 @@
 //! `eval_results.json`: the reference design's schema (summary,
 //! difficulty_breakdown, detailed_results, failure_analysis, question_traces)
-//! with the keys the reference implementation writes too (DESIGN §6), plus
+//! with the keys the reference implementation writes too, plus
 //! attempts, findings, every LLM exchange, tokens, cost and timings, built as
 //! the types of [`super::results_doc`].
 

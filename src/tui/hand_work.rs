@@ -1,7 +1,7 @@
 //! What the user does by hand on the question screen: edit a node or the
 //! whole DAG and have it checked and trial-run, accept an iteration as the
 //! answer. In a live run these are commands to its engine; in a replay the
-//! first of them starts a derived run (DESIGN §6) that records them, and the
+//! first of them starts a derived run that records them, and the
 //! replay becomes that live run.
 
 use std::path::PathBuf;

@@ -69,7 +69,7 @@ f.addEventListener('input',apply);})();
 "#;
 
 /// Up to this many questions every section is in the page; above it a
-/// section's body is drawn when it is first opened (DESIGN §6).
+/// section's body is drawn when it is first opened.
 const SECTIONS_INLINE_UP_TO: usize = 1000;
 
 /// Fills a question's body from its waiting script element when first opened
