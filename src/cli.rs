@@ -359,6 +359,19 @@ pub struct CompareArgs {
     /// HTML page (the table or JSON is printed, no interactive view).
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// A later run is called worse than the baseline (exit 1) only when its
+    /// paired test's p value is at most LEVEL (exact McNemar with one epoch
+    /// per question, else a seeded paired bootstrap); 1 calls any drop.
+    #[arg(long, value_name = "LEVEL", default_value_t = 0.05, value_parser = significance_level)]
+    pub significance: f64,
+}
+
+/// A significance level: a number in (0, 1].
+fn significance_level(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(level) if level > 0.0 && level <= 1.0 => Ok(level),
+        _ => Err(format!("`{text}` is not a level between 0 (excluded) and 1, e.g. 0.05")),
+    }
 }
 
 /// Arguments of `grade`.

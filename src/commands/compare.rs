@@ -4,7 +4,8 @@
 //! when stdout is a terminal, as a table (or JSON) otherwise or with
 //! `--headless`; `--html` also writes the matrix as a page. Two runs keep the
 //! two-column table and JSON rows; three or more give the matrix of questions
-//! × runs. Exit 1 when a later run regresses against the baseline.
+//! × runs. Each later run gets a paired significance test against the
+//! baseline; exit 1 when one is worse beyond chance (`--significance`).
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -82,6 +83,15 @@ fn agreement_text(row: &crate::report::MatrixRow, matrix: &Matrix) -> String {
     format!("REGRESSION {}", who.join(","))
 }
 
+/// Each later run's paired test against the baseline, one line each.
+fn verdicts(matrix: &Matrix) -> Vec<String> {
+    matrix
+        .runs
+        .iter()
+        .filter_map(|run| Some(format!("{} vs A: {}", run.label, run.significance.as_ref()?.sentence())))
+        .collect()
+}
+
 fn matrix_table(matrix: &Matrix) -> String {
     let mut out = String::from("runs (A is the baseline)\n");
     for (index, run) in matrix.runs.iter().enumerate() {
@@ -101,6 +111,9 @@ fn matrix_table(matrix: &Matrix) -> String {
     }
     for note in matrix.runs.iter().filter_map(|r| r.misalignment()) {
         out.push_str(&format!("{note}\n"));
+    }
+    for verdict in verdicts(matrix) {
+        out.push_str(&format!("{verdict}\n"));
     }
     out.push_str(&format!("\n{:<8} {:<16}", "question", "runs"));
     for run in &matrix.runs {
@@ -124,7 +137,13 @@ fn matrix_table(matrix: &Matrix) -> String {
 }
 
 /// Two runs as today: the two-column table, the JSON rows, the compare view.
-fn two_runs(args: &CompareArgs, names: Vec<String>, docs: &[EvalResults], interactive: bool) -> anyhow::Result<()> {
+fn two_runs(
+    args: &CompareArgs,
+    names: Vec<String>,
+    docs: &[EvalResults],
+    matrix: &Matrix,
+    interactive: bool,
+) -> anyhow::Result<()> {
     let rows = compare(&docs[0], &docs[1]);
     if interactive {
         let names = [names[0].clone(), names[1].clone()];
@@ -135,7 +154,8 @@ fn two_runs(args: &CompareArgs, names: Vec<String>, docs: &[EvalResults], intera
     } else if args.json {
         say!("{}", serde_json::to_string_pretty(&rows).expect("rows serialise"));
     } else {
-        say!("{}", table(&rows).trim_end_matches('\n'));
+        let text = format!("{}{}", table(&rows), verdicts(matrix).join("\n"));
+        say!("{}", text.trim_end_matches('\n'));
     }
     Ok(())
 }
@@ -150,7 +170,7 @@ fn results_source(run: &Path) -> anyhow::Result<PathBuf> {
 pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let docs = args.runs.iter().map(|run| load_results(&results_source(run)?)).collect::<anyhow::Result<Vec<_>>>()?;
     let names: Vec<String> = args.runs.iter().map(|p| p.display().to_string()).collect();
-    let matrix = compare_runs(&names, &docs);
+    let matrix = compare_runs(&names, &docs, args.significance);
     if let Some(out) = &args.html {
         let size = super::report::write_page(out, &matrix_html(&matrix, &chrono::Local::now().fixed_offset()))?;
         eprintln!(
@@ -163,8 +183,14 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     }
     let interactive = !args.json && !args.headless && args.html.is_none() && std::io::stdout().is_terminal();
     let regressed = matrix.regressed();
+    if args.json || interactive {
+        // The table carries the verdicts; JSON's rows and the views keep their shape, so say them aside.
+        for line in verdicts(&matrix) {
+            eprintln!("{line}");
+        }
+    }
     if docs.len() == 2 {
-        two_runs(&args, names, &docs, interactive)?;
+        two_runs(&args, names, &docs, &matrix, interactive)?;
     } else if interactive {
         let view = crate::tui::RunsMatrix::new(matrix, docs);
         let theme = crate::tui::Theme::load(&crate::config::theme_name())?;

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::compare::{Change, Side, change, matching, side};
 use super::results_doc::EvalResults;
+use super::significance::{Significance, paired_test};
 
 /// What the runs make of one question, in list order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -90,6 +91,9 @@ pub struct RunSummary {
     pub not_in_baseline: usize,
     /// Questions of the baseline this run does not have.
     pub baseline_missing: usize,
+    /// Whether this run differs from the baseline beyond chance, over the
+    /// questions both have; none for the baseline and without shared questions.
+    pub significance: Option<Significance>,
 }
 
 impl RunSummary {
@@ -118,9 +122,10 @@ pub struct Matrix {
 }
 
 impl Matrix {
-    /// Whether any later run regresses against the baseline.
+    /// Whether any later run is worse than the baseline beyond chance (a
+    /// question that regresses alone is reported, not called a regression).
     pub fn regressed(&self) -> bool {
-        self.runs.iter().any(|r| r.regressions > 0)
+        self.runs.iter().any(|r| r.significance.as_ref().is_some_and(Significance::worse))
     }
 
     /// Questions of `agreement`.
@@ -153,6 +158,7 @@ fn summary(index: usize, name: &str, doc: &EvalResults) -> RunSummary {
         regressions: 0,
         not_in_baseline: 0,
         baseline_missing: 0,
+        significance: None,
     }
 }
 
@@ -169,13 +175,17 @@ fn agreement(entries: &[Option<Entry>]) -> Agreement {
     }
 }
 
-/// Compare the runs `docs`, named `names` (the first is the baseline).
-pub fn compare_runs(names: &[String], docs: &[EvalResults]) -> Matrix {
+/// Compare the runs `docs`, named `names` (the first is the baseline); a
+/// later run differs from the baseline when its paired test's p value is at
+/// most `level`.
+pub fn compare_runs(names: &[String], docs: &[EvalResults], level: f64) -> Matrix {
     let mut rows: Vec<MatrixRow> = Vec::new();
+    // Where each row's question sits in each run's results.
+    let mut positions: Vec<Vec<Option<usize>>> = Vec::new();
     let mut runs = Vec::new();
     for (index, (name, doc)) in names.iter().zip(docs).enumerate() {
         let mut run = summary(index, name, doc);
-        for result in &doc.detailed_results {
+        for (position, result) in doc.detailed_results.iter().enumerate() {
             let open: Vec<usize> = (0..rows.len()).filter(|i| rows[*i].runs[index].is_none()).collect();
             let candidates = open.iter().map(|i| (rows[*i].question_id.as_str(), rows[*i].question.as_str()));
             let found = matching(candidates, &result.question_id, &result.question).map(|i| open[i]);
@@ -187,15 +197,22 @@ pub fn compare_runs(names: &[String], docs: &[EvalResults]) -> Matrix {
                     agreement: Agreement::Agree,
                     runs: vec![None; docs.len()],
                 });
+                positions.push(vec![None; docs.len()]);
                 rows.len() - 1
             });
             let side = side(result);
             let change = rows[row].runs[0].as_ref().filter(|_| index > 0).map(|base| change(&base.side, &side));
             run.regressions += usize::from(change == Some(Change::Regression));
             rows[row].runs[index] = Some(Entry { side, correct: result.correct, change });
+            positions[row][index] = Some(position);
         }
         if index > 0 {
             run.baseline_missing = rows.iter().filter(|r| r.runs[0].is_some() && r.runs[index].is_none()).count();
+            let pairs: Vec<_> = positions
+                .iter()
+                .filter_map(|p| Some((&docs[0].detailed_results[p[0]?], &doc.detailed_results[p[index]?])))
+                .collect();
+            run.significance = paired_test(&pairs, level);
         }
         runs.push(run);
     }
@@ -240,7 +257,7 @@ mod tests {
         // C numbers "one" otherwise, asks something else under q2, and lacks "three".
         let c = doc(&[("x1", "one", true, json!(1)), ("q2", "deux", true, json!(2)), ("q4", "four", true, json!(4))]);
         let names: Vec<String> = ["a", "b", "c"].map(String::from).into();
-        let matrix = compare_runs(&names, &[a, b, c]);
+        let matrix = compare_runs(&names, &[a, b, c], 1.0);
         let got: Vec<(&str, Agreement, Vec<bool>)> = matrix
             .questions
             .iter()
@@ -277,7 +294,7 @@ mod tests {
         let b = doc(&[("q1", "one", true, json!(1))]);
         let c = doc(&[("q1", "one", true, json!(2))]);
         let names: Vec<String> = ["a", "b", "c"].map(String::from).into();
-        let matrix = compare_runs(&names, &[a, b, c]);
+        let matrix = compare_runs(&names, &[a, b, c], 1.0);
         assert_eq!(matrix.questions[0].agreement, Agreement::Disagree);
         assert!(!matrix.regressed());
         assert_eq!((run_label(25), run_label(26)), ("Z".to_string(), "R27".to_string()));

@@ -16,6 +16,7 @@ mod results_doc;
 mod results_harness;
 mod roles;
 mod scorecard;
+mod significance;
 mod taxonomy;
 #[cfg(test)]
 pub(crate) mod test_run;
@@ -42,6 +43,7 @@ pub use scorecard::{
     AnswerGrade, CriticScorecard, FateCounts, GradedBy, JudgedIteration, VerdictFate, critic_scorecard,
     scorecard_graded_by,
 };
+pub use significance::{Measure, RESAMPLES, SEED, Significance, Test, mcnemar_exact, paired_test};
 pub use taxonomy::{
     FindingGroup, FindingsTaxonomy, Oscillation, OscillationKind, attempt_oscillations, exception_type,
     findings_taxonomy,

@@ -99,7 +99,7 @@ mod tests {
         c.detailed_results.remove(0);
         let names: Vec<String> = ["a", "b", "c"].map(String::from).into();
         let docs = vec![a.clone(), a, c];
-        let mut view = RunsMatrix::new(compare_runs(&names, &docs), docs);
+        let mut view = RunsMatrix::new(compare_runs(&names, &docs, 1.0), docs);
         view.move_column(false);
         assert_eq!(view.column, 1, "the baseline is never set against itself");
         view.move_column(true);

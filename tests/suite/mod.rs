@@ -5,6 +5,7 @@ mod architecture;
 mod by_hand;
 mod ci_tools;
 mod compare_runs;
+mod compare_significance;
 mod config_file;
 mod grade_judges;
 mod grade_rules;

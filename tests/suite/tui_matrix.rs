@@ -13,7 +13,7 @@ use eval_dag::tui::{App, RunsMatrix, Screen, Theme};
 /// The three runs of [`three_runs`] on the matrix screen.
 pub fn matrix_app() -> App {
     let docs = three_runs();
-    App::comparing_runs(RunsMatrix::new(compare_runs(&names(), &docs), docs), Theme::dark())
+    App::comparing_runs(RunsMatrix::new(compare_runs(&names(), &docs, 0.05), docs), Theme::dark())
 }
 
 #[test]
