@@ -388,6 +388,11 @@ pub struct GradeArgs {
     /// the run's own.
     #[arg(long = "match", value_name = "JSON", value_parser = parse_json_object)]
     pub match_options: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Judge every answer R times (the first judgement reuses the trace's
+    /// calls, the others ask the judge model again) and report each judge's
+    /// noise floor: how often it disagrees with itself. The majority verdict counts.
+    #[arg(long, value_name = "R", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub repeat_judges: u32,
     /// Who answers judge calls not found in the trace (--judge-model, or --model).
     #[command(flatten)]
     pub roles: RoleFlags,

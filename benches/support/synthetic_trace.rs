@@ -193,6 +193,7 @@ pub fn write_trace_with(
                 epoch: 1,
                 draft: 1,
                 repair: 0,
+                judge_repeat: 1,
             };
             call(&mut emit, &mut w, &mut call_id, key.clone(), sizes.build);
             emit(

@@ -2,7 +2,9 @@
 //! again, without re-running anything — against expected answers with the
 //! run's matching options (or `--match`), and with the run's judges plus any
 //! `--judge`. Judge calls recorded in the trace are reused; others go to the
-//! configured OpenAI-compatible server. Exit 1 when an answer is wrong.
+//! configured OpenAI-compatible server. `--repeat-judges R` judges each
+//! answer R times and reports how often each judge disagrees with itself.
+//! Exit 1 when an answer is wrong.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -11,7 +13,7 @@ use indexmap::IndexMap;
 
 use crate::cli::{GradeArgs, LlmKind};
 use crate::config::{Config, RoleConfig};
-use crate::grade::{Answer, Grade, Grader, summarise};
+use crate::grade::{Answer, Grade, Grader, JudgedAt, judge_noise, majority, summarise};
 use crate::llm::{AnthropicClient, LlmClient, LlmRole, OpenAiClient};
 use crate::report::{
     Convergence, CriticScorecard, FindingsTaxonomy, convergence, findings_taxonomy, scorecard_graded_by,
@@ -87,12 +89,23 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Runtime::new()?;
     let no_outputs = IndexMap::new();
     let mut graded: Vec<(crate::domain::DifficultyLevel, Vec<Grade>)> = Vec::new();
+    let mut judged_repeatedly: Vec<Vec<Vec<Grade>>> = Vec::new();
     for q in &state.questions {
         let Some(attempt) = q.latest() else { continue };
         let answer = attempt.final_answer.as_ref();
         let outputs = attempt.execution.as_ref().map_or(&no_outputs, |e| &e.node_outputs);
         let subject = Answer { value: answer, narrative: attempt.narrative.as_deref(), node_outputs: outputs };
-        let mut grades = runtime.block_on(grader.grade(&q.question, &subject, (attempt.number, None), llm.as_ref()));
+        let judged = JudgedAt::final_answer(attempt.at(&q.question.id));
+        let repeats: Vec<Vec<Grade>> = (1..=args.repeat_judges)
+            .map(|repeat| {
+                let at = judged.clone().repeated(repeat);
+                runtime.block_on(grader.grade(&q.question, &subject, &at, llm.as_ref()))
+            })
+            .collect();
+        let mut grades = majority(&repeats);
+        if args.repeat_judges > 1 && !grades.is_empty() {
+            judged_repeatedly.push(repeats.clone());
+        }
         // No expected answer and no judge: a person's label of the answer is the ground truth.
         if grades.is_empty()
             && answer.is_some()
@@ -105,7 +118,13 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
             continue;
         }
         let answer_text = answer.map(|a| preview(a, 20)).unwrap_or_else(|| "nothing".into());
-        for grade in &grades {
+        for (index, grade) in grades.iter().enumerate() {
+            let votes = match repeats.iter().filter_map(|r| r.get(index)).filter(|g| g.passed).count() {
+                _ if args.repeat_judges == 1 || matches!(grade.method.as_str(), "ground_truth" | "label") => {
+                    String::new()
+                }
+                passed => format!(" ({passed}/{} judgements passed)", args.repeat_judges),
+            };
             let mark = match (&grade.error, grade.passed) {
                 (Some(_), _) => "?",
                 (None, true) => "✓",
@@ -113,7 +132,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
             };
             let expected = q.question.expected_answer.as_ref().map_or_else(|| "—".into(), |e| preview(e, 20));
             say!(
-                "{:<8} {:<6} {mark} {:<16} expected {expected:<20} got {answer_text:<20} {}",
+                "{:<8} {:<6} {mark} {:<16} expected {expected:<20} got {answer_text:<20} {}{votes}",
                 q.question.id,
                 q.question.difficulty_level.as_str(),
                 grade.method,
@@ -135,6 +154,9 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
             }
         }
         say!("{line}");
+    }
+    for noise in judge_noise(&judged_repeatedly) {
+        say!("noise over {} judgements: {}", args.repeat_judges, noise.describe());
     }
     say!("{}", critic_line(&scorecard_graded_by(&state, &grader)));
     say!("{}", findings_line(&findings_taxonomy(&state), &convergence(&state)));

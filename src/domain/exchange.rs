@@ -114,6 +114,10 @@ pub struct CallKey {
     /// be read: its 1-based number (0, unwritten, for the call itself).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub repair: u32,
+    /// For a judge call: which judgement of the same answer it is, 1-based
+    /// (`grade --repeat-judges`; written when not 1).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub judge_repeat: u32,
 }
 
 impl CallKey {
@@ -129,6 +133,7 @@ impl CallKey {
             epoch: at.epoch,
             draft: at.draft,
             repair: 0,
+            judge_repeat: 1,
         }
     }
 
@@ -145,6 +150,7 @@ impl CallKey {
             epoch: 1,
             draft: 1,
             repair: 0,
+            judge_repeat: 1,
         }
     }
 

@@ -10,7 +10,7 @@ use super::review::{review_layers, trial_findings};
 use crate::domain::{
     AttemptAt, CriticFeedback, ExecutionResult, Finding, FindingSource, GeneratedDag, Question, ReplySchema, Severity,
 };
-use crate::grade::Answer;
+use crate::grade::{Answer, JudgedAt};
 use crate::llm::{CallKey, LlmErrorKind, LlmRole};
 use crate::prompts::extract_json_object;
 use crate::run::{EngineEvent, Outcome, Stage};
@@ -98,8 +98,12 @@ impl Attempt<'_> {
         let llm = ctx.recorded_llm();
         let answer = result.final_answer.as_ref();
         let subject = Answer { value: answer, narrative: narrative.as_deref(), node_outputs: &result.node_outputs };
-        let keyed = (self.at.attempt, rejected.then_some(iteration));
-        let grades = ctx.parts.grader.grade(self.question, &subject, keyed, &llm).await;
+        let judged = if rejected {
+            JudgedAt::rejected(self.at.clone(), iteration)
+        } else {
+            JudgedAt::final_answer(self.at.clone())
+        };
+        let grades = ctx.parts.grader.grade(self.question, &subject, &judged, &llm).await;
         if grades.is_empty() {
             return;
         }

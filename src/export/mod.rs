@@ -261,6 +261,7 @@ mod tests {
             epoch: 1,
             draft: 1,
             repair: 0,
+            judge_repeat: 1,
         };
         let records = (0..n)
             .map(|seq| TraceRecord {

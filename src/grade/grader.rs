@@ -8,7 +8,7 @@ use indexmap::IndexMap;
 use serde_json::Value;
 
 use super::judge_file::built_in_judge;
-use super::{Grade, GradeError, GradeInput, Judge, JudgeKind, JudgePanel, MatchOptions, grade_answer};
+use super::{Grade, GradeError, GradeInput, Judge, JudgeKind, JudgePanel, JudgedAt, MatchOptions, grade_answer};
 use crate::domain::{GradingSettings, Question};
 use crate::llm::LlmClient;
 
@@ -84,13 +84,12 @@ impl Grader {
     }
 
     /// Every grade of `answer` to `question` (none when there is nothing to grade
-    /// against and no judge). Judge calls go through `llm`, keyed by `attempt`
-    /// and, for a rejected iteration's answer, `rejected_iteration`.
+    /// against and no judge). Judge calls go through `llm`, keyed by `at`.
     pub async fn grade(
         &self,
         question: &Question,
         answer: &Answer<'_>,
-        (attempt, rejected_iteration): (u32, Option<u32>),
+        at: &JudgedAt,
         llm: &dyn LlmClient,
     ) -> Vec<Grade> {
         let (options, truth_error) = match self.options_for(question) {
@@ -113,8 +112,7 @@ impl Grader {
             final_answer: answer.value,
             narrative: answer.narrative,
             node_outputs: answer.node_outputs,
-            attempt,
-            rejected_iteration,
+            at,
         };
         truth_error.into_iter().chain(grade_answer(&input, &self.panel, llm).await).collect()
     }

@@ -15,8 +15,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::GradeError;
+use super::JudgedAt;
 use super::rubric::RubricError;
-use crate::domain::{AttemptAt, Question};
+use crate::domain::Question;
 use crate::llm::{CallKey, ChatMessage, LlmClient, LlmError, LlmRequest, LlmRole, ReplySchema};
 use crate::prompts::{ExtractError, extract_json_object};
 
@@ -179,10 +180,8 @@ pub(crate) struct JudgeCall<'a> {
     pub narrative: Option<&'a str>,
     /// The DAG's node outputs.
     pub node_outputs: &'a IndexMap<String, Value>,
-    /// Attempt number of the question (for call keys).
-    pub attempt: u32,
-    /// The rejected iteration whose answer is judged; none for the final answer (for call keys).
-    pub rejected_iteration: Option<u32>,
+    /// Which answer is judged (for call keys).
+    pub at: &'a JudgedAt,
     /// 1-based position of the judge in its panel (for call keys).
     pub judge_index: u32,
 }
@@ -223,22 +222,18 @@ impl JudgeCall<'_> {
         ctx: &minijinja::Value,
         schema: Option<ReplySchema>,
     ) -> Result<String, JudgeError> {
-        let key = match self.rejected_iteration {
+        let attempt = &self.at.attempt;
+        let key = match self.at.rejected_iteration {
+            // The final answer's judge calls: `iteration` is the judge's place in the panel.
             None => CallKey {
-                question_id: Some(self.question.id.clone()),
-                role: LlmRole::Judge,
-                attempt: self.attempt,
-                iteration: self.judge_index,
-                layer: Some(step),
-                judge: None,
-                epoch: 1,
-                draft: 1,
-                repair: 0,
+                judge_repeat: self.at.repeat,
+                ..CallKey::for_iteration(&attempt.iteration(self.judge_index), LlmRole::Judge, Some(step))
             },
-            Some(iteration) => {
-                let at = AttemptAt::new(self.question.id.clone(), self.attempt).iteration(iteration);
-                CallKey { judge: Some(self.judge_index), ..CallKey::for_iteration(&at, LlmRole::Judge, Some(step)) }
-            }
+            Some(iteration) => CallKey {
+                judge: Some(self.judge_index),
+                judge_repeat: self.at.repeat,
+                ..CallKey::for_iteration(&attempt.iteration(iteration), LlmRole::Judge, Some(step))
+            },
         };
         let request = LlmRequest { key, messages: self.prompts.render(template, ctx)?, schema };
         self.llm

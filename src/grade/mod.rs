@@ -15,6 +15,7 @@ mod json_equality;
 mod judge_file;
 mod judge_prompts;
 mod matching;
+mod noise;
 mod questions_file;
 mod rubric;
 mod summary;
@@ -33,12 +34,13 @@ pub use json_equality::{
 pub use judge_file::{Judge, JudgeFileError, JudgeKind, built_in_judge, built_in_judges};
 pub use judge_prompts::JudgeInput;
 pub use matching::{JsonCompare, MatchMethod, MatchOptions, MatchResult, ScoreMode, match_values};
+pub use noise::{JudgeNoise, judge_noise, majority};
 pub use questions_file::{QuestionSpec, QuestionsFileError, parse_questions_jsonl, read_questions_file};
 pub use rubric::{Rubric, RubricError, RubricLevel, RubricOutput, RubricReply, normalise_score, parse_rubric_reply};
 pub use summary::{Accuracy, GradeSummary, summarise};
 pub use tree_judge::{DagJudge, Verdict};
 
-use crate::domain::Question;
+use crate::domain::{AttemptAt, Question};
 use crate::llm::LlmClient;
 use judge_prompts::{JudgeCall, JudgePrompts};
 
@@ -114,6 +116,35 @@ impl JudgePanel {
     }
 }
 
+/// Which answer is judged: it keys the judge calls, so a replay or a
+/// regrade finds each of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JudgedAt {
+    /// The attempt whose answer it is (with its epoch and draft).
+    pub attempt: AttemptAt,
+    /// The rejected iteration whose trial answer it is; none for the attempt's final answer.
+    pub rejected_iteration: Option<u32>,
+    /// Which judgement of the same answer this is, 1-based (`grade --repeat-judges`).
+    pub repeat: u32,
+}
+
+impl JudgedAt {
+    /// The final answer of `attempt`, judged once.
+    pub fn final_answer(attempt: AttemptAt) -> Self {
+        Self { attempt, rejected_iteration: None, repeat: 1 }
+    }
+
+    /// The trial answer of rejected iteration `iteration` of `attempt`.
+    pub fn rejected(attempt: AttemptAt, iteration: u32) -> Self {
+        Self { attempt, rejected_iteration: Some(iteration), repeat: 1 }
+    }
+
+    /// The same answer, judged for the `repeat`-th time.
+    pub fn repeated(self, repeat: u32) -> Self {
+        Self { repeat, ..self }
+    }
+}
+
 /// One answer to grade.
 #[derive(Debug, Clone, Copy)]
 pub struct GradeInput<'a> {
@@ -128,11 +159,8 @@ pub struct GradeInput<'a> {
     pub narrative: Option<&'a str>,
     /// Every node's output.
     pub node_outputs: &'a IndexMap<String, Value>,
-    /// The question's attempt number (keys the judge calls for replay).
-    pub attempt: u32,
-    /// The rejected iteration whose trial answer is graded; none for the
-    /// attempt's final answer (keys the judge calls for replay).
-    pub rejected_iteration: Option<u32>,
+    /// Which answer it is (keys the judge calls for replay).
+    pub at: &'a JudgedAt,
 }
 
 const NO_ANSWER: &str = "no answer was produced";
@@ -161,8 +189,7 @@ pub async fn grade_answer(input: &GradeInput<'_>, panel: &JudgePanel, llm: &dyn 
             answer,
             narrative: input.narrative,
             node_outputs: input.node_outputs,
-            attempt: input.attempt,
-            rejected_iteration: input.rejected_iteration,
+            at: input.at,
             judge_index,
         };
         async move {

@@ -468,6 +468,7 @@ mod tests {
             epoch: 1,
             draft: 1,
             repair: 0,
+            judge_repeat: 1,
         };
         LlmRequest { key, messages: vec![ChatMessage::system("sys"), ChatMessage::user(text)], schema: None }
     }

@@ -55,6 +55,9 @@ struct KeyMaterial<'a> {
     epoch: u32,
     draft: u32,
     repair: u32,
+    /// Left out when 1, so keys from before repeated judgements stay the same.
+    #[serde(skip_serializing_if = "crate::domain::is_one")]
+    judge_repeat: u32,
 }
 
 /// A provider (a client per role, or one) behind the response cache.
@@ -86,6 +89,7 @@ impl CachedClient {
             epoch: request.key.epoch,
             draft: request.key.draft,
             repair: request.key.repair,
+            judge_repeat: request.key.judge_repeat,
         };
         let bytes = serde_json::to_vec(&material).expect("a key serialises");
         Sha256::digest(bytes).to_vec()

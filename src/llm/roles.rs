@@ -95,6 +95,7 @@ mod tests {
                 epoch: 1,
                 draft: 1,
                 repair: 0,
+                judge_repeat: 1,
             };
             let request = LlmRequest { key, messages: Vec::new(), schema: None };
             assert_eq!(router.complete(&request, ignore_stream()).await.unwrap().text, model);

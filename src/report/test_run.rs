@@ -41,6 +41,7 @@ pub fn run_with_one_pass_and_one_exhausted() -> RunState {
         epoch: 1,
         draft: 1,
         repair: 0,
+        judge_repeat: 1,
     };
     let result = ExecutionResult { success: true, final_answer: Some(json!(1)), ..Default::default() };
     let events = vec![
@@ -112,6 +113,7 @@ fn iteration(id: &str, n: u32, code: &str, tokens: u64, findings: Vec<serde_json
         epoch: 1,
         draft: 1,
         repair: 0,
+        judge_repeat: 1,
     };
     let call_id = u64::from(n) + 100 * id.bytes().last().map_or(0, u64::from);
     let dag = serde_json::from_value(json!({"question_id": id, "final_answer_node": "rates", "nodes": [

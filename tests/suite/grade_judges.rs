@@ -7,9 +7,9 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use eval_dag::domain::{DifficultyLevel, Question};
+use eval_dag::domain::{AttemptAt, DifficultyLevel, Question};
 use eval_dag::grade::{
-    ClaimVerdict, Grade, GradeError, GradeInput, Judge, JudgeKind, JudgePanel, MatchOptions, RubricOutput,
+    ClaimVerdict, Grade, GradeError, GradeInput, Judge, JudgeKind, JudgePanel, JudgedAt, MatchOptions, RubricOutput,
     built_in_judges, faithfulness_score, grade_answer, normalise_score, parse_rubric_reply,
 };
 use eval_dag::llm::{CallKey, DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, LlmRole};
@@ -145,8 +145,7 @@ async fn grade_with(judges: Vec<Judge>, script: &Script, answer: Option<Value>) 
         final_answer: answer.as_ref(),
         narrative: None,
         node_outputs: &outputs,
-        attempt: 3,
-        rejected_iteration: None,
+        at: &JudgedAt::final_answer(AttemptAt::new("q_01", 3)),
     };
     grade_answer(&input, &panel, script).await
 }

@@ -31,6 +31,7 @@ pub(crate) fn request_saying(prompt: &str, json: bool) -> LlmRequest {
             epoch: 1,
             draft: 1,
             repair: 0,
+            judge_repeat: 1,
         },
         messages: vec![ChatMessage::user(prompt)],
         schema: json.then(|| ReplySchema::of::<AnswerReply>("answer")),

@@ -8,6 +8,7 @@ mod compare_runs;
 mod compare_significance;
 mod config_file;
 mod grade_judges;
+mod grade_repeat_judges;
 mod grade_rules;
 mod harness_budget;
 mod harness_cache;

@@ -223,6 +223,7 @@ fn streamed_text_appears_in_the_conversation_while_the_call_runs() {
         epoch: 1,
         draft: 1,
         repair: 0,
+        judge_repeat: 1,
     };
     app.apply(
         201,

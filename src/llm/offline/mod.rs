@@ -333,6 +333,7 @@ mod tests {
             epoch: 1,
             draft: 1,
             repair: 0,
+            judge_repeat: 1,
         };
         LlmRequest {
             key,
@@ -376,6 +377,7 @@ mod tests {
             epoch: 1,
             draft: 1,
             repair: 0,
+            judge_repeat: 1,
         };
         let pauses: Vec<Duration> = (1..=20).map(|i| planner.pause(&key(i))).collect();
         assert!(pauses.iter().all(|p| (delay / 2..delay * 3 / 2).contains(p)), "{pauses:?}");

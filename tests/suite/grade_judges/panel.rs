@@ -20,8 +20,7 @@ async fn grades_come_in_order_with_keys_for_replay() {
         final_answer: Some(&answer),
         narrative: None,
         node_outputs: &outputs,
-        attempt: 2,
-        rejected_iteration: None,
+        at: &JudgedAt::final_answer(AttemptAt::new("q_01", 2)),
     };
     let grades = grade_answer(&input, &panel, &script).await;
     let methods: Vec<&str> = grades.iter().map(|g| g.method.as_str()).collect();
@@ -41,9 +40,21 @@ async fn grades_come_in_order_with_keys_for_replay() {
             epoch: 1,
             draft: 1,
             repair: 0,
+            judge_repeat: 1,
         })
         .collect();
     assert_eq!(keys, expected);
+
+    // The same answer in epoch 2, judged a second time: every key says so.
+    let script = Script::default()
+        .on("Task: do t", json!({"output": "T"}))
+        .on("Criterion: is j?", said(json!(false), "no"))
+        .on_text("Is the number plausible?", "5");
+    let again = JudgedAt::final_answer(AttemptAt::new("q_01", 2).in_epoch(2, 1)).repeated(2);
+    grade_answer(&GradeInput { at: &again, ..input }, &panel, &script).await;
+    let keys = script.keys();
+    assert_eq!(keys.len(), 3);
+    assert!(keys.iter().all(|k| (k.epoch, k.judge_repeat, k.attempt) == (2, 2, 2)), "{keys:?}");
 }
 
 #[tokio::test]
@@ -63,8 +74,7 @@ async fn judge_calls_on_a_rejected_iteration_name_that_iteration_and_the_judge()
         final_answer: Some(&answer),
         narrative: None,
         node_outputs: &outputs,
-        attempt: 2,
-        rejected_iteration: Some(4),
+        at: &JudgedAt::rejected(AttemptAt::new("q_01", 2), 4),
     };
     assert_eq!(grade_answer(&input, &panel, &script).await.len(), 2);
     let mut keys = script.keys();
@@ -81,6 +91,7 @@ async fn judge_calls_on_a_rejected_iteration_name_that_iteration_and_the_judge()
             epoch: 1,
             draft: 1,
             repair: 0,
+            judge_repeat: 1,
         })
         .collect();
     assert_eq!(keys, expected, "apart from the final answer's keys, one set per iteration");
