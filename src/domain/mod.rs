@@ -11,6 +11,7 @@ mod exchange;
 mod feedback;
 mod grading;
 mod location;
+mod metamorphic;
 mod question;
 mod reply_schema;
 mod result;
@@ -23,6 +24,7 @@ pub use feedback::{CriticFeedback, Finding, FindingSource, LayerValidation, Seve
 pub use grading::{Grade, GradingSettings};
 pub use location::{AttemptAt, IterationAt, epoch_draft_prefix};
 pub(crate) use location::{is_one, is_zero, one};
+pub use metamorphic::{Metamorphic, MetamorphicCheck, Relation, Transform};
 pub use question::{DifficultyLevel, Question, Scorer};
 pub use reply_schema::{ReplySchema, StructuredOutput};
 pub use result::ExecutionResult;

@@ -35,8 +35,7 @@ pub use results_doc::{
     LevelBreakdown, LogEntry, LogRole, QuestionTrace, ReferenceLogEntry, ReferenceRole, StageTiming, Summary, Tokens,
 };
 pub use results_harness::{
-    BenchmarkScore, BenchmarkSummary, BudgetUse, CacheUse, Consensus, DraftAnswer, EpochResult, Metamorphic,
-    MetamorphicCheck, Relation, Repeats, SubAnswer, Transform,
+    BenchmarkScore, BenchmarkSummary, BudgetUse, CacheUse, Consensus, DraftAnswer, EpochResult, Repeats, SubAnswer,
 };
 pub use roles::{RoleUsage, RoleUsages, role_usage};
 pub use scorecard::{

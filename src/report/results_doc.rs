@@ -6,9 +6,7 @@
 
 use super::convergence::Convergence;
 use super::economy::TokenEconomy;
-use super::results_harness::{
-    BenchmarkScore, BenchmarkSummary, BudgetUse, CacheUse, Consensus, EpochResult, Metamorphic, Repeats,
-};
+use super::results_harness::{BenchmarkScore, BenchmarkSummary, BudgetUse, CacheUse, Consensus, EpochResult, Repeats};
 use super::roles::RoleUsages;
 use super::scorecard::CriticScorecard;
 use super::taxonomy::FindingsTaxonomy;
@@ -255,7 +253,7 @@ pub struct DetailedResult {
     pub epochs: Vec<EpochResult>,
     /// The approved DAG's checks on transformed copies of its data (`run --metamorphic`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metamorphic: Option<Metamorphic>,
+    pub metamorphic: Option<crate::domain::Metamorphic>,
     /// Independently built DAGs' answers and their agreement (`run --consensus`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub consensus: Option<Consensus>,

@@ -112,7 +112,7 @@ fn report_writes_a_self_contained_page_for_a_trace_or_a_results_file() {
 }
 
 #[test]
-fn compare_puts_regressions_first_and_exits_1_on_them() {
+fn compare_puts_regressions_first_and_leaves_the_exit_code_to_the_paired_test() {
     let out = eval_dag(&["compare"], &[&sample_trace(), &sample_trace()]);
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("0 regressions"));
@@ -125,7 +125,9 @@ fn compare_puts_regressions_first_and_exits_1_on_them() {
     );
     let out = eval_dag(&["compare"], &[&sample_trace(), &failed]);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    // q_02 was graded wrong in A as well: accuracy is 1/2 on both sides.
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.lines().last().unwrap().ends_with("not significant at 0.05"), "{stdout}");
     let first_row = stdout.lines().nth(1).unwrap();
     assert!(first_row.starts_with("q_02") && first_row.contains("REGRESSION"), "{stdout}");
 }

@@ -8,15 +8,15 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use eval_dag::domain::{
     CriticFeedback, DagEdge, DagNodeSpec, DifficultyLevel, ExecutionResult, Finding, FindingSource, GeneratedDag,
-    Grade, GradingSettings, LayerValidation, LlmRole, RoleModel, Scorer, Severity,
+    Grade, GradingSettings, LayerValidation, LlmRole, Metamorphic, MetamorphicCheck, Relation, RoleModel, Scorer,
+    Severity, Transform,
 };
 use eval_dag::report::{
     AnswerGrade, ApprovalHistogram, AttemptTrace, BenchmarkScore, BenchmarkSummary, BudgetUse, CacheUse, CallMeta,
     Consensus, Convergence, CriticScorecard, DetailedResult, DifficultyBreakdown, DraftAnswer, EpochResult,
     EvalResults, FailureAnalysis, FateCounts, FindingGroup, FindingsTaxonomy, GradedBy, Grading, IterationTrace,
-    JudgedIteration, LevelBreakdown, LogEntry, LogRole, Metamorphic, MetamorphicCheck, Oscillation, OscillationKind,
-    QuestionTrace, ReferenceLogEntry, ReferenceRole, Relation, Repeats, RoleUsage, StageTiming, SubAnswer, Summary,
-    TokenEconomy, Tokens, Transform, VerdictFate,
+    JudgedIteration, LevelBreakdown, LogEntry, LogRole, Oscillation, OscillationKind, QuestionTrace, ReferenceLogEntry,
+    ReferenceRole, Repeats, RoleUsage, StageTiming, SubAnswer, Summary, TokenEconomy, Tokens, VerdictFate,
 };
 use eval_dag::run::{AnswerLabel, Budget, DatasetRef, Outcome, RunSettings, Stage};
 use serde_json::{Value, json};
