@@ -319,6 +319,14 @@ pub struct ExecArgs {
     /// Whole-DAG time limit in seconds.
     #[arg(long, default_value_t = 30.0)]
     pub dag_timeout: f64,
+    /// Also run the DAG on transformed copies of the dataset (rows shuffled and
+    /// duplicated, categories renamed, measures scaled) and print the checks.
+    #[arg(long)]
+    pub metamorphic: bool,
+    /// The question the DAG answers (with --metamorphic: a question about
+    /// order makes the shuffle check informational).
+    #[arg(long, value_name = "TEXT", requires = "metamorphic")]
+    pub question: Option<String>,
 }
 
 /// Arguments of `validate`.

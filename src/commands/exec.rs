@@ -1,5 +1,7 @@
 //! `eval-dag exec DAG.json --dataset DIR`: run a DAG in the sandbox and print
 //! the execution result as JSON (exit 0 on success, 1 on a failed execution).
+//! With `--metamorphic`, `{execution, metamorphic}`: the DAG run again on
+//! transformed copies of the dataset (exit 1 also when an invariant breaks).
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -35,9 +37,23 @@ pub fn run(args: ExecArgs) -> anyhow::Result<ExitCode> {
         dag_timeout: duration(args.dag_timeout, "--dag-timeout")?,
         ..SandboxConfig::default()
     };
-    let pool = SandboxPool::new(&dataset.dir, config)?;
+    let pool = SandboxPool::new(&dataset.dir, config.clone())?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let result = runtime.block_on(pool.run(&dag, 0));
-    say!("{}", serde_json::to_string_pretty(&result).expect("results serialise"));
-    Ok(if result.success { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    if !args.metamorphic {
+        say!("{}", serde_json::to_string_pretty(&result).expect("results serialise"));
+        return Ok(if result.success { ExitCode::SUCCESS } else { ExitCode::from(1) });
+    }
+    let copies = tempfile::tempdir().context("cannot create a directory for the transformed copies")?;
+    let checks = super::metamorphic::prepare_checks(&dataset, &config, copies.path())?;
+    let metamorphic = match &result.final_answer {
+        Some(answer) if result.success => {
+            Some(runtime.block_on(checks.check(args.question.as_deref().unwrap_or_default(), &dag, answer, 0)))
+        }
+        _ => None,
+    };
+    let broken = metamorphic.as_ref().is_some_and(|m| m.checks.iter().any(|c| c.broken));
+    let printed = serde_json::json!({"execution": result, "metamorphic": metamorphic});
+    say!("{}", serde_json::to_string_pretty(&printed).expect("results serialise"));
+    Ok(if result.success && !broken { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

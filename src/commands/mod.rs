@@ -25,6 +25,7 @@ mod export;
 mod grade;
 mod headless;
 mod man;
+mod metamorphic;
 mod prepare;
 mod providers;
 mod recritic;

@@ -9,6 +9,7 @@ mod context;
 mod critic;
 mod emitter;
 mod gate;
+pub mod metamorphic;
 mod node_run;
 mod orchestrator;
 mod questions;

@@ -17,6 +17,7 @@ mod labels;
 mod llm_finish;
 mod llm_local;
 mod llm_openai;
+mod metamorphic_exec;
 mod model_roundtrip;
 mod offline_planner;
 mod otlp_export;

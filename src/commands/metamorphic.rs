@@ -1,0 +1,28 @@
+//! The transformed copies of a dataset written to a directory, each with a
+//! sandbox pool of its own, ready for metamorphic checks (`exec
+//! --metamorphic`, `run --metamorphic`).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::Context;
+
+use crate::dataset::Dataset;
+use crate::engine::metamorphic::{MetamorphicChecks, PreparedCopy, row_lists, transformed_copies};
+use crate::sandbox::{SandboxConfig, SandboxPool};
+
+/// Write every transformed copy of `dataset` under `dir` and give each a pool
+/// configured like `config` (its workers start when first needed).
+pub fn prepare_checks(dataset: &Dataset, config: &SandboxConfig, dir: &Path) -> anyhow::Result<MetamorphicChecks> {
+    let copies = transformed_copies(&dataset.data, &dataset.metadata)
+        .into_iter()
+        .map(|copy| {
+            let written = copy.write(dir, &dataset.metadata).with_context(|| {
+                format!("cannot write the transformed copies of the dataset under {}", dir.display())
+            })?;
+            let pool = SandboxPool::new(&written, config.clone())?;
+            Ok(PreparedCopy { transform: copy.transform, changes: copy.changes, executor: Arc::new(pool) })
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    Ok(MetamorphicChecks::new(row_lists(&dataset.data), copies))
+}
