@@ -97,6 +97,7 @@ async fn run(questions: usize, rounds: usize, root: &Path) {
         executor: Arc::new(pool.clone()),
         prompts: Arc::new(Prompts::load(None).unwrap()),
         grader: Arc::new(Grader::from_settings(&settings.grading).unwrap()),
+        metamorphic: None,
     };
     let (mut cold_ratio, mut warm_ratio, mut walls) = (Vec::new(), Vec::new(), [Vec::new(), Vec::new(), Vec::new()]);
     let mut requests = [0; 3];

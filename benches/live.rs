@@ -103,6 +103,7 @@ async fn run(questions: usize, root: &Path) {
         executor: Arc::new(pool),
         prompts: Arc::new(Prompts::load(None).unwrap()),
         grader,
+        metamorphic: None,
     };
     let started = Instant::now();
     let handle = engine::start(parts, None, settings, RunOptions::default());

@@ -183,6 +183,11 @@ pub struct RunArgs {
     /// scorecard grades such rejections where no expected answer does.
     #[arg(long, conflicts_with_all = ["resume", "retry_failed"])]
     pub judge_rejected: bool,
+    /// Run every approved DAG again on transformed copies of its data (rows
+    /// shuffled and duplicated, categories renamed, measures scaled) and
+    /// record which answers break what the transformation implies.
+    #[arg(long, conflicts_with_all = ["resume", "retry_failed"])]
+    pub metamorphic: bool,
     /// Offline planner: first drafts are clean (no planted mistakes for the
     /// critic to catch).
     #[arg(long)]

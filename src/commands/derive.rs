@@ -49,7 +49,14 @@ fn llm_config(args: &ReplayArgs, file: &Config) -> anyhow::Result<Option<RunConf
     // New calls are played as the replayed run played them, unless the flags say otherwise.
     let played = Trace::read(&args.trace)?.header.settings.roles;
     let roles = file.recorded_role_configs(&played, &args.roles, Some(kind), env)?;
-    Ok(Some(RunConfig { roles, questions: 1, max_iterations: 1, concurrency: 1, review_concurrency: 0 }))
+    Ok(Some(RunConfig {
+        roles,
+        questions: 1,
+        max_iterations: 1,
+        concurrency: 1,
+        review_concurrency: 0,
+        metamorphic: false,
+    }))
 }
 
 /// SHA-256 of `bytes` in hex.
@@ -138,6 +145,8 @@ impl Source {
             llm,
             prompts: Arc::new(Prompts::load(override_dir().as_deref())?),
             grader: Arc::new(Grader::from_settings(&settings.grading)?),
+            // Work by hand never asks for the checks: what it accepts was not approved by the critic.
+            metamorphic: None,
         };
         let options = RunOptions { keep_alive: true, prior: Some(prior), idle: true, ..RunOptions::default() };
         let handle = engine::start(parts, Some(writer), settings, options);

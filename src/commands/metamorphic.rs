@@ -12,7 +12,8 @@ use crate::engine::metamorphic::{MetamorphicChecks, PreparedCopy, row_lists, tra
 use crate::sandbox::{SandboxConfig, SandboxPool};
 
 /// Write every transformed copy of `dataset` under `dir` and give each a pool
-/// configured like `config` (its workers start when first needed).
+/// of one worker limited like `config` (it starts when first needed): the
+/// copies run side by side, each copy's checks one after another.
 pub fn prepare_checks(dataset: &Dataset, config: &SandboxConfig, dir: &Path) -> anyhow::Result<MetamorphicChecks> {
     let copies = transformed_copies(&dataset.data, &dataset.metadata)
         .into_iter()
@@ -20,7 +21,7 @@ pub fn prepare_checks(dataset: &Dataset, config: &SandboxConfig, dir: &Path) -> 
             let written = copy.write(dir, &dataset.metadata).with_context(|| {
                 format!("cannot write the transformed copies of the dataset under {}", dir.display())
             })?;
-            let pool = SandboxPool::new(&written, config.clone())?;
+            let pool = SandboxPool::new(&written, SandboxConfig { workers: 1, ..config.clone() })?;
             Ok(PreparedCopy { transform: copy.transform, changes: copy.changes, executor: Arc::new(pool) })
         })
         .collect::<anyhow::Result<Vec<_>>>()?;

@@ -42,6 +42,7 @@ fn critic_llm(
         max_iterations: settings.max_iterations,
         concurrency: settings.concurrency,
         review_concurrency: settings.review_concurrency,
+        metamorphic: false,
     };
     super::providers::build_llm(&config, settings.seed, dataset, None, Default::default())
 }
@@ -215,7 +216,7 @@ pub fn run(args: RecriticArgs) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let state = runtime.block_on(async {
         let executor = super::providers::build_executor(&dataset)?;
-        let parts = EngineParts { dataset: dataset.clone(), llm, executor, prompts, grader };
+        let parts = EngineParts { dataset: dataset.clone(), llm, executor, prompts, grader, metamorphic: None };
         let handle = start_recritic(parts, writer, settings, source.clone(), prior.clone());
         let stop = Box::pin(super::signals::interrupted());
         let shown = super::headless::follow(handle.events, prior, handle.commands, stop).await;

@@ -267,6 +267,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 datasets: Vec::new(),
                 repeat: args.repeat.unwrap_or(1),
                 budget,
+                metamorphic: config.metamorphic,
             };
             (settings.clone(), TraceWriter::create(&trace_path, &TraceHeader::new(settings))?, None)
         }
@@ -276,7 +277,16 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         let (done, done_rx) = tokio::sync::oneshot::channel();
         let live = live.map(|live| tokio::spawn(live.follow(done_rx)));
         let executor = super::providers::build_executor(&dataset)?;
-        let parts = EngineParts { dataset: dataset.clone(), llm, executor, prompts, grader };
+        let copies = tempfile::tempdir().context("cannot create a directory for the transformed copies")?;
+        let metamorphic = match settings.metamorphic {
+            true => Some(Arc::new(super::metamorphic::prepare_checks(
+                &dataset,
+                &crate::sandbox::SandboxConfig::default(),
+                copies.path(),
+            )?)),
+            false => None,
+        };
+        let parts = EngineParts { dataset: dataset.clone(), llm, executor, prompts, grader, metamorphic };
         let initial = prior.clone().unwrap_or_default();
         let keep_alive = !headless;
         let options =

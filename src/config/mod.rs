@@ -134,6 +134,9 @@ pub struct RunSection {
     /// Layer reviews at once per DAG (0: every layer at once).
     #[serde(default, deserialize_with = "review_concurrency")]
     pub review_concurrency: Option<u32>,
+    /// Metamorphic checks of every approved DAG (`run --metamorphic`).
+    #[serde(default)]
+    pub metamorphic: Option<bool>,
 }
 
 fn within<'de, D: Deserializer<'de>>(
@@ -282,6 +285,7 @@ impl Config {
             max_iterations: args.max_iterations.or(self.run.max_iterations).unwrap_or(DEFAULT_MAX_ITERATIONS),
             concurrency: args.concurrency.or(self.run.concurrency).unwrap_or(DEFAULT_CONCURRENCY),
             review_concurrency: args.review_concurrency.or(self.run.review_concurrency).unwrap_or(0),
+            metamorphic: args.metamorphic || self.run.metamorphic.unwrap_or(false),
         })
     }
 }
@@ -317,6 +321,8 @@ pub struct RunConfig {
     pub concurrency: u32,
     /// Layer reviews at once per DAG (0: every layer at once).
     pub review_concurrency: u32,
+    /// Metamorphic checks of every approved DAG.
+    pub metamorphic: bool,
 }
 
 impl RunConfig {

@@ -105,12 +105,12 @@ pub async fn accept(start: HandStart<'_>, acceptance: Acceptance) {
         Acceptance::Draft(trial) => {
             let at = start.from.attempt_at();
             let attempt = Attempt { ctx: start.ctx, question: start.question, at };
-            attempt.answer(start.from.iteration, *trial, Outcome::FixedByHand).await;
+            attempt.answer(start.from.iteration, *trial, Outcome::FixedByHand, None).await;
         }
         Acceptance::Copy(dag) => {
             let attempt = start.begin();
             match attempt.check_by_hand(dag).await {
-                Some(trial) => attempt.answer(1, trial, Outcome::FixedByHand).await,
+                Some(trial) => attempt.answer(1, trial, Outcome::FixedByHand, None).await,
                 None => attempt.drafted("not accepted: the DAG did not produce an answer"),
             }
         }

@@ -29,6 +29,9 @@ pub struct EngineParts {
     pub prompts: Arc<Prompts>,
     /// Grades answers (built from the settings' grading).
     pub grader: Arc<Grader>,
+    /// Runs approved DAGs again on transformed copies of the dataset
+    /// (`run --metamorphic`); none when the run does not ask for it.
+    pub metamorphic: Option<Arc<super::metamorphic::MetamorphicChecks>>,
 }
 
 /// Shared by every critic loop of a run: its parts and its controls.

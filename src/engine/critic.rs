@@ -52,7 +52,7 @@ pub(super) enum Verdict {
     /// Rejected: the DAG and the feedback a rebuild gets.
     Rejected(GeneratedDag, CriticFeedback),
     /// Approved, with the trial run's result.
-    Approved(ExecutionResult),
+    Approved(GeneratedDag, ExecutionResult),
     /// An LLM call failed for good (why, in one line).
     Failed(String),
     /// An LLM call was not sent: the budget is spent (why, in one line).
@@ -296,7 +296,7 @@ impl Attempt<'_> {
             self.grade_rejected(iteration, Some(&trial)).await;
             return Ok(Verdict::Rejected(dag, feedback));
         }
-        Ok(Verdict::Approved(trial))
+        Ok(Verdict::Approved(dag, trial))
     }
 
     /// End the attempt.
@@ -311,11 +311,18 @@ impl Attempt<'_> {
         self.ctx.emitter.emit(EngineEvent::QuestionFinished { at, outcome, iterations, final_answer, reason });
     }
 
-    /// The final execution of an accepted DAG, its grades and the attempt's
-    /// end as `answered` (or failed, when it produced no answer). The accepted
-    /// DAG is exactly the one the trial ran on the same data and seed, and
-    /// execution is deterministic: its trial result is final.
-    pub(super) async fn answer(&self, iteration: u32, trial: ExecutionResult, answered: Outcome) {
+    /// The final execution of an accepted DAG, its grades, its metamorphic
+    /// checks (a DAG the critic `approved`, when the run asks for them) and the
+    /// attempt's end as `answered` (or failed, when it produced no answer). The
+    /// accepted DAG is exactly the one the trial ran on the same data and seed,
+    /// and execution is deterministic: its trial result is final.
+    pub(super) async fn answer(
+        &self,
+        iteration: u32,
+        trial: ExecutionResult,
+        answered: Outcome,
+        approved: Option<&GeneratedDag>,
+    ) {
         let Ok(result) = self.stage(iteration, Stage::Execute, async || (trial.success, trial)).await else {
             return self.finish(Outcome::Cancelled, iteration, None, Some("cancelled".into()));
         };
@@ -323,6 +330,12 @@ impl Attempt<'_> {
         self.ctx.emitter.emit(EngineEvent::Executed { at, trial: false, result: result.clone() });
         if result.success {
             self.grade(iteration, &result, false).await;
+            if let (Some(checks), Some(dag), Some(answer)) =
+                (&self.ctx.parts.metamorphic, approved, result.final_answer.as_ref())
+            {
+                let metamorphic = checks.check(&self.question.question, dag, answer, self.ctx.seed).await;
+                self.ctx.emitter.emit(EngineEvent::MetamorphicChecked { at: self.at.clone(), metamorphic });
+            }
             self.finish(answered, iteration, result.final_answer, None)
         } else {
             self.finish(Outcome::Failed, iteration, None, result.error)
@@ -350,7 +363,9 @@ pub async fn run_attempt(
             Ok(Verdict::OverBudget(reason)) => return run.finish(Outcome::Budget, iteration, None, Some(reason)),
             Err(Cancelled) => return run.finish(Outcome::Cancelled, iteration, None, Some("cancelled".into())),
             Ok(Verdict::Failed(reason)) => return run.finish(Outcome::Failed, iteration, None, Some(reason)),
-            Ok(Verdict::Approved(trial)) => return run.answer(iteration, trial, Outcome::Passed).await,
+            Ok(Verdict::Approved(dag, trial)) => {
+                return run.answer(iteration, trial, Outcome::Passed, Some(&dag)).await;
+            }
             Ok(Verdict::Rejected(dag, feedback)) => previous = Some((dag, feedback)),
         }
     }

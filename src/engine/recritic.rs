@@ -41,7 +41,7 @@ async fn rejudge_attempt(ctx: &RunContext, question: &Question, recorded: &run::
                     Ok(Verdict::OverBudget(reason)) => {
                         return run.finish(Outcome::Budget, it.number, None, Some(reason));
                     }
-                    Ok(Verdict::Approved(trial)) => Some(trial),
+                    Ok(Verdict::Approved(_, trial)) => Some(trial),
                     Ok(Verdict::Rejected(..)) => None,
                 }
             }
@@ -65,7 +65,7 @@ async fn rejudge_attempt(ctx: &RunContext, question: &Question, recorded: &run::
         }
     }
     match approved {
-        Some((iteration, trial)) => run.answer(iteration, trial, Outcome::Passed).await,
+        Some((iteration, trial)) => run.answer(iteration, trial, Outcome::Passed, None).await,
         None => {
             let reason = format!("rejected in all {last} recorded iterations");
             run.finish(Outcome::Exhausted, last, None, Some(reason));

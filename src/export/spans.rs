@@ -354,6 +354,11 @@ impl SpanTree {
                 let index = self.iteration(at, t);
                 put_grades(&mut self.nodes[index].attributes, grades, narrative.as_deref());
             }
+            EngineEvent::MetamorphicChecked { at, metamorphic } => {
+                let index = self.attempt(at, t);
+                let broken = metamorphic.checks.iter().filter(|c| c.broken).count() as u64;
+                self.nodes[index].attributes.int("eval_dag.metamorphic.broken", broken);
+            }
             EngineEvent::Control(command) => self.control(t, command),
             EngineEvent::RunFinished { summary } => {
                 let root = &mut self.nodes[ROOT];

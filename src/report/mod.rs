@@ -10,6 +10,7 @@ mod economy;
 mod html;
 mod load;
 mod matrix;
+mod metamorphic;
 mod repeats;
 mod results;
 mod results_doc;
@@ -35,7 +36,8 @@ pub use results_doc::{
     LevelBreakdown, LogEntry, LogRole, QuestionTrace, ReferenceLogEntry, ReferenceRole, StageTiming, Summary, Tokens,
 };
 pub use results_harness::{
-    BenchmarkScore, BenchmarkSummary, BudgetUse, CacheUse, Consensus, DraftAnswer, EpochResult, Repeats, SubAnswer,
+    BenchmarkScore, BenchmarkSummary, BudgetUse, CacheUse, Consensus, DraftAnswer, EpochResult, MetamorphicSummary,
+    Repeats, SignalAgainstLabels, SubAnswer,
 };
 pub use roles::{RoleUsage, RoleUsages, role_usage};
 pub use scorecard::{

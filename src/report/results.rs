@@ -16,6 +16,7 @@ use crate::text::preview;
 
 use super::convergence::convergence;
 use super::economy::token_economy;
+use super::metamorphic::metamorphic_summary;
 use super::repeats::repeats;
 use super::results_doc::{
     AttemptTrace, CallMeta, DetailedResult, DifficultyBreakdown, EvalResults, FailureAnalysis, Grading, IterationTrace,
@@ -158,7 +159,7 @@ fn detailed(state: &RunState, q: &QuestionState) -> DetailedResult {
         cost_usd: q.cost_usd,
         elapsed_ms: q.started_ms.zip(q.finished_ms).map(|(s, f)| f.saturating_sub(s)),
         epochs: epochs(state, q),
-        metamorphic: None,
+        metamorphic: latest.and_then(|a| a.metamorphic.clone()),
         consensus: None,
         benchmark: None,
     }
@@ -343,6 +344,7 @@ fn results_with<Traces>(state: &RunState, generated_at: &str, question_traces: T
             budget: budget_use(state),
             cache: cache_use(state),
             repeats: repeats(state),
+            metamorphic: metamorphic_summary(state),
             benchmark: None,
             successful_executions: passed_count,
             execution_failures: count(Outcome::Failed),

@@ -132,6 +132,9 @@ pub struct Summary {
     /// Accuracy over repeats, with its spread and pass@k (`run --repeat`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repeats: Option<Repeats>,
+    /// What the metamorphic checks found (`run --metamorphic`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metamorphic: Option<super::results_harness::MetamorphicSummary>,
     /// A published benchmark's own metrics.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub benchmark: Option<BenchmarkSummary>,

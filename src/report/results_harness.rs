@@ -121,3 +121,55 @@ pub struct DraftAnswer {
     /// Whether its answer matches the majority answer.
     pub in_majority: bool,
 }
+
+/// What the metamorphic checks of a run found (`run --metamorphic`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MetamorphicSummary {
+    /// Approved answers whose DAG was checked.
+    pub checked: usize,
+    /// Of those, answers that break an invariant.
+    pub broken: usize,
+    /// Of those, answers that change when the rows are shuffled.
+    pub order_dependent: usize,
+    /// Where answers were graded: how the flag lines up with right and wrong;
+    /// none when no checked answer was graded.
+    pub against_labels: Option<SignalAgainstLabels>,
+}
+
+/// A label-free flag (a broken invariant, a disagreement between DAGs) set
+/// against graded answers: how far to trust it on data without labels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct SignalAgainstLabels {
+    /// Flagged, and graded right.
+    pub flagged_right: usize,
+    /// Flagged, and graded wrong.
+    pub flagged_wrong: usize,
+    /// Not flagged, and graded right.
+    pub unflagged_right: usize,
+    /// Not flagged, and graded wrong.
+    pub unflagged_wrong: usize,
+}
+
+impl SignalAgainstLabels {
+    /// Count one graded answer.
+    pub fn add(&mut self, flagged: bool, right: bool) {
+        match (flagged, right) {
+            (true, true) => self.flagged_right += 1,
+            (true, false) => self.flagged_wrong += 1,
+            (false, true) => self.unflagged_right += 1,
+            (false, false) => self.unflagged_wrong += 1,
+        }
+    }
+
+    /// Of the flagged answers, the share graded wrong; none when nothing was flagged.
+    pub fn flagged_wrong_rate(&self) -> Option<f64> {
+        let flagged = self.flagged_right + self.flagged_wrong;
+        (flagged > 0).then(|| self.flagged_wrong as f64 / flagged as f64)
+    }
+
+    /// Of the unflagged answers, the share graded wrong; none when every answer was flagged.
+    pub fn unflagged_wrong_rate(&self) -> Option<f64> {
+        let unflagged = self.unflagged_right + self.unflagged_wrong;
+        (unflagged > 0).then(|| self.unflagged_wrong as f64 / unflagged as f64)
+    }
+}

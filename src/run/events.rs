@@ -120,6 +120,9 @@ pub struct RunSettings {
     /// Independent epochs per question (`run --repeat`); 0 or 1 means one.
     #[serde(default, skip_serializing_if = "at_most_one")]
     pub repeat: u32,
+    /// Whether approved DAGs run again on transformed copies of the data (`run --metamorphic`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub metamorphic: bool,
 }
 
 fn at_most_one(repeat: &u32) -> bool {
@@ -350,6 +353,13 @@ pub enum EngineEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         narrative: Option<String>,
     },
+    /// An approved DAG ran again on transformed copies of its data (`run --metamorphic`).
+    MetamorphicChecked {
+        /// The attempt whose approved DAG was checked.
+        at: AttemptAt,
+        /// The checks.
+        metamorphic: crate::domain::Metamorphic,
+    },
     /// The answer of a rejected iteration's trial run was graded by the run's
     /// judges (`run --judge-rejected`).
     IterationGraded {
@@ -379,9 +389,10 @@ impl EngineEvent {
     /// The question the event is about, if any.
     pub fn question_id(&self) -> Option<&str> {
         match self {
-            Self::QuestionStarted { at, .. } | Self::QuestionFinished { at, .. } | Self::Graded { at, .. } => {
-                Some(&at.question_id)
-            }
+            Self::QuestionStarted { at, .. }
+            | Self::QuestionFinished { at, .. }
+            | Self::Graded { at, .. }
+            | Self::MetamorphicChecked { at, .. } => Some(&at.question_id),
             Self::StageStarted { at, .. }
             | Self::StageFinished { at, .. }
             | Self::DagBuilt { at, .. }

@@ -151,6 +151,8 @@ pub struct Attempt {
     pub judge_calls: Vec<u64>,
     /// The one-sentence narrative of the answer, when one was written for grading.
     pub narrative: Option<String>,
+    /// Its approved DAG run again on transformed copies of the data (`run --metamorphic`).
+    pub metamorphic: Option<crate::domain::Metamorphic>,
 }
 
 impl Attempt {
@@ -170,6 +172,7 @@ impl Attempt {
             grades: Vec::new(),
             judge_calls: Vec::new(),
             narrative: None,
+            metamorphic: None,
         }
     }
 

@@ -432,6 +432,16 @@ impl RunState {
                     attempt.narrative = narrative;
                 }
             }
+            EngineEvent::MetamorphicChecked { at, metamorphic } => {
+                if let Some(check) = metamorphic.checks.iter().find(|c| c.broken) {
+                    let text =
+                        format!("the answer breaks an invariant: {:?} gives {:?}", check.transform, check.relation);
+                    self.push_feed(Some(&at.question_id), FeedKind::Bad, text.to_lowercase());
+                }
+                if let Some(q) = self.question_mut(&at.question_id) {
+                    q.attempt_mut(&at).metamorphic = Some(metamorphic);
+                }
+            }
             EngineEvent::Control(action) => {
                 let (question, text) = match action {
                     Command::Pause => {

@@ -44,6 +44,7 @@ impl Engine {
             llm: Arc::new(ReplayClient::from_trace(&trace)),
             prompts: Arc::new(Prompts::load(None).unwrap()),
             grader: Arc::new(Grader::from_settings(&settings.grading).unwrap()),
+            metamorphic: None,
         };
         let options = RunOptions { keep_alive: true, prior: Some(prior.clone()), idle: true, ..RunOptions::default() };
         let handle = engine::start(parts, None, settings, options);
