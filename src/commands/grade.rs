@@ -16,7 +16,8 @@ use crate::config::{Config, RoleConfig};
 use crate::grade::{Answer, Grade, Grader, JudgedAt, judge_noise, majority, summarise};
 use crate::llm::{AnthropicClient, LlmClient, LlmRole, OpenAiClient};
 use crate::report::{
-    Convergence, CriticScorecard, FindingsTaxonomy, convergence, findings_taxonomy, scorecard_graded_by,
+    Convergence, CriticScorecard, FindingsTaxonomy, convergence, findings_taxonomy, metamorphic_summary,
+    scorecard_graded_by,
 };
 use crate::text::preview;
 
@@ -160,6 +161,15 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
     }
     say!("{}", critic_line(&scorecard_graded_by(&state, &grader)));
     say!("{}", findings_line(&findings_taxonomy(&state), &convergence(&state)));
+    if let Some(checks) = metamorphic_summary(&state) {
+        let labels = checks.against_labels.map(|l| format!(" · {}", l.describe())).unwrap_or_default();
+        say!(
+            "metamorphic: {} of {} checked answers break an invariant ({} order dependent){labels}",
+            checks.broken,
+            checks.checked,
+            checks.order_dependent
+        );
+    }
     let all_right = graded.iter().flat_map(|(_, grades)| grades).all(|g| g.passed);
     Ok(if all_right { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

@@ -30,6 +30,7 @@ pub use economy::{PrefixReuse, TokenEconomy, prefix_reuse, token_economy};
 pub use html::{dag_svg, matrix_html, report_html};
 pub use load::{fold_indexed, fold_trace, is_trace, load_results};
 pub use matrix::{Agreement, Entry, Matrix, MatrixRow, RunSummary, compare_runs};
+pub use metamorphic::metamorphic_summary;
 pub use results::{eval_results, graded_tally, write_eval_results};
 pub use results_doc::{
     AttemptTrace, CallMeta, DetailedResult, DifficultyBreakdown, EvalResults, FailureAnalysis, Grading, IterationTrace,

@@ -167,6 +167,20 @@ impl SignalAgainstLabels {
         (flagged > 0).then(|| self.flagged_wrong as f64 / flagged as f64)
     }
 
+    /// One line for people: how often a flagged answer, and an unflagged one, was wrong.
+    pub fn describe(&self) -> String {
+        let rate = |r: Option<f64>| r.map_or("—".to_string(), |r| format!("{:.0}%", r * 100.0));
+        format!(
+            "flagged answers wrong {} ({} of {}), unflagged answers wrong {} ({} of {})",
+            rate(self.flagged_wrong_rate()),
+            self.flagged_wrong,
+            self.flagged_wrong + self.flagged_right,
+            rate(self.unflagged_wrong_rate()),
+            self.unflagged_wrong,
+            self.unflagged_wrong + self.unflagged_right
+        )
+    }
+
     /// Of the unflagged answers, the share graded wrong; none when every answer was flagged.
     pub fn unflagged_wrong_rate(&self) -> Option<f64> {
         let unflagged = self.unflagged_right + self.unflagged_wrong;

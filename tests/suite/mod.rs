@@ -18,6 +18,7 @@ mod llm_finish;
 mod llm_local;
 mod llm_openai;
 mod metamorphic_exec;
+mod metamorphic_run;
 mod model_roundtrip;
 mod offline_planner;
 mod otlp_export;
