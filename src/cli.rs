@@ -18,6 +18,8 @@ pub const CONCURRENCY_RANGE: RangeInclusive<i64> = 1..=1_000;
 pub const REVIEW_CONCURRENCY_RANGE: RangeInclusive<i64> = 0..=1_000;
 /// Accepted values of `run --repeat`.
 pub const REPEAT_RANGE: RangeInclusive<i64> = 1..=100;
+/// Accepted values of `run --consensus`.
+pub const CONSENSUS_RANGE: RangeInclusive<i64> = 1..=9;
 
 /// Watch LLMs build, critique and run Python DAGs over your data.
 #[derive(Debug, Parser)]
@@ -155,6 +157,11 @@ pub struct RunArgs {
     /// spread over epochs and pass@k [default: 1].
     #[arg(long, value_name = "R", value_parser = clap::value_parser!(u32).range(REPEAT_RANGE), conflicts_with_all = ["resume", "retry_failed"])]
     pub repeat: Option<u32>,
+    /// Build K independent DAGs per question (and per epoch), each through its
+    /// own critic loop; the approved answers' agreement is recorded and the
+    /// majority answer speaks for the question [default: 1].
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(CONSENSUS_RANGE), conflicts_with_all = ["resume", "retry_failed"])]
+    pub consensus: Option<u32>,
     /// Config file to read instead of $XDG_CONFIG_HOME/eval-dag/config.toml.
     #[arg(long, env = "EVAL_DAG_CONFIG", value_name = "FILE")]
     pub config: Option<PathBuf>,

@@ -266,6 +266,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 roles,
                 datasets: Vec::new(),
                 repeat: args.repeat.unwrap_or(1),
+                consensus: args.consensus.unwrap_or(1),
                 budget,
                 metamorphic: config.metamorphic,
             };

@@ -5,6 +5,7 @@
 //! ignored.
 
 mod budget;
+mod consensus;
 mod dag;
 mod diff;
 mod exchange;
@@ -17,6 +18,7 @@ mod reply_schema;
 mod result;
 
 pub use budget::{Budget, BudgetLimit, Spend};
+pub use consensus::{Consensus, DraftAnswer};
 pub use dag::{DagEdge, DagNodeSpec, GeneratedDag};
 pub use diff::{FindingFate, IterationDiff, NodeChange, code_diff};
 pub use exchange::{CallKey, ChatMessage, FinishReason, LlmRole, RoleModel, RoleModels, TokenUsage};

@@ -5,6 +5,7 @@
 //! [`crate::run`] and never imports the UI.
 
 mod by_hand;
+pub mod consensus;
 mod context;
 mod critic;
 mod emitter;

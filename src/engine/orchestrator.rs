@@ -11,6 +11,7 @@ use tokio::sync::{
 use tokio::task::JoinSet;
 
 use super::by_hand::{Acceptance, HandStart, accept, try_dag};
+use super::consensus::{DraftStart, run_drafts};
 use super::context::{EngineParts, RunContext};
 use super::critic::{Seed, run_attempt};
 use super::emitter::Emitter;
@@ -61,9 +62,10 @@ struct Orchestrator {
     node_runs: JoinSet<()>,
     /// Per question: the model's latest attempt of epoch 1 (the one a rerun cancels).
     latest_attempt: HashMap<String, u32>,
-    /// Per question: the attempts of its later epochs (`run --repeat`), which
-    /// cancelling the question cancels too.
-    later_epochs: HashMap<String, Vec<AttemptAt>>,
+    /// Per question: the attempts of its other critic loops (later epochs,
+    /// `run --repeat`; other drafts, `run --consensus`), which cancelling the
+    /// question cancels too.
+    other_loops: HashMap<String, Vec<AttemptAt>>,
     /// Per question: the highest attempt number given out, drafts by hand included.
     issued: HashMap<String, u32>,
 }
@@ -77,14 +79,28 @@ impl Orchestrator {
         *issued
     }
 
-    fn spawn(&mut self, question: Question, at: AttemptAt, seed: Seed, forked_from: Option<(u32, u32)>) {
-        if at.epoch == 1 {
-            self.latest_attempt.insert(question.id.clone(), at.attempt);
-            let issued = self.issued.entry(question.id.clone()).or_default();
+    /// Note `at` as the question's latest attempt (epoch 1, draft 1) or as one of its other loops.
+    fn register(&mut self, question_id: &str, at: &AttemptAt) {
+        if (at.epoch, at.draft) == (1, 1) {
+            self.latest_attempt.insert(question_id.to_string(), at.attempt);
+            let issued = self.issued.entry(question_id.to_string()).or_default();
             *issued = (*issued).max(at.attempt);
         } else {
-            self.later_epochs.entry(question.id.clone()).or_default().push(at.clone());
+            self.other_loops.entry(question_id.to_string()).or_default().push(at.clone());
         }
+    }
+
+    /// Run the drafts `starts` of `question`'s `epoch` side by side, then record their consensus.
+    fn spawn_drafts(&mut self, question: Question, epoch: u32, drafts: u32, starts: Vec<DraftStart>) {
+        for (at, ..) in &starts {
+            self.register(&question.id, at);
+        }
+        let (ctx, slots) = (self.ctx.clone(), self.slots.clone());
+        self.tasks.spawn(run_drafts(ctx, slots, question, epoch, drafts, starts));
+    }
+
+    fn spawn(&mut self, question: Question, at: AttemptAt, seed: Seed, forked_from: Option<(u32, u32)>) {
+        self.register(&question.id, &at);
         let (ctx, slots) = (self.ctx.clone(), self.slots.clone());
         self.tasks.spawn(async move {
             let Ok(_slot) = slots.acquire_owned().await else {
@@ -213,7 +229,7 @@ impl Orchestrator {
             Command::CancelQuestion { question_id } => match self.latest_attempt.get(question_id) {
                 Some(&attempt) => {
                     gate.cancel_attempt(AttemptAt::new(question_id.clone(), attempt));
-                    for at in self.later_epochs.get(question_id).into_iter().flatten() {
+                    for at in self.other_loops.get(question_id).into_iter().flatten() {
                         gate.cancel_attempt(at.clone());
                     }
                     true
@@ -245,16 +261,16 @@ enum Resumption {
     Start(u32, Seed, Option<(u32, u32)>),
 }
 
-fn resumption(prior: &RunState, question_id: &str, epoch: u32, retry_failed: bool) -> Resumption {
+fn resumption(prior: &RunState, question_id: &str, (epoch, draft): (u32, u32), retry_failed: bool) -> Resumption {
     let Some(question) = prior.question(question_id) else {
         return Resumption::Start(1, None, None);
     };
-    let Some(latest) = question.latest_in_epoch(epoch) else {
-        return Resumption::Start(question.last_attempt_in_epoch(epoch) + 1, None, None);
+    let Some(latest) = question.latest_in(epoch, draft) else {
+        return Resumption::Start(question.last_attempt_in(epoch, draft) + 1, None, None);
     };
     match latest.outcome {
         Some(Outcome::Failed | Outcome::Exhausted) if retry_failed => {
-            Resumption::Start(question.last_attempt_in_epoch(epoch) + 1, None, None)
+            Resumption::Start(question.last_attempt_in(epoch, draft) + 1, None, None)
         }
         Some(Outcome::Passed | Outcome::Failed | Outcome::Exhausted | Outcome::FixedByHand | Outcome::Drafted) => {
             Resumption::Keep(latest.number)
@@ -263,7 +279,7 @@ fn resumption(prior: &RunState, question_id: &str, epoch: u32, retry_failed: boo
         // the same attempt goes on, its recorded LLM responses reused.
         Some(Outcome::Cancelled | Outcome::Budget) | None => {
             let seed = latest.forked_from.and_then(|(attempt, iteration)| {
-                let from = AttemptAt::new(question_id, attempt).in_epoch(epoch, 1);
+                let from = AttemptAt::new(question_id, attempt).in_epoch(epoch, draft);
                 let it = prior.question(question_id)?.attempt_at(&from)?.iteration(iteration)?;
                 Some((it.dag.clone()?, it.feedback.clone()?))
             });
@@ -325,25 +341,41 @@ async fn orchestrate(
         tasks: JoinSet::new(),
         node_runs: JoinSet::new(),
         latest_attempt: HashMap::new(),
-        later_epochs: HashMap::new(),
+        other_loops: HashMap::new(),
         issued: HashMap::new(),
     };
+    let drafts = settings.drafts();
     for question in questions {
         for epoch in 1..=settings.epochs() {
-            let plan = match &options.prior {
-                Some(prior) if options.idle => Resumption::Keep(
-                    prior.question(&question.id).and_then(|q| q.latest_in_epoch(epoch)).map_or(0, |a| a.number),
-                ),
-                Some(prior) => resumption(prior, &question.id, epoch, options.retry_failed),
-                None => Resumption::Start(1, None, None),
-            };
-            match plan {
-                Resumption::Keep(attempt) if epoch == 1 => {
-                    run.latest_attempt.insert(question.id.clone(), attempt);
+            let mut starts: Vec<DraftStart> = Vec::new();
+            for draft in 1..=drafts {
+                let plan = match &options.prior {
+                    Some(prior) if options.idle => Resumption::Keep(
+                        prior.question(&question.id).and_then(|q| q.latest_in(epoch, draft)).map_or(0, |a| a.number),
+                    ),
+                    Some(prior) => resumption(prior, &question.id, (epoch, draft), options.retry_failed),
+                    None => Resumption::Start(1, None, None),
+                };
+                match plan {
+                    Resumption::Keep(attempt) if (epoch, draft) == (1, 1) => {
+                        run.latest_attempt.insert(question.id.clone(), attempt);
+                    }
+                    Resumption::Keep(_) => {}
+                    Resumption::Start(attempt, seed, forked_from) => {
+                        let at = AttemptAt::new(question.id.as_str(), attempt).in_epoch(epoch, draft);
+                        starts.push((at, seed, forked_from));
+                    }
                 }
-                Resumption::Keep(_) => {}
-                Resumption::Start(attempt, seed, forked_from) => {
-                    let at = AttemptAt::new(question.id.as_str(), attempt).in_epoch(epoch, 1);
+            }
+            let recorded = options
+                .prior
+                .as_ref()
+                .and_then(|p| p.question(&question.id))
+                .is_some_and(|q| q.consensus.contains_key(&epoch));
+            if drafts > 1 && !(options.idle || starts.is_empty() && recorded) {
+                run.spawn_drafts(question.clone(), epoch, drafts, starts);
+            } else {
+                for (at, seed, forked_from) in starts {
                     run.spawn(question.clone(), at, seed, forked_from);
                 }
             }

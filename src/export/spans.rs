@@ -354,6 +354,12 @@ impl SpanTree {
                 let index = self.iteration(at, t);
                 put_grades(&mut self.nodes[index].attributes, grades, narrative.as_deref());
             }
+            EngineEvent::ConsensusReached { question_id, consensus, .. } => {
+                let index = self.question(question_id, t);
+                self.nodes[index]
+                    .attributes
+                    .text("eval_dag.consensus.agreement", format!("{:.2}", consensus.agreement));
+            }
             EngineEvent::MetamorphicChecked { at, metamorphic } => {
                 let index = self.attempt(at, t);
                 let broken = metamorphic.checks.iter().filter(|c| c.broken).count() as u64;

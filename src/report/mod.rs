@@ -5,6 +5,7 @@
 
 mod agreement;
 mod compare;
+mod consensus;
 mod convergence;
 mod economy;
 mod html;
@@ -25,6 +26,7 @@ mod verify;
 
 pub use agreement::{Flip, VerdictAgreement, verdict_agreement};
 pub use compare::{Change, Row, Side, compare};
+pub use consensus::consensus_summary;
 pub use convergence::{ApprovalHistogram, Convergence, convergence};
 pub use economy::{PrefixReuse, TokenEconomy, prefix_reuse, token_economy};
 pub use html::{dag_svg, matrix_html, report_html};
@@ -37,8 +39,8 @@ pub use results_doc::{
     LevelBreakdown, LogEntry, LogRole, QuestionTrace, ReferenceLogEntry, ReferenceRole, StageTiming, Summary, Tokens,
 };
 pub use results_harness::{
-    BenchmarkScore, BenchmarkSummary, BudgetUse, CacheUse, Consensus, DraftAnswer, EpochResult, MetamorphicSummary,
-    Repeats, SignalAgainstLabels, SubAnswer,
+    BenchmarkScore, BenchmarkSummary, BudgetUse, CacheUse, ConsensusSummary, EpochResult, MetamorphicSummary, Repeats,
+    SignalAgainstLabels, SubAnswer,
 };
 pub use roles::{RoleUsage, RoleUsages, role_usage};
 pub use scorecard::{

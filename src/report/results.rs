@@ -14,6 +14,7 @@ use crate::run::conversation::{Entry, entries, user_prompt};
 use crate::run::{Attempt, Iteration, LlmCall, Outcome, QuestionState, QuestionStatus, RunState};
 use crate::text::preview;
 
+use super::consensus::consensus_summary;
 use super::convergence::convergence;
 use super::economy::token_economy;
 use super::metamorphic::metamorphic_summary;
@@ -160,7 +161,7 @@ fn detailed(state: &RunState, q: &QuestionState) -> DetailedResult {
         elapsed_ms: q.started_ms.zip(q.finished_ms).map(|(s, f)| f.saturating_sub(s)),
         epochs: epochs(state, q),
         metamorphic: latest.and_then(|a| a.metamorphic.clone()),
-        consensus: None,
+        consensus: latest.and_then(|a| q.consensus.get(&a.epoch).cloned()),
         benchmark: None,
     }
 }
@@ -345,6 +346,7 @@ fn results_with<Traces>(state: &RunState, generated_at: &str, question_traces: T
             cache: cache_use(state),
             repeats: repeats(state),
             metamorphic: metamorphic_summary(state),
+            consensus: consensus_summary(state),
             benchmark: None,
             successful_executions: passed_count,
             execution_failures: count(Outcome::Failed),

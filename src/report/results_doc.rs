@@ -6,7 +6,7 @@
 
 use super::convergence::Convergence;
 use super::economy::TokenEconomy;
-use super::results_harness::{BenchmarkScore, BenchmarkSummary, BudgetUse, CacheUse, Consensus, EpochResult, Repeats};
+use super::results_harness::{BenchmarkScore, BenchmarkSummary, BudgetUse, CacheUse, EpochResult, Repeats};
 use super::roles::RoleUsages;
 use super::scorecard::CriticScorecard;
 use super::taxonomy::FindingsTaxonomy;
@@ -135,6 +135,9 @@ pub struct Summary {
     /// What the metamorphic checks found (`run --metamorphic`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metamorphic: Option<super::results_harness::MetamorphicSummary>,
+    /// How far independently built DAGs agreed (`run --consensus`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consensus: Option<super::results_harness::ConsensusSummary>,
     /// A published benchmark's own metrics.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub benchmark: Option<BenchmarkSummary>,
@@ -259,7 +262,7 @@ pub struct DetailedResult {
     pub metamorphic: Option<crate::domain::Metamorphic>,
     /// Independently built DAGs' answers and their agreement (`run --consensus`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub consensus: Option<Consensus>,
+    pub consensus: Option<crate::domain::Consensus>,
     /// The answer scored by its benchmark's rules.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub benchmark: Option<BenchmarkScore>,

@@ -102,26 +102,6 @@ pub struct SubAnswer {
     pub correct: bool,
 }
 
-/// Independently built DAGs of one question (`run --consensus`) and how far their answers agree.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Consensus {
-    /// One per draft.
-    pub answers: Vec<DraftAnswer>,
-    /// Share of drafts whose answer matches the majority answer (0-1).
-    pub agreement: f64,
-}
-
-/// One draft's answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DraftAnswer {
-    /// 1-based draft.
-    pub draft: u32,
-    /// Its answer; none when it was not approved or did not run.
-    pub answer: Option<Value>,
-    /// Whether its answer matches the majority answer.
-    pub in_majority: bool,
-}
-
 /// What the metamorphic checks of a run found (`run --metamorphic`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MetamorphicSummary {
@@ -186,4 +166,19 @@ impl SignalAgainstLabels {
         let unflagged = self.unflagged_right + self.unflagged_wrong;
         (unflagged > 0).then(|| self.unflagged_wrong as f64 / unflagged as f64)
     }
+}
+
+/// How far independently built DAGs agreed over a run (`run --consensus`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConsensusSummary {
+    /// Drafts per question and epoch.
+    pub k: u32,
+    /// Questions whose drafts all ended.
+    pub questions: usize,
+    /// Mean share of drafts in the majority.
+    pub mean_agreement: f64,
+    /// Questions whose drafts all agreed.
+    pub unanimous: usize,
+    /// Where answers were graded: disagreement (not unanimous) set against right and wrong.
+    pub against_labels: Option<SignalAgainstLabels>,
 }

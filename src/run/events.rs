@@ -120,6 +120,9 @@ pub struct RunSettings {
     /// Independent epochs per question (`run --repeat`); 0 or 1 means one.
     #[serde(default, skip_serializing_if = "at_most_one")]
     pub repeat: u32,
+    /// Independent DAGs per question and epoch (`run --consensus`); 0 or 1 means one.
+    #[serde(default, skip_serializing_if = "at_most_one")]
+    pub consensus: u32,
     /// Whether approved DAGs run again on transformed copies of the data (`run --metamorphic`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub metamorphic: bool,
@@ -144,6 +147,11 @@ impl RunSettings {
     /// Epochs per question: 1 unless the run repeats its questions.
     pub fn epochs(&self) -> u32 {
         self.repeat.max(1)
+    }
+
+    /// Drafts (independent DAGs) per question and epoch: 1 unless the run asks for consensus.
+    pub fn drafts(&self) -> u32 {
+        self.consensus.max(1)
     }
 
     /// Who plays `role`: its entry in `roles`, else the run's provider and model.
@@ -353,6 +361,17 @@ pub enum EngineEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         narrative: Option<String>,
     },
+    /// Every draft of a question's epoch ended (`run --consensus`): their
+    /// answers compared with the run's matching rules.
+    ConsensusReached {
+        /// The question.
+        question_id: String,
+        /// The epoch (written when not 1).
+        #[serde(default = "crate::domain::one", skip_serializing_if = "crate::domain::is_one")]
+        epoch: u32,
+        /// The drafts' answers and how far they agree.
+        consensus: crate::domain::Consensus,
+    },
     /// An approved DAG ran again on transformed copies of its data (`run --metamorphic`).
     MetamorphicChecked {
         /// The attempt whose approved DAG was checked.
@@ -393,6 +412,7 @@ impl EngineEvent {
             | Self::QuestionFinished { at, .. }
             | Self::Graded { at, .. }
             | Self::MetamorphicChecked { at, .. } => Some(&at.question_id),
+            Self::ConsensusReached { question_id, .. } => Some(question_id),
             Self::StageStarted { at, .. }
             | Self::StageFinished { at, .. }
             | Self::DagBuilt { at, .. }

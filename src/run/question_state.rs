@@ -234,6 +234,8 @@ pub struct QuestionState {
     pub usage: TokenUsage,
     /// Cost spent on this question, USD.
     pub cost_usd: f64,
+    /// Per epoch: how far its drafts agree (`run --consensus`), once every draft has ended.
+    pub consensus: std::collections::BTreeMap<u32, crate::domain::Consensus>,
 }
 
 impl QuestionState {
@@ -247,6 +249,7 @@ impl QuestionState {
             finished_ms: None,
             usage: TokenUsage::default(),
             cost_usd: 0.0,
+            consensus: Default::default(),
         }
     }
 
@@ -256,9 +259,25 @@ impl QuestionState {
     /// the epoch whose answer most epochs gave (see [`Self::majority_epoch`]).
     pub fn latest(&self) -> Option<&Attempt> {
         if self.attempts.iter().all(|a| a.epoch == 1) {
-            return self.attempts.iter().rev().find(|a| a.counts());
+            return self.speaking_in_epoch(1);
         }
         self.majority_epoch().map(|(attempt, _)| attempt)
+    }
+
+    /// The attempt that speaks for `epoch`: with several drafts (`run
+    /// --consensus`), the latest of the first draft in the recorded consensus
+    /// majority; else, or until the consensus is recorded, draft 1's.
+    pub fn speaking_in_epoch(&self, epoch: u32) -> Option<&Attempt> {
+        let majority = self.consensus.get(&epoch).and_then(|c| c.answers.iter().find(|a| a.in_majority));
+        self.latest_in(epoch, majority.map_or(1, |a| a.draft))
+    }
+
+    /// Whether every critic loop of the question (each epoch and draft) has ended.
+    pub fn loops_ended(&self) -> bool {
+        let mut loops: Vec<(u32, u32)> = self.attempts.iter().map(|a| (a.epoch, a.draft)).collect();
+        loops.sort_unstable();
+        loops.dedup();
+        loops.into_iter().all(|(epoch, draft)| self.latest_in(epoch, draft).is_some_and(|a| a.outcome.is_some()))
     }
 
     /// Of the epochs' attempts that speak for them, one whose answer most
@@ -289,17 +308,17 @@ impl QuestionState {
     /// The highest attempt number of epoch 1, draft 1 so far (drafts by hand
     /// included; 0 before any).
     pub fn last_attempt_number(&self) -> u32 {
-        self.last_attempt_in_epoch(1)
+        self.last_attempt_in(1, 1)
     }
 
-    /// The highest attempt number of `epoch` (draft 1) so far (0 before any).
-    pub fn last_attempt_in_epoch(&self, epoch: u32) -> u32 {
-        self.attempts.iter().filter(|a| (a.epoch, a.draft) == (epoch, 1)).map(|a| a.number).max().unwrap_or(0)
+    /// The highest attempt number of `epoch` and `draft` so far (0 before any).
+    pub fn last_attempt_in(&self, epoch: u32, draft: u32) -> u32 {
+        self.attempts.iter().filter(|a| (a.epoch, a.draft) == (epoch, draft)).map(|a| a.number).max().unwrap_or(0)
     }
 
-    /// The latest attempt of `epoch` (draft 1) that speaks for it.
-    pub fn latest_in_epoch(&self, epoch: u32) -> Option<&Attempt> {
-        self.attempts.iter().rev().find(|a| (a.epoch, a.draft) == (epoch, 1) && a.counts())
+    /// The latest attempt of `epoch` and `draft` that counts.
+    pub fn latest_in(&self, epoch: u32, draft: u32) -> Option<&Attempt> {
+        self.attempts.iter().rev().find(|a| (a.epoch, a.draft) == (epoch, draft) && a.counts())
     }
 
     /// Attempt numbered `number` of epoch 1, draft 1.
@@ -323,10 +342,7 @@ impl QuestionState {
         let mut epochs: Vec<u32> = self.attempts.iter().map(|a| a.epoch).collect();
         epochs.sort_unstable();
         epochs.dedup();
-        epochs
-            .into_iter()
-            .filter_map(|epoch| Some((epoch, self.attempts.iter().rev().find(|a| a.epoch == epoch && a.counts())?)))
-            .collect()
+        epochs.into_iter().filter_map(|epoch| Some((epoch, self.speaking_in_epoch(epoch)?))).collect()
     }
 
     /// Pin the user's note to an iteration as a `human` finding (a warning:

@@ -407,11 +407,10 @@ impl RunState {
                     a.final_answer = final_answer;
                     a.reason = reason;
                     // The question takes the outcome of the attempt that speaks for
-                    // it; asked in several epochs, once every epoch has ended.
-                    let repeated = q.attempts.iter().any(|a| a.epoch != 1);
-                    let speaking = if repeated {
-                        let ended = q.epochs().iter().all(|(_, a)| a.outcome.is_some());
-                        q.latest().and_then(|a| a.outcome).filter(|_| ended)
+                    // it; asked in several epochs or drafts, once every one has ended.
+                    let several = q.attempts.iter().any(|a| (a.epoch, a.draft) != (1, 1));
+                    let speaking = if several {
+                        q.latest().and_then(|a| a.outcome).filter(|_| q.loops_ended())
                     } else {
                         q.latest().filter(|a| a.is_at(&at)).map(|_| outcome)
                     };
@@ -430,6 +429,14 @@ impl RunState {
                     let attempt = q.attempt_mut(&at);
                     attempt.grades = grades;
                     attempt.narrative = narrative;
+                }
+            }
+            EngineEvent::ConsensusReached { question_id, epoch, consensus } => {
+                if let Some(q) = self.question_mut(&question_id) {
+                    q.consensus.insert(epoch, consensus);
+                    if let Some(outcome) = q.latest().and_then(|a| a.outcome).filter(|_| q.loops_ended()) {
+                        q.status = QuestionStatus::Done(outcome);
+                    }
                 }
             }
             EngineEvent::MetamorphicChecked { at, metamorphic } => {

@@ -7,6 +7,7 @@ mod ci_tools;
 mod compare_runs;
 mod compare_significance;
 mod config_file;
+mod consensus_run;
 mod grade_judges;
 mod grade_repeat_judges;
 mod grade_rules;

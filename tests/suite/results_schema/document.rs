@@ -1,17 +1,17 @@
 //! A results document with every optional part present and every list non-empty.
 
 use eval_dag::domain::{
-    CriticFeedback, DagEdge, DagNodeSpec, DifficultyLevel, ExecutionResult, Finding, FindingSource, GeneratedDag,
-    Grade, GradingSettings, LayerValidation, LlmRole, Metamorphic, MetamorphicCheck, Relation, RoleModel, Scorer,
-    Severity, Transform,
+    Consensus, CriticFeedback, DagEdge, DagNodeSpec, DifficultyLevel, DraftAnswer, ExecutionResult, Finding,
+    FindingSource, GeneratedDag, Grade, GradingSettings, LayerValidation, LlmRole, Metamorphic, MetamorphicCheck,
+    Relation, RoleModel, Scorer, Severity, Transform,
 };
 use eval_dag::report::{
     AnswerGrade, ApprovalHistogram, AttemptTrace, BenchmarkScore, BenchmarkSummary, BudgetUse, CacheUse, CallMeta,
-    Consensus, Convergence, CriticScorecard, DetailedResult, DifficultyBreakdown, DraftAnswer, EpochResult,
-    EvalResults, FailureAnalysis, FateCounts, FindingGroup, FindingsTaxonomy, GradedBy, Grading, IterationTrace,
-    JudgedIteration, LevelBreakdown, LogEntry, LogRole, MetamorphicSummary, Oscillation, OscillationKind,
-    QuestionTrace, ReferenceLogEntry, ReferenceRole, Repeats, RoleUsage, SignalAgainstLabels, StageTiming, SubAnswer,
-    Summary, TokenEconomy, Tokens, VerdictFate,
+    ConsensusSummary, Convergence, CriticScorecard, DetailedResult, DifficultyBreakdown, EpochResult, EvalResults,
+    FailureAnalysis, FateCounts, FindingGroup, FindingsTaxonomy, GradedBy, Grading, IterationTrace, JudgedIteration,
+    LevelBreakdown, LogEntry, LogRole, MetamorphicSummary, Oscillation, OscillationKind, QuestionTrace,
+    ReferenceLogEntry, ReferenceRole, Repeats, RoleUsage, SignalAgainstLabels, StageTiming, SubAnswer, Summary,
+    TokenEconomy, Tokens, VerdictFate,
 };
 use eval_dag::run::{AnswerLabel, Budget, DatasetRef, Outcome, RunSettings, Stage};
 use serde_json::json;
@@ -115,6 +115,7 @@ pub(super) fn full_document() -> EvalResults {
         .collect(),
         datasets: vec![DatasetRef { name: "fraud".into(), dir: "bench/datasets/fraud".into(), hash: "abc".into() }],
         repeat: 3,
+        consensus: 3,
         metamorphic: true,
         budget: Some(Budget { max_cost_usd: Some(0.5), max_tokens: Some(10_000), per_question_usd: Some(0.1) }),
     };
@@ -151,6 +152,13 @@ pub(super) fn full_document() -> EvalResults {
                 accuracy_std: Some(0.1),
                 pass_at_k: [("1".to_string(), 0.5), ("3".to_string(), 0.9)].into_iter().collect(),
                 pass_all_k: Some(0.2),
+            }),
+            consensus: Some(ConsensusSummary {
+                k: 3,
+                questions: 1,
+                mean_agreement: 0.66,
+                unanimous: 0,
+                against_labels: Some(SignalAgainstLabels { flagged_right: 1, ..Default::default() }),
             }),
             metamorphic: Some(MetamorphicSummary {
                 checked: 2,
