@@ -48,11 +48,12 @@ pub(super) enum Checked {
 }
 
 /// How an iteration ended.
+#[allow(clippy::large_enum_variant)] // one per iteration, moved once
 pub(super) enum Verdict {
     /// Rejected: the DAG and the feedback a rebuild gets.
     Rejected(GeneratedDag, CriticFeedback),
-    /// Approved, with the trial run's result.
-    Approved(Box<(GeneratedDag, ExecutionResult)>),
+    /// Approved: the DAG, with the trial run's result.
+    Approved(GeneratedDag, ExecutionResult),
     /// An LLM call failed for good (why, in one line).
     Failed(String),
     /// An LLM call was not sent: the budget is spent (why, in one line).
@@ -296,7 +297,7 @@ impl Attempt<'_> {
             self.grade_rejected(iteration, Some(&trial)).await;
             return Ok(Verdict::Rejected(dag, feedback));
         }
-        Ok(Verdict::Approved(Box::new((dag, trial))))
+        Ok(Verdict::Approved(dag, trial))
     }
 
     /// End the attempt.
@@ -363,8 +364,7 @@ pub async fn run_attempt(
             Ok(Verdict::OverBudget(reason)) => return run.finish(Outcome::Budget, iteration, None, Some(reason)),
             Err(Cancelled) => return run.finish(Outcome::Cancelled, iteration, None, Some("cancelled".into())),
             Ok(Verdict::Failed(reason)) => return run.finish(Outcome::Failed, iteration, None, Some(reason)),
-            Ok(Verdict::Approved(approved)) => {
-                let (dag, trial) = *approved;
+            Ok(Verdict::Approved(dag, trial)) => {
                 return run.answer(iteration, trial, Outcome::Passed, Some(&dag)).await;
             }
             Ok(Verdict::Rejected(dag, feedback)) => previous = Some((dag, feedback)),

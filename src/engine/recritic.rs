@@ -41,7 +41,7 @@ async fn rejudge_attempt(ctx: &RunContext, question: &Question, recorded: &run::
                     Ok(Verdict::OverBudget(reason)) => {
                         return run.finish(Outcome::Budget, it.number, None, Some(reason));
                     }
-                    Ok(Verdict::Approved(approved)) => Some(approved.1),
+                    Ok(Verdict::Approved(_, trial)) => Some(trial),
                     Ok(Verdict::Rejected(..)) => None,
                 }
             }
