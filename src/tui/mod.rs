@@ -10,8 +10,6 @@ mod event_loop;
 mod graph_moves;
 mod hand_work;
 mod highlight;
-mod inspection;
-mod inspector;
 mod keymap;
 mod loading;
 mod matrix;
@@ -75,18 +73,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
     }
     let [header, body, footer] = areas(area);
     widgets::header::draw(frame, header, app);
-    match app.screen {
-        Screen::Dashboard => screens::dashboard::draw(frame, body, app),
-        Screen::Question => screens::question::draw(frame, body, app),
-        Screen::Diff => screens::diff::draw(frame, body, app),
-        Screen::Compare => screens::compare::draw(frame, body, app),
-        Screen::CompareDetail => screens::compare_detail::draw(frame, body, app),
-        Screen::Matrix => screens::matrix::draw(frame, body, app),
-        Screen::Schema => screens::schema::draw(frame, body, app),
-        Screen::Inspector => screens::inspector::draw(frame, body, app),
-        Screen::Scorecard => screens::scorecard::draw(frame, body, app),
-        Screen::Taxonomy => screens::taxonomy::draw(frame, body, app),
-    }
+    app.draw_screen(frame, body);
     widgets::footer::draw(frame, footer, app);
     if app.help {
         screens::help::draw(frame, body, app);
@@ -107,12 +94,9 @@ pub fn on_input(app: &mut App, event: Event, size: ratatui::layout::Size) {
         Event::Mouse(mouse) => match mouse.kind {
             MouseEventKind::ScrollDown => app.wheel(true),
             MouseEventKind::ScrollUp => app.wheel(false),
-            MouseEventKind::Down(MouseButton::Left) if app.screen == Screen::Dashboard => {
+            MouseEventKind::Down(MouseButton::Left) if app.screen() == Screen::Dashboard => {
                 let [_, body, _] = areas(ratatui::layout::Rect::from((ratatui::layout::Position::ORIGIN, size)));
-                if let Some(row) = screens::dashboard::row_at(app, body, mouse.row) {
-                    app.dashboard.row = row;
-                    app.refresh();
-                }
+                app.click_row(body, mouse.row);
             }
             _ => {}
         },

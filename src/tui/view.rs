@@ -1,41 +1,10 @@
-//! What the user is looking at, screen by screen: the dashboard's row,
-//! filters and order; the open question and what of it is selected; each
-//! scrolled screen's own scroll; which screen and tab are shown.
+//! The words screens share: which screen is shown (the keymap's contexts
+//! name them), the question screen's panes and tabs, the dashboard's filters
+//! and orders. Each screen's own state is in its module under `screens/`.
 
 use std::collections::BTreeSet;
 
-use super::scroll::Scroll;
 use crate::run::{Outcome, QuestionStatus};
-
-/// What the dashboard shows: the selected row, which questions and in which order.
-#[derive(Debug, Clone)]
-pub struct DashboardView {
-    /// Selected row of the table.
-    pub row: usize,
-    /// Text filter.
-    pub filter: String,
-    /// Whether keys go into the filter.
-    pub editing_filter: bool,
-    /// Status filter.
-    pub status_filter: StatusFilter,
-    /// Sort order.
-    pub sort: Sort,
-    /// Only these questions (a findings group's), until cleared.
-    pub questions: Option<QuestionSet>,
-}
-
-impl Default for DashboardView {
-    fn default() -> Self {
-        Self {
-            row: 0,
-            filter: String::new(),
-            editing_filter: false,
-            status_filter: StatusFilter::All,
-            sort: Sort::Rank,
-            questions: None,
-        }
-    }
-}
 
 /// A set of questions the dashboard is narrowed to, and what it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,31 +19,6 @@ impl QuestionSet {
     /// Whether the question `id` is in the set.
     pub fn keeps(&self, id: &str) -> bool {
         self.ids.contains(id)
-    }
-}
-
-/// The question open in the question and diff screens, and what of it is selected.
-#[derive(Debug, Clone)]
-pub struct QuestionView {
-    /// The question's id.
-    pub id: Option<String>,
-    /// Iteration selected (index over all attempts' iterations).
-    pub iteration: usize,
-    /// Node selected in the DAG.
-    pub node: usize,
-    /// Detail tab.
-    pub tab: Tab,
-    /// The pane arrows act in.
-    pub focus: Pane,
-    /// Whether the focused pane fills the question screen.
-    pub zoom: bool,
-    /// Whether the conversation shows whole prompts and responses.
-    pub expanded: bool,
-}
-
-impl Default for QuestionView {
-    fn default() -> Self {
-        Self { id: None, iteration: 0, node: 0, tab: Tab::Feedback, focus: Pane::Graph, zoom: false, expanded: false }
     }
 }
 
@@ -99,26 +43,6 @@ impl Pane {
         let index = Self::ALL.iter().position(|p| *p == self).unwrap_or(0) as isize;
         Self::ALL[(index + step).rem_euclid(Self::ALL.len() as isize) as usize]
     }
-}
-
-/// Each scrolled screen's own scroll: leaving a screen and coming back finds
-/// it where it was.
-#[derive(Debug, Default, Clone)]
-pub struct Scrolls {
-    /// The question screen's detail pane.
-    pub question: Scroll,
-    /// The question screen's code pane.
-    pub code: Scroll,
-    /// The iteration diff.
-    pub diff: Scroll,
-    /// One question of a comparison.
-    pub compare_detail: Scroll,
-    /// The schema screen.
-    pub schema: Scroll,
-    /// The critic's scorecard.
-    pub scorecard: Scroll,
-    /// The oscillations on the findings taxonomy screen.
-    pub taxonomy: Scroll,
 }
 
 /// Which screen is shown.

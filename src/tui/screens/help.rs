@@ -15,7 +15,7 @@ const KEY_WIDTH: usize = 8;
 /// Draw the help popup over `area`.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let t = &app.theme;
-    let bindings: Vec<_> = app.keys.active(app.screen, app.replay.is_some()).collect();
+    let bindings: Vec<_> = app.keys.active(app.screen(), app.replay.is_some()).collect();
     let text_width = bindings.iter().map(|b| b.binding.help.chars().count()).max().unwrap_or(0);
     let key_width = bindings.iter().map(|b| b.label.chars().count()).max().unwrap_or(0).max(KEY_WIDTH);
     let rows = (area.height.saturating_sub(2) as usize).max(1);

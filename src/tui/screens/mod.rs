@@ -1,4 +1,7 @@
-//! One file per screen; each is a pure function of the app state.
+//! The screens, one module each: a screen is a [`Component`] that owns its
+//! state, handles its own actions and draws itself. The app keeps them on a
+//! stack: a screen opens another by handing it back from
+//! [`Component::handle`], and going back pops it.
 
 pub mod compare;
 pub mod compare_detail;
@@ -12,12 +15,65 @@ pub mod schema;
 pub mod scorecard;
 pub mod taxonomy;
 
+use std::any::Any;
+
+use crossterm::event::KeyCode;
+use ratatui::Frame;
+use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::Span;
 use ratatui::widgets::Cell;
 
+use crate::tui::app::App;
+use crate::tui::keymap::Action;
 use crate::tui::text::{clean, preview};
 use crate::tui::theme::{Ink, Theme};
+use crate::tui::view::Screen;
+
+/// Logical lines one page key scrolls.
+pub const SCROLL_STEP: usize = 5;
+
+/// What a screen did with an action.
+pub enum Handled {
+    /// Not its action: the app's global handling gets it (quit, help, back,
+    /// run control, work by hand, replay).
+    Ignored,
+    /// Done; the screen stays.
+    Done,
+    /// Show this screen on top (back returns here).
+    Open(Box<dyn Component>),
+    /// Back to the screen below.
+    Back,
+    /// Back to the first screen (the dashboard, or a comparison's table).
+    Home,
+}
+
+/// A screen: its state, its actions and its drawing.
+///
+/// While a screen handles an action it is off the stack (so it may change
+/// the app); the screens below it are there, and [`App::find`] reaches them.
+pub trait Component: Any {
+    /// Which screen this is: the keymap's contexts and the messages name it.
+    fn screen(&self) -> Screen;
+
+    /// Carry out `action` (already mapped from a key by the keymap for this screen).
+    fn handle(&mut self, action: Action, app: &mut App) -> Handled;
+
+    /// Draw into `area` (the body between the header and the footer).
+    fn draw(&self, frame: &mut Frame, area: Rect, app: &App);
+
+    /// Whether the screen takes raw keys now (a text being typed).
+    fn typing(&self) -> bool {
+        false
+    }
+
+    /// A key while [`Self::typing`].
+    fn type_key(&mut self, _code: KeyCode, _app: &mut App) {}
+
+    /// Bring derived state up to date after a change (clamp selections).
+    /// The stack is empty meanwhile.
+    fn refresh(&mut self, _app: &mut App) {}
+}
 
 /// The first cells of a row comparing runs on one question: its id, a `tag`
 /// (what changed, how the runs agree) in `tag_style`, and — given a width —
