@@ -17,6 +17,7 @@ use super::hand_work::Deriver;
 use super::keymap::{Action, Keymap};
 use super::matrix::RunsMatrix;
 use super::replay::Replay;
+use super::screens::Screen;
 use super::screens::compare::CompareScreen;
 use super::screens::compare_detail::CompareDetailScreen;
 use super::screens::dashboard::Dashboard;
@@ -26,7 +27,6 @@ use super::screens::question::QuestionScreen;
 use super::screens::{Component, Handled};
 use super::text_box::TextBox;
 use super::theme::Theme;
-use super::view::Screen;
 use crate::run::{AttemptAt, Command, EngineEvent, QuestionState, QuestionStatus, RunState};
 
 /// Everything the TUI knows.

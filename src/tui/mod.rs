@@ -44,8 +44,9 @@ pub use keymap::{
 pub use loading::Loaded;
 pub use matrix::RunsMatrix;
 pub use replay::{DEFAULT_MAX_GAP, Loading, Replay};
+pub use screens::Screen;
 pub use theme::{Ink, Theme, ThemeError};
-pub use view::{Screen, Tab};
+pub use view::Tab;
 
 use crate::run::{Command, EngineEvent, RunState};
 

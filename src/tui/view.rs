@@ -1,6 +1,5 @@
-//! The words screens share: which screen is shown (the keymap's contexts
-//! name them), the question screen's panes and tabs, the dashboard's filters
-//! and orders. Each screen's own state is in its module under `screens/`.
+//! The words screens share: the question screen's panes and tabs, the
+//! dashboard's filters and orders. Each screen's own state is in its module under `screens/`.
 
 use std::collections::BTreeSet;
 
@@ -42,63 +41,6 @@ impl Pane {
     pub fn cycled(self, step: isize) -> Self {
         let index = Self::ALL.iter().position(|p| *p == self).unwrap_or(0) as isize;
         Self::ALL[(index + step).rem_euclid(Self::ALL.len() as isize) as usize]
-    }
-}
-
-/// Which screen is shown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Screen {
-    /// All questions.
-    Dashboard,
-    /// One question's iterations.
-    Question,
-    /// Iteration N−1 vs N.
-    Diff,
-    /// Two runs, question by question.
-    Compare,
-    /// One question of two runs side by side.
-    CompareDetail,
-    /// Several runs: questions × runs.
-    Matrix,
-    /// The dataset schema the builder saw.
-    Schema,
-    /// One node's inputs and output.
-    Inspector,
-    /// Whether the critic was right, over the run.
-    Scorecard,
-    /// The run's findings by group, its oscillations and convergence.
-    Taxonomy,
-}
-
-impl Screen {
-    /// Every screen.
-    pub const ALL: [Screen; 10] = [
-        Screen::Dashboard,
-        Screen::Question,
-        Screen::Diff,
-        Screen::Compare,
-        Screen::CompareDetail,
-        Screen::Matrix,
-        Screen::Schema,
-        Screen::Inspector,
-        Screen::Scorecard,
-        Screen::Taxonomy,
-    ];
-
-    /// The screen as messages name it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Screen::Dashboard => "dashboard",
-            Screen::Question => "question",
-            Screen::Diff => "diff",
-            Screen::Compare => "comparison",
-            Screen::CompareDetail => "comparison detail",
-            Screen::Matrix => "matrix",
-            Screen::Schema => "schema",
-            Screen::Inspector => "node inspector",
-            Screen::Scorecard => "scorecard",
-            Screen::Taxonomy => "findings taxonomy",
-        }
     }
 }
 

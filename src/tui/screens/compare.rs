@@ -14,9 +14,9 @@ use crate::report::{Change, Side};
 use crate::tui::app::App;
 use crate::tui::comparison::Comparison;
 use crate::tui::keymap::Action;
+use crate::tui::screens::Screen;
 use crate::tui::text::{clean, preview};
 use crate::tui::theme::{Ink, Theme};
-use crate::tui::view::Screen;
 
 /// Terminal width from which the question text, iterations and tokens show.
 const WIDE: u16 = 120;

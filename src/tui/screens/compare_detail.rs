@@ -15,12 +15,12 @@ use crate::report::{Change, Row, Side};
 use crate::tui::app::App;
 use crate::tui::comparison::Comparison;
 use crate::tui::keymap::Action;
+use crate::tui::screens::Screen;
 use crate::tui::screens::compare::{change_style, side_style};
 use crate::tui::screens::diff::node_lines;
 use crate::tui::scroll::Scroll;
 use crate::tui::text::{clean, clean_line};
 use crate::tui::theme::{Ink, Theme};
-use crate::tui::view::Screen;
 
 fn side_lines(t: &Theme, side: Option<&Side>, dag: Option<&GeneratedDag>) -> Vec<Line<'static>> {
     let Some(s) = side else { return vec![Line::from(Span::styled("not in this run", t.fg(Ink::Muted)))] };

@@ -16,9 +16,10 @@ use super::{Component, Handled};
 use crate::run::{FeedKind, QuestionState, QuestionStatus, RunState};
 use crate::tui::app::App;
 use crate::tui::keymap::Action;
+use crate::tui::screens::Screen;
 use crate::tui::text::{clean, preview};
 use crate::tui::theme::Ink;
-use crate::tui::view::{QuestionSet, Screen, Sort, StatusFilter};
+use crate::tui::view::{QuestionSet, Sort, StatusFilter};
 
 /// The dashboard: the selected row, which questions and in which order.
 #[derive(Debug, Clone)]

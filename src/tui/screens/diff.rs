@@ -17,10 +17,10 @@ use crate::report::{Oscillation, OscillationKind, attempt_oscillations};
 use crate::run::RunState;
 use crate::tui::app::App;
 use crate::tui::keymap::Action;
+use crate::tui::screens::Screen;
 use crate::tui::scroll::Scroll;
 use crate::tui::text::{clean_line, fit};
 use crate::tui::theme::{Ink, Theme};
-use crate::tui::view::Screen;
 use crate::tui::widgets::code_view::source_color;
 use crate::tui::widgets::dag_graph::{self, Colouring};
 

@@ -18,9 +18,9 @@ use crate::text::percent;
 use crate::tui::app::App;
 use crate::tui::keymap::Action;
 use crate::tui::matrix::RunsMatrix;
+use crate::tui::screens::Screen;
 use crate::tui::text::{fit, preview};
 use crate::tui::theme::{Ink, Theme};
-use crate::tui::view::Screen;
 
 /// Terminal width from which the question text and iterations show.
 const WIDE: u16 = 120;

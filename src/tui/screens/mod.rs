@@ -1,7 +1,8 @@
 //! The screens, one module each: a screen is a [`Component`] that owns its
 //! state, handles its own actions and draws itself. The app keeps them on a
 //! stack: a screen opens another by handing it back from
-//! [`Component::handle`], and going back pops it.
+//! [`Component::handle`], and going back pops it. A screen is registered
+//! here: its module and its [`Screen`] (which the keymap's contexts name).
 
 pub mod compare;
 pub mod compare_detail;
@@ -28,7 +29,63 @@ use crate::tui::app::App;
 use crate::tui::keymap::Action;
 use crate::tui::text::{clean, preview};
 use crate::tui::theme::{Ink, Theme};
-use crate::tui::view::Screen;
+
+/// Which screen is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Screen {
+    /// All questions.
+    Dashboard,
+    /// One question's iterations.
+    Question,
+    /// Iteration N−1 vs N.
+    Diff,
+    /// Two runs, question by question.
+    Compare,
+    /// One question of two runs side by side.
+    CompareDetail,
+    /// Several runs: questions × runs.
+    Matrix,
+    /// The dataset schema the builder saw.
+    Schema,
+    /// One node's inputs and output.
+    Inspector,
+    /// Whether the critic was right, over the run.
+    Scorecard,
+    /// The run's findings by group, its oscillations and convergence.
+    Taxonomy,
+}
+
+impl Screen {
+    /// Every screen.
+    pub const ALL: [Screen; 10] = [
+        Screen::Dashboard,
+        Screen::Question,
+        Screen::Diff,
+        Screen::Compare,
+        Screen::CompareDetail,
+        Screen::Matrix,
+        Screen::Schema,
+        Screen::Inspector,
+        Screen::Scorecard,
+        Screen::Taxonomy,
+    ];
+
+    /// The screen as messages name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Screen::Dashboard => "dashboard",
+            Screen::Question => "question",
+            Screen::Diff => "diff",
+            Screen::Compare => "comparison",
+            Screen::CompareDetail => "comparison detail",
+            Screen::Matrix => "matrix",
+            Screen::Schema => "schema",
+            Screen::Inspector => "node inspector",
+            Screen::Scorecard => "scorecard",
+            Screen::Taxonomy => "findings taxonomy",
+        }
+    }
+}
 
 /// Logical lines one page key scrolls.
 pub const SCROLL_STEP: usize = 5;

@@ -16,10 +16,10 @@ use crate::tui::keymap::Action;
 use crate::tui::schema_text::{
     SchemaLine, SchemaLineKind, SchemaTarget, line_of, recorded_schema, schema_lines, target,
 };
+use crate::tui::screens::Screen;
 use crate::tui::scroll::Scroll;
 use crate::tui::text::clean;
 use crate::tui::theme::Ink;
-use crate::tui::view::Screen;
 
 /// Lines shown above a target far below its key, for context.
 const CONTEXT: usize = 2;

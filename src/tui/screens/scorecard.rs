@@ -14,10 +14,10 @@ use crate::report::{CriticScorecard, FateCounts, GradedBy, VerdictFate, critic_s
 use crate::text::percent;
 use crate::tui::app::App;
 use crate::tui::keymap::Action;
+use crate::tui::screens::Screen;
 use crate::tui::scroll::Scroll;
 use crate::tui::text::clean;
 use crate::tui::theme::Ink;
-use crate::tui::view::Screen;
 
 /// Rows of the "by rule" table shown at most.
 const RULES_SHOWN: usize = 12;

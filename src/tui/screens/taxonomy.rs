@@ -16,11 +16,12 @@ use super::{Component, Handled, SCROLL_STEP};
 use crate::report::{ApprovalHistogram, Convergence, FindingsTaxonomy, convergence, findings_taxonomy};
 use crate::tui::app::App;
 use crate::tui::keymap::Action;
+use crate::tui::screens::Screen;
 use crate::tui::screens::dashboard::sparkline;
 use crate::tui::scroll::Scroll;
 use crate::tui::text::{clean, clean_line};
 use crate::tui::theme::Ink;
-use crate::tui::view::{QuestionSet, Screen};
+use crate::tui::view::QuestionSet;
 
 fn number(value: Option<f64>) -> String {
     value.map_or("—".into(), |v| format!("{v:.1}"))

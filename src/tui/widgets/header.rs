@@ -19,12 +19,12 @@ use crate::tui::app::App;
 use crate::tui::comparison::{CHANGES, Comparison};
 use crate::tui::matrix::RunsMatrix;
 use crate::tui::replay::Replay;
+use crate::tui::screens::Screen;
 use crate::tui::screens::compare::change_style;
 use crate::tui::screens::dashboard::Dashboard;
 use crate::tui::screens::matrix::agreement_style;
 use crate::tui::text::clean;
 use crate::tui::theme::Ink;
-use crate::tui::view::Screen;
 
 fn message_line(app: &App, otherwise: String) -> Line<'static> {
     match &app.message {

@@ -21,8 +21,8 @@ use crate::run::Command;
 use crate::tui::app::App;
 use crate::tui::editing::AfterEdit;
 use crate::tui::keymap::Action;
+use crate::tui::screens::Screen;
 use crate::tui::value_tree::ValueTree;
-use crate::tui::view::Screen;
 
 /// The node inspector: what it shows and the search being typed.
 pub struct InspectorScreen {

@@ -17,8 +17,9 @@ use crate::tui::app::App;
 use crate::tui::graph_moves::{GraphMove, moved};
 use crate::tui::highlight::HighlightCache;
 use crate::tui::keymap::Action;
+use crate::tui::screens::Screen;
 use crate::tui::scroll::Scroll;
-use crate::tui::view::{Pane, Screen, Tab};
+use crate::tui::view::{Pane, Tab};
 use crate::tui::widgets::code_view::CodePane;
 
 /// The question screen: the open question and what of it is selected.
