@@ -230,9 +230,10 @@ impl App {
         self.replay.as_ref().is_some_and(Replay::playing) || self.state.questions.iter().any(|q| q.status.is_active())
     }
 
-    /// Feed one engine event.
-    pub fn apply(&mut self, t_ms: u64, event: &EngineEvent) {
-        self.state.apply(t_ms, event);
+    /// Feed one engine event; the app owns it from now on, so its prompts,
+    /// responses and DAGs move into the state without a copy.
+    pub fn apply(&mut self, t_ms: u64, event: EngineEvent) {
+        self.state.apply_owned(t_ms, event);
     }
 
     /// Bring every screen's derived state (clamped selections, highlighted code) up to date.

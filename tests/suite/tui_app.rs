@@ -207,7 +207,7 @@ fn streamed_text_appears_in_the_conversation_while_the_call_runs() {
     let mut app = App::new(state, Theme::dark(), None, Some(tx));
     app.apply(
         200,
-        &EngineEvent::LlmTextDelta { call_id: 4, text: "Here is the fixed DAG:\n```json\n{\"nodes\"".into() },
+        EngineEvent::LlmTextDelta { call_id: 4, text: "Here is the fixed DAG:\n```json\n{\"nodes\"".into() },
     );
     press(&mut app, "j\ntt\t\tz");
     let text = screen(&app, 120, 40);
@@ -226,7 +226,7 @@ fn streamed_text_appears_in_the_conversation_while_the_call_runs() {
     };
     app.apply(
         201,
-        &EngineEvent::LlmCallStarted {
+        EngineEvent::LlmCallStarted {
             call_id: 99,
             key,
             provider: "openai".into(),

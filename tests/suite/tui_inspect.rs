@@ -102,7 +102,7 @@ fn r_runs_the_inspected_node_and_its_result_shows_below_the_tree() {
     };
     app.apply(
         1,
-        &eval_dag::run::EngineEvent::NodeRan { at: at.clone(), node_id: "rates".into(), code: None, result: failed },
+        eval_dag::run::EngineEvent::NodeRan { at: at.clone(), node_id: "rates".into(), code: None, result: failed },
     );
     let text = screen(&app, 80, 24);
     assert!(text.contains("ran on its own, as recorded: failed") && text.contains("ZeroDivisionError"), "{text}");
@@ -110,7 +110,7 @@ fn r_runs_the_inspected_node_and_its_result_shows_below_the_tree() {
     output.insert("rates".to_string(), serde_json::json!({"home": 0.5}));
     let ok = eval_dag::domain::ExecutionResult { success: true, node_outputs: output, ..Default::default() };
     let code = Some("def rates(stats):\n    return {'home': 0.5}\n".to_string());
-    app.apply(2, &eval_dag::run::EngineEvent::NodeRan { at, node_id: "rates".into(), code, result: ok });
+    app.apply(2, eval_dag::run::EngineEvent::NodeRan { at, node_id: "rates".into(), code, result: ok });
     let text = screen(&app, 160, 48);
     assert!(text.contains("ran on its own, as edited") && text.contains("{\"home\":0.5}"), "{text}");
     insta::assert_snapshot!("inspector_node_run_160x48", text);
