@@ -12,8 +12,8 @@ mod hand_work;
 mod highlight;
 mod keymap;
 mod loading;
-mod matrix;
 mod replay;
+mod runs_matrix;
 mod schema_text;
 mod screens;
 mod scroll;
@@ -42,8 +42,8 @@ pub use keymap::{
     Action, BINDINGS, Binding, Bound, Context, Key, KeyParseError, Keymap, RebindError, RebindProblem, Rebinding,
 };
 pub use loading::Loaded;
-pub use matrix::RunsMatrix;
 pub use replay::{DEFAULT_MAX_GAP, Loading, Replay};
+pub use runs_matrix::RunsMatrix;
 pub use screens::Screen;
 pub use theme::{Ink, Theme, ThemeError};
 pub use view::Tab;

@@ -17,7 +17,7 @@ use crate::report::{Agreement, Change, Entry, RunSummary};
 use crate::text::percent;
 use crate::tui::app::App;
 use crate::tui::keymap::Action;
-use crate::tui::matrix::RunsMatrix;
+use crate::tui::runs_matrix::RunsMatrix;
 use crate::tui::screens::Screen;
 use crate::tui::text::{fit, preview};
 use crate::tui::theme::{Ink, Theme};
