@@ -21,10 +21,11 @@ use super::screens::Screen;
 use super::screens::compare::CompareScreen;
 use super::screens::compare_detail::CompareDetailScreen;
 use super::screens::dashboard::Dashboard;
+use super::screens::help::Help;
 use super::screens::inspector::{InspectorScreen, LoadedDataset};
 use super::screens::matrix::MatrixScreen;
 use super::screens::question::QuestionScreen;
-use super::screens::{Component, Handled};
+use super::screens::{Component, Handled, Overlay, OverlayKey};
 use super::text_box::TextBox;
 use super::theme::Theme;
 use crate::run::{AttemptAt, Command, EngineEvent, QuestionState, QuestionStatus, RunState};
@@ -37,8 +38,8 @@ pub struct App {
     /// comparison's table), the one on top drawn and taking keys; never empty
     /// but while the top one handles an action.
     stack: Vec<Box<dyn Component>>,
-    /// Help overlay shown.
-    pub help: bool,
+    /// The overlay shown over the screen (the help, the text box), taking keys first.
+    pub(super) overlay: Option<Box<dyn Overlay>>,
     /// Replay controls, when replaying.
     pub replay: Option<Replay>,
     /// Where commands go, in a live run.
@@ -74,8 +75,6 @@ pub struct App {
     pub edit: Option<EditRequest>,
     /// `(question, attempt)`: select this attempt (or a later one) when it appears.
     pub awaiting_attempt: Option<(String, u32)>,
-    /// The text box open over the screen (a note, or the in-app editor): it takes every key.
-    pub text_box: Option<TextBox>,
     /// The run's dataset, once the inspector needed it (or why it is not there).
     pub dataset: Option<LoadedDataset>,
 }
@@ -91,7 +90,7 @@ impl App {
         let mut app = Self {
             state,
             stack: vec![Box::<Dashboard>::default()],
-            help: false,
+            overlay: None,
             replay,
             llm: commands.is_some(),
             commands,
@@ -109,7 +108,6 @@ impl App {
             recording: None,
             edit: None,
             awaiting_attempt: None,
-            text_box: None,
             dataset: None,
         };
         app.refresh();
@@ -187,6 +185,23 @@ impl App {
         if let Some(top) = self.stack.last() {
             top.draw(frame, area, self);
         }
+    }
+
+    /// Draw the overlay, if one is shown, over `area`.
+    pub(super) fn draw_overlay(&self, frame: &mut ratatui::Frame, area: ratatui::layout::Rect) {
+        if let Some(overlay) = &self.overlay {
+            overlay.draw(frame, area, self);
+        }
+    }
+
+    /// Whether the help is shown.
+    pub fn help_open(&self) -> bool {
+        self.overlay.as_ref().is_some_and(|overlay| (overlay.as_ref() as &dyn Any).is::<Help>())
+    }
+
+    /// Whether the text box is open (a note, a label, or the in-app editor).
+    pub fn text_box_open(&self) -> bool {
+        self.overlay.as_ref().is_some_and(|overlay| (overlay.as_ref() as &dyn Any).is::<TextBox>())
     }
 
     /// A click at terminal row `y` on the dashboard drawn in `area`: select the row there.
@@ -298,15 +313,20 @@ impl App {
         if self.confirm_quit {
             return self.answer_quit(key);
         }
-        // Ctrl-C quits from the filter and the text box too (it is not the letter c).
-        let ctrl_c = key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c');
-        if let Some(text_box) = self.text_box.as_mut().filter(|_| !ctrl_c) {
-            if let Some(closed) = text_box.key(key) {
-                self.text_box = None;
-                self.text_box_closed(closed);
+        if let Some(mut overlay) = self.overlay.take() {
+            match overlay.key(key, self) {
+                OverlayKey::Kept => self.overlay = Some(overlay),
+                OverlayKey::Closed => {}
+                OverlayKey::Passed => {
+                    self.overlay = Some(overlay);
+                    let action = self.keys.action_for(key, self.screen(), self.replay.is_some());
+                    return self.act(action);
+                }
             }
             return self.refresh();
         }
+        // Ctrl-C quits from the filter and the search too (it is not the letter c).
+        let ctrl_c = key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c');
         if self.stack.last().is_some_and(|top| top.typing()) && !ctrl_c {
             let mut top = self.stack.pop().expect("a screen is shown");
             top.type_key(key.code, self);
@@ -319,7 +339,7 @@ impl App {
 
     /// The mouse wheel: down or up in what takes keys now, whatever keys those are bound to.
     pub fn wheel(&mut self, down: bool) {
-        let typing = self.confirm_quit || self.text_box.is_some() || self.stack.last().is_some_and(|top| top.typing());
+        let typing = self.confirm_quit || self.overlay.is_some() || self.stack.last().is_some_and(|top| top.typing());
         match (typing, down) {
             (true, true) => self.handle_key(KeyCode::Down.into()),
             (true, false) => self.handle_key(KeyCode::Up.into()),
@@ -328,12 +348,8 @@ impl App {
         }
     }
 
-    /// Do what `action` (of a key, or none) asks; any key closes the help first.
+    /// Do what `action` (of a key, or none) asks.
     fn act(&mut self, action: Option<Action>) {
-        if self.help && !matches!(action, Some(Action::Quit | Action::QuitNow)) {
-            self.help = false;
-            return;
-        }
         let Some(action) = action else { return };
         self.message = None;
         let mut top = self.stack.pop().expect("a screen is shown");
@@ -361,7 +377,7 @@ impl App {
         match action {
             Action::Quit if self.work_in_progress() > 0 => self.confirm_quit = true,
             Action::Quit | Action::QuitNow => self.quit = true,
-            Action::Help => self.help = !self.help,
+            Action::Help => self.overlay = Some(Box::new(Help)),
             Action::Back => self.back(),
             Action::Pause => {
                 let command = if self.state.paused { Command::Resume } else { Command::Pause };

@@ -111,7 +111,7 @@ impl App {
         let request = EditRequest { from, dag, target, then };
         match self.connect(false) {
             Ok(()) if request.external_editor().is_some() => self.edit = Some(request),
-            Ok(()) => self.text_box = Some(TextBox::editor(request)),
+            Ok(()) => self.overlay = Some(Box::new(TextBox::editor(request))),
             Err(why) => self.message = Some(why.to_string()),
         }
     }
@@ -120,7 +120,7 @@ impl App {
     pub(super) fn open_note(&mut self) {
         let Some((at, _, it, selected)) = self.selection() else { return };
         let node_id = it.dag.as_ref().and_then(|dag| dag.nodes.get(selected)).map(|n| n.node_id.clone());
-        self.text_box = Some(TextBox::note(at, node_id));
+        self.overlay = Some(Box::new(TextBox::note(at, node_id)));
     }
 
     /// Open the label box on the selected iteration's answer.
@@ -132,11 +132,11 @@ impl App {
             self.message = Some("no answer to label: this iteration's trial run did not reach one".into());
             return;
         }
-        self.text_box = Some(TextBox::label(at));
+        self.overlay = Some(Box::new(TextBox::label(at)));
     }
 
     /// What a closed text box asks for.
-    pub(super) fn text_box_closed(&mut self, closed: Closed) {
+    pub(crate) fn text_box_closed(&mut self, closed: Closed) {
         match closed {
             Closed::Cancelled(why) => self.message = Some(why),
             Closed::Edited(request, edited) => self.edited(&request, edited),

@@ -76,12 +76,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
     widgets::header::draw(frame, header, app);
     app.draw_screen(frame, body);
     widgets::footer::draw(frame, footer, app);
-    if app.help {
-        screens::help::draw(frame, body, app);
-    }
-    if let Some(text_box) = &app.text_box {
-        widgets::text_box::draw(frame, body, app, text_box);
-    }
+    app.draw_overlay(frame, body);
     if app.confirm_quit {
         widgets::quit_prompt::draw(frame, body, app);
     }

@@ -292,7 +292,7 @@ fn compare_keys_filter_open_and_go_back() {
     press(&mut app, "k");
     assert!(screen(&app, 160, 48).contains("q_02 regression"), "↑ shows the previous question");
     press(&mut app, "r?");
-    assert!(app.help && app.message.is_none(), "no rerun on a comparison: r does nothing");
+    assert!(app.help_open() && app.message.is_none(), "no rerun on a comparison: r does nothing");
     let help = screen(&app, 80, 24);
     assert!(help.contains("back") && help.contains("scroll down") && !help.contains("rerun"), "{help}");
     press(&mut app, "x\x1b");

@@ -18,7 +18,7 @@ pub mod taxonomy;
 
 use std::any::Any;
 
-use crossterm::event::KeyCode;
+use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -151,4 +151,24 @@ fn question_cells(
         cells.push(Cell::from(Span::styled(preview(&text, width), t.fg(Ink::Text))));
     }
     cells
+}
+
+/// What an overlay did with a key.
+pub enum OverlayKey {
+    /// Taken; the overlay stays.
+    Kept,
+    /// Taken; the overlay closes.
+    Closed,
+    /// Not the overlay's: the key goes on to the screen's keymap (the overlay stays).
+    Passed,
+}
+
+/// Something drawn over the screen that takes keys first while shown (the
+/// help, the text box).
+pub trait Overlay: Any {
+    /// A key while shown.
+    fn key(&mut self, key: KeyEvent, app: &mut App) -> OverlayKey;
+
+    /// Draw over `area` (the body between the header and the footer).
+    fn draw(&self, frame: &mut Frame, area: Rect, app: &App);
 }
