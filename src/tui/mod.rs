@@ -1,6 +1,7 @@
 //! The terminal UI: watch critic loops live, inspect every iteration, step,
-//! rerun and replay. State comes from the engine's reducer; screens are pure
-//! functions of it; redraws happen on change, at most ~60 per second.
+//! rerun and replay. The run's state comes from the engine's reducer; each
+//! screen is a component on the app's stack with its own state (`screens`);
+//! redraws happen on change, at most ~60 per second.
 
 mod app;
 mod comparison;
