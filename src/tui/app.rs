@@ -1,8 +1,11 @@
-//! The TUI's state: the run (folded by the shared reducer) or a comparison of
-//! two runs, what the user is looking at (per screen, in `tui::view`), and
-//! what keys do. Keys never render; screens draw from this state and change
-//! nothing in it but what a frame measures (a pane's length, in `tui::scroll`).
+//! The TUI's global state: the run (folded by the shared reducer), the
+//! connection to its engine, the theme and keys, the overlays, and a stack of
+//! screens (`tui::screens`), each owning its state and its actions. A key
+//! goes to the screen on top; what it leaves is the app's (quit, help, back,
+//! run control, work by hand, replay). Keys never render; screens draw and
+//! change nothing but what a frame measures (a pane's length, in `tui::scroll`).
 
+use std::any::Any;
 use std::time::Instant;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -10,43 +13,33 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use super::comparison::Comparison;
 use super::editing::{AfterEdit, EditRequest};
-use super::graph_moves::{GraphMove, moved};
 use super::hand_work::Deriver;
-use super::highlight::HighlightCache;
-use super::inspector::{Inspector, LoadedDataset};
 use super::keymap::{Action, Keymap};
-use super::matrix::RunsMatrix;
 use super::replay::Replay;
-use super::schema_text::SchemaTarget;
-use super::scroll::Scroll;
+use super::runs_matrix::RunsMatrix;
+use super::screens::Screen;
+use super::screens::compare::CompareScreen;
+use super::screens::compare_detail::CompareDetailScreen;
+use super::screens::dashboard::Dashboard;
+use super::screens::help::Help;
+use super::screens::inspector::{InspectorScreen, LoadedDataset};
+use super::screens::matrix::MatrixScreen;
+use super::screens::question::QuestionScreen;
+use super::screens::{Component, Handled, Overlay, OverlayKey};
 use super::text_box::TextBox;
 use super::theme::Theme;
-use super::view::{DashboardView, Pane, QuestionView, Screen, Scrolls, Sort, Tab};
-use crate::run::{Attempt, AttemptAt, Command, EngineEvent, Iteration, QuestionState, QuestionStatus, RunState};
-
-/// Logical lines one scroll key moves the detail.
-const SCROLL_STEP: usize = 5;
+use crate::run::{AttemptAt, Command, EngineEvent, QuestionState, QuestionStatus, RunState};
 
 /// Everything the TUI knows.
 pub struct App {
     /// The run as of now.
     pub state: RunState,
-    /// Current screen.
-    pub screen: Screen,
-    /// Help overlay shown.
-    pub help: bool,
-    /// The dashboard's row, filters and order.
-    pub dashboard: DashboardView,
-    /// The question open in the question and diff screens, and what of it is selected.
-    pub question: QuestionView,
-    /// Each scrolled screen's own scroll.
-    pub scrolls: Scrolls,
-    /// The findings group selected on the taxonomy screen.
-    pub findings_group: usize,
-    /// The two runs, on the compare screens.
-    pub compare: Option<Comparison>,
-    /// Several runs, on the matrix screen (a pair of them opens in the compare detail).
-    pub matrix: Option<RunsMatrix>,
+    /// The screens shown, the first at the bottom (the dashboard, or a
+    /// comparison's table), the one on top drawn and taking keys; never empty
+    /// but while the top one handles an action.
+    stack: Vec<Box<dyn Component>>,
+    /// The overlay shown over the screen (the help, the text box), taking keys first.
+    pub(super) overlay: Option<Box<dyn Overlay>>,
     /// Replay controls, when replaying.
     pub replay: Option<Replay>,
     /// Where commands go, in a live run.
@@ -70,8 +63,6 @@ pub struct App {
     pub theme: Theme,
     /// The keys: the defaults with the user's rebindings.
     pub keys: Keymap,
-    /// Highlighted code of the nodes on screen.
-    pub highlight: HighlightCache,
     /// How a replay turns into a derived live run when the user acts on it.
     pub deriver: Option<Deriver>,
     /// Whether an LLM answers commands (a live run's does; a derived run's may not).
@@ -84,12 +75,6 @@ pub struct App {
     pub edit: Option<EditRequest>,
     /// `(question, attempt)`: select this attempt (or a later one) when it appears.
     pub awaiting_attempt: Option<(String, u32)>,
-    /// The text box open over the screen (a note, or the in-app editor): it takes every key.
-    pub text_box: Option<TextBox>,
-    /// Where the schema screen opens: what the selected node's findings name.
-    pub schema_target: Option<SchemaTarget>,
-    /// The node inspector's state, once opened.
-    pub inspector: Option<Inspector>,
     /// The run's dataset, once the inspector needed it (or why it is not there).
     pub dataset: Option<LoadedDataset>,
 }
@@ -104,14 +89,8 @@ impl App {
     ) -> Self {
         let mut app = Self {
             state,
-            screen: Screen::Dashboard,
-            help: false,
-            dashboard: DashboardView::default(),
-            question: QuestionView::default(),
-            scrolls: Scrolls::default(),
-            findings_group: 0,
-            compare: None,
-            matrix: None,
+            stack: vec![Box::<Dashboard>::default()],
+            overlay: None,
             replay,
             llm: commands.is_some(),
             commands,
@@ -122,7 +101,6 @@ impl App {
             resume: None,
             now: Instant::now(),
             fault: None,
-            highlight: HighlightCache::default(),
             theme,
             keys: Keymap::default(),
             deriver: None,
@@ -130,9 +108,6 @@ impl App {
             recording: None,
             edit: None,
             awaiting_attempt: None,
-            text_box: None,
-            schema_target: None,
-            inspector: None,
             dataset: None,
         };
         app.refresh();
@@ -147,56 +122,113 @@ impl App {
 
     /// An app showing `comparison` (no run).
     pub fn comparing(comparison: Comparison, theme: Theme) -> Self {
+        Self::over(Box::new(CompareScreen { comparison }), theme)
+    }
+
+    /// An app showing `matrix` (no run).
+    pub fn comparing_runs(matrix: RunsMatrix, theme: Theme) -> Self {
+        Self::over(Box::new(MatrixScreen { runs: matrix }), theme)
+    }
+
+    /// An app with no run whose first screen is `first`.
+    fn over(first: Box<dyn Component>, theme: Theme) -> Self {
         let mut app = Self::new(RunState::default(), theme, None, None);
-        app.compare = Some(comparison);
-        app.screen = Screen::Compare;
+        app.stack = vec![first];
         app
     }
 
-    /// Question indices in table order.
+    /// The screen on top (drawn, taking keys).
+    pub fn screen(&self) -> Screen {
+        self.stack.last().map_or(Screen::Dashboard, |top| top.screen())
+    }
+
+    /// The screen of type `T` nearest the top of the stack.
+    pub fn find<T: Component>(&self) -> Option<&T> {
+        self.stack.iter().rev().find_map(|screen| (screen.as_ref() as &dyn Any).downcast_ref::<T>())
+    }
+
+    /// The screen of type `T` nearest the top of the stack, to change.
+    pub fn find_mut<T: Component>(&mut self) -> Option<&mut T> {
+        self.stack.iter_mut().rev().find_map(|screen| (screen.as_mut() as &mut dyn Any).downcast_mut::<T>())
+    }
+
+    /// The dashboard, in an app of a run.
+    pub fn dashboard(&self) -> Option<&Dashboard> {
+        self.find()
+    }
+
+    /// The question screen, while a question is open.
+    pub fn question(&self) -> Option<&QuestionScreen> {
+        self.find()
+    }
+
+    /// The node inspector, while open.
+    pub fn inspector(&self) -> Option<&InspectorScreen> {
+        self.find()
+    }
+
+    /// The matrix of several runs, in an app of a matrix.
+    pub fn matrix(&self) -> Option<&RunsMatrix> {
+        self.find::<MatrixScreen>().map(|screen| &screen.runs)
+    }
+
+    /// The two runs compared on screen: the detail's, else the comparison table's.
+    pub fn comparison(&self) -> Option<&Comparison> {
+        match self.find::<CompareDetailScreen>() {
+            Some(detail) => detail.comparison(self),
+            None => self.find::<CompareScreen>().map(|screen| &screen.comparison),
+        }
+    }
+
+    /// Draw the screen on top into `area`.
+    pub(super) fn draw_screen(&self, frame: &mut ratatui::Frame, area: ratatui::layout::Rect) {
+        if let Some(top) = self.stack.last() {
+            top.draw(frame, area, self);
+        }
+    }
+
+    /// Draw the overlay, if one is shown, over `area`.
+    pub(super) fn draw_overlay(&self, frame: &mut ratatui::Frame, area: ratatui::layout::Rect) {
+        if let Some(overlay) = &self.overlay {
+            overlay.draw(frame, area, self);
+        }
+    }
+
+    /// Whether the help is shown.
+    pub fn help_open(&self) -> bool {
+        self.overlay.as_ref().is_some_and(|overlay| (overlay.as_ref() as &dyn Any).is::<Help>())
+    }
+
+    /// Whether the text box is open (a note, a label, or the in-app editor).
+    pub fn text_box_open(&self) -> bool {
+        self.overlay.as_ref().is_some_and(|overlay| (overlay.as_ref() as &dyn Any).is::<TextBox>())
+    }
+
+    /// A click at terminal row `y` on the dashboard drawn in `area`: select the row there.
+    pub(super) fn click_row(&mut self, area: ratatui::layout::Rect, y: u16) {
+        let state = &self.state;
+        let Some(dashboard) =
+            self.stack.last_mut().and_then(|top| (top.as_mut() as &mut dyn Any).downcast_mut::<Dashboard>())
+        else {
+            return;
+        };
+        if let Some(row) = dashboard.row_at(state, area, y) {
+            dashboard.row = row;
+            self.refresh();
+        }
+    }
+
+    /// Question indices in the dashboard's order (none without a dashboard).
     pub fn visible(&self) -> Vec<usize> {
-        let needle = self.dashboard.filter.to_lowercase();
-        let mut rows: Vec<usize> = (0..self.state.questions.len())
-            .filter(|&i| {
-                let q = &self.state.questions[i];
-                self.dashboard.status_filter.keeps(q.status)
-                    && self.dashboard.questions.as_ref().is_none_or(|set| set.keeps(&q.question.id))
-                    && (needle.is_empty()
-                        || q.question.question.to_lowercase().contains(&needle)
-                        || q.question.id.to_lowercase().contains(&needle)
-                        || q.question.difficulty_level.as_str() == needle
-                        || q.status.label() == needle)
-            })
-            .collect();
-        let findings = |i: usize| self.state.questions[i].findings_per_iteration().iter().sum::<u64>();
-        match self.dashboard.sort {
-            Sort::Rank => {}
-            Sort::Status => rows.sort_by_key(|&i| (self.state.questions[i].status.label(), i)),
-            Sort::Findings => rows.sort_by_key(|&i| (std::cmp::Reverse(findings(i)), i)),
-        }
-        rows
+        self.dashboard().map(|d| d.visible(&self.state)).unwrap_or_default()
     }
 
-    /// The question under the cursor (dashboard) or open (detail screens).
+    /// The question open, else the one under the dashboard's cursor.
     pub fn current_question(&self) -> Option<&QuestionState> {
-        match &self.question.id {
-            Some(id) if self.screen != Screen::Dashboard => self.state.question(id),
-            _ => self.visible().get(self.dashboard.row).map(|&i| &self.state.questions[i]),
+        match self.question() {
+            Some(open) => open.question(&self.state),
+            None => self.dashboard()?.selected(&self.state),
         }
-    }
-
-    /// Every iteration of the open question with its attempt, oldest first.
-    pub fn iterations(&self) -> Vec<(&Attempt, &Iteration)> {
-        self.current_question()
-            .map(|q| q.attempts.iter().flat_map(|a| a.iterations.iter().map(move |i| (a, i))).collect())
-            .unwrap_or_default()
-    }
-
-    /// The selected iteration.
-    pub fn current_iteration(&self) -> Option<(&Attempt, &Iteration)> {
-        let all = self.iterations();
-        let index = self.question.iteration.min(all.len().saturating_sub(1));
-        all.get(index).copied()
     }
 
     /// Questions queued or under way in a live run (a replay's and a
@@ -213,53 +245,23 @@ impl App {
         self.replay.as_ref().is_some_and(Replay::playing) || self.state.questions.iter().any(|q| q.status.is_active())
     }
 
-    /// Feed one engine event.
-    pub fn apply(&mut self, t_ms: u64, event: &EngineEvent) {
-        self.state.apply(t_ms, event);
+    /// Feed one engine event; the app owns it from now on, so its prompts,
+    /// responses and DAGs move into the state without a copy.
+    pub fn apply(&mut self, t_ms: u64, event: EngineEvent) {
+        self.state.apply_owned(t_ms, event);
     }
 
-    /// Bring derived view state (clamped selections, highlighted code) up to date.
+    /// Bring every screen's derived state (clamped selections, highlighted code) up to date.
     pub fn refresh(&mut self) {
-        let rows = self.visible().len();
-        self.dashboard.row = self.dashboard.row.min(rows.saturating_sub(1));
-        self.select_awaited_attempt();
-        let iterations = self.iterations().len();
-        self.question.iteration = self.question.iteration.min(iterations.saturating_sub(1));
-        let code: Vec<String> = self
-            .current_iteration()
-            .and_then(|(_, it)| it.dag.as_ref())
-            .map(|dag| dag.nodes.iter().map(|n| n.code.clone()).collect())
-            .unwrap_or_default();
-        self.question.node = self.question.node.min(code.len().saturating_sub(1));
-        for source in &code {
-            self.highlight.prepare(source, self.theme.syntax_dark);
+        let mut stack = std::mem::take(&mut self.stack);
+        for screen in &mut stack {
+            screen.refresh(self);
         }
-    }
-
-    /// Show the detail from where the selected iteration starts (its part of
-    /// the conversation; the top of other tabs), once the next frame has it.
-    fn scroll_to_iteration(&mut self) {
-        self.refresh();
-        self.scrolls.question.jump_to_anchor();
-    }
-
-    /// The scroll of the screen shown, if it scrolls.
-    fn scroll_mut(&mut self) -> Option<&mut Scroll> {
-        match self.screen {
-            Screen::Question if self.question.focus == Pane::Code => Some(&mut self.scrolls.code),
-            Screen::Question => Some(&mut self.scrolls.question),
-            Screen::Diff => Some(&mut self.scrolls.diff),
-            Screen::CompareDetail => Some(&mut self.scrolls.compare_detail),
-            Screen::Schema => Some(&mut self.scrolls.schema),
-            Screen::Inspector => None,
-            Screen::Scorecard => Some(&mut self.scrolls.scorecard),
-            Screen::Taxonomy => Some(&mut self.scrolls.taxonomy),
-            Screen::Dashboard | Screen::Compare | Screen::Matrix => None,
-        }
+        self.stack = stack;
     }
 
     /// Send `command` to the engine (see [`Self::connect`] first) and say `what` it does.
-    pub(super) fn send(&mut self, command: Command, what: &str) {
+    pub(crate) fn send(&mut self, command: Command, what: &str) {
         match &self.commands {
             Some(sender) if sender.send(command).is_ok() => self.message = Some(what.to_string()),
             Some(_) => self.message = Some("the run is over: start a new run to rerun questions".into()),
@@ -272,57 +274,6 @@ impl App {
         match self.connect(true) {
             Ok(()) => self.send(command, what),
             Err(why) => self.message = Some(why.to_string()),
-        }
-    }
-
-    fn open_question(&mut self) {
-        if let Some(q) = self.current_question() {
-            let id = q.question.id.clone();
-            let last = q.attempts.iter().map(|a| a.iterations.len()).sum::<usize>().saturating_sub(1);
-            self.question.id = Some(id);
-            self.question.iteration = last;
-            self.question.node = 0;
-            self.screen = Screen::Question;
-            self.scroll_to_iteration();
-        }
-    }
-
-    fn move_selection(&mut self, down: bool) {
-        if let (Screen::Matrix, Some(matrix)) = (self.screen, &mut self.matrix) {
-            return matrix.move_selection(down);
-        }
-        let (value, limit) = match (self.screen, &mut self.compare) {
-            (Screen::Compare | Screen::CompareDetail, Some(comparison)) => {
-                comparison.move_selection(down);
-                self.scrolls.compare_detail.top();
-                return;
-            }
-            (Screen::Dashboard, _) => (&mut self.dashboard.row, self.state.questions.len()),
-            _ => (&mut self.question.node, usize::MAX),
-        };
-        *value = if down { (*value + 1).min(limit.saturating_sub(1)) } else { value.saturating_sub(1) };
-    }
-
-    /// Up or down in the question screen's focused pane: along the graph, or
-    /// a line of the code or of the detail.
-    fn in_focused_pane(&mut self, action: Action) {
-        let down = action == Action::Down;
-        match self.question.focus {
-            Pane::Graph => self.move_along_graph(if down { GraphMove::Down } else { GraphMove::Up }),
-            Pane::Code if down => self.scrolls.code.down(1),
-            Pane::Code => self.scrolls.code.up(1),
-            Pane::Detail if down => self.scrolls.question.down(1),
-            Pane::Detail => self.scrolls.question.up(1),
-        }
-    }
-
-    /// Select the node `how` leads to in the selected iteration's DAG.
-    fn move_along_graph(&mut self, how: GraphMove) {
-        let Some(dag) = self.current_iteration().and_then(|(_, it)| it.dag.as_ref()) else { return };
-        let node = moved(&crate::render::layout(dag), self.question.node, how);
-        if node != self.question.node {
-            self.question.node = node;
-            self.scrolls.code.top();
         }
     }
 
@@ -349,7 +300,7 @@ impl App {
     fn answer_quit(&mut self, key: KeyEvent) {
         self.confirm_quit = false;
         let ctrl_c = key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c');
-        let quit_now = self.keys.action_for(key, self.screen, self.replay.is_some()) == Some(Action::QuitNow);
+        let quit_now = self.keys.action_for(key, self.screen(), self.replay.is_some()) == Some(Action::QuitNow);
         if ctrl_c || quit_now || matches!(key.code, KeyCode::Char('y' | 'Y')) {
             self.quit = true;
         } else {
@@ -362,42 +313,33 @@ impl App {
         if self.confirm_quit {
             return self.answer_quit(key);
         }
-        // Ctrl-C quits from the filter and the text box too (it is not the letter c).
-        let ctrl_c = key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c');
-        if let Some(text_box) = self.text_box.as_mut().filter(|_| !ctrl_c) {
-            if let Some(closed) = text_box.key(key) {
-                self.text_box = None;
-                self.text_box_closed(closed);
-            }
-            return self.refresh();
-        }
-        if self.dashboard.editing_filter && !ctrl_c {
-            match key.code {
-                KeyCode::Enter | KeyCode::Esc => self.dashboard.editing_filter = false,
-                KeyCode::Backspace => {
-                    self.dashboard.filter.pop();
+        if let Some(mut overlay) = self.overlay.take() {
+            match overlay.key(key, self) {
+                OverlayKey::Kept => self.overlay = Some(overlay),
+                OverlayKey::Closed => {}
+                OverlayKey::Passed => {
+                    self.overlay = Some(overlay);
+                    let action = self.keys.action_for(key, self.screen(), self.replay.is_some());
+                    return self.act(action);
                 }
-                KeyCode::Char(c) => self.dashboard.filter.push(c),
-                _ => {}
             }
-            self.dashboard.row = 0;
-            self.refresh();
-            return;
-        }
-        if self.screen == Screen::Inspector && self.inspector.as_ref().is_some_and(|i| i.typing.is_some()) && !ctrl_c {
-            self.inspector_typing(key.code);
             return self.refresh();
         }
-        let action = self.keys.action_for(key, self.screen, self.replay.is_some());
+        // Ctrl-C quits from the filter and the search too (it is not the letter c).
+        let ctrl_c = key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c');
+        if self.stack.last().is_some_and(|top| top.typing()) && !ctrl_c {
+            let mut top = self.stack.pop().expect("a screen is shown");
+            top.type_key(key.code, self);
+            self.stack.push(top);
+            return self.refresh();
+        }
+        let action = self.keys.action_for(key, self.screen(), self.replay.is_some());
         self.act(action);
     }
 
     /// The mouse wheel: down or up in what takes keys now, whatever keys those are bound to.
     pub fn wheel(&mut self, down: bool) {
-        let typing = self.confirm_quit
-            || self.text_box.is_some()
-            || self.dashboard.editing_filter
-            || (self.screen == Screen::Inspector && self.inspector.as_ref().is_some_and(|i| i.typing.is_some()));
+        let typing = self.confirm_quit || self.overlay.is_some() || self.stack.last().is_some_and(|top| top.typing());
         match (typing, down) {
             (true, true) => self.handle_key(KeyCode::Down.into()),
             (true, false) => self.handle_key(KeyCode::Up.into()),
@@ -406,115 +348,45 @@ impl App {
         }
     }
 
-    /// Do what `action` (of a key, or none) asks; any key closes the help first.
+    /// Do what `action` (of a key, or none) asks.
     fn act(&mut self, action: Option<Action>) {
-        if self.help && !matches!(action, Some(Action::Quit | Action::QuitNow)) {
-            self.help = false;
-            return;
-        }
         let Some(action) = action else { return };
         self.message = None;
-        if self.screen == Screen::Inspector && self.inspector_action(action) {
-            return self.refresh();
+        let mut top = self.stack.pop().expect("a screen is shown");
+        let handled = top.handle(action, self);
+        self.stack.push(top);
+        match handled {
+            Handled::Done => {}
+            Handled::Open(screen) => self.stack.push(screen),
+            Handled::Back => self.back(),
+            Handled::Home => self.stack.truncate(1),
+            Handled::Ignored => self.act_globally(action),
         }
+        self.refresh();
+    }
+
+    /// Back to the screen below, if there is one.
+    fn back(&mut self) {
+        if self.stack.len() > 1 {
+            self.stack.pop();
+        }
+    }
+
+    /// What an action no screen took does: the same on every screen it is bound on.
+    fn act_globally(&mut self, action: Action) {
         match action {
             Action::Quit if self.work_in_progress() > 0 => self.confirm_quit = true,
             Action::Quit | Action::QuitNow => self.quit = true,
-            Action::Help => self.help = !self.help,
-            Action::Up | Action::Down if self.screen == Screen::Question => self.in_focused_pane(action),
-            Action::Up if self.screen == Screen::Schema => self.scrolls.schema.up(1),
-            Action::Down if self.screen == Screen::Schema => self.scrolls.schema.down(1),
-            Action::Up if self.screen == Screen::Scorecard => self.scrolls.scorecard.up(1),
-            Action::Down if self.screen == Screen::Scorecard => self.scrolls.scorecard.down(1),
-            Action::Up | Action::Down if self.screen == Screen::Taxonomy => self.move_findings_group(action),
-            Action::Up | Action::Down => self.move_selection(action == Action::Down),
-            Action::PaneLeft | Action::PaneRight if self.screen == Screen::Matrix => {
-                if let Some(matrix) = &mut self.matrix {
-                    matrix.move_column(action == Action::PaneRight);
-                }
-            }
-            // Left and right mean something in the graph and the matrix only; elsewhere they do nothing.
-            Action::PaneLeft if self.question.focus == Pane::Graph => self.move_along_graph(GraphMove::Left),
-            Action::PaneRight if self.question.focus == Pane::Graph => self.move_along_graph(GraphMove::Right),
-            Action::PaneLeft | Action::PaneRight => {}
-            Action::ToInput => self.move_along_graph(GraphMove::ToInput),
-            Action::ToConsumer => self.move_along_graph(GraphMove::ToConsumer),
-            Action::NextPane => self.question.focus = self.question.focus.cycled(1),
-            Action::PrevPane => self.question.focus = self.question.focus.cycled(-1),
-            Action::Open if self.screen == Screen::Compare => {
-                if self.compare.as_ref().is_some_and(|c| c.selected().is_some()) {
-                    self.screen = Screen::CompareDetail;
-                    self.scrolls.compare_detail.top();
-                }
-            }
-            Action::Open if self.screen == Screen::Taxonomy => self.filter_to_findings_group(),
-            Action::Open if self.screen == Screen::Matrix => self.open_pair(),
-            Action::Open => self.open_question(),
-            Action::Back => {
-                self.screen = match self.screen {
-                    Screen::Diff | Screen::Schema | Screen::Inspector => Screen::Question,
-                    Screen::CompareDetail if self.matrix.is_some() => Screen::Matrix,
-                    Screen::CompareDetail => Screen::Compare,
-                    _ => Screen::Dashboard,
-                };
-            }
-            Action::PrevIteration | Action::NextIteration => {
-                self.question.iteration = if action == Action::PrevIteration {
-                    self.question.iteration.saturating_sub(1)
-                } else {
-                    self.question.iteration + 1
-                };
-                self.scroll_to_iteration();
-            }
-            Action::NextTab => {
-                let index = Tab::ALL.iter().position(|t| *t == self.question.tab).unwrap_or(0);
-                self.question.tab = Tab::ALL[(index + 1) % Tab::ALL.len()];
-                self.scroll_to_iteration();
-            }
-            Action::Zoom => self.question.zoom = !self.question.zoom,
-            Action::Expand => {
-                self.question.expanded = !self.question.expanded;
-                self.scroll_to_iteration();
-            }
-            Action::ScrollDown => {
-                if let Some(scroll) = self.scroll_mut() {
-                    scroll.down(SCROLL_STEP);
-                }
-            }
-            Action::ScrollUp => {
-                if let Some(scroll) = self.scroll_mut() {
-                    scroll.up(SCROLL_STEP);
-                }
-            }
-            Action::Diff => {
-                if self.question.iteration > 0 {
-                    self.screen = Screen::Diff;
-                    self.scrolls.diff.top();
-                } else {
-                    self.message = Some("the first iteration has nothing to compare with".into());
-                }
-            }
-            Action::Filter => self.dashboard.editing_filter = true,
-            Action::StatusFilter => self.dashboard.status_filter = self.dashboard.status_filter.next(),
-            Action::ChangeFilter => {
-                if let Some(comparison) = &mut self.compare {
-                    comparison.cycle_filter();
-                }
-            }
-            Action::Sort => {
-                self.dashboard.sort = match self.dashboard.sort {
-                    Sort::Rank => Sort::Status,
-                    Sort::Status => Sort::Findings,
-                    Sort::Findings => Sort::Rank,
-                }
-            }
+            Action::Help => self.overlay = Some(Box::new(Help)),
+            Action::Back => self.back(),
             Action::Pause => {
                 let command = if self.state.paused { Command::Resume } else { Command::Pause };
                 let what = if self.state.paused { "resuming" } else { "pausing at the next stage boundary" };
                 self.send(command, what);
             }
             Action::Step => {
-                let question_id = (self.screen != Screen::Dashboard).then(|| self.question.id.clone()).flatten();
+                let question_id = (self.screen() != Screen::Dashboard).then(|| self.question().map(|q| q.id.clone()));
+                let question_id = question_id.flatten();
                 let what = match &question_id {
                     Some(id) => format!("step: one stage of {id}"),
                     None => "step: the next stage anywhere".into(),
@@ -528,8 +400,11 @@ impl App {
                 }
             }
             Action::Fork => {
-                let target = self.current_iteration().map(|(a, i)| (a.number, i.number));
-                if let (Some(id), Some((attempt, iteration))) = (self.question.id.clone(), target) {
+                let target = self.question().and_then(|q| {
+                    let (attempt, it) = q.current_iteration(&self.state)?;
+                    Some((q.id.clone(), attempt.number, it.number))
+                });
+                if let Some((id, attempt, iteration)) = target {
                     let what = format!("forking {id} from attempt {attempt}, iteration {iteration}");
                     self.send_to_llm(Command::Fork { from: AttemptAt::new(id, attempt).iteration(iteration) }, &what);
                 }
@@ -538,23 +413,7 @@ impl App {
             Action::EditDag => self.request_edit(true, AfterEdit::TryDag),
             Action::Accept => self.accept(),
             Action::Note => self.open_note(),
-            Action::Schema => self.open_schema(),
-            Action::Scorecard => self.open_scorecard(),
-            Action::Taxonomy => self.open_taxonomy(),
-            Action::ClearQuestions => {
-                if self.dashboard.questions.take().is_some() {
-                    self.message = Some("showing every question".into());
-                }
-            }
             Action::Label => self.open_label(),
-            Action::Inspect => self.open_inspector(),
-            // The inspector's own keys, handled above while it is shown.
-            Action::Toggle
-            | Action::ExpandAll
-            | Action::SearchNext
-            | Action::SearchPrevious
-            | Action::Export
-            | Action::RunNode => {}
             Action::Play
             | Action::Forward
             | Action::Backward
@@ -562,7 +421,8 @@ impl App {
             | Action::End
             | Action::Faster
             | Action::Slower => self.replay_action(action),
+            // The rest belong to screens: on one that does not take them they do nothing.
+            _ => {}
         }
-        self.refresh();
     }
 }

@@ -67,10 +67,10 @@ fn draw_contained<B: Backend>(
 fn fold(app: &mut App, first: (u64, EngineEvent), events: &mut UnboundedReceiver<(u64, EngineEvent)>) {
     let (t_ms, event) = first;
     let folded = contained(|| {
-        app.apply(t_ms, &event);
+        app.apply(t_ms, event);
         for _ in 0..DRAIN_BATCH {
             match events.try_recv() {
-                Ok((t_ms, event)) => app.apply(t_ms, &event),
+                Ok((t_ms, event)) => app.apply(t_ms, event),
                 Err(_) => break,
             }
         }

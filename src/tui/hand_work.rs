@@ -11,7 +11,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use super::app::App;
 use super::editing::{AfterEdit, EditRequest, EditTarget, Edited};
 use super::text_box::{Closed, TextBox};
-use crate::run::{Command, EngineEvent, IterationAt, Outcome};
+use crate::run::{Attempt, Command, EngineEvent, Iteration, IterationAt, Outcome};
 
 /// A derived run under way: its engine's events and commands, and where it records.
 pub struct Derived {
@@ -54,7 +54,7 @@ pub struct Deriver {
 impl App {
     /// Make sure commands reach an engine: a live run's, or — in a replay — a
     /// derived run's, started now. `needs_llm`: refuse when no LLM answers.
-    pub(super) fn connect(&mut self, needs_llm: bool) -> Result<(), ConnectError> {
+    pub(crate) fn connect(&mut self, needs_llm: bool) -> Result<(), ConnectError> {
         if self.commands.is_none() {
             let Some(deriver) = &mut self.deriver else {
                 return Err(ConnectError::NoEngine);
@@ -76,31 +76,31 @@ impl App {
         Ok(())
     }
 
-    /// The selected iteration's place, if one is selected.
-    pub(super) fn selected_iteration(&self) -> Option<IterationAt> {
-        let id = self.question.id.clone()?;
-        let (attempt, it) = self.current_iteration()?;
-        Some(attempt.at(&id).iteration(it.number))
+    /// The open question's selected iteration: its place, its attempt and
+    /// itself, and the selected node.
+    fn selection(&self) -> Option<(IterationAt, &Attempt, &Iteration, usize)> {
+        let question = self.question()?;
+        let (attempt, it) = question.current_iteration(&self.state)?;
+        Some((attempt.at(&question.id).iteration(it.number), attempt, it, question.node))
     }
 
     /// Ask for the editor on the selected node (`whole`: the whole DAG), the
     /// saved text to become `then`; it opens once the loop has let go of the
     /// terminal, or at once in the app's text box when no editor is set.
-    pub(super) fn request_edit(&mut self, whole: bool, then: AfterEdit) {
-        let Some(from) = self.selected_iteration() else { return };
-        let Some((_, it)) = self.current_iteration() else { return };
+    pub(crate) fn request_edit(&mut self, whole: bool, then: AfterEdit) {
+        let Some((from, _, it, selected)) = self.selection() else { return };
         let Some(mut dag) = it.dag.clone() else {
             self.message = Some("this iteration has no DAG to edit (its reply could not be read)".into());
             return;
         };
         // A node edited and run on its own before opens as last edited.
-        if let (AfterEdit::RunNode, Some(node)) = (then, dag.nodes.get_mut(self.question.node)) {
+        if let (AfterEdit::RunNode, Some(node)) = (then, dag.nodes.get_mut(selected)) {
             let last = it.node_runs.iter().rev().find(|run| run.node_id == node.node_id);
             if let Some(code) = last.and_then(|run| run.code.clone()) {
                 node.code = code;
             }
         }
-        let target = match (whole, dag.nodes.get(self.question.node)) {
+        let target = match (whole, dag.nodes.get(selected)) {
             (false, Some(node)) => EditTarget::Node(node.node_id.clone()),
             (false, None) => {
                 self.message = Some("no node selected: W edits the whole DAG".into());
@@ -111,35 +111,32 @@ impl App {
         let request = EditRequest { from, dag, target, then };
         match self.connect(false) {
             Ok(()) if request.external_editor().is_some() => self.edit = Some(request),
-            Ok(()) => self.text_box = Some(TextBox::editor(request)),
+            Ok(()) => self.overlay = Some(Box::new(TextBox::editor(request))),
             Err(why) => self.message = Some(why.to_string()),
         }
     }
 
     /// Open the note box on the selected iteration, pinned to the selected node.
     pub(super) fn open_note(&mut self) {
-        let Some(at) = self.selected_iteration() else { return };
-        let node_id = self
-            .current_iteration()
-            .and_then(|(_, it)| it.dag.as_ref()?.nodes.get(self.question.node).map(|n| n.node_id.clone()));
-        self.text_box = Some(TextBox::note(at, node_id));
+        let Some((at, _, it, selected)) = self.selection() else { return };
+        let node_id = it.dag.as_ref().and_then(|dag| dag.nodes.get(selected)).map(|n| n.node_id.clone());
+        self.overlay = Some(Box::new(TextBox::note(at, node_id)));
     }
 
     /// Open the label box on the selected iteration's answer.
     pub(super) fn open_label(&mut self) {
-        let Some(at) = self.selected_iteration() else { return };
-        let Some((attempt, it)) = self.current_iteration() else { return };
+        let Some((at, attempt, it, _)) = self.selection() else { return };
         let is_answer =
             attempt.final_answer.is_some() && attempt.iterations.last().is_some_and(|l| l.number == it.number);
         if !is_answer && !it.trial.as_ref().is_some_and(|t| t.success) {
             self.message = Some("no answer to label: this iteration's trial run did not reach one".into());
             return;
         }
-        self.text_box = Some(TextBox::label(at));
+        self.overlay = Some(Box::new(TextBox::label(at)));
     }
 
     /// What a closed text box asks for.
-    pub(super) fn text_box_closed(&mut self, closed: Closed) {
+    pub(crate) fn text_box_closed(&mut self, closed: Closed) {
         match closed {
             Closed::Cancelled(why) => self.message = Some(why),
             Closed::Edited(request, edited) => self.edited(&request, edited),
@@ -197,8 +194,7 @@ impl App {
 
     /// Accept the selected iteration as the question's answer.
     pub(super) fn accept(&mut self) {
-        let Some(at) = self.selected_iteration() else { return };
-        let Some((attempt, it)) = self.current_iteration() else { return };
+        let Some((at, attempt, it, _)) = self.selection() else { return };
         if it.dag.as_ref().is_none_or(|d| d.nodes.is_empty()) {
             self.message = Some("nothing to accept: this iteration has no DAG".into());
             return;
@@ -229,18 +225,5 @@ impl App {
     fn follow_new_attempt(&mut self, question_id: &str) {
         let next = self.state.question(question_id).map_or(1, |q| q.last_attempt_number() + 1);
         self.awaiting_attempt = Some((question_id.to_string(), next));
-    }
-
-    /// Select the awaited attempt's first iteration, once it is there.
-    pub(super) fn select_awaited_attempt(&mut self) {
-        let Some((question_id, number)) = &self.awaiting_attempt else { return };
-        if self.question.id.as_ref() != Some(question_id) {
-            return;
-        }
-        let found = self.iterations().iter().position(|(attempt, _)| attempt.number >= *number);
-        if let Some(index) = found {
-            self.question.iteration = index;
-            self.awaiting_attempt = None;
-        }
     }
 }

@@ -1,6 +1,7 @@
 //! The terminal UI: watch critic loops live, inspect every iteration, step,
-//! rerun and replay. State comes from the engine's reducer; screens are pure
-//! functions of it; redraws happen on change, at most ~60 per second.
+//! rerun and replay. The run's state comes from the engine's reducer; each
+//! screen is a component on the app's stack with its own state (`screens`);
+//! redraws happen on change, at most ~60 per second.
 
 mod app;
 mod comparison;
@@ -10,12 +11,10 @@ mod event_loop;
 mod graph_moves;
 mod hand_work;
 mod highlight;
-mod inspection;
-mod inspector;
 mod keymap;
 mod loading;
-mod matrix;
 mod replay;
+mod runs_matrix;
 mod schema_text;
 mod screens;
 mod scroll;
@@ -44,10 +43,11 @@ pub use keymap::{
     Action, BINDINGS, Binding, Bound, Context, Key, KeyParseError, Keymap, RebindError, RebindProblem, Rebinding,
 };
 pub use loading::Loaded;
-pub use matrix::RunsMatrix;
 pub use replay::{DEFAULT_MAX_GAP, Loading, Replay};
+pub use runs_matrix::RunsMatrix;
+pub use screens::Screen;
 pub use theme::{Ink, Theme, ThemeError};
-pub use view::{Screen, Tab};
+pub use view::Tab;
 
 use crate::run::{Command, EngineEvent, RunState};
 
@@ -75,25 +75,9 @@ pub fn draw(frame: &mut Frame, app: &App) {
     }
     let [header, body, footer] = areas(area);
     widgets::header::draw(frame, header, app);
-    match app.screen {
-        Screen::Dashboard => screens::dashboard::draw(frame, body, app),
-        Screen::Question => screens::question::draw(frame, body, app),
-        Screen::Diff => screens::diff::draw(frame, body, app),
-        Screen::Compare => screens::compare::draw(frame, body, app),
-        Screen::CompareDetail => screens::compare_detail::draw(frame, body, app),
-        Screen::Matrix => screens::matrix::draw(frame, body, app),
-        Screen::Schema => screens::schema::draw(frame, body, app),
-        Screen::Inspector => screens::inspector::draw(frame, body, app),
-        Screen::Scorecard => screens::scorecard::draw(frame, body, app),
-        Screen::Taxonomy => screens::taxonomy::draw(frame, body, app),
-    }
+    app.draw_screen(frame, body);
     widgets::footer::draw(frame, footer, app);
-    if app.help {
-        screens::help::draw(frame, body, app);
-    }
-    if let Some(text_box) = &app.text_box {
-        widgets::text_box::draw(frame, body, app, text_box);
-    }
+    app.draw_overlay(frame, body);
     if app.confirm_quit {
         widgets::quit_prompt::draw(frame, body, app);
     }
@@ -107,12 +91,9 @@ pub fn on_input(app: &mut App, event: Event, size: ratatui::layout::Size) {
         Event::Mouse(mouse) => match mouse.kind {
             MouseEventKind::ScrollDown => app.wheel(true),
             MouseEventKind::ScrollUp => app.wheel(false),
-            MouseEventKind::Down(MouseButton::Left) if app.screen == Screen::Dashboard => {
+            MouseEventKind::Down(MouseButton::Left) if app.screen() == Screen::Dashboard => {
                 let [_, body, _] = areas(ratatui::layout::Rect::from((ratatui::layout::Position::ORIGIN, size)));
-                if let Some(row) = screens::dashboard::row_at(app, body, mouse.row) {
-                    app.dashboard.row = row;
-                    app.refresh();
-                }
+                app.click_row(body, mouse.row);
             }
             _ => {}
         },

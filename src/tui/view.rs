@@ -1,41 +1,9 @@
-//! What the user is looking at, screen by screen: the dashboard's row,
-//! filters and order; the open question and what of it is selected; each
-//! scrolled screen's own scroll; which screen and tab are shown.
+//! The words screens share: the question screen's panes and tabs, the
+//! dashboard's filters and orders. Each screen's own state is in its module under `screens/`.
 
 use std::collections::BTreeSet;
 
-use super::scroll::Scroll;
 use crate::run::{Outcome, QuestionStatus};
-
-/// What the dashboard shows: the selected row, which questions and in which order.
-#[derive(Debug, Clone)]
-pub struct DashboardView {
-    /// Selected row of the table.
-    pub row: usize,
-    /// Text filter.
-    pub filter: String,
-    /// Whether keys go into the filter.
-    pub editing_filter: bool,
-    /// Status filter.
-    pub status_filter: StatusFilter,
-    /// Sort order.
-    pub sort: Sort,
-    /// Only these questions (a findings group's), until cleared.
-    pub questions: Option<QuestionSet>,
-}
-
-impl Default for DashboardView {
-    fn default() -> Self {
-        Self {
-            row: 0,
-            filter: String::new(),
-            editing_filter: false,
-            status_filter: StatusFilter::All,
-            sort: Sort::Rank,
-            questions: None,
-        }
-    }
-}
 
 /// A set of questions the dashboard is narrowed to, and what it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,31 +18,6 @@ impl QuestionSet {
     /// Whether the question `id` is in the set.
     pub fn keeps(&self, id: &str) -> bool {
         self.ids.contains(id)
-    }
-}
-
-/// The question open in the question and diff screens, and what of it is selected.
-#[derive(Debug, Clone)]
-pub struct QuestionView {
-    /// The question's id.
-    pub id: Option<String>,
-    /// Iteration selected (index over all attempts' iterations).
-    pub iteration: usize,
-    /// Node selected in the DAG.
-    pub node: usize,
-    /// Detail tab.
-    pub tab: Tab,
-    /// The pane arrows act in.
-    pub focus: Pane,
-    /// Whether the focused pane fills the question screen.
-    pub zoom: bool,
-    /// Whether the conversation shows whole prompts and responses.
-    pub expanded: bool,
-}
-
-impl Default for QuestionView {
-    fn default() -> Self {
-        Self { id: None, iteration: 0, node: 0, tab: Tab::Feedback, focus: Pane::Graph, zoom: false, expanded: false }
     }
 }
 
@@ -98,83 +41,6 @@ impl Pane {
     pub fn cycled(self, step: isize) -> Self {
         let index = Self::ALL.iter().position(|p| *p == self).unwrap_or(0) as isize;
         Self::ALL[(index + step).rem_euclid(Self::ALL.len() as isize) as usize]
-    }
-}
-
-/// Each scrolled screen's own scroll: leaving a screen and coming back finds
-/// it where it was.
-#[derive(Debug, Default, Clone)]
-pub struct Scrolls {
-    /// The question screen's detail pane.
-    pub question: Scroll,
-    /// The question screen's code pane.
-    pub code: Scroll,
-    /// The iteration diff.
-    pub diff: Scroll,
-    /// One question of a comparison.
-    pub compare_detail: Scroll,
-    /// The schema screen.
-    pub schema: Scroll,
-    /// The critic's scorecard.
-    pub scorecard: Scroll,
-    /// The oscillations on the findings taxonomy screen.
-    pub taxonomy: Scroll,
-}
-
-/// Which screen is shown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Screen {
-    /// All questions.
-    Dashboard,
-    /// One question's iterations.
-    Question,
-    /// Iteration N−1 vs N.
-    Diff,
-    /// Two runs, question by question.
-    Compare,
-    /// One question of two runs side by side.
-    CompareDetail,
-    /// Several runs: questions × runs.
-    Matrix,
-    /// The dataset schema the builder saw.
-    Schema,
-    /// One node's inputs and output.
-    Inspector,
-    /// Whether the critic was right, over the run.
-    Scorecard,
-    /// The run's findings by group, its oscillations and convergence.
-    Taxonomy,
-}
-
-impl Screen {
-    /// Every screen.
-    pub const ALL: [Screen; 10] = [
-        Screen::Dashboard,
-        Screen::Question,
-        Screen::Diff,
-        Screen::Compare,
-        Screen::CompareDetail,
-        Screen::Matrix,
-        Screen::Schema,
-        Screen::Inspector,
-        Screen::Scorecard,
-        Screen::Taxonomy,
-    ];
-
-    /// The screen as messages name it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Screen::Dashboard => "dashboard",
-            Screen::Question => "question",
-            Screen::Diff => "diff",
-            Screen::Compare => "comparison",
-            Screen::CompareDetail => "comparison detail",
-            Screen::Matrix => "matrix",
-            Screen::Schema => "schema",
-            Screen::Inspector => "node inspector",
-            Screen::Scorecard => "scorecard",
-            Screen::Taxonomy => "findings taxonomy",
-        }
     }
 }
 

@@ -64,7 +64,7 @@ fn conversation_screen(state: RunState) -> String {
     {
         app.handle_key(KeyEvent::from(code));
     }
-    assert_eq!(app.question.tab, Tab::Conversation);
+    assert_eq!(app.question().unwrap().tab, Tab::Conversation);
     render(&app, 160, 300)
 }
 

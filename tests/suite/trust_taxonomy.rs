@@ -148,14 +148,14 @@ fn the_taxonomy_screen_lists_the_groups_and_narrows_the_dashboard_to_one() {
         let mut app = replay_app(OSCILLATION);
         assert_eq!(app.visible().len(), 2);
         press(&mut app, "T");
-        assert_eq!(app.screen, Screen::Taxonomy);
+        assert_eq!(app.screen(), Screen::Taxonomy);
         let text = screen(&app, width, height);
         assert!(text.contains("findings taxonomy") && text.contains("ZeroDivisionError"), "{text}");
         assert!(text.contains("↺ back again") && text.contains("reverted to iteration 1's code"), "{text}");
         insta::assert_snapshot!(format!("taxonomy_{width}x{height}"), text);
         // The groups: ZeroDivisionError (2 findings) first, the reviewer's below.
         press(&mut app, "j\n");
-        assert_eq!(app.screen, Screen::Dashboard);
+        assert_eq!(app.screen(), Screen::Dashboard);
         let only = app.visible();
         assert_eq!(only.len(), 1, "the group hit q_01 only");
         assert_eq!(app.state.questions[only[0]].question.id, "q_01");

@@ -26,7 +26,7 @@ fn every_screen_at_both_sizes() {
         let mut app = replay_app(SAMPLE);
         insta::assert_snapshot!(format!("dashboard_{width}x{height}"), screen(&app, width, height));
         press(&mut app, "j\n");
-        assert_eq!(app.screen, Screen::Question);
+        assert_eq!(app.screen(), Screen::Question);
         insta::assert_snapshot!(format!("question_approved_{width}x{height}"), screen(&app, width, height));
         press(&mut app, "h");
         insta::assert_snapshot!(format!("question_runtime_error_{width}x{height}"), screen(&app, width, height));
@@ -39,7 +39,7 @@ fn every_screen_at_both_sizes() {
         insta::assert_snapshot!(format!("question_conversation_zoomed_{width}x{height}"), screen(&app, width, height));
         press(&mut app, "z");
         press(&mut app, "d");
-        assert_eq!(app.screen, Screen::Diff);
+        assert_eq!(app.screen(), Screen::Diff);
         insta::assert_snapshot!(format!("diff_{width}x{height}"), screen(&app, width, height));
         press(&mut app, "?");
         insta::assert_snapshot!(format!("help_{width}x{height}"), screen(&app, width, height));
@@ -136,7 +136,7 @@ fn the_table_scrolls_to_keep_the_selected_row_on_screen() {
 fn the_conversation_shows_every_call_in_order_with_verdicts_and_what_changed_in_each_prompt() {
     let mut app = replay_app(SAMPLE);
     press(&mut app, "j\ntt\t\tz");
-    assert_eq!((app.question.tab, app.question.iteration), (Tab::Conversation, 2));
+    assert_eq!((app.question().unwrap().tab, app.question().unwrap().iteration), (Tab::Conversation, 2));
     let text = screen(&app, 160, 48);
     let first = text.lines().nth(5).unwrap();
     assert!(first.starts_with("━━ attempt 1 · iteration 3"), "opens at the selected iteration: {text}");
@@ -177,21 +177,21 @@ fn the_detail_scrolls_and_stops_at_its_last_line() {
     press(&mut app, "j\ntt");
     // Keys ask; the frame that follows places the scroll (as the event loop draws after every key).
     screen(&app, 80, 24);
-    let start = app.scrolls.question.first();
+    let start = app.question().unwrap().detail.first();
     assert!(start >= 5, "the conversation opens where the selected iteration starts: {start}");
     press(&mut app, "J");
-    assert_eq!(app.scrolls.question.first(), start + 5);
+    assert_eq!(app.question().unwrap().detail.first(), start + 5);
     press(&mut app, "⇞⇞");
-    assert_eq!(app.scrolls.question.first(), start - 5);
+    assert_eq!(app.question().unwrap().detail.first(), start - 5);
     for _ in 0..100 {
         press(&mut app, "⇟");
     }
-    let last = app.scrolls.question.first();
+    let last = app.question().unwrap().detail.first();
     let text = screen(&app, 80, 24);
     assert!(text.contains(&format!("line {} of {}", last + 1, last + 1)), "{text}");
     press(&mut app, "t");
     screen(&app, 80, 24);
-    assert_eq!(app.scrolls.question.first(), 0, "another tab starts at its top");
+    assert_eq!(app.question().unwrap().detail.first(), 0, "another tab starts at its top");
 }
 
 #[test]
@@ -207,7 +207,7 @@ fn streamed_text_appears_in_the_conversation_while_the_call_runs() {
     let mut app = App::new(state, Theme::dark(), None, Some(tx));
     app.apply(
         200,
-        &EngineEvent::LlmTextDelta { call_id: 4, text: "Here is the fixed DAG:\n```json\n{\"nodes\"".into() },
+        EngineEvent::LlmTextDelta { call_id: 4, text: "Here is the fixed DAG:\n```json\n{\"nodes\"".into() },
     );
     press(&mut app, "j\ntt\t\tz");
     let text = screen(&app, 120, 40);
@@ -227,7 +227,7 @@ fn streamed_text_appears_in_the_conversation_while_the_call_runs() {
     };
     app.apply(
         201,
-        &EngineEvent::LlmCallStarted {
+        EngineEvent::LlmCallStarted {
             call_id: 99,
             key,
             provider: "openai".into(),
@@ -276,7 +276,7 @@ fn the_compare_screens_at_both_sizes() {
 fn compare_keys_filter_open_and_go_back() {
     let mut app = App::comparing(comparison(), Theme::dark());
     let ids = |app: &App| -> Vec<String> {
-        app.compare.as_ref().unwrap().visible().iter().map(|r| r.question_id.clone()).collect()
+        app.comparison().unwrap().visible().iter().map(|r| r.question_id.clone()).collect()
     };
     assert_eq!(ids(&app), ["q_02", "q_01"], "the regression first");
     press(&mut app, "f");
@@ -286,18 +286,18 @@ fn compare_keys_filter_open_and_go_back() {
     press(&mut app, "f");
     assert_eq!(ids(&app), ["q_02", "q_01"], "then everything");
     press(&mut app, "jj\n");
-    assert_eq!(app.screen, Screen::CompareDetail);
+    assert_eq!(app.screen(), Screen::CompareDetail);
     let text = screen(&app, 160, 48);
     assert!(text.contains("~ changed highest") && text.contains("min(sorted(rates)"), "{text}");
     assert!(text.contains("\"grocery_pos\"") && text.contains("\"shopping_net\""), "{text}");
     press(&mut app, "k");
     assert!(screen(&app, 160, 48).contains("q_02 regression"), "↑ shows the previous question");
     press(&mut app, "r?");
-    assert!(app.help && app.message.is_none(), "no rerun on a comparison: r does nothing");
+    assert!(app.help_open() && app.message.is_none(), "no rerun on a comparison: r does nothing");
     let help = screen(&app, 80, 24);
     assert!(help.contains("back") && help.contains("scroll down") && !help.contains("rerun"), "{help}");
     press(&mut app, "x\x1b");
-    assert_eq!(app.screen, Screen::Compare);
+    assert_eq!(app.screen(), Screen::Compare);
     press(&mut app, "q");
     assert!(app.quit);
 }
@@ -315,7 +315,7 @@ fn a_click_selects_the_row_under_the_mouse_when_the_table_is_scrolled() {
     assert_eq!(app.current_question().unwrap().question.id, "q_01", "the row drawn there, not the first row");
     let below = MouseEvent { row: 7, ..click };
     eval_dag::tui::on_input(&mut app, Event::Mouse(below), ratatui::layout::Size::new(80, 10));
-    assert_eq!(app.dashboard.row, 1, "a click below the rows changes nothing");
+    assert_eq!(app.dashboard().unwrap().row, 1, "a click below the rows changes nothing");
 }
 
 #[test]
@@ -391,7 +391,10 @@ fn ctrl_c_quits_from_the_filter_and_asks_first_while_questions_work() {
     let mut app = replay_app(SAMPLE);
     press(&mut app, "/gro");
     app.handle_key(ctrl_c);
-    assert!(app.quit && app.dashboard.filter == "gro", "a replay quits at once, and c was not typed into the filter");
+    assert!(
+        app.quit && app.dashboard().unwrap().filter == "gro",
+        "a replay quits at once, and c was not typed into the filter"
+    );
     let (mut app, _commands) = live_app(SAMPLE);
     app.state
         .apply(1, &EngineEvent::QuestionStarted { at: AttemptAt::new("q_01", 2), forked_from: None, by_hand: false });

@@ -27,7 +27,7 @@ fn a_note_is_sent_as_a_command_and_ctrl_s_sends_the_iteration_back() {
     let (mut app, mut commands) = live_app(SAMPLE);
     // q_01, its rejected second iteration; the selected node is `rates`.
     press(&mut app, "j\nhN");
-    assert!(app.text_box.is_some(), "N opens the note box");
+    assert!(app.text_box_open(), "N opens the note box");
     press(&mut app, "qhjk use the median");
     assert!(!app.quit, "letters are text while the box is open");
     press(&mut app, "\n");
@@ -46,7 +46,7 @@ fn a_note_is_sent_as_a_command_and_ctrl_s_sends_the_iteration_back() {
     press(&mut app, "N  \n");
     assert!(commands.try_recv().is_err(), "an empty note records nothing");
     press(&mut app, "Nx\x1b");
-    assert!(commands.try_recv().is_err() && app.text_box.is_none(), "Esc cancels");
+    assert!(commands.try_recv().is_err() && !app.text_box_open(), "Esc cancels");
 }
 
 #[test]
@@ -113,5 +113,5 @@ fn l_labels_an_answer_right_or_wrong_with_a_reason() {
     assert!(commands.try_recv().is_err(), "a label needs a reason");
     press(&mut app, "hhL");
     assert!(app.message.as_deref().unwrap().contains("no answer to label"), "{:?}", app.message);
-    assert!(app.text_box.is_none());
+    assert!(!app.text_box_open());
 }

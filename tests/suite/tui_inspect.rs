@@ -17,7 +17,7 @@ fn the_schema_opens_at_the_field_a_finding_suggests() {
         let mut app = replay_app(SAMPLE);
         // q_01, iteration 1: node `rates` reads 'fraud_rate'; did you mean 'is_fraud_rate'?
         press(&mut app, "j\nhhS");
-        assert_eq!(app.screen, Screen::Schema);
+        assert_eq!(app.screen(), Screen::Schema);
         let text = screen(&app, width, height);
         assert!(text.contains("at dataset.category_stats[\"is_fraud_rate\"]"), "{text}");
         let body: Vec<&str> = text.lines().skip(4).collect();
@@ -29,7 +29,7 @@ fn the_schema_opens_at_the_field_a_finding_suggests() {
         press(&mut app, "jjjJ");
         assert!(!screen(&app, width, height).contains("at dataset.overview"), "scrolling keeps the target");
         press(&mut app, "\x1b");
-        assert_eq!(app.screen, Screen::Question, "esc goes back to the question");
+        assert_eq!(app.screen(), Screen::Question, "esc goes back to the question");
     }
     // A node that reads no dataset key and has no findings opens the schema at its top.
     let mut app = replay_app(SAMPLE);
@@ -47,7 +47,7 @@ fn the_inspector_shows_what_the_node_read_and_returned() {
         let mut app = replay_app(SAMPLE);
         // q_01's approved iteration, node `rates`: stats ← dataset.category_stats.
         press(&mut app, "j\ni");
-        assert_eq!(app.screen, Screen::Inspector);
+        assert_eq!(app.screen(), Screen::Inspector);
         let text = screen(&app, width, height);
         assert!(
             text.contains("rates · attempt 1, iteration 3") && text.contains("stats ← dataset.category_stats"),
@@ -70,7 +70,7 @@ fn the_inspector_shows_what_the_node_read_and_returned() {
     press(&mut app, "n");
     let text = screen(&app, 160, 48);
     assert!(text.contains("rates[\"output\"][\"grocery_pos\"]") && text.contains("match 2 of 2"), "{text}");
-    let output = app.inspector.as_ref().unwrap().tree.selected_value().as_f64().unwrap();
+    let output = app.inspector().unwrap().tree.selected_value().as_f64().unwrap();
     let data: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(common::root().join("sample-data/fraud/data.json")).unwrap())
             .unwrap();
@@ -86,7 +86,7 @@ fn the_inspector_shows_what_the_node_read_and_returned() {
     press(&mut app, "w");
     assert!(dir.path().join("eval-dag-q_01-a1-it3-rates-2.json").exists(), "a second write never overwrites");
     press(&mut app, "\x1b");
-    assert_eq!(app.screen, Screen::Question);
+    assert_eq!(app.screen(), Screen::Question);
 }
 
 #[test]
@@ -102,7 +102,7 @@ fn r_runs_the_inspected_node_and_its_result_shows_below_the_tree() {
     };
     app.apply(
         1,
-        &eval_dag::run::EngineEvent::NodeRan { at: at.clone(), node_id: "rates".into(), code: None, result: failed },
+        eval_dag::run::EngineEvent::NodeRan { at: at.clone(), node_id: "rates".into(), code: None, result: failed },
     );
     let text = screen(&app, 80, 24);
     assert!(text.contains("ran on its own, as recorded: failed") && text.contains("ZeroDivisionError"), "{text}");
@@ -110,7 +110,7 @@ fn r_runs_the_inspected_node_and_its_result_shows_below_the_tree() {
     output.insert("rates".to_string(), serde_json::json!({"home": 0.5}));
     let ok = eval_dag::domain::ExecutionResult { success: true, node_outputs: output, ..Default::default() };
     let code = Some("def rates(stats):\n    return {'home': 0.5}\n".to_string());
-    app.apply(2, &eval_dag::run::EngineEvent::NodeRan { at, node_id: "rates".into(), code, result: ok });
+    app.apply(2, eval_dag::run::EngineEvent::NodeRan { at, node_id: "rates".into(), code, result: ok });
     let text = screen(&app, 160, 48);
     assert!(text.contains("ran on its own, as edited") && text.contains("{\"home\":0.5}"), "{text}");
     insta::assert_snapshot!("inspector_node_run_160x48", text);
@@ -121,11 +121,11 @@ fn the_critic_scorecard_opens_from_the_dashboard() {
     for (width, height) in [(80, 24), (160, 48)] {
         let mut app = replay_app(SAMPLE);
         press(&mut app, "c");
-        assert_eq!(app.screen, Screen::Scorecard);
+        assert_eq!(app.screen(), Screen::Scorecard);
         let text = screen(&app, width, height);
         assert!(text.contains("critic scorecard") && text.contains("agreement 50% of 2 graded verdicts"), "{text}");
         insta::assert_snapshot!(format!("scorecard_{width}x{height}"), text);
         press(&mut app, "\x1b");
-        assert_eq!(app.screen, Screen::Dashboard);
+        assert_eq!(app.screen(), Screen::Dashboard);
     }
 }

@@ -66,15 +66,15 @@ fn a_rebound_key_works_and_the_key_it_replaced_does_not() {
     let mut app =
         replay_app(SAMPLE).with_keys(keymap("[keys.dashboard]\nopen = \"o\"\n\n[keys.question]\nzoom = \"f\"\n"));
     press(&mut app, "j\n");
-    assert_eq!(app.screen, Screen::Dashboard, "enter no longer opens the question");
+    assert_eq!(app.screen(), Screen::Dashboard, "enter no longer opens the question");
     press(&mut app, "o");
-    assert_eq!(app.screen, Screen::Question, "o does");
+    assert_eq!(app.screen(), Screen::Question, "o does");
     press(&mut app, "z");
-    assert!(!app.question.zoom, "z no longer zooms");
+    assert!(!app.question().unwrap().zoom, "z no longer zooms");
     press(&mut app, "f");
-    assert!(app.question.zoom, "f does");
+    assert!(app.question().unwrap().zoom, "f does");
     press(&mut app, "\x1b\n");
-    assert_eq!(app.screen, Screen::Dashboard, "the other screens keep their keys: esc goes back, enter does nothing");
+    assert_eq!(app.screen(), Screen::Dashboard, "the other screens keep their keys: esc goes back, enter does nothing");
 }
 
 #[test]
@@ -113,7 +113,7 @@ fn the_footer_and_the_help_show_the_users_keys() {
     press(&mut app, "?");
     insta::assert_snapshot!("rebound_dashboard_help", screen(&app, 100, 30));
     press(&mut app, "?jo");
-    assert_eq!(app.screen, Screen::Question);
+    assert_eq!(app.screen(), Screen::Question);
     insta::assert_snapshot!("rebound_question_footer", footer(&app));
     press(&mut app, "?");
     insta::assert_snapshot!("rebound_question_help", screen(&app, 120, 30));
@@ -126,9 +126,9 @@ fn the_mouse_wheel_moves_whatever_keys_up_and_down_have() {
     let mut app = replay_app(SAMPLE).with_keys(keymap("[keys.global]\nup = \"ctrl-k\"\ndown = \"ctrl-j\"\n"));
     let size = ratatui::layout::Size::new(100, 24);
     press(&mut app, "j");
-    assert_eq!(app.dashboard.row, 0, "j no longer moves down");
+    assert_eq!(app.dashboard().unwrap().row, 0, "j no longer moves down");
     eval_dag::tui::on_input(&mut app, wheel(MouseEventKind::ScrollDown), size);
-    assert_eq!(app.dashboard.row, 1, "the wheel still does");
+    assert_eq!(app.dashboard().unwrap().row, 1, "the wheel still does");
     eval_dag::tui::on_input(&mut app, wheel(MouseEventKind::ScrollUp), size);
-    assert_eq!(app.dashboard.row, 0);
+    assert_eq!(app.dashboard().unwrap().row, 0);
 }

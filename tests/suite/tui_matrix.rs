@@ -29,15 +29,15 @@ fn matrix_keys_pick_a_run_open_the_pair_and_go_back() {
     let mut app = matrix_app();
     let text = screen(&app, 160, 48);
     assert!(text.contains("run C: 3 questions not in the baseline, 1 baseline question missing"), "{text}");
-    let ids: Vec<&str> = app.matrix.as_ref().unwrap().matrix.questions.iter().map(|q| q.question_id.as_str()).collect();
+    let ids: Vec<&str> = app.matrix().unwrap().matrix.questions.iter().map(|q| q.question_id.as_str()).collect();
     assert_eq!(ids, ["q_02", "q_01", "c_07", "c_08", "c_09"], "the regression, the disagreement, then C's own");
 
     press(&mut app, "\n");
-    assert_eq!(app.screen, Screen::CompareDetail);
+    assert_eq!(app.screen(), Screen::CompareDetail);
     let text = screen(&app, 160, 48);
     assert!(text.contains("q_02 regression") && text.contains("B: runs/b/eval_results.json"), "{text}");
     press(&mut app, "\x1b");
-    assert_eq!(app.screen, Screen::Matrix, "back to the matrix, not the two-run table");
+    assert_eq!(app.screen(), Screen::Matrix, "back to the matrix, not the two-run table");
     press(&mut app, "→jj\n");
     assert!(screen(&app, 160, 48).contains("c_07 only in C"), "the pair's runs are named by their letters");
     press(&mut app, "\x1b←kk");
@@ -45,7 +45,7 @@ fn matrix_keys_pick_a_run_open_the_pair_and_go_back() {
     let narrow = screen(&app, 44, 24);
     assert!(narrow.contains("▸ B (vs A)") && narrow.contains("(1 out of view: ←/→)"), "{narrow}");
     press(&mut app, "→→");
-    assert_eq!(app.matrix.as_ref().unwrap().column, 2, "C is the last run");
+    assert_eq!(app.matrix().unwrap().column, 2, "C is the last run");
     let narrow = screen(&app, 44, 24);
     let header = narrow.lines().find(|l| l.starts_with("id")).unwrap();
     assert!(header.contains("A baseline") && header.contains("▸ C (vs A)") && !header.contains('B'), "{narrow}");
@@ -54,9 +54,9 @@ fn matrix_keys_pick_a_run_open_the_pair_and_go_back() {
     assert!(text.contains("C: runs/c/trace.jsonl") && text.contains("changes from A to C"), "{text}");
     assert!(text.contains("q_01") && text.contains("the final DAGs are the same"), "C's c_01 is A's q_01: {text}");
     press(&mut app, "b←j");
-    assert_eq!((app.screen, app.matrix.as_ref().unwrap().column), (Screen::Matrix, 1));
+    assert_eq!((app.screen(), app.matrix().unwrap().column), (Screen::Matrix, 1));
     press(&mut app, "\n");
-    assert_eq!(app.screen, Screen::Matrix, "neither A nor B has c_07");
+    assert_eq!(app.screen(), Screen::Matrix, "neither A nor B has c_07");
     assert!(screen(&app, 80, 24).contains("neither A nor B has this question"));
 
     press(&mut app, "?");

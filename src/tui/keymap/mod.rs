@@ -11,7 +11,7 @@ use crossterm::event::KeyCode;
 pub use key::{Key, KeyParseError};
 pub use rebind::{Bound, Keymap, RebindError, RebindProblem, Rebinding};
 
-use super::view::Screen;
+use super::screens::Screen;
 
 /// Declares [`Action`] with each action's name in the config file.
 macro_rules! actions {

@@ -9,7 +9,7 @@ use crossterm::event::{KeyCode, KeyEvent};
 
 use super::key::Key;
 use super::{Action, BINDINGS, Binding, Context, applies};
-use crate::tui::view::Screen;
+use crate::tui::screens::Screen;
 
 /// Ctrl-C: always quits, whatever else is bound.
 const CTRL_C: Key = Key::ctrl(KeyCode::Char('c'));

@@ -8,8 +8,13 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
 
+use super::compare_detail::CompareDetailScreen;
+use super::{Component, Handled};
 use crate::report::{Change, Side};
 use crate::tui::app::App;
+use crate::tui::comparison::Comparison;
+use crate::tui::keymap::Action;
+use crate::tui::screens::Screen;
 use crate::tui::text::{clean, preview};
 use crate::tui::theme::{Ink, Theme};
 
@@ -54,10 +59,38 @@ fn side_cells(t: &Theme, side: Option<&Side>, answer_width: usize, wide: bool) -
     cells
 }
 
+/// The comparison screen: two runs, question by question.
+pub struct CompareScreen {
+    /// The two runs and the selected row.
+    pub comparison: Comparison,
+}
+
+impl Component for CompareScreen {
+    fn screen(&self) -> Screen {
+        Screen::Compare
+    }
+
+    fn handle(&mut self, action: Action, _app: &mut App) -> Handled {
+        match action {
+            Action::Up | Action::Down => self.comparison.move_selection(action == Action::Down),
+            Action::ChangeFilter => self.comparison.cycle_filter(),
+            Action::Open if self.comparison.selected().is_some() => {
+                return Handled::Open(Box::new(CompareDetailScreen::over_table()));
+            }
+            Action::Open => {}
+            _ => return Handled::Ignored,
+        }
+        Handled::Done
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
+        draw(&self.comparison, frame, area, app);
+    }
+}
+
 /// Draw the comparison table into `area`.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+fn draw(comparison: &Comparison, frame: &mut Frame, area: Rect, app: &App) {
     let t = &app.theme;
-    let Some(comparison) = &app.compare else { return };
     let wide = area.width >= WIDE;
     let visible = comparison.visible();
     // Narrow: id, change and two statuses, the rest split between the answers (5 column gaps).

@@ -8,11 +8,17 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
+use super::compare::CompareScreen;
+use super::{Component, Handled, SCROLL_STEP};
 use crate::domain::{GeneratedDag, IterationDiff};
 use crate::report::{Change, Row, Side};
 use crate::tui::app::App;
+use crate::tui::comparison::Comparison;
+use crate::tui::keymap::Action;
+use crate::tui::screens::Screen;
 use crate::tui::screens::compare::{change_style, side_style};
 use crate::tui::screens::diff::node_lines;
+use crate::tui::scroll::Scroll;
 use crate::tui::text::{clean, clean_line};
 use crate::tui::theme::{Ink, Theme};
 
@@ -55,9 +61,9 @@ fn side_lines(t: &Theme, side: Option<&Side>, dag: Option<&GeneratedDag>) -> Vec
 }
 
 /// Every line of the DAG changes from A's final DAG to B's, for the selected row.
-fn lines(app: &App) -> Vec<Line<'static>> {
+fn lines(app: &App, comparison: &Comparison) -> Vec<Line<'static>> {
     let t = &app.theme;
-    let Some((comparison, row)) = app.compare.as_ref().and_then(|c| Some((c, c.selected()?))) else {
+    let Some(row) = comparison.selected() else {
         return Vec::new();
     };
     let (Some(a), Some(b)) = (&row.a, &row.b) else {
@@ -94,10 +100,67 @@ fn heading(t: &Theme, row: &Row, [a, b]: &[String; 2]) -> Line<'static> {
     ]))
 }
 
+/// The comparison detail: one question of two runs side by side. Over the
+/// comparison table it shows (and moves) the table's selection; from the
+/// matrix it holds the pair it was opened with.
+pub struct CompareDetailScreen {
+    /// The pair from the matrix; none over the comparison table.
+    pair: Option<Comparison>,
+    /// The changes' scroll.
+    scroll: Scroll,
+}
+
+impl CompareDetailScreen {
+    /// The detail of the comparison table's selected row.
+    pub fn over_table() -> Self {
+        Self { pair: None, scroll: Scroll::default() }
+    }
+
+    /// The detail of `pair`, at its selected row.
+    pub fn of(pair: Comparison) -> Self {
+        Self { pair: Some(pair), scroll: Scroll::default() }
+    }
+
+    /// The comparison shown: the pair, else the table's below.
+    pub fn comparison<'a>(&'a self, app: &'a App) -> Option<&'a Comparison> {
+        self.pair.as_ref().or_else(|| app.find::<CompareScreen>().map(|c| &c.comparison))
+    }
+}
+
+impl Component for CompareDetailScreen {
+    fn screen(&self) -> Screen {
+        Screen::CompareDetail
+    }
+
+    fn handle(&mut self, action: Action, app: &mut App) -> Handled {
+        match action {
+            Action::Up | Action::Down => {
+                let comparison = match &mut self.pair {
+                    Some(pair) => Some(pair),
+                    None => app.find_mut::<CompareScreen>().map(|c| &mut c.comparison),
+                };
+                if let Some(comparison) = comparison {
+                    comparison.move_selection(action == Action::Down);
+                }
+                self.scroll.top();
+            }
+            Action::ScrollDown => self.scroll.down(SCROLL_STEP),
+            Action::ScrollUp => self.scroll.up(SCROLL_STEP),
+            _ => return Handled::Ignored,
+        }
+        Handled::Done
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
+        let Some(comparison) = self.comparison(app) else { return };
+        draw(comparison, &self.scroll, frame, area, app);
+    }
+}
+
 /// Draw the selected question of both runs into `area`.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+fn draw(comparison: &Comparison, scroll: &Scroll, frame: &mut Frame, area: Rect, app: &App) {
     let t = &app.theme;
-    let Some((comparison, row)) = app.compare.as_ref().and_then(|c| Some((c, c.selected()?))) else { return };
+    let Some(row) = comparison.selected() else { return };
     let dag = |run: usize, side: Option<&Side>| side.and_then(|s| comparison.dags[run].get(&s.question_id));
     let sides =
         [side_lines(t, row.a.as_ref(), dag(0, row.a.as_ref())), side_lines(t, row.b.as_ref(), dag(1, row.b.as_ref()))];
@@ -120,8 +183,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             .border_style(t.fg(Ink::Border));
         frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(block), column);
     }
-    let lines = lines(app);
-    let first = app.scrolls.compare_detail.place(lines.len(), || 0);
+    let lines = lines(app, comparison);
+    let first = scroll.place(lines.len(), || 0);
     let [a, b] = &comparison.labels;
     let mut title = format!(" final DAG: changes from {a} to {b} ");
     if first > 0 {

@@ -1,16 +1,158 @@
 //! The dashboard: every question with its live status, iterations, findings
 //! per iteration, elapsed time and answer, plus the activity feed. Below
 //! [`WIDE`] columns the level and time columns make room for the question.
+//! Its state is the selected row, the filters and the order.
 
+use crossterm::event::KeyCode;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
 
-use crate::run::{FeedKind, QuestionState, QuestionStatus};
+use super::question::QuestionScreen;
+use super::scorecard::ScorecardScreen;
+use super::taxonomy::TaxonomyScreen;
+use super::{Component, Handled};
+use crate::run::{FeedKind, QuestionState, QuestionStatus, RunState};
 use crate::tui::app::App;
+use crate::tui::keymap::Action;
+use crate::tui::screens::Screen;
 use crate::tui::text::{clean, preview};
 use crate::tui::theme::Ink;
+use crate::tui::view::{QuestionSet, Sort, StatusFilter};
+
+/// The dashboard: the selected row, which questions and in which order.
+#[derive(Debug, Clone)]
+pub struct Dashboard {
+    /// Selected row of the table.
+    pub row: usize,
+    /// Text filter.
+    pub filter: String,
+    /// Whether keys go into the filter.
+    pub editing_filter: bool,
+    /// Status filter.
+    pub status_filter: StatusFilter,
+    /// Sort order.
+    pub sort: Sort,
+    /// Only these questions (a findings group's), until cleared.
+    pub questions: Option<QuestionSet>,
+}
+
+impl Default for Dashboard {
+    fn default() -> Self {
+        Self {
+            row: 0,
+            filter: String::new(),
+            editing_filter: false,
+            status_filter: StatusFilter::All,
+            sort: Sort::Rank,
+            questions: None,
+        }
+    }
+}
+
+impl Dashboard {
+    /// Indices of `state`'s questions in table order.
+    pub fn visible(&self, state: &RunState) -> Vec<usize> {
+        let needle = self.filter.to_lowercase();
+        let mut rows: Vec<usize> = (0..state.questions.len())
+            .filter(|&i| {
+                let q = &state.questions[i];
+                self.status_filter.keeps(q.status)
+                    && self.questions.as_ref().is_none_or(|set| set.keeps(&q.question.id))
+                    && (needle.is_empty()
+                        || q.question.question.to_lowercase().contains(&needle)
+                        || q.question.id.to_lowercase().contains(&needle)
+                        || q.question.difficulty_level.as_str() == needle
+                        || q.status.label() == needle)
+            })
+            .collect();
+        let findings = |i: usize| state.questions[i].findings_per_iteration().iter().sum::<u64>();
+        match self.sort {
+            Sort::Rank => {}
+            Sort::Status => rows.sort_by_key(|&i| (state.questions[i].status.label(), i)),
+            Sort::Findings => rows.sort_by_key(|&i| (std::cmp::Reverse(findings(i)), i)),
+        }
+        rows
+    }
+
+    /// The question in the selected row.
+    pub fn selected<'a>(&self, state: &'a RunState) -> Option<&'a QuestionState> {
+        self.visible(state).get(self.row).map(|&i| &state.questions[i])
+    }
+
+    /// The row (index into the visible rows) drawn at terminal row `y` when the
+    /// dashboard fills `area`.
+    pub fn row_at(&self, state: &RunState, area: Rect, y: u16) -> Option<usize> {
+        let [table, _] = areas(area);
+        // Below the table's top border and header row.
+        let offset = y.checked_sub(table.y + 2)? as usize;
+        let height = table.height.saturating_sub(2).max(1) as usize;
+        let rows = self.visible(state).len();
+        let row = first_row(self.row, rows, height) + offset;
+        (offset < height && row < rows).then_some(row)
+    }
+}
+
+impl Component for Dashboard {
+    fn screen(&self) -> Screen {
+        Screen::Dashboard
+    }
+
+    fn handle(&mut self, action: Action, app: &mut App) -> Handled {
+        match action {
+            Action::Up => self.row = self.row.saturating_sub(1),
+            Action::Down => self.row = (self.row + 1).min(app.state.questions.len().saturating_sub(1)),
+            Action::Open => {
+                let Some(q) = self.selected(&app.state) else { return Handled::Done };
+                return Handled::Open(Box::new(QuestionScreen::open(q)));
+            }
+            Action::Filter => self.editing_filter = true,
+            Action::StatusFilter => self.status_filter = self.status_filter.next(),
+            Action::Sort => {
+                self.sort = match self.sort {
+                    Sort::Rank => Sort::Status,
+                    Sort::Status => Sort::Findings,
+                    Sort::Findings => Sort::Rank,
+                }
+            }
+            Action::ClearQuestions => {
+                if self.questions.take().is_some() {
+                    app.message = Some("showing every question".into());
+                }
+            }
+            Action::Scorecard => return Handled::Open(Box::<ScorecardScreen>::default()),
+            Action::Taxonomy => return Handled::Open(Box::<TaxonomyScreen>::default()),
+            _ => return Handled::Ignored,
+        }
+        Handled::Done
+    }
+
+    fn typing(&self) -> bool {
+        self.editing_filter
+    }
+
+    fn type_key(&mut self, code: KeyCode, _app: &mut App) {
+        match code {
+            KeyCode::Enter | KeyCode::Esc => self.editing_filter = false,
+            KeyCode::Backspace => {
+                self.filter.pop();
+            }
+            KeyCode::Char(c) => self.filter.push(c),
+            _ => {}
+        }
+        self.row = 0;
+    }
+
+    fn refresh(&mut self, app: &mut App) {
+        let rows = self.visible(&app.state).len();
+        self.row = self.row.min(rows.saturating_sub(1));
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
+        draw(self, frame, area, app);
+    }
+}
 
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 /// Terminal width from which the level and time columns show.
@@ -93,20 +235,8 @@ fn areas(area: Rect) -> [Rect; 2] {
 
 /// Index of the first visible row when the table has `height` rows of room:
 /// the selected row stays in view.
-fn first_row(app: &App, rows: usize, height: usize) -> usize {
-    app.dashboard.row.saturating_sub(height.saturating_sub(1)).min(rows.saturating_sub(height))
-}
-
-/// The row (index into the visible rows) drawn at terminal row `y` when the
-/// dashboard fills `area`.
-pub fn row_at(app: &App, area: Rect, y: u16) -> Option<usize> {
-    let [table, _] = areas(area);
-    // Below the table's top border and header row.
-    let offset = y.checked_sub(table.y + 2)? as usize;
-    let height = table.height.saturating_sub(2).max(1) as usize;
-    let rows = app.visible().len();
-    let row = first_row(app, rows, height) + offset;
-    (offset < height && row < rows).then_some(row)
+fn first_row(selected: usize, rows: usize, height: usize) -> usize {
+    selected.saturating_sub(height.saturating_sub(1)).min(rows.saturating_sub(height))
 }
 
 fn feed(frame: &mut Frame, area: Rect, app: &App) {
@@ -139,18 +269,18 @@ fn feed(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
-/// Draw the dashboard into `area`.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+/// Draw `dashboard` into `area`.
+fn draw(dashboard: &Dashboard, frame: &mut Frame, area: Rect, app: &App) {
     let [table_area, feed_area] = areas(area);
     let wide = area.width >= WIDE;
-    let visible = app.visible();
+    let visible = dashboard.visible(&app.state);
     // What the other columns and the gaps between them leave.
     let status = STATUS_WIDTH as usize;
     let fixed = if wide { 6 + 6 + status + 7 + 8 + 7 + 18 + 7 } else { 6 + status + 7 + 8 + 18 + 5 };
     let question_width = (table_area.width as usize).saturating_sub(fixed).max(16);
     // Only the rows that fit are built: a run of thousands of questions costs no more per frame.
     let height = table_area.height.saturating_sub(2).max(1) as usize;
-    let first = first_row(app, visible.len(), height);
+    let first = first_row(dashboard.row, visible.len(), height);
     let rows: Vec<Row> = visible
         .iter()
         .skip(first)
@@ -175,7 +305,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .header(header)
         .row_highlight_style(app.theme.selected())
         .block(Block::default().borders(Borders::TOP).title(" questions ").border_style(app.theme.fg(Ink::Border)));
-    let mut selection = TableState::default().with_selected((!empty).then_some(app.dashboard.row - first));
+    let mut selection = TableState::default().with_selected((!empty).then_some(dashboard.row - first));
     frame.render_stateful_widget(table, table_area, &mut selection);
     if empty {
         let note = if app.state.questions.is_empty() {

@@ -10,9 +10,15 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
+use super::question::QuestionScreen;
+use super::{Component, Handled, SCROLL_STEP};
 use crate::domain::{FindingFate, GeneratedDag, IterationDiff, NodeChange};
 use crate::report::{Oscillation, OscillationKind, attempt_oscillations};
+use crate::run::RunState;
 use crate::tui::app::App;
+use crate::tui::keymap::Action;
+use crate::tui::screens::Screen;
+use crate::tui::scroll::Scroll;
 use crate::tui::text::{clean_line, fit};
 use crate::tui::theme::{Ink, Theme};
 use crate::tui::widgets::code_view::source_color;
@@ -65,9 +71,9 @@ struct Diffed<'a> {
 
 /// The diff of the selected iteration against the one it came from: the
 /// iteration a fork or an edit by hand started from, else the one before it.
-fn diffed(app: &App) -> Result<Diffed<'_>, &'static str> {
-    let all = app.iterations();
-    let index = app.question.iteration.min(all.len().saturating_sub(1));
+fn diffed<'a>(view: &QuestionScreen, state: &'a RunState) -> Result<Diffed<'a>, &'static str> {
+    let all = view.iterations(state);
+    let index = view.iteration.min(all.len().saturating_sub(1));
     let Some(&(attempt, after)) = all.get(index) else { return Err("no earlier iteration to compare with") };
     let origin = attempt.forked_from.filter(|_| after.number == 1).and_then(|(from_attempt, from_iteration)| {
         all.iter().copied().find(|(a, it)| a.number == from_attempt && it.number == from_iteration)
@@ -81,11 +87,10 @@ fn diffed(app: &App) -> Result<Diffed<'_>, &'static str> {
     };
     let diff = IterationDiff::between(old, before.feedback.as_ref(), new, after.feedback.as_ref());
     let same_attempt = before_attempt.number == attempt.number;
-    let oscillations = match app.question.id.as_deref() {
-        Some(id) if same_attempt => {
-            attempt_oscillations(id, attempt).into_iter().filter(|o| o.iteration == after.number).collect()
-        }
-        _ => Vec::new(),
+    let oscillations = if same_attempt {
+        attempt_oscillations(&view.id, attempt).into_iter().filter(|o| o.iteration == after.number).collect()
+    } else {
+        Vec::new()
     };
     let (before, after) = if same_attempt {
         (before.number.to_string(), after.number.to_string())
@@ -143,7 +148,7 @@ const MIN_GRAPH_HEIGHT: u16 = 16;
 
 /// The selected iteration's graph with its added (`+`) and changed (`~`)
 /// nodes marked; the title names the removed ones.
-fn graph(frame: &mut Frame, area: Rect, app: &App, diffed: &Diffed) {
+fn graph(frame: &mut Frame, area: Rect, view: &QuestionScreen, app: &App, diffed: &Diffed) {
     let removed: Vec<&str> =
         diffed.diff.nodes.iter().filter(|c| matches!(c, NodeChange::Removed { .. })).map(NodeChange::node_id).collect();
     let gone = if removed.is_empty() { String::new() } else { format!(" · removed: {}", removed.join(", ")) };
@@ -152,13 +157,45 @@ fn graph(frame: &mut Frame, area: Rect, app: &App, diffed: &Diffed) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let colouring = Colouring::Changes(&diffed.diff.nodes);
-    dag_graph::draw(frame.buffer_mut(), inner, diffed.dag, colouring, app.question.node, &app.theme);
+    dag_graph::draw(frame.buffer_mut(), inner, diffed.dag, colouring, view.node, &app.theme);
+}
+
+/// The diff screen: the question's selected iteration against the one
+/// before it. It opens over the question screen and moves its selection.
+#[derive(Default)]
+pub struct DiffScreen {
+    /// The text's scroll.
+    scroll: Scroll,
+}
+
+impl Component for DiffScreen {
+    fn screen(&self) -> Screen {
+        Screen::Diff
+    }
+
+    fn handle(&mut self, action: Action, app: &mut App) -> Handled {
+        let Some(question) = app.find_mut::<QuestionScreen>() else { return Handled::Ignored };
+        match action {
+            Action::Up => question.node = question.node.saturating_sub(1),
+            Action::Down => question.node += 1,
+            Action::PrevIteration | Action::NextIteration => question.step_iteration(action == Action::NextIteration),
+            Action::ScrollDown => self.scroll.down(SCROLL_STEP),
+            Action::ScrollUp => self.scroll.up(SCROLL_STEP),
+            _ => return Handled::Ignored,
+        }
+        Handled::Done
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
+        let Some(view) = app.find::<QuestionScreen>() else { return };
+        draw(&self.scroll, view, frame, area, app);
+    }
 }
 
 /// Draw the diff of the selected iteration against the one before it: the
 /// graph with what changed (when the screen is tall enough), then the text.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
-    let diffed = diffed(app);
+fn draw(scroll: &Scroll, view: &QuestionScreen, frame: &mut Frame, area: Rect, app: &App) {
+    let diffed = diffed(view, &app.state);
     let (title, lines) = match &diffed {
         Ok(d) => (format!(" iteration {} → {} ", d.before, d.after), lines(&app.theme, d)),
         Err(why) => (" diff ".to_string(), vec![Line::from(*why)]),
@@ -168,12 +205,12 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             let rows = u16::try_from(d.dag.widest_layer().saturating_mul(4).saturating_add(1)).unwrap_or(u16::MAX);
             let [top, rest] =
                 Layout::vertical([Constraint::Length((rows + 2).min(area.height / 3)), Constraint::Min(1)]).areas(area);
-            graph(frame, top, app, d);
+            graph(frame, top, view, app, d);
             rest
         }
         _ => area,
     };
-    let first = app.scrolls.diff.place(lines.len(), || 0);
+    let first = scroll.place(lines.len(), || 0);
     let title = if first > 0 { format!("{title}· line {} of {} ", first + 1, lines.len()) } else { title };
     let block = Block::default().borders(Borders::ALL).title(title).border_style(app.theme.fg(Ink::Border));
     let shown: Vec<Line> = lines.into_iter().skip(first).collect();

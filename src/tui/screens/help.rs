@@ -6,16 +6,36 @@ use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
+use crossterm::event::KeyEvent;
+
+use super::{Overlay, OverlayKey};
 use crate::tui::app::App;
+use crate::tui::keymap::Action;
 use crate::tui::theme::Ink;
+
+/// The help overlay; any key closes it but a key that quits.
+pub struct Help;
+
+impl Overlay for Help {
+    fn key(&mut self, key: KeyEvent, app: &mut App) -> OverlayKey {
+        match app.keys.action_for(key, app.screen(), app.replay.is_some()) {
+            Some(Action::Quit | Action::QuitNow) => OverlayKey::Passed,
+            _ => OverlayKey::Closed,
+        }
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
+        draw(frame, area, app);
+    }
+}
 
 /// Narrowest key column (wider when a label is longer).
 const KEY_WIDTH: usize = 8;
 
 /// Draw the help popup over `area`.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let t = &app.theme;
-    let bindings: Vec<_> = app.keys.active(app.screen, app.replay.is_some()).collect();
+    let bindings: Vec<_> = app.keys.active(app.screen(), app.replay.is_some()).collect();
     let text_width = bindings.iter().map(|b| b.binding.help.chars().count()).max().unwrap_or(0);
     let key_width = bindings.iter().map(|b| b.label.chars().count()).max().unwrap_or(0).max(KEY_WIDTH);
     let rows = (area.height.saturating_sub(2) as usize).max(1);

@@ -11,10 +11,14 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
 
+use super::compare_detail::CompareDetailScreen;
+use super::{Component, Handled};
 use crate::report::{Agreement, Change, Entry, RunSummary};
 use crate::text::percent;
 use crate::tui::app::App;
-use crate::tui::matrix::RunsMatrix;
+use crate::tui::keymap::Action;
+use crate::tui::runs_matrix::RunsMatrix;
+use crate::tui::screens::Screen;
 use crate::tui::text::{fit, preview};
 use crate::tui::theme::{Ink, Theme};
 
@@ -70,6 +74,39 @@ fn cell(t: &Theme, entry: Option<&Entry>, width: usize, wide: bool) -> Cell<'sta
 
 /// The runs shown: the baseline, then as many later runs as fit from the one
 /// that keeps the selected run in view; and each run column's width.
+/// The matrix screen: several runs, questions × runs; a pair of them opens
+/// side by side.
+pub struct MatrixScreen {
+    /// The runs and the cell under the cursor.
+    pub runs: RunsMatrix,
+}
+
+impl Component for MatrixScreen {
+    fn screen(&self) -> Screen {
+        Screen::Matrix
+    }
+
+    fn handle(&mut self, action: Action, app: &mut App) -> Handled {
+        match action {
+            Action::Up | Action::Down => self.runs.move_selection(action == Action::Down),
+            Action::PaneLeft | Action::PaneRight => self.runs.move_column(action == Action::PaneRight),
+            Action::Open => match self.runs.pair() {
+                Some(pair) => return Handled::Open(Box::new(CompareDetailScreen::of(pair))),
+                None => {
+                    let run = &self.runs.matrix.runs[self.runs.column].label;
+                    app.message = Some(format!("neither A nor {run} has this question: ←/→ picks another run"));
+                }
+            },
+            _ => return Handled::Ignored,
+        }
+        Handled::Done
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
+        draw(&self.runs, frame, area, app);
+    }
+}
+
 fn shown_runs(view: &RunsMatrix, room: u16) -> (Vec<usize>, u16) {
     let runs = view.matrix.runs.len();
     let fits = usize::from((room / (CELL.0 + 1)).max(2));
@@ -106,9 +143,8 @@ fn summary_line(t: &Theme, run: &RunSummary, index: usize, selected: bool, width
 }
 
 /// Draw the matrix into `area`.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+fn draw(view: &RunsMatrix, frame: &mut Frame, area: Rect, app: &App) {
     let t = &app.theme;
-    let Some(view) = &app.matrix else { return };
     let matrix = &view.matrix;
     let mut summary: Vec<Line> =
         matrix.runs.iter().enumerate().map(|(i, run)| summary_line(t, run, i, i == view.column, area.width)).collect();

@@ -8,8 +8,16 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
+use super::question::QuestionScreen;
+use super::{Component, Handled, SCROLL_STEP};
+use crate::run::RunState;
 use crate::tui::app::App;
-use crate::tui::schema_text::{SchemaLine, SchemaLineKind, SchemaTarget, line_of, recorded_schema, schema_lines};
+use crate::tui::keymap::Action;
+use crate::tui::schema_text::{
+    SchemaLine, SchemaLineKind, SchemaTarget, line_of, recorded_schema, schema_lines, target,
+};
+use crate::tui::screens::Screen;
+use crate::tui::scroll::Scroll;
 use crate::tui::text::clean;
 use crate::tui::theme::Ink;
 
@@ -38,8 +46,52 @@ fn styled(app: &App, line: &SchemaLine, target: bool) -> Line<'static> {
     if target { line.patch_style(t.selected()) } else { line }
 }
 
-/// Draw the schema into `area`.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+/// The schema screen: the dataset schema the builder saw, opened where the
+/// selected node's trouble lies.
+pub struct SchemaScreen {
+    /// What the selected node's findings name, if anything.
+    target: Option<SchemaTarget>,
+    /// The schema's scroll.
+    scroll: Scroll,
+}
+
+impl SchemaScreen {
+    /// The schema at the field (or key) the findings of `question`'s selected node name.
+    pub fn open(state: &RunState, question: &QuestionScreen) -> Self {
+        let target = question.current_iteration(state).and_then(|(_, it)| {
+            let node = it.dag.as_ref()?.nodes.get(question.node)?;
+            let lines = schema_lines(&recorded_schema(state)?);
+            target(&lines, node, it.feedback.as_ref())
+        });
+        let mut scroll = Scroll::default();
+        scroll.jump_to_anchor();
+        Self { target, scroll }
+    }
+}
+
+impl Component for SchemaScreen {
+    fn screen(&self) -> Screen {
+        Screen::Schema
+    }
+
+    fn handle(&mut self, action: Action, _app: &mut App) -> Handled {
+        match action {
+            Action::Up => self.scroll.up(1),
+            Action::Down => self.scroll.down(1),
+            Action::ScrollUp => self.scroll.up(SCROLL_STEP),
+            Action::ScrollDown => self.scroll.down(SCROLL_STEP),
+            _ => return Handled::Ignored,
+        }
+        Handled::Done
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
+        draw(self, frame, area, app);
+    }
+}
+
+/// Draw `screen`'s schema into `area`.
+fn draw(screen: &SchemaScreen, frame: &mut Frame, area: Rect, app: &App) {
     let t = &app.theme;
     let Some(schema) = recorded_schema(&app.state) else {
         let note = "No DAG-building prompt is recorded yet: the schema shows once the builder has been asked.";
@@ -48,7 +100,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         return;
     };
     let lines = schema_lines(&schema);
-    let target = app.schema_target.as_ref();
+    let target = screen.target.as_ref();
     let at = target.and_then(|target| line_of(&lines, target));
     let title = match (target, at) {
         (Some(target), Some(_)) => {
@@ -65,7 +117,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         (Some(at), _) => at.saturating_sub(CONTEXT),
         (None, _) => 0,
     };
-    let first = app.scrolls.schema.place(lines.len(), || anchor);
+    let first = screen.scroll.place(lines.len(), || anchor);
     let shown: Vec<Line> =
         lines.iter().enumerate().skip(first).map(|(index, line)| styled(app, line, Some(index) == at)).collect();
     let block =

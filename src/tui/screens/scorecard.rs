@@ -9,9 +9,13 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use crate::report::{CriticScorecard, FateCounts, GradedBy, VerdictFate};
+use super::{Component, Handled, SCROLL_STEP};
+use crate::report::{CriticScorecard, FateCounts, GradedBy, VerdictFate, critic_scorecard};
 use crate::text::percent;
 use crate::tui::app::App;
+use crate::tui::keymap::Action;
+use crate::tui::screens::Screen;
+use crate::tui::scroll::Scroll;
 use crate::tui::text::clean;
 use crate::tui::theme::Ink;
 
@@ -139,11 +143,39 @@ pub fn lines(app: &App, card: &CriticScorecard) -> Vec<Line<'static>> {
     lines
 }
 
+/// The scorecard screen: whether the critic was right, over the run as it stands.
+#[derive(Default)]
+pub struct ScorecardScreen {
+    /// The card's scroll.
+    scroll: Scroll,
+}
+
+impl Component for ScorecardScreen {
+    fn screen(&self) -> Screen {
+        Screen::Scorecard
+    }
+
+    fn handle(&mut self, action: Action, _app: &mut App) -> Handled {
+        match action {
+            Action::Up => self.scroll.up(1),
+            Action::Down => self.scroll.down(1),
+            Action::ScrollUp => self.scroll.up(SCROLL_STEP),
+            Action::ScrollDown => self.scroll.down(SCROLL_STEP),
+            _ => return Handled::Ignored,
+        }
+        Handled::Done
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
+        draw(&self.scroll, frame, area, app);
+    }
+}
+
 /// Draw the scorecard into `area`.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
-    let card = app.scorecard();
+fn draw(scroll: &Scroll, frame: &mut Frame, area: Rect, app: &App) {
+    let card = critic_scorecard(&app.state);
     let lines = lines(app, &card);
-    let first = app.scrolls.scorecard.place(lines.len(), || 0);
+    let first = scroll.place(lines.len(), || 0);
     let block = Block::default()
         .borders(Borders::ALL)
         .title(" critic scorecard: was the critic right? ")

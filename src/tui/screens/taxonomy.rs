@@ -11,11 +11,17 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState, Wrap};
 
-use crate::report::{ApprovalHistogram, Convergence, FindingsTaxonomy, convergence};
+use super::dashboard::Dashboard;
+use super::{Component, Handled, SCROLL_STEP};
+use crate::report::{ApprovalHistogram, Convergence, FindingsTaxonomy, convergence, findings_taxonomy};
 use crate::tui::app::App;
+use crate::tui::keymap::Action;
+use crate::tui::screens::Screen;
 use crate::tui::screens::dashboard::sparkline;
+use crate::tui::scroll::Scroll;
 use crate::tui::text::{clean, clean_line};
 use crate::tui::theme::Ink;
+use crate::tui::view::QuestionSet;
 
 fn number(value: Option<f64>) -> String {
     value.map_or("—".into(), |v| format!("{v:.1}"))
@@ -66,7 +72,7 @@ const WIDE: u16 = 100;
 
 /// The groups as a table, the selected one highlighted; below [`WIDE`]
 /// columns the costs make room for the group's name.
-fn groups_table(frame: &mut Frame, area: Rect, app: &App, taxonomy: &FindingsTaxonomy) {
+fn groups_table(frame: &mut Frame, area: Rect, app: &App, taxonomy: &FindingsTaxonomy, group: usize) {
     let t = &app.theme;
     let wide = area.width >= WIDE;
     let group_header = "group (source · rule · exception)";
@@ -109,7 +115,7 @@ fn groups_table(frame: &mut Frame, area: Rect, app: &App, taxonomy: &FindingsTax
         .header(header)
         .row_highlight_style(t.selected())
         .block(Block::default().borders(Borders::TOP).title(title).border_style(t.fg(Ink::Border)));
-    let selected = (!taxonomy.groups.is_empty()).then(|| app.findings_group.min(taxonomy.groups.len() - 1));
+    let selected = (!taxonomy.groups.is_empty()).then(|| group.min(taxonomy.groups.len() - 1));
     frame.render_stateful_widget(table, area, &mut TableState::default().with_selected(selected));
 }
 
@@ -138,9 +144,60 @@ fn wrapped_height(lines: &[Line], width: u16) -> u16 {
     u16::try_from(rows + 1).unwrap_or(u16::MAX)
 }
 
-/// Draw the taxonomy into `area`.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
-    let taxonomy = app.taxonomy();
+/// The taxonomy screen: the run's findings by group, its oscillations and
+/// convergence; a group narrows the dashboard to the questions it hit.
+#[derive(Default)]
+pub struct TaxonomyScreen {
+    /// The selected group.
+    group: usize,
+    /// The oscillations' scroll.
+    scroll: Scroll,
+}
+
+impl Component for TaxonomyScreen {
+    fn screen(&self) -> Screen {
+        Screen::Taxonomy
+    }
+
+    fn handle(&mut self, action: Action, app: &mut App) -> Handled {
+        match action {
+            Action::Up => self.group = self.group.saturating_sub(1),
+            Action::Down => {
+                let groups = findings_taxonomy(&app.state).groups.len();
+                self.group = (self.group + 1).min(groups.saturating_sub(1));
+            }
+            Action::ScrollUp => self.scroll.up(SCROLL_STEP),
+            Action::ScrollDown => self.scroll.down(SCROLL_STEP),
+            Action::Open => return self.filter_to_group(app),
+            _ => return Handled::Ignored,
+        }
+        Handled::Done
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
+        draw(self, frame, area, app);
+    }
+}
+
+impl TaxonomyScreen {
+    /// Narrow the dashboard to the questions the selected group hit, and show it.
+    fn filter_to_group(&self, app: &mut App) -> Handled {
+        let taxonomy = findings_taxonomy(&app.state);
+        let Some(group) = taxonomy.groups.get(self.group.min(taxonomy.groups.len().saturating_sub(1))) else {
+            app.message = Some("no findings to filter by".into());
+            return Handled::Done;
+        };
+        let Some(dashboard) = app.find_mut::<Dashboard>() else { return Handled::Done };
+        dashboard.questions =
+            Some(QuestionSet { label: group.label(), ids: group.questions.iter().cloned().collect() });
+        dashboard.row = 0;
+        Handled::Home
+    }
+}
+
+/// Draw `screen` into `area`.
+fn draw(screen: &TaxonomyScreen, frame: &mut Frame, area: Rect, app: &App) {
+    let taxonomy = findings_taxonomy(&app.state);
     let block = Block::default()
         .borders(Borders::ALL)
         .title(" findings taxonomy: what the critic found, what came back, how fast it converged ")
@@ -156,8 +213,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     ])
     .areas(inner);
     frame.render_widget(Paragraph::new(top), top_area);
-    groups_table(frame, groups_area, app, &taxonomy);
-    let first = app.scrolls.taxonomy.place(oscillations.len(), || 0);
+    groups_table(frame, groups_area, app, &taxonomy, screen.group);
+    let first = screen.scroll.place(oscillations.len(), || 0);
     let title = format!(" {} oscillations ", taxonomy.oscillations.len());
     let block = Block::default().borders(Borders::TOP).title(title).border_style(app.theme.fg(Ink::Border));
     let shown: Vec<Line> = oscillations.into_iter().skip(first).collect();

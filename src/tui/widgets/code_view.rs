@@ -8,9 +8,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use crate::domain::{CriticFeedback, DagNodeSpec, FindingSource};
-use crate::tui::app::App;
+use crate::tui::highlight::HighlightCache;
+use crate::tui::scroll::Scroll;
 use crate::tui::text::{clean, clean_spans, width as columns};
-use crate::tui::theme::Ink;
+use crate::tui::theme::{Ink, Theme};
+use crate::tui::view::Pane;
 
 /// Theme colour of a finding source.
 pub fn source_color(source: FindingSource) -> Ink {
@@ -37,9 +39,25 @@ pub fn height(node: &DagNodeSpec, feedback: Option<&CriticFeedback>, width: u16)
     (code.max(findings) + 2).min(u16::MAX as usize) as u16
 }
 
+/// What the code pane draws with: its scroll, the highlighted code, the focused pane.
+pub struct CodePane<'a> {
+    /// The pane's scroll.
+    pub scroll: &'a Scroll,
+    /// Highlighted code of the nodes on screen.
+    pub highlight: &'a HighlightCache,
+    /// The pane with the focus (the code's border shows it).
+    pub focus: Pane,
+}
+
 /// Draw `node`'s code and its findings into `area`.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App, node: &DagNodeSpec, feedback: Option<&CriticFeedback>) {
-    let t = &app.theme;
+pub fn draw(
+    frame: &mut Frame,
+    area: Rect,
+    t: &Theme,
+    pane: CodePane,
+    node: &DagNodeSpec,
+    feedback: Option<&CriticFeedback>,
+) {
     let findings: Vec<_> = feedback.map(|f| f.findings_for_node(&node.node_id).collect()).unwrap_or_default();
     let split = if findings.is_empty() {
         [Constraint::Percentage(100), Constraint::Length(0)]
@@ -50,7 +68,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, node: &DagNodeSpec, feedba
     let inputs: Vec<String> = node.inputs.iter().map(|(k, v)| format!("{k} ← {v}")).collect();
     let title = clean(&format!(" {} · layer {} · {} ", node.node_id, node.layer, node.operation)).into_owned();
     let mut lines = vec![Line::from(Span::styled(clean(&inputs.join(", ")).into_owned(), t.fg(Ink::Muted)))];
-    let highlighted = app.highlight.get(&node.code, t.syntax_dark);
+    let highlighted = pane.highlight.get(&node.code, t.syntax_dark);
     for (number, raw) in node.code.lines().enumerate() {
         // Tab stops count from the code's first column, after the line number.
         let code = match highlighted.and_then(|h| h.get(number)) {
@@ -61,8 +79,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, node: &DagNodeSpec, feedba
         spans.extend(clean_spans(code));
         lines.push(Line::from(spans));
     }
-    let first = app.scrolls.code.place(lines.len(), || 0);
-    let border = super::pane_border(app, crate::tui::view::Pane::Code);
+    let first = pane.scroll.place(lines.len(), || 0);
+    let border = super::pane_border(t, pane.focus, Pane::Code);
     let block = Block::default().borders(Borders::ALL).title(title).border_style(border);
     let shown: Vec<Line> = lines.into_iter().skip(first).collect();
     frame.render_widget(Paragraph::new(shown).block(block), code_area);

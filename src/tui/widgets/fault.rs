@@ -14,7 +14,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
     let area = frame.area();
     frame.render_widget(Clear, area);
     let fault = app.fault.as_deref().unwrap_or("the screen could not be drawn");
-    let key = |action| app.keys.label(action, app.screen, app.replay.is_some());
+    let key = |action| app.keys.label(action, app.screen(), app.replay.is_some());
     let next = if app.confirm_quit {
         "Quit now? y quits (questions still working are cancelled), any other key stays.".to_string()
     } else {

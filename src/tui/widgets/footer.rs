@@ -13,7 +13,7 @@ use crate::tui::theme::Ink;
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let mut spans = Vec::new();
     let mut width = 0;
-    for binding in app.keys.active(app.screen, app.replay.is_some()).filter(|b| !b.binding.hint.is_empty()) {
+    for binding in app.keys.active(app.screen(), app.replay.is_some()).filter(|b| !b.binding.hint.is_empty()) {
         let keys = format!(" {} ", binding.label);
         let hint = format!("{} ", binding.binding.hint);
         width += keys.chars().count() + hint.chars().count();

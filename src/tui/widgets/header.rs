@@ -17,13 +17,14 @@ use crate::report::{Agreement, role_usage};
 use crate::run::{Outcome, QuestionStatus, RunSettings, RunState};
 use crate::tui::app::App;
 use crate::tui::comparison::{CHANGES, Comparison};
-use crate::tui::matrix::RunsMatrix;
 use crate::tui::replay::Replay;
+use crate::tui::runs_matrix::RunsMatrix;
+use crate::tui::screens::Screen;
 use crate::tui::screens::compare::change_style;
+use crate::tui::screens::dashboard::Dashboard;
 use crate::tui::screens::matrix::agreement_style;
 use crate::tui::text::clean;
 use crate::tui::theme::Ink;
-use crate::tui::view::Screen;
 
 fn message_line(app: &App, otherwise: String) -> Line<'static> {
     match &app.message {
@@ -135,10 +136,10 @@ fn roles(settings: &RunSettings, state: &RunState) -> Option<String> {
 /// Draw the header into `area` (3 lines).
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let t = &app.theme;
-    if let (Screen::Matrix, Some(view)) = (app.screen, &app.matrix) {
+    if let (Screen::Matrix, Some(view)) = (app.screen(), app.matrix()) {
         return matrix(frame, area, app, view);
     }
-    if let Some(c) = &app.compare {
+    if let Some(c) = app.comparison() {
         comparison(frame, area, app, c);
         return;
     }
@@ -210,19 +211,15 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     }
     let third = if let Some(wait) = app.replay.as_ref().and_then(|replay| waiting(app.now, replay)) {
         message_line(app, wait)
-    } else if app.dashboard.editing_filter {
-        Line::from(Span::styled(
-            format!(" filter: {}▏ (enter to apply)", clean(&app.dashboard.filter)),
-            t.fg(Ink::Accent),
-        ))
+    } else if let Some(dashboard) = app.dashboard().filter(|d| d.editing_filter) {
+        Line::from(Span::styled(format!(" filter: {}▏ (enter to apply)", clean(&dashboard.filter)), t.fg(Ink::Accent)))
     } else {
-        let filter = if app.dashboard.filter.is_empty() {
-            String::new()
-        } else {
-            format!("  filter: {:?}", app.dashboard.filter)
-        };
-        let questions = app.dashboard.questions.as_ref().map_or(String::new(), |set| {
-            let key = app.keys.label(crate::tui::Action::ClearQuestions, app.screen, app.replay.is_some());
+        let default = Dashboard::default();
+        let dashboard = app.dashboard().unwrap_or(&default);
+        let filter =
+            if dashboard.filter.is_empty() { String::new() } else { format!("  filter: {:?}", dashboard.filter) };
+        let questions = dashboard.questions.as_ref().map_or(String::new(), |set| {
+            let key = app.keys.label(crate::tui::Action::ClearQuestions, app.screen(), app.replay.is_some());
             let again = key.map_or(String::new(), |key| format!(" · {key} shows all"));
             format!("  questions: {} ({}){again}", clean(&set.label), set.ids.len())
         });
@@ -230,8 +227,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             app,
             format!(
                 " showing: {}  sort: {}{filter}{questions}",
-                app.dashboard.status_filter.label(),
-                app.dashboard.sort.label()
+                dashboard.status_filter.label(),
+                dashboard.sort.label()
             ),
         )
     };

@@ -9,11 +9,10 @@ pub mod header;
 pub mod quit_prompt;
 pub mod text_box;
 
-use crate::tui::app::App;
-use crate::tui::theme::Ink;
+use crate::tui::theme::{Ink, Theme};
 use crate::tui::view::Pane;
 
-/// The border style of the question screen's `pane`: the accent when it has the focus.
-pub fn pane_border(app: &App, pane: Pane) -> ratatui::style::Style {
-    app.theme.fg(if app.question.focus == pane { Ink::Accent } else { Ink::Border })
+/// The border style of the question screen's `pane`: the accent when it has the `focus`.
+pub fn pane_border(t: &Theme, focus: Pane, pane: Pane) -> ratatui::style::Style {
+    t.fg(if focus == pane { Ink::Accent } else { Ink::Border })
 }

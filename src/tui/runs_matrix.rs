@@ -3,9 +3,7 @@
 //! of them opens in the side-by-side detail), and the cell under the cursor —
 //! a question (row) and the run set against the baseline (column).
 
-use super::app::App;
 use super::comparison::Comparison;
-use super::view::Screen;
 use crate::report::{EvalResults, Matrix, MatrixRow, compare};
 
 /// Several runs, question by question.
@@ -57,32 +55,6 @@ impl RunsMatrix {
         comparison.row =
             comparison.rows.iter().position(|r| r.question_id == id && r.question == row.question).unwrap_or(0);
         Some(comparison)
-    }
-}
-
-impl App {
-    /// An app showing `matrix` (no run).
-    pub fn comparing_runs(matrix: RunsMatrix, theme: super::theme::Theme) -> Self {
-        let mut app = Self::new(crate::run::RunState::default(), theme, None, None);
-        app.matrix = Some(matrix);
-        app.screen = Screen::Matrix;
-        app
-    }
-
-    /// Open the selected question of the baseline and the selected run side by side.
-    pub(super) fn open_pair(&mut self) {
-        let Some(matrix) = &self.matrix else { return };
-        match matrix.pair() {
-            Some(comparison) => {
-                self.compare = Some(comparison);
-                self.screen = Screen::CompareDetail;
-                self.scrolls.compare_detail.top();
-            }
-            None => {
-                let run = &matrix.matrix.runs[matrix.column].label;
-                self.message = Some(format!("neither A nor {run} has this question: ←/→ picks another run"));
-            }
-        }
     }
 }
 

@@ -1,24 +1,31 @@
 //! The node inspector: for the selected node of an iteration, the inputs it
 //! received (a dataset key, read from the run's dataset on disk, or an
 //! upstream node's recorded output) and its own recorded output, as one tree
-//! to walk, search, and write to a file.
+//! to walk, search, and write to a file. Drawing is in `draw.rs`.
+
+mod draw;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crossterm::event::KeyCode;
+use ratatui::Frame;
+use ratatui::layout::Rect;
 use serde_json::{Map, Value, json};
 
-use super::app::App;
-use super::editing::AfterEdit;
-use super::keymap::Action;
-use super::value_tree::ValueTree;
-use super::view::Screen;
+use super::question::QuestionScreen;
+use super::{Component, Handled};
 use crate::dataset::Dataset;
 use crate::domain::IterationAt;
 use crate::run::Command;
+use crate::tui::app::App;
+use crate::tui::editing::AfterEdit;
+use crate::tui::keymap::Action;
+use crate::tui::screens::Screen;
+use crate::tui::value_tree::ValueTree;
 
-/// What the inspector shows.
-pub struct Inspector {
+/// The node inspector: what it shows and the search being typed.
+pub struct InspectorScreen {
     /// The iteration.
     pub at: IterationAt,
     /// The node.
@@ -41,34 +48,34 @@ fn note(text: String) -> Value {
     Value::String(format!("⟨{text}⟩"))
 }
 
-impl App {
-    /// The run's dataset, loaded once from the directory its settings name.
-    fn dataset(&mut self) -> LoadedDataset {
-        if let Some(loaded) = &self.dataset {
-            return loaded.clone();
-        }
-        let loaded = match &self.state.settings {
-            None => Err("the run's settings are not known yet".to_string()),
-            Some(settings) => match Dataset::load(&settings.dataset_dir) {
-                Ok(dataset) if dataset.content_hash != settings.dataset_hash => Err(format!(
-                    "{} changed since the run: its values would not be what the node read",
-                    settings.dataset_dir
-                )),
-                Ok(dataset) => Ok(Arc::new(dataset)),
-                Err(err) => Err(format!("cannot load {}: {err}", settings.dataset_dir)),
-            },
-        };
-        self.dataset = Some(loaded.clone());
-        loaded
+/// The run's dataset, loaded once from the directory its settings name (and kept by the app).
+fn dataset(app: &mut App) -> LoadedDataset {
+    if let Some(loaded) = &app.dataset {
+        return loaded.clone();
     }
+    let loaded = match &app.state.settings {
+        None => Err("the run's settings are not known yet".to_string()),
+        Some(settings) => match Dataset::load(&settings.dataset_dir) {
+            Ok(dataset) if dataset.content_hash != settings.dataset_hash => Err(format!(
+                "{} changed since the run: its values would not be what the node read",
+                settings.dataset_dir
+            )),
+            Ok(dataset) => Ok(Arc::new(dataset)),
+            Err(err) => Err(format!("cannot load {}: {err}", settings.dataset_dir)),
+        },
+    };
+    app.dataset = Some(loaded.clone());
+    loaded
+}
 
-    /// Open the inspector on the selected node of the selected iteration.
-    pub(super) fn open_inspector(&mut self) {
-        let Some(at) = self.selected_iteration() else { return };
-        let Some((attempt, it)) = self.current_iteration() else { return };
-        let Some(node) = it.dag.as_ref().and_then(|dag| dag.nodes.get(self.question.node)).cloned() else {
-            self.message = Some("no node to inspect in this iteration".into());
-            return;
+impl InspectorScreen {
+    /// The inspector on `question`'s selected node of its selected iteration,
+    /// or the message that says why there is none.
+    pub fn open(app: &mut App, question: &QuestionScreen) -> Result<Self, Option<String>> {
+        let Some(at) = question.selected_iteration(&app.state) else { return Err(None) };
+        let Some((attempt, it)) = question.current_iteration(&app.state) else { return Err(None) };
+        let Some(node) = it.dag.as_ref().and_then(|dag| dag.nodes.get(question.node)).cloned() else {
+            return Err(Some("no node to inspect in this iteration".into()));
         };
         // The answer's execution for the attempt's last iteration, else the trial run.
         let is_answer = attempt.iterations.last().is_some_and(|last| last.number == it.number);
@@ -80,7 +87,7 @@ impl App {
         for (parameter, source) in &node.inputs {
             sources.push(format!("{parameter} ← {source}"));
             let value = if let Some(key) = source.strip_prefix("dataset.") {
-                match self.dataset() {
+                match dataset(app) {
                     Ok(dataset) => {
                         dataset.data.get(key).cloned().unwrap_or_else(|| note(format!("the dataset has no key {key}")))
                     }
@@ -99,14 +106,17 @@ impl App {
             None => note("this iteration did not run".into()),
         };
         let tree = ValueTree::new(json!({"inputs": inputs, "output": output}), &node.node_id);
-        self.inspector = Some(Inspector { at, node_id: node.node_id, sources, tree, typing: None });
-        self.screen = Screen::Inspector;
+        Ok(Self { at, node_id: node.node_id, sources, tree, typing: None })
+    }
+}
+
+impl Component for InspectorScreen {
+    fn screen(&self) -> Screen {
+        Screen::Inspector
     }
 
-    /// Carry out `action` in the inspector; false when it is not the inspector's.
-    pub(super) fn inspector_action(&mut self, action: Action) -> bool {
-        let Some(inspector) = self.inspector.as_mut() else { return false };
-        let tree = &mut inspector.tree;
+    fn handle(&mut self, action: Action, app: &mut App) -> Handled {
+        let tree = &mut self.tree;
         match action {
             Action::Up => tree.up(1),
             Action::Down => tree.down(1),
@@ -116,45 +126,47 @@ impl App {
             Action::PaneRight => tree.expand(),
             Action::Toggle => tree.toggle(),
             Action::ExpandAll => tree.expand_all(),
-            Action::Filter => inspector.typing = Some(String::new()),
+            Action::Filter => self.typing = Some(String::new()),
             Action::SearchNext | Action::SearchPrevious => {
                 let moved = if action == Action::SearchNext { tree.search_next() } else { tree.search_previous() };
                 if !moved {
-                    self.message = Some("no matches: / searches keys and values".into());
+                    app.message = Some("no matches: / searches keys and values".into());
                 }
             }
-            Action::Export => self.export_selected(),
-            Action::EditNode => self.request_edit(false, AfterEdit::RunNode),
+            Action::Export => app.message = Some(self.export_selected(app.recording.clone())),
+            Action::EditNode => app.request_edit(false, AfterEdit::RunNode),
             Action::RunNode => {
-                let (at, node_id) = (inspector.at.clone(), inspector.node_id.clone());
-                match self.connect(false) {
+                let (at, node_id) = (self.at.clone(), self.node_id.clone());
+                match app.connect(false) {
                     Ok(()) => {
                         let what = format!("running node {node_id} as recorded, with the nodes feeding it");
-                        self.send(Command::RunNode { at, node_id, code: None }, &what);
+                        app.send(Command::RunNode { at, node_id, code: None }, &what);
                     }
-                    Err(why) => self.message = Some(why.to_string()),
+                    Err(why) => app.message = Some(why.to_string()),
                 }
             }
-            _ => return false,
+            _ => return Handled::Ignored,
         }
-        true
+        Handled::Done
+    }
+
+    fn typing(&self) -> bool {
+        self.typing.is_some()
     }
 
     /// A key while a search is typed: Enter searches, Esc gives up.
-    pub(super) fn inspector_typing(&mut self, code: crossterm::event::KeyCode) {
-        use crossterm::event::KeyCode;
-        let Some(inspector) = self.inspector.as_mut() else { return };
-        let Some(query) = inspector.typing.as_mut() else { return };
+    fn type_key(&mut self, code: KeyCode, app: &mut App) {
+        let Some(query) = self.typing.as_mut() else { return };
         match code {
-            KeyCode::Esc => inspector.typing = None,
+            KeyCode::Esc => self.typing = None,
             KeyCode::Backspace => {
                 query.pop();
             }
             KeyCode::Char(c) => query.push(c),
             KeyCode::Enter => {
-                let query = inspector.typing.take().unwrap_or_default();
-                let found = inspector.tree.search(&query);
-                self.message = Some(match found {
+                let query = self.typing.take().unwrap_or_default();
+                let found = self.tree.search(&query);
+                app.message = Some(match found {
                     0 => format!("no match for {query:?}"),
                     1 => format!("1 match for {query:?}"),
                     n => format!("{n} matches for {query:?}: n next, N previous"),
@@ -164,20 +176,26 @@ impl App {
         }
     }
 
-    /// Write the selected value as JSON to a new file in the derived run's
-    /// directory, if one records this work, else the current directory.
-    fn export_selected(&mut self) {
-        let Some(inspector) = &self.inspector else { return };
-        let dir = self.recording.clone().unwrap_or_else(|| PathBuf::from("."));
-        let at = &inspector.at;
-        let stem = format!("eval-dag-{}-a{}-it{}-{}", at.question_id, at.attempt, at.iteration, inspector.node_id);
+    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
+        draw::draw(self, frame, area, app);
+    }
+}
+
+impl InspectorScreen {
+    /// Write the selected value as JSON to a new file in `recording` (the
+    /// derived run's directory, if one records this work), else the current
+    /// directory; what happened, for the status line.
+    fn export_selected(&self, recording: Option<PathBuf>) -> String {
+        let dir = recording.unwrap_or_else(|| PathBuf::from("."));
+        let at = &self.at;
+        let stem = format!("eval-dag-{}-a{}-it{}-{}", at.question_id, at.attempt, at.iteration, self.node_id);
         let path = free_path(&dir, &stem);
-        let text = serde_json::to_string_pretty(inspector.tree.selected_value()).unwrap_or_default() + "\n";
-        let what = inspector.tree.selected_path_text();
-        self.message = Some(match std::fs::write(&path, &text) {
+        let text = serde_json::to_string_pretty(self.tree.selected_value()).unwrap_or_default() + "\n";
+        let what = self.tree.selected_path_text();
+        match std::fs::write(&path, &text) {
             Ok(()) => format!("wrote {what} to {} ({} bytes)", path.display(), text.len()),
             Err(err) => format!("cannot write {}: {err}", path.display()),
-        });
+        }
     }
 }
 

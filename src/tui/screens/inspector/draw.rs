@@ -1,6 +1,7 @@
-//! The node inspector: the selected node's inputs and output as a tree —
-//! each row with its Python type and size, containers opening in place — and
-//! the path of the selected value as Python, ready to paste into node code.
+//! Drawing the node inspector: the selected node's inputs and output as a
+//! tree — each row with its Python type and size, containers opening in
+//! place — and the path of the selected value as Python, ready to paste into
+//! node code.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -8,9 +9,9 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
+use super::InspectorScreen as Inspector;
 use crate::run::NodeRun;
 use crate::tui::app::App;
-use crate::tui::inspector::Inspector;
 use crate::tui::text::{clean, fit};
 use crate::tui::theme::Ink;
 use crate::tui::value_tree::TreeRow;
@@ -72,10 +73,9 @@ fn draw_run(frame: &mut Frame, area: Rect, app: &App, run: &NodeRun) {
     frame.render_widget(paragraph.style(t.fg(Ink::Text)).block(block), area);
 }
 
-/// Draw the inspector into `area`.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+/// Draw `inspector` into `area`.
+pub(super) fn draw(inspector: &Inspector, frame: &mut Frame, area: Rect, app: &App) {
     let t = &app.theme;
-    let Some(inspector) = &app.inspector else { return };
     let run = latest_run(app, inspector);
     let run_height = if run.is_some() { 4 } else { 0 };
     let [header, body, ran] =

@@ -1,8 +1,8 @@
-//! One question: its attempts and iterations with verdicts, the DAG of the
-//! selected iteration, the selected node's code with the findings that blame
-//! it, and tabs for the feedback, the node outputs and the conversation with
-//! the LLM across all iterations. Tab / Shift-Tab move the focus between the
-//! graph, the code and the detail; `z` lets the focused pane fill the screen.
+//! Drawing one question: its attempts and iterations with verdicts, the DAG of
+//! the selected iteration, the selected node's code with the findings that
+//! blame it, and tabs for the feedback, the node outputs and the conversation
+//! with the LLM across all iterations. Tab / Shift-Tab move the focus between
+//! the graph, the code and the detail; `z` lets the focused pane fill the screen.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -10,6 +10,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, List, ListItem, ListState, Paragraph, Tabs, Wrap};
 
+use super::QuestionScreen;
 use crate::domain::GeneratedDag;
 use crate::run::{Iteration, Outcome};
 use crate::text::plural;
@@ -20,10 +21,10 @@ use crate::tui::view::{Pane, Tab};
 use crate::tui::widgets::code_view::source_color;
 use crate::tui::widgets::{code_view, conversation, dag_graph, pane_border};
 
-fn iterations_list(frame: &mut Frame, area: Rect, app: &App) {
+fn iterations_list(frame: &mut Frame, area: Rect, view: &QuestionScreen, app: &App) {
     let t = &app.theme;
-    let items: Vec<ListItem> = app
-        .iterations()
+    let items: Vec<ListItem> = view
+        .iterations(&app.state)
         .iter()
         .map(|(attempt, it)| {
             let (verdict, style) = match &it.feedback {
@@ -41,13 +42,13 @@ fn iterations_list(frame: &mut Frame, area: Rect, app: &App) {
             ]))
         })
         .collect();
-    let title = app
-        .current_question()
+    let title = view
+        .question(&app.state)
         .map_or(" iterations ".into(), |q| format!(" {} · {} ", clean(&q.question.id), q.status.label()));
     let list = List::new(items)
         .block(Block::default().borders(Borders::ALL).title(title).border_style(t.fg(Ink::Border)))
         .highlight_style(t.selected());
-    let mut state = ListState::default().with_selected(Some(app.question.iteration));
+    let mut state = ListState::default().with_selected(Some(view.iteration));
     frame.render_stateful_widget(list, area, &mut state);
 }
 
@@ -91,7 +92,7 @@ fn feedback_lines(app: &App, it: &Iteration) -> Vec<Line<'static>> {
     lines
 }
 
-fn output_lines(app: &App, it: &Iteration) -> Vec<Line<'static>> {
+fn output_lines(view: &QuestionScreen, app: &App, it: &Iteration) -> Vec<Line<'static>> {
     let t = &app.theme;
     let Some(trial) = &it.trial else { return vec![Line::from(Span::styled("not run", t.fg(Ink::Muted)))] };
     let (verdict, style) =
@@ -131,7 +132,7 @@ fn output_lines(app: &App, it: &Iteration) -> Vec<Line<'static>> {
     }
     // The grades judge the attempt's final answer: shown under the approved
     // (or accepted) iteration that produced it.
-    let attempt = app.current_iteration().map(|(attempt, _)| attempt);
+    let attempt = view.current_iteration(&app.state).map(|(attempt, _)| attempt);
     let accepted = attempt.is_some_and(|a| a.outcome == Some(Outcome::FixedByHand));
     let approved = accepted || it.feedback.as_ref().is_some_and(|f| f.is_approved);
     if let (true, Some(attempt)) = (approved, attempt)
@@ -163,36 +164,36 @@ fn output_lines(app: &App, it: &Iteration) -> Vec<Line<'static>> {
 
 /// Every line of the selected tab, top to bottom, and the line where the
 /// selected iteration starts in it (its part of the conversation; 0 elsewhere).
-fn detail_lines(app: &App) -> (Vec<Line<'static>>, usize) {
-    let Some((_, it)) = app.current_iteration() else { return (Vec::new(), 0) };
-    match app.question.tab {
+fn detail_lines(view: &QuestionScreen, app: &App) -> (Vec<Line<'static>>, usize) {
+    let Some((_, it)) = view.current_iteration(&app.state) else { return (Vec::new(), 0) };
+    match view.tab {
         Tab::Feedback => (feedback_lines(app, it), 0),
-        Tab::Outputs => (output_lines(app, it), 0),
-        Tab::Conversation => app.current_question().map_or_else(
+        Tab::Outputs => (output_lines(view, app, it), 0),
+        Tab::Conversation => view.question(&app.state).map_or_else(
             || (Vec::new(), 0),
             |q| {
-                let log = conversation::build(&app.state, q, app.question.iteration, app.question.expanded, &app.theme);
-                let anchor = log.anchors.get(app.question.iteration).copied().unwrap_or(0);
+                let log = conversation::build(&app.state, q, view.iteration, view.expanded, &app.theme);
+                let anchor = log.anchors.get(view.iteration).copied().unwrap_or(0);
                 (log.lines, anchor)
             },
         ),
     }
 }
 
-fn detail(frame: &mut Frame, area: Rect, app: &App) {
+fn detail(frame: &mut Frame, area: Rect, view: &QuestionScreen, app: &App) {
     let t = &app.theme;
     let titles: Vec<&str> = Tab::ALL.iter().map(|t| t.title()).collect();
-    let selected = Tab::ALL.iter().position(|t| *t == app.question.tab).unwrap_or(0);
+    let selected = Tab::ALL.iter().position(|t| *t == view.tab).unwrap_or(0);
     let [tabs_area, body] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(area);
-    let (lines, anchor) = detail_lines(app);
-    let first = app.scrolls.question.place(lines.len(), || anchor);
+    let (lines, anchor) = detail_lines(view, app);
+    let first = view.detail.place(lines.len(), || anchor);
     let position = if first > 0 || lines.len() > body.height as usize {
         format!("line {} of {} · ", first + 1, lines.len())
     } else {
         String::new()
     };
-    let context = app
-        .current_iteration()
+    let context = view
+        .current_iteration(&app.state)
         .map(|(a, it)| {
             let place = crate::domain::epoch_draft_prefix(a.epoch, a.draft);
             format!("{position}{place}attempt {} · iteration {} ", a.number, it.number)
@@ -207,7 +208,7 @@ fn detail(frame: &mut Frame, area: Rect, app: &App) {
     let tabs = if all_fit { Tabs::new(titles).select(selected) } else { Tabs::new([titles[selected]]).select(0) };
     frame.render_widget(tabs.highlight_style(t.selected()), tabs_area);
     frame.render_widget(Paragraph::new(Span::styled(context, t.fg(Ink::Muted))), context_area);
-    let block = Block::default().borders(Borders::TOP).border_style(pane_border(app, Pane::Detail));
+    let block = Block::default().borders(Borders::TOP).border_style(pane_border(&app.theme, view.focus, Pane::Detail));
     let shown: Vec<Line> = lines.into_iter().skip(first).collect();
     frame.render_widget(Paragraph::new(shown).wrap(Wrap { trim: false }).block(block), body);
 }
@@ -226,23 +227,21 @@ fn pane_heights(height: u16, graph_rows: usize, code_rows: Option<u16>) -> [u16;
     [top, middle]
 }
 
-/// Draw the question screen into `area`.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
-    let Some((_, it)) = app.current_iteration() else {
+/// Draw the question screen `view` into `area`.
+pub(super) fn draw(view: &QuestionScreen, frame: &mut Frame, area: Rect, app: &App) {
+    let Some((_, it)) = view.current_iteration(&app.state) else {
         frame.render_widget(Paragraph::new("this question has not started yet"), area);
         return;
     };
-    let node = it.dag.as_ref().and_then(|dag| dag.nodes.get(app.question.node));
+    let node = it.dag.as_ref().and_then(|dag| dag.nodes.get(view.node));
     // Too short for the graph and code panes to show anything: the detail alone.
-    let zoomed = if area.height < MIN_PANES_HEIGHT {
-        Some(Pane::Detail)
-    } else {
-        app.question.zoom.then_some(app.question.focus)
-    };
+    let zoomed = if area.height < MIN_PANES_HEIGHT { Some(Pane::Detail) } else { view.zoom.then_some(view.focus) };
     match (zoomed, node) {
-        (Some(Pane::Graph), _) => return graph(frame, area, app, it),
-        (Some(Pane::Code), Some(node)) => return code_view::draw(frame, area, app, node, it.feedback.as_ref()),
-        (Some(_), _) => return detail(frame, area, app),
+        (Some(Pane::Graph), _) => return graph(frame, area, view, app, it),
+        (Some(Pane::Code), Some(node)) => {
+            return code_view::draw(frame, area, &app.theme, view.code_pane(), node, it.feedback.as_ref());
+        }
+        (Some(_), _) => return detail(frame, area, view, app),
         (None, _) => {}
     }
     let graph_rows = it.dag.as_ref().map_or(1, GeneratedDag::widest_layer);
@@ -252,17 +251,17 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         Layout::vertical([Constraint::Length(top_height), Constraint::Length(middle_height), Constraint::Min(4)])
             .areas(area);
     let [list_area, graph_area] = Layout::horizontal([Constraint::Length(26), Constraint::Min(10)]).areas(top);
-    iterations_list(frame, list_area, app);
-    graph(frame, graph_area, app, it);
+    iterations_list(frame, list_area, view, app);
+    graph(frame, graph_area, view, app, it);
     if let Some(node) = node {
-        code_view::draw(frame, middle, app, node, it.feedback.as_ref());
+        code_view::draw(frame, middle, &app.theme, view.code_pane(), node, it.feedback.as_ref());
     }
-    detail(frame, bottom, app);
+    detail(frame, bottom, view, app);
 }
 
 /// The DAG pane: the graph of the selected iteration, or why there is none.
-fn graph(frame: &mut Frame, graph_area: Rect, app: &App, it: &Iteration) {
-    let title = app.current_question().map_or(" DAG ".into(), |q| {
+fn graph(frame: &mut Frame, graph_area: Rect, view: &QuestionScreen, app: &App, it: &Iteration) {
+    let title = view.question(&app.state).map_or(" DAG ".into(), |q| {
         // Tokens only where a model spent some (an offline run spends none).
         let spent = match q.usage.total() {
             0 => String::new(),
@@ -272,13 +271,17 @@ fn graph(frame: &mut Frame, graph_area: Rect, app: &App, it: &Iteration) {
         let text = preview(&serde_json::Value::String(q.question.question.clone()), room);
         format!(" DAG · {} · {spent}{text} ", q.question.difficulty_level.as_str())
     });
-    let graph_block = Block::default().borders(Borders::ALL).title(title).border_style(pane_border(app, Pane::Graph));
+    let graph_block = Block::default().borders(Borders::ALL).title(title).border_style(pane_border(
+        &app.theme,
+        view.focus,
+        Pane::Graph,
+    ));
     let inner = graph_block.inner(graph_area);
     frame.render_widget(graph_block, graph_area);
     match &it.dag {
         Some(dag) if !dag.nodes.is_empty() => {
             let colouring = dag_graph::Colouring::Verdicts(it.feedback.as_ref());
-            dag_graph::draw(frame.buffer_mut(), inner, dag, colouring, app.question.node, &app.theme);
+            dag_graph::draw(frame.buffer_mut(), inner, dag, colouring, view.node, &app.theme);
         }
         _ => {
             let text = it.feedback.as_ref().map_or("building…".to_string(), |f| {
