@@ -2,6 +2,7 @@
 
 use std::sync::OnceLock;
 
+use minijinja::HtmlEscape;
 use std::fmt::Write;
 use syntect::easy::HighlightLines;
 
@@ -54,7 +55,8 @@ fn colour_class(colour: syntect::highlighting::Color) -> String {
 
 /// `code` as compact HTML: one span per run of equally styled text, with a
 /// class per colour (`c` + hex) and `b`/`i` for bold and italic (style them
-/// with [`highlight_css`]); text in the default style is left bare.
+/// with [`highlight_css`]); text in the default style is left bare. The
+/// text is HTML-escaped, so the result goes into a page as it is.
 pub fn highlight_html(code: &str) -> String {
     let plain = theme(HTML_DARK).settings.foreground;
     let mut out = String::with_capacity(code.len() * 3);
@@ -80,9 +82,9 @@ pub fn highlight_html(code: &str) -> String {
                 classes.push("i".into());
             }
             if classes.is_empty() || text.trim().is_empty() {
-                out.push_str(&html_escape(&text));
+                let _ = write!(out, "{}", HtmlEscape(&text));
             } else {
-                let _ = write!(out, "<span class=\"{}\">{}</span>", classes.join(" "), html_escape(&text));
+                let _ = write!(out, "<span class=\"{}\">{}</span>", classes.join(" "), HtmlEscape(&text));
             }
         }
         if index < last || code.ends_with('\n') {
@@ -114,22 +116,6 @@ pub fn highlight_css() -> String {
         );
     }
     css
-}
-
-/// Escape text for HTML.
-pub fn html_escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]
