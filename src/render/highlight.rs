@@ -10,6 +10,8 @@ use syntect::highlighting::{FontStyle, Style, Theme, ThemeSet};
 use syntect::parsing::{SyntaxReference, SyntaxSet};
 use syntect::util::LinesWithEndings;
 
+use crate::text::show_hidden;
+
 /// The syntax definitions (built in, loaded on first use).
 pub fn syntax_set() -> &'static SyntaxSet {
     static SET: OnceLock<SyntaxSet> = OnceLock::new();
@@ -56,7 +58,8 @@ fn colour_class(colour: syntect::highlighting::Color) -> String {
 /// `code` as compact HTML: one span per run of equally styled text, with a
 /// class per colour (`c` + hex) and `b`/`i` for bold and italic (style them
 /// with [`highlight_css`]); text in the default style is left bare. The
-/// text is HTML-escaped, so the result goes into a page as it is.
+/// text is HTML-escaped and characters that reorder or hide text are shown
+/// as their code points, so the result goes into a page as it is.
 pub fn highlight_html(code: &str) -> String {
     let plain = theme(HTML_DARK).settings.foreground;
     let mut out = String::with_capacity(code.len() * 3);
@@ -82,9 +85,9 @@ pub fn highlight_html(code: &str) -> String {
                 classes.push("i".into());
             }
             if classes.is_empty() || text.trim().is_empty() {
-                let _ = write!(out, "{}", HtmlEscape(&text));
+                let _ = write!(out, "{}", HtmlEscape(&show_hidden(&text)));
             } else {
-                let _ = write!(out, "<span class=\"{}\">{}</span>", classes.join(" "), HtmlEscape(&text));
+                let _ = write!(out, "<span class=\"{}\">{}</span>", classes.join(" "), HtmlEscape(&show_hidden(&text)));
             }
         }
         if index < last || code.ends_with('\n') {

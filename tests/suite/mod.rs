@@ -26,6 +26,7 @@ mod recritic;
 mod replay_cli;
 mod replay_progressive;
 mod report_page;
+mod report_templates;
 mod results_schema;
 mod run_graded;
 mod run_offline;

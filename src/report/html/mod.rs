@@ -19,6 +19,7 @@ mod scorecard;
 mod summary;
 mod svg;
 mod taxonomy;
+mod untrusted;
 
 use std::path::Path;
 use std::sync::OnceLock;
@@ -82,6 +83,7 @@ impl ReportTemplates {
         // Block tags on lines of their own leave no blank lines behind.
         let syntax = minijinja::syntax::SyntaxConfig::builder().trim_blocks(true).lstrip_blocks(true).build();
         env.set_syntax(syntax.expect("the default delimiters are valid"));
+        env.set_formatter(untrusted::write_value);
         REPORT_TEMPLATES.load_into(&mut env, dir)?;
         Ok(Self { env })
     }
