@@ -25,7 +25,7 @@ pub use agreement::{Flip, VerdictAgreement, verdict_agreement};
 pub use compare::{Change, Row, Side, compare};
 pub use convergence::{ApprovalHistogram, Convergence, convergence};
 pub use economy::{PrefixReuse, TokenEconomy, prefix_reuse, token_economy};
-pub use html::{REPORT_TEMPLATES, ReportTemplates, SECTIONS_INLINE_UP_TO, report_html};
+pub use html::{REPORT_TEMPLATES, ReportTemplates, report_html};
 pub use load::{fold_indexed, fold_trace, is_trace, load_results};
 pub use matrix::{Agreement, Entry, Matrix, MatrixRow, RunSummary, compare_runs};
 pub use results::{eval_results, graded_tally, write_eval_results};

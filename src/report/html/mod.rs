@@ -63,7 +63,7 @@ pub const REPORT_TEMPLATES: TemplateSet = TemplateSet {
 
 /// Up to this many questions every section is in the page; above it a
 /// section's body is drawn when it is first opened.
-pub const SECTIONS_INLINE_UP_TO: usize = 1000;
+const SECTIONS_INLINE_UP_TO: usize = 1000;
 
 /// The compiled report templates.
 #[derive(Debug)]
