@@ -101,4 +101,10 @@ mod tests {
             ("4.2s".into(), "3m05s".into(), "1h02m".into())
         );
     }
+
+    #[test]
+    fn characters_that_reorder_or_hide_text_are_shown_as_code_points() {
+        assert_eq!(show_hidden("a\u{202e}b\u{200b}c\u{2066}"), "a⟨U+202E⟩b⟨U+200B⟩c⟨U+2066⟩");
+        assert!(matches!(show_hidden("plain 漢字 👍"), std::borrow::Cow::Borrowed("plain 漢字 👍")), "left as it is");
+    }
 }
