@@ -36,7 +36,8 @@ pub fn closest<'a>(word: &str, candidates: &[&'a str], min_similarity: f64) -> O
 /// `text` with every character that [`reorders_or_hides`] shown as its code
 /// point (`⟨U+202E⟩`), for untrusted text in a page.
 pub fn show_hidden(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.chars().any(reorders_or_hides) {
+    // Every such character is outside ASCII: most text is checked at once.
+    if text.is_ascii() || !text.chars().any(reorders_or_hides) {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut shown = String::with_capacity(text.len() + 16);

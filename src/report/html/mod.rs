@@ -214,10 +214,9 @@ impl ReportTemplates {
                 .chunks(share)
                 .map(|part| {
                     let draw = &draw;
-                    scope.spawn(move || {
-                        let mut code_html = CodeHtml::default();
-                        part.iter().map(|g| draw(g, &mut code_html)).collect::<Vec<_>>()
-                    })
+                    // Code is highlighted once per group: unchanged nodes repeat across a
+                    // question's iterations and attempts, rarely across questions.
+                    scope.spawn(move || part.iter().map(|g| draw(g, &mut CodeHtml::default())).collect::<Vec<_>>())
                 })
                 .collect();
             let drawn = workers.into_iter().map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
@@ -294,6 +293,7 @@ mod tests {
         }
         assert!(html.contains("Iteration 1"));
         assert!(html.contains("<code>a</code>"), "node a is shown");
+        assert!(html.contains("<pre class=\"code\"><span class=\"c"), "its code highlighted, as markup: {html}");
         assert!(!html.contains("(template "), "every template rendered: {html}");
         assert!(html.contains("<svg class=\"dag\""));
         assert!(html.contains("50%</b>pass rate"));

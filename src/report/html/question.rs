@@ -18,18 +18,21 @@ use crate::text::preview;
 /// How many characters of a node output are shown before "more".
 const OUTPUT_PREVIEW: usize = 400;
 
-/// Highlighted node code, each distinct source highlighted once per report
-/// (unchanged nodes repeat across iterations and attempts).
+/// Highlighted node code, each distinct source highlighted once (unchanged
+/// nodes repeat across iterations and attempts), kept as markup the
+/// templates write as it is.
 #[derive(Default)]
-pub struct CodeHtml(HashMap<String, String>);
+pub struct CodeHtml(HashMap<String, minijinja::Value>);
 
 impl CodeHtml {
     /// The highlighted HTML of `code`.
-    pub fn of(&mut self, code: &str) -> &str {
-        if !self.0.contains_key(code) {
-            self.0.insert(code.to_string(), highlight_html(code));
+    pub fn of(&mut self, code: &str) -> minijinja::Value {
+        if let Some(highlighted) = self.0.get(code) {
+            return highlighted.clone();
         }
-        &self.0[code]
+        let highlighted = minijinja::Value::from_safe_string(highlight_html(code));
+        self.0.insert(code.to_string(), highlighted.clone());
+        highlighted
     }
 }
 
@@ -113,7 +116,7 @@ struct NodeView<'a> {
     operation: &'a str,
     is_final: bool,
     inputs: String,
-    code: String,
+    code: minijinja::Value,
     findings: Vec<FindingView>,
     output: Option<OutputView>,
 }
@@ -143,7 +146,7 @@ fn nodes<'a>(
             operation: &node.operation,
             is_final: node.node_id == dag.final_answer_node,
             inputs: inputs.join(", "),
-            code: code_html.of(&node.code).to_string(),
+            code: code_html.of(&node.code),
             findings: feedback
                 .into_iter()
                 .flat_map(|f| f.findings_for_node(&node.node_id))

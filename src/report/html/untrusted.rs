@@ -11,7 +11,10 @@ use crate::text::{reorders_or_hides, show_hidden};
 pub fn write_value(out: &mut Output, state: &mut State, value: &Value) -> Result<(), Error> {
     match value.as_str() {
         Some(text)
-            if *state.auto_escape() == AutoEscape::Html && !value.is_safe() && text.chars().any(reorders_or_hides) =>
+            if *state.auto_escape() == AutoEscape::Html
+                && !value.is_safe()
+                && !text.is_ascii()
+                && text.chars().any(reorders_or_hides) =>
         {
             escape_formatter(out, state, &Value::from(show_hidden(text).into_owned()))
         }
