@@ -20,6 +20,7 @@ pub mod render;
 pub mod report;
 pub mod run;
 pub mod sandbox;
+pub mod templating;
 pub mod text;
 pub mod trace;
 pub mod tui;

@@ -33,6 +33,42 @@ pub fn closest<'a>(word: &str, candidates: &[&'a str], min_similarity: f64) -> O
         .map(|(_, candidate)| candidate)
 }
 
+/// `text` with every character that [`reorders_or_hides`] shown as its code
+/// point (`⟨U+202E⟩`), for untrusted text in a page.
+pub fn show_hidden(text: &str) -> std::borrow::Cow<'_, str> {
+    // Every such character is outside ASCII: most text is checked at once.
+    if text.is_ascii() || !text.chars().any(reorders_or_hides) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut shown = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        match reorders_or_hides(c) {
+            true => shown.push_str(&format!("⟨U+{:04X}⟩", c as u32)),
+            false => shown.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(shown)
+}
+
+/// Whether `c` reorders or hides the text around it (bidirectional
+/// formatting such as U+202E, as in "Trojan Source", invisible separators
+/// and marks): untrusted text shows such a character as its code point.
+pub fn reorders_or_hides(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061c}'
+            | '\u{200b}'
+            | '\u{200e}'
+            | '\u{200f}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{feff}'
+    )
+}
+
 /// A one-line preview of a JSON value, at most `max` characters.
 pub fn preview(value: &serde_json::Value, max: usize) -> String {
     let text = match value {
@@ -65,5 +101,11 @@ mod tests {
             (duration(4_250), duration(185_000), duration(3_720_000)),
             ("4.2s".into(), "3m05s".into(), "1h02m".into())
         );
+    }
+
+    #[test]
+    fn characters_that_reorder_or_hide_text_are_shown_as_code_points() {
+        assert_eq!(show_hidden("a\u{202e}b\u{200b}c\u{2066}"), "a⟨U+202E⟩b⟨U+200B⟩c⟨U+2066⟩");
+        assert!(matches!(show_hidden("plain 漢字 👍"), std::borrow::Cow::Borrowed("plain 漢字 👍")), "left as it is");
     }
 }

@@ -12,9 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::cli::CompareArgs;
-use crate::report::{
-    Agreement, Change, EvalResults, Matrix, Row, Side, compare, compare_runs, load_results, matrix_html,
-};
+use crate::report::{Agreement, Change, EvalResults, Matrix, Row, Side, compare, compare_runs, load_results};
 use crate::text::{percent, preview};
 
 fn cell(side: Option<&Side>) -> String {
@@ -172,7 +170,10 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let names: Vec<String> = args.runs.iter().map(|p| p.display().to_string()).collect();
     let matrix = compare_runs(&names, &docs, args.significance);
     if let Some(out) = &args.html {
-        let size = super::report::write_page(out, &matrix_html(&matrix, &chrono::Local::now().fixed_offset()))?;
+        let size = super::report::write_page(
+            out,
+            &super::report::templates()?.matrix_html(&matrix, &chrono::Local::now().fixed_offset()),
+        )?;
         eprintln!(
             "compare: {} ({:.1} KiB, {} runs, {} questions)",
             out.display(),

@@ -224,7 +224,12 @@ pub fn run(args: RecriticArgs) -> anyhow::Result<ExitCode> {
     })?;
     let results = super::run::write_results(&out, &state)?;
     let report_path = out.join("eval_report.html");
-    super::report::write_report(&report_path, &state, &chrono::Local::now().fixed_offset())?;
+    super::report::write_report(
+        &report_path,
+        &super::report::templates()?,
+        &state,
+        &chrono::Local::now().fixed_offset(),
+    )?;
 
     let (original, recritic) = (critic_scorecard(&source), critic_scorecard(&state));
     let agreement = verdict_agreement(&original, &recritic);

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::cli::ReportArgs;
-use crate::report::{fold_indexed, is_trace, report_html};
+use crate::report::{REPORT_TEMPLATES, ReportTemplates, fold_indexed, is_trace};
 use crate::run::RunState;
 
 /// The trace behind `input`: the file itself, the `trace.jsonl` beside a results
@@ -35,13 +35,20 @@ pub fn trace_path(input: &Path) -> anyhow::Result<PathBuf> {
     )
 }
 
-/// Write the report of `state` to `out`; returns its size in bytes.
+/// The report templates: the built-in ones, each replaced by a same-named file
+/// in `$EVAL_DAG_TEMPLATES` or `<config dir>/eval-dag/templates/`.
+pub fn templates() -> anyhow::Result<ReportTemplates> {
+    Ok(ReportTemplates::load(REPORT_TEMPLATES.override_dir().as_deref())?)
+}
+
+/// Write the report of `state` to `out` with `templates`; returns its size in bytes.
 pub fn write_report(
     out: &Path,
+    templates: &ReportTemplates,
     state: &RunState,
     generated_at: &chrono::DateTime<chrono::FixedOffset>,
 ) -> anyhow::Result<u64> {
-    write_page(out, &report_html(state, generated_at))
+    write_page(out, &templates.report_html(state, generated_at))
 }
 
 /// Write the page `html` to `out`, creating its directory; returns its size in bytes.
@@ -55,9 +62,10 @@ pub fn write_page(out: &Path, html: &str) -> anyhow::Result<u64> {
 
 /// Run the `report` subcommand.
 pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
+    let templates = templates()?;
     let trace = super::read_trace(&trace_path(&args.input)?)?;
     let state = fold_indexed(&trace, |_| {})?;
-    let size = write_report(&args.out, &state, &chrono::Local::now().fixed_offset())?;
+    let size = write_report(&args.out, &templates, &state, &chrono::Local::now().fixed_offset())?;
     eprintln!("report: {} ({:.1} KiB, {} questions)", args.out.display(), size as f64 / 1024.0, state.questions.len());
     Ok(ExitCode::SUCCESS)
 }

@@ -192,6 +192,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     let dataset = Arc::new(Dataset::load(&plan.dataset_dir)?);
     let prompts = Arc::new(Prompts::load(override_dir().as_deref())?);
+    let report_templates = super::report::templates()?;
     let questions = match (&args.questions_file, &plan.earlier) {
         (Some(path), _) => Some(read_questions_file(path)?.into_iter().map(|spec| spec.question).collect::<Vec<_>>()),
         // A continued run plans the questions it recorded (an offline planner
@@ -320,7 +321,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     })?;
     let results = write_results(&plan.out, &state)?;
     let report_path = plan.out.join("eval_report.html");
-    let report_size = super::report::write_report(&report_path, &state, &chrono::Local::now().fixed_offset())?;
+    let report_size =
+        super::report::write_report(&report_path, &report_templates, &state, &chrono::Local::now().fixed_offset())?;
     let mut stderr = std::io::stderr();
     let _ = writeln!(stderr, "{}", summary_line(&state));
     let _ = writeln!(stderr, "results: {}", results.display());

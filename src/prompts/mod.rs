@@ -19,34 +19,27 @@ pub use schema::describe_schema;
 use crate::dataset::Dataset;
 use crate::domain::ChatMessage;
 use crate::domain::{CriticFeedback, ExecutionResult, GeneratedDag, Question};
+use crate::templating::{TemplateError, TemplateSet};
 
-/// Built-in templates: (file name, source).
-const BUILT_IN: [(&str, &str); 4] = [
-    ("question_generation.j2", include_str!("../../prompts/question_generation.j2")),
-    ("dag_build.j2", include_str!("../../prompts/dag_build.j2")),
-    ("layer_review.j2", include_str!("../../prompts/layer_review.j2")),
-    ("narrative.j2", include_str!("../../prompts/narrative.j2")),
-];
+/// The built-in prompt templates and where a user's replacements live.
+const PROMPT_TEMPLATES: TemplateSet = TemplateSet {
+    set: "prompt",
+    directory: "prompts",
+    env_var: "EVAL_DAG_PROMPTS",
+    built_in: &[
+        ("question_generation.j2", include_str!("../../prompts/question_generation.j2")),
+        ("dag_build.j2", include_str!("../../prompts/dag_build.j2")),
+        ("layer_review.j2", include_str!("../../prompts/layer_review.j2")),
+        ("narrative.j2", include_str!("../../prompts/narrative.j2")),
+    ],
+};
 
 /// How many characters of a node output a review prompt shows.
 const OUTPUT_PREVIEW_CHARS: usize = 600;
 
-/// A template could not be loaded or compiled.
-#[derive(Debug, thiserror::Error)]
-#[error("prompt template {path}: {message}")]
-pub struct PromptError {
-    /// Where the template came from.
-    pub path: String,
-    /// What is wrong.
-    pub message: String,
-}
-
 /// Where user templates are looked up.
 pub fn override_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("EVAL_DAG_PROMPTS") {
-        return Some(PathBuf::from(dir));
-    }
-    directories::ProjectDirs::from("", "", "eval-dag").map(|d| d.config_dir().join("prompts"))
+    PROMPT_TEMPLATES.override_dir()
 }
 
 /// Dataset facts every template may use.
@@ -65,21 +58,9 @@ pub struct Prompts {
 
 impl Prompts {
     /// Built-in templates, each replaced by a same-named file in `dir` when present.
-    pub fn load(dir: Option<&Path>) -> Result<Self, PromptError> {
+    pub fn load(dir: Option<&Path>) -> Result<Self, TemplateError> {
         let mut env = Environment::new();
-        for (name, built_in) in BUILT_IN {
-            let user = dir.map(|d| d.join(name)).filter(|p| p.is_file());
-            let (origin, source) = match &user {
-                Some(path) => {
-                    let source = std::fs::read_to_string(path)
-                        .map_err(|err| PromptError { path: path.display().to_string(), message: err.to_string() })?;
-                    (path.display().to_string(), source)
-                }
-                None => (format!("prompts/{name} (built in)"), built_in.to_string()),
-            };
-            env.add_template_owned(name, source)
-                .map_err(|err| PromptError { path: origin, message: err.to_string() })?;
-        }
+        PROMPT_TEMPLATES.load_into(&mut env, dir)?;
         Ok(Self { env })
     }
 

@@ -2,12 +2,15 @@
 
 use std::sync::OnceLock;
 
+use minijinja::HtmlEscape;
 use std::fmt::Write;
 use syntect::easy::HighlightLines;
 
 use syntect::highlighting::{FontStyle, Style, Theme, ThemeSet};
 use syntect::parsing::{SyntaxReference, SyntaxSet};
 use syntect::util::LinesWithEndings;
+
+use crate::text::show_hidden;
 
 /// The syntax definitions (built in, loaded on first use).
 pub fn syntax_set() -> &'static SyntaxSet {
@@ -54,7 +57,9 @@ fn colour_class(colour: syntect::highlighting::Color) -> String {
 
 /// `code` as compact HTML: one span per run of equally styled text, with a
 /// class per colour (`c` + hex) and `b`/`i` for bold and italic (style them
-/// with [`highlight_css`]); text in the default style is left bare.
+/// with [`highlight_css`]); text in the default style is left bare. The
+/// text is HTML-escaped and characters that reorder or hide text are shown
+/// as their code points, so the result goes into a page as it is.
 pub fn highlight_html(code: &str) -> String {
     let plain = theme(HTML_DARK).settings.foreground;
     let mut out = String::with_capacity(code.len() * 3);
@@ -80,9 +85,9 @@ pub fn highlight_html(code: &str) -> String {
                 classes.push("i".into());
             }
             if classes.is_empty() || text.trim().is_empty() {
-                out.push_str(&html_escape(&text));
+                let _ = write!(out, "{}", HtmlEscape(&show_hidden(&text)));
             } else {
-                let _ = write!(out, "<span class=\"{}\">{}</span>", classes.join(" "), html_escape(&text));
+                let _ = write!(out, "<span class=\"{}\">{}</span>", classes.join(" "), HtmlEscape(&show_hidden(&text)));
             }
         }
         if index < last || code.ends_with('\n') {
@@ -114,22 +119,6 @@ pub fn highlight_css() -> String {
         );
     }
     css
-}
-
-/// Escape text for HTML.
-pub fn html_escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

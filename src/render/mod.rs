@@ -7,7 +7,7 @@ mod labels;
 mod layout;
 mod verdict;
 
-pub use highlight::{highlight_css, highlight_html, highlight_lines, html_escape, syntax_set};
+pub use highlight::{highlight_css, highlight_html, highlight_lines, syntax_set};
 pub use labels::short_labels;
 pub use layout::{DagLayout, PlacedNode, layout};
 pub use verdict::{NodeVerdict, node_verdict};

@@ -29,7 +29,7 @@ pub use compare::{Change, Row, Side, compare};
 pub use consensus::consensus_summary;
 pub use convergence::{ApprovalHistogram, Convergence, convergence};
 pub use economy::{PrefixReuse, TokenEconomy, prefix_reuse, token_economy};
-pub use html::{dag_svg, matrix_html, report_html};
+pub use html::{REPORT_TEMPLATES, ReportTemplates, report_html};
 pub use load::{fold_indexed, fold_trace, is_trace, load_results};
 pub use matrix::{Agreement, Entry, Matrix, MatrixRow, RunSummary, compare_runs};
 pub use metamorphic::metamorphic_summary;

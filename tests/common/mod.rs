@@ -27,6 +27,7 @@ pub fn eval_dag(home: &std::path::Path) -> std::process::Command {
         "EVAL_DAG_LLM",
         "EVAL_DAG_MODEL",
         "EVAL_DAG_THEME",
+        "EVAL_DAG_TEMPLATES",
         "OPENAI_API_KEY",
         "OPENAI_BASE_URL",
         "ANTHROPIC_API_KEY",

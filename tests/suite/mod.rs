@@ -31,6 +31,7 @@ mod recritic;
 mod replay_cli;
 mod replay_progressive;
 mod report_page;
+mod report_templates;
 mod results_schema;
 mod run_graded;
 mod run_offline;

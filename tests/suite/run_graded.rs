@@ -133,7 +133,7 @@ fn a_questions_file_replaces_generation_and_a_planted_wrong_answer_is_graded_wro
     assert_eq!(wrong[0]["question_id"], json!(planted));
 
     let html = std::fs::read_to_string(run.join("eval_report.html")).unwrap();
-    assert!(html.contains("✗ wrong") && html.contains("67% (2/3)"), "the report shows the wrong answer");
+    assert!(html.contains("✗ wrong") && html.contains("67% (2&#x2f;3)"), "the report shows the wrong answer");
 
     let screen = dashboard(state_of(&run));
     let row = screen.lines().find(|l| l.contains(&planted)).expect("the planted question is listed");
@@ -352,7 +352,7 @@ async fn judges_grade_answers_in_a_run_their_calls_are_traced_and_grade_reuses_t
     assert_eq!(mock.requests().len(), requests_before, "no judge call went to the server");
     let html = std::fs::read_to_string(run.join("eval_report.html")).unwrap();
     assert!(
-        html.contains("“The dataset holds 50,000 transactions, as the overview&#39;s row count shows.”"),
+        html.contains("“The dataset holds 50,000 transactions, as the overview&#x27;s row count shows.”"),
         "the report shows the narrative"
     );
 }

@@ -187,7 +187,7 @@ async fn reject_reject_approve_with_faults_on_the_way() {
     assert_eq!((q2["correct"].clone(), q2["grades"][0]["passed"].clone()), (json!(false), json!(false)));
     let html = std::fs::read_to_string(out.join("eval_report.html")).unwrap();
     assert!(
-        html.contains("✗ wrong") && html.contains("50% (1/2)"),
+        html.contains("✗ wrong") && html.contains("50% (1&#x2f;2)"),
         "the report shows the wrong answer and the accuracy"
     );
     // The conversation log: q_01's first build prompt whole, each rebuild only

@@ -121,7 +121,7 @@ async fn a_planted_oscillation_is_flagged_in_the_results_the_report_and_the_diff
     let section = &section[..section.find("</section>").unwrap()];
     assert!(section.contains("trial_run · runtime_error · ZeroDivisionError</text>"), "{section}");
     assert!(section.contains("iteration 3: back again: [trial run] rates runtime_error (resolved in iteration 2)"));
-    assert!(section.contains("iteration 3: node rates reverted to iteration 1&#39;s code"), "{section}");
+    assert!(section.contains("iteration 3: node rates reverted to iteration 1&#x27;s code"), "{section}");
     assert!(html.contains("<svg class=\"chart convergence\""));
 
     let trace = out.join("trace.jsonl");

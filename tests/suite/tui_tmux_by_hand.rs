@@ -99,7 +99,7 @@ fn replay_fix_a_rejected_node_in_the_editor_accept_it_and_leave_the_source_untou
     assert_eq!((fixed["status"].as_str(), fixed["fixed_by_hand"].as_bool()), (Some("fixed by hand"), Some(true)));
     assert_eq!(fixed["final_answer"], "grocery_pos");
     let report = std::fs::read_to_string(out.join("eval_report.html")).unwrap();
-    assert!(report.contains("fixed by hand (not the model's)") && report.contains("written by hand"));
+    assert!(report.contains("fixed by hand (not the model&#x27;s)") && report.contains("written by hand"));
     let by_hand =
         derived.records[SOURCE_RECORDS..].iter().filter(|r| matches!(r.event, EngineEvent::Control(_))).count();
     assert_eq!(by_hand, 2, "the edit and the acceptance are recorded as commands");

@@ -1,123 +1,131 @@
-//! `compare --html`: several runs question by question as one self-contained
-//! page (the report's inline CSS, no script, no external assets): each run's
-//! totals, what could not be lined up, then the matrix of questions × runs,
-//! each cell coloured by status and grade.
+//! `compare --html`: the view of several runs question by question for
+//! `templates/matrix.html.j2`, one self-contained page (the report's CSS, no
+//! script, no external assets): each run's totals, what could not be lined
+//! up, then the matrix of questions × runs, each cell coloured by status and grade.
 
-use std::fmt::Write;
+use serde::Serialize;
 
-use super::{STYLE, thousands};
-use crate::render::html_escape;
+use super::{ReportTemplates, Stamp, thousands};
 use crate::report::{Agreement, Change, Entry, Matrix, MatrixRow};
 use crate::text::{percent, preview};
 
-const MATRIX_STYLE: &str = r#"
-table.matrix td{vertical-align:top}td.cell{min-width:120px}td.cell.passed{background:#eefaf1}td.cell.failed,td.cell.exhausted,td.cell.execution-failed{background:#fdf0f0}
-td.cell.fixed-by-hand{background:#f5effb}td.cell.missing{color:#8d94a8;background:#f4f5f8}td.cell.regression{outline:2px solid #c62828}
-.grade.right{color:#1a7f37}.grade.wrong{color:#b42318}.agreement.regression{color:#9b1c1c;font-weight:600}.agreement.disagree{color:#8a5300}
-.meta{font-size:12px;color:#5b6275}
-"#;
-
-fn summary_table(matrix: &Matrix) -> String {
-    let mut out = String::from(
-        "<table class=\"runs\"><tr><th>run</th><th>path</th><th>questions</th><th>pass rate</th><th>accuracy (graded)</th><th>critic wrong rejections</th><th>mean iterations</th><th>tokens</th><th>estimated cost</th><th>regressions</th></tr>",
-    );
-    for (index, run) in matrix.runs.iter().enumerate() {
-        let regressions = if index == 0 { "baseline".to_string() } else { run.regressions.to_string() };
-        let _ = write!(
-            out,
-            "<tr><td><b>{}</b></td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{}</td><td>${:.4}</td><td>{regressions}</td></tr>",
-            html_escape(&run.label),
-            html_escape(&run.name),
-            run.questions,
-            percent(Some(run.pass_rate)),
-            percent(run.accuracy),
-            percent(run.critic_wrong_rejection_rate),
-            run.mean_iterations,
-            thousands(run.tokens),
-            run.cost_usd
-        );
-    }
-    out.push_str("</table>");
-    let notes: Vec<String> = matrix.runs.iter().filter_map(|r| r.misalignment()).collect();
-    if !notes.is_empty() {
-        out.push_str("<ul class=\"alignment\">");
-        for note in notes {
-            let _ = write!(out, "<li>{}</li>", html_escape(&note));
-        }
-        out.push_str("</ul>");
-    }
-    out
+/// One run's totals.
+#[derive(Debug, Serialize)]
+struct RunRow<'a> {
+    label: &'a str,
+    name: &'a str,
+    questions: usize,
+    pass_rate: String,
+    accuracy: String,
+    critic_wrong_rejections: String,
+    mean_iterations: String,
+    tokens: String,
+    cost: String,
+    regressions: String,
 }
 
-fn cell(entry: Option<&Entry>) -> String {
-    let Some(entry) = entry else { return "<td class=\"cell missing\">not in this run</td>".into() };
+/// One run's side of a question.
+#[derive(Debug, Serialize)]
+struct Cell<'a> {
+    status_class: String,
+    status: &'a str,
+    regression: bool,
+    correct: Option<bool>,
+    answer: String,
+    iterations: u64,
+    tokens: String,
+    change: Option<&'static str>,
+}
+
+fn cell(entry: &Entry) -> Cell<'_> {
     let side = &entry.side;
-    let status_class = if side.fixed_by_hand { "fixed-by-hand".to_string() } else { side.status.replace(' ', "-") };
-    let regression = if entry.change == Some(Change::Regression) { " regression" } else { "" };
-    let grade = match entry.correct {
-        Some(true) => "<span class=\"grade right\">✓ right</span>",
-        Some(false) => "<span class=\"grade wrong\">✗ wrong</span>",
-        None => "<span class=\"meta\">ungraded</span>",
-    };
-    let change = match entry.change {
-        Some(Change::Unchanged) | None => String::new(),
-        Some(change) => format!("<br><span class=\"meta\">{}</span>", change.label()),
-    };
-    format!(
-        "<td class=\"cell {}{regression}\"><span class=\"badge {}\">{}</span> {grade}<br><code class=\"answer\">{}</code><br><span class=\"meta\">{} it · {} tok</span>{change}</td>",
-        html_escape(&status_class),
-        html_escape(&status_class),
-        html_escape(&side.status),
-        html_escape(&preview(&side.answer, 60)),
-        side.iterations,
-        thousands(side.tokens)
-    )
+    Cell {
+        status_class: if side.fixed_by_hand { "fixed-by-hand".to_string() } else { side.status.replace(' ', "-") },
+        status: &side.status,
+        regression: entry.change == Some(Change::Regression),
+        correct: entry.correct,
+        answer: preview(&side.answer, 60),
+        iterations: side.iterations,
+        tokens: thousands(side.tokens),
+        change: entry.change.filter(|c| *c != Change::Unchanged).map(Change::label),
+    }
 }
 
-fn row_html(row: &MatrixRow) -> String {
-    let class = match row.agreement {
-        Agreement::Regression => "regression",
-        Agreement::Disagree => "disagree",
-        Agreement::Partial => "partial",
-        Agreement::Agree => "same",
-    };
-    let mut out = format!(
-        "<tr><td><code>{}</code></td><td>{}</td><td class=\"agreement {class}\">{}</td>",
-        html_escape(&row.question_id),
-        html_escape(&row.question),
-        row.agreement.label()
-    );
-    for entry in &row.runs {
-        out.push_str(&cell(entry.as_ref()));
-    }
-    out.push_str("</tr>");
-    out
+/// One question across the runs.
+#[derive(Debug, Serialize)]
+struct Row<'a> {
+    id: &'a str,
+    question: &'a str,
+    class: &'static str,
+    agreement: &'static str,
+    cells: Vec<Option<Cell<'a>>>,
 }
 
-/// The page of `matrix`, stamped `generated_at`.
-pub fn matrix_html(matrix: &Matrix, generated_at: &chrono::DateTime<chrono::FixedOffset>) -> String {
-    let title = format!("eval-dag compare · {} runs", matrix.runs.len());
-    let mut out = format!(
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>{title}</title><style>{STYLE}{MATRIX_STYLE}</style></head><body>"
-    );
-    let _ = write!(
-        out,
-        "<h1>{title}</h1><p>Generated {}. Run A is the baseline; a later run regresses on a question A passed and it does not.</p>",
-        super::stamp(generated_at)
-    );
-    out.push_str(&summary_table(matrix));
-    out.push_str("<div class=\"cards\">");
-    for agreement in [Agreement::Regression, Agreement::Disagree, Agreement::Partial, Agreement::Agree] {
-        let _ = write!(out, "<div class=\"card\"><b>{}</b>{}</div>", matrix.count(agreement), agreement.label());
+fn row(row: &MatrixRow) -> Row<'_> {
+    Row {
+        id: &row.question_id,
+        question: &row.question,
+        class: match row.agreement {
+            Agreement::Regression => "regression",
+            Agreement::Disagree => "disagree",
+            Agreement::Partial => "partial",
+            Agreement::Agree => "same",
+        },
+        agreement: row.agreement.label(),
+        cells: row.runs.iter().map(|entry| entry.as_ref().map(cell)).collect(),
     }
-    out.push_str("</div><table class=\"matrix\"><tr><th>id</th><th>question</th><th>runs</th>");
-    for run in &matrix.runs {
-        let _ = write!(out, "<th title=\"{}\">{}</th>", html_escape(&run.name), html_escape(&run.label));
+}
+
+/// How many questions agree, and how.
+#[derive(Debug, Serialize)]
+struct AgreementCard {
+    count: usize,
+    label: &'static str,
+}
+
+/// The whole page.
+#[derive(Debug, Serialize)]
+struct MatrixPage<'a> {
+    title: String,
+    generated: Stamp,
+    runs: Vec<RunRow<'a>>,
+    misaligned: Vec<String>,
+    agreement: Vec<AgreementCard>,
+    rows: Vec<Row<'a>>,
+}
+
+impl ReportTemplates {
+    /// The page of `matrix`, stamped `generated_at`.
+    pub fn matrix_html(&self, matrix: &Matrix, generated_at: &chrono::DateTime<chrono::FixedOffset>) -> String {
+        let runs = matrix
+            .runs
+            .iter()
+            .enumerate()
+            .map(|(index, run)| RunRow {
+                label: &run.label,
+                name: &run.name,
+                questions: run.questions,
+                pass_rate: percent(Some(run.pass_rate)),
+                accuracy: percent(run.accuracy),
+                critic_wrong_rejections: percent(run.critic_wrong_rejection_rate),
+                mean_iterations: format!("{:.1}", run.mean_iterations),
+                tokens: thousands(run.tokens),
+                cost: format!("${:.4}", run.cost_usd),
+                regressions: if index == 0 { "baseline".to_string() } else { run.regressions.to_string() },
+            })
+            .collect();
+        let agreement = [Agreement::Regression, Agreement::Disagree, Agreement::Partial, Agreement::Agree]
+            .into_iter()
+            .map(|a| AgreementCard { count: matrix.count(a), label: a.label() })
+            .collect();
+        let page = MatrixPage {
+            title: format!("eval-dag compare · {} runs", matrix.runs.len()),
+            generated: Stamp::of(generated_at),
+            runs,
+            misaligned: matrix.runs.iter().filter_map(|r| r.misalignment()).collect(),
+            agreement,
+            rows: matrix.questions.iter().map(row).collect(),
+        };
+        self.render("matrix.html.j2", &page)
     }
-    out.push_str("</tr>");
-    for row in &matrix.questions {
-        out.push_str(&row_html(row));
-    }
-    out.push_str("</table></body></html>");
-    out
 }

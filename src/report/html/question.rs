@@ -1,357 +1,368 @@
-//! One collapsible section per question: attempts, iterations, the DAG
+//! The views of one question's section for `templates/question_summary.html.j2`
+//! and `templates/question_body.html.j2`: attempts, iterations, the DAG
 //! drawing, highlighted code with the findings that blame each node, outputs,
-//! feedback, the diff to the previous iteration, and the conversation log.
+//! feedback, the changes since the previous iteration, and the conversation.
 
 use std::collections::HashMap;
-use std::fmt::Write;
 
+use serde::Serialize;
 use serde_json::Value;
 
-use super::svg::dag_svg;
+use super::conversation::{ConversationEntry, conversation};
+use super::svg::{DagPicture, dag_picture};
 use crate::domain::{CriticFeedback, ExecutionResult, Finding, FindingFate, IterationDiff, NodeChange};
-use crate::render::node_verdict;
-use crate::render::{highlight_html, html_escape};
-use crate::run::conversation::{Entry, call_label, changed_lines, entries, user_prompt};
-use crate::run::{Attempt, Iteration, LlmCall, QuestionState, RunState};
-use crate::text::{plural, preview};
+use crate::render::{highlight_html, node_verdict};
+use crate::run::{Attempt, Iteration, QuestionState, RunState};
+use crate::text::preview;
 
 /// How many characters of a node output are shown before "more".
 const OUTPUT_PREVIEW: usize = 400;
 
-/// Highlighted node code, each distinct source highlighted once per report
-/// (unchanged nodes repeat across iterations and attempts).
+/// Highlighted node code, each distinct source highlighted once (unchanged
+/// nodes repeat across iterations and attempts), kept as markup the
+/// templates write as it is.
 #[derive(Default)]
-pub struct CodeHtml(HashMap<String, String>);
+pub struct CodeHtml(HashMap<String, minijinja::Value>);
 
 impl CodeHtml {
     /// The highlighted HTML of `code`.
-    pub fn of(&mut self, code: &str) -> &str {
-        if !self.0.contains_key(code) {
-            self.0.insert(code.to_string(), highlight_html(code));
+    pub fn of(&mut self, code: &str) -> minijinja::Value {
+        if let Some(highlighted) = self.0.get(code) {
+            return highlighted.clone();
         }
-        &self.0[code]
+        let highlighted = minijinja::Value::from_safe_string(highlight_html(code));
+        self.0.insert(code.to_string(), highlighted.clone());
+        highlighted
     }
+}
+
+/// A badge: its CSS class and text.
+#[derive(Debug, Serialize)]
+pub struct Badge {
+    class: &'static str,
+    text: &'static str,
+}
+
+/// A question's one-line summary.
+#[derive(Debug, Serialize)]
+pub struct QuestionSummary<'a> {
+    id: &'a str,
+    status: &'static str,
+    status_class: String,
+    level: &'static str,
+    search: String,
+    text: &'a str,
+    answer: Option<String>,
+    grade: Option<Badge>,
+}
+
+/// The summary line of `q`.
+pub fn question_summary(q: &QuestionState) -> QuestionSummary<'_> {
+    let status = q.status.label();
+    QuestionSummary {
+        id: &q.question.id,
+        status,
+        status_class: status.replace(' ', "-"),
+        level: q.question.difficulty_level.as_str(),
+        search: format!("{} {}", q.question.id, q.question.question).to_lowercase(),
+        text: &q.question.question,
+        answer: q.latest().and_then(|a| a.final_answer.as_ref()).map(|a| preview(a, 50)),
+        grade: q.correct().map(|right| match right {
+            true => Badge { class: "passed", text: "✓" },
+            false => Badge { class: "failed", text: "✗ wrong" },
+        }),
+    }
+}
+
+/// A finding as shown: where from, which node, the rule and the message.
+#[derive(Debug, Serialize)]
+pub struct FindingView {
+    class: String,
+    fate: Option<&'static str>,
+    source: &'static str,
+    node: Option<String>,
+    rule: String,
+    message: String,
+}
+
+fn finding_view(finding: &Finding, fate: Option<FindingFate>) -> FindingView {
+    FindingView {
+        class: finding.source.label().replace(' ', "-"),
+        fate: fate.map(|f| match f {
+            FindingFate::Resolved => "resolved",
+            FindingFate::Persisting => "persisting",
+            FindingFate::New => "new",
+        }),
+        source: finding.source.label(),
+        node: finding.node_id.clone(),
+        rule: finding.rule.clone(),
+        message: finding.message.clone(),
+    }
+}
+
+/// A node's output: whole, or a preview with the whole text behind "more".
+#[derive(Debug, Serialize)]
+struct OutputView {
+    preview: Option<String>,
+    text: String,
+}
+
+/// One node of an iteration: its code and the findings that blame it.
+#[derive(Debug, Serialize)]
+struct NodeView<'a> {
+    class: &'static str,
+    id: &'a str,
+    layer: usize,
+    operation: &'a str,
+    is_final: bool,
+    inputs: String,
+    code: minijinja::Value,
+    findings: Vec<FindingView>,
+    output: Option<OutputView>,
 }
 
 fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_default()
 }
 
-fn finding_item(finding: &Finding, fate: Option<FindingFate>) -> String {
-    let fate = fate.map_or(String::new(), |f| {
-        let (class, label) = match f {
-            FindingFate::Resolved => ("resolved", "resolved"),
-            FindingFate::Persisting => ("persisting", "persisting"),
-            FindingFate::New => ("new", "new"),
-        };
-        format!("<span class=\"fate {class}\">{label}</span> ")
-    });
-    let node = finding.node_id.as_deref().map(|n| format!(" <code>{}</code>", html_escape(n))).unwrap_or_default();
-    format!(
-        "<li class=\"finding {}\">{fate}<span class=\"src\">{}</span>{node} <span class=\"rule\">{}</span><pre>{}</pre></li>",
-        finding.source.label().replace(' ', "-"),
-        finding.source.label(),
-        html_escape(&finding.rule),
-        html_escape(&finding.message)
-    )
-}
-
-fn nodes_html(it: &Iteration, trial: Option<&ExecutionResult>, code_html: &mut CodeHtml) -> String {
-    let Some(dag) = &it.dag else { return String::new() };
+fn nodes<'a>(
+    it: &'a Iteration,
+    trial: Option<&ExecutionResult>,
+    code_html: &mut CodeHtml,
+) -> Option<Vec<NodeView<'a>>> {
+    let dag = it.dag.as_ref()?;
     let feedback = it.feedback.as_ref();
-    let mut out = String::from("<div class=\"nodes\">");
-    for node in &dag.nodes {
-        let verdict = node_verdict(feedback, &node.node_id);
+    let views = dag.nodes.iter().map(|node| {
         let inputs: Vec<String> = node.inputs.iter().map(|(k, v)| format!("{k} ← {v}")).collect();
-        let _ = write!(
-            out,
-            "<div class=\"node-card {}\"><h5><code>{}</code> layer {} · {}{}</h5><p class=\"inputs\">{}</p>",
-            verdict.class(),
-            html_escape(&node.node_id),
-            node.layer,
-            html_escape(&node.operation),
-            if node.node_id == dag.final_answer_node { " · <b>final</b>" } else { "" },
-            html_escape(&inputs.join(", "))
-        );
-        let blamed: Vec<String> = feedback
-            .into_iter()
-            .flat_map(|f| f.findings_for_node(&node.node_id))
-            .map(|f| finding_item(f, None))
-            .collect();
-        let _ = write!(out, "<div class=\"code-and-findings\"><pre class=\"code\">{}</pre>", code_html.of(&node.code));
-        if !blamed.is_empty() {
-            let _ = write!(out, "<ul class=\"findings\">{}</ul>", blamed.join(""));
-        }
-        out.push_str("</div>");
-        if let Some(output) = trial.and_then(|t| t.node_outputs.get(&node.node_id)) {
+        let output = trial.and_then(|t| t.node_outputs.get(&node.node_id)).map(|output| {
             let text = pretty(output);
-            if text.chars().count() > OUTPUT_PREVIEW {
-                let _ = write!(
-                    out,
-                    "<details class=\"output\"><summary>output: {}</summary><pre>{}</pre></details>",
-                    html_escape(&preview(output, 80)),
-                    html_escape(&text)
-                );
-            } else {
-                let _ = write!(out, "<p class=\"output\">output: <code>{}</code></p>", html_escape(&text));
-            }
+            let long = text.chars().count() > OUTPUT_PREVIEW;
+            OutputView { preview: long.then(|| preview(output, 80)), text }
+        });
+        NodeView {
+            class: node_verdict(feedback, &node.node_id).class(),
+            id: &node.node_id,
+            layer: node.layer,
+            operation: &node.operation,
+            is_final: node.node_id == dag.final_answer_node,
+            inputs: inputs.join(", "),
+            code: code_html.of(&node.code),
+            findings: feedback
+                .into_iter()
+                .flat_map(|f| f.findings_for_node(&node.node_id))
+                .map(|f| finding_view(f, None))
+                .collect(),
+            output,
         }
-        out.push_str("</div>");
-    }
-    out.push_str("</div>");
-    out
+    });
+    Some(views.collect())
 }
 
-fn feedback_html(feedback: &CriticFeedback) -> String {
-    let mut out = format!("<div class=\"feedback\"><p>{}</p>", html_escape(&feedback.overall_reasoning));
-    if !feedback.layer_validations.is_empty() {
-        out.push_str("<table><tr><th>layer</th><th>nodes</th><th>valid</th><th>issues</th></tr>");
-        for layer in &feedback.layer_validations {
-            let _ = write!(
-                out,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                layer.layer_index,
-                html_escape(&layer.nodes_in_layer.join(", ")),
-                if layer.is_valid { "yes" } else { "<b>no</b>" },
-                html_escape(&layer.issues.join("; "))
-            );
-        }
-        out.push_str("</table>");
-    }
-    let unpinned: Vec<String> =
-        feedback.findings.iter().filter(|f| f.node_id.is_none()).map(|f| finding_item(f, None)).collect();
-    if !unpinned.is_empty() {
-        let _ = write!(out, "<p>Findings about the whole DAG:</p><ul class=\"findings\">{}</ul>", unpinned.join(""));
-    }
-    if !feedback.suggestions.is_empty() {
-        let items: Vec<String> = feedback.suggestions.iter().map(|s| format!("<li>{}</li>", html_escape(s))).collect();
-        let _ = write!(out, "<p>Suggestions:</p><ul>{}</ul>", items.join(""));
-    }
-    out.push_str("</div>");
-    out
+/// One layer's validation in the critic's feedback.
+#[derive(Debug, Serialize)]
+struct LayerView {
+    index: usize,
+    nodes: String,
+    valid: bool,
+    issues: String,
 }
 
-fn diff_html(previous: &Iteration, current: &Iteration) -> String {
-    let (Some(before), Some(after)) = (&previous.dag, &current.dag) else { return String::new() };
+/// The critic's feedback on an iteration.
+#[derive(Debug, Serialize)]
+struct FeedbackView<'a> {
+    reasoning: &'a str,
+    layers: Vec<LayerView>,
+    unpinned: Vec<FindingView>,
+    suggestions: &'a [String],
+}
+
+fn feedback_view(feedback: &CriticFeedback) -> FeedbackView<'_> {
+    FeedbackView {
+        reasoning: &feedback.overall_reasoning,
+        layers: feedback
+            .layer_validations
+            .iter()
+            .map(|layer| LayerView {
+                index: layer.layer_index,
+                nodes: layer.nodes_in_layer.join(", "),
+                valid: layer.is_valid,
+                issues: layer.issues.join("; "),
+            })
+            .collect(),
+        unpinned: feedback.findings.iter().filter(|f| f.node_id.is_none()).map(|f| finding_view(f, None)).collect(),
+        suggestions: &feedback.suggestions,
+    }
+}
+
+/// A node added, removed or changed since the previous iteration.
+#[derive(Debug, Serialize)]
+struct ChangeView {
+    kind: &'static str,
+    node: String,
+    code_diff: Option<String>,
+}
+
+/// What changed since the previous iteration, and what became of its findings.
+#[derive(Debug, Serialize)]
+struct DiffView {
+    previous: u32,
+    changes: Vec<ChangeView>,
+    findings: Vec<FindingView>,
+}
+
+fn diff_view(previous: &Iteration, current: &Iteration) -> Option<DiffView> {
+    let (Some(before), Some(after)) = (&previous.dag, &current.dag) else { return None };
     let diff = IterationDiff::between(before, previous.feedback.as_ref(), after, current.feedback.as_ref());
-    let mut out = format!("<details class=\"diff\"><summary>Changes since iteration {}</summary><ul>", previous.number);
-    for change in &diff.nodes {
-        match change {
+    let changes = diff
+        .nodes
+        .iter()
+        .filter_map(|change| match change {
             NodeChange::Added { node } => {
-                let _ = write!(out, "<li class=\"added\">added <code>{}</code></li>", html_escape(&node.node_id));
+                Some(ChangeView { kind: "added", node: node.node_id.clone(), code_diff: None })
             }
             NodeChange::Removed { node } => {
-                let _ = write!(out, "<li class=\"removed\">removed <code>{}</code></li>", html_escape(&node.node_id));
+                Some(ChangeView { kind: "removed", node: node.node_id.clone(), code_diff: None })
             }
             NodeChange::Changed { after, code_diff, .. } => {
-                let _ = write!(
-                    out,
-                    "<li class=\"changed\">changed <code>{}</code><pre class=\"udiff\">{}</pre></li>",
-                    html_escape(&after.node_id),
-                    html_escape(code_diff)
-                );
+                Some(ChangeView { kind: "changed", node: after.node_id.clone(), code_diff: Some(code_diff.clone()) })
             }
-            NodeChange::Unchanged { .. } => {}
-        }
-    }
-    out.push_str("</ul><ul class=\"findings\">");
-    for (fate, finding) in &diff.findings {
-        out.push_str(&finding_item(finding, Some(*fate)));
-    }
-    out.push_str("</ul></details>");
-    out
+            NodeChange::Unchanged { .. } => None,
+        })
+        .collect();
+    let findings = diff.findings.iter().map(|(fate, finding)| finding_view(finding, Some(*fate))).collect();
+    Some(DiffView { previous: previous.number, changes, findings })
 }
 
-fn iteration_html(attempt: &Attempt, index: usize, code_html: &mut CodeHtml) -> String {
+/// A person's label on an iteration's answer.
+#[derive(Debug, Serialize)]
+struct LabelView<'a> {
+    verdict: &'static str,
+    superseded: bool,
+    at: String,
+    reason: &'a str,
+}
+
+/// One iteration of an attempt.
+#[derive(Debug, Serialize)]
+struct IterationView<'a> {
+    number: u32,
+    open: bool,
+    verdict: Badge,
+    findings: usize,
+    plan: Option<&'a str>,
+    dag: Option<DagPicture>,
+    nodes: Option<Vec<NodeView<'a>>>,
+    labels: Vec<LabelView<'a>>,
+    feedback: Option<FeedbackView<'a>>,
+    diff: Option<DiffView>,
+}
+
+fn iteration_view<'a>(attempt: &'a Attempt, index: usize, code_html: &mut CodeHtml) -> IterationView<'a> {
     let it = &attempt.iterations[index];
     let verdict = match &it.feedback {
-        Some(_) if attempt.by_hand => "<span class=\"badge by-hand\">✎ written by hand (checked, not reviewed)</span>",
-        Some(f) if f.is_approved => "<span class=\"badge passed\">approved</span>",
-        Some(_) => "<span class=\"badge rejected\">rejected</span>",
-        None => "<span class=\"badge\">no verdict</span>",
+        Some(_) if attempt.by_hand => Badge { class: "by-hand", text: "✎ written by hand (checked, not reviewed)" },
+        Some(f) if f.is_approved => Badge { class: "passed", text: "approved" },
+        Some(_) => Badge { class: "rejected", text: "rejected" },
+        None => Badge { class: "", text: "no verdict" },
     };
-    let findings = it.feedback.as_ref().map_or(0, |f| f.findings.len());
-    let open = if index + 1 == attempt.iterations.len() { " open" } else { "" };
-    let mut out = format!(
-        "<details class=\"iteration\"{open}><summary>Iteration {} {verdict} · {findings} findings</summary>",
-        it.number
-    );
-    if let Some(dag) = &it.dag {
-        let _ = write!(
-            out,
-            "<p class=\"plan\">{}</p>{}",
-            html_escape(&dag.description),
-            dag_svg(dag, it.feedback.as_ref())
-        );
+    IterationView {
+        number: it.number,
+        open: index + 1 == attempt.iterations.len(),
+        verdict,
+        findings: it.feedback.as_ref().map_or(0, |f| f.findings.len()),
+        plan: it.dag.as_ref().map(|dag| dag.description.as_str()),
+        dag: it.dag.as_ref().map(|dag| dag_picture(dag, it.feedback.as_ref())),
+        nodes: nodes(it, it.trial.as_ref(), code_html),
+        labels: it
+            .labels
+            .iter()
+            .enumerate()
+            .map(|(n, label)| LabelView {
+                verdict: if label.right { "right" } else { "wrong" },
+                superseded: n + 1 < it.labels.len(),
+                at: format!("{:.1}s", label.t_ms as f64 / 1000.0),
+                reason: &label.reason,
+            })
+            .collect(),
+        feedback: it.feedback.as_ref().map(feedback_view),
+        diff: index.checked_sub(1).and_then(|previous| diff_view(&attempt.iterations[previous], it)),
     }
-    out.push_str(&nodes_html(it, it.trial.as_ref(), code_html));
-    for (n, label) in it.labels.iter().enumerate() {
-        let verdict = if label.right { "right" } else { "wrong" };
-        let superseded = if n + 1 < it.labels.len() { " superseded" } else { "" };
-        let _ = write!(
-            out,
-            "<p class=\"label {verdict}{superseded}\">Labelled <b>{verdict}</b> by a person at {:.1}s: {}</p>",
-            label.t_ms as f64 / 1000.0,
-            html_escape(&label.reason)
-        );
-    }
-    if let Some(feedback) = &it.feedback {
-        out.push_str(&feedback_html(feedback));
-    }
-    if index > 0 {
-        out.push_str(&diff_html(&attempt.iterations[index - 1], it));
-    }
-    out.push_str("</details>");
-    out
 }
 
-fn conversation_html(state: &RunState, q: &QuestionState) -> String {
-    let mut out = String::from("<details class=\"conversation\"><summary>Conversation log</summary>");
-    for entry in entries(state, q) {
-        match entry {
-            Entry::Call { call, previous } => call_html(&mut out, call, previous),
-            Entry::Iteration { attempt, iteration } => {
-                let _ =
-                    write!(out, "<h6 class=\"turn\">attempt {} · iteration {}</h6>", attempt.number, iteration.number);
-            }
-            Entry::Verdict(Iteration { feedback: Some(feedback), .. }) if feedback.is_approved => {
-                out.push_str("<p class=\"verdict approved\">✓ approved</p>");
-            }
-            Entry::Verdict(Iteration { feedback: Some(feedback), .. }) => {
-                let findings = plural(feedback.findings.len(), "finding");
-                let _ = write!(out, "<p class=\"verdict rejected\">✗ rejected: {findings}</p>");
-            }
-            Entry::Verdict(_) => {}
-            Entry::Outcome(Attempt { number, outcome: Some(outcome), .. }) => {
-                let _ = write!(out, "<p class=\"verdict\">■ attempt {number} {}</p>", outcome.label());
-            }
-            Entry::Outcome(_) => {}
-            Entry::Grading(attempt) => {
-                let _ = write!(out, "<h6 class=\"turn\">attempt {} · grading</h6>", attempt.number);
-            }
-        }
-    }
-    out.push_str("</details>");
-    out
+/// One attempt at a question.
+#[derive(Debug, Serialize)]
+struct AttemptView<'a> {
+    number: u32,
+    forked: Option<String>,
+    outcome: &'static str,
+    iterations: Vec<IterationView<'a>>,
 }
 
-/// One call of the conversation log: a collapsed line with what it was for,
-/// tokens and latency; opened, the prompt — whole for the first call of its
-/// kind, else only the lines changed since the previous one (the trace keeps
-/// every prompt whole) — and the response.
-fn call_html(out: &mut String, call: &LlmCall, previous: Option<&LlmCall>) {
-    let label = call_label(call);
-    let retries =
-        if call.retries > 0 { format!(" · {}", plural(call.retries as usize, "retry")) } else { String::new() };
-    let _ = write!(
-        out,
-        "<details><summary>{} · {} tokens · {} ms{retries}</summary>",
-        html_escape(&label),
-        call.usage.total(),
-        call.latency_ms
-    );
-    match (user_prompt(call), previous.and_then(user_prompt)) {
-        (Some(prompt), Some(before)) => {
-            let changes = changed_lines(&before, &prompt);
-            let total = plural(prompt.lines().count(), "line");
-            if changes.is_empty() {
-                let _ = write!(out, "<h6>prompt ({total}): same as the last {}</h6>", html_escape(&label));
-            } else {
-                let _ =
-                    write!(out, "<h6>prompt ({total}): what changed since the last {}</h6><pre>", html_escape(&label));
-                for line in changes {
-                    match line {
-                        Some(line) => out.push_str(&html_escape(line)),
-                        None => out.push_str("<span class=\"gap\">⋯</span>"),
-                    }
-                    out.push('\n');
-                }
-                out.push_str("</pre>");
-            }
-        }
-        (Some(prompt), None) => {
-            let _ = write!(out, "<h6>prompt</h6><pre>{}</pre>", html_escape(&prompt));
-        }
-        (None, _) => {}
-    }
-    let response = call.error.as_deref().map_or(call.response.clone(), |e| format!("(call failed: {e})"));
-    let _ = write!(out, "<h6>response</h6><pre>{}</pre></details>", html_escape(&response));
+/// A grade of the latest attempt's answer.
+#[derive(Debug, Serialize)]
+struct GradeView<'a> {
+    class: &'static str,
+    mark: &'static str,
+    method: &'a str,
+    score: String,
+    reason: &'a str,
 }
 
-/// The opening of question `q`'s section up to its one-line summary (the
-/// `<details>` is left open for the body; close it with `</details>`).
-pub fn question_summary(q: &QuestionState) -> String {
-    let answer = q.latest().and_then(|a| a.final_answer.as_ref());
-    let status = q.status.label();
-    let search = format!("{} {}", q.question.id, q.question.question).to_lowercase();
-    let mut out = format!(
-        "<details class=\"question\" id=\"{id}\" data-status=\"{status}\" data-difficulty=\"{level}\" data-text=\"{search}\"><summary><code>{id}</code> <span class=\"level {level}\">{level}</span> <span class=\"badge {status_class}\">{status}</span> {text} <span class=\"answer\">{answer}</span></summary>",
-        id = html_escape(&q.question.id),
-        level = q.question.difficulty_level.as_str(),
-        search = html_escape(&search),
-        status_class = status.replace(' ', "-"),
-        text = html_escape(&q.question.question),
-        answer = answer.map(|a| format!("→ {}", html_escape(&preview(a, 50)))).unwrap_or_default(),
-    );
-    if let Some(correct) = q.correct() {
-        let (class, mark) = if correct { ("passed", "✓") } else { ("failed", "✗ wrong") };
-        out = out.replacen("</summary>", &format!(" <span class=\"badge {class}\">{mark}</span></summary>"), 1);
-    }
-    out
+/// The details of a question.
+#[derive(Debug, Serialize)]
+pub struct QuestionBody<'a> {
+    reasoning: &'a str,
+    tokens: u64,
+    prompt_tokens: u64,
+    cached_tokens: u64,
+    cost: String,
+    final_answer: Option<String>,
+    narrative: Option<&'a str>,
+    expected: Option<String>,
+    grades: Vec<GradeView<'a>>,
+    reason: Option<&'a str>,
+    attempts: Vec<AttemptView<'a>>,
+    conversation: Vec<ConversationEntry>,
 }
 
-/// The body of question `q`'s section (`<div class="body">…</div>`): answer,
-/// grades, every attempt's iterations and the conversation.
-pub fn question_body(state: &RunState, q: &QuestionState, code_html: &mut CodeHtml) -> String {
+/// The details of question `q`: answer, grades, every attempt's iterations and the conversation.
+pub fn question_body<'a>(state: &'a RunState, q: &'a QuestionState, code_html: &mut CodeHtml) -> QuestionBody<'a> {
     let latest = q.latest();
-    let answer = latest.and_then(|a| a.final_answer.as_ref());
-    let mut out = format!("<div class=\"body\"><p class=\"reasoning\">{}</p>", html_escape(&q.question.reasoning));
-    let _ = write!(
-        out,
-        "<p class=\"spend\">{} tokens ({} prompt, {} cached) · ${:.4}</p>",
-        q.usage.total(),
-        q.usage.prompt_tokens,
-        q.usage.cached_tokens,
-        q.cost_usd
-    );
-    if let Some(answer) = answer {
-        let _ = write!(out, "<p>Final answer:</p><pre class=\"answer\">{}</pre>", html_escape(&pretty(answer)));
+    QuestionBody {
+        reasoning: &q.question.reasoning,
+        tokens: q.usage.total(),
+        prompt_tokens: q.usage.prompt_tokens,
+        cached_tokens: q.usage.cached_tokens,
+        cost: format!("${:.4}", q.cost_usd),
+        final_answer: latest.and_then(|a| a.final_answer.as_ref()).map(pretty),
+        narrative: latest.and_then(|a| a.narrative.as_deref()),
+        expected: q.question.expected_answer.as_ref().map(pretty),
+        grades: latest
+            .map(|a| a.grades.as_slice())
+            .unwrap_or_default()
+            .iter()
+            .map(|grade| GradeView {
+                class: if grade.passed { "passed" } else { "failed" },
+                mark: if grade.passed { "✓ right" } else { "✗ wrong" },
+                method: &grade.method,
+                score: grade.score.map_or("error".to_string(), |s| format!("{s:.2}")),
+                reason: grade.error.as_deref().unwrap_or(&grade.reason),
+            })
+            .collect(),
+        reason: latest.and_then(|a| a.reason.as_deref()),
+        attempts: q
+            .attempts
+            .iter()
+            .map(|attempt| {
+                let how = if attempt.by_hand { "by hand, from" } else { "forked from" };
+                AttemptView {
+                    number: attempt.number,
+                    forked: attempt.forked_from.map(|(a, i)| format!("{how} attempt {a}, iteration {i}")),
+                    outcome: attempt.outcome.map(|o| o.label()).unwrap_or("unfinished"),
+                    iterations: (0..attempt.iterations.len()).map(|i| iteration_view(attempt, i, code_html)).collect(),
+                }
+            })
+            .collect(),
+        conversation: conversation(state, q),
     }
-    if let Some(narrative) = latest.and_then(|a| a.narrative.as_ref()) {
-        let _ = write!(out, "<p class=\"narrative\">“{}”</p>", html_escape(narrative));
-    }
-    if let Some(expected) = &q.question.expected_answer {
-        let _ = write!(out, "<p>Expected answer:</p><pre>{}</pre>", html_escape(&pretty(expected)));
-    }
-    for grade in latest.map(|a| a.grades.as_slice()).unwrap_or_default() {
-        let (class, mark) = if grade.passed { ("passed", "✓ right") } else { ("failed", "✗ wrong") };
-        let score = grade.score.map_or("error".to_string(), |s| format!("{s:.2}"));
-        let _ = write!(
-            out,
-            "<p class=\"grade\"><span class=\"badge {class}\">{mark}</span> {} score {score}: {}</p>",
-            html_escape(&grade.method),
-            html_escape(grade.error.as_deref().unwrap_or(&grade.reason))
-        );
-    }
-    if let Some(reason) = latest.and_then(|a| a.reason.as_ref()) {
-        let _ = write!(out, "<p class=\"reason\">{}</p>", html_escape(reason));
-    }
-    for attempt in &q.attempts {
-        let how = if attempt.by_hand { "by hand, from" } else { "forked from" };
-        let forked =
-            attempt.forked_from.map(|(a, i)| format!(" ({how} attempt {a}, iteration {i})")).unwrap_or_default();
-        let outcome = attempt.outcome.map(|o| o.label()).unwrap_or("unfinished");
-        let _ = write!(
-            out,
-            "<details class=\"attempt\" open><summary>Attempt {}{forked} · {outcome}</summary>",
-            attempt.number
-        );
-        for index in 0..attempt.iterations.len() {
-            out.push_str(&iteration_html(attempt, index, code_html));
-        }
-        out.push_str("</details>");
-    }
-    out.push_str(&conversation_html(state, q));
-    out.push_str("</div>");
-    out
 }

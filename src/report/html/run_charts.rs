@@ -1,8 +1,11 @@
 //! The report's charts of the run as a whole: pass rate and accuracy per
 //! difficulty, and the tokens and time each question took, in rank order.
-//! Inline SVG through the shared [`bar_chart`], no script.
+//! Inline SVG through the shared [`bar_chart`], no script
+//! (`templates/run_charts.html.j2`; the difficulty chart is in the summary).
 
-use super::chart::{Bar, bar_chart};
+use serde::Serialize;
+
+use super::chart::{Bar, BarChart, bar_chart};
 use super::thousands;
 use crate::domain::DifficultyLevel;
 use crate::report::graded_tally;
@@ -19,7 +22,7 @@ fn share(label: String, part: usize, whole: usize, class: &'static str, none: &s
 }
 
 /// Pass rate and accuracy (graded questions) of each difficulty, two bars each.
-pub fn difficulty_chart(state: &RunState) -> String {
+pub fn difficulty_chart(state: &RunState) -> BarChart {
     let mut bars = Vec::new();
     for level in DifficultyLevel::ALL {
         let of: Vec<&QuestionState> = state.questions.iter().filter(|q| q.question.difficulty_level == level).collect();
@@ -28,10 +31,7 @@ pub fn difficulty_chart(state: &RunState) -> String {
         let (graded, right) = graded_tally(of.iter().copied());
         bars.push(share(format!("{} · accuracy", level.as_str()), right, graded, "accuracy", "— (none graded)"));
     }
-    format!(
-        "<figure><figcaption>Pass rate (green) and accuracy of the graded answers (blue) by difficulty</figcaption>{}</figure>",
-        bar_chart("difficulty", "pass rate and accuracy by difficulty", 150, 300, 100, &bars)
-    )
+    bar_chart("difficulty", "pass rate and accuracy by difficulty", 150, 300, 100, bars)
 }
 
 /// The colour of a question's bar: green passed, red failed or exhausted, grey otherwise.
@@ -55,10 +55,18 @@ const BARS_PER_QUESTION_UP_TO: usize = 100;
 /// Ranges of a distribution chart.
 const RANGES: u64 = 12;
 
+/// The per-question section: what its charts show, and the two charts.
+#[derive(Debug, Serialize)]
+pub struct RunCharts {
+    intro: &'static str,
+    tokens: BarChart,
+    time: BarChart,
+}
+
 /// Tokens and time per question side by side: one bar per question in rank
 /// order, or — above [`BARS_PER_QUESTION_UP_TO`] questions — how many
 /// questions fall in each range, stacked by outcome.
-pub fn questions_charts(state: &RunState) -> String {
+pub fn questions_charts(state: &RunState) -> RunCharts {
     let mut questions: Vec<&QuestionState> = state.questions.iter().collect();
     questions.sort_by_key(|q| q.question.difficulty_rank);
     let tokens: Vec<(Option<u64>, &QuestionState)> = questions.iter().map(|q| (Some(q.usage.total()), *q)).collect();
@@ -77,13 +85,16 @@ pub fn questions_charts(state: &RunState) -> String {
             distribution("time", "questions by time taken", &times, time_label),
         )
     };
-    format!(
-        "<section class=\"run-charts\" id=\"per-question\"><h2>Per question</h2><p>{intro} Green: passed; red: failed or exhausted; grey: anything else.</p><div class=\"charts\"><figure><figcaption>Tokens</figcaption>{tokens}</figure><figure><figcaption>Time</figcaption>{time}</figure></div></section>"
-    )
+    RunCharts { intro, tokens, time }
 }
 
 /// One bar per question: its value (none when unknown) in the question's colour.
-fn per_question(class: &str, title: &str, values: &[(Option<u64>, &QuestionState)], show: fn(u64) -> String) -> String {
+fn per_question(
+    class: &str,
+    title: &str,
+    values: &[(Option<u64>, &QuestionState)],
+    show: fn(u64) -> String,
+) -> BarChart {
     let bars: Vec<Bar> = values
         .iter()
         .map(|(value, q)| Bar {
@@ -93,13 +104,18 @@ fn per_question(class: &str, title: &str, values: &[(Option<u64>, &QuestionState
         })
         .collect();
     let most = values.iter().filter_map(|v| v.0).max().unwrap_or(0);
-    bar_chart(class, title, 140, 240, most, &bars)
+    bar_chart(class, title, 140, 240, most, bars)
 }
 
 /// Up to [`RANGES`] equal ranges from the smallest value to the largest, each
 /// a bar of how many questions fall in it, stacked passed / failed / other;
 /// questions without a value (not started) get a row of their own.
-fn distribution(class: &str, title: &str, values: &[(Option<u64>, &QuestionState)], show: fn(u64) -> String) -> String {
+fn distribution(
+    class: &str,
+    title: &str,
+    values: &[(Option<u64>, &QuestionState)],
+    show: fn(u64) -> String,
+) -> BarChart {
     let known = || values.iter().filter_map(|v| v.0);
     let (low, high) = (known().min().unwrap_or(0), known().max().unwrap_or(0));
     let width = ((high - low) / RANGES + 1).max(1);
@@ -132,7 +148,7 @@ fn distribution(class: &str, title: &str, values: &[(Option<u64>, &QuestionState
         bars.push(Bar { label: "not started".into(), segments: Vec::new(), note: thousands(unknown) });
     }
     let tallest = counts.iter().map(|c| c.iter().sum::<u64>()).max().unwrap_or(0);
-    bar_chart(class, title, 170, 240, tallest, &bars)
+    bar_chart(class, title, 170, 240, tallest, bars)
 }
 
 /// Milliseconds as a range label: to the millisecond under ten seconds.
@@ -145,23 +161,16 @@ mod tests {
     use super::*;
     use crate::report::test_run::run_of;
 
-    fn rows(svg: &str) -> Vec<String> {
-        svg.split("<text x=\"0\"")
-            .skip(1)
-            .map(|t| t[t.find('>').unwrap() + 1..t.find('<').unwrap()].to_string())
-            .collect()
-    }
-
     #[test]
     fn ranges_span_the_values_seen_and_unstarted_questions_get_a_row() {
         let state = run_of(3);
         let q: Vec<&QuestionState> = state.questions.iter().collect();
         let same = distribution("t", "t", &[(Some(5), q[0]), (Some(5), q[1]), (None, q[2])], thousands);
-        assert_eq!(rows(&same), ["5", "not started"], "{same}");
+        assert_eq!(same.labels(), ["5", "not started"], "{same:?}");
         let few = distribution("t", "t", &[(Some(1_000), q[0]), (Some(1_003), q[1])], time_label);
-        assert_eq!(rows(&few), ["1,000 ms", "1,001 ms", "1,002 ms", "1,003 ms"], "{few}");
+        assert_eq!(few.labels(), ["1,000 ms", "1,001 ms", "1,002 ms", "1,003 ms"], "{few:?}");
         let wide = distribution("t", "t", &[(Some(0), q[0]), (Some(60_000), q[1]), (Some(30_000), q[2])], time_label);
-        let labels = rows(&wide);
+        let labels = wide.labels();
         assert_eq!((labels.len(), labels[0].as_str(), labels[11].as_str()), (12, "0 ms–5,000 ms", "55.0s–1m00s"));
     }
 }

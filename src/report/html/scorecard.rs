@@ -1,10 +1,10 @@
-//! The report's critic scorecard: verdicts set against the graded answers of
-//! the iterations they judged, as a chart and tables.
+//! The view of the report's critic scorecard for `templates/scorecard.html.j2`:
+//! verdicts set against the graded answers of the iterations they judged, as
+//! a chart and tables.
 
-use std::fmt::Write;
+use serde::Serialize;
 
-use super::chart::{Bar, bar_chart};
-use crate::render::html_escape;
+use super::chart::{Bar, BarChart, bar_chart};
 use crate::report::scorecard::{CriticScorecard, FateCounts, GradedBy, VerdictFate};
 use crate::text::percent;
 
@@ -20,8 +20,8 @@ fn bars(total: &FateCounts) -> [(&'static str, usize, &'static str); 6] {
     ]
 }
 
-/// A horizontal bar chart of the verdict fates (inline SVG, no script).
-fn chart(total: &FateCounts) -> String {
+/// A horizontal bar chart of the verdict fates.
+fn chart(total: &FateCounts) -> BarChart {
     let bars: Vec<Bar> = bars(total)
         .into_iter()
         .map(|(label, count, class)| Bar {
@@ -31,51 +31,57 @@ fn chart(total: &FateCounts) -> String {
         })
         .collect();
     let most = bars.iter().map(|b| b.segments[0].0).max().unwrap_or(0);
-    bar_chart("scorecard", "critic verdicts", 250, 300, most, &bars)
+    bar_chart("scorecard", "critic verdicts", 250, 300, most, bars)
 }
 
-fn table(title: &str, rows: &[(String, &FateCounts)]) -> String {
-    let mut out = format!(
-        "<table><tr><th>{}</th><th>approved a right answer</th><th>approved a wrong answer</th><th>rejected a wrong answer</th><th>rejected a right answer</th><th>rejected the answer approved later</th><th>rejected, no answer</th><th>agreement</th></tr>",
-        html_escape(title)
-    );
-    for (name, c) in rows {
-        let _ = write!(
-            out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            html_escape(name),
-            c.correct_approvals,
-            c.wrong_approvals,
-            c.correct_rejections,
-            c.wrong_rejections,
-            c.answer_neutral_rejections,
-            c.rejections_without_answer,
-            percent(c.agreement())
-        );
-    }
-    out.push_str("</table>");
-    out
+/// One row of a table: a name and its counts.
+#[derive(Debug, Serialize)]
+struct FateRow<'a> {
+    name: String,
+    #[serde(flatten)]
+    counts: &'a FateCounts,
+    agreement: String,
+}
+
+/// A table of counts by difficulty, source or rule.
+#[derive(Debug, Serialize)]
+struct FateTable<'a> {
+    title: &'static str,
+    rows: Vec<FateRow<'a>>,
+}
+
+fn table<'a>(title: &'static str, rows: impl Iterator<Item = (String, &'a FateCounts)>) -> FateTable<'a> {
+    let rows = rows.map(|(name, counts)| FateRow { name, counts, agreement: percent(counts.agreement()) }).collect();
+    FateTable { title, rows }
+}
+
+/// An iteration the critic misjudged.
+#[derive(Debug, Serialize)]
+struct Misjudged<'a> {
+    question_id: &'a str,
+    attempt: u32,
+    iteration: u32,
+    what: &'static str,
+    mark: Option<&'static str>,
 }
 
 /// The scorecard section.
-pub fn scorecard_html(card: &CriticScorecard) -> String {
+#[derive(Debug, Serialize)]
+pub struct ScorecardView<'a> {
+    agreement: String,
+    graded: usize,
+    graded_by: Option<String>,
+    wrong_rejection_iterations: usize,
+    wrong_rejection_tokens: u64,
+    chart: BarChart,
+    tables: [FateTable<'a>; 3],
+    misjudged: Vec<Misjudged<'a>>,
+}
+
+/// The scorecard section of `card`.
+pub fn scorecard_view(card: &CriticScorecard) -> ScorecardView<'_> {
     let total = &card.total;
-    let mut out = format!(
-        "<section class=\"scorecard\" id=\"critic-scorecard\"><h2>Critic scorecard</h2><p>Every verdict of the critic set against the answer the judged iteration's trial run reached, graded with the run's matching rules. Agreement with the expected answers: <b>{}</b> of {} graded verdicts{}. Wrong rejections cost {} more iterations and {} tokens.</p>",
-        percent(total.agreement()),
-        total.graded(),
-        card.graded_by_note().map(|note| format!(" ({note})")).unwrap_or_default(),
-        card.wrong_rejection_iterations,
-        card.wrong_rejection_tokens
-    );
-    out.push_str(&chart(total));
-    let levels: Vec<_> = card.by_difficulty.iter().map(|(k, v)| (k.clone(), v)).collect();
-    out.push_str(&table("difficulty", &levels));
-    let sources: Vec<_> = card.by_source.iter().map(|(k, v)| (k.replace('_', " "), v)).collect();
-    out.push_str(&table("rejections by finding source", &sources));
-    let rules: Vec<_> = card.by_rule.iter().map(|(k, v)| (k.clone(), v)).collect();
-    out.push_str(&table("rejections by rule", &rules));
-    let misjudged: Vec<String> = card
+    let misjudged = card
         .iterations
         .iter()
         .filter_map(|it| {
@@ -85,18 +91,27 @@ pub fn scorecard_html(card: &CriticScorecard) -> String {
                 VerdictFate::NeutralRejection => "rejected the answer it approved later",
                 _ => return None,
             };
-            let mark = it.graded_by.and_then(GradedBy::mark).map(|m| format!(" <i>({m})</i>")).unwrap_or_default();
-            Some(format!(
-                "<li><a href=\"#{id}\">{id}</a> attempt {} iteration {}: {what}{mark}</li>",
-                it.attempt,
-                it.iteration,
-                id = html_escape(&it.question_id)
-            ))
+            Some(Misjudged {
+                question_id: &it.question_id,
+                attempt: it.attempt,
+                iteration: it.iteration,
+                what,
+                mark: it.graded_by.and_then(GradedBy::mark),
+            })
         })
         .collect();
-    if !misjudged.is_empty() {
-        let _ = write!(out, "<p>Misjudged iterations:</p><ul>{}</ul>", misjudged.join(""));
+    ScorecardView {
+        agreement: percent(total.agreement()),
+        graded: total.graded(),
+        graded_by: card.graded_by_note(),
+        wrong_rejection_iterations: card.wrong_rejection_iterations,
+        wrong_rejection_tokens: card.wrong_rejection_tokens,
+        chart: chart(total),
+        tables: [
+            table("difficulty", card.by_difficulty.iter().map(|(k, v)| (k.clone(), v))),
+            table("rejections by finding source", card.by_source.iter().map(|(k, v)| (k.replace('_', " "), v))),
+            table("rejections by rule", card.by_rule.iter().map(|(k, v)| (k.clone(), v))),
+        ],
+        misjudged,
     }
-    out.push_str("</section>");
-    out
 }

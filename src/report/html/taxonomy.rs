@@ -1,12 +1,12 @@
-//! The report's findings taxonomy and convergence: findings per group as a
-//! stacked bar chart (resolved later or not), the groups as a table, every
-//! oscillation, and iterations to approval as a histogram with a table per
-//! difficulty. Inline SVG, no script.
+//! The views of the report's findings taxonomy and convergence for
+//! `templates/taxonomy.html.j2` and `templates/convergence.html.j2`: findings
+//! per group as a stacked bar chart (resolved later or not), the groups as a
+//! table, every oscillation, and iterations to approval as a histogram with a
+//! table per difficulty. Inline SVG, no script.
 
-use std::fmt::Write;
+use serde::Serialize;
 
-use super::chart::{Bar, bar_chart};
-use crate::render::html_escape;
+use super::chart::{Bar, BarChart, bar_chart};
 use crate::report::convergence::{ApprovalHistogram, Convergence};
 use crate::report::taxonomy::FindingsTaxonomy;
 
@@ -15,8 +15,8 @@ const CHARTED: usize = 15;
 /// Question links a table row shows at most.
 const LINKED: usize = 6;
 
-/// Findings per group, resolved part first (inline SVG).
-fn groups_chart(taxonomy: &FindingsTaxonomy) -> String {
+/// Findings per group, resolved part first.
+fn groups_chart(taxonomy: &FindingsTaxonomy) -> BarChart {
     let groups = &taxonomy.groups[..taxonomy.groups.len().min(CHARTED)];
     let most = groups.iter().map(|g| g.count).max().unwrap_or(0) as u64;
     let bars: Vec<Bar> = groups
@@ -32,127 +32,184 @@ fn groups_chart(taxonomy: &FindingsTaxonomy) -> String {
             ),
         })
         .collect();
-    bar_chart("taxonomy", "findings by group", 300, 300, most, &bars)
+    bar_chart("taxonomy", "findings by group", 300, 300, most, bars)
 }
 
-fn question_links(ids: &[String]) -> String {
-    let mut links: Vec<String> =
-        ids.iter().take(LINKED).map(|id| format!("<a href=\"#{id}\">{id}</a>", id = html_escape(id))).collect();
-    if ids.len() > LINKED {
-        links.push(format!("… {} more", ids.len() - LINKED));
-    }
-    links.join(" ")
+/// The first questions of a group, linked, and how many more there are.
+#[derive(Debug, Serialize)]
+struct QuestionLinks<'a> {
+    ids: &'a [String],
+    more: usize,
+}
+
+/// One group of findings.
+#[derive(Debug, Serialize)]
+struct GroupRow<'a> {
+    label: String,
+    count: usize,
+    question_count: usize,
+    questions: QuestionLinks<'a>,
+    resolved: usize,
+    iterations_caused: usize,
+    tokens: u64,
+    oscillations: usize,
+}
+
+/// A finding back after it was resolved, or code back to an earlier iteration's.
+#[derive(Debug, Serialize)]
+struct OscillationRow<'a> {
+    question_id: &'a str,
+    attempt: u32,
+    iteration: u32,
+    text: String,
 }
 
 /// The findings taxonomy section.
-pub fn taxonomy_html(taxonomy: &FindingsTaxonomy) -> String {
-    let mut out = format!(
-        "<section class=\"taxonomy\" id=\"findings-taxonomy\"><h2>Findings taxonomy</h2><p>{} findings in {} groups (source · rule · exception); {} oscillations: a finding back after it was resolved, or a node's code back to an earlier iteration's. Green: resolved later; red: not.</p>",
-        taxonomy.total_findings,
-        taxonomy.groups.len(),
-        taxonomy.oscillations.len()
-    );
-    if taxonomy.groups.is_empty() {
-        out.push_str("<p>No findings.</p></section>");
-        return out;
-    }
-    out.push_str(&groups_chart(taxonomy));
-    out.push_str("<table><tr><th>group</th><th>findings</th><th>questions</th><th>resolved</th><th>iterations caused</th><th>tokens</th><th>oscillations</th></tr>");
-    for g in &taxonomy.groups {
-        let _ = write!(
-            out,
-            "<tr><td>{}</td><td>{}</td><td>{} {}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            html_escape(&g.label()),
-            g.count,
-            g.questions.len(),
-            question_links(&g.questions),
-            g.resolved,
-            g.iterations_caused,
-            g.tokens,
-            g.oscillations
-        );
-    }
-    out.push_str("</table>");
-    if !taxonomy.oscillations.is_empty() {
-        out.push_str("<p>Oscillations:</p><ul class=\"oscillations\">");
-        for o in &taxonomy.oscillations {
-            let _ = write!(
-                out,
-                "<li><a href=\"#{id}\">{id}</a> attempt {} iteration {}: {}</li>",
-                o.attempt,
-                o.iteration,
-                html_escape(&o.describe()),
-                id = html_escape(&o.question_id)
-            );
-        }
-        out.push_str("</ul>");
-    }
-    out.push_str("</section>");
-    out
+#[derive(Debug, Serialize)]
+pub struct TaxonomyView<'a> {
+    total_findings: usize,
+    chart: BarChart,
+    groups: Vec<GroupRow<'a>>,
+    oscillations: Vec<OscillationRow<'a>>,
 }
 
-/// Iterations to approval as columns: 1, 2, …, then never (inline SVG).
-fn histogram_chart(histogram: &ApprovalHistogram) -> String {
-    let columns: Vec<(String, usize, &str)> = histogram
+/// The findings taxonomy section of `taxonomy`.
+pub fn taxonomy_view(taxonomy: &FindingsTaxonomy) -> TaxonomyView<'_> {
+    let groups = taxonomy
+        .groups
+        .iter()
+        .map(|g| GroupRow {
+            label: g.label(),
+            count: g.count,
+            question_count: g.questions.len(),
+            questions: QuestionLinks {
+                ids: &g.questions[..g.questions.len().min(LINKED)],
+                more: g.questions.len().saturating_sub(LINKED),
+            },
+            resolved: g.resolved,
+            iterations_caused: g.iterations_caused,
+            tokens: g.tokens,
+            oscillations: g.oscillations,
+        })
+        .collect();
+    let oscillations = taxonomy
+        .oscillations
+        .iter()
+        .map(|o| OscillationRow {
+            question_id: &o.question_id,
+            attempt: o.attempt,
+            iteration: o.iteration,
+            text: o.describe(),
+        })
+        .collect();
+    TaxonomyView { total_findings: taxonomy.total_findings, chart: groups_chart(taxonomy), groups, oscillations }
+}
+
+/// One column of the histogram.
+#[derive(Debug, Serialize)]
+struct Column {
+    class: &'static str,
+    x: usize,
+    y: usize,
+    width: usize,
+    bar: usize,
+    count: usize,
+    count_y: usize,
+    label: String,
+    label_y: usize,
+}
+
+/// Iterations to approval as columns: 1, 2, …, then never.
+#[derive(Debug, Serialize)]
+struct Histogram {
+    width: usize,
+    height: usize,
+    columns: Vec<Column>,
+}
+
+fn histogram(histogram: &ApprovalHistogram) -> Histogram {
+    let counts: Vec<(String, usize, &'static str)> = histogram
         .approved_at
         .iter()
         .enumerate()
         .map(|(i, &n)| ((i + 1).to_string(), n, "good"))
         .chain([("never".to_string(), histogram.never_approved, "bad")])
         .collect();
-    let most = columns.iter().map(|c| c.1).max().unwrap_or(0).max(1);
+    let most = counts.iter().map(|c| c.1).max().unwrap_or(0).max(1);
     let (column, height, top) = (48, 120, 16);
-    let mut svg = format!(
-        "<svg class=\"chart convergence\" role=\"img\" aria-label=\"iterations to approval\" width=\"{}\" height=\"{}\">",
-        columns.len() * column + 4,
-        height + top + 20
-    );
-    for (i, (label, count, class)) in columns.iter().enumerate() {
-        let x = i * column + 4;
-        let bar = height * count / most;
-        let y = top + height - bar;
-        let _ = write!(
-            svg,
-            "<rect class=\"{class}\" x=\"{x}\" y=\"{y}\" width=\"{}\" height=\"{bar}\"></rect><text x=\"{x}\" y=\"{}\">{count}</text><text x=\"{x}\" y=\"{}\">{label}</text>",
-            column - 10,
-            y.saturating_sub(3).max(12),
-            top + height + 16
-        );
-    }
-    svg.push_str("</svg>");
-    svg
+    let width = counts.len() * column + 4;
+    let columns = counts
+        .into_iter()
+        .enumerate()
+        .map(|(i, (label, count, class))| {
+            let x = i * column + 4;
+            let bar = height * count / most;
+            let y = top + height - bar;
+            Column {
+                class,
+                x,
+                y,
+                width: column - 10,
+                bar,
+                count,
+                count_y: y.saturating_sub(3).max(12),
+                label,
+                label_y: top + height + 16,
+            }
+        })
+        .collect();
+    Histogram { width, height: height + top + 20, columns }
 }
 
 fn number(value: Option<f64>) -> String {
     value.map_or("—".into(), |v| format!("{v:.1}"))
 }
 
+/// One difficulty's approvals (or the whole run's).
+#[derive(Debug, Serialize)]
+struct ConvergenceRow<'a> {
+    level: &'a str,
+    approved_at: &'a [usize],
+    never: usize,
+    mean: String,
+    median: String,
+}
+
 /// The convergence section.
-pub fn convergence_html(convergence: &Convergence) -> String {
+#[derive(Debug, Serialize)]
+pub struct ConvergenceView<'a> {
+    attempts: usize,
+    mean: String,
+    median: String,
+    histogram: Histogram,
+    columns: usize,
+    rows: Vec<ConvergenceRow<'a>>,
+}
+
+/// The convergence section of `convergence`.
+pub fn convergence_view(convergence: &Convergence) -> ConvergenceView<'_> {
     let run = &convergence.run;
-    let mut out = format!(
-        "<section class=\"convergence\" id=\"convergence\"><h2>Convergence</h2><p>Iterations until the critic first approved each of the model's {} finished attempts (never: every iteration rejected). Mean {}, median {}.</p>",
-        run.attempts(),
-        number(run.mean),
-        number(run.median)
-    );
-    out.push_str(&histogram_chart(run));
-    out.push_str("<table><tr><th>difficulty</th>");
-    for i in 1..=run.approved_at.len() {
-        let _ = write!(out, "<th>{i}</th>");
+    let rows = convergence
+        .by_difficulty
+        .iter()
+        .map(|(level, h)| (level.as_str(), h))
+        .chain([("all", run)])
+        .map(|(level, h)| ConvergenceRow {
+            level,
+            approved_at: &h.approved_at,
+            never: h.never_approved,
+            mean: number(h.mean),
+            median: number(h.median),
+        })
+        .collect();
+    ConvergenceView {
+        attempts: run.attempts(),
+        mean: number(run.mean),
+        median: number(run.median),
+        histogram: histogram(run),
+        columns: run.approved_at.len(),
+        rows,
     }
-    out.push_str("<th>never</th><th>mean</th><th>median</th></tr>");
-    let rows = convergence.by_difficulty.iter().map(|(level, h)| (level.as_str(), h)).chain([("all", run)]);
-    for (level, h) in rows {
-        let _ = write!(out, "<tr><td>{}</td>", html_escape(level));
-        for n in &h.approved_at {
-            let _ = write!(out, "<td>{n}</td>");
-        }
-        let _ =
-            write!(out, "<td>{}</td><td>{}</td><td>{}</td></tr>", h.never_approved, number(h.mean), number(h.median));
-    }
-    out.push_str("</table></section>");
-    out
 }
 
 #[cfg(test)]
@@ -173,7 +230,7 @@ mod tests {
         assert!(chart.contains("2 (2 resolved) ↺"), "the KeyError group oscillated: {chart}");
         assert!(chart.contains("2 (0 resolved)</text>"), "the unknown field was never resolved: {chart}");
         assert!(section.contains("<a href=\"#q_a\">q_a</a> attempt 1 iteration 3: back again: [trial run] rates runtime_error (resolved in iteration 2)"), "{section}");
-        assert!(section.contains("iteration 3: node rates reverted to iteration 1&#39;s code"), "{section}");
+        assert!(section.contains("iteration 3: node rates reverted to iteration 1&#x27;s code"), "{section}");
         let convergence = &html[html.find("id=\"convergence\"").unwrap()..];
         let convergence = &convergence[..convergence.find("</section>").unwrap()];
         assert!(
