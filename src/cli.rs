@@ -18,6 +18,8 @@ pub const CONCURRENCY_RANGE: RangeInclusive<i64> = 1..=1_000;
 pub const REVIEW_CONCURRENCY_RANGE: RangeInclusive<i64> = 0..=1_000;
 /// Accepted values of `run --repeat`.
 pub const REPEAT_RANGE: RangeInclusive<i64> = 1..=100;
+/// Accepted repair exchanges per unreadable reply (`--repair`, `[llm] repair`).
+pub const REPAIR_RANGE: RangeInclusive<i64> = 0..=10;
 
 /// Watch LLMs build, critique and run Python DAGs over your data.
 #[derive(Debug, Parser)]
@@ -138,6 +140,11 @@ pub struct RunArgs {
     /// or `off`; a server that refuses one is asked again with the next.
     #[arg(long, value_name = "schema|json|off")]
     pub structured: Option<StructuredOutput>,
+    /// Repair exchanges per reply that cannot be read (empty, cut off, not
+    /// JSON, the wrong shape), within its iteration: the model is told what
+    /// was wrong and asked again; 0 turns repairs off [default: 2].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(REPAIR_RANGE))]
+    pub repair: Option<u32>,
     /// Number of questions to generate [default: 10].
     #[arg(long, value_parser = clap::value_parser!(u32).range(QUESTIONS_RANGE))]
     pub questions: Option<u32>,

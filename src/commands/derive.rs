@@ -49,7 +49,9 @@ fn llm_config(args: &ReplayArgs, file: &Config) -> anyhow::Result<Option<RunConf
     // New calls are played as the replayed run played them, unless the flags say otherwise.
     let played = Trace::read(&args.trace)?.header.settings.roles;
     let roles = file.recorded_role_configs(&played, &args.roles, Some(kind), env)?;
-    Ok(Some(RunConfig { roles, questions: 1, max_iterations: 1, concurrency: 1, review_concurrency: 0 }))
+    let config =
+        RunConfig { roles, questions: 1, max_iterations: 1, concurrency: 1, review_concurrency: 0, repair: None };
+    Ok(Some(config))
 }
 
 /// SHA-256 of `bytes` in hex.

@@ -15,7 +15,7 @@ use crate::config::Config;
 use crate::dataset::Dataset;
 use crate::engine::{self, EngineParts, RunOptions};
 use crate::grade::{Grader, GradingSettings, read_questions_file};
-use crate::llm::LlmRole;
+use crate::llm::{DEFAULT_REPAIRS, LlmRole, Repairs};
 use crate::prompts::{Prompts, override_dir};
 use crate::report::write_eval_results;
 use crate::run::{Budget, BudgetLimit, EngineEvent, Outcome, QuestionStatus, RunSettings, RunState, Spend};
@@ -207,7 +207,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             judge_rejected: args.judge_rejected,
         },
     };
-    let grader = Arc::new(Grader::from_settings(&grading)?);
+    // A continued run keeps its repair limit unless one is given now.
+    let repair = config.repair.or(plan.earlier.as_ref().and_then(|earlier| earlier.header.settings.repair));
+    let repairs = Repairs::new(repair.unwrap_or(DEFAULT_REPAIRS), prompts.clone());
+    let grader = Arc::new(Grader::from_settings(&grading)?.with_repairs(repairs));
     if grader.has_judges() && config.role(LlmRole::Judge).provider == crate::cli::LlmKind::Offline {
         anyhow::bail!(
             "judges need an LLM: the offline planner does not judge answers (use --llm openai or --llm anthropic)"
@@ -240,6 +243,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         Some(earlier) => {
             let mut settings = earlier.header.settings.clone();
             settings.budget = continued_budget(settings.budget, budget);
+            settings.repair = repair;
             if settings.dataset_hash != dataset.content_hash {
                 anyhow::bail!(
                     "the dataset in {} changed since the run started; continuing needs the same data",
@@ -266,6 +270,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 roles,
                 datasets: Vec::new(),
                 repeat: args.repeat.unwrap_or(1),
+                repair,
                 budget,
             };
             (settings.clone(), TraceWriter::create(&trace_path, &TraceHeader::new(settings))?, None)

@@ -100,6 +100,9 @@ pub struct LlmSection {
     /// Longest reply, in tokens, sent with every call (anthropic requires one).
     #[serde(default, deserialize_with = "max_tokens")]
     pub max_tokens: Option<u32>,
+    /// Repair exchanges per reply that cannot be read (0: none).
+    #[serde(default, deserialize_with = "repair")]
+    pub repair: Option<u32>,
 }
 
 impl LlmSection {
@@ -161,6 +164,10 @@ fn concurrency<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error>
 
 fn review_concurrency<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
     within(d, cli::REVIEW_CONCURRENCY_RANGE)
+}
+
+fn repair<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    within(d, cli::REPAIR_RANGE)
 }
 
 fn retries<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
@@ -282,6 +289,7 @@ impl Config {
             max_iterations: args.max_iterations.or(self.run.max_iterations).unwrap_or(DEFAULT_MAX_ITERATIONS),
             concurrency: args.concurrency.or(self.run.concurrency).unwrap_or(DEFAULT_CONCURRENCY),
             review_concurrency: args.review_concurrency.or(self.run.review_concurrency).unwrap_or(0),
+            repair: args.repair.or(self.llm.repair),
         })
     }
 }
@@ -317,6 +325,8 @@ pub struct RunConfig {
     pub concurrency: u32,
     /// Layer reviews at once per DAG (0: every layer at once).
     pub review_concurrency: u32,
+    /// Repair exchanges per unreadable reply, when given (`--repair`, `[llm] repair`).
+    pub repair: Option<u32>,
 }
 
 impl RunConfig {

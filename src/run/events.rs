@@ -120,6 +120,10 @@ pub struct RunSettings {
     /// Independent epochs per question (`run --repeat`); 0 or 1 means one.
     #[serde(default, skip_serializing_if = "at_most_one")]
     pub repeat: u32,
+    /// Repair exchanges per unreadable reply (`--repair`, `[llm] repair`), when
+    /// given; the default otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repair: Option<u32>,
 }
 
 fn at_most_one(repeat: &u32) -> bool {

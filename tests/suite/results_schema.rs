@@ -136,6 +136,7 @@ fn full_document() -> EvalResults {
         .collect(),
         datasets: vec![DatasetRef { name: "fraud".into(), dir: "bench/datasets/fraud".into(), hash: "abc".into() }],
         repeat: 3,
+        repair: Some(1),
         budget: Some(Budget { max_cost_usd: Some(0.5), max_tokens: Some(10_000), per_question_usd: Some(0.1) }),
     };
     let log = |role, meta: &CallMeta| LogEntry { role, content: "text".into(), meta: meta.clone() };
