@@ -42,7 +42,7 @@ fn critic_llm(
         max_iterations: settings.max_iterations,
         concurrency: settings.concurrency,
         review_concurrency: settings.review_concurrency,
-        repair: settings.repair,
+        repair: settings.repair.unwrap_or(crate::llm::DEFAULT_REPAIRS),
     };
     super::providers::build_llm(&config, settings.seed, dataset, None, Default::default())
 }

@@ -207,8 +207,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             judge_rejected: args.judge_rejected,
         },
     };
-    // A continued run keeps its repair limit unless one is given now.
-    let repair = config.repair.or(plan.earlier.as_ref().and_then(|earlier| earlier.header.settings.repair));
+    // A continued run keeps the repair limit it started with; a new one records its own unless it is the default.
+    let repair = match &plan.earlier {
+        Some(earlier) => earlier.header.settings.repair,
+        None => (config.repair != DEFAULT_REPAIRS).then_some(config.repair),
+    };
     let repairs = Repairs::new(repair.unwrap_or(DEFAULT_REPAIRS), prompts.clone());
     let grader = Arc::new(Grader::from_settings(&grading)?.with_repairs(repairs));
     if grader.has_judges() && config.role(LlmRole::Judge).provider == crate::cli::LlmKind::Offline {
@@ -243,7 +246,6 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         Some(earlier) => {
             let mut settings = earlier.header.settings.clone();
             settings.budget = continued_budget(settings.budget, budget);
-            settings.repair = repair;
             if settings.dataset_hash != dataset.content_hash {
                 anyhow::bail!(
                     "the dataset in {} changed since the run started; continuing needs the same data",

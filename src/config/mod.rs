@@ -289,7 +289,7 @@ impl Config {
             max_iterations: args.max_iterations.or(self.run.max_iterations).unwrap_or(DEFAULT_MAX_ITERATIONS),
             concurrency: args.concurrency.or(self.run.concurrency).unwrap_or(DEFAULT_CONCURRENCY),
             review_concurrency: args.review_concurrency.or(self.run.review_concurrency).unwrap_or(0),
-            repair: args.repair.or(self.llm.repair),
+            repair: args.repair.or(self.llm.repair).unwrap_or(crate::llm::DEFAULT_REPAIRS),
         })
     }
 }
@@ -325,8 +325,8 @@ pub struct RunConfig {
     pub concurrency: u32,
     /// Layer reviews at once per DAG (0: every layer at once).
     pub review_concurrency: u32,
-    /// Repair exchanges per unreadable reply, when given (`--repair`, `[llm] repair`).
-    pub repair: Option<u32>,
+    /// Repair exchanges per unreadable reply (`--repair`, `[llm] repair`).
+    pub repair: u32,
 }
 
 impl RunConfig {
