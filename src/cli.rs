@@ -269,6 +269,10 @@ pub struct ReplayArgs {
     /// Who plays each role.
     #[command(flatten)]
     pub roles: RoleFlags,
+    /// How replies that must be JSON objects are asked for (as `run
+    /// --structured`): `schema`, `json` or `off` [default: the config file's, else schema].
+    #[arg(long, value_name = "schema|json|off")]
+    pub structured: Option<StructuredOutput>,
     /// Config file to read instead of $XDG_CONFIG_HOME/eval-dag/config.toml.
     #[arg(long, env = "EVAL_DAG_CONFIG", value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -385,6 +389,10 @@ pub struct GradeArgs {
     /// Who answers judge calls not found in the trace (--judge-model, or --model).
     #[command(flatten)]
     pub roles: RoleFlags,
+    /// How replies that must be JSON objects are asked for (as `run
+    /// --structured`): `schema`, `json` or `off` [default: the config file's, else schema].
+    #[arg(long, value_name = "schema|json|off")]
+    pub structured: Option<StructuredOutput>,
 }
 
 /// Arguments of `recritic`.
@@ -398,6 +406,10 @@ pub struct RecriticArgs {
     /// Who answers the layer reviews (--critic-model, or --model).
     #[command(flatten)]
     pub roles: RoleFlags,
+    /// How replies that must be JSON objects are asked for (as `run
+    /// --structured`): `schema`, `json` or `off` [default: the config file's, else schema].
+    #[arg(long, value_name = "schema|json|off")]
+    pub structured: Option<StructuredOutput>,
     /// Directory of prompt templates replacing the built-in ones by file name
     /// (over $EVAL_DAG_PROMPTS and the config directory's prompts/).
     #[arg(long, value_name = "DIR")]

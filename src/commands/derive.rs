@@ -48,7 +48,10 @@ fn llm_config(args: &ReplayArgs, file: &Config) -> anyhow::Result<Option<RunConf
     let env = |name: &str| std::env::var(name).ok();
     // New calls are played as the replayed run played them, unless the flags say otherwise.
     let played = Trace::read(&args.trace)?.header.settings.roles;
-    let roles = file.recorded_role_configs(&played, &args.roles, Some(kind), env)?;
+    let mut roles = file.recorded_role_configs(&played, &args.roles, Some(kind), env)?;
+    if let Some(level) = args.structured {
+        roles.values_mut().for_each(|role| role.ask_structured(level));
+    }
     let config = RunConfig {
         roles,
         questions: 1,

@@ -278,10 +278,7 @@ impl Config {
     pub fn resolve(&self, args: &RunArgs, env: impl Fn(&str) -> Option<String>) -> anyhow::Result<RunConfig> {
         let mut roles = self.role_configs(&args.roles, args.llm, env)?;
         if let Some(level) = args.structured_outputs() {
-            for role in roles.values_mut() {
-                role.openai.iter_mut().for_each(|settings| settings.structured = level);
-                role.anthropic.iter_mut().for_each(|settings| settings.structured = level);
-            }
+            roles.values_mut().for_each(|role| role.ask_structured(level));
         }
         Ok(RunConfig {
             roles,
