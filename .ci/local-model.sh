@@ -90,7 +90,10 @@ TOML
 import json, sys
 events = [json.loads(line)["event"] for line in open(sys.argv[1]) if line.startswith('{"seq"')]
 calls = [e for e in events if e["type"] == "llm_call_finished"]
-builds = [c for c in calls if c["key"]["role"] == "dag_build" and c.get("response") is not None]
+replied = [c for c in calls if c["key"]["role"] == "dag_build" and c.get("response") is not None]
+# A build with its repair exchanges (`repair: n`) is one builder reply.
+builds = sorted({(c["key"].get("question_id"), c["key"]["attempt"], c["key"]["iteration"]) for c in replied})
+repairs = [c for c in calls if c["key"].get("repair", 0) > 0]
 dags = [e for e in events if e["type"] == "dag_built"]
 trials = [e for e in events if e["type"] == "stage_finished" and e["stage"] == "trial_run"]
 tokens = sum(c["usage"]["prompt_tokens"] + c["usage"]["completion_tokens"] for c in calls)
@@ -99,10 +102,12 @@ print(f"local-model: {len(calls)} calls ({sum(c.get('retries', 0) for c in calls
       f"finish reasons {sorted({str(c.get('finish_reason')) for c in calls})}, "
       f"{tokens} tokens (estimated: {any(c.get('estimated') for c in calls)}), "
       f"latency per call {min(seconds):.0f}-{max(seconds):.0f} s")
+print(f"local-model: {len(repairs)} repair exchanges "
+      f"({', '.join(sorted({c['key']['role'] + ' ' + str(c['key']['repair']) for c in repairs})) or 'none'})")
 print(f"local-model: {len(builds)} builder replies, {len(dags)} parsed as DAGs, {len(trials)} trial runs "
       f"({sum(1 for t in trials if t['ok'])} ran clean)")
 checks = {
-    "every builder reply parsed as a DAG": builds and len(dags) == len(builds),
+    "every builder reply parsed as a DAG (repairs included)": builds and len(dags) == len(builds),
     "trial runs ran the model's code": len(trials) > 0,
     "tokens counted": tokens > 0,
     "the run ended": any(e["type"] == "run_finished" for e in events),

@@ -20,6 +20,8 @@ pub const REVIEW_CONCURRENCY_RANGE: RangeInclusive<i64> = 0..=1_000;
 pub const REPEAT_RANGE: RangeInclusive<i64> = 1..=100;
 /// Accepted values of `run --consensus`.
 pub const CONSENSUS_RANGE: RangeInclusive<i64> = 1..=9;
+/// Accepted repair exchanges per unreadable reply (`--repair`, `[llm] repair`).
+pub const REPAIR_RANGE: RangeInclusive<i64> = 0..=10;
 
 /// Watch LLMs build, critique and run Python DAGs over your data.
 #[derive(Debug, Parser)]
@@ -140,6 +142,11 @@ pub struct RunArgs {
     /// or `off`; a server that refuses one is asked again with the next.
     #[arg(long, value_name = "schema|json|off")]
     pub structured: Option<StructuredOutput>,
+    /// Repair exchanges per reply that cannot be read (empty, cut off, not
+    /// JSON, the wrong shape), within its iteration: the model is told what
+    /// was wrong and asked again; 0 turns repairs off [default: 2].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(REPAIR_RANGE))]
+    pub repair: Option<u32>,
     /// Number of questions to generate [default: 10].
     #[arg(long, value_parser = clap::value_parser!(u32).range(QUESTIONS_RANGE))]
     pub questions: Option<u32>,
@@ -274,6 +281,10 @@ pub struct ReplayArgs {
     /// Who plays each role.
     #[command(flatten)]
     pub roles: RoleFlags,
+    /// How replies that must be JSON objects are asked for (as `run
+    /// --structured`): `schema`, `json` or `off` [default: the config file's, else schema].
+    #[arg(long, value_name = "schema|json|off")]
+    pub structured: Option<StructuredOutput>,
     /// Config file to read instead of $XDG_CONFIG_HOME/eval-dag/config.toml.
     #[arg(long, env = "EVAL_DAG_CONFIG", value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -416,6 +427,10 @@ pub struct GradeArgs {
     /// Who answers judge calls not found in the trace (--judge-model, or --model).
     #[command(flatten)]
     pub roles: RoleFlags,
+    /// How replies that must be JSON objects are asked for (as `run
+    /// --structured`): `schema`, `json` or `off` [default: the config file's, else schema].
+    #[arg(long, value_name = "schema|json|off")]
+    pub structured: Option<StructuredOutput>,
 }
 
 /// Arguments of `recritic`.
@@ -429,6 +444,10 @@ pub struct RecriticArgs {
     /// Who answers the layer reviews (--critic-model, or --model).
     #[command(flatten)]
     pub roles: RoleFlags,
+    /// How replies that must be JSON objects are asked for (as `run
+    /// --structured`): `schema`, `json` or `off` [default: the config file's, else schema].
+    #[arg(long, value_name = "schema|json|off")]
+    pub structured: Option<StructuredOutput>,
     /// Directory of prompt templates replacing the built-in ones by file name
     /// (over $EVAL_DAG_PROMPTS and the config directory's prompts/).
     #[arg(long, value_name = "DIR")]

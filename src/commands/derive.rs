@@ -18,7 +18,7 @@ use crate::config::{Config, RunConfig};
 use crate::dataset::Dataset;
 use crate::engine::{self, EngineParts, RunOptions};
 use crate::grade::Grader;
-use crate::llm::{LlmClient, ReplayClient};
+use crate::llm::{DEFAULT_REPAIRS, LlmClient, ReplayClient};
 use crate::prompts::{Prompts, override_dir};
 use crate::run::{Command, RunState};
 use crate::trace::{DerivedFrom, Trace, TraceHeader, TraceWriter};
@@ -48,15 +48,20 @@ fn llm_config(args: &ReplayArgs, file: &Config) -> anyhow::Result<Option<RunConf
     let env = |name: &str| std::env::var(name).ok();
     // New calls are played as the replayed run played them, unless the flags say otherwise.
     let played = Trace::read(&args.trace)?.header.settings.roles;
-    let roles = file.recorded_role_configs(&played, &args.roles, Some(kind), env)?;
-    Ok(Some(RunConfig {
+    let mut roles = file.recorded_role_configs(&played, &args.roles, Some(kind), env)?;
+    if let Some(level) = args.structured {
+        roles.values_mut().for_each(|role| role.ask_structured(level));
+    }
+    let config = RunConfig {
         roles,
         questions: 1,
         max_iterations: 1,
         concurrency: 1,
         review_concurrency: 0,
         metamorphic: false,
-    }))
+        repair: file.llm.repair.unwrap_or(DEFAULT_REPAIRS),
+    };
+    Ok(Some(config))
 }
 
 /// SHA-256 of `bytes` in hex.

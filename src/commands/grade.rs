@@ -76,7 +76,11 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
         let provider = config.roles.get(LlmRole::Judge).and_then(|r| r.provider).or(config.llm.provider);
         let provider = provider.filter(|p| *p != LlmKind::Offline).unwrap_or(LlmKind::Openai);
         let choice = args.roles.choice(LlmRole::Judge, Some(provider));
-        match config.role_config(LlmRole::Judge, choice, |name| std::env::var(name).ok()) {
+        let mut role = config.role_config(LlmRole::Judge, choice, |name| std::env::var(name).ok());
+        if let (Ok(role), Some(level)) = (&mut role, args.structured) {
+            role.ask_structured(level);
+        }
+        match role {
             Ok(RoleConfig { openai: Some(settings), .. }) => {
                 llm = llm.with_fallback(Arc::new(OpenAiClient::new(settings)?));
             }

@@ -35,7 +35,10 @@ fn critic_llm(
     settings: &RunSettings,
     dataset: &Arc<Dataset>,
 ) -> anyhow::Result<(Arc<dyn LlmClient>, RoleModels)> {
-    let roles = file.role_configs(&args.roles, args.llm, |name| std::env::var(name).ok())?;
+    let mut roles = file.role_configs(&args.roles, args.llm, |name| std::env::var(name).ok())?;
+    if let Some(level) = args.structured {
+        roles.values_mut().for_each(|role| role.ask_structured(level));
+    }
     let config = RunConfig {
         roles,
         questions: settings.questions,
@@ -43,6 +46,7 @@ fn critic_llm(
         concurrency: settings.concurrency,
         review_concurrency: settings.review_concurrency,
         metamorphic: false,
+        repair: settings.repair.unwrap_or(crate::llm::DEFAULT_REPAIRS),
     };
     super::providers::build_llm(&config, settings.seed, dataset, None, Default::default())
 }

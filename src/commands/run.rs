@@ -15,7 +15,7 @@ use crate::config::Config;
 use crate::dataset::Dataset;
 use crate::engine::{self, EngineParts, RunOptions};
 use crate::grade::{Grader, GradingSettings, read_questions_file};
-use crate::llm::LlmRole;
+use crate::llm::{DEFAULT_REPAIRS, LlmRole, Repairs};
 use crate::prompts::{Prompts, override_dir};
 use crate::report::write_eval_results;
 use crate::run::{Budget, BudgetLimit, EngineEvent, Outcome, QuestionStatus, RunSettings, RunState, Spend};
@@ -208,7 +208,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             judge_rejected: args.judge_rejected,
         },
     };
-    let grader = Arc::new(Grader::from_settings(&grading)?);
+    // A continued run keeps the repair limit it started with; a new one records its own unless it is the default.
+    let repair = match &plan.earlier {
+        Some(earlier) => earlier.header.settings.repair,
+        None => (config.repair != DEFAULT_REPAIRS).then_some(config.repair),
+    };
+    let repairs = Repairs::new(repair.unwrap_or(DEFAULT_REPAIRS), prompts.clone());
+    let grader = Arc::new(Grader::from_settings(&grading)?.with_repairs(repairs));
     if grader.has_judges() && config.role(LlmRole::Judge).provider == crate::cli::LlmKind::Offline {
         anyhow::bail!(
             "judges need an LLM: the offline planner does not judge answers (use --llm openai or --llm anthropic)"
@@ -268,6 +274,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 datasets: Vec::new(),
                 repeat: args.repeat.unwrap_or(1),
                 consensus: args.consensus.unwrap_or(1),
+                repair,
                 budget,
                 metamorphic: config.metamorphic,
             };

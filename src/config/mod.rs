@@ -100,6 +100,9 @@ pub struct LlmSection {
     /// Longest reply, in tokens, sent with every call (anthropic requires one).
     #[serde(default, deserialize_with = "max_tokens")]
     pub max_tokens: Option<u32>,
+    /// Repair exchanges per reply that cannot be read (0: none).
+    #[serde(default, deserialize_with = "repair")]
+    pub repair: Option<u32>,
 }
 
 impl LlmSection {
@@ -164,6 +167,10 @@ fn concurrency<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error>
 
 fn review_concurrency<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
     within(d, cli::REVIEW_CONCURRENCY_RANGE)
+}
+
+fn repair<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    within(d, cli::REPAIR_RANGE)
 }
 
 fn retries<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
@@ -274,10 +281,7 @@ impl Config {
     pub fn resolve(&self, args: &RunArgs, env: impl Fn(&str) -> Option<String>) -> anyhow::Result<RunConfig> {
         let mut roles = self.role_configs(&args.roles, args.llm, env)?;
         if let Some(level) = args.structured_outputs() {
-            for role in roles.values_mut() {
-                role.openai.iter_mut().for_each(|settings| settings.structured = level);
-                role.anthropic.iter_mut().for_each(|settings| settings.structured = level);
-            }
+            roles.values_mut().for_each(|role| role.ask_structured(level));
         }
         Ok(RunConfig {
             roles,
@@ -286,6 +290,7 @@ impl Config {
             concurrency: args.concurrency.or(self.run.concurrency).unwrap_or(DEFAULT_CONCURRENCY),
             review_concurrency: args.review_concurrency.or(self.run.review_concurrency).unwrap_or(0),
             metamorphic: args.metamorphic || self.run.metamorphic.unwrap_or(false),
+            repair: args.repair.or(self.llm.repair).unwrap_or(crate::llm::DEFAULT_REPAIRS),
         })
     }
 }
@@ -323,6 +328,8 @@ pub struct RunConfig {
     pub review_concurrency: u32,
     /// Metamorphic checks of every approved DAG.
     pub metamorphic: bool,
+    /// Repair exchanges per unreadable reply (`--repair`, `[llm] repair`).
+    pub repair: u32,
 }
 
 impl RunConfig {

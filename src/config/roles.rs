@@ -95,6 +95,12 @@ impl RoleConfig {
             _ => None,
         }
     }
+
+    /// Ask for the role's JSON replies at `level` (`--structured`), whatever the file says.
+    pub fn ask_structured(&mut self, level: StructuredOutput) {
+        self.openai.iter_mut().for_each(|settings| settings.structured = level);
+        self.anthropic.iter_mut().for_each(|settings| settings.structured = level);
+    }
 }
 
 /// Every role's [`RoleConfig`].

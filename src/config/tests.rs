@@ -233,6 +233,16 @@ fn structured_outputs_default_to_schema_per_role_and_the_flag_beats_the_file() {
     assert!(err.starts_with("config /home/u/.config/eval-dag/config.toml:2:"), "{err}");
     let clash = Cli::try_parse_from(["eval-dag", "run", "d", "--json-mode", "--structured", "off"]);
     assert!(clash.is_err(), "--json-mode is --structured json: not both");
+    for command in [["eval-dag", "recritic", "r"], ["eval-dag", "replay", "t"], ["eval-dag", "grade", "g"]] {
+        let cli = Cli::try_parse_from(command.into_iter().chain(["--structured", "json"])).unwrap();
+        let level = match cli.command {
+            crate::cli::CliCommand::Recritic(a) => a.structured,
+            crate::cli::CliCommand::Replay(a) => a.structured,
+            crate::cli::CliCommand::Grade(a) => a.structured,
+            _ => None,
+        };
+        assert_eq!(level, Some(Json), "{command:?} takes --structured like run");
+    }
 }
 
 #[test]

@@ -25,6 +25,11 @@ impl ChatMessage {
     pub fn user(content: impl Into<String>) -> Self {
         Self { role: "user".into(), content: content.into() }
     }
+
+    /// A message the model wrote (an earlier reply, quoted back to it).
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Self { role: "assistant".into(), content: content.into() }
+    }
 }
 
 /// What an LLM call is for.

@@ -11,8 +11,8 @@ use crate::dag::DagExecutor;
 use crate::dataset::Dataset;
 use crate::grade::Grader;
 use crate::llm::{
-    CallKey, ChatMessage, DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, LlmRole, ReplySchema,
-    StreamUpdate, TokenUsage, serving,
+    CallKey, ChatMessage, DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, LlmRole, Repairs,
+    ReplySchema, StreamUpdate, TokenUsage, Unreadable, serving,
 };
 use crate::prompts::Prompts;
 use crate::run::{Budget, BudgetLimit, EngineEvent, Spend};
@@ -50,6 +50,8 @@ pub struct RunContext {
     pub review_concurrency: usize,
     /// Spending limits: a call that would start past one is not sent.
     pub budget: Budget,
+    /// How an unreadable reply is asked for again within its iteration.
+    pub repairs: Repairs,
 }
 
 impl RunContext {
@@ -62,6 +64,20 @@ impl RunContext {
         schema: Option<ReplySchema>,
     ) -> Result<String, LlmError> {
         self.record_call(LlmRequest { key, messages, schema }).await.map(|reply| reply.text)
+    }
+
+    /// Make a call whose reply is read with `read`, repaired in place (calls
+    /// of the same key with `repair: n`) while it cannot be read, up to the
+    /// run's limit; `Ok(Err(_))` says why it is still unreadable.
+    pub async fn call_readable<T>(
+        &self,
+        key: CallKey,
+        messages: Vec<ChatMessage>,
+        schema: Option<ReplySchema>,
+        read: impl Fn(&str) -> Result<T, String>,
+    ) -> Result<Result<T, Unreadable>, LlmError> {
+        let request = LlmRequest { key, messages, schema };
+        self.repairs.complete(&self.recorded_llm(), &request, read).await
     }
 
     /// The provider, with every call reported as events (for code that takes an

@@ -11,7 +11,7 @@ use crate::domain::{
     AttemptAt, CriticFeedback, ExecutionResult, Finding, FindingSource, GeneratedDag, Question, ReplySchema, Severity,
 };
 use crate::grade::{Answer, JudgedAt};
-use crate::llm::{CallKey, LlmErrorKind, LlmRole};
+use crate::llm::{CallKey, LlmErrorKind, LlmRole, Unreadable};
 use crate::prompts::extract_json_object;
 use crate::run::{EngineEvent, Outcome, Stage};
 use serde_json::Value;
@@ -30,7 +30,8 @@ pub(super) struct Attempt<'a> {
 enum Built {
     /// A DAG in the DAG shape.
     Dag(GeneratedDag),
-    /// A reply that could not be read as a DAG: rejected with this feedback.
+    /// A reply that could not be read as a DAG, even after its repairs:
+    /// rejected with this feedback.
     Unreadable(CriticFeedback),
     /// The call failed for good (the attempt fails with this reason).
     CallFailed(String),
@@ -153,23 +154,20 @@ impl Attempt<'_> {
             iteration,
             previous.map(|(dag, feedback)| (dag, feedback)),
         );
-        let reply = match self.ctx.call_llm(key, messages, Some(ReplySchema::of::<GeneratedDag>("dag"))).await {
-            Ok(reply) => reply,
-            Err(err) if err.kind == LlmErrorKind::Budget => return Built::OverBudget(err.message),
-            Err(err) => return Built::CallFailed(format!("building the DAG failed: {err}")),
-        };
-        let parsed = extract_json_object(&reply).map_err(|err| err.to_string()).and_then(|value| {
+        let read = |reply: &str| {
+            let value = extract_json_object(reply).map_err(|err| err.to_string())?;
             serde_json::from_value::<GeneratedDag>(value)
                 .map_err(|err| format!("the DAG JSON does not match the DAG shape: {err}"))
-        });
-        match parsed {
-            Ok(mut dag) => {
+        };
+        let schema = Some(ReplySchema::of::<GeneratedDag>("dag"));
+        match self.ctx.call_readable(key, messages, schema, read).await {
+            Ok(Ok(mut dag)) => {
                 if dag.question_id.is_empty() {
                     dag.question_id = self.question.id.clone();
                 }
                 Built::Dag(dag)
             }
-            Err(message) => {
+            Ok(Err(Unreadable(message))) => {
                 let finding = Finding {
                     node_id: None,
                     layer: None,
@@ -180,6 +178,8 @@ impl Attempt<'_> {
                 };
                 Built::Unreadable(Self::rejection(vec![finding], "The reply could not be read as a DAG.".into()))
             }
+            Err(err) if err.kind == LlmErrorKind::Budget => Built::OverBudget(err.message),
+            Err(err) => Built::CallFailed(format!("building the DAG failed: {err}")),
         }
     }
 

@@ -17,10 +17,10 @@ use super::critic::{Seed, run_attempt};
 use super::emitter::Emitter;
 use super::gate::Gate;
 use super::node_run::run_node;
-use super::questions::{QuestionsReplyError, parse_questions, questions_schema};
+use super::questions::generate_questions;
 use crate::domain::Question;
 use crate::domain::{AttemptAt, IterationAt};
-use crate::llm::{CallKey, LlmError, LlmRole};
+use crate::llm::{DEFAULT_REPAIRS, Repairs};
 use crate::run::{Command, EngineEvent, HandEdit, Outcome, RunSettings, RunState};
 use crate::trace::TraceWriter;
 
@@ -288,24 +288,6 @@ fn resumption(prior: &RunState, question_id: &str, (epoch, draft): (u32, u32), r
     }
 }
 
-/// Why no questions were generated (the text of the run's failure).
-#[derive(Debug, thiserror::Error)]
-enum GenerationError {
-    /// The LLM call failed for good.
-    #[error("question generation failed: {0}")]
-    Call(LlmError),
-    /// The reply could not be read as questions.
-    #[error("question generation: {0}")]
-    Reply(#[from] QuestionsReplyError),
-}
-
-async fn generate_questions(ctx: &RunContext, count: u32) -> Result<Vec<Question>, GenerationError> {
-    let key = CallKey::run_wide(LlmRole::QuestionGeneration);
-    let messages = ctx.parts.prompts.question_generation(&ctx.parts.dataset, count);
-    let reply = ctx.call_llm(key, messages, Some(questions_schema())).await.map_err(GenerationError::Call)?;
-    Ok(parse_questions(&reply, count as usize)?)
-}
-
 async fn orchestrate(
     ctx: Arc<RunContext>,
     settings: RunSettings,
@@ -436,6 +418,7 @@ pub(super) fn context(
     let first_call_id = prior.calls.keys().max().map_or(1, |id| id + 1);
     let offset_ms = prior.now_ms;
     let emitter = Arc::new(Emitter::new(event_tx, trace, prior, offset_ms, first_call_id));
+    let repairs = Repairs::new(settings.repair.unwrap_or(DEFAULT_REPAIRS), parts.prompts.clone());
     let ctx = RunContext {
         parts,
         emitter,
@@ -444,6 +427,7 @@ pub(super) fn context(
         seed: settings.seed,
         review_concurrency: settings.review_concurrency as usize,
         budget: settings.budget.unwrap_or_default(),
+        repairs,
     };
     (Arc::new(ctx), events)
 }

@@ -1,11 +1,20 @@
-//! Reading the question generator's reply.
+//! Question generation: reading the generator's reply, keeping every
+//! well-formed question of its list and asking again (repair exchanges) for
+//! the ones that could not be read.
+
+use std::collections::HashSet;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::context::RunContext;
 use crate::domain::{DifficultyLevel, Question, ReplySchema};
-use crate::prompts::{ExtractError, extract_json_object};
+use crate::llm::{CallKey, LlmClient, LlmError, LlmRequest, LlmRole, describe_unreadable, ignore_stream};
+use crate::prompts::{ExtractError, RepairNote, extract_json_object};
+
+/// Repair exchanges a question list gets at most, whatever the run's limit.
+const QUESTION_LIST_REPAIRS: u32 = 2;
 
 /// Why the question generator's reply yields no questions.
 #[derive(Debug, thiserror::Error)]
@@ -75,36 +84,50 @@ pub fn questions_schema() -> ReplySchema {
     ReplySchema::of::<QuestionsReply>("questions")
 }
 
-/// The questions in `reply`, ranked easy → hard, at most `limit`. Missing ranks
-/// follow reply order, missing levels follow the rank, and missing or repeated
-/// ids are replaced by `q_NN`.
-pub fn parse_questions(reply: &str, limit: usize) -> Result<Vec<Question>, QuestionsReplyError> {
+/// What one reply's question list held: its well-formed questions in rank
+/// order, and why each other entry was dropped.
+struct QuestionBatch {
+    questions: Vec<RawQuestion>,
+    dropped: Vec<QuestionsReplyError>,
+}
+
+/// The question list in `reply`, entry by entry: a malformed entry is dropped
+/// (and said why), the others kept. An error when no list can be read at all.
+fn read_questions(reply: &str) -> Result<QuestionBatch, QuestionsReplyError> {
     let value = extract_json_object(reply)?;
     let items = value.get("questions").and_then(Value::as_array).ok_or(QuestionsReplyError::NoList)?;
-    let mut raw = Vec::new();
-    for (index, item) in items.iter().enumerate() {
-        let number = index + 1;
-        let question: RawQuestion =
-            serde_json::from_value(item.clone()).map_err(|source| QuestionsReplyError::Malformed { number, source })?;
-        if question.question.trim().is_empty() {
-            return Err(QuestionsReplyError::NoText { number });
-        }
-        raw.push((question.difficulty_rank.unwrap_or(number), index, question));
-    }
-    if raw.is_empty() {
+    if items.is_empty() {
         return Err(QuestionsReplyError::Empty);
     }
-    raw.sort_by_key(|(rank, index, _)| (*rank, *index));
+    let mut batch = QuestionBatch { questions: Vec::new(), dropped: Vec::new() };
+    let mut ranked = Vec::new();
+    for (index, item) in items.iter().enumerate() {
+        let number = index + 1;
+        match serde_json::from_value::<RawQuestion>(item.clone()) {
+            Err(source) => batch.dropped.push(QuestionsReplyError::Malformed { number, source }),
+            Ok(question) if question.question.trim().is_empty() => {
+                batch.dropped.push(QuestionsReplyError::NoText { number })
+            }
+            Ok(question) => ranked.push((question.difficulty_rank.unwrap_or(number), index, question)),
+        }
+    }
+    ranked.sort_by_key(|(rank, index, _)| (*rank, *index));
+    batch.questions = ranked.into_iter().map(|(_, _, question)| question).collect();
+    Ok(batch)
+}
+
+/// `raw` (in rank order) as the run's questions, at most `limit`: missing
+/// levels follow the rank, missing or repeated ids are replaced by `q_NN`.
+fn rank_questions(mut raw: Vec<RawQuestion>, limit: usize) -> Vec<Question> {
     raw.truncate(limit);
     let total = raw.len();
-    let mut seen = std::collections::HashSet::new();
-    Ok(raw
-        .into_iter()
+    let mut seen = HashSet::new();
+    raw.into_iter()
         .enumerate()
-        .map(|(position, (_, _, q))| {
+        .map(|(position, q)| {
             let rank = position + 1;
             let id = q.id.filter(|id| !id.trim().is_empty() && seen.insert(id.clone())).unwrap_or_else(|| {
-                let id = format!("q_{rank:02}");
+                let id = (rank..).map(|n| format!("q_{n:02}")).find(|id| !seen.contains(id)).unwrap_or_default();
                 seen.insert(id.clone());
                 id
             });
@@ -125,7 +148,87 @@ pub fn parse_questions(reply: &str, limit: usize) -> Result<Vec<Question>, Quest
                 extra: Default::default(),
             }
         })
-        .collect())
+        .collect()
+}
+
+/// The questions in `reply`, ranked easy → hard, at most `limit`. Missing ranks
+/// follow reply order, missing levels follow the rank, and missing or repeated
+/// ids are replaced by `q_NN`; a malformed question is left out, and the reply
+/// is an error only when no question is left.
+pub fn parse_questions(reply: &str, limit: usize) -> Result<Vec<Question>, QuestionsReplyError> {
+    let QuestionBatch { questions, dropped } = read_questions(reply)?;
+    match dropped.into_iter().next() {
+        Some(first) if questions.is_empty() => Err(first),
+        _ => Ok(rank_questions(questions, limit)),
+    }
+}
+
+/// Why a run has no questions (the text of its failure, one line).
+#[derive(Debug, thiserror::Error)]
+pub(super) enum GenerationError {
+    /// The LLM call failed for good.
+    #[error("question generation failed: {0}")]
+    Call(LlmError),
+    /// No reply, repairs included, held a usable question.
+    #[error("question generation gave no usable question ({0})")]
+    NoQuestions(String),
+}
+
+/// Ask for `count` questions. Every well-formed question of the list is kept;
+/// when entries were malformed (or the reply unreadable), the generator is
+/// asked again for the missing ones — at most twice, never more than the
+/// run's repair limit — told what was wrong and which questions it already has.
+pub(super) async fn generate_questions(ctx: &RunContext, count: u32) -> Result<Vec<Question>, GenerationError> {
+    let request = LlmRequest {
+        key: CallKey::run_wide(LlmRole::QuestionGeneration),
+        messages: ctx.parts.prompts.question_generation(&ctx.parts.dataset, count),
+        schema: Some(questions_schema()),
+    };
+    let repairs = ctx.repairs.limit().min(QUESTION_LIST_REPAIRS);
+    let llm = ctx.recorded_llm();
+    let mut kept: Vec<RawQuestion> = Vec::new();
+    let mut texts = HashSet::new();
+    let mut asking = request.clone();
+    let mut repair = 0;
+    loop {
+        let reply = llm.complete(&asking, ignore_stream()).await.map_err(GenerationError::Call)?;
+        let problems: Vec<String> = match read_questions(&reply.text) {
+            Ok(batch) => {
+                let fresh = batch.questions.into_iter().filter(|q| texts.insert(q.question.trim().to_lowercase()));
+                kept.extend(fresh);
+                batch.dropped.iter().map(ToString::to_string).collect()
+            }
+            Err(err) => vec![err.to_string()],
+        };
+        let problems: Vec<String> = problems.into_iter().map(|p| describe_unreadable(&reply, p)).collect();
+        let missing = (count as usize).saturating_sub(kept.len());
+        if problems.is_empty() || missing == 0 || repair == repairs {
+            if kept.is_empty() {
+                return Err(GenerationError::NoQuestions(one_line(&problems.join("; "))));
+            }
+            if !problems.is_empty() {
+                tracing::warn!("question generation: left out after {repair} repairs: {}", problems.join("; "));
+            }
+            return Ok(rank_questions(kept, count as usize));
+        }
+        let note = RepairNote {
+            problems,
+            kept: kept.iter().map(|q| q.question.clone()).collect(),
+            missing,
+            ..RepairNote::default()
+        };
+        repair += 1;
+        asking = LlmRequest {
+            key: request.key.repair(repair),
+            messages: ctx.repairs.messages(&request, &reply, note),
+            schema: request.schema.clone(),
+        };
+    }
+}
+
+/// `text` on one line.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]
@@ -150,7 +253,24 @@ mod tests {
         let error = |reply: &str| parse_questions(reply, 3).unwrap_err().to_string();
         assert_eq!(error("{}"), "the reply has no \"questions\" list");
         assert!(error(r#"{"questions": [{"id": 1}]}"#).starts_with("question 1 is malformed: "));
+        assert!(error("Here are some questions.").starts_with("the reply holds no JSON object"));
         assert_eq!(error(r#"{"questions": []}"#), "the reply's \"questions\" list is empty");
         assert_eq!(error(r#"{"questions": [{"question": " "}]}"#), "question 1 has no text");
+    }
+
+    #[test]
+    fn a_malformed_entry_is_left_out_and_the_others_kept() {
+        let reply = r#"{"questions": [
+            {"id": "q_01", "question": "first"},
+            {"id": "q_02", "question": {"text": "an object where a string belongs"}},
+            {"question": " "},
+            {"id": "q_01", "question": "third"}]}"#;
+        let QuestionBatch { questions, dropped } = read_questions(reply).unwrap();
+        let dropped: Vec<String> = dropped.iter().map(ToString::to_string).collect();
+        assert!(dropped[0].starts_with("question 2 is malformed: "), "{dropped:?}");
+        assert_eq!(dropped[1], "question 3 has no text");
+        let ids: Vec<String> = rank_questions(questions, 5).into_iter().map(|q| q.id).collect();
+        assert_eq!(ids, vec!["q_01", "q_02"], "a repeated id takes the first free q_NN");
+        assert_eq!(parse_questions(reply, 5).unwrap().len(), 2);
     }
 }

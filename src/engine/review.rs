@@ -9,7 +9,7 @@ use crate::domain::{
     ExecutionResult, Finding, FindingSource, GeneratedDag, IterationAt, LayerValidation, Question, ReplySchema,
     Severity,
 };
-use crate::llm::{CallKey, LlmError, LlmRole};
+use crate::llm::{CallKey, LlmError, LlmRole, Unreadable};
 use crate::prompts::extract_json_object;
 
 /// How many trailing traceback lines a runtime finding quotes.
@@ -97,7 +97,13 @@ pub struct SemanticReview {
     pub reasoning: Vec<String>,
 }
 
-fn parse_layer_reply(dag: &GeneratedDag, layer: usize, reply: &str) -> (LayerValidation, Vec<Finding>, String) {
+/// Layer `layer`'s verdict from its review: the reply's JSON object, or why
+/// none could be read (after the repairs).
+fn parse_layer_reply(
+    dag: &GeneratedDag,
+    layer: usize,
+    reply: Result<Value, Unreadable>,
+) -> (LayerValidation, Vec<Finding>, String) {
     let nodes: Vec<String> = dag.nodes_in_layer(layer).map(|n| n.node_id.clone()).collect();
     let only_node = (nodes.len() == 1).then(|| nodes[0].clone());
     let finding = |node_id: Option<String>, rule: &str, message: String| Finding {
@@ -108,9 +114,9 @@ fn parse_layer_reply(dag: &GeneratedDag, layer: usize, reply: &str) -> (LayerVal
         message,
         severity: Severity::Error,
     };
-    let value = match extract_json_object(reply) {
+    let value = match reply {
         Ok(value) => value,
-        Err(err) => {
+        Err(Unreadable(err)) => {
             let message = format!("the review of layer {layer} could not be read: {err}");
             let validation = LayerValidation {
                 layer_index: layer,
@@ -214,14 +220,15 @@ pub async fn review_layers(
     let calls = (0..layers).map(|layer| async move {
         let key = CallKey::for_iteration(at, LlmRole::LayerReview, Some(layer));
         let messages = ctx.parts.prompts.layer_review(&ctx.parts.dataset, question, dag, layer, trial);
-        (layer, ctx.call_llm(key, messages, Some(review_schema())).await)
+        let read = |reply: &str| extract_json_object(reply).map_err(|err| err.to_string());
+        (layer, ctx.call_readable(key, messages, Some(review_schema()), read).await)
     });
     let mut review = SemanticReview { layers: Vec::new(), findings: Vec::new(), reasoning: Vec::new() };
     let at_once = if ctx.review_concurrency == 0 { layers } else { ctx.review_concurrency };
     let replies: Vec<_> = stream::iter(calls).buffered(at_once.max(1)).collect().await;
     for (layer, reply) in replies {
         let reply = reply.map_err(|err| (layer, err))?;
-        let (validation, findings, reasoning) = parse_layer_reply(dag, layer, &reply);
+        let (validation, findings, reasoning) = parse_layer_reply(dag, layer, reply);
         review.layers.push(validation);
         review.findings.extend(findings);
         if !reasoning.is_empty() {
@@ -271,17 +278,20 @@ mod tests {
 
     #[test]
     fn review_replies_are_read_leniently() {
+        let read = |reply: &str| extract_json_object(reply).map_err(|err| Unreadable(err.to_string()));
         let (v, f, _) = parse_layer_reply(
             &dag(),
             1,
-            r#"```json
+            read(
+                r#"```json
 {"is_valid": false, "issues": ["divides by the wrong count",], "reasoning": "r"}```"#,
+            ),
         );
         assert!(!v.is_valid);
         assert_eq!(f[0].node_id.as_deref(), Some("b"), "a one-node layer's issue is pinned to that node");
-        let (v, f, _) = parse_layer_reply(&dag(), 0, "looks fine to me");
+        let (v, f, _) = parse_layer_reply(&dag(), 0, read("looks fine to me"));
         assert!(!v.is_valid && f[0].rule == "unparseable_review");
-        let (v, f, r) = parse_layer_reply(&dag(), 0, r#"{"is_valid": true, "issues": [], "reasoning": "ok"}"#);
+        let (v, f, r) = parse_layer_reply(&dag(), 0, read(r#"{"is_valid": true, "issues": [], "reasoning": "ok"}"#));
         assert!(v.is_valid && f.is_empty() && r == "ok");
     }
 }

@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::judge_file::built_in_judge;
 use super::{Grade, GradeError, GradeInput, Judge, JudgeKind, JudgePanel, JudgedAt, MatchOptions, grade_answer};
 use crate::domain::{GradingSettings, Question};
-use crate::llm::LlmClient;
+use crate::llm::{LlmClient, Repairs};
 
 /// What is graded: a DAG's answer, its narrative and the node outputs behind it.
 #[derive(Debug, Clone, Copy)]
@@ -38,6 +38,11 @@ impl Grader {
         let options = MatchOptions::default().overridden(&settings.match_options)?;
         let judges = settings.judges.iter().map(|spec| load_judge(spec)).collect::<Result<Vec<_>, _>>()?;
         Ok(Self { options, panel: JudgePanel::new(judges)?, judge_rejected: settings.judge_rejected })
+    }
+
+    /// This grader with a judge's unreadable JSON reply asked for again as `repairs` says.
+    pub fn with_repairs(self, repairs: Repairs) -> Self {
+        Self { panel: self.panel.with_repairs(repairs), ..self }
     }
 
     /// Ground truth with the matching options of `settings`, its judges left

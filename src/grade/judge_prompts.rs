@@ -18,7 +18,7 @@ use super::GradeError;
 use super::JudgedAt;
 use super::rubric::RubricError;
 use crate::domain::Question;
-use crate::llm::{CallKey, ChatMessage, LlmClient, LlmError, LlmRequest, LlmRole, ReplySchema};
+use crate::llm::{CallKey, ChatMessage, LlmClient, LlmError, LlmRequest, LlmRole, Repairs, ReplySchema, Unreadable};
 use crate::prompts::{ExtractError, extract_json_object};
 
 /// Built-in judge templates: (file name, source).
@@ -62,6 +62,9 @@ pub(crate) enum JudgeError {
     /// The reply holds no usable JSON object.
     #[error(transparent)]
     Reply(#[from] ExtractError),
+    /// The reply could not be read, even after its repair exchanges (why).
+    #[error("{0}")]
+    Unreadable(String),
     /// A node of a decision-tree judge failed.
     #[error("node {id:?}: {source}")]
     Node {
@@ -172,6 +175,8 @@ pub(crate) struct JudgeCall<'a> {
     pub prompts: &'a JudgePrompts,
     /// The judge model.
     pub llm: &'a dyn LlmClient,
+    /// How an unreadable JSON reply is asked for again (none: it is not).
+    pub repairs: Option<&'a Repairs>,
     /// The question answered.
     pub question: &'a Question,
     /// The answer under judgement.
@@ -214,14 +219,14 @@ impl JudgeCall<'_> {
         crate::text::preview(&Value::String(text), ANSWER_CHARS)
     }
 
-    /// Render `template` and send it; the reply's text.
-    pub(crate) async fn ask(
+    /// The request of judge step `step`: `template` rendered with `ctx`.
+    fn request(
         &self,
         step: usize,
         template: &str,
         ctx: &minijinja::Value,
         schema: Option<ReplySchema>,
-    ) -> Result<String, JudgeError> {
+    ) -> Result<LlmRequest, JudgeError> {
         let attempt = &self.at.attempt;
         let key = match self.at.rejected_iteration {
             // The final answer's judge calls: `iteration` is the judge's place in the panel.
@@ -235,7 +240,18 @@ impl JudgeCall<'_> {
                 ..CallKey::for_iteration(&attempt.iteration(iteration), LlmRole::Judge, Some(step))
             },
         };
-        let request = LlmRequest { key, messages: self.prompts.render(template, ctx)?, schema };
+        Ok(LlmRequest { key, messages: self.prompts.render(template, ctx)?, schema })
+    }
+
+    /// Render `template` and send it; the reply's text.
+    pub(crate) async fn ask(
+        &self,
+        step: usize,
+        template: &str,
+        ctx: &minijinja::Value,
+        schema: Option<ReplySchema>,
+    ) -> Result<String, JudgeError> {
+        let request = self.request(step, template, ctx, schema)?;
         self.llm
             .complete(&request, crate::llm::ignore_stream())
             .await
@@ -243,7 +259,8 @@ impl JudgeCall<'_> {
             .map_err(|source| JudgeError::Call { source })
     }
 
-    /// Like [`Self::ask`], for a reply of `schema`, parsed (leniently) as a JSON object.
+    /// Like [`Self::ask`], for a reply of `schema`, parsed (leniently) as a
+    /// JSON object; one that holds none is repaired when the call has repairs.
     pub(crate) async fn ask_json(
         &self,
         step: usize,
@@ -251,8 +268,17 @@ impl JudgeCall<'_> {
         ctx: &minijinja::Value,
         schema: ReplySchema,
     ) -> Result<Value, JudgeError> {
-        let reply = self.ask(step, template, ctx, Some(schema)).await?;
-        Ok(extract_json_object(&reply)?)
+        let Some(repairs) = self.repairs else {
+            let reply = self.ask(step, template, ctx, Some(schema)).await?;
+            return Ok(extract_json_object(&reply)?);
+        };
+        let request = self.request(step, template, ctx, Some(schema))?;
+        let read = |reply: &str| extract_json_object(reply).map_err(|err| err.to_string());
+        match repairs.complete(self.llm, &request, read).await {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(Unreadable(why))) => Err(JudgeError::Unreadable(why)),
+            Err(source) => Err(JudgeError::Call { source }),
+        }
     }
 }
 

@@ -41,7 +41,7 @@ pub use summary::{Accuracy, GradeSummary, summarise};
 pub use tree_judge::{DagJudge, Verdict};
 
 use crate::domain::{AttemptAt, Question};
-use crate::llm::LlmClient;
+use crate::llm::{LlmClient, Repairs};
 use judge_prompts::{JudgeCall, JudgePrompts};
 
 /// Why grading input could not be used.
@@ -102,12 +102,18 @@ pub(crate) struct Outcome {
 pub struct JudgePanel {
     judges: Vec<Judge>,
     prompts: JudgePrompts,
+    repairs: Option<Repairs>,
 }
 
 impl JudgePanel {
     /// A panel of `judges` (empty: ground truth only).
     pub fn new(judges: Vec<Judge>) -> Result<Self, GradeError> {
-        Ok(Self { judges, prompts: JudgePrompts::built_in()? })
+        Ok(Self { judges, prompts: JudgePrompts::built_in()?, repairs: None })
+    }
+
+    /// The panel with a judge's unreadable JSON reply asked for again as `repairs` says.
+    pub fn with_repairs(self, repairs: Repairs) -> Self {
+        Self { repairs: Some(repairs), ..self }
     }
 
     /// The judges, in the order their grades are returned.
@@ -185,6 +191,7 @@ pub async fn grade_answer(input: &GradeInput<'_>, panel: &JudgePanel, llm: &dyn 
         let call = JudgeCall {
             prompts: &panel.prompts,
             llm,
+            repairs: panel.repairs.as_ref(),
             question: input.question,
             answer,
             narrative: input.narrative,

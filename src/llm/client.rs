@@ -57,7 +57,7 @@ pub struct LlmResponse {
     /// Served by the response cache: no request was sent.
     pub from_cache: bool,
     /// Why the reply ended, as the provider said (`None` where nothing says:
-    /// offline and replayed replies).
+    /// offline replies; a replayed reply has the one it was recorded with).
     pub finish_reason: Option<FinishReason>,
     /// `usage` was counted locally because the server sent none.
     pub estimated: bool,

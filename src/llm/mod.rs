@@ -10,6 +10,7 @@ mod http;
 mod offline;
 mod openai;
 mod price;
+mod repair;
 mod replay;
 mod reply_format;
 mod roles;
@@ -32,5 +33,6 @@ pub use openai::{
     DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL, OpenAiClient, OpenAiSettings, normalise_base_url,
 };
 pub use price::ModelPrice;
+pub use repair::{DEFAULT_REPAIRS, Repairs, Unreadable, describe as describe_unreadable};
 pub use replay::ReplayClient;
 pub use roles::RoleRouter;

@@ -9,7 +9,8 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 
 use super::{
-    CallKey, DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, LlmRole, StreamUpdate, TokenUsage,
+    CallKey, DeltaSink, FinishReason, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, LlmRole,
+    StreamUpdate, TokenUsage,
 };
 use crate::run::EngineEvent;
 use crate::trace::Trace;
@@ -18,7 +19,8 @@ use crate::trace::Trace;
 #[derive(Clone)]
 pub struct ReplayClient {
     model: String,
-    recorded: HashMap<CallKey, String>,
+    /// Each key's reply and why it ended (a cut-off reply is repaired the same way again).
+    recorded: HashMap<CallKey, (String, Option<FinishReason>)>,
     fallback: Option<Arc<dyn LlmClient>>,
 }
 
@@ -38,8 +40,8 @@ impl ReplayClient {
     /// Record the response of `event` if it is a successful call's; a later
     /// call with the same key wins.
     pub fn learn(&mut self, event: &EngineEvent) {
-        if let EngineEvent::LlmCallFinished { key, response: Some(text), error: None, .. } = event {
-            self.recorded.insert(key.clone(), text.clone());
+        if let EngineEvent::LlmCallFinished { key, response: Some(text), error: None, finish_reason, .. } = event {
+            self.recorded.insert(key.clone(), (text.clone(), finish_reason.clone()));
         }
     }
 
@@ -76,10 +78,11 @@ impl LlmClient for ReplayClient {
         sink: DeltaSink,
     ) -> BoxFuture<'a, Result<LlmResponse, LlmError>> {
         Box::pin(async move {
-            if let Some(text) = self.recorded.get(&request.key) {
+            if let Some((text, finish_reason)) = self.recorded.get(&request.key) {
                 sink(StreamUpdate::Text(text));
                 // The recorded tokens were paid for by the original run.
-                return Ok(LlmResponse { text: text.clone(), ..LlmResponse::default() });
+                let finish_reason = finish_reason.clone();
+                return Ok(LlmResponse { text: text.clone(), finish_reason, ..LlmResponse::default() });
             }
             if let Some(fallback) = &self.fallback {
                 return fallback.complete(request, sink).await;

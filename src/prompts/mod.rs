@@ -31,6 +31,7 @@ const PROMPT_TEMPLATES: TemplateSet = TemplateSet {
         ("dag_build.j2", include_str!("../../prompts/dag_build.j2")),
         ("layer_review.j2", include_str!("../../prompts/layer_review.j2")),
         ("narrative.j2", include_str!("../../prompts/narrative.j2")),
+        ("repair.j2", include_str!("../../prompts/repair.j2")),
     ],
 };
 
@@ -153,6 +154,33 @@ impl Prompts {
     }
 }
 
+/// What a repair request tells the model about its unreadable reply.
+#[derive(Debug, Default, Serialize)]
+pub struct RepairNote {
+    /// What was wrong, one entry per problem.
+    pub problems: Vec<String>,
+    /// The JSON Schema the reply must follow, as text (empty: none).
+    pub expected: String,
+    /// The reply held no text.
+    pub empty: bool,
+    /// The reply stopped at the token limit.
+    pub cut_off: bool,
+    /// For a question list: the questions already kept, which must not come again.
+    pub kept: Vec<String>,
+    /// For a question list: how many more questions are wanted.
+    pub missing: usize,
+}
+
+impl Prompts {
+    /// The user message of a repair exchange (`repair.j2`).
+    pub fn repair(&self, note: &RepairNote) -> ChatMessage {
+        let template = self.env.get_template("repair.j2").expect("every built-in name is registered");
+        let text =
+            template.render(Serde(note)).unwrap_or_else(|err| format!("(template repair.j2 failed to render: {err})"));
+        ChatMessage::user(text.trim())
+    }
+}
+
 fn dataset_context(dataset: &Dataset) -> DatasetContext<'_> {
     DatasetContext {
         description: &dataset.metadata.description,
@@ -189,6 +217,24 @@ mod tests {
     #[test]
     fn built_in_templates_compile() {
         Prompts::load(None).expect("built-in templates compile");
+    }
+
+    #[test]
+    fn a_repair_note_names_the_problems_the_schema_and_the_kept_questions() {
+        let prompts = Prompts::load(None).unwrap();
+        let note = RepairNote {
+            problems: vec!["question 2 is malformed".into()],
+            expected: "{\"type\": \"object\"}".into(),
+            kept: vec!["How many rows?".into()],
+            missing: 1,
+            ..RepairNote::default()
+        };
+        let text = prompts.repair(&note).content;
+        assert!(text.starts_with("Your reply could not be read.\n- question 2 is malformed"), "{text}");
+        assert!(text.contains("- How many rows?") && text.contains("Write 1 new question in"), "{text}");
+        assert!(text.ends_with("following this JSON Schema:\n{\"type\": \"object\"}"), "{text}");
+        let cut = prompts.repair(&RepairNote { cut_off: true, ..RepairNote::default() }).content;
+        assert!(cut.contains("Write a shorter reply") && cut.ends_with("and nothing else."), "{cut}");
     }
 
     #[test]

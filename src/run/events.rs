@@ -126,6 +126,10 @@ pub struct RunSettings {
     /// Whether approved DAGs run again on transformed copies of the data (`run --metamorphic`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub metamorphic: bool,
+    /// Repair exchanges per unreadable reply (`--repair`, `[llm] repair`), when
+    /// given; the default otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repair: Option<u32>,
 }
 
 fn at_most_one(repeat: &u32) -> bool {

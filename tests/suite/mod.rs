@@ -28,6 +28,7 @@ mod prepare_fixtures;
 mod prompt_cache;
 mod readme;
 mod recritic;
+mod repair;
 mod replay_cli;
 mod replay_progressive;
 mod report_page;

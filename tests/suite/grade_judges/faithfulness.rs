@@ -66,3 +66,33 @@ async fn faithfulness_without_claims_scores_one_and_bad_verdicts_are_errors() {
     let grade = grade_one(fixture("faithfulness.toml"), &odd).await;
     assert_eq!(grade.error.as_deref(), Some("verdict 2 is not supported, contradicted or unknown"));
 }
+
+#[tokio::test]
+async fn a_judge_reply_in_prose_is_repaired_under_the_same_key() {
+    let script = Script::default()
+        .on("Your reply could not be read", json!({"claims": ["The fraud share is 0.58%."]}))
+        .on_text("List the factual claims", "The answer makes one claim about the fraud share.")
+        .on("List the facts these outputs establish", json!({"truths": ["step_1 computed 0.0058."]}))
+        .on("For each claim", json!({"verdicts": [{"reason": "matches step_1", "verdict": "supported"}]}));
+    let prompts = std::sync::Arc::new(eval_dag::prompts::Prompts::load(None).unwrap());
+    let panel = JudgePanel::new(vec![fixture("faithfulness.toml")])
+        .unwrap()
+        .with_repairs(eval_dag::llm::Repairs::new(2, prompts));
+    let (question, options) = (question(None), MatchOptions::default());
+    let outputs: IndexMap<String, Value> = [("step_1".to_string(), json!(0.0058))].into();
+    let answer = json!(0.0058);
+    let input = GradeInput {
+        question: &question,
+        options: &options,
+        final_answer: Some(&answer),
+        narrative: None,
+        node_outputs: &outputs,
+        at: &JudgedAt::final_answer(AttemptAt::new("q_01", 1)),
+    };
+    let grades = grade_answer(&input, &panel, &script).await;
+    assert_eq!(grades[0].score, Some(1.0), "{:?}", grades[0]);
+    let claims: Vec<u32> = script.keys().iter().filter(|k| k.layer == Some(0)).map(|k| k.repair).collect();
+    assert_eq!(claims, vec![0, 1], "the claims step asked once more, under its own key");
+    let repair = &script.prompts()[script.call_index("Your reply could not be read")];
+    assert!(repair.contains("holds no JSON object") && repair.contains("\"claims\""), "{repair}");
+}

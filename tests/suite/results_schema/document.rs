@@ -115,6 +115,7 @@ pub(super) fn full_document() -> EvalResults {
         .collect(),
         datasets: vec![DatasetRef { name: "fraud".into(), dir: "bench/datasets/fraud".into(), hash: "abc".into() }],
         repeat: 3,
+        repair: Some(1),
         consensus: 3,
         metamorphic: true,
         budget: Some(Budget { max_cost_usd: Some(0.5), max_tokens: Some(10_000), per_question_usd: Some(0.1) }),
