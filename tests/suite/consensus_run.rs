@@ -90,6 +90,16 @@ async fn three_drafts_agree_two_to_one_and_the_majority_speaks() {
         .collect();
     answers.sort_unstable();
     assert_eq!(answers, [(2000, true), (2000, true), (2001, false)]);
+    let html = std::fs::read_to_string(run.join("eval_report.html")).unwrap();
+    let trust = &html[html.find("id=\"trust\"").expect("the report's trust section")..];
+    assert!(trust.contains("Consensus of 3 drafts: mean agreement 67%, 0 of 1 questions unanimous"), "{trust}");
+    assert!(trust.contains("2&#x2f;3 drafts agree") && trust.contains(": 2001</td>"), "the minority answer: {trust}");
+    for draft in ["", "draft 2 · ", "draft 3 · "] {
+        assert!(
+            html.contains(&format!("<summary>{draft}Attempt 1 · passed</summary>")),
+            "{draft:?} titles its attempt"
+        );
+    }
     let summary = &results["summary"]["consensus"];
     assert_eq!(
         (summary["k"].as_u64(), summary["questions"].as_u64(), summary["unanimous"].as_u64()),

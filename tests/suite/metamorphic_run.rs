@@ -91,6 +91,12 @@ async fn approved_dags_are_checked_on_transformed_copies_and_the_summary_meets_t
         "the first row's amount happens to be right: a broken invariant is a warning, not a grade"
     );
 
+    let html = std::fs::read_to_string(run.join("eval_report.html")).unwrap();
+    let trust = &html[html.find("id=\"trust\"").expect("the report's trust section")..];
+    assert!(trust.contains("1 of 2 checked answers break an invariant (1 order dependent)"), "{trust}");
+    assert!(trust.contains("<li class=\"broken\">shuffle: other"), "{trust}");
+    assert!(trust.contains("<li class=\"holds\">duplicate: doubles"), "{trust}");
+
     let output = common::eval_dag(dir.path()).arg("grade").arg(&run).output().unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(

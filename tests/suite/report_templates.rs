@@ -41,6 +41,13 @@ fn hostile_trace(dir: &std::path::Path) -> std::path::PathBuf {
         )
         .replace("def ", "def \\u202e ")
         .replace("\"operation\":\"count\"", "\"operation\":\"<a href='javascript:alert(8)'>\"");
+    // A metamorphic check whose answer and note come from the model's code.
+    let checked = serde_json::json!({"seq": 71, "t_ms": 630, "event": {"type": "metamorphic_checked",
+        "at": {"question_id": "javascript:alert(3)", "attempt": 1},
+        "metamorphic": {"order_dependent": true, "checks": [{"transform": "shuffle", "relation": "other",
+            "answer": "<b onclick=alert(9)>", "broken": true, "informational": false,
+            "note": "<script>alert(10)</script>"}]}}});
+    let text = format!("{text}{checked}\n");
     let path = dir.join("hostile.trace.jsonl");
     std::fs::write(&path, text).unwrap();
     path
@@ -99,6 +106,9 @@ fn hostile_text_is_escaped_in_every_template_that_shows_it() {
         ),
         ("question_body.html.j2", part(&html, "<pre class=\"code\">", "</pre>"), "⟨U+202E⟩"),
         ("dag.svg.j2", part(&html, "<svg class=\"dag\"", "</svg>"), "&lt;a href=&#x27;javascript:alert(8)&#x27;&gt;"),
+        ("trust.html.j2", part(&html, "id=\"trust\"", "</section>"), "&lt;b onclick=alert(9)&gt;"),
+        ("trust.html.j2", part(&html, "id=\"trust\"", "</section>"), "&lt;script&gt;alert(10)&lt;&#x2f;script&gt;"),
+        ("trust.html.j2", part(&html, "id=\"trust\"", "</section>"), question),
         ("matrix.html.j2", part(&matrix, "<table class=\"matrix\">", "</table>"), question),
         (
             "matrix.html.j2",

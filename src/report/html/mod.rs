@@ -19,6 +19,7 @@ mod scorecard;
 mod summary;
 mod svg;
 mod taxonomy;
+mod trust;
 mod untrusted;
 
 use std::path::Path;
@@ -50,6 +51,7 @@ pub const REPORT_TEMPLATES: TemplateSet = TemplateSet {
         ("scorecard.html.j2", include_str!("../../../templates/scorecard.html.j2")),
         ("taxonomy.html.j2", include_str!("../../../templates/taxonomy.html.j2")),
         ("convergence.html.j2", include_str!("../../../templates/convergence.html.j2")),
+        ("trust.html.j2", include_str!("../../../templates/trust.html.j2")),
         ("question_summary.html.j2", include_str!("../../../templates/question_summary.html.j2")),
         ("question_body.html.j2", include_str!("../../../templates/question_body.html.j2")),
         ("dag.svg.j2", include_str!("../../../templates/dag.svg.j2")),
@@ -182,6 +184,7 @@ struct ReportPage<'a> {
     scorecard: scorecard::ScorecardView<'a>,
     taxonomy: taxonomy::TaxonomyView<'a>,
     convergence: taxonomy::ConvergenceView<'a>,
+    trust: trust::TrustView,
     questions: Vec<QuestionRow<'a>>,
     lazy: Option<LazyBodies>,
 }
@@ -258,6 +261,7 @@ impl ReportTemplates {
             scorecard: scorecard::scorecard_view(&card),
             taxonomy: taxonomy::taxonomy_view(&taxonomy),
             convergence: taxonomy::convergence_view(&converged),
+            trust: trust::trust_view(state),
             questions,
             lazy,
         };

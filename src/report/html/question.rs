@@ -292,6 +292,8 @@ fn iteration_view<'a>(attempt: &'a Attempt, index: usize, code_html: &mut CodeHt
 /// One attempt at a question.
 #[derive(Debug, Serialize)]
 struct AttemptView<'a> {
+    /// `epoch 2 · draft 3 · ` where not 1 (`run --repeat`, `run --consensus`).
+    place: String,
     number: u32,
     forked: Option<String>,
     outcome: &'static str,
@@ -356,6 +358,7 @@ pub fn question_body<'a>(state: &'a RunState, q: &'a QuestionState, code_html: &
             .map(|attempt| {
                 let how = if attempt.by_hand { "by hand, from" } else { "forked from" };
                 AttemptView {
+                    place: crate::domain::epoch_draft_prefix(attempt.epoch, attempt.draft),
                     number: attempt.number,
                     forked: attempt.forked_from.map(|(a, i)| format!("{how} attempt {a}, iteration {i}")),
                     outcome: attempt.outcome.map(|o| o.label()).unwrap_or("unfinished"),
