@@ -29,11 +29,12 @@ fn duration(seconds: f64, flag: &str) -> anyhow::Result<Duration> {
 pub fn run(args: ExecArgs) -> anyhow::Result<ExitCode> {
     let dag = read_dag(&args.dag)?;
     let dataset = Dataset::load(&args.dataset)?;
+    let sized = super::providers::sandbox_config(&dataset, None)?;
     let config = SandboxConfig {
         workers: 1,
         node_timeout: duration(args.node_timeout, "--node-timeout")?,
         dag_timeout: duration(args.dag_timeout, "--dag-timeout")?,
-        ..SandboxConfig::default()
+        ..sized
     };
     let pool = SandboxPool::new(&dataset.dir, config)?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;

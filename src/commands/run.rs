@@ -191,6 +191,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         config.roles = file.recorded_role_configs(played, &crate::cli::RoleFlags::default(), None, env)?;
     }
     let dataset = Arc::new(Dataset::load(&plan.dataset_dir)?);
+    let sandbox = super::providers::sandbox_config(&dataset, file.node_timeout(args.node_timeout))?;
     let prompts = Arc::new(Prompts::load(override_dir().as_deref())?);
     let questions = match (&args.questions_file, &plan.earlier) {
         (Some(path), _) => Some(read_questions_file(path)?.into_iter().map(|spec| spec.question).collect::<Vec<_>>()),
@@ -275,7 +276,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let (state, exported) = runtime.block_on(async {
         let (done, done_rx) = tokio::sync::oneshot::channel();
         let live = live.map(|live| tokio::spawn(live.follow(done_rx)));
-        let executor = super::providers::build_executor(&dataset)?;
+        let executor = super::providers::build_executor(&dataset, sandbox)?;
         let parts = EngineParts { dataset: dataset.clone(), llm, executor, prompts, grader };
         let initial = prior.clone().unwrap_or_default();
         let keep_alive = !headless;

@@ -134,6 +134,10 @@ pub struct RunSection {
     /// Layer reviews at once per DAG (0: every layer at once).
     #[serde(default, deserialize_with = "review_concurrency")]
     pub review_concurrency: Option<u32>,
+    /// Longest a DAG node may run in the sandbox, seconds (`--node-timeout` wins;
+    /// default: by the dataset's size).
+    #[serde(default, deserialize_with = "seconds")]
+    pub node_timeout_secs: Option<Duration>,
 }
 
 fn within<'de, D: Deserializer<'de>>(
@@ -256,6 +260,12 @@ impl Config {
             message: format!("cannot read it: {err}"),
         })?;
         Self::parse(&text, &path)
+    }
+
+    /// The sandbox's node limit: `flag` (seconds) over `[run] node_timeout_secs`;
+    /// `None` leaves it to the dataset's size.
+    pub fn node_timeout(&self, flag: Option<f64>) -> Option<Duration> {
+        flag.map(Duration::from_secs_f64).or(self.run.node_timeout_secs)
     }
 
     /// The TUI theme: `from_env` (`EVAL_DAG_THEME`) when set, else this file's, else `dark`.
