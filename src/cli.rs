@@ -241,7 +241,8 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
 
 /// A node limit: seconds above 0, up to a day.
 fn parse_node_timeout(text: &str) -> Result<f64, String> {
-    parse_seconds(text).and_then(|seconds| if seconds > 0.0 { Ok(seconds) } else { Err("expected seconds above 0".into()) })
+    parse_seconds(text)
+        .and_then(|seconds| if seconds > 0.0 { Ok(seconds) } else { Err("expected seconds above 0".into()) })
 }
 
 /// How many rows `prepare` keeps in data.json.

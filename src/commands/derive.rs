@@ -135,7 +135,10 @@ impl Source {
         let origin = Origin { path: &self.trace_path, bytes: &bytes, trace: &source };
         let (writer, prior) = begin_derived(&trace_path, &origin, position, settings.clone())?;
         let parts = EngineParts {
-            executor: super::providers::build_executor(&dataset, super::providers::sandbox_config(&dataset, self.node_timeout)?)?,
+            executor: super::providers::build_executor(
+                &dataset,
+                super::providers::sandbox_config(&dataset, self.node_timeout)?,
+            )?,
             dataset,
             llm,
             prompts: Arc::new(Prompts::load(override_dir().as_deref())?),

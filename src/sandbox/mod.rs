@@ -17,7 +17,7 @@ mod protocol;
 mod result_json;
 mod worker;
 
-pub use output::{MAX_FINAL_ANSWER_BYTES, OutputError, bound_final_answer, truncate_for_display};
 pub use limits::{DataLimits, TooBig, available_memory};
+pub use output::{MAX_FINAL_ANSWER_BYTES, OutputError, bound_final_answer, truncate_for_display};
 pub use pool::{SandboxConfig, SandboxError, SandboxPool, WorkerStage};
 pub use worker::serve;

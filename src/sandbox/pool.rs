@@ -57,7 +57,11 @@ impl SandboxConfig {
     /// workers as the machine has cores and `available` bytes of memory
     /// hold, with the node limit `node_timeout` or the size's default; an
     /// error when not even one worker fits.
-    pub fn for_data(limits: DataLimits, node_timeout: Option<Duration>, available: Option<u64>) -> Result<Self, TooBig> {
+    pub fn for_data(
+        limits: DataLimits,
+        node_timeout: Option<Duration>,
+        available: Option<u64>,
+    ) -> Result<Self, TooBig> {
         let defaults = Self::default();
         let workers = match available {
             Some(available) => limits.workers_that_fit(defaults.workers, available)?,
@@ -518,7 +522,10 @@ mod tests {
                 SandboxError::StartupTimeout { limit: SandboxConfig::default().startup_timeout },
                 "the sandbox worker did not start within 60 s",
             ),
-            (SandboxError::NodeTimeout { limit: Duration::from_millis(2500), inputs: vec![] }, "node timed out after 2.5 s"),
+            (
+                SandboxError::NodeTimeout { limit: Duration::from_millis(2500), inputs: vec![] },
+                "node timed out after 2.5 s",
+            ),
             (
                 SandboxError::NodeTimeout {
                     limit: Duration::from_secs(5),

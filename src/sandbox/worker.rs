@@ -350,7 +350,12 @@ struct Recorded {
 
 /// Record `object`: an intermediate node's display copy is made from the
 /// items shown only when they are plain values (else from the whole JSON).
-fn record(vm: &VirtualMachine, prelude: &Prelude, object: &PyObjectRef, is_final: bool) -> Result<Recorded, NodeFailure> {
+fn record(
+    vm: &VirtualMachine,
+    prelude: &Prelude,
+    object: &PyObjectRef,
+    is_final: bool,
+) -> Result<Recorded, NodeFailure> {
     if !is_final && let Some(shown) = prelude.plain_json.preview(vm, object) {
         return Ok(Recorded { shown, final_answer: None });
     }

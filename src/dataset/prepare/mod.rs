@@ -267,7 +267,8 @@ pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, Prepar
             }
         }
         let stratum = label_value.unwrap_or("").to_string();
-        let (count, reservoir) = strata.entry(stratum).or_insert_with(|| (0, Reservoir::new(options.sample_size.unwrap_or(usize::MAX))));
+        let (count, reservoir) =
+            strata.entry(stratum).or_insert_with(|| (0, Reservoir::new(options.sample_size.unwrap_or(usize::MAX))));
         *count += 1;
         reservoir.offer(index, record, &mut rng);
         for &i in &datetimes {

@@ -97,7 +97,8 @@ pub struct Dataset {
 impl Dataset {
     /// Convert every key of the JSON object `text` up front, so no DAG pays for it.
     pub fn new(vm: &VirtualMachine, text: Vec<u8>) -> Result<Self, DatasetError> {
-        let built = build::Builder::new(vm).build(&text, None).map_err(|source| DatasetError::NotAnObject { source })?;
+        let built =
+            build::Builder::new(vm).build(&text, None).map_err(|source| DatasetError::NotAnObject { source })?;
         let converted = built
             .into_iter()
             .map(|build::Built { key, object, containers }| (key, Converted { object, containers }))
@@ -131,4 +132,3 @@ impl Dataset {
         }
     }
 }
-
