@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use eval_dag::domain::GeneratedDag;
-use eval_dag::sandbox::{SandboxConfig, SandboxPool};
+use eval_dag::sandbox::{DataLimits, SandboxConfig, SandboxPool};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
@@ -77,13 +77,15 @@ fn dags() -> Vec<GeneratedDag> {
         .collect()
 }
 
+/// A one-worker pool over `dir`, under the limits its data's size gives.
 fn pool(dir: &Path) -> SandboxPool {
+    let data_bytes = std::fs::metadata(dir.join("data.json")).unwrap().len();
     let config = SandboxConfig {
         workers: 1,
         node_timeout: Duration::from_secs(120),
         dag_timeout: Duration::from_secs(300),
         executable: Some(PathBuf::from(env!("CARGO_BIN_EXE_eval-dag"))),
-        ..SandboxConfig::default()
+        ..SandboxConfig::for_data(DataLimits { data_bytes }, None, None).unwrap()
     };
     SandboxPool::new(dir, config).unwrap()
 }
