@@ -14,21 +14,22 @@ mod common;
 
 #[path = "support/measure.rs"]
 mod measure;
+#[path = "support/mock_run.rs"]
+mod mock_run;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::mock_llm::{MockLlm, Reply, layered_reply};
-use eval_dag::dataset::Dataset;
+use common::mock_llm::MockLlm;
 use eval_dag::engine::{self, EngineParts, RunOptions};
 use eval_dag::grade::Grader;
-use eval_dag::llm::{CacheScope, CachedClient, LlmClient, LlmRole, OpenAiClient, OpenAiSettings, ResponseCache};
+use eval_dag::llm::{CacheScope, CachedClient, LlmClient, LlmRole, OpenAiClient, ResponseCache};
 use eval_dag::prompts::Prompts;
 use eval_dag::run::RunSettings;
-use eval_dag::sandbox::{SandboxConfig, SandboxPool};
 use measure::median;
+use mock_run::MockRun;
 
 const DELAY: Duration = Duration::from_millis(200);
 const CONCURRENCY: u32 = 8;
@@ -57,30 +58,10 @@ async fn one_run(parts: EngineParts, settings: RunSettings, mock: &MockLlm) -> (
 }
 
 async fn run(questions: usize, rounds: usize, root: &Path) {
-    let mock = MockLlm::start(move |request, _| {
-        Reply::Delayed(DELAY, Box::new(Reply::Text(layered_reply(request, questions, true))))
-    })
-    .await;
-    let dataset = Arc::new(Dataset::load(root.join("sample-data/fraud")).unwrap());
-    let pool = SandboxPool::new(
-        &dataset.dir,
-        SandboxConfig { executable: Some(PathBuf::from(env!("CARGO_BIN_EXE_eval-dag"))), ..SandboxConfig::default() },
-    )
-    .unwrap();
-    pool.warm().await;
-    let settings = RunSettings {
-        dataset_dir: dataset.dir.display().to_string(),
-        dataset_hash: dataset.content_hash.clone(),
-        provider: "openai".into(),
-        model: "mock-model".into(),
-        questions: questions as u32,
-        max_iterations: 3,
-        concurrency: CONCURRENCY,
-        seed: 1,
-        ..RunSettings::default()
-    };
-    let mut openai = OpenAiSettings::new(mock.base_url(), Some("bench".into()), "mock-model");
-    openai.timeout = Duration::from_secs(120);
+    let setup = MockRun::start(root, questions, DELAY, true).await;
+    let (mock, dataset, pool) = (&setup.mock, &setup.dataset, &setup.pool);
+    let settings = setup.settings(questions, CONCURRENCY);
+    let openai = setup.openai();
     let live: Arc<dyn LlmClient> = Arc::new(OpenAiClient::new(openai.clone()).unwrap());
     let scope = CacheScope {
         provider: "openai".into(),
@@ -105,9 +86,9 @@ async fn run(questions: usize, rounds: usize, root: &Path) {
         let dir = tempfile::tempdir().unwrap();
         let cache = Arc::new(ResponseCache::open(&dir.path().join("responses.sqlite")).unwrap());
         let cached: Arc<dyn LlmClient> = Arc::new(CachedClient::new(live.clone(), cache, scopes.clone()));
-        let baseline = one_run(parts(live.clone()), settings.clone(), &mock).await;
-        let cold = one_run(parts(cached.clone()), settings.clone(), &mock).await;
-        let warm = one_run(parts(cached), settings.clone(), &mock).await;
+        let baseline = one_run(parts(live.clone()), settings.clone(), mock).await;
+        let cold = one_run(parts(cached.clone()), settings.clone(), mock).await;
+        let warm = one_run(parts(cached), settings.clone(), mock).await;
         for (n, (sent, wall)) in [baseline, cold, warm].into_iter().enumerate() {
             requests[n] = sent;
             walls[n].push(wall);

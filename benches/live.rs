@@ -17,22 +17,22 @@ mod common;
 
 #[path = "support/measure.rs"]
 mod measure;
+#[path = "support/mock_run.rs"]
+mod mock_run;
 
 use measure::percentile;
+use mock_run::MockRun;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::mock_llm::{MockLlm, Reply, layered_reply};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-use eval_dag::dataset::Dataset;
 use eval_dag::engine::{self, EngineParts, RunOptions};
 use eval_dag::grade::Grader;
-use eval_dag::llm::{OpenAiClient, OpenAiSettings};
+use eval_dag::llm::OpenAiClient;
 use eval_dag::prompts::Prompts;
-use eval_dag::run::{RunSettings, RunState};
-use eval_dag::sandbox::{SandboxConfig, SandboxPool};
+use eval_dag::run::RunState;
 use eval_dag::tui::{App, Feeds, Theme, event_loop};
 use futures::StreamExt;
 use ratatui::Terminal;
@@ -55,27 +55,6 @@ struct Probe {
     render: Vec<f64>,
 }
 
-fn settings(questions: usize, dataset: &Dataset, model: &str) -> RunSettings {
-    RunSettings {
-        dataset_dir: dataset.dir.display().to_string(),
-        dataset_hash: dataset.content_hash.clone(),
-        provider: "openai".into(),
-        model: model.into(),
-        questions: questions as u32,
-        max_iterations: 3,
-        concurrency: CONCURRENCY as u32,
-        review_concurrency: 0,
-        seed: 1,
-        ..RunSettings::default()
-    }
-}
-
-fn client(base_url: String) -> OpenAiClient {
-    let mut settings = OpenAiSettings::new(base_url, Some("bench".into()), "mock-model");
-    settings.timeout = Duration::from_secs(120);
-    OpenAiClient::new(settings).unwrap()
-}
-
 fn main() {
     let questions: usize = std::env::var("LIVE_BENCH_QUESTIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -84,23 +63,13 @@ fn main() {
 }
 
 async fn run(questions: usize, root: &Path) {
-    let mock = MockLlm::start(move |request, _| {
-        Reply::Delayed(DELAY, Box::new(Reply::Text(layered_reply(request, questions, false))))
-    })
-    .await;
-    let dataset = Arc::new(Dataset::load(root.join("sample-data/fraud")).unwrap());
-    let pool = SandboxPool::new(
-        &dataset.dir,
-        SandboxConfig { executable: Some(PathBuf::from(env!("CARGO_BIN_EXE_eval-dag"))), ..SandboxConfig::default() },
-    )
-    .unwrap();
-    pool.warm().await;
-    let settings = settings(questions, &dataset, "mock-model");
+    let setup = MockRun::start(root, questions, DELAY, false).await;
+    let settings = setup.settings(questions, CONCURRENCY as u32);
     let grader = Arc::new(Grader::from_settings(&settings.grading).unwrap());
     let parts = EngineParts {
-        dataset: dataset.clone(),
-        llm: Arc::new(client(mock.base_url())),
-        executor: Arc::new(pool),
+        dataset: setup.dataset.clone(),
+        llm: Arc::new(OpenAiClient::new(setup.openai()).unwrap()),
+        executor: Arc::new(setup.pool.clone()),
         prompts: Arc::new(Prompts::load(None).unwrap()),
         grader,
         metamorphic: None,
@@ -176,7 +145,7 @@ async fn run(questions: usize, root: &Path) {
         "{questions} questions at concurrency {CONCURRENCY}, mock delay {} ms: {} passed, {} requests",
         DELAY.as_millis(),
         summary.passed,
-        mock.requests().len()
+        setup.mock.requests().len()
     );
     println!(
         "frame render ({frames} frames): p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",

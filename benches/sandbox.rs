@@ -5,13 +5,14 @@
 //! without the layers measured alternately in the same run (benchmarks build
 //! with the test hooks that can leave them off). Run: `cargo bench --bench sandbox`.
 
+#[path = "support/cpython.rs"]
+mod cpython;
 #[path = "support/measure.rs"]
 mod measure;
 
+use cpython::cpython;
 use measure::median;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use eval_dag::domain::GeneratedDag;
@@ -24,26 +25,6 @@ const STARTS: usize = 15;
 const TRIPS: usize = 200;
 /// Runs of the whole suite per side when costing the kernel layers.
 const SUITES: usize = 9;
-
-/// CPython: per-DAG seconds for every run, timed inside one interpreter after loading the data.
-fn cpython(root: &Path, dags: &str) -> Vec<Vec<f64>> {
-    let script = format!(
-        "import json, sys, time\nsys.path.insert(0, {runner:?})\nimport run_dag\ndata = json.load(open({data:?}))\ndags = json.load(sys.stdin)\nout = []\nfor _ in range({RUNS}):\n    row = []\n    for d in dags:\n        t = time.perf_counter(); run_dag.run(d, data); row.append(time.perf_counter() - t)\n    out.append(row)\nprint(json.dumps(out))\n",
-        runner = root.join("tests/python").display().to_string(),
-        data = root.join("tests/fixtures/sandbox/dataset/data.json").display().to_string(),
-    );
-    let mut child = Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("python3");
-    child.stdin.take().unwrap().write_all(dags.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    let runs: Vec<Vec<f64>> = serde_json::from_slice(&out.stdout).expect("CPython timings");
-    (0..runs[0].len()).map(|i| runs.iter().map(|r| r[i]).collect()).collect()
-}
 
 /// A one-worker pool over the differential suite's dataset.
 fn pool(root: &Path, kernel_layers: bool) -> SandboxPool {
@@ -134,7 +115,7 @@ fn main() {
                 .collect()
         })
         .collect();
-    let theirs = cpython(&root, &text);
+    let (_, theirs) = cpython(&root, &root.join("tests/fixtures/sandbox/dataset/data.json"), &dags, RUNS);
     println!("{:<34} {:>12} {:>12} {:>7}", "DAG", "eval-dag ms", "CPython ms", "ratio");
     let (mut total_ours, mut total_theirs) = (0.0, 0.0);
     for ((dag, a), b) in dags.iter().zip(&ours).zip(&theirs) {

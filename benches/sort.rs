@@ -7,17 +7,18 @@
 //! in one process after loading the data, via `tests/python/run_dag.py`; the
 //! answers must agree. Run: `cargo bench --bench sort [-- 10000 200000]`.
 
+#[path = "support/cpython.rs"]
+mod cpython;
 #[path = "support/measure.rs"]
 mod measure;
 
+use cpython::cpython;
 use measure::median;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use eval_dag::domain::GeneratedDag;
-use eval_dag::sandbox::{SandboxConfig, SandboxPool};
+use eval_dag::sandbox::{DataLimits, SandboxConfig, SandboxPool};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
@@ -76,32 +77,15 @@ fn dags() -> Vec<GeneratedDag> {
         .collect()
 }
 
-/// CPython: (answers, per-DAG seconds of every run), timed inside one interpreter after loading the data.
-fn cpython(root: &Path, dir: &Path, dags: &[GeneratedDag]) -> (Vec<Value>, Vec<Vec<f64>>) {
-    let script = format!(
-        "import json, sys, time\nsys.path.insert(0, {runner:?})\nimport run_dag\ndata = json.load(open({data:?}))\ndags = json.load(sys.stdin)\nanswers = [run_dag.run(d, data) for d in dags]\ntimes = []\nfor d in dags:\n    row = []\n    for _ in range({RUNS}):\n        t = time.perf_counter(); run_dag.run(d, data); row.append(time.perf_counter() - t)\n    times.append(row)\nprint(json.dumps([answers, times]))\n",
-        runner = root.join("tests/python").display().to_string(),
-        data = dir.join("data.json").display().to_string(),
-    );
-    let mut child = Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("python3");
-    child.stdin.take().unwrap().write_all(serde_json::to_string(dags).unwrap().as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    serde_json::from_slice(&out.stdout).expect("CPython answers and timings")
-}
-
+/// A one-worker pool over `dir`, under the limits its data's size gives.
 fn pool(dir: &Path) -> SandboxPool {
+    let data_bytes = std::fs::metadata(dir.join("data.json")).unwrap().len();
     let config = SandboxConfig {
         workers: 1,
         node_timeout: Duration::from_secs(120),
         dag_timeout: Duration::from_secs(300),
         executable: Some(PathBuf::from(env!("CARGO_BIN_EXE_eval-dag"))),
-        ..SandboxConfig::default()
+        ..SandboxConfig::for_data(DataLimits { data_bytes }, None, None).unwrap()
     };
     SandboxPool::new(dir, config).unwrap()
 }
@@ -115,7 +99,7 @@ fn main() {
     for size in sizes {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("data.json"), dataset(size).to_string()).unwrap();
-        let (answers, theirs) = cpython(&root, dir.path(), &dags);
+        let (answers, theirs) = cpython(&root, &dir.path().join("data.json"), &dags, RUNS);
         let pool = pool(dir.path());
         println!("\n{size} items: medians of {RUNS} runs");
         println!("{:<36} {:>12} {:>12} {:>7}", "DAG", "eval-dag ms", "CPython ms", "ratio");

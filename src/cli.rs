@@ -159,6 +159,9 @@ pub struct RunArgs {
     /// Layer reviews running at once per DAG; 0 reviews every layer at once [default: 0].
     #[arg(long, value_parser = clap::value_parser!(u32).range(REVIEW_CONCURRENCY_RANGE))]
     pub review_concurrency: Option<u32>,
+    /// Longest a DAG node may run in the sandbox, seconds [default: 5, or 1 per 2 MB of data.json].
+    #[arg(long, value_name = "SECONDS", value_parser = parse_node_timeout)]
+    pub node_timeout: Option<f64>,
     /// Ask every question R times, each an independent critic loop (an epoch):
     /// the results give each epoch, the majority answer, accuracy's mean and
     /// spread over epochs and pass@k [default: 1].
@@ -255,6 +258,32 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
     }
 }
 
+/// A node limit: seconds above 0, up to a day.
+fn parse_node_timeout(text: &str) -> Result<f64, String> {
+    parse_seconds(text)
+        .and_then(|seconds| if seconds > 0.0 { Ok(seconds) } else { Err("expected seconds above 0".into()) })
+}
+
+/// How many rows `prepare` keeps in data.json.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SampleSize {
+    /// A sample of this many rows (1 or more).
+    Rows(usize),
+    /// Every row.
+    All,
+}
+
+fn parse_sample_size(text: &str) -> Result<SampleSize, String> {
+    match text.trim() {
+        "all" => Ok(SampleSize::All),
+        number => match number.parse::<usize>() {
+            Ok(0) => Err("must be at least 1 (or all)".into()),
+            Ok(rows) => Ok(SampleSize::Rows(rows)),
+            Err(_) => Err(format!("{text:?} is not a number of rows or all")),
+        },
+    }
+}
+
 /// Arguments of `replay`.
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
@@ -273,6 +302,9 @@ pub struct ReplayArgs {
     /// recorded gaps are shortened to it (and say so); 0 plays every gap in full.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = parse_seconds)]
     pub max_gap: f64,
+    /// Longest a re-run DAG node may run in the sandbox, seconds [default: 5, or 1 per 2 MB of data.json].
+    #[arg(long, value_name = "SECONDS", value_parser = parse_node_timeout)]
+    pub node_timeout: Option<f64>,
     /// LLM that answers reruns, forks and send-backs started in the replay
     /// (none unless given here, by EVAL_DAG_LLM or in the config file; editing
     /// and accepting by hand need none).
@@ -306,9 +338,9 @@ pub struct PrepareArgs {
     /// Directory to write data.json and metadata.json into.
     #[arg(long)]
     pub out: PathBuf,
-    /// Rows kept in the row sample.
-    #[arg(long, default_value_t = 5000)]
-    pub sample_size: usize,
+    /// Rows kept in the row sample, or `all` to keep every row.
+    #[arg(long, value_name = "N|all", default_value = "5000", value_parser = parse_sample_size)]
+    pub sample_size: SampleSize,
     /// Binary label column (stratifies the sample, adds label rates).
     #[arg(long)]
     pub label: Option<String>,

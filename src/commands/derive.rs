@@ -38,6 +38,8 @@ struct Source {
     out: Option<PathBuf>,
     /// The LLM config, when one was asked for.
     llm: Option<RunConfig>,
+    /// The sandbox's node limit, when one was asked for.
+    node_timeout: Option<std::time::Duration>,
 }
 
 /// The LLM a replay's derived run may call: only one asked for explicitly
@@ -145,7 +147,10 @@ impl Source {
         let origin = Origin { path: &self.trace_path, bytes: &bytes, trace: &source };
         let (writer, prior) = begin_derived(&trace_path, &origin, position, settings.clone())?;
         let parts = EngineParts {
-            executor: super::providers::build_executor(&dataset)?,
+            executor: super::providers::build_executor(
+                &dataset,
+                super::providers::sandbox_config(&dataset, self.node_timeout)?,
+            )?,
             dataset,
             llm,
             prompts: Arc::new(Prompts::load(override_dir().as_deref())?),
@@ -198,6 +203,7 @@ pub fn replay(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
         dataset: args.dataset.clone(),
         out: args.out.clone(),
         llm: llm_config(args, &file)?,
+        node_timeout: file.node_timeout(args.node_timeout),
     };
     let slot = Arc::new(Mutex::new(None));
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;

@@ -31,11 +31,12 @@ fn duration(seconds: f64, flag: &str) -> anyhow::Result<Duration> {
 pub fn run(args: ExecArgs) -> anyhow::Result<ExitCode> {
     let dag = read_dag(&args.dag)?;
     let dataset = Dataset::load(&args.dataset)?;
+    let sized = super::providers::sandbox_config(&dataset, None)?;
     let config = SandboxConfig {
         workers: 1,
         node_timeout: duration(args.node_timeout, "--node-timeout")?,
         dag_timeout: duration(args.dag_timeout, "--dag-timeout")?,
-        ..SandboxConfig::default()
+        ..sized
     };
     let pool = SandboxPool::new(&dataset.dir, config.clone())?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
@@ -45,7 +46,7 @@ pub fn run(args: ExecArgs) -> anyhow::Result<ExitCode> {
         return Ok(if result.success { ExitCode::SUCCESS } else { ExitCode::from(1) });
     }
     let copies = tempfile::tempdir().context("cannot create a directory for the transformed copies")?;
-    let checks = super::metamorphic::prepare_checks(&dataset, &config, copies.path())?;
+    let checks = super::metamorphic::prepare_checks(&dataset, Some(config.node_timeout), copies.path())?;
     let metamorphic = match &result.final_answer {
         Some(answer) if result.success => {
             Some(runtime.block_on(checks.check(args.question.as_deref().unwrap_or_default(), &dag, answer, 0)))

@@ -4,24 +4,33 @@
 
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context;
 
 use crate::dataset::Dataset;
 use crate::engine::metamorphic::{MetamorphicChecks, PreparedCopy, row_lists, transformed_copies};
-use crate::sandbox::{SandboxConfig, SandboxPool};
+use crate::sandbox::{DataLimits, SandboxConfig, SandboxPool};
 
 /// Write every transformed copy of `dataset` under `dir` and give each a pool
-/// of one worker limited like `config` (it starts when first needed): the
-/// copies run side by side, each copy's checks one after another.
-pub fn prepare_checks(dataset: &Dataset, config: &SandboxConfig, dir: &Path) -> anyhow::Result<MetamorphicChecks> {
+/// of one worker (it starts when first needed) whose limits follow the copy's
+/// size — a duplicated copy is twice the data — with the node limit
+/// `node_timeout` when given: the copies run side by side, each copy's checks
+/// one after another.
+pub fn prepare_checks(
+    dataset: &Dataset,
+    node_timeout: Option<Duration>,
+    dir: &Path,
+) -> anyhow::Result<MetamorphicChecks> {
     let copies = transformed_copies(&dataset.data, &dataset.metadata)
         .into_iter()
         .map(|copy| {
             let written = copy.write(dir, &dataset.metadata).with_context(|| {
                 format!("cannot write the transformed copies of the dataset under {}", dir.display())
             })?;
-            let pool = SandboxPool::new(&written, SandboxConfig { workers: 1, ..config.clone() })?;
+            let data_bytes = std::fs::metadata(written.join("data.json"))?.len();
+            let config = SandboxConfig::for_data(DataLimits { data_bytes }, node_timeout, None)?;
+            let pool = SandboxPool::new(&written, SandboxConfig { workers: 1, ..config })?;
             Ok(PreparedCopy { transform: copy.transform, changes: copy.changes, executor: Arc::new(pool) })
         })
         .collect::<anyhow::Result<Vec<_>>>()?;

@@ -41,7 +41,10 @@ pub fn dispatch(command: CliCommand) -> anyhow::Result<ExitCode> {
     match command {
         CliCommand::Run(args) => run::run(*args),
         CliCommand::Replay(args) if args.headless && !args.verify => replay_headless::replay(&args.trace),
-        CliCommand::Replay(args) if args.verify => verify::run(&args.trace),
+        CliCommand::Replay(args) if args.verify => {
+            let file = crate::config::Config::load(args.config.as_deref())?;
+            verify::run(&args.trace, file.node_timeout(args.node_timeout))
+        }
         CliCommand::Replay(args) => derive::replay(&args),
         CliCommand::Prepare(args) => prepare::run(args),
         CliCommand::Exec(args) => exec::run(args),

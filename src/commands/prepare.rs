@@ -4,16 +4,16 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use crate::cli::PrepareArgs;
+use crate::cli::{PrepareArgs, SampleSize};
 use crate::dataset::prepare::{PrepareOptions, prepare, write};
 
 /// Run the `prepare` subcommand.
 pub fn run(args: PrepareArgs) -> anyhow::Result<ExitCode> {
-    if args.sample_size == 0 {
-        anyhow::bail!("--sample-size must be at least 1");
-    }
     let options = PrepareOptions {
-        sample_size: args.sample_size,
+        sample_size: match args.sample_size {
+            SampleSize::Rows(rows) => Some(rows),
+            SampleSize::All => None,
+        },
         label: args.label,
         seed: args.seed,
         rows_key: args.rows_key,

@@ -1,6 +1,9 @@
 //! Building the LLM provider and the sandbox a run uses.
 
 use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
 
 use crate::cli::LlmKind;
 use crate::config::{RoleConfig, RunConfig};
@@ -11,7 +14,7 @@ use crate::llm::{
     AnthropicClient, LlmClient, LlmRole, OfflineOptions, OfflinePlanner, OpenAiClient, RoleModel, RoleModels,
     RoleRouter,
 };
-use crate::sandbox::{SandboxConfig, SandboxPool};
+use crate::sandbox::{DataLimits, SandboxConfig, SandboxPool, available_memory};
 
 /// The run's LLM clients, one per role behind a [`RoleRouter`], and who
 /// plays each role (for the trace header). Roles with the same settings share
@@ -67,11 +70,20 @@ fn build_role_client(
     }
 }
 
-/// The sandbox pool over `dataset`, with default limits. Its workers start at
+/// The sandbox's limits over `dataset` (see `DataLimits`), with the node
+/// limit `node_timeout` when given; one line naming the data's size and the
+/// memory when the machine cannot hold even one worker over it.
+pub fn sandbox_config(dataset: &Dataset, node_timeout: Option<Duration>) -> anyhow::Result<SandboxConfig> {
+    let path = dataset.dir.join("data.json");
+    let data_bytes = std::fs::metadata(&path).with_context(|| format!("cannot read {}", path.display()))?.len();
+    Ok(SandboxConfig::for_data(DataLimits { data_bytes }, node_timeout, available_memory())?)
+}
+
+/// The sandbox pool over `dataset` under `config`. Its workers start at
 /// once in the background (call from within a tokio runtime): a run's first
 /// trial comes after two LLM calls at least, by when they are ready.
-pub fn build_executor(dataset: &Arc<Dataset>) -> anyhow::Result<Arc<dyn DagExecutor>> {
-    let pool = SandboxPool::new(&dataset.dir, SandboxConfig::default())?;
+pub fn build_executor(dataset: &Arc<Dataset>, config: SandboxConfig) -> anyhow::Result<Arc<dyn DagExecutor>> {
+    let pool = SandboxPool::new(&dataset.dir, config)?;
     tokio::spawn({
         let pool = pool.clone();
         async move { pool.warm().await }

@@ -217,9 +217,10 @@ pub fn run(args: RecriticArgs) -> anyhow::Result<ExitCode> {
     // Answers are graded by ground truth as in the run; judges are not called again.
     let grader = Arc::new(Grader::ground_truth_with(&settings.grading));
     let new_critic = format!("{}/{}", settings.provider, settings.model);
+    let sandbox = super::providers::sandbox_config(&dataset, None)?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let state = runtime.block_on(async {
-        let executor = super::providers::build_executor(&dataset)?;
+        let executor = super::providers::build_executor(&dataset, sandbox)?;
         let parts = EngineParts { dataset: dataset.clone(), llm, executor, prompts, grader, metamorphic: None };
         let handle = start_recritic(parts, writer, settings, source.clone(), prior.clone());
         let stop = Box::pin(super::signals::interrupted());

@@ -191,6 +191,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         config.roles = file.recorded_role_configs(played, &crate::cli::RoleFlags::default(), None, env)?;
     }
     let dataset = Arc::new(Dataset::load(&plan.dataset_dir)?);
+    let node_timeout = file.node_timeout(args.node_timeout);
+    let sandbox = super::providers::sandbox_config(&dataset, node_timeout)?;
     let prompts = Arc::new(Prompts::load(override_dir().as_deref())?);
     let report_templates = super::report::templates()?;
     let questions = match (&args.questions_file, &plan.earlier) {
@@ -285,16 +287,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let (state, exported) = runtime.block_on(async {
         let (done, done_rx) = tokio::sync::oneshot::channel();
         let live = live.map(|live| tokio::spawn(live.follow(done_rx)));
-        let executor = super::providers::build_executor(&dataset)?;
         let copies = tempfile::tempdir().context("cannot create a directory for the transformed copies")?;
         let metamorphic = match settings.metamorphic {
-            true => Some(Arc::new(super::metamorphic::prepare_checks(
-                &dataset,
-                &crate::sandbox::SandboxConfig::default(),
-                copies.path(),
-            )?)),
+            true => Some(Arc::new(super::metamorphic::prepare_checks(&dataset, node_timeout, copies.path())?)),
             false => None,
         };
+        let executor = super::providers::build_executor(&dataset, sandbox)?;
         let parts = EngineParts { dataset: dataset.clone(), llm, executor, prompts, grader, metamorphic };
         let initial = prior.clone().unwrap_or_default();
         let keep_alive = !headless;

@@ -4,6 +4,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context;
 
@@ -12,17 +13,20 @@ use crate::grade::{Grader, GradingSettings};
 use crate::report::{fold_indexed, verify};
 
 /// Run `replay --verify` headlessly.
-pub fn run(trace_path: &Path) -> anyhow::Result<ExitCode> {
+/// Re-run the approved DAGs of the trace at `trace_path`, nodes limited to
+/// `node_timeout` (default: by the dataset's size).
+pub fn run(trace_path: &Path, node_timeout: Option<Duration>) -> anyhow::Result<ExitCode> {
     let trace = super::read_trace(trace_path)?;
     let settings = &trace.header.settings;
     let dataset = Dataset::load(&settings.dataset_dir)
         .with_context(|| format!("the dataset named in the trace ({}) cannot be loaded", settings.dataset_dir))?;
     let dataset = Arc::new(dataset);
+    let sandbox = super::providers::sandbox_config(&dataset, node_timeout)?;
     let state = fold_indexed(&trace, |_| {})?;
     let changed = dataset.content_hash != settings.dataset_hash;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let report = runtime.block_on(async {
-        let executor = super::providers::build_executor(&dataset)?;
+        let executor = super::providers::build_executor(&dataset, sandbox)?;
         // Ground truth only: judges would need an LLM, and verify never calls one.
         let grader = Grader::from_settings(&GradingSettings { judges: Vec::new(), ..settings.grading.clone() })?;
         anyhow::Ok(verify(&state, executor.as_ref(), &grader, settings.seed, changed).await)

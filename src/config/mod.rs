@@ -140,6 +140,10 @@ pub struct RunSection {
     /// Metamorphic checks of every approved DAG (`run --metamorphic`).
     #[serde(default)]
     pub metamorphic: Option<bool>,
+    /// Longest a DAG node may run in the sandbox, seconds (`--node-timeout` wins;
+    /// default: by the dataset's size).
+    #[serde(default, deserialize_with = "seconds")]
+    pub node_timeout_secs: Option<Duration>,
 }
 
 fn within<'de, D: Deserializer<'de>>(
@@ -266,6 +270,12 @@ impl Config {
             message: format!("cannot read it: {err}"),
         })?;
         Self::parse(&text, &path)
+    }
+
+    /// The sandbox's node limit: `flag` (seconds) over `[run] node_timeout_secs`;
+    /// `None` leaves it to the dataset's size.
+    pub fn node_timeout(&self, flag: Option<f64>) -> Option<Duration> {
+        flag.map(Duration::from_secs_f64).or(self.run.node_timeout_secs)
     }
 
     /// The TUI theme: `from_env` (`EVAL_DAG_THEME`) when set, else this file's, else `dark`.

@@ -30,6 +30,7 @@ questions = 12
 max_iterations = 4
 concurrency = 6
 review_concurrency = 1
+node_timeout_secs = 20
 
 [prices."gpt-4o-mini"]
 input_per_mtok = 0.2
@@ -70,6 +71,9 @@ fn every_setting_of_the_example_file_is_read() {
     assert_eq!(config.llm.timeout_secs, Some(Duration::from_secs(120)));
     assert_eq!(config.llm.stall_timeout_secs, Some(Duration::from_millis(2500)));
     assert_eq!(config.run.review_concurrency, Some(1));
+    assert_eq!(config.node_timeout(None), Some(Duration::from_secs(20)));
+    assert_eq!(config.node_timeout(Some(2.5)), Some(Duration::from_millis(2500)), "the flag wins");
+    assert_eq!(Config::default().node_timeout(None), None, "left to the dataset's size");
     assert_eq!(config.prices["my-local-model"].input_per_mtok, 0.0);
     assert_eq!(
         config.prices["my-local-model"].cached_input_per_mtok, None,
@@ -167,6 +171,7 @@ fn out_of_range_values_are_refused_at_their_line() {
         ("[run]\nquestions = 0\n", 2, "out of range 1..=10000"),
         ("[run]\n\nconcurrency = 5000\n", 3, "out of range 1..=1000"),
         ("[llm]\ntimeout_secs = -1\n", 2, "seconds"),
+        ("[run]\nnode_timeout_secs = 0\n", 2, "seconds"),
         ("[llm]\nprovider = \"claude\"\n", 2, "openai"),
         ("[prices.m]\ninput_per_mtok = -1\noutput_per_mtok = 1\n", 2, "at least 0"),
         ("[prices.m]\ninput_per_mtok = 1\n", 1, "output_per_mtok"),

@@ -9,6 +9,7 @@ mod dataset;
 #[cfg(feature = "sandbox-test-hooks")]
 mod escape;
 mod kernel;
+mod limits;
 mod native;
 mod output;
 mod pool;
@@ -16,6 +17,7 @@ mod protocol;
 mod result_json;
 mod worker;
 
+pub use limits::{DataLimits, TooBig, available_memory};
 pub use output::{MAX_FINAL_ANSWER_BYTES, OutputError, bound_final_answer, truncate_for_display};
 pub use pool::{SandboxConfig, SandboxError, SandboxPool, WorkerStage};
 pub use worker::serve;

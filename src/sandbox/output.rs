@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 /// Items of a list or dict kept in a display copy.
-const DISPLAY_ITEMS: usize = 50;
+pub(super) const DISPLAY_ITEMS: usize = 50;
 /// Characters of a string kept in a display copy.
 const DISPLAY_CHARS: usize = 2000;
 /// Largest final answer accepted, as serialised JSON.
@@ -27,26 +27,43 @@ pub enum OutputError {
 /// cut, with a marker saying how much was left out.
 pub fn truncate_for_display(value: &Value) -> Value {
     match value {
-        Value::String(s) if s.chars().count() > DISPLAY_CHARS => {
-            let kept: String = s.chars().take(DISPLAY_CHARS).collect();
-            Value::String(format!("{kept}… [{} more characters]", s.chars().count() - DISPLAY_CHARS))
-        }
+        Value::String(s) => display_string(s),
         Value::Array(items) => {
             let mut out: Vec<Value> = items.iter().take(DISPLAY_ITEMS).map(truncate_for_display).collect();
-            if items.len() > DISPLAY_ITEMS {
-                out.push(Value::String(format!("… [{} more items]", items.len() - DISPLAY_ITEMS)));
-            }
+            mark_more_items(&mut out, items.len());
             Value::Array(out)
         }
         Value::Object(map) => {
             let mut out: serde_json::Map<String, Value> =
                 map.iter().take(DISPLAY_ITEMS).map(|(k, v)| (k.clone(), truncate_for_display(v))).collect();
-            if map.len() > DISPLAY_ITEMS {
-                out.insert("…".into(), Value::String(format!("[{} more keys]", map.len() - DISPLAY_ITEMS)));
-            }
+            mark_more_keys(&mut out, map.len());
             Value::Object(out)
         }
         other => other.clone(),
+    }
+}
+
+/// The display copy of a string: cut past [`DISPLAY_CHARS`] with a marker.
+pub(super) fn display_string(s: &str) -> Value {
+    let count = s.chars().count();
+    if count <= DISPLAY_CHARS {
+        return Value::String(s.to_owned());
+    }
+    let kept: String = s.chars().take(DISPLAY_CHARS).collect();
+    Value::String(format!("{kept}… [{} more characters]", count - DISPLAY_CHARS))
+}
+
+/// Close the display copy of a list of `total` items with its marker, if cut.
+pub(super) fn mark_more_items(out: &mut Vec<Value>, total: usize) {
+    if total > DISPLAY_ITEMS {
+        out.push(Value::String(format!("… [{} more items]", total - DISPLAY_ITEMS)));
+    }
+}
+
+/// Close the display copy of a dict of `total` keys with its marker, if cut.
+pub(super) fn mark_more_keys(out: &mut serde_json::Map<String, Value>, total: usize) {
+    if total > DISPLAY_ITEMS {
+        out.insert("…".into(), Value::String(format!("[{} more keys]", total - DISPLAY_ITEMS)));
     }
 }
 

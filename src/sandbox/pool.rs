@@ -15,12 +15,11 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::sync::Semaphore;
 
-use super::protocol::{Reply, Request, VIOLATION};
+use super::limits::{DataLimits, TooBig};
+use super::protocol::{InputSize, Reply, Request, VIOLATION};
 use crate::dag::DagExecutor;
 use crate::domain::{ExecutionResult, GeneratedDag};
 
-/// How long a worker may take to start (build the interpreter, convert the data).
-const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
 /// Bytes of a worker's stderr kept for crash reports.
 const STDERR_TAIL: usize = 4096;
 /// Variables a worker inherits (when set): none holds a secret.
@@ -35,6 +34,8 @@ pub struct SandboxConfig {
     pub node_timeout: Duration,
     /// Longest a whole DAG may run.
     pub dag_timeout: Duration,
+    /// Longest a worker may take to start (build the interpreter, convert the data).
+    pub startup_timeout: Duration,
     /// Address-space limit of each worker.
     pub memory_limit_bytes: u64,
     /// CPU-seconds limit over a worker's life (a backstop; wall-clock kills come first).
@@ -51,12 +52,40 @@ pub struct SandboxConfig {
     pub landlock: bool,
 }
 
+impl SandboxConfig {
+    /// The limits of workers over `limits`' dataset (see `limits`): as many
+    /// workers as the machine has cores and `available` bytes of memory
+    /// hold, with the node limit `node_timeout` or the size's default; an
+    /// error when not even one worker fits.
+    pub fn for_data(
+        limits: DataLimits,
+        node_timeout: Option<Duration>,
+        available: Option<u64>,
+    ) -> Result<Self, TooBig> {
+        let defaults = Self::default();
+        let workers = match available {
+            Some(available) => limits.workers_that_fit(defaults.workers, available)?,
+            None => defaults.workers,
+        };
+        let node_timeout = node_timeout.unwrap_or_else(|| limits.default_node_timeout());
+        Ok(Self {
+            workers,
+            node_timeout,
+            dag_timeout: DataLimits::dag_timeout(node_timeout),
+            startup_timeout: limits.startup(),
+            memory_limit_bytes: limits.address_space(),
+            ..defaults
+        })
+    }
+}
+
 impl Default for SandboxConfig {
     fn default() -> Self {
         Self {
             workers: std::thread::available_parallelism().map_or(2, |n| n.get()),
             node_timeout: Duration::from_secs(5),
             dag_timeout: Duration::from_secs(30),
+            startup_timeout: Duration::from_secs(60),
             memory_limit_bytes: 2 << 30,
             cpu_limit_seconds: 3600,
             executable: None,
@@ -145,10 +174,12 @@ pub enum SandboxError {
         stage: WorkerStage,
     },
     /// A node ran past its deadline.
-    #[error("node timed out after {}", seconds(*limit))]
+    #[error("node timed out after {}{}", seconds(*limit), input_sizes(inputs))]
     NodeTimeout {
         /// The node deadline.
         limit: Duration,
+        /// How many items (rows) each of its collection inputs held.
+        inputs: Vec<InputSize>,
     },
     /// The DAG ran past its deadline.
     #[error("DAG timed out after {}", seconds(*limit))]
@@ -180,6 +211,15 @@ impl fmt::Display for WorkerStage {
             Self::Running => f.write_str("the DAG stopped the worker"),
         }
     }
+}
+
+/// ` on its inputs rows (200000 items), ...`, or nothing.
+fn input_sizes(inputs: &[InputSize]) -> String {
+    if inputs.is_empty() {
+        return String::new();
+    }
+    let sizes: Vec<String> = inputs.iter().map(|input| format!("{} ({} items)", input.param, input.items)).collect();
+    format!(" on its inputs {}", sizes.join(", "))
 }
 
 /// ` (last line)`, or nothing.
@@ -304,7 +344,8 @@ impl SandboxPool {
             })
         });
         let mut worker = Worker { child, stdin, stdout, stderr, stderr_reader };
-        match tokio::time::timeout(STARTUP_TIMEOUT, worker.stdout.next_line()).await {
+        let startup_timeout = inner.config.startup_timeout;
+        match tokio::time::timeout(startup_timeout, worker.stdout.next_line()).await {
             Ok(Ok(Some(line))) => match serde_json::from_str(&line) {
                 Ok(Reply::Ready { confinement, complete }) => {
                     let pid = worker.child.id().unwrap_or_default();
@@ -318,7 +359,7 @@ impl SandboxPool {
                 _ => Err(self.death_report(&mut worker, WorkerStage::Starting).await),
             },
             Ok(_) => Err(self.death_report(&mut worker, WorkerStage::Starting).await),
-            Err(_) => Err(SandboxError::StartupTimeout { limit: STARTUP_TIMEOUT }),
+            Err(_) => Err(SandboxError::StartupTimeout { limit: startup_timeout }),
         }
     }
 
@@ -411,6 +452,7 @@ impl SandboxPool {
         let dag_deadline = Instant::now() + config.dag_timeout;
         let mut node_deadline = dag_deadline;
         let mut current: Option<String> = None;
+        let mut current_inputs: Vec<InputSize> = Vec::new();
         loop {
             let deadline = node_deadline.min(dag_deadline);
             let wait = deadline.saturating_duration_since(Instant::now());
@@ -418,15 +460,16 @@ impl SandboxPool {
                 Err(_) => {
                     let _ = worker.child.kill().await;
                     let error = if node_deadline <= dag_deadline {
-                        SandboxError::NodeTimeout { limit: config.node_timeout }
+                        SandboxError::NodeTimeout { limit: config.node_timeout, inputs: current_inputs }
                     } else {
                         SandboxError::DagTimeout { limit: config.dag_timeout }
                     };
                     return failure(dag, current, error, started);
                 }
                 Ok(Ok(Some(line))) => match serde_json::from_str::<Reply>(&line) {
-                    Ok(Reply::Node { node_id }) => {
+                    Ok(Reply::Node { node_id, inputs }) => {
                         current = Some(node_id);
+                        current_inputs = inputs;
                         node_deadline = Instant::now() + config.node_timeout;
                     }
                     Ok(Reply::Result { mut result }) => {
@@ -475,8 +518,24 @@ mod tests {
     fn failures_read_as_they_always_have() {
         let exited = |code: i32| ExitStatus::from_raw(code << 8);
         let cases = [
-            (SandboxError::StartupTimeout { limit: STARTUP_TIMEOUT }, "the sandbox worker did not start within 60 s"),
-            (SandboxError::NodeTimeout { limit: Duration::from_millis(2500) }, "node timed out after 2.5 s"),
+            (
+                SandboxError::StartupTimeout { limit: SandboxConfig::default().startup_timeout },
+                "the sandbox worker did not start within 60 s",
+            ),
+            (
+                SandboxError::NodeTimeout { limit: Duration::from_millis(2500), inputs: vec![] },
+                "node timed out after 2.5 s",
+            ),
+            (
+                SandboxError::NodeTimeout {
+                    limit: Duration::from_secs(5),
+                    inputs: vec![
+                        InputSize { param: "rows".into(), items: 200_000 },
+                        InputSize { param: "totals".into(), items: 14 },
+                    ],
+                },
+                "node timed out after 5 s on its inputs rows (200000 items), totals (14 items)",
+            ),
             (SandboxError::DagTimeout { limit: Duration::from_secs(30) }, "DAG timed out after 30 s"),
             (
                 SandboxError::Violation { call: None },

@@ -34,6 +34,15 @@ pub const WITHOUT_KERNEL_LAYERS: &str = "EVAL_DAG_TEST_WITHOUT_KERNEL_LAYERS";
 #[cfg(feature = "sandbox-test-hooks")]
 pub const WITHOUT_LANDLOCK: &str = "EVAL_DAG_TEST_WITHOUT_LANDLOCK";
 
+/// How many items a node's input holds (a list, tuple or dict).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InputSize {
+    /// The parameter.
+    pub param: String,
+    /// Its items (rows, for a dataset key of rows).
+    pub items: usize,
+}
+
 /// Worker → parent.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
@@ -50,6 +59,9 @@ pub enum Reply {
     Node {
         /// Node id.
         node_id: String,
+        /// The sizes of its inputs that are collections, for a timeout's message.
+        #[serde(default)]
+        inputs: Vec<InputSize>,
     },
     /// The DAG finished (successfully or not).
     Result {

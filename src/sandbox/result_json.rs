@@ -5,12 +5,19 @@
 //! (`None`) anything else — Decimal, datetime, set, deque, a float key, an int
 //! beyond 64 bits, NaN, a dict subclass with its own `items`, nesting past the
 //! depth limit (so cycles too) — for the Python path to convert or reject.
+//!
+//! An intermediate node's result is only shown, never kept as JSON: its
+//! display copy is made reading only the items shown (see [`PlainJson::preview`]).
+
+use std::collections::HashSet;
 
 use rustpython_vm::{
     AsObject, PyObjectRef, VirtualMachine,
     builtins::{PyDict, PyFloat, PyInt, PyList, PyStr, PyTuple},
 };
 use serde_json::{Map, Number, Value};
+
+use super::output::{DISPLAY_ITEMS, display_string, mark_more_items, mark_more_keys};
 
 /// The prelude's `_MAX_DEPTH`: deeper values are the Python path's to reject.
 const MAX_DEPTH: usize = 64;
@@ -30,6 +37,55 @@ impl PlainJson {
     /// The JSON of `object`, or `None` if it holds anything but plain values.
     pub fn convert(&self, vm: &VirtualMachine, object: &PyObjectRef) -> Option<Value> {
         self.value(vm, object, 0)
+    }
+
+    /// What `truncate_for_display` makes of the JSON of `object`, reading
+    /// only the items it keeps (and every dict key, whose text decides which
+    /// keys are kept); `None` if a kept part holds anything but plain values.
+    pub fn preview(&self, vm: &VirtualMachine, object: &PyObjectRef) -> Option<Value> {
+        self.shown(vm, object, 0)
+    }
+
+    fn shown(&self, vm: &VirtualMachine, object: &PyObjectRef, depth: usize) -> Option<Value> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let class = object.class();
+        let types = &vm.ctx.types;
+        if class.is(types.str_type) {
+            Some(display_string(object.downcast_ref::<PyStr>()?.to_str()?))
+        } else if class.is(types.list_type) {
+            let (kept, total) = {
+                let items = object.downcast_ref::<PyList>()?.borrow_vec();
+                (items.iter().take(DISPLAY_ITEMS).cloned().collect::<Vec<_>>(), items.len())
+            };
+            self.shown_array(vm, &kept, total, depth)
+        } else if class.is(types.tuple_type) {
+            let items = object.downcast_ref::<PyTuple>()?.as_slice();
+            self.shown_array(vm, &items[..items.len().min(DISPLAY_ITEMS)], items.len(), depth)
+        } else if self.is_plain_dict(vm, object) {
+            let (mut map, mut more) = (Map::new(), HashSet::new());
+            for (key, value) in object.downcast_ref::<PyDict>()? {
+                let key = Self::key(vm, &key)?;
+                // As JSON, a later key of the same text replaces the earlier's value.
+                if map.contains_key(&key) || map.len() < DISPLAY_ITEMS {
+                    map.insert(key, self.shown(vm, &value, depth + 1)?);
+                } else {
+                    more.insert(key);
+                }
+            }
+            let total = map.len() + more.len();
+            mark_more_keys(&mut map, total);
+            Some(Value::Object(map))
+        } else {
+            self.value(vm, object, depth)
+        }
+    }
+
+    fn shown_array(&self, vm: &VirtualMachine, kept: &[PyObjectRef], total: usize, depth: usize) -> Option<Value> {
+        let mut out = kept.iter().map(|item| self.shown(vm, item, depth + 1)).collect::<Option<Vec<_>>>()?;
+        mark_more_items(&mut out, total);
+        Some(Value::Array(out))
     }
 
     fn is_plain_dict(&self, vm: &VirtualMachine, object: &PyObjectRef) -> bool {

@@ -12,7 +12,7 @@ use std::time::Instant;
 use anyhow::Context;
 use rustpython_vm::{
     Interpreter, PyObjectRef, PyResult, VirtualMachine,
-    builtins::{PyBaseExceptionRef, PyDictRef},
+    builtins::{PyBaseExceptionRef, PyDict, PyDictRef, PyList, PyTuple},
     compiler::{CompileError, Mode},
     py_serde,
     scope::Scope,
@@ -23,7 +23,7 @@ use super::dataset::{Dataset, DatasetError};
 use super::kernel::{self, Confinement, Landlock};
 use super::native;
 use super::output::{bound_final_answer, truncate_for_display};
-use super::protocol::{Reply, Request};
+use super::protocol::{InputSize, Reply, Request};
 use super::result_json::PlainJson;
 use crate::dag::policy::check_source;
 use crate::dag::{InputRef, InputRefError};
@@ -99,14 +99,12 @@ fn restrict_thread() -> Landlock {
 /// Serve DAG requests on stdin until it closes.
 pub fn serve(dataset_dir: &Path) -> anyhow::Result<()> {
     let path = dataset_dir.join("data.json");
-    let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    let data: serde_json::Map<String, Value> =
-        serde_json::from_str(&text).with_context(|| format!("{} is not a JSON object", path.display()))?;
+    let text = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
     let (landlocked, main_thread) = channel();
     let worker = std::thread::Builder::new()
         .name("sandbox".into())
         .stack_size(INTERPRETER_STACK)
-        .spawn(move || run_interpreter(data, main_thread))
+        .spawn(move || run_interpreter(text, main_thread))
         .context("cannot start the interpreter thread")?;
     // From here on this thread only waits: Landlock it too (the interpreter
     // thread, started before, does so itself once start-up is over).
@@ -233,11 +231,11 @@ fn confine(main_thread: Receiver<Landlock>) -> anyhow::Result<Confinement> {
     Ok(kernel::confine(restrict_thread().min(others))?)
 }
 
-fn run_interpreter(data: serde_json::Map<String, Value>, main_thread: Receiver<Landlock>) -> anyhow::Result<()> {
+fn run_interpreter(text: Vec<u8>, main_thread: Receiver<Landlock>) -> anyhow::Result<()> {
     let interpreter = build_interpreter();
     interpreter.enter(|vm| {
         let prelude = load_prelude(vm)?;
-        let mut dataset = Dataset::new(vm, data)?;
+        let mut dataset = Dataset::new(vm, text).context("data.json")?;
         let Confinement { description, complete } = confine(main_thread)?;
         send(&Reply::Ready { confinement: description, complete });
         let stdin = std::io::stdin();
@@ -343,6 +341,28 @@ fn to_json(vm: &VirtualMachine, prelude: &Prelude, object: &PyObjectRef) -> Resu
         .map_err(|err| NodeFailure::plain(format!("the node's result cannot be converted to JSON: {err}")))
 }
 
+/// What is recorded of a node's result: its display copy, and the whole
+/// JSON when it is the final answer.
+struct Recorded {
+    shown: Value,
+    final_answer: Option<Value>,
+}
+
+/// Record `object`: an intermediate node's display copy is made from the
+/// items shown only when they are plain values (else from the whole JSON).
+fn record(
+    vm: &VirtualMachine,
+    prelude: &Prelude,
+    object: &PyObjectRef,
+    is_final: bool,
+) -> Result<Recorded, NodeFailure> {
+    if !is_final && let Some(shown) = prelude.plain_json.preview(vm, object) {
+        return Ok(Recorded { shown, final_answer: None });
+    }
+    let json = to_json(vm, prelude, object)?;
+    Ok(Recorded { shown: truncate_for_display(&json), final_answer: is_final.then_some(json) })
+}
+
 fn arguments(
     vm: &VirtualMachine,
     node: &DagNodeSpec,
@@ -359,6 +379,25 @@ fn arguments(
                 outputs.get(&node).cloned().ok_or_else(|| WorkerError::NoOutput { param: param.clone(), node })
             }
             Err(source) => Err(WorkerError::Reference { param: param.clone(), source }),
+        })
+        .collect()
+}
+
+/// How many items each of the node's inputs holds that is a list, tuple
+/// or dict (read without running any Python code).
+fn input_sizes(node: &DagNodeSpec, args: &[PyObjectRef]) -> Vec<InputSize> {
+    node.inputs
+        .keys()
+        .zip(args)
+        .filter_map(|(param, arg)| {
+            let items = if let Some(list) = arg.downcast_ref::<PyList>() {
+                list.borrow_vec().len()
+            } else if let Some(tuple) = arg.downcast_ref::<PyTuple>() {
+                tuple.len()
+            } else {
+                arg.downcast_ref::<PyDict>()?.__len__()
+            };
+            Some(InputSize { param: param.clone(), items })
         })
         .collect()
 }
@@ -392,12 +431,17 @@ fn execute(
     order.sort_by_key(|n| n.layer);
     let mut outputs: HashMap<String, PyObjectRef> = HashMap::new();
     for node in order {
-        send(&Reply::Node { node_id: node.node_id.clone() });
+        let args = arguments(vm, node, dataset, &outputs);
+        let inputs = args.as_ref().map_or_else(|_| Vec::new(), |args| input_sizes(node, args));
+        send(&Reply::Node { node_id: node.node_id.clone(), inputs });
         let node_started = Instant::now();
-        let outcome = arguments(vm, node, dataset, &outputs)
+        let outcome = args
             .map_err(|err| NodeFailure::plain(err.to_string()))
             .and_then(|args| run_node(vm, prelude, node, args, seed, policy))
-            .and_then(|object| to_json(vm, prelude, &object).map(|json| (object, json)));
+            .and_then(|object| {
+                let is_final = node.node_id == dag.final_answer_node;
+                record(vm, prelude, &object, is_final).map(|recorded| (object, recorded))
+            });
         let printed = prelude
             .take_printed
             .call((), vm)
@@ -409,17 +453,17 @@ fn execute(
         }
         result.node_timings_ms.insert(node.node_id.clone(), node_started.elapsed().as_secs_f64() * 1000.0);
         match outcome {
-            Ok((object, json)) => {
-                if node.node_id == dag.final_answer_node {
+            Ok((object, Recorded { shown, final_answer })) => {
+                if let Some(json) = final_answer {
                     match bound_final_answer(&json) {
-                        Ok(()) => result.final_answer = Some(json.clone()),
+                        Ok(()) => result.final_answer = Some(json),
                         Err(err) => {
                             fail(&mut result, &node.node_id, NodeFailure::plain(err.to_string()));
                             break;
                         }
                     }
                 }
-                result.node_outputs.insert(node.node_id.clone(), truncate_for_display(&json));
+                result.node_outputs.insert(node.node_id.clone(), shown);
                 outputs.insert(node.node_id.clone(), object);
             }
             Err(failure) => {

@@ -42,6 +42,7 @@ mod run_scripted;
 mod sandbox_differential;
 mod sandbox_hostile;
 mod sandbox_kernel;
+mod sandbox_output;
 mod sandbox_randomness;
 mod sandbox_sort;
 mod sandbox_warm;

@@ -133,3 +133,32 @@ fn bad_csvs_get_one_clear_line_and_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not binary"));
 }
+
+#[test]
+fn sample_size_all_keeps_every_row_in_file_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("fraud.csv");
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&csv).unwrap());
+    eval_dag::dataset::synthetic::write_fraud_csv(3_000, 7, &mut file).unwrap();
+    drop(file);
+    for label in [None, Some("is_fraud")] {
+        let out = dir.path().join(format!("out-{label:?}"));
+        let mut args = vec!["--rows-key", "transactions", "--sample-size", "all"];
+        args.extend(label.map(|l| ["--label", l]).into_iter().flatten());
+        let result = prepare(&csv, &out, &args);
+        assert!(result.status.success(), "{}", String::from_utf8_lossy(&result.stderr));
+        let data: Value = serde_json::from_slice(&std::fs::read(out.join("data.json")).unwrap()).unwrap();
+        let rows = data["transactions"].as_array().unwrap();
+        assert_eq!(rows.len(), 3_000, "label {label:?}");
+        let lines: Vec<String> = std::fs::read_to_string(&csv).unwrap().lines().skip(1).map(str::to_string).collect();
+        let first_field = |line: &str| line.split(',').next().unwrap().to_string();
+        let times: Vec<&str> = rows.iter().map(|row| row["trans_date_trans_time"].as_str().unwrap()).collect();
+        assert_eq!(times.first().copied(), Some(first_field(&lines[0]).as_str()));
+        assert_eq!(times.last().copied(), Some(first_field(&lines[2_999]).as_str()));
+        let metadata = std::fs::read_to_string(out.join("metadata.json")).unwrap();
+        assert!(metadata.contains("every one of the 3000 rows"), "{metadata}");
+    }
+    let zero = prepare(&csv, &dir.path().join("zero"), &["--sample-size", "0"]);
+    assert_eq!(zero.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&zero.stderr).contains("at least 1 (or all)"));
+}

@@ -40,8 +40,8 @@ pub const PERCENTILES: [(&str, f64); 5] = [("p25", 0.25), ("median", 0.5), ("p75
 /// What to prepare.
 #[derive(Debug, Clone)]
 pub struct PrepareOptions {
-    /// Rows in the sample.
-    pub sample_size: usize,
+    /// Rows in the sample; `None` keeps every row.
+    pub sample_size: Option<usize>,
     /// Binary label column.
     pub label: Option<String>,
     /// Seed of the sample.
@@ -267,7 +267,8 @@ pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, Prepar
             }
         }
         let stratum = label_value.unwrap_or("").to_string();
-        let (count, reservoir) = strata.entry(stratum).or_insert_with(|| (0, Reservoir::new(options.sample_size)));
+        let (count, reservoir) =
+            strata.entry(stratum).or_insert_with(|| (0, Reservoir::new(options.sample_size.unwrap_or(usize::MAX))));
         *count += 1;
         reservoir.offer(index, record, &mut rng);
         for &i in &datetimes {

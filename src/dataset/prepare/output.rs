@@ -64,7 +64,7 @@ fn percentile(stats: &OrderStatistics, n: u64, p: f64) -> Option<f64> {
 
 fn sample(c: &Collected<'_>) -> (Vec<Value>, String) {
     let total: u64 = c.strata.values().map(|(n, _)| *n).sum();
-    let size = c.options.sample_size as u64;
+    let size = c.options.sample_size.map_or(u64::MAX, |rows| rows as u64);
     let mut keys: Vec<String> = c.strata.keys().cloned().collect();
     keys.sort();
     let mut quotas: Vec<(String, u64)> = keys
@@ -99,6 +99,7 @@ fn sample(c: &Collected<'_>) -> (Vec<Value>, String) {
         })
         .collect::<Vec<_>>();
     let how = match c.label {
+        _ if c.options.sample_size.is_none() => format!("every one of the {} rows", c.rows),
         Some(l) => format!(
             "a sample of {} of the {} rows, stratified by {} (each class in proportion, rare classes at least 5% of the sample), seed {}",
             values.len(),

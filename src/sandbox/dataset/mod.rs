@@ -8,17 +8,20 @@
 //! structure is pristine exactly when every snapshotted container still holds
 //! the same objects in the same order. The check runs the first time a DAG
 //! asks for a key — after anything an earlier DAG did, including through a
-//! reference it stashed — and a key found changed is converted afresh from the
-//! parsed JSON. Within one DAG the nodes share the objects, as before.
+//! reference it stashed — and a key found changed is converted afresh from its
+//! JSON text, kept for that. Within one DAG the nodes share the objects, as before.
+//!
+//! Objects are built straight from the text (see `build`), and the snapshot
+//! is recorded while they are built.
+
+mod build;
 
 use std::collections::{HashMap, HashSet};
 
 use rustpython_vm::{
     AsObject, PyObjectRef, VirtualMachine,
     builtins::{PyDict, PyList},
-    py_serde,
 };
-use serde_json::Value;
 
 /// Why a dataset key cannot be handed to a DAG.
 #[derive(Debug, thiserror::Error)]
@@ -28,6 +31,12 @@ pub enum DatasetError {
     NoKey {
         /// The key asked for.
         key: String,
+    },
+    /// The data file is not a JSON object.
+    #[error("not a JSON object: {source}")]
+    NotAnObject {
+        /// The parser's error.
+        source: serde_json::Error,
     },
     /// The key's JSON could not be made into Python objects.
     #[error("converting dataset.{key}: {source}")]
@@ -52,16 +61,6 @@ struct Converted {
     containers: Vec<Container>,
 }
 
-/// The items of a list or dict in order (dict: key, value, key, value ...);
-/// `None` for anything else.
-fn items_of(object: &PyObjectRef) -> Option<Vec<PyObjectRef>> {
-    if let Some(list) = object.downcast_ref::<PyList>() {
-        return Some(list.borrow_vec().to_vec());
-    }
-    let dict = object.downcast_ref::<PyDict>()?;
-    Some(dict.into_iter().flat_map(|(key, value)| [key, value]).collect())
-}
-
 /// Whether `container` still holds exactly `expected`, item for item.
 fn unchanged(container: &Container) -> bool {
     let expected = &container.items;
@@ -83,53 +82,38 @@ fn unchanged(container: &Container) -> bool {
 }
 
 impl Converted {
-    fn new(vm: &VirtualMachine, value: &Value) -> Result<Self, serde_json::Error> {
-        let object = py_serde::deserialize(vm, value.clone())?;
-        let mut containers = Vec::new();
-        let mut pending = vec![object.clone()];
-        while let Some(next) = pending.pop() {
-            if let Some(items) = items_of(&next) {
-                pending.extend(items.iter().filter(|item| is_container(item)).cloned());
-                containers.push(Container { object: next, items });
-            }
-        }
-        Ok(Self { object, containers })
-    }
-
     fn pristine(&self) -> bool {
         self.containers.iter().all(unchanged)
     }
 }
 
-/// Whether `object` is a list or dict (the only mutable JSON values).
-fn is_container(object: &PyObjectRef) -> bool {
-    object.downcast_ref::<PyList>().is_some() || object.downcast_ref::<PyDict>().is_some()
-}
-
-/// The worker's dataset: parsed JSON plus the converted, guarded Python values.
+/// The worker's dataset: its JSON text plus the converted, guarded Python values.
 pub struct Dataset {
-    data: serde_json::Map<String, Value>,
+    text: Vec<u8>,
     converted: HashMap<String, Converted>,
     handed_out: HashSet<String>,
 }
 
 impl Dataset {
-    /// Convert every key of `data` up front, so no DAG pays for it.
-    pub fn new(vm: &VirtualMachine, data: serde_json::Map<String, Value>) -> Result<Self, DatasetError> {
-        let mut dataset = Self { data, converted: HashMap::new(), handed_out: HashSet::new() };
-        let keys: Vec<String> = dataset.data.keys().cloned().collect();
-        for key in keys {
-            dataset.convert(vm, &key)?;
-        }
-        Ok(dataset)
+    /// Convert every key of the JSON object `text` up front, so no DAG pays for it.
+    pub fn new(vm: &VirtualMachine, text: Vec<u8>) -> Result<Self, DatasetError> {
+        let built =
+            build::Builder::new(vm).build(&text, None).map_err(|source| DatasetError::NotAnObject { source })?;
+        let converted = built
+            .into_iter()
+            .map(|build::Built { key, object, containers }| (key, Converted { object, containers }))
+            .collect();
+        Ok(Self { text, converted, handed_out: HashSet::new() })
     }
 
+    /// Convert `key` afresh from the text.
     fn convert(&mut self, vm: &VirtualMachine, key: &str) -> Result<PyObjectRef, DatasetError> {
-        let value = self.data.get(key).ok_or_else(|| DatasetError::NoKey { key: key.to_string() })?;
-        let converted =
-            Converted::new(vm, value).map_err(|source| DatasetError::Convert { key: key.to_string(), source })?;
-        let object = converted.object.clone();
-        self.converted.insert(key.to_string(), converted);
+        let no_key = || DatasetError::NoKey { key: key.to_string() };
+        let built = build::Builder::new(vm)
+            .build(&self.text, Some(key))
+            .map_err(|source| DatasetError::Convert { key: key.to_string(), source })?;
+        let build::Built { object, containers, .. } = built.into_iter().next().ok_or_else(no_key)?;
+        self.converted.insert(key.to_string(), Converted { object: object.clone(), containers });
         Ok(object)
     }
 
