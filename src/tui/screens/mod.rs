@@ -90,6 +90,19 @@ impl Screen {
 /// Logical lines one page key scrolls.
 pub const SCROLL_STEP: usize = 5;
 
+/// The keys of a pane that only scrolls: ↑/↓ a line, the page keys
+/// [`SCROLL_STEP`] lines; any other action is not its own.
+pub fn scroll_pane(scroll: &mut crate::tui::scroll::Scroll, action: Action) -> Handled {
+    match action {
+        Action::Up => scroll.up(1),
+        Action::Down => scroll.down(1),
+        Action::ScrollUp => scroll.up(SCROLL_STEP),
+        Action::ScrollDown => scroll.down(SCROLL_STEP),
+        _ => return Handled::Ignored,
+    }
+    Handled::Done
+}
+
 /// What a screen did with an action.
 pub enum Handled {
     /// Not its action: the app's global handling gets it (quit, help, back,

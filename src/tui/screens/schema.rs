@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use super::question::QuestionScreen;
-use super::{Component, Handled, SCROLL_STEP};
+use super::{Component, Handled, scroll_pane};
 use crate::run::RunState;
 use crate::tui::app::App;
 use crate::tui::keymap::Action;
@@ -75,14 +75,7 @@ impl Component for SchemaScreen {
     }
 
     fn handle(&mut self, action: Action, _app: &mut App) -> Handled {
-        match action {
-            Action::Up => self.scroll.up(1),
-            Action::Down => self.scroll.down(1),
-            Action::ScrollUp => self.scroll.up(SCROLL_STEP),
-            Action::ScrollDown => self.scroll.down(SCROLL_STEP),
-            _ => return Handled::Ignored,
-        }
-        Handled::Done
+        scroll_pane(&mut self.scroll, action)
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {

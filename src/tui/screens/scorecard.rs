@@ -9,7 +9,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use super::{Component, Handled, SCROLL_STEP};
+use super::{Component, Handled, scroll_pane};
 use crate::report::{CriticScorecard, FateCounts, GradedBy, VerdictFate, critic_scorecard};
 use crate::text::percent;
 use crate::tui::app::App;
@@ -156,14 +156,7 @@ impl Component for ScorecardScreen {
     }
 
     fn handle(&mut self, action: Action, _app: &mut App) -> Handled {
-        match action {
-            Action::Up => self.scroll.up(1),
-            Action::Down => self.scroll.down(1),
-            Action::ScrollUp => self.scroll.up(SCROLL_STEP),
-            Action::ScrollDown => self.scroll.down(SCROLL_STEP),
-            _ => return Handled::Ignored,
-        }
-        Handled::Done
+        scroll_pane(&mut self.scroll, action)
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
