@@ -49,6 +49,33 @@ pub enum Relation {
     Failed,
 }
 
+impl Transform {
+    /// How it is named to people (and in JSON).
+    pub fn label(self) -> &'static str {
+        match self {
+            Transform::Shuffle => "shuffle",
+            Transform::Duplicate => "duplicate",
+            Transform::Rename => "rename",
+            Transform::Scale => "scale",
+        }
+    }
+}
+
+impl Relation {
+    /// How it is named to people (and in JSON).
+    pub fn label(self) -> &'static str {
+        match self {
+            Relation::Holds => "holds",
+            Relation::Doubles => "doubles",
+            Relation::Scales => "scales",
+            Relation::FollowsRenaming => "follows_renaming",
+            Relation::Other => "other",
+            Relation::TimedOut => "timed_out",
+            Relation::Failed => "failed",
+        }
+    }
+}
+
 /// One metamorphic check.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MetamorphicCheck {
@@ -65,4 +92,29 @@ pub struct MetamorphicCheck {
     pub informational: bool,
     /// Why it is informational, or what broke, in one line.
     pub note: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_are_the_json_names() {
+        let transforms = [Transform::Shuffle, Transform::Duplicate, Transform::Rename, Transform::Scale];
+        for t in transforms {
+            assert_eq!(serde_json::to_value(t).unwrap(), t.label());
+        }
+        let relations = [
+            Relation::Holds,
+            Relation::Doubles,
+            Relation::Scales,
+            Relation::FollowsRenaming,
+            Relation::Other,
+            Relation::TimedOut,
+            Relation::Failed,
+        ];
+        for r in relations {
+            assert_eq!(serde_json::to_value(r).unwrap(), r.label());
+        }
+    }
 }

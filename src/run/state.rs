@@ -441,9 +441,9 @@ impl RunState {
             }
             EngineEvent::MetamorphicChecked { at, metamorphic } => {
                 if let Some(check) = metamorphic.checks.iter().find(|c| c.broken) {
-                    let text =
-                        format!("the answer breaks an invariant: {:?} gives {:?}", check.transform, check.relation);
-                    self.push_feed(Some(&at.question_id), FeedKind::Bad, text.to_lowercase());
+                    let (transform, relation) = (check.transform.label(), check.relation.label());
+                    let text = format!("the answer breaks an invariant: {transform} gives {relation}");
+                    self.push_feed(Some(&at.question_id), FeedKind::Bad, text);
                 }
                 if let Some(q) = self.question_mut(&at.question_id) {
                     q.attempt_mut(&at).metamorphic = Some(metamorphic);

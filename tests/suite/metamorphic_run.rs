@@ -7,6 +7,7 @@ use crate::common;
 
 use common::dags::node;
 use common::mock_llm::{MockLlm, Recorded, Reply};
+use crossterm::event::{KeyCode, KeyEvent};
 use eval_dag::run::EngineEvent;
 use eval_dag::trace::Trace;
 use serde_json::{Value, json};
@@ -96,6 +97,16 @@ async fn approved_dags_are_checked_on_transformed_copies_and_the_summary_meets_t
     assert!(trust.contains("1 of 2 checked answers break an invariant (1 order dependent)"), "{trust}");
     assert!(trust.contains("<li class=\"broken\">shuffle: other"), "{trust}");
     assert!(trust.contains("<li class=\"holds\">duplicate: doubles"), "{trust}");
+
+    // The question screen's output tab lists the checks under the approved iteration.
+    let state = eval_dag::report::fold_trace(&trace);
+    let mut app = eval_dag::tui::App::new(state, eval_dag::tui::Theme::dark(), None, None);
+    for code in [KeyCode::Enter, KeyCode::Char('t')] {
+        app.handle_key(KeyEvent::from(code));
+    }
+    let screen = common::tui::screen(&app, 160, 60);
+    assert!(screen.contains("✗ breaks (shuffle) other → "), "{screen}");
+    assert!(screen.contains("✓ holds (duplicate) holds → 12.53"), "{screen}");
 
     let output = common::eval_dag(dir.path()).arg("grade").arg(&run).output().unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);

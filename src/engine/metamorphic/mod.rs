@@ -173,7 +173,7 @@ impl MetamorphicChecks {
                     (Transform::Rename, Relation::Other) => {
                         Some("the answer did not follow the renaming (shown, not counted)".to_string())
                     }
-                    (transform, Relation::Other) => Some(format!("not what {transform:?} implies").to_lowercase()),
+                    (transform, Relation::Other) => Some(format!("not what {} implies", transform.label())),
                     _ => None,
                 });
                 MetamorphicCheck {

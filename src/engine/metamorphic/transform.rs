@@ -44,7 +44,7 @@ impl TransformedData {
     /// Write the copy as a dataset (`data.json` and `metadata.json`) into a new
     /// directory under `parent`, named after the transformation.
     pub fn write(&self, parent: &Path, metadata: &Metadata) -> std::io::Result<PathBuf> {
-        let dir = parent.join(format!("{:?}", self.transform).to_lowercase());
+        let dir = parent.join(self.transform.label());
         std::fs::create_dir_all(&dir)?;
         std::fs::write(dir.join("data.json"), serde_json::to_vec(&self.data).map_err(std::io::Error::other)?)?;
         std::fs::write(dir.join("metadata.json"), serde_json::to_vec(metadata).map_err(std::io::Error::other)?)?;

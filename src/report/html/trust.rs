@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use crate::domain::{Metamorphic, Relation};
+use crate::domain::Metamorphic;
 use crate::report::consensus::consensus_summary;
 use crate::report::metamorphic::metamorphic_summary;
 use crate::run::{QuestionState, RunState};
@@ -18,8 +18,8 @@ const ANSWER_CHARS: usize = 40;
 /// One metamorphic check, as the page shows it.
 #[derive(Debug, Serialize)]
 struct CheckView {
-    transform: String,
-    relation: String,
+    transform: &'static str,
+    relation: &'static str,
     answer: String,
     class: &'static str,
     note: String,
@@ -44,17 +44,13 @@ pub struct TrustView {
     rows: Vec<TrustRow>,
 }
 
-fn relation_label(relation: Relation) -> String {
-    serde_json::to_value(relation).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
-}
-
 fn checks(metamorphic: &Metamorphic) -> Vec<CheckView> {
     metamorphic
         .checks
         .iter()
         .map(|c| CheckView {
-            transform: format!("{:?}", c.transform).to_lowercase(),
-            relation: relation_label(c.relation),
+            transform: c.transform.label(),
+            relation: c.relation.label(),
             answer: c.answer.as_ref().map_or("—".to_string(), |a| preview(a, ANSWER_CHARS)),
             class: if c.broken {
                 "broken"

@@ -158,6 +158,20 @@ fn output_lines(view: &QuestionScreen, app: &App, it: &Iteration) -> Vec<Line<'s
                 Span::styled(clean(grade.error.as_ref().unwrap_or(&grade.reason)).into_owned(), t.fg(Ink::Text)),
             ]));
         }
+        // The approved DAG run again on transformed copies of the data (`run --metamorphic`).
+        for check in attempt.metamorphic.iter().flat_map(|m| &m.checks) {
+            let (mark, style) = match (check.broken, check.informational) {
+                (true, _) => ("✗ breaks", t.fg(Ink::StatusFailed)),
+                (false, true) => ("· informs", t.fg(Ink::Muted)),
+                (false, false) => ("✓ holds", t.fg(Ink::StatusPassed)),
+            };
+            let answer = check.answer.as_ref().map_or_else(|| "no answer".to_string(), |a| preview(a, 80));
+            let note = check.note.as_deref().map(|n| format!(" — {}", clean(n))).unwrap_or_default();
+            lines.push(Line::from(vec![
+                Span::styled(format!("{mark} ({}) ", check.transform.label()), style.add_modifier(Modifier::BOLD)),
+                Span::styled(format!("{} → {answer}{note}", check.relation.label()), t.fg(Ink::Text)),
+            ]));
+        }
     }
     lines
 }
