@@ -8,6 +8,11 @@ use serde::Deserialize;
 
 use crate::domain::StructuredOutput;
 
+mod values;
+use values::{
+    parse_header, parse_json_object, parse_node_timeout, parse_sample_size, parse_seconds, significance_level,
+};
+
 /// Accepted `--questions` (and config `questions`).
 pub const QUESTIONS_RANGE: RangeInclusive<i64> = 1..=10_000;
 /// Accepted `--max-iterations`.
@@ -238,32 +243,6 @@ impl RunArgs {
     }
 }
 
-/// A JSON object given on the command line.
-// String, not a typed error: clap only prints it after the argument's name; nothing matches on it.
-fn parse_json_object(text: &str) -> Result<serde_json::Map<String, serde_json::Value>, String> {
-    match serde_json::from_str(text) {
-        Ok(serde_json::Value::Object(map)) => Ok(map),
-        Ok(_) => Err("expected a JSON object such as '{\"abs_tol\": 0.5}'".into()),
-        Err(err) => Err(format!("not JSON: {err}")),
-    }
-}
-
-/// A non-negative number of seconds (at most a day).
-// String, not a typed error: clap only prints it after the argument's name; nothing matches on it.
-fn parse_seconds(text: &str) -> Result<f64, String> {
-    match text.trim().parse::<f64>() {
-        Ok(seconds) if (0.0..=86_400.0).contains(&seconds) => Ok(seconds),
-        Ok(_) => Err("expected seconds between 0 and 86400".into()),
-        Err(_) => Err(format!("{text:?} is not a number of seconds")),
-    }
-}
-
-/// A node limit: seconds above 0, up to a day.
-fn parse_node_timeout(text: &str) -> Result<f64, String> {
-    parse_seconds(text)
-        .and_then(|seconds| if seconds > 0.0 { Ok(seconds) } else { Err("expected seconds above 0".into()) })
-}
-
 /// How many rows `prepare` keeps in data.json.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SampleSize {
@@ -271,17 +250,6 @@ pub enum SampleSize {
     Rows(usize),
     /// Every row.
     All,
-}
-
-fn parse_sample_size(text: &str) -> Result<SampleSize, String> {
-    match text.trim() {
-        "all" => Ok(SampleSize::All),
-        number => match number.parse::<usize>() {
-            Ok(0) => Err("must be at least 1 (or all)".into()),
-            Ok(rows) => Ok(SampleSize::Rows(rows)),
-            Err(_) => Err(format!("{text:?} is not a number of rows or all")),
-        },
-    }
 }
 
 /// Arguments of `replay`.
@@ -429,14 +397,6 @@ pub struct CompareArgs {
     pub significance: f64,
 }
 
-/// A significance level: a number in (0, 1].
-fn significance_level(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(level) if level > 0.0 && level <= 1.0 => Ok(level),
-        _ => Err(format!("`{text}` is not a level between 0 (excluded) and 1, e.g. 0.05")),
-    }
-}
-
 /// Arguments of `grade`.
 #[derive(Debug, Args)]
 pub struct GradeArgs {
@@ -532,14 +492,6 @@ pub struct ExportArgs {
     /// Spans per request sent to the receiver.
     #[arg(long, value_name = "N", default_value_t = 512, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub batch_size: u32,
-}
-
-/// `NAME=VALUE` → `(NAME, VALUE)`; the name must not be empty.
-fn parse_header(text: &str) -> Result<(String, String), String> {
-    match text.split_once('=') {
-        Some((name, value)) if !name.trim().is_empty() => Ok((name.trim().to_string(), value.to_string())),
-        _ => Err(format!("expected NAME=VALUE, got {text:?}")),
-    }
 }
 
 /// Arguments of `completions`.

@@ -1,0 +1,56 @@
+//! Parsers of flag values that clap's own do not cover. Errors are strings:
+//! clap prints them after the argument's name and nothing matches on them.
+
+use super::SampleSize;
+
+/// A JSON object given on the command line.
+pub(super) fn parse_json_object(text: &str) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+    match serde_json::from_str(text) {
+        Ok(serde_json::Value::Object(map)) => Ok(map),
+        Ok(_) => Err("expected a JSON object such as '{\"abs_tol\": 0.5}'".into()),
+        Err(err) => Err(format!("not JSON: {err}")),
+    }
+}
+
+/// A non-negative number of seconds (at most a day).
+pub(super) fn parse_seconds(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(seconds) if (0.0..=86_400.0).contains(&seconds) => Ok(seconds),
+        Ok(_) => Err("expected seconds between 0 and 86400".into()),
+        Err(_) => Err(format!("{text:?} is not a number of seconds")),
+    }
+}
+
+/// A node limit: seconds above 0, up to a day.
+pub(super) fn parse_node_timeout(text: &str) -> Result<f64, String> {
+    parse_seconds(text)
+        .and_then(|seconds| if seconds > 0.0 { Ok(seconds) } else { Err("expected seconds above 0".into()) })
+}
+
+/// `--sample-size`: a number of rows (1 or more) or `all`.
+pub(super) fn parse_sample_size(text: &str) -> Result<SampleSize, String> {
+    match text.trim() {
+        "all" => Ok(SampleSize::All),
+        number => match number.parse::<usize>() {
+            Ok(0) => Err("must be at least 1 (or all)".into()),
+            Ok(rows) => Ok(SampleSize::Rows(rows)),
+            Err(_) => Err(format!("{text:?} is not a number of rows or all")),
+        },
+    }
+}
+
+/// A significance level: a number in (0, 1].
+pub(super) fn significance_level(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(level) if level > 0.0 && level <= 1.0 => Ok(level),
+        _ => Err(format!("`{text}` is not a level between 0 (excluded) and 1, e.g. 0.05")),
+    }
+}
+
+/// `NAME=VALUE` → `(NAME, VALUE)`; the name must not be empty.
+pub(super) fn parse_header(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((name, value)) if !name.trim().is_empty() => Ok((name.trim().to_string(), value.to_string())),
+        _ => Err(format!("expected NAME=VALUE, got {text:?}")),
+    }
+}
