@@ -8,6 +8,7 @@ mod comparison;
 mod containment;
 mod editing;
 mod event_loop;
+mod frame_text;
 mod graph_moves;
 mod hand_work;
 mod highlight;
@@ -38,6 +39,7 @@ pub use comparison::Comparison;
 pub use containment::{Fault, contained};
 pub use editing::{EditRequest, EditTarget, Edited};
 pub use event_loop::{Feeds, Stop, run as event_loop};
+pub use frame_text::{frame_text, press_keys};
 pub use hand_work::{DeriveFn, Derived, Deriver};
 pub use keymap::{
     Action, BINDINGS, Binding, Bound, Context, Key, KeyParseError, Keymap, RebindError, RebindProblem, Rebinding,

@@ -37,28 +37,8 @@ pub fn eval_dag(home: &std::path::Path) -> std::process::Command {
     command
 }
 
-/// Press `keys` in `app`, one character per key: `\n` Enter, `\x1b` Esc,
-/// `\t` Tab, `⇤` Shift-Tab, `⇟`/`⇞` Page Down/Up, `←`/`→`/`↑`/`↓` the
-/// arrows, anything else as itself.
-pub fn press(app: &mut eval_dag::tui::App, keys: &str) {
-    use crossterm::event::{KeyCode, KeyEvent};
-    for c in keys.chars() {
-        let code = match c {
-            '\n' => KeyCode::Enter,
-            '\x1b' => KeyCode::Esc,
-            '\t' => KeyCode::Tab,
-            '⇤' => KeyCode::BackTab,
-            '←' => KeyCode::Left,
-            '→' => KeyCode::Right,
-            '↑' => KeyCode::Up,
-            '↓' => KeyCode::Down,
-            '⇟' => KeyCode::PageDown,
-            '⇞' => KeyCode::PageUp,
-            c => KeyCode::Char(c),
-        };
-        app.handle_key(KeyEvent::from(code));
-    }
-}
+/// Press keys in an app from a script (see `press_keys`).
+pub use eval_dag::tui::press_keys as press;
 
 /// The sandbox tests' dataset.
 pub fn sandbox_dataset() -> PathBuf {

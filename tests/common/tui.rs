@@ -3,9 +3,7 @@
 
 use eval_dag::run::{Command, RunState};
 use eval_dag::trace::Trace;
-use eval_dag::tui::{App, Replay, Theme, draw};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+use eval_dag::tui::{App, Replay, Theme};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 /// The scripted sample trace.
@@ -27,13 +25,5 @@ pub fn live_app(path: &str) -> (App, UnboundedReceiver<Command>) {
     (App::new(state, Theme::dark(), None, Some(tx)), rx)
 }
 
-/// The text of one frame of `app` at `width`×`height`, trailing spaces cut.
-pub fn screen(app: &App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| draw(frame, app)).unwrap();
-    let buffer = terminal.backend().buffer();
-    (0..height)
-        .map(|y| (0..width).map(|x| buffer[(x, y)].symbol().to_string()).collect::<String>().trim_end().to_string())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
+/// The text of one frame of an app at a size, trailing spaces cut.
+pub use eval_dag::tui::frame_text as screen;

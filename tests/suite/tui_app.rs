@@ -1,16 +1,14 @@
 //! The TUI as a whole, without a terminal: events through the reducer, keys
-//! through the keymap, commands to the engine, and snapshots of every screen
-//! (insta + ratatui's TestBackend) from the scripted sample trace.
+//! through the keymap and commands to the engine, from the scripted sample
+//! trace (each screen's snapshots live beside it in `src/tui/screens/`).
 
 use crate::common;
 
 use crossterm::event::{KeyCode, KeyEvent};
 use eval_dag::llm::{CallKey, ChatMessage, LlmRole};
-use eval_dag::report::{compare, load_results};
 use eval_dag::run::{Command, EngineEvent, RunState};
 use eval_dag::trace::Trace;
-use eval_dag::tui::{App, Comparison, Replay, Screen, Tab, Theme};
-use serde_json::json;
+use eval_dag::tui::{App, Replay, Tab, Theme};
 
 fn records() -> Vec<eval_dag::trace::TraceRecord> {
     Trace::read(&common::root().join(SAMPLE)).unwrap().records
@@ -19,32 +17,6 @@ fn records() -> Vec<eval_dag::trace::TraceRecord> {
 use common::press;
 use common::tui::{SAMPLE, live_app, replay_app, screen};
 use eval_dag::domain::AttemptAt;
-
-#[test]
-fn every_screen_at_both_sizes() {
-    for (width, height) in [(80u16, 24u16), (160, 48)] {
-        let mut app = replay_app(SAMPLE);
-        insta::assert_snapshot!(format!("dashboard_{width}x{height}"), screen(&app, width, height));
-        press(&mut app, "j\n");
-        assert_eq!(app.screen(), Screen::Question);
-        insta::assert_snapshot!(format!("question_approved_{width}x{height}"), screen(&app, width, height));
-        press(&mut app, "h");
-        insta::assert_snapshot!(format!("question_runtime_error_{width}x{height}"), screen(&app, width, height));
-        press(&mut app, "t");
-        insta::assert_snapshot!(format!("question_outputs_{width}x{height}"), screen(&app, width, height));
-        press(&mut app, "t");
-        insta::assert_snapshot!(format!("question_conversation_{width}x{height}"), screen(&app, width, height));
-        // Tab twice: the focus goes from the graph to the code to the detail, which z zooms.
-        press(&mut app, "\t\tz");
-        insta::assert_snapshot!(format!("question_conversation_zoomed_{width}x{height}"), screen(&app, width, height));
-        press(&mut app, "z");
-        press(&mut app, "d");
-        assert_eq!(app.screen(), Screen::Diff);
-        insta::assert_snapshot!(format!("diff_{width}x{height}"), screen(&app, width, height));
-        press(&mut app, "?");
-        insta::assert_snapshot!(format!("help_{width}x{height}"), screen(&app, width, height));
-    }
-}
 
 #[test]
 fn the_question_screen_pins_findings_to_the_blamed_node_and_the_diff_marks_fates() {
@@ -237,69 +209,6 @@ fn streamed_text_appears_in_the_conversation_while_the_call_runs() {
     );
     app.refresh();
     assert!(screen(&app, 120, 40).contains("▸ build · scripted-model · streaming…"), "the view stays on the iteration");
-}
-
-/// The sample run as A, and as B an edited copy: q_02 fails (a regression),
-/// q_01 answers otherwise with a changed final DAG.
-fn comparison() -> Comparison {
-    let a = load_results(&common::root().join(SAMPLE)).unwrap();
-    let mut b = a.clone();
-    for result in &mut b.detailed_results {
-        match result.question_id.as_str() {
-            "q_02" => {
-                result.success = false;
-                result.status = "failed".into();
-                result.final_answer = None;
-            }
-            "q_01" => result.final_answer = Some(json!("shopping_net")),
-            _ => {}
-        }
-    }
-    let trace = b.question_traces.iter_mut().find(|t| t.question_id == "q_01").unwrap();
-    let dag = trace.iterations.last_mut().unwrap().dag.as_mut().unwrap();
-    dag.nodes[1].code = dag.nodes[1].code.replace("max(", "min(");
-    let names = ["runs/a/trace.jsonl".to_string(), "runs/b/eval_results.json".to_string()];
-    Comparison::new(names, compare(&a, &b), &a, &b)
-}
-
-#[test]
-fn the_compare_screens_at_both_sizes() {
-    for (width, height) in [(80u16, 24u16), (160, 48)] {
-        let mut app = App::comparing(comparison(), Theme::dark());
-        insta::assert_snapshot!(format!("compare_{width}x{height}"), screen(&app, width, height));
-        press(&mut app, "j\n");
-        insta::assert_snapshot!(format!("compare_detail_{width}x{height}"), screen(&app, width, height));
-    }
-}
-
-#[test]
-fn compare_keys_filter_open_and_go_back() {
-    let mut app = App::comparing(comparison(), Theme::dark());
-    let ids = |app: &App| -> Vec<String> {
-        app.comparison().unwrap().visible().iter().map(|r| r.question_id.clone()).collect()
-    };
-    assert_eq!(ids(&app), ["q_02", "q_01"], "the regression first");
-    press(&mut app, "f");
-    assert_eq!(ids(&app), ["q_02"], "regressions only");
-    press(&mut app, "f");
-    assert_eq!(ids(&app), ["q_01"], "then answer changes (no improvement to show)");
-    press(&mut app, "f");
-    assert_eq!(ids(&app), ["q_02", "q_01"], "then everything");
-    press(&mut app, "jj\n");
-    assert_eq!(app.screen(), Screen::CompareDetail);
-    let text = screen(&app, 160, 48);
-    assert!(text.contains("~ changed highest") && text.contains("min(sorted(rates)"), "{text}");
-    assert!(text.contains("\"grocery_pos\"") && text.contains("\"shopping_net\""), "{text}");
-    press(&mut app, "k");
-    assert!(screen(&app, 160, 48).contains("q_02 regression"), "↑ shows the previous question");
-    press(&mut app, "r?");
-    assert!(app.help_open() && app.message.is_none(), "no rerun on a comparison: r does nothing");
-    let help = screen(&app, 80, 24);
-    assert!(help.contains("back") && help.contains("scroll down") && !help.contains("rerun"), "{help}");
-    press(&mut app, "x\x1b");
-    assert_eq!(app.screen(), Screen::Compare);
-    press(&mut app, "q");
-    assert!(app.quit);
 }
 
 #[test]

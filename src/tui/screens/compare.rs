@@ -143,3 +143,76 @@ fn draw(comparison: &Comparison, frame: &mut Frame, area: Rect, app: &App) {
         frame.render_widget(Paragraph::new(Span::styled("  no question in either run", t.fg(Ink::Muted))), inner);
     }
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use crate::report::{compare, load_results};
+    use crate::tui::frame_text::{SAMPLE_TRACE, SNAPSHOT_SIZES};
+    use crate::tui::{App, Comparison, Screen, Theme, frame_text, press_keys};
+    use serde_json::json;
+
+    /// The sample run as A, and as B an edited copy: q_02 fails (a
+    /// regression), q_01 answers otherwise with a changed final DAG.
+    pub(crate) fn comparison() -> Comparison {
+        let a = load_results(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(SAMPLE_TRACE))
+            .unwrap_or_else(|e| panic!("the sample trace: {e}"));
+        let mut b = a.clone();
+        for result in &mut b.detailed_results {
+            match result.question_id.as_str() {
+                "q_02" => {
+                    result.success = false;
+                    result.status = "failed".into();
+                    result.final_answer = None;
+                }
+                "q_01" => result.final_answer = Some(json!("shopping_net")),
+                _ => {}
+            }
+        }
+        let trace = b.question_traces.iter_mut().find(|t| t.question_id == "q_01");
+        let node =
+            trace.and_then(|t| t.iterations.last_mut()).and_then(|i| i.dag.as_mut()).map(|dag| &mut dag.nodes[1]);
+        if let Some(node) = node {
+            node.code = node.code.replace("max(", "min(");
+        }
+        let names = ["runs/a/trace.jsonl".to_string(), "runs/b/eval_results.json".to_string()];
+        Comparison::new(names, compare(&a, &b), &a, &b)
+    }
+
+    #[test]
+    fn snapshots_at_both_sizes() {
+        for (width, height) in SNAPSHOT_SIZES {
+            let app = App::comparing(comparison(), Theme::dark());
+            insta::assert_snapshot!(format!("compare_{width}x{height}"), frame_text(&app, width, height));
+        }
+    }
+
+    #[test]
+    fn compare_keys_filter_open_and_go_back() {
+        let mut app = App::comparing(comparison(), Theme::dark());
+        let ids = |app: &App| -> Vec<String> {
+            app.comparison().unwrap().visible().iter().map(|r| r.question_id.clone()).collect()
+        };
+        assert_eq!(ids(&app), ["q_02", "q_01"], "the regression first");
+        press_keys(&mut app, "f");
+        assert_eq!(ids(&app), ["q_02"], "regressions only");
+        press_keys(&mut app, "f");
+        assert_eq!(ids(&app), ["q_01"], "then answer changes (no improvement to show)");
+        press_keys(&mut app, "f");
+        assert_eq!(ids(&app), ["q_02", "q_01"], "then everything");
+        press_keys(&mut app, "jj\n");
+        assert_eq!(app.screen(), Screen::CompareDetail);
+        let text = frame_text(&app, 160, 48);
+        assert!(text.contains("~ changed highest") && text.contains("min(sorted(rates)"), "{text}");
+        assert!(text.contains("\"grocery_pos\"") && text.contains("\"shopping_net\""), "{text}");
+        press_keys(&mut app, "k");
+        assert!(frame_text(&app, 160, 48).contains("q_02 regression"), "↑ shows the previous question");
+        press_keys(&mut app, "r?");
+        assert!(app.help_open() && app.message.is_none(), "no rerun on a comparison: r does nothing");
+        let help = frame_text(&app, 80, 24);
+        assert!(help.contains("back") && help.contains("scroll down") && !help.contains("rerun"), "{help}");
+        press_keys(&mut app, "x\x1b");
+        assert_eq!(app.screen(), Screen::Compare);
+        press_keys(&mut app, "q");
+        assert!(app.quit);
+    }
+}

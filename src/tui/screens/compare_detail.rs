@@ -194,3 +194,21 @@ fn draw(comparison: &Comparison, scroll: &Scroll, frame: &mut Frame, area: Rect,
     let shown: Vec<Line> = lines.into_iter().skip(first).collect();
     frame.render_widget(Paragraph::new(shown).wrap(Wrap { trim: false }).block(block), bottom);
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::tui::frame_text::SNAPSHOT_SIZES;
+    use crate::tui::screens::compare::tests::comparison;
+    use crate::tui::{App, Screen, Theme, frame_text, press_keys};
+
+    /// q_02, the regression, opened from the compare table.
+    #[test]
+    fn snapshots_at_both_sizes() {
+        for (width, height) in SNAPSHOT_SIZES {
+            let mut app = App::comparing(comparison(), Theme::dark());
+            press_keys(&mut app, "j\n");
+            assert_eq!(app.screen(), Screen::CompareDetail);
+            insta::assert_snapshot!(format!("compare_detail_{width}x{height}"), frame_text(&app, width, height));
+        }
+    }
+}

@@ -328,4 +328,13 @@ mod tests {
         assert_eq!(sparkline(&[3, 1, 0]), "█▃·");
         assert_eq!(sparkline(&[]), "");
     }
+
+    #[test]
+    fn snapshots_at_both_sizes() {
+        use crate::tui::frame_text::{SAMPLE_TRACE, SNAPSHOT_SIZES, replayed};
+        for (width, height) in SNAPSHOT_SIZES {
+            let app = replayed(SAMPLE_TRACE);
+            insta::assert_snapshot!(format!("dashboard_{width}x{height}"), crate::tui::frame_text(&app, width, height));
+        }
+    }
 }

@@ -216,3 +216,21 @@ fn draw(scroll: &Scroll, view: &QuestionScreen, frame: &mut Frame, area: Rect, a
     let shown: Vec<Line> = lines.into_iter().skip(first).collect();
     frame.render_widget(Paragraph::new(shown).wrap(Wrap { trim: false }).block(block), area);
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::tui::Screen;
+    use crate::tui::frame_text::{SAMPLE_TRACE, SNAPSHOT_SIZES, replayed};
+    use crate::tui::{frame_text, press_keys};
+
+    /// q_01's iterations 2 → 3, opened from the conversation tab.
+    #[test]
+    fn snapshots_at_both_sizes() {
+        for (width, height) in SNAPSHOT_SIZES {
+            let mut app = replayed(SAMPLE_TRACE);
+            press_keys(&mut app, "j\nhtt\t\tzzd");
+            assert_eq!(app.screen(), Screen::Diff);
+            insta::assert_snapshot!(format!("diff_{width}x{height}"), frame_text(&app, width, height));
+        }
+    }
+}

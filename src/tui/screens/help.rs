@@ -59,3 +59,19 @@ fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let block = Block::default().borders(Borders::ALL).title(" keys (any key closes) ").border_style(t.fg(Ink::Accent));
     frame.render_widget(Paragraph::new(lines).block(block), popup);
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::tui::frame_text::{SAMPLE_TRACE, SNAPSHOT_SIZES, replayed};
+    use crate::tui::{frame_text, press_keys};
+
+    /// The help over the diff screen: its keys first, then the global ones.
+    #[test]
+    fn snapshots_at_both_sizes() {
+        for (width, height) in SNAPSHOT_SIZES {
+            let mut app = replayed(SAMPLE_TRACE);
+            press_keys(&mut app, "j\nhtt\t\tzzd?");
+            insta::assert_snapshot!(format!("help_{width}x{height}"), frame_text(&app, width, height));
+        }
+    }
+}

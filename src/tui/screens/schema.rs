@@ -117,3 +117,21 @@ fn draw(screen: &SchemaScreen, frame: &mut Frame, area: Rect, app: &App) {
         Block::default().borders(Borders::ALL).title(clean(&title).into_owned()).border_style(t.fg(Ink::Accent));
     frame.render_widget(Paragraph::new(shown).wrap(Wrap { trim: false }).block(block), area);
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::tui::Screen;
+    use crate::tui::frame_text::{SAMPLE_TRACE, SNAPSHOT_SIZES, replayed};
+    use crate::tui::{frame_text, press_keys};
+
+    /// Opened from q_01's first iteration, at the field its finding suggests.
+    #[test]
+    fn snapshots_at_both_sizes() {
+        for (width, height) in SNAPSHOT_SIZES {
+            let mut app = replayed(SAMPLE_TRACE);
+            press_keys(&mut app, "j\nhhS");
+            assert_eq!(app.screen(), Screen::Schema);
+            insta::assert_snapshot!(format!("schema_{width}x{height}"), frame_text(&app, width, height));
+        }
+    }
+}

@@ -176,3 +176,20 @@ fn draw(scroll: &Scroll, frame: &mut Frame, area: Rect, app: &App) {
     let shown: Vec<Line> = lines.into_iter().skip(first).collect();
     frame.render_widget(Paragraph::new(shown).style(Style::default()).block(block), area);
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::tui::Screen;
+    use crate::tui::frame_text::{SAMPLE_TRACE, SNAPSHOT_SIZES, replayed};
+    use crate::tui::{frame_text, press_keys};
+
+    #[test]
+    fn snapshots_at_both_sizes() {
+        for (width, height) in SNAPSHOT_SIZES {
+            let mut app = replayed(SAMPLE_TRACE);
+            press_keys(&mut app, "c");
+            assert_eq!(app.screen(), Screen::Scorecard);
+            insta::assert_snapshot!(format!("scorecard_{width}x{height}"), frame_text(&app, width, height));
+        }
+    }
+}

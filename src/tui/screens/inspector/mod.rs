@@ -207,3 +207,21 @@ fn free_path(dir: &Path, stem: &str) -> PathBuf {
         .find(|path| !path.exists())
         .expect("some name is free")
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::tui::Screen;
+    use crate::tui::frame_text::{SAMPLE_TRACE, SNAPSHOT_SIZES, replayed};
+    use crate::tui::{frame_text, press_keys};
+
+    /// Node `rates` of q_01's approved iteration, its input walked open.
+    #[test]
+    fn snapshots_at_both_sizes() {
+        for (width, height) in SNAPSHOT_SIZES {
+            let mut app = replayed(SAMPLE_TRACE);
+            press_keys(&mut app, "j\nij→→→");
+            assert_eq!(app.screen(), Screen::Inspector);
+            insta::assert_snapshot!(format!("inspector_{width}x{height}"), frame_text(&app, width, height));
+        }
+    }
+}

@@ -192,3 +192,35 @@ impl Component for QuestionScreen {
         draw::draw(self, frame, area, app);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::tui::Screen;
+    use crate::tui::frame_text::{SAMPLE_TRACE, SNAPSHOT_SIZES, replayed};
+    use crate::tui::{frame_text, press_keys};
+
+    /// q_01's approved iteration, the one before with its runtime error, the
+    /// outputs and conversation tabs, and the conversation's detail zoomed.
+    #[test]
+    fn snapshots_at_both_sizes() {
+        for (width, height) in SNAPSHOT_SIZES {
+            let mut app = replayed(SAMPLE_TRACE);
+            press_keys(&mut app, "j\n");
+            assert_eq!(app.screen(), Screen::Question);
+            insta::assert_snapshot!(format!("question_approved_{width}x{height}"), frame_text(&app, width, height));
+            press_keys(&mut app, "h");
+            insta::assert_snapshot!(
+                format!("question_runtime_error_{width}x{height}"),
+                frame_text(&app, width, height)
+            );
+            press_keys(&mut app, "t");
+            insta::assert_snapshot!(format!("question_outputs_{width}x{height}"), frame_text(&app, width, height));
+            press_keys(&mut app, "t");
+            insta::assert_snapshot!(format!("question_conversation_{width}x{height}"), frame_text(&app, width, height));
+            // Tab twice: the focus goes from the graph to the code to the detail, which z zooms.
+            press_keys(&mut app, "\t\tz");
+            let zoomed = frame_text(&app, width, height);
+            insta::assert_snapshot!(format!("question_conversation_zoomed_{width}x{height}"), zoomed);
+        }
+    }
+}
