@@ -38,6 +38,7 @@ pub fn eval_dag(home: &std::path::Path) -> std::process::Command {
 }
 
 /// Press keys in an app from a script (see `press_keys`).
+#[allow(unused_imports, reason = "the benches share this module and use only part of it")]
 pub use eval_dag::tui::press_keys as press;
 
 /// The sandbox tests' dataset.

@@ -26,4 +26,5 @@ pub fn live_app(path: &str) -> (App, UnboundedReceiver<Command>) {
 }
 
 /// The text of one frame of an app at a size, trailing spaces cut.
+#[allow(unused_imports, reason = "the benches share this module and use only part of it")]
 pub use eval_dag::tui::frame_text as screen;
