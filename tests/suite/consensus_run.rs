@@ -94,6 +94,19 @@ async fn three_drafts_agree_two_to_one_and_the_majority_speaks() {
     let trust = &html[html.find("id=\"trust\"").expect("the report's trust section")..];
     assert!(trust.contains("Consensus of 3 drafts: mean agreement 67%, 0 of 1 questions unanimous"), "{trust}");
     assert!(trust.contains("2&#x2f;3 drafts agree") && trust.contains(": 2001</td>"), "the minority answer: {trust}");
+    let minority = &trust[trust.find("<tr class=\"minority\">").expect("the minority draft's DAG")..];
+    assert!(
+        minority.contains("the DAG of draft 3, outside the majority: <code>2001</code>")
+            && minority.contains("<svg class=\"dag\"")
+            && minority.contains("return len(rows) + 1"),
+        "collapsed, with its picture and code: {minority}"
+    );
+    let scorecard = &html[html.find("id=\"critic-scorecard\"").expect("the scorecard")..];
+    assert!(
+        scorecard
+            .contains("<tr><td>drafts disagree</td><td>1</td><td>0</td><td>0</td><td>0</td><td>0%</td><td>—</td></tr>"),
+        "disagreement against the grades beside the critic's: {scorecard}"
+    );
     for draft in ["", "draft 2 · ", "draft 3 · "] {
         assert!(
             html.contains(&format!("<summary>{draft}Attempt 1 · passed</summary>")),
@@ -110,4 +123,81 @@ async fn three_drafts_agree_two_to_one_and_the_majority_speaks() {
         json!({"flagged_right": 1, "flagged_wrong": 0, "unflagged_right": 0, "unflagged_wrong": 0}),
         "a split vote whose majority was right"
     );
+}
+
+/// The consensus run of the TUI's tests, continued idle (as a replay's derived
+/// run is) through the real engine and sandbox: draft 3's answer, outside the
+/// majority, is fixed by hand in draft 3 — and the consensus is recorded anew.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_draft_fixed_by_hand_records_the_consensus_anew() {
+    use eval_dag::dataset::Dataset;
+    use eval_dag::domain::{AttemptAt, GeneratedDag};
+    use eval_dag::engine::{self, EngineParts, RunOptions};
+    use eval_dag::grade::Grader;
+    use eval_dag::llm::ReplayClient;
+    use eval_dag::prompts::Prompts;
+    use eval_dag::report::fold_trace;
+    use eval_dag::run::{Command, HandEdit, Outcome};
+    use eval_dag::sandbox::SandboxPool;
+    use std::time::Duration;
+
+    let dir = tempfile::tempdir().unwrap();
+    let events = crate::suite::tui_consensus::consensus_events();
+    let mut lines = vec![
+        json!({"format": "eval-dag-trace", "version": 6, "created_at": "2026-11-26T00:00:00Z",
+            "settings": events[0]["settings"]})
+        .to_string(),
+    ];
+    lines.extend(
+        events.iter().enumerate().map(|(seq, event)| json!({"seq": seq, "t_ms": seq, "event": event}).to_string()),
+    );
+    let path = dir.path().join("trace.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let trace = Trace::read(&path).unwrap();
+    let prior = fold_trace(&trace);
+    let mut settings = trace.header.settings.clone();
+    settings.dataset_dir = common::root().join("sample-data/fraud").display().to_string();
+    let dataset = Arc::new(Dataset::load(&settings.dataset_dir).unwrap());
+    let config = common::sandbox_config(Duration::from_secs(2), Duration::from_secs(4));
+    let parts = EngineParts {
+        executor: Arc::new(SandboxPool::new(&dataset.dir, config).unwrap()),
+        dataset,
+        llm: Arc::new(ReplayClient::from_trace(&trace)),
+        prompts: Arc::new(Prompts::load(None).unwrap()),
+        grader: Arc::new(Grader::from_settings(&settings.grading).unwrap()),
+        metamorphic: None,
+    };
+    let options = RunOptions { keep_alive: true, prior: Some(prior), idle: true, ..RunOptions::default() };
+    let mut handle = engine::start(parts, None, settings, options);
+    let mut next = async || {
+        tokio::time::timeout(Duration::from_secs(30), handle.events.recv()).await.expect("within 30 s").unwrap().1
+    };
+
+    let draft_3 = AttemptAt::new("q_01", 1).in_epoch(1, 3).iteration(1);
+    let count = "def answer(rows):\n    return len(rows)\n";
+    let dag: GeneratedDag = serde_json::from_value(crate::suite::tui_consensus::one_node("q_01", count)).unwrap();
+    handle.commands.send(Command::TryDag { from: draft_3, edit: HandEdit::Dag { dag } }).unwrap();
+    let hand = loop {
+        if let EngineEvent::QuestionFinished { at, outcome, .. } = next().await {
+            assert_eq!(outcome, Outcome::Drafted);
+            break at;
+        }
+    };
+    assert_eq!((hand.attempt, hand.epoch, hand.draft), (2, 1, 3), "the edit is an attempt of the draft it came from");
+    handle.commands.send(Command::Accept { at: hand.iteration(1) }).unwrap();
+    let consensus = loop {
+        if let EngineEvent::ConsensusReached { question_id, epoch, consensus } = next().await {
+            assert_eq!((question_id.as_str(), epoch), ("q_01", 1));
+            break consensus;
+        }
+    };
+    let answers: Vec<(u32, Option<Value>, bool)> =
+        consensus.answers.iter().map(|a| (a.draft, a.answer.clone(), a.in_majority)).collect();
+    assert_eq!(
+        answers,
+        [(1, Some(json!(2000)), true), (2, Some(json!(2000)), true), (3, Some(json!(2000)), true)],
+        "draft 3 now speaks with the answer accepted by hand"
+    );
+    assert_eq!(consensus.agreement, 1.0);
+    handle.commands.send(Command::CancelRun).unwrap();
 }
