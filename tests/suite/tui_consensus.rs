@@ -62,6 +62,13 @@ fn consensus(question_id: &str, answers: &[(Value, bool)]) -> Value {
 /// draft builds another DAG with another answer (2 of 3 agree, the majority
 /// graded right), q_02's drafts all agree.
 pub fn consensus_events() -> Vec<Value> {
+    consensus_events_of([2000, 2000, 2001])
+}
+
+/// The events of a finished run of three drafts per question: q_01's drafts
+/// answer `answers` (2000 by counting the rows, 2001 by another DAG; the
+/// answer most drafts gave speaks, graded against 2000), q_02's all agree.
+pub fn consensus_events_of(answers: [i64; 3]) -> Vec<Value> {
     let settings = json!({"dataset_dir": "sample-data/fraud", "dataset_hash": "h", "provider": "openai",
         "model": "scripted-model", "questions": 2, "max_iterations": 3, "concurrency": 4, "seed": 0,
         "step": false, "consensus": 3});
@@ -73,12 +80,19 @@ pub fn consensus_events() -> Vec<Value> {
             question("q_02", "How many rows are there?")]}),
     ];
     let count = "def answer(rows):\n    return len(rows)\n";
-    events.extend(approved_draft("q_01", 1, one_node("q_01", count), json!(2000)));
-    events.extend(approved_draft("q_01", 2, one_node("q_01", count), json!(2000)));
-    events.extend(approved_draft("q_01", 3, two_nodes("q_01"), json!(2001)));
-    events.push(consensus("q_01", &[(json!(2000), true), (json!(2000), true), (json!(2001), false)]));
-    let grade = json!([{"method": "ground_truth", "score": 1.0, "passed": true, "threshold": 1.0, "reason": "match"}]);
-    events.push(json!({"type": "graded", "at": {"question_id": "q_01", "attempt": 1}, "grades": grade}));
+    for (draft, answer) in (1..).zip(answers) {
+        let dag = if answer == 2000 { one_node("q_01", count) } else { two_nodes("q_01") };
+        events.extend(approved_draft("q_01", draft, dag, json!(answer)));
+    }
+    let majority = answers.iter().copied().max_by_key(|a| answers.iter().filter(|b| *b == a).count()).unwrap_or(0);
+    let drafts: Vec<(Value, bool)> = answers.iter().map(|&a| (json!(a), a == majority)).collect();
+    events.push(consensus("q_01", &drafts));
+    let speaking = answers.iter().position(|&a| a == majority).unwrap_or(0) + 1;
+    let right = majority == 2000;
+    let grade = json!([{"method": "ground_truth", "score": if right { 1.0 } else { 0.0 }, "passed": right,
+        "threshold": 1.0, "reason": "match"}]);
+    let at = json!({"question_id": "q_01", "attempt": 1, "draft": speaking});
+    events.push(json!({"type": "graded", "at": at, "grades": grade}));
     for draft in 1..=3 {
         events.extend(approved_draft("q_02", draft, one_node("q_02", count), json!(2000)));
     }
