@@ -1,5 +1,5 @@
 //! The footer: key hints of the current screen from the one keymap, as many
-//! as fit (`? keys` lists them all).
+//! as fit (`? keys` lists them all); the draft keys' only in a consensus run.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
