@@ -2,14 +2,16 @@
 //! prompts are rendered (question generation; each question's first build;
 //! a layer review) and their tokens counted; replies are reckoned at typical
 //! sizes. A range per model: from every question approved at its first
-//! iteration with a small DAG to every iteration spent on a large one.
+//! iteration with a small DAG to every iteration spent on a large one. Each
+//! question is built once per epoch (`--repeat R`) and draft (`--consensus
+//! K`), and the range is set against the run's budget when it has one.
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use crate::config::RunConfig;
 use crate::dataset::Dataset;
-use crate::domain::{DifficultyLevel, ExecutionResult, GeneratedDag, Question};
+use crate::domain::{Budget, DifficultyLevel, ExecutionResult, GeneratedDag, Question};
 use crate::llm::{ChatMessage, LlmClient, LlmRole, TokenUsage, serving};
 use crate::prompts::Prompts;
 
@@ -32,6 +34,26 @@ pub fn estimate_tokens(messages: &[ChatMessage]) -> u64 {
     messages.iter().map(|m| m.content.len() as u64).sum::<u64>().div_ceil(4)
 }
 
+/// The estimate `total` set against each run-wide limit of `budget`, a line each.
+fn budget_lines(budget: Budget, total: &Share) -> Vec<String> {
+    let tokens = (total.prompt.0 + total.completion.0, total.prompt.1 + total.completion.1);
+    let verdict = |low: bool, high: bool| match (low, high) {
+        (true, _) => "even the low estimate exceeds it",
+        (false, true) => "the high estimate exceeds it",
+        (false, false) => "the estimate stays within it",
+    };
+    let mut lines = Vec::new();
+    if let Some(max) = budget.max_cost_usd {
+        let (low, high) = (total.cost.0 > max, total.cost.1 > max);
+        lines.push(format!("budget: --max-cost ${max}: {}", verdict(low, high)));
+    }
+    if let Some(max) = budget.max_tokens {
+        let (low, high) = (tokens.0 > max, tokens.1 > max);
+        lines.push(format!("budget: --max-tokens {max}: {}", verdict(low, high)));
+    }
+    lines
+}
+
 /// One model's share of a run, at the low and the high end.
 #[derive(Debug, Clone, Copy, Default)]
 struct Share {
@@ -51,6 +73,10 @@ pub struct DryRun<'a> {
     pub prompts: &'a Prompts,
     /// The run's clients (never called: their models and prices only).
     pub llm: &'a dyn LlmClient,
+    /// Critic loops per question: epochs (`--repeat`) times drafts (`--consensus`).
+    pub loops: (u32, u32),
+    /// The run's spending limits.
+    pub budget: Budget,
 }
 
 impl DryRun<'_> {
@@ -92,8 +118,9 @@ impl DryRun<'_> {
             edges: Vec::new(),
             final_answer_node: String::new(),
         };
+        let (epochs, drafts) = (u64::from(self.loops.0.max(1)), u64::from(self.loops.1.max(1)));
         for question in asked {
-            let times = if questions.is_some() { 1 } else { count };
+            let times = if questions.is_some() { 1 } else { count } * epochs * drafts;
             let build = estimate_tokens(&self.prompts.dag_build(self.dataset, question, 1, None));
             let review = estimate_tokens(&self.prompts.layer_review(
                 self.dataset,
@@ -112,9 +139,15 @@ impl DryRun<'_> {
             self.add(&mut shares, LlmRole::LayerReview, true, reviews, (review, REVIEW_REPLY_TOKENS));
         }
         let source = if questions.is_some() { "given" } else { "to generate" };
+        let loops = match (epochs, drafts) {
+            (1, 1) => String::new(),
+            (1, k) => format!(", {k} drafts each"),
+            (r, 1) => format!(", {r} epochs each"),
+            (r, k) => format!(", {r} epochs of {k} drafts each"),
+        };
         say!(
-            "dry run: {count} questions ({source}), up to {iterations} iterations each, {} to {} layers reviewed per \
-             iteration; no model was called",
+            "dry run: {count} questions ({source}){loops}, up to {iterations} iterations each, {} to {} layers \
+             reviewed per iteration; no model was called",
             LAYERS.0,
             LAYERS.1
         );
@@ -145,10 +178,34 @@ impl DryRun<'_> {
             range(total.completion),
             usd(total.cost)
         );
+        for line in budget_lines(self.budget, &total) {
+            say!("{line}");
+        }
         say!(
             "tokens: prompts rendered and counted as bytes/4; replies at typical sizes (build {BUILD_REPLY_TOKENS}, \
              layer review {REVIEW_REPLY_TOKENS}); judge calls not counted"
         );
         Ok(ExitCode::SUCCESS)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_estimate_is_set_against_each_limit_of_the_budget() {
+        let total = Share { prompt: (100, 900), completion: (50, 300), cost: (0.5, 3.0), ..Share::default() };
+        let budget = Budget { max_cost_usd: Some(1.0), max_tokens: Some(100), per_question_usd: None };
+        assert_eq!(
+            budget_lines(budget, &total),
+            [
+                "budget: --max-cost $1: the high estimate exceeds it",
+                "budget: --max-tokens 100: even the low estimate exceeds it"
+            ]
+        );
+        let roomy = Budget { max_cost_usd: Some(5.0), ..Budget::default() };
+        assert_eq!(budget_lines(roomy, &total), ["budget: --max-cost $5: the estimate stays within it"]);
+        assert!(budget_lines(Budget::default(), &total).is_empty(), "no budget, no line");
     }
 }

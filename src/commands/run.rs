@@ -233,7 +233,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let budget = file.budget(&args.harness)?;
     let (mut llm, roles) = super::providers::build_llm(&config, seed, &dataset, questions.as_deref(), offline)?;
     if args.harness.dry_run {
-        let plan = super::dry_run::DryRun { config: &config, dataset: &dataset, prompts: &prompts, llm: llm.as_ref() };
+        let loops = (args.repeat.unwrap_or(1), args.consensus.unwrap_or(1));
+        let plan = super::dry_run::DryRun {
+            config: &config,
+            dataset: &dataset,
+            prompts: &prompts,
+            llm: llm.as_ref(),
+            loops,
+            budget: budget.unwrap_or_default(),
+        };
         return plan.print(questions.as_deref());
     }
     let cache = super::cache::with_cache(file.cache_path(&args.harness).as_deref(), &config, &mut llm)?;

@@ -13,7 +13,8 @@ use crate::run::{EngineEvent, HandEdit, Outcome};
 /// What the verdict on a draft says besides its findings.
 const NOT_REVIEWED: &str = "Written by hand: checked and trial-run, not reviewed by the critic.";
 
-/// How a hand attempt begins: a new attempt, numbered `attempt`, started from `from`.
+/// How a hand attempt begins: a new attempt, numbered `attempt` in the epoch
+/// and draft of `from`, started from `from`.
 pub struct HandStart<'a> {
     /// The run.
     pub ctx: &'a RunContext,
@@ -27,7 +28,7 @@ pub struct HandStart<'a> {
 
 impl<'a> HandStart<'a> {
     fn begin(&self) -> Attempt<'a> {
-        let at = AttemptAt::new(self.question.id.clone(), self.attempt);
+        let at = AttemptAt::new(self.question.id.clone(), self.attempt).in_epoch(self.from.epoch, self.from.draft);
         let forked_from = Some((self.from.attempt, self.from.iteration));
         self.ctx.emitter.emit(EngineEvent::QuestionStarted { at: at.clone(), forked_from, by_hand: true });
         Attempt { ctx: self.ctx, question: self.question, at }

@@ -35,16 +35,23 @@ pub(super) async fn run_drafts(
         }
     });
     futures::future::join_all(loops).await;
-    let options = ctx.parts.grader.options_for(&question).unwrap_or_default();
+    record_consensus(&ctx, &question, epoch, drafts);
+}
+
+/// Record the consensus of `question`'s `epoch` over its `drafts` drafts —
+/// each draft's latest attempt that counts — once every draft has ended (a
+/// draft cancelled or stopped by the budget leaves it open). Recorded again
+/// after a draft is rerun, forked or fixed by hand.
+pub(super) fn record_consensus(ctx: &RunContext, question: &Question, epoch: u32, drafts: u32) {
+    let options = ctx.parts.grader.options_for(question).unwrap_or_default();
     let answers = ctx.emitter.with_state(|s| {
         let q = s.question(&question.id)?;
         (1..=drafts)
             .map(|draft| {
                 let attempt = q.latest_in(epoch, draft)?;
-                // A draft that did not end (cancelled, stopped by the budget) leaves the consensus open.
                 match attempt.outcome? {
                     Outcome::Cancelled | Outcome::Budget => None,
-                    Outcome::Passed => Some(attempt.final_answer.clone()),
+                    Outcome::Passed | Outcome::FixedByHand => Some(attempt.final_answer.clone()),
                     _ => Some(None),
                 }
             })

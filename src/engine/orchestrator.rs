@@ -11,7 +11,7 @@ use tokio::sync::{
 use tokio::task::JoinSet;
 
 use super::by_hand::{Acceptance, HandStart, accept, try_dag};
-use super::consensus::{DraftStart, run_drafts};
+use super::consensus::{DraftStart, record_consensus, run_drafts};
 use super::context::{EngineParts, RunContext};
 use super::critic::{Seed, run_attempt};
 use super::emitter::Emitter;
@@ -66,25 +66,29 @@ struct Orchestrator {
     /// `run --repeat`; other drafts, `run --consensus`), which cancelling the
     /// question cancels too.
     other_loops: HashMap<String, Vec<AttemptAt>>,
-    /// Per question: the highest attempt number given out, drafts by hand included.
-    issued: HashMap<String, u32>,
+    /// Per question, epoch and draft: the highest attempt number given out, drafts by hand included.
+    issued: HashMap<(String, u32, u32), u32>,
+    /// Drafts per question and epoch (`run --consensus`): above 1, a loop
+    /// started again records its epoch's consensus anew when it ends.
+    drafts: u32,
 }
 
 impl Orchestrator {
-    /// The number of `question_id`'s next attempt.
-    fn next_attempt(&mut self, question_id: &str) -> u32 {
-        let recorded = self.ctx.emitter.with_state(|s| s.question(question_id).map_or(0, |q| q.last_attempt_number()));
-        let issued = self.issued.entry(question_id.to_string()).or_default();
+    /// The number of the next attempt of `question_id`'s `epoch` and `draft`.
+    fn next_attempt(&mut self, question_id: &str, (epoch, draft): (u32, u32)) -> u32 {
+        let recorded =
+            self.ctx.emitter.with_state(|s| s.question(question_id).map_or(0, |q| q.last_attempt_in(epoch, draft)));
+        let issued = self.issued.entry((question_id.to_string(), epoch, draft)).or_default();
         *issued = (*issued).max(recorded) + 1;
         *issued
     }
 
     /// Note `at` as the question's latest attempt (epoch 1, draft 1) or as one of its other loops.
     fn register(&mut self, question_id: &str, at: &AttemptAt) {
+        let issued = self.issued.entry((question_id.to_string(), at.epoch, at.draft)).or_default();
+        *issued = (*issued).max(at.attempt);
         if (at.epoch, at.draft) == (1, 1) {
             self.latest_attempt.insert(question_id.to_string(), at.attempt);
-            let issued = self.issued.entry(question_id.to_string()).or_default();
-            *issued = (*issued).max(at.attempt);
         } else {
             self.other_loops.entry(question_id.to_string()).or_default().push(at.clone());
         }
@@ -101,12 +105,16 @@ impl Orchestrator {
 
     fn spawn(&mut self, question: Question, at: AttemptAt, seed: Seed, forked_from: Option<(u32, u32)>) {
         self.register(&question.id, &at);
-        let (ctx, slots) = (self.ctx.clone(), self.slots.clone());
+        let (ctx, slots, drafts) = (self.ctx.clone(), self.slots.clone(), self.drafts);
         self.tasks.spawn(async move {
             let Ok(_slot) = slots.acquire_owned().await else {
                 return;
             };
+            let epoch = at.epoch;
             run_attempt(&ctx, &question, at, seed, forked_from).await;
+            if drafts > 1 {
+                record_consensus(&ctx, &question, epoch, drafts);
+            }
         });
     }
 
@@ -114,17 +122,30 @@ impl Orchestrator {
         self.ctx.emitter.with_state(|s| s.question(id).map(|q| q.question.clone()))
     }
 
-    /// Cancel `question_id`'s latest attempt and start the next one, recording `command`.
-    fn restart(&mut self, question_id: &str, seed: Seed, forked_from: Option<(u32, u32)>, command: Command) {
+    /// Cancel the latest attempt of `question_id`'s `epoch` and `draft` and
+    /// start the next one, recording `command`.
+    fn restart(
+        &mut self,
+        question_id: &str,
+        (epoch, draft): (u32, u32),
+        seed: Seed,
+        forked_from: Option<(u32, u32)>,
+        command: Command,
+    ) {
         let Some(question) = self.question(question_id) else {
             return;
         };
-        if let Some(&previous) = self.latest_attempt.get(question_id) {
-            self.ctx.gate.cancel_attempt(AttemptAt::new(question_id, previous));
+        let previous = if (epoch, draft) == (1, 1) {
+            self.latest_attempt.get(question_id).copied()
+        } else {
+            self.ctx.emitter.with_state(|s| s.question(question_id).map(|q| q.last_attempt_in(epoch, draft)))
+        };
+        if let Some(previous) = previous.filter(|&n| n > 0) {
+            self.ctx.gate.cancel_attempt(AttemptAt::new(question_id, previous).in_epoch(epoch, draft));
         }
         self.ctx.emitter.emit(EngineEvent::Control(command));
-        let attempt = self.next_attempt(question_id);
-        self.spawn(question, AttemptAt::new(question_id, attempt), seed, forked_from);
+        let attempt = self.next_attempt(question_id, (epoch, draft));
+        self.spawn(question, AttemptAt::new(question_id, attempt).in_epoch(epoch, draft), seed, forked_from);
     }
 
     /// Start a draft by hand of `from`'s question: `edit` checked and trial-run.
@@ -132,7 +153,7 @@ impl Orchestrator {
     fn try_by_hand(&mut self, from: IterationAt, edit: HandEdit, command: Command) {
         let Some(question) = self.question(&from.question_id) else { return };
         self.ctx.emitter.emit(EngineEvent::Control(command));
-        let attempt = self.next_attempt(&question.id);
+        let attempt = self.next_attempt(&question.id, (from.epoch, from.draft));
         let ctx = self.ctx.clone();
         self.tasks.spawn(async move {
             try_dag(HandStart { ctx: &ctx, question: &question, attempt, from }, edit).await;
@@ -157,11 +178,15 @@ impl Orchestrator {
         self.ctx.emitter.emit(EngineEvent::Control(command));
         let attempt = match acceptance {
             Acceptance::Draft(_) => at.attempt,
-            Acceptance::Copy(_) => self.next_attempt(&question.id),
+            Acceptance::Copy(_) => self.next_attempt(&question.id, (at.epoch, at.draft)),
         };
-        let ctx = self.ctx.clone();
+        let (ctx, drafts, epoch) = (self.ctx.clone(), self.drafts, at.epoch);
         self.tasks.spawn(async move {
             accept(HandStart { ctx: &ctx, question: &question, attempt, from: at }, acceptance).await;
+            // The answer accepted speaks for its draft: the epoch's consensus is recorded anew.
+            if drafts > 1 {
+                record_consensus(&ctx, &question, epoch, drafts);
+            }
         });
     }
 
@@ -181,9 +206,9 @@ impl Orchestrator {
                 gate.step(question_id.clone());
                 true
             }
-            Command::Rerun { question_id } => {
-                let question_id = question_id.clone();
-                self.restart(&question_id, None, None, command);
+            Command::Rerun { question_id, epoch, draft } => {
+                let (question_id, loop_at) = (question_id.clone(), (*epoch, *draft));
+                self.restart(&question_id, loop_at, None, None, command);
                 return true;
             }
             Command::Fork { from } => {
@@ -193,7 +218,7 @@ impl Orchestrator {
                 });
                 if seed.is_some() {
                     let (question_id, forked_from) = (from.question_id.clone(), (from.attempt, from.iteration));
-                    self.restart(&question_id, seed, Some(forked_from), command);
+                    self.restart(&question_id, (from.epoch, from.draft), seed, Some(forked_from), command);
                 }
                 return true;
             }
@@ -325,6 +350,7 @@ async fn orchestrate(
         latest_attempt: HashMap::new(),
         other_loops: HashMap::new(),
         issued: HashMap::new(),
+        drafts: settings.drafts(),
     };
     let drafts = settings.drafts();
     for question in questions {

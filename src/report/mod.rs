@@ -44,8 +44,8 @@ pub use results_harness::{
 };
 pub use roles::{RoleUsage, RoleUsages, role_usage};
 pub use scorecard::{
-    AnswerGrade, CriticScorecard, FateCounts, GradedBy, JudgedIteration, VerdictFate, critic_scorecard,
-    scorecard_graded_by,
+    AnswerGrade, CriticScorecard, FateCounts, GradedBy, JudgedIteration, LabelFreeSignal, VerdictFate,
+    critic_scorecard, label_free_signals, scorecard_graded_by,
 };
 pub use significance::{Measure, RESAMPLES, SEED, Significance, Test, mcnemar_exact, paired_test};
 pub use taxonomy::{

@@ -13,6 +13,9 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::consensus::consensus_summary;
+use super::metamorphic::metamorphic_summary;
+use super::results_harness::SignalAgainstLabels;
 use crate::domain::{FindingSource, Severity};
 use crate::grade::Grader;
 use crate::run::{Attempt, Iteration, QuestionState, RunState};
@@ -293,6 +296,39 @@ pub fn judged_iterations(state: &RunState, grader: &Grader) -> Vec<JudgedIterati
         }
     }
     judged
+}
+
+/// A label-free flag the scorecard sets against the graded answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LabelFreeSignal {
+    /// The drafts of a consensus run did not all agree (`run --consensus`).
+    DraftsDisagree,
+    /// The approved DAG broke an invariant on transformed data (`run --metamorphic`).
+    BrokenInvariant,
+}
+
+impl LabelFreeSignal {
+    /// Its name for people.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::DraftsDisagree => "drafts disagree",
+            Self::BrokenInvariant => "broken invariant",
+        }
+    }
+}
+
+/// Where answers were graded, each label-free flag the run raised (consensus
+/// disagreement, a broken metamorphic invariant) set against right and wrong:
+/// how far to trust it on data without labels. Empty when the run raised
+/// neither or graded nothing they flag.
+pub fn label_free_signals(state: &RunState) -> Vec<(LabelFreeSignal, SignalAgainstLabels)> {
+    let consensus = consensus_summary(state).and_then(|s| s.against_labels);
+    let metamorphic = metamorphic_summary(state).and_then(|s| s.against_labels);
+    [(LabelFreeSignal::DraftsDisagree, consensus), (LabelFreeSignal::BrokenInvariant, metamorphic)]
+        .into_iter()
+        .filter_map(|(signal, counts)| Some((signal, counts?)))
+        .collect()
 }
 
 /// The critic's scorecard for `state`, answers graded with the run's own

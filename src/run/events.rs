@@ -461,13 +461,20 @@ pub enum Command {
         /// Only this question's stage; none = the next one anywhere.
         question_id: Option<String>,
     },
-    /// Run the question again from scratch as a new attempt.
+    /// Run the question again from scratch as a new attempt (of the epoch
+    /// and draft given: the one on screen in a run with several).
     Rerun {
         /// The question.
         question_id: String,
+        /// The epoch whose loop starts again (written when not 1).
+        #[serde(default = "crate::domain::one", skip_serializing_if = "crate::domain::is_one")]
+        epoch: u32,
+        /// The draft whose loop starts again (`run --consensus`; written when not 1).
+        #[serde(default = "crate::domain::one", skip_serializing_if = "crate::domain::is_one")]
+        draft: u32,
     },
     /// Run the question again as a new attempt seeded by an earlier iteration's
-    /// DAG and feedback.
+    /// DAG and feedback, in that iteration's epoch and draft.
     Fork {
         /// The iteration to fork from.
         from: IterationAt,

@@ -460,7 +460,10 @@ impl RunState {
                         (None, "resumed".to_string())
                     }
                     Command::Step { question_id } => (question_id, "step".to_string()),
-                    Command::Rerun { question_id } => (Some(question_id), "rerun from scratch".to_string()),
+                    Command::Rerun { question_id, epoch, draft } => {
+                        let place = crate::domain::epoch_draft_prefix(epoch, draft);
+                        (Some(question_id), format!("{place}rerun from scratch"))
+                    }
                     Command::Fork { from } => {
                         let text = format!("fork from {}", from.label());
                         (Some(from.question_id), text)

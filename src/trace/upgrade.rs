@@ -133,7 +133,10 @@ mod tests {
             (json!({"action": "resumed"}), Command::Resume),
             (json!({"action": "stepped", "question_id": null}), Command::Step { question_id: None }),
             (json!({"action": "stepped", "question_id": "q_01"}), Command::Step { question_id: Some("q_01".into()) }),
-            (json!({"action": "rerun", "question_id": "q_01"}), Command::Rerun { question_id: "q_01".into() }),
+            (
+                json!({"action": "rerun", "question_id": "q_01"}),
+                Command::Rerun { question_id: "q_01".into(), epoch: 1, draft: 1 },
+            ),
             (
                 json!({"action": "fork", "question_id": "q_01", "attempt": 1, "iteration": 2}),
                 Command::Fork { from: crate::domain::AttemptAt::new("q_01", 1).iteration(2) },

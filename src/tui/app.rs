@@ -28,7 +28,7 @@ use super::screens::question::QuestionScreen;
 use super::screens::{Component, Handled, Overlay, OverlayKey};
 use super::text_box::TextBox;
 use super::theme::Theme;
-use crate::run::{AttemptAt, Command, EngineEvent, QuestionState, QuestionStatus, RunState};
+use crate::run::{Command, EngineEvent, QuestionState, QuestionStatus, RunState};
 
 /// Everything the TUI knows.
 pub struct App {
@@ -394,19 +394,24 @@ impl App {
                 self.send(Command::Step { question_id }, &what);
             }
             Action::Rerun => {
+                // The epoch and draft on screen start again; from the dashboard, the first.
+                let on_screen =
+                    self.question().and_then(|q| q.current_iteration(&self.state)).map(|(a, _)| (a.epoch, a.draft));
                 if let Some(id) = self.current_question().map(|q| q.question.id.clone()) {
-                    let what = format!("rerunning {id} from scratch");
-                    self.send_to_llm(Command::Rerun { question_id: id }, &what);
+                    let (epoch, draft) = on_screen.unwrap_or((1, 1));
+                    let place = crate::domain::epoch_draft_prefix(epoch, draft);
+                    let what = format!("rerunning {id} {place}from scratch");
+                    self.send_to_llm(Command::Rerun { question_id: id, epoch, draft }, &what);
                 }
             }
             Action::Fork => {
                 let target = self.question().and_then(|q| {
                     let (attempt, it) = q.current_iteration(&self.state)?;
-                    Some((q.id.clone(), attempt.number, it.number))
+                    Some(attempt.at(&q.id).iteration(it.number))
                 });
-                if let Some((id, attempt, iteration)) = target {
-                    let what = format!("forking {id} from attempt {attempt}, iteration {iteration}");
-                    self.send_to_llm(Command::Fork { from: AttemptAt::new(id, attempt).iteration(iteration) }, &what);
+                if let Some(from) = target {
+                    let what = format!("forking {} from {}", from.question_id, from.label());
+                    self.send_to_llm(Command::Fork { from }, &what);
                 }
             }
             Action::EditNode => self.request_edit(false, AfterEdit::TryDag),

@@ -2,7 +2,8 @@
 //! that counts requests: a budget reached mid-run stops the rest as `budget`
 //! (exit 1, one line naming the limit and the spend) and `--resume` with a
 //! larger one finishes it; a bad limit is one line and exit 2 before any call;
-//! a dry run calls nobody and its call range holds the real run's count.
+//! a dry run calls nobody, its call range holds the real run's count and
+//! counts every epoch and draft.
 
 use crate::common;
 
@@ -105,6 +106,26 @@ async fn a_dry_run_calls_nobody_and_its_range_holds_the_real_runs_count() {
     let line = stdout.lines().find(|l| l.starts_with("total:")).unwrap();
     let (cost_low, cost_high) = line.rsplit("cost ").next().unwrap().split_once('–').unwrap();
     assert!(usd(cost_low) > 0.0 && usd(cost_low) < usd(cost_high), "priced as gpt-4o-mini: {line}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_dry_run_counts_every_draft_and_epoch_and_sets_its_estimate_against_the_budget() {
+    let mock = mock(4).await;
+    let home = tempfile::tempdir().unwrap();
+    let dry = |flags: &[&str]| {
+        let output = command(&mock, home.path(), "dry", 4, flags).output().unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let single = dry(&["--dry-run"]);
+    let loops = dry(&["--dry-run", "--consensus", "3", "--repeat", "2", "--max-cost", "0.000001"]);
+    assert!(mock.requests().is_empty(), "a dry run calls nobody");
+    assert!(loops.contains("4 questions (to generate), 2 epochs of 3 drafts each"), "{loops}");
+    let (low, high) = calls_range(&single, "total:");
+    // One question-generation call, then every question's loops: six times as many.
+    assert_eq!(calls_range(&loops, "total:"), (1 + 6 * (low - 1), 1 + 6 * (high - 1)), "{single}\n{loops}");
+    assert!(loops.contains("budget: --max-cost $0.000001: even the low estimate exceeds it"), "{loops}");
+    assert!(!single.contains("budget:"), "no budget, no line: {single}");
 }
 
 #[test]

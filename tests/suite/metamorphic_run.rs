@@ -97,6 +97,13 @@ async fn approved_dags_are_checked_on_transformed_copies_and_the_summary_meets_t
     assert!(trust.contains("1 of 2 checked answers break an invariant (1 order dependent)"), "{trust}");
     assert!(trust.contains("<li class=\"broken\">shuffle: other"), "{trust}");
     assert!(trust.contains("<li class=\"holds\">duplicate: doubles"), "{trust}");
+    let scorecard = &html[html.find("id=\"critic-scorecard\"").expect("the scorecard")..];
+    assert!(
+        scorecard.contains(
+            "<tr><td>broken invariant</td><td>1</td><td>0</td><td>1</td><td>0</td><td>0%</td><td>0%</td></tr>"
+        ),
+        "a broken invariant against the grades, in the scorecard: {scorecard}"
+    );
 
     // The question screen's output tab lists the checks under the approved iteration.
     let state = eval_dag::report::fold_trace(&trace);
@@ -107,6 +114,16 @@ async fn approved_dags_are_checked_on_transformed_copies_and_the_summary_meets_t
     let screen = common::tui::screen(&app, 160, 60);
     assert!(screen.contains("✗ breaks (shuffle) other → "), "{screen}");
     assert!(screen.contains("✓ holds (duplicate) holds → 12.53"), "{screen}");
+    // The scorecard screen sets the broken invariant against the same grades.
+    for code in [KeyCode::Esc, KeyCode::Char('c')] {
+        app.handle_key(KeyEvent::from(code));
+    }
+    let screen = common::tui::screen(&app, 160, 60);
+    assert!(screen.contains("label-free signals against the grades"), "{screen}");
+    assert!(
+        screen.contains("broken invariant           1         0           1           0             0%             0%"),
+        "{screen}"
+    );
 
     let output = common::eval_dag(dir.path()).arg("grade").arg(&run).output().unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);

@@ -53,6 +53,7 @@ mod trace_versions;
 mod trust_taxonomy;
 mod tui_app;
 mod tui_by_hand;
+mod tui_consensus;
 mod tui_graph;
 mod tui_inspect;
 mod tui_keys;

@@ -47,7 +47,24 @@ fn hostile_trace(dir: &std::path::Path) -> std::path::PathBuf {
         "metamorphic": {"order_dependent": true, "checks": [{"transform": "shuffle", "relation": "other",
             "answer": "<b onclick=alert(9)>", "broken": true, "informational": false,
             "note": "<script>alert(10)</script>"}]}}});
-    let text = format!("{text}{checked}\n");
+    // A second draft of q_02 outside the majority, its DAG from the model.
+    let draft_2 = serde_json::json!({"question_id": "q_02", "attempt": 1, "draft": 2});
+    let dag = serde_json::json!({"question_id": "q_02", "description": "<b onclick=alert(12)>",
+        "nodes": [{"node_id": "count", "operation": "count", "function_name": "count",
+            "inputs": {"overview": "dataset.overview"}, "expected_output_type": "int", "layer": 0,
+            "code": "def count(overview):\n    return '</pre><script>alert(11)</script>'\n"}],
+        "edges": [], "final_answer_node": "count"});
+    let consensus = serde_json::json!({"answers": [{"draft": 1, "answer": 50000, "in_majority": true},
+        {"draft": 2, "answer": "<i>x</i>", "in_majority": false}], "agreement": 0.5});
+    let drafts = [
+        serde_json::json!({"seq": 72, "t_ms": 631, "event": {"type": "question_started", "at": draft_2}}),
+        serde_json::json!({"seq": 73, "t_ms": 632, "event": {"type": "dag_built",
+            "at": {"question_id": "q_02", "attempt": 1, "draft": 2, "iteration": 1}, "dag": dag}}),
+        serde_json::json!({"seq": 74, "t_ms": 633, "event": {"type": "consensus_reached", "question_id": "q_02",
+            "consensus": consensus}}),
+    ];
+    let drafts: Vec<String> = drafts.iter().map(|line| format!("{line}\n")).collect();
+    let text = format!("{text}{checked}\n{}", drafts.concat());
     let path = dir.join("hostile.trace.jsonl");
     std::fs::write(&path, text).unwrap();
     path
@@ -77,6 +94,8 @@ fn hostile_text_is_escaped_in_every_template_that_shows_it() {
     let dataset = "data&#x2f;&lt;svg onload=alert(1)&gt;⟨U+202E⟩fraud";
     let model = "model&quot; onmouseover=&quot;alert(2)";
     let question = "&lt;&#x2f;summary&gt;&lt;script&gt;alert(4)&lt;&#x2f;script&gt;⟨U+202E⟩etar";
+    // The questions' bodies, after the sections that also draw DAGs and code (the trust section's minority drafts).
+    let bodies = &html[html.find("<details class=\"question\"").expect("the questions")..];
     // One case per template: the part of the page it draws, and the hostile text it shows there.
     let cases = [
         ("report.html.j2", part(&html, "<title>", "</h1>"), dataset),
@@ -104,8 +123,15 @@ fn hostile_text_is_escaped_in_every_template_that_shows_it() {
             part(&html, "<li class=\"finding trial-run\">", "</li>"),
             "&lt;img src=x onerror=alert(6)&gt;",
         ),
-        ("question_body.html.j2", part(&html, "<pre class=\"code\">", "</pre>"), "⟨U+202E⟩"),
-        ("dag.svg.j2", part(&html, "<svg class=\"dag\"", "</svg>"), "&lt;a href=&#x27;javascript:alert(8)&#x27;&gt;"),
+        ("question_body.html.j2", part(bodies, "<pre class=\"code\">", "</pre>"), "⟨U+202E⟩"),
+        ("dag.svg.j2", part(bodies, "<svg class=\"dag\"", "</svg>"), "&lt;a href=&#x27;javascript:alert(8)&#x27;&gt;"),
+        (
+            "trust.html.j2",
+            part(&html, "<tr class=\"minority\">", "</tr>"),
+            "return &#x27;&lt;&#x2f;pre&gt;&lt;script&gt;alert(11)&lt;&#x2f;script&gt;&#x27;",
+        ),
+        ("trust.html.j2", part(&html, "<tr class=\"minority\">", "</tr>"), "&lt;b onclick=alert(12)&gt;"),
+        ("trust.html.j2", part(&html, "<tr class=\"minority\">", "</tr>"), "&lt;i&gt;x&lt;&#x2f;i&gt;"),
         ("trust.html.j2", part(&html, "id=\"trust\"", "</section>"), "&lt;b onclick=alert(9)&gt;"),
         ("trust.html.j2", part(&html, "id=\"trust\"", "</section>"), "&lt;script&gt;alert(10)&lt;&#x2f;script&gt;"),
         ("trust.html.j2", part(&html, "id=\"trust\"", "</section>"), question),

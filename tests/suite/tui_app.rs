@@ -68,7 +68,7 @@ fn live_keys_send_the_matching_commands() {
     press(&mut app, "n");
     assert_eq!(commands.try_recv().unwrap(), Command::Step { question_id: None });
     press(&mut app, "jr");
-    assert_eq!(commands.try_recv().unwrap(), Command::Rerun { question_id: "q_01".into() });
+    assert_eq!(commands.try_recv().unwrap(), Command::Rerun { question_id: "q_01".into(), epoch: 1, draft: 1 });
     press(&mut app, "\nhn");
     assert_eq!(commands.try_recv().unwrap(), Command::Step { question_id: Some("q_01".into()) });
     press(&mut app, "F");

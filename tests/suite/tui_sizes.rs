@@ -3,8 +3,8 @@
 //! 300), one size after another in the same terminal so each draw follows a
 //! resize, from several traces — the sample run at the end and part-way
 //! through, a run whose findings oscillate, the sample run with hostile text (tabs, escape sequences,
-//! bidirectional overrides, wide characters, emoji, very long ids) and a
-//! 25-node DAG. Drawing is called directly, without the UI's panic
+//! bidirectional overrides, wide characters, emoji, very long ids), a
+//! 25-node DAG and a consensus run's drafts. Drawing is called directly, without the UI's panic
 //! containment, so a panic fails the test.
 
 use crate::common;
@@ -198,6 +198,15 @@ fn every_screen_draws_at_every_size_from_every_trace() {
             });
         }
         threads.spawn(|| sweep_every_screen("big DAG", App::new(big_dag_state(), Theme::dark(), None, None), &sizes));
+        // A consensus run: the agreement column, then a draft flipped and two drafts' DAGs diffed.
+        threads.spawn(|| {
+            sweep_every_screen("consensus", crate::suite::tui_consensus::consensus_app(), &sizes);
+            let mut app = crate::suite::tui_consensus::consensus_app();
+            press(&mut app, "\n>");
+            sweep("consensus, next draft", &app, &sizes);
+            press(&mut app, "D");
+            sweep("consensus, two drafts diffed", &app, &sizes);
+        });
         // Part-way through the run: questions queued, building, streaming, rejected.
         threads.spawn(|| {
             let coarse: Vec<(u16, u16)> = sizes.iter().copied().step_by(11).collect();

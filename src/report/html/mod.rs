@@ -31,7 +31,7 @@ use serde::Serialize;
 
 use crate::render::highlight_css;
 use crate::report::convergence::convergence;
-use crate::report::scorecard::critic_scorecard;
+use crate::report::scorecard::{critic_scorecard, label_free_signals};
 use crate::report::taxonomy::findings_taxonomy;
 use crate::run::{QuestionState, RunState};
 use crate::templating::{TemplateError, TemplateSet};
@@ -258,7 +258,7 @@ impl ReportTemplates {
             run_time: run_time(state),
             summary: summary::summary_view(state),
             run_charts: run_charts::questions_charts(state),
-            scorecard: scorecard::scorecard_view(&card),
+            scorecard: scorecard::scorecard_view(&card, label_free_signals(state)),
             taxonomy: taxonomy::taxonomy_view(&taxonomy),
             convergence: taxonomy::convergence_view(&converged),
             trust: trust::trust_view(state),

@@ -5,7 +5,8 @@
 use serde::Serialize;
 
 use super::chart::{Bar, BarChart, bar_chart};
-use crate::report::scorecard::{CriticScorecard, FateCounts, GradedBy, VerdictFate};
+use crate::report::SignalAgainstLabels;
+use crate::report::scorecard::{CriticScorecard, FateCounts, GradedBy, LabelFreeSignal, VerdictFate};
 use crate::text::percent;
 
 /// Bars of the chart: label, count, CSS class.
@@ -65,9 +66,21 @@ struct Misjudged<'a> {
     mark: Option<&'static str>,
 }
 
+/// A label-free flag set against the graded answers.
+#[derive(Debug, Serialize)]
+struct SignalRow {
+    signal: &'static str,
+    #[serde(flatten)]
+    counts: SignalAgainstLabels,
+    flagged_wrong_rate: String,
+    unflagged_wrong_rate: String,
+}
+
 /// The scorecard section.
 #[derive(Debug, Serialize)]
 pub struct ScorecardView<'a> {
+    /// The run's label-free flags against the grades (consensus, metamorphic checks).
+    signals: Vec<SignalRow>,
     agreement: String,
     graded: usize,
     graded_by: Option<String>,
@@ -78,8 +91,20 @@ pub struct ScorecardView<'a> {
     misjudged: Vec<Misjudged<'a>>,
 }
 
-/// The scorecard section of `card`.
-pub fn scorecard_view(card: &CriticScorecard) -> ScorecardView<'_> {
+/// The scorecard section of `card`, with the run's label-free `signals` set against the same grades.
+pub fn scorecard_view(
+    card: &CriticScorecard,
+    signals: Vec<(LabelFreeSignal, SignalAgainstLabels)>,
+) -> ScorecardView<'_> {
+    let signals = signals
+        .into_iter()
+        .map(|(signal, counts)| SignalRow {
+            signal: signal.label(),
+            counts,
+            flagged_wrong_rate: percent(counts.flagged_wrong_rate()),
+            unflagged_wrong_rate: percent(counts.unflagged_wrong_rate()),
+        })
+        .collect();
     let total = &card.total;
     let misjudged = card
         .iterations
@@ -101,6 +126,7 @@ pub fn scorecard_view(card: &CriticScorecard) -> ScorecardView<'_> {
         })
         .collect();
     ScorecardView {
+        signals,
         agreement: percent(total.agreement()),
         graded: total.graded(),
         graded_by: card.graded_by_note(),

@@ -2,11 +2,12 @@
 //! `templates/trust.html.j2`: per question, how far its epochs agreed
 //! (`run --repeat`), what its metamorphic checks saw (`run --metamorphic`)
 //! and how far its drafts agreed (`run --consensus`), with the answers side
-//! by side.
+//! by side and the DAG of each minority draft.
 
 use serde::Serialize;
 
-use crate::domain::Metamorphic;
+use super::svg::{DagPicture, dag_picture};
+use crate::domain::{Consensus, Metamorphic};
 use crate::report::consensus::consensus_summary;
 use crate::report::metamorphic::metamorphic_summary;
 use crate::run::{QuestionState, RunState};
@@ -25,6 +26,23 @@ struct CheckView {
     note: String,
 }
 
+/// One node of a minority draft's DAG.
+#[derive(Debug, Serialize)]
+struct MinorityNode {
+    id: String,
+    code: String,
+}
+
+/// The DAG of a draft whose answer is not the majority's (`run --consensus`).
+#[derive(Debug, Serialize)]
+struct MinorityDag {
+    draft: u32,
+    answer: String,
+    plan: String,
+    dag: DagPicture,
+    nodes: Vec<MinorityNode>,
+}
+
 /// One question's label-free evidence.
 #[derive(Debug, Serialize)]
 struct TrustRow {
@@ -35,6 +53,7 @@ struct TrustRow {
     checks: Vec<CheckView>,
     consensus: Option<String>,
     minority: Vec<String>,
+    minority_dags: Vec<MinorityDag>,
 }
 
 /// The section: run-wide lines, then a row per question that has any evidence.
@@ -60,6 +79,28 @@ fn checks(metamorphic: &Metamorphic) -> Vec<CheckView> {
                 "holds"
             },
             note: c.note.clone().unwrap_or_default(),
+        })
+        .collect()
+}
+
+/// The DAGs of `epoch`'s drafts outside the consensus majority: each draft's
+/// latest attempt's last iteration that has one.
+fn minority_dags(q: &QuestionState, epoch: u32, consensus: &Consensus) -> Vec<MinorityDag> {
+    let answer = |a: &Option<serde_json::Value>| a.as_ref().map_or("no answer".into(), |a| preview(a, ANSWER_CHARS));
+    consensus
+        .answers
+        .iter()
+        .filter(|a| !a.in_majority)
+        .filter_map(|a| {
+            let it = q.latest_in(epoch, a.draft)?.iterations.iter().rev().find(|it| it.dag.is_some())?;
+            let dag = it.dag.as_ref()?;
+            Some(MinorityDag {
+                draft: a.draft,
+                answer: answer(&a.answer),
+                plan: dag.description.clone(),
+                dag: dag_picture(dag, it.feedback.as_ref()),
+                nodes: dag.nodes.iter().map(|n| MinorityNode { id: n.node_id.clone(), code: n.code.clone() }).collect(),
+            })
         })
         .collect()
 }
@@ -96,6 +137,10 @@ fn row(q: &QuestionState) -> Option<TrustRow> {
                     .map(|a| format!("draft {}: {}", a.draft, answer(&a.answer)))
                     .collect()
             })
+            .unwrap_or_default(),
+        minority_dags: latest
+            .zip(consensus)
+            .map(|(attempt, consensus)| minority_dags(q, attempt.epoch, consensus))
             .unwrap_or_default(),
     })
 }

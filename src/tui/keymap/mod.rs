@@ -51,6 +51,12 @@ actions! {
     PrevIteration = "prev_iteration",
     /// Next iteration.
     NextIteration = "next_iteration",
+    /// The previous draft of the epoch (`run --consensus`).
+    PrevDraft = "prev_draft",
+    /// The next draft of the epoch (`run --consensus`).
+    NextDraft = "next_draft",
+    /// The selected draft's DAG against another draft's (`run --consensus`).
+    DraftDiff = "draft_diff",
     /// Left in the focused pane (the graph: the layer before).
     PaneLeft = "pane_left",
     /// Right in the focused pane (the graph: the layer after).
@@ -254,6 +260,8 @@ pub const BINDINGS: &[Binding] = &[
     bind!("esc", [Esc, Char('b')], Back, "back", "back", Detail),
     bind!("h", [Char('h')], PrevIteration, "previous iteration", "prev", Iterations),
     bind!("l", [Char('l')], NextIteration, "next iteration", "next", Iterations),
+    bind!("<", [Char('<')], PrevDraft, "previous draft (a consensus run)", "", Iterations),
+    bind!(">", [Char('>')], NextDraft, "next draft (a consensus run)", "draft", Iterations),
     bind!("←", [Left], PrevIteration, "previous iteration", "", Diff),
     bind!("→", [Right], NextIteration, "next iteration", "", Diff),
     bind!("←", [Left], PaneLeft, "graph: the layer before", "", Question),
@@ -268,6 +276,7 @@ pub const BINDINGS: &[Binding] = &[
     bind!("pgdn/J", [PageDown, Char('J')], ScrollDown, "scroll down", "", Detail),
     bind!("pgup/K", [PageUp, Char('K')], ScrollUp, "scroll up", "", Detail),
     bind!("d", [Char('d')], Diff, "diff with previous iteration", "diff", Question),
+    bind!("D", [Char('D')], DraftDiff, "diff with another draft's DAG (a consensus run)", "drafts", Question),
     bind!("p", [Char('p')], Pause, "pause / resume the run", "pause", Live),
     bind!("n", [Char('n')], Step, "step one stage", "step", Live),
     bind!("r", [Char('r')], Rerun, "rerun the question", "rerun", Run),
@@ -298,6 +307,13 @@ pub const BINDINGS: &[Binding] = &[
     bind!("+", [Char('+')], Faster, "replay faster", "", Replay),
     bind!("-", [Char('-')], Slower, "replay slower", "", Replay),
 ];
+
+impl Action {
+    /// Whether it is about the drafts of a consensus run (its hint shows only in one).
+    pub fn is_about_drafts(self) -> bool {
+        matches!(self, Self::PrevDraft | Self::NextDraft | Self::DraftDiff)
+    }
+}
 
 /// Whether a binding of `context` applies on `screen` (of a replay when `replay`).
 pub fn applies(context: Context, screen: Screen, replay: bool) -> bool {

@@ -192,6 +192,23 @@ fn epoch_tally(q: &QuestionState) -> String {
     format!("{}/{} ", graded.iter().filter(|c| **c).count(), epochs.len())
 }
 
+/// Width of the agreement column of a consensus run (`run --consensus`).
+const AGREEMENT_WIDTH: u16 = 5;
+
+/// How many drafts of the speaking epoch gave the majority answer, of how
+/// many (`2/3`); empty until their consensus is recorded.
+fn agreement_cell(app: &App, q: &QuestionState) -> Cell<'static> {
+    let Some(consensus) = q.latest().and_then(|a| q.consensus.get(&a.epoch)) else { return Cell::from("") };
+    let agreeing = consensus.answers.iter().filter(|a| a.in_majority).count();
+    let ink = if agreeing < consensus.answers.len() { Ink::NodeFlagged } else { Ink::Text };
+    Cell::from(Span::styled(format!("{agreeing}/{}", consensus.answers.len()), app.theme.fg(ink)))
+}
+
+/// Whether the run builds several DAGs per question, so the dashboard shows their agreement.
+fn has_consensus(state: &RunState) -> bool {
+    state.settings.as_ref().is_some_and(|s| s.drafts() > 1)
+}
+
 fn row(app: &App, q: &QuestionState, width: usize, wide: bool) -> Row<'static> {
     let t = &app.theme;
     let latest = q.latest();
@@ -219,6 +236,7 @@ fn row(app: &App, q: &QuestionState, width: usize, wide: bool) -> Row<'static> {
         Some(Cell::from(Span::styled(format!("{iterations}/{max}{attempts}"), t.fg(Ink::Text)))),
         Some(Cell::from(Span::styled(sparkline(&q.findings_per_iteration()), t.fg(Ink::NodeFlagged)))),
         wide.then(|| Cell::from(Span::styled(time, t.fg(Ink::Muted)))),
+        has_consensus(&app.state).then(|| agreement_cell(app, q)),
         Some(Cell::from(Span::styled(
             answer,
             if q.correct() == Some(false) { t.fg(Ink::StatusFailed) } else { t.fg(Ink::Text) },
@@ -276,7 +294,9 @@ fn draw(dashboard: &Dashboard, frame: &mut Frame, area: Rect, app: &App) {
     let visible = dashboard.visible(&app.state);
     // What the other columns and the gaps between them leave.
     let status = STATUS_WIDTH as usize;
-    let fixed = if wide { 6 + 6 + status + 7 + 8 + 7 + 18 + 7 } else { 6 + status + 7 + 8 + 18 + 5 };
+    let consensus = has_consensus(&app.state);
+    let agreement = if consensus { AGREEMENT_WIDTH as usize + 1 } else { 0 };
+    let fixed = agreement + if wide { 6 + 6 + status + 7 + 8 + 7 + 18 + 7 } else { 6 + status + 7 + 8 + 18 + 5 };
     let question_width = (table_area.width as usize).saturating_sub(fixed).max(16);
     // Only the rows that fit are built: a run of thousands of questions costs no more per frame.
     let height = table_area.height.saturating_sub(2).max(1) as usize;
@@ -295,6 +315,7 @@ fn draw(dashboard: &Dashboard, frame: &mut Frame, area: Rect, app: &App) {
         (Constraint::Length(7), "iter", true),
         (Constraint::Length(8), "findings", true),
         (Constraint::Length(7), "time", wide),
+        (Constraint::Length(AGREEMENT_WIDTH), "agree", consensus),
         (Constraint::Length(18), "answer", true),
     ];
     let shown = columns.iter().filter(|(_, _, show)| *show);

@@ -14,7 +14,7 @@ use super::question::QuestionScreen;
 use super::{Component, Handled, SCROLL_STEP};
 use crate::domain::{FindingFate, GeneratedDag, IterationDiff, NodeChange};
 use crate::report::{Oscillation, OscillationKind, attempt_oscillations};
-use crate::run::RunState;
+use crate::run::{Attempt, Iteration, RunState};
 use crate::tui::app::App;
 use crate::tui::keymap::Action;
 use crate::tui::screens::Screen;
@@ -57,8 +57,8 @@ pub fn node_lines(t: &Theme, nodes: &[NodeChange]) -> Vec<Line<'static>> {
 
 /// The selected iteration, the one before it and what changed between them.
 struct Diffed<'a> {
-    /// The earlier iteration, named.
-    before: String,
+    /// The text's title: what is set against what.
+    title: String,
     /// The selected iteration, named.
     after: String,
     /// The selected iteration's DAG.
@@ -76,23 +76,21 @@ fn diffed<'a>(view: &QuestionScreen, state: &'a RunState) -> Result<Diffed<'a>, 
     let index = view.iteration.min(all.len().saturating_sub(1));
     let Some(&(attempt, after)) = all.get(index) else { return Err("no earlier iteration to compare with") };
     let origin = attempt.forked_from.filter(|_| after.number == 1).and_then(|(from_attempt, from_iteration)| {
-        all.iter().copied().find(|(a, it)| a.number == from_attempt && it.number == from_iteration)
+        all.iter().copied().find(|(a, it)| {
+            (a.epoch, a.draft, a.number) == (attempt.epoch, attempt.draft, from_attempt) && it.number == from_iteration
+        })
     });
     let Some((before_attempt, before)) = origin.or_else(|| index.checked_sub(1).and_then(|i| all.get(i).copied()))
     else {
         return Err("no earlier iteration to compare with");
     };
-    let (Some(old), Some(new)) = (&before.dag, &after.dag) else {
-        return Err("one of the iterations has no DAG (its reply could not be read)");
-    };
-    let diff = IterationDiff::between(old, before.feedback.as_ref(), new, after.feedback.as_ref());
-    let same_attempt = before_attempt.number == attempt.number;
+    let same_attempt = before_attempt.is_at(&attempt.at(&view.id));
     let oscillations = if same_attempt {
         attempt_oscillations(&view.id, attempt).into_iter().filter(|o| o.iteration == after.number).collect()
     } else {
         Vec::new()
     };
-    let (before, after) = if same_attempt {
+    let (before_name, after_name) = if same_attempt {
         (before.number.to_string(), after.number.to_string())
     } else {
         let by_hand = if attempt.by_hand { " (by hand)" } else { "" };
@@ -101,7 +99,29 @@ fn diffed<'a>(view: &QuestionScreen, state: &'a RunState) -> Result<Diffed<'a>, 
             format!("a{} it{}{by_hand}", attempt.number, after.number),
         )
     };
-    Ok(Diffed { before, after, dag: new, diff, oscillations })
+    let mut diffed = between(before, after, format!(" iteration {before_name} → {after_name} "))?;
+    diffed.after = format!("iteration {after_name}");
+    diffed.oscillations = oscillations;
+    Ok(diffed)
+}
+
+/// The selected draft's iteration against another draft's (see [`QuestionScreen::other_draft`]).
+fn draft_diffed<'a>(view: &QuestionScreen, state: &'a RunState) -> Result<Diffed<'a>, &'static str> {
+    let (attempt, after) = view.current_iteration(state).ok_or("no draft selected")?;
+    let (other, before) = view.other_draft(state).ok_or("no other draft of this epoch has an iteration yet")?;
+    let name = |a: &Attempt, it: &Iteration| format!("draft {} a{} it{}", a.draft, a.number, it.number);
+    let mut diffed = between(before, after, format!(" {} → {} ", name(other, before), name(attempt, after)))?;
+    diffed.after = name(attempt, after);
+    Ok(diffed)
+}
+
+/// What changed from `before` to `after`, titled `title`.
+fn between<'a>(before: &Iteration, after: &'a Iteration, title: String) -> Result<Diffed<'a>, &'static str> {
+    let (Some(old), Some(new)) = (&before.dag, &after.dag) else {
+        return Err("one of the iterations has no DAG (its reply could not be read)");
+    };
+    let diff = IterationDiff::between(old, before.feedback.as_ref(), new, after.feedback.as_ref());
+    Ok(Diffed { title, after: String::new(), dag: new, diff, oscillations: Vec::new() })
 }
 
 /// What oscillated at the selected iteration: findings back again (or, when
@@ -152,7 +172,7 @@ fn graph(frame: &mut Frame, area: Rect, view: &QuestionScreen, app: &App, diffed
     let removed: Vec<&str> =
         diffed.diff.nodes.iter().filter(|c| matches!(c, NodeChange::Removed { .. })).map(NodeChange::node_id).collect();
     let gone = if removed.is_empty() { String::new() } else { format!(" · removed: {}", removed.join(", ")) };
-    let title = fit(&format!(" iteration {}: + added · ~ changed{gone} ", diffed.after), area.width as usize);
+    let title = fit(&format!(" {}: + added · ~ changed{gone} ", diffed.after), area.width as usize);
     let block = Block::default().borders(Borders::ALL).title(title).border_style(app.theme.fg(Ink::Border));
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -161,11 +181,21 @@ fn graph(frame: &mut Frame, area: Rect, view: &QuestionScreen, app: &App, diffed
 }
 
 /// The diff screen: the question's selected iteration against the one
-/// before it. It opens over the question screen and moves its selection.
+/// before it, or against another draft's (`run --consensus`). It opens over
+/// the question screen and moves its selection.
 #[derive(Default)]
 pub struct DiffScreen {
     /// The text's scroll.
     scroll: Scroll,
+    /// Whether it sets the selected draft against another draft, not the iteration before.
+    drafts: bool,
+}
+
+impl DiffScreen {
+    /// The selected draft's iteration against another draft's.
+    pub fn against_another_draft() -> Self {
+        Self { scroll: Scroll::default(), drafts: true }
+    }
 }
 
 impl Component for DiffScreen {
@@ -179,6 +209,18 @@ impl Component for DiffScreen {
             Action::Up => question.node = question.node.saturating_sub(1),
             Action::Down => question.node += 1,
             Action::PrevIteration | Action::NextIteration => question.step_iteration(action == Action::NextIteration),
+            Action::PrevDraft | Action::NextDraft => {
+                let later = action == Action::NextDraft;
+                match app.find::<QuestionScreen>().map(|q| q.draft_step(&app.state, later)) {
+                    Some(Ok(index)) => {
+                        if let Some(question) = app.find_mut::<QuestionScreen>() {
+                            question.select_iteration(index);
+                        }
+                    }
+                    Some(Err(why)) => app.message = Some(why.into()),
+                    None => return Handled::Ignored,
+                }
+            }
             Action::ScrollDown => self.scroll.down(SCROLL_STEP),
             Action::ScrollUp => self.scroll.up(SCROLL_STEP),
             _ => return Handled::Ignored,
@@ -188,16 +230,17 @@ impl Component for DiffScreen {
 
     fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
         let Some(view) = app.find::<QuestionScreen>() else { return };
-        draw(&self.scroll, view, frame, area, app);
+        draw(self, view, frame, area, app);
     }
 }
 
 /// Draw the diff of the selected iteration against the one before it: the
 /// graph with what changed (when the screen is tall enough), then the text.
-fn draw(scroll: &Scroll, view: &QuestionScreen, frame: &mut Frame, area: Rect, app: &App) {
-    let diffed = diffed(view, &app.state);
+fn draw(screen: &DiffScreen, view: &QuestionScreen, frame: &mut Frame, area: Rect, app: &App) {
+    let scroll = &screen.scroll;
+    let diffed = if screen.drafts { draft_diffed(view, &app.state) } else { diffed(view, &app.state) };
     let (title, lines) = match &diffed {
-        Ok(d) => (format!(" iteration {} → {} ", d.before, d.after), lines(&app.theme, d)),
+        Ok(d) => (d.title.clone(), lines(&app.theme, d)),
         Err(why) => (" diff ".to_string(), vec![Line::from(*why)]),
     };
     let area = match &diffed {

@@ -1,7 +1,9 @@
 //! The critic's scorecard: every verdict of the run set against the graded
 //! answer of the iteration it judged — how often the critic approved a wrong
 //! answer or sent a right one back, where (difficulty, finding source, rule),
-//! what the wrong rejections cost, and which iterations it misjudged.
+//! what the wrong rejections cost, which iterations it misjudged — and, where
+//! a run raised them, how its label-free flags (drafts that disagree, a broken
+//! invariant) line up with the same grades.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -10,7 +12,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::{Component, Handled, scroll_pane};
-use crate::report::{CriticScorecard, FateCounts, GradedBy, VerdictFate, critic_scorecard};
+use crate::report::{
+    CriticScorecard, FateCounts, GradedBy, LabelFreeSignal, SignalAgainstLabels, VerdictFate, critic_scorecard,
+    label_free_signals,
+};
 use crate::text::percent;
 use crate::tui::app::App;
 use crate::tui::keymap::Action;
@@ -61,8 +66,49 @@ fn marked(graded_by: Option<GradedBy>) -> String {
     graded_by.and_then(GradedBy::mark).map(|mark| format!("  [{mark}]")).unwrap_or_default()
 }
 
-/// Every line of the screen.
-pub fn lines(app: &App, card: &CriticScorecard) -> Vec<Line<'static>> {
+/// The label-free flags set against the graded answers (`run --consensus`,
+/// `run --metamorphic`), a heading and a row each; nothing when there are none.
+fn signal_lines(app: &App, signals: &[(LabelFreeSignal, SignalAgainstLabels)]) -> Vec<Line<'static>> {
+    if signals.is_empty() {
+        return Vec::new();
+    }
+    let t = &app.theme;
+    let mut lines = vec![
+        Line::default(),
+        Line::styled("label-free signals against the grades", t.fg(Ink::Accent).add_modifier(Modifier::BOLD)),
+        Line::styled(
+            format!(
+                "{:<18} {:>9} {:>9} {:>11} {:>11} {:>14} {:>14}",
+                "signal", "flagged ✓", "flagged ✗", "unflagged ✓", "unflagged ✗", "wrong if flag", "wrong if not"
+            ),
+            t.fg(Ink::Muted).add_modifier(Modifier::BOLD),
+        ),
+    ];
+    for (signal, counts) in signals {
+        lines.push(Line::styled(
+            format!(
+                "{:<18} {:>9} {:>9} {:>11} {:>11} {:>14} {:>14}",
+                signal.label(),
+                counts.flagged_right,
+                counts.flagged_wrong,
+                counts.unflagged_right,
+                counts.unflagged_wrong,
+                percent(counts.flagged_wrong_rate()),
+                percent(counts.unflagged_wrong_rate())
+            ),
+            t.fg(Ink::Text),
+        ));
+    }
+    lines
+}
+
+/// Every line of the screen: the critic's scorecard, with the run's
+/// label-free `signals` set against the same grades.
+pub fn lines(
+    app: &App,
+    card: &CriticScorecard,
+    signals: &[(LabelFreeSignal, SignalAgainstLabels)],
+) -> Vec<Line<'static>> {
     let t = &app.theme;
     let total = &card.total;
     let heading = |text: &str| Line::styled(text.to_string(), t.fg(Ink::Accent).add_modifier(Modifier::BOLD));
@@ -107,10 +153,9 @@ pub fn lines(app: &App, card: &CriticScorecard) -> Vec<Line<'static>> {
             ),
             t.fg(Ink::Muted),
         ),
-        Line::default(),
-        heading("by difficulty"),
-        breakdown_header(app, "level"),
     ];
+    lines.extend(signal_lines(app, signals));
+    lines.extend([Line::default(), heading("by difficulty"), breakdown_header(app, "level")]);
     lines.extend(card.by_difficulty.iter().map(|(level, counts)| breakdown_row(app, level, counts)));
     lines.extend([Line::default(), heading("rejections by finding source"), breakdown_header(app, "source")]);
     lines.extend(card.by_source.iter().map(|(source, counts)| breakdown_row(app, source, counts)));
@@ -167,7 +212,7 @@ impl Component for ScorecardScreen {
 /// Draw the scorecard into `area`.
 fn draw(scroll: &Scroll, frame: &mut Frame, area: Rect, app: &App) {
     let card = critic_scorecard(&app.state);
-    let lines = lines(app, &card);
+    let lines = lines(app, &card, &label_free_signals(&app.state));
     let first = scroll.place(lines.len(), || 0);
     let block = Block::default()
         .borders(Borders::ALL)

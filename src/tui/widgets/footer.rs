@@ -1,5 +1,5 @@
 //! The footer: key hints of the current screen from the one keymap, as many
-//! as fit (`? keys` lists them all).
+//! as fit (`? keys` lists them all); the draft keys' only in a consensus run.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -13,7 +13,10 @@ use crate::tui::theme::Ink;
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let mut spans = Vec::new();
     let mut width = 0;
-    for binding in app.keys.active(app.screen(), app.replay.is_some()).filter(|b| !b.binding.hint.is_empty()) {
+    let drafts = app.state.settings.as_ref().is_some_and(|s| s.drafts() > 1);
+    let hinted =
+        |b: &&crate::tui::keymap::Bound| !b.binding.hint.is_empty() && (drafts || !b.binding.action.is_about_drafts());
+    for binding in app.keys.active(app.screen(), app.replay.is_some()).filter(hinted) {
         let keys = format!(" {} ", binding.label);
         let hint = format!("{} ", binding.binding.hint);
         width += keys.chars().count() + hint.chars().count();

@@ -23,6 +23,8 @@ use crate::tui::widgets::{code_view, conversation, dag_graph, pane_border};
 
 fn iterations_list(frame: &mut Frame, area: Rect, view: &QuestionScreen, app: &App) {
     let t = &app.theme;
+    // A consensus run names each iteration's draft.
+    let drafts = app.state.settings.as_ref().is_some_and(|s| s.drafts() > 1);
     let items: Vec<ListItem> = view
         .iterations(&app.state)
         .iter()
@@ -36,7 +38,15 @@ fn iterations_list(frame: &mut Frame, area: Rect, view: &QuestionScreen, app: &A
             };
             let findings = it.feedback.as_ref().map_or(0, |f| f.findings.len());
             ListItem::new(Line::from(vec![
-                Span::styled(format!("a{} it{} ", attempt.number, it.number), t.fg(Ink::Text)),
+                Span::styled(
+                    format!(
+                        "{}a{} it{} ",
+                        if drafts { format!("d{} ", attempt.draft) } else { String::new() },
+                        attempt.number,
+                        it.number
+                    ),
+                    t.fg(Ink::Text),
+                ),
                 Span::styled(verdict, style),
                 Span::styled(format!(" {findings}⚑"), t.fg(Ink::Muted)),
             ]))

@@ -93,8 +93,53 @@ impl QuestionScreen {
 
     /// Select the iteration before or after, shown from where it starts.
     pub fn step_iteration(&mut self, later: bool) {
-        self.iteration = if later { self.iteration + 1 } else { self.iteration.saturating_sub(1) };
+        self.select_iteration(if later { self.iteration + 1 } else { self.iteration.saturating_sub(1) });
+    }
+
+    /// Select the iteration at `index` (over all attempts), shown from where it starts.
+    pub fn select_iteration(&mut self, index: usize) {
+        self.iteration = index;
         self.detail.jump_to_anchor();
+    }
+
+    /// The index of the last iteration of the selected epoch's draft before
+    /// or after the selected one (`run --consensus`; round the drafts, past
+    /// those not started): its latest attempt that counts, else its latest.
+    pub fn draft_step(&self, state: &RunState, later: bool) -> Result<usize, &'static str> {
+        let drafts = state.settings.as_ref().map_or(1, |s| s.drafts());
+        if drafts < 2 {
+            return Err("this run built one DAG per question (run --consensus K builds K)");
+        }
+        let (q, (attempt, _)) = self.question(state).zip(self.current_iteration(state)).ok_or("no draft selected")?;
+        let all = self.iterations(state);
+        (1..drafts)
+            .map(|step| if later { step } else { drafts - step })
+            .map(|step| (attempt.draft - 1 + step) % drafts + 1)
+            .find_map(|draft| {
+                let target = q
+                    .latest_in(attempt.epoch, draft)
+                    .or_else(|| q.attempts.iter().rev().find(|a| (a.epoch, a.draft) == (attempt.epoch, draft)))?;
+                all.iter().rposition(|(a, _)| a.is_at(&target.at(&self.id)))
+            })
+            .ok_or("no other draft of this epoch has started")
+    }
+
+    /// The iteration a draft diff sets the selected one against: the last
+    /// iteration of the draft speaking for the epoch (the consensus majority's,
+    /// else draft 1's) — or, when the selected draft is that one, of the next
+    /// draft that has one.
+    pub fn other_draft<'a>(&self, state: &'a RunState) -> Option<(&'a Attempt, &'a Iteration)> {
+        let q = self.question(state)?;
+        let (attempt, _) = self.current_iteration(state)?;
+        let speaking = q.speaking_in_epoch(attempt.epoch).filter(|s| s.draft != attempt.draft);
+        let other = match speaking {
+            Some(speaking) => speaking,
+            None => {
+                let index = self.draft_step(state, true).ok()?;
+                self.iterations(state).get(index)?.0
+            }
+        };
+        Some((other, other.iterations.last()?))
     }
 
     /// Select the node `how` leads to in the selected iteration's DAG.
@@ -147,6 +192,10 @@ impl Component for QuestionScreen {
             Action::NextPane => self.focus = self.focus.cycled(1),
             Action::PrevPane => self.focus = self.focus.cycled(-1),
             Action::PrevIteration | Action::NextIteration => self.step_iteration(action == Action::NextIteration),
+            Action::PrevDraft | Action::NextDraft => match self.draft_step(state, action == Action::NextDraft) {
+                Ok(index) => self.select_iteration(index),
+                Err(why) => app.message = Some(why.into()),
+            },
             Action::NextTab => {
                 let index = Tab::ALL.iter().position(|t| *t == self.tab).unwrap_or(0);
                 self.tab = Tab::ALL[(index + 1) % Tab::ALL.len()];
@@ -161,6 +210,10 @@ impl Component for QuestionScreen {
             Action::ScrollUp => self.focused_scroll().up(SCROLL_STEP),
             Action::Diff if self.iteration > 0 => return Handled::Open(Box::<DiffScreen>::default()),
             Action::Diff => app.message = Some("the first iteration has nothing to compare with".into()),
+            Action::DraftDiff => match self.draft_step(state, true) {
+                Ok(_) => return Handled::Open(Box::new(DiffScreen::against_another_draft())),
+                Err(why) => app.message = Some(why.into()),
+            },
             Action::Schema => return Handled::Open(Box::new(SchemaScreen::open(state, self))),
             Action::Inspect => match InspectorScreen::open(app, self) {
                 Ok(inspector) => return Handled::Open(Box::new(inspector)),
