@@ -97,7 +97,7 @@ fn tie_to_even(x: f64, digits: String, exponent: i32) -> String {
     let mut upper = all[..k].to_vec();
     upper[k - 1] += 1;
     let upper = String::from_utf8_lossy(&upper).into_owned();
-    let even = if (all[k - 1] - b'0') % 2 == 0 { lower } else { upper };
+    let even = if (all[k - 1] - b'0').is_multiple_of(2) { lower } else { upper };
     let reads_back = format!("{}.{}e{exponent}", &even[..1], &even[1..]).parse::<f64>() == Ok(x);
     if !reads_back {
         return digits;
@@ -177,7 +177,7 @@ pub fn round(x: f64, digits: usize) -> f64 {
     let (whole, fraction) = exact.split_once('.').unwrap_or((&exact, ""));
     let (kept, rest) = fraction.split_at(digits.min(fraction.len()));
     let mut number: Vec<u8> = whole.bytes().chain(kept.bytes()).collect();
-    let odd = number.last().is_some_and(|d| (d - b'0') % 2 == 1);
+    let odd = number.last().is_some_and(|d| !(d - b'0').is_multiple_of(2));
     let up = match rest.as_bytes() {
         [b'6'..=b'9', ..] => true,
         [b'5', tail @ ..] => odd || tail.iter().any(|d| *d != b'0'),

@@ -44,7 +44,7 @@ pub fn find(dir: &Path) -> Option<Layout> {
     let context = bases.iter().map(|b| b.join("context")).find(|c| !files_with(c, &["csv"]).is_empty())?;
     let mut tasks: Vec<PathBuf> = bases.iter().flat_map(|b| files_with(&b.join("tasks"), &["jsonl"])).collect();
     // The dev tasks (with answers) first, so their answers win.
-    tasks.sort_by_key(|p| !p.file_stem().is_some_and(|s| s == "dev"));
+    tasks.sort_by_key(|p| p.file_stem().is_none_or(|s| s != "dev"));
     let first_line_has_task_id = |path: &PathBuf| {
         let text = std::fs::read_to_string(path).unwrap_or_default();
         text.lines().find(|l| !l.trim().is_empty()).is_some_and(|l| l.contains("\"task_id\""))

@@ -119,8 +119,11 @@ pub fn prepare_table(path: &Path) -> Result<Prepared, PrepareError> {
     prepare(path, &table_options())
 }
 
+/// A line of a JSON Lines file: its 1-based number and its object.
+pub type JsonLine = (usize, Map<String, Value>);
+
 /// Every line of a JSON Lines file as a JSON object (blank lines skipped).
-pub fn read_jsonl(path: &Path) -> Result<Vec<(usize, Map<String, Value>)>, ImportError> {
+pub fn read_jsonl(path: &Path) -> Result<Vec<JsonLine>, ImportError> {
     let text = std::fs::read_to_string(path).map_err(|err| ImportError::io(path, err))?;
     let mut lines = Vec::new();
     for (index, line) in text.lines().enumerate() {
