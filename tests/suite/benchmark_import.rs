@@ -185,3 +185,72 @@ fn bad_input_is_one_line_and_nothing_is_written() {
     let exists = import("dabstep", dab.path(), &out);
     assert!(stderr(&exists).contains("already exists") && exists.status.code() == Some(2));
 }
+
+/// A recorded run of three DABstep tasks (one right, one wrong, one
+/// unanswered) and one InfiAgent question: its submission file and its results.
+#[test]
+fn a_run_exports_a_dabstep_submission_and_its_results_carry_the_benchmark_figures() {
+    use eval_dag::trace::{TraceHeader, TraceWriter};
+    let dir = tempfile::tempdir().unwrap();
+    let settings = json!({"dataset_dir": "bench", "dataset_hash": "h", "provider": "openai", "model": "m",
+        "questions": 4, "max_iterations": 2, "concurrency": 1, "seed": 0, "step": false});
+    let question = |id: &str, rank: usize, scorer: &str, expected: Value| {
+        json!({"id": id, "question": "?", "difficulty_rank": rank, "difficulty_level": "easy", "dataset": "dabstep",
+            "source_id": id.trim_start_matches("task_"), "scorer": scorer, "expected_answer": expected})
+    };
+    let finished = |id: &str, outcome: &str, answer: Value| {
+        [
+            json!({"type": "question_started", "at": {"question_id": id, "attempt": 1}}),
+            json!({"type": "question_finished", "at": {"question_id": id, "attempt": 1}, "outcome": outcome,
+                "iterations": 1, "final_answer": answer}),
+        ]
+    };
+    let mut events = vec![
+        json!({"type": "run_started", "settings": settings}),
+        json!({"type": "questions_generated", "questions": [
+            question("task_5", 1, "dabstep", json!("Shop_A, Shop_B")),
+            question("task_7", 2, "dabstep", json!("12.50")),
+            question("task_9", 3, "dabstep", Value::Null),
+            question("da_3", 4, "infiagent", json!({"n": "3", "mean": "2.00"})),
+        ]}),
+    ];
+    events.extend(finished("task_5", "passed", json!(["shop_b", "shop_a"])));
+    events.extend(finished("task_7", "passed", json!(13.0)));
+    events.extend(finished("task_9", "exhausted", Value::Null));
+    events.extend(finished("da_3", "passed", json!({"n": 3, "mean": 2.01})));
+    let path = dir.path().join("trace.jsonl");
+    let mut writer = TraceWriter::create(&path, &TraceHeader::new(serde_json::from_value(settings).unwrap())).unwrap();
+    for (t, event) in events.into_iter().enumerate() {
+        writer.record(t as u64, &serde_json::from_value(event).unwrap()).unwrap();
+    }
+    drop(writer);
+
+    let out = dir.path().join("submission.jsonl");
+    let export = common::eval_dag(dir.path())
+        .args(["export", path.to_str().unwrap(), "--format", "dabstep", "--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(export.status.success(), "{}", stderr(&export));
+    assert!(String::from_utf8_lossy(&export.stdout).starts_with("3 tasks (2 answered) written to"));
+    let lines: Vec<Value> =
+        std::fs::read_to_string(&out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let answers: Vec<(&str, &str)> =
+        lines.iter().map(|l| (l["task_id"].as_str().unwrap(), l["agent_answer"].as_str().unwrap())).collect();
+    assert_eq!(answers, [("5", "shop_b, shop_a"), ("7", "13.0"), ("9", "")]);
+    assert!(lines.iter().all(|l| l["reasoning_trace"].is_string()));
+
+    let results = eval_dag::report::eval_results(
+        &eval_dag::report::fold_trace(&eval_dag::trace::Trace::read(&path).unwrap()),
+        "t",
+    );
+    let summary = results.summary.benchmark.unwrap();
+    // Scored: task_5 right, task_7 wrong (13.0 against 12.50: not equal at one decimal, and over 1e-2 relative apart), da_3 wrong in
+    // one of two parts; task_9 has no expected answer. Answered 3: 1 right; parts 2 of 4; shares (1 + 0 + 1/2) / 3.
+    assert_eq!((summary.name.as_str(), summary.questions, summary.answered), ("dabstep+infiagent", 3, 3));
+    assert_eq!(summary.accuracy_by_question, Some(1.0 / 3.0));
+    assert_eq!(summary.accuracy_by_sub_question, Some(0.5));
+    assert_eq!(summary.proportional_accuracy_by_sub_question, Some(1.5 / 3.0));
+    let per_question: Vec<Option<bool>> =
+        results.detailed_results.iter().map(|d| d.benchmark.as_ref().map(|b| b.correct)).collect();
+    assert_eq!(per_question, [Some(true), Some(false), None, Some(false)]);
+}

@@ -394,7 +394,8 @@ fn a_title_above_a_header_with_unnamed_columns_is_found_and_they_are_named_as_pa
     // names, over columns that are never full (so no row is every field filled).
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("logan.csv");
-    std::fs::write(&csv, "\u{feff}JAMES LOGAN,,,,,\nWins,Name,,,Team,Rounds\n5,Ann,,,X,5\n4,Bea,,,Y,\n3,Cal,,,Z,4\n").unwrap();
+    std::fs::write(&csv, "\u{feff}JAMES LOGAN,,,,,\nWins,Name,,,Team,Rounds\n5,Ann,,,X,5\n4,Bea,,,Y,\n3,Cal,,,Z,4\n")
+        .unwrap();
     let out = dir.path().join("out");
     let result = prepare(&csv, &out, &["--sample-size", "all"]);
     let stderr = String::from_utf8_lossy(&result.stderr);
