@@ -1,8 +1,11 @@
 //! A published benchmark's own figures in the results: each scored
 //! question's parts, and the run's metrics as the benchmark's scorer computes
-//! them (over answered questions), then over every scored question.
+//! them (over answered questions), then over every scored question, and over
+//! every scored question's first trial answer (before the critic's rebuilds)
+//! with the questions the loop fixed and broke.
 
 use serde::Serialize;
+use serde_json::Value;
 
 use super::results_harness::{BenchmarkMetrics, BenchmarkScore, BenchmarkSummary};
 use crate::benchmark::{dabstep, score, scorer_name, unanswered};
@@ -13,9 +16,14 @@ use crate::run::{Outcome, QuestionState, QuestionStatus};
 /// wrong when it gave none); none for a question without a benchmark scorer,
 /// an expected answer, or one the scorer can read.
 pub fn benchmark_score(q: &QuestionState) -> Option<BenchmarkScore> {
+    score_answer(q, model_answer(q))
+}
+
+/// `answer` to `q` scored by its benchmark's rules, as [`benchmark_score`] does.
+fn score_answer(q: &QuestionState, answer: Option<&Value>) -> Option<BenchmarkScore> {
     let scorer = q.question.scorer.filter(|s| *s != Scorer::Builtin)?;
     let expected = q.question.expected_answer.as_ref()?;
-    let scored = match model_answer(q) {
+    let scored = match answer {
         Some(answer) => score(scorer, expected, answer),
         None => unanswered(scorer, expected),
     };
@@ -23,11 +31,20 @@ pub fn benchmark_score(q: &QuestionState) -> Option<BenchmarkScore> {
 }
 
 /// The latest answer that is the model's own (none when fixed by hand).
-fn model_answer(q: &QuestionState) -> Option<&serde_json::Value> {
+fn model_answer(q: &QuestionState) -> Option<&Value> {
     if q.status == QuestionStatus::Done(Outcome::FixedByHand) {
         return None;
     }
     q.latest()?.final_answer.as_ref()
+}
+
+/// The answer the latest attempt's first DAG gave in its trial run, before
+/// any rebuild (none when fixed by hand).
+fn first_answer(q: &QuestionState) -> Option<&Value> {
+    if q.status == QuestionStatus::Done(Outcome::FixedByHand) {
+        return None;
+    }
+    q.latest()?.iterations.first()?.trial.as_ref()?.final_answer.as_ref()
 }
 
 /// The three metrics over `scores`; none each when there is nothing to count.
@@ -47,23 +64,29 @@ fn metrics<'a>(scores: impl Iterator<Item = &'a BenchmarkScore> + Clone) -> Benc
 
 /// The run's benchmark metrics; none when no question is scored by a benchmark's rules.
 pub fn benchmark_summary<'a>(questions: impl IntoIterator<Item = &'a QuestionState>) -> Option<BenchmarkSummary> {
-    let scored: Vec<(bool, BenchmarkScore)> =
-        questions.into_iter().filter_map(|q| Some((model_answer(q).is_some(), benchmark_score(q)?))).collect();
+    let scored: Vec<(bool, BenchmarkScore, Option<BenchmarkScore>)> = questions
+        .into_iter()
+        .filter_map(|q| Some((model_answer(q).is_some(), benchmark_score(q)?, score_answer(q, first_answer(q)))))
+        .collect();
     if scored.is_empty() {
         return None;
     }
-    let mut names: Vec<&str> = scored.iter().map(|(_, s)| scorer_name(s.scorer)).collect();
+    let mut names: Vec<&str> = scored.iter().map(|(_, s, _)| scorer_name(s.scorer)).collect();
     names.sort_unstable();
     names.dedup();
-    let answered = metrics(scored.iter().filter(|(answered, _)| *answered).map(|(_, s)| s));
+    let answered = metrics(scored.iter().filter(|(answered, _, _)| *answered).map(|(_, s, _)| s));
+    let first_right = |first: &Option<BenchmarkScore>| first.as_ref().is_some_and(|f| f.correct);
     Some(BenchmarkSummary {
         name: names.join("+"),
         accuracy_by_question: answered.accuracy_by_question,
         accuracy_by_sub_question: answered.accuracy_by_sub_question,
         proportional_accuracy_by_sub_question: answered.proportional_accuracy_by_sub_question,
         questions: scored.len(),
-        answered: scored.iter().filter(|(answered, _)| *answered).count(),
-        over_all_questions: Some(metrics(scored.iter().map(|(_, s)| s))),
+        answered: scored.iter().filter(|(answered, _, _)| *answered).count(),
+        over_all_questions: Some(metrics(scored.iter().map(|(_, s, _)| s))),
+        first_iteration: Some(metrics(scored.iter().filter_map(|(_, _, first)| first.as_ref()))),
+        fixed: scored.iter().filter(|(_, last, first)| last.correct && !first_right(first)).count(),
+        broken: scored.iter().filter(|(_, last, first)| !last.correct && first_right(first)).count(),
     })
 }
 
@@ -104,7 +127,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::domain::{AttemptAt, DifficultyLevel, Question};
+    use crate::domain::{AttemptAt, DifficultyLevel, ExecutionResult, Question};
     use crate::run::{EngineEvent, RunSettings, RunState};
 
     /// A run of `questions` (id, scorer, expected answer, the model's answer).
@@ -165,12 +188,33 @@ mod tests {
         assert_eq!(all.accuracy_by_question, Some(0.25));
         assert_eq!(all.accuracy_by_sub_question, Some(3.0 / 8.0));
         assert_eq!(all.proportional_accuracy_by_sub_question, Some((1.0 + 1.0 / 3.0) / 4.0));
+        // No trial run recorded: every first answer is missing, so wrong; q_1 was fixed.
+        assert_eq!(summary.first_iteration.unwrap().accuracy_by_question, Some(0.0));
+        assert_eq!((summary.fixed, summary.broken), (1, 0));
         let q2 = benchmark_score(&state.questions[1]).unwrap();
         let parts: Vec<(&str, Option<&str>, bool)> =
             q2.sub_answers.iter().map(|s| (s.name.as_str(), s.given.as_deref(), s.correct)).collect();
         assert_eq!(parts, [("x", Some("2"), true), ("y", Some("4"), false), ("z", Some("true"), false)]);
         let q4 = benchmark_score(&state.questions[3]).unwrap();
         assert!(!q4.correct && q4.sub_answers.iter().all(|s| s.given.is_none()));
+    }
+
+    #[test]
+    fn the_first_dags_answers_give_the_accuracy_before_rebuilds_and_what_the_loop_fixed_and_broke() {
+        let mut state = run(&[
+            ("q_1", Scorer::Dabstep, json!("7"), Some(json!(7))),
+            ("q_2", Scorer::Dabstep, json!("yes"), Some(json!("no"))),
+            ("q_3", Scorer::Dabstep, json!("x"), Some(json!("x"))),
+        ]);
+        for (id, first) in [("q_1", json!(8)), ("q_2", json!("yes")), ("q_3", json!("x"))] {
+            let result = ExecutionResult { success: true, final_answer: Some(first), ..Default::default() };
+            let at = AttemptAt::new(id, 1).iteration(1);
+            state.apply(1, &EngineEvent::Executed { at, trial: true, result });
+        }
+        let summary = benchmark_summary(state.questions.iter()).unwrap();
+        assert_eq!(summary.accuracy_by_question, Some(2.0 / 3.0));
+        assert_eq!(summary.first_iteration.unwrap().accuracy_by_question, Some(2.0 / 3.0));
+        assert_eq!((summary.fixed, summary.broken), (1, 1), "q_1 fixed, q_2 broken");
     }
 
     #[test]

@@ -85,6 +85,16 @@ pub struct BenchmarkSummary {
     /// The same metrics over every scored question, an unanswered one wrong in every part.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub over_all_questions: Option<BenchmarkMetrics>,
+    /// The same metrics over every scored question graded on the trial answer
+    /// of its first DAG, before any rebuild (none there counts wrong in every part).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_iteration: Option<BenchmarkMetrics>,
+    /// Questions right at the end but not on their first DAG's answer: the critic loop fixed them.
+    #[serde(default)]
+    pub fixed: usize,
+    /// Questions right on their first DAG's answer but not at the end: the critic loop broke them.
+    #[serde(default)]
+    pub broken: usize,
 }
 
 /// A benchmark's three metrics over a set of questions.

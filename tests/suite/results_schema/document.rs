@@ -183,6 +183,13 @@ pub(super) fn full_document() -> EvalResults {
                     accuracy_by_sub_question: Some(0.5),
                     proportional_accuracy_by_sub_question: Some(0.4),
                 }),
+                first_iteration: Some(BenchmarkMetrics {
+                    accuracy_by_question: Some(0.0),
+                    accuracy_by_sub_question: Some(0.25),
+                    proportional_accuracy_by_sub_question: Some(0.2),
+                }),
+                fixed: 1,
+                broken: 0,
             }),
             successful_executions: 1,
             execution_failures: 0,
