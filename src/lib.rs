@@ -4,6 +4,7 @@
 //! The library holds every part; `main.rs` only parses the command line and
 //! dispatches to [`commands`].
 
+pub mod benchmark;
 pub mod cli;
 pub mod commands;
 pub mod config;

@@ -8,7 +8,9 @@ use serde::Deserialize;
 
 use crate::domain::StructuredOutput;
 
+mod benchmark;
 mod values;
+pub use benchmark::{BenchmarkKind, ImportArgs};
 use values::{
     parse_header, parse_json_object, parse_node_timeout, parse_sample_size, parse_seconds, significance_level,
 };
@@ -46,6 +48,9 @@ pub enum CliCommand {
     Replay(ReplayArgs),
     /// Turn a CSV into data.json + metadata.json.
     Prepare(PrepareArgs),
+    /// Turn a published benchmark's files (InfiAgent-DABench, DABstep) into a
+    /// benchmark directory: questions.jsonl scored by the benchmark's rules, datasets/.
+    Import(ImportArgs),
     /// Execute a DAG in the sandbox and print the execution result as JSON.
     Exec(ExecArgs),
     /// Check a DAG statically and print its findings as JSON.
@@ -465,6 +470,9 @@ pub struct RecriticArgs {
 pub enum ExportFormat {
     /// The OTLP JSON encoding of one export request holding every span.
     OtlpJson,
+    /// A DABstep submission: one JSON line per task with `task_id`,
+    /// `agent_answer` and `reasoning_trace`.
+    Dabstep,
 }
 
 /// Arguments of `export`.
@@ -476,7 +484,8 @@ pub struct ExportArgs {
     /// URL already ends in /v1/traces), e.g. http://localhost:6006 for Arize Phoenix.
     #[arg(long, value_name = "URL", required_unless_present = "format", conflicts_with = "format")]
     pub otlp: Option<String>,
-    /// Write a file instead of sending (with --out).
+    /// Write a file instead of sending (with --out): the spans as OTLP JSON,
+    /// or a DABstep submission of the run's answers.
     #[arg(long, value_enum, requires = "out")]
     pub format: Option<ExportFormat>,
     /// The file --format writes.

@@ -53,7 +53,21 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
                 size as f64 / 1024.0
             );
         }
-        _ => anyhow::bail!("say where the spans go: --otlp URL, or --format otlp-json --out FILE"),
+        (None, Some(ExportFormat::Dabstep), Some(out)) => {
+            let lines = crate::report::dabstep_submission(&crate::report::fold_trace(&trace).questions);
+            if lines.is_empty() {
+                anyhow::bail!("the run has no DABstep question (import one with `eval-dag import dabstep`)");
+            }
+            let mut text = String::new();
+            for line in &lines {
+                text.push_str(&serde_json::to_string(line)?);
+                text.push('\n');
+            }
+            std::fs::write(out, text).with_context(|| format!("cannot write {}", out.display()))?;
+            let answered = lines.iter().filter(|l| !l.agent_answer.is_empty()).count();
+            say!("{} tasks ({answered} answered) written to {} as a DABstep submission", lines.len(), out.display());
+        }
+        _ => anyhow::bail!("say where the spans go: --otlp URL, or --format otlp-json|dabstep --out FILE"),
     }
     Ok(ExitCode::SUCCESS)
 }

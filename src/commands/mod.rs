@@ -24,6 +24,7 @@ mod exec;
 mod export;
 mod grade;
 mod headless;
+mod import;
 mod man;
 mod metamorphic;
 mod prepare;
@@ -47,6 +48,7 @@ pub fn dispatch(command: CliCommand) -> anyhow::Result<ExitCode> {
         }
         CliCommand::Replay(args) => derive::replay(&args),
         CliCommand::Prepare(args) => prepare::run(args),
+        CliCommand::Import(args) => import::run(&args),
         CliCommand::Exec(args) => exec::run(args),
         CliCommand::Validate(args) => validate::run(args),
         CliCommand::Report(args) => report::run(args),

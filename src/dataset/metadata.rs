@@ -61,4 +61,8 @@ pub struct Metadata {
     /// Caveats every question writer must know.
     #[serde(default)]
     pub important_notes: Vec<String>,
+    /// Documents that come with the data (file name → text, such as a
+    /// benchmark's manual), given to the DAG builder.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub documentation: IndexMap<String, String>,
 }

@@ -37,6 +37,7 @@ pub fn metadata_problems(metadata: &Map<String, Value>) -> Vec<String> {
         ("columns", "object"),
         ("dataset_keys", "object"),
         ("important_notes", "array"),
+        ("documentation", "object"),
     ] {
         if let Some(value) = metadata.get(field)
             && kind(value) != want

@@ -83,7 +83,7 @@ impl Grader {
     pub fn ground_truth(&self, question: &Question, answer: Option<&Value>) -> Option<Grade> {
         let expected = question.expected_answer.as_ref()?;
         Some(match self.options_for(question) {
-            Ok(options) => super::grade_ground_truth(expected, answer, &options),
+            Ok(options) => super::grade_truth(question, expected, answer, &options),
             Err(err) => Grade::failed("ground_truth", self.options.threshold, err.to_string()),
         })
     }
@@ -130,4 +130,43 @@ fn load_judge(spec: &str) -> Result<Judge, GradeError> {
         return Judge::load(path);
     }
     built_in_judge(spec)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::domain::{DifficultyLevel, Scorer};
+
+    fn question(scorer: Scorer, expected: serde_json::Value) -> Question {
+        Question {
+            expected_answer: Some(expected),
+            scorer: Some(scorer),
+            ..Question::new("q_1", "?", 1, DifficultyLevel::Easy)
+        }
+    }
+
+    #[test]
+    fn a_benchmark_question_is_graded_by_its_scorer_all_parts_or_nothing() {
+        let grader = Grader::ground_truth_only();
+        let parts = question(Scorer::Infiagent, json!({"a": "1.00", "b": "no"}));
+        let partial = grader.ground_truth(&parts, Some(&json!({"a": 1, "b": "No"}))).unwrap();
+        assert_eq!((partial.score, partial.passed), (Some(0.5), false));
+        assert_eq!(partial.reason, "infiagent rules: 1 of 2 parts right (b: expected \"no\", got \"No\")");
+        let right = grader.ground_truth(&parts, Some(&json!("@b[no] @a[1.0000001]"))).unwrap();
+        assert_eq!((right.score, right.passed), (Some(1.0), true));
+        let none = grader.ground_truth(&parts, None).unwrap();
+        assert!(!none.passed && none.reason.starts_with("no answer was produced"), "{}", none.reason);
+        // DABstep's rounding: 1.004 is 1.0 at one decimal, 1.05 (just above its half) is 1.1.
+        let dabstep = question_with_dabstep();
+        assert!(!grader.ground_truth(&dabstep, Some(&json!(1.05))).unwrap().passed);
+        assert!(grader.ground_truth(&dabstep, Some(&json!(1.004))).unwrap().passed);
+        let malformed = grader.ground_truth(&question(Scorer::Infiagent, json!("1")), Some(&json!(1))).unwrap();
+        assert!(malformed.error.is_some(), "an unreadable label is a failed grade, neither right nor wrong");
+    }
+
+    fn question_with_dabstep() -> Question {
+        question(Scorer::Dabstep, json!("1.0"))
+    }
 }

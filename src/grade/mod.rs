@@ -40,7 +40,8 @@ pub use rubric::{Rubric, RubricError, RubricLevel, RubricOutput, RubricReply, no
 pub use summary::{Accuracy, GradeSummary, summarise};
 pub use tree_judge::{DagJudge, Verdict};
 
-use crate::domain::{AttemptAt, Question};
+use crate::benchmark;
+use crate::domain::{AttemptAt, Question, Scorer};
 use crate::llm::{LlmClient, Repairs};
 use judge_prompts::{JudgeCall, JudgePrompts};
 
@@ -176,7 +177,7 @@ const NO_ANSWER: &str = "no answer was produced";
 pub async fn grade_answer(input: &GradeInput<'_>, panel: &JudgePanel, llm: &dyn LlmClient) -> Vec<Grade> {
     let mut grades = Vec::new();
     if let Some(expected) = &input.question.expected_answer {
-        grades.push(grade_ground_truth(expected, input.final_answer, input.options));
+        grades.push(grade_truth(input.question, expected, input.final_answer, input.options));
     }
     let Some(answer) = input.final_answer else {
         grades.extend(
@@ -214,6 +215,25 @@ pub async fn grade_answer(input: &GradeInput<'_>, panel: &JudgePanel, llm: &dyn 
     });
     grades.extend(futures::future::join_all(runs).await);
     grades
+}
+
+/// The ground-truth grade of `answer` to `question` against `expected`: by
+/// the question's benchmark scorer when it names one (the share of parts
+/// right, passing only with every part), else under `options`.
+pub fn grade_truth(question: &Question, expected: &Value, answer: Option<&Value>, options: &MatchOptions) -> Grade {
+    let scorer = question.scorer.unwrap_or(Scorer::Builtin);
+    let scored =
+        answer.map_or_else(|| benchmark::unanswered(scorer, expected), |a| benchmark::score(scorer, expected, a));
+    match scored {
+        None => grade_ground_truth(expected, answer, options),
+        Some(Ok(score)) if answer.is_none() => {
+            Grade::scored("ground_truth", 0.0, 1.0, format!("{NO_ANSWER} ({})", score.describe()))
+        }
+        Some(Ok(score)) => Grade::scored("ground_truth", score.share_right(), 1.0, score.describe()),
+        Some(Err(err)) => {
+            Grade::failed("ground_truth", 1.0, format!("{} rules: {err}", benchmark::scorer_name(scorer)))
+        }
+    }
 }
 
 /// The ground-truth grade of `answer` against `expected` under `options`.

@@ -49,6 +49,7 @@ struct DatasetContext<'a> {
     description: &'a str,
     domain: &'a str,
     notes: &'a [String],
+    documentation: &'a indexmap::IndexMap<String, String>,
 }
 
 /// The compiled prompt templates.
@@ -186,6 +187,7 @@ fn dataset_context(dataset: &Dataset) -> DatasetContext<'_> {
         description: &dataset.metadata.description,
         domain: &dataset.metadata.domain,
         notes: &dataset.metadata.important_notes,
+        documentation: &dataset.metadata.documentation,
     }
 }
 

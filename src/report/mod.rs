@@ -4,6 +4,7 @@
 //! critic (scorecard, findings taxonomy, convergence), where its tokens went (prompt cache, per question) and two critics' verdicts on one run.
 
 mod agreement;
+mod benchmark;
 mod compare;
 mod consensus;
 mod convergence;
@@ -25,6 +26,7 @@ pub(crate) mod test_run;
 mod verify;
 
 pub use agreement::{Flip, VerdictAgreement, verdict_agreement};
+pub use benchmark::{SubmissionLine, benchmark_score, benchmark_summary, dabstep_submission};
 pub use compare::{Change, Row, Side, compare};
 pub use consensus::consensus_summary;
 pub use convergence::{ApprovalHistogram, Convergence, convergence};
@@ -39,8 +41,8 @@ pub use results_doc::{
     LevelBreakdown, LogEntry, LogRole, QuestionTrace, ReferenceLogEntry, ReferenceRole, StageTiming, Summary, Tokens,
 };
 pub use results_harness::{
-    BenchmarkScore, BenchmarkSummary, BudgetUse, CacheUse, ConsensusSummary, EpochResult, MetamorphicSummary, Repeats,
-    SignalAgainstLabels, SubAnswer,
+    BenchmarkMetrics, BenchmarkScore, BenchmarkSummary, BudgetUse, CacheUse, ConsensusSummary, EpochResult,
+    MetamorphicSummary, Repeats, SignalAgainstLabels, SubAnswer,
 };
 pub use roles::{RoleUsage, RoleUsages, role_usage};
 pub use scorecard::{

@@ -14,6 +14,7 @@ use crate::run::conversation::{Entry, entries, user_prompt};
 use crate::run::{Attempt, Iteration, LlmCall, Outcome, QuestionState, QuestionStatus, RunState};
 use crate::text::preview;
 
+use super::benchmark::{benchmark_score, benchmark_summary};
 use super::consensus::consensus_summary;
 use super::convergence::convergence;
 use super::economy::token_economy;
@@ -162,7 +163,7 @@ fn detailed(state: &RunState, q: &QuestionState) -> DetailedResult {
         epochs: epochs(state, q),
         metamorphic: latest.and_then(|a| a.metamorphic.clone()),
         consensus: latest.and_then(|a| q.consensus.get(&a.epoch).cloned()),
-        benchmark: None,
+        benchmark: benchmark_score(q),
     }
 }
 
@@ -347,7 +348,7 @@ fn results_with<Traces>(state: &RunState, generated_at: &str, question_traces: T
             repeats: repeats(state),
             metamorphic: metamorphic_summary(state),
             consensus: consensus_summary(state),
-            benchmark: None,
+            benchmark: benchmark_summary(&state.questions),
             successful_executions: passed_count,
             execution_failures: count(Outcome::Failed),
             critic_loop_exhausted: count(Outcome::Exhausted),

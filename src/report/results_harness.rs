@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::results_doc::Tokens;
-use crate::domain::Scorer;
+pub use crate::benchmark::{BenchmarkScore, SubAnswer};
 
 /// Calls the response cache served and those it did not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -76,30 +76,36 @@ pub struct BenchmarkSummary {
     pub accuracy_by_sub_question: Option<f64>,
     /// Mean over answered questions of the share of their parts that are right.
     pub proportional_accuracy_by_sub_question: Option<f64>,
+    /// Questions the benchmark's rules score (those with an expected answer).
+    #[serde(default)]
+    pub questions: usize,
+    /// Of those, questions the model answered.
+    #[serde(default)]
+    pub answered: usize,
+    /// The same metrics over every scored question, an unanswered one wrong in every part.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over_all_questions: Option<BenchmarkMetrics>,
+    /// The same metrics over every scored question graded on the trial answer
+    /// of its first DAG, before any rebuild (none there counts wrong in every part).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_iteration: Option<BenchmarkMetrics>,
+    /// Questions right at the end but not on their first DAG's answer: the critic loop fixed them.
+    #[serde(default)]
+    pub fixed: usize,
+    /// Questions right on their first DAG's answer but not at the end: the critic loop broke them.
+    #[serde(default)]
+    pub broken: usize,
 }
 
-/// One question's answer scored by its benchmark's rules.
+/// A benchmark's three metrics over a set of questions.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct BenchmarkScore {
-    /// Whose rules.
-    pub scorer: Scorer,
-    /// Each named part of the answer.
-    pub sub_answers: Vec<SubAnswer>,
-    /// Whether every part is right.
-    pub correct: bool,
-}
-
-/// One named part of a benchmark answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SubAnswer {
-    /// The part's name (`@name[...]`).
-    pub name: String,
-    /// What the benchmark expects.
-    pub expected: String,
-    /// What the answer gave; none when it lacks the part.
-    pub given: Option<String>,
-    /// Whether the part is right by the scorer's rules.
-    pub correct: bool,
+pub struct BenchmarkMetrics {
+    /// Questions whose every part is right.
+    pub accuracy_by_question: Option<f64>,
+    /// Parts right over all parts.
+    pub accuracy_by_sub_question: Option<f64>,
+    /// Mean of the share of each question's parts that are right.
+    pub proportional_accuracy_by_sub_question: Option<f64>,
 }
 
 /// What the metamorphic checks of a run found (`run --metamorphic`).

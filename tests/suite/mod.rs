@@ -2,6 +2,8 @@
 
 mod anthropic;
 mod architecture;
+mod benchmark_import;
+mod benchmark_scorers;
 mod by_hand;
 mod ci_tools;
 mod compare_runs;

@@ -388,6 +388,24 @@ fn a_title_row_above_the_header_is_found_or_named() {
     }
 }
 
+#[test]
+fn a_title_above_a_header_with_unnamed_columns_is_found_and_they_are_named_as_pandas_names_them() {
+    // A published table's shape: a title, then a header with two empty
+    // names, over columns that are never full (so no row is every field filled).
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("logan.csv");
+    std::fs::write(&csv, "\u{feff}JAMES LOGAN,,,,,\nWins,Name,,,Team,Rounds\n5,Ann,,,X,5\n4,Bea,,,Y,\n3,Cal,,,Z,4\n")
+        .unwrap();
+    let out = dir.path().join("out");
+    let result = prepare(&csv, &out, &["--sample-size", "all"]);
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert!(result.status.success() && stderr.contains("header: row 2 of the CSV"), "{stderr}");
+    let rows = &read_json(&out.join("data.json"))["rows"];
+    let first: Vec<&str> = rows[0].as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(first, ["Wins", "Name", "Unnamed: 2", "Unnamed: 3", "Team", "Rounds"]);
+    assert_eq!(rows.as_array().unwrap().len(), 3);
+}
+
 /// The Python of a duration column's note (after "in seconds: "), run on
 /// every value: statements on the way, the last expression collected.
 fn seconds_dag(notes: &[(&str, String)]) -> Value {

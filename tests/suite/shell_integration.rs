@@ -8,10 +8,11 @@ use crate::common::eval_dag;
 use crate::common::tools::{Tool, require};
 
 /// The visible subcommands every script and page names.
-const SUBCOMMANDS: [&str; 13] = [
+const SUBCOMMANDS: [&str; 14] = [
     "run",
     "replay",
     "prepare",
+    "import",
     "exec",
     "validate",
     "report",

@@ -51,7 +51,7 @@ pub struct PrepareOptions {
     /// The file's character encoding (a WHATWG label such as `latin1`), detected when `None`.
     pub encoding: Option<String>,
     /// The 1-based row holding the header (rows above it are skipped); found
-    /// when `None`: the first full row after leading rows that are mostly empty (a title).
+    /// when `None`: the first row at least half filled after leading rows that are mostly empty (a title).
     pub header_row: Option<u64>,
 }
 
@@ -113,7 +113,7 @@ impl Reader<'_> {
 
     /// Rows above the header when none is named: leading rows with fewer than
     /// half of their fields filled (a title such as `JAMES LOGAN,,,,`) before
-    /// the first row whose every field is filled, within the first rows.
+    /// the first row with at least half of them filled, within the first rows.
     fn title_rows(&self) -> Result<u64, PrepareError> {
         let mut reader = self.open()?;
         let mut record = csv::StringRecord::new();
@@ -121,7 +121,7 @@ impl Reader<'_> {
         while filled.len() < TITLE_SCAN_ROWS && self.next(&mut reader, &mut record)? {
             filled.push((record.iter().filter(|f| !f.trim().is_empty()).count(), record.len()));
         }
-        let header = filled.iter().position(|&(full, width)| full == width);
+        let header = filled.iter().position(|&(full, width)| 2 * full >= width);
         Ok(match header {
             Some(at) if filled[..at].iter().all(|&(full, _)| 2 * full < filled[at].1) => at as u64,
             _ => 0,
@@ -140,7 +140,16 @@ impl Reader<'_> {
                 }));
             }
         }
-        Ok(record.iter().map(str::to_string).collect())
+        let mut names: Vec<String> = record.iter().map(str::to_string).collect();
+        // A few unnamed columns in a header are named as pandas names them;
+        // a row mostly empty is no header (its empty names then clash).
+        let unnamed = names.iter().filter(|n| n.trim().is_empty()).count();
+        if 2 * unnamed < names.len() {
+            for (i, name) in names.iter_mut().enumerate().filter(|(_, n)| n.trim().is_empty()) {
+                *name = format!("Unnamed: {i}");
+            }
+        }
+        Ok(names)
     }
 
     /// Call `visit` with every record below the header (and its 0-based row

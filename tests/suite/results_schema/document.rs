@@ -6,12 +6,12 @@ use eval_dag::domain::{
     Relation, RoleModel, Scorer, Severity, Transform,
 };
 use eval_dag::report::{
-    AnswerGrade, ApprovalHistogram, AttemptTrace, BenchmarkScore, BenchmarkSummary, BudgetUse, CacheUse, CallMeta,
-    ConsensusSummary, Convergence, CriticScorecard, DetailedResult, DifficultyBreakdown, EpochResult, EvalResults,
-    FailureAnalysis, FateCounts, FindingGroup, FindingsTaxonomy, GradedBy, Grading, IterationTrace, JudgedIteration,
-    LevelBreakdown, LogEntry, LogRole, MetamorphicSummary, Oscillation, OscillationKind, QuestionTrace,
-    ReferenceLogEntry, ReferenceRole, Repeats, RoleUsage, SignalAgainstLabels, StageTiming, SubAnswer, Summary,
-    TokenEconomy, Tokens, VerdictFate,
+    AnswerGrade, ApprovalHistogram, AttemptTrace, BenchmarkMetrics, BenchmarkScore, BenchmarkSummary, BudgetUse,
+    CacheUse, CallMeta, ConsensusSummary, Convergence, CriticScorecard, DetailedResult, DifficultyBreakdown,
+    EpochResult, EvalResults, FailureAnalysis, FateCounts, FindingGroup, FindingsTaxonomy, GradedBy, Grading,
+    IterationTrace, JudgedIteration, LevelBreakdown, LogEntry, LogRole, MetamorphicSummary, Oscillation,
+    OscillationKind, QuestionTrace, ReferenceLogEntry, ReferenceRole, Repeats, RoleUsage, SignalAgainstLabels,
+    StageTiming, SubAnswer, Summary, TokenEconomy, Tokens, VerdictFate,
 };
 use eval_dag::run::{AnswerLabel, Budget, DatasetRef, Outcome, RunSettings, Stage};
 use serde_json::json;
@@ -176,6 +176,20 @@ pub(super) fn full_document() -> EvalResults {
                 accuracy_by_question: Some(0.5),
                 accuracy_by_sub_question: Some(0.6),
                 proportional_accuracy_by_sub_question: Some(0.55),
+                questions: 3,
+                answered: 2,
+                over_all_questions: Some(BenchmarkMetrics {
+                    accuracy_by_question: Some(1.0 / 3.0),
+                    accuracy_by_sub_question: Some(0.5),
+                    proportional_accuracy_by_sub_question: Some(0.4),
+                }),
+                first_iteration: Some(BenchmarkMetrics {
+                    accuracy_by_question: Some(0.0),
+                    accuracy_by_sub_question: Some(0.25),
+                    proportional_accuracy_by_sub_question: Some(0.2),
+                }),
+                fixed: 1,
+                broken: 0,
             }),
             successful_executions: 1,
             execution_failures: 0,
