@@ -88,7 +88,7 @@ pub fn settings_from_v4(settings: &mut Value) {
         .iter()
         .map(|role| {
             (
-                serde_json::to_value(role).expect("a role serialises").as_str().unwrap_or_default().to_string(),
+                serde_json::to_value(role).ok().and_then(|name| name.as_str().map(str::to_string)).unwrap_or_default(),
                 played.clone(),
             )
         })

@@ -304,9 +304,9 @@ pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, Prepar
         })
         .collect();
     reader.each(columns, |_, record| {
-        for &i in &numeric {
+        for (&i, statistics) in order.iter_mut() {
             if let Some(x) = number(record, i) {
-                order.get_mut(&i).expect("numeric column").count(x);
+                statistics.count(x);
             }
         }
     })?;
@@ -314,9 +314,9 @@ pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, Prepar
     // Pass four: the exact values at the wanted ranks.
     order.values_mut().for_each(OrderStatistics::target_buckets);
     reader.each(columns, |_, record| {
-        for &i in &numeric {
+        for (&i, statistics) in order.iter_mut() {
             if let Some(x) = number(record, i) {
-                order.get_mut(&i).expect("numeric column").collect(x);
+                statistics.collect(x);
             }
         }
     })?;
@@ -346,8 +346,8 @@ pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, Prepar
 /// Write `prepared` into `dir` (created if needed) as `data.json` and `metadata.json`.
 pub fn write(prepared: &Prepared, dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    let data = serde_json::to_string(&prepared.data).expect("data serialises");
+    let data = serde_json::to_string(&prepared.data)?;
     std::fs::write(dir.join("data.json"), data + "\n")?;
-    let metadata = serde_json::to_string_pretty(&prepared.metadata).expect("metadata serialises");
+    let metadata = serde_json::to_string_pretty(&prepared.metadata)?;
     std::fs::write(dir.join("metadata.json"), metadata + "\n")
 }

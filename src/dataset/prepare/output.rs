@@ -77,7 +77,7 @@ fn sample(c: &Collected<'_>) -> (Vec<Value>, String) {
         })
         .collect();
     while quotas.iter().map(|q| q.1).sum::<u64>() > size.min(total) {
-        let largest = quotas.iter_mut().max_by_key(|q| q.1).expect("a stratum");
+        let Some(largest) = quotas.iter_mut().max_by_key(|q| q.1) else { break };
         largest.1 -= 1;
     }
     let mut rows: Vec<(u64, Vec<String>)> = Vec::new();
