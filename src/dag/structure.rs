@@ -9,7 +9,7 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use super::InputRef;
 use super::findings::FindingSink;
 use crate::dataset::SchemaCatalogue;
-use crate::domain::GeneratedDag;
+use crate::domain::{GeneratedDag, Rule};
 
 /// Add every graph-level finding of `dag` to `sink`.
 pub fn check_structure(dag: &GeneratedDag, catalogue: &SchemaCatalogue, sink: &mut FindingSink) {
@@ -18,13 +18,13 @@ pub fn check_structure(dag: &GeneratedDag, catalogue: &SchemaCatalogue, sink: &m
         if !seen.insert(node.node_id.as_str()) {
             sink.node(
                 node,
-                "duplicate_node_id",
+                Rule::DuplicateNodeId,
                 format!("node id {} is used by more than one node; ids must be unique", node.node_id),
             );
         }
     }
     if dag.nodes.is_empty() {
-        sink.dag("empty_dag", "the DAG has no nodes".into());
+        sink.dag(Rule::EmptyDag, "the DAG has no nodes".into());
         return;
     }
     let layer: HashMap<&str, usize> = dag.nodes.iter().map(|n| (n.node_id.as_str(), n.layer)).collect();
@@ -35,7 +35,7 @@ pub fn check_structure(dag: &GeneratedDag, catalogue: &SchemaCatalogue, sink: &m
     for node in &dag.nodes {
         for (param, reference) in &node.inputs {
             match InputRef::parse(reference) {
-                Err(err) => sink.node(node, "bad_input_ref", format!("input {param}: {err}")),
+                Err(err) => sink.node(node, Rule::BadInputRef, format!("input {param}: {err}")),
                 Ok(InputRef::Dataset(key)) => {
                     if catalogue.entry(&key).is_none() {
                         let keys: Vec<&str> = catalogue.keys().collect();
@@ -44,19 +44,19 @@ pub fn check_structure(dag: &GeneratedDag, catalogue: &SchemaCatalogue, sink: &m
                             .unwrap_or_else(|| format!("; the keys are {}", keys.join(", ")));
                         sink.node(
                             node,
-                            "unknown_dataset_key",
+                            Rule::UnknownDatasetKey,
                             format!("input {param} reads dataset.{key}, which does not exist{hint}"),
                         );
                     }
                 }
                 Ok(InputRef::PrevNode(source)) => {
                     if source == node.node_id {
-                        sink.node(node, "self_reference", format!("input {param} reads the node's own output"));
+                        sink.node(node, Rule::SelfReference, format!("input {param} reads the node's own output"));
                     } else if let Some(&source_layer) = layer.get(source.as_str()) {
                         if source_layer >= node.layer {
                             sink.node(
                                 node,
-                                "edge_layer_order",
+                                Rule::EdgeLayerOrder,
                                 format!("input {param} reads {source} (layer {source_layer}) but this node is in layer {}; inputs must come from earlier layers", node.layer),
                             );
                         }
@@ -65,7 +65,7 @@ pub fn check_structure(dag: &GeneratedDag, catalogue: &SchemaCatalogue, sink: &m
                     } else {
                         sink.node(
                             node,
-                            "unknown_node_ref",
+                            Rule::UnknownNodeRef,
                             format!("input {param} reads prev_node.{source}, but there is no node {source}"),
                         );
                     }
@@ -78,14 +78,14 @@ pub fn check_structure(dag: &GeneratedDag, catalogue: &SchemaCatalogue, sink: &m
     for edge in &dag.edges {
         let (Some(&a), Some(&b)) = (layer.get(edge.source.as_str()), layer.get(edge.target.as_str())) else {
             sink.dag(
-                "unknown_edge_node",
+                Rule::UnknownEdgeNode,
                 format!("edge {} → {} names a node that does not exist", edge.source, edge.target),
             );
             continue;
         };
         if a >= b {
             sink.dag(
-                "edge_layer_order",
+                Rule::EdgeLayerOrder,
                 format!(
                     "edge {} → {} goes from layer {a} to layer {b}; edges must go to a later layer",
                     edge.source, edge.target
@@ -101,7 +101,7 @@ pub fn check_structure(dag: &GeneratedDag, catalogue: &SchemaCatalogue, sink: &m
         if let Some(node) = dag.node(target) {
             sink.node(
                 node,
-                "missing_edge",
+                Rule::MissingEdge,
                 format!("{target} reads prev_node.{source}.output but there is no edge {source} → {target}"),
             );
         }
@@ -112,17 +112,20 @@ pub fn check_structure(dag: &GeneratedDag, catalogue: &SchemaCatalogue, sink: &m
         if let Some(node) = dag.node(target) {
             sink.node(
                 node,
-                "phantom_edge",
+                Rule::PhantomEdge,
                 format!("edge {source} → {target} exists but {target} has no input prev_node.{source}.output"),
             );
         }
     }
 
     if is_cyclic_directed(&graph) {
-        sink.dag("cycle", "the nodes' dependencies form a cycle".into());
+        sink.dag(Rule::Cycle, "the nodes' dependencies form a cycle".into());
     }
     let Some(&final_index) = index.get(dag.final_answer_node.as_str()) else {
-        sink.dag("missing_final_node", format!("final_answer_node {} is not a node of the DAG", dag.final_answer_node));
+        sink.dag(
+            Rule::MissingFinalNode,
+            format!("final_answer_node {} is not a node of the DAG", dag.final_answer_node),
+        );
         return;
     };
     let last_layer = dag.nodes.iter().map(|n| n.layer).max().unwrap_or(0);
@@ -131,7 +134,7 @@ pub fn check_structure(dag: &GeneratedDag, catalogue: &SchemaCatalogue, sink: &m
     {
         sink.node(
             final_node,
-            "final_not_in_last_layer",
+            Rule::FinalNotInLastLayer,
             format!("the final node is in layer {} but the last layer is {last_layer}", final_node.layer),
         );
     }
@@ -140,7 +143,7 @@ pub fn check_structure(dag: &GeneratedDag, catalogue: &SchemaCatalogue, sink: &m
         if here != final_index && !has_path_connecting(&graph, here, final_index, None) {
             sink.node(
                 node,
-                "dead_node",
+                Rule::DeadNode,
                 format!(
                     "{} does not contribute to the final node {}; remove it or use its output",
                     node.node_id, dag.final_answer_node

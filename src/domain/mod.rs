@@ -1,8 +1,8 @@
 //! Serde types shared by every part of eval-dag.
 //!
-//! Field names follow the reference design's JSON so its files
-//! load unchanged; fields we add are optional on input and unknown fields are
-//! ignored.
+//! Field names follow the base JSON formats (ARCHITECTURE.md, "Decisions the
+//! code relies on") so files in them load unchanged; fields we add are
+//! optional on input and unknown fields are ignored.
 
 mod budget;
 mod consensus;
@@ -16,6 +16,7 @@ mod metamorphic;
 mod question;
 mod reply_schema;
 mod result;
+mod rule;
 
 pub use budget::{Budget, BudgetLimit, Spend};
 pub use consensus::{Consensus, DraftAnswer};
@@ -30,3 +31,4 @@ pub use metamorphic::{Metamorphic, MetamorphicCheck, Relation, Transform};
 pub use question::{DifficultyLevel, Question, Scorer};
 pub use reply_schema::{ReplySchema, StructuredOutput};
 pub use result::ExecutionResult;
+pub use rule::Rule;

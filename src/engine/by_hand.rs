@@ -6,7 +6,7 @@
 use super::context::RunContext;
 use super::critic::{Attempt, Checked};
 use crate::domain::{
-    AttemptAt, ExecutionResult, Finding, FindingSource, GeneratedDag, IterationAt, Question, Severity,
+    AttemptAt, ExecutionResult, Finding, FindingSource, GeneratedDag, IterationAt, Question, Rule, Severity,
 };
 use crate::run::{EngineEvent, HandEdit, Outcome};
 
@@ -75,7 +75,7 @@ pub async fn try_dag(start: HandStart<'_>, edit: HandEdit) {
             let finding = Finding {
                 node_id: None,
                 layer: None,
-                rule: "unparseable_dag".into(),
+                rule: Rule::UnparseableDag,
                 source: FindingSource::Structural,
                 message: format!("The edited text is not a DAG: {error}"),
                 severity: Severity::Error,

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::events::{Outcome, Stage};
-use crate::domain::{AttemptAt, IterationAt, TokenUsage};
+use crate::domain::{AttemptAt, IterationAt, Rule, TokenUsage};
 use crate::domain::{CriticFeedback, ExecutionResult, Finding, FindingSource, GeneratedDag, Grade, Question, Severity};
 
 /// Where a question stands.
@@ -355,7 +355,7 @@ impl QuestionState {
         feedback.findings.push(Finding {
             node_id,
             layer,
-            rule: "note".into(),
+            rule: Rule::Note,
             source: FindingSource::Human,
             message: text,
             severity: Severity::Warning,

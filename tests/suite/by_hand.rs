@@ -108,7 +108,7 @@ fn rates_written(engine: &Engine, code: &str) -> HandEdit {
 
 fn rules(engine: &Engine, question: &str, attempt: u32) -> Vec<String> {
     let it = engine.attempt(question, attempt).iteration(1).unwrap();
-    it.feedback.as_ref().unwrap().findings.iter().map(|f| f.rule.clone()).collect()
+    it.feedback.as_ref().unwrap().findings.iter().map(|f| f.rule.to_string()).collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

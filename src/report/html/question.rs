@@ -95,7 +95,7 @@ fn finding_view(finding: &Finding, fate: Option<FindingFate>) -> FindingView {
         }),
         source: finding.source.label(),
         node: finding.node_id.clone(),
-        rule: finding.rule.clone(),
+        rule: finding.rule.to_string(),
         message: finding.message.clone(),
     }
 }
