@@ -11,8 +11,35 @@ use super::findings::FindingSink;
 use crate::dataset::SchemaCatalogue;
 use crate::domain::{GeneratedDag, Rule};
 
+/// A pair of node ids: (source, target).
+type Link = (String, String);
+
+/// The nodes' layers and the graph of their dependencies, as read so far.
+struct Dependencies<'a> {
+    layer: HashMap<&'a str, usize>,
+    graph: DiGraph<&'a str, ()>,
+    index: HashMap<&'a str, NodeIndex>,
+}
+
 /// Add every graph-level finding of `dag` to `sink`.
 pub fn check_structure(dag: &GeneratedDag, catalogue: &SchemaCatalogue, sink: &mut FindingSink) {
+    duplicate_ids(dag, sink);
+    if dag.nodes.is_empty() {
+        sink.dag(Rule::EmptyDag, "the DAG has no nodes".into());
+        return;
+    }
+    let layer: HashMap<&str, usize> = dag.nodes.iter().map(|n| (n.node_id.as_str(), n.layer)).collect();
+    let mut graph: DiGraph<&str, ()> = DiGraph::new();
+    let index: HashMap<&str, NodeIndex> = layer.keys().map(|id| (*id, graph.add_node(*id))).collect();
+    let mut deps = Dependencies { layer, graph, index };
+    let referenced = input_references(dag, catalogue, &mut deps, sink);
+    let declared = declared_edges(dag, &mut deps, sink);
+    edges_agree(dag, &referenced, &declared, sink);
+    reachability(dag, &deps, sink);
+}
+
+/// Ids used by more than one node.
+fn duplicate_ids(dag: &GeneratedDag, sink: &mut FindingSink) {
     let mut seen = HashSet::new();
     for node in &dag.nodes {
         if !seen.insert(node.node_id.as_str()) {
@@ -23,15 +50,17 @@ pub fn check_structure(dag: &GeneratedDag, catalogue: &SchemaCatalogue, sink: &m
             );
         }
     }
-    if dag.nodes.is_empty() {
-        sink.dag(Rule::EmptyDag, "the DAG has no nodes".into());
-        return;
-    }
-    let layer: HashMap<&str, usize> = dag.nodes.iter().map(|n| (n.node_id.as_str(), n.layer)).collect();
-    let mut graph: DiGraph<&str, ()> = DiGraph::new();
-    let index: HashMap<&str, NodeIndex> = layer.keys().map(|id| (*id, graph.add_node(*id))).collect();
+}
 
-    let mut referenced: HashSet<(String, String)> = HashSet::new();
+/// Check every input reference, adding the dependencies they make to `deps`;
+/// the (source, target) pairs the inputs read.
+fn input_references(
+    dag: &GeneratedDag,
+    catalogue: &SchemaCatalogue,
+    deps: &mut Dependencies,
+    sink: &mut FindingSink,
+) -> HashSet<Link> {
+    let mut referenced: HashSet<Link> = HashSet::new();
     for node in &dag.nodes {
         for (param, reference) in &node.inputs {
             match InputRef::parse(reference) {
@@ -52,7 +81,7 @@ pub fn check_structure(dag: &GeneratedDag, catalogue: &SchemaCatalogue, sink: &m
                 Ok(InputRef::PrevNode(source)) => {
                     if source == node.node_id {
                         sink.node(node, Rule::SelfReference, format!("input {param} reads the node's own output"));
-                    } else if let Some(&source_layer) = layer.get(source.as_str()) {
+                    } else if let Some(&source_layer) = deps.layer.get(source.as_str()) {
                         if source_layer >= node.layer {
                             sink.node(
                                 node,
@@ -60,7 +89,7 @@ pub fn check_structure(dag: &GeneratedDag, catalogue: &SchemaCatalogue, sink: &m
                                 format!("input {param} reads {source} (layer {source_layer}) but this node is in layer {}; inputs must come from earlier layers", node.layer),
                             );
                         }
-                        graph.add_edge(index[source.as_str()], index[node.node_id.as_str()], ());
+                        deps.graph.add_edge(deps.index[source.as_str()], deps.index[node.node_id.as_str()], ());
                         referenced.insert((source, node.node_id.clone()));
                     } else {
                         sink.node(
@@ -74,9 +103,14 @@ pub fn check_structure(dag: &GeneratedDag, catalogue: &SchemaCatalogue, sink: &m
         }
     }
 
-    let mut declared: HashSet<(String, String)> = HashSet::new();
+    referenced
+}
+
+/// Check every declared edge, adding it to `deps`; the (source, target) pairs declared.
+fn declared_edges(dag: &GeneratedDag, deps: &mut Dependencies, sink: &mut FindingSink) -> HashSet<Link> {
+    let mut declared: HashSet<Link> = HashSet::new();
     for edge in &dag.edges {
-        let (Some(&a), Some(&b)) = (layer.get(edge.source.as_str()), layer.get(edge.target.as_str())) else {
+        let (Some(&a), Some(&b)) = (deps.layer.get(edge.source.as_str()), deps.layer.get(edge.target.as_str())) else {
             sink.dag(
                 Rule::UnknownEdgeNode,
                 format!("edge {} → {} names a node that does not exist", edge.source, edge.target),
@@ -92,10 +126,15 @@ pub fn check_structure(dag: &GeneratedDag, catalogue: &SchemaCatalogue, sink: &m
                 ),
             );
         }
-        graph.add_edge(index[edge.source.as_str()], index[edge.target.as_str()], ());
+        deps.graph.add_edge(deps.index[edge.source.as_str()], deps.index[edge.target.as_str()], ());
         declared.insert((edge.source.clone(), edge.target.clone()));
     }
-    let mut missing: Vec<_> = referenced.difference(&declared).collect();
+    declared
+}
+
+/// Inputs without their edge, and edges without their input.
+fn edges_agree(dag: &GeneratedDag, referenced: &HashSet<Link>, declared: &HashSet<Link>, sink: &mut FindingSink) {
+    let mut missing: Vec<_> = referenced.difference(declared).collect();
     missing.sort();
     for (source, target) in missing {
         if let Some(node) = dag.node(target) {
@@ -106,7 +145,7 @@ pub fn check_structure(dag: &GeneratedDag, catalogue: &SchemaCatalogue, sink: &m
             );
         }
     }
-    let mut phantom: Vec<_> = declared.difference(&referenced).collect();
+    let mut phantom: Vec<_> = declared.difference(referenced).collect();
     phantom.sort();
     for (source, target) in phantom {
         if let Some(node) = dag.node(target) {
@@ -117,11 +156,14 @@ pub fn check_structure(dag: &GeneratedDag, catalogue: &SchemaCatalogue, sink: &m
             );
         }
     }
+}
 
-    if is_cyclic_directed(&graph) {
+/// Cycles, the final node's place, and nodes that do not reach it.
+fn reachability(dag: &GeneratedDag, deps: &Dependencies, sink: &mut FindingSink) {
+    if is_cyclic_directed(&deps.graph) {
         sink.dag(Rule::Cycle, "the nodes' dependencies form a cycle".into());
     }
-    let Some(&final_index) = index.get(dag.final_answer_node.as_str()) else {
+    let Some(&final_index) = deps.index.get(dag.final_answer_node.as_str()) else {
         sink.dag(
             Rule::MissingFinalNode,
             format!("final_answer_node {} is not a node of the DAG", dag.final_answer_node),
@@ -139,8 +181,8 @@ pub fn check_structure(dag: &GeneratedDag, catalogue: &SchemaCatalogue, sink: &m
         );
     }
     for node in &dag.nodes {
-        let here = index[node.node_id.as_str()];
-        if here != final_index && !has_path_connecting(&graph, here, final_index, None) {
+        let here = deps.index[node.node_id.as_str()];
+        if here != final_index && !has_path_connecting(&deps.graph, here, final_index, None) {
             sink.node(
                 node,
                 Rule::DeadNode,

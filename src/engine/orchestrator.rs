@@ -250,6 +250,51 @@ impl Orchestrator {
         }
         true
     }
+
+    /// Start every epoch and draft of `questions` (on a continued run, those
+    /// not finished; on an idle one, none, their latest attempts noted).
+    fn start(&mut self, questions: Vec<Question>, settings: &RunSettings, options: &RunOptions) {
+        let drafts = settings.drafts();
+        for question in questions {
+            for epoch in 1..=settings.epochs() {
+                let mut starts: Vec<DraftStart> = Vec::new();
+                for draft in 1..=drafts {
+                    let plan = match &options.prior {
+                        Some(prior) if options.idle => Resumption::Keep(
+                            prior
+                                .question(&question.id)
+                                .and_then(|q| q.latest_in(epoch, draft))
+                                .map_or(0, |a| a.number),
+                        ),
+                        Some(prior) => resumption(prior, &question.id, (epoch, draft), options.retry_failed),
+                        None => Resumption::Start(1, None, None),
+                    };
+                    match plan {
+                        Resumption::Keep(attempt) if (epoch, draft) == (1, 1) => {
+                            self.latest_attempt.insert(question.id.clone(), attempt);
+                        }
+                        Resumption::Keep(_) => {}
+                        Resumption::Start(attempt, seed, forked_from) => {
+                            let at = AttemptAt::new(question.id.as_str(), attempt).in_epoch(epoch, draft);
+                            starts.push((at, seed, forked_from));
+                        }
+                    }
+                }
+                let recorded = options
+                    .prior
+                    .as_ref()
+                    .and_then(|p| p.question(&question.id))
+                    .is_some_and(|q| q.consensus.contains_key(&epoch));
+                if drafts > 1 && !(options.idle || starts.is_empty() && recorded) {
+                    self.spawn_drafts(question.clone(), epoch, drafts, starts);
+                } else {
+                    for (at, seed, forked_from) in starts {
+                        self.spawn(question.clone(), at, seed, forked_from);
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// What a continued run does with one question of the earlier run.
@@ -326,43 +371,7 @@ async fn orchestrate(
         other_loops: HashMap::new(),
         issued: HashMap::new(),
     };
-    let drafts = settings.drafts();
-    for question in questions {
-        for epoch in 1..=settings.epochs() {
-            let mut starts: Vec<DraftStart> = Vec::new();
-            for draft in 1..=drafts {
-                let plan = match &options.prior {
-                    Some(prior) if options.idle => Resumption::Keep(
-                        prior.question(&question.id).and_then(|q| q.latest_in(epoch, draft)).map_or(0, |a| a.number),
-                    ),
-                    Some(prior) => resumption(prior, &question.id, (epoch, draft), options.retry_failed),
-                    None => Resumption::Start(1, None, None),
-                };
-                match plan {
-                    Resumption::Keep(attempt) if (epoch, draft) == (1, 1) => {
-                        run.latest_attempt.insert(question.id.clone(), attempt);
-                    }
-                    Resumption::Keep(_) => {}
-                    Resumption::Start(attempt, seed, forked_from) => {
-                        let at = AttemptAt::new(question.id.as_str(), attempt).in_epoch(epoch, draft);
-                        starts.push((at, seed, forked_from));
-                    }
-                }
-            }
-            let recorded = options
-                .prior
-                .as_ref()
-                .and_then(|p| p.question(&question.id))
-                .is_some_and(|q| q.consensus.contains_key(&epoch));
-            if drafts > 1 && !(options.idle || starts.is_empty() && recorded) {
-                run.spawn_drafts(question.clone(), epoch, drafts, starts);
-            } else {
-                for (at, seed, forked_from) in starts {
-                    run.spawn(question.clone(), at, seed, forked_from);
-                }
-            }
-        }
-    }
+    run.start(questions, &settings, &options);
     if run.tasks.is_empty() {
         let summary = emitter.with_state(|s| s.summary(emitter.now_ms()));
         emitter.emit(EngineEvent::RunFinished { summary });
