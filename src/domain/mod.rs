@@ -25,7 +25,7 @@ pub use diff::{FindingFate, IterationDiff, NodeChange, code_diff};
 pub use exchange::{CallKey, ChatMessage, FinishReason, LlmRole, RoleModel, RoleModels, TokenUsage};
 pub use feedback::{CriticFeedback, Finding, FindingSource, LayerValidation, Severity};
 pub use grading::{Grade, GradingSettings};
-pub use location::{AttemptAt, IterationAt, epoch_draft_prefix};
+pub use location::{AttemptAt, ForkedFrom, IterationAt, epoch_draft_prefix};
 pub(crate) use location::{is_one, is_zero, one};
 pub use metamorphic::{Metamorphic, MetamorphicCheck, Relation, Transform};
 pub use question::{DifficultyLevel, Question, Scorer};

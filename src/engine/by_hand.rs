@@ -6,7 +6,7 @@
 use super::context::RunContext;
 use super::critic::{Attempt, Checked};
 use crate::domain::{
-    AttemptAt, ExecutionResult, Finding, FindingSource, GeneratedDag, IterationAt, Question, Rule, Severity,
+    AttemptAt, ExecutionResult, Finding, FindingSource, ForkedFrom, GeneratedDag, IterationAt, Question, Rule, Severity,
 };
 use crate::run::{EngineEvent, HandEdit, Outcome};
 
@@ -28,7 +28,7 @@ pub struct HandStart<'a> {
 impl<'a> HandStart<'a> {
     fn begin(&self) -> Attempt<'a> {
         let at = AttemptAt::new(self.question.id.clone(), self.attempt);
-        let forked_from = Some((self.from.attempt, self.from.iteration));
+        let forked_from = Some(ForkedFrom::of(&self.from));
         self.ctx.emitter.emit(EngineEvent::QuestionStarted { at: at.clone(), forked_from, by_hand: true });
         Attempt { ctx: self.ctx, question: self.question, at }
     }

@@ -19,7 +19,7 @@ use super::gate::Gate;
 use super::node_run::run_node;
 use super::questions::generate_questions;
 use crate::domain::Question;
-use crate::domain::{AttemptAt, IterationAt};
+use crate::domain::{AttemptAt, ForkedFrom, IterationAt};
 use crate::llm::{DEFAULT_REPAIRS, Repairs};
 use crate::run::{Command, EngineEvent, HandEdit, Outcome, RunSettings, RunState};
 use crate::trace::TraceWriter;
@@ -99,7 +99,7 @@ impl Orchestrator {
         self.tasks.spawn(run_drafts(ctx, slots, question, epoch, drafts, starts));
     }
 
-    fn spawn(&mut self, question: Question, at: AttemptAt, seed: Seed, forked_from: Option<(u32, u32)>) {
+    fn spawn(&mut self, question: Question, at: AttemptAt, seed: Seed, forked_from: Option<ForkedFrom>) {
         self.register(&question.id, &at);
         let (ctx, slots) = (self.ctx.clone(), self.slots.clone());
         self.tasks.spawn(async move {
@@ -115,7 +115,7 @@ impl Orchestrator {
     }
 
     /// Cancel `question_id`'s latest attempt and start the next one, recording `command`.
-    fn restart(&mut self, question_id: &str, seed: Seed, forked_from: Option<(u32, u32)>, command: Command) {
+    fn restart(&mut self, question_id: &str, seed: Seed, forked_from: Option<ForkedFrom>, command: Command) {
         let Some(question) = self.question(question_id) else {
             return;
         };
@@ -192,7 +192,7 @@ impl Orchestrator {
                     Some((it.dag.clone()?, it.feedback.clone()?))
                 });
                 if seed.is_some() {
-                    let (question_id, forked_from) = (from.question_id.clone(), (from.attempt, from.iteration));
+                    let (question_id, forked_from) = (from.question_id.clone(), ForkedFrom::of(from));
                     self.restart(&question_id, seed, Some(forked_from), command);
                 }
                 return true;
@@ -303,7 +303,7 @@ enum Resumption {
     /// Its latest attempt (this number) finished: keep it.
     Keep(u32),
     /// Start attempt n, seeded and forked as given.
-    Start(u32, Seed, Option<(u32, u32)>),
+    Start(u32, Seed, Option<ForkedFrom>),
 }
 
 fn resumption(prior: &RunState, question_id: &str, (epoch, draft): (u32, u32), retry_failed: bool) -> Resumption {
@@ -323,9 +323,9 @@ fn resumption(prior: &RunState, question_id: &str, (epoch, draft): (u32, u32), r
         // Interrupted (killed, cancelled by the user, stopped by the budget):
         // the same attempt goes on, its recorded LLM responses reused.
         Some(Outcome::Cancelled | Outcome::Budget) | None => {
-            let seed = latest.forked_from.and_then(|(attempt, iteration)| {
-                let from = AttemptAt::new(question_id, attempt).in_epoch(epoch, draft);
-                let it = prior.question(question_id)?.attempt_at(&from)?.iteration(iteration)?;
+            let seed = latest.forked_from.and_then(|fork| {
+                let from = fork.within(&AttemptAt::new(question_id, latest.number).in_epoch(epoch, draft));
+                let it = prior.question(question_id)?.attempt_at(&from.attempt_at())?.iteration(from.iteration)?;
                 Some((it.dag.clone()?, it.feedback.clone()?))
             });
             Resumption::Start(latest.number, seed, latest.forked_from)

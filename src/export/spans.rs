@@ -219,8 +219,8 @@ impl SpanTree {
                 let index = self.attempt(at, t);
                 let attributes = &mut self.nodes[index].attributes;
                 attributes.flag("eval_dag.by_hand", *by_hand);
-                if let Some((attempt, iteration)) = forked_from {
-                    attributes.text("eval_dag.forked_from", format!("attempt {attempt}, iteration {iteration}"));
+                if let Some(from) = forked_from {
+                    attributes.text("eval_dag.forked_from", from.label());
                 }
             }
             EngineEvent::StageStarted { at, stage } => {

@@ -205,7 +205,7 @@ fn attempt(a: &Attempt) -> AttemptTrace {
         attempt: a.number,
         epoch: a.epoch,
         draft: a.draft,
-        forked_from: a.forked_from,
+        forked_from: a.forked_from.map(Into::into),
         by_hand: a.by_hand,
         outcome: a.outcome,
         reason: a.reason.clone(),

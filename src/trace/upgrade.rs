@@ -161,6 +161,6 @@ mod tests {
         let event = upgraded(json!({"type": "question_started", "question_id": "q_02", "attempt": 2,
             "forked_from": [1, 3]}));
         let at = crate::domain::AttemptAt::new("q_02", 2);
-        assert_eq!(event, EngineEvent::QuestionStarted { at, forked_from: Some((1, 3)), by_hand: false });
+        assert_eq!(event, EngineEvent::QuestionStarted { at, forked_from: Some((1, 3).into()), by_hand: false });
     }
 }
