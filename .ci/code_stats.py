@@ -138,8 +138,8 @@ def scan(path):
     return functions, calls
 
 
-def body_start(toks, k):
-    """The index of the `{` opening a function body, None for a declaration."""
+def head_end(toks, k):
+    """The index of the first `{` or `;` at depth 0 from k (an item's body or end), None if none."""
     depth = 0
     while k < len(toks):
         v = toks[k][1]
@@ -147,12 +147,16 @@ def body_start(toks, k):
             depth += 1
         elif v in ")]":
             depth -= 1
-        elif depth == 0 and v == ";":
-            return None
-        elif depth == 0 and v == "{":
+        elif depth == 0 and v in ";{":
             return k
         k += 1
     return None
+
+
+def body_start(toks, k):
+    """The index of the `{` opening a function body, None for a declaration."""
+    end = head_end(toks, k)
+    return end if end is not None and toks[end][1] == "{" else None
 
 
 def match_brace(toks, k):
@@ -171,19 +175,10 @@ def match_brace(toks, k):
 
 def item_end(toks, k):
     """The last index of the item starting at k (further attributes included)."""
-    depth = 0
-    while k < len(toks):
-        v = toks[k][1]
-        if v in "([":
-            depth += 1
-        elif v in ")]":
-            depth -= 1
-        elif depth == 0 and v == ";":
-            return k
-        elif depth == 0 and v == "{":
-            return match_brace(toks, k)
-        k += 1
-    return len(toks) - 1
+    end = head_end(toks, k)
+    if end is None:
+        return len(toks) - 1
+    return match_brace(toks, end) if toks[end][1] == "{" else end
 
 
 def main(argv):
