@@ -56,9 +56,9 @@ pub enum Rule {
     DeadNode,
     /// A name starts with an underscore.
     PrivateName,
-    /// A format string reads attributes or items.
+    /// A `str.format` field reads attributes or indexes.
     FormatFieldAccess,
-    /// A format string is computed.
+    /// `.format` called on something other than a string literal.
     ComputedFormat,
     /// An import statement.
     Import,
@@ -72,9 +72,9 @@ pub enum Rule {
     ForbiddenCall,
     /// An attribute that starts with an underscore.
     PrivateAttribute,
-    /// An attribute of frames, generators or tracebacks.
+    /// An attribute that reaches interpreter frames.
     FrameAttribute,
-    /// An assignment to an attribute.
+    /// An attribute assigned or deleted.
     AttributeAssignment,
     /// An `except:` without an exception type.
     BareExcept,
