@@ -9,6 +9,8 @@
 //! Run: `cargo bench --profile dev --bench cache` (`CACHE_BENCH_QUESTIONS=N`,
 //! `CACHE_BENCH_ROUNDS=N` for other sizes).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a benchmark stops at its first failure")]
+
 #[path = "../tests/common/mod.rs"]
 mod common;
 

@@ -10,6 +10,8 @@
 //! Run: `cargo bench --profile dev --bench engine`; the last trace of each
 //! mode is kept in `target/engine-bench/` for a closer look.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a benchmark stops at its first failure")]
+
 #[path = "../tests/common/mod.rs"]
 mod common;
 

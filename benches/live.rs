@@ -12,6 +12,8 @@
 //! Run: `cargo bench --profile dev --bench live` (`LIVE_BENCH_QUESTIONS=N`
 //! for another size).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a benchmark stops at its first failure")]
+
 #[path = "../tests/common/mod.rs"]
 mod common;
 

@@ -11,6 +11,8 @@
 //! benchmark built from an earlier commit — its `open` is measured too.
 //! Run: `cargo bench --profile dev --bench replay`.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a benchmark stops at its first failure")]
+
 #[path = "support/synthetic_trace.rs"]
 mod synthetic_trace;
 

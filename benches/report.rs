@@ -9,6 +9,8 @@
 //! `REPORT_BENCH_QUESTIONS=N` and `REPORT_BENCH_RUNS=N` change the size and
 //! the number of runs).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a benchmark stops at its first failure")]
+
 #[path = "support/synthetic_trace.rs"]
 mod synthetic_trace;
 

@@ -5,6 +5,8 @@
 //! without the layers measured alternately in the same run (benchmarks build
 //! with the test hooks that can leave them off). Run: `cargo bench --bench sandbox`.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a benchmark stops at its first failure")]
+
 #[path = "support/cpython.rs"]
 mod cpython;
 #[path = "support/measure.rs"]

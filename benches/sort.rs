@@ -7,6 +7,8 @@
 //! in one process after loading the data, via `tests/python/run_dag.py`; the
 //! answers must agree. Run: `cargo bench --bench sort [-- 10000 200000]`.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a benchmark stops at its first failure")]
+
 #[path = "support/cpython.rs"]
 mod cpython;
 #[path = "support/measure.rs"]

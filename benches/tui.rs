@@ -4,6 +4,8 @@
 //! the middle and one event back from the end. Run:
 //! `cargo bench --profile dev --bench tui`.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a benchmark stops at its first failure")]
+
 #[path = "support/synthetic_trace.rs"]
 mod synthetic_trace;
 

@@ -150,7 +150,7 @@ fn two_runs(
         let keys = crate::config::load_default()?.keys;
         crate::tui::compare(comparison, theme, keys, Box::pin(super::signals::interrupted()))?;
     } else if args.json {
-        say!("{}", serde_json::to_string_pretty(&rows).expect("rows serialise"));
+        say!("{}", serde_json::to_string_pretty(&rows)?);
     } else {
         let text = format!("{}{}", table(&rows), verdicts(matrix).join("\n"));
         say!("{}", text.trim_end_matches('\n'));
@@ -198,7 +198,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         let keys = crate::config::load_default()?.keys;
         crate::tui::compare_runs(view, theme, keys, Box::pin(super::signals::interrupted()))?;
     } else if args.json {
-        say!("{}", serde_json::to_string_pretty(&matrix).expect("the matrix serialises"));
+        say!("{}", serde_json::to_string_pretty(&matrix)?);
     } else {
         say!("{}", matrix_table(&matrix).trim_end_matches('\n'));
     }

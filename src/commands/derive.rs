@@ -7,7 +7,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use anyhow::Context;
 use sha2::{Digest, Sha256};
@@ -171,7 +171,7 @@ fn deriver(source: Source, slot: Arc<Mutex<Option<Started>>>) -> Deriver {
     let llm = source.llm.is_some();
     let start = move |position: usize| {
         let (started, derived) = source.start(position)?;
-        *slot.lock().expect("the slot is never poisoned") = Some(started);
+        *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(started);
         Ok(derived)
     };
     Deriver { llm, start: Box::new(start) }
@@ -214,7 +214,7 @@ pub fn replay(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
         deriver(source, slot.clone()),
         stop,
     );
-    let started = slot.lock().expect("the slot is never poisoned").take();
+    let started = slot.lock().unwrap_or_else(PoisonError::into_inner).take();
     if let Some(started) = started {
         finish(&runtime, started)?;
     }

@@ -42,7 +42,7 @@ pub fn run(args: ExecArgs) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let result = runtime.block_on(pool.run(&dag, 0));
     if !args.metamorphic {
-        say!("{}", serde_json::to_string_pretty(&result).expect("results serialise"));
+        say!("{}", serde_json::to_string_pretty(&result)?);
         return Ok(if result.success { ExitCode::SUCCESS } else { ExitCode::from(1) });
     }
     let copies = tempfile::tempdir().context("cannot create a directory for the transformed copies")?;
@@ -55,6 +55,6 @@ pub fn run(args: ExecArgs) -> anyhow::Result<ExitCode> {
     };
     let broken = metamorphic.as_ref().is_some_and(|m| m.checks.iter().any(|c| c.broken));
     let printed = serde_json::json!({"execution": result, "metamorphic": metamorphic});
-    say!("{}", serde_json::to_string_pretty(&printed).expect("results serialise"));
+    say!("{}", serde_json::to_string_pretty(&printed)?);
     Ok(if result.success && !broken { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

@@ -44,7 +44,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
         }
         (None, Some(ExportFormat::OtlpJson), Some(out)) => {
             let export = RunExport::from_trace(&trace, &project)?;
-            let size = super::report::write_page(out, &export.to_json())?;
+            let size = super::report::write_page(out, &export.to_json()?)?;
             say!(
                 "trace {}: {} spans written to {} ({:.1} KiB, project {project})",
                 export.trace_id_hex(),

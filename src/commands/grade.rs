@@ -10,11 +10,13 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use indexmap::IndexMap;
+use serde_json::Value;
 
-use crate::cli::{GradeArgs, LlmKind};
+use crate::cli::{GradeArgs, LlmKind, RoleFlags};
 use crate::config::{Config, RoleConfig};
+use crate::domain::{DifficultyLevel, Question, StructuredOutput};
 use crate::grade::{Answer, Grade, Grader, JudgedAt, judge_noise, majority, summarise};
-use crate::llm::{AnthropicClient, LlmClient, LlmRole, OpenAiClient};
+use crate::llm::{AnthropicClient, LlmClient, LlmRole, OpenAiClient, ReplayClient};
 use crate::report::{
     Convergence, CriticScorecard, FindingsTaxonomy, convergence, findings_taxonomy, metamorphic_summary,
     scorecard_graded_by,
@@ -70,30 +72,12 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
     }
     let grader = Grader::from_settings(&grading)?;
     if grader.has_judges() {
-        let config = Config::load(None)?;
-        // Judges need a model: the judge role's provider (openai-compatible
-        // unless the config file names anthropic) and server.
-        let provider = config.roles.get(LlmRole::Judge).and_then(|r| r.provider).or(config.llm.provider);
-        let provider = provider.filter(|p| *p != LlmKind::Offline).unwrap_or(LlmKind::Openai);
-        let choice = args.roles.choice(LlmRole::Judge, Some(provider));
-        let mut role = config.role_config(LlmRole::Judge, choice, |name| std::env::var(name).ok());
-        if let (Ok(role), Some(level)) = (&mut role, args.structured) {
-            role.ask_structured(level);
-        }
-        match role {
-            Ok(RoleConfig { openai: Some(settings), .. }) => {
-                llm = llm.with_fallback(Arc::new(OpenAiClient::new(settings)?));
-            }
-            Ok(RoleConfig { anthropic: Some(settings), .. }) => {
-                llm = llm.with_fallback(Arc::new(AnthropicClient::new(settings)?));
-            }
-            _ => {}
-        }
+        llm = with_judge_model(llm, &args.roles, args.structured)?;
     }
     let llm: Arc<dyn LlmClient> = Arc::new(llm);
     let runtime = tokio::runtime::Runtime::new()?;
     let no_outputs = IndexMap::new();
-    let mut graded: Vec<(crate::domain::DifficultyLevel, Vec<Grade>)> = Vec::new();
+    let mut graded: Vec<(DifficultyLevel, Vec<Grade>)> = Vec::new();
     let mut judged_repeatedly: Vec<Vec<Vec<Grade>>> = Vec::new();
     for q in &state.questions {
         let Some(attempt) = q.latest() else { continue };
@@ -122,47 +106,14 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
         if grades.is_empty() {
             continue;
         }
-        let answer_text = answer.map(|a| preview(a, 20)).unwrap_or_else(|| "nothing".into());
-        for (index, grade) in grades.iter().enumerate() {
-            let votes = match repeats.iter().filter_map(|r| r.get(index)).filter(|g| g.passed).count() {
-                _ if args.repeat_judges == 1 || matches!(grade.method.as_str(), "ground_truth" | "label") => {
-                    String::new()
-                }
-                passed => format!(" ({passed}/{} judgements passed)", args.repeat_judges),
-            };
-            let mark = match (&grade.error, grade.passed) {
-                (Some(_), _) => "?",
-                (None, true) => "✓",
-                (None, false) => "✗",
-            };
-            let expected = q.question.expected_answer.as_ref().map_or_else(|| "—".into(), |e| preview(e, 20));
-            say!(
-                "{:<8} {:<6} {mark} {:<16} expected {expected:<20} got {answer_text:<20} {}{votes}",
-                q.question.id,
-                q.question.difficulty_level.as_str(),
-                grade.method,
-                grade.error.as_deref().unwrap_or(&grade.reason)
-            );
-        }
+        print_grades(&q.question, answer, &grades, &repeats, args.repeat_judges);
         graded.push((q.question.difficulty_level, grades));
     }
     if graded.is_empty() {
         say!("nothing to grade: no question of this run has an expected answer, and no judge was given");
         return Ok(ExitCode::SUCCESS);
     }
-    let summary = summarise(graded.iter().map(|(level, grades)| (*level, grades.as_slice())));
-    for (method, accuracy) in &summary.overall {
-        let mut line = format!("{method}: {}", accuracy.describe());
-        for (level, methods) in &summary.by_difficulty {
-            if let Some(of_level) = methods.get(method) {
-                line.push_str(&format!(" · {} {}", level.as_str(), of_level.describe()));
-            }
-        }
-        say!("{line}");
-    }
-    for noise in judge_noise(&judged_repeatedly) {
-        say!("noise over {} judgements: {}", args.repeat_judges, noise.describe());
-    }
+    print_summary(&graded, &judged_repeatedly, args.repeat_judges);
     say!("{}", critic_line(&scorecard_graded_by(&state, &grader)));
     say!("{}", findings_line(&findings_taxonomy(&state), &convergence(&state)));
     if let Some(checks) = metamorphic_summary(&state) {
@@ -176,6 +127,77 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
     }
     let all_right = graded.iter().flat_map(|(_, grades)| grades).all(|g| g.passed);
     Ok(if all_right { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// The recorded responses with the judge role's model behind them, for judge
+/// calls the trace does not hold.
+fn with_judge_model(
+    mut llm: ReplayClient,
+    roles: &RoleFlags,
+    structured: Option<StructuredOutput>,
+) -> anyhow::Result<ReplayClient> {
+    let config = Config::load(None)?;
+    // Judges need a model: the judge role's provider (openai-compatible
+    // unless the config file names anthropic) and server.
+    let provider = config.roles.get(LlmRole::Judge).and_then(|r| r.provider).or(config.llm.provider);
+    let provider = provider.filter(|p| *p != LlmKind::Offline).unwrap_or(LlmKind::Openai);
+    let choice = roles.choice(LlmRole::Judge, Some(provider));
+    let mut role = config.role_config(LlmRole::Judge, choice, |name| std::env::var(name).ok());
+    if let (Ok(role), Some(level)) = (&mut role, structured) {
+        role.ask_structured(level);
+    }
+    match role {
+        Ok(RoleConfig { openai: Some(settings), .. }) => {
+            llm = llm.with_fallback(Arc::new(OpenAiClient::new(settings)?));
+        }
+        Ok(RoleConfig { anthropic: Some(settings), .. }) => {
+            llm = llm.with_fallback(Arc::new(AnthropicClient::new(settings)?));
+        }
+        _ => {}
+    }
+    Ok(llm)
+}
+
+/// One line per grade of `question`'s answer; with repeated judgements, how
+/// many of them passed.
+fn print_grades(question: &Question, answer: Option<&Value>, grades: &[Grade], repeats: &[Vec<Grade>], repeat: u32) {
+    let answer_text = answer.map(|a| preview(a, 20)).unwrap_or_else(|| "nothing".into());
+    for (index, grade) in grades.iter().enumerate() {
+        let votes = match repeats.iter().filter_map(|r| r.get(index)).filter(|g| g.passed).count() {
+            _ if repeat == 1 || matches!(grade.method.as_str(), "ground_truth" | "label") => String::new(),
+            passed => format!(" ({passed}/{repeat} judgements passed)"),
+        };
+        let mark = match (&grade.error, grade.passed) {
+            (Some(_), _) => "?",
+            (None, true) => "✓",
+            (None, false) => "✗",
+        };
+        let expected = question.expected_answer.as_ref().map_or_else(|| "—".into(), |e| preview(e, 20));
+        say!(
+            "{:<8} {:<6} {mark} {:<16} expected {expected:<20} got {answer_text:<20} {}{votes}",
+            question.id,
+            question.difficulty_level.as_str(),
+            grade.method,
+            grade.error.as_deref().unwrap_or(&grade.reason)
+        );
+    }
+}
+
+/// Each method's accuracy, overall and by difficulty, and the judges' noise.
+fn print_summary(graded: &[(DifficultyLevel, Vec<Grade>)], judged_repeatedly: &[Vec<Vec<Grade>>], repeat: u32) {
+    let summary = summarise(graded.iter().map(|(level, grades)| (*level, grades.as_slice())));
+    for (method, accuracy) in &summary.overall {
+        let mut line = format!("{method}: {}", accuracy.describe());
+        for (level, methods) in &summary.by_difficulty {
+            if let Some(of_level) = methods.get(method) {
+                line.push_str(&format!(" · {} {}", level.as_str(), of_level.describe()));
+            }
+        }
+        say!("{line}");
+    }
+    for noise in judge_noise(judged_repeatedly) {
+        say!("noise over {repeat} judgements: {}", noise.describe());
+    }
 }
 
 #[cfg(test)]

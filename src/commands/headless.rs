@@ -35,11 +35,8 @@ pub async fn follow(
 ) -> RunState {
     let bar = std::io::stderr().is_terminal().then(|| {
         let bar = ProgressBar::new(0);
-        bar.set_style(
-            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
-                .expect("static template")
-                .progress_chars("=> "),
-        );
+        let style = ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}");
+        bar.set_style(style.unwrap_or_else(|_| ProgressStyle::default_bar()).progress_chars("=> "));
         bar
     });
     let mut interrupted = stop;

@@ -11,8 +11,7 @@ use crate::dag::DagExecutor;
 use crate::dataset::Dataset;
 use crate::domain::Question;
 use crate::llm::{
-    AnthropicClient, LlmClient, LlmRole, OfflineOptions, OfflinePlanner, OpenAiClient, RoleModel, RoleModels,
-    RoleRouter,
+    AnthropicClient, LlmClient, OfflineOptions, OfflinePlanner, OpenAiClient, RoleModel, RoleModels, RoleRouter,
 };
 use crate::sandbox::{DataLimits, SandboxConfig, SandboxPool, available_memory};
 
@@ -30,7 +29,7 @@ pub fn build_llm(
 ) -> anyhow::Result<(Arc<dyn LlmClient>, RoleModels)> {
     let mut built: Vec<(&RoleConfig, Arc<dyn LlmClient>)> = Vec::new();
     let mut roles = RoleModels::new();
-    for role in LlmRole::ALL {
+    let router = RoleRouter::new(|role| {
         let settings = config.role(role);
         let client = match built.iter().find(|(other, _)| *other == settings) {
             Some((_, client)) => client.clone(),
@@ -42,11 +41,8 @@ pub fn build_llm(
         };
         let base_url = settings.base_url();
         roles.insert(role, RoleModel { provider: client.provider().into(), model: client.model().into(), base_url });
-    }
-    let router = RoleRouter::new(|role| {
-        let settings = config.role(role);
-        built.iter().find(|(other, _)| *other == settings).map(|(_, client)| client.clone()).expect("built above")
-    });
+        anyhow::Ok(client)
+    })?;
     Ok((Arc::new(router), roles))
 }
 

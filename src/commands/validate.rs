@@ -18,6 +18,6 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<ExitCode> {
     let findings = check_dag(&dag, &dataset.catalogue);
     let valid = !findings.iter().any(|f| f.severity == Severity::Error);
     let report = json!({"valid": valid, "findings": findings});
-    say!("{}", serde_json::to_string_pretty(&report).expect("findings serialise"));
+    say!("{}", serde_json::to_string_pretty(&report)?);
     Ok(if valid { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

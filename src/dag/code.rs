@@ -7,11 +7,13 @@
 
 use ruff_python_ast::Stmt;
 
+use crate::domain::Rule;
+
 /// A problem with a node's code.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CodeProblem {
-    /// Rule name.
-    pub rule: &'static str,
+    /// The rule.
+    pub rule: Rule,
     /// What is wrong.
     pub message: String,
 }
@@ -24,7 +26,7 @@ pub fn code_problems(code: &str, function_name: &str, inputs: &[&str]) -> Vec<Co
             let offset = err.location.start().to_usize().min(code.len());
             let line = code[..offset].matches('\n').count() + 1;
             return vec![CodeProblem {
-                rule: "syntax_error",
+                rule: Rule::SyntaxError,
                 message: format!("Python syntax error on line {line}: {}", err.error),
             }];
         }
@@ -35,7 +37,7 @@ pub fn code_problems(code: &str, function_name: &str, inputs: &[&str]) -> Vec<Co
     });
     let Some(function) = function else {
         return vec![CodeProblem {
-            rule: "function_not_defined",
+            rule: Rule::FunctionNotDefined,
             message: format!("the code does not define `def {function_name}(...)` at top level"),
         }];
     };
@@ -43,7 +45,7 @@ pub fn code_problems(code: &str, function_name: &str, inputs: &[&str]) -> Vec<Co
     let mut problems = Vec::new();
     if params.vararg.is_some() || params.kwarg.is_some() {
         problems.push(CodeProblem {
-            rule: "signature_mismatch",
+            rule: Rule::SignatureMismatch,
             message: format!("{function_name} must take its inputs as named parameters, not *args/**kwargs"),
         });
     }
@@ -54,7 +56,7 @@ pub fn code_problems(code: &str, function_name: &str, inputs: &[&str]) -> Vec<Co
     let leading: Vec<&str> = positional.iter().take(inputs.len()).map(|p| p.parameter.name.as_str()).collect();
     if leading != inputs || required.len() > inputs.len() || required_kwonly {
         problems.push(CodeProblem {
-            rule: "signature_mismatch",
+            rule: Rule::SignatureMismatch,
             message: format!(
                 "{function_name}({}) does not match the node's inputs ({}); the parameters must be the inputs' keys in order",
                 positional.iter().map(|p| p.parameter.name.as_str()).collect::<Vec<_>>().join(", "),
@@ -69,8 +71,8 @@ pub fn code_problems(code: &str, function_name: &str, inputs: &[&str]) -> Vec<Co
 mod tests {
     use super::*;
 
-    fn rules(code: &str, name: &str, inputs: &[&str]) -> Vec<&'static str> {
-        code_problems(code, name, inputs).into_iter().map(|p| p.rule).collect()
+    fn rules(code: &str, name: &str, inputs: &[&str]) -> Vec<String> {
+        code_problems(code, name, inputs).into_iter().map(|p| p.rule.to_string()).collect()
     }
 
     #[test]

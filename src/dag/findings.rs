@@ -1,6 +1,6 @@
 //! Collecting structural findings with their node and layer.
 
-use crate::domain::{DagNodeSpec, Finding, FindingSource, Severity};
+use crate::domain::{DagNodeSpec, Finding, FindingSource, Rule, Severity};
 
 /// Accumulates structural findings.
 #[derive(Debug, Default)]
@@ -11,11 +11,11 @@ pub struct FindingSink {
 
 impl FindingSink {
     /// An error blaming `node`.
-    pub fn node(&mut self, node: &DagNodeSpec, rule: &str, message: String) {
+    pub fn node(&mut self, node: &DagNodeSpec, rule: Rule, message: String) {
         self.findings.push(Finding {
             node_id: Some(node.node_id.clone()),
             layer: Some(node.layer),
-            rule: rule.to_string(),
+            rule,
             source: FindingSource::Structural,
             message: format!("node {}: {message}", node.node_id),
             severity: Severity::Error,
@@ -23,11 +23,11 @@ impl FindingSink {
     }
 
     /// An error about the DAG as a whole.
-    pub fn dag(&mut self, rule: &str, message: String) {
+    pub fn dag(&mut self, rule: Rule, message: String) {
         self.findings.push(Finding {
             node_id: None,
             layer: None,
-            rule: rule.to_string(),
+            rule,
             source: FindingSource::Structural,
             message,
             severity: Severity::Error,

@@ -21,7 +21,7 @@ pub use formats::{FormatMismatch, format_mismatches};
 pub use refs::{InputRef, InputRefError};
 
 use crate::dataset::SchemaCatalogue;
-use crate::domain::{Finding, GeneratedDag};
+use crate::domain::{Finding, GeneratedDag, Rule};
 use policy::check_source;
 
 /// Every structural finding of `dag` against the dataset's `catalogue`:
@@ -33,13 +33,13 @@ pub fn check_dag(dag: &GeneratedDag, catalogue: &SchemaCatalogue) -> Vec<Finding
     for node in &dag.nodes {
         if node.code.len() > MAX_CODE_BYTES {
             let message = format!("the code is {} bytes; the limit is {MAX_CODE_BYTES}", node.code.len());
-            sink.node(node, "code_too_long", message);
+            sink.node(node, Rule::CodeTooLong, message);
             continue;
         }
         let findings = on_big_stack(|| code_findings(node, catalogue));
         match findings {
             Some(findings) => sink.findings.extend(findings),
-            None => sink.node(node, "code_too_complex", "the code is nested too deeply to be parsed".into()),
+            None => sink.node(node, Rule::CodeTooComplex, "the code is nested too deeply to be parsed".into()),
         }
     }
     sink.findings
@@ -63,7 +63,7 @@ fn code_findings(node: &crate::domain::DagNodeSpec, catalogue: &SchemaCatalogue)
     {
         let inputs: Vec<&str> = node.inputs.keys().map(String::as_str).collect();
         let problems = code_problems(&node.code, &node.function_name, &inputs);
-        let syntax_ok = !problems.iter().any(|p| p.rule == "syntax_error");
+        let syntax_ok = !problems.iter().any(|p| p.rule == Rule::SyntaxError);
         for problem in problems {
             sink.node(node, problem.rule, problem.message);
         }
@@ -85,7 +85,7 @@ fn code_findings(node: &crate::domain::DagNodeSpec, catalogue: &SchemaCatalogue)
             let hint = unknown.suggestion.map(|s| format!("; did you mean '{s}'?")).unwrap_or_default();
             sink.node(
                 node,
-                "unknown_field",
+                Rule::UnknownField,
                 format!(
                     "line {}: reads field '{}' from dataset.{}, which has no such field{hint}",
                     unknown.line, unknown.field, unknown.key
@@ -93,7 +93,7 @@ fn code_findings(node: &crate::domain::DagNodeSpec, catalogue: &SchemaCatalogue)
             );
         }
         for mismatch in format_mismatches(&node.code, catalogue) {
-            sink.node(node, "strptime_format", format!("line {}: {}", mismatch.line, mismatch.message));
+            sink.node(node, Rule::StrptimeFormat, format!("line {}: {}", mismatch.line, mismatch.message));
         }
     }
     sink.findings

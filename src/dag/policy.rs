@@ -14,11 +14,13 @@ use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, ExceptHandler, Expr, Pattern, Stmt};
 use ruff_text_size::Ranged;
 
+use crate::domain::Rule;
+
 /// One breach of the sandbox policy found in source code.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Violation {
-    /// Machine name of the rule, e.g. `import`.
-    pub rule: &'static str,
+    /// The rule, e.g. `import`.
+    pub rule: Rule,
     /// What is wrong and what to do instead.
     pub message: String,
     /// 1-based source line.
@@ -57,14 +59,14 @@ impl Checker<'_> {
         self.source[..offset].matches('\n').count() + 1
     }
 
-    fn flag(&mut self, node: &impl Ranged, rule: &'static str, message: String) {
+    fn flag(&mut self, node: &impl Ranged, rule: Rule, message: String) {
         let line = self.line(node);
         self.found.push(Violation { rule, message, line });
     }
 
     fn check_identifier(&mut self, node: &impl Ranged, name: &str, what: &str) {
         if is_private(name) {
-            self.flag(node, "private_name", format!("{what} {name:?} starts with an underscore; use a plain name"));
+            self.flag(node, Rule::PrivateName, format!("{what} {name:?} starts with an underscore; use a plain name"));
         }
     }
 
@@ -79,7 +81,7 @@ impl Checker<'_> {
                 if format_fields(text).any(|field| field.contains('.') || field.contains('[')) {
                     self.flag(
                         call,
-                        "format_field_access",
+                        Rule::FormatFieldAccess,
                         format!(
                             "str.{method} fields may not read attributes or indexes; use an f-string with plain values"
                         ),
@@ -88,7 +90,7 @@ impl Checker<'_> {
             }
             _ => self.flag(
                 call,
-                "computed_format",
+                Rule::ComputedFormat,
                 format!(".{method} may only be called on a string literal; use an f-string"),
             ),
         }
@@ -108,21 +110,21 @@ impl<'a> Visitor<'a> for Checker<'_> {
         match stmt {
             Stmt::Import(_) | Stmt::ImportFrom(_) => self.flag(
                 stmt,
-                "import",
+                Rule::Import,
                 "import statements are not allowed; math, statistics, collections, itertools, functools, json, re, datetime, decimal, fractions, random, operator and string are already available by name".into(),
             ),
-            Stmt::ClassDef(_) => self.flag(stmt, "class_definition", "class definitions are not allowed; use dicts and functions".into()),
+            Stmt::ClassDef(_) => self.flag(stmt, Rule::ClassDefinition, "class definitions are not allowed; use dicts and functions".into()),
             Stmt::Global(_) | Stmt::Nonlocal(_) => {
-                self.flag(stmt, "global_statement", "global and nonlocal are not allowed; pass values as arguments".into())
+                self.flag(stmt, Rule::GlobalStatement, "global and nonlocal are not allowed; pass values as arguments".into())
             }
             Stmt::FunctionDef(def) => {
                 if def.is_async {
-                    self.flag(stmt, "async", "async functions are not allowed".into());
+                    self.flag(stmt, Rule::Async, "async functions are not allowed".into());
                 }
                 self.check_identifier(stmt, def.name.as_str(), "function name");
             }
             Stmt::For(ast::StmtFor { is_async: true, .. }) | Stmt::With(ast::StmtWith { is_async: true, .. }) => {
-                self.flag(stmt, "async", "async for/with are not allowed".into())
+                self.flag(stmt, Rule::Async, "async for/with are not allowed".into())
             }
             _ => {}
         }
@@ -134,7 +136,7 @@ impl<'a> Visitor<'a> for Checker<'_> {
             Expr::Name(name) => {
                 let id = name.id.as_str();
                 if FORBIDDEN_NAMES.contains(&id) {
-                    self.flag(expr, "forbidden_call", format!("{id} is not available in node code"));
+                    self.flag(expr, Rule::ForbiddenCall, format!("{id} is not available in node code"));
                 } else {
                     self.check_identifier(expr, id, "name");
                 }
@@ -144,25 +146,25 @@ impl<'a> Visitor<'a> for Checker<'_> {
                 if is_private(attr) {
                     self.flag(
                         expr,
-                        "private_attribute",
+                        Rule::PrivateAttribute,
                         format!("attribute {attr:?} starts with an underscore and may not be used"),
                     );
                 } else if FRAME_PREFIXES.iter().any(|p| attr.starts_with(p)) {
                     self.flag(
                         expr,
-                        "frame_attribute",
+                        Rule::FrameAttribute,
                         format!("attribute {attr:?} reaches interpreter frames and may not be used"),
                     );
                 }
                 if !matches!(attribute.ctx, ast::ExprContext::Load) {
                     self.flag(
                         expr,
-                        "attribute_assignment",
+                        Rule::AttributeAssignment,
                         format!("assigning or deleting attribute {attr:?} is not allowed"),
                     );
                 }
             }
-            Expr::Await(_) => self.flag(expr, "async", "await is not allowed".into()),
+            Expr::Await(_) => self.flag(expr, Rule::Async, "await is not allowed".into()),
             Expr::Call(call) => {
                 if let Expr::Attribute(attribute) = call.func.as_ref() {
                     self.check_format_call(call, attribute);
@@ -190,7 +192,7 @@ impl<'a> Visitor<'a> for Checker<'_> {
         match h.type_.as_deref() {
             None => self.flag(
                 handler,
-                "bare_except",
+                Rule::BareExcept,
                 "a bare `except:` is not allowed; catch Exception or a specific error".into(),
             ),
             Some(kind) => {
@@ -201,7 +203,7 @@ impl<'a> Visitor<'a> for Checker<'_> {
                 if names.iter().any(|n| matches!(n, Expr::Name(name) if name.id.as_str() == "BaseException")) {
                     self.flag(
                         handler,
-                        "catch_base_exception",
+                        Rule::CatchBaseException,
                         "catching BaseException is not allowed; catch Exception".into(),
                     );
                 }
@@ -231,7 +233,7 @@ impl<'a> Visitor<'a> for Checker<'_> {
         if is_private(attr) || FRAME_PREFIXES.iter().any(|p| attr.starts_with(p)) {
             self.flag(
                 keyword,
-                "private_attribute",
+                Rule::PrivateAttribute,
                 format!("match pattern reads attribute {attr:?}, which may not be used"),
             );
         }
@@ -253,8 +255,8 @@ pub fn check_source(source: &str) -> Vec<Violation> {
 mod tests {
     use super::*;
 
-    fn rules(source: &str) -> Vec<&'static str> {
-        check_source(source).into_iter().map(|v| v.rule).collect()
+    fn rules(source: &str) -> Vec<String> {
+        check_source(source).into_iter().map(|v| v.rule.to_string()).collect()
     }
 
     #[test]
@@ -287,7 +289,7 @@ mod tests {
             ("f(__x=1)\n", "private_name"),
         ];
         for (source, rule) in cases {
-            assert!(rules(source).contains(&rule), "{source:?} should break {rule}: {:?}", rules(source));
+            assert!(rules(source).iter().any(|r| r == rule), "{source:?} should break {rule}: {:?}", rules(source));
         }
     }
 

@@ -32,7 +32,7 @@ fn valid() -> Value {
 
 fn rules(dag: Value) -> Vec<String> {
     let dag: GeneratedDag = serde_json::from_value(dag).unwrap();
-    check_dag(&dag, &catalogue()).into_iter().map(|f| f.rule).collect()
+    check_dag(&dag, &catalogue()).into_iter().map(|f| f.rule.to_string()).collect()
 }
 
 fn with(mutate: impl FnOnce(&mut Value)) -> Vec<String> {

@@ -8,9 +8,20 @@
 
 use std::io::{self, Write};
 
-use chrono::{Duration, NaiveDate};
+use chrono::{Duration, NaiveDate, NaiveTime};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+/// The earliest birth date of a customer (a bad date fails the build, not a run).
+const OLDEST_BIRTH: NaiveDate = match NaiveDate::from_ymd_opt(1940, 1, 1) {
+    Some(date) => date,
+    None => panic!("not a date"),
+};
+/// The first day of the transactions.
+const FIRST_DAY: NaiveDate = match NaiveDate::from_ymd_opt(2019, 1, 1) {
+    Some(date) => date,
+    None => panic!("not a date"),
+};
 
 const CATEGORIES: [&str; 14] = [
     "gas_transport",
@@ -158,8 +169,7 @@ fn customers(rng: &mut ChaCha8Rng, count: usize) -> Vec<Customer> {
                 lat: lat + rng.random_range(-0.2..0.2),
                 long: long + rng.random_range(-0.2..0.2),
                 job: pick(rng, &JOBS),
-                dob: NaiveDate::from_ymd_opt(1940, 1, 1).expect("valid date")
-                    + Duration::days(rng.random_range(0..23_000)),
+                dob: OLDEST_BIRTH + Duration::days(rng.random_range(0..23_000)),
             }
         })
         .collect()
@@ -175,7 +185,7 @@ pub fn write_fraud_csv(rows: usize, seed: u64, out: &mut impl Write) -> io::Resu
             (name, weighted(&mut rng, &CATEGORY_WEIGHTS))
         })
         .collect();
-    let start = NaiveDate::from_ymd_opt(2019, 1, 1).expect("valid date").and_hms_opt(0, 0, 0).expect("valid time");
+    let start = FIRST_DAY.and_time(NaiveTime::MIN);
     writeln!(
         out,
         "trans_date_trans_time,cc_num,merchant,category,amt,first,last,gender,street,city,state,zip,lat,long,city_pop,job,dob,trans_num,unix_time,merch_lat,merch_long,is_fraud,merch_zipcode"
@@ -189,15 +199,14 @@ pub fn write_fraud_csv(rows: usize, seed: u64, out: &mut impl Write) -> io::Resu
         let mut when = start + Duration::minutes(minute);
         if fraud && rng.random_bool(0.8) {
             let night = [22, 23, 0, 1, 2, 3][rng.random_range(0..6)];
-            when = when.date().and_hms_opt(night, rng.random_range(0..60), 0).expect("valid time");
+            when = when.date().and_hms_opt(night, rng.random_range(0..60), 0).unwrap_or(when);
         }
         let base: f64 = rng.random_range(1.0..4.0f64).exp() * if *category == 13 { 3.0 } else { 1.0 };
         let amount = if fraud { base * rng.random_range(4.0..12.0) + 200.0 } else { base };
         let (city, state, _, _, pop) = CITIES[person.city];
         let merch_zip =
             if rng.random_bool(0.15) { String::new() } else { format!("{}", rng.random_range(10_000..99_999)) };
-        let trans_num: String =
-            (0..32).map(|_| char::from_digit(rng.random_range(0..16), 16).expect("hex digit")).collect();
+        let trans_num: String = (0..32).map(|_| char::from_digit(rng.random_range(0..16), 16).unwrap_or('0')).collect();
         writeln!(
             out,
             "{},{},{},{},{:.2},{},{},{},{},{},{},{},{:.4},{:.4},{},\"{}\",{},{},{},{:.6},{:.6},{},{}",

@@ -100,8 +100,9 @@ pub fn data_problems(data: &Map<String, Value>) -> Vec<String> {
     for (key, value) in data {
         if let Value::Array(items) = value {
             let objects = items.iter().filter(|v| v.is_object()).count();
-            if objects > 0 && objects < items.len() {
-                let (index, bad) = items.iter().enumerate().find(|(_, v)| !v.is_object()).expect("a non-object exists");
+            if objects > 0
+                && let Some((index, bad)) = items.iter().enumerate().find(|(_, v)| !v.is_object())
+            {
                 problems
                     .push(format!("data.json: `{key}` is a list of row objects, but item {index} is a {}", kind(bad)));
             }

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::Rule;
+
 /// Which part of the critic produced a finding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -48,8 +50,8 @@ pub struct Finding {
     /// Blamed layer, when known.
     #[serde(default)]
     pub layer: Option<usize>,
-    /// Short machine name of the rule, e.g. `unknown_field`.
-    pub rule: String,
+    /// The rule it is filed under, e.g. `unknown_field`.
+    pub rule: Rule,
     /// Which stage found it.
     pub source: FindingSource,
     /// Message a builder LLM can act on.

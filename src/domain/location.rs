@@ -109,6 +109,47 @@ impl IterationAt {
     }
 }
 
+/// The iteration a forked attempt (or a draft by hand) began from: an
+/// iteration of an earlier attempt of the same question, epoch and draft.
+/// Written `[attempt, iteration]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(from = "(u32, u32)", into = "(u32, u32)")]
+pub struct ForkedFrom {
+    /// The attempt, 1-based.
+    pub attempt: u32,
+    /// The iteration within it, 1-based.
+    pub iteration: u32,
+}
+
+impl ForkedFrom {
+    /// The fork point of iteration `at`.
+    pub fn of(at: &IterationAt) -> Self {
+        Self { attempt: at.attempt, iteration: at.iteration }
+    }
+
+    /// The iteration it names, in the question, epoch and draft of `attempt`.
+    pub fn within(self, attempt: &AttemptAt) -> IterationAt {
+        AttemptAt { attempt: self.attempt, ..attempt.clone() }.iteration(self.iteration)
+    }
+
+    /// `attempt 2, iteration 3`.
+    pub fn label(self) -> String {
+        format!("attempt {}, iteration {}", self.attempt, self.iteration)
+    }
+}
+
+impl From<(u32, u32)> for ForkedFrom {
+    fn from((attempt, iteration): (u32, u32)) -> Self {
+        Self { attempt, iteration }
+    }
+}
+
+impl From<ForkedFrom> for (u32, u32) {
+    fn from(from: ForkedFrom) -> Self {
+        (from.attempt, from.iteration)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,5 +176,15 @@ mod tests {
         assert_eq!(AttemptAt::new("q", 2).iteration(3).label(), "attempt 2, iteration 3");
         assert_eq!(AttemptAt::new("q", 1).in_epoch(2, 1).label(), "epoch 2 · attempt 1");
         assert_eq!(AttemptAt::new("q", 1).in_epoch(1, 3).iteration(2).label(), "draft 3 · attempt 1, iteration 2");
+    }
+
+    #[test]
+    fn a_fork_point_is_written_as_attempt_and_iteration_and_names_its_iteration() {
+        let from = ForkedFrom::of(&AttemptAt::new("q", 1).in_epoch(2, 3).iteration(4));
+        assert_eq!(serde_json::to_value(from).unwrap(), json!([1, 4]), "written as before the type");
+        assert_eq!(serde_json::from_value::<ForkedFrom>(json!([1, 4])).unwrap(), from);
+        let later = AttemptAt::new("q", 2).in_epoch(2, 3);
+        assert_eq!(from.within(&later), AttemptAt::new("q", 1).in_epoch(2, 3).iteration(4));
+        assert_eq!(from.label(), "attempt 1, iteration 4");
     }
 }

@@ -1,8 +1,8 @@
 //! Serde types shared by every part of eval-dag.
 //!
-//! Field names follow the reference design's JSON so its files
-//! load unchanged; fields we add are optional on input and unknown fields are
-//! ignored.
+//! Field names follow the base JSON formats (ARCHITECTURE.md, "Decisions the
+//! code relies on") so files in them load unchanged; fields we add are
+//! optional on input and unknown fields are ignored.
 
 mod budget;
 mod consensus;
@@ -16,6 +16,7 @@ mod metamorphic;
 mod question;
 mod reply_schema;
 mod result;
+mod rule;
 
 pub use budget::{Budget, BudgetLimit, Spend};
 pub use consensus::{Consensus, DraftAnswer};
@@ -24,9 +25,10 @@ pub use diff::{FindingFate, IterationDiff, NodeChange, code_diff};
 pub use exchange::{CallKey, ChatMessage, FinishReason, LlmRole, RoleModel, RoleModels, TokenUsage};
 pub use feedback::{CriticFeedback, Finding, FindingSource, LayerValidation, Severity};
 pub use grading::{Grade, GradingSettings};
-pub use location::{AttemptAt, IterationAt, epoch_draft_prefix};
+pub use location::{AttemptAt, ForkedFrom, IterationAt, epoch_draft_prefix};
 pub(crate) use location::{is_one, is_zero, one};
 pub use metamorphic::{Metamorphic, MetamorphicCheck, Relation, Transform};
 pub use question::{DifficultyLevel, Question, Scorer};
 pub use reply_schema::{ReplySchema, StructuredOutput};
 pub use result::ExecutionResult;
+pub use rule::Rule;

@@ -16,7 +16,7 @@ pub enum DifficultyLevel {
 }
 
 impl DifficultyLevel {
-    /// Level of a score on the reference design's 1-10 scale.
+    /// Level of a score on the question list's 1-10 scale.
     pub fn from_score(score: u32) -> Self {
         match score {
             0..=3 => Self::Easy,

@@ -6,7 +6,7 @@
 use super::context::RunContext;
 use super::critic::{Attempt, Checked};
 use crate::domain::{
-    AttemptAt, ExecutionResult, Finding, FindingSource, GeneratedDag, IterationAt, Question, Severity,
+    AttemptAt, ExecutionResult, Finding, FindingSource, ForkedFrom, GeneratedDag, IterationAt, Question, Rule, Severity,
 };
 use crate::run::{EngineEvent, HandEdit, Outcome};
 
@@ -29,7 +29,7 @@ pub struct HandStart<'a> {
 impl<'a> HandStart<'a> {
     fn begin(&self) -> Attempt<'a> {
         let at = AttemptAt::new(self.question.id.clone(), self.attempt).in_epoch(self.from.epoch, self.from.draft);
-        let forked_from = Some((self.from.attempt, self.from.iteration));
+        let forked_from = Some(ForkedFrom::of(&self.from));
         self.ctx.emitter.emit(EngineEvent::QuestionStarted { at: at.clone(), forked_from, by_hand: true });
         Attempt { ctx: self.ctx, question: self.question, at }
     }
@@ -76,7 +76,7 @@ pub async fn try_dag(start: HandStart<'_>, edit: HandEdit) {
             let finding = Finding {
                 node_id: None,
                 layer: None,
-                rule: "unparseable_dag".into(),
+                rule: Rule::UnparseableDag,
                 source: FindingSource::Structural,
                 message: format!("The edited text is not a DAG: {error}"),
                 severity: Severity::Error,

@@ -10,12 +10,12 @@ use tokio::sync::Semaphore;
 
 use super::context::RunContext;
 use super::critic::{Seed, run_attempt};
-use crate::domain::{AttemptAt, Consensus, DraftAnswer, Question};
+use crate::domain::{AttemptAt, Consensus, DraftAnswer, ForkedFrom, Question};
 use crate::grade::{MatchOptions, match_values};
 use crate::run::{EngineEvent, Outcome};
 
 /// One draft to start: where, seeded and forked as a resumed run says.
-pub(super) type DraftStart = (AttemptAt, Seed, Option<(u32, u32)>);
+pub(super) type DraftStart = (AttemptAt, Seed, Option<ForkedFrom>);
 
 /// Run `starts` (drafts of `question`'s `epoch` not finished yet), each under
 /// one of `slots`, side by side; then record the consensus of all `drafts`.

@@ -8,7 +8,8 @@ use super::context::RunContext;
 use super::gate::Cancelled;
 use super::review::{review_layers, trial_findings};
 use crate::domain::{
-    AttemptAt, CriticFeedback, ExecutionResult, Finding, FindingSource, GeneratedDag, Question, ReplySchema, Severity,
+    AttemptAt, CriticFeedback, ExecutionResult, Finding, FindingSource, ForkedFrom, GeneratedDag, Question,
+    ReplySchema, Rule, Severity,
 };
 use crate::grade::{Answer, JudgedAt};
 use crate::llm::{CallKey, LlmErrorKind, LlmRole, Unreadable};
@@ -171,7 +172,7 @@ impl Attempt<'_> {
                 let finding = Finding {
                     node_id: None,
                     layer: None,
-                    rule: "unparseable_response".into(),
+                    rule: Rule::UnparseableResponse,
                     source: FindingSource::Structural,
                     message: format!("{message}. Reply with exactly one JSON object in the DAG shape."),
                     severity: Severity::Error,
@@ -350,7 +351,7 @@ pub async fn run_attempt(
     question: &Question,
     at: AttemptAt,
     seed: Seed,
-    forked_from: Option<(u32, u32)>,
+    forked_from: Option<ForkedFrom>,
 ) {
     let run = Attempt { ctx, question, at };
     ctx.emitter.emit(EngineEvent::QuestionStarted { at: run.at.clone(), forked_from, by_hand: false });

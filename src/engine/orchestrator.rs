@@ -19,7 +19,7 @@ use super::gate::Gate;
 use super::node_run::run_node;
 use super::questions::generate_questions;
 use crate::domain::Question;
-use crate::domain::{AttemptAt, IterationAt};
+use crate::domain::{AttemptAt, ForkedFrom, IterationAt};
 use crate::llm::{DEFAULT_REPAIRS, Repairs};
 use crate::run::{Command, EngineEvent, HandEdit, Outcome, RunSettings, RunState};
 use crate::trace::TraceWriter;
@@ -103,7 +103,7 @@ impl Orchestrator {
         self.tasks.spawn(run_drafts(ctx, slots, question, epoch, drafts, starts));
     }
 
-    fn spawn(&mut self, question: Question, at: AttemptAt, seed: Seed, forked_from: Option<(u32, u32)>) {
+    fn spawn(&mut self, question: Question, at: AttemptAt, seed: Seed, forked_from: Option<ForkedFrom>) {
         self.register(&question.id, &at);
         let (ctx, slots, drafts) = (self.ctx.clone(), self.slots.clone(), self.drafts);
         self.tasks.spawn(async move {
@@ -129,7 +129,7 @@ impl Orchestrator {
         question_id: &str,
         (epoch, draft): (u32, u32),
         seed: Seed,
-        forked_from: Option<(u32, u32)>,
+        forked_from: Option<ForkedFrom>,
         command: Command,
     ) {
         let Some(question) = self.question(question_id) else {
@@ -217,7 +217,7 @@ impl Orchestrator {
                     Some((it.dag.clone()?, it.feedback.clone()?))
                 });
                 if seed.is_some() {
-                    let (question_id, forked_from) = (from.question_id.clone(), (from.attempt, from.iteration));
+                    let (question_id, forked_from) = (from.question_id.clone(), ForkedFrom::of(from));
                     self.restart(&question_id, (from.epoch, from.draft), seed, Some(forked_from), command);
                 }
                 return true;
@@ -275,6 +275,51 @@ impl Orchestrator {
         }
         true
     }
+
+    /// Start every epoch and draft of `questions` (on a continued run, those
+    /// not finished; on an idle one, none, their latest attempts noted).
+    fn start(&mut self, questions: Vec<Question>, settings: &RunSettings, options: &RunOptions) {
+        let drafts = settings.drafts();
+        for question in questions {
+            for epoch in 1..=settings.epochs() {
+                let mut starts: Vec<DraftStart> = Vec::new();
+                for draft in 1..=drafts {
+                    let plan = match &options.prior {
+                        Some(prior) if options.idle => Resumption::Keep(
+                            prior
+                                .question(&question.id)
+                                .and_then(|q| q.latest_in(epoch, draft))
+                                .map_or(0, |a| a.number),
+                        ),
+                        Some(prior) => resumption(prior, &question.id, (epoch, draft), options.retry_failed),
+                        None => Resumption::Start(1, None, None),
+                    };
+                    match plan {
+                        Resumption::Keep(attempt) if (epoch, draft) == (1, 1) => {
+                            self.latest_attempt.insert(question.id.clone(), attempt);
+                        }
+                        Resumption::Keep(_) => {}
+                        Resumption::Start(attempt, seed, forked_from) => {
+                            let at = AttemptAt::new(question.id.as_str(), attempt).in_epoch(epoch, draft);
+                            starts.push((at, seed, forked_from));
+                        }
+                    }
+                }
+                let recorded = options
+                    .prior
+                    .as_ref()
+                    .and_then(|p| p.question(&question.id))
+                    .is_some_and(|q| q.consensus.contains_key(&epoch));
+                if drafts > 1 && !(options.idle || starts.is_empty() && recorded) {
+                    self.spawn_drafts(question.clone(), epoch, drafts, starts);
+                } else {
+                    for (at, seed, forked_from) in starts {
+                        self.spawn(question.clone(), at, seed, forked_from);
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// What a continued run does with one question of the earlier run.
@@ -283,7 +328,7 @@ enum Resumption {
     /// Its latest attempt (this number) finished: keep it.
     Keep(u32),
     /// Start attempt n, seeded and forked as given.
-    Start(u32, Seed, Option<(u32, u32)>),
+    Start(u32, Seed, Option<ForkedFrom>),
 }
 
 fn resumption(prior: &RunState, question_id: &str, (epoch, draft): (u32, u32), retry_failed: bool) -> Resumption {
@@ -303,9 +348,9 @@ fn resumption(prior: &RunState, question_id: &str, (epoch, draft): (u32, u32), r
         // Interrupted (killed, cancelled by the user, stopped by the budget):
         // the same attempt goes on, its recorded LLM responses reused.
         Some(Outcome::Cancelled | Outcome::Budget) | None => {
-            let seed = latest.forked_from.and_then(|(attempt, iteration)| {
-                let from = AttemptAt::new(question_id, attempt).in_epoch(epoch, draft);
-                let it = prior.question(question_id)?.attempt_at(&from)?.iteration(iteration)?;
+            let seed = latest.forked_from.and_then(|fork| {
+                let from = fork.within(&AttemptAt::new(question_id, latest.number).in_epoch(epoch, draft));
+                let it = prior.question(question_id)?.attempt_at(&from.attempt_at())?.iteration(from.iteration)?;
                 Some((it.dag.clone()?, it.feedback.clone()?))
             });
             Resumption::Start(latest.number, seed, latest.forked_from)
@@ -352,43 +397,7 @@ async fn orchestrate(
         issued: HashMap::new(),
         drafts: settings.drafts(),
     };
-    let drafts = settings.drafts();
-    for question in questions {
-        for epoch in 1..=settings.epochs() {
-            let mut starts: Vec<DraftStart> = Vec::new();
-            for draft in 1..=drafts {
-                let plan = match &options.prior {
-                    Some(prior) if options.idle => Resumption::Keep(
-                        prior.question(&question.id).and_then(|q| q.latest_in(epoch, draft)).map_or(0, |a| a.number),
-                    ),
-                    Some(prior) => resumption(prior, &question.id, (epoch, draft), options.retry_failed),
-                    None => Resumption::Start(1, None, None),
-                };
-                match plan {
-                    Resumption::Keep(attempt) if (epoch, draft) == (1, 1) => {
-                        run.latest_attempt.insert(question.id.clone(), attempt);
-                    }
-                    Resumption::Keep(_) => {}
-                    Resumption::Start(attempt, seed, forked_from) => {
-                        let at = AttemptAt::new(question.id.as_str(), attempt).in_epoch(epoch, draft);
-                        starts.push((at, seed, forked_from));
-                    }
-                }
-            }
-            let recorded = options
-                .prior
-                .as_ref()
-                .and_then(|p| p.question(&question.id))
-                .is_some_and(|q| q.consensus.contains_key(&epoch));
-            if drafts > 1 && !(options.idle || starts.is_empty() && recorded) {
-                run.spawn_drafts(question.clone(), epoch, drafts, starts);
-            } else {
-                for (at, seed, forked_from) in starts {
-                    run.spawn(question.clone(), at, seed, forked_from);
-                }
-            }
-        }
-    }
+    run.start(questions, &settings, &options);
     if run.tasks.is_empty() {
         let summary = emitter.with_state(|s| s.summary(emitter.now_ms()));
         emitter.emit(EngineEvent::RunFinished { summary });

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::context::RunContext;
 use crate::domain::{
-    ExecutionResult, Finding, FindingSource, GeneratedDag, IterationAt, LayerValidation, Question, ReplySchema,
+    ExecutionResult, Finding, FindingSource, GeneratedDag, IterationAt, LayerValidation, Question, ReplySchema, Rule,
     Severity,
 };
 use crate::llm::{CallKey, LlmError, LlmRole, Unreadable};
@@ -48,7 +48,7 @@ pub fn trial_findings(dag: &GeneratedDag, result: &ExecutionResult) -> Vec<Findi
         findings.push(Finding {
             node_id: result.error_node.clone(),
             layer: result.error_node.as_deref().and_then(layer_of),
-            rule: "runtime_error".into(),
+            rule: Rule::RuntimeError,
             source: FindingSource::TrialRun,
             message,
             severity: Severity::Error,
@@ -63,7 +63,7 @@ pub fn trial_findings(dag: &GeneratedDag, result: &ExecutionResult) -> Vec<Findi
             findings.push(Finding {
                 node_id: Some(node.node_id.clone()),
                 layer: Some(node.layer),
-                rule: "final_answer_none".into(),
+                rule: Rule::FinalAnswerNone,
                 source: FindingSource::TrialRun,
                 message: format!("the final node {} returned None; it must return the answer", node.node_id),
                 severity: Severity::Error,
@@ -72,7 +72,7 @@ pub fn trial_findings(dag: &GeneratedDag, result: &ExecutionResult) -> Vec<Findi
             findings.push(Finding {
                 node_id: Some(node.node_id.clone()),
                 layer: Some(node.layer),
-                rule: "output_type_mismatch".into(),
+                rule: Rule::OutputTypeMismatch,
                 source: FindingSource::TrialRun,
                 message: format!(
                     "node {} promised {} but returned {}",
@@ -106,10 +106,10 @@ fn parse_layer_reply(
 ) -> (LayerValidation, Vec<Finding>, String) {
     let nodes: Vec<String> = dag.nodes_in_layer(layer).map(|n| n.node_id.clone()).collect();
     let only_node = (nodes.len() == 1).then(|| nodes[0].clone());
-    let finding = |node_id: Option<String>, rule: &str, message: String| Finding {
+    let finding = |node_id: Option<String>, rule: Rule, message: String| Finding {
         node_id,
         layer: Some(layer),
-        rule: rule.into(),
+        rule,
         source: FindingSource::Semantic,
         message,
         severity: Severity::Error,
@@ -124,7 +124,7 @@ fn parse_layer_reply(
                 is_valid: false,
                 issues: vec![message.clone()],
             };
-            return (validation, vec![finding(None, "unparseable_review", message)], String::new());
+            return (validation, vec![finding(None, Rule::UnparseableReview, message)], String::new());
         }
     };
     let reply = LayerReviewReply::read(&value);
@@ -136,13 +136,13 @@ fn parse_layer_reply(
             continue;
         }
         issues.push(issue.message.clone());
-        findings.push(finding(node_id, "semantic_issue", issue.message));
+        findings.push(finding(node_id, Rule::SemanticIssue, issue.message));
     }
     let is_valid = reply.is_valid;
     if !is_valid && findings.is_empty() {
         let message = format!("the reviewer rejected layer {layer} without naming an issue");
         issues.push(message.clone());
-        findings.push(finding(only_node, "semantic_issue", message));
+        findings.push(finding(only_node, Rule::SemanticIssue, message));
     }
     let findings = if is_valid { Vec::new() } else { findings };
     (LayerValidation { layer_index: layer, nodes_in_layer: nodes, is_valid, issues }, findings, reply.reasoning)
@@ -271,7 +271,7 @@ mod tests {
         result.node_outputs.insert("a".into(), json!([1, 2]));
         result.node_outputs.insert("b".into(), Value::Null);
         let findings = trial_findings(&dag(), &result);
-        let rules: Vec<&str> = findings.iter().map(|f| f.rule.as_str()).collect();
+        let rules: Vec<&str> = findings.iter().map(|f| f.rule.name()).collect();
         assert_eq!(rules, vec!["output_type_mismatch", "final_answer_none"]);
         assert_eq!(findings[0].severity, Severity::Warning);
     }
@@ -290,7 +290,7 @@ mod tests {
         assert!(!v.is_valid);
         assert_eq!(f[0].node_id.as_deref(), Some("b"), "a one-node layer's issue is pinned to that node");
         let (v, f, _) = parse_layer_reply(&dag(), 0, read("looks fine to me"));
-        assert!(!v.is_valid && f[0].rule == "unparseable_review");
+        assert!(!v.is_valid && f[0].rule == Rule::UnparseableReview);
         let (v, f, r) = parse_layer_reply(&dag(), 0, read(r#"{"is_valid": true, "issues": [], "reasoning": "ok"}"#));
         assert!(v.is_valid && f.is_empty() && r == "ok");
     }

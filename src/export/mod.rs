@@ -131,8 +131,8 @@ impl RunExport {
 
     /// One request of every span, in the OTLP JSON encoding
     /// (<https://opentelemetry.io/docs/specs/otlp/#json-protobuf-encoding>).
-    pub fn to_json(&self) -> String {
-        serde_json::to_string(&self.request(self.spans.clone())).expect("OTLP messages serialise")
+    pub fn to_json(&self) -> serde_json::Result<String> {
+        serde_json::to_string(&self.request(self.spans.clone()))
     }
 
     fn request(&self, spans: Vec<Span>) -> ExportTraceServiceRequest {

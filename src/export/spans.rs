@@ -206,7 +206,9 @@ impl SpanTree {
         }
     }
 
-    /// Fold one record.
+    /// Fold one record: the run, its questions' starts and stages here; a
+    /// model call, an iteration's results and an attempt's end in the method of
+    /// their family.
     fn fold(&mut self, seq: u64, t: u64, event: &EngineEvent) {
         match event {
             EngineEvent::QuestionsGenerated { questions } => {
@@ -217,8 +219,8 @@ impl SpanTree {
                 let index = self.attempt(at, t);
                 let attributes = &mut self.nodes[index].attributes;
                 attributes.flag("eval_dag.by_hand", *by_hand);
-                if let Some((attempt, iteration)) = forked_from {
-                    attributes.text("eval_dag.forked_from", format!("attempt {attempt}, iteration {iteration}"));
+                if let Some(from) = forked_from {
+                    attributes.text("eval_dag.forked_from", from.label());
                 }
             }
             EngineEvent::StageStarted { at, stage } => {
@@ -237,6 +239,38 @@ impl SpanTree {
                     node.attributes.flag("eval_dag.stage.ok", *ok).int("eval_dag.duration_ms", *duration_ms);
                 }
             }
+            EngineEvent::Control(command) => self.control(t, command),
+            EngineEvent::RunFinished { summary } => {
+                let root = &mut self.nodes[ROOT];
+                root.end_ms = Some(t);
+                let summary_json = serde_json::to_value(summary).unwrap_or_default();
+                root.attributes
+                    .int("eval_dag.passed", summary.passed as u64)
+                    .int("eval_dag.failed", summary.failed as u64)
+                    .int("eval_dag.exhausted", summary.exhausted as u64)
+                    .int("llm.token_count.total", summary.usage.total())
+                    .float("eval_dag.cost_usd", summary.cost_usd)
+                    .output_json(&summary_json);
+            }
+            EngineEvent::RunStarted { .. } | EngineEvent::LlmTextDelta { .. } => {}
+            EngineEvent::LlmCallStarted { .. }
+            | EngineEvent::LlmCallRetrying { .. }
+            | EngineEvent::LlmCallFinished { .. } => self.fold_call(seq, t, event),
+            EngineEvent::DagBuilt { .. }
+            | EngineEvent::NodeRan { .. }
+            | EngineEvent::CriticVerdict { .. }
+            | EngineEvent::Executed { .. }
+            | EngineEvent::IterationGraded { .. } => self.fold_iteration(seq, t, event),
+            EngineEvent::QuestionFinished { .. }
+            | EngineEvent::Graded { .. }
+            | EngineEvent::ConsensusReached { .. }
+            | EngineEvent::MetamorphicChecked { .. } => self.fold_outcome(t, event),
+        }
+    }
+
+    /// A model call: its span opened, its retries, its end.
+    fn fold_call(&mut self, seq: u64, t: u64, event: &EngineEvent) {
+        match event {
             EngineEvent::LlmCallStarted { call_id, key, provider, model, messages } => {
                 let parent = self.call_parent(key, t);
                 // The provider that served the call (a model per role); the run's before trace version 5.
@@ -274,6 +308,13 @@ impl SpanTree {
                     node.error = error.clone();
                 }
             }
+            _ => {}
+        }
+    }
+
+    /// What an iteration gave: its DAG, nodes run on their own, the verdict, runs and grades.
+    fn fold_iteration(&mut self, seq: u64, t: u64, event: &EngineEvent) {
+        match event {
             EngineEvent::DagBuilt { at, dag } => {
                 let index = self.last_stage(at, Stage::Build, t);
                 let dag = serde_json::to_value(dag).unwrap_or_default();
@@ -318,6 +359,17 @@ impl SpanTree {
                     (None, None) => {}
                 }
             }
+            EngineEvent::IterationGraded { at, grades, narrative } => {
+                let index = self.iteration(at, t);
+                put_grades(&mut self.nodes[index].attributes, grades, narrative.as_deref());
+            }
+            _ => {}
+        }
+    }
+
+    /// How an attempt ended: its outcome, grades, consensus and metamorphic checks.
+    fn fold_outcome(&mut self, t: u64, event: &EngineEvent) {
+        match event {
             EngineEvent::QuestionFinished { at, outcome, iterations, final_answer, reason } => {
                 let index = self.attempt(at, t);
                 self.close_under(index);
@@ -350,10 +402,6 @@ impl SpanTree {
                 let question = self.question(&at.question_id, t);
                 put_grades(&mut self.nodes[question].attributes, grades, narrative.as_deref());
             }
-            EngineEvent::IterationGraded { at, grades, narrative } => {
-                let index = self.iteration(at, t);
-                put_grades(&mut self.nodes[index].attributes, grades, narrative.as_deref());
-            }
             EngineEvent::ConsensusReached { question_id, consensus, .. } => {
                 let index = self.question(question_id, t);
                 self.nodes[index]
@@ -365,20 +413,7 @@ impl SpanTree {
                 let broken = metamorphic.checks.iter().filter(|c| c.broken).count() as u64;
                 self.nodes[index].attributes.int("eval_dag.metamorphic.broken", broken);
             }
-            EngineEvent::Control(command) => self.control(t, command),
-            EngineEvent::RunFinished { summary } => {
-                let root = &mut self.nodes[ROOT];
-                root.end_ms = Some(t);
-                let summary_json = serde_json::to_value(summary).unwrap_or_default();
-                root.attributes
-                    .int("eval_dag.passed", summary.passed as u64)
-                    .int("eval_dag.failed", summary.failed as u64)
-                    .int("eval_dag.exhausted", summary.exhausted as u64)
-                    .int("llm.token_count.total", summary.usage.total())
-                    .float("eval_dag.cost_usd", summary.cost_usd)
-                    .output_json(&summary_json);
-            }
-            EngineEvent::RunStarted { .. } | EngineEvent::LlmTextDelta { .. } => {}
+            _ => {}
         }
     }
 

@@ -53,6 +53,7 @@ impl Grader {
     }
 
     /// Ground truth with default matching, no judges.
+    #[allow(clippy::expect_used, reason = "the built-in judge templates, which the tests compile")]
     pub fn ground_truth_only() -> Self {
         Self::from_settings(&GradingSettings::default()).expect("the built-in judge templates compile")
     }

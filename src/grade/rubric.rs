@@ -13,11 +13,14 @@ use super::Outcome;
 use super::judge_prompts::{JudgeCall, JudgeError, JudgeInput, one_line};
 
 /// The whole reply is a number; a comma may be the decimal point.
+#[allow(clippy::expect_used, reason = "a literal pattern, which clippy's invalid_regex checks")]
 static PLAIN: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\s*([-+]?\d+(?:[.,]\d+)?)\s*$").expect("valid pattern"));
 /// `[RESULT] x [END]`, anywhere in the reply.
+#[allow(clippy::expect_used, reason = "a literal pattern, which clippy's invalid_regex checks")]
 static TAGGED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?is)\[RESULT\]\s*([-+]?\d+(?:[.,]\d+)?)\s*\[END\]").expect("valid pattern"));
 /// `[FEEDBACK] … [RESULT]`.
+#[allow(clippy::expect_used, reason = "a literal pattern, which clippy's invalid_regex checks")]
 static FEEDBACK: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?is)\[FEEDBACK\](.*?)\[RESULT\]").expect("valid pattern"));
 

@@ -74,8 +74,8 @@ impl CachedClient {
         Self { inner, cache, scopes }
     }
 
-    /// The key of `request` under `scope`.
-    fn key(scope: &CacheScope, request: &LlmRequest) -> Vec<u8> {
+    /// The key of `request` under `scope` (`None` if it cannot be written).
+    fn key(scope: &CacheScope, request: &LlmRequest) -> Option<Vec<u8>> {
         let material = KeyMaterial {
             version: KEY_VERSION,
             scope,
@@ -91,8 +91,8 @@ impl CachedClient {
             repair: request.key.repair,
             judge_repeat: request.key.judge_repeat,
         };
-        let bytes = serde_json::to_vec(&material).expect("a key serialises");
-        Sha256::digest(bytes).to_vec()
+        let bytes = serde_json::to_vec(&material).ok()?;
+        Some(Sha256::digest(bytes).to_vec())
     }
 }
 
@@ -113,8 +113,10 @@ impl LlmClient for CachedClient {
         let Some(scope) = self.scopes.get(&request.key.role) else {
             return self.inner.complete(request, sink);
         };
+        // A key that cannot be written leaves the call to pass by the cache.
+        let Some(key) = Self::key(scope, request) else { return self.inner.complete(request, sink) };
         Box::pin(async move {
-            let key = Arc::new(Self::key(scope, request));
+            let key = Arc::new(key);
             let (cache, lookup_key) = (self.cache.clone(), key.clone());
             // SQLite may wait on another run's write: off the async workers.
             let hit = tokio::task::spawn_blocking(move || cache.lookup(&lookup_key)).await.ok().flatten();

@@ -16,9 +16,10 @@ pub struct RoleRouter {
 }
 
 impl RoleRouter {
-    /// A router over `client_of`'s client for every role.
-    pub fn new(mut client_of: impl FnMut(LlmRole) -> Arc<dyn LlmClient>) -> Self {
-        Self { clients: LlmRole::ALL.into_iter().map(|role| (role, client_of(role))).collect() }
+    /// A router over `client_of`'s client for every role (its first error, if any).
+    pub fn new<E>(mut client_of: impl FnMut(LlmRole) -> Result<Arc<dyn LlmClient>, E>) -> Result<Self, E> {
+        let clients = LlmRole::ALL.into_iter().map(|role| Ok((role, client_of(role)?))).collect::<Result<_, E>>()?;
+        Ok(Self { clients })
     }
 
     fn client(&self, role: LlmRole) -> &dyn LlmClient {
@@ -80,8 +81,10 @@ mod tests {
     async fn each_call_goes_to_its_roles_client_which_names_and_prices_it() {
         let critic: Arc<dyn LlmClient> = Arc::new(Named("critic-m", 2.0));
         let builder: Arc<dyn LlmClient> = Arc::new(Named("builder-m", 1.0));
-        let router =
-            RoleRouter::new(|role| if role == LlmRole::LayerReview { critic.clone() } else { builder.clone() });
+        let router = RoleRouter::new(|role| {
+            Ok::<_, ()>(if role == LlmRole::LayerReview { critic.clone() } else { builder.clone() })
+        })
+        .unwrap();
         assert_eq!(router.model(), "builder-m", "the run's headline model is the builder's");
         let usage = TokenUsage { prompt_tokens: 3, completion_tokens: 2, ..Default::default() };
         for (role, model, cost) in [(LlmRole::LayerReview, "critic-m", 10.0), (LlmRole::Judge, "builder-m", 5.0)] {

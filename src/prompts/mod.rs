@@ -67,10 +67,10 @@ impl Prompts {
     }
 
     fn render(&self, name: &str, ctx: Value) -> Vec<ChatMessage> {
-        let template = self.env.get_template(name).expect("every built-in name is registered");
         let render = |section: &str| {
             let ctx = context! { section => section, ..ctx.clone() };
-            template.render(ctx).unwrap_or_else(|err| format!("(template {name} failed to render: {err})"))
+            let text = self.env.get_template(name).and_then(|template| template.render(ctx));
+            text.unwrap_or_else(|err| format!("(template {name} failed to render: {err})"))
         };
         vec![ChatMessage::system(render("system")), ChatMessage::user(render("user"))]
     }
@@ -175,9 +175,8 @@ pub struct RepairNote {
 impl Prompts {
     /// The user message of a repair exchange (`repair.j2`).
     pub fn repair(&self, note: &RepairNote) -> ChatMessage {
-        let template = self.env.get_template("repair.j2").expect("every built-in name is registered");
-        let text =
-            template.render(Serde(note)).unwrap_or_else(|err| format!("(template repair.j2 failed to render: {err})"));
+        let text = self.env.get_template("repair.j2").and_then(|template| template.render(Serde(note)));
+        let text = text.unwrap_or_else(|err| format!("(template repair.j2 failed to render: {err})"));
         ChatMessage::user(text.trim())
     }
 }

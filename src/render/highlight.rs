@@ -1,6 +1,6 @@
 //! Python syntax highlighting with syntect, loaded once per process.
 
-use std::sync::OnceLock;
+use std::sync::{LazyLock, OnceLock};
 
 use minijinja::HtmlEscape;
 use std::fmt::Write;
@@ -31,7 +31,8 @@ fn python() -> &'static SyntaxReference {
 fn theme(dark: bool) -> &'static Theme {
     let name = if dark { "base16-ocean.dark" } else { "InspiredGitHub" };
     let themes = themes();
-    themes.themes.get(name).unwrap_or_else(|| themes.themes.values().next().expect("syntect ships themes"))
+    static PLAIN: LazyLock<Theme> = LazyLock::new(Theme::default);
+    themes.themes.get(name).or_else(|| themes.themes.values().next()).unwrap_or(&PLAIN)
 }
 
 /// `code` as lines of styled segments (for terminal rendering).

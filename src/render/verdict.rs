@@ -1,7 +1,7 @@
 //! How the critic judged each node of an iteration: the colour a node gets in
 //! the TUI's graph and the report's SVG.
 
-use crate::domain::{CriticFeedback, FindingSource};
+use crate::domain::{CriticFeedback, FindingSource, Rule};
 
 /// How the critic judged a node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,7 +30,7 @@ pub fn node_verdict(feedback: Option<&CriticFeedback>, node_id: &str) -> NodeVer
     let Some(feedback) = feedback else { return NodeVerdict::Fine };
     let mut verdict = NodeVerdict::Fine;
     for finding in feedback.findings_for_node(node_id) {
-        if finding.source == FindingSource::TrialRun && finding.rule == "runtime_error" {
+        if finding.source == FindingSource::TrialRun && finding.rule == Rule::RuntimeError {
             return NodeVerdict::Failed;
         }
         verdict = NodeVerdict::Flagged;

@@ -54,4 +54,4 @@ pub use taxonomy::{
     FindingGroup, FindingsTaxonomy, Oscillation, OscillationKind, attempt_oscillations, exception_type,
     findings_taxonomy,
 };
-pub use verify::{Drift, VerifyReport, json_diff, verify};
+pub use verify::{Drift, Drifted, VerifyReport, json_diff, verify};

@@ -1,6 +1,6 @@
-//! `eval_results.json`: the reference design's schema (summary,
-//! difficulty_breakdown, detailed_results, failure_analysis, question_traces)
-//! with the keys the reference implementation writes too, plus
+//! `eval_results.json`: the base schema (summary, difficulty_breakdown,
+//! detailed_results, failure_analysis, question_traces) with the base keys
+//! (ARCHITECTURE.md, "Decisions the code relies on"), plus
 //! attempts, findings, every LLM exchange, tokens, cost and timings, built as
 //! the types of [`super::results_doc`].
 
@@ -206,7 +206,7 @@ fn attempt(a: &Attempt) -> AttemptTrace {
         attempt: a.number,
         epoch: a.epoch,
         draft: a.draft,
-        forked_from: a.forked_from,
+        forked_from: a.forked_from.map(Into::into),
         by_hand: a.by_hand,
         outcome: a.outcome,
         reason: a.reason.clone(),
@@ -215,7 +215,7 @@ fn attempt(a: &Attempt) -> AttemptTrace {
     }
 }
 
-/// The reference design's log of the latest attempt: per iteration the
+/// The base format's log of the latest attempt: per iteration the
 /// builder's reply, the trial run's result and the critic's verdict, then the
 /// final execution.
 fn reference_log(state: &RunState, q: &QuestionState) -> Vec<ReferenceLogEntry> {

@@ -141,13 +141,13 @@ pub struct Summary {
     /// A published benchmark's own metrics.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub benchmark: Option<BenchmarkSummary>,
-    /// The reference implementation's name for `passed`.
+    /// The base format's name for `passed`.
     #[serde(default)]
     pub successful_executions: usize,
-    /// The reference implementation's name for `execution_failed`.
+    /// The base format's name for `execution_failed`.
     #[serde(default)]
     pub execution_failures: usize,
-    /// The reference implementation's name for `exhausted`.
+    /// The base format's name for `exhausted`.
     #[serde(default)]
     pub critic_loop_exhausted: usize,
     /// Grading over all questions (absent before grading existed).
@@ -206,7 +206,7 @@ pub struct DetailedResult {
     pub question_id: String,
     /// Question text.
     pub question: String,
-    /// The reference design's name for `question`.
+    /// The base format's name for `question`.
     #[serde(default)]
     pub question_text: String,
     /// The question's dataset, in a run over several.
@@ -295,7 +295,7 @@ pub struct QuestionTrace {
     pub question_id: String,
     /// Question text.
     pub question: String,
-    /// The reference implementation's name for `question`.
+    /// The base format's name for `question`.
     #[serde(default)]
     pub question_text: String,
     /// The question's dataset, in a run over several.
@@ -332,14 +332,14 @@ pub struct QuestionTrace {
     pub iterations: Vec<IterationTrace>,
     /// Every attempt, oldest first.
     pub attempts: Vec<AttemptTrace>,
-    /// The reference design's log: who said what, iteration by iteration.
+    /// The base format's log: who said what, iteration by iteration.
     pub conversation_log: Vec<ReferenceLogEntry>,
     /// Every LLM exchange about the question (prompts and replies), in order.
     #[serde(default)]
     pub llm_exchanges: Vec<LogEntry>,
 }
 
-/// Who speaks in the reference design's conversation log.
+/// Who speaks in the base format's conversation log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ReferenceRole {
@@ -354,7 +354,7 @@ pub enum ReferenceRole {
     Earlier,
 }
 
-/// One entry of the reference design's conversation log.
+/// One entry of the base format's conversation log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReferenceLogEntry {
     /// Who speaks.

@@ -16,7 +16,7 @@ use serde_json::Value;
 use super::consensus::consensus_summary;
 use super::metamorphic::metamorphic_summary;
 use super::results_harness::SignalAgainstLabels;
-use crate::domain::{FindingSource, Severity};
+use crate::domain::{FindingSource, Rule, Severity};
 use crate::grade::Grader;
 use crate::run::{Attempt, Iteration, QuestionState, RunState};
 
@@ -160,7 +160,7 @@ pub struct JudgedIteration {
     /// Sources of the blocking findings behind a rejection.
     pub sources: Vec<FindingSource>,
     /// Rules of the blocking findings behind a rejection.
-    pub rules: Vec<String>,
+    pub rules: Vec<Rule>,
     /// Tokens the iteration's LLM calls spent.
     pub tokens: u64,
 }
@@ -355,7 +355,7 @@ pub fn scorecard_graded_by(state: &RunState, grader: &Grader) -> CriticScorecard
             card.by_source.entry(serde_name(source)).or_default().add(it.fate);
         }
         for rule in &it.rules {
-            card.by_rule.entry(rule.clone()).or_default().add(it.fate);
+            card.by_rule.entry(rule.to_string()).or_default().add(it.fate);
         }
         match wrongly_rejected {
             Some((question, attempt, at))

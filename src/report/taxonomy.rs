@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::domain::{Finding, FindingSource, GeneratedDag, Severity};
+use crate::domain::{Finding, FindingSource, GeneratedDag, Rule, Severity};
 use crate::run::{Attempt, Iteration, Outcome, QuestionState, QuestionStatus, RunState};
 
 /// One group of findings: same source, rule and exception.
@@ -18,7 +18,7 @@ pub struct FindingGroup {
     /// Which part of the critic gave them.
     pub source: FindingSource,
     /// Their rule.
-    pub rule: String,
+    pub rule: Rule,
     /// The Python exception of a trial run's runtime error (`KeyError`),
     /// when its message names one.
     pub exception: Option<String>,
@@ -60,7 +60,7 @@ pub enum OscillationKind {
         /// The finding's source.
         source: FindingSource,
         /// Its rule.
-        rule: String,
+        rule: Rule,
         /// The node it blames; none for the whole DAG.
         node_id: Option<String>,
         /// The first line of its message, as it came back.
@@ -151,10 +151,10 @@ pub fn exception_type(message: &str) -> Option<String> {
 }
 
 /// The group a finding falls in: source, rule, exception.
-type GroupKey = (FindingSource, String, Option<String>);
+type GroupKey = (FindingSource, Rule, Option<String>);
 
 fn group_key(finding: &Finding) -> GroupKey {
-    let runtime = finding.source == FindingSource::TrialRun && finding.rule == "runtime_error";
+    let runtime = finding.source == FindingSource::TrialRun && finding.rule == Rule::RuntimeError;
     let exception = runtime.then(|| exception_type(&finding.message)).flatten();
     (finding.source, finding.rule.clone(), exception)
 }

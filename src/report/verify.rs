@@ -18,11 +18,44 @@ pub struct Drift {
     pub question_id: String,
     /// Attempt number.
     pub attempt: u32,
-    /// What drifted: `final_answer`, `node_output:<id>`, `now_fails`, `now_succeeds`,
-    /// `grade` (the answer was right and is now wrong, or the other way round).
-    pub what: String,
+    /// What drifted.
+    pub what: Drifted,
     /// Unified diff (recorded → today) or a message.
     pub detail: String,
+}
+
+/// What drifted; written `final_answer`, `node_output:<id>`, `now_fails`,
+/// `now_succeeds` or `grade` (in `replay --verify`'s lines and its JSON).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Drifted {
+    /// The final answer changed.
+    FinalAnswer,
+    /// The output of this node changed (or it has none today).
+    NodeOutput(String),
+    /// The DAG ran and now fails.
+    NowFails,
+    /// The DAG failed and now runs.
+    NowSucceeds,
+    /// The answer was right and is now wrong, or the other way round.
+    Grade,
+}
+
+impl std::fmt::Display for Drifted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::FinalAnswer => f.write_str("final_answer"),
+            Self::NodeOutput(node) => write!(f, "node_output:{node}"),
+            Self::NowFails => f.write_str("now_fails"),
+            Self::NowSucceeds => f.write_str("now_succeeds"),
+            Self::Grade => f.write_str("grade"),
+        }
+    }
+}
+
+impl Serialize for Drifted {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
 }
 
 /// The outcome of verifying a trace.
@@ -51,12 +84,12 @@ pub fn json_diff(recorded: &Value, today: &Value) -> String {
 }
 
 fn compare(question_id: &str, attempt: u32, recorded: &ExecutionResult, today: &ExecutionResult) -> Vec<Drift> {
-    let drift = |what: String, detail: String| Drift { question_id: question_id.to_string(), attempt, what, detail };
+    let drift = |what: Drifted, detail: String| Drift { question_id: question_id.to_string(), attempt, what, detail };
     match (recorded.success, today.success) {
         (true, false) => {
-            return vec![drift("now_fails".into(), today.error.clone().unwrap_or_else(|| "execution failed".into()))];
+            return vec![drift(Drifted::NowFails, today.error.clone().unwrap_or_else(|| "execution failed".into()))];
         }
-        (false, true) => return vec![drift("now_succeeds".into(), "the recorded execution failed".into())],
+        (false, true) => return vec![drift(Drifted::NowSucceeds, "the recorded execution failed".into())],
         (false, false) => return Vec::new(),
         (true, true) => {}
     }
@@ -64,13 +97,13 @@ fn compare(question_id: &str, attempt: u32, recorded: &ExecutionResult, today: &
     if recorded.final_answer != today.final_answer {
         let null = Value::Null;
         let (a, b) = (recorded.final_answer.as_ref().unwrap_or(&null), today.final_answer.as_ref().unwrap_or(&null));
-        drifts.push(drift("final_answer".into(), json_diff(a, b)));
+        drifts.push(drift(Drifted::FinalAnswer, json_diff(a, b)));
     }
     for (node, before) in &recorded.node_outputs {
         match today.node_outputs.get(node) {
             Some(after) if after == before => {}
-            Some(after) => drifts.push(drift(format!("node_output:{node}"), json_diff(before, after))),
-            None => drifts.push(drift(format!("node_output:{node}"), "no output today".into())),
+            Some(after) => drifts.push(drift(Drifted::NodeOutput(node.clone()), json_diff(before, after))),
+            None => drifts.push(drift(Drifted::NodeOutput(node.clone()), "no output today".into())),
         }
     }
     drifts
@@ -90,7 +123,7 @@ fn regrade(
     (before.passed != after.passed).then(|| Drift {
         question_id: question.id.clone(),
         attempt,
-        what: "grade".into(),
+        what: Drifted::Grade,
         detail: format!("{} → {}: {}", word(before.passed), word(after.passed), after.error.unwrap_or(after.reason)),
     })
 }
@@ -153,14 +186,16 @@ mod tests {
         let before = result(json!({"x": 1}), &[("a", json!([1, 2])), ("b", json!("s"))]);
         let after = result(json!({"x": 2}), &[("a", json!([1, 3]))]);
         let drifts = compare("q", 1, &before, &after);
-        let what: Vec<&str> = drifts.iter().map(|d| d.what.as_str()).collect();
+        let what: Vec<String> = drifts.iter().map(|d| d.what.to_string()).collect();
         assert_eq!(what, vec!["final_answer", "node_output:a", "node_output:b"]);
+        let written = serde_json::to_value(&drifts[1]).unwrap();
+        assert_eq!(written["what"], "node_output:a", "written as before the enum");
         assert!(
             drifts[0].detail.contains("-  \"x\": 1") && drifts[0].detail.contains("+  \"x\": 2"),
             "{}",
             drifts[0].detail
         );
         let failing = ExecutionResult { success: false, error: Some("boom".into()), ..Default::default() };
-        assert_eq!(compare("q", 1, &before, &failing)[0].what, "now_fails");
+        assert_eq!(compare("q", 1, &before, &failing)[0].what, Drifted::NowFails);
     }
 }

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::domain::{CallKey, ChatMessage, FinishReason, TokenUsage};
 use crate::domain::{CriticFeedback, ExecutionResult, GeneratedDag, Question};
 
-use crate::domain::{AttemptAt, IterationAt};
+use crate::domain::{AttemptAt, ForkedFrom, IterationAt};
 
 /// The stages of one critic-loop iteration, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -85,7 +85,7 @@ pub struct RunSettings {
     pub dataset_dir: String,
     /// SHA-256 of the dataset files.
     pub dataset_hash: String,
-    /// `offline`, `openai` or `replay`.
+    /// The builder's provider: `offline`, `openai`, `anthropic` or `replay`.
     pub provider: String,
     /// Model name.
     pub model: String,
@@ -223,7 +223,7 @@ pub enum EngineEvent {
         at: AttemptAt,
         /// `(attempt, iteration)` whose DAG and feedback seed this attempt (forks).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        forked_from: Option<(u32, u32)>,
+        forked_from: Option<ForkedFrom>,
         /// Whether the user wrote (or accepted) this attempt's DAG: no LLM builds or reviews it.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         by_hand: bool,

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::events::{Outcome, Stage};
-use crate::domain::{AttemptAt, IterationAt, TokenUsage};
+use crate::domain::{AttemptAt, ForkedFrom, IterationAt, Rule, TokenUsage};
 use crate::domain::{CriticFeedback, ExecutionResult, Finding, FindingSource, GeneratedDag, Grade, Question, Severity};
 
 /// Where a question stands.
@@ -132,7 +132,7 @@ pub struct Attempt {
     /// The independent DAG of the epoch it belongs to (1 without consensus).
     pub draft: u32,
     /// `(attempt, iteration)` this attempt was forked from.
-    pub forked_from: Option<(u32, u32)>,
+    pub forked_from: Option<ForkedFrom>,
     /// Whether the user wrote or accepted its DAG (no LLM built or reviewed it).
     pub by_hand: bool,
     /// Iterations so far.
@@ -355,7 +355,7 @@ impl QuestionState {
         feedback.findings.push(Finding {
             node_id,
             layer,
-            rule: "note".into(),
+            rule: Rule::Note,
             source: FindingSource::Human,
             message: text,
             severity: Severity::Warning,

@@ -7,7 +7,7 @@ use std::io;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use futures::future::BoxFuture;
@@ -190,6 +190,12 @@ pub enum SandboxError {
     /// The pool is closing.
     #[error("the sandbox is shutting down")]
     ShuttingDown,
+    /// The DAG could not be written as a request line.
+    #[error("cannot send the DAG to a worker: {source}")]
+    Request {
+        /// The cause.
+        source: serde_json::Error,
+    },
 }
 
 /// What the pool was doing with a worker when it died.
@@ -333,7 +339,7 @@ impl SandboxPool {
                     if n == 0 {
                         break;
                     }
-                    let mut tail = tail.lock().expect("stderr lock");
+                    let mut tail = tail.lock().unwrap_or_else(PoisonError::into_inner);
                     tail.push_str(&String::from_utf8_lossy(&buffer[..n]));
                     if tail.len() > STDERR_TAIL {
                         let cut = tail.len() - STDERR_TAIL;
@@ -370,7 +376,7 @@ impl SandboxPool {
         if let Some(reader) = worker.stderr_reader.take() {
             let _ = tokio::time::timeout(Duration::from_secs(1), reader).await;
         }
-        let stderr = worker.stderr.lock().expect("stderr lock").clone();
+        let stderr = worker.stderr.lock().unwrap_or_else(PoisonError::into_inner).clone();
         if matches!(&status, Ok(Ok(status)) if status.signal() == Some(libc::SIGSYS)) {
             let call = stderr.lines().rev().find_map(|line| line.trim().strip_prefix(VIOLATION));
             return SandboxError::Violation { call: call.map(str::to_string) };
@@ -392,7 +398,7 @@ impl SandboxPool {
     }
 
     async fn checkout(&self) -> Result<Worker, SandboxError> {
-        let idle = self.inner.idle.lock().expect("pool lock").pop();
+        let idle = self.inner.idle.lock().unwrap_or_else(PoisonError::into_inner).pop();
         match idle {
             Some(worker) => Ok(worker),
             None => self.spawn().await,
@@ -405,11 +411,11 @@ impl SandboxPool {
     pub async fn warm(&self) {
         let starts = (0..self.inner.config.workers.max(1)).map(|_| async {
             let Ok(_slot) = self.inner.slots.acquire().await else { return };
-            if !self.inner.idle.lock().expect("pool lock").is_empty() {
+            if !self.inner.idle.lock().unwrap_or_else(PoisonError::into_inner).is_empty() {
                 return;
             }
             if let Ok(worker) = self.spawn().await {
-                self.inner.idle.lock().expect("pool lock").push(worker);
+                self.inner.idle.lock().unwrap_or_else(PoisonError::into_inner).push(worker);
             }
         });
         futures::future::join_all(starts).await;
@@ -439,11 +445,14 @@ impl SandboxPool {
         let Ok(_slot) = self.inner.slots.acquire().await else {
             return failure(dag, None, SandboxError::ShuttingDown, started);
         };
+        let line = match serde_json::to_string(&request) {
+            Ok(line) => line + "\n",
+            Err(source) => return failure(dag, None, SandboxError::Request { source }, started),
+        };
         let mut worker = match self.checkout().await {
             Ok(worker) => worker,
             Err(error) => return failure(dag, None, error, started),
         };
-        let line = serde_json::to_string(&request).expect("requests serialise") + "\n";
         if let Err(err) = worker.stdin.write_all(line.as_bytes()).await {
             let report = self.death_report(&mut worker, WorkerStage::Sending(err)).await;
             return failure(dag, None, report, started);
@@ -473,7 +482,7 @@ impl SandboxPool {
                         node_deadline = Instant::now() + config.node_timeout;
                     }
                     Ok(Reply::Result { mut result }) => {
-                        self.inner.idle.lock().expect("pool lock").push(worker);
+                        self.inner.idle.lock().unwrap_or_else(PoisonError::into_inner).push(worker);
                         if result.question_id.is_empty() {
                             result.question_id = dag.question_id.clone();
                         }

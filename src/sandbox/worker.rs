@@ -59,7 +59,14 @@ const INTERPRETER_STACK: usize = 256 * 1024 * 1024;
 
 fn send(reply: &Reply) {
     let mut out = std::io::stdout().lock();
-    let line = serde_json::to_string(reply).expect("replies serialise");
+    let line = match serde_json::to_string(reply) {
+        Ok(line) => line,
+        Err(err) => {
+            // The pool reports a worker that ends with its last stderr line.
+            eprintln!("cannot write a reply: {err}");
+            std::process::exit(1);
+        }
+    };
     let _ = writeln!(out, "{line}");
     let _ = out.flush();
 }

@@ -110,9 +110,10 @@ impl TraceWriter {
     /// Create `path` (truncating) and write the header.
     pub fn create(path: &Path, header: &TraceHeader) -> Result<Self, TraceError> {
         let io = |source| TraceError::Io { path: path.to_path_buf(), source };
+        let line = serde_json::to_string(header).map_err(|err| io(err.into()))?;
         let file = File::create(path).map_err(io)?;
         let mut writer = Self { file, path: path.to_path_buf(), next_seq: 0 };
-        writer.write_line(&serde_json::to_string(header).expect("header serialises"))?;
+        writer.write_line(&line)?;
         Ok(writer)
     }
 
@@ -151,7 +152,9 @@ impl TraceWriter {
         }
         let record = TraceRecord { seq: self.next_seq, t_ms, event: event.clone() };
         self.next_seq += 1;
-        self.write_line(&serde_json::to_string(&record).expect("events serialise"))
+        let line = serde_json::to_string(&record)
+            .map_err(|err| TraceError::Io { path: self.path.clone(), source: err.into() })?;
+        self.write_line(&line)
     }
 
     /// Keep `path` as `<path>.v<N>` and write `trace` anew at `path` in the

@@ -88,7 +88,7 @@ pub fn settings_from_v4(settings: &mut Value) {
         .iter()
         .map(|role| {
             (
-                serde_json::to_value(role).expect("a role serialises").as_str().unwrap_or_default().to_string(),
+                serde_json::to_value(role).ok().and_then(|name| name.as_str().map(str::to_string)).unwrap_or_default(),
                 played.clone(),
             )
         })
@@ -164,6 +164,6 @@ mod tests {
         let event = upgraded(json!({"type": "question_started", "question_id": "q_02", "attempt": 2,
             "forked_from": [1, 3]}));
         let at = crate::domain::AttemptAt::new("q_02", 2);
-        assert_eq!(event, EngineEvent::QuestionStarted { at, forked_from: Some((1, 3)), by_hand: false });
+        assert_eq!(event, EngineEvent::QuestionStarted { at, forked_from: Some((1, 3).into()), by_hand: false });
     }
 }

@@ -327,8 +327,10 @@ impl App {
         }
         // Ctrl-C quits from the filter and the search too (it is not the letter c).
         let ctrl_c = key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c');
-        if self.stack.last().is_some_and(|top| top.typing()) && !ctrl_c {
-            let mut top = self.stack.pop().expect("a screen is shown");
+        if self.stack.last().is_some_and(|top| top.typing())
+            && !ctrl_c
+            && let Some(mut top) = self.stack.pop()
+        {
             top.type_key(key.code, self);
             self.stack.push(top);
             return self.refresh();
@@ -352,7 +354,8 @@ impl App {
     fn act(&mut self, action: Option<Action>) {
         let Some(action) = action else { return };
         self.message = None;
-        let mut top = self.stack.pop().expect("a screen is shown");
+        // A screen is always shown; with none, no screen could take the action.
+        let Some(mut top) = self.stack.pop() else { return };
         let handled = top.handle(action, self);
         self.stack.push(top);
         match handled {

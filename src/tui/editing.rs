@@ -57,7 +57,11 @@ impl EditRequest {
     pub fn original(&self) -> String {
         match &self.target {
             EditTarget::Node(id) => self.dag.node(id).map(|n| n.code.clone()).unwrap_or_default(),
-            EditTarget::Dag => serde_json::to_string_pretty(&self.dag).expect("a DAG serialises") + "\n",
+            EditTarget::Dag => match serde_json::to_string_pretty(&self.dag) {
+                Ok(text) => text + "\n",
+                // Not JSON, so what the editor hands back is refused with this reason.
+                Err(err) => format!("the DAG cannot be shown as JSON: {err}\n"),
+            },
         }
     }
 

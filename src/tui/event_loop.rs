@@ -41,6 +41,24 @@ pub struct Feeds<K> {
     pub stop: Option<Stop>,
 }
 
+/// The next message of `receiver`, `None` without one (the `select!` arm that
+/// awaits it is off then).
+async fn recv_some<T>(receiver: Option<&mut UnboundedReceiver<T>>) -> Option<T> {
+    match receiver {
+        Some(receiver) => receiver.recv().await,
+        None => None,
+    }
+}
+
+/// What `future` resolves with, `None` without one (the `select!` arm that
+/// awaits it is off then).
+async fn resolve<F: Future + Unpin>(future: Option<&mut F>) -> Option<F::Output> {
+    match future {
+        Some(future) => Some(future.await),
+        None => None,
+    }
+}
+
 fn backend_error(err: impl std::error::Error) -> io::Error {
     io::Error::other(err.to_string())
 }
@@ -139,29 +157,29 @@ where
                 Some(Err(err)) => return Err(err),
                 None => input_open = false,
             },
-            received = async { feeds.events.as_mut().expect("guarded").recv().await }, if feeds.events.is_some() => {
-                match received {
-                    Some(first) => fold(app, first, feeds.events.as_mut().expect("guarded")),
-                    None => feeds.events = None,
+            received = recv_some(feeds.events.as_mut()), if feeds.events.is_some() => {
+                match (received, feeds.events.as_mut()) {
+                    (Some(first), Some(events)) => fold(app, first, events),
+                    _ => feeds.events = None,
                 }
                 dirty = true;
             }
-            loaded = async { loading.as_mut().expect("guarded").chunks.recv().await }, if loading.is_some() => {
-                match (app.replay.as_mut(), loaded) {
-                    (Some(replay), Some(loaded)) => {
-                        replay.keep_loading(loading.take().expect("guarded"));
+            loaded = recv_some(loading.as_mut().map(|loading| &mut loading.chunks)), if loading.is_some() => {
+                match (app.replay.as_mut(), loaded, loading.take()) {
+                    (Some(replay), Some(loaded), Some(still)) => {
+                        replay.keep_loading(still);
                         let note = replay.receive(loaded, &mut app.state);
                         app.message = note.or(app.message.take());
                         app.refresh();
                     }
                     // The loader ends with its last chunk: gone before it, it failed.
-                    (_, None) => app.message = Some("the trace stopped loading (a fault, logged)".into()),
-                    (None, Some(_)) => {}
+                    (_, None, _) => app.message = Some("the trace stopped loading (a fault, logged)".into()),
+                    _ => {}
                 }
                 loading = None;
                 dirty = true;
             }
-            signal = async { feeds.stop.as_mut().expect("guarded").await }, if feeds.stop.is_some() => {
+            Some(signal) = resolve(feeds.stop.as_mut()), if feeds.stop.is_some() => {
                 tracing::info!("{signal}: leaving the terminal UI");
                 feeds.stop = None;
                 app.quit = true;

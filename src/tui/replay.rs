@@ -173,8 +173,11 @@ impl Replay {
     }
 
     fn apply(&self, state: &mut RunState, index: usize) {
-        let record = self.trace.record(index).expect("every line was parsed when it was loaded");
-        state.apply_owned(record.t_ms, record.event);
+        // Every line was parsed when it was loaded; reading it again can still fail (the file changed).
+        match self.trace.record(index) {
+            Ok(record) => state.apply_owned(record.t_ms, record.event),
+            Err(err) => tracing::warn!("replay skips event {index}: {err}"),
+        }
     }
 
     /// Move to `target` events applied and return the state there (playing
@@ -182,9 +185,8 @@ impl Replay {
     pub fn seek(&mut self, target: usize, now: Instant) -> RunState {
         self.follow = target >= self.len();
         let target = target.min(self.len());
-        let (start, base) = self.snapshots.iter().rev().find(|(at, _)| *at <= target).expect("a snapshot at 0");
-        let mut state = base.clone();
-        for index in *start..target {
+        let (start, mut state) = self.snapshots.iter().rev().find(|(at, _)| *at <= target).cloned().unwrap_or_default();
+        for index in start..target {
             self.apply(&mut state, index);
         }
         self.position = target;

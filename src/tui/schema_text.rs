@@ -48,8 +48,11 @@ pub struct SchemaTarget {
     pub field: Option<String>,
 }
 
+#[allow(clippy::expect_used, reason = "a literal pattern, which clippy's invalid_regex checks")]
 static KEY_LINE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^dataset\.([A-Za-z0-9_]+):").expect("regex"));
+#[allow(clippy::expect_used, reason = "a literal pattern, which clippy's invalid_regex checks")]
 static FIELD_LINE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#"^\s+- "([^"]+)":"#).expect("regex"));
+#[allow(clippy::expect_used, reason = "a literal pattern, which clippy's invalid_regex checks")]
 static QUOTED: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#"['"]([A-Za-z0-9_ .-]+)['"]"#).expect("regex"));
 
 /// The schema part of the run's first recorded DAG-building prompt (the whole

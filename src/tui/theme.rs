@@ -189,6 +189,7 @@ impl Theme {
     }
 
     /// The built-in dark theme (colour on), for tests and fallbacks.
+    #[allow(clippy::expect_used, reason = "a built-in theme; a test parses every one")]
     pub fn dark() -> Self {
         parse(BUILT_IN[0].1, "dark").expect("the built-in theme parses")
     }

@@ -108,7 +108,7 @@ fn rates_written(engine: &Engine, code: &str) -> HandEdit {
 
 fn rules(engine: &Engine, question: &str, attempt: u32) -> Vec<String> {
     let it = engine.attempt(question, attempt).iteration(1).unwrap();
-    it.feedback.as_ref().unwrap().findings.iter().map(|f| f.rule.clone()).collect()
+    it.feedback.as_ref().unwrap().findings.iter().map(|f| f.rule.to_string()).collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -118,7 +118,7 @@ async fn edits_become_drafts_with_findings_and_an_accepted_one_is_fixed_by_hand_
     let edit = rates_written(&engine, fixed);
     engine.until(Command::TryDag { from: at("q_01", 1, 2), edit }, "q_01", 2, Outcome::Drafted).await;
     let draft = engine.attempt("q_01", 2);
-    assert!(draft.by_hand && draft.forked_from == Some((1, 2)));
+    assert!(draft.by_hand && draft.forked_from == Some((1, 2).into()));
     let trial = draft.iteration(1).unwrap().trial.as_ref().expect("the draft was trial-run");
     assert_eq!(trial.final_answer, Some("grocery_pos".into()), "{trial:?}");
     assert!(rules(&engine, "q_01", 2).is_empty(), "a clean draft has no findings");

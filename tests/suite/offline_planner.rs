@@ -229,7 +229,7 @@ fn first_draft_rejections(trace: &Trace) -> BTreeMap<String, Vec<(FindingSource,
             && !feedback.is_approved
         {
             let errors = feedback.findings.iter().filter(|f| f.severity == Severity::Error);
-            rejected.insert(at.question_id.clone(), errors.map(|f| (f.source, f.rule.clone())).collect());
+            rejected.insert(at.question_id.clone(), errors.map(|f| (f.source, f.rule.to_string())).collect());
         }
     }
     rejected

@@ -441,7 +441,7 @@ async fn labels_carry_over_unreadable_replies_keep_their_rejection_and_drafts_ar
     let q1 = state.question("q_01").unwrap();
     let retried = q1.attempt(2).unwrap();
     let feedback = retried.iteration(1).unwrap().feedback.as_ref().unwrap();
-    let rules: Vec<&str> = feedback.findings.iter().map(|f| f.rule.as_str()).collect();
+    let rules: Vec<&str> = feedback.findings.iter().map(|f| f.rule.name()).collect();
     assert_eq!(rules, ["unparseable_response"], "the recorded rejection stands, the note stays with the source");
     assert_eq!(retried.outcome, Some(Outcome::Exhausted));
     assert_eq!(retried.reason.as_deref(), Some("rejected in all 1 recorded iterations"));

@@ -50,7 +50,7 @@ fn verdict_rules(events: &[EngineEvent]) -> Vec<String> {
     events
         .iter()
         .filter_map(|e| match e {
-            EngineEvent::CriticVerdict { feedback, .. } => Some(feedback.findings.iter().map(|f| f.rule.clone())),
+            EngineEvent::CriticVerdict { feedback, .. } => Some(feedback.findings.iter().map(|f| f.rule.to_string())),
             _ => None,
         })
         .flatten()

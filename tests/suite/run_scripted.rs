@@ -121,7 +121,7 @@ async fn reject_reject_approve_with_faults_on_the_way() {
 
     let first = attempt.iterations[0].feedback.as_ref().unwrap();
     assert!(!first.is_approved);
-    let finding = first.findings.iter().find(|f| f.rule == "unknown_field").expect("unknown_field finding");
+    let finding = first.findings.iter().find(|f| f.rule.name() == "unknown_field").expect("unknown_field finding");
     assert_eq!((finding.node_id.as_deref(), finding.source), (Some("rates"), FindingSource::Structural));
     assert!(finding.message.contains("did you mean 'is_fraud_rate'"), "{}", finding.message);
     let first_stages: Vec<Stage> = attempt.iterations[0].stages.iter().map(|s| s.stage).collect();
@@ -129,7 +129,7 @@ async fn reject_reject_approve_with_faults_on_the_way() {
 
     let second = attempt.iterations[1].feedback.as_ref().unwrap();
     let runtime = second.findings.iter().find(|f| f.source == FindingSource::TrialRun).expect("trial run finding");
-    assert_eq!((runtime.rule.as_str(), runtime.node_id.as_deref()), ("runtime_error", Some("rates")));
+    assert_eq!((runtime.rule.name(), runtime.node_id.as_deref()), ("runtime_error", Some("rates")));
     assert!(runtime.message.contains("ZeroDivisionError"), "{}", runtime.message);
 
     assert!(attempt.iterations[2].feedback.as_ref().unwrap().is_approved);

@@ -211,7 +211,7 @@ async fn replay_note_on_a_rejected_iteration_and_send_it_back_to_the_builder() {
     assert!(matches!(commands[1], Command::Fork { from } if from.attempt == 1 && from.iteration == 2));
     assert!(
         new.iter().any(
-            |e| matches!(e, EngineEvent::QuestionStarted { at, forked_from: Some((1, 2)), .. } if at.attempt == 2)
+            |e| matches!(e, EngineEvent::QuestionStarted { at, forked_from: Some(from), .. } if at.attempt == 2 && (from.attempt, from.iteration) == (1, 2))
         )
     );
     let results: Value =

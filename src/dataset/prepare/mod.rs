@@ -195,6 +195,48 @@ type TimeRange = ((chrono::NaiveDateTime, String), (chrono::NaiveDateTime, Strin
 
 /// Prepare the CSV at `path`.
 pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, PrepareError> {
+    let (reader, headers, label) = open(path, options)?;
+    // Pass one: what each column holds.
+    let columns = headers.len();
+    let (profiles, rows) = profile_columns(&reader, &headers, label)?;
+    let kinds: Vec<Column> =
+        profiles.iter().enumerate().map(|(i, p)| p.decide(Some(i) == label, reader.layout.delimiter == b';')).collect();
+
+    // Pass two: moments, group totals, the reservoir sample, the monthly series, datetime ranges.
+    let numeric: Vec<usize> =
+        (0..columns).filter(|&i| matches!(kinds[i].kind, "integer" | "float") && Some(i) != label).collect();
+    let time_column = time_column(&kinds);
+    let totals = collect_totals(&reader, &kinds, &numeric, label, time_column, options)?;
+    // Passes three and four: histograms of numeric columns, then the exact values at the wanted ranks.
+    let order = order_statistics(&reader, &kinds, &numeric, &totals.moments)?;
+
+    let input = output::Collected {
+        source: path,
+        options,
+        layout: reader.layout,
+        header_row: reader.skipped + 1,
+        headers: &headers,
+        profiles: &profiles,
+        columns: &kinds,
+        moments: &totals.moments,
+        groups: &totals.groups,
+        strata: totals.strata,
+        order: &order,
+        numeric: &numeric,
+        label,
+        time_column,
+        monthly: &totals.monthly,
+        time_range: &totals.time_range,
+        rows,
+    };
+    Ok(output::build(input))
+}
+
+/// The reader of `path` past its title rows, the header, and the label column's index.
+fn open<'p>(
+    path: &'p Path,
+    options: &PrepareOptions,
+) -> Result<(Reader<'p>, Vec<String>, Option<usize>), PrepareError> {
     let error = |message: String| PrepareError { path: path.to_path_buf(), message };
     let encoded = source::encoding(path, options.encoding.as_deref()).map_err(|e| error(e.to_string()))?;
     let delimiter = source::delimiter(path, encoded).map_err(|e| error(format!("cannot read: {e}")))?;
@@ -221,11 +263,18 @@ pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, Prepar
         ),
         None => None,
     };
+    Ok((reader, headers, label))
+}
 
-    // Pass one: what each column holds.
-    let columns = headers.len();
+/// Pass one: what each column holds, and how many data rows there are (a
+/// label column must be binary).
+fn profile_columns(
+    reader: &Reader,
+    headers: &[String],
+    label: Option<usize>,
+) -> Result<(Vec<ColumnProfile>, u64), PrepareError> {
     let mut profiles: Vec<ColumnProfile> = headers.iter().map(|h| ColumnProfile::new(h)).collect();
-    let rows = reader.each(columns, |_, record| {
+    let rows = reader.each(headers.len(), |_, record| {
         for (i, raw) in record.iter().enumerate() {
             profiles[i].observe(raw);
         }
@@ -240,51 +289,77 @@ pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, Prepar
             return Err(reader.error(format!("the label column {:?} is not binary (0/1 or true/false)", headers[l])));
         }
     }
-    let kinds: Vec<Column> =
-        profiles.iter().enumerate().map(|(i, p)| p.decide(Some(i) == label, delimiter == b';')).collect();
+    Ok((profiles, rows))
+}
 
-    // Pass two: moments, group totals, the reservoir sample, the monthly series, datetime ranges.
-    let numeric: Vec<usize> =
-        (0..columns).filter(|&i| matches!(kinds[i].kind, "integer" | "float") && Some(i) != label).collect();
+/// The datetime column the monthly series follows: one with a time of day
+/// first, else the leftmost.
+fn time_column(kinds: &[Column]) -> Option<usize> {
+    let datetimes = (0..kinds.len()).filter(|&i| kinds[i].date.is_some());
+    datetimes.max_by_key(|&i| (kinds[i].strptime().is_some_and(dates::has_time), std::cmp::Reverse(i)))
+}
+
+/// The number in column `j` of `record`, read as the column's kind says.
+fn number(kinds: &[Column], record: &csv::StringRecord, j: usize) -> Option<f64> {
+    record.get(j).and_then(|f| kinds[j].number(f))
+}
+
+/// What pass two sums up.
+struct Totals {
+    moments: Vec<Moments>,
+    groups: Vec<Option<HashMap<String, GroupTotals>>>,
+    strata: HashMap<String, (u64, Reservoir)>,
+    monthly: std::collections::BTreeMap<String, GroupTotals>,
+    time_range: HashMap<usize, TimeRange>,
+}
+
+/// Pass two: moments, group totals, the reservoir sample, the monthly series, datetime ranges.
+fn collect_totals(
+    reader: &Reader,
+    kinds: &[Column],
+    numeric: &[usize],
+    label: Option<usize>,
+    time_column: Option<usize>,
+    options: &PrepareOptions,
+) -> Result<Totals, PrepareError> {
+    let columns = kinds.len();
     let categorical: Vec<usize> =
         (0..columns).filter(|&i| kinds[i].kind == "categorical" && Some(i) != label).collect();
     let datetimes: Vec<usize> = (0..columns).filter(|&i| kinds[i].date.is_some()).collect();
-    let time_column = datetimes
-        .iter()
-        .copied()
-        .max_by_key(|&i| (kinds[i].strptime().is_some_and(dates::has_time), std::cmp::Reverse(i)));
-    let mut moments: Vec<Moments> = vec![Moments::default(); columns];
-    let mut groups: Vec<Option<HashMap<String, GroupTotals>>> =
-        (0..columns).map(|i| categorical.contains(&i).then(HashMap::new)).collect();
-    let mut strata: HashMap<String, (u64, Reservoir)> = HashMap::new();
+    let mut totals = Totals {
+        moments: vec![Moments::default(); columns],
+        groups: (0..columns).map(|i| categorical.contains(&i).then(HashMap::new)).collect(),
+        strata: HashMap::new(),
+        monthly: Default::default(),
+        time_range: HashMap::new(),
+    };
     let mut rng = sampler(options.seed);
-    let mut monthly: std::collections::BTreeMap<String, GroupTotals> = Default::default();
-    let mut time_range: HashMap<usize, TimeRange> = HashMap::new();
-    let number = |record: &csv::StringRecord, j: usize| record.get(j).and_then(|f| kinds[j].number(f));
     reader.each(columns, |index, record| {
-        let numbers: Vec<(usize, f64)> = numeric.iter().filter_map(|&j| Some((j, number(record, j)?))).collect();
+        let numbers: Vec<(usize, f64)> = numeric.iter().filter_map(|&j| Some((j, number(kinds, record, j)?))).collect();
         let label_value = label.and_then(|l| record.get(l)).filter(|v| !is_null(v));
         for &(j, x) in &numbers {
-            moments[j].push(x);
+            totals.moments[j].push(x);
         }
         for &i in &categorical {
             let raw = record.get(i).unwrap_or("");
-            if let Some(table) = &mut groups[i]
+            if let Some(table) = &mut totals.groups[i]
                 && !is_null(raw)
             {
                 table.entry(raw.to_string()).or_default().add(&numbers, label_value);
             }
         }
         let stratum = label_value.unwrap_or("").to_string();
-        let (count, reservoir) =
-            strata.entry(stratum).or_insert_with(|| (0, Reservoir::new(options.sample_size.unwrap_or(usize::MAX))));
+        let (count, reservoir) = totals
+            .strata
+            .entry(stratum)
+            .or_insert_with(|| (0, Reservoir::new(options.sample_size.unwrap_or(usize::MAX))));
         *count += 1;
         reservoir.offer(index, record, &mut rng);
         for &i in &datetimes {
             let raw = record.get(i).unwrap_or("");
             if let Some(t) = kinds[i].time(raw) {
                 let text = || kinds[i].time_text(raw).unwrap_or_default();
-                let range = time_range.entry(i).or_insert_with(|| ((t, text()), (t, text())));
+                let range = totals.time_range.entry(i).or_insert_with(|| ((t, text()), (t, text())));
                 if t < range.0.0 {
                     range.0 = (t, text());
                 }
@@ -296,11 +371,20 @@ pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, Prepar
         if let Some(t) = time_column
             && let Some(time) = kinds[t].time(record.get(t).unwrap_or(""))
         {
-            monthly.entry(time.format("%Y-%m").to_string()).or_default().add(&numbers, label_value);
+            totals.monthly.entry(time.format("%Y-%m").to_string()).or_default().add(&numbers, label_value);
         }
     })?;
+    Ok(totals)
+}
 
-    // Pass three: histograms of numeric columns.
+/// Passes three and four: each numeric column's histogram, then the exact
+/// values at the wanted ranks.
+fn order_statistics(
+    reader: &Reader,
+    kinds: &[Column],
+    numeric: &[usize],
+    moments: &[Moments],
+) -> Result<HashMap<usize, OrderStatistics>, PrepareError> {
     let mut order: HashMap<usize, OrderStatistics> = numeric
         .iter()
         .map(|&i| {
@@ -312,51 +396,29 @@ pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, Prepar
             (i, OrderStatistics::new(moments[i].min, moments[i].max, ranks.collect()))
         })
         .collect();
-    reader.each(columns, |_, record| {
-        for &i in &numeric {
-            if let Some(x) = number(record, i) {
-                order.get_mut(&i).expect("numeric column").count(x);
+    reader.each(kinds.len(), |_, record| {
+        for (&i, statistics) in order.iter_mut() {
+            if let Some(x) = number(kinds, record, i) {
+                statistics.count(x);
             }
         }
     })?;
-
-    // Pass four: the exact values at the wanted ranks.
     order.values_mut().for_each(OrderStatistics::target_buckets);
-    reader.each(columns, |_, record| {
-        for &i in &numeric {
-            if let Some(x) = number(record, i) {
-                order.get_mut(&i).expect("numeric column").collect(x);
+    reader.each(kinds.len(), |_, record| {
+        for (&i, statistics) in order.iter_mut() {
+            if let Some(x) = number(kinds, record, i) {
+                statistics.collect(x);
             }
         }
     })?;
-
-    let input = output::Collected {
-        source: path,
-        options,
-        layout: reader.layout,
-        header_row: reader.skipped + 1,
-        headers: &headers,
-        profiles: &profiles,
-        columns: &kinds,
-        moments: &moments,
-        groups: &groups,
-        strata,
-        order: &order,
-        numeric: &numeric,
-        label,
-        time_column,
-        monthly: &monthly,
-        time_range: &time_range,
-        rows,
-    };
-    Ok(output::build(input))
+    Ok(order)
 }
 
 /// Write `prepared` into `dir` (created if needed) as `data.json` and `metadata.json`.
 pub fn write(prepared: &Prepared, dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    let data = serde_json::to_string(&prepared.data).expect("data serialises");
+    let data = serde_json::to_string(&prepared.data)?;
     std::fs::write(dir.join("data.json"), data + "\n")?;
-    let metadata = serde_json::to_string_pretty(&prepared.metadata).expect("metadata serialises");
+    let metadata = serde_json::to_string_pretty(&prepared.metadata)?;
     std::fs::write(dir.join("metadata.json"), metadata + "\n")
 }

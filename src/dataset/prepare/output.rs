@@ -77,7 +77,7 @@ fn sample(c: &Collected<'_>) -> (Vec<Value>, String) {
         })
         .collect();
     while quotas.iter().map(|q| q.1).sum::<u64>() > size.min(total) {
-        let largest = quotas.iter_mut().max_by_key(|q| q.1).expect("a stratum");
+        let Some(largest) = quotas.iter_mut().max_by_key(|q| q.1) else { break };
         largest.1 -= 1;
     }
     let mut rows: Vec<(u64, Vec<String>)> = Vec::new();
@@ -167,6 +167,32 @@ fn column_meta(c: &Collected<'_>, i: usize) -> Value {
 /// Assemble both documents.
 pub fn build(c: Collected<'_>) -> Prepare {
     let mut data = Map::new();
+    data.insert("overview".into(), overview(&c));
+    let mut keys = Map::new();
+    keys.insert("overview".into(), json!("exact counts over all rows: row_count, column_count, non_null_counts per column, and the label's count and rate"));
+    data.insert("numeric_distributions".into(), distributions(&c));
+    keys.insert("numeric_distributions".into(), json!("per numeric column over all rows: count, min, max, mean, std (sample), median, p25, p75, p95, p99 (linear interpolation)"));
+    group_tables(&c, &mut data, &mut keys);
+    let (rows, how) = sample(&c);
+    let rows_key = c.options.rows_key.clone();
+    keys.insert(rows_key.clone(), json!(format!("{how}; every column of the CSV, typed")));
+    data.insert(rows_key.clone(), Value::Array(rows));
+
+    let columns: Map<String, Value> =
+        (0..c.headers.len()).map(|i| (c.headers[i].clone(), column_meta(&c, i))).collect();
+    let name = c.source.file_name().map_or("the CSV".into(), |n| n.to_string_lossy().into_owned());
+    let metadata = json!({
+        "description": format!("Prepared from {name}: {} rows, {} columns", c.rows, c.headers.len()),
+        "domain": "",
+        "columns": columns,
+        "dataset_keys": keys,
+        "important_notes": notes(&c, &rows_key, &how),
+    });
+    Prepare { data: Value::Object(data), metadata, header_row: c.header_row }
+}
+
+/// Exact counts over all rows, and the label's count and rate.
+fn overview(c: &Collected<'_>) -> Value {
     let non_null: Map<String, Value> =
         c.headers.iter().zip(c.profiles).map(|(h, p)| (h.clone(), json!(p.non_null))).collect();
     let mut overview = Map::new();
@@ -182,10 +208,11 @@ pub fn build(c: Collected<'_>) -> Prepare {
         overview
             .insert(format!("{}_rate", c.headers[l]), number(positives as f64 / c.profiles[l].non_null.max(1) as f64));
     }
-    data.insert("overview".into(), Value::Object(overview));
-    let mut keys = Map::new();
-    keys.insert("overview".into(), json!("exact counts over all rows: row_count, column_count, non_null_counts per column, and the label's count and rate"));
+    Value::Object(overview)
+}
 
+/// Each numeric column's distribution over all rows.
+fn distributions(c: &Collected<'_>) -> Value {
     let mut distributions = Map::new();
     for &i in c.numeric {
         let m = &c.moments[i];
@@ -200,9 +227,12 @@ pub fn build(c: Collected<'_>) -> Prepare {
         }
         distributions.insert(c.headers[i].clone(), Value::Object(d));
     }
-    data.insert("numeric_distributions".into(), Value::Object(distributions));
-    keys.insert("numeric_distributions".into(), json!("per numeric column over all rows: count, min, max, mean, std (sample), median, p25, p75, p95, p99 (linear interpolation)"));
+    Value::Object(distributions)
+}
 
+/// The per-value stats of each categorical column and the monthly series, into
+/// `data` with their descriptions in `keys`.
+fn group_tables(c: &Collected<'_>, data: &mut Map<String, Value>, keys: &mut Map<String, Value>) {
     for (i, table) in c.groups.iter().enumerate() {
         let Some(table) = table else { continue };
         if c.columns[i].kind != "categorical" || Some(i) == c.label {
@@ -210,7 +240,7 @@ pub fn build(c: Collected<'_>) -> Prepare {
         }
         let mut values: Vec<(&String, &GroupTotals)> = table.iter().collect();
         values.sort_by(|a, b| b.1.count.cmp(&a.1.count).then(a.0.cmp(b.0)));
-        let stats: Map<String, Value> = values.iter().map(|(v, t)| ((*v).clone(), group_stats(&c, t))).collect();
+        let stats: Map<String, Value> = values.iter().map(|(v, t)| ((*v).clone(), group_stats(c, t))).collect();
         let key = format!("{}_stats", c.headers[i]);
         keys.insert(
             key.clone(),
@@ -224,7 +254,7 @@ pub fn build(c: Collected<'_>) -> Prepare {
     }
     if let Some(t) = c.time_column {
         let series: Map<String, Value> =
-            c.monthly.iter().map(|(m, totals)| (m.clone(), group_stats(&c, totals))).collect();
+            c.monthly.iter().map(|(m, totals)| (m.clone(), group_stats(c, totals))).collect();
         keys.insert(
             "monthly_stats".into(),
             json!(format!(
@@ -234,13 +264,10 @@ pub fn build(c: Collected<'_>) -> Prepare {
         );
         data.insert("monthly_stats".into(), Value::Object(series));
     }
-    let (rows, how) = sample(&c);
-    let rows_key = c.options.rows_key.clone();
-    keys.insert(rows_key.clone(), json!(format!("{how}; every column of the CSV, typed")));
-    data.insert(rows_key.clone(), Value::Array(rows));
+}
 
-    let columns: Map<String, Value> =
-        (0..c.headers.len()).map(|i| (c.headers[i].clone(), column_meta(&c, i))).collect();
+/// The notes on the sample, missing values, how the CSV was read and its header row.
+fn notes(c: &Collected<'_>, rows_key: &str, how: &str) -> Vec<String> {
     let mut notes = vec![format!(
         "`{rows_key}` is {how}: totals, rates and distributions over all rows are in the pre-aggregated keys, not in the sample"
     )];
@@ -263,13 +290,5 @@ pub fn build(c: Collected<'_>) -> Prepare {
     if c.header_row > 1 {
         notes.push(format!("the CSV's header is its row {}; the rows above it (a title) are not data", c.header_row));
     }
-    let name = c.source.file_name().map_or("the CSV".into(), |n| n.to_string_lossy().into_owned());
-    let metadata = json!({
-        "description": format!("Prepared from {name}: {} rows, {} columns", c.rows, c.headers.len()),
-        "domain": "",
-        "columns": columns,
-        "dataset_keys": keys,
-        "important_notes": notes,
-    });
-    Prepare { data: Value::Object(data), metadata, header_row: c.header_row }
+    notes
 }

@@ -34,15 +34,18 @@ pub use transform::{
 };
 
 /// Words that make a question about the order of the rows.
+#[allow(clippy::expect_used, reason = "a literal pattern, which clippy's invalid_regex checks")]
 static ORDER_WORDS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(first|last|earliest|latest|oldest|newest|streaks?|consecutive|in a row|date range|sequence|previous|next|running|order(ed)?)\b")
         .expect("the pattern is valid")
 });
 /// String literals of Python code.
+#[allow(clippy::expect_used, reason = "a literal pattern, which clippy's invalid_regex checks")]
 static STRINGS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r#"'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)""#).expect("the pattern is valid"));
 /// A number compared with something (`amt > 100`, `100 <= amt`): a threshold
 /// that scaling the data moves past.
+#[allow(clippy::expect_used, reason = "a literal pattern, which clippy's invalid_regex checks")]
 static THRESHOLDS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?:[<>]=?|[=!]=)\s*-?(\d+(?:\.\d+)?)|(\d+(?:\.\d+)?)\s*(?:[<>]=?|[=!]=)")
         .expect("the pattern is valid")

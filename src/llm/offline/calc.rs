@@ -15,7 +15,7 @@ pub type Row = Map<String, Value>;
 
 /// A Python string literal of `text`.
 pub fn lit(text: &str) -> String {
-    serde_json::to_string(text).expect("strings serialise")
+    serde_json::Value::from(text).to_string()
 }
 
 /// The rows of the row sample under `key`.

@@ -217,13 +217,15 @@ impl OfflinePlanner {
             LlmRole::DagBuild => {
                 let plan = plan()?;
                 let dag = plan.draft.as_ref().filter(|_| first_draft).map_or(&plan.dag, |draft| &draft.dag);
-                serde_json::to_value(dag).expect("DAGs serialise")
+                serde_json::to_value(dag).map_err(|err| {
+                    LlmError::new(LlmErrorKind::BadRequest, format!("the offline planner cannot write its DAG: {err}"))
+                })?
             }
             LlmRole::LayerReview => review(plan()?, request),
             LlmRole::Judge => json!({"reason": "the offline planner does not judge answers", "verdict": true}),
             LlmRole::Narrative => return Ok("The offline planner writes no narrative answers.".to_string()),
         };
-        Ok(serde_json::to_string_pretty(&value).expect("replies serialise"))
+        Ok(format!("{value:#}"))
     }
 
     /// How long the answer to `key` takes: the delay jittered by the key and the seed.

@@ -13,13 +13,13 @@ use flate2::{Compression, write::GzEncoder};
 pub const CHUNK: usize = 32;
 
 /// `bodies` as one chunk: a JSON list, gzip-compressed, in base64.
-pub fn chunk(bodies: impl Iterator<Item = String>) -> String {
+pub fn chunk(bodies: impl Iterator<Item = String>) -> std::io::Result<String> {
     let list: Vec<String> = bodies.collect();
-    let json = serde_json::to_vec(&list).expect("a list of strings serialises");
+    let json = serde_json::to_vec(&list)?;
     let mut gzip = GzEncoder::new(Vec::with_capacity(json.len() / 4), Compression::fast());
-    gzip.write_all(&json).expect("writing to memory cannot fail");
-    let compressed = gzip.finish().expect("writing to memory cannot fail");
-    base64::engine::general_purpose::STANDARD.encode(compressed)
+    gzip.write_all(&json)?;
+    let compressed = gzip.finish()?;
+    Ok(base64::engine::general_purpose::STANDARD.encode(compressed))
 }
 
 #[cfg(test)]
@@ -30,7 +30,7 @@ mod tests {
     #[test]
     fn a_chunk_opens_to_its_bodies_in_order() {
         let bodies = ["<div class=\"body\">one</div>".to_string(), "</script><!-- two".to_string()];
-        let packed = chunk(bodies.clone().into_iter());
+        let packed = chunk(bodies.clone().into_iter()).unwrap();
         assert!(packed.bytes().all(|b| b.is_ascii_alphanumeric() || b"+/=".contains(&b)), "{packed}");
         let gzip = base64::engine::general_purpose::STANDARD.decode(&packed).unwrap();
         let mut json = String::new();

@@ -95,7 +95,7 @@ fn finding_view(finding: &Finding, fate: Option<FindingFate>) -> FindingView {
         }),
         source: finding.source.label(),
         node: finding.node_id.clone(),
-        rule: finding.rule.clone(),
+        rule: finding.rule.to_string(),
         message: finding.message.clone(),
     }
 }
@@ -360,7 +360,7 @@ pub fn question_body<'a>(state: &'a RunState, q: &'a QuestionState, code_html: &
                 AttemptView {
                     place: crate::domain::epoch_draft_prefix(attempt.epoch, attempt.draft),
                     number: attempt.number,
-                    forked: attempt.forked_from.map(|(a, i)| format!("{how} attempt {a}, iteration {i}")),
+                    forked: attempt.forked_from.map(|from| format!("{how} {}", from.label())),
                     outcome: attempt.outcome.map(|o| o.label()).unwrap_or("unfinished"),
                     iterations: (0..attempt.iterations.len()).map(|i| iteration_view(attempt, i, code_html)).collect(),
                 }

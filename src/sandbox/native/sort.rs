@@ -74,7 +74,9 @@ impl Key<'_> {
                 }
                 let mut place = Some(std::mem::replace(&mut places[i], Shape::Number));
                 let fits = item.fits(&mut place);
-                places[i] = place.expect("a place keeps its shape");
+                if let Some(place) = place {
+                    places[i] = place;
+                }
                 fits
             }),
             _ => false,
@@ -168,7 +170,7 @@ fn sort_list(
     fallback: &PyObjectRef,
     vm: &VirtualMachine,
 ) -> PyResult<()> {
-    let payload = list.downcast_ref::<PyList>().expect("sort_list is given a list");
+    let Some(payload) = list.downcast_ref::<PyList>() else { return Err(vm.new_type_error("sort needs a list")) };
     let Some(key) = key else {
         let items = payload.borrow_vec().to_vec();
         if let Some(order) = sorted_order(&items, reverse, vm) {
@@ -208,7 +210,7 @@ fn python_sort(
     fallback: &PyObjectRef,
     vm: &VirtualMachine,
 ) -> PyResult<()> {
-    let payload = list.downcast_ref::<PyList>().expect("python_sort is given a list");
+    let Some(payload) = list.downcast_ref::<PyList>() else { return Err(vm.new_type_error("sort needs a list")) };
     let mut kwargs = KwArgs::default();
     if let Some(mut keys) = keys {
         if reverse {

@@ -75,9 +75,9 @@ fn diffed<'a>(view: &QuestionScreen, state: &'a RunState) -> Result<Diffed<'a>, 
     let all = view.iterations(state);
     let index = view.iteration.min(all.len().saturating_sub(1));
     let Some(&(attempt, after)) = all.get(index) else { return Err("no earlier iteration to compare with") };
-    let origin = attempt.forked_from.filter(|_| after.number == 1).and_then(|(from_attempt, from_iteration)| {
+    let origin = attempt.forked_from.filter(|_| after.number == 1).and_then(|from| {
         all.iter().copied().find(|(a, it)| {
-            (a.epoch, a.draft, a.number) == (attempt.epoch, attempt.draft, from_attempt) && it.number == from_iteration
+            (a.epoch, a.draft, a.number) == (attempt.epoch, attempt.draft, from.attempt) && it.number == from.iteration
         })
     });
     let Some((before_attempt, before)) = origin.or_else(|| index.checked_sub(1).and_then(|i| all.get(i).copied()))

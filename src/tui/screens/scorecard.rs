@@ -174,7 +174,11 @@ pub fn lines(
         lines.push(Line::styled("none: every graded verdict agrees with the expected answer", t.fg(Ink::Muted)));
     }
     for (it, what) in wrong {
-        let why = if it.rules.is_empty() { String::new() } else { format!("  ({})", it.rules.join(", ")) };
+        let why = if it.rules.is_empty() {
+            String::new()
+        } else {
+            format!("  ({})", it.rules.iter().map(|r| r.name()).collect::<Vec<_>>().join(", "))
+        };
         let answer = it.answer.as_ref().map(|a| crate::text::preview(a, 30)).unwrap_or_default();
         lines.push(Line::from(vec![
             Span::styled(

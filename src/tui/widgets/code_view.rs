@@ -94,7 +94,7 @@ pub fn draw(
                 format!("[{}] ", finding.source.label()),
                 t.fg(source_color(finding.source)).add_modifier(Modifier::BOLD),
             ),
-            Span::styled(clean(&finding.rule).into_owned(), t.fg(Ink::Text).add_modifier(Modifier::BOLD)),
+            Span::styled(clean(finding.rule.name()).into_owned(), t.fg(Ink::Text).add_modifier(Modifier::BOLD)),
         ]));
         for line in finding.message.lines() {
             notes.push(Line::from(Span::styled(clean(line).into_owned(), t.fg(Ink::Text))));

@@ -212,9 +212,9 @@ pub fn build(
                 anchors.push(b.lines.len());
                 let place = epoch_draft_prefix(attempt.epoch, attempt.draft);
                 let mut title = format!("━━ {place}attempt {} · iteration {} ", attempt.number, it.number);
-                if let (Some((from_attempt, from_iteration)), 1) = (attempt.forked_from, it.number) {
+                if let (Some(from), 1) = (attempt.forked_from, it.number) {
                     let how = if attempt.by_hand { "by hand, from" } else { "forked from" };
-                    title.push_str(&format!("({how} attempt {from_attempt}, iteration {from_iteration}) "));
+                    title.push_str(&format!("({how} {}) ", from.label()));
                 }
                 let style = if marked { theme.selected() } else { theme.fg(Ink::Accent) };
                 let fill = "━".repeat(80usize.saturating_sub(title.chars().count()));

@@ -202,10 +202,13 @@ impl InspectorScreen {
 /// `dir/stem.json`, or `dir/stem-2.json`, … — the first that does not exist.
 fn free_path(dir: &Path, stem: &str) -> PathBuf {
     let clean: String = stem.chars().map(|c| if c.is_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect();
-    (1..)
-        .map(|n| if n == 1 { dir.join(format!("{clean}.json")) } else { dir.join(format!("{clean}-{n}.json")) })
-        .find(|path| !path.exists())
-        .expect("some name is free")
+    let mut path = dir.join(format!("{clean}.json"));
+    let mut n = 1;
+    while path.exists() {
+        n += 1;
+        path = dir.join(format!("{clean}-{n}.json"));
+    }
+    path
 }
 
 #[cfg(test)]
