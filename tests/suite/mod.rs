@@ -2,6 +2,7 @@
 
 mod anthropic;
 mod architecture;
+mod benchmark_run;
 mod by_hand;
 mod ci_tools;
 mod compare_runs;
