@@ -10,6 +10,7 @@ use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use common::mock_llm::{MockLlm, Recorded, Reply};
@@ -55,6 +56,11 @@ fn write_benchmark(root: &Path) {
     std::fs::write(root.join("questions.jsonl"), text).unwrap();
 }
 
+/// Whether `prompt` asks for a DAG.
+fn is_build(prompt: &str) -> bool {
+    prompt.contains("You design small, correct data-analysis programs")
+}
+
 /// The id of the question a build prompt asks about.
 fn question_id(prompt: &str) -> String {
     let rest = prompt.rsplit("Question ").next().unwrap_or_default();
@@ -74,8 +80,8 @@ fn dag(id: &str) -> String {
 }
 
 /// Approve every layer, build every question's DAG; the build of `slow`
-/// (when given) waits a minute.
-fn script(slow: Option<&'static str>) -> impl Fn(&Recorded, usize) -> Reply + Send + Sync + 'static {
+/// waits a minute while `slowed` holds.
+fn script(slow: Option<(&'static str, Arc<AtomicBool>)>) -> impl Fn(&Recorded, usize) -> Reply + Send + Sync + 'static {
     move |request, _| {
         let prompt = request.prompt();
         if prompt.contains("review one layer") {
@@ -83,8 +89,10 @@ fn script(slow: Option<&'static str>) -> impl Fn(&Recorded, usize) -> Reply + Se
         }
         let id = question_id(&prompt);
         let reply = Reply::Text(dag(&id));
-        match slow {
-            Some(slow) if id == slow => Reply::Delayed(Duration::from_secs(60), Box::new(reply)),
+        match &slow {
+            Some((slow, slowed)) if id == *slow && slowed.load(Ordering::SeqCst) => {
+                Reply::Delayed(Duration::from_secs(60), Box::new(reply))
+            }
             _ => reply,
         }
     }
@@ -144,8 +152,7 @@ async fn each_question_runs_verifies_and_is_recriticised_on_its_own_dataset() {
     let shop = fold_trace(&trace).question("shop_sum").unwrap().question.clone();
     assert_eq!(shop.extra["curator_note"], json!("a field this version does not know"));
 
-    let builds: Vec<String> =
-        mock.requests().iter().map(Recorded::prompt).filter(|p| p.contains("Reply as JSON")).collect();
+    let builds: Vec<String> = mock.requests().iter().map(Recorded::prompt).filter(|p| is_build(p)).collect();
     let zoo = builds.iter().find(|p| question_id(p) == "zoo_count").unwrap();
     assert!(zoo.contains("Animals fed per keeper") && !zoo.contains("corner shop"), "its own schema: {zoo}");
     let shop = builds.iter().find(|p| question_id(p) == "shop_sum").unwrap();
@@ -250,13 +257,14 @@ async fn a_selection_runs_only_the_questions_it_names() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn killed_and_resumed_it_finishes_every_question_on_its_own_data() {
-    let slow = MockLlm::start(script(Some("weather_count"))).await;
+    let slowed = Arc::new(AtomicBool::new(true));
+    let mock = MockLlm::start(script(Some(("weather_count", slowed.clone())))).await;
     let dir = tempfile::tempdir().unwrap();
     let bench = dir.path().join("bench");
     write_benchmark(&bench);
     let out = dir.path().join("run");
     let trace = out.join("trace.jsonl");
-    let child = eval_dag(dir.path(), &slow, &["run"])
+    let child = eval_dag(dir.path(), &mock, &["run"])
         .arg(&bench)
         .args(["--no-cache", "--out"])
         .arg(&out)
@@ -274,11 +282,14 @@ async fn killed_and_resumed_it_finishes_every_question_on_its_own_data() {
     // SAFETY: signalling our own child process, which has not been waited for.
     assert_eq!(unsafe { libc::kill(child.id().unwrap() as i32, libc::SIGKILL) }, 0);
     child.wait_with_output().await.unwrap();
+    let before = mock.requests().len();
 
     let moved = dir.path().join("moved");
     std::fs::rename(&bench, &moved).unwrap();
-    let mock = MockLlm::start(script(None)).await;
-    let resumed = eval_dag(dir.path(), &mock, &["run", "--no-cache", "--resume"])
+    // The resumed run asks the server the run recorded: now without the wait.
+    slowed.store(false, Ordering::SeqCst);
+    let resumed = eval_dag(dir.path(), &mock, &["run", "--no-cache"])
+        .arg("--resume")
         .arg(&out)
         .arg("--dataset-root")
         .arg(&moved)
@@ -287,7 +298,7 @@ async fn killed_and_resumed_it_finishes_every_question_on_its_own_data() {
         .unwrap();
     assert_eq!(resumed.status.code(), Some(0), "{}", String::from_utf8_lossy(&resumed.stderr));
     assert_each_on_its_own_data(&out);
-    let builds = mock.requests().iter().filter(|r| r.prompt().contains("Reply as JSON")).count();
+    let builds = mock.requests()[before..].iter().filter(|r| is_build(&r.prompt())).count();
     assert_eq!(builds, 1, "only the unfinished question is built again");
 }
 
