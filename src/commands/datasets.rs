@@ -19,7 +19,7 @@ use crate::domain::Question;
 use crate::engine::NamedDataset;
 use crate::grade::read_questions_file;
 use crate::run::{DatasetRef, RunSettings};
-use crate::sandbox::SandboxPools;
+use crate::sandbox::{SandboxConfig, SandboxPools};
 
 /// The questions file of a benchmark directory.
 const QUESTIONS_FILE: &str = "questions.jsonl";
@@ -99,13 +99,18 @@ impl RunDatasets {
         self.datasets.first().map(|(_, dataset)| dataset.clone()).context("the run names no dataset")
     }
 
-    /// A sandbox pool per dataset, started on first use, at most `keep` alive
-    /// at once; each dataset with its executor, by name.
+    /// A one-worker sandbox pool per dataset, started on first use, at most
+    /// `keep` alive at once; each dataset with its executor, by name.
     fn executors(&self, node_timeout: Option<Duration>, keep: usize) -> anyhow::Result<BTreeMap<String, NamedDataset>> {
         let configs = self
             .datasets
             .iter()
-            .map(|(_, dataset)| Ok((dataset.dir.clone(), super::providers::sandbox_config(dataset, node_timeout)?)))
+            .map(|(_, dataset)| {
+                // One worker a dataset: its questions seldom run DAGs at the same
+                // moment, and a run over many datasets keeps many pools.
+                let config = super::providers::sandbox_config(dataset, node_timeout)?;
+                Ok((dataset.dir.clone(), SandboxConfig { workers: 1, ..config }))
+            })
             .collect::<anyhow::Result<Vec<_>>>()?;
         let pools = SandboxPools::new(configs, keep);
         Ok(self
