@@ -23,6 +23,9 @@ use eval_dag::report::fold_trace;
 use eval_dag::run::{Command, EngineEvent, Outcome};
 use eval_dag::sandbox::SandboxPool;
 use eval_dag::trace::Trace;
+use eval_dag::tui::{App, Theme, draw};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
 
 /// Each dataset: its name, its description and the values of its rows.
@@ -127,6 +130,14 @@ fn assert_each_on_its_own_data(out: &Path) {
     }
 }
 
+/// What the terminal UI draws of `app`, 160×40.
+fn screen(app: &App) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(160, 40)).unwrap();
+    terminal.draw(|frame| draw(frame, app)).unwrap();
+    let buffer = terminal.backend().buffer();
+    (0..40).map(|y| (0..160).map(|x| buffer[(x, y)].symbol().to_string()).collect::<String>() + "\n").collect()
+}
+
 /// `eval-dag run BENCH_DIR` in `home`, writing to `home/run`.
 async fn run_benchmark(home: &Path, mock: &MockLlm, bench: &Path) -> PathBuf {
     let out = home.join("run");
@@ -164,6 +175,20 @@ async fn each_question_runs_verifies_and_is_recriticised_on_its_own_dataset() {
     let datasets: Vec<&str> =
         results["detailed_results"].as_array().unwrap().iter().filter_map(|r| r["dataset"].as_str()).collect();
     assert_eq!(datasets, ["shop", "shop", "zoo", "zoo", "weather", "weather"]);
+
+    let mut app = App::new(fold_trace(&trace), Theme::dark(), None, None);
+    let dashboard = screen(&app);
+    assert!(dashboard.lines().any(|l| l.contains("dataset") && l.contains("question")), "{dashboard}");
+    let row = dashboard.lines().find(|l| l.contains("✓ 1000 ")).expect(&dashboard);
+    assert!(row.contains(" weather "), "{row}");
+    common::press(&mut app, "/zoo\n");
+    let filtered = screen(&app);
+    // The id column shows an id's first six characters.
+    assert!(filtered.contains("zoo_su ") && filtered.contains("zoo_co "), "{filtered}");
+    assert!(!filtered.contains("shop_s ") && !filtered.contains("weathe "), "{filtered}");
+    common::press(&mut app, "\n");
+    let question = screen(&app);
+    assert!(question.contains("DAG · easy · zoo · "), "the question screen names its dataset: {question}");
 
     let verify = |root: Option<&Path>| {
         let mut command = common::eval_dag(dir.path());

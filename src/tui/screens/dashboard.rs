@@ -332,7 +332,24 @@ fn draw(dashboard: &Dashboard, frame: &mut Frame, area: Rect, app: &App) {
 
 #[cfg(test)]
 mod tests {
-    use super::sparkline;
+    use super::{Dashboard, sparkline};
+    use crate::domain::{DifficultyLevel, Question};
+    use crate::run::{EngineEvent, RunState};
+
+    #[test]
+    fn the_text_filter_keeps_the_questions_of_a_dataset_named_in_full() {
+        let on = |id: &str, dataset: &str| Question {
+            dataset: Some(dataset.into()),
+            ..Question::new(id, "How many rows?", 1, DifficultyLevel::Easy)
+        };
+        let mut state = RunState::default();
+        let questions = vec![on("q1", "zoo"), on("q2", "Shop"), on("q3", "zoo"), on("q4", "zookeepers")];
+        state.apply(0, &EngineEvent::QuestionsGenerated { questions });
+        let filtered = |text: &str| Dashboard { filter: text.into(), ..Dashboard::default() }.visible(&state);
+        assert_eq!(filtered("zoo"), [0, 2]);
+        assert_eq!(filtered("shop"), [1]);
+        assert_eq!(filtered("zookeepers"), [3]);
+    }
 
     #[test]
     fn sparklines_scale_to_the_largest_count() {
