@@ -175,6 +175,15 @@ async fn each_question_runs_verifies_and_is_recriticised_on_its_own_dataset() {
     let datasets: Vec<&str> =
         results["detailed_results"].as_array().unwrap().iter().filter_map(|r| r["dataset"].as_str()).collect();
     assert_eq!(datasets, ["shop", "shop", "zoo", "zoo", "weather", "weather"]);
+    let by_dataset = &results["dataset_breakdown"];
+    let names: Vec<&String> = by_dataset.as_object().unwrap().keys().collect();
+    assert_eq!(names, ["shop", "zoo", "weather"], "in the order of their first question");
+    assert_eq!((by_dataset["zoo"]["total"].as_u64(), by_dataset["zoo"]["pass_rate"].as_f64()), (Some(2), Some(1.0)));
+    assert_eq!(by_dataset["zoo"]["grading"]["correct"], 2);
+    let html = std::fs::read_to_string(out.join("eval_report.html")).unwrap();
+    let table = html.split("<table class=\"datasets\">").nth(1).and_then(|rest| rest.split("</table>").next());
+    let table = table.expect("the report's summary has a table of the datasets");
+    assert!(table.contains("<td>zoo</td><td>2</td><td>2</td>"), "{table}");
 
     let mut app = App::new(fold_trace(&trace), Theme::dark(), None, None);
     let dashboard = screen(&app);
