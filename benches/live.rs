@@ -75,6 +75,7 @@ async fn run(questions: usize, root: &Path) {
         prompts: Arc::new(Prompts::load(None).unwrap()),
         grader,
         metamorphic: None,
+        named: Default::default(),
     };
     let started = Instant::now();
     let handle = engine::start(parts, None, settings, RunOptions::default());

@@ -127,9 +127,19 @@ pub struct RoleFlags {
 /// Arguments of `run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Directory holding data.json and metadata.json.
+    /// Directory holding data.json and metadata.json, or a benchmark directory
+    /// (questions.jsonl and datasets/<name>/): each question on its own dataset.
     #[arg(required_unless_present_any = ["resume", "retry_failed"])]
     pub dataset: Option<PathBuf>,
+    /// Benchmark directory: only the questions with these ids (comma-separated).
+    #[arg(long, value_name = "IDS", value_delimiter = ',', conflicts_with_all = ["resume", "retry_failed"])]
+    pub only: Vec<String>,
+    /// Benchmark directory: only the questions on dataset NAME.
+    #[arg(long = "dataset", value_name = "NAME", conflicts_with_all = ["resume", "retry_failed"])]
+    pub only_dataset: Option<String>,
+    /// Where the continued run's benchmark directory is now, when it moved.
+    #[arg(long, value_name = "DIR")]
+    pub dataset_root: Option<PathBuf>,
     /// Continue the interrupted run in DIR: finished questions are kept,
     /// unfinished and cancelled ones go on with their recorded LLM responses reused.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["dataset", "retry_failed"])]
@@ -297,6 +307,9 @@ pub struct ReplayArgs {
     /// found it (work by hand re-runs DAGs on it; it must hold the same data).
     #[arg(long, value_name = "DIR")]
     pub dataset: Option<PathBuf>,
+    /// Where the replayed run's benchmark directory is now, when it moved.
+    #[arg(long, value_name = "DIR")]
+    pub dataset_root: Option<PathBuf>,
     /// Directory of the derived run that records work started in the replay
     /// (default: runs/<timestamp>); the replayed trace is never written to.
     #[arg(long, value_name = "DIR")]
@@ -453,6 +466,9 @@ pub struct RecriticArgs {
     /// directory holding an interrupted re-criticism of the same run is continued.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Where the run's benchmark directory is now, when it moved.
+    #[arg(long, value_name = "DIR")]
+    pub dataset_root: Option<PathBuf>,
     /// Questions re-criticised at once [default: the config file's, else the run's].
     #[arg(long, value_parser = clap::value_parser!(u32).range(CONCURRENCY_RANGE))]
     pub concurrency: Option<u32>,

@@ -13,6 +13,7 @@ use anyhow::Context;
 use sha2::{Digest, Sha256};
 use tokio::sync::mpsc::UnboundedSender;
 
+use super::datasets::EngineData;
 use crate::cli::ReplayArgs;
 use crate::config::{Config, RunConfig};
 use crate::dataset::Dataset;
@@ -35,6 +36,8 @@ struct Started {
 struct Source {
     trace_path: PathBuf,
     dataset: Option<PathBuf>,
+    /// Where a run over several datasets finds them now (`--dataset-root`).
+    dataset_root: Option<PathBuf>,
     out: Option<PathBuf>,
     /// The LLM config, when one was asked for.
     llm: Option<RunConfig>,
@@ -106,14 +109,14 @@ pub(super) fn begin_derived(
 }
 
 impl Source {
-    /// Start the derived run from the source's first `position` events.
-    fn start(&self, position: usize) -> anyhow::Result<(Started, Derived)> {
-        let bytes =
-            std::fs::read(&self.trace_path).with_context(|| format!("cannot read {}", self.trace_path.display()))?;
-        let source = Trace::read(&self.trace_path)?;
-        let mut settings = source.header.settings.clone();
-        // Work by hand must never wait at a step gate the original run was started with.
-        settings.step = false;
+    /// The replayed run's data, where it is now (its directories recorded
+    /// in `settings`), refused when it changed; a pool over each dataset.
+    fn data(&self, settings: &mut crate::run::RunSettings) -> anyhow::Result<EngineData> {
+        if !settings.datasets.is_empty() {
+            let several = super::datasets::same_datasets(settings, self.dataset_root.as_deref())?;
+            settings.datasets = several.refs();
+            return several.engine_data(self.node_timeout, 2);
+        }
         let dataset_dir = self.dataset.clone().unwrap_or_else(|| PathBuf::from(&settings.dataset_dir));
         let dataset = Arc::new(Dataset::load(&dataset_dir).with_context(|| {
             format!("re-running DAGs needs the run's dataset ({}); pass --dataset DIR", dataset_dir.display())
@@ -125,11 +128,25 @@ impl Source {
             );
         }
         settings.dataset_dir = dataset_dir.display().to_string();
+        let config = super::providers::sandbox_config(&dataset, self.node_timeout)?;
+        let executor = super::providers::build_executor(&dataset, config)?;
+        Ok(EngineData { dataset, executor, named: Default::default() })
+    }
+
+    /// Start the derived run from the source's first `position` events.
+    fn start(&self, position: usize) -> anyhow::Result<(Started, Derived)> {
+        let bytes =
+            std::fs::read(&self.trace_path).with_context(|| format!("cannot read {}", self.trace_path.display()))?;
+        let source = Trace::read(&self.trace_path)?;
+        let mut settings = source.header.settings.clone();
+        // Work by hand must never wait at a step gate the original run was started with.
+        settings.step = false;
+        let data = self.data(&mut settings)?;
         let recorded = ReplayClient::from_trace(&source);
         let (llm, roles): (Arc<dyn LlmClient>, _) = match &self.llm {
             Some(config) => {
                 let (live, roles) =
-                    super::providers::build_llm(config, settings.seed, &dataset, None, Default::default())?;
+                    super::providers::build_llm(config, settings.seed, &data.dataset, None, Default::default())?;
                 (Arc::new(recorded.with_fallback(live)), roles)
             }
             None => (Arc::new(recorded), Default::default()),
@@ -147,11 +164,9 @@ impl Source {
         let origin = Origin { path: &self.trace_path, bytes: &bytes, trace: &source };
         let (writer, prior) = begin_derived(&trace_path, &origin, position, settings.clone())?;
         let parts = EngineParts {
-            executor: super::providers::build_executor(
-                &dataset,
-                super::providers::sandbox_config(&dataset, self.node_timeout)?,
-            )?,
-            dataset,
+            executor: data.executor,
+            dataset: data.dataset,
+            named: data.named,
             llm,
             prompts: Arc::new(Prompts::load(override_dir().as_deref())?),
             grader: Arc::new(Grader::from_settings(&settings.grading)?),
@@ -201,6 +216,7 @@ pub fn replay(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     let source = Source {
         trace_path: args.trace.clone(),
         dataset: args.dataset.clone(),
+        dataset_root: args.dataset_root.clone(),
         out: args.out.clone(),
         llm: llm_config(args, &file)?,
         node_timeout: file.node_timeout(args.node_timeout),

@@ -18,6 +18,7 @@ macro_rules! say {
 mod cache;
 mod compare;
 mod completions;
+mod datasets;
 mod derive;
 mod dry_run;
 mod exec;
@@ -44,7 +45,7 @@ pub fn dispatch(command: CliCommand) -> anyhow::Result<ExitCode> {
         CliCommand::Replay(args) if args.headless && !args.verify => replay_headless::replay(&args.trace),
         CliCommand::Replay(args) if args.verify => {
             let file = crate::config::Config::load(args.config.as_deref())?;
-            verify::run(&args.trace, file.node_timeout(args.node_timeout))
+            verify::run(&args.trace, file.node_timeout(args.node_timeout), args.dataset_root.as_deref())
         }
         CliCommand::Replay(args) => derive::replay(&args),
         CliCommand::Prepare(args) => prepare::run(args),

@@ -175,15 +175,8 @@ fn spending_line(state: &RunState, before: &RunState) -> String {
     format!("recritic: {} review calls, {tokens} tokens, ${:.4}", calls.len(), state.cost_usd - before.cost_usd)
 }
 
-/// Run the `recritic` subcommand.
-pub fn run(args: RecriticArgs) -> anyhow::Result<ExitCode> {
-    let source_path = super::report::trace_path(&args.run)?;
-    let bytes = std::fs::read(&source_path).with_context(|| format!("cannot read {}", source_path.display()))?;
-    let source_trace = Trace::from_lines(super::read_trace(&source_path)?)?;
-    let position = question_list_end(&source_trace, &source_path)?;
-    let origin = Origin { path: &source_path, bytes: &bytes, trace: &source_trace };
-    let file = Config::load(args.config.as_deref())?;
-    let mut settings = source_trace.header.settings.clone();
+/// The one dataset of a single-dataset run, refused when it changed.
+fn one_dataset(settings: &RunSettings) -> anyhow::Result<Arc<Dataset>> {
     let dataset_dir = PathBuf::from(&settings.dataset_dir);
     let dataset = Arc::new(Dataset::load(&dataset_dir).with_context(|| {
         format!("re-criticising needs the run's dataset ({}) to run its DAGs", dataset_dir.display())
@@ -194,6 +187,29 @@ pub fn run(args: RecriticArgs) -> anyhow::Result<ExitCode> {
             dataset_dir.display()
         );
     }
+    Ok(dataset)
+}
+
+/// Run the `recritic` subcommand.
+pub fn run(args: RecriticArgs) -> anyhow::Result<ExitCode> {
+    let source_path = super::report::trace_path(&args.run)?;
+    let bytes = std::fs::read(&source_path).with_context(|| format!("cannot read {}", source_path.display()))?;
+    let source_trace = Trace::from_lines(super::read_trace(&source_path)?)?;
+    let position = question_list_end(&source_trace, &source_path)?;
+    let origin = Origin { path: &source_path, bytes: &bytes, trace: &source_trace };
+    let file = Config::load(args.config.as_deref())?;
+    let mut settings = source_trace.header.settings.clone();
+    let several = match settings.datasets.is_empty() {
+        true => None,
+        false => Some(super::datasets::same_datasets(&settings, args.dataset_root.as_deref())?),
+    };
+    let dataset = match &several {
+        Some(several) => {
+            settings.datasets = several.refs();
+            several.first()?
+        }
+        None => one_dataset(&settings)?,
+    };
     let prompts = Arc::new(prompts(&args)?);
     let (critic, roles) = critic_llm(&args, &file, &settings, &dataset)?;
     settings.concurrency = args.concurrency.or(file.run.concurrency).unwrap_or(settings.concurrency);
@@ -218,10 +234,14 @@ pub fn run(args: RecriticArgs) -> anyhow::Result<ExitCode> {
     let grader = Arc::new(Grader::ground_truth_with(&settings.grading));
     let new_critic = format!("{}/{}", settings.provider, settings.model);
     let sandbox = super::providers::sandbox_config(&dataset, None)?;
+    let keep = settings.concurrency as usize;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let state = runtime.block_on(async {
-        let executor = super::providers::build_executor(&dataset, sandbox)?;
-        let parts = EngineParts { dataset: dataset.clone(), llm, executor, prompts, grader, metamorphic: None };
+        let (executor, named) = match &several {
+            Some(several) => several.engine_data(None, keep).map(|data| (data.executor, data.named))?,
+            None => (super::providers::build_executor(&dataset, sandbox)?, Default::default()),
+        };
+        let parts = EngineParts { dataset: dataset.clone(), llm, executor, prompts, grader, metamorphic: None, named };
         let handle = start_recritic(parts, writer, settings, source.clone(), prior.clone());
         let stop = Box::pin(super::signals::interrupted());
         let shown = super::headless::follow(handle.events, prior, handle.commands, stop).await;

@@ -7,15 +7,20 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use std::collections::BTreeMap;
+
 use anyhow::Context;
 
+use super::datasets::{RunDatasets, Selection};
 use super::headless;
 use crate::cli::RunArgs;
-use crate::config::Config;
+use crate::config::{Config, RunConfig};
+use crate::dag::DagExecutor;
 use crate::dataset::Dataset;
-use crate::engine::{self, EngineParts, RunOptions};
+use crate::domain::Question;
+use crate::engine::{self, EngineParts, NamedDataset, RunOptions};
 use crate::grade::{Grader, GradingSettings, read_questions_file};
-use crate::llm::{DEFAULT_REPAIRS, LlmRole, Repairs};
+use crate::llm::{DEFAULT_REPAIRS, LlmClient, LlmRole, Repairs};
 use crate::prompts::{Prompts, override_dir};
 use crate::report::write_eval_results;
 use crate::run::{Budget, BudgetLimit, EngineEvent, Outcome, QuestionStatus, RunSettings, RunState, Spend};
@@ -171,8 +176,70 @@ fn plan(args: &RunArgs) -> anyhow::Result<RunPlan> {
     }
 }
 
-/// Run the `run` subcommand.
-pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+/// The data a run is over: one dataset, or a benchmark directory's datasets
+/// (`several`, whose first is `dataset`) and, for a new run, its questions.
+struct RunData {
+    dataset: Arc<Dataset>,
+    several: Option<RunDatasets>,
+    questions: Option<Vec<Question>>,
+}
+
+/// Load the run's data: the continued run's datasets (refused when changed),
+/// a benchmark directory's selected questions and datasets, or one dataset.
+fn load_data(args: &RunArgs, plan: &RunPlan) -> anyhow::Result<RunData> {
+    let benchmark = plan.earlier.is_none() && super::datasets::is_benchmark_dir(&plan.dataset_dir);
+    if !benchmark && plan.earlier.is_none() && (!args.only.is_empty() || args.only_dataset.is_some()) {
+        anyhow::bail!("--only and --dataset select questions of a benchmark directory (questions.jsonl + datasets/)");
+    }
+    if benchmark && args.questions_file.is_some() {
+        anyhow::bail!(
+            "a benchmark directory holds its questions (questions.jsonl); --questions-file is for one dataset"
+        );
+    }
+    match &plan.earlier {
+        Some(earlier) if !earlier.header.settings.datasets.is_empty() => {
+            let several = super::datasets::same_datasets(&earlier.header.settings, args.dataset_root.as_deref())?;
+            Ok(RunData { dataset: several.first()?, several: Some(several), questions: None })
+        }
+        Some(earlier) => {
+            let dataset = Arc::new(Dataset::load(&plan.dataset_dir)?);
+            if earlier.header.settings.dataset_hash != dataset.content_hash {
+                anyhow::bail!(
+                    "the dataset in {} changed since the run started; continuing needs the same data",
+                    plan.dataset_dir.display()
+                );
+            }
+            Ok(RunData { dataset, several: None, questions: None })
+        }
+        None if benchmark => {
+            let selection =
+                Selection { first: args.questions, only: args.only.clone(), dataset: args.only_dataset.clone() };
+            let (questions, several) = super::datasets::open_benchmark(&plan.dataset_dir, &selection)?;
+            Ok(RunData { dataset: several.first()?, several: Some(several), questions: Some(questions) })
+        }
+        None => Ok(RunData { dataset: Arc::new(Dataset::load(&plan.dataset_dir)?), several: None, questions: None }),
+    }
+}
+
+/// Everything a run needs before it starts, read from the flags, the config
+/// file, the data and (when continued) the earlier run.
+struct Prepared {
+    file: Config,
+    config: RunConfig,
+    plan: RunPlan,
+    data: RunData,
+    headless: bool,
+    theme: Option<Theme>,
+    node_timeout: Option<std::time::Duration>,
+    prompts: Arc<Prompts>,
+    questions: Option<Vec<Question>>,
+    grading: GradingSettings,
+    grader: Arc<Grader>,
+    repair: Option<u32>,
+    budget: Option<Budget>,
+}
+
+fn prepare(args: &RunArgs) -> anyhow::Result<Prepared> {
     if args.judge_rejected && args.judges.is_empty() {
         anyhow::bail!("--judge-rejected needs at least one --judge: it calls the run's judges on rejected iterations");
     }
@@ -183,24 +250,33 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let headless = args.headless || !std::io::stdout().is_terminal();
     let theme = (!headless).then(|| Theme::load(&theme_name)).transpose()?;
     let env = |name: &str| std::env::var(name).ok();
-    let mut config = file.resolve(&args, env)?;
-    let plan = plan(&args)?;
+    let mut config = file.resolve(args, env)?;
+    let plan = plan(args)?;
     if let Some(earlier) = &plan.earlier {
         // A continued run keeps who played each role, whatever the flags and the environment say.
         let played = &earlier.header.settings.roles;
         config.roles = file.recorded_role_configs(played, &crate::cli::RoleFlags::default(), None, env)?;
     }
-    let dataset = Arc::new(Dataset::load(&plan.dataset_dir)?);
+    let mut data = load_data(args, &plan)?;
+    if data.several.is_some() {
+        if config.role(LlmRole::DagBuild).provider == crate::cli::LlmKind::Offline {
+            anyhow::bail!(
+                "the offline planner plans one dataset's questions: a benchmark directory needs --llm openai or --llm anthropic"
+            );
+        }
+        if config.metamorphic {
+            anyhow::bail!("--metamorphic runs over one dataset; a benchmark directory is not supported yet");
+        }
+    }
     let node_timeout = file.node_timeout(args.node_timeout);
-    let sandbox = super::providers::sandbox_config(&dataset, node_timeout)?;
     let prompts = Arc::new(Prompts::load(override_dir().as_deref())?);
-    let report_templates = super::report::templates()?;
-    let questions = match (&args.questions_file, &plan.earlier) {
-        (Some(path), _) => Some(read_questions_file(path)?.into_iter().map(|spec| spec.question).collect::<Vec<_>>()),
+    let questions = match (&args.questions_file, data.questions.take(), &plan.earlier) {
+        (Some(path), _, _) => Some(read_questions_file(path)?.into_iter().map(|spec| spec.question).collect()),
+        (None, Some(benchmark), _) => Some(benchmark),
         // A continued run plans the questions it recorded (an offline planner
         // asked for the default count would give their ids other questions).
-        (None, Some(earlier)) => recorded_questions(earlier)?,
-        (None, None) => None,
+        (None, None, Some(earlier)) => recorded_questions(earlier)?,
+        (None, None, None) => None,
     };
     let grading = match &plan.earlier {
         Some(earlier) => earlier.header.settings.grading.clone(),
@@ -222,72 +298,104 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             "judges need an LLM: the offline planner does not judge answers (use --llm openai or --llm anthropic)"
         );
     }
+    let budget = file.budget(&args.harness)?;
+    Ok(Prepared {
+        file,
+        config,
+        plan,
+        data,
+        headless,
+        theme,
+        node_timeout,
+        prompts,
+        questions,
+        grading,
+        grader,
+        repair,
+        budget,
+    })
+}
+
+/// The settings of a new run, as its trace header records them.
+fn new_settings(args: &RunArgs, run: &Prepared, llm: &dyn LlmClient, roles: crate::llm::RoleModels) -> RunSettings {
+    let (config, data) = (&run.config, &run.data);
+    RunSettings {
+        dataset_dir: run.plan.dataset_dir.display().to_string(),
+        dataset_hash: data.several.as_ref().map_or_else(|| data.dataset.content_hash.clone(), |s| s.combined_hash()),
+        provider: llm.provider().to_string(),
+        model: llm.model().to_string(),
+        questions: run.questions.as_ref().map_or(config.questions, |q| q.len() as u32),
+        max_iterations: config.max_iterations,
+        concurrency: config.concurrency,
+        review_concurrency: config.review_concurrency,
+        seed: args.seed,
+        step: args.step,
+        grading: run.grading.clone(),
+        roles,
+        datasets: data.several.as_ref().map_or_else(Vec::new, |several| several.refs()),
+        repeat: args.repeat.unwrap_or(1),
+        consensus: args.consensus.unwrap_or(1),
+        repair: run.repair,
+        budget: run.budget,
+        metamorphic: config.metamorphic,
+    }
+}
+
+/// The sandbox of the run's data: a pool over its one dataset, or a pool per
+/// dataset of a benchmark directory (at most one per question running at once
+/// kept alive); call from within a tokio runtime.
+fn sandbox(run: &Prepared) -> anyhow::Result<(Arc<dyn DagExecutor>, BTreeMap<String, NamedDataset>)> {
+    let dataset = &run.data.dataset;
+    match &run.data.several {
+        Some(several) => {
+            let data = several.engine_data(run.node_timeout, run.config.concurrency as usize)?;
+            Ok((data.executor, data.named))
+        }
+        None => {
+            let config = super::providers::sandbox_config(dataset, run.node_timeout)?;
+            Ok((super::providers::build_executor(dataset, config)?, BTreeMap::new()))
+        }
+    }
+}
+
+/// Run the `run` subcommand.
+pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let run = prepare(&args)?;
     let offline = crate::llm::OfflineOptions {
         clean_drafts: args.clean_drafts,
         delay: args.offline_delay.map_or(
-            if headless { std::time::Duration::ZERO } else { crate::llm::TUI_DELAY },
+            if run.headless { std::time::Duration::ZERO } else { crate::llm::TUI_DELAY },
             std::time::Duration::from_millis,
         ),
     };
-    let seed = plan.earlier.as_ref().map_or(args.seed, |earlier| earlier.header.settings.seed);
-    let budget = file.budget(&args.harness)?;
-    let (mut llm, roles) = super::providers::build_llm(&config, seed, &dataset, questions.as_deref(), offline)?;
+    let seed = run.plan.earlier.as_ref().map_or(args.seed, |earlier| earlier.header.settings.seed);
+    let (config, dataset) = (&run.config, &run.data.dataset);
+    let (mut llm, roles) = super::providers::build_llm(config, seed, dataset, run.questions.as_deref(), offline)?;
     if args.harness.dry_run {
         let loops = (args.repeat.unwrap_or(1), args.consensus.unwrap_or(1));
-        let plan = super::dry_run::DryRun {
-            config: &config,
-            dataset: &dataset,
-            prompts: &prompts,
-            llm: llm.as_ref(),
-            loops,
-            budget: budget.unwrap_or_default(),
-        };
-        return plan.print(questions.as_deref());
+        let budget = run.budget.unwrap_or_default();
+        let plan = super::dry_run::DryRun { config, dataset, prompts: &run.prompts, llm: llm.as_ref(), loops, budget };
+        return plan.print(run.questions.as_deref());
     }
-    let cache = super::cache::with_cache(file.cache_path(&args.harness).as_deref(), &config, &mut llm)?;
+    let cache = super::cache::with_cache(run.file.cache_path(&args.harness).as_deref(), config, &mut llm)?;
     let cache_warning = cache.as_ref().and_then(|cache| cache.warning());
-    let trace_path = plan.out.join("trace.jsonl");
+    let out = &run.plan.out;
+    let trace_path = out.join("trace.jsonl");
     let live = match &args.otlp {
-        Some(url) => Some(super::export::Live::new(url, &args.otlp_headers, &plan.out, trace_path.clone())?),
+        Some(url) => Some(super::export::Live::new(url, &args.otlp_headers, out, trace_path.clone())?),
         None => None,
     };
-    std::fs::create_dir_all(&plan.out)
-        .with_context(|| format!("cannot create output directory {}", plan.out.display()))?;
-    let (settings, trace, prior) = match &plan.earlier {
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create output directory {}", out.display()))?;
+    let (settings, trace, prior) = match &run.plan.earlier {
         Some(earlier) => {
             let mut settings = earlier.header.settings.clone();
-            settings.budget = continued_budget(settings.budget, budget);
-            if settings.dataset_hash != dataset.content_hash {
-                anyhow::bail!(
-                    "the dataset in {} changed since the run started; continuing needs the same data",
-                    plan.dataset_dir.display()
-                );
-            }
+            settings.budget = continued_budget(settings.budget, run.budget);
             let (prior, recorded) = super::fold_recorded(earlier)?;
             llm = Arc::new(recorded.with_fallback(llm));
             (settings, TraceWriter::append(&trace_path, earlier)?, Some(prior))
         }
         None => {
-            let settings = RunSettings {
-                dataset_dir: plan.dataset_dir.display().to_string(),
-                dataset_hash: dataset.content_hash.clone(),
-                provider: llm.provider().to_string(),
-                model: llm.model().to_string(),
-                questions: questions.as_ref().map_or(config.questions, |q| q.len() as u32),
-                max_iterations: config.max_iterations,
-                concurrency: config.concurrency,
-                review_concurrency: config.review_concurrency,
-                seed: args.seed,
-                step: args.step,
-                grading,
-                roles,
-                datasets: Vec::new(),
-                repeat: args.repeat.unwrap_or(1),
-                consensus: args.consensus.unwrap_or(1),
-                repair,
-                budget,
-                metamorphic: config.metamorphic,
-            };
+            let settings = new_settings(&args, &run, llm.as_ref(), roles);
             (settings.clone(), TraceWriter::create(&trace_path, &TraceHeader::new(settings))?, None)
         }
     };
@@ -297,33 +405,23 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         let live = live.map(|live| tokio::spawn(live.follow(done_rx)));
         let copies = tempfile::tempdir().context("cannot create a directory for the transformed copies")?;
         let metamorphic = match settings.metamorphic {
-            true => Some(Arc::new(super::metamorphic::prepare_checks(&dataset, node_timeout, copies.path())?)),
+            true => Some(Arc::new(super::metamorphic::prepare_checks(dataset, run.node_timeout, copies.path())?)),
             false => None,
         };
-        let executor = super::providers::build_executor(&dataset, sandbox)?;
-        let parts = EngineParts { dataset: dataset.clone(), llm, executor, prompts, grader, metamorphic };
+        let (executor, named) = sandbox(&run)?;
+        let (prompts, grader) = (run.prompts.clone(), run.grader.clone());
+        let parts = EngineParts { dataset: dataset.clone(), llm, executor, prompts, grader, metamorphic, named };
         let initial = prior.clone().unwrap_or_default();
-        let keep_alive = !headless;
-        let options =
-            RunOptions { keep_alive, questions, prior, retry_failed: args.retry_failed.is_some(), idle: false };
-        let handle = engine::start(parts, Some(trace), settings, options);
-        let shown = if headless {
-            headless::follow(handle.events, initial, handle.commands, Box::pin(super::signals::interrupted())).await
-        } else {
-            let resume = resume_command(&plan.out);
-            let live = crate::tui::Live { events: handle.events, commands: handle.commands, resume };
-            let theme = theme.unwrap_or_else(Theme::dark);
-            let keys = file.keys.clone();
-            match crate::tui::watch_live(initial, live, theme, keys, Box::pin(super::signals::interrupted())).await {
-                crate::tui::LiveEnd::Quit(state) => state,
-                crate::tui::LiveEnd::Failed { error, state, events, commands, stop } => {
-                    // The terminal is gone or broken: the run goes on, reported as headless.
-                    let _ = writeln!(std::io::stderr(), "the terminal UI stopped ({error}); the run goes on here");
-                    let stop = stop.unwrap_or_else(|| Box::pin(super::signals::interrupted()));
-                    headless::follow(events, state, commands, stop).await
-                }
-            }
+        let questions = run.questions.clone();
+        let options = RunOptions {
+            keep_alive: !run.headless,
+            questions,
+            prior,
+            retry_failed: args.retry_failed.is_some(),
+            idle: false,
         };
+        let handle = engine::start(parts, Some(trace), settings, options);
+        let shown = follow(&run, handle.events, handle.commands, initial).await;
         let state = handle.task.await.unwrap_or(shown);
         let _ = done.send(());
         let exported = match live {
@@ -332,24 +430,65 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         };
         anyhow::Ok((state, exported))
     })?;
-    let results = write_results(&plan.out, &state)?;
-    let report_path = plan.out.join("eval_report.html");
+    close(
+        &run.plan.out,
+        &state,
+        cache.as_ref().and_then(|c| c.warning()).filter(|w| Some(w) != cache_warning.as_ref()),
+        exported,
+    )
+}
+
+/// Follow the run's events to its end: in the terminal UI, or headless (also
+/// when the terminal UI stops).
+async fn follow(
+    run: &Prepared,
+    events: tokio::sync::mpsc::UnboundedReceiver<(u64, EngineEvent)>,
+    commands: tokio::sync::mpsc::UnboundedSender<crate::run::Command>,
+    initial: RunState,
+) -> RunState {
+    if run.headless {
+        return headless::follow(events, initial, commands, Box::pin(super::signals::interrupted())).await;
+    }
+    let resume = resume_command(&run.plan.out);
+    let live = crate::tui::Live { events, commands, resume };
+    let theme = run.theme.clone().unwrap_or_else(Theme::dark);
+    let keys = run.file.keys.clone();
+    match crate::tui::watch_live(initial, live, theme, keys, Box::pin(super::signals::interrupted())).await {
+        crate::tui::LiveEnd::Quit(state) => state,
+        crate::tui::LiveEnd::Failed { error, state, events, commands, stop } => {
+            // The terminal is gone or broken: the run goes on, reported as headless.
+            let _ = writeln!(std::io::stderr(), "the terminal UI stopped ({error}); the run goes on here");
+            let stop = stop.unwrap_or_else(|| Box::pin(super::signals::interrupted()));
+            headless::follow(events, state, commands, stop).await
+        }
+    }
+}
+
+/// Write the results and the report of the finished run in `out`, and say
+/// where they are, how it went, and what is left.
+fn close(
+    out: &Path,
+    state: &RunState,
+    cache_warning: Option<String>,
+    exported: Option<anyhow::Result<String>>,
+) -> anyhow::Result<ExitCode> {
+    let report_templates = super::report::templates()?;
+    let results = write_results(out, state)?;
+    let report_path = out.join("eval_report.html");
     let report_size =
-        super::report::write_report(&report_path, &report_templates, &state, &chrono::Local::now().fixed_offset())?;
+        super::report::write_report(&report_path, &report_templates, state, &chrono::Local::now().fixed_offset())?;
     let mut stderr = std::io::stderr();
-    let _ = writeln!(stderr, "{}", summary_line(&state));
+    let _ = writeln!(stderr, "{}", summary_line(state));
     let _ = writeln!(stderr, "results: {}", results.display());
     let _ = writeln!(stderr, "report:  {} ({:.1} KiB)", report_path.display(), report_size as f64 / 1024.0);
-    let _ = writeln!(stderr, "trace:   {}", trace_path.display());
+    let _ = writeln!(stderr, "trace:   {}", out.join("trace.jsonl").display());
     if state.questions.iter().any(|q| q.status.is_unfinished()) {
-        let _ = writeln!(stderr, "resume:  {}", resume_command(&plan.out));
+        let _ = writeln!(stderr, "resume:  {}", resume_command(out));
     }
-    if let Some(warning) =
-        cache.as_ref().and_then(|cache| cache.warning()).filter(|w| Some(w) != cache_warning.as_ref())
-    {
+    if let Some(warning) = cache_warning {
         let _ = writeln!(stderr, "warning: {warning}");
     }
-    if let Some(line) = budget_line(&state) {
+    if let Some(line) = budget_line(state) {
         let _ = writeln!(stderr, "{line}");
     }
     match exported {
@@ -362,5 +501,5 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         }
         None => {}
     }
-    Ok(exit_code(&state))
+    Ok(exit_code(state))
 }

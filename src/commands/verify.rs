@@ -11,28 +11,62 @@ use anyhow::Context;
 use crate::dataset::Dataset;
 use crate::grade::{Grader, GradingSettings};
 use crate::report::{fold_indexed, verify};
+use crate::run::RunSettings;
+
+/// The data a recorded run is verified on: its datasets as they are now
+/// (each question's own in a run over several), with one line for each that
+/// changed since the run.
+enum VerifiedData {
+    One(Arc<Dataset>),
+    Several(super::datasets::RunDatasets),
+}
+
+fn load(settings: &RunSettings, root: Option<&Path>) -> anyhow::Result<(VerifiedData, Vec<String>)> {
+    if !settings.datasets.is_empty() {
+        let (several, changed) = super::datasets::recorded_datasets(settings, root)?;
+        return Ok((VerifiedData::Several(several), changed));
+    }
+    let dataset = Dataset::load(&settings.dataset_dir)
+        .with_context(|| format!("the dataset named in the trace ({}) cannot be loaded", settings.dataset_dir))?;
+    let changed = (dataset.content_hash != settings.dataset_hash)
+        .then(|| format!("dataset {} changed since the run (content hash differs)", settings.dataset_dir));
+    Ok((VerifiedData::One(Arc::new(dataset)), changed.into_iter().collect()))
+}
 
 /// Run `replay --verify` headlessly.
 /// Re-run the approved DAGs of the trace at `trace_path`, nodes limited to
-/// `node_timeout` (default: by the dataset's size).
-pub fn run(trace_path: &Path, node_timeout: Option<Duration>) -> anyhow::Result<ExitCode> {
+/// `node_timeout` (default: by the dataset's size); a run over several
+/// datasets finds them under `dataset_root` when given.
+pub fn run(trace_path: &Path, node_timeout: Option<Duration>, dataset_root: Option<&Path>) -> anyhow::Result<ExitCode> {
     let trace = super::read_trace(trace_path)?;
     let settings = &trace.header.settings;
-    let dataset = Dataset::load(&settings.dataset_dir)
-        .with_context(|| format!("the dataset named in the trace ({}) cannot be loaded", settings.dataset_dir))?;
-    let dataset = Arc::new(dataset);
-    let sandbox = super::providers::sandbox_config(&dataset, node_timeout)?;
+    let (data, changed) = load(settings, dataset_root)?;
     let state = fold_indexed(&trace, |_| {})?;
-    let changed = dataset.content_hash != settings.dataset_hash;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let report = runtime.block_on(async {
-        let executor = super::providers::build_executor(&dataset, sandbox)?;
         // Ground truth only: judges would need an LLM, and verify never calls one.
         let grader = Grader::from_settings(&GradingSettings { judges: Vec::new(), ..settings.grading.clone() })?;
-        anyhow::Ok(verify(&state, executor.as_ref(), &grader, settings.seed, changed).await)
+        let (seed, drifted) = (settings.seed, !changed.is_empty());
+        let report = match &data {
+            VerifiedData::One(dataset) => {
+                let sandbox = super::providers::sandbox_config(dataset, node_timeout)?;
+                let executor = super::providers::build_executor(dataset, sandbox)?;
+                verify(&state, |_| executor.as_ref(), &grader, seed, drifted).await
+            }
+            VerifiedData::Several(several) => {
+                let keep = settings.concurrency.max(1) as usize;
+                let data = several.engine_data(node_timeout, keep)?;
+                let executor_of = |question: &crate::domain::Question| {
+                    let named = question.dataset.as_ref().and_then(|name| data.named.get(name));
+                    named.map_or(data.executor.as_ref(), |named| named.executor.as_ref())
+                };
+                verify(&state, executor_of, &grader, seed, drifted).await
+            }
+        };
+        anyhow::Ok(report)
     })?;
-    if report.dataset_changed {
-        say!("DRIFT dataset {} changed since the run (content hash differs)", settings.dataset_dir);
+    for line in &changed {
+        say!("DRIFT {line}");
     }
     for drift in &report.drifts {
         say!("DRIFT {} attempt {}: {}", drift.question_id, drift.attempt, drift.what);
@@ -43,11 +77,7 @@ pub fn run(trace_path: &Path, node_timeout: Option<Duration>) -> anyhow::Result<
     say!(
         "verified {} executed DAGs: {}",
         report.checked,
-        if report.has_drift() {
-            format!("{} drifts", report.drifts.len() + usize::from(report.dataset_changed))
-        } else {
-            "no drift".into()
-        }
+        if report.has_drift() { format!("{} drifts", report.drifts.len() + changed.len()) } else { "no drift".into() }
     );
     Ok(if report.has_drift() { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

@@ -17,9 +17,19 @@ use crate::llm::{
 use crate::prompts::Prompts;
 use crate::run::{Budget, BudgetLimit, EngineEvent, Spend};
 
+/// One dataset of a run over several, and the sandbox that runs DAGs on it.
+#[derive(Clone)]
+pub struct NamedDataset {
+    /// The dataset.
+    pub dataset: Arc<Dataset>,
+    /// Runs DAGs on it.
+    pub executor: Arc<dyn DagExecutor>,
+}
+
 /// The pieces a run is made of, given by the caller.
 pub struct EngineParts {
-    /// The dataset.
+    /// The dataset (in a run over several, the one a question naming no
+    /// other is asked about).
     pub dataset: Arc<Dataset>,
     /// The LLM provider.
     pub llm: Arc<dyn LlmClient>,
@@ -32,6 +42,19 @@ pub struct EngineParts {
     /// Runs approved DAGs again on transformed copies of the dataset
     /// (`run --metamorphic`); none when the run does not ask for it.
     pub metamorphic: Option<Arc<super::metamorphic::MetamorphicChecks>>,
+    /// The datasets of a run over several, by the name a question's `dataset`
+    /// gives; empty in a single-dataset run.
+    pub named: std::collections::BTreeMap<String, NamedDataset>,
+}
+
+impl EngineParts {
+    /// The dataset `question` is asked about, and the sandbox over it.
+    pub fn data_of(&self, question: &crate::domain::Question) -> (&Arc<Dataset>, &Arc<dyn DagExecutor>) {
+        match question.dataset.as_ref().and_then(|name| self.named.get(name)) {
+            Some(named) => (&named.dataset, &named.executor),
+            None => (&self.dataset, &self.executor),
+        }
+    }
 }
 
 /// Shared by every critic loop of a run: its parts and its controls.

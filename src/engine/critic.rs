@@ -150,7 +150,7 @@ impl Attempt<'_> {
     async fn build(&self, iteration: u32, previous: Option<&(GeneratedDag, CriticFeedback)>) -> Built {
         let key = CallKey::for_iteration(&self.at.iteration(iteration), LlmRole::DagBuild, None);
         let messages = self.ctx.parts.prompts.dag_build(
-            &self.ctx.parts.dataset,
+            self.ctx.parts.data_of(self.question).0,
             self.question,
             iteration,
             previous.map(|(dag, feedback)| (dag, feedback)),
@@ -189,7 +189,7 @@ impl Attempt<'_> {
     pub(super) async fn check_and_trial(&self, iteration: u32, dag: &GeneratedDag) -> Result<Checked, Cancelled> {
         let structural = self
             .stage(iteration, Stage::StructuralCheck, async || {
-                let findings = crate::dag::check_dag(dag, &self.ctx.parts.dataset.catalogue);
+                let findings = crate::dag::check_dag(dag, &self.ctx.parts.data_of(self.question).0.catalogue);
                 (!findings.iter().any(|f| f.severity == Severity::Error), findings)
             })
             .await?;
@@ -200,7 +200,7 @@ impl Attempt<'_> {
         let seed = self.ctx.seed;
         let (trial, trial_found) = self
             .stage(iteration, Stage::TrialRun, async || {
-                let result = self.ctx.parts.executor.execute(dag, seed).await;
+                let result = self.ctx.parts.data_of(self.question).1.execute(dag, seed).await;
                 let findings = trial_findings(dag, &result);
                 (result.success, (result, findings))
             })

@@ -17,7 +17,7 @@ mod questions;
 mod recritic;
 mod review;
 
-pub use context::EngineParts;
+pub use context::{EngineParts, NamedDataset};
 pub use orchestrator::{EngineHandle, RunOptions, start};
 pub use questions::{QuestionsReplyError, parse_questions};
 pub use recritic::start_recritic;

@@ -47,8 +47,13 @@ pub async fn run_node(ctx: &RunContext, at: IterationAt, dag: GeneratedDag, node
             let source = cut.node(&node_id).map(|n| n.code.clone()).unwrap_or_default();
             let breaches: Vec<String> =
                 check_source(&source).into_iter().map(|v| format!("line {}: {}", v.line, v.message)).collect();
+            let question = ctx.emitter.with_state(|s| s.question(&at.question_id).map(|q| q.question.clone()));
+            let executor = match &question {
+                Some(question) => ctx.parts.data_of(question).1,
+                None => &ctx.parts.executor,
+            };
             if breaches.is_empty() {
-                ctx.parts.executor.execute(&cut, ctx.seed).await
+                executor.execute(&cut, ctx.seed).await
             } else {
                 let error = format!("not run — the code breaks the policy: {}", breaches.join("; "));
                 ExecutionResult { error: Some(error), ..Default::default() }

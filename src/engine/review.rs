@@ -219,7 +219,7 @@ pub async fn review_layers(
     let layers = dag.layer_count();
     let calls = (0..layers).map(|layer| async move {
         let key = CallKey::for_iteration(at, LlmRole::LayerReview, Some(layer));
-        let messages = ctx.parts.prompts.layer_review(&ctx.parts.dataset, question, dag, layer, trial);
+        let messages = ctx.parts.prompts.layer_review(ctx.parts.data_of(question).0, question, dag, layer, trial);
         let read = |reply: &str| extract_json_object(reply).map_err(|err| err.to_string());
         (layer, ctx.call_readable(key, messages, Some(review_schema()), read).await)
     });

@@ -88,24 +88,34 @@ pub(super) fn side(result: &DetailedResult) -> Side {
     }
 }
 
-fn results(doc: &EvalResults) -> Vec<(String, String, Side)> {
-    doc.detailed_results.iter().map(|r| (r.question_id.clone(), r.question.clone(), side(r))).collect()
+/// Each question of `doc`: its dataset, id and text, and its side.
+fn results(doc: &EvalResults) -> Vec<(Option<String>, String, String, Side)> {
+    doc.detailed_results
+        .iter()
+        .map(|r| (r.dataset.clone(), r.question_id.clone(), r.question.clone(), side(r)))
+        .collect()
 }
 
-/// Which of `candidates` (id, text) is the question `id` with `text`: the one
+/// What questions of two runs are matched on: the dataset (none in a
+/// single-dataset run), the id and the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct QuestionKey<'a> {
+    /// The question's dataset, in a run over several.
+    pub dataset: Option<&'a str>,
+    /// Its id.
+    pub id: &'a str,
+    /// Its text.
+    pub text: &'a str,
+}
+
+/// Which of `candidates` is the question `key`: on the same dataset, the one
 /// with the same id and text, else the first with the same text (runs that
-/// number their questions differently); a same id with another text is
-/// another question.
-pub(super) fn matching<'a>(
-    candidates: impl IntoIterator<Item = (&'a str, &'a str)>,
-    id: &str,
-    text: &str,
-) -> Option<usize> {
-    let candidates: Vec<(&str, &str)> = candidates.into_iter().collect();
-    candidates
-        .iter()
-        .position(|(c_id, c_text)| *c_id == id && *c_text == text)
-        .or_else(|| candidates.iter().position(|(_, c_text)| *c_text == text))
+/// number their questions differently); a same id with another text, or the
+/// same text on another dataset, is another question.
+pub(super) fn matching<'a>(candidates: impl IntoIterator<Item = QuestionKey<'a>>, key: QuestionKey) -> Option<usize> {
+    let candidates: Vec<QuestionKey> = candidates.into_iter().collect();
+    let same_data = |c: &QuestionKey| c.dataset == key.dataset && c.text == key.text;
+    candidates.iter().position(|c| same_data(c) && c.id == key.id).or_else(|| candidates.iter().position(same_data))
 }
 
 /// How a question changed from `a` to `b` (the rule of every pair of runs).
@@ -123,19 +133,21 @@ pub(super) fn change(a: &Side, b: &Side) -> Change {
     }
 }
 
-/// Compare results documents `a` and `b` (questions matched by id and text,
+/// Compare results documents `a` and `b` (questions matched by dataset, id and text,
 /// see [`matching`]); rows sorted by change, then A's order.
 pub fn compare(a: &EvalResults, b: &EvalResults) -> Vec<Row> {
     let a_rows = results(a);
     let mut b_rows = results(b);
     let mut rows = Vec::new();
-    for (id, question, a_side) in a_rows {
-        let found = matching(b_rows.iter().map(|(i, q, _)| (i.as_str(), q.as_str())), &id, &question);
-        let b_side = found.map(|i| b_rows.remove(i).2);
+    for (dataset, id, question, a_side) in a_rows {
+        let key = QuestionKey { dataset: dataset.as_deref(), id: &id, text: &question };
+        let candidates = b_rows.iter().map(|(d, i, q, _)| QuestionKey { dataset: d.as_deref(), id: i, text: q });
+        let found = matching(candidates, key);
+        let b_side = found.map(|i| b_rows.remove(i).3);
         let change = b_side.as_ref().map_or(Change::OnlyInA, |b| change(&a_side, b));
         rows.push(Row { question_id: id, question, change, a: Some(a_side), b: b_side });
     }
-    for (id, question, b_side) in b_rows {
+    for (_, id, question, b_side) in b_rows {
         rows.push(Row { question_id: id, question, change: Change::OnlyInB, a: None, b: Some(b_side) });
     }
     rows.sort_by_key(|r| r.change);
@@ -211,5 +223,25 @@ mod tests {
             vec![("q2", Change::OnlyInA), ("q2", Change::OnlyInB), ("q1", Change::Unchanged)],
             "q1 is x9 by its text; q2 of B asks something else"
         );
+    }
+
+    #[test]
+    fn the_same_text_on_another_dataset_is_another_question() {
+        let mut a = doc(&[("zoo_count", true, Some(json!(2))), ("shop_count", true, Some(json!(3)))]);
+        let mut b = doc(&[("count_1", true, Some(json!(3))), ("count_2", true, Some(json!(2)))]);
+        for (result, dataset) in a.detailed_results.iter_mut().zip(["zoo", "shop"]) {
+            (result.question, result.dataset) = ("How many rows?".into(), Some(dataset.into()));
+        }
+        for (result, dataset) in b.detailed_results.iter_mut().zip(["shop", "zoo"]) {
+            (result.question, result.dataset) = ("How many rows?".into(), Some(dataset.into()));
+        }
+        let rows = compare(&a, &b);
+        let got: Vec<(&str, Option<&str>, Change)> = rows
+            .iter()
+            .map(|r| (r.question_id.as_str(), r.b.as_ref().map(|b| b.question_id.as_str()), r.change))
+            .collect();
+        let expected =
+            vec![("zoo_count", Some("count_2"), Change::Unchanged), ("shop_count", Some("count_1"), Change::Unchanged)];
+        assert_eq!(got, expected);
     }
 }

@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use super::compare::{Change, Side, change, matching, side};
+use super::compare::{Change, QuestionKey, Side, change, matching, side};
 use super::results_doc::EvalResults;
 use super::significance::{Significance, paired_test};
 
@@ -53,6 +53,9 @@ pub struct Entry {
 /// One question across the runs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MatrixRow {
+    /// Its dataset, in runs over several.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dataset: Option<String>,
     /// Its id in the first run that has it.
     pub question_id: String,
     /// Its text.
@@ -187,11 +190,18 @@ pub fn compare_runs(names: &[String], docs: &[EvalResults], level: f64) -> Matri
         let mut run = summary(index, name, doc);
         for (position, result) in doc.detailed_results.iter().enumerate() {
             let open: Vec<usize> = (0..rows.len()).filter(|i| rows[*i].runs[index].is_none()).collect();
-            let candidates = open.iter().map(|i| (rows[*i].question_id.as_str(), rows[*i].question.as_str()));
-            let found = matching(candidates, &result.question_id, &result.question).map(|i| open[i]);
+            let candidates = open.iter().map(|i| QuestionKey {
+                dataset: rows[*i].dataset.as_deref(),
+                id: rows[*i].question_id.as_str(),
+                text: rows[*i].question.as_str(),
+            });
+            let this =
+                QuestionKey { dataset: result.dataset.as_deref(), id: &result.question_id, text: &result.question };
+            let found = matching(candidates, this).map(|i| open[i]);
             let row = found.unwrap_or_else(|| {
                 run.not_in_baseline += usize::from(index > 0);
                 rows.push(MatrixRow {
+                    dataset: result.dataset.clone(),
                     question_id: result.question_id.clone(),
                     question: result.question.clone(),
                     agreement: Agreement::Agree,

@@ -6,6 +6,7 @@
 
 use std::io::Write;
 
+use indexmap::IndexMap;
 use serde::{Serialize, Serializer};
 
 use crate::domain::{DifficultyLevel, ExecutionResult, TokenUsage};
@@ -278,8 +279,23 @@ fn trace(state: &RunState, q: &QuestionState) -> QuestionTrace {
 
 /// The totals of the questions of `level`: passed, finished otherwise, never finished.
 pub(super) fn level_breakdown(state: &RunState, level: DifficultyLevel) -> LevelBreakdown {
-    let of_level: Vec<&QuestionState> =
-        state.questions.iter().filter(|q| q.question.difficulty_level == level).collect();
+    breakdown(state.questions.iter().filter(|q| q.question.difficulty_level == level).collect())
+}
+
+/// The totals of each dataset's questions, in a run over several (in the
+/// order of their first question); empty when no question names a dataset.
+pub(super) fn dataset_breakdown(state: &RunState) -> IndexMap<String, LevelBreakdown> {
+    let mut by_dataset: IndexMap<&str, Vec<&QuestionState>> = IndexMap::new();
+    for q in &state.questions {
+        if let Some(name) = &q.question.dataset {
+            by_dataset.entry(name.as_str()).or_default().push(q);
+        }
+    }
+    by_dataset.into_iter().map(|(name, questions)| (name.to_string(), breakdown(questions))).collect()
+}
+
+/// The totals of `of_level`: passed, finished otherwise, never finished.
+fn breakdown(of_level: Vec<&QuestionState>) -> LevelBreakdown {
     let passed = of_level.iter().filter(|q| passed(q)).count();
     let unfinished = of_level.iter().filter(|q| !finished(q)).count();
     LevelBreakdown {
@@ -365,6 +381,7 @@ fn results_with<Traces>(state: &RunState, generated_at: &str, question_traces: T
             medium: level_breakdown(state, DifficultyLevel::Medium),
             hard: level_breakdown(state, DifficultyLevel::Hard),
         },
+        dataset_breakdown: dataset_breakdown(state),
         detailed_results: state.questions.iter().map(|q| detailed(state, q)).collect(),
         failure_analysis: state.questions.iter().filter(|q| !passed(q)).map(failure).collect(),
         question_traces,

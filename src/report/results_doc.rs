@@ -30,6 +30,10 @@ pub struct EvalResults<Traces = Vec<QuestionTrace>> {
     pub summary: Summary,
     /// Totals per difficulty level.
     pub difficulty_breakdown: DifficultyBreakdown,
+    /// Totals per dataset, in a run over several, in the order of their first
+    /// question; absent in a single-dataset run.
+    #[serde(default, skip_serializing_if = "indexmap::IndexMap::is_empty")]
+    pub dataset_breakdown: indexmap::IndexMap<String, LevelBreakdown>,
     /// One entry per question, in run order.
     pub detailed_results: Vec<DetailedResult>,
     /// One entry per question that did not pass.
@@ -169,7 +173,7 @@ pub struct Summary {
     pub settings: Option<RunSettings>,
 }
 
-/// Totals of the questions of one difficulty level.
+/// Totals of the questions of one difficulty level (or of one dataset).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LevelBreakdown {
     /// Questions of the level.

@@ -139,11 +139,11 @@ fn recorded_run(attempt: &Attempt) -> Option<(&GeneratedDag, &ExecutionResult)> 
     Some((approved.dag.as_ref()?, attempt.execution.as_ref()?))
 }
 
-/// Re-execute every approved DAG in `state` (and every DAG written by hand) with `executor` (seed `seed`),
+/// Re-execute every approved DAG in `state` (and every DAG written by hand) with its question's executor (seed `seed`),
 /// re-grading changed answers against their expected answers with `grader`.
-pub async fn verify(
+pub async fn verify<'e>(
     state: &RunState,
-    executor: &dyn DagExecutor,
+    executor_of: impl Fn(&crate::domain::Question) -> &'e dyn DagExecutor,
     grader: &Grader,
     seed: u64,
     dataset_changed: bool,
@@ -152,7 +152,7 @@ pub async fn verify(
     for q in &state.questions {
         for attempt in &q.attempts {
             let Some((dag, recorded)) = recorded_run(attempt) else { continue };
-            let today = executor.execute(dag, seed).await;
+            let today = executor_of(&q.question).execute(dag, seed).await;
             report.checked += 1;
             report.drifts.extend(compare(&q.question.id, attempt.number, recorded, &today));
             report.drifts.extend(regrade(&q.question, attempt.number, grader, recorded, &today));

@@ -45,6 +45,7 @@ impl Engine {
             prompts: Arc::new(Prompts::load(None).unwrap()),
             grader: Arc::new(Grader::from_settings(&settings.grading).unwrap()),
             metamorphic: None,
+            named: Default::default(),
         };
         let options = RunOptions { keep_alive: true, prior: Some(prior.clone()), idle: true, ..RunOptions::default() };
         let handle = engine::start(parts, None, settings, options);

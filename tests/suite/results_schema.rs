@@ -15,7 +15,7 @@ mod document;
 use document::full_document;
 
 /// Objects keyed by names from the data (nodes, options), not by fields.
-const MAPS: [&str; 10] = [
+const MAPS: [&str; 11] = [
     "inputs",
     "match_options",
     "node_outputs",
@@ -26,6 +26,7 @@ const MAPS: [&str; 10] = [
     "by_rule",
     "roles",
     "pass_at_k",
+    "dataset_breakdown",
 ];
 
 /// Where `value` holds a null, an empty list or an empty object.

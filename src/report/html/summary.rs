@@ -9,7 +9,8 @@ use super::run_charts::difficulty_chart;
 use super::thousands;
 use crate::domain::DifficultyLevel;
 use crate::report::economy::{TokenEconomy, token_economy};
-use crate::report::results::level_breakdown;
+use crate::report::results::{dataset_breakdown, level_breakdown};
+use crate::report::results_doc::LevelBreakdown;
 use crate::report::roles::role_usage;
 use crate::run::{Outcome, QuestionStatus, RunSettings, RunState};
 
@@ -54,10 +55,10 @@ fn economy_view(e: &TokenEconomy) -> EconomyView {
     }
 }
 
-/// One difficulty's row.
+/// One difficulty's (or one dataset's) row.
 #[derive(Debug, Serialize)]
 struct LevelRow {
-    level: &'static str,
+    level: String,
     total: usize,
     passed: usize,
     failed: usize,
@@ -110,12 +111,27 @@ fn settings_view(settings: &RunSettings) -> SettingsView<'_> {
     }
 }
 
+/// The row of `of`, the questions of a difficulty or a dataset named `level`.
+fn level_row(level: String, of: &LevelBreakdown) -> LevelRow {
+    LevelRow {
+        level,
+        total: of.total,
+        passed: of.passed,
+        failed: of.failed,
+        unfinished: of.unfinished,
+        pass_rate: if of.total == 0 { "—".to_string() } else { format!("{:.0}%", 100.0 * of.pass_rate) },
+        accuracy: graded_text(of.grading.graded, of.grading.correct),
+    }
+}
+
 /// The summary section.
 #[derive(Debug, Serialize)]
 pub struct SummaryView<'a> {
     cards: Vec<Card>,
     economy: EconomyView,
     levels: Vec<LevelRow>,
+    /// Each dataset's row, in a run over several.
+    datasets: Vec<LevelRow>,
     roles: Vec<RoleRow>,
     difficulty_chart: BarChart,
     settings: Option<SettingsView<'a>>,
@@ -177,19 +193,9 @@ fn cards(state: &RunState) -> Vec<Card> {
 pub fn summary_view(state: &RunState) -> SummaryView<'_> {
     let levels = DifficultyLevel::ALL
         .into_iter()
-        .map(|level| {
-            let of = level_breakdown(state, level);
-            LevelRow {
-                level: level.as_str(),
-                total: of.total,
-                passed: of.passed,
-                failed: of.failed,
-                unfinished: of.unfinished,
-                pass_rate: if of.total == 0 { "—".to_string() } else { format!("{:.0}%", 100.0 * of.pass_rate) },
-                accuracy: graded_text(of.grading.graded, of.grading.correct),
-            }
-        })
+        .map(|level| level_row(level.as_str().to_string(), &level_breakdown(state, level)))
         .collect();
+    let datasets = dataset_breakdown(state).iter().map(|(name, of)| level_row(name.clone(), of)).collect();
     let roles = role_usage(state)
         .into_iter()
         .map(|(role, used)| RoleRow {
@@ -207,6 +213,7 @@ pub fn summary_view(state: &RunState) -> SummaryView<'_> {
         cards: cards(state),
         economy: economy_view(&token_economy(state)),
         levels,
+        datasets,
         roles,
         difficulty_chart: difficulty_chart(state),
         settings: state.settings.as_ref().map(settings_view),

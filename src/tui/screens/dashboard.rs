@@ -17,7 +17,7 @@ use crate::run::{FeedKind, QuestionState, QuestionStatus, RunState};
 use crate::tui::app::App;
 use crate::tui::keymap::Action;
 use crate::tui::screens::Screen;
-use crate::tui::text::{clean, preview};
+use crate::tui::text::{clean, fit, preview};
 use crate::tui::theme::Ink;
 use crate::tui::view::{QuestionSet, Sort, StatusFilter};
 
@@ -64,6 +64,7 @@ impl Dashboard {
                         || q.question.question.to_lowercase().contains(&needle)
                         || q.question.id.to_lowercase().contains(&needle)
                         || q.question.difficulty_level.as_str() == needle
+                        || q.question.dataset.as_ref().is_some_and(|name| name.to_lowercase() == needle)
                         || q.status.label() == needle)
             })
             .collect();
@@ -209,7 +210,10 @@ fn has_consensus(state: &RunState) -> bool {
     state.settings.as_ref().is_some_and(|s| s.drafts() > 1)
 }
 
-fn row(app: &App, q: &QuestionState, width: usize, wide: bool) -> Row<'static> {
+/// Width of the dataset column, shown in a run over several datasets.
+const DATASET_WIDTH: u16 = 12;
+
+fn row(app: &App, q: &QuestionState, width: usize, wide: bool, several: bool) -> Row<'static> {
     let t = &app.theme;
     let latest = q.latest();
     let iterations = latest.map_or(0, |a| a.iterations.len());
@@ -228,6 +232,10 @@ fn row(app: &App, q: &QuestionState, width: usize, wide: bool) -> Row<'static> {
     let cells = [
         Some(Cell::from(Span::styled(clean(&q.question.id).into_owned(), t.fg(Ink::Accent)))),
         wide.then(|| Cell::from(Span::styled(q.question.difficulty_level.as_str().to_string(), t.fg(Ink::Muted)))),
+        several.then(|| {
+            let name = q.question.dataset.as_deref().unwrap_or_default();
+            Cell::from(Span::styled(fit(name, DATASET_WIDTH as usize), t.fg(Ink::Muted)))
+        }),
         Some(Cell::from(Span::styled(
             preview(&serde_json::Value::String(q.question.question.clone()), width),
             t.fg(Ink::Text),
@@ -296,7 +304,10 @@ fn draw(dashboard: &Dashboard, frame: &mut Frame, area: Rect, app: &App) {
     let status = STATUS_WIDTH as usize;
     let consensus = has_consensus(&app.state);
     let agreement = if consensus { AGREEMENT_WIDTH as usize + 1 } else { 0 };
-    let fixed = agreement + if wide { 6 + 6 + status + 7 + 8 + 7 + 18 + 7 } else { 6 + status + 7 + 8 + 18 + 5 };
+    let several = app.state.settings.as_ref().is_some_and(|s| !s.datasets.is_empty());
+    let dataset = if several { DATASET_WIDTH as usize + 1 } else { 0 };
+    let fixed =
+        agreement + dataset + if wide { 6 + 6 + status + 7 + 8 + 7 + 18 + 7 } else { 6 + status + 7 + 8 + 18 + 5 };
     let question_width = (table_area.width as usize).saturating_sub(fixed).max(16);
     // Only the rows that fit are built: a run of thousands of questions costs no more per frame.
     let height = table_area.height.saturating_sub(2).max(1) as usize;
@@ -305,11 +316,12 @@ fn draw(dashboard: &Dashboard, frame: &mut Frame, area: Rect, app: &App) {
         .iter()
         .skip(first)
         .take(height)
-        .map(|&i| row(app, &app.state.questions[i], question_width, wide))
+        .map(|&i| row(app, &app.state.questions[i], question_width, wide, several))
         .collect();
     let columns = [
         (Constraint::Length(6), "id", true),
         (Constraint::Length(6), "level", wide),
+        (Constraint::Length(DATASET_WIDTH), "dataset", several),
         (Constraint::Min(16), "question", true),
         (Constraint::Length(STATUS_WIDTH), "status", true),
         (Constraint::Length(7), "iter", true),
@@ -342,7 +354,24 @@ fn draw(dashboard: &Dashboard, frame: &mut Frame, area: Rect, app: &App) {
 
 #[cfg(test)]
 mod tests {
-    use super::sparkline;
+    use super::{Dashboard, sparkline};
+    use crate::domain::{DifficultyLevel, Question};
+    use crate::run::{EngineEvent, RunState};
+
+    #[test]
+    fn the_text_filter_keeps_the_questions_of_a_dataset_named_in_full() {
+        let on = |id: &str, dataset: &str| Question {
+            dataset: Some(dataset.into()),
+            ..Question::new(id, "How many rows?", 1, DifficultyLevel::Easy)
+        };
+        let mut state = RunState::default();
+        let questions = vec![on("q1", "zoo"), on("q2", "Shop"), on("q3", "zoo"), on("q4", "zookeepers")];
+        state.apply(0, &EngineEvent::QuestionsGenerated { questions });
+        let filtered = |text: &str| Dashboard { filter: text.into(), ..Dashboard::default() }.visible(&state);
+        assert_eq!(filtered("zoo"), [0, 2]);
+        assert_eq!(filtered("shop"), [1]);
+        assert_eq!(filtered("zookeepers"), [3]);
+    }
 
     #[test]
     fn sparklines_scale_to_the_largest_count() {

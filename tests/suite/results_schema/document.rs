@@ -214,6 +214,7 @@ pub(super) fn full_document() -> EvalResults {
             settings: Some(settings),
         },
         difficulty_breakdown: DifficultyBreakdown { easy: level(), medium: level(), hard: level() },
+        dataset_breakdown: [("fraud".to_string(), level())].into_iter().collect(),
         detailed_results: vec![DetailedResult {
             question_id: "q_01".into(),
             question: "What is the total?".into(),

@@ -48,22 +48,35 @@ fn note(text: String) -> Value {
     Value::String(format!("⟨{text}⟩"))
 }
 
-/// The run's dataset, loaded once from the directory its settings name (and kept by the app).
-fn dataset(app: &mut App) -> LoadedDataset {
+/// The dataset at `dir` when its hash is still `hash`, or why not.
+fn load_checked(dir: &str, hash: &str) -> LoadedDataset {
+    match Dataset::load(dir) {
+        Ok(dataset) if dataset.content_hash != hash => {
+            Err(format!("{dir} changed since the run: its values would not be what the node read"))
+        }
+        Ok(dataset) => Ok(Arc::new(dataset)),
+        Err(err) => Err(format!("cannot load {dir}: {err}")),
+    }
+}
+
+/// The dataset `question` is asked about: in a run over several, its own
+/// (loaded each time the inspector opens); else the run's one dataset,
+/// loaded once from the directory its settings name (and kept by the app).
+fn dataset(app: &mut App, question: &crate::domain::Question) -> LoadedDataset {
+    let Some(settings) = &app.state.settings else {
+        return Err("the run's settings are not known yet".to_string());
+    };
+    if !settings.datasets.is_empty() {
+        let name = question.dataset.as_deref().unwrap_or_default();
+        return match settings.datasets.iter().find(|d| d.name == name) {
+            Some(named) => load_checked(&named.dir, &named.hash),
+            None => Err(format!("the run has no dataset {name:?}")),
+        };
+    }
     if let Some(loaded) = &app.dataset {
         return loaded.clone();
     }
-    let loaded = match &app.state.settings {
-        None => Err("the run's settings are not known yet".to_string()),
-        Some(settings) => match Dataset::load(&settings.dataset_dir) {
-            Ok(dataset) if dataset.content_hash != settings.dataset_hash => Err(format!(
-                "{} changed since the run: its values would not be what the node read",
-                settings.dataset_dir
-            )),
-            Ok(dataset) => Ok(Arc::new(dataset)),
-            Err(err) => Err(format!("cannot load {}: {err}", settings.dataset_dir)),
-        },
-    };
+    let loaded = load_checked(&settings.dataset_dir, &settings.dataset_hash);
     app.dataset = Some(loaded.clone());
     loaded
 }
@@ -82,12 +95,19 @@ impl InspectorScreen {
         let run = if is_answer { attempt.execution.as_ref().or(it.trial.as_ref()) } else { it.trial.as_ref() };
         let outputs = run.map(|r| r.node_outputs.clone()).unwrap_or_default();
         let ran = run.is_some();
+        let asked = question.question(&app.state).map(|q| q.question.clone());
+        let mut loaded: Option<LoadedDataset> = None;
         let mut inputs = Map::new();
         let mut sources = Vec::new();
         for (parameter, source) in &node.inputs {
             sources.push(format!("{parameter} ← {source}"));
             let value = if let Some(key) = source.strip_prefix("dataset.") {
-                match dataset(app) {
+                let data = match (&loaded, &asked) {
+                    (Some(data), _) => data.clone(),
+                    (None, Some(asked)) => loaded.insert(dataset(app, asked)).clone(),
+                    (None, None) => Err("the question is not known".to_string()),
+                };
+                match data {
                     Ok(dataset) => {
                         dataset.data.get(key).cloned().unwrap_or_else(|| note(format!("the dataset has no key {key}")))
                     }

@@ -291,9 +291,12 @@ fn graph(frame: &mut Frame, graph_area: Rect, view: &QuestionScreen, app: &App, 
             0 => String::new(),
             total => format!("{total} tok · "),
         };
-        let room = graph_area.width.saturating_sub(20 + spent.chars().count() as u16) as usize;
+        // The question's dataset, in a run over several.
+        let dataset = q.question.dataset.as_deref().map_or(String::new(), |name| format!("{} · ", fit(name, 24)));
+        let used = 20 + spent.chars().count() + dataset.chars().count();
+        let room = (graph_area.width as usize).saturating_sub(used);
         let text = preview(&serde_json::Value::String(q.question.question.clone()), room);
-        format!(" DAG · {} · {spent}{text} ", q.question.difficulty_level.as_str())
+        format!(" DAG · {} · {dataset}{spent}{text} ", q.question.difficulty_level.as_str())
     });
     let graph_block = Block::default().borders(Borders::ALL).title(title).border_style(pane_border(
         &app.theme,

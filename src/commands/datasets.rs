@@ -1,0 +1,237 @@
+//! The datasets of a run over a benchmark directory (`questions.jsonl` and
+//! `datasets/<name>/` holding `data.json` + `metadata.json`): its questions
+//! selected, each dataset they name loaded and hashed, a sandbox pool per
+//! dataset; and a recorded run's datasets found again (resume, replay and its
+//! work by hand, `--verify`, recritic), under `--dataset-root` when the
+//! directory moved.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use sha2::{Digest, Sha256};
+
+use crate::dag::DagExecutor;
+use crate::dataset::Dataset;
+use crate::domain::Question;
+use crate::engine::NamedDataset;
+use crate::grade::read_questions_file;
+use crate::run::{DatasetRef, RunSettings};
+use crate::sandbox::{SandboxConfig, SandboxPools};
+
+/// The questions file of a benchmark directory.
+const QUESTIONS_FILE: &str = "questions.jsonl";
+/// The directory of a benchmark directory's datasets, one sub-directory each.
+const DATASETS_DIR: &str = "datasets";
+
+/// Whether `dir` is a benchmark directory rather than one dataset.
+pub fn is_benchmark_dir(dir: &Path) -> bool {
+    dir.join(QUESTIONS_FILE).is_file() && dir.join(DATASETS_DIR).is_dir()
+}
+
+/// Which of a benchmark directory's questions a run asks (`--questions N`,
+/// `--only IDS`, `--dataset NAME`); all of them when nothing is given.
+#[derive(Debug, Default, Clone)]
+pub struct Selection {
+    /// The first N questions (after the other filters).
+    pub first: Option<u32>,
+    /// Only these ids.
+    pub only: Vec<String>,
+    /// Only the questions on this dataset.
+    pub dataset: Option<String>,
+}
+
+impl Selection {
+    /// The selected questions of `questions`, in the file's order.
+    fn apply(&self, questions: Vec<Question>) -> anyhow::Result<Vec<Question>> {
+        if let Some(missing) = self.only.iter().find(|id| !questions.iter().any(|q| &q.id == *id)) {
+            anyhow::bail!("--only: the benchmark has no question {missing:?}");
+        }
+        let selected: Vec<Question> = questions
+            .into_iter()
+            .filter(|q| self.only.is_empty() || self.only.contains(&q.id))
+            .filter(|q| self.dataset.as_ref().is_none_or(|name| q.dataset.as_ref() == Some(name)))
+            .take(self.first.map_or(usize::MAX, |n| n as usize))
+            .collect();
+        if selected.is_empty() {
+            anyhow::bail!("no question of the benchmark is selected (--questions, --only, --dataset)");
+        }
+        Ok(selected)
+    }
+}
+
+/// The datasets of a run over several, in the order the run header lists them.
+pub struct RunDatasets {
+    /// Each name with its dataset.
+    pub datasets: Vec<(String, Arc<Dataset>)>,
+}
+
+impl RunDatasets {
+    /// The run header's list: every dataset with its directory and hash.
+    pub fn refs(&self) -> Vec<DatasetRef> {
+        let dir = |dataset: &Dataset| dataset.dir.display().to_string();
+        self.datasets
+            .iter()
+            .map(|(name, dataset)| DatasetRef {
+                name: name.clone(),
+                dir: dir(dataset),
+                hash: dataset.content_hash.clone(),
+            })
+            .collect()
+    }
+
+    /// One hash over every dataset's name and hash (the header's `dataset_hash`).
+    pub fn combined_hash(&self) -> String {
+        let mut hasher = Sha256::new();
+        for (name, dataset) in &self.datasets {
+            hasher.update(name.as_bytes());
+            hasher.update([0]);
+            hasher.update(dataset.content_hash.as_bytes());
+            hasher.update([b'\n']);
+        }
+        hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// The first dataset: the one a question naming none is asked about.
+    pub fn first(&self) -> anyhow::Result<Arc<Dataset>> {
+        self.datasets.first().map(|(_, dataset)| dataset.clone()).context("the run names no dataset")
+    }
+
+    /// A one-worker sandbox pool per dataset, started on first use, at most
+    /// `keep` alive at once; each dataset with its executor, by name.
+    fn executors(&self, node_timeout: Option<Duration>, keep: usize) -> anyhow::Result<BTreeMap<String, NamedDataset>> {
+        let configs = self
+            .datasets
+            .iter()
+            .map(|(_, dataset)| {
+                // One worker a dataset: its questions seldom run DAGs at the same
+                // moment, and a run over many datasets keeps many pools.
+                let config = super::providers::sandbox_config(dataset, node_timeout)?;
+                Ok((dataset.dir.clone(), SandboxConfig { workers: 1, ..config }))
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let pools = SandboxPools::new(configs, keep);
+        Ok(self
+            .datasets
+            .iter()
+            .enumerate()
+            .map(|(index, (name, dataset))| {
+                let executor: Arc<dyn DagExecutor> = Arc::new(pools.executor(index));
+                (name.clone(), NamedDataset { dataset: dataset.clone(), executor })
+            })
+            .collect())
+    }
+}
+
+/// What an engine over several datasets is given: the first dataset and its
+/// executor (for a question naming none), and every dataset by name.
+pub struct EngineData {
+    /// The first dataset.
+    pub dataset: Arc<Dataset>,
+    /// Runs DAGs on the first dataset.
+    pub executor: Arc<dyn DagExecutor>,
+    /// Every dataset with its executor, by name.
+    pub named: BTreeMap<String, NamedDataset>,
+}
+
+impl RunDatasets {
+    /// The engine's data: a pool per dataset, at most `keep` alive (see
+    /// [`RunDatasets::executors`]).
+    pub fn engine_data(&self, node_timeout: Option<Duration>, keep: usize) -> anyhow::Result<EngineData> {
+        let named = self.executors(node_timeout, keep)?;
+        let first = self.datasets.first().and_then(|(name, _)| named.get(name)).context("the run names no dataset")?;
+        Ok(EngineData { dataset: first.dataset.clone(), executor: first.executor.clone(), named })
+    }
+}
+
+/// Where a question's `dataset` is: a name under `root/datasets/`, or a path
+/// (relative to `root`).
+fn dataset_dir(root: &Path, name: &str) -> PathBuf {
+    let under = root.join(DATASETS_DIR).join(name);
+    if name.contains('/') && !under.is_dir() { root.join(name) } else { under }
+}
+
+/// The selected questions of the benchmark directory `root` and the datasets
+/// they name (each loaded once, in the order of their first question).
+pub fn open_benchmark(root: &Path, selection: &Selection) -> anyhow::Result<(Vec<Question>, RunDatasets)> {
+    let specs = read_questions_file(&root.join(QUESTIONS_FILE))?;
+    let questions = selection.apply(specs.into_iter().map(|spec| spec.question).collect())?;
+    let mut datasets: Vec<(String, Arc<Dataset>)> = Vec::new();
+    for question in &questions {
+        let name = question.dataset.as_ref().with_context(|| {
+            format!("question {} names no dataset: every question of a benchmark directory needs one", question.id)
+        })?;
+        if datasets.iter().any(|(known, _)| known == name) {
+            continue;
+        }
+        let dir = dataset_dir(root, name);
+        let dataset = Dataset::load(&dir)
+            .with_context(|| format!("question {} names dataset {name:?}, which cannot be loaded", question.id))?;
+        datasets.push((name.clone(), Arc::new(dataset)));
+    }
+    Ok((questions, RunDatasets { datasets }))
+}
+
+/// A recorded run's datasets, found where the header says or under `root`
+/// (`--dataset-root`: the benchmark directory, moved); one line for each
+/// dataset whose hash differs from the recorded one.
+pub fn recorded_datasets(settings: &RunSettings, root: Option<&Path>) -> anyhow::Result<(RunDatasets, Vec<String>)> {
+    let mut datasets = Vec::new();
+    let mut changed = Vec::new();
+    for recorded in &settings.datasets {
+        let dir = root.map_or_else(|| PathBuf::from(&recorded.dir), |root| dataset_dir(root, &recorded.name));
+        let dataset = Dataset::load(&dir).with_context(|| {
+            format!(
+                "the run's dataset {} cannot be loaded from {}; pass --dataset-root DIR",
+                recorded.name,
+                dir.display()
+            )
+        })?;
+        if dataset.content_hash != recorded.hash {
+            changed.push(format!(
+                "dataset {} in {} changed since the run (its hash differs)",
+                recorded.name,
+                dir.display()
+            ));
+        }
+        datasets.push((recorded.name.clone(), Arc::new(dataset)));
+    }
+    Ok((RunDatasets { datasets }, changed))
+}
+
+/// A recorded run's datasets, refused when one changed (resuming, re-running
+/// and re-criticising need the same data).
+pub fn same_datasets(settings: &RunSettings, root: Option<&Path>) -> anyhow::Result<RunDatasets> {
+    let (datasets, changed) = recorded_datasets(settings, root)?;
+    match changed.first() {
+        Some(line) => anyhow::bail!("{line}; this needs the data the run had"),
+        None => Ok(datasets),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::DifficultyLevel;
+
+    fn question(id: &str, dataset: &str) -> Question {
+        Question { dataset: Some(dataset.into()), ..Question::new(id, "?", 1, DifficultyLevel::Easy) }
+    }
+
+    #[test]
+    fn a_selection_filters_then_takes_the_first_n() {
+        let all = || vec![question("a", "x"), question("b", "y"), question("c", "x"), question("d", "x")];
+        let ids = |selection: Selection| -> Vec<String> {
+            selection.apply(all()).map(|qs| qs.into_iter().map(|q| q.id).collect()).unwrap_or_default()
+        };
+        assert_eq!(ids(Selection::default()), ["a", "b", "c", "d"]);
+        assert_eq!(ids(Selection { dataset: Some("x".into()), first: Some(2), ..Selection::default() }), ["a", "c"]);
+        assert_eq!(ids(Selection { only: vec!["d".into(), "b".into()], ..Selection::default() }), ["b", "d"]);
+        let unknown = Selection { only: vec!["z".into()], ..Selection::default() }.apply(all());
+        assert!(unknown.is_err_and(|err| err.to_string().contains("no question \"z\"")));
+        let none = Selection { dataset: Some("w".into()), ..Selection::default() }.apply(all());
+        assert!(none.is_err_and(|err| err.to_string().contains("no question of the benchmark is selected")));
+    }
+}
