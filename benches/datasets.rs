@@ -5,6 +5,7 @@
 //! forty under their own keys; and one dataset's cold start, the price a
 //! question pays when its dataset's pool was let go. Medians of 3 runs.
 //! Run: `cargo bench --bench datasets`.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a benchmark stops at its first failure")]
 
 #[path = "support/measure.rs"]
 mod measure;

@@ -173,6 +173,7 @@ async fn a_draft_fixed_by_hand_records_the_consensus_anew() {
         prompts: Arc::new(Prompts::load(None).unwrap()),
         grader: Arc::new(Grader::from_settings(&settings.grading).unwrap()),
         metamorphic: None,
+        named: Default::default(),
     };
     let options = RunOptions { keep_alive: true, prior: Some(prior), idle: true, ..RunOptions::default() };
     let mut handle = engine::start(parts, None, settings, options);
