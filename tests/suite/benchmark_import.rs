@@ -12,7 +12,7 @@ use eval_dag::domain::Scorer;
 use eval_dag::prompts::Prompts;
 use serde_json::{Value, json};
 
-fn import(kind: &str, dir: &Path, out: &Path) -> Output {
+pub fn import(kind: &str, dir: &Path, out: &Path) -> Output {
     common::eval_dag(dir).arg("import").arg(kind).arg(dir).arg("--out").arg(out).output().unwrap()
 }
 
@@ -31,7 +31,7 @@ fn stderr(output: &Output) -> String {
 
 /// InfiAgent's layout: two good questions, one per table (one table below a
 /// title row), and four that cannot be imported.
-fn infiagent_files(dir: &Path) {
+pub fn infiagent_files(dir: &Path) {
     let question = |id: u32, file: &str, level: &str| {
         json!({"id": id, "question": format!("question {id}"), "concepts": ["Summary Statistics"],
                "constraints": "Round to two decimals.", "format": "@mean_x[mean]", "file_name": file, "level": level})

@@ -23,9 +23,7 @@ use eval_dag::report::fold_trace;
 use eval_dag::run::{Command, EngineEvent, Outcome};
 use eval_dag::sandbox::SandboxPool;
 use eval_dag::trace::Trace;
-use eval_dag::tui::{App, Theme, draw};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+use eval_dag::tui::{App, Theme};
 use serde_json::{Value, json};
 
 /// Each dataset: its name, its description and the values of its rows.
@@ -60,12 +58,12 @@ fn write_benchmark(root: &Path) {
 }
 
 /// Whether `prompt` asks for a DAG.
-fn is_build(prompt: &str) -> bool {
+pub fn is_build(prompt: &str) -> bool {
     prompt.contains("You design small, correct data-analysis programs")
 }
 
 /// The id of the question a build prompt asks about.
-fn question_id(prompt: &str) -> String {
+pub fn question_id(prompt: &str) -> String {
     let rest = prompt.rsplit("Question ").next().unwrap_or_default();
     rest.split(' ').next().unwrap_or_default().to_string()
 }
@@ -101,7 +99,7 @@ fn script(slow: Option<(&'static str, Arc<AtomicBool>)>) -> impl Fn(&Recorded, u
     }
 }
 
-fn eval_dag(home: &Path, mock: &MockLlm, args: &[&str]) -> tokio::process::Command {
+pub fn eval_dag(home: &Path, mock: &MockLlm, args: &[&str]) -> tokio::process::Command {
     let mut command = tokio::process::Command::from(common::eval_dag(home));
     command
         .current_dir(common::root())
@@ -132,10 +130,7 @@ fn assert_each_on_its_own_data(out: &Path) {
 
 /// What the terminal UI draws of `app`, 160×40.
 fn screen(app: &App) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(160, 40)).unwrap();
-    terminal.draw(|frame| draw(frame, app)).unwrap();
-    let buffer = terminal.backend().buffer();
-    (0..40).map(|y| (0..160).map(|x| buffer[(x, y)].symbol().to_string()).collect::<String>() + "\n").collect()
+    common::tui::screen(app, 160, 40)
 }
 
 /// `eval-dag run BENCH_DIR` in `home`, writing to `home/run`.
@@ -188,7 +183,7 @@ async fn each_question_runs_verifies_and_is_recriticised_on_its_own_dataset() {
     let mut app = App::new(fold_trace(&trace), Theme::dark(), None, None);
     let dashboard = screen(&app);
     assert!(dashboard.lines().any(|l| l.contains("dataset") && l.contains("question")), "{dashboard}");
-    let row = dashboard.lines().find(|l| l.contains("✓ 1000 ")).expect(&dashboard);
+    let row = dashboard.lines().find(|l| l.contains("✓ 1000")).expect(&dashboard);
     assert!(row.contains(" weather "), "{row}");
     common::press(&mut app, "/zoo\n");
     let filtered = screen(&app);
