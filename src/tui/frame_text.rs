@@ -56,3 +56,23 @@ pub(crate) fn replayed(path: &str) -> App {
     let (replay, state) = crate::tui::Replay::open(&path, false).unwrap_or_else(|e| panic!("{path:?}: {e}"));
     App::new(state, crate::tui::Theme::dark(), Some(replay), None)
 }
+
+/// Snapshots of the screen that the trace at `$trace` shows after the keys of
+/// `$keys`, at both [`SNAPSHOT_SIZES`], named `$name_{width}x{height}` and kept
+/// beside the module that calls it (the macro expands there).
+#[cfg(test)]
+macro_rules! assert_screen_snapshots {
+    ($trace:expr, $keys:expr, $screen:expr, $name:literal) => {
+        for (width, height) in $crate::tui::frame_text::SNAPSHOT_SIZES {
+            let mut app = $crate::tui::frame_text::replayed($trace);
+            $crate::tui::press_keys(&mut app, $keys);
+            assert_eq!(app.screen(), $screen);
+            insta::assert_snapshot!(
+                format!("{}_{width}x{height}", $name),
+                $crate::tui::frame_text(&app, width, height)
+            );
+        }
+    };
+}
+#[cfg(test)]
+pub(crate) use assert_screen_snapshots;

@@ -357,6 +357,8 @@ mod tests {
     use super::{Dashboard, sparkline};
     use crate::domain::{DifficultyLevel, Question};
     use crate::run::{EngineEvent, RunState};
+    use crate::tui::Screen;
+    use crate::tui::frame_text::{SAMPLE_TRACE, assert_screen_snapshots};
 
     #[test]
     fn the_text_filter_keeps_the_questions_of_a_dataset_named_in_full() {
@@ -381,10 +383,6 @@ mod tests {
 
     #[test]
     fn snapshots_at_both_sizes() {
-        use crate::tui::frame_text::{SAMPLE_TRACE, SNAPSHOT_SIZES, replayed};
-        for (width, height) in SNAPSHOT_SIZES {
-            let app = replayed(SAMPLE_TRACE);
-            insta::assert_snapshot!(format!("dashboard_{width}x{height}"), crate::tui::frame_text(&app, width, height));
-        }
+        assert_screen_snapshots!(SAMPLE_TRACE, "", Screen::Dashboard, "dashboard");
     }
 }

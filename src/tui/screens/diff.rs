@@ -263,17 +263,11 @@ fn draw(screen: &DiffScreen, view: &QuestionScreen, frame: &mut Frame, area: Rec
 #[cfg(test)]
 mod tests {
     use crate::tui::Screen;
-    use crate::tui::frame_text::{SAMPLE_TRACE, SNAPSHOT_SIZES, replayed};
-    use crate::tui::{frame_text, press_keys};
+    use crate::tui::frame_text::{SAMPLE_TRACE, assert_screen_snapshots};
 
     /// q_01's iterations 2 → 3, opened from the conversation tab.
     #[test]
     fn snapshots_at_both_sizes() {
-        for (width, height) in SNAPSHOT_SIZES {
-            let mut app = replayed(SAMPLE_TRACE);
-            press_keys(&mut app, "j\nhtt\t\tzzd");
-            assert_eq!(app.screen(), Screen::Diff);
-            insta::assert_snapshot!(format!("diff_{width}x{height}"), frame_text(&app, width, height));
-        }
+        assert_screen_snapshots!(SAMPLE_TRACE, "j\nhtt\t\tzzd", Screen::Diff, "diff");
     }
 }

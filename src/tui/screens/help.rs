@@ -62,16 +62,12 @@ fn draw(frame: &mut Frame, area: Rect, app: &App) {
 
 #[cfg(test)]
 mod tests {
-    use crate::tui::frame_text::{SAMPLE_TRACE, SNAPSHOT_SIZES, replayed};
-    use crate::tui::{frame_text, press_keys};
+    use crate::tui::Screen;
+    use crate::tui::frame_text::{SAMPLE_TRACE, assert_screen_snapshots};
 
     /// The help over the diff screen: its keys first, then the global ones.
     #[test]
     fn snapshots_at_both_sizes() {
-        for (width, height) in SNAPSHOT_SIZES {
-            let mut app = replayed(SAMPLE_TRACE);
-            press_keys(&mut app, "j\nhtt\t\tzzd?");
-            insta::assert_snapshot!(format!("help_{width}x{height}"), frame_text(&app, width, height));
-        }
+        assert_screen_snapshots!(SAMPLE_TRACE, "j\nhtt\t\tzzd?", Screen::Diff, "help");
     }
 }

@@ -121,17 +121,11 @@ fn draw(screen: &SchemaScreen, frame: &mut Frame, area: Rect, app: &App) {
 #[cfg(test)]
 mod tests {
     use crate::tui::Screen;
-    use crate::tui::frame_text::{SAMPLE_TRACE, SNAPSHOT_SIZES, replayed};
-    use crate::tui::{frame_text, press_keys};
+    use crate::tui::frame_text::{SAMPLE_TRACE, assert_screen_snapshots};
 
     /// Opened from q_01's first iteration, at the field its finding suggests.
     #[test]
     fn snapshots_at_both_sizes() {
-        for (width, height) in SNAPSHOT_SIZES {
-            let mut app = replayed(SAMPLE_TRACE);
-            press_keys(&mut app, "j\nhhS");
-            assert_eq!(app.screen(), Screen::Schema);
-            insta::assert_snapshot!(format!("schema_{width}x{height}"), frame_text(&app, width, height));
-        }
+        assert_screen_snapshots!(SAMPLE_TRACE, "j\nhhS", Screen::Schema, "schema");
     }
 }

@@ -229,16 +229,10 @@ fn draw(scroll: &Scroll, frame: &mut Frame, area: Rect, app: &App) {
 #[cfg(test)]
 mod tests {
     use crate::tui::Screen;
-    use crate::tui::frame_text::{SAMPLE_TRACE, SNAPSHOT_SIZES, replayed};
-    use crate::tui::{frame_text, press_keys};
+    use crate::tui::frame_text::{SAMPLE_TRACE, assert_screen_snapshots};
 
     #[test]
     fn snapshots_at_both_sizes() {
-        for (width, height) in SNAPSHOT_SIZES {
-            let mut app = replayed(SAMPLE_TRACE);
-            press_keys(&mut app, "c");
-            assert_eq!(app.screen(), Screen::Scorecard);
-            insta::assert_snapshot!(format!("scorecard_{width}x{height}"), frame_text(&app, width, height));
-        }
+        assert_screen_snapshots!(SAMPLE_TRACE, "c", Screen::Scorecard, "scorecard");
     }
 }

@@ -224,18 +224,17 @@ fn draw(screen: &TaxonomyScreen, frame: &mut Frame, area: Rect, app: &App) {
 #[cfg(test)]
 mod tests {
     use crate::tui::Screen;
-    use crate::tui::frame_text::{SNAPSHOT_SIZES, replayed};
-    use crate::tui::{frame_text, press_keys};
+    use crate::tui::frame_text::assert_screen_snapshots;
 
     /// The oscillating sample run: a runtime error that comes back and a
     /// node reverted to an earlier iteration's code.
     #[test]
     fn snapshots_at_both_sizes() {
-        for (width, height) in SNAPSHOT_SIZES {
-            let mut app = replayed("sample-data/traces/oscillation-scripted.trace.jsonl");
-            press_keys(&mut app, "T");
-            assert_eq!(app.screen(), Screen::Taxonomy);
-            insta::assert_snapshot!(format!("taxonomy_{width}x{height}"), frame_text(&app, width, height));
-        }
+        assert_screen_snapshots!(
+            "sample-data/traces/oscillation-scripted.trace.jsonl",
+            "T",
+            Screen::Taxonomy,
+            "taxonomy"
+        );
     }
 }

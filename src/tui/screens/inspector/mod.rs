@@ -234,17 +234,11 @@ fn free_path(dir: &Path, stem: &str) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use crate::tui::Screen;
-    use crate::tui::frame_text::{SAMPLE_TRACE, SNAPSHOT_SIZES, replayed};
-    use crate::tui::{frame_text, press_keys};
+    use crate::tui::frame_text::{SAMPLE_TRACE, assert_screen_snapshots};
 
     /// Node `rates` of q_01's approved iteration, its input walked open.
     #[test]
     fn snapshots_at_both_sizes() {
-        for (width, height) in SNAPSHOT_SIZES {
-            let mut app = replayed(SAMPLE_TRACE);
-            press_keys(&mut app, "j\nij→→→");
-            assert_eq!(app.screen(), Screen::Inspector);
-            insta::assert_snapshot!(format!("inspector_{width}x{height}"), frame_text(&app, width, height));
-        }
+        assert_screen_snapshots!(SAMPLE_TRACE, "j\nij→→→", Screen::Inspector, "inspector");
     }
 }
