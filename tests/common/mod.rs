@@ -77,6 +77,29 @@ pub fn json_close(a: &serde_json::Value, b: &serde_json::Value, rel: f64) -> boo
         _ => a == b,
     }
 }
+/// The settings and engine parts that continue `trace` idle, as a replay's
+/// derived run does: over the sample dataset, in a sandbox with short
+/// deadlines, answering only from the trace's recorded replies.
+pub fn idle_engine_parts(
+    trace: &eval_dag::trace::Trace,
+) -> (eval_dag::run::RunSettings, eval_dag::engine::EngineParts) {
+    use std::sync::Arc;
+    let mut settings = trace.header.settings.clone();
+    settings.dataset_dir = root().join("sample-data/fraud").display().to_string();
+    let dataset = Arc::new(eval_dag::dataset::Dataset::load(&settings.dataset_dir).unwrap());
+    let config = sandbox_config(Duration::from_secs(2), Duration::from_secs(4));
+    let parts = eval_dag::engine::EngineParts {
+        executor: Arc::new(eval_dag::sandbox::SandboxPool::new(&dataset.dir, config).unwrap()),
+        dataset,
+        llm: Arc::new(eval_dag::llm::ReplayClient::from_trace(trace)),
+        prompts: Arc::new(eval_dag::prompts::Prompts::load(None).unwrap()),
+        grader: Arc::new(eval_dag::grade::Grader::from_settings(&settings.grading).unwrap()),
+        metamorphic: None,
+        named: Default::default(),
+    };
+    (settings, parts)
+}
+
 pub mod dags;
 pub mod mock_anthropic;
 pub mod mock_llm;

@@ -6,18 +6,12 @@
 
 use crate::common;
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use eval_dag::dataset::Dataset;
 use eval_dag::domain::{AttemptAt, ExecutionResult, GeneratedDag, IterationAt};
-use eval_dag::engine::{self, EngineParts, RunOptions};
-use eval_dag::grade::Grader;
-use eval_dag::llm::ReplayClient;
-use eval_dag::prompts::Prompts;
+use eval_dag::engine::{self, RunOptions};
 use eval_dag::report::{eval_results, fold_trace};
 use eval_dag::run::{Command, EngineEvent, HandEdit, Outcome, RunState};
-use eval_dag::sandbox::SandboxPool;
 use eval_dag::trace::Trace;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
@@ -34,19 +28,7 @@ impl Engine {
     fn start() -> Self {
         let trace = Trace::read(&common::root().join(TRACE)).unwrap();
         let prior = fold_trace(&trace);
-        let mut settings = trace.header.settings.clone();
-        settings.dataset_dir = common::root().join("sample-data/fraud").display().to_string();
-        let dataset = Arc::new(Dataset::load(&settings.dataset_dir).unwrap());
-        let config = common::sandbox_config(Duration::from_secs(2), Duration::from_secs(4));
-        let parts = EngineParts {
-            executor: Arc::new(SandboxPool::new(&dataset.dir, config).unwrap()),
-            dataset,
-            llm: Arc::new(ReplayClient::from_trace(&trace)),
-            prompts: Arc::new(Prompts::load(None).unwrap()),
-            grader: Arc::new(Grader::from_settings(&settings.grading).unwrap()),
-            metamorphic: None,
-            named: Default::default(),
-        };
+        let (settings, parts) = common::idle_engine_parts(&trace);
         let options = RunOptions { keep_alive: true, prior: Some(prior.clone()), idle: true, ..RunOptions::default() };
         let handle = engine::start(parts, None, settings, options);
         Self { events: handle.events, commands: handle.commands, state: prior }

@@ -147,34 +147,17 @@ async fn three_drafts_agree_two_to_one_and_the_majority_speaks() {
 /// majority, is fixed by hand in draft 3 — and the consensus is recorded anew.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_draft_fixed_by_hand_records_the_consensus_anew() {
-    use eval_dag::dataset::Dataset;
     use eval_dag::domain::{AttemptAt, GeneratedDag};
-    use eval_dag::engine::{self, EngineParts, RunOptions};
-    use eval_dag::grade::Grader;
-    use eval_dag::llm::ReplayClient;
-    use eval_dag::prompts::Prompts;
+    use eval_dag::engine::{self, RunOptions};
     use eval_dag::report::fold_trace;
     use eval_dag::run::{Command, HandEdit, Outcome};
-    use eval_dag::sandbox::SandboxPool;
     use std::time::Duration;
 
     let dir = tempfile::tempdir().unwrap();
     let path = consensus_trace(dir.path(), "run", [2000, 2000, 2001]);
     let trace = Trace::read(&path).unwrap();
     let prior = fold_trace(&trace);
-    let mut settings = trace.header.settings.clone();
-    settings.dataset_dir = common::root().join("sample-data/fraud").display().to_string();
-    let dataset = Arc::new(Dataset::load(&settings.dataset_dir).unwrap());
-    let config = common::sandbox_config(Duration::from_secs(2), Duration::from_secs(4));
-    let parts = EngineParts {
-        executor: Arc::new(SandboxPool::new(&dataset.dir, config).unwrap()),
-        dataset,
-        llm: Arc::new(ReplayClient::from_trace(&trace)),
-        prompts: Arc::new(Prompts::load(None).unwrap()),
-        grader: Arc::new(Grader::from_settings(&settings.grading).unwrap()),
-        metamorphic: None,
-        named: Default::default(),
-    };
+    let (settings, parts) = common::idle_engine_parts(&trace);
     let options = RunOptions { keep_alive: true, prior: Some(prior), idle: true, ..RunOptions::default() };
     let mut handle = engine::start(parts, None, settings, options);
     let mut next = async || {
