@@ -106,6 +106,8 @@ hostile! {
     native_decimal_by_name: "def f(rows):\n    return _native_decimal_add\n" => [POLICY];
     decimal_constructor_function: "def f(rows):\n    return getattr(decimal.Decimal, '_' + '_new__')\n" => ["not allowed"];
     native_float_sums_by_name: "def f(rows):\n    return _native_float_sums([1.0])\n" => [POLICY];
+    native_count_elements_by_name: "def f(rows):\n    return _native_count_elements(len)\n" => [POLICY];
+    count_elements_by_attribute: "def f(rows):\n    return collections._count_elements\n" => [POLICY];
     statistics_wrapped_original: "def f(rows):\n    return getattr(statistics.mean, '_' + '_wrapped__')\n" => ["not allowed"];
     datetime_method_descriptor: "def f(rows):\n    return getattr(datetime.datetime, '_' + '_lt__')\n" => ["not allowed"];
     dataset_mutation_is_contained: "def f(rows):\n    rows.clear()\n    return 1 / 0\n" => ["ZeroDivisionError"];
