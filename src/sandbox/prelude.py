@@ -170,6 +170,11 @@ def _fast_pstdev(data, mu=None):
 
 statistics.mean, statistics.stdev, statistics.pstdev = _fast_mean, _fast_stdev, _fast_pstdev
 
+# collections.Counter(iterable) and Counter.update count through
+# `_count_elements`: natively for dicts with dict's own get and __setitem__
+# (`_native_count_elements`), Python's loop otherwise.
+collections._count_elements = _native_count_elements(collections._count_elements)
+
 _MODULES = {
     m.__name__: _public(m)
     for m in (math, statistics, collections, itertools, functools, json, re,

@@ -262,6 +262,8 @@ fn run_interpreter(text: Vec<u8>, main_thread: Receiver<Landlock>) -> anyhow::Re
                 Err(err) => ExecutionResult { error: Some(format!("bad request: {err}")), ..Default::default() },
             };
             send(&Reply::Result { result });
+            // While the parent reads the result, check what the DAG was handed.
+            dataset.check_handed_out(vm);
         }
         Ok(())
     })
@@ -444,7 +446,10 @@ fn execute(
         let node_started = Instant::now();
         let outcome = args
             .map_err(|err| NodeFailure::plain(err.to_string()))
-            .and_then(|args| run_node(vm, prelude, node, args, seed, policy))
+            .and_then(|args| {
+                dataset.node_runs();
+                run_node(vm, prelude, node, args, seed, policy)
+            })
             .and_then(|object| {
                 let is_final = node.node_id == dag.final_answer_node;
                 record(vm, prelude, &object, is_final).map(|recorded| (object, recorded))

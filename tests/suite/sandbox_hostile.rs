@@ -106,6 +106,8 @@ hostile! {
     native_decimal_by_name: "def f(rows):\n    return _native_decimal_add\n" => [POLICY];
     decimal_constructor_function: "def f(rows):\n    return getattr(decimal.Decimal, '_' + '_new__')\n" => ["not allowed"];
     native_float_sums_by_name: "def f(rows):\n    return _native_float_sums([1.0])\n" => [POLICY];
+    native_count_elements_by_name: "def f(rows):\n    return _native_count_elements(len)\n" => [POLICY];
+    count_elements_by_attribute: "def f(rows):\n    return collections._count_elements\n" => [POLICY];
     statistics_wrapped_original: "def f(rows):\n    return getattr(statistics.mean, '_' + '_wrapped__')\n" => ["not allowed"];
     datetime_method_descriptor: "def f(rows):\n    return getattr(datetime.datetime, '_' + '_lt__')\n" => ["not allowed"];
     dataset_mutation_is_contained: "def f(rows):\n    rows.clear()\n    return 1 / 0\n" => ["ZeroDivisionError"];
@@ -263,5 +265,25 @@ async fn mutated_inputs_never_reach_the_next_dag() {
     .unwrap();
     let later = pool.run(&later, 0).await;
     assert!(later.success, "the stash is reachable from a later DAG: {:?}", later.error);
-    assert_eq!(pool.run(&look, 0).await.final_answer, Some(pristine), "a stashed reference changed the data");
+    assert_eq!(pool.run(&look, 0).await.final_answer, Some(pristine.clone()), "a stashed reference changed the data");
+    // The keys are checked once a DAG is over and handed unchecked to the
+    // next DAG's first node; a node that reads them after other node code has
+    // run (here, code changing them through the stash) gets them checked again.
+    assert!(pool.run(&mutation_dag(stash), 0).await.success);
+    let stash_then_look: GeneratedDag = serde_json::from_value(json!({
+        "question_id": "stash then look", "final_answer_node": "b",
+        "nodes": [{"node_id": "a", "function_name": "f", "layer": 0, "inputs": {},
+                   "code": "def f():\n    rows, stats, matrix = decimal.getcontext().flags['stash']\n    rows.reverse()\n    matrix.clear()\n    return 1\n"},
+                  {"node_id": "b", "function_name": "g", "layer": 1,
+                   "inputs": {"rows": "dataset.rows", "stats": "dataset.stats", "matrix": "dataset.matrix"},
+                   "code": "def g(rows, stats, matrix):\n    return repr([rows, stats, matrix])\n"}]
+    }))
+    .unwrap();
+    let seen = pool.run(&stash_then_look, 0).await;
+    assert_eq!(
+        seen.final_answer,
+        Some(pristine),
+        "a later node of the same DAG saw the stash's changes: {:?}",
+        seen.error
+    );
 }

@@ -6,10 +6,17 @@
 //! (held alive, so no address can be reused) with the identities of its items
 //! in order. JSON leaves (str, int, float, bool, None) are immutable, so the
 //! structure is pristine exactly when every snapshotted container still holds
-//! the same objects in the same order. The check runs the first time a DAG
-//! asks for a key — after anything an earlier DAG did, including through a
-//! reference it stashed — and a key found changed is converted afresh from its
-//! JSON text, kept for that. Within one DAG the nodes share the objects, as before.
+//! the same objects in the same order. A DAG is handed a key only once it has
+//! been checked after anything earlier DAGs did, including through a reference
+//! they stashed; a key found changed is converted afresh from its JSON text,
+//! kept for that. Within one DAG the nodes share the objects, as before.
+//!
+//! The check is a walk over every container of the key (at 200,000 rows, a
+//! few tens of milliseconds), so it runs when the worker would wait anyway:
+//! right after a DAG's result is sent, for the keys that DAG was handed. A key
+//! checked then is handed to the next DAG unchecked as long as no node code
+//! has run since (its first node's inputs); one asked for later in the DAG, or
+//! not checked after the last DAG, is checked when first asked for.
 //!
 //! Objects are built straight from the text (see `build`), and the snapshot
 //! is recorded while they are built.
@@ -92,6 +99,8 @@ pub struct Dataset {
     text: Vec<u8>,
     converted: HashMap<String, Converted>,
     handed_out: HashSet<String>,
+    /// Keys checked pristine with no node code run since.
+    verified: HashSet<String>,
 }
 
 impl Dataset {
@@ -103,7 +112,7 @@ impl Dataset {
             .into_iter()
             .map(|build::Built { key, object, containers }| (key, Converted { object, containers }))
             .collect();
-        Ok(Self { text, converted, handed_out: HashSet::new() })
+        Ok(Self { text, converted, handed_out: HashSet::new(), verified: HashSet::new() })
     }
 
     /// Convert `key` afresh from the text.
@@ -117,9 +126,28 @@ impl Dataset {
         Ok(object)
     }
 
-    /// Start a new DAG: the next request for each key is checked again.
+    /// Start a new DAG: the next request for each key is checked again
+    /// (unless checked since node code last ran).
     pub fn begin_dag(&mut self) {
         self.handed_out.clear();
+    }
+
+    /// Node code is about to run: it may change any key it can reach, so
+    /// none counts as checked any more.
+    pub fn node_runs(&mut self) {
+        self.verified.clear();
+    }
+
+    /// Once a DAG is over and before any other node code runs: check the
+    /// keys it was handed (converting afresh the changed ones), so that the
+    /// next DAG's first node takes them without waiting for the check.
+    pub fn check_handed_out(&mut self, vm: &VirtualMachine) {
+        for key in std::mem::take(&mut self.handed_out) {
+            let pristine = self.converted.get(&key).is_some_and(Converted::pristine);
+            if pristine || self.convert(vm, &key).is_ok() {
+                self.verified.insert(key);
+            }
+        }
     }
 
     /// `dataset.<key>` for the current DAG: the shared objects if no earlier
@@ -127,7 +155,9 @@ impl Dataset {
     pub fn get(&mut self, vm: &VirtualMachine, key: &str) -> Result<PyObjectRef, DatasetError> {
         let first_use = self.handed_out.insert(key.to_string());
         match self.converted.get(key) {
-            Some(converted) if !first_use || converted.pristine() => Ok(converted.object.clone()),
+            Some(converted) if !first_use || self.verified.contains(key) || converted.pristine() => {
+                Ok(converted.object.clone())
+            }
             _ => self.convert(vm, key),
         }
     }
