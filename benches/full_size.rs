@@ -10,6 +10,7 @@
 //! Run: `cargo bench --bench full_size [-- 10000 200000]` (sizes to run;
 //! all three when none). `FULL_SIZE_RUNS` sets the timed runs per DAG
 //! (default 5); `FULL_SIZE_SKIP` = `dags`, `start` or `memory` leaves that part out.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a benchmark stops at its first failure")]
 
 #[path = "support/analysis.rs"]
 mod analysis;
