@@ -17,6 +17,7 @@ use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value::Valu
 use serde_json::json;
 
 use crate::domain::{ChatMessage, TokenUsage};
+use crate::run::Stage;
 
 /// The OpenInference span kind of a span (`openinference.span.kind`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -156,5 +157,43 @@ impl Attributes {
             .int("llm.token_count.prompt_details.cache_read", usage.cached_tokens)
             .float("llm.cost.total", cost_usd)
             .float("eval_dag.cost_usd", cost_usd)
+    }
+}
+
+/// The grades of an answer: each method's score, pass and reason, and the narrative judged.
+pub(super) fn put_grades(attributes: &mut Attributes, grades: &[crate::domain::Grade], narrative: Option<&str>) {
+    for grade in grades {
+        let prefix = format!("eval_dag.grade.{}", grade.method);
+        attributes.flag(&format!("{prefix}.passed"), grade.passed);
+        attributes.text(&format!("{prefix}.reason"), grade.reason.clone());
+        if let Some(score) = grade.score {
+            attributes.float(&format!("{prefix}.score"), score);
+        }
+    }
+    if !grades.is_empty() {
+        attributes.flag("eval_dag.grade.passed", grades.iter().all(|g| g.passed));
+    }
+    if let Some(narrative) = narrative {
+        attributes.text("eval_dag.narrative", narrative);
+    }
+}
+
+/// The OpenInference kind of a stage's span.
+pub(super) fn stage_kind(stage: Stage) -> SpanKind {
+    match stage {
+        Stage::Build => SpanKind::Chain,
+        Stage::StructuralCheck | Stage::SemanticReview => SpanKind::Evaluator,
+        Stage::TrialRun | Stage::Execute => SpanKind::Tool,
+    }
+}
+
+/// A stage's name as the trace spells it.
+pub(super) fn stage_name(stage: Stage) -> &'static str {
+    match stage {
+        Stage::Build => "build",
+        Stage::StructuralCheck => "structural_check",
+        Stage::TrialRun => "trial_run",
+        Stage::SemanticReview => "semantic_review",
+        Stage::Execute => "execute",
     }
 }

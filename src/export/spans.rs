@@ -9,7 +9,7 @@ use crate::domain::{CallKey, LlmRole, Question};
 use crate::run::{AttemptAt, Command, EngineEvent, IterationAt, Outcome, Stage};
 use crate::trace::Trace;
 
-use super::attributes::{Attributes, SpanKind};
+use super::attributes::{Attributes, SpanKind, put_grades, stage_kind, stage_name};
 
 /// Index of the run's root span.
 const ROOT: usize = 0;
@@ -481,48 +481,10 @@ impl SpanTree {
     }
 }
 
-/// The grades of an answer: each method's score, pass and reason, and the narrative judged.
-fn put_grades(attributes: &mut Attributes, grades: &[crate::domain::Grade], narrative: Option<&str>) {
-    for grade in grades {
-        let prefix = format!("eval_dag.grade.{}", grade.method);
-        attributes.flag(&format!("{prefix}.passed"), grade.passed);
-        attributes.text(&format!("{prefix}.reason"), grade.reason.clone());
-        if let Some(score) = grade.score {
-            attributes.float(&format!("{prefix}.score"), score);
-        }
-    }
-    if !grades.is_empty() {
-        attributes.flag("eval_dag.grade.passed", grades.iter().all(|g| g.passed));
-    }
-    if let Some(narrative) = narrative {
-        attributes.text("eval_dag.narrative", narrative);
-    }
-}
-
-/// The OpenInference kind of a stage's span.
 /// What a span's place key adds for an epoch or draft other than 1 (nothing
 /// otherwise, so spans of a run without them keep their ids).
 fn place_suffix(epoch: u32, draft: u32) -> String {
     if (epoch, draft) == (1, 1) { String::new() } else { format!("/e{epoch}d{draft}") }
-}
-
-fn stage_kind(stage: Stage) -> SpanKind {
-    match stage {
-        Stage::Build => SpanKind::Chain,
-        Stage::StructuralCheck | Stage::SemanticReview => SpanKind::Evaluator,
-        Stage::TrialRun | Stage::Execute => SpanKind::Tool,
-    }
-}
-
-/// A stage's name as the trace spells it.
-fn stage_name(stage: Stage) -> &'static str {
-    match stage {
-        Stage::Build => "build",
-        Stage::StructuralCheck => "structural_check",
-        Stage::TrialRun => "trial_run",
-        Stage::SemanticReview => "semantic_review",
-        Stage::Execute => "execute",
-    }
 }
 
 #[cfg(test)]
