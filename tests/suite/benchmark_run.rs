@@ -187,9 +187,10 @@ async fn each_question_runs_verifies_and_is_recriticised_on_its_own_dataset() {
     assert!(row.contains(" weather "), "{row}");
     common::press(&mut app, "/zoo\n");
     let filtered = screen(&app);
-    // The id column shows an id's first six characters.
-    assert!(filtered.contains("zoo_su ") && filtered.contains("zoo_co "), "{filtered}");
-    assert!(!filtered.contains("shop_s ") && !filtered.contains("weathe "), "{filtered}");
+    // The id column is as wide as the longest id: every id whole.
+    assert!(filtered.contains("zoo_sum ") && filtered.contains("zoo_count "), "{filtered}");
+    let other_rows = filtered.lines().filter(|l| l.starts_with("shop_") || l.starts_with("weather_")).count();
+    assert_eq!(other_rows, 0, "only zoo's rows in the table: {filtered}");
     common::press(&mut app, "\n");
     let question = screen(&app);
     assert!(question.contains("DAG · easy · zoo · "), "the question screen names its dataset: {question}");

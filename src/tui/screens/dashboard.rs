@@ -213,6 +213,16 @@ fn has_consensus(state: &RunState) -> bool {
 /// Width of the dataset column, shown in a run over several datasets.
 const DATASET_WIDTH: u16 = 12;
 
+/// The id column is as wide as the longest id, between these bounds: a
+/// benchmark's ids (`task_1234`) stay whole and tell their questions apart.
+const ID_WIDTHS: (usize, usize) = (6, 16);
+
+/// Width of the id column for the questions of `state`.
+fn id_width(state: &RunState) -> usize {
+    let longest = state.questions.iter().map(|q| q.question.id.chars().count()).max().unwrap_or(0);
+    longest.clamp(ID_WIDTHS.0, ID_WIDTHS.1)
+}
+
 fn row(app: &App, q: &QuestionState, width: usize, wide: bool, several: bool) -> Row<'static> {
     let t = &app.theme;
     let latest = q.latest();
@@ -306,8 +316,8 @@ fn draw(dashboard: &Dashboard, frame: &mut Frame, area: Rect, app: &App) {
     let agreement = if consensus { AGREEMENT_WIDTH as usize + 1 } else { 0 };
     let several = app.state.settings.as_ref().is_some_and(|s| !s.datasets.is_empty());
     let dataset = if several { DATASET_WIDTH as usize + 1 } else { 0 };
-    let fixed =
-        agreement + dataset + if wide { 6 + 6 + status + 7 + 8 + 7 + 18 + 7 } else { 6 + status + 7 + 8 + 18 + 5 };
+    let id = id_width(&app.state);
+    let fixed = agreement + dataset + id + if wide { 6 + status + 7 + 8 + 7 + 18 + 7 } else { status + 7 + 8 + 18 + 5 };
     let question_width = (table_area.width as usize).saturating_sub(fixed).max(16);
     // Only the rows that fit are built: a run of thousands of questions costs no more per frame.
     let height = table_area.height.saturating_sub(2).max(1) as usize;
@@ -319,7 +329,7 @@ fn draw(dashboard: &Dashboard, frame: &mut Frame, area: Rect, app: &App) {
         .map(|&i| row(app, &app.state.questions[i], question_width, wide, several))
         .collect();
     let columns = [
-        (Constraint::Length(6), "id", true),
+        (Constraint::Length(id as u16), "id", true),
         (Constraint::Length(6), "level", wide),
         (Constraint::Length(DATASET_WIDTH), "dataset", several),
         (Constraint::Min(16), "question", true),
@@ -379,6 +389,20 @@ mod tests {
     fn sparklines_scale_to_the_largest_count() {
         assert_eq!(sparkline(&[3, 1, 0]), "█▃·");
         assert_eq!(sparkline(&[]), "");
+    }
+
+    #[test]
+    fn ids_longer_than_six_characters_stay_whole_up_to_sixteen() {
+        let mut state = RunState::default();
+        let ids = ["task_12", "task_1234", "an_id_of_twenty_chars"];
+        let questions = ids.iter().map(|id| Question::new(*id, "How many rows?", 1, DifficultyLevel::Easy)).collect();
+        state.apply(0, &EngineEvent::QuestionsGenerated { questions });
+        let app = crate::tui::App::new(state, crate::tui::Theme::dark(), None, None);
+        for width in [80, 160] {
+            let text = crate::tui::frame_text(&app, width, 24);
+            assert!(text.contains("task_12 ") && text.contains("task_1234 "), "{text}");
+            assert!(text.contains("an_id_of_twenty_") && !text.contains("an_id_of_twenty_c"), "{text}");
+        }
     }
 
     #[test]
