@@ -25,9 +25,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::mock_llm::MockLlm;
+use eval_dag::domain::LlmRole;
 use eval_dag::engine::{self, EngineParts, RunOptions};
 use eval_dag::grade::Grader;
-use eval_dag::llm::{CacheScope, CachedClient, LlmClient, LlmRole, OpenAiClient, ResponseCache};
+use eval_dag::llm::{CacheScope, CachedClient, LlmClient, OpenAiClient, ResponseCache};
 use eval_dag::prompts::Prompts;
 use eval_dag::run::RunSettings;
 use measure::median;

@@ -24,7 +24,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::mock_llm::{MockLlm, Reply, layered_reply};
-use eval_dag::llm::LlmRole;
+use eval_dag::domain::LlmRole;
 use eval_dag::run::{EngineEvent, Stage};
 use eval_dag::trace::Trace;
 

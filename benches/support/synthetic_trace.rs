@@ -7,10 +7,10 @@
 #![allow(dead_code)]
 
 use eval_dag::domain::AttemptAt;
+use eval_dag::domain::{CallKey, ChatMessage, LlmRole, TokenUsage};
 use eval_dag::domain::{
     CriticFeedback, DifficultyLevel, ExecutionResult, Finding, FindingSource, GeneratedDag, Question, Severity,
 };
-use eval_dag::llm::{CallKey, ChatMessage, LlmRole, TokenUsage};
 use eval_dag::run::{EngineEvent, Outcome, RunSettings, Stage};
 use eval_dag::trace::{TraceHeader, TraceWriter};
 use serde_json::json;

@@ -11,7 +11,8 @@ use anyhow::Context;
 
 use crate::cli::{CacheAction, CacheArgs, LlmKind};
 use crate::config::{RunConfig, default_cache_path, load_default};
-use crate::llm::{CacheScope, CachedClient, LlmClient, LlmRole, ResponseCache};
+use crate::domain::LlmRole;
+use crate::llm::{CacheScope, CachedClient, LlmClient, ResponseCache};
 
 /// The file `cache` works on: `file`, else `[cache] path`, else the default.
 fn cache_file(file: Option<PathBuf>) -> anyhow::Result<PathBuf> {

@@ -12,7 +12,8 @@ use std::process::ExitCode;
 use crate::config::RunConfig;
 use crate::dataset::Dataset;
 use crate::domain::{Budget, DifficultyLevel, ExecutionResult, GeneratedDag, Question};
-use crate::llm::{ChatMessage, LlmClient, LlmRole, TokenUsage, serving};
+use crate::domain::{ChatMessage, LlmRole, TokenUsage};
+use crate::llm::{LlmClient, serving};
 use crate::prompts::Prompts;
 
 /// Typical reply of a DAG build, in tokens (a DAG of a few nodes with code).

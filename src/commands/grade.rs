@@ -14,9 +14,11 @@ use serde_json::Value;
 
 use crate::cli::{GradeArgs, LlmKind, RoleFlags};
 use crate::config::{Config, RoleConfig};
+use crate::domain::Grade;
+use crate::domain::LlmRole;
 use crate::domain::{DifficultyLevel, Question, StructuredOutput};
-use crate::grade::{Answer, Grade, Grader, JudgedAt, judge_noise, majority, summarise};
-use crate::llm::{AnthropicClient, LlmClient, LlmRole, OpenAiClient, ReplayClient};
+use crate::grade::{Answer, Grader, JudgedAt, judge_noise, majority, summarise};
+use crate::llm::{AnthropicClient, LlmClient, OpenAiClient, ReplayClient};
 use crate::report::{
     Convergence, CriticScorecard, FindingsTaxonomy, convergence, findings_taxonomy, metamorphic_summary,
     scorecard_graded_by,

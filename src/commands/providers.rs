@@ -10,9 +10,8 @@ use crate::config::{RoleConfig, RunConfig};
 use crate::dag::DagExecutor;
 use crate::dataset::Dataset;
 use crate::domain::Question;
-use crate::llm::{
-    AnthropicClient, LlmClient, OfflineOptions, OfflinePlanner, OpenAiClient, RoleModel, RoleModels, RoleRouter,
-};
+use crate::domain::{RoleModel, RoleModels};
+use crate::llm::{AnthropicClient, LlmClient, OfflineOptions, OfflinePlanner, OpenAiClient, RoleRouter};
 use crate::sandbox::{DataLimits, SandboxConfig, SandboxPool, available_memory};
 
 /// The run's LLM clients, one per role behind a [`RoleRouter`], and who

@@ -17,13 +17,16 @@ use crate::cli::RunArgs;
 use crate::config::{Config, RunConfig};
 use crate::dag::DagExecutor;
 use crate::dataset::Dataset;
+use crate::domain::GradingSettings;
+use crate::domain::LlmRole;
 use crate::domain::Question;
+use crate::domain::{Budget, BudgetLimit, Spend};
 use crate::engine::{self, EngineParts, NamedDataset, RunOptions};
-use crate::grade::{Grader, GradingSettings, read_questions_file};
-use crate::llm::{DEFAULT_REPAIRS, LlmClient, LlmRole, Repairs};
+use crate::grade::{Grader, read_questions_file};
+use crate::llm::{DEFAULT_REPAIRS, LlmClient, Repairs};
 use crate::prompts::{Prompts, override_dir};
 use crate::report::write_eval_results;
-use crate::run::{Budget, BudgetLimit, EngineEvent, Outcome, QuestionStatus, RunSettings, RunState, Spend};
+use crate::run::{EngineEvent, Outcome, QuestionStatus, RunSettings, RunState};
 use crate::trace::{TraceHeader, TraceLines, TraceWriter};
 use crate::tui::Theme;
 
@@ -317,7 +320,7 @@ fn prepare(args: &RunArgs) -> anyhow::Result<Prepared> {
 }
 
 /// The settings of a new run, as its trace header records them.
-fn new_settings(args: &RunArgs, run: &Prepared, llm: &dyn LlmClient, roles: crate::llm::RoleModels) -> RunSettings {
+fn new_settings(args: &RunArgs, run: &Prepared, llm: &dyn LlmClient, roles: crate::domain::RoleModels) -> RunSettings {
     let (config, data) = (&run.config, &run.data);
     RunSettings {
         dataset_dir: run.plan.dataset_dir.display().to_string(),

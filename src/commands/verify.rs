@@ -9,7 +9,8 @@ use std::time::Duration;
 use anyhow::Context;
 
 use crate::dataset::Dataset;
-use crate::grade::{Grader, GradingSettings};
+use crate::domain::GradingSettings;
+use crate::grade::Grader;
 use crate::report::{fold_indexed, verify};
 use crate::run::RunSettings;
 

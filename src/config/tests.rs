@@ -5,9 +5,9 @@ use clap::Parser;
 
 use super::*;
 use crate::cli::{Cli, CliCommand};
+use crate::domain::StructuredOutput;
 use crate::llm::{
     ANTHROPIC_API_KEY_ENV, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, DEFAULT_API_KEY_ENV, DEFAULT_MODEL, OpenAiSettings,
-    StructuredOutput,
 };
 
 /// The builder, whose settings the single-model tests read.
@@ -201,7 +201,7 @@ fn the_readme_example_is_a_valid_config_with_the_built_in_defaults() {
         let client = crate::llm::OpenAiClient::new(r.role(B).openai.clone().unwrap()).unwrap();
         crate::llm::LlmClient::cost_usd(
             &client,
-            crate::llm::TokenUsage {
+            crate::domain::TokenUsage {
                 prompt_tokens: 1000,
                 completion_tokens: 1000,
                 cached_tokens: 0,

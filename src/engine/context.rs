@@ -9,13 +9,14 @@ use futures::future::BoxFuture;
 use super::{emitter::Emitter, gate::Gate};
 use crate::dag::DagExecutor;
 use crate::dataset::Dataset;
+use crate::domain::{Budget, BudgetLimit, Spend};
+use crate::domain::{CallKey, ChatMessage, LlmRole, ReplySchema, TokenUsage};
 use crate::grade::Grader;
 use crate::llm::{
-    CallKey, ChatMessage, DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, LlmRole, Repairs,
-    ReplySchema, StreamUpdate, TokenUsage, Unreadable, serving,
+    DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, Repairs, StreamUpdate, Unreadable, serving,
 };
 use crate::prompts::Prompts;
-use crate::run::{Budget, BudgetLimit, EngineEvent, Spend};
+use crate::run::EngineEvent;
 
 /// One dataset of a run over several, and the sandbox that runs DAGs on it.
 #[derive(Clone)]

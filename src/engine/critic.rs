@@ -11,8 +11,9 @@ use crate::domain::{
     AttemptAt, CriticFeedback, ExecutionResult, Finding, FindingSource, ForkedFrom, GeneratedDag, Question,
     ReplySchema, Rule, Severity,
 };
+use crate::domain::{CallKey, LlmRole};
 use crate::grade::{Answer, JudgedAt};
-use crate::llm::{CallKey, LlmErrorKind, LlmRole, Unreadable};
+use crate::llm::{LlmErrorKind, Unreadable};
 use crate::prompts::extract_json_object;
 use crate::run::{EngineEvent, Outcome, Stage};
 use serde_json::Value;

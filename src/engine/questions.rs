@@ -9,8 +9,9 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::context::RunContext;
+use crate::domain::{CallKey, LlmRole};
 use crate::domain::{DifficultyLevel, Question, ReplySchema};
-use crate::llm::{CallKey, LlmClient, LlmError, LlmRequest, LlmRole, describe_unreadable, ignore_stream};
+use crate::llm::{LlmClient, LlmError, LlmRequest, describe_unreadable, ignore_stream};
 use crate::prompts::{ExtractError, RepairNote, extract_json_object};
 
 /// Repair exchanges a question list gets at most, whatever the run's limit.

@@ -5,11 +5,12 @@ use schemars::JsonSchema;
 use serde_json::Value;
 
 use super::context::RunContext;
+use crate::domain::{CallKey, LlmRole};
 use crate::domain::{
     ExecutionResult, Finding, FindingSource, GeneratedDag, IterationAt, LayerValidation, Question, ReplySchema, Rule,
     Severity,
 };
-use crate::llm::{CallKey, LlmError, LlmRole, Unreadable};
+use crate::llm::{LlmError, Unreadable};
 use crate::prompts::extract_json_object;
 
 /// How many trailing traceback lines a runtime finding quotes.

@@ -5,8 +5,9 @@
 
 use std::collections::HashMap;
 
+use crate::domain::{AttemptAt, IterationAt};
 use crate::domain::{CallKey, LlmRole, Question};
-use crate::run::{AttemptAt, Command, EngineEvent, IterationAt, Outcome, Stage};
+use crate::run::{Command, EngineEvent, Outcome, Stage};
 use crate::trace::Trace;
 
 use super::attributes::{Attributes, SpanKind, put_grades, stage_kind, stage_name};

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::Outcome;
 use super::judge_prompts::{JudgeCall, JudgeError, JudgeInput, one_line};
-use crate::llm::ReplySchema;
+use crate::domain::ReplySchema;
 
 /// Options of a faithfulness judge.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

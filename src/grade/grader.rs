@@ -8,7 +8,8 @@ use indexmap::IndexMap;
 use serde_json::Value;
 
 use super::judge_file::built_in_judge;
-use super::{Grade, GradeError, GradeInput, Judge, JudgeKind, JudgePanel, JudgedAt, MatchOptions, grade_answer};
+use super::{GradeError, GradeInput, Judge, JudgeKind, JudgePanel, JudgedAt, MatchOptions, grade_answer};
+use crate::domain::Grade;
 use crate::domain::{GradingSettings, Question};
 use crate::llm::{LlmClient, Repairs};
 

@@ -18,7 +18,8 @@ use super::GradeError;
 use super::JudgedAt;
 use super::rubric::RubricError;
 use crate::domain::Question;
-use crate::llm::{CallKey, ChatMessage, LlmClient, LlmError, LlmRequest, LlmRole, Repairs, ReplySchema, Unreadable};
+use crate::domain::{CallKey, ChatMessage, LlmRole, ReplySchema};
+use crate::llm::{LlmClient, LlmError, LlmRequest, Repairs, Unreadable};
 use crate::prompts::{ExtractError, extract_json_object};
 
 /// Built-in judge templates: (file name, source).

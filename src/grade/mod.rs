@@ -25,7 +25,6 @@ mod tree_judge_build;
 use indexmap::IndexMap;
 use serde_json::Value;
 
-pub use crate::domain::{Grade, GradingSettings};
 pub use faithfulness::{ClaimVerdict, Faithfulness, faithfulness_score};
 pub use grader::{Answer, Grader};
 pub use json_equality::{
@@ -41,7 +40,7 @@ pub use summary::{Accuracy, GradeSummary, summarise};
 pub use tree_judge::{DagJudge, Verdict};
 
 use crate::benchmark;
-use crate::domain::{AttemptAt, Question, Scorer};
+use crate::domain::{AttemptAt, Grade, Question, Scorer};
 use crate::llm::{LlmClient, Repairs};
 use judge_prompts::{JudgeCall, JudgePrompts};
 

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::Grade;
+use crate::domain::Grade;
 
 /// How often one judge disagreed with itself.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

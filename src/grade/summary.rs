@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::Grade;
 use crate::domain::DifficultyLevel;
+use crate::domain::Grade;
 
 /// How one method graded a set of answers.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

@@ -30,7 +30,7 @@ use serde_json::Value;
 
 use super::Outcome;
 use super::judge_prompts::{JudgeCall, JudgeError, JudgeInput, one_line};
-use crate::llm::ReplySchema;
+use crate::domain::ReplySchema;
 
 /// A task node's reply.
 #[derive(JsonSchema)]

@@ -33,10 +33,8 @@ use super::http::{
 };
 use super::price::{self, ModelPrice};
 use super::tokens::count_locally;
-use super::{
-    DeltaSink, FinishReason, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, LlmRole, StreamUpdate,
-    StructuredOutput, TokenUsage,
-};
+use super::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, StreamUpdate};
+use crate::domain::{FinishReason, LlmRole, StructuredOutput, TokenUsage};
 
 /// Default server.
 pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";

@@ -18,8 +18,9 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use super::cache_store::ResponseCache;
-use super::{ChatMessage, DeltaSink, LlmClient, LlmError, LlmRequest, LlmResponse, LlmRole, StreamUpdate, TokenUsage};
+use super::{DeltaSink, LlmClient, LlmError, LlmRequest, LlmResponse, StreamUpdate};
 use crate::domain::StructuredOutput;
+use crate::domain::{ChatMessage, LlmRole, TokenUsage};
 
 /// Bumped when what goes into a key changes, so older entries stop matching.
 const KEY_VERSION: u32 = 1;
@@ -147,7 +148,8 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::*;
-    use crate::llm::{CallKey, LlmErrorKind, ignore_stream};
+    use crate::domain::CallKey;
+    use crate::llm::{LlmErrorKind, ignore_stream};
 
     /// Answers `reply-<n>` for its n-th call, or fails every call.
     struct Counting {

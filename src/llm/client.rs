@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 
-use super::{CallKey, ChatMessage, FinishReason, LlmRole, ReplySchema, TokenUsage};
+use crate::domain::{CallKey, ChatMessage, FinishReason, LlmRole, ReplySchema, TokenUsage};
 
 /// What a running call reports before it ends.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -40,7 +40,7 @@ pub struct LlmRequest {
     /// The rendered prompt.
     pub messages: Vec<ChatMessage>,
     /// The shape of the JSON object the reply must be (`None`: free text).
-    /// Providers ask for it as far as the role's [`super::StructuredOutput`] goes.
+    /// Providers ask for it as far as the role's [`crate::domain::StructuredOutput`] goes.
     pub schema: Option<ReplySchema>,
 }
 

@@ -16,9 +16,6 @@ mod reply_format;
 mod roles;
 mod tokens;
 
-pub use crate::domain::{
-    CallKey, ChatMessage, FinishReason, LlmRole, ReplySchema, RoleModel, RoleModels, StructuredOutput, TokenUsage,
-};
 pub use anthropic::{
     ANTHROPIC_API_KEY_ENV, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, AnthropicClient, AnthropicSettings,
     normalise_anthropic_url,

@@ -30,10 +30,8 @@ use super::http::{
 use super::price::{self, ModelPrice};
 use super::reply_format::{ReplyFormat, ReplyFormats};
 use super::tokens::count_locally;
-use super::{
-    DeltaSink, FinishReason, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, StreamUpdate,
-    StructuredOutput, TokenUsage,
-};
+use super::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, StreamUpdate};
+use crate::domain::{FinishReason, StructuredOutput, TokenUsage};
 
 /// Default server.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";

@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 
-use super::TokenUsage;
+use crate::domain::TokenUsage;
 
 /// Anthropic's 5-minute cache writes cost 1.25 × the base input rate
 /// (https://docs.anthropic.com/en/docs/about-claude/pricing, "5m Cache Writes").

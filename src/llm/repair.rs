@@ -6,7 +6,8 @@
 
 use std::sync::Arc;
 
-use super::{ChatMessage, FinishReason, LlmClient, LlmError, LlmRequest, LlmResponse, ignore_stream};
+use super::{LlmClient, LlmError, LlmRequest, LlmResponse, ignore_stream};
+use crate::domain::{ChatMessage, FinishReason};
 use crate::prompts::{Prompts, RepairNote};
 
 /// Repair exchanges per unreadable reply unless `--repair` or `[llm] repair` says otherwise.
@@ -102,7 +103,8 @@ mod tests {
     use futures::future::BoxFuture;
 
     use super::*;
-    use crate::llm::{CallKey, DeltaSink, LlmRole};
+    use crate::domain::{CallKey, LlmRole};
+    use crate::llm::DeltaSink;
 
     /// Answers with `replies` in order, keeping every request.
     struct Scripted {

@@ -8,10 +8,8 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 
-use super::{
-    CallKey, DeltaSink, FinishReason, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, LlmRole,
-    StreamUpdate, TokenUsage,
-};
+use super::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, StreamUpdate};
+use crate::domain::{CallKey, FinishReason, LlmRole, TokenUsage};
 use crate::run::EngineEvent;
 use crate::trace::Trace;
 

@@ -16,7 +16,7 @@ use std::sync::Mutex;
 
 use serde_json::{Value, json};
 
-use super::{ReplySchema, StructuredOutput};
+use crate::domain::{ReplySchema, StructuredOutput};
 
 /// One way of asking for the reply's shape, best first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 
-use super::{DeltaSink, LlmClient, LlmError, LlmRequest, LlmResponse, LlmRole};
+use super::{DeltaSink, LlmClient, LlmError, LlmRequest, LlmResponse};
+use crate::domain::LlmRole;
 
 /// Sends each call to the client of its role.
 pub struct RoleRouter {
@@ -54,7 +55,8 @@ impl LlmClient for RoleRouter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::{CallKey, TokenUsage, ignore_stream, serving};
+    use crate::domain::{CallKey, TokenUsage};
+    use crate::llm::{ignore_stream, serving};
 
     /// Answers with its own name; `price` USD per token.
     struct Named(&'static str, f64);

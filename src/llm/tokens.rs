@@ -10,7 +10,7 @@
 
 use tiktoken_rs::CoreBPE;
 
-use super::{ChatMessage, TokenUsage};
+use crate::domain::{ChatMessage, TokenUsage};
 
 /// Tokens each prompt message adds around its text (role and separators).
 pub(super) const TOKENS_PER_MESSAGE: u64 = 3;

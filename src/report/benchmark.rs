@@ -7,7 +7,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::results_harness::{BenchmarkMetrics, BenchmarkScore, BenchmarkSummary};
+use super::results_harness::{BenchmarkMetrics, BenchmarkSummary};
+use crate::benchmark::BenchmarkScore;
 use crate::benchmark::{dabstep, score, scorer_name, unanswered};
 use crate::domain::Scorer;
 use crate::run::{Outcome, QuestionState, QuestionStatus};

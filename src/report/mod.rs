@@ -41,8 +41,8 @@ pub use results_doc::{
     LevelBreakdown, LogEntry, LogRole, QuestionTrace, ReferenceLogEntry, ReferenceRole, StageTiming, Summary, Tokens,
 };
 pub use results_harness::{
-    BenchmarkMetrics, BenchmarkScore, BenchmarkSummary, BudgetUse, CacheUse, ConsensusSummary, EpochResult,
-    MetamorphicSummary, Repeats, SignalAgainstLabels, SubAnswer,
+    BenchmarkMetrics, BenchmarkSummary, BudgetUse, CacheUse, ConsensusSummary, EpochResult, MetamorphicSummary,
+    Repeats, SignalAgainstLabels,
 };
 pub use roles::{RoleUsage, RoleUsages, role_usage};
 pub use scorecard::{

@@ -9,8 +9,8 @@ use std::io::Write;
 use indexmap::IndexMap;
 use serde::{Serialize, Serializer};
 
+use crate::domain::LlmRole;
 use crate::domain::{DifficultyLevel, ExecutionResult, TokenUsage};
-use crate::llm::LlmRole;
 use crate::run::conversation::{Entry, entries, user_prompt};
 use crate::run::{Attempt, Iteration, LlmCall, Outcome, QuestionState, QuestionStatus, RunState};
 use crate::text::preview;

@@ -6,10 +6,11 @@
 
 use super::convergence::Convergence;
 use super::economy::TokenEconomy;
-use super::results_harness::{BenchmarkScore, BenchmarkSummary, BudgetUse, CacheUse, EpochResult, Repeats};
+use super::results_harness::{BenchmarkSummary, BudgetUse, CacheUse, EpochResult, Repeats};
 use super::roles::RoleUsages;
 use super::scorecard::CriticScorecard;
 use super::taxonomy::FindingsTaxonomy;
+use crate::benchmark::BenchmarkScore;
 use crate::run::AnswerLabel;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};

@@ -9,7 +9,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::results_doc::Tokens;
-pub use crate::benchmark::{BenchmarkScore, SubAnswer};
 
 /// Calls the response cache served and those it did not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

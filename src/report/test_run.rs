@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use crate::domain::{AttemptAt, CriticFeedback, DifficultyLevel, ExecutionResult, GeneratedDag, Question};
-use crate::llm::{CallKey, ChatMessage, LlmRole, TokenUsage};
+use crate::domain::{CallKey, ChatMessage, LlmRole, TokenUsage};
 use crate::run::{EngineEvent, Outcome, RunSettings, RunState, Stage};
 
 fn question(id: &str, rank: usize) -> Question {

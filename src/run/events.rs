@@ -116,7 +116,7 @@ pub struct RunSettings {
     /// The spending limits (`--max-cost`, `--max-tokens`, `[budget]`), when any;
     /// a continued run records the ones it was continued with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub budget: Option<super::Budget>,
+    pub budget: Option<crate::domain::Budget>,
     /// Independent epochs per question (`run --repeat`); 0 or 1 means one.
     #[serde(default, skip_serializing_if = "at_most_one")]
     pub repeat: u32,

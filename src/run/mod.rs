@@ -10,7 +10,6 @@ mod llm_call;
 mod question_state;
 mod state;
 
-pub use crate::domain::{AttemptAt, Budget, BudgetLimit, IterationAt, Spend};
 pub use events::{Command, DatasetRef, EngineEvent, HandEdit, Outcome, RunSettings, RunSummary, Stage};
 pub use llm_call::{LlmCall, PromptMessage};
 pub use question_state::{AnswerLabel, Attempt, Iteration, NodeRun, QuestionState, QuestionStatus, StageRecord};

@@ -11,7 +11,8 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use super::app::App;
 use super::editing::{AfterEdit, EditRequest, EditTarget, Edited};
 use super::text_box::{Closed, TextBox};
-use crate::run::{Attempt, Command, EngineEvent, Iteration, IterationAt, Outcome};
+use crate::domain::IterationAt;
+use crate::run::{Attempt, Command, EngineEvent, Iteration, Outcome};
 
 /// A derived run under way: its engine's events and commands, and where it records.
 pub struct Derived {

@@ -290,3 +290,19 @@ fn architecture_md_names_every_top_level_module() {
         assert!(text.contains(&format!("`src/{module}")), "ARCHITECTURE.md does not describe src/{module}");
     }
 }
+
+#[test]
+fn no_module_re_exports_another_top_level_modules_items() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let mut found = Vec::new();
+    for file in files {
+        let source = std::fs::read_to_string(&file).unwrap();
+        for (number, line) in code_only(&source).lines().enumerate() {
+            if line.trim_start().starts_with("pub use crate::") {
+                found.push(format!("{}:{}: {}", file.display(), number + 1, line.trim()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "a type imported by two paths:\n{}", found.join("\n"));
+}

@@ -7,12 +7,14 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use eval_dag::domain::Grade;
 use eval_dag::domain::{AttemptAt, DifficultyLevel, Question};
+use eval_dag::domain::{CallKey, LlmRole};
 use eval_dag::grade::{
-    ClaimVerdict, Grade, GradeError, GradeInput, Judge, JudgeKind, JudgePanel, JudgedAt, MatchOptions, RubricOutput,
+    ClaimVerdict, GradeError, GradeInput, Judge, JudgeKind, JudgePanel, JudgedAt, MatchOptions, RubricOutput,
     built_in_judges, faithfulness_score, grade_answer, normalise_score, parse_rubric_reply,
 };
-use eval_dag::llm::{CallKey, DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, LlmRole};
+use eval_dag::llm::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse};
 use futures::future::BoxFuture;
 use indexmap::IndexMap;
 use serde_json::{Value, json};

@@ -2,10 +2,11 @@
 //! questions file and accuracy summaries.
 
 use eval_dag::domain::DifficultyLevel;
+use eval_dag::domain::Grade;
 use eval_dag::grade::{
-    Grade, GradeError, JsonCompare, JsonEqualityError, MatchMethod, MatchOptions, MatchResult, ScoreMode,
-    exact_operator, grade_ground_truth, json_equality, match_values, parse_questions_jsonl, read_questions_file,
-    rules_operator, summarise,
+    GradeError, JsonCompare, JsonEqualityError, MatchMethod, MatchOptions, MatchResult, ScoreMode, exact_operator,
+    grade_ground_truth, json_equality, match_values, parse_questions_jsonl, read_questions_file, rules_operator,
+    summarise,
 };
 use serde_json::{Value, json};
 

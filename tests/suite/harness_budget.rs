@@ -131,7 +131,8 @@ async fn a_dry_run_counts_every_draft_and_epoch_and_sets_its_estimate_against_th
 #[test]
 fn the_header_shows_the_spend_against_the_budget() {
     use common::tui::screen;
-    use eval_dag::run::{Budget, RunSettings, RunState};
+    use eval_dag::domain::Budget;
+    use eval_dag::run::{RunSettings, RunState};
     use eval_dag::tui::{App, Theme};
     let budget = Budget { max_cost_usd: Some(0.5), max_tokens: Some(50_000), per_question_usd: None };
     let mut state = RunState::default();

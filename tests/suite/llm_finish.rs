@@ -13,9 +13,10 @@ use std::time::Duration;
 
 use common::mock_anthropic::{MockAnthropic, Reply as AnthropicReply};
 use common::mock_llm::{MockLlm, Reply, row_count_reply};
+use eval_dag::domain::FinishReason;
 use eval_dag::llm::{
-    AnthropicClient, AnthropicSettings, FinishReason, LlmClient, LlmError, LlmErrorKind, LlmResponse, OpenAiClient,
-    StreamUpdate, ignore_stream,
+    AnthropicClient, AnthropicSettings, LlmClient, LlmError, LlmErrorKind, LlmResponse, OpenAiClient, StreamUpdate,
+    ignore_stream,
 };
 use eval_dag::run::EngineEvent;
 

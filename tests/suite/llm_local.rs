@@ -6,9 +6,9 @@
 use crate::common;
 
 use common::mock_llm::{MockLlm, Reply, row_count_reply};
+use eval_dag::domain::{StructuredOutput, TokenUsage};
 use eval_dag::llm::{
-    LlmClient, LlmErrorKind, ModelPrice, OpenAiClient, StreamUpdate, StructuredOutput, TokenUsage, ignore_stream,
-    normalise_base_url,
+    LlmClient, LlmErrorKind, ModelPrice, OpenAiClient, StreamUpdate, ignore_stream, normalise_base_url,
 };
 use eval_dag::run::EngineEvent;
 

@@ -10,10 +10,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::mock_llm::{MockLlm, Raw, RawLlm, Reply, row_count_reply};
-use eval_dag::llm::{
-    CallKey, ChatMessage, LlmClient, LlmErrorKind, LlmRequest, LlmRole, ModelPrice, OpenAiClient, OpenAiSettings,
-    ReplySchema, StreamUpdate, StructuredOutput, TokenUsage,
-};
+use eval_dag::domain::{CallKey, ChatMessage, LlmRole, ReplySchema, StructuredOutput, TokenUsage};
+use eval_dag::llm::{LlmClient, LlmErrorKind, LlmRequest, ModelPrice, OpenAiClient, OpenAiSettings, StreamUpdate};
 use eval_dag::run::{EngineEvent, Outcome};
 use eval_dag::trace::Trace;
 

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::mock_llm::{MockLlm, Recorded, Reply};
-use eval_dag::llm::LlmRole;
+use eval_dag::domain::LlmRole;
 use eval_dag::run::EngineEvent;
 use eval_dag::trace::Trace;
 use serde_json::{Value, json};

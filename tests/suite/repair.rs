@@ -12,7 +12,7 @@ use crate::common;
 use std::path::Path;
 
 use common::mock_llm::{MockLlm, Recorded, Reply, mock_usage, row_count_reply};
-use eval_dag::llm::LlmRole;
+use eval_dag::domain::LlmRole;
 use eval_dag::run::{EngineEvent, Outcome};
 use eval_dag::trace::Trace;
 use serde_json::json;

@@ -10,7 +10,7 @@ use std::process::Output;
 
 use common::mock_llm::{MockLlm, Recorded, Reply};
 use crossterm::event::{KeyCode, KeyEvent};
-use eval_dag::llm::LlmRole;
+use eval_dag::domain::LlmRole;
 use eval_dag::run::{EngineEvent, RunState};
 use eval_dag::trace::Trace;
 use eval_dag::tui::{App, Tab, Theme, draw};

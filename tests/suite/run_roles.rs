@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use common::mock_anthropic::{self, MockAnthropic};
 use common::mock_llm::{MockLlm, Recorded, Reply, mock_usage};
-use eval_dag::llm::LlmRole;
+use eval_dag::domain::LlmRole;
 use eval_dag::run::EngineEvent;
 use eval_dag::trace::Trace;
 use serde_json::{Value, json};

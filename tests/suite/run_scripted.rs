@@ -159,7 +159,7 @@ async fn reject_reject_approve_with_faults_on_the_way() {
         .records
         .iter()
         .filter_map(|r| match &r.event {
-            EngineEvent::LlmCallFinished { key, retries, .. } if key.role == eval_dag::llm::LlmRole::LayerReview => {
+            EngineEvent::LlmCallFinished { key, retries, .. } if key.role == eval_dag::domain::LlmRole::LayerReview => {
                 Some(*retries)
             }
             _ => None,

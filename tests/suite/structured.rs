@@ -11,9 +11,9 @@ use std::sync::{Arc, Mutex};
 use common::mock_anthropic::{MockAnthropic, Reply as AnthropicReply};
 use common::mock_llm::{MockLlm, Recorded, Reply, row_count_reply};
 use eval_dag::domain::GeneratedDag;
+use eval_dag::domain::{FinishReason, ReplySchema, StructuredOutput};
 use eval_dag::llm::{
-    AnthropicClient, AnthropicSettings, FinishReason, LlmClient, LlmErrorKind, OpenAiClient, ReplySchema, StreamUpdate,
-    StructuredOutput, ignore_stream,
+    AnthropicClient, AnthropicSettings, LlmClient, LlmErrorKind, OpenAiClient, StreamUpdate, ignore_stream,
 };
 use serde_json::{Value, json};
 

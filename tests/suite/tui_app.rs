@@ -5,7 +5,7 @@
 use crate::common;
 
 use crossterm::event::{KeyCode, KeyEvent};
-use eval_dag::llm::{CallKey, ChatMessage, LlmRole};
+use eval_dag::domain::{CallKey, ChatMessage, LlmRole};
 use eval_dag::run::{Command, EngineEvent, RunState};
 use eval_dag::trace::Trace;
 use eval_dag::tui::{App, Replay, Tab, Theme};

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use common::mock_llm::{MockLlm, Recorded, Reply};
 use common::tmux::{session, tmux, wait_for, wait_for_all};
-use eval_dag::llm::LlmRole;
+use eval_dag::domain::LlmRole;
 use eval_dag::run::{Command, EngineEvent};
 use eval_dag::trace::Trace;
 use serde_json::{Value, json};

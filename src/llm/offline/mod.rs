@@ -32,8 +32,9 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
-use super::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, LlmRole, StreamUpdate};
+use super::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, StreamUpdate};
 use crate::dataset::Dataset;
+use crate::domain::LlmRole;
 use crate::domain::{CallKey, DagEdge, DagNodeSpec, GeneratedDag, Question};
 use drafts::Draft;
 use templates::Candidate;

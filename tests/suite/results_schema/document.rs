@@ -1,19 +1,21 @@
 //! A results document with every optional part present and every list non-empty.
 
+use eval_dag::benchmark::{BenchmarkScore, SubAnswer};
+use eval_dag::domain::Budget;
 use eval_dag::domain::{
     Consensus, CriticFeedback, DagEdge, DagNodeSpec, DifficultyLevel, DraftAnswer, ExecutionResult, Finding,
     FindingSource, GeneratedDag, Grade, GradingSettings, LayerValidation, LlmRole, Metamorphic, MetamorphicCheck,
     Relation, RoleModel, Scorer, Severity, Transform,
 };
 use eval_dag::report::{
-    AnswerGrade, ApprovalHistogram, AttemptTrace, BenchmarkMetrics, BenchmarkScore, BenchmarkSummary, BudgetUse,
-    CacheUse, CallMeta, ConsensusSummary, Convergence, CriticScorecard, DetailedResult, DifficultyBreakdown,
-    EpochResult, EvalResults, FailureAnalysis, FateCounts, FindingGroup, FindingsTaxonomy, GradedBy, Grading,
-    IterationTrace, JudgedIteration, LevelBreakdown, LogEntry, LogRole, MetamorphicSummary, Oscillation,
-    OscillationKind, QuestionTrace, ReferenceLogEntry, ReferenceRole, Repeats, RoleUsage, SignalAgainstLabels,
-    StageTiming, SubAnswer, Summary, TokenEconomy, Tokens, VerdictFate,
+    AnswerGrade, ApprovalHistogram, AttemptTrace, BenchmarkMetrics, BenchmarkSummary, BudgetUse, CacheUse, CallMeta,
+    ConsensusSummary, Convergence, CriticScorecard, DetailedResult, DifficultyBreakdown, EpochResult, EvalResults,
+    FailureAnalysis, FateCounts, FindingGroup, FindingsTaxonomy, GradedBy, Grading, IterationTrace, JudgedIteration,
+    LevelBreakdown, LogEntry, LogRole, MetamorphicSummary, Oscillation, OscillationKind, QuestionTrace,
+    ReferenceLogEntry, ReferenceRole, Repeats, RoleUsage, SignalAgainstLabels, StageTiming, Summary, TokenEconomy,
+    Tokens, VerdictFate,
 };
-use eval_dag::run::{AnswerLabel, Budget, DatasetRef, Outcome, RunSettings, Stage};
+use eval_dag::run::{AnswerLabel, DatasetRef, Outcome, RunSettings, Stage};
 use serde_json::json;
 
 fn finding() -> Finding {
