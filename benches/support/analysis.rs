@@ -5,27 +5,12 @@
 #![allow(dead_code)]
 
 use chrono::{Duration, NaiveDate};
+use eval_dag::dataset::synthetic::CATEGORIES;
 use eval_dag::domain::GeneratedDag;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Map, Value, json};
 
-const CATEGORIES: [&str; 14] = [
-    "gas_transport",
-    "grocery_pos",
-    "home",
-    "shopping_pos",
-    "kids_pets",
-    "shopping_net",
-    "entertainment",
-    "food_dining",
-    "personal_care",
-    "health_fitness",
-    "misc_pos",
-    "misc_net",
-    "grocery_net",
-    "travel",
-];
 const STATES: [&str; 50] = [
     "AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "FL", "GA", "HI", "ID", "IL", "IN", "IA", "KS", "KY", "LA", "ME",
     "MD", "MA", "MI", "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC", "ND", "OH", "OK", "OR", "PA",

@@ -23,7 +23,9 @@ const FIRST_DAY: NaiveDate = match NaiveDate::from_ymd_opt(2019, 1, 1) {
     None => panic!("not a date"),
 };
 
-const CATEGORIES: [&str; 14] = [
+/// The merchant categories of the synthetic transactions (those of the
+/// sample fraud data), also used by the benchmarks' generated data.
+pub const CATEGORIES: [&str; 14] = [
     "gas_transport",
     "grocery_pos",
     "home",
