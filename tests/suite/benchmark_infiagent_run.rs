@@ -67,4 +67,12 @@ async fn an_imported_infiagent_benchmark_runs_and_is_scored_by_its_own_rules() {
     assert_eq!(benchmark["accuracy_by_question"], json!(0.5));
     assert_eq!(benchmark["accuracy_by_sub_question"].as_f64(), Some(2.0 / 3.0), "parts: 1 of 1, 1 of 2");
     assert_eq!(benchmark["proportional_accuracy_by_sub_question"], json!(0.75), "(1 + 1/2) / 2");
+
+    let html = std::fs::read_to_string(out.join("eval_report.html")).unwrap();
+    let section = &html[html.find("id=\"benchmark\"").expect("the report has a benchmark section")..];
+    let section = &section[..section.find("</section>").unwrap()];
+    assert!(section.contains("Benchmark: infiagent") && section.contains("2 of 2 scored questions answered"));
+    let own =
+        "<tr><td>answered questions (the benchmark&#x27;s own figures)</td><td>50%</td><td>67%</td><td>75%</td></tr>";
+    assert!(section.contains(own), "{section}");
 }
