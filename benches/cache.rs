@@ -25,7 +25,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::mock_llm::MockLlm;
-use eval_dag::domain::LlmRole;
+use eval_dag::domain::{LlmRole, ProviderKind};
 use eval_dag::engine::{self, EngineParts, RunOptions};
 use eval_dag::grade::Grader;
 use eval_dag::llm::{CacheScope, CachedClient, LlmClient, OpenAiClient, ResponseCache};
@@ -67,7 +67,7 @@ async fn run(questions: usize, rounds: usize, root: &Path) {
     let openai = setup.openai();
     let live: Arc<dyn LlmClient> = Arc::new(OpenAiClient::new(openai.clone()).unwrap());
     let scope = CacheScope {
-        provider: "openai".into(),
+        provider: ProviderKind::Openai,
         base_url: openai.base_url.clone(),
         model: openai.model.clone(),
         temperature: None,

@@ -4,9 +4,8 @@ use std::ops::RangeInclusive;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use serde::Deserialize;
 
-use crate::domain::StructuredOutput;
+use crate::domain::{ProviderKind, StructuredOutput};
 
 mod benchmark;
 mod values;
@@ -80,18 +79,6 @@ pub enum CliCommand {
     SandboxWorker(SandboxWorkerArgs),
 }
 
-/// Which LLM provider answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LlmKind {
-    /// Deterministic schema planner, no model, no network.
-    Offline,
-    /// Any OpenAI-compatible chat-completions server.
-    Openai,
-    /// Anthropic's Messages API.
-    Anthropic,
-}
-
 /// Which model plays which role, and where it is served: the
 /// same flags on `run`, `replay`, `recritic` and `grade`. A role's own flag
 /// wins over the flag for every role, which wins over the config file.
@@ -150,7 +137,7 @@ pub struct RunArgs {
     pub retry_failed: Option<PathBuf>,
     /// LLM provider (default: openai when OPENAI_API_KEY is set, else offline).
     #[arg(long, env = "EVAL_DAG_LLM", value_enum)]
-    pub llm: Option<LlmKind>,
+    pub llm: Option<ProviderKind>,
     /// Who plays each role.
     #[command(flatten)]
     pub roles: RoleFlags,
@@ -292,7 +279,7 @@ pub struct ReplayArgs {
     /// (none unless given here, by EVAL_DAG_LLM or in the config file; editing
     /// and accepting by hand need none).
     #[arg(long, env = "EVAL_DAG_LLM", value_enum)]
-    pub llm: Option<LlmKind>,
+    pub llm: Option<ProviderKind>,
     /// Who plays each role.
     #[command(flatten)]
     pub roles: RoleFlags,
@@ -450,7 +437,7 @@ pub struct RecriticArgs {
     pub run: PathBuf,
     /// LLM provider of the layer reviews (default: openai when OPENAI_API_KEY is set, else offline).
     #[arg(long, env = "EVAL_DAG_LLM", value_enum)]
-    pub llm: Option<LlmKind>,
+    pub llm: Option<ProviderKind>,
     /// Who answers the layer reviews (--critic-model, or --model).
     #[command(flatten)]
     pub roles: RoleFlags,

@@ -1,7 +1,28 @@
-//! Parsers of flag values that clap's own do not cover. Errors are strings:
-//! clap prints them after the argument's name and nothing matches on them.
+//! Parsers of flag values that clap's own do not cover, and the domain's
+//! choices as clap lists them. Errors are strings: clap prints them after the
+//! argument's name and nothing matches on them.
+
+use clap::ValueEnum;
+use clap::builder::PossibleValue;
 
 use super::SampleSize;
+use crate::domain::ProviderKind;
+
+/// `--llm`: the providers a user can choose, listed with what each is.
+impl ValueEnum for ProviderKind {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Self::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        let help = match self {
+            Self::Offline => "Deterministic schema planner, no model, no network",
+            Self::Openai => "Any OpenAI-compatible chat-completions server",
+            Self::Anthropic => "Anthropic's Messages API",
+        };
+        Some(PossibleValue::new(self.name()).help(help))
+    }
+}
 
 /// A JSON object given on the command line.
 pub(super) fn parse_json_object(text: &str) -> Result<serde_json::Map<String, serde_json::Value>, String> {

@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::cli::{CacheAction, CacheArgs, LlmKind};
+use crate::cli::{CacheAction, CacheArgs};
 use crate::config::{RunConfig, default_cache_path, load_default};
-use crate::domain::LlmRole;
+use crate::domain::{LlmRole, ProviderKind};
 use crate::llm::{CacheScope, CachedClient, LlmClient, ResponseCache};
 
 /// The file `cache` works on: `file`, else `[cache] path`, else the default.
@@ -72,16 +72,16 @@ fn scopes(config: &RunConfig) -> BTreeMap<LlmRole, CacheScope> {
     let scope = |role: LlmRole| {
         let settings = config.role(role);
         match (settings.provider, &settings.openai, &settings.anthropic) {
-            (LlmKind::Openai, Some(o), _) => Some(CacheScope {
-                provider: "openai".into(),
+            (ProviderKind::Openai, Some(o), _) => Some(CacheScope {
+                provider: ProviderKind::Openai,
                 base_url: o.base_url.clone(),
                 model: o.model.clone(),
                 temperature: o.temperature,
                 max_tokens: o.max_tokens,
                 structured: o.structured,
             }),
-            (LlmKind::Anthropic, _, Some(a)) => Some(CacheScope {
-                provider: "anthropic".into(),
+            (ProviderKind::Anthropic, _, Some(a)) => Some(CacheScope {
+                provider: ProviderKind::Anthropic,
                 base_url: a.base_url.clone(),
                 model: a.model.clone(),
                 temperature: a.temperature,

@@ -152,7 +152,7 @@ impl Source {
             None => (Arc::new(recorded), Default::default()),
         };
         // Who answers new calls: the connected providers, or only the recordings ("replay").
-        settings.provider = llm.provider().to_string();
+        settings.provider = llm.provider();
         settings.model = llm.model().to_string();
         settings.roles = roles;
         let dir = self.out.clone().unwrap_or_else(super::run::default_out_dir);

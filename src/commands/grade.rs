@@ -12,11 +12,11 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 use serde_json::Value;
 
-use crate::cli::{GradeArgs, LlmKind, RoleFlags};
+use crate::cli::{GradeArgs, RoleFlags};
 use crate::config::{Config, RoleConfig};
 use crate::domain::Grade;
-use crate::domain::LlmRole;
 use crate::domain::{DifficultyLevel, Question, StructuredOutput};
+use crate::domain::{LlmRole, ProviderKind};
 use crate::grade::{Answer, Grader, JudgedAt, judge_noise, majority, summarise};
 use crate::llm::{AnthropicClient, LlmClient, OpenAiClient, ReplayClient};
 use crate::report::{
@@ -142,7 +142,7 @@ fn with_judge_model(
     // Judges need a model: the judge role's provider (openai-compatible
     // unless the config file names anthropic) and server.
     let provider = config.roles.get(LlmRole::Judge).and_then(|r| r.provider).or(config.llm.provider);
-    let provider = provider.filter(|p| *p != LlmKind::Offline).unwrap_or(LlmKind::Openai);
+    let provider = provider.filter(|p| *p != ProviderKind::Offline).unwrap_or(ProviderKind::Openai);
     let choice = roles.choice(LlmRole::Judge, Some(provider));
     let mut role = config.role_config(LlmRole::Judge, choice, |name| std::env::var(name).ok());
     if let (Ok(role), Some(level)) = (&mut role, structured) {

@@ -5,12 +5,11 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::cli::LlmKind;
 use crate::config::{RoleConfig, RunConfig};
 use crate::dag::DagExecutor;
 use crate::dataset::Dataset;
 use crate::domain::Question;
-use crate::domain::{RoleModel, RoleModels};
+use crate::domain::{ProviderKind, RoleModel, RoleModels};
 use crate::llm::{AnthropicClient, LlmClient, OfflineOptions, OfflinePlanner, OpenAiClient, RoleRouter};
 use crate::sandbox::{DataLimits, SandboxConfig, SandboxPool, available_memory};
 
@@ -39,7 +38,7 @@ pub fn build_llm(
             }
         };
         let base_url = settings.base_url();
-        roles.insert(role, RoleModel { provider: client.provider().into(), model: client.model().into(), base_url });
+        roles.insert(role, RoleModel { provider: client.provider(), model: client.model().into(), base_url });
         anyhow::Ok(client)
     })?;
     Ok((Arc::new(router), roles))
@@ -56,8 +55,8 @@ fn build_role_client(
     offline: OfflineOptions,
 ) -> anyhow::Result<Arc<dyn LlmClient>> {
     match (settings.provider, &settings.openai, &settings.anthropic, questions) {
-        (LlmKind::Anthropic, _, Some(anthropic), _) => Ok(Arc::new(AnthropicClient::new(anthropic.clone())?)),
-        (LlmKind::Openai, Some(openai), _, _) => Ok(Arc::new(OpenAiClient::new(openai.clone())?)),
+        (ProviderKind::Anthropic, _, Some(anthropic), _) => Ok(Arc::new(AnthropicClient::new(anthropic.clone())?)),
+        (ProviderKind::Openai, Some(openai), _, _) => Ok(Arc::new(OpenAiClient::new(openai.clone())?)),
         (_, _, _, Some(questions)) => {
             Ok(Arc::new(OfflinePlanner::for_questions(dataset.clone(), questions, seed, offline)?))
         }

@@ -262,7 +262,7 @@ fn prepare(args: &RunArgs) -> anyhow::Result<Prepared> {
     }
     let mut data = load_data(args, &plan)?;
     if data.several.is_some() {
-        if config.role(LlmRole::DagBuild).provider == crate::cli::LlmKind::Offline {
+        if config.role(LlmRole::DagBuild).provider == crate::domain::ProviderKind::Offline {
             anyhow::bail!(
                 "the offline planner plans one dataset's questions: a benchmark directory needs --llm openai or --llm anthropic"
             );
@@ -296,7 +296,7 @@ fn prepare(args: &RunArgs) -> anyhow::Result<Prepared> {
     };
     let repairs = Repairs::new(repair.unwrap_or(DEFAULT_REPAIRS), prompts.clone());
     let grader = Arc::new(Grader::from_settings(&grading)?.with_repairs(repairs));
-    if grader.has_judges() && config.role(LlmRole::Judge).provider == crate::cli::LlmKind::Offline {
+    if grader.has_judges() && config.role(LlmRole::Judge).provider == crate::domain::ProviderKind::Offline {
         anyhow::bail!(
             "judges need an LLM: the offline planner does not judge answers (use --llm openai or --llm anthropic)"
         );
@@ -325,7 +325,7 @@ fn new_settings(args: &RunArgs, run: &Prepared, llm: &dyn LlmClient, roles: crat
     RunSettings {
         dataset_dir: run.plan.dataset_dir.display().to_string(),
         dataset_hash: data.several.as_ref().map_or_else(|| data.dataset.content_hash.clone(), |s| s.combined_hash()),
-        provider: llm.provider().to_string(),
+        provider: llm.provider(),
         model: llm.model().to_string(),
         questions: run.questions.as_ref().map_or(config.questions, |q| q.len() as u32),
         max_iterations: config.max_iterations,

@@ -13,8 +13,8 @@ use std::time::Duration;
 use indexmap::IndexMap;
 use serde::{Deserialize, Deserializer};
 
-use crate::cli::{self, LlmKind, RunArgs};
-use crate::domain::{LlmRole, StructuredOutput};
+use crate::cli::{self, RunArgs};
+use crate::domain::{LlmRole, ProviderKind, StructuredOutput};
 use crate::llm::ModelPrice;
 use crate::tui::Keymap;
 
@@ -73,7 +73,7 @@ pub struct Config {
 #[serde(deny_unknown_fields)]
 pub struct LlmSection {
     /// `openai`, `anthropic` or `offline`.
-    pub provider: Option<LlmKind>,
+    pub provider: Option<ProviderKind>,
     /// Model name.
     pub model: Option<String>,
     /// Base URL of the server.

@@ -5,12 +5,11 @@
 
 use std::collections::BTreeMap;
 
-use clap::ValueEnum;
 use serde::Deserialize;
 
 use super::Config;
-use crate::cli::{LlmKind, RoleFlags};
-use crate::domain::{LlmRole, RoleModels, StructuredOutput};
+use crate::cli::RoleFlags;
+use crate::domain::{LlmRole, ProviderKind, RoleModels, StructuredOutput};
 use crate::llm::{
     ANTHROPIC_API_KEY_ENV, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, AnthropicSettings, DEFAULT_API_KEY_ENV,
     DEFAULT_BASE_URL, DEFAULT_MODEL, OpenAiSettings, normalise_anthropic_url, normalise_base_url,
@@ -56,7 +55,7 @@ impl RolesSection {
 #[serde(deny_unknown_fields)]
 pub struct RoleSection {
     /// `openai`, `anthropic` or `offline`.
-    pub provider: Option<LlmKind>,
+    pub provider: Option<ProviderKind>,
     /// Model name.
     pub model: Option<String>,
     /// Base URL of the server.
@@ -79,7 +78,7 @@ pub struct RoleSection {
 #[derive(Debug, Clone, PartialEq)]
 pub struct RoleConfig {
     /// The provider.
-    pub provider: LlmKind,
+    pub provider: ProviderKind,
     /// Connection settings, for the openai provider.
     pub openai: Option<OpenAiSettings>,
     /// Connection settings, for the anthropic provider.
@@ -110,7 +109,7 @@ pub type RoleConfigs = BTreeMap<LlmRole, RoleConfig>;
 #[derive(Debug, Clone, Default)]
 pub struct RoleChoice {
     /// The provider.
-    pub provider: Option<LlmKind>,
+    pub provider: Option<ProviderKind>,
     /// The model.
     pub model: Option<String>,
     /// The server.
@@ -119,7 +118,7 @@ pub struct RoleChoice {
 
 impl RoleFlags {
     /// What the flags choose for `role`: its own flag over the one for every role.
-    pub fn choice(&self, role: LlmRole, provider: Option<LlmKind>) -> RoleChoice {
+    pub fn choice(&self, role: LlmRole, provider: Option<ProviderKind>) -> RoleChoice {
         let (model, base_url) = match role {
             LlmRole::DagBuild => (&self.builder_model, &self.builder_base_url),
             LlmRole::LayerReview => (&self.critic_model, &self.critic_base_url),
@@ -160,17 +159,17 @@ impl Config {
         let key_env = self.role_field(role, |s| s.api_key_env.clone()).unwrap_or(DEFAULT_API_KEY_ENV.into());
         let key = env(&key_env).filter(|k| !k.is_empty());
         let provider = chosen.provider.or(self.role_field(role, |s| s.provider)).unwrap_or(if key.is_some() {
-            LlmKind::Openai
+            ProviderKind::Openai
         } else {
-            LlmKind::Offline
+            ProviderKind::Offline
         });
         match provider {
-            LlmKind::Offline => return Ok(RoleConfig { provider, openai: None, anthropic: None }),
-            LlmKind::Anthropic => {
+            ProviderKind::Offline => return Ok(RoleConfig { provider, openai: None, anthropic: None }),
+            ProviderKind::Anthropic => {
                 let anthropic = self.anthropic_role(role, chosen, env)?;
                 return Ok(RoleConfig { provider, openai: None, anthropic: Some(anthropic) });
             }
-            LlmKind::Openai => {}
+            ProviderKind::Openai => {}
         }
         let base_url = chosen
             .base_url
@@ -234,7 +233,7 @@ impl Config {
     pub fn role_configs(
         &self,
         flags: &RoleFlags,
-        provider: Option<LlmKind>,
+        provider: Option<ProviderKind>,
         env: impl Fn(&str) -> Option<String>,
     ) -> anyhow::Result<RoleConfigs> {
         LlmRole::ALL
@@ -250,7 +249,7 @@ impl Config {
         &self,
         played: &RoleModels,
         flags: &RoleFlags,
-        provider: Option<LlmKind>,
+        provider: Option<ProviderKind>,
         env: impl Fn(&str) -> Option<String>,
     ) -> anyhow::Result<RoleConfigs> {
         LlmRole::ALL
@@ -258,10 +257,10 @@ impl Config {
             .map(|role| {
                 let chosen = flags.choice(role, provider);
                 // A run that only replayed names no provider to call.
-                let recorded = played.get(&role).filter(|p| LlmKind::from_str(&p.provider, true).is_ok());
+                let recorded = played.get(&role).and_then(|p| p.provider.kind().map(|kind| (p, kind)));
                 let chosen = match recorded {
-                    Some(played) => RoleChoice {
-                        provider: chosen.provider.or(LlmKind::from_str(&played.provider, true).ok()),
+                    Some((played, kind)) => RoleChoice {
+                        provider: chosen.provider.or(Some(kind)),
                         model: chosen.model.or(Some(played.model.clone())),
                         base_url: chosen.base_url.or(played.base_url.clone()),
                     },

@@ -67,7 +67,7 @@ pub(super) fn args(flags: &[&str]) -> RunArgs {
 fn every_setting_of_the_example_file_is_read() {
     let config = parse(EXAMPLE).unwrap();
     assert_eq!(config.theme.as_deref(), Some("light"));
-    assert_eq!(config.llm.provider, Some(LlmKind::Openai));
+    assert_eq!(config.llm.provider, Some(ProviderKind::Openai));
     assert_eq!(config.llm.timeout_secs, Some(Duration::from_secs(120)));
     assert_eq!(config.llm.stall_timeout_secs, Some(Duration::from_millis(2500)));
     assert_eq!(config.run.review_concurrency, Some(1));
@@ -110,10 +110,10 @@ fn flags_beat_the_file_and_the_file_beats_the_defaults() {
     assert_eq!(from_flags.review_concurrency, 0);
 
     let offline = config.resolve(&args(&["--llm", "offline"]), key).unwrap();
-    assert_eq!((offline.role(B).provider, offline.role(B).openai.clone()), (LlmKind::Offline, None));
+    assert_eq!((offline.role(B).provider, offline.role(B).openai.clone()), (ProviderKind::Offline, None));
 
     let defaults = Config::default().resolve(&args(&[]), |_| None).unwrap();
-    assert_eq!(defaults.role(B).provider, LlmKind::Offline, "no key and no provider: offline");
+    assert_eq!(defaults.role(B).provider, ProviderKind::Offline, "no key and no provider: offline");
     assert_eq!(
         (defaults.questions, defaults.max_iterations, defaults.concurrency, defaults.review_concurrency),
         (10, 3, 10, 0)
@@ -269,7 +269,7 @@ fn the_anthropic_provider_reads_its_key_max_tokens_and_base_url() {
     let file = "[llm]\nprovider = \"anthropic\"\nmax_tokens = 8000\nretries = 1\n";
     let key = |name: &str| (name == ANTHROPIC_API_KEY_ENV).then(|| "sk-ant".to_string());
     let resolved = parse(file).unwrap().resolve(&args(&[]), key).unwrap();
-    assert_eq!((resolved.role(B).provider, resolved.role(B).openai.is_none()), (LlmKind::Anthropic, true));
+    assert_eq!((resolved.role(B).provider, resolved.role(B).openai.is_none()), (ProviderKind::Anthropic, true));
     let settings = resolved.role(B).anthropic.clone().unwrap();
     assert_eq!((settings.api_key.as_deref(), settings.api_key_env.as_str()), (Some("sk-ant"), ANTHROPIC_API_KEY_ENV));
     assert_eq!((settings.model.as_str(), settings.max_tokens, settings.max_retries), (ANTHROPIC_MODEL, 8000, 1));
@@ -287,7 +287,7 @@ fn the_anthropic_provider_reads_its_key_max_tokens_and_base_url() {
     let critic = parse("[roles.critic]\nprovider = \"anthropic\"\ntemperature = 0.2\n").unwrap();
     let critic = critic.resolve(&args(&[]), key).unwrap();
     let settings = critic.role(LlmRole::LayerReview).anthropic.clone().unwrap();
-    assert_eq!((settings.temperature, critic.role(B).provider), (Some(0.2), LlmKind::Offline), "only the critic");
+    assert_eq!((settings.temperature, critic.role(B).provider), (Some(0.2), ProviderKind::Offline), "only the critic");
 }
 
 const ROLES: &str = r#"
@@ -332,7 +332,10 @@ fn each_role_falls_back_to_llm_field_by_field() {
             "{role:?}"
         );
     }
-    assert_eq!(config.role(LlmRole::Judge), &RoleConfig { provider: LlmKind::Offline, openai: None, anthropic: None });
+    assert_eq!(
+        config.role(LlmRole::Judge),
+        &RoleConfig { provider: ProviderKind::Offline, openai: None, anthropic: None }
+    );
 }
 
 #[test]

@@ -80,8 +80,8 @@ impl LlmRole {
 /// Who plays a role in a run: provider, model and server (never a key).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct RoleModel {
-    /// `openai`, `offline`, ….
-    pub provider: String,
+    /// The provider (`openai`, `offline`, …).
+    pub provider: super::Provider,
     /// Model name.
     pub model: String,
     /// The server's base URL, for a provider that has one.

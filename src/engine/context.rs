@@ -133,7 +133,7 @@ impl RunContext {
         self.emitter.emit(EngineEvent::LlmCallStarted {
             call_id,
             key: key.clone(),
-            provider: served.provider().to_string(),
+            provider: served.provider(),
             model: served.model().to_string(),
             messages: messages.clone(),
         });
@@ -216,7 +216,7 @@ impl Drop for Unfinished<'_> {
 pub struct RecordedLlm<'a>(&'a RunContext);
 
 impl LlmClient for RecordedLlm<'_> {
-    fn provider(&self) -> &str {
+    fn provider(&self) -> crate::domain::Provider {
         self.0.parts.llm.provider()
     }
 

@@ -16,7 +16,7 @@
 use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value::Value};
 use serde_json::json;
 
-use crate::domain::{ChatMessage, TokenUsage};
+use crate::domain::{ChatMessage, Provider, TokenUsage};
 use crate::run::Stage;
 
 /// The OpenInference span kind of a span (`openinference.span.kind`).
@@ -114,7 +114,8 @@ impl Attributes {
 
     /// What a model was asked: provider, model and the prompt's messages, in
     /// both conventions (the GenAI messages as structured JSON parts).
-    pub fn llm_request(&mut self, provider: &str, model: &str, messages: &[ChatMessage]) -> &mut Self {
+    pub fn llm_request(&mut self, provider: &Provider, model: &str, messages: &[ChatMessage]) -> &mut Self {
+        let provider = provider.name();
         self.kind(SpanKind::Llm)
             .text("gen_ai.operation.name", "chat")
             .text("gen_ai.provider.name", provider)

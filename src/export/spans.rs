@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use crate::domain::{AttemptAt, IterationAt};
-use crate::domain::{CallKey, LlmRole, Question};
+use crate::domain::{CallKey, LlmRole, Provider, Question};
 use crate::run::{Command, EngineEvent, Outcome, Stage};
 use crate::trace::Trace;
 
@@ -66,7 +66,7 @@ pub struct SpanTree {
     last_stages: HashMap<(IterationAt, Stage), usize>,
     open_calls: HashMap<u64, usize>,
     questions: HashMap<String, Question>,
-    provider: String,
+    provider: Provider,
 }
 
 impl SpanTree {
@@ -76,7 +76,7 @@ impl SpanTree {
         let mut root = Attributes::default();
         root.kind(SpanKind::Chain)
             .text("eval_dag.dataset", settings.dataset_dir.clone())
-            .text("eval_dag.provider", settings.provider.clone())
+            .text("eval_dag.provider", settings.provider.name())
             .text("eval_dag.model", settings.model.clone())
             .int("eval_dag.questions", settings.questions.into())
             .int("eval_dag.max_iterations", settings.max_iterations.into())
@@ -275,7 +275,7 @@ impl SpanTree {
             EngineEvent::LlmCallStarted { call_id, key, provider, model, messages } => {
                 let parent = self.call_parent(key, t);
                 // The provider that served the call (a model per role); the run's before trace version 5.
-                let provider = if provider.is_empty() { &self.provider } else { provider };
+                let provider = if provider.name().is_empty() { &self.provider } else { provider };
                 let mut attributes = Attributes::default();
                 attributes.llm_request(provider, model, messages).text("eval_dag.llm.role", key.role.label());
                 if let Some(id) = &key.question_id {

@@ -35,6 +35,7 @@ use super::price::{self, ModelPrice};
 use super::tokens::count_locally;
 use super::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, StreamUpdate};
 use crate::domain::{FinishReason, LlmRole, StructuredOutput, TokenUsage};
+use crate::domain::{Provider, ProviderKind};
 
 /// Default server.
 pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
@@ -412,8 +413,8 @@ fn stream_error(data: &Value, url: &str) -> Failure {
 }
 
 impl LlmClient for AnthropicClient {
-    fn provider(&self) -> &str {
-        "anthropic"
+    fn provider(&self) -> Provider {
+        ProviderKind::Anthropic.into()
     }
 
     fn model(&self) -> &str {

@@ -21,6 +21,7 @@ use super::cache_store::ResponseCache;
 use super::{DeltaSink, LlmClient, LlmError, LlmRequest, LlmResponse, StreamUpdate};
 use crate::domain::StructuredOutput;
 use crate::domain::{ChatMessage, LlmRole, TokenUsage};
+use crate::domain::{Provider, ProviderKind};
 
 /// Bumped when what goes into a key changes, so older entries stop matching.
 const KEY_VERSION: u32 = 1;
@@ -29,7 +30,7 @@ const KEY_VERSION: u32 = 1;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CacheScope {
     /// `openai` or `anthropic`.
-    pub provider: String,
+    pub provider: ProviderKind,
     /// The server.
     pub base_url: String,
     /// The model.
@@ -98,7 +99,7 @@ impl CachedClient {
 }
 
 impl LlmClient for CachedClient {
-    fn provider(&self) -> &str {
+    fn provider(&self) -> Provider {
         self.inner.provider()
     }
 
@@ -128,8 +129,8 @@ impl LlmClient for CachedClient {
             }
             let reply = self.inner.complete(request, sink).await?;
             let (cache, text) = (self.cache.clone(), reply.text.clone());
-            let (provider, model) = (scope.provider.clone(), scope.model.clone());
-            let _ = tokio::task::spawn_blocking(move || cache.store(&key, &provider, &model, &text)).await;
+            let (provider, model) = (scope.provider, scope.model.clone());
+            let _ = tokio::task::spawn_blocking(move || cache.store(&key, provider, &model, &text)).await;
             Ok(reply)
         })
     }
@@ -158,8 +159,8 @@ mod tests {
     }
 
     impl LlmClient for Counting {
-        fn provider(&self) -> &str {
-            "openai"
+        fn provider(&self) -> Provider {
+            ProviderKind::Openai.into()
         }
 
         fn model(&self) -> &str {
@@ -181,7 +182,7 @@ mod tests {
 
     fn scope() -> CacheScope {
         CacheScope {
-            provider: "openai".into(),
+            provider: ProviderKind::Openai,
             base_url: "http://x/v1".into(),
             model: "m".into(),
             temperature: None,

@@ -10,6 +10,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use crate::domain::{Provider, ProviderKind};
+
 /// How long a write waits for another writer (another run) before the cache gives up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -47,7 +49,7 @@ pub struct CacheStats {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ModelStats {
     /// Provider.
-    pub provider: String,
+    pub provider: Provider,
     /// Model name.
     pub model: String,
     /// Responses stored.
@@ -140,12 +142,12 @@ impl ResponseCache {
     }
 
     /// Store `response` under `key` (a later store of the same key wins).
-    pub fn store(&self, key: &[u8], provider: &str, model: &str, response: &str) {
+    pub fn store(&self, key: &[u8], provider: ProviderKind, model: &str, response: &str) {
         self.with(|conn| {
             conn.execute(
                 "INSERT INTO responses (key, provider, model, response, created_at) VALUES (?1, ?2, ?3, ?4, ?5)
                  ON CONFLICT(key) DO UPDATE SET response = excluded.response, created_at = excluded.created_at",
-                params![key, provider, model, response, now_secs()],
+                params![key, provider.name(), model, response, now_secs()],
             )
         });
     }
@@ -158,7 +160,8 @@ impl ResponseCache {
                  GROUP BY provider, model ORDER BY COUNT(*) DESC, model",
             )?;
             let rows = statement.query_map([], |row| {
-                Ok(ModelStats { provider: row.get(0)?, model: row.get(1)?, entries: row.get(2)?, hits: row.get(3)? })
+                let provider = row.get::<_, String>(0)?.into();
+                Ok(ModelStats { provider, model: row.get(1)?, entries: row.get(2)?, hits: row.get(3)? })
             })?;
             rows.collect::<rusqlite::Result<Vec<_>>>()
         })?;
@@ -196,15 +199,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cache = ResponseCache::open(&dir.path().join("nested/cache.sqlite")).unwrap();
         assert_eq!(cache.lookup(b"k1"), None);
-        cache.store(b"k1", "openai", "m1", "one");
-        cache.store(b"k2", "openai", "m2", "two");
+        cache.store(b"k1", ProviderKind::Openai, "m1", "one");
+        cache.store(b"k2", ProviderKind::Openai, "m2", "two");
         assert_eq!(cache.lookup(b"k1").as_deref(), Some("one"));
         assert_eq!(cache.lookup(b"k1").as_deref(), Some("one"));
         let stats = cache.stats().unwrap();
         assert_eq!(stats.entries, 2);
         assert!(stats.bytes > 0);
         let m1 = stats.by_model.iter().find(|m| m.model == "m1").unwrap();
-        assert_eq!((m1.entries, m1.hits), (1, 2));
+        assert_eq!((m1.entries, m1.hits, &m1.provider), (1, 2, &Provider::from("openai")));
         assert_eq!(cache.prune(Some(Duration::from_secs(86_400)), None), Some(0), "nothing is a day old");
         assert_eq!(cache.prune(None, Some("m2")), Some(1));
         assert_eq!(cache.lookup(b"k2"), None);
@@ -218,7 +221,7 @@ mod tests {
         let path = dir.path().join("cache.sqlite");
         std::fs::write(&path, vec![b'x'; 8192]).unwrap();
         let cache = ResponseCache::open(&path).unwrap();
-        cache.store(b"k", "openai", "m", "text");
+        cache.store(b"k", ProviderKind::Openai, "m", "text");
         assert_eq!(cache.lookup(b"k"), None);
         let warning = cache.warning().expect("a warning");
         assert!(warning.contains("cache.sqlite") && warning.contains("uncached"), "{warning}");

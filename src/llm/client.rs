@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 
+use crate::domain::Provider;
 use crate::domain::{CallKey, ChatMessage, FinishReason, LlmRole, ReplySchema, TokenUsage};
 
 /// What a running call reports before it ends.
@@ -109,8 +110,8 @@ impl LlmError {
 
 /// An LLM provider.
 pub trait LlmClient: Send + Sync {
-    /// Provider name for the header and trace (`openai`, `anthropic`, `offline`, `replay`).
-    fn provider(&self) -> &str;
+    /// The provider, for the header and trace (`openai`, `anthropic`, `offline`, `replay`).
+    fn provider(&self) -> Provider;
 
     /// Model name.
     fn model(&self) -> &str;

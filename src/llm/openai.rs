@@ -32,6 +32,7 @@ use super::reply_format::{ReplyFormat, ReplyFormats};
 use super::tokens::count_locally;
 use super::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, StreamUpdate};
 use crate::domain::{FinishReason, StructuredOutput, TokenUsage};
+use crate::domain::{Provider, ProviderKind};
 
 /// Default server.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
@@ -343,8 +344,8 @@ fn usage_of(value: &Value) -> TokenUsage {
 }
 
 impl LlmClient for OpenAiClient {
-    fn provider(&self) -> &str {
-        "openai"
+    fn provider(&self) -> Provider {
+        ProviderKind::Openai.into()
     }
 
     fn model(&self) -> &str {

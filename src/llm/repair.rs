@@ -103,7 +103,7 @@ mod tests {
     use futures::future::BoxFuture;
 
     use super::*;
-    use crate::domain::{CallKey, LlmRole};
+    use crate::domain::{CallKey, LlmRole, Provider};
     use crate::llm::DeltaSink;
 
     /// Answers with `replies` in order, keeping every request.
@@ -113,8 +113,8 @@ mod tests {
     }
 
     impl LlmClient for Scripted {
-        fn provider(&self) -> &str {
-            "scripted"
+        fn provider(&self) -> Provider {
+            "scripted".into()
         }
 
         fn model(&self) -> &str {

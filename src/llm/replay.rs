@@ -9,6 +9,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 
 use super::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, StreamUpdate};
+use crate::domain::Provider;
 use crate::domain::{CallKey, FinishReason, LlmRole, TokenUsage};
 use crate::run::EngineEvent;
 use crate::trace::Trace;
@@ -62,8 +63,8 @@ impl ReplayClient {
 }
 
 impl LlmClient for ReplayClient {
-    fn provider(&self) -> &str {
-        self.fallback.as_ref().map_or("replay", |f| f.provider())
+    fn provider(&self) -> Provider {
+        self.fallback.as_ref().map_or(Provider::Replay, |f| f.provider())
     }
 
     fn model(&self) -> &str {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 
 use super::{DeltaSink, LlmClient, LlmError, LlmRequest, LlmResponse};
-use crate::domain::LlmRole;
+use crate::domain::{LlmRole, Provider};
 
 /// Sends each call to the client of its role.
 pub struct RoleRouter {
@@ -30,7 +30,7 @@ impl RoleRouter {
 
 impl LlmClient for RoleRouter {
     /// The builder's provider (the run's headline; each role's is [`LlmClient::for_role`]'s).
-    fn provider(&self) -> &str {
+    fn provider(&self) -> Provider {
         self.client(LlmRole::DagBuild).provider()
     }
 
@@ -62,8 +62,8 @@ mod tests {
     struct Named(&'static str, f64);
 
     impl LlmClient for Named {
-        fn provider(&self) -> &str {
-            "stub"
+        fn provider(&self) -> Provider {
+            "stub".into()
         }
 
         fn model(&self) -> &str {

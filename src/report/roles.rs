@@ -5,14 +5,14 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::domain::{LlmRole, TokenUsage};
+use crate::domain::{LlmRole, Provider, TokenUsage};
 use crate::run::RunState;
 
 /// One role's model and what its calls used.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct RoleUsage {
     /// Provider that played the role.
-    pub provider: String,
+    pub provider: Provider,
     /// Model that played the role.
     pub model: String,
     /// Calls made in the role.

@@ -86,7 +86,7 @@ pub struct RunSettings {
     /// SHA-256 of the dataset files.
     pub dataset_hash: String,
     /// The builder's provider: `offline`, `openai`, `anthropic` or `replay`.
-    pub provider: String,
+    pub provider: crate::domain::Provider,
     /// Model name.
     pub model: String,
     /// Questions requested.
@@ -253,7 +253,7 @@ pub enum EngineEvent {
         /// What it is for.
         key: CallKey,
         /// Provider that served it.
-        provider: String,
+        provider: crate::domain::Provider,
         /// Model asked.
         model: String,
         /// The rendered prompt.

@@ -92,7 +92,7 @@ pub struct LlmCall {
     /// What it was for.
     pub key: CallKey,
     /// Provider that served it.
-    pub provider: String,
+    pub provider: crate::domain::Provider,
     /// Model asked.
     pub model: String,
     /// Prompt.
@@ -124,7 +124,7 @@ impl LlmCall {
     pub(super) fn sent(
         call_id: u64,
         key: CallKey,
-        provider: String,
+        provider: crate::domain::Provider,
         model: String,
         messages: Arc<Vec<PromptMessage>>,
     ) -> Self {

@@ -30,7 +30,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::domain::LlmRole;
+use crate::domain::{LlmRole, Provider};
 
 /// Events that name one attempt.
 const ATTEMPT_EVENTS: [&str; 3] = ["question_started", "question_finished", "graded"];
@@ -98,7 +98,7 @@ pub fn settings_from_v4(settings: &mut Value) {
 
 /// Rewrite one version-4 (or earlier, already upgraded to version 4) record
 /// into version 5: `provider` is the provider of a run's every call.
-pub fn from_v4(record: &mut Value, provider: &str) {
+pub fn from_v4(record: &mut Value, provider: &Provider) {
     let Some(event) = record.get_mut("event").and_then(Value::as_object_mut) else { return };
     match event.get("type").and_then(Value::as_str) {
         Some("run_started") => {
@@ -107,7 +107,7 @@ pub fn from_v4(record: &mut Value, provider: &str) {
             }
         }
         Some("llm_call_started") if !event.contains_key("provider") => {
-            event.insert("provider".into(), Value::String(provider.into()));
+            event.insert("provider".into(), Value::String(provider.name().into()));
         }
         _ => {}
     }

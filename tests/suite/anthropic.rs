@@ -96,7 +96,7 @@ async fn a_run_through_anthropic_sends_its_headers_and_cache_marks_then_replays_
     assert_eq!(outcomes(&events), vec![Outcome::Passed; 2]);
     assert!(finished_calls(&events).iter().all(|call| *call == (None, 0)));
     let trace = Trace::read(&run.dir().join("trace.jsonl")).unwrap();
-    assert_eq!(trace.header.settings.provider, "anthropic");
+    assert_eq!(trace.header.settings.provider.name(), "anthropic");
 
     let requests = mock.requests();
     assert_eq!(requests.len(), finished_calls(&events).len());

@@ -163,6 +163,27 @@ fn a_broken_config_file_is_one_line_with_its_path_and_line_and_exit_2() {
     assert!(stderr.starts_with("error: config /nonexistent/eval-dag.toml: cannot read it"), "{stderr}");
 }
 
+#[test]
+fn an_unknown_provider_in_the_file_or_a_flag_is_refused_with_the_choices_and_exit_2() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    for (text, line) in [("[llm]\nprovider = \"nonsense\"\n", 2), ("[roles.critic]\n\nprovider = \"nonsense\"\n", 3)] {
+        let path = write_default_config(home, text);
+        let (code, stderr) = run_with(home, &[]);
+        assert_eq!(code, Some(2), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.starts_with(&format!("error: config {}:{line}:", path.display())), "{stderr}");
+        assert!(stderr.contains("`nonsense`") && stderr.contains("`offline`, `openai`, `anthropic`"), "{stderr}");
+    }
+    assert!(!home.join("run").exists(), "nothing ran");
+
+    write_default_config(home, "");
+    let (code, stderr) = run_with(home, &["--llm", "nonsense"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("'nonsense'") && stderr.contains("offline, openai, anthropic"), "{stderr}");
+    assert!(!home.join("run").exists(), "nothing ran");
+}
+
 /// `(started, finished)` ms of every layer-review call of a run, in start order.
 fn review_spans(out: &Path) -> Vec<(u64, u64)> {
     let trace = Trace::read(&out.join("trace.jsonl")).unwrap();

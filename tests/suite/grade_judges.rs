@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use eval_dag::domain::Grade;
 use eval_dag::domain::{AttemptAt, DifficultyLevel, Question};
-use eval_dag::domain::{CallKey, LlmRole};
+use eval_dag::domain::{CallKey, LlmRole, Provider};
 use eval_dag::grade::{
     ClaimVerdict, GradeError, GradeInput, Judge, JudgeKind, JudgePanel, JudgedAt, MatchOptions, RubricOutput,
     built_in_judges, faithfulness_score, grade_answer, normalise_score, parse_rubric_reply,
@@ -84,8 +84,8 @@ fn user_prompt(request: &LlmRequest) -> String {
 }
 
 impl LlmClient for Script {
-    fn provider(&self) -> &str {
-        "script"
+    fn provider(&self) -> Provider {
+        "script".into()
     }
 
     fn model(&self) -> &str {

@@ -183,7 +183,7 @@ async fn builder_critic_and_judge_each_talk_to_their_own_server_and_are_priced_a
     assert!(!header.lines().next().unwrap().contains("key"), "no key in the header");
     for record in &trace.records {
         if let EngineEvent::LlmCallStarted { key, provider, model, .. } = &record.event {
-            assert_eq!((provider.as_str(), model.as_str()), ("openai", played[&key.role].model.as_str()));
+            assert_eq!((provider.name(), model.as_str()), ("openai", played[&key.role].model.as_str()));
         }
     }
 
@@ -324,13 +324,13 @@ async fn a_critic_speaking_the_anthropic_protocol_gets_only_the_reviews() {
     let trace = Trace::read(&run.join("trace.jsonl")).unwrap();
     let played = &trace.header.settings.roles;
     assert_eq!(
-        (played[&LlmRole::LayerReview].provider.as_str(), played[&LlmRole::DagBuild].provider.as_str()),
+        (played[&LlmRole::LayerReview].provider.name(), played[&LlmRole::DagBuild].provider.name()),
         ("anthropic", "openai")
     );
     for record in &trace.records {
         if let EngineEvent::LlmCallStarted { key, provider, .. } = &record.event {
             let expected = if key.role == LlmRole::LayerReview { "anthropic" } else { "openai" };
-            assert_eq!(provider, expected, "{key:?}");
+            assert_eq!(provider.name(), expected, "{key:?}");
         }
     }
     let results: Value =

@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use eval_dag::domain::{LlmRole, RoleModel};
+use eval_dag::domain::{LlmRole, Provider, RoleModel};
 use eval_dag::run::EngineEvent;
 use eval_dag::trace::{TRACE_VERSION, Trace, TraceWriter};
 
@@ -78,7 +78,7 @@ fn the_frozen_version_4_trace_reads_with_every_role_played_by_its_one_model() {
         .filter_map(|r| match &r.event {
             EngineEvent::LlmCallStarted { provider, model, .. } => {
                 assert_eq!(model, "scripted-model");
-                Some(provider.as_str())
+                Some(provider.name())
             }
             _ => None,
         })
@@ -183,4 +183,36 @@ fn a_newer_trace_is_read_with_its_unknown_kinds_skipped_said_once_and_never_appe
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "exits like the run (one answer graded wrong): {stderr}");
     assert_eq!(stderr.matches("is newer than this eval-dag").count(), 1, "said once: {stderr}");
+}
+
+#[test]
+fn a_trace_naming_a_provider_this_version_does_not_know_loads_and_is_written_back_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trace.jsonl");
+    let sample = std::fs::read_to_string(common::root().join(SAMPLE)).unwrap();
+    let text = sample.replace("\"provider\":\"openai\"", "\"provider\":\"mistral-local\"");
+    assert_eq!(text.matches("mistral-local").count(), sample.matches("\"provider\"").count(), "every provider renamed");
+    std::fs::write(&path, &text).unwrap();
+    let trace = Trace::read(&path).unwrap();
+    let unknown = Provider::Other("mistral-local".into());
+    let settings = &trace.header.settings;
+    assert_eq!((&settings.provider, settings.provider.kind()), (&unknown, None));
+    assert!(LlmRole::ALL.iter().all(|role| settings.role(*role).provider == unknown));
+    let calls = trace.records.iter().filter_map(|r| match &r.event {
+        EngineEvent::LlmCallStarted { provider, .. } => Some(provider.name()),
+        _ => None,
+    });
+    assert!(calls.clone().count() > 0 && calls.clone().all(|name| name == "mistral-local"));
+
+    let copy = dir.path().join("copy.jsonl");
+    let mut writer = TraceWriter::create(&copy, &trace.header).unwrap();
+    trace.records.iter().for_each(|r| writer.record(r.t_ms, &r.event).unwrap());
+    drop(writer);
+    assert_eq!(std::fs::read_to_string(&copy).unwrap(), text, "written back as it was read");
+
+    let home = tempfile::tempdir().unwrap();
+    let out = common::eval_dag(home.path()).args(["replay", "--headless"]).arg(&path).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "replays like the run (one answer graded wrong): {stdout}");
+    assert!(stdout.contains("via mistral-local"), "the run's provider as recorded: {stdout}");
 }

@@ -36,6 +36,7 @@ use super::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmRespons
 use crate::dataset::Dataset;
 use crate::domain::LlmRole;
 use crate::domain::{CallKey, DagEdge, DagNodeSpec, GeneratedDag, Question};
+use crate::domain::{Provider, ProviderKind};
 use drafts::Draft;
 use templates::Candidate;
 
@@ -286,8 +287,8 @@ fn pieces(text: &str, pieces: usize) -> Vec<&str> {
 const STREAMED_PIECES: usize = 8;
 
 impl LlmClient for OfflinePlanner {
-    fn provider(&self) -> &str {
-        "offline"
+    fn provider(&self) -> Provider {
+        ProviderKind::Offline.into()
     }
 
     fn model(&self) -> &str {

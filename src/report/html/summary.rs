@@ -98,7 +98,7 @@ fn settings_view(settings: &RunSettings) -> SettingsView<'_> {
     SettingsView {
         dataset_dir: &settings.dataset_dir,
         dataset_hash: &settings.dataset_hash,
-        provider: &settings.provider,
+        provider: settings.provider.name(),
         model: &settings.model,
         questions: settings.questions,
         max_iterations: settings.max_iterations,
@@ -200,7 +200,7 @@ pub fn summary_view(state: &RunState) -> SummaryView<'_> {
         .into_iter()
         .map(|(role, used)| RoleRow {
             role: role.setting_name(),
-            provider: used.provider,
+            provider: used.provider.to_string(),
             model: used.model,
             calls: used.calls,
             prompt_tokens: thousands(used.prompt_tokens),

@@ -119,9 +119,10 @@ impl RunState {
                     let text = format!("{} call failed: {error}", key.role.label());
                     self.push_feed(key.question_id.as_deref(), FeedKind::Bad, text);
                 }
-                // A finish without its start (a trace cut at the front) still counts.
+                // A finish without its start (a trace cut at the front) still counts; who served it is unknown.
                 let call = self.calls.entry(call_id).or_insert_with(|| {
-                    Arc::new(LlmCall::sent(call_id, key, String::new(), String::new(), Arc::default()))
+                    let unknown = crate::domain::Provider::Other(String::new());
+                    Arc::new(LlmCall::sent(call_id, key, unknown, String::new(), Arc::default()))
                 });
                 let call = Arc::make_mut(call);
                 call.response = response.unwrap_or_default();

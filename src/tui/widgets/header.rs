@@ -144,10 +144,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         return;
     }
     let state = &app.state;
-    let (dataset, provider, model) = state
-        .settings
-        .as_ref()
-        .map_or(("", "", ""), |s| (s.dataset_dir.as_str(), s.provider.as_str(), s.model.as_str()));
+    let (dataset, provider, model) =
+        state.settings.as_ref().map_or(("", "", ""), |s| (s.dataset_dir.as_str(), s.provider.name(), s.model.as_str()));
     let models = state.settings.as_ref().and_then(|s| roles(s, state)).unwrap_or(format!("{provider}/{model}"));
     let budget = state.settings.as_ref().and_then(|s| s.budget).unwrap_or_default();
     let max_tokens = budget.max_tokens.map_or(String::new(), |max| format!(" / {max}"));
