@@ -244,4 +244,15 @@ mod tests {
         assert_eq!(failing.calls.load(Ordering::SeqCst), 2);
         assert_eq!(cache.stats().unwrap().entries, 0);
     }
+
+    #[test]
+    fn a_scope_goes_into_its_keys_as_its_strings_did_so_stored_replies_still_match() {
+        let written = serde_json::to_value(scope()).unwrap();
+        let before = serde_json::json!({
+            "provider": "openai", "base_url": "http://x/v1", "model": "m", "temperature": null, "max_tokens": null
+        });
+        assert_eq!(written, before);
+        let anthropic = CacheScope { provider: ProviderKind::Anthropic, ..scope() };
+        assert_eq!(serde_json::to_value(anthropic).unwrap()["provider"], "anthropic");
+    }
 }
