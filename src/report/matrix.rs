@@ -316,4 +316,24 @@ mod tests {
         assert!(!matrix.regressed());
         assert_eq!((run_label(25), run_label(26)), ("Z".to_string(), "R27".to_string()));
     }
+
+    #[test]
+    fn a_run_allowed_more_iterations_than_the_baseline_carries_the_critics_lift() {
+        let scored = |iterations: u32, right: &[bool]| {
+            let mut d = doc(&[("q1", "one", true, json!(1)), ("q2", "two", true, json!(2))]);
+            d.summary.settings.get_or_insert_with(Default::default).max_iterations = iterations;
+            for (result, correct) in d.detailed_results.iter_mut().zip(right) {
+                let score = json!({"scorer": "dabstep", "sub_answers": [], "correct": correct});
+                result.benchmark = Some(serde_json::from_value(score).unwrap());
+            }
+            d
+        };
+        let names: Vec<String> = ["a", "b", "c"].map(String::from).into();
+        let docs = [scored(1, &[false, true]), scored(3, &[true, true]), scored(1, &[true, true])];
+        let matrix = compare_runs(&names, &docs, 1.0);
+        let lifts: Vec<Option<i64>> = matrix.runs.iter().map(|r| r.lift.as_ref().map(|l| l.extra_right)).collect();
+        assert_eq!(lifts, [None, Some(1), None], "C allowed no more iterations than A: no lift");
+        let json = serde_json::to_value(&matrix).unwrap();
+        assert!(json["runs"][0].get("lift").is_none() && json["runs"][1]["lift"]["overall"]["fixed"] == json!(1));
+    }
 }
