@@ -21,7 +21,7 @@ pub fn benchmark_score(q: &QuestionState) -> Option<BenchmarkScore> {
 }
 
 /// `answer` to `q` scored by its benchmark's rules, as [`benchmark_score`] does.
-fn score_answer(q: &QuestionState, answer: Option<&Value>) -> Option<BenchmarkScore> {
+pub(super) fn score_answer(q: &QuestionState, answer: Option<&Value>) -> Option<BenchmarkScore> {
     let scorer = q.question.scorer.filter(|s| *s != Scorer::Builtin)?;
     let expected = q.question.expected_answer.as_ref()?;
     let scored = match answer {
@@ -32,7 +32,7 @@ fn score_answer(q: &QuestionState, answer: Option<&Value>) -> Option<BenchmarkSc
 }
 
 /// The latest answer that is the model's own (none when fixed by hand).
-fn model_answer(q: &QuestionState) -> Option<&Value> {
+pub(super) fn model_answer(q: &QuestionState) -> Option<&Value> {
     if q.status == QuestionStatus::Done(Outcome::FixedByHand) {
         return None;
     }
@@ -41,7 +41,7 @@ fn model_answer(q: &QuestionState) -> Option<&Value> {
 
 /// The answer the latest attempt's first DAG gave in its trial run, before
 /// any rebuild (none when fixed by hand).
-fn first_answer(q: &QuestionState) -> Option<&Value> {
+pub(super) fn first_answer(q: &QuestionState) -> Option<&Value> {
     if q.status == QuestionStatus::Done(Outcome::FixedByHand) {
         return None;
     }
@@ -64,6 +64,7 @@ fn metrics<'a>(scores: impl Iterator<Item = &'a BenchmarkScore> + Clone) -> Benc
 }
 
 /// The run's benchmark metrics; none when no question is scored by a benchmark's rules.
+/// Its `lift` is left to [`super::benchmark_lift`], which needs the run's calls.
 pub fn benchmark_summary<'a>(questions: impl IntoIterator<Item = &'a QuestionState>) -> Option<BenchmarkSummary> {
     let scored: Vec<(bool, BenchmarkScore, Option<BenchmarkScore>)> = questions
         .into_iter()
@@ -88,6 +89,7 @@ pub fn benchmark_summary<'a>(questions: impl IntoIterator<Item = &'a QuestionSta
         first_iteration: Some(metrics(scored.iter().filter_map(|(_, _, first)| first.as_ref()))),
         fixed: scored.iter().filter(|(_, last, first)| last.correct && !first_right(first)).count(),
         broken: scored.iter().filter(|(_, last, first)| !last.correct && first_right(first)).count(),
+        lift: None,
     })
 }
 

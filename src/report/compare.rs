@@ -88,14 +88,6 @@ pub(super) fn side(result: &DetailedResult) -> Side {
     }
 }
 
-/// Each question of `doc`: its dataset, id and text, and its side.
-fn results(doc: &EvalResults) -> Vec<(Option<String>, String, String, Side)> {
-    doc.detailed_results
-        .iter()
-        .map(|r| (r.dataset.clone(), r.question_id.clone(), r.question.clone(), side(r)))
-        .collect()
-}
-
 /// What questions of two runs are matched on: the dataset (none in a
 /// single-dataset run), the id and the text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -133,23 +125,49 @@ pub(super) fn change(a: &Side, b: &Side) -> Change {
     }
 }
 
+/// The key [`matching`] matches `result` on.
+fn key(result: &DetailedResult) -> QuestionKey<'_> {
+    QuestionKey { dataset: result.dataset.as_deref(), id: &result.question_id, text: &result.question }
+}
+
+/// Each question of `a` with its match in `b` (see [`matching`]), in A's
+/// order, then the questions only in `b`.
+pub(super) fn matched<'a>(
+    a: &'a EvalResults,
+    b: &'a EvalResults,
+) -> Vec<(Option<&'a DetailedResult>, Option<&'a DetailedResult>)> {
+    let mut unmatched: Vec<&DetailedResult> = b.detailed_results.iter().collect();
+    let mut pairs = Vec::new();
+    for a_result in &a.detailed_results {
+        let found = matching(unmatched.iter().map(|r| key(r)), key(a_result));
+        pairs.push((Some(a_result), found.map(|i| unmatched.remove(i))));
+    }
+    pairs.extend(unmatched.into_iter().map(|b_result| (None, Some(b_result))));
+    pairs
+}
+
 /// Compare results documents `a` and `b` (questions matched by dataset, id and text,
 /// see [`matching`]); rows sorted by change, then A's order.
 pub fn compare(a: &EvalResults, b: &EvalResults) -> Vec<Row> {
-    let a_rows = results(a);
-    let mut b_rows = results(b);
-    let mut rows = Vec::new();
-    for (dataset, id, question, a_side) in a_rows {
-        let key = QuestionKey { dataset: dataset.as_deref(), id: &id, text: &question };
-        let candidates = b_rows.iter().map(|(d, i, q, _)| QuestionKey { dataset: d.as_deref(), id: i, text: q });
-        let found = matching(candidates, key);
-        let b_side = found.map(|i| b_rows.remove(i).3);
-        let change = b_side.as_ref().map_or(Change::OnlyInA, |b| change(&a_side, b));
-        rows.push(Row { question_id: id, question, change, a: Some(a_side), b: b_side });
-    }
-    for (_, id, question, b_side) in b_rows {
-        rows.push(Row { question_id: id, question, change: Change::OnlyInB, a: None, b: Some(b_side) });
-    }
+    let mut rows: Vec<Row> = matched(a, b)
+        .into_iter()
+        .filter_map(|(a_result, b_result)| {
+            let named = a_result.or(b_result)?;
+            let (a_side, b_side) = (a_result.map(side), b_result.map(side));
+            let change = match (&a_side, &b_side) {
+                (Some(a), Some(b)) => change(a, b),
+                (Some(_), None) => Change::OnlyInA,
+                _ => Change::OnlyInB,
+            };
+            Some(Row {
+                question_id: named.question_id.clone(),
+                question: named.question.clone(),
+                change,
+                a: a_side,
+                b: b_side,
+            })
+        })
+        .collect();
     rows.sort_by_key(|r| r.change);
     rows
 }

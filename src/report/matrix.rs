@@ -7,6 +7,7 @@
 use serde::Serialize;
 
 use super::compare::{Change, QuestionKey, Side, change, matching, side};
+use super::lift::{Lift, rebuild_lift};
 use super::results_doc::EvalResults;
 use super::significance::{Significance, paired_test};
 
@@ -97,6 +98,10 @@ pub struct RunSummary {
     /// Whether this run differs from the baseline beyond chance, over the
     /// questions both have; none for the baseline and without shared questions.
     pub significance: Option<Significance>,
+    /// What the critic's rebuilds changed against the baseline, when the
+    /// baseline allowed fewer iterations (see [`super::rebuild_lift`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lift: Option<Lift>,
 }
 
 impl RunSummary {
@@ -162,6 +167,7 @@ fn summary(index: usize, name: &str, doc: &EvalResults) -> RunSummary {
         not_in_baseline: 0,
         baseline_missing: 0,
         significance: None,
+        lift: None,
     }
 }
 
@@ -223,6 +229,7 @@ pub fn compare_runs(names: &[String], docs: &[EvalResults], level: f64) -> Matri
                 .filter_map(|p| Some((&docs[0].detailed_results[p[0]?], &doc.detailed_results[p[index]?])))
                 .collect();
             run.significance = paired_test(&pairs, level);
+            run.lift = rebuild_lift(&docs[0], doc);
         }
         runs.push(run);
     }
@@ -308,5 +315,25 @@ mod tests {
         assert_eq!(matrix.questions[0].agreement, Agreement::Disagree);
         assert!(!matrix.regressed());
         assert_eq!((run_label(25), run_label(26)), ("Z".to_string(), "R27".to_string()));
+    }
+
+    #[test]
+    fn a_run_allowed_more_iterations_than_the_baseline_carries_the_critics_lift() {
+        let scored = |iterations: u32, right: &[bool]| {
+            let mut d = doc(&[("q1", "one", true, json!(1)), ("q2", "two", true, json!(2))]);
+            d.summary.settings.get_or_insert_with(Default::default).max_iterations = iterations;
+            for (result, correct) in d.detailed_results.iter_mut().zip(right) {
+                let score = json!({"scorer": "dabstep", "sub_answers": [], "correct": correct});
+                result.benchmark = Some(serde_json::from_value(score).unwrap());
+            }
+            d
+        };
+        let names: Vec<String> = ["a", "b", "c"].map(String::from).into();
+        let docs = [scored(1, &[false, true]), scored(3, &[true, true]), scored(1, &[true, true])];
+        let matrix = compare_runs(&names, &docs, 1.0);
+        let lifts: Vec<Option<i64>> = matrix.runs.iter().map(|r| r.lift.as_ref().map(|l| l.extra_right)).collect();
+        assert_eq!(lifts, [None, Some(1), None], "C allowed no more iterations than A: no lift");
+        let json = serde_json::to_value(&matrix).unwrap();
+        assert!(json["runs"][0].get("lift").is_none() && json["runs"][1]["lift"]["overall"]["fixed"] == json!(1));
     }
 }

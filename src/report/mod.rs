@@ -1,6 +1,6 @@
 //! What a run leaves behind and how people come back to it: `eval_results.json`
 //! (written from and read back into the types of `results_doc`), loading
-//! finished runs, comparing two runs or several; what the run says about its
+//! finished runs, comparing two runs or several (and the critic's lift: accuracy without and with rebuilds); what the run says about its
 //! critic (scorecard, findings taxonomy, convergence), where its tokens went (prompt cache, per question) and two critics' verdicts on one run.
 
 mod agreement;
@@ -10,6 +10,7 @@ mod consensus;
 mod convergence;
 mod economy;
 mod html;
+mod lift;
 mod load;
 mod matrix;
 mod metamorphic;
@@ -32,6 +33,10 @@ pub use consensus::consensus_summary;
 pub use convergence::{ApprovalHistogram, Convergence, convergence};
 pub use economy::{PrefixReuse, TokenEconomy, prefix_reuse, token_economy};
 pub use html::{REPORT_TEMPLATES, ReportTemplates, report_html};
+pub use lift::{
+    Lift, LiftPair, LiftQuestion, LiftSide, LiftTally, ScoredBy, benchmark_lift, first_iteration, lift, lift_lines,
+    pairs_between_runs, pairs_within_run, per_extra_right_line, rebuild_lift,
+};
 pub use load::{fold_indexed, fold_trace, is_trace, load_results};
 pub use matrix::{Agreement, Entry, Matrix, MatrixRow, RunSummary, compare_runs};
 pub use metamorphic::metamorphic_summary;

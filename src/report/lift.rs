@@ -1,0 +1,597 @@
+//! The critic's lift: each scored question right or wrong without the
+//! critic's rebuilds and with them, and what that adds up to — accuracy before
+//! and after, per difficulty level and per dataset, the questions the loop
+//! fixed and broke, and the tokens and cost of each extra right answer.
+//!
+//! The pairs come from two runs of the same questions (one with
+//! `--max-iterations 1`, one with more), or from one run, its first DAG's
+//! trial answer set beside its final answer.
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::benchmark::{first_answer, model_answer, score_answer};
+use super::compare::matched;
+use super::results_doc::{DetailedResult, EvalResults};
+use crate::domain::{DifficultyLevel, Grade, Scorer};
+use crate::grade::Grader;
+use crate::run::{QuestionState, RunState};
+
+/// What graded a question of a lift.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScoredBy {
+    /// Its benchmark's own rules.
+    Benchmark,
+    /// The run's matching rules against its expected answer.
+    ExpectedAnswer,
+}
+
+/// One side of a question's pair: right or wrong, and what it cost.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LiftSide {
+    /// Whether the answer is right.
+    pub right: bool,
+    /// Tokens spent to reach it.
+    pub tokens: u64,
+    /// Cost spent to reach it, USD.
+    pub cost_usd: f64,
+}
+
+/// One question without the critic's rebuilds (`before`) and with them (`after`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LiftPair {
+    /// The question's id (run A's, between two runs).
+    pub question_id: String,
+    /// Its text.
+    pub question: String,
+    /// Its difficulty level.
+    pub level: DifficultyLevel,
+    /// Its dataset, in a run over several.
+    pub dataset: Option<String>,
+    /// What graded both sides.
+    pub scored_by: ScoredBy,
+    /// Without rebuilds.
+    pub before: LiftSide,
+    /// With rebuilds.
+    pub after: LiftSide,
+}
+
+/// Right answers before and after over a set of questions.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct LiftTally {
+    /// Questions counted.
+    pub questions: usize,
+    /// Of those, right without rebuilds.
+    pub right_before: usize,
+    /// Of those, right with rebuilds.
+    pub right_after: usize,
+    /// `right_before / questions`; none for no question.
+    pub accuracy_before: Option<f64>,
+    /// `right_after / questions`; none for no question.
+    pub accuracy_after: Option<f64>,
+    /// Wrong before, right after.
+    pub fixed: usize,
+    /// Right before, wrong after.
+    pub broken: usize,
+}
+
+impl LiftTally {
+    fn add(&mut self, pair: &LiftPair) {
+        self.questions += 1;
+        self.right_before += usize::from(pair.before.right);
+        self.right_after += usize::from(pair.after.right);
+        self.fixed += usize::from(!pair.before.right && pair.after.right);
+        self.broken += usize::from(pair.before.right && !pair.after.right);
+        let share = |right: usize| Some(right as f64 / self.questions as f64);
+        (self.accuracy_before, self.accuracy_after) = (share(self.right_before), share(self.right_after));
+    }
+}
+
+/// A question the loop fixed or broke.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LiftQuestion {
+    /// Its id.
+    pub question_id: String,
+    /// Its text.
+    pub question: String,
+    /// Its difficulty level.
+    pub level: DifficultyLevel,
+    /// Its dataset, in a run over several.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dataset: Option<String>,
+}
+
+/// What the critic's rebuilds changed over a set of question pairs.
+///
+/// A negative lift (fewer right answers with rebuilds) shows as a negative
+/// `extra_right`, with no per-extra-right-answer figures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Lift {
+    /// Over every pair.
+    pub overall: LiftTally,
+    /// Per difficulty level that has questions, easiest first.
+    pub by_level: IndexMap<DifficultyLevel, LiftTally>,
+    /// Per dataset, in the order of its first question; empty (and not
+    /// written) unless the questions span more than one dataset.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub by_dataset: IndexMap<String, LiftTally>,
+    /// Questions wrong without rebuilds and right with them.
+    pub fixed: Vec<LiftQuestion>,
+    /// Questions right without rebuilds and wrong with them.
+    pub broken: Vec<LiftQuestion>,
+    /// Right answers with rebuilds less those without (negative when the loop lost some).
+    pub extra_right: i64,
+    /// Tokens with rebuilds less those without.
+    pub extra_tokens: i64,
+    /// Cost with rebuilds less that without, USD.
+    pub extra_cost_usd: f64,
+    /// `extra_tokens / extra_right`; none unless the rebuilds added a right answer.
+    pub tokens_per_extra_right: Option<f64>,
+    /// `extra_cost_usd / extra_right`; none unless the rebuilds added a right answer.
+    pub cost_per_extra_right_usd: Option<f64>,
+}
+
+/// The lift over `pairs`; none when there is no pair.
+pub fn lift(pairs: &[LiftPair]) -> Option<Lift> {
+    if pairs.is_empty() {
+        return None;
+    }
+    let mut overall = LiftTally::default();
+    let mut by_level: IndexMap<DifficultyLevel, LiftTally> = IndexMap::new();
+    let mut by_dataset: IndexMap<String, LiftTally> = IndexMap::new();
+    for pair in pairs {
+        overall.add(pair);
+        by_level.entry(pair.level).or_default().add(pair);
+        if let Some(dataset) = &pair.dataset {
+            by_dataset.entry(dataset.clone()).or_default().add(pair);
+        }
+    }
+    by_level.sort_keys();
+    if by_dataset.len() < 2 {
+        by_dataset.clear();
+    }
+    let named = |pair: &LiftPair| LiftQuestion {
+        question_id: pair.question_id.clone(),
+        question: pair.question.clone(),
+        level: pair.level,
+        dataset: pair.dataset.clone(),
+    };
+    let fixed = pairs.iter().filter(|p| !p.before.right && p.after.right).map(named).collect();
+    let broken = pairs.iter().filter(|p| p.before.right && !p.after.right).map(named).collect();
+    let extra_right = overall.right_after as i64 - overall.right_before as i64;
+    let extra_tokens: i64 = pairs.iter().map(|p| p.after.tokens as i64 - p.before.tokens as i64).sum();
+    let extra_cost_usd: f64 = pairs.iter().map(|p| p.after.cost_usd - p.before.cost_usd).sum();
+    let per_extra_right = |amount: f64| (extra_right > 0).then(|| amount / extra_right as f64);
+    Some(Lift {
+        overall,
+        by_level,
+        by_dataset,
+        fixed,
+        broken,
+        extra_right,
+        extra_tokens,
+        extra_cost_usd,
+        tokens_per_extra_right: per_extra_right(extra_tokens as f64),
+        cost_per_extra_right_usd: per_extra_right(extra_cost_usd),
+    })
+}
+
+/// The methods of grades against an expected answer (the others are judges' or labels).
+const EXPECTED_ANSWER_METHODS: [&str; 2] = ["ground_truth", "json_equality"];
+
+/// Whether `result` is right, and by what: its benchmark score, else its
+/// grade against the expected answer; none when it has neither.
+fn verdict(result: &DetailedResult) -> Option<(ScoredBy, bool)> {
+    if let Some(score) = &result.benchmark {
+        return Some((ScoredBy::Benchmark, score.correct));
+    }
+    let graded = |g: &&Grade| EXPECTED_ANSWER_METHODS.contains(&g.method.as_str()) && g.error.is_none();
+    result.grades.iter().find(graded).map(|g| (ScoredBy::ExpectedAnswer, g.passed))
+}
+
+/// The pairs of two runs of the same questions: `before` is run A (say,
+/// `--max-iterations 1`), `after` run B, questions matched as
+/// [`super::compare`] matches them. A question counts when both runs scored
+/// it the same way (see [`ScoredBy`]); the others are left out.
+pub fn pairs_between_runs(before: &EvalResults, after: &EvalResults) -> Vec<LiftPair> {
+    matched(before, after)
+        .into_iter()
+        .filter_map(|(a, b)| {
+            let (a, b) = (a?, b?);
+            let ((scored_a, right_a), (scored_b, right_b)) = (verdict(a)?, verdict(b)?);
+            (scored_a == scored_b).then(|| LiftPair {
+                question_id: a.question_id.clone(),
+                question: a.question.clone(),
+                level: a.difficulty_level,
+                dataset: a.dataset.clone(),
+                scored_by: scored_a,
+                before: LiftSide { right: right_a, tokens: a.tokens.total, cost_usd: a.cost_usd },
+                after: LiftSide { right: right_b, tokens: b.tokens.total, cost_usd: b.cost_usd },
+            })
+        })
+        .collect()
+}
+
+/// The lift of run `after` over run `before` (see [`pairs_between_runs`]),
+/// when `before` allowed fewer iterations than `after` (say, 1 and 3) so that
+/// the difference is the critic's rebuilds; none otherwise, for results
+/// without settings, or when no question is scored in both.
+pub fn rebuild_lift(before: &EvalResults, after: &EvalResults) -> Option<Lift> {
+    let iterations = |doc: &EvalResults| doc.summary.settings.as_ref().map(|s| s.max_iterations);
+    if iterations(before)? >= iterations(after)? {
+        return None;
+    }
+    lift(&pairs_between_runs(before, after))
+}
+
+/// Whether `answer` to `q` is right: by its benchmark's rules when it has a
+/// benchmark scorer, else by `grader` against its expected answer; none when
+/// neither can say.
+fn right(grader: &Grader, q: &QuestionState, answer: Option<&Value>) -> Option<(ScoredBy, bool)> {
+    if q.question.scorer.is_some_and(|s| s != Scorer::Builtin) {
+        return score_answer(q, answer).map(|score| (ScoredBy::Benchmark, score.correct));
+    }
+    let grade = grader.ground_truth(&q.question, answer)?;
+    grade.error.is_none().then_some((ScoredBy::ExpectedAnswer, grade.passed))
+}
+
+/// The grader of `state`'s answers: its own matching rules, no judge.
+fn run_grader(state: &RunState) -> Grader {
+    state.settings.as_ref().map_or_else(Grader::ground_truth_only, |s| Grader::ground_truth_with(&s.grading))
+}
+
+/// `q`'s first DAG's trial answer, graded as [`pairs_within_run`] grades it,
+/// with the tokens and cost of the first iteration's calls; none when `q`
+/// is not scored.
+fn first_iteration_side(state: &RunState, grader: &Grader, q: &QuestionState) -> Option<(ScoredBy, LiftSide)> {
+    let (scored_by, right) = right(grader, q, first_answer(q))?;
+    let first = q.latest().and_then(|a| a.iterations.first());
+    let calls = first.into_iter().flat_map(|i| &i.calls).filter_map(|id| state.calls.get(id));
+    let (tokens, cost_usd) = calls.fold((0, 0.0), |(t, c), call| (t + call.usage.total(), c + call.cost_usd));
+    Some((scored_by, LiftSide { right, tokens, cost_usd }))
+}
+
+/// `q`'s first iteration's verdict (see [`pairs_within_run`]); none when `q` is not scored.
+pub fn first_iteration(state: &RunState, q: &QuestionState) -> Option<LiftSide> {
+    first_iteration_side(state, &run_grader(state), q).map(|(_, side)| side)
+}
+
+/// The pairs of one run: `before` is each question's first DAG's trial
+/// answer (what a run with `--max-iterations 1` would have answered), with
+/// the tokens and cost of the first iteration's calls alone; `after` its
+/// final answer, with every token and cost spent on the question. Graded by
+/// the question's benchmark rules, else against its expected answer with the
+/// run's matching rules (no judge); questions neither grades are left out.
+pub fn pairs_within_run(state: &RunState) -> Vec<LiftPair> {
+    let grader = run_grader(state);
+    state
+        .questions
+        .iter()
+        .filter_map(|q| {
+            let (scored_by, before) = first_iteration_side(state, &grader, q)?;
+            let (_, right) = right(&grader, q, model_answer(q))?;
+            Some(LiftPair {
+                question_id: q.question.id.clone(),
+                question: q.question.question.clone(),
+                level: q.question.difficulty_level,
+                dataset: q.question.dataset.clone(),
+                scored_by,
+                before,
+                after: LiftSide { right, tokens: q.usage.total(), cost_usd: q.cost_usd },
+            })
+        })
+        .collect()
+}
+
+/// The lift of one run over its questions scored by a benchmark's rules
+/// (see [`pairs_within_run`]); none when there are none.
+pub fn benchmark_lift(state: &RunState) -> Option<Lift> {
+    let pairs: Vec<LiftPair> =
+        pairs_within_run(state).into_iter().filter(|p| p.scored_by == ScoredBy::Benchmark).collect();
+    lift(&pairs)
+}
+
+/// The lift in a few lines of text: accuracy without and with rebuilds
+/// (overall, per level, per dataset), the questions fixed and broken, and the
+/// tokens and cost per extra right answer.
+pub fn lift_lines(lift: &Lift) -> Vec<String> {
+    let tally = |name: &str, t: &LiftTally| {
+        format!(
+            "{name}: {} → {} ({}/{} → {}/{}; fixed {}, broken {})",
+            crate::text::percent(t.accuracy_before),
+            crate::text::percent(t.accuracy_after),
+            t.right_before,
+            t.questions,
+            t.right_after,
+            t.questions,
+            t.fixed,
+            t.broken,
+        )
+    };
+    let mut lines = vec![tally("accuracy without → with rebuilds", &lift.overall)];
+    for (level, t) in &lift.by_level {
+        lines.push(tally(&format!("  {}", level.as_str()), t));
+    }
+    for (dataset, t) in &lift.by_dataset {
+        lines.push(tally(&format!("  {dataset}"), t));
+    }
+    let ids = |questions: &[LiftQuestion]| {
+        if questions.is_empty() {
+            "none".to_string()
+        } else {
+            questions.iter().map(|q| q.question_id.as_str()).collect::<Vec<_>>().join(", ")
+        }
+    };
+    lines.push(format!("fixed by the loop: {}", ids(&lift.fixed)));
+    lines.push(format!("broken by the loop: {}", ids(&lift.broken)));
+    lines.push(per_extra_right_line(lift));
+    lines
+}
+
+/// The tokens and cost per extra right answer, or why there are none.
+pub fn per_extra_right_line(lift: &Lift) -> String {
+    match (lift.tokens_per_extra_right, lift.cost_per_extra_right_usd) {
+        (Some(tokens), Some(cost)) => format!(
+            "per extra right answer: {tokens:.0} tokens, ${cost:.4} ({:+} right, {:+} tokens, ${:+.4})",
+            lift.extra_right, lift.extra_tokens, lift.extra_cost_usd
+        ),
+        _ => format!(
+            "per extra right answer: none ({:+} right, {:+} tokens, ${:+.4})",
+            lift.extra_right, lift.extra_tokens, lift.extra_cost_usd
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::domain::{AttemptAt, CallKey, ChatMessage, ExecutionResult, LlmRole, Question, TokenUsage};
+    use crate::report::eval_results;
+    use crate::report::test_run::run_with_one_pass_and_one_exhausted;
+    use crate::run::{EngineEvent, Outcome, RunSettings};
+
+    /// A pair of `id` on `level` and `dataset`: right before and after, tokens before and after.
+    fn pair(id: &str, level: DifficultyLevel, dataset: &str, right: (bool, bool), tokens: (u64, u64)) -> LiftPair {
+        LiftPair {
+            question_id: id.into(),
+            question: format!("question {id}"),
+            level,
+            dataset: Some(dataset.into()),
+            scored_by: ScoredBy::Benchmark,
+            before: LiftSide { right: right.0, tokens: tokens.0, cost_usd: tokens.0 as f64 / 1000.0 },
+            after: LiftSide { right: right.1, tokens: tokens.1, cost_usd: tokens.1 as f64 / 1000.0 },
+        }
+    }
+
+    #[test]
+    fn the_lift_counts_accuracy_per_level_and_dataset_and_prices_each_extra_right_answer() {
+        use DifficultyLevel::{Easy, Hard};
+        let pairs = [
+            pair("h1", Hard, "shop", (false, true), (100, 400)),
+            pair("e1", Easy, "zoo", (true, true), (100, 100)),
+            pair("e2", Easy, "shop", (true, false), (100, 300)),
+            pair("h2", Hard, "zoo", (false, true), (100, 500)),
+            pair("e3", Easy, "zoo", (false, false), (100, 300)),
+        ];
+        let lift = lift(&pairs).unwrap();
+        let o = lift.overall;
+        assert_eq!((o.questions, o.right_before, o.right_after, o.fixed, o.broken), (5, 2, 3, 2, 1));
+        assert_eq!((o.accuracy_before, o.accuracy_after), (Some(0.4), Some(0.6)));
+        let levels: Vec<(DifficultyLevel, usize, usize, usize)> =
+            lift.by_level.iter().map(|(l, t)| (*l, t.questions, t.right_before, t.right_after)).collect();
+        assert_eq!(levels, [(Easy, 3, 2, 1), (Hard, 2, 0, 2)], "easiest first, no medium");
+        let datasets: Vec<(&str, usize, usize, usize)> =
+            lift.by_dataset.iter().map(|(d, t)| (d.as_str(), t.questions, t.right_before, t.right_after)).collect();
+        assert_eq!(datasets, [("shop", 2, 1, 1), ("zoo", 3, 1, 2)]);
+        let ids = |qs: &[LiftQuestion]| qs.iter().map(|q| q.question_id.clone()).collect::<Vec<_>>();
+        assert_eq!(
+            (ids(&lift.fixed), ids(&lift.broken)),
+            (vec!["h1".to_string(), "h2".into()], vec!["e2".to_string()])
+        );
+        // 1600 tokens after less 500 before, over one extra right answer.
+        assert_eq!((lift.extra_right, lift.extra_tokens), (1, 1100));
+        assert_eq!(lift.tokens_per_extra_right, Some(1100.0));
+        assert!((lift.cost_per_extra_right_usd.unwrap() - 1.1).abs() < 1e-9);
+        let lines = lift_lines(&lift);
+        assert_eq!(lines[0], "accuracy without → with rebuilds: 40% → 60% (2/5 → 3/5; fixed 2, broken 1)");
+        assert_eq!(lines[1], "  easy: 67% → 33% (2/3 → 1/3; fixed 0, broken 1)");
+        assert!(lines.contains(&"fixed by the loop: h1, h2".to_string()), "{lines:?}");
+        assert_eq!(
+            lines.last().unwrap(),
+            "per extra right answer: 1100 tokens, $1.1000 (+1 right, +1100 tokens, $+1.1000)"
+        );
+    }
+
+    #[test]
+    fn a_negative_lift_has_no_price_per_extra_right_answer_and_one_dataset_no_breakdown() {
+        let pairs = [
+            pair("a", DifficultyLevel::Medium, "shop", (true, false), (10, 30)),
+            pair("b", DifficultyLevel::Medium, "shop", (true, true), (10, 30)),
+        ];
+        let lift = lift(&pairs).unwrap();
+        assert_eq!((lift.extra_right, lift.tokens_per_extra_right, lift.cost_per_extra_right_usd), (-1, None, None));
+        assert!(lift.by_dataset.is_empty());
+        assert_eq!(per_extra_right_line(&lift), "per extra right answer: none (-1 right, +40 tokens, $+0.0400)");
+        let json = serde_json::to_value(&lift).unwrap();
+        assert!(json.get("by_dataset").is_none() && json["by_level"]["medium"]["questions"] == json!(2));
+        assert_eq!(serde_json::from_value::<Lift>(json).unwrap(), lift, "reads back");
+        assert!(super::lift(&[]).is_none());
+    }
+
+    /// A results document of questions `rows`: id, benchmark verdict, ground-truth verdict, tokens.
+    fn doc(rows: &[(&str, Option<bool>, Option<bool>, u64)]) -> EvalResults {
+        let mut doc = eval_results(&run_with_one_pass_and_one_exhausted(), "2026-01-01T00:00:00Z");
+        let template = doc.detailed_results[0].clone();
+        doc.detailed_results = rows
+            .iter()
+            .map(|(id, benchmark, truth, tokens)| DetailedResult {
+                question_id: id.to_string(),
+                question: format!("question {id}"),
+                benchmark: benchmark.map(|correct| crate::benchmark::BenchmarkScore {
+                    scorer: Scorer::Dabstep,
+                    sub_answers: vec![],
+                    correct,
+                }),
+                grades: truth
+                    .map(|right| Grade::scored("ground_truth", f64::from(u8::from(right)), 1.0, String::new()))
+                    .into_iter()
+                    .chain([Grade::scored("rubric", 1.0, 0.5, String::new())])
+                    .collect(),
+                tokens: crate::report::Tokens { prompt: *tokens, completion: 0, total: *tokens, estimated: false },
+                cost_usd: 0.0,
+                ..template.clone()
+            })
+            .collect();
+        doc
+    }
+
+    #[test]
+    fn two_runs_pair_their_matched_questions_scored_the_same_way() {
+        let one = doc(&[
+            ("q1", Some(false), None, 10),
+            ("q2", None, Some(true), 10),
+            ("q3", None, None, 10),
+            ("q4", Some(true), None, 10),
+            ("q5", Some(true), None, 10),
+        ]);
+        let three = doc(&[
+            ("q2", None, Some(false), 40),
+            ("q1", Some(true), Some(true), 30),
+            ("q3", None, Some(true), 10),
+            ("q4", None, Some(true), 10),
+        ]);
+        let pairs = pairs_between_runs(&one, &three);
+        let got: Vec<(&str, ScoredBy, bool, bool, u64, u64)> = pairs
+            .iter()
+            .map(|p| {
+                (p.question_id.as_str(), p.scored_by, p.before.right, p.after.right, p.before.tokens, p.after.tokens)
+            })
+            .collect();
+        // q3 is ungraded in A, q4 scored otherwise in B, q5 only in A: left out.
+        assert_eq!(
+            got,
+            [("q1", ScoredBy::Benchmark, false, true, 10, 30), ("q2", ScoredBy::ExpectedAnswer, true, false, 10, 40)]
+        );
+    }
+
+    /// Question `id` scored by DABstep's rules, expecting `expected`.
+    fn dabstep(id: &str, expected: &str) -> Question {
+        Question {
+            expected_answer: Some(json!(expected)),
+            scorer: Some(Scorer::Dabstep),
+            ..Question::new(id, format!("question {id}"), 1, DifficultyLevel::Hard)
+        }
+    }
+
+    /// A call of iteration `iteration` of `id` costing `tokens` tokens and a thousandth of a dollar per token.
+    fn call(call_id: u64, id: &str, iteration: u32, tokens: u64) -> [EngineEvent; 2] {
+        let key = CallKey {
+            question_id: Some(id.into()),
+            role: LlmRole::DagBuild,
+            attempt: 1,
+            iteration,
+            layer: None,
+            judge: None,
+            epoch: 1,
+            draft: 1,
+            repair: 0,
+            judge_repeat: 1,
+        };
+        [
+            EngineEvent::LlmCallStarted {
+                call_id,
+                key: key.clone(),
+                provider: "openai".into(),
+                model: "m".into(),
+                messages: vec![ChatMessage::user("build")],
+            },
+            EngineEvent::LlmCallFinished {
+                call_id,
+                key,
+                response: Some("{}".into()),
+                usage: TokenUsage { prompt_tokens: tokens, ..Default::default() },
+                latency_ms: 1,
+                error: None,
+                retries: 0,
+                cost_usd: tokens as f64 / 1000.0,
+                finish_reason: None,
+                from_cache: false,
+                estimated: false,
+            },
+        ]
+    }
+
+    /// Iteration `iteration` of `id`: a build call of `tokens` tokens and a trial answer.
+    fn trial(call_id: u64, id: &str, iteration: u32, tokens: u64, answer: &str) -> Vec<EngineEvent> {
+        let result = ExecutionResult { success: true, final_answer: Some(json!(answer)), ..Default::default() };
+        let at = AttemptAt::new(id, 1).iteration(iteration);
+        let mut events = call(call_id, id, iteration, tokens).to_vec();
+        events.push(EngineEvent::Executed { at, trial: true, result });
+        events
+    }
+
+    #[test]
+    fn one_run_pairs_each_first_dags_answer_and_its_calls_with_the_final_answer() {
+        let mut events = vec![
+            EngineEvent::RunStarted { settings: RunSettings::default() },
+            EngineEvent::QuestionsGenerated {
+                questions: vec![
+                    dabstep("fixed", "7"),
+                    dabstep("broken", "yes"),
+                    Question {
+                        expected_answer: Some(json!(3)),
+                        ..Question::new("plain", "q", 2, DifficultyLevel::Easy)
+                    },
+                    Question::new("unscored", "u", 3, DifficultyLevel::Easy),
+                ],
+            },
+        ];
+        let finish = |id: &str, answer: serde_json::Value| EngineEvent::QuestionFinished {
+            at: AttemptAt::new(id, 1),
+            outcome: Outcome::Passed,
+            iterations: 2,
+            final_answer: Some(answer),
+            reason: None,
+        };
+        for (n, (id, first, last)) in
+            [("fixed", "8", "7"), ("broken", "yes", "no"), ("plain", "3", "3"), ("unscored", "1", "1")]
+                .into_iter()
+                .enumerate()
+        {
+            let n = n as u64 * 2;
+            events.push(EngineEvent::QuestionStarted { at: AttemptAt::new(id, 1), forked_from: None, by_hand: false });
+            events.extend(trial(n + 1, id, 1, 100, first));
+            events.extend(trial(n + 2, id, 2, 250, last));
+            events.push(finish(id, json!(last)));
+        }
+        let mut state = RunState::default();
+        for event in &events {
+            state.apply(0, event);
+        }
+        let pairs = pairs_within_run(&state);
+        let got: Vec<(&str, ScoredBy, bool, bool, u64, u64)> = pairs
+            .iter()
+            .map(|p| {
+                (p.question_id.as_str(), p.scored_by, p.before.right, p.after.right, p.before.tokens, p.after.tokens)
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("fixed", ScoredBy::Benchmark, false, true, 100, 350),
+                ("broken", ScoredBy::Benchmark, true, false, 100, 350),
+                ("plain", ScoredBy::ExpectedAnswer, true, true, 100, 350),
+            ]
+        );
+        assert!((pairs[0].before.cost_usd - 0.1).abs() < 1e-9 && (pairs[0].after.cost_usd - 0.35).abs() < 1e-9);
+        let first = first_iteration(&state, state.questions.iter().next().unwrap()).unwrap();
+        assert_eq!((first.right, first.tokens), (false, 100));
+        assert!(first_iteration(&state, state.questions.iter().last().unwrap()).is_none());
+        let lift = lift(&pairs).unwrap();
+        assert_eq!((lift.extra_right, lift.extra_tokens, lift.tokens_per_extra_right), (0, 750, None));
+    }
+}
