@@ -175,9 +175,14 @@ mod tests {
     #[test]
     fn an_id_compares_with_text_and_keys_a_map_looked_up_by_str() {
         let node = NodeId::from("b".to_string());
-        assert!(node == "b" && "b" == node && node == *"b" && node == "b".to_string());
+        let (text, earlier) = (String::from("b"), NodeId::from("a"));
+        assert!(node == "b", "with a &str");
+        assert!("b" == node, "a &str with it");
+        assert!(node == *"b", "with a str");
+        assert!(node == text, "with a String");
+        assert!(text == node, "a String with it");
         assert!(node != "a");
-        assert!(NodeId::from("a") < node, "ordered as its text");
+        assert!(earlier < node, "ordered as its text");
         assert_eq!(node.to_string(), "b");
         assert_eq!((node.as_str(), node.len()), ("b", 1));
         let map = HashMap::from([(node.clone(), 2)]);
