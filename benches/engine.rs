@@ -70,7 +70,7 @@ fn measure(trace: &Trace, process: f64, review_concurrency: usize) -> Measured {
             EngineEvent::LlmCallFinished { key, latency_ms, .. } => match &key.question_id {
                 None => generation = generation.max(*latency_ms),
                 Some(id) => {
-                    let stage = stages.entry(id.clone()).or_default().entry((key.attempt, key.iteration, key.role));
+                    let stage = stages.entry(id.to_string()).or_default().entry((key.attempt, key.iteration, key.role));
                     let stage = stage.or_default();
                     let one_at_a_time = key.role == LlmRole::LayerReview && review_concurrency == 1;
                     *stage = if one_at_a_time {
@@ -81,10 +81,10 @@ fn measure(trace: &Trace, process: f64, review_concurrency: usize) -> Measured {
                 }
             },
             EngineEvent::QuestionStarted { at, .. } => {
-                spans.entry(at.question_id.clone()).or_default().0 = record.t_ms;
+                spans.entry(at.question_id.to_string()).or_default().0 = record.t_ms;
             }
             EngineEvent::QuestionFinished { at, .. } => {
-                spans.entry(at.question_id.clone()).or_default().1 = record.t_ms;
+                spans.entry(at.question_id.to_string()).or_default().1 = record.t_ms;
             }
             EngineEvent::StageFinished { stage: Stage::TrialRun, duration_ms, .. } => {
                 slowest_trial = slowest_trial.max(*duration_ms);

@@ -37,7 +37,7 @@ fn result() -> ExecutionResult {
     ExecutionResult {
         success: true,
         final_answer: Some(json!("grocery_pos")),
-        node_outputs: [("a".to_string(), json!(groups)), ("b".to_string(), json!("grocery_pos"))].into_iter().collect(),
+        node_outputs: [("a".into(), json!(groups)), ("b".into(), json!("grocery_pos"))].into_iter().collect(),
         ..Default::default()
     }
 }
@@ -141,7 +141,7 @@ pub fn write_trace_with(
     emit(&mut w, EngineEvent::RunStarted { settings: RunSettings { max_iterations: most, ..RunSettings::default() } });
     let questions: Vec<Question> = (0..count)
         .map(|i| Question {
-            id: format!("q_{i:04}"),
+            id: format!("q_{i:04}").into(),
             question: format!("Which category has the highest mean amount, variant {i}?"),
             difficulty_rank: i + 1,
             difficulty_level: DifficultyLevel::from_rank(i + 1, count),

@@ -51,7 +51,7 @@ impl Selection {
         }
         let selected: Vec<Question> = questions
             .into_iter()
-            .filter(|q| self.only.is_empty() || self.only.contains(&q.id))
+            .filter(|q| self.only.is_empty() || self.only.iter().any(|id| q.id == *id))
             .filter(|q| self.dataset.as_ref().is_none_or(|name| q.dataset.as_ref() == Some(name)))
             .take(self.first.map_or(usize::MAX, |n| n as usize))
             .collect();
@@ -224,7 +224,7 @@ mod tests {
     fn a_selection_filters_then_takes_the_first_n() {
         let all = || vec![question("a", "x"), question("b", "y"), question("c", "x"), question("d", "x")];
         let ids = |selection: Selection| -> Vec<String> {
-            selection.apply(all()).map(|qs| qs.into_iter().map(|q| q.id).collect()).unwrap_or_default()
+            selection.apply(all()).map(|qs| qs.into_iter().map(|q| q.id.into()).collect()).unwrap_or_default()
         };
         assert_eq!(ids(Selection::default()), ["a", "b", "c", "d"]);
         assert_eq!(ids(Selection { dataset: Some("x".into()), first: Some(2), ..Selection::default() }), ["a", "c"]);

@@ -113,11 +113,11 @@ impl DryRun<'_> {
         }
         let iterations = u64::from(self.config.max_iterations);
         let empty = GeneratedDag {
-            question_id: String::new(),
+            question_id: Default::default(),
             description: String::new(),
             nodes: Vec::new(),
             edges: Vec::new(),
-            final_answer_node: String::new(),
+            final_answer_node: Default::default(),
         };
         let (epochs, drafts) = (u64::from(self.loops.0.max(1)), u64::from(self.loops.1.max(1)));
         for question in asked {

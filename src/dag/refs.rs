@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::domain::NodeId;
+
 /// Why an input reference cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum InputRefError {
@@ -31,7 +33,7 @@ pub enum InputRef {
     /// A top-level key of the dataset.
     Dataset(String),
     /// The output of an earlier node.
-    PrevNode(String),
+    PrevNode(NodeId),
 }
 
 impl InputRef {
@@ -46,7 +48,7 @@ impl InputRef {
         }
         if let Some(rest) = reference.strip_prefix("prev_node.") {
             return match rest.strip_suffix(".output") {
-                Some(id) if !id.is_empty() => Ok(Self::PrevNode(id.to_string())),
+                Some(id) if !id.is_empty() => Ok(Self::PrevNode(id.into())),
                 _ => Err(InputRefError::BadNodeOutput { reference: reference.to_string() }),
             };
         }

@@ -9,10 +9,10 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use super::InputRef;
 use super::findings::FindingSink;
 use crate::dataset::SchemaCatalogue;
-use crate::domain::{GeneratedDag, Rule};
+use crate::domain::{GeneratedDag, NodeId, Rule};
 
 /// A pair of node ids: (source, target).
-type Link = (String, String);
+type Link = (NodeId, NodeId);
 
 /// The nodes' layers and the graph of their dependencies, as read so far.
 struct Dependencies<'a> {

@@ -4,11 +4,13 @@ use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::{NodeId, QuestionId};
+
 /// One node: a Python function whose parameters are fed by `inputs`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct DagNodeSpec {
     /// Unique id, e.g. `step_1a`.
-    pub node_id: String,
+    pub node_id: NodeId,
     /// What the node does, in words.
     #[serde(default)]
     pub operation: String,
@@ -30,9 +32,9 @@ pub struct DagNodeSpec {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub struct DagEdge {
     /// Producing node id.
-    pub source: String,
+    pub source: NodeId,
     /// Consuming node id.
-    pub target: String,
+    pub target: NodeId,
 }
 
 /// A whole DAG answering one question.
@@ -40,7 +42,7 @@ pub struct DagEdge {
 pub struct GeneratedDag {
     /// Question this DAG answers.
     #[serde(default)]
-    pub question_id: String,
+    pub question_id: QuestionId,
     /// The plan in words.
     #[serde(default)]
     pub description: String,
@@ -50,7 +52,7 @@ pub struct GeneratedDag {
     #[serde(default)]
     pub edges: Vec<DagEdge>,
     /// Node whose output is the answer.
-    pub final_answer_node: String,
+    pub final_answer_node: NodeId,
 }
 
 impl GeneratedDag {

@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use super::{CriticFeedback, DagNodeSpec, Finding, GeneratedDag};
+use super::{CriticFeedback, DagNodeSpec, Finding, GeneratedDag, NodeId};
 
 /// How a node changed between two iterations.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -37,13 +37,13 @@ pub enum NodeChange {
     /// In both, identical.
     Unchanged {
         /// The node id.
-        node_id: String,
+        node_id: NodeId,
     },
 }
 
 impl NodeChange {
     /// The node id concerned.
-    pub fn node_id(&self) -> &str {
+    pub fn node_id(&self) -> &NodeId {
         match self {
             Self::Added { node } | Self::Removed { node } => &node.node_id,
             Self::Changed { after, .. } => &after.node_id,
@@ -176,7 +176,7 @@ mod tests {
                     NodeChange::Changed { .. } => "changed",
                     NodeChange::Unchanged { .. } => "unchanged",
                 };
-                (c.node_id(), kind)
+                (c.node_id().as_str(), kind)
             })
             .collect();
         assert_eq!(kinds, vec![("a", "changed"), ("b", "unchanged"), ("c", "removed"), ("d", "added")]);

@@ -3,8 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::IterationAt;
 use super::location::{is_one, is_zero, one};
+use super::{IterationAt, QuestionId};
 
 /// One chat message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -96,7 +96,7 @@ pub type RoleModels = std::collections::BTreeMap<LlmRole, RoleModel>;
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct CallKey {
     /// Question the call is about (none for question generation).
-    pub question_id: Option<String>,
+    pub question_id: Option<QuestionId>,
     /// Purpose of the call.
     pub role: LlmRole,
     /// Attempt number (1-based; reruns add attempts).

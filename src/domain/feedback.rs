@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Rule;
+use super::{NodeId, Rule};
 
 /// Which part of the critic produced a finding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -46,7 +46,7 @@ pub enum Severity {
 pub struct Finding {
     /// Blamed node, when the complaint is about one node.
     #[serde(default)]
-    pub node_id: Option<String>,
+    pub node_id: Option<NodeId>,
     /// Blamed layer, when known.
     #[serde(default)]
     pub layer: Option<usize>,
@@ -76,7 +76,7 @@ pub struct LayerValidation {
     pub layer_index: usize,
     /// Node ids in the layer.
     #[serde(default)]
-    pub nodes_in_layer: Vec<String>,
+    pub nodes_in_layer: Vec<NodeId>,
     /// Whether the layer passed.
     pub is_valid: bool,
     /// Problems found in the layer.

@@ -10,6 +10,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::QuestionId;
+
 /// The default epoch and draft number (serde's `default`).
 pub(crate) fn one() -> u32 {
     1
@@ -29,7 +31,7 @@ pub(crate) fn is_zero<T: Default + PartialEq>(count: &T) -> bool {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct AttemptAt {
     /// The question.
-    pub question_id: String,
+    pub question_id: QuestionId,
     /// Repeat of the question, 1-based (`run --repeat`).
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub epoch: u32,
@@ -42,7 +44,7 @@ pub struct AttemptAt {
 
 impl AttemptAt {
     /// Attempt `attempt` at question `question_id`, in epoch 1 and draft 1.
-    pub fn new(question_id: impl Into<String>, attempt: u32) -> Self {
+    pub fn new(question_id: impl Into<QuestionId>, attempt: u32) -> Self {
         Self { question_id: question_id.into(), epoch: 1, draft: 1, attempt }
     }
 
@@ -84,7 +86,7 @@ pub fn epoch_draft_prefix(epoch: u32, draft: u32) -> String {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct IterationAt {
     /// The question.
-    pub question_id: String,
+    pub question_id: QuestionId,
     /// Repeat of the question, 1-based.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub epoch: u32,

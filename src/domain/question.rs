@@ -3,6 +3,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::QuestionId;
+
 /// Coarse difficulty bucket of a question.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -51,7 +53,7 @@ impl DifficultyLevel {
 pub struct Question {
     /// Stable id such as `q_01`.
     #[serde(alias = "question_id")]
-    pub id: String,
+    pub id: QuestionId,
     /// The question text.
     #[serde(alias = "text")]
     pub question: String,
@@ -98,7 +100,7 @@ impl Question {
     /// Question `id` with text `question`, ranked `difficulty_rank` at
     /// `difficulty_level`, and nothing else known about it.
     pub fn new(
-        id: impl Into<String>,
+        id: impl Into<QuestionId>,
         question: impl Into<String>,
         difficulty_rank: usize,
         difficulty_level: DifficultyLevel,

@@ -4,12 +4,14 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::{NodeId, QuestionId};
+
 /// What running a DAG produced.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ExecutionResult {
     /// Question the DAG answers.
     #[serde(default)]
-    pub question_id: String,
+    pub question_id: QuestionId,
     /// Whether every node ran and the final node produced a value.
     pub success: bool,
     /// Output of the final node.
@@ -17,7 +19,7 @@ pub struct ExecutionResult {
     pub final_answer: Option<Value>,
     /// Output of every node that ran (display-truncated).
     #[serde(default)]
-    pub node_outputs: IndexMap<String, Value>,
+    pub node_outputs: IndexMap<NodeId, Value>,
     /// Error message when `success` is false.
     #[serde(default)]
     pub error: Option<String>,
@@ -26,13 +28,13 @@ pub struct ExecutionResult {
     pub execution_time_ms: f64,
     /// Wall time per node.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub node_timings_ms: IndexMap<String, f64>,
+    pub node_timings_ms: IndexMap<NodeId, f64>,
     /// Captured `print` output per node.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub printed: IndexMap<String, String>,
+    pub printed: IndexMap<NodeId, String>,
     /// Node that failed, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error_node: Option<String>,
+    pub error_node: Option<NodeId>,
     /// Python traceback of the failure, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub traceback: Option<String>,

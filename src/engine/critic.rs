@@ -240,7 +240,7 @@ impl Attempt<'_> {
                     description: String::new(),
                     nodes: vec![],
                     edges: vec![],
-                    final_answer_node: String::new(),
+                    final_answer_node: Default::default(),
                 };
                 return Ok(Verdict::Rejected(previous.map(|p| p.0.clone()).unwrap_or(empty), feedback));
             }

@@ -7,7 +7,7 @@ use std::sync::{Mutex, PoisonError};
 
 use tokio::sync::Notify;
 
-use crate::domain::AttemptAt;
+use crate::domain::{AttemptAt, QuestionId};
 
 /// The loop should stop: its attempt or the run was cancelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,7 +17,7 @@ pub struct Cancelled;
 struct GateState {
     paused: bool,
     /// Pending single-stage permits; `None` = for whichever loop asks first.
-    steps: VecDeque<Option<String>>,
+    steps: VecDeque<Option<QuestionId>>,
     /// Cancelled attempts.
     cancelled: HashSet<AttemptAt>,
     run_cancelled: bool,
@@ -55,7 +55,7 @@ impl Gate {
     }
 
     /// Let one waiting stage through (of `question`, or of anyone).
-    pub fn step(&self, question: Option<String>) {
+    pub fn step(&self, question: Option<QuestionId>) {
         self.update(|s| s.steps.push_back(question));
     }
 

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 
 use super::context::RunContext;
 use crate::dag::policy::check_source;
-use crate::domain::{ExecutionResult, GeneratedDag, IterationAt};
+use crate::domain::{ExecutionResult, GeneratedDag, IterationAt, NodeId};
 use crate::run::EngineEvent;
 
 /// `dag` cut down to `node_id` and everything upstream of it, with the node's
@@ -31,7 +31,7 @@ pub fn upstream_of(dag: &GeneratedDag, node_id: &str, code: Option<&str>) -> Opt
     let mut cut = dag.clone();
     cut.nodes.retain(|n| keep.contains(n.node_id.as_str()));
     cut.edges.retain(|e| keep.contains(e.source.as_str()) && keep.contains(e.target.as_str()));
-    cut.final_answer_node = node_id.to_string();
+    cut.final_answer_node = node_id.into();
     if let (Some(code), Some(node)) = (code, cut.nodes.iter_mut().find(|n| n.node_id == node_id)) {
         node.code = code.to_string();
     }
@@ -40,7 +40,7 @@ pub fn upstream_of(dag: &GeneratedDag, node_id: &str, code: Option<&str>) -> Opt
 
 /// Run `node_id` of `dag` (with `code`, if edited) and what feeds it, and
 /// record what it gave.
-pub async fn run_node(ctx: &RunContext, at: IterationAt, dag: GeneratedDag, node_id: String, code: Option<String>) {
+pub async fn run_node(ctx: &RunContext, at: IterationAt, dag: GeneratedDag, node_id: NodeId, code: Option<String>) {
     let result = match upstream_of(&dag, &node_id, code.as_deref()) {
         None => ExecutionResult { error: Some(format!("the DAG has no node {node_id}")), ..Default::default() },
         Some(cut) => {

@@ -18,8 +18,8 @@ use super::emitter::Emitter;
 use super::gate::Gate;
 use super::node_run::run_node;
 use super::questions::generate_questions;
-use crate::domain::Question;
 use crate::domain::{AttemptAt, ForkedFrom, IterationAt};
+use crate::domain::{Question, QuestionId};
 use crate::llm::{DEFAULT_REPAIRS, Repairs};
 use crate::run::{Command, EngineEvent, HandEdit, Outcome, RunSettings, RunState};
 use crate::trace::TraceWriter;
@@ -61,13 +61,13 @@ struct Orchestrator {
     /// finish again when they end.
     node_runs: JoinSet<()>,
     /// Per question: the model's latest attempt of epoch 1 (the one a rerun cancels).
-    latest_attempt: HashMap<String, u32>,
+    latest_attempt: HashMap<QuestionId, u32>,
     /// Per question: the attempts of its other critic loops (later epochs,
     /// `run --repeat`; other drafts, `run --consensus`), which cancelling the
     /// question cancels too.
-    other_loops: HashMap<String, Vec<AttemptAt>>,
+    other_loops: HashMap<QuestionId, Vec<AttemptAt>>,
     /// Per question, epoch and draft: the highest attempt number given out, drafts by hand included.
-    issued: HashMap<(String, u32, u32), u32>,
+    issued: HashMap<(QuestionId, u32, u32), u32>,
     /// Drafts per question and epoch (`run --consensus`): above 1, a loop
     /// started again records its epoch's consensus anew when it ends.
     drafts: u32,
@@ -75,22 +75,22 @@ struct Orchestrator {
 
 impl Orchestrator {
     /// The number of the next attempt of `question_id`'s `epoch` and `draft`.
-    fn next_attempt(&mut self, question_id: &str, (epoch, draft): (u32, u32)) -> u32 {
+    fn next_attempt(&mut self, question_id: &QuestionId, (epoch, draft): (u32, u32)) -> u32 {
         let recorded =
             self.ctx.emitter.with_state(|s| s.question(question_id).map_or(0, |q| q.last_attempt_in(epoch, draft)));
-        let issued = self.issued.entry((question_id.to_string(), epoch, draft)).or_default();
+        let issued = self.issued.entry((question_id.clone(), epoch, draft)).or_default();
         *issued = (*issued).max(recorded) + 1;
         *issued
     }
 
     /// Note `at` as the question's latest attempt (epoch 1, draft 1) or as one of its other loops.
-    fn register(&mut self, question_id: &str, at: &AttemptAt) {
-        let issued = self.issued.entry((question_id.to_string(), at.epoch, at.draft)).or_default();
+    fn register(&mut self, question_id: &QuestionId, at: &AttemptAt) {
+        let issued = self.issued.entry((question_id.clone(), at.epoch, at.draft)).or_default();
         *issued = (*issued).max(at.attempt);
         if (at.epoch, at.draft) == (1, 1) {
-            self.latest_attempt.insert(question_id.to_string(), at.attempt);
+            self.latest_attempt.insert(question_id.clone(), at.attempt);
         } else {
-            self.other_loops.entry(question_id.to_string()).or_default().push(at.clone());
+            self.other_loops.entry(question_id.clone()).or_default().push(at.clone());
         }
     }
 
@@ -126,7 +126,7 @@ impl Orchestrator {
     /// start the next one, recording `command`.
     fn restart(
         &mut self,
-        question_id: &str,
+        question_id: &QuestionId,
         (epoch, draft): (u32, u32),
         seed: Seed,
         forked_from: Option<ForkedFrom>,
@@ -331,7 +331,12 @@ enum Resumption {
     Start(u32, Seed, Option<ForkedFrom>),
 }
 
-fn resumption(prior: &RunState, question_id: &str, (epoch, draft): (u32, u32), retry_failed: bool) -> Resumption {
+fn resumption(
+    prior: &RunState,
+    question_id: &QuestionId,
+    (epoch, draft): (u32, u32),
+    retry_failed: bool,
+) -> Resumption {
     let Some(question) = prior.question(question_id) else {
         return Resumption::Start(1, None, None);
     };

@@ -133,7 +133,7 @@ fn rank_questions(mut raw: Vec<RawQuestion>, limit: usize) -> Vec<Question> {
                 id
             });
             Question {
-                id,
+                id: id.into(),
                 question: q.question,
                 difficulty_rank: rank,
                 difficulty_level: q.difficulty_level.unwrap_or_else(|| DifficultyLevel::from_rank(rank, total)),
@@ -270,7 +270,7 @@ mod tests {
         let dropped: Vec<String> = dropped.iter().map(ToString::to_string).collect();
         assert!(dropped[0].starts_with("question 2 is malformed: "), "{dropped:?}");
         assert_eq!(dropped[1], "question 3 has no text");
-        let ids: Vec<String> = rank_questions(questions, 5).into_iter().map(|q| q.id).collect();
+        let ids: Vec<String> = rank_questions(questions, 5).into_iter().map(|q| q.id.into()).collect();
         assert_eq!(ids, vec!["q_01", "q_02"], "a repeated id takes the first free q_NN");
         assert_eq!(parse_questions(reply, 5).unwrap().len(), 2);
     }

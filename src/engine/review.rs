@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde_json::Value;
 
 use super::context::RunContext;
-use crate::domain::{CallKey, LlmRole};
+use crate::domain::{CallKey, LlmRole, NodeId};
 use crate::domain::{
     ExecutionResult, Finding, FindingSource, GeneratedDag, IterationAt, LayerValidation, Question, ReplySchema, Rule,
     Severity,
@@ -105,9 +105,9 @@ fn parse_layer_reply(
     layer: usize,
     reply: Result<Value, Unreadable>,
 ) -> (LayerValidation, Vec<Finding>, String) {
-    let nodes: Vec<String> = dag.nodes_in_layer(layer).map(|n| n.node_id.clone()).collect();
+    let nodes: Vec<NodeId> = dag.nodes_in_layer(layer).map(|n| n.node_id.clone()).collect();
     let only_node = (nodes.len() == 1).then(|| nodes[0].clone());
-    let finding = |node_id: Option<String>, rule: Rule, message: String| Finding {
+    let finding = |node_id: Option<NodeId>, rule: Rule, message: String| Finding {
         node_id,
         layer: Some(layer),
         rule,
@@ -164,7 +164,7 @@ struct LayerReviewReply {
 #[derive(Debug, JsonSchema)]
 struct ReviewIssue {
     /// The node at fault, if one is.
-    node_id: Option<String>,
+    node_id: Option<NodeId>,
     /// What is wrong and how to fix it.
     message: String,
 }
@@ -182,7 +182,7 @@ impl LayerReviewReply {
             .filter_map(|issue| match issue {
                 Value::String(text) => Some(ReviewIssue { node_id: None, message: text.clone() }),
                 Value::Object(map) => Some(ReviewIssue {
-                    node_id: map.get("node_id").and_then(Value::as_str).map(str::to_string),
+                    node_id: map.get("node_id").and_then(Value::as_str).map(NodeId::from),
                     message: map
                         .get("message")
                         .or(map.get("issue"))

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use crate::domain::{AttemptAt, IterationAt};
-use crate::domain::{CallKey, LlmRole, Provider, Question};
+use crate::domain::{CallKey, LlmRole, Provider, Question, QuestionId};
 use crate::run::{Command, EngineEvent, Outcome, Stage};
 use crate::trace::Trace;
 
@@ -65,7 +65,7 @@ pub struct SpanTree {
     open_stages: HashMap<(IterationAt, Stage), usize>,
     last_stages: HashMap<(IterationAt, Stage), usize>,
     open_calls: HashMap<u64, usize>,
-    questions: HashMap<String, Question>,
+    questions: HashMap<QuestionId, Question>,
     provider: Provider,
 }
 

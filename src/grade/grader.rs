@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::judge_file::built_in_judge;
 use super::{GradeError, GradeInput, Judge, JudgeKind, JudgePanel, JudgedAt, MatchOptions, grade_answer};
 use crate::domain::Grade;
-use crate::domain::{GradingSettings, Question};
+use crate::domain::{GradingSettings, NodeId, Question};
 use crate::llm::{LlmClient, Repairs};
 
 /// What is graded: a DAG's answer, its narrative and the node outputs behind it.
@@ -21,7 +21,7 @@ pub struct Answer<'a> {
     /// The one-sentence narrative of the answer, when one was written.
     pub narrative: Option<&'a str>,
     /// Every node's output.
-    pub node_outputs: &'a IndexMap<String, Value>,
+    pub node_outputs: &'a IndexMap<NodeId, Value>,
 }
 
 /// Grades answers: ground truth when a question has an expected answer, then

@@ -17,8 +17,8 @@ use serde_json::Value;
 use super::GradeError;
 use super::JudgedAt;
 use super::rubric::RubricError;
-use crate::domain::Question;
 use crate::domain::{CallKey, ChatMessage, LlmRole, ReplySchema};
+use crate::domain::{NodeId, Question};
 use crate::llm::{LlmClient, LlmError, LlmRequest, Repairs, Unreadable};
 use crate::prompts::{ExtractError, extract_json_object};
 
@@ -185,7 +185,7 @@ pub(crate) struct JudgeCall<'a> {
     /// Its one-sentence narrative, when one was written.
     pub narrative: Option<&'a str>,
     /// The DAG's node outputs.
-    pub node_outputs: &'a IndexMap<String, Value>,
+    pub node_outputs: &'a IndexMap<NodeId, Value>,
     /// Which answer is judged (for call keys).
     pub at: &'a JudgedAt,
     /// 1-based position of the judge in its panel (for call keys).
@@ -199,7 +199,7 @@ impl JudgeCall<'_> {
         let node_outputs: Vec<_> = self
             .node_outputs
             .iter()
-            .map(|(id, v)| context! { id => id, output => crate::text::preview(v, NODE_OUTPUT_CHARS) })
+            .map(|(id, v)| context! { id => id.as_str(), output => crate::text::preview(v, NODE_OUTPUT_CHARS) })
             .collect();
         context! {
             question => want(JudgeInput::Question).then_some(&self.question.question),

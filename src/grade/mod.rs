@@ -40,7 +40,7 @@ pub use summary::{Accuracy, GradeSummary, summarise};
 pub use tree_judge::{DagJudge, Verdict};
 
 use crate::benchmark;
-use crate::domain::{AttemptAt, Grade, Question, Scorer};
+use crate::domain::{AttemptAt, Grade, NodeId, Question, Scorer};
 use crate::llm::{LlmClient, Repairs};
 use judge_prompts::{JudgeCall, JudgePrompts};
 
@@ -164,7 +164,7 @@ pub struct GradeInput<'a> {
     /// (the answer itself when none was written).
     pub narrative: Option<&'a str>,
     /// Every node's output.
-    pub node_outputs: &'a IndexMap<String, Value>,
+    pub node_outputs: &'a IndexMap<NodeId, Value>,
     /// Which answer it is (keys the judge calls for replay).
     pub at: &'a JudgedAt,
 }

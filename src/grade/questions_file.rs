@@ -157,7 +157,7 @@ pub fn parse_questions_jsonl(text: &str, origin: &str) -> Result<Vec<QuestionSpe
         }
         specs.push(QuestionSpec {
             question: Question {
-                id,
+                id: id.into(),
                 question,
                 difficulty_rank: specs.len() + 1,
                 difficulty_level: level,
@@ -180,7 +180,7 @@ pub fn parse_questions_jsonl(text: &str, origin: &str) -> Result<Vec<QuestionSpe
     }
     let mut used: HashSet<String> = ids.into_keys().collect();
     for spec in specs.iter_mut().filter(|s| s.question.id.is_empty()) {
-        spec.question.id = fresh_id(spec.question.difficulty_rank, &mut used);
+        spec.question.id = fresh_id(spec.question.difficulty_rank, &mut used).into();
     }
     Ok(specs)
 }

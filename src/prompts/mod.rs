@@ -112,7 +112,7 @@ impl Prompts {
         let node_outputs: Vec<_> = result
             .node_outputs
             .iter()
-            .map(|(id, v)| context! { id => id, output => crate::text::preview(v, OUTPUT_PREVIEW_CHARS) })
+            .map(|(id, v)| context! { id => id.as_str(), output => crate::text::preview(v, OUTPUT_PREVIEW_CHARS) })
             .collect();
         self.render(
             "narrative.j2",
@@ -138,7 +138,7 @@ impl Prompts {
         };
         let node_ctx = |n: &crate::domain::DagNodeSpec| {
             context! {
-                node_id => &n.node_id, operation => &n.operation, code => &n.code,
+                node_id => n.node_id.as_str(), operation => &n.operation, code => &n.code,
                 inputs => serde_json::to_string(&n.inputs).unwrap_or_default(),
                 expected_output_type => &n.expected_output_type, output => output(&n.node_id),
             }

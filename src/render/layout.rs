@@ -5,13 +5,13 @@
 use serde::Serialize;
 
 use crate::dag::InputRef;
-use crate::domain::GeneratedDag;
+use crate::domain::{GeneratedDag, NodeId};
 
 /// A node's place in the grid.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PlacedNode {
     /// Node id.
-    pub node_id: String,
+    pub node_id: NodeId,
     /// Column (0 = first layer present).
     pub column: usize,
     /// Row within the column.

@@ -117,7 +117,7 @@ pub fn dabstep_submission<'a>(questions: impl IntoIterator<Item = &'a QuestionSt
                 std::iter::once(dag.description.clone()).chain(steps).collect::<Vec<_>>().join("\n")
             });
             SubmissionLine {
-                task_id: q.question.source_id.clone().unwrap_or_else(|| q.question.id.clone()),
+                task_id: q.question.source_id.clone().unwrap_or_else(|| q.question.id.to_string()),
                 agent_answer: model_answer(q).map(dabstep::answer_text).unwrap_or_default(),
                 reasoning_trace,
             }

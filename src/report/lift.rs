@@ -273,7 +273,7 @@ pub fn pairs_within_run(state: &RunState) -> Vec<LiftPair> {
             let (scored_by, before) = first_iteration_side(state, &grader, q)?;
             let (_, right) = right(&grader, q, model_answer(q))?;
             Some(LiftPair {
-                question_id: q.question.id.clone(),
+                question_id: q.question.id.to_string(),
                 question: q.question.question.clone(),
                 level: q.question.difficulty_level,
                 dataset: q.question.dataset.clone(),

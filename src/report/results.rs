@@ -10,7 +10,7 @@ use indexmap::IndexMap;
 use serde::{Serialize, Serializer};
 
 use crate::domain::LlmRole;
-use crate::domain::{DifficultyLevel, ExecutionResult, TokenUsage};
+use crate::domain::{DifficultyLevel, ExecutionResult, NodeId, TokenUsage};
 use crate::run::conversation::{Entry, entries, user_prompt};
 use crate::run::{Attempt, Iteration, LlmCall, Outcome, QuestionState, QuestionStatus, RunState};
 use crate::text::preview;
@@ -139,7 +139,7 @@ fn detailed(state: &RunState, q: &QuestionState) -> DetailedResult {
     let latest = q.latest();
     let execution = latest.and_then(|a| a.execution.as_ref());
     DetailedResult {
-        question_id: q.question.id.clone(),
+        question_id: q.question.id.to_string(),
         question: q.question.question.clone(),
         question_text: q.question.question.clone(),
         dataset: q.question.dataset.clone(),
@@ -157,7 +157,7 @@ fn detailed(state: &RunState, q: &QuestionState) -> DetailedResult {
         iterations: latest.map_or(0, |a| a.iterations.len()),
         attempts: q.attempts.len(),
         execution_time_ms: execution.map(|e| e.execution_time_ms),
-        node_timings_ms: execution.map(|e| e.node_timings_ms.clone()),
+        node_timings_ms: execution.map(|e| by_node_name(&e.node_timings_ms)),
         findings_per_iteration: q.findings_per_iteration(),
         tokens: Tokens::from(q.usage).estimated_if(calls_of(state, q).any(|c| c.estimated)),
         cost_usd: q.cost_usd,
@@ -174,7 +174,7 @@ fn failure(q: &QuestionState) -> FailureAnalysis {
     let latest = q.latest();
     let last_feedback = latest.and_then(|a| a.iterations.iter().rev().find_map(|i| i.feedback.as_ref()));
     FailureAnalysis {
-        question_id: q.question.id.clone(),
+        question_id: q.question.id.to_string(),
         question: q.question.question.clone(),
         difficulty_level: q.question.difficulty_level,
         status: q.status.label().to_string(),
@@ -259,7 +259,7 @@ fn trace(state: &RunState, q: &QuestionState) -> QuestionTrace {
     let latest = q.latest();
     let execution = latest.and_then(|a| a.execution.as_ref());
     QuestionTrace {
-        question_id: q.question.id.clone(),
+        question_id: q.question.id.to_string(),
         question: q.question.question.clone(),
         question_text: q.question.question.clone(),
         dataset: q.question.dataset.clone(),
@@ -271,7 +271,7 @@ fn trace(state: &RunState, q: &QuestionState) -> QuestionTrace {
         final_answer: latest.and_then(|a| a.final_answer.clone()),
         execution_error: latest.and_then(|a| a.reason.clone()),
         execution_time_ms: execution.map(|e| e.execution_time_ms),
-        node_outputs: execution.map(|e| e.node_outputs.clone()),
+        node_outputs: execution.map(|e| by_node_name(&e.node_outputs)),
         iterations: attempts.last().map(|a| a.iterations.clone()).unwrap_or_default(),
         attempts,
         conversation_log: reference_log(state, q),
@@ -294,6 +294,11 @@ pub(super) fn dataset_breakdown(state: &RunState) -> IndexMap<String, LevelBreak
         }
     }
     by_dataset.into_iter().map(|(name, questions)| (name.to_string(), breakdown(questions))).collect()
+}
+
+/// A map keyed by node as the results document writes it: by the node's id as text.
+fn by_node_name<V: Clone>(by_node: &IndexMap<NodeId, V>) -> IndexMap<String, V> {
+    by_node.iter().map(|(node, value)| (node.to_string(), value.clone())).collect()
 }
 
 /// The totals of `of_level`: passed, finished otherwise, never finished.

@@ -16,7 +16,7 @@ use serde_json::Value;
 use super::consensus::consensus_summary;
 use super::metamorphic::metamorphic_summary;
 use super::results_harness::SignalAgainstLabels;
-use crate::domain::{FindingSource, Rule, Severity};
+use crate::domain::{FindingSource, QuestionId, Rule, Severity};
 use crate::grade::Grader;
 use crate::run::{Attempt, Iteration, QuestionState, RunState};
 
@@ -138,7 +138,7 @@ impl FateCounts {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JudgedIteration {
     /// Question id.
-    pub question_id: String,
+    pub question_id: QuestionId,
     /// Attempt number.
     pub attempt: u32,
     /// Iteration number.

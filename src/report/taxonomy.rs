@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::domain::{Finding, FindingSource, GeneratedDag, Rule, Severity};
+use crate::domain::{Finding, FindingSource, GeneratedDag, NodeId, QuestionId, Rule, Severity};
 use crate::run::{Attempt, Iteration, Outcome, QuestionState, QuestionStatus, RunState};
 
 /// One group of findings: same source, rule and exception.
@@ -25,7 +25,7 @@ pub struct FindingGroup {
     /// Findings of the group: one per finding per judged iteration.
     pub count: usize,
     /// Ids of the questions it hit, in run order.
-    pub questions: Vec<String>,
+    pub questions: Vec<QuestionId>,
     /// Of `count`, those gone in a later iteration of the same attempt, or
     /// whose question was approved later.
     pub resolved: usize,
@@ -62,7 +62,7 @@ pub enum OscillationKind {
         /// Its rule.
         rule: Rule,
         /// The node it blames; none for the whole DAG.
-        node_id: Option<String>,
+        node_id: Option<NodeId>,
         /// The first line of its message, as it came back.
         message: String,
         /// The iteration where it was gone.
@@ -71,7 +71,7 @@ pub enum OscillationKind {
     /// A node's code is the same as an earlier iteration's, after it had changed.
     NodeReverted {
         /// The node.
-        node_id: String,
+        node_id: NodeId,
         /// The (latest) earlier iteration with that code.
         to_iteration: u32,
     },
@@ -81,7 +81,7 @@ pub enum OscillationKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Oscillation {
     /// Question id.
-    pub question_id: String,
+    pub question_id: QuestionId,
     /// Attempt number.
     pub attempt: u32,
     /// The iteration where the finding came back or the code went back.
@@ -166,7 +166,7 @@ fn judged(attempt: &Attempt) -> Vec<(&Iteration, &[Finding])> {
 
 /// Findings back after being resolved: present, gone in the next judged
 /// iteration, present again later (people's notes are not the critic's).
-fn findings_back(question_id: &str, attempt: &Attempt, found: &mut Vec<Oscillation>) {
+fn findings_back(question_id: &QuestionId, attempt: &Attempt, found: &mut Vec<Oscillation>) {
     let judged = judged(attempt);
     for (k, &(iteration, findings)) in judged.iter().enumerate().skip(2) {
         for finding in findings.iter().filter(|f| f.source != FindingSource::Human) {
@@ -178,7 +178,7 @@ fn findings_back(question_id: &str, attempt: &Attempt, found: &mut Vec<Oscillati
                 continue;
             };
             found.push(Oscillation {
-                question_id: question_id.to_string(),
+                question_id: question_id.clone(),
                 attempt: attempt.number,
                 iteration: iteration.number,
                 kind: OscillationKind::FindingBack {
@@ -194,7 +194,7 @@ fn findings_back(question_id: &str, attempt: &Attempt, found: &mut Vec<Oscillati
 }
 
 /// Nodes whose code changed to what an iteration before the previous one had.
-fn nodes_reverted(question_id: &str, attempt: &Attempt, found: &mut Vec<Oscillation>) {
+fn nodes_reverted(question_id: &QuestionId, attempt: &Attempt, found: &mut Vec<Oscillation>) {
     let dags: Vec<(u32, &GeneratedDag)> =
         attempt.iterations.iter().filter_map(|it| Some((it.number, it.dag.as_ref()?))).collect();
     for (k, &(number, dag)) in dags.iter().enumerate().skip(2) {
@@ -207,7 +207,7 @@ fn nodes_reverted(question_id: &str, attempt: &Attempt, found: &mut Vec<Oscillat
                 continue;
             };
             found.push(Oscillation {
-                question_id: question_id.to_string(),
+                question_id: question_id.clone(),
                 attempt: attempt.number,
                 iteration: number,
                 kind: OscillationKind::NodeReverted { node_id: node.node_id.clone(), to_iteration: earlier },
@@ -217,7 +217,7 @@ fn nodes_reverted(question_id: &str, attempt: &Attempt, found: &mut Vec<Oscillat
 }
 
 /// Every oscillation within `attempt` of `question_id`, in iteration order.
-pub fn attempt_oscillations(question_id: &str, attempt: &Attempt) -> Vec<Oscillation> {
+pub fn attempt_oscillations(question_id: &QuestionId, attempt: &Attempt) -> Vec<Oscillation> {
     let mut found = Vec::new();
     findings_back(question_id, attempt, &mut found);
     nodes_reverted(question_id, attempt, &mut found);

@@ -7,7 +7,7 @@ use serde_json::Value;
 use similar::TextDiff;
 
 use crate::dag::DagExecutor;
-use crate::domain::{ExecutionResult, GeneratedDag, Question};
+use crate::domain::{ExecutionResult, GeneratedDag, NodeId, Question, QuestionId};
 use crate::grade::Grader;
 use crate::run::{Attempt, RunState};
 
@@ -15,7 +15,7 @@ use crate::run::{Attempt, RunState};
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Drift {
     /// Question id.
-    pub question_id: String,
+    pub question_id: QuestionId,
     /// Attempt number.
     pub attempt: u32,
     /// What drifted.
@@ -31,7 +31,7 @@ pub enum Drifted {
     /// The final answer changed.
     FinalAnswer,
     /// The output of this node changed (or it has none today).
-    NodeOutput(String),
+    NodeOutput(NodeId),
     /// The DAG ran and now fails.
     NowFails,
     /// The DAG failed and now runs.
@@ -83,8 +83,8 @@ pub fn json_diff(recorded: &Value, today: &Value) -> String {
     TextDiff::from_lines(&a, &b).unified_diff().context_radius(2).header("recorded", "today").to_string()
 }
 
-fn compare(question_id: &str, attempt: u32, recorded: &ExecutionResult, today: &ExecutionResult) -> Vec<Drift> {
-    let drift = |what: Drifted, detail: String| Drift { question_id: question_id.to_string(), attempt, what, detail };
+fn compare(question_id: &QuestionId, attempt: u32, recorded: &ExecutionResult, today: &ExecutionResult) -> Vec<Drift> {
+    let drift = |what: Drifted, detail: String| Drift { question_id: question_id.clone(), attempt, what, detail };
     match (recorded.success, today.success) {
         (true, false) => {
             return vec![drift(Drifted::NowFails, today.error.clone().unwrap_or_else(|| "execution failed".into()))];
@@ -170,7 +170,7 @@ mod tests {
         ExecutionResult {
             success: true,
             final_answer: Some(answer),
-            node_outputs: nodes.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
+            node_outputs: nodes.iter().map(|(k, v)| ((*k).into(), v.clone())).collect(),
             ..Default::default()
         }
     }
@@ -178,14 +178,14 @@ mod tests {
     #[test]
     fn identical_results_do_not_drift() {
         let r = result(json!(3), &[("a", json!([1, 2]))]);
-        assert!(compare("q", 1, &r, &r.clone()).is_empty());
+        assert!(compare(&"q".into(), 1, &r, &r.clone()).is_empty());
     }
 
     #[test]
     fn changed_answers_and_outputs_drift_with_a_readable_diff() {
         let before = result(json!({"x": 1}), &[("a", json!([1, 2])), ("b", json!("s"))]);
         let after = result(json!({"x": 2}), &[("a", json!([1, 3]))]);
-        let drifts = compare("q", 1, &before, &after);
+        let drifts = compare(&"q".into(), 1, &before, &after);
         let what: Vec<String> = drifts.iter().map(|d| d.what.to_string()).collect();
         assert_eq!(what, vec!["final_answer", "node_output:a", "node_output:b"]);
         let written = serde_json::to_value(&drifts[1]).unwrap();
@@ -196,6 +196,6 @@ mod tests {
             drifts[0].detail
         );
         let failing = ExecutionResult { success: false, error: Some("boom".into()), ..Default::default() };
-        assert_eq!(compare("q", 1, &before, &failing)[0].what, Drifted::NowFails);
+        assert_eq!(compare(&"q".into(), 1, &before, &failing)[0].what, Drifted::NowFails);
     }
 }

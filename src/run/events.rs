@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::domain::{CallKey, ChatMessage, FinishReason, TokenUsage};
 use crate::domain::{CriticFeedback, ExecutionResult, GeneratedDag, Question};
 
-use crate::domain::{AttemptAt, ForkedFrom, IterationAt};
+use crate::domain::{AttemptAt, ForkedFrom, IterationAt, NodeId, QuestionId};
 
 /// The stages of one critic-loop iteration, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -318,7 +318,7 @@ pub enum EngineEvent {
         /// The iteration.
         at: IterationAt,
         /// The node.
-        node_id: String,
+        node_id: NodeId,
         /// The code it ran with when the user edited it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         code: Option<String>,
@@ -369,7 +369,7 @@ pub enum EngineEvent {
     /// answers compared with the run's matching rules.
     ConsensusReached {
         /// The question.
-        question_id: String,
+        question_id: QuestionId,
         /// The epoch (written when not 1).
         #[serde(default = "crate::domain::one", skip_serializing_if = "crate::domain::is_one")]
         epoch: u32,
@@ -410,7 +410,7 @@ impl EngineEvent {
     }
 
     /// The question the event is about, if any.
-    pub fn question_id(&self) -> Option<&str> {
+    pub fn question_id(&self) -> Option<&QuestionId> {
         match self {
             Self::QuestionStarted { at, .. }
             | Self::QuestionFinished { at, .. }
@@ -424,7 +424,7 @@ impl EngineEvent {
             | Self::Executed { at, .. }
             | Self::IterationGraded { at, .. }
             | Self::NodeRan { at, .. } => Some(&at.question_id),
-            Self::LlmCallStarted { key, .. } | Self::LlmCallFinished { key, .. } => key.question_id.as_deref(),
+            Self::LlmCallStarted { key, .. } | Self::LlmCallFinished { key, .. } => key.question_id.as_ref(),
             _ => None,
         }
     }
@@ -459,13 +459,13 @@ pub enum Command {
     /// While paused, let exactly one pending stage proceed.
     Step {
         /// Only this question's stage; none = the next one anywhere.
-        question_id: Option<String>,
+        question_id: Option<QuestionId>,
     },
     /// Run the question again from scratch as a new attempt (of the epoch
     /// and draft given: the one on screen in a run with several).
     Rerun {
         /// The question.
-        question_id: String,
+        question_id: QuestionId,
         /// The epoch whose loop starts again (written when not 1).
         #[serde(default = "crate::domain::one", skip_serializing_if = "crate::domain::is_one")]
         epoch: u32,
@@ -500,7 +500,7 @@ pub enum Command {
         at: IterationAt,
         /// The node it blames; none = the whole DAG.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        node_id: Option<String>,
+        node_id: Option<NodeId>,
         /// What the user wrote.
         text: String,
     },
@@ -521,7 +521,7 @@ pub enum Command {
         /// The iteration.
         at: IterationAt,
         /// The node.
-        node_id: String,
+        node_id: NodeId,
         /// The user's edit of its code; none runs it as recorded.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         code: Option<String>,
@@ -529,7 +529,7 @@ pub enum Command {
     /// Stop one question's current attempt.
     CancelQuestion {
         /// The question.
-        question_id: String,
+        question_id: QuestionId,
     },
     /// Stop the run.
     CancelRun,

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::events::{Outcome, Stage};
-use crate::domain::{AttemptAt, ForkedFrom, IterationAt, Rule, TokenUsage};
+use crate::domain::{AttemptAt, ForkedFrom, IterationAt, NodeId, Rule, TokenUsage};
 use crate::domain::{CriticFeedback, ExecutionResult, Finding, FindingSource, GeneratedDag, Grade, Question, Severity};
 
 /// Where a question stands.
@@ -115,7 +115,7 @@ impl Iteration {
 #[derive(Debug, Clone, PartialEq)]
 pub struct NodeRun {
     /// The node.
-    pub node_id: String,
+    pub node_id: NodeId,
     /// The edited code it ran with; none = as recorded.
     pub code: Option<String>,
     /// What it and the nodes feeding it gave.
@@ -347,7 +347,7 @@ impl QuestionState {
 
     /// Pin the user's note to an iteration as a `human` finding (a warning:
     /// it never turns a verdict), on `node_id` or the whole DAG.
-    pub(super) fn add_note(&mut self, at: &IterationAt, node_id: Option<String>, text: String) {
+    pub(super) fn add_note(&mut self, at: &IterationAt, node_id: Option<NodeId>, text: String) {
         let it = self.attempt_mut(&at.attempt_at()).iteration_mut(at.iteration);
         let layer =
             node_id.as_deref().and_then(|id| it.dag.as_ref()?.nodes.iter().find(|n| n.node_id == id)).map(|n| n.layer);

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 
 use super::events::{EngineEvent, Outcome, RunSettings, RunSummary};
-use crate::domain::TokenUsage;
+use crate::domain::{QuestionId, TokenUsage};
 
 use super::llm_call::{LlmCall, PromptHeads};
 use super::question_state::{QuestionState, QuestionStatus};
@@ -39,7 +39,7 @@ pub struct FeedEntry {
     /// When (ms since run start).
     pub t_ms: u64,
     /// Question concerned.
-    pub question_id: Option<String>,
+    pub question_id: Option<QuestionId>,
     /// Tone.
     pub kind: FeedKind,
     /// Text.
@@ -96,7 +96,7 @@ pub struct RunState {
     pub settings: Option<RunSettings>,
     /// Questions in rank order.
     pub questions: Questions,
-    index: Arc<HashMap<String, usize>>,
+    index: Arc<HashMap<QuestionId, usize>>,
     prompt_heads: PromptHeads,
     /// All LLM calls by id.
     pub calls: BTreeMap<u64, Arc<LlmCall>>,
@@ -158,12 +158,12 @@ impl RunState {
         self.questions.iter().filter(|q| pred(q.status)).count()
     }
 
-    fn push_feed(&mut self, question_id: Option<&str>, kind: FeedKind, text: String) {
+    fn push_feed(&mut self, question_id: Option<&QuestionId>, kind: FeedKind, text: String) {
         if self.feed.len() == FEED_CAPACITY {
             self.feed.pop_front();
         }
         self.feed_total += 1;
-        self.feed.push_back(FeedEntry { t_ms: self.now_ms, question_id: question_id.map(str::to_string), kind, text });
+        self.feed.push_back(FeedEntry { t_ms: self.now_ms, question_id: question_id.cloned(), kind, text });
     }
 
     /// Fold one event, which happened `t_ms` after the run started.

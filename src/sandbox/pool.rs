@@ -18,7 +18,7 @@ use tokio::sync::Semaphore;
 use super::limits::{DataLimits, TooBig};
 use super::protocol::{InputSize, Reply, Request, VIOLATION};
 use crate::dag::DagExecutor;
-use crate::domain::{ExecutionResult, GeneratedDag};
+use crate::domain::{ExecutionResult, GeneratedDag, NodeId};
 
 /// Bytes of a worker's stderr kept for crash reports.
 const STDERR_TAIL: usize = 4096;
@@ -460,7 +460,7 @@ impl SandboxPool {
         let config = &self.inner.config;
         let dag_deadline = Instant::now() + config.dag_timeout;
         let mut node_deadline = dag_deadline;
-        let mut current: Option<String> = None;
+        let mut current: Option<NodeId> = None;
         let mut current_inputs: Vec<InputSize> = Vec::new();
         loop {
             let deadline = node_deadline.min(dag_deadline);
@@ -499,7 +499,7 @@ impl SandboxPool {
     }
 }
 
-fn failure(dag: &GeneratedDag, node: Option<String>, error: SandboxError, started: Instant) -> ExecutionResult {
+fn failure(dag: &GeneratedDag, node: Option<NodeId>, error: SandboxError, started: Instant) -> ExecutionResult {
     ExecutionResult {
         question_id: dag.question_id.clone(),
         success: false,

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::domain::{ExecutionResult, GeneratedDag};
+use crate::domain::{ExecutionResult, GeneratedDag, NodeId};
 
 /// Starts the stderr line of a worker killed for a forbidden system call; the
 /// call's name (or `number N`) follows.
@@ -58,7 +58,7 @@ pub enum Reply {
     /// A node is about to run (the parent starts its deadline).
     Node {
         /// Node id.
-        node_id: String,
+        node_id: NodeId,
         /// The sizes of its inputs that are collections, for a timeout's message.
         #[serde(default)]
         inputs: Vec<InputSize>,

@@ -27,7 +27,7 @@ use super::protocol::{InputSize, Reply, Request};
 use super::result_json::PlainJson;
 use crate::dag::policy::check_source;
 use crate::dag::{InputRef, InputRefError};
-use crate::domain::{DagNodeSpec, ExecutionResult, GeneratedDag};
+use crate::domain::{DagNodeSpec, ExecutionResult, GeneratedDag, NodeId};
 
 const PRELUDE: &str = include_str!("prelude.py");
 /// A stand-in `os` lets `random` (and so `statistics`) import without host
@@ -194,7 +194,7 @@ enum WorkerError {
         /// The parameter.
         param: String,
         /// The node it reads.
-        node: String,
+        node: NodeId,
     },
 }
 
@@ -376,7 +376,7 @@ fn arguments(
     vm: &VirtualMachine,
     node: &DagNodeSpec,
     dataset: &mut Dataset,
-    outputs: &HashMap<String, PyObjectRef>,
+    outputs: &HashMap<NodeId, PyObjectRef>,
 ) -> Result<Vec<PyObjectRef>, WorkerError> {
     node.inputs
         .iter()
@@ -423,9 +423,9 @@ fn execute(
     dataset.begin_dag();
     let started = Instant::now();
     let mut result = ExecutionResult { question_id: dag.question_id.clone(), ..Default::default() };
-    let fail = |result: &mut ExecutionResult, node: &str, failure: NodeFailure| {
+    let fail = |result: &mut ExecutionResult, node: &NodeId, failure: NodeFailure| {
         result.error = Some(format!("node {node}: {}", failure.error));
-        result.error_node = Some(node.to_string());
+        result.error_node = Some(node.clone());
         result.traceback = failure.traceback;
     };
     for node in dag.nodes.iter().filter(|_| policy == Policy::Enforced) {
@@ -438,7 +438,7 @@ fn execute(
     }
     let mut order: Vec<&DagNodeSpec> = dag.nodes.iter().collect();
     order.sort_by_key(|n| n.layer);
-    let mut outputs: HashMap<String, PyObjectRef> = HashMap::new();
+    let mut outputs: HashMap<NodeId, PyObjectRef> = HashMap::new();
     for node in order {
         let args = arguments(vm, node, dataset, &outputs);
         let inputs = args.as_ref().map_or_else(|_| Vec::new(), |args| input_sizes(node, args));

@@ -369,4 +369,38 @@ mod tests {
         std::fs::write(&path, "").unwrap();
         assert!(Trace::read(&path).unwrap_err().to_string().contains("empty file"));
     }
+
+    /// One line of every kind of event that names a question or a node and
+    /// that the recorded sample runs lack (the version 5 fixture's continuation
+    /// covers questions, DAGs, executions, findings and call keys), as the
+    /// trace writer writes it: every id a plain JSON string.
+    const ID_LINES: [&str; 9] = [
+        r#"{"seq":0,"t_ms":1,"event":{"type":"dag_built","at":{"question_id":"q_07","attempt":1,"iteration":1},"dag":{"question_id":"q_07","description":"d","nodes":[{"node_id":"a","operation":"o","function_name":"f","inputs":{"rows":"dataset.rows"},"expected_output_type":"list","layer":0,"code":"def f(rows):\n    return rows\n"},{"node_id":"b","operation":"o","function_name":"g","inputs":{"v":"prev_node.a.output"},"expected_output_type":"int","layer":1,"code":"def g(v):\n    return len(v)\n"}],"edges":[{"source":"a","target":"b"}],"final_answer_node":"b"}}}"#,
+        r#"{"seq":1,"t_ms":2,"event":{"type":"critic_verdict","at":{"question_id":"q_07","attempt":1,"iteration":1},"feedback":{"is_approved":false,"overall_reasoning":"r","layer_validations":[{"layer_index":1,"nodes_in_layer":["b"],"is_valid":false,"issues":["i"]}],"specific_errors":[],"suggestions":[],"findings":[{"node_id":"b","layer":1,"rule":"semantic_issue","source":"semantic","message":"m","severity":"error"}]}}}"#,
+        r#"{"seq":2,"t_ms":3,"event":{"type":"node_ran","at":{"question_id":"q_07","attempt":1,"iteration":1},"node_id":"b","code":"def g(v):\n    return 1 / 0\n","result":{"question_id":"q_07","success":false,"final_answer":null,"node_outputs":{"a":[1]},"error":"node b: ZeroDivisionError","execution_time_ms":1.5,"node_timings_ms":{"a":0.5,"b":0.25},"printed":{"a":"hi\n"},"error_node":"b","traceback":"t"}}}"#,
+        r#"{"seq":3,"t_ms":4,"event":{"type":"control","command":"note","at":{"question_id":"q_07","attempt":1,"iteration":1},"node_id":"b","text":"n"}}"#,
+        r#"{"seq":4,"t_ms":5,"event":{"type":"control","command":"run_node","at":{"question_id":"q_07","attempt":1,"iteration":1},"node_id":"a"}}"#,
+        r#"{"seq":5,"t_ms":6,"event":{"type":"control","command":"step","question_id":"q_07"}}"#,
+        r#"{"seq":6,"t_ms":7,"event":{"type":"control","command":"rerun","question_id":"q_07","epoch":2}}"#,
+        r#"{"seq":7,"t_ms":8,"event":{"type":"control","command":"cancel_question","question_id":"q_07"}}"#,
+        r#"{"seq":8,"t_ms":9,"event":{"type":"consensus_reached","question_id":"q_07","epoch":2,"consensus":{"answers":[{"draft":1,"answer":3,"in_majority":true}],"agreement":1.0}}}"#,
+    ];
+
+    #[test]
+    fn every_event_naming_a_question_or_a_node_is_written_back_byte_for_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let mut writer = TraceWriter::create(&path, &header()).unwrap();
+        for line in ID_LINES {
+            let record: TraceRecord = serde_json::from_str(line).unwrap();
+            writer.record(record.t_ms, &record.event).unwrap();
+        }
+        drop(writer);
+        let written = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(written.lines().skip(1).collect::<Vec<_>>(), ID_LINES);
+        let events = Trace::read(&path).unwrap().records;
+        let EngineEvent::NodeRan { at, node_id, result, .. } = &events[2].event else { panic!("{:?}", events[2]) };
+        assert_eq!((at.question_id.as_str(), node_id.as_str()), ("q_07", "b"));
+        assert_eq!((result.error_node.as_deref(), result.node_timings_ms.get("b")), (Some("b"), Some(&0.25)));
+    }
 }

@@ -74,7 +74,7 @@ pub struct App {
     /// An edit asked for: the loop lets go of the terminal and the editor opens.
     pub edit: Option<EditRequest>,
     /// `(question, attempt)`: select this attempt (or a later one) when it appears.
-    pub awaiting_attempt: Option<(String, u32)>,
+    pub awaiting_attempt: Option<(crate::domain::QuestionId, u32)>,
     /// The run's dataset, once the inspector needed it (or why it is not there).
     pub dataset: Option<LoadedDataset>,
 }

@@ -8,14 +8,14 @@
 use std::io::Write;
 use std::process::Command as Process;
 
-use crate::domain::{GeneratedDag, IterationAt};
+use crate::domain::{GeneratedDag, IterationAt, NodeId};
 use crate::run::HandEdit;
 
 /// What is being edited.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EditTarget {
     /// The code of the node with this id.
-    Node(String),
+    Node(NodeId),
     /// The whole DAG, as JSON.
     Dag,
 }

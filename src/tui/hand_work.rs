@@ -11,7 +11,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use super::app::App;
 use super::editing::{AfterEdit, EditRequest, EditTarget, Edited};
 use super::text_box::{Closed, TextBox};
-use crate::domain::IterationAt;
+use crate::domain::{IterationAt, QuestionId};
 use crate::run::{Attempt, Command, EngineEvent, Iteration, Outcome};
 
 /// A derived run under way: its engine's events and commands, and where it records.
@@ -223,8 +223,8 @@ impl App {
     }
 
     /// Select the next attempt of `question_id` once it appears.
-    fn follow_new_attempt(&mut self, question_id: &str) {
+    fn follow_new_attempt(&mut self, question_id: &QuestionId) {
         let next = self.state.question(question_id).map_or(1, |q| q.last_attempt_number() + 1);
-        self.awaiting_attempt = Some((question_id.to_string(), next));
+        self.awaiting_attempt = Some((question_id.clone(), next));
     }
 }

@@ -8,7 +8,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui_textarea::{TextArea, WrapMode};
 
 use super::editing::{EditRequest, Edited};
-use crate::domain::IterationAt;
+use crate::domain::{IterationAt, NodeId};
 
 /// What the box is for.
 #[derive(Debug, Clone, PartialEq)]
@@ -18,7 +18,7 @@ pub enum Purpose {
         /// The iteration.
         at: IterationAt,
         /// The selected node, which the note may be pinned to.
-        node_id: Option<String>,
+        node_id: Option<NodeId>,
         /// Whether the note is pinned to that node (else to the whole DAG).
         on_node: bool,
     },
@@ -43,7 +43,7 @@ pub enum Closed {
         /// The iteration.
         at: IterationAt,
         /// The node it blames; none = the whole DAG.
-        node_id: Option<String>,
+        node_id: Option<NodeId>,
         /// The note.
         text: String,
         /// Fork from the iteration, the note among its findings.
@@ -74,7 +74,7 @@ pub struct TextBox {
 
 impl TextBox {
     /// An empty note on `at`, pinned to `node_id` when there is one.
-    pub fn note(at: IterationAt, node_id: Option<String>) -> Self {
+    pub fn note(at: IterationAt, node_id: Option<NodeId>) -> Self {
         let mut area = TextArea::default();
         area.set_wrap_mode(WrapMode::WordOrGlyph);
         area.set_placeholder_text("what is wrong, or what the builder should do instead");

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::domain::QuestionId;
 use crate::run::{Outcome, QuestionStatus};
 
 /// A set of questions the dashboard is narrowed to, and what it is.
@@ -11,7 +12,7 @@ pub struct QuestionSet {
     /// What the questions have in common, for the header (a findings group).
     pub label: String,
     /// Their ids.
-    pub ids: BTreeSet<String>,
+    pub ids: BTreeSet<QuestionId>,
 }
 
 impl QuestionSet {

@@ -258,7 +258,7 @@ async fn a_selection_runs_only_the_questions_it_names() {
         eval_dag(dir.path(), &mock, &["run"]).arg(&bench).args(["--dataset", "zoo", "--out"]).arg(&out).output().await;
     assert_eq!(output.unwrap().status.code(), Some(0));
     let trace = Trace::read(&out.join("trace.jsonl")).unwrap();
-    let ids: Vec<String> = fold_trace(&trace).questions.iter().map(|q| q.question.id.clone()).collect();
+    let ids: Vec<String> = fold_trace(&trace).questions.iter().map(|q| q.question.id.to_string()).collect();
     assert_eq!(ids, ["zoo_sum", "zoo_count"]);
     let names: Vec<&str> = trace.header.settings.datasets.iter().map(|d| d.name.as_str()).collect();
     assert_eq!(names, ["zoo"], "the header names the datasets the run uses");
@@ -275,7 +275,7 @@ async fn a_selection_runs_only_the_questions_it_names() {
     let ids: Vec<String> = fold_trace(&Trace::read(&only.join("trace.jsonl")).unwrap())
         .questions
         .iter()
-        .map(|q| q.question.id.clone())
+        .map(|q| q.question.id.to_string())
         .collect();
     assert_eq!(ids, ["shop_sum"], "the file's order, then the first one");
 

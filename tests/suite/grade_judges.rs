@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use eval_dag::domain::Grade;
-use eval_dag::domain::{AttemptAt, DifficultyLevel, Question};
+use eval_dag::domain::{AttemptAt, DifficultyLevel, NodeId, Question};
 use eval_dag::domain::{CallKey, LlmRole, Provider};
 use eval_dag::grade::{
     ClaimVerdict, GradeError, GradeInput, Judge, JudgeKind, JudgePanel, JudgedAt, MatchOptions, RubricOutput,
@@ -138,7 +138,7 @@ fn question(expected: Option<Value>) -> Question {
 
 async fn grade_with(judges: Vec<Judge>, script: &Script, answer: Option<Value>) -> Vec<Grade> {
     let question = question(None);
-    let outputs: IndexMap<String, Value> = [("step_1".to_string(), json!(0.0058))].into();
+    let outputs: IndexMap<NodeId, Value> = [("step_1".into(), json!(0.0058))].into();
     let panel = JudgePanel::new(judges).unwrap();
     let options = MatchOptions::default();
     let input = GradeInput {

@@ -66,7 +66,7 @@ async fn approved_dags_are_checked_on_transformed_copies_and_the_summary_meets_t
         .iter()
         .filter_map(|r| match &r.event {
             EngineEvent::MetamorphicChecked { at, metamorphic } => {
-                Some((at.question_id.clone(), metamorphic.order_dependent))
+                Some((at.question_id.to_string(), metamorphic.order_dependent))
             }
             _ => None,
         })

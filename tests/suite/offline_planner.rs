@@ -131,7 +131,7 @@ fn approved_dags(trace: &Trace) -> BTreeMap<String, GeneratedDag> {
             }
             EngineEvent::CriticVerdict { at, feedback } if feedback.is_approved => {
                 let dag = last_built[&(at.question_id.clone(), at.attempt, at.iteration)].clone();
-                approved.insert(at.question_id.clone(), dag);
+                approved.insert(at.question_id.to_string(), dag);
             }
             _ => {}
         }
@@ -229,7 +229,7 @@ fn first_draft_rejections(trace: &Trace) -> BTreeMap<String, Vec<(FindingSource,
             && !feedback.is_approved
         {
             let errors = feedback.findings.iter().filter(|f| f.severity == Severity::Error);
-            rejected.insert(at.question_id.clone(), errors.map(|f| (f.source, f.rule.to_string())).collect());
+            rejected.insert(at.question_id.to_string(), errors.map(|f| (f.source, f.rule.to_string())).collect());
         }
     }
     rejected

@@ -247,7 +247,7 @@ fn recorded_reviews(trace: &Path) -> BTreeSet<(String, u32)> {
         .iter()
         .filter_map(|r| match &r.event {
             EngineEvent::LlmCallFinished { key, error: None, .. } if key.role == LlmRole::LayerReview => {
-                Some((key.question_id.clone().unwrap_or_default(), key.iteration))
+                Some((key.question_id.as_deref().unwrap_or_default().to_string(), key.iteration))
             }
             _ => None,
         })

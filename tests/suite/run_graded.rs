@@ -87,7 +87,7 @@ fn questions_file(dir: &Path) -> (std::path::PathBuf, String) {
                               "difficulty": q.question.difficulty_level.as_str()});
         match index {
             1 => {
-                planted = q.question.id.clone();
+                planted = q.question.id.to_string();
                 line["expected_answer"] = json!("certainly not this");
             }
             2 => {

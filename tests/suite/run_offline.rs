@@ -85,7 +85,7 @@ fn starts_per_question(trace: &eval_dag::trace::Trace) -> std::collections::Hash
     let mut starts = std::collections::HashMap::new();
     for record in &trace.records {
         if let eval_dag::run::EngineEvent::QuestionStarted { at, .. } = &record.event {
-            *starts.entry(at.question_id.clone()).or_default() += 1;
+            *starts.entry(at.question_id.to_string()).or_default() += 1;
         }
     }
     starts
@@ -139,7 +139,7 @@ fn kill_and_resume(signal: i32, event: &str, count: usize, reference: &Value) {
             eval_dag::run::EngineEvent::QuestionFinished { at, outcome, .. }
                 if *outcome != eval_dag::run::Outcome::Cancelled =>
             {
-                Some(at.question_id.clone())
+                Some(at.question_id.to_string())
             }
             _ => None,
         })

@@ -101,7 +101,7 @@ fn starts(trace: &Trace) -> BTreeMap<(String, u32), usize> {
     let mut starts = BTreeMap::new();
     for record in &trace.records {
         if let EngineEvent::QuestionStarted { at, .. } = &record.event {
-            *starts.entry((at.question_id.clone(), at.epoch)).or_default() += 1;
+            *starts.entry((at.question_id.to_string(), at.epoch)).or_default() += 1;
         }
     }
     starts
@@ -137,7 +137,7 @@ fn a_repeated_offline_run_killed_in_epoch_2_resumes_only_what_did_not_finish() {
         .records
         .iter()
         .filter_map(|r| match &r.event {
-            EngineEvent::QuestionFinished { at, .. } => Some((at.question_id.clone(), at.epoch)),
+            EngineEvent::QuestionFinished { at, .. } => Some((at.question_id.to_string(), at.epoch)),
             _ => None,
         })
         .collect();

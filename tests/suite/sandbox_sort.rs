@@ -77,7 +77,7 @@ async fn sorts_match_cpython() {
         let result = pool.run(&dag, 0).await;
         match result.final_answer {
             Some(answer) if result.success => {
-                mismatches.extend(first_difference(dag.question_id.clone(), &answer, want));
+                mismatches.extend(first_difference(dag.question_id.to_string(), &answer, want));
             }
             _ => mismatches.push(format!("{}: sandbox failed: {:?}", dag.question_id, result.error)),
         }

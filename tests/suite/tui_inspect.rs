@@ -105,7 +105,7 @@ fn r_runs_the_inspected_node_and_its_result_shows_below_the_tree() {
     let text = screen(&app, 80, 24);
     assert!(text.contains("ran on its own, as recorded: failed") && text.contains("ZeroDivisionError"), "{text}");
     let mut output = indexmap::IndexMap::new();
-    output.insert("rates".to_string(), serde_json::json!({"home": 0.5}));
+    output.insert("rates".into(), serde_json::json!({"home": 0.5}));
     let ok = eval_dag::domain::ExecutionResult { success: true, node_outputs: output, ..Default::default() };
     let code = Some("def rates(stats):\n    return {'home': 0.5}\n".to_string());
     app.apply(2, eval_dag::run::EngineEvent::NodeRan { at, node_id: "rates".into(), code, result: ok });

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use crate::dataset::SchemaCatalogue;
-use crate::domain::GeneratedDag;
+use crate::domain::{GeneratedDag, NodeId};
 
 use super::templates::Candidate;
 
@@ -40,7 +40,7 @@ pub struct Review {
     /// The layer.
     pub layer: usize,
     /// The node.
-    pub node_id: String,
+    pub node_id: NodeId,
     /// The slipped code the reviewer recognises in the prompt.
     pub code: String,
     /// The finding.

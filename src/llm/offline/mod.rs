@@ -35,7 +35,7 @@ use serde_json::{Value, json};
 use super::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, StreamUpdate};
 use crate::dataset::Dataset;
 use crate::domain::LlmRole;
-use crate::domain::{CallKey, DagEdge, DagNodeSpec, GeneratedDag, Question};
+use crate::domain::{CallKey, DagEdge, DagNodeSpec, GeneratedDag, NodeId, Question, QuestionId};
 use crate::domain::{Provider, ProviderKind};
 use drafts::Draft;
 use templates::Candidate;
@@ -75,7 +75,7 @@ pub enum OfflinePlanError {
     )]
     ForeignQuestion {
         /// The question's id.
-        id: String,
+        id: QuestionId,
         /// Its text.
         question: String,
     },
@@ -84,20 +84,20 @@ pub enum OfflinePlanError {
 /// The offline planner.
 pub struct OfflinePlanner {
     plans: Vec<Plan>,
-    by_id: HashMap<String, usize>,
+    by_id: HashMap<QuestionId, usize>,
     options: OfflineOptions,
     seed: u64,
 }
 
-fn to_dag(question_id: &str, candidate: &Candidate) -> GeneratedDag {
+fn to_dag(question_id: &QuestionId, candidate: &Candidate) -> GeneratedDag {
     let mut nodes = Vec::new();
     let mut edges = Vec::new();
     for (layer, step) in candidate.steps.iter().enumerate() {
-        let node_id = format!("step_{}", layer + 1);
+        let node_id = NodeId::from(format!("step_{}", layer + 1));
         let inputs = if layer == 0 {
             [(candidate.input_param.to_string(), format!("dataset.{}", candidate.input_key))].into_iter().collect()
         } else {
-            edges.push(DagEdge { source: format!("step_{layer}"), target: node_id.clone() });
+            edges.push(DagEdge { source: format!("step_{layer}").into(), target: node_id.clone() });
             [("values".to_string(), format!("prev_node.step_{layer}.output"))].into_iter().collect()
         };
         nodes.push(DagNodeSpec {
@@ -111,9 +111,9 @@ fn to_dag(question_id: &str, candidate: &Candidate) -> GeneratedDag {
         });
     }
     GeneratedDag {
-        question_id: question_id.to_string(),
+        question_id: question_id.clone(),
         description: candidate.reasoning.clone(),
-        final_answer_node: format!("step_{}", candidate.steps.len()),
+        final_answer_node: format!("step_{}", candidate.steps.len()).into(),
         nodes,
         edges,
     }
@@ -130,7 +130,7 @@ impl OfflinePlanner {
             .enumerate()
             .map(|(i, candidate)| {
                 let question = Question {
-                    id: format!("q_{:02}", i + 1),
+                    id: format!("q_{:02}", i + 1).into(),
                     question: candidate.text.clone(),
                     difficulty_rank: i + 1,
                     difficulty_level: candidate.level,

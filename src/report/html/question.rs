@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::conversation::{ConversationEntry, conversation};
 use super::svg::{DagPicture, dag_picture};
-use crate::domain::{CriticFeedback, ExecutionResult, Finding, FindingFate, IterationDiff, NodeChange};
+use crate::domain::{CriticFeedback, ExecutionResult, Finding, FindingFate, IterationDiff, NodeChange, NodeId};
 use crate::render::{highlight_html, node_verdict};
 use crate::run::{Attempt, Iteration, QuestionState, RunState};
 use crate::text::preview;
@@ -80,7 +80,7 @@ pub struct FindingView {
     class: String,
     fate: Option<&'static str>,
     source: &'static str,
-    node: Option<String>,
+    node: Option<NodeId>,
     rule: String,
     message: String,
 }
@@ -198,7 +198,7 @@ fn feedback_view(feedback: &CriticFeedback) -> FeedbackView<'_> {
 #[derive(Debug, Serialize)]
 struct ChangeView {
     kind: &'static str,
-    node: String,
+    node: NodeId,
     code_diff: Option<String>,
 }
 

@@ -7,6 +7,7 @@
 use serde::Serialize;
 
 use super::chart::{Bar, BarChart, bar_chart};
+use crate::domain::QuestionId;
 use crate::report::convergence::{ApprovalHistogram, Convergence};
 use crate::report::taxonomy::FindingsTaxonomy;
 
@@ -38,7 +39,7 @@ fn groups_chart(taxonomy: &FindingsTaxonomy) -> BarChart {
 /// The first questions of a group, linked, and how many more there are.
 #[derive(Debug, Serialize)]
 struct QuestionLinks<'a> {
-    ids: &'a [String],
+    ids: &'a [QuestionId],
     more: usize,
 }
 

@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 use super::svg::{DagPicture, dag_picture};
-use crate::domain::{Consensus, Metamorphic};
+use crate::domain::{Consensus, Metamorphic, NodeId, QuestionId};
 use crate::report::consensus::consensus_summary;
 use crate::report::metamorphic::metamorphic_summary;
 use crate::run::{QuestionState, RunState};
@@ -29,7 +29,7 @@ struct CheckView {
 /// One node of a minority draft's DAG.
 #[derive(Debug, Serialize)]
 struct MinorityNode {
-    id: String,
+    id: NodeId,
     code: String,
 }
 
@@ -46,7 +46,7 @@ struct MinorityDag {
 /// One question's label-free evidence.
 #[derive(Debug, Serialize)]
 struct TrustRow {
-    id: String,
+    id: QuestionId,
     question: String,
     answer: String,
     epochs: Option<String>,

@@ -88,7 +88,7 @@ impl RunState {
                     call.retries = retry;
                     let (question_id, role) = (call.key.question_id.clone(), call.key.role.label());
                     let text = format!("{role} call retry {retry} in {:.1} s: {error}", wait_ms as f64 / 1000.0);
-                    self.push_feed(question_id.as_deref(), FeedKind::Info, text);
+                    self.push_feed(question_id.as_ref(), FeedKind::Info, text);
                 }
             }
             EngineEvent::LlmCallFinished {
@@ -117,7 +117,7 @@ impl RunState {
                 }
                 if let Some(error) = &error {
                     let text = format!("{} call failed: {error}", key.role.label());
-                    self.push_feed(key.question_id.as_deref(), FeedKind::Bad, text);
+                    self.push_feed(key.question_id.as_ref(), FeedKind::Bad, text);
                 }
                 // A finish without its start (a trace cut at the front) still counts; who served it is unknown.
                 let call = self.calls.entry(call_id).or_insert_with(|| {
@@ -387,6 +387,6 @@ impl RunState {
             Command::CancelQuestion { question_id } => (Some(question_id), "cancel".to_string()),
             Command::CancelRun => (None, "run cancelled".to_string()),
         };
-        self.push_feed(question.as_deref(), FeedKind::Control, text);
+        self.push_feed(question.as_ref(), FeedKind::Control, text);
     }
 }

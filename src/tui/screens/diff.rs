@@ -169,8 +169,13 @@ const MIN_GRAPH_HEIGHT: u16 = 16;
 /// The selected iteration's graph with its added (`+`) and changed (`~`)
 /// nodes marked; the title names the removed ones.
 fn graph(frame: &mut Frame, area: Rect, view: &QuestionScreen, app: &App, diffed: &Diffed) {
-    let removed: Vec<&str> =
-        diffed.diff.nodes.iter().filter(|c| matches!(c, NodeChange::Removed { .. })).map(NodeChange::node_id).collect();
+    let removed: Vec<&str> = diffed
+        .diff
+        .nodes
+        .iter()
+        .filter(|c| matches!(c, NodeChange::Removed { .. }))
+        .map(|c| c.node_id().as_str())
+        .collect();
     let gone = if removed.is_empty() { String::new() } else { format!(" · removed: {}", removed.join(", ")) };
     let title = fit(&format!(" {}: + added · ~ changed{gone} ", diffed.after), area.width as usize);
     let block = Block::default().borders(Borders::ALL).title(title).border_style(app.theme.fg(Ink::Border));

@@ -79,7 +79,7 @@ async fn a_judge_reply_in_prose_is_repaired_under_the_same_key() {
         .unwrap()
         .with_repairs(eval_dag::llm::Repairs::new(2, prompts));
     let (question, options) = (question(None), MatchOptions::default());
-    let outputs: IndexMap<String, Value> = [("step_1".to_string(), json!(0.0058))].into();
+    let outputs: IndexMap<NodeId, Value> = [("step_1".into(), json!(0.0058))].into();
     let answer = json!(0.0058);
     let input = GradeInput {
         question: &question,

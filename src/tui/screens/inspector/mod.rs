@@ -16,7 +16,7 @@ use serde_json::{Map, Value, json};
 use super::question::QuestionScreen;
 use super::{Component, Handled};
 use crate::dataset::Dataset;
-use crate::domain::IterationAt;
+use crate::domain::{IterationAt, NodeId};
 use crate::run::Command;
 use crate::tui::app::App;
 use crate::tui::editing::AfterEdit;
@@ -29,7 +29,7 @@ pub struct InspectorScreen {
     /// The iteration.
     pub at: IterationAt,
     /// The node.
-    pub node_id: String,
+    pub node_id: NodeId,
     /// Where each input comes from: `parameter ← source`.
     pub sources: Vec<String>,
     /// Inputs and output.

@@ -12,7 +12,7 @@ use super::diff::DiffScreen;
 use super::inspector::InspectorScreen;
 use super::schema::SchemaScreen;
 use super::{Component, Handled, SCROLL_STEP};
-use crate::domain::IterationAt;
+use crate::domain::{IterationAt, QuestionId};
 use crate::run::{Attempt, Iteration, QuestionState, RunState};
 use crate::tui::app::App;
 use crate::tui::graph_moves::{GraphMove, moved};
@@ -26,7 +26,7 @@ use crate::tui::widgets::code_view::CodePane;
 /// The question screen: the open question and what of it is selected.
 pub struct QuestionScreen {
     /// The question's id.
-    pub id: String,
+    pub id: QuestionId,
     /// Iteration selected (index over all attempts' iterations).
     pub iteration: usize,
     /// Node selected in the DAG.
