@@ -6,13 +6,18 @@
 //! two-column table and JSON rows; three or more give the matrix of questions
 //! × runs. Each later run gets a paired significance test against the
 //! baseline; exit 1 when one is worse beyond chance (`--significance`).
+//! A later run allowed more iterations than the baseline also gets the
+//! critic's lift (`report::rebuild_lift`): lines under the table, and with two
+//! runs `--json` prints `{"rows": [...], "lift": {...}}` instead of the rows alone.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::cli::CompareArgs;
-use crate::report::{Agreement, Change, EvalResults, Matrix, Row, Side, compare, compare_runs, load_results};
+use crate::report::{
+    Agreement, Change, EvalResults, Lift, Matrix, Row, Side, compare, compare_runs, lift_lines, load_results,
+};
 use crate::text::{percent, preview};
 
 fn cell(side: Option<&Side>) -> String {
@@ -90,6 +95,27 @@ fn verdicts(matrix: &Matrix) -> Vec<String> {
         .collect()
 }
 
+/// Each later run's lift over the baseline, when the baseline allowed fewer
+/// iterations: a heading line, then the lift's lines indented.
+fn lifts(matrix: &Matrix) -> String {
+    let mut out = String::new();
+    for run in &matrix.runs {
+        let Some(lift) = &run.lift else { continue };
+        out.push_str(&format!("the critic's lift, {} (more iterations) over A:\n", run.label));
+        for line in lift_lines(lift) {
+            out.push_str(&format!("  {line}\n"));
+        }
+    }
+    out
+}
+
+/// Two runs' JSON: the rows, or with a lift `{"rows": [...], "lift": {...}}`.
+#[derive(serde::Serialize)]
+struct RowsWithLift<'a> {
+    rows: &'a [Row],
+    lift: &'a Lift,
+}
+
 fn matrix_table(matrix: &Matrix) -> String {
     let mut out = String::from("runs (A is the baseline)\n");
     for (index, run) in matrix.runs.iter().enumerate() {
@@ -113,6 +139,7 @@ fn matrix_table(matrix: &Matrix) -> String {
     for verdict in verdicts(matrix) {
         out.push_str(&format!("{verdict}\n"));
     }
+    out.push_str(&lifts(matrix));
     out.push_str(&format!("\n{:<8} {:<16}", "question", "runs"));
     for run in &matrix.runs {
         out.push_str(&format!(" | {:<40}", run.label));
@@ -150,9 +177,13 @@ fn two_runs(
         let keys = crate::config::load_default()?.keys;
         crate::tui::compare(comparison, theme, keys, Box::pin(super::signals::interrupted()))?;
     } else if args.json {
-        say!("{}", serde_json::to_string_pretty(&rows)?);
+        match matrix.runs.get(1).and_then(|run| run.lift.as_ref()) {
+            Some(lift) => say!("{}", serde_json::to_string_pretty(&RowsWithLift { rows: &rows, lift })?),
+            None => say!("{}", serde_json::to_string_pretty(&rows)?),
+        }
     } else {
-        let text = format!("{}{}", table(&rows), verdicts(matrix).join("\n"));
+        let verdicts = verdicts(matrix).into_iter().map(|v| format!("{v}\n")).collect::<String>();
+        let text = format!("{}{verdicts}{}", table(&rows), lifts(matrix));
         say!("{}", text.trim_end_matches('\n'));
     }
     Ok(())

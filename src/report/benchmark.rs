@@ -64,6 +64,7 @@ fn metrics<'a>(scores: impl Iterator<Item = &'a BenchmarkScore> + Clone) -> Benc
 }
 
 /// The run's benchmark metrics; none when no question is scored by a benchmark's rules.
+/// Its `lift` is left to [`super::benchmark_lift`], which needs the run's calls.
 pub fn benchmark_summary<'a>(questions: impl IntoIterator<Item = &'a QuestionState>) -> Option<BenchmarkSummary> {
     let scored: Vec<(bool, BenchmarkScore, Option<BenchmarkScore>)> = questions
         .into_iter()
@@ -88,6 +89,7 @@ pub fn benchmark_summary<'a>(questions: impl IntoIterator<Item = &'a QuestionSta
         first_iteration: Some(metrics(scored.iter().filter_map(|(_, _, first)| first.as_ref()))),
         fixed: scored.iter().filter(|(_, last, first)| last.correct && !first_right(first)).count(),
         broken: scored.iter().filter(|(_, last, first)| !last.correct && first_right(first)).count(),
+        lift: None,
     })
 }
 

@@ -214,6 +214,18 @@ pub fn pairs_between_runs(before: &EvalResults, after: &EvalResults) -> Vec<Lift
         .collect()
 }
 
+/// The lift of run `after` over run `before` (see [`pairs_between_runs`]),
+/// when `before` allowed fewer iterations than `after` (say, 1 and 3) so that
+/// the difference is the critic's rebuilds; none otherwise, for results
+/// without settings, or when no question is scored in both.
+pub fn rebuild_lift(before: &EvalResults, after: &EvalResults) -> Option<Lift> {
+    let iterations = |doc: &EvalResults| doc.summary.settings.as_ref().map(|s| s.max_iterations);
+    if iterations(before)? >= iterations(after)? {
+        return None;
+    }
+    lift(&pairs_between_runs(before, after))
+}
+
 /// Whether `answer` to `q` is right: by its benchmark's rules when it has a
 /// benchmark scorer, else by `grader` against its expected answer; none when
 /// neither can say.
@@ -271,6 +283,14 @@ pub fn pairs_within_run(state: &RunState) -> Vec<LiftPair> {
             })
         })
         .collect()
+}
+
+/// The lift of one run over its questions scored by a benchmark's rules
+/// (see [`pairs_within_run`]); none when there are none.
+pub fn benchmark_lift(state: &RunState) -> Option<Lift> {
+    let pairs: Vec<LiftPair> =
+        pairs_within_run(state).into_iter().filter(|p| p.scored_by == ScoredBy::Benchmark).collect();
+    lift(&pairs)
 }
 
 /// The lift in a few lines of text: accuracy without and with rebuilds
@@ -463,7 +483,7 @@ mod tests {
         Question {
             expected_answer: Some(json!(expected)),
             scorer: Some(Scorer::Dabstep),
-            ..Question::new(id, &format!("question {id}"), 1, DifficultyLevel::Hard)
+            ..Question::new(id, format!("question {id}"), 1, DifficultyLevel::Hard)
         }
     }
 
@@ -568,7 +588,7 @@ mod tests {
             ]
         );
         assert!((pairs[0].before.cost_usd - 0.1).abs() < 1e-9 && (pairs[0].after.cost_usd - 0.35).abs() < 1e-9);
-        let first = first_iteration(&state, &state.questions.iter().next().unwrap()).unwrap();
+        let first = first_iteration(&state, state.questions.iter().next().unwrap()).unwrap();
         assert_eq!((first.right, first.tokens), (false, 100));
         assert!(first_iteration(&state, state.questions.iter().last().unwrap()).is_none());
         let lift = lift(&pairs).unwrap();

@@ -7,6 +7,7 @@
 use serde::Serialize;
 
 use super::compare::{Change, QuestionKey, Side, change, matching, side};
+use super::lift::{Lift, rebuild_lift};
 use super::results_doc::EvalResults;
 use super::significance::{Significance, paired_test};
 
@@ -97,6 +98,10 @@ pub struct RunSummary {
     /// Whether this run differs from the baseline beyond chance, over the
     /// questions both have; none for the baseline and without shared questions.
     pub significance: Option<Significance>,
+    /// What the critic's rebuilds changed against the baseline, when the
+    /// baseline allowed fewer iterations (see [`super::rebuild_lift`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lift: Option<Lift>,
 }
 
 impl RunSummary {
@@ -162,6 +167,7 @@ fn summary(index: usize, name: &str, doc: &EvalResults) -> RunSummary {
         not_in_baseline: 0,
         baseline_missing: 0,
         significance: None,
+        lift: None,
     }
 }
 
@@ -223,6 +229,7 @@ pub fn compare_runs(names: &[String], docs: &[EvalResults], level: f64) -> Matri
                 .filter_map(|p| Some((&docs[0].detailed_results[p[0]?], &doc.detailed_results[p[index]?])))
                 .collect();
             run.significance = paired_test(&pairs, level);
+            run.lift = rebuild_lift(&docs[0], doc);
         }
         runs.push(run);
     }

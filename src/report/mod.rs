@@ -34,8 +34,8 @@ pub use convergence::{ApprovalHistogram, Convergence, convergence};
 pub use economy::{PrefixReuse, TokenEconomy, prefix_reuse, token_economy};
 pub use html::{REPORT_TEMPLATES, ReportTemplates, report_html};
 pub use lift::{
-    Lift, LiftPair, LiftQuestion, LiftSide, LiftTally, ScoredBy, first_iteration, lift, lift_lines, pairs_between_runs,
-    pairs_within_run, per_extra_right_line,
+    Lift, LiftPair, LiftQuestion, LiftSide, LiftTally, ScoredBy, benchmark_lift, first_iteration, lift, lift_lines,
+    pairs_between_runs, pairs_within_run, per_extra_right_line, rebuild_lift,
 };
 pub use load::{fold_indexed, fold_trace, is_trace, load_results};
 pub use matrix::{Agreement, Entry, Matrix, MatrixRow, RunSummary, compare_runs};

@@ -19,13 +19,14 @@ use super::benchmark::{benchmark_score, benchmark_summary};
 use super::consensus::consensus_summary;
 use super::convergence::convergence;
 use super::economy::token_economy;
+use super::lift::{benchmark_lift, first_iteration};
 use super::metamorphic::metamorphic_summary;
 use super::repeats::repeats;
 use super::results_doc::{
     AttemptTrace, CallMeta, DetailedResult, DifficultyBreakdown, EvalResults, FailureAnalysis, Grading, IterationTrace,
     LevelBreakdown, LogEntry, LogRole, QuestionTrace, ReferenceLogEntry, ReferenceRole, StageTiming, Summary, Tokens,
 };
-use super::results_harness::{BudgetUse, CacheUse, EpochResult};
+use super::results_harness::{BenchmarkSummary, BudgetUse, CacheUse, EpochResult};
 use super::roles::role_usage;
 use super::scorecard::critic_scorecard;
 use super::taxonomy::findings_taxonomy;
@@ -165,6 +166,7 @@ fn detailed(state: &RunState, q: &QuestionState) -> DetailedResult {
         metamorphic: latest.and_then(|a| a.metamorphic.clone()),
         consensus: latest.and_then(|a| q.consensus.get(&a.epoch).cloned()),
         benchmark: benchmark_score(q),
+        first_iteration: first_iteration(state, q),
     }
 }
 
@@ -364,7 +366,8 @@ fn results_with<Traces>(state: &RunState, generated_at: &str, question_traces: T
             repeats: repeats(state),
             metamorphic: metamorphic_summary(state),
             consensus: consensus_summary(state),
-            benchmark: benchmark_summary(&state.questions),
+            benchmark: benchmark_summary(&state.questions)
+                .map(|summary| BenchmarkSummary { lift: benchmark_lift(state), ..summary }),
             successful_executions: passed_count,
             execution_failures: count(Outcome::Failed),
             critic_loop_exhausted: count(Outcome::Exhausted),

@@ -271,6 +271,11 @@ pub struct DetailedResult {
     /// The answer scored by its benchmark's rules.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub benchmark: Option<BenchmarkScore>,
+    /// The first DAG's trial answer graded the same way (by the benchmark's
+    /// rules, else against the expected answer), with the first iteration's
+    /// tokens and cost; none when the question is not scored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_iteration: Option<super::lift::LiftSide>,
 }
 
 /// Why a question did not pass.

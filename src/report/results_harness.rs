@@ -94,6 +94,11 @@ pub struct BenchmarkSummary {
     /// Questions right on their first DAG's answer but not at the end: the critic loop broke them.
     #[serde(default)]
     pub broken: usize,
+    /// First DAG's answer against the final one, overall, per level and per
+    /// dataset, with the questions fixed and broken and the tokens and cost
+    /// per extra right answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lift: Option<super::lift::Lift>,
 }
 
 /// A benchmark's three metrics over a set of questions.

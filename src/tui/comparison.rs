@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use crate::domain::GeneratedDag;
-use crate::report::{Change, EvalResults, Row};
+use crate::report::{Change, EvalResults, Lift, Row, rebuild_lift};
 
 /// Every change kind, in table order.
 pub const CHANGES: [Change; 7] = [
@@ -34,6 +34,9 @@ pub struct Comparison {
     pub filter: Option<Change>,
     /// Selected row, an index into [`Self::visible`].
     pub row: usize,
+    /// What the critic's rebuilds changed from A to B, when A allowed fewer
+    /// iterations (see [`crate::report::rebuild_lift`]).
+    pub lift: Option<Lift>,
 }
 
 /// The DAG of each question's last iteration (the approved one when it
@@ -53,7 +56,8 @@ impl Comparison {
     /// [`crate::report::compare`].
     pub fn new(names: [String; 2], rows: Vec<Row>, a: &EvalResults, b: &EvalResults) -> Self {
         let labels = ["A", "B"].map(String::from);
-        Self { names, labels, rows, dags: [final_dags(a), final_dags(b)], filter: None, row: 0 }
+        let lift = rebuild_lift(a, b);
+        Self { names, labels, rows, dags: [final_dags(a), final_dags(b)], filter: None, row: 0, lift }
     }
 
     /// Rows the table shows, in order.

@@ -4,6 +4,7 @@ mod anthropic;
 mod architecture;
 mod benchmark_import;
 mod benchmark_infiagent_run;
+mod benchmark_lift;
 mod benchmark_run;
 mod benchmark_scorers;
 mod by_hand;

@@ -15,7 +15,7 @@ mod document;
 use document::full_document;
 
 /// Objects keyed by names from the data (nodes, options), not by fields.
-const MAPS: [&str; 11] = [
+const MAPS: [&str; 13] = [
     "inputs",
     "match_options",
     "node_outputs",
@@ -27,6 +27,8 @@ const MAPS: [&str; 11] = [
     "roles",
     "pass_at_k",
     "dataset_breakdown",
+    "by_level",
+    "by_dataset",
 ];
 
 /// Where `value` holds a null, an empty list or an empty object.

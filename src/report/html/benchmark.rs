@@ -2,12 +2,14 @@
 //! `templates/benchmark.html.j2`: a published benchmark's own metrics as its
 //! scorer computes them (over answered questions), the same over every scored
 //! question, and on each question's first DAG's answer, with the questions
-//! the critic loop fixed and broke. Drawn only when a question has a scorer.
+//! the critic loop fixed and broke, and the first DAG's answers against the
+//! final ones per level and dataset (the critic's lift, whose view `compare
+//! --html` shares). Drawn only when a question has a scorer.
 
 use serde::Serialize;
 
 use crate::report::benchmark::benchmark_summary;
-use crate::report::{BenchmarkMetrics, BenchmarkSummary};
+use crate::report::{BenchmarkMetrics, BenchmarkSummary, Lift, LiftTally, benchmark_lift, per_extra_right_line};
 use crate::run::RunState;
 use crate::text::percent;
 
@@ -20,6 +22,58 @@ struct MetricsRow {
     proportional: String,
 }
 
+/// Right answers without and with rebuilds over one set of questions.
+#[derive(Debug, Serialize)]
+struct TallyRow {
+    over: String,
+    questions: usize,
+    before: String,
+    after: String,
+    fixed: usize,
+    broken: usize,
+}
+
+/// A question the loop fixed or broke.
+#[derive(Debug, Serialize)]
+struct QuestionRef {
+    id: String,
+    question: String,
+}
+
+/// The critic's lift: the tallies overall, per level and per dataset, the
+/// questions fixed and broken, and the tokens and cost per extra right answer.
+#[derive(Debug, Serialize)]
+pub(super) struct LiftView {
+    tallies: Vec<TallyRow>,
+    fixed: Vec<QuestionRef>,
+    broken: Vec<QuestionRef>,
+    per_extra_right: String,
+}
+
+/// The view of `lift`.
+pub(super) fn lift_view(lift: &Lift) -> LiftView {
+    let row = |over: String, t: &LiftTally| TallyRow {
+        over,
+        questions: t.questions,
+        before: format!("{} ({})", percent(t.accuracy_before), t.right_before),
+        after: format!("{} ({})", percent(t.accuracy_after), t.right_after),
+        fixed: t.fixed,
+        broken: t.broken,
+    };
+    let mut tallies = vec![row("all".into(), &lift.overall)];
+    tallies.extend(lift.by_level.iter().map(|(level, t)| row(level.as_str().into(), t)));
+    tallies.extend(lift.by_dataset.iter().map(|(dataset, t)| row(format!("dataset {dataset}"), t)));
+    let refs = |questions: &[crate::report::LiftQuestion]| {
+        questions.iter().map(|q| QuestionRef { id: q.question_id.clone(), question: q.question.clone() }).collect()
+    };
+    LiftView {
+        tallies,
+        fixed: refs(&lift.fixed),
+        broken: refs(&lift.broken),
+        per_extra_right: per_extra_right_line(lift),
+    }
+}
+
 /// The benchmark section.
 #[derive(Debug, Serialize)]
 pub struct BenchmarkView {
@@ -29,6 +83,7 @@ pub struct BenchmarkView {
     rows: Vec<MetricsRow>,
     fixed: usize,
     broken: usize,
+    lift: Option<LiftView>,
 }
 
 fn row(over: &'static str, metrics: &BenchmarkMetrics) -> MetricsRow {
@@ -62,5 +117,6 @@ pub fn benchmark_view(state: &RunState) -> Option<BenchmarkView> {
         rows,
         fixed: summary.fixed,
         broken: summary.broken,
+        lift: benchmark_lift(state).as_ref().map(lift_view),
     })
 }

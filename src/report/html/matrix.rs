@@ -1,10 +1,12 @@
 //! `compare --html`: the view of several runs question by question for
 //! `templates/matrix.html.j2`, one self-contained page (the report's CSS, no
 //! script, no external assets): each run's totals, what could not be lined
-//! up, then the matrix of questions × runs, each cell coloured by status and grade.
+//! up, each later run's lift over the baseline when the baseline allowed
+//! fewer iterations (the critic's rebuilds), then the matrix of questions × runs, each cell coloured by status and grade.
 
 use serde::Serialize;
 
+use super::benchmark::{LiftView, lift_view};
 use super::{ReportTemplates, Stamp, thousands};
 use crate::report::{Agreement, Change, Entry, Matrix, MatrixRow};
 use crate::text::{percent, preview};
@@ -83,6 +85,13 @@ struct AgreementCard {
     label: &'static str,
 }
 
+/// A later run's lift over the baseline.
+#[derive(Debug, Serialize)]
+struct LiftSection<'a> {
+    label: &'a str,
+    lift: LiftView,
+}
+
 /// The whole page.
 #[derive(Debug, Serialize)]
 struct MatrixPage<'a> {
@@ -90,6 +99,7 @@ struct MatrixPage<'a> {
     generated: Stamp,
     runs: Vec<RunRow<'a>>,
     misaligned: Vec<String>,
+    lifts: Vec<LiftSection<'a>>,
     agreement: Vec<AgreementCard>,
     rows: Vec<Row<'a>>,
 }
@@ -123,6 +133,11 @@ impl ReportTemplates {
             generated: Stamp::of(generated_at),
             runs,
             misaligned: matrix.runs.iter().filter_map(|r| r.misalignment()).collect(),
+            lifts: matrix
+                .runs
+                .iter()
+                .filter_map(|r| Some(LiftSection { label: &r.label, lift: lift_view(r.lift.as_ref()?) }))
+                .collect(),
             agreement,
             rows: matrix.questions.iter().map(row).collect(),
         };

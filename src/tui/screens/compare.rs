@@ -1,16 +1,19 @@
 //! Two runs question by question: the change (regressions and improvements
 //! first), then status, answer, iterations and tokens of A and of B side by
-//! side; the question text too when the terminal is wide.
+//! side; the question text too when the terminal is wide. When A allowed
+//! fewer iterations than B, the critic's lift heads the screen: accuracy
+//! without and with rebuilds, the questions fixed and broken, and tokens and
+//! cost per extra right answer.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::{Modifier, Style};
-use ratatui::text::Span;
+use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
 
 use super::compare_detail::CompareDetailScreen;
 use super::{Component, Handled};
-use crate::report::{Change, Side};
+use crate::report::{Change, Lift, Side, lift_lines};
 use crate::tui::app::App;
 use crate::tui::comparison::Comparison;
 use crate::tui::keymap::Action;
@@ -88,8 +91,41 @@ impl Component for CompareScreen {
     }
 }
 
-/// Draw the comparison table into `area`.
+/// Draw the critic's lift into `area`: its lines, the fixed ones in the
+/// passed colour, the broken ones in the failed colour.
+fn draw_lift(lift: &Lift, frame: &mut Frame, area: Rect, app: &App) {
+    let t = &app.theme;
+    let lines: Vec<Line> = lift_lines(lift)
+        .into_iter()
+        .map(|line| {
+            let ink = match line {
+                _ if line.starts_with("fixed by the loop") && !lift.fixed.is_empty() => Ink::StatusPassed,
+                _ if line.starts_with("broken by the loop") && !lift.broken.is_empty() => Ink::StatusFailed,
+                _ => Ink::Text,
+            };
+            Line::from(Span::styled(line, t.fg(ink)))
+        })
+        .collect();
+    let block = Block::default()
+        .borders(Borders::TOP)
+        .title(" the critic's lift: A without rebuilds, B with them ")
+        .border_style(t.fg(Ink::Border));
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// Draw the lift (when there is one, on up to half the height) above the comparison table.
 fn draw(comparison: &Comparison, frame: &mut Frame, area: Rect, app: &App) {
+    let Some(lift) = &comparison.lift else {
+        return draw_table(comparison, frame, area, app);
+    };
+    let wanted = lift_lines(lift).len() as u16 + 1;
+    let height = wanted.min(area.height / 2);
+    draw_lift(lift, frame, Rect { height, ..area }, app);
+    draw_table(comparison, frame, Rect { y: area.y + height, height: area.height - height, ..area }, app);
+}
+
+/// Draw the comparison table into `area`.
+fn draw_table(comparison: &Comparison, frame: &mut Frame, area: Rect, app: &App) {
     let t = &app.theme;
     let wide = area.width >= WIDE;
     let visible = comparison.visible();
@@ -146,6 +182,8 @@ fn draw(comparison: &Comparison, frame: &mut Frame, area: Rect, app: &App) {
 
 #[cfg(test)]
 pub(crate) mod tests {
+    use crate::benchmark::BenchmarkScore;
+    use crate::domain::Scorer;
     use crate::report::{compare, load_results};
     use crate::tui::frame_text::{SAMPLE_TRACE, SNAPSHOT_SIZES};
     use crate::tui::{App, Comparison, Screen, Theme, frame_text, press_keys};
@@ -176,6 +214,43 @@ pub(crate) mod tests {
         }
         let names = ["runs/a/trace.jsonl".to_string(), "runs/b/eval_results.json".to_string()];
         Comparison::new(names, compare(&a, &b), &a, &b)
+    }
+
+    /// The sample run as A allowed one iteration and as B allowed three, its
+    /// questions scored by a benchmark's rules: q_02 right in both, q_01 only
+    /// in B, at 500 more tokens.
+    fn lift_comparison() -> Comparison {
+        let mut a = load_results(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(SAMPLE_TRACE))
+            .unwrap_or_else(|e| panic!("the sample trace: {e}"));
+        let mut b = a.clone();
+        for (doc, iterations, right) in [(&mut a, 1, &["q_02"][..]), (&mut b, 3, &["q_01", "q_02"][..])] {
+            doc.summary.settings.get_or_insert_with(Default::default).max_iterations = iterations;
+            for result in &mut doc.detailed_results {
+                let correct = right.contains(&result.question_id.as_str());
+                result.benchmark = Some(BenchmarkScore { scorer: Scorer::Dabstep, sub_answers: vec![], correct });
+                // B's rebuilds of q_01 cost 500 tokens more.
+                if iterations == 3 && result.question_id == "q_01" {
+                    result.tokens.total += 500;
+                }
+            }
+        }
+        let names = ["runs/one/trace.jsonl".to_string(), "runs/three/trace.jsonl".to_string()];
+        Comparison::new(names, compare(&a, &b), &a, &b)
+    }
+
+    #[test]
+    fn a_benchmark_compare_heads_the_screen_with_the_critics_lift() {
+        for (width, height) in SNAPSHOT_SIZES {
+            let app = App::comparing(lift_comparison(), Theme::dark());
+            let text = frame_text(&app, width, height);
+            assert!(
+                text.contains("fixed by the loop: q_01") && text.contains("per extra right answer: 500 tokens"),
+                "{text}"
+            );
+            insta::assert_snapshot!(format!("compare_lift_{width}x{height}"), text);
+        }
+        let app = App::comparing(comparison(), Theme::dark());
+        assert!(!frame_text(&app, 160, 48).contains("lift"), "no lift without fewer iterations in A");
     }
 
     #[test]

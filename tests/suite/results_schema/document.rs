@@ -11,9 +11,9 @@ use eval_dag::report::{
     AnswerGrade, ApprovalHistogram, AttemptTrace, BenchmarkMetrics, BenchmarkSummary, BudgetUse, CacheUse, CallMeta,
     ConsensusSummary, Convergence, CriticScorecard, DetailedResult, DifficultyBreakdown, EpochResult, EvalResults,
     FailureAnalysis, FateCounts, FindingGroup, FindingsTaxonomy, GradedBy, Grading, IterationTrace, JudgedIteration,
-    LevelBreakdown, LogEntry, LogRole, MetamorphicSummary, Oscillation, OscillationKind, QuestionTrace,
-    ReferenceLogEntry, ReferenceRole, Repeats, RoleUsage, SignalAgainstLabels, StageTiming, Summary, TokenEconomy,
-    Tokens, VerdictFate,
+    LevelBreakdown, Lift, LiftQuestion, LiftSide, LiftTally, LogEntry, LogRole, MetamorphicSummary, Oscillation,
+    OscillationKind, QuestionTrace, ReferenceLogEntry, ReferenceRole, Repeats, RoleUsage, SignalAgainstLabels,
+    StageTiming, Summary, TokenEconomy, Tokens, VerdictFate,
 };
 use eval_dag::run::{AnswerLabel, DatasetRef, Outcome, RunSettings, Stage};
 use serde_json::json;
@@ -80,6 +80,36 @@ fn iteration() -> IterationTrace {
 
 fn level() -> LevelBreakdown {
     LevelBreakdown { total: 1, passed: 1, failed: 0, unfinished: 0, pass_rate: 1.0, grading: grading() }
+}
+
+fn lift() -> Lift {
+    let tally = LiftTally {
+        questions: 2,
+        right_before: 1,
+        right_after: 1,
+        accuracy_before: Some(0.5),
+        accuracy_after: Some(0.5),
+        fixed: 1,
+        broken: 1,
+    };
+    let question = |id: &str| LiftQuestion {
+        question_id: id.into(),
+        question: "What is the total?".into(),
+        level: DifficultyLevel::Easy,
+        dataset: Some("fraud".into()),
+    };
+    Lift {
+        overall: tally,
+        by_level: [(DifficultyLevel::Easy, tally)].into_iter().collect(),
+        by_dataset: [("fraud".to_string(), tally), ("shop".to_string(), tally)].into_iter().collect(),
+        fixed: vec![question("q_01")],
+        broken: vec![question("q_02")],
+        extra_right: 1,
+        extra_tokens: 120,
+        extra_cost_usd: 0.2,
+        tokens_per_extra_right: Some(120.0),
+        cost_per_extra_right_usd: Some(0.2),
+    }
 }
 
 fn grading() -> Grading {
@@ -192,6 +222,7 @@ pub(super) fn full_document() -> EvalResults {
                 }),
                 fixed: 1,
                 broken: 0,
+                lift: Some(lift()),
             }),
             successful_executions: 1,
             execution_failures: 0,
@@ -281,6 +312,7 @@ pub(super) fn full_document() -> EvalResults {
                 }],
                 correct: true,
             }),
+            first_iteration: Some(LiftSide { right: false, tokens: 6, cost_usd: 0.1 }),
         }],
         failure_analysis: vec![FailureAnalysis {
             question_id: "q_01".into(),
