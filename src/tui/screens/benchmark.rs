@@ -1,8 +1,9 @@
 //! A published benchmark's own figures for the run as it stands: its three
 //! metrics over the questions answered, over every scored question and on the
-//! first DAGs' answers; the critic's lift (first DAG's answer → final answer)
-//! overall, per level and per dataset, with the tokens and cost of each extra
-//! right answer; and the questions the loop fixed and broke, which Enter opens.
+//! first DAGs' answers; the critic's lift over those questions (first DAG's
+//! answer → final answer) overall, per level and per dataset, with the tokens
+//! and cost of each extra right answer; and the questions the loop fixed and
+//! broke, which Enter opens.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -14,7 +15,7 @@ use super::question::QuestionScreen;
 use super::{Component, Handled};
 use crate::domain::Scorer;
 use crate::report::{
-    BenchmarkMetrics, BenchmarkSummary, Lift, LiftQuestion, LiftTally, benchmark_summary, lift, pairs_within_run,
+    BenchmarkMetrics, BenchmarkSummary, Lift, LiftQuestion, LiftTally, benchmark_lift, benchmark_summary,
     per_extra_right_line,
 };
 use crate::run::RunState;
@@ -58,11 +59,6 @@ fn changed(lift: Option<&Lift>) -> Vec<Changed> {
     fixed.chain(lift.broken.iter().map(|q| Changed { question: q.clone(), fixed: false })).collect()
 }
 
-/// The run's lift, first DAG's answer against final answer.
-fn run_lift(state: &RunState) -> Option<Lift> {
-    lift(&pairs_within_run(state))
-}
-
 /// The benchmark screen: the selected fixed or broken question.
 #[derive(Default)]
 pub struct BenchmarkScreen {
@@ -80,7 +76,7 @@ impl Component for BenchmarkScreen {
             Action::Up => self.row = self.row.saturating_sub(1),
             Action::Down => self.row += 1,
             Action::Open => {
-                let rows = changed(run_lift(&app.state).as_ref());
+                let rows = changed(benchmark_lift(&app.state).as_ref());
                 let Some(row) = rows.get(self.row) else {
                     app.message = Some("the loop neither fixed nor broke a question".into());
                     return Handled::Done;
@@ -97,7 +93,7 @@ impl Component for BenchmarkScreen {
     }
 
     fn refresh(&mut self, app: &mut App) {
-        let rows = changed(run_lift(&app.state).as_ref()).len();
+        let rows = changed(benchmark_lift(&app.state).as_ref()).len();
         self.row = self.row.min(rows.saturating_sub(1));
     }
 
@@ -240,7 +236,7 @@ fn draw(screen: &BenchmarkScreen, frame: &mut Frame, area: Rect, app: &App) {
         .border_style(app.theme.fg(Ink::Accent));
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let lift = run_lift(&app.state);
+    let lift = benchmark_lift(&app.state);
     let mut top = match benchmark_summary(app.state.questions.iter()) {
         Some(summary) => metrics_lines(app, &summary),
         None => vec![Line::styled("no answer scored by a benchmark's rules yet", app.theme.fg(Ink::Muted))],
