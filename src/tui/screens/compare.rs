@@ -182,8 +182,6 @@ fn draw_table(comparison: &Comparison, frame: &mut Frame, area: Rect, app: &App)
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use crate::benchmark::BenchmarkScore;
-    use crate::domain::Scorer;
     use crate::report::{compare, load_results};
     use crate::tui::frame_text::{SAMPLE_TRACE, SNAPSHOT_SIZES};
     use crate::tui::{App, Comparison, Screen, Theme, frame_text, press_keys};
@@ -227,7 +225,8 @@ pub(crate) mod tests {
             doc.summary.settings.get_or_insert_with(Default::default).max_iterations = iterations;
             for result in &mut doc.detailed_results {
                 let correct = right.contains(&result.question_id.as_str());
-                result.benchmark = Some(BenchmarkScore { scorer: Scorer::Dabstep, sub_answers: vec![], correct });
+                let score = json!({"scorer": "dabstep", "sub_answers": [], "correct": correct});
+                result.benchmark = Some(serde_json::from_value(score).unwrap());
                 // B's rebuilds of q_01 cost 500 tokens more.
                 if iterations == 3 && result.question_id == "q_01" {
                     result.tokens.total += 500;
