@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use super::difflib::ratio;
-use super::python::{float_repr, round, str_of, strip};
+use super::python::{float_repr, is_decimal, parse_float, round, str_of, strip};
 
 /// The text an answer is submitted as: a string as it is, a list as its
 /// items joined by `, ` (the benchmark's list format; an empty list is an
@@ -51,19 +51,21 @@ fn numeric_with_commas(text: &str) -> bool {
         return false;
     }
     let mut groups = whole.split(',');
-    let head_fits = groups.next().is_some_and(|head| (1..=3).contains(&head.len()) && all_digits(head));
-    head_fits && groups.all(|group| group.len() == 3 && all_digits(group))
+    let head_fits = groups.next().is_some_and(|head| (1..=3).contains(&head.chars().count()) && all_digits(head));
+    head_fits && groups.all(|group| group.chars().count() == 3 && all_digits(group))
 }
 
+/// Whether `text` is one or more of what `\d` matches: decimal digits of any script.
 fn all_digits(text: &str) -> bool {
-    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
+    !text.is_empty() && text.chars().all(is_decimal)
 }
 
 /// The first number in the text once `,` and `$` are removed
-/// (`\d*\.\d+|\d+\.?\d*`: signs are not part of it).
+/// (`\d*\.\d+|\d+\.?\d*`, digits of any script: signs are not part of
+/// it), read by Python's `float()`.
 fn first_number(text: &str) -> Option<f64> {
     let text: Vec<char> = text.chars().filter(|c| !matches!(c, ',' | '$')).collect();
-    let digits_from = |at: usize| text[at.min(text.len())..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let digits_from = |at: usize| text[at.min(text.len())..].iter().take_while(|c| is_decimal(**c)).count();
     for start in 0..text.len() {
         let whole = digits_from(start);
         let point = start + whole;
@@ -75,7 +77,7 @@ fn first_number(text: &str) -> Option<f64> {
             (_, false) => point,
         };
         let number: String = text[start..end].iter().collect();
-        return number.parse().ok();
+        return parse_float(&number);
     }
     None
 }
@@ -175,6 +177,17 @@ mod tests {
         assert!(question_scorer("-5", "5"), "signs are not read");
         assert!(question_scorer("the answer is 42 euros", "42"));
         assert!(!question_scorer("1,000", "none"), "a number against no number");
+    }
+
+    #[test]
+    fn digits_of_any_script_are_numbers_as_python_reads_them() {
+        // `\d` matches them and `float()` reads them: an answer written in another script is a number.
+        assert!(question_scorer("٠.٣١٤١٥٩", "0.314159"), "Arabic-Indic");
+        assert!(question_scorer("０.３１４１５９", "0.314159"), "full-width");
+        assert!(question_scorer("-٠.٢٧١٨٢٨", "-0.27182800000031"), "a negative delta, its sign not read");
+        assert!(question_scorer("١,٢٣٤", "1234"), "thousands commas between three-digit groups of characters");
+        assert!(!question_scorer("٠.٣٢", "0.314159"));
+        assert!(!question_scorer("²", "2"), "a superscript is no decimal digit");
     }
 
     #[test]

@@ -144,11 +144,14 @@ fn printable(c: char) -> bool {
     c == ' ' || !(c.is_control() || c.is_whitespace() || format)
 }
 
-/// `float(s)`: surrounding whitespace ignored, `_` allowed between digits,
-/// `inf`, `infinity` and `nan` in any case; none where Python raises `ValueError`.
+/// `float(s)`: any Unicode decimal digit read as its ASCII digit and any
+/// Unicode space as a space (as CPython does first), then surrounding
+/// whitespace ignored, `_` allowed between digits, `inf`, `infinity` and `nan`
+/// in any case; none where Python raises `ValueError`.
 pub fn parse_float(s: &str) -> Option<f64> {
+    let ascii = ascii_digits_and_spaces(s)?;
     // Unlike `str.strip()`, `float()` keeps U+001C–U+001F (and refuses them).
-    let s = s.trim_matches(char::is_whitespace);
+    let s = ascii.trim_matches([' ', '\t', '\n', '\u{b}', '\u{c}', '\r']);
     let chars: Vec<char> = s.chars().collect();
     let digit_at = |i: usize| chars.get(i).is_some_and(char::is_ascii_digit);
     for (i, c) in chars.iter().enumerate() {
@@ -163,6 +166,43 @@ pub fn parse_float(s: &str) -> Option<f64> {
         return None;
     }
     cleaned.parse().ok()
+}
+
+/// The first code point of each run of ten Unicode decimal digits (category
+/// Nd, values 0 to 9 in order) in the Unicode 14.0 database CPython 3.11 reads.
+const DECIMAL_ZEROS: [u32; 66] = [
+    0x30, 0x660, 0x6f0, 0x7c0, 0x966, 0x9e6, 0xa66, 0xae6, 0xb66, 0xbe6, 0xc66, 0xce6, 0xd66, 0xde6, 0xe50, 0xed0,
+    0xf20, 0x1040, 0x1090, 0x17e0, 0x1810, 0x1946, 0x19d0, 0x1a80, 0x1a90, 0x1b50, 0x1bb0, 0x1c40, 0x1c50, 0xa620,
+    0xa8d0, 0xa900, 0xa9d0, 0xa9f0, 0xaa50, 0xabf0, 0xff10, 0x104a0, 0x10d30, 0x11066, 0x110f0, 0x11136, 0x111d0,
+    0x112f0, 0x11450, 0x114d0, 0x11650, 0x116c0, 0x11730, 0x118e0, 0x11950, 0x11c50, 0x11d50, 0x11da0, 0x16a60,
+    0x16ac0, 0x16b50, 0x1d7ce, 0x1d7d8, 0x1d7e2, 0x1d7ec, 0x1d7f6, 0x1e140, 0x1e2f0, 0x1e950, 0x1fbf0,
+];
+
+/// Whether `c` is a decimal digit of any script, as `str.isdecimal()` and
+/// the `\d` of a `re` pattern on text count them (`٣` and `３` are).
+pub fn is_decimal(c: char) -> bool {
+    decimal_digit(c).is_some()
+}
+
+/// The ASCII digit of a Unicode decimal digit (`٣` and `３` are `3`).
+fn decimal_digit(c: char) -> Option<char> {
+    let code = c as u32;
+    let run = DECIMAL_ZEROS.partition_point(|zero| *zero <= code).checked_sub(1)?;
+    let value = code - DECIMAL_ZEROS[run];
+    (value < 10).then(|| char::from(b'0' + value as u8))
+}
+
+/// `s` as CPython hands it to its float parser: ASCII kept, any other space
+/// a space, any other decimal digit its ASCII digit; none for any other
+/// character (which makes `float()` raise).
+fn ascii_digits_and_spaces(s: &str) -> Option<String> {
+    s.chars()
+        .map(|c| match c {
+            c if c.is_ascii() => Some(c),
+            c if c.is_whitespace() => Some(' '),
+            c => decimal_digit(c),
+        })
+        .collect()
 }
 
 /// `round(x, digits)`: the decimal nearest `x` with that many places, a tie
@@ -257,6 +297,20 @@ mod tests {
         assert_eq!(parse_float("-Infinity"), Some(f64::NEG_INFINITY));
         assert!(parse_float("nan").is_some_and(f64::is_nan));
         for bad in ["", "1__0", "_1", "1_", "1e", "abc", "+-1", "1,5", "None"] {
+            assert_eq!(parse_float(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn float_reads_any_unicode_decimal_digit_and_space_as_python_311_does() {
+        assert_eq!(parse_float("٣"), Some(3.0), "Arabic-Indic");
+        assert_eq!(parse_float("３.５"), Some(3.5), "full-width");
+        assert_eq!(parse_float("\u{1fbf9}"), Some(9.0), "the last run of Unicode 14");
+        assert_eq!(parse_float("1_٣"), Some(13.0), "`_` between digits of any script");
+        assert_eq!(parse_float("\u{3000}\u{2007}-٣\u{85}"), Some(-3.0), "Unicode spaces around");
+        assert_eq!(parse_float("\u{b}3\u{c}"), Some(3.0), "vertical tab and form feed");
+        // Kawi digits came with Unicode 15, after CPython 3.11's database.
+        for bad in ["\u{11f53}", "²", "½", "Ⅷ", "٣\u{200b}", "٣٫٥", "ｉｎｆ", "\u{7f}3", "٣_"] {
             assert_eq!(parse_float(bad), None, "{bad:?}");
         }
     }

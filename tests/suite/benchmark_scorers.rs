@@ -1,6 +1,7 @@
 //! The Python readings the benchmark scorers rely on, against CPython itself
 //! on many seeded cases: `difflib.SequenceMatcher(None, a, b).ratio()`,
-//! `repr(float)`, `str()` of JSON values, `float(text)` and `round(x, n)`.
+//! `repr(float)`, `str()` of JSON values, `float(text)` (any script's decimal
+//! digits and Unicode spaces among the texts) and `round(x, n)`.
 
 use crate::common;
 
@@ -120,6 +121,33 @@ fn cases() -> Value {
         "\u{a0}3",
         "\u{1c}4",
         "+-1",
+        // Unicode decimal digits (category Nd) and spaces, which float() reads too.
+        "٣",
+        "-٣",
+        "３.５",
+        "１e３",
+        "١٢٣٤٥٦٧٨٩٠.٥e-٣",
+        "๓",
+        "𝟑",
+        "\u{1fbf9}",
+        "1_٣",
+        "٣_٣",
+        "٣_",
+        "٣٫٥",
+        "１,５",
+        "\u{2000}3",
+        "\u{3000}3\u{2007}",
+        "\u{85}3\u{a0}",
+        "\u{b}3\u{c}",
+        "\u{200b}3",
+        "٣\u{200b}",
+        "3\u{1f}",
+        "\u{7f}3",
+        "²",
+        "½",
+        "Ⅷ",
+        "ｉｎｆ",
+        "୦x",
     ]
     .iter()
     .map(|s| s.to_string())

@@ -57,6 +57,7 @@ mod trace_v6;
 mod trace_versions;
 mod trust_taxonomy;
 mod tui_app;
+mod tui_benchmark;
 mod tui_by_hand;
 mod tui_consensus;
 mod tui_graph;

@@ -2,7 +2,7 @@
 //! terminal size from 1×1 up (every width and height to 40, then steps to
 //! 300), one size after another in the same terminal so each draw follows a
 //! resize, from several traces — the sample run at the end and part-way
-//! through, a run whose findings oscillate, the sample run with hostile text (tabs, escape sequences,
+//! through, a run whose findings oscillate, a benchmark run, the sample run with hostile text (tabs, escape sequences,
 //! bidirectional overrides, wide characters, emoji, very long ids), a
 //! 25-node DAG and a consensus run's drafts. Drawing is called directly, without the UI's panic
 //! containment, so a panic fails the test.
@@ -154,6 +154,10 @@ fn sweep_every_screen(name: &str, mut app: App, sizes: &[(u16, u16)]) {
     press(&mut app, "j\n");
     sweep(&format!("{name} dashboard narrowed to a findings group"), &app, sizes);
     press(&mut app, "\x1b");
+    // The benchmark screen in a benchmark run (elsewhere the key only says there is none).
+    press(&mut app, "B");
+    sweep(&format!("{name} benchmark"), &app, sizes);
+    press(&mut app, "\x1b");
     press(&mut app, "\x1bj\n");
     for (keys, what) in [
         ("", "question feedback"),
@@ -188,9 +192,12 @@ fn every_screen_draws_at_every_size_from_every_trace() {
     let sample = common::root().join(SAMPLE);
     let hostile = hostile_trace(dir.path());
     let oscillation = common::root().join("sample-data/traces/oscillation-scripted.trace.jsonl");
+    let benchmark = common::root().join("sample-data/traces/benchmark-scripted.trace.jsonl");
     // One thread per trace: the sweeps are independent.
     std::thread::scope(|threads| {
-        for (name, path) in [("sample", &sample), ("hostile", &hostile), ("oscillation", &oscillation)] {
+        let traces =
+            [("sample", &sample), ("hostile", &hostile), ("oscillation", &oscillation), ("benchmark", &benchmark)];
+        for (name, path) in traces {
             let sizes = &sizes;
             threads.spawn(move || {
                 let (replay, state) = Replay::open(path, false).unwrap();

@@ -129,6 +129,8 @@ actions! {
     Scorecard = "scorecard",
     /// The findings taxonomy and convergence.
     Taxonomy = "taxonomy",
+    /// A published benchmark's own figures and the critic's lift.
+    Benchmark = "benchmark",
     /// Show every question again (clear the question-set filter).
     ClearQuestions = "clear_questions",
     /// Label the iteration's answer right or wrong.
@@ -207,6 +209,8 @@ contexts! {
     Inspector = "inspector", "node inspector";
     /// The findings taxonomy.
     Taxonomy = "taxonomy", "findings taxonomy";
+    /// A published benchmark's figures.
+    Benchmark = "benchmark", "benchmark";
     /// A run's screens in a replay.
     Replay = "replay", "a run's screens, in a replay";
     /// A run's screens in a live run.
@@ -252,6 +256,7 @@ pub const BINDINGS: &[Binding] = &[
     bind!("c", [Char('c')], Scorecard, "critic scorecard: was the critic right?", "critic", Dashboard),
     bind!("esc", [Esc], ClearQuestions, "show every question again (after a findings group)", "", Dashboard),
     bind!("enter", [Enter], Open, "show the group's questions on the dashboard", "filter", Taxonomy),
+    bind!("enter", [Enter], Open, "open the fixed or broken question", "open", Benchmark),
     bind!("enter", [Enter], Open, "A and B side by side", "open", Compare),
     bind!("f", [Char('f')], ChangeFilter, "cycle the change filter", "change", Compare),
     bind!("enter", [Enter], Open, "the baseline and this run side by side", "open", Matrix),
@@ -281,6 +286,7 @@ pub const BINDINGS: &[Binding] = &[
     bind!("n", [Char('n')], Step, "step one stage", "step", Live),
     bind!("r", [Char('r')], Rerun, "rerun the question", "rerun", Run),
     bind!("T", [Char('T')], Taxonomy, "findings taxonomy, oscillation, convergence", "findings", Dashboard),
+    bind!("B", [Char('B')], Benchmark, "benchmark: its own figures, the critic's lift", "benchmark", Dashboard),
     bind!("F", [Char('F')], Fork, "fork from this iteration", "fork", Iterations),
     bind!("E", [Char('E')], EditNode, "edit the node's code ($EDITOR)", "edit", Question),
     bind!("W", [Char('W')], EditDag, "edit the whole DAG as JSON", "", Question),
@@ -330,9 +336,11 @@ pub fn applies(context: Context, screen: Screen, replay: bool) -> bool {
                 | Screen::Inspector
                 | Screen::Scorecard
                 | Screen::Taxonomy
+                | Screen::Benchmark
         ),
         Context::Inspector => screen == Screen::Inspector,
         Context::Taxonomy => screen == Screen::Taxonomy,
+        Context::Benchmark => screen == Screen::Benchmark,
         Context::Iterations => matches!(screen, Screen::Question | Screen::Diff),
         Context::Diff => screen == Screen::Diff,
         Context::Question => screen == Screen::Question,

@@ -9,6 +9,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
 
+use super::benchmark;
 use super::question::QuestionScreen;
 use super::scorecard::ScorecardScreen;
 use super::taxonomy::TaxonomyScreen;
@@ -124,6 +125,7 @@ impl Component for Dashboard {
             }
             Action::Scorecard => return Handled::Open(Box::<ScorecardScreen>::default()),
             Action::Taxonomy => return Handled::Open(Box::<TaxonomyScreen>::default()),
+            Action::Benchmark => return benchmark::open(app),
             _ => return Handled::Ignored,
         }
         Handled::Done

@@ -4,6 +4,7 @@
 //! [`Component::handle`], and going back pops it. A screen is registered
 //! here: its module and its [`Screen`] (which the keymap's contexts name).
 
+pub mod benchmark;
 pub mod compare;
 pub mod compare_detail;
 pub mod dashboard;
@@ -53,11 +54,13 @@ pub enum Screen {
     Scorecard,
     /// The run's findings by group, its oscillations and convergence.
     Taxonomy,
+    /// A published benchmark's own figures and the critic's lift.
+    Benchmark,
 }
 
 impl Screen {
     /// Every screen.
-    pub const ALL: [Screen; 10] = [
+    pub const ALL: [Screen; 11] = [
         Screen::Dashboard,
         Screen::Question,
         Screen::Diff,
@@ -68,6 +71,7 @@ impl Screen {
         Screen::Inspector,
         Screen::Scorecard,
         Screen::Taxonomy,
+        Screen::Benchmark,
     ];
 
     /// The screen as messages name it.
@@ -83,6 +87,7 @@ impl Screen {
             Screen::Inspector => "node inspector",
             Screen::Scorecard => "scorecard",
             Screen::Taxonomy => "findings taxonomy",
+            Screen::Benchmark => "benchmark",
         }
     }
 }

@@ -1,5 +1,6 @@
 //! The footer: key hints of the current screen from the one keymap, as many
-//! as fit (`? keys` lists them all); the draft keys' only in a consensus run.
+//! as fit (`? keys` lists them all); the draft keys' only in a consensus run,
+//! the benchmark screen's only in a run with benchmark-scored questions.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -7,6 +8,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use crate::tui::app::App;
+use crate::tui::keymap::Action;
+use crate::tui::screens::benchmark::has_benchmark_questions;
 use crate::tui::theme::Ink;
 
 /// Draw the key hints into `area` (1 line).
@@ -14,8 +17,12 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let mut spans = Vec::new();
     let mut width = 0;
     let drafts = app.state.settings.as_ref().is_some_and(|s| s.drafts() > 1);
-    let hinted =
-        |b: &&crate::tui::keymap::Bound| !b.binding.hint.is_empty() && (drafts || !b.binding.action.is_about_drafts());
+    let benchmark = has_benchmark_questions(&app.state);
+    let hinted = |b: &&crate::tui::keymap::Bound| {
+        !b.binding.hint.is_empty()
+            && (drafts || !b.binding.action.is_about_drafts())
+            && (benchmark || b.binding.action != Action::Benchmark)
+    };
     for binding in app.keys.active(app.screen(), app.replay.is_some()).filter(hinted) {
         let keys = format!(" {} ", binding.label);
         let hint = format!("{} ", binding.binding.hint);
