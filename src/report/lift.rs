@@ -334,14 +334,24 @@ pub fn lift_lines(lift: &Lift) -> Vec<String> {
 pub fn per_extra_right_line(lift: &Lift) -> String {
     match (lift.tokens_per_extra_right, lift.cost_per_extra_right_usd) {
         (Some(tokens), Some(cost)) => format!(
-            "per extra right answer: {tokens:.0} tokens, ${cost:.4} ({:+} right, {:+} tokens, ${:+.4})",
-            lift.extra_right, lift.extra_tokens, lift.extra_cost_usd
+            "per extra right answer: {tokens:.0} tokens, ${cost:.4} ({:+} right, {:+} tokens, {})",
+            lift.extra_right,
+            lift.extra_tokens,
+            signed_usd(lift.extra_cost_usd)
         ),
         _ => format!(
-            "per extra right answer: none ({:+} right, {:+} tokens, ${:+.4})",
-            lift.extra_right, lift.extra_tokens, lift.extra_cost_usd
+            "per extra right answer: none ({:+} right, {:+} tokens, {})",
+            lift.extra_right,
+            lift.extra_tokens,
+            signed_usd(lift.extra_cost_usd)
         ),
     }
+}
+
+/// A cost with its sign before the currency: `+$0.0120`, `-$0.0040`.
+fn signed_usd(usd: f64) -> String {
+    let sign = if usd < 0.0 { '-' } else { '+' };
+    format!("{sign}${:.4}", usd.abs())
 }
 
 #[cfg(test)]
@@ -402,7 +412,7 @@ mod tests {
         assert!(lines.contains(&"fixed by the loop: h1, h2".to_string()), "{lines:?}");
         assert_eq!(
             lines.last().unwrap(),
-            "per extra right answer: 1100 tokens, $1.1000 (+1 right, +1100 tokens, $+1.1000)"
+            "per extra right answer: 1100 tokens, $1.1000 (+1 right, +1100 tokens, +$1.1000)"
         );
     }
 
@@ -415,7 +425,8 @@ mod tests {
         let lift = lift(&pairs).unwrap();
         assert_eq!((lift.extra_right, lift.tokens_per_extra_right, lift.cost_per_extra_right_usd), (-1, None, None));
         assert!(lift.by_dataset.is_empty());
-        assert_eq!(per_extra_right_line(&lift), "per extra right answer: none (-1 right, +40 tokens, $+0.0400)");
+        assert_eq!(per_extra_right_line(&lift), "per extra right answer: none (-1 right, +40 tokens, +$0.0400)");
+        assert_eq!((signed_usd(-0.004), signed_usd(0.0)), ("-$0.0040".to_string(), "+$0.0000".to_string()));
         let json = serde_json::to_value(&lift).unwrap();
         assert!(json.get("by_dataset").is_none() && json["by_level"]["medium"]["questions"] == json!(2));
         assert_eq!(serde_json::from_value::<Lift>(json).unwrap(), lift, "reads back");

@@ -103,7 +103,7 @@ fn draw_lift(lift: &Lift, frame: &mut Frame, area: Rect, app: &App) {
                 _ if line.starts_with("broken by the loop") && !lift.broken.is_empty() => Ink::StatusFailed,
                 _ => Ink::Text,
             };
-            Line::from(Span::styled(line, t.fg(ink)))
+            Line::from(vec![Span::raw(" "), Span::styled(line, t.fg(ink))])
         })
         .collect();
     let block = Block::default()
