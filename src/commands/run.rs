@@ -377,7 +377,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if args.harness.dry_run {
         let loops = (args.repeat.unwrap_or(1), args.consensus.unwrap_or(1));
         let budget = run.budget.unwrap_or_default();
-        let plan = super::dry_run::DryRun { config, dataset, prompts: &run.prompts, llm: llm.as_ref(), loops, budget };
+        let datasets = run.data.several.as_ref();
+        let prompts = &run.prompts;
+        let plan = super::dry_run::DryRun { config, dataset, datasets, prompts, llm: llm.as_ref(), loops, budget };
         return plan.print(run.questions.as_deref());
     }
     let cache = super::cache::with_cache(run.file.cache_path(&args.harness).as_deref(), config, &mut llm)?;

@@ -4,7 +4,8 @@
 //! question finds its own data when it is run, replayed with `--verify` (also
 //! from a moved directory with `--dataset-root`, and with one dataset changed),
 //! resumed after SIGKILL, re-criticised and worked on by hand: the answers are
-//! right only on the question's own dataset.
+//! right only on the question's own dataset. A dry run renders each question's
+//! prompts with its own dataset's schema.
 
 use crate::common;
 
@@ -378,4 +379,35 @@ async fn by_hand_a_node_reruns_on_its_questions_dataset() {
         assert_eq!(result.final_answer, largest.map(|v| json!(v)), "{id}: {:?}", result.error);
     }
     let _ = handle.commands.send(Command::CancelRun);
+}
+
+/// The low end of the prompt tokens `run --dry-run` counts over the questions `only` of `bench`.
+async fn dry_run_prompt_tokens(home: &Path, mock: &MockLlm, bench: &Path, only: &str) -> u64 {
+    let output = eval_dag(home, mock, &["run"]).arg(bench).args(["--dry-run", "--only", only]).output().await.unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    let total = stdout.lines().find(|l| l.starts_with("total:")).expect(&stdout);
+    let tokens = total.split("prompt tokens ").nth(1).and_then(|rest| rest.split('–').next());
+    tokens.and_then(|low| low.parse().ok()).expect(total)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_dry_run_renders_each_questions_prompts_with_its_own_dataset() {
+    let mock = MockLlm::start(script(None)).await;
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path().join("bench");
+    write_benchmark(&bench);
+    // The weather's schema says far more than the shop's: a prompt rendered
+    // with the wrong one is thousands of tokens off.
+    let metadata = bench.join("datasets/weather/metadata.json");
+    let mut weather: Value = serde_json::from_str(&std::fs::read_to_string(&metadata).unwrap()).unwrap();
+    weather["description"] = json!("Rainfall per day, in millimetres, at one station. ".repeat(400));
+    std::fs::write(&metadata, weather.to_string()).unwrap();
+
+    let shop = dry_run_prompt_tokens(dir.path(), &mock, &bench, "shop_sum").await;
+    let weather = dry_run_prompt_tokens(dir.path(), &mock, &bench, "weather_count").await;
+    assert!(weather > shop + 3_000, "the weather's own schema is in its prompts: {weather} vs {shop}");
+    let both = dry_run_prompt_tokens(dir.path(), &mock, &bench, "shop_sum,weather_count").await;
+    assert_eq!(both, shop + weather, "the weather question after the shop's is rendered with the weather's schema");
+    assert!(mock.requests().is_empty(), "a dry run calls nobody");
 }
