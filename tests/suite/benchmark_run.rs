@@ -3,9 +3,9 @@
 //! each, answered by a scripted model whose DAGs read `dataset.rows`. Each
 //! question finds its own data when it is run, replayed with `--verify` (also
 //! from a moved directory with `--dataset-root`, and with one dataset changed),
-//! resumed after SIGKILL, re-criticised and worked on by hand: the answers are
-//! right only on the question's own dataset. A dry run renders each question's
-//! prompts with its own dataset's schema.
+//! resumed after SIGKILL, its failed questions retried, re-criticised and worked
+//! on by hand: the answers are right only on the question's own dataset. A dry
+//! run renders each question's prompts with its own dataset's schema.
 
 use crate::common;
 
@@ -410,4 +410,68 @@ async fn a_dry_run_renders_each_questions_prompts_with_its_own_dataset() {
     let both = dry_run_prompt_tokens(dir.path(), &mock, &bench, "shop_sum,weather_count").await;
     assert_eq!(both, shop + weather, "the weather question after the shop's is rendered with the weather's schema");
     assert!(mock.requests().is_empty(), "a dry run calls nobody");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn retrying_the_failed_rebuilds_only_them_each_on_its_own_dataset() {
+    // The weather count's first DAGs read a key its dataset does not have: the critic rejects them.
+    let broken = Arc::new(AtomicBool::new(true));
+    let answer = script(None);
+    let mock = MockLlm::start({
+        let broken = broken.clone();
+        move |request: &Recorded, n| {
+            let prompt = request.prompt();
+            if is_build(&prompt) && question_id(&prompt) == "weather_count" && broken.load(Ordering::SeqCst) {
+                return Reply::Text(dag("weather_count").replace("dataset.rows", "dataset.nope"));
+            }
+            answer(request, n)
+        }
+    })
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path().join("bench");
+    write_benchmark(&bench);
+    let out = dir.path().join("run");
+    let first = eval_dag(dir.path(), &mock, &["run", "--no-cache", "--max-iterations", "1"])
+        .arg(&bench)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(first.status.code(), Some(1), "{}", String::from_utf8_lossy(&first.stderr));
+    let state = fold_trace(&Trace::read(&out.join("trace.jsonl")).unwrap());
+    let failed: Vec<&str> = state
+        .questions
+        .iter()
+        .filter(|q| q.latest().and_then(|a| a.outcome) != Some(Outcome::Passed))
+        .map(|q| q.question.id.as_str())
+        .collect();
+    assert_eq!(failed, ["weather_count"]);
+    let before = mock.requests().len();
+
+    let moved = dir.path().join("moved");
+    std::fs::rename(&bench, &moved).unwrap();
+    broken.store(false, Ordering::SeqCst);
+    let retried = eval_dag(dir.path(), &mock, &["run", "--no-cache"])
+        .arg("--retry-failed")
+        .arg(&out)
+        .arg("--dataset-root")
+        .arg(&moved)
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(retried.status.code(), Some(0), "{}", String::from_utf8_lossy(&retried.stderr));
+    assert_each_on_its_own_data(&out);
+    let builds: Vec<String> = mock.requests()[before..]
+        .iter()
+        .map(Recorded::prompt)
+        .filter(|p| is_build(p))
+        .map(|p| question_id(&p))
+        .collect();
+    assert_eq!(builds, ["weather_count"], "only the failed question is built again");
+    let state = fold_trace(&Trace::read(&out.join("trace.jsonl")).unwrap());
+    let weather = state.question("weather_count").unwrap();
+    assert_eq!(weather.attempts.len(), 2, "a new attempt beside the failed one");
+    assert_eq!(weather.latest().map(|a| a.number), Some(2));
 }
