@@ -1,5 +1,6 @@
-//! The dashboard: every question with its live status, iterations, findings
-//! per iteration, elapsed time and answer, plus the activity feed. Below
+//! The dashboard: every question with its live status, iterations (of the
+//! attempt that speaks for it: with several epochs or drafts, the majority's),
+//! findings per iteration, elapsed time and answer, plus the activity feed. Below
 //! [`WIDE`] columns the level and time columns make room for the question.
 //! Its state is the selected row, the filters and the order.
 
@@ -243,7 +244,10 @@ fn row(app: &App, q: &QuestionState, width: usize, wide: bool, several: bool) ->
     let answer =
         latest.and_then(|a| a.final_answer.as_ref()).map(|a| format!("{mark}{}", preview(a, 16))).unwrap_or_default();
     let answer = format!("{}{answer}", epoch_tally(q));
-    let attempts = if q.attempts.len() > 1 { format!(" ×{}", q.attempts.len()) } else { String::new() };
+    // The speaking attempt's loop (its epoch and draft): its reruns and forks, not the other drafts' attempts.
+    let speaking = latest.map_or((1, 1), |a| (a.epoch, a.draft));
+    let attempts = q.attempts.iter().filter(|a| (a.epoch, a.draft) == speaking).count();
+    let attempts = if attempts > 1 { format!(" ×{attempts}") } else { String::new() };
     let time = elapsed.map(|ms| format!("{:.1}s", ms as f64 / 1000.0)).unwrap_or_default();
     let cells = [
         Some(Cell::from(Span::styled(clean(&q.question.id).into_owned(), t.fg(Ink::Accent)))),
