@@ -3,9 +3,10 @@
 //! each, answered by a scripted model whose DAGs read `dataset.rows`. Each
 //! question finds its own data when it is run, replayed with `--verify` (also
 //! from a moved directory with `--dataset-root`, and with one dataset changed),
-//! resumed after SIGKILL, its failed questions retried, re-criticised and worked
-//! on by hand: the answers are right only on the question's own dataset. A dry
-//! run renders each question's prompts with its own dataset's schema.
+//! resumed after SIGKILL, its failed questions retried, re-criticised, worked on
+//! by hand and checked on transformed copies (`--metamorphic`): the answers are
+//! right only on the question's own dataset. A dry run renders each question's
+//! prompts with its own dataset's schema.
 
 use crate::common;
 
@@ -15,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use common::mock_llm::{MockLlm, Recorded, Reply};
-use eval_dag::domain::AttemptAt;
+use eval_dag::domain::{AttemptAt, Transform};
 use eval_dag::engine::{self, EngineParts, NamedDataset, RunOptions};
 use eval_dag::grade::Grader;
 use eval_dag::llm::ReplayClient;
@@ -474,4 +475,30 @@ async fn retrying_the_failed_rebuilds_only_them_each_on_its_own_dataset() {
     let weather = state.question("weather_count").unwrap();
     assert_eq!(weather.attempts.len(), 2, "a new attempt beside the failed one");
     assert_eq!(weather.latest().map(|a| a.number), Some(2));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn metamorphic_checks_run_each_question_on_copies_of_its_own_dataset() {
+    let mock = MockLlm::start(script(None)).await;
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path().join("bench");
+    write_benchmark(&bench);
+    let out = dir.path().join("run");
+    let output =
+        eval_dag(dir.path(), &mock, &["run", "--metamorphic"]).arg(&bench).arg("--out").arg(&out).output().await;
+    let output = output.unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_each_on_its_own_data(&out);
+    let state = fold_trace(&Trace::read(&out.join("trace.jsonl")).unwrap());
+    for q in &state.questions {
+        let id = q.question.id.as_str();
+        let metamorphic = q.latest().and_then(|a| a.metamorphic.clone()).expect(id);
+        let on = |transform: Transform| {
+            let check = metamorphic.checks.iter().find(|c| c.transform == transform);
+            check.and_then(|c| c.answer.clone()).unwrap_or_else(|| panic!("{id}: {transform:?} {metamorphic:?}"))
+        };
+        assert_eq!(on(Transform::Duplicate), json!(2 * expected(id)), "{id}: every row of its own dataset twice");
+        assert_eq!(on(Transform::Shuffle), json!(expected(id)), "{id}");
+        assert!(metamorphic.checks.iter().all(|c| !c.broken), "{id}: {metamorphic:?}");
+    }
 }
