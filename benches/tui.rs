@@ -1,7 +1,10 @@
 //! TUI at scale: a generated trace of 1,000 questions × 3 iterations — time to
 //! the first frame after `replay` (read, fold, snapshot, draw), peak RSS, and
 //! render time per frame (p50/p99) at 160×48, and the time of a replay seek to
-//! the middle and one event back from the end. Run:
+//! the middle and one event back from the end; then the dashboard's frame in
+//! a consensus run (`run --consensus 3`, built in memory) of 10,000 questions
+//! against one of 100 in the same run: the ratio shows what a frame costs per
+//! question of the run (1 when nothing grows with it). Run:
 //! `cargo bench --profile dev --bench tui`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a benchmark stops at its first failure")]
@@ -12,15 +15,19 @@ mod synthetic_trace;
 #[path = "support/measure.rs"]
 mod measure;
 
-use measure::peak_rss_mb;
+use measure::{median, peak_rss_mb};
 use std::time::Instant;
 
+use eval_dag::domain::{AttemptAt, Consensus, CriticFeedback, DifficultyLevel, DraftAnswer, Question};
+use eval_dag::run::{EngineEvent, Outcome, RunSettings, RunState};
 use eval_dag::tui::{App, Replay, Theme, draw};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
 const QUESTIONS: usize = 1000;
 const ITERATIONS: u32 = 3;
+/// Drafts per question of the consensus run.
+const DRAFTS: u32 = 3;
 
 /// CPU time of the process so far (all threads, user + system), ms.
 fn cpu_ms() -> f64 {
@@ -83,4 +90,69 @@ fn main() {
         jumps[50], jumps[95]
     );
     println!("peak RSS: {:.0} MB", peak_rss_mb());
+    consensus_frames();
+}
+
+/// A finished consensus run of `count` questions (ids `task_<i>`): every
+/// draft approved at its first iteration, the third draft of every third
+/// question giving another answer.
+fn consensus_run(count: usize) -> RunState {
+    let mut state = RunState::default();
+    let settings = RunSettings { max_iterations: 3, consensus: DRAFTS, ..RunSettings::default() };
+    state.apply(0, &EngineEvent::RunStarted { settings });
+    let questions: Vec<Question> = (0..count)
+        .map(|i| {
+            let level = DifficultyLevel::from_rank(i + 1, count);
+            Question::new(
+                format!("task_{i}"),
+                format!("Which category has the highest mean, variant {i}?"),
+                i + 1,
+                level,
+            )
+        })
+        .collect();
+    state.apply(0, &EngineEvent::QuestionsGenerated { questions });
+    for i in 0..count {
+        let id = format!("task_{i}");
+        let answer = |draft: u32| serde_json::json!(if i % 3 == 0 && draft == DRAFTS { "home" } else { "grocery_pos" });
+        for draft in 1..=DRAFTS {
+            let at = AttemptAt::new(id.clone(), 1).in_epoch(1, draft);
+            state.apply(1, &EngineEvent::QuestionStarted { at: at.clone(), forked_from: None, by_hand: false });
+            let feedback = CriticFeedback { is_approved: true, ..CriticFeedback::default() };
+            state.apply(2, &EngineEvent::CriticVerdict { at: at.iteration(1), feedback });
+            let (outcome, final_answer) = (Outcome::Passed, Some(answer(draft)));
+            state.apply(3, &EngineEvent::QuestionFinished { at, outcome, iterations: 1, final_answer, reason: None });
+        }
+        let answers: Vec<DraftAnswer> = (1..=DRAFTS)
+            .map(|draft| DraftAnswer { draft, answer: Some(answer(draft)), in_majority: answer(draft) == answer(1) })
+            .collect();
+        let agreement = answers.iter().filter(|a| a.in_majority).count() as f64 / answers.len() as f64;
+        let consensus = Consensus { answers, agreement };
+        state.apply(4, &EngineEvent::ConsensusReached { question_id: id.into(), epoch: 1, consensus });
+    }
+    state
+}
+
+/// Median time (ms) of the dashboard's frame at 160×48 over 300 frames of `state`.
+fn frame_median(state: RunState) -> f64 {
+    let app = App::new(state, Theme::dark(), None, None);
+    let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
+    let frames = (0..300)
+        .map(|_| {
+            let t = Instant::now();
+            terminal.draw(|f| draw(f, &app)).unwrap();
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    median(frames)
+}
+
+/// The dashboard's frame in a consensus run of 10,000 questions and of 100.
+fn consensus_frames() {
+    let (small, large) = (frame_median(consensus_run(100)), frame_median(consensus_run(10_000)));
+    println!(
+        "consensus run ({DRAFTS} drafts) dashboard frame at 160x48, median of 300: 100 questions {small:.3} ms, \
+         10,000 questions {large:.3} ms; ratio {:.2}",
+        large / small
+    );
 }

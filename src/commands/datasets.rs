@@ -94,6 +94,12 @@ impl RunDatasets {
         hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
     }
 
+    /// The dataset `question` names, when it is one of these.
+    pub fn of(&self, question: &Question) -> Option<&Arc<Dataset>> {
+        let name = question.dataset.as_ref()?;
+        self.datasets.iter().find(|(known, _)| known == name).map(|(_, dataset)| dataset)
+    }
+
     /// The first dataset: the one a question naming none is asked about.
     pub fn first(&self) -> anyhow::Result<Arc<Dataset>> {
         self.datasets.first().map(|(_, dataset)| dataset.clone()).context("the run names no dataset")

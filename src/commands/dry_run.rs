@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
+use super::datasets::RunDatasets;
 use crate::config::RunConfig;
 use crate::dataset::Dataset;
 use crate::domain::{Budget, DifficultyLevel, ExecutionResult, GeneratedDag, Question};
@@ -68,8 +69,11 @@ struct Share {
 pub struct DryRun<'a> {
     /// The run's settings.
     pub config: &'a RunConfig,
-    /// The dataset.
+    /// The dataset (of a benchmark directory: the first).
     pub dataset: &'a Dataset,
+    /// A benchmark directory's datasets: each question's build and review
+    /// prompts are rendered with its own.
+    pub datasets: Option<&'a RunDatasets>,
     /// The prompt templates.
     pub prompts: &'a Prompts,
     /// The run's clients (never called: their models and prices only).
@@ -81,6 +85,11 @@ pub struct DryRun<'a> {
 }
 
 impl DryRun<'_> {
+    /// The dataset `question` is asked about.
+    fn dataset_of(&self, question: &Question) -> &Dataset {
+        self.datasets.and_then(|datasets| datasets.of(question)).map_or(self.dataset, |dataset| dataset.as_ref())
+    }
+
     /// Add `calls` calls of `role` with `prompt` and `completion` tokens each, at the low or high end.
     fn add(&self, shares: &mut BTreeMap<String, Share>, role: LlmRole, high: bool, calls: u64, tokens: (u64, u64)) {
         let served = serving(self.llm, role);
@@ -122,14 +131,11 @@ impl DryRun<'_> {
         let (epochs, drafts) = (u64::from(self.loops.0.max(1)), u64::from(self.loops.1.max(1)));
         for question in asked {
             let times = if questions.is_some() { 1 } else { count } * epochs * drafts;
-            let build = estimate_tokens(&self.prompts.dag_build(self.dataset, question, 1, None));
-            let review = estimate_tokens(&self.prompts.layer_review(
-                self.dataset,
-                question,
-                &empty,
-                1,
-                &ExecutionResult::default(),
-            )) + BUILD_REPLY_TOKENS;
+            let dataset = self.dataset_of(question);
+            let build = estimate_tokens(&self.prompts.dag_build(dataset, question, 1, None));
+            let review =
+                estimate_tokens(&self.prompts.layer_review(dataset, question, &empty, 1, &ExecutionResult::default()))
+                    + BUILD_REPLY_TOKENS;
             // A rebuild also shows the rejected DAG and every layer's feedback.
             let rebuild = build + BUILD_REPLY_TOKENS + LAYERS.1 * REVIEW_REPLY_TOKENS;
             self.add(&mut shares, LlmRole::DagBuild, false, times, (build, BUILD_REPLY_TOKENS));

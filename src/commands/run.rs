@@ -21,6 +21,7 @@ use crate::domain::GradingSettings;
 use crate::domain::LlmRole;
 use crate::domain::Question;
 use crate::domain::{Budget, BudgetLimit, Spend};
+use crate::engine::metamorphic::RunChecks;
 use crate::engine::{self, EngineParts, NamedDataset, RunOptions};
 use crate::grade::{Grader, read_questions_file};
 use crate::llm::{DEFAULT_REPAIRS, LlmClient, Repairs};
@@ -261,15 +262,10 @@ fn prepare(args: &RunArgs) -> anyhow::Result<Prepared> {
         config.roles = file.recorded_role_configs(played, &crate::cli::RoleFlags::default(), None, env)?;
     }
     let mut data = load_data(args, &plan)?;
-    if data.several.is_some() {
-        if config.role(LlmRole::DagBuild).provider == crate::domain::ProviderKind::Offline {
-            anyhow::bail!(
-                "the offline planner plans one dataset's questions: a benchmark directory needs --llm openai or --llm anthropic"
-            );
-        }
-        if config.metamorphic {
-            anyhow::bail!("--metamorphic runs over one dataset; a benchmark directory is not supported yet");
-        }
+    if data.several.is_some() && config.role(LlmRole::DagBuild).provider == crate::domain::ProviderKind::Offline {
+        anyhow::bail!(
+            "the offline planner plans one dataset's questions: a benchmark directory needs --llm openai or --llm anthropic"
+        );
     }
     let node_timeout = file.node_timeout(args.node_timeout);
     let prompts = Arc::new(Prompts::load(override_dir().as_deref())?);
@@ -377,7 +373,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if args.harness.dry_run {
         let loops = (args.repeat.unwrap_or(1), args.consensus.unwrap_or(1));
         let budget = run.budget.unwrap_or_default();
-        let plan = super::dry_run::DryRun { config, dataset, prompts: &run.prompts, llm: llm.as_ref(), loops, budget };
+        let datasets = run.data.several.as_ref();
+        let prompts = &run.prompts;
+        let plan = super::dry_run::DryRun { config, dataset, datasets, prompts, llm: llm.as_ref(), loops, budget };
         return plan.print(run.questions.as_deref());
     }
     let cache = super::cache::with_cache(run.file.cache_path(&args.harness).as_deref(), config, &mut llm)?;
@@ -407,9 +405,17 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         let (done, done_rx) = tokio::sync::oneshot::channel();
         let live = live.map(|live| tokio::spawn(live.follow(done_rx)));
         let copies = tempfile::tempdir().context("cannot create a directory for the transformed copies")?;
-        let metamorphic = match settings.metamorphic {
-            true => Some(Arc::new(super::metamorphic::prepare_checks(dataset, run.node_timeout, copies.path())?)),
-            false => None,
+        let metamorphic = match (settings.metamorphic, &run.data.several) {
+            (false, _) => None,
+            (true, None) => {
+                let checks = super::metamorphic::prepare_checks(dataset, run.node_timeout, copies.path())?;
+                Some(Arc::new(RunChecks::One(checks)))
+            }
+            (true, Some(several)) => {
+                let keep = run.config.concurrency as usize;
+                let (datasets, timeout) = (&several.datasets, run.node_timeout);
+                Some(Arc::new(super::metamorphic::prepare_checks_each(datasets, timeout, copies.path(), keep)?))
+            }
         };
         let (executor, named) = sandbox(&run)?;
         let (prompts, grader) = (run.prompts.clone(), run.grader.clone());

@@ -40,9 +40,9 @@ pub struct EngineParts {
     pub prompts: Arc<Prompts>,
     /// Grades answers (built from the settings' grading).
     pub grader: Arc<Grader>,
-    /// Runs approved DAGs again on transformed copies of the dataset
-    /// (`run --metamorphic`); none when the run does not ask for it.
-    pub metamorphic: Option<Arc<super::metamorphic::MetamorphicChecks>>,
+    /// Runs approved DAGs again on transformed copies of their question's
+    /// dataset (`run --metamorphic`); none when the run does not ask for it.
+    pub metamorphic: Option<Arc<super::metamorphic::RunChecks>>,
     /// The datasets of a run over several, by the name a question's `dataset`
     /// gives; empty in a single-dataset run.
     pub named: std::collections::BTreeMap<String, NamedDataset>,

@@ -333,9 +333,11 @@ impl Attempt<'_> {
         self.ctx.emitter.emit(EngineEvent::Executed { at, trial: false, result: result.clone() });
         if result.success {
             self.grade(iteration, &result, false).await;
-            if let (Some(checks), Some(dag), Some(answer)) =
-                (&self.ctx.parts.metamorphic, approved, result.final_answer.as_ref())
-            {
+            if let (Some(checks), Some(dag), Some(answer)) = (
+                self.ctx.parts.metamorphic.as_ref().and_then(|c| c.of(self.question)),
+                approved,
+                result.final_answer.as_ref(),
+            ) {
                 let metamorphic = checks.check(&self.question.question, dag, answer, self.ctx.seed).await;
                 self.ctx.emitter.emit(EngineEvent::MetamorphicChecked { at: self.at.clone(), metamorphic });
             }

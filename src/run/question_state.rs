@@ -236,6 +236,22 @@ pub struct QuestionState {
     pub cost_usd: f64,
     /// Per epoch: how far its drafts agree (`run --consensus`), once every draft has ended.
     pub consensus: std::collections::BTreeMap<u32, crate::domain::Consensus>,
+    /// Which attempt speaks for the question, worked out on first use after a change.
+    speaker: Speaker,
+}
+
+/// The index of the attempt that speaks for a question and how many epochs
+/// gave its answer (see [`QuestionState::majority_epoch`]): worked out once
+/// after each change the reducer makes to the attempts or the consensus, so
+/// drawing a question many times a second costs no more than reading it.
+/// Derived data: it never makes two states unequal.
+#[derive(Debug, Clone, Default)]
+struct Speaker(std::sync::OnceLock<Option<(usize, usize)>>);
+
+impl PartialEq for Speaker {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 impl QuestionState {
@@ -250,6 +266,7 @@ impl QuestionState {
             usage: TokenUsage::default(),
             cost_usd: 0.0,
             consensus: Default::default(),
+            speaker: Speaker::default(),
         }
     }
 
@@ -258,9 +275,6 @@ impl QuestionState {
     /// result). A question asked in several epochs speaks with the majority:
     /// the epoch whose answer most epochs gave (see [`Self::majority_epoch`]).
     pub fn latest(&self) -> Option<&Attempt> {
-        if self.attempts.iter().all(|a| a.epoch == 1) {
-            return self.speaking_in_epoch(1);
-        }
         self.majority_epoch().map(|(attempt, _)| attempt)
     }
 
@@ -268,8 +282,13 @@ impl QuestionState {
     /// --consensus`), the latest of the first draft in the recorded consensus
     /// majority; else, or until the consensus is recorded, draft 1's.
     pub fn speaking_in_epoch(&self, epoch: u32) -> Option<&Attempt> {
+        self.speaking_index_in(epoch).and_then(|index| self.attempts.get(index))
+    }
+
+    /// The index of [`Self::speaking_in_epoch`].
+    fn speaking_index_in(&self, epoch: u32) -> Option<usize> {
         let majority = self.consensus.get(&epoch).and_then(|c| c.answers.iter().find(|a| a.in_majority));
-        self.latest_in(epoch, majority.map_or(1, |a| a.draft))
+        self.latest_index_in(epoch, majority.map_or(1, |a| a.draft))
     }
 
     /// Whether every critic loop of the question (each epoch and draft) has ended.
@@ -285,24 +304,34 @@ impl QuestionState {
     /// go to an answer over none, then to the lowest epoch. Answers are the same
     /// when their JSON is equal.
     pub fn majority_epoch(&self) -> Option<(&Attempt, usize)> {
-        let epochs = self.epochs();
+        let (index, count) = (*self.speaker.0.get_or_init(|| self.find_majority()))?;
+        Some((self.attempts.get(index)?, count))
+    }
+
+    /// [`Self::majority_epoch`] worked out: the index of the attempt and its count.
+    fn find_majority(&self) -> Option<(usize, usize)> {
+        let speakers: Vec<(usize, &Attempt)> = self
+            .epoch_speakers()
+            .into_iter()
+            .filter_map(|(_, index)| Some((index, self.attempts.get(index)?)))
+            .collect();
         let agreeing =
-            |attempt: &Attempt| epochs.iter().filter(|(_, a)| a.final_answer == attempt.final_answer).count();
-        let mut best: Option<(&Attempt, usize)> = None;
-        for (_, attempt) in &epochs {
+            |attempt: &Attempt| speakers.iter().filter(|(_, a)| a.final_answer == attempt.final_answer).count();
+        let mut best: Option<(usize, &Attempt, usize)> = None;
+        for &(index, attempt) in &speakers {
             let count = agreeing(attempt);
             let better = match best {
                 None => true,
-                Some((held, held_count)) => {
+                Some((_, held, held_count)) => {
                     count > held_count
                         || count == held_count && held.final_answer.is_none() && attempt.final_answer.is_some()
                 }
             };
             if better {
-                best = Some((attempt, count));
+                best = Some((index, attempt, count));
             }
         }
-        best
+        best.map(|(index, _, count)| (index, count))
     }
 
     /// The highest attempt number of epoch 1, draft 1 so far (drafts by hand
@@ -318,7 +347,12 @@ impl QuestionState {
 
     /// The latest attempt of `epoch` and `draft` that counts.
     pub fn latest_in(&self, epoch: u32, draft: u32) -> Option<&Attempt> {
-        self.attempts.iter().rev().find(|a| (a.epoch, a.draft) == (epoch, draft) && a.counts())
+        self.latest_index_in(epoch, draft).and_then(|index| self.attempts.get(index))
+    }
+
+    /// The index of [`Self::latest_in`].
+    fn latest_index_in(&self, epoch: u32, draft: u32) -> Option<usize> {
+        self.attempts.iter().rposition(|a| (a.epoch, a.draft) == (epoch, draft) && a.counts())
     }
 
     /// Attempt numbered `number` of epoch 1, draft 1.
@@ -339,10 +373,18 @@ impl QuestionState {
     /// The epochs the question was asked in, each with the latest attempt that
     /// speaks for it (see [`Self::latest`]), lowest epoch first.
     pub fn epochs(&self) -> Vec<(u32, &Attempt)> {
+        self.epoch_speakers()
+            .into_iter()
+            .filter_map(|(epoch, index)| Some((epoch, self.attempts.get(index)?)))
+            .collect()
+    }
+
+    /// [`Self::epochs`] as indices into the attempts.
+    fn epoch_speakers(&self) -> Vec<(u32, usize)> {
         let mut epochs: Vec<u32> = self.attempts.iter().map(|a| a.epoch).collect();
         epochs.sort_unstable();
         epochs.dedup();
-        epochs.into_iter().filter_map(|epoch| Some((epoch, self.speaking_in_epoch(epoch)?))).collect()
+        epochs.into_iter().filter_map(|epoch| Some((epoch, self.speaking_index_in(epoch)?))).collect()
     }
 
     /// Pin the user's note to an iteration as a `human` finding (a warning:
@@ -362,7 +404,9 @@ impl QuestionState {
         });
     }
 
+    /// Attempt `at`, added when new; what speaks for the question is worked out again on next use.
     pub(super) fn attempt_mut(&mut self, at: &AttemptAt) -> &mut Attempt {
+        self.speaker = Speaker::default();
         let index = match self.attempts.iter().position(|a| a.is_at(at)) {
             Some(index) => index,
             None => {
@@ -371,6 +415,12 @@ impl QuestionState {
             }
         };
         &mut self.attempts[index]
+    }
+
+    /// Record how far the drafts of `epoch` agree; the majority draft speaks for it from now on.
+    pub(super) fn record_consensus(&mut self, epoch: u32, consensus: crate::domain::Consensus) {
+        self.speaker = Speaker::default();
+        self.consensus.insert(epoch, consensus);
     }
 
     /// Whether the latest attempt's answer was graded right — by its grades,

@@ -89,6 +89,30 @@ impl<'a> IntoIterator for &'a Questions {
     }
 }
 
+/// How many questions are in each status, kept as events change them, so
+/// counting by status costs the same for 10 questions as for 10,000.
+#[derive(Debug, Clone, Default)]
+struct StatusTally(Vec<(QuestionStatus, usize)>);
+
+impl StatusTally {
+    /// `n` more questions in `status`.
+    fn add(&mut self, status: QuestionStatus, n: usize) {
+        match self.0.iter_mut().find(|(held, _)| *held == status) {
+            Some((_, count)) => *count += n,
+            None => self.0.push((status, n)),
+        }
+    }
+
+    /// A question moved from `from` to `to`.
+    fn moved(&mut self, from: QuestionStatus, to: QuestionStatus) {
+        if let Some((_, count)) = self.0.iter_mut().find(|(held, _)| *held == from) {
+            *count = count.saturating_sub(1);
+        }
+        self.0.retain(|(_, count)| *count > 0);
+        self.add(to, 1);
+    }
+}
+
 /// Everything known about a run.
 #[derive(Debug, Clone, Default)]
 pub struct RunState {
@@ -97,6 +121,10 @@ pub struct RunState {
     /// Questions in rank order.
     pub questions: Questions,
     index: Arc<HashMap<QuestionId, usize>>,
+    /// Characters of the longest question id.
+    longest_id: usize,
+    /// Questions per status.
+    statuses: StatusTally,
     prompt_heads: PromptHeads,
     /// All LLM calls by id.
     pub calls: BTreeMap<u64, Arc<LlmCall>>,
@@ -132,6 +160,12 @@ impl RunState {
         self.index.get(id).map(|&i| &self.questions[i])
     }
 
+    /// Characters of the longest question id (0 before any question), kept
+    /// as questions arrive: an id column's width without a pass over them.
+    pub fn longest_id(&self) -> usize {
+        self.longest_id
+    }
+
     fn question_mut(&mut self, id: &str) -> Option<&mut QuestionState> {
         self.index.get(id).map(|&i| self.questions.get_mut(i))
     }
@@ -153,9 +187,10 @@ impl RunState {
         }
     }
 
-    /// Number of questions with `status` matching `pred`.
+    /// Number of questions with `status` matching `pred` (from the tally the
+    /// reducer keeps: no pass over the questions).
     pub fn count(&self, pred: impl Fn(QuestionStatus) -> bool) -> usize {
-        self.questions.iter().filter(|q| pred(q.status)).count()
+        self.statuses.0.iter().filter(|(status, _)| pred(*status)).map(|(_, count)| count).sum()
     }
 
     fn push_feed(&mut self, question_id: Option<&QuestionId>, kind: FeedKind, text: String) {
@@ -176,6 +211,8 @@ impl RunState {
     pub fn apply_owned(&mut self, t_ms: u64, event: EngineEvent) {
         self.now_ms = self.now_ms.max(t_ms);
         self.events_applied += 1;
+        let question = event.question_id().and_then(|id| self.index.get(id).copied());
+        let before = question.map(|index| self.questions[index].status);
         match event {
             EngineEvent::RunStarted { .. }
             | EngineEvent::QuestionsGenerated { .. }
@@ -198,6 +235,12 @@ impl RunState {
             | EngineEvent::ConsensusReached { .. }
             | EngineEvent::MetamorphicChecked { .. } => self.apply_outcome_event(event),
             EngineEvent::Control(action) => self.apply_control(action, t_ms),
+        }
+        if let (Some(index), Some(before)) = (question, before) {
+            let after = self.questions[index].status;
+            if after != before {
+                self.statuses.moved(before, after);
+            }
         }
     }
 }
@@ -257,6 +300,82 @@ mod tests {
             (last.question_id.as_deref(), last.text.as_str()),
             (Some("q1"), "build call retry 1 in 1.5 s: HTTP 429")
         );
+    }
+
+    #[test]
+    fn what_speaks_for_a_question_follows_every_change_to_its_drafts_and_consensus() {
+        let mut state = RunState::default();
+        state.apply(0, &generated(&["q1"]));
+        let finish = |draft: u32, answer: Value| finish_attempt(1, draft, answer);
+        let spoken =
+            |state: &RunState| state.question("q1").and_then(|q| q.latest()).map(|a| (a.draft, a.final_answer.clone()));
+        state.apply(1, &finish(1, json!(1)));
+        assert_eq!(spoken(&state), Some((1, Some(json!(1)))));
+        state.apply(2, &finish(2, json!(2)));
+        state.apply(3, &finish(3, json!(2)));
+        assert_eq!(spoken(&state), Some((1, Some(json!(1)))), "draft 1 speaks until the consensus is recorded");
+        let answer = |draft: u32, value: i64| json!({"draft": draft, "answer": value, "in_majority": value == 2});
+        let consensus = json!({"answers": [answer(1, 1), answer(2, 2), answer(3, 2)], "agreement": 0.67});
+        let reached = json!({"type": "consensus_reached", "question_id": "q1", "epoch": 1, "consensus": consensus});
+        state.apply(4, &event(reached));
+        assert_eq!(spoken(&state), Some((2, Some(json!(2)))), "the first draft of the majority");
+        let snapshot = state.clone();
+        let rerun =
+            json!({"type": "question_started", "at": {"question_id": "q1", "attempt": 2, "epoch": 1, "draft": 2}});
+        state.apply(5, &event(rerun));
+        state.apply(6, &finish_attempt(2, 2, json!(7)));
+        assert_eq!(spoken(&state), Some((2, Some(json!(7)))), "the rerun of the majority draft speaks");
+        assert_eq!(spoken(&snapshot), Some((2, Some(json!(2)))), "a clone keeps what spoke then");
+        assert_eq!(state.question("q1").and_then(|q| q.majority_epoch()).map(|(_, n)| n), Some(1));
+    }
+
+    fn finish_attempt(attempt: u32, draft: u32, answer: Value) -> EngineEvent {
+        let at = json!({"question_id": "q1", "attempt": attempt, "epoch": 1, "draft": draft});
+        event(
+            json!({"type": "question_finished", "at": at, "outcome": "passed", "iterations": 1, "final_answer": answer}),
+        )
+    }
+
+    #[test]
+    fn counts_by_status_follow_every_event_without_a_pass_over_the_questions() {
+        let mut state = RunState::default();
+        let at = |id: &str, attempt: u32| json!({"question_id": id, "attempt": attempt});
+        let it = |id: &str| json!({"question_id": id, "attempt": 1, "iteration": 1});
+        let approved = json!({"is_approved": true, "findings": []});
+        let events = [
+            generated(&["q1", "q2", "q3"]),
+            generated(&["q3", "q4"]),
+            event(json!({"type": "question_started", "at": at("q1", 1)})),
+            event(json!({"type": "stage_started", "at": it("q1"), "stage": "build"})),
+            event(json!({"type": "stage_started", "at": it("q2"), "stage": "build"})),
+            event(json!({"type": "critic_verdict", "at": it("q1"), "feedback": approved})),
+            finish_attempt(1, 1, json!(3)),
+            event(json!({"type": "question_started", "at": at("q1", 2)})),
+        ];
+        let statuses = |state: &RunState| {
+            let mut seen: Vec<QuestionStatus> = state.questions.iter().map(|q| q.status).collect();
+            seen.dedup();
+            seen
+        };
+        for (t, event) in (0..).zip(&events) {
+            state.apply(t, event);
+            for status in statuses(&state) {
+                let passed = state.questions.iter().filter(|q| q.status == status).count();
+                assert_eq!(state.count(|s| s == status), passed, "{status:?} after event {t}");
+            }
+            assert_eq!(state.count(|_| true), state.questions.len());
+        }
+        assert_eq!(state.count(QuestionStatus::is_active), 1, "q2 building");
+        assert_eq!(state.count(|s| s == QuestionStatus::Queued), 3, "q1 started again, q3 and q4");
+    }
+
+    #[test]
+    fn the_longest_id_is_kept_as_questions_arrive() {
+        let mut state = RunState::default();
+        assert_eq!(state.longest_id(), 0);
+        state.apply(0, &generated(&["q1", "task_1234"]));
+        state.apply(1, &generated(&["ab", "é_accented"]));
+        assert_eq!(state.longest_id(), 10, "characters, not bytes");
     }
 
     #[test]

@@ -242,7 +242,7 @@ impl App {
 
     /// Whether something on screen moves with time (spinners, playback).
     pub fn animating(&self) -> bool {
-        self.replay.as_ref().is_some_and(Replay::playing) || self.state.questions.iter().any(|q| q.status.is_active())
+        self.replay.as_ref().is_some_and(Replay::playing) || self.state.count(QuestionStatus::is_active) > 0
     }
 
     /// Feed one engine event; the app owns it from now on, so its prompts,

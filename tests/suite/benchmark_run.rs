@@ -3,8 +3,10 @@
 //! each, answered by a scripted model whose DAGs read `dataset.rows`. Each
 //! question finds its own data when it is run, replayed with `--verify` (also
 //! from a moved directory with `--dataset-root`, and with one dataset changed),
-//! resumed after SIGKILL, re-criticised and worked on by hand: the answers are
-//! right only on the question's own dataset.
+//! resumed after SIGKILL, its failed questions retried, re-criticised, worked on
+//! by hand and checked on transformed copies (`--metamorphic`): the answers are
+//! right only on the question's own dataset. A dry run renders each question's
+//! prompts with its own dataset's schema.
 
 use crate::common;
 
@@ -14,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use common::mock_llm::{MockLlm, Recorded, Reply};
-use eval_dag::domain::AttemptAt;
+use eval_dag::domain::{AttemptAt, Transform};
 use eval_dag::engine::{self, EngineParts, NamedDataset, RunOptions};
 use eval_dag::grade::Grader;
 use eval_dag::llm::ReplayClient;
@@ -378,4 +380,125 @@ async fn by_hand_a_node_reruns_on_its_questions_dataset() {
         assert_eq!(result.final_answer, largest.map(|v| json!(v)), "{id}: {:?}", result.error);
     }
     let _ = handle.commands.send(Command::CancelRun);
+}
+
+/// The low end of the prompt tokens `run --dry-run` counts over the questions `only` of `bench`.
+async fn dry_run_prompt_tokens(home: &Path, mock: &MockLlm, bench: &Path, only: &str) -> u64 {
+    let output = eval_dag(home, mock, &["run"]).arg(bench).args(["--dry-run", "--only", only]).output().await.unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    let total = stdout.lines().find(|l| l.starts_with("total:")).expect(&stdout);
+    let tokens = total.split("prompt tokens ").nth(1).and_then(|rest| rest.split('–').next());
+    tokens.and_then(|low| low.parse().ok()).expect(total)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_dry_run_renders_each_questions_prompts_with_its_own_dataset() {
+    let mock = MockLlm::start(script(None)).await;
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path().join("bench");
+    write_benchmark(&bench);
+    // The weather's schema says far more than the shop's: a prompt rendered
+    // with the wrong one is thousands of tokens off.
+    let metadata = bench.join("datasets/weather/metadata.json");
+    let mut weather: Value = serde_json::from_str(&std::fs::read_to_string(&metadata).unwrap()).unwrap();
+    weather["description"] = json!("Rainfall per day, in millimetres, at one station. ".repeat(400));
+    std::fs::write(&metadata, weather.to_string()).unwrap();
+
+    let shop = dry_run_prompt_tokens(dir.path(), &mock, &bench, "shop_sum").await;
+    let weather = dry_run_prompt_tokens(dir.path(), &mock, &bench, "weather_count").await;
+    assert!(weather > shop + 3_000, "the weather's own schema is in its prompts: {weather} vs {shop}");
+    let both = dry_run_prompt_tokens(dir.path(), &mock, &bench, "shop_sum,weather_count").await;
+    assert_eq!(both, shop + weather, "the weather question after the shop's is rendered with the weather's schema");
+    assert!(mock.requests().is_empty(), "a dry run calls nobody");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn retrying_the_failed_rebuilds_only_them_each_on_its_own_dataset() {
+    // The weather count's first DAGs read a key its dataset does not have: the critic rejects them.
+    let broken = Arc::new(AtomicBool::new(true));
+    let answer = script(None);
+    let mock = MockLlm::start({
+        let broken = broken.clone();
+        move |request: &Recorded, n| {
+            let prompt = request.prompt();
+            if is_build(&prompt) && question_id(&prompt) == "weather_count" && broken.load(Ordering::SeqCst) {
+                return Reply::Text(dag("weather_count").replace("dataset.rows", "dataset.nope"));
+            }
+            answer(request, n)
+        }
+    })
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path().join("bench");
+    write_benchmark(&bench);
+    let out = dir.path().join("run");
+    let first = eval_dag(dir.path(), &mock, &["run", "--no-cache", "--max-iterations", "1"])
+        .arg(&bench)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(first.status.code(), Some(1), "{}", String::from_utf8_lossy(&first.stderr));
+    let state = fold_trace(&Trace::read(&out.join("trace.jsonl")).unwrap());
+    let failed: Vec<&str> = state
+        .questions
+        .iter()
+        .filter(|q| q.latest().and_then(|a| a.outcome) != Some(Outcome::Passed))
+        .map(|q| q.question.id.as_str())
+        .collect();
+    assert_eq!(failed, ["weather_count"]);
+    let before = mock.requests().len();
+
+    let moved = dir.path().join("moved");
+    std::fs::rename(&bench, &moved).unwrap();
+    broken.store(false, Ordering::SeqCst);
+    let retried = eval_dag(dir.path(), &mock, &["run", "--no-cache"])
+        .arg("--retry-failed")
+        .arg(&out)
+        .arg("--dataset-root")
+        .arg(&moved)
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(retried.status.code(), Some(0), "{}", String::from_utf8_lossy(&retried.stderr));
+    assert_each_on_its_own_data(&out);
+    let builds: Vec<String> = mock.requests()[before..]
+        .iter()
+        .map(Recorded::prompt)
+        .filter(|p| is_build(p))
+        .map(|p| question_id(&p))
+        .collect();
+    assert_eq!(builds, ["weather_count"], "only the failed question is built again");
+    let state = fold_trace(&Trace::read(&out.join("trace.jsonl")).unwrap());
+    let weather = state.question("weather_count").unwrap();
+    assert_eq!(weather.attempts.len(), 2, "a new attempt beside the failed one");
+    assert_eq!(weather.latest().map(|a| a.number), Some(2));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn metamorphic_checks_run_each_question_on_copies_of_its_own_dataset() {
+    let mock = MockLlm::start(script(None)).await;
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path().join("bench");
+    write_benchmark(&bench);
+    let out = dir.path().join("run");
+    let output =
+        eval_dag(dir.path(), &mock, &["run", "--metamorphic"]).arg(&bench).arg("--out").arg(&out).output().await;
+    let output = output.unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_each_on_its_own_data(&out);
+    let state = fold_trace(&Trace::read(&out.join("trace.jsonl")).unwrap());
+    for q in &state.questions {
+        let id = q.question.id.as_str();
+        let metamorphic = q.latest().and_then(|a| a.metamorphic.clone()).expect(id);
+        let on = |transform: Transform| {
+            let check = metamorphic.checks.iter().find(|c| c.transform == transform);
+            check.and_then(|c| c.answer.clone()).unwrap_or_else(|| panic!("{id}: {transform:?} {metamorphic:?}"))
+        };
+        assert_eq!(on(Transform::Duplicate), json!(2 * expected(id)), "{id}: every row of its own dataset twice");
+        assert_eq!(on(Transform::Shuffle), json!(expected(id)), "{id}");
+        assert!(metamorphic.checks.iter().all(|c| !c.broken), "{id}: {metamorphic:?}");
+    }
 }

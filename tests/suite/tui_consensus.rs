@@ -164,6 +164,20 @@ fn the_scorecard_sets_disagreement_against_the_grades() {
 }
 
 #[test]
+fn the_iteration_column_counts_the_majority_drafts_own_attempts() {
+    let mut state = consensus_state();
+    let rerun = approved_draft("q_02", 1, one_node("q_02", "def answer(rows):\n    return len(rows)\n"), json!(2000));
+    for (t, mut value) in (100..).zip(rerun) {
+        value["at"]["attempt"] = json!(2);
+        state.apply(t, &serde_json::from_value::<EngineEvent>(value).unwrap());
+    }
+    let text = screen(&App::new(state, Theme::dark(), None, None), 160, 48);
+    let row = |id: &str| text.lines().find(|l| l.starts_with(id)).unwrap_or_default().to_string();
+    assert!(row("q_01").contains(" 1/3     "), "three drafts of one attempt each: no ×3: {text}");
+    assert!(row("q_02").contains(" 1/3 ×2 "), "the speaking draft was run twice: {text}");
+}
+
+#[test]
 fn a_single_run_has_no_drafts_to_flip() {
     let mut app = common::tui::replay_app(common::tui::SAMPLE);
     let dashboard = screen(&app, 160, 48);

@@ -20,14 +20,14 @@
 mod relation;
 mod transform;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, LazyLock};
 
 use regex::Regex;
 use serde_json::Value;
 
 use crate::dag::{DagExecutor, InputRef};
-use crate::domain::{GeneratedDag, Metamorphic, MetamorphicCheck, Relation, Transform};
+use crate::domain::{GeneratedDag, Metamorphic, MetamorphicCheck, Question, Relation, Transform};
 pub use relation::relation;
 pub use transform::{
     Changes, RENAME_PREFIX, SCALE_FACTOR, SHUFFLE_SEED, TransformedData, row_lists, transformed_copies,
@@ -65,6 +65,26 @@ pub struct PreparedCopy {
 pub struct MetamorphicChecks {
     row_lists: BTreeSet<String>,
     copies: Vec<PreparedCopy>,
+}
+
+/// A run's metamorphic checks (`run --metamorphic`): of its one dataset, or of
+/// each dataset of a run over several.
+pub enum RunChecks {
+    /// The copies of the run's one dataset.
+    One(MetamorphicChecks),
+    /// The copies of each dataset, by the name a question's `dataset` gives.
+    Each(BTreeMap<String, MetamorphicChecks>),
+}
+
+impl RunChecks {
+    /// The checks on the dataset `question` is asked about (none for a
+    /// question naming no dataset of a run over several).
+    pub fn of(&self, question: &Question) -> Option<&MetamorphicChecks> {
+        match self {
+            Self::One(checks) => Some(checks),
+            Self::Each(named) => named.get(question.dataset.as_ref()?),
+        }
+    }
 }
 
 /// What the code of a DAG holds: string literals and thresholds.

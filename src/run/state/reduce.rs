@@ -29,8 +29,10 @@ impl RunState {
                     if self.index.contains_key(&question.id) {
                         continue;
                     }
+                    self.longest_id = self.longest_id.max(question.id.chars().count());
                     Arc::make_mut(&mut self.index).insert(question.id.clone(), self.questions.len());
                     self.questions.0.push(Arc::new(QuestionState::queued(question)));
+                    self.statuses.add(QuestionStatus::Queued, 1);
                 }
                 let asked = self.settings.as_ref().map_or(0, |s| s.questions as usize);
                 if count < asked {
@@ -275,7 +277,7 @@ impl RunState {
             }
             EngineEvent::ConsensusReached { question_id, epoch, consensus } => {
                 if let Some(q) = self.question_mut(&question_id) {
-                    q.consensus.insert(epoch, consensus);
+                    q.record_consensus(epoch, consensus);
                     if let Some(outcome) = q.latest().and_then(|a| a.outcome).filter(|_| q.loops_ended()) {
                         q.status = QuestionStatus::Done(outcome);
                     }

@@ -1,5 +1,6 @@
-//! The dashboard: every question with its live status, iterations, findings
-//! per iteration, elapsed time and answer, plus the activity feed. Below
+//! The dashboard: every question with its live status, iterations (of the
+//! attempt that speaks for it: with several epochs or drafts, the majority's),
+//! findings per iteration, elapsed time and answer, plus the activity feed. Below
 //! [`WIDE`] columns the level and time columns make room for the question.
 //! Its state is the selected row, the filters and the order.
 
@@ -14,7 +15,7 @@ use super::question::QuestionScreen;
 use super::scorecard::ScorecardScreen;
 use super::taxonomy::TaxonomyScreen;
 use super::{Component, Handled};
-use crate::run::{FeedKind, QuestionState, QuestionStatus, RunState};
+use crate::run::{Attempt, FeedKind, QuestionState, QuestionStatus, RunState};
 use crate::tui::app::App;
 use crate::tui::keymap::Action;
 use crate::tui::screens::Screen;
@@ -56,19 +57,24 @@ impl Dashboard {
     /// Indices of `state`'s questions in table order.
     pub fn visible(&self, state: &RunState) -> Vec<usize> {
         let needle = self.filter.to_lowercase();
-        let mut rows: Vec<usize> = (0..state.questions.len())
-            .filter(|&i| {
-                let q = &state.questions[i];
-                self.status_filter.keeps(q.status)
-                    && self.questions.as_ref().is_none_or(|set| set.keeps(&q.question.id))
-                    && (needle.is_empty()
-                        || q.question.question.to_lowercase().contains(&needle)
-                        || q.question.id.to_lowercase().contains(&needle)
-                        || q.question.difficulty_level.as_str() == needle
-                        || q.question.dataset.as_ref().is_some_and(|name| name.to_lowercase() == needle)
-                        || q.status.label() == needle)
-            })
-            .collect();
+        let everything = needle.is_empty() && self.status_filter == StatusFilter::All && self.questions.is_none();
+        let mut rows: Vec<usize> = if everything {
+            (0..state.questions.len()).collect()
+        } else {
+            (0..state.questions.len())
+                .filter(|&i| {
+                    let q = &state.questions[i];
+                    self.status_filter.keeps(q.status)
+                        && self.questions.as_ref().is_none_or(|set| set.keeps(&q.question.id))
+                        && (needle.is_empty()
+                            || q.question.question.to_lowercase().contains(&needle)
+                            || q.question.id.to_lowercase().contains(&needle)
+                            || q.question.difficulty_level.as_str() == needle
+                            || q.question.dataset.as_ref().is_some_and(|name| name.to_lowercase() == needle)
+                            || q.status.label() == needle)
+                })
+                .collect()
+        };
         let findings = |i: usize| state.questions[i].findings_per_iteration().iter().sum::<u64>();
         match self.sort {
             Sort::Rank => {}
@@ -199,9 +205,10 @@ fn epoch_tally(q: &QuestionState) -> String {
 const AGREEMENT_WIDTH: u16 = 5;
 
 /// How many drafts of the speaking epoch gave the majority answer, of how
-/// many (`2/3`); empty until their consensus is recorded.
-fn agreement_cell(app: &App, q: &QuestionState) -> Cell<'static> {
-    let Some(consensus) = q.latest().and_then(|a| q.consensus.get(&a.epoch)) else { return Cell::from("") };
+/// many (`2/3`), for `q` whose speaking attempt is `latest`; empty until their
+/// consensus is recorded.
+fn agreement_cell(app: &App, q: &QuestionState, latest: Option<&Attempt>) -> Cell<'static> {
+    let Some(consensus) = latest.and_then(|a| q.consensus.get(&a.epoch)) else { return Cell::from("") };
     let agreeing = consensus.answers.iter().filter(|a| a.in_majority).count();
     let ink = if agreeing < consensus.answers.len() { Ink::NodeFlagged } else { Ink::Text };
     Cell::from(Span::styled(format!("{agreeing}/{}", consensus.answers.len()), app.theme.fg(ink)))
@@ -221,8 +228,7 @@ const ID_WIDTHS: (usize, usize) = (6, 16);
 
 /// Width of the id column for the questions of `state`.
 fn id_width(state: &RunState) -> usize {
-    let longest = state.questions.iter().map(|q| q.question.id.chars().count()).max().unwrap_or(0);
-    longest.clamp(ID_WIDTHS.0, ID_WIDTHS.1)
+    state.longest_id().clamp(ID_WIDTHS.0, ID_WIDTHS.1)
 }
 
 fn row(app: &App, q: &QuestionState, width: usize, wide: bool, several: bool) -> Row<'static> {
@@ -231,7 +237,8 @@ fn row(app: &App, q: &QuestionState, width: usize, wide: bool, several: bool) ->
     let iterations = latest.map_or(0, |a| a.iterations.len());
     let max = app.state.settings.as_ref().map_or(0, |s| s.max_iterations);
     let elapsed = q.started_ms.map(|start| q.finished_ms.unwrap_or(app.state.now_ms).saturating_sub(start));
-    let mark = match q.correct() {
+    let correct = latest.and_then(Attempt::correct);
+    let mark = match correct {
         Some(true) => "✓ ",
         Some(false) => "✗ ",
         None => "",
@@ -239,7 +246,10 @@ fn row(app: &App, q: &QuestionState, width: usize, wide: bool, several: bool) ->
     let answer =
         latest.and_then(|a| a.final_answer.as_ref()).map(|a| format!("{mark}{}", preview(a, 16))).unwrap_or_default();
     let answer = format!("{}{answer}", epoch_tally(q));
-    let attempts = if q.attempts.len() > 1 { format!(" ×{}", q.attempts.len()) } else { String::new() };
+    // The speaking attempt's loop (its epoch and draft): its reruns and forks, not the other drafts' attempts.
+    let speaking = latest.map_or((1, 1), |a| (a.epoch, a.draft));
+    let attempts = q.attempts.iter().filter(|a| (a.epoch, a.draft) == speaking).count();
+    let attempts = if attempts > 1 { format!(" ×{attempts}") } else { String::new() };
     let time = elapsed.map(|ms| format!("{:.1}s", ms as f64 / 1000.0)).unwrap_or_default();
     let cells = [
         Some(Cell::from(Span::styled(clean(&q.question.id).into_owned(), t.fg(Ink::Accent)))),
@@ -256,10 +266,10 @@ fn row(app: &App, q: &QuestionState, width: usize, wide: bool, several: bool) ->
         Some(Cell::from(Span::styled(format!("{iterations}/{max}{attempts}"), t.fg(Ink::Text)))),
         Some(Cell::from(Span::styled(sparkline(&q.findings_per_iteration()), t.fg(Ink::NodeFlagged)))),
         wide.then(|| Cell::from(Span::styled(time, t.fg(Ink::Muted)))),
-        has_consensus(&app.state).then(|| agreement_cell(app, q)),
+        has_consensus(&app.state).then(|| agreement_cell(app, q, latest)),
         Some(Cell::from(Span::styled(
             answer,
-            if q.correct() == Some(false) { t.fg(Ink::StatusFailed) } else { t.fg(Ink::Text) },
+            if correct == Some(false) { t.fg(Ink::StatusFailed) } else { t.fg(Ink::Text) },
         ))),
     ];
     Row::new(cells.into_iter().flatten())
