@@ -136,6 +136,24 @@ fn screen(app: &App) -> String {
 }
 
 /// `eval-dag run BENCH_DIR` in `home`, writing to `home/run`.
+/// Moves the benchmark directory away, continues the run in `out` with `how`
+/// (`--resume` or `--retry-failed`) finding its datasets under `--dataset-root`,
+/// and checks it ends with every question right on its own data.
+async fn continue_moved(home: &Path, mock: &MockLlm, bench: &Path, out: &Path, how: &str) {
+    let moved = home.join("moved");
+    std::fs::rename(bench, &moved).unwrap();
+    let continued = eval_dag(home, mock, &["run", "--no-cache"])
+        .arg(how)
+        .arg(out)
+        .arg("--dataset-root")
+        .arg(&moved)
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(continued.status.code(), Some(0), "{}", String::from_utf8_lossy(&continued.stderr));
+    assert_each_on_its_own_data(out);
+}
+
 async fn run_benchmark(home: &Path, mock: &MockLlm, bench: &Path) -> PathBuf {
     let out = home.join("run");
     let output = eval_dag(home, mock, &["run"]).arg(bench).arg("--out").arg(&out).output().await.unwrap();
@@ -316,20 +334,9 @@ async fn killed_and_resumed_it_finishes_every_question_on_its_own_data() {
     child.wait_with_output().await.unwrap();
     let before = mock.requests().len();
 
-    let moved = dir.path().join("moved");
-    std::fs::rename(&bench, &moved).unwrap();
     // The resumed run asks the server the run recorded: now without the wait.
     slowed.store(false, Ordering::SeqCst);
-    let resumed = eval_dag(dir.path(), &mock, &["run", "--no-cache"])
-        .arg("--resume")
-        .arg(&out)
-        .arg("--dataset-root")
-        .arg(&moved)
-        .output()
-        .await
-        .unwrap();
-    assert_eq!(resumed.status.code(), Some(0), "{}", String::from_utf8_lossy(&resumed.stderr));
-    assert_each_on_its_own_data(&out);
+    continue_moved(dir.path(), &mock, &bench, &out, "--resume").await;
     let builds = mock.requests()[before..].iter().filter(|r| is_build(&r.prompt())).count();
     assert_eq!(builds, 1, "only the unfinished question is built again");
 }
@@ -451,19 +458,8 @@ async fn retrying_the_failed_rebuilds_only_them_each_on_its_own_dataset() {
     assert_eq!(failed, ["weather_count"]);
     let before = mock.requests().len();
 
-    let moved = dir.path().join("moved");
-    std::fs::rename(&bench, &moved).unwrap();
     broken.store(false, Ordering::SeqCst);
-    let retried = eval_dag(dir.path(), &mock, &["run", "--no-cache"])
-        .arg("--retry-failed")
-        .arg(&out)
-        .arg("--dataset-root")
-        .arg(&moved)
-        .output()
-        .await
-        .unwrap();
-    assert_eq!(retried.status.code(), Some(0), "{}", String::from_utf8_lossy(&retried.stderr));
-    assert_each_on_its_own_data(&out);
+    continue_moved(dir.path(), &mock, &bench, &out, "--retry-failed").await;
     let builds: Vec<String> = mock.requests()[before..]
         .iter()
         .map(Recorded::prompt)

@@ -7,6 +7,14 @@ use crate::report::eval_results;
 use crate::report::test_run::run_with_one_pass_and_one_exhausted;
 use crate::run::{EngineEvent, Outcome, RunSettings};
 
+/// Each pair as (id, scored by, right before, right after, tokens before, tokens after).
+fn outline(pairs: &[LiftPair]) -> Vec<(&str, ScoredBy, bool, bool, u64, u64)> {
+    pairs
+        .iter()
+        .map(|p| (p.question_id.as_str(), p.scored_by, p.before.right, p.after.right, p.before.tokens, p.after.tokens))
+        .collect()
+}
+
 /// A pair of `id` on `level` and `dataset`: right before and after, tokens before and after.
 fn pair(id: &str, level: DifficultyLevel, dataset: &str, right: (bool, bool), tokens: (u64, u64)) -> LiftPair {
     LiftPair {
@@ -116,10 +124,7 @@ fn two_runs_pair_their_matched_questions_scored_the_same_way() {
         ("q4", None, Some(true), 10),
     ]);
     let pairs = pairs_between_runs(&one, &three);
-    let got: Vec<(&str, ScoredBy, bool, bool, u64, u64)> = pairs
-        .iter()
-        .map(|p| (p.question_id.as_str(), p.scored_by, p.before.right, p.after.right, p.before.tokens, p.after.tokens))
-        .collect();
+    let got = outline(&pairs);
     // q3 is ungraded in A, q4 scored otherwise in B, q5 only in A: left out.
     assert_eq!(
         got,
@@ -219,10 +224,7 @@ fn one_run_pairs_each_first_dags_answer_and_its_calls_with_the_final_answer() {
         state.apply(0, event);
     }
     let pairs = pairs_within_run(&state);
-    let got: Vec<(&str, ScoredBy, bool, bool, u64, u64)> = pairs
-        .iter()
-        .map(|p| (p.question_id.as_str(), p.scored_by, p.before.right, p.after.right, p.before.tokens, p.after.tokens))
-        .collect();
+    let got = outline(&pairs);
     assert_eq!(
         got,
         [
