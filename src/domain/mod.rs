@@ -14,6 +14,7 @@ mod grading;
 mod ids;
 mod location;
 mod metamorphic;
+mod named;
 mod provider;
 mod question;
 mod reply_schema;

@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 /// A provider a user can choose (`--llm`, `provider =` in the config file),
 /// written as its lowercase name; any other name is refused where it is chosen.
@@ -92,40 +92,7 @@ impl From<&str> for Provider {
     }
 }
 
-impl From<String> for Provider {
-    fn from(name: String) -> Self {
-        match Self::from(name.as_str()) {
-            Self::Other(_) => Self::Other(name),
-            provider => provider,
-        }
-    }
-}
-
-impl fmt::Display for Provider {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl PartialEq for Provider {
-    fn eq(&self, other: &Self) -> bool {
-        self.name() == other.name()
-    }
-}
-
-impl Eq for Provider {}
-
-impl Serialize for Provider {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.name())
-    }
-}
-
-impl<'de> Deserialize<'de> for Provider {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        String::deserialize(deserializer).map(Self::from)
-    }
-}
+super::named::known_by_name!(Provider);
 
 #[cfg(test)]
 mod tests {

@@ -1,12 +1,6 @@
 //! The rule a finding is filed under: the checks' own rules by name, and
 //! whatever else a model or a person names.
 
-use std::cmp::Ordering;
-use std::fmt;
-use std::hash::{Hash, Hasher};
-
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
 /// The rule a [`super::Finding`] is filed under, written as its snake_case
 /// name (`runtime_error`); a name no check uses is [`Rule::Other`]. Equality,
 /// order and hashing go by the name, so `Other("cycle")` is [`Rule::Cycle`].
@@ -201,58 +195,7 @@ impl From<&str> for Rule {
     }
 }
 
-impl From<String> for Rule {
-    fn from(name: String) -> Self {
-        match Self::from(name.as_str()) {
-            Self::Other(_) => Self::Other(name),
-            rule => rule,
-        }
-    }
-}
-
-impl fmt::Display for Rule {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl PartialEq for Rule {
-    fn eq(&self, other: &Self) -> bool {
-        self.name() == other.name()
-    }
-}
-
-impl Eq for Rule {}
-
-impl Hash for Rule {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.name().hash(state);
-    }
-}
-
-impl PartialOrd for Rule {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Rule {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.name().cmp(other.name())
-    }
-}
-
-impl Serialize for Rule {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.name())
-    }
-}
-
-impl<'de> Deserialize<'de> for Rule {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        String::deserialize(deserializer).map(Self::from)
-    }
-}
+super::named::known_by_name!(Rule);
 
 #[cfg(test)]
 mod tests {
@@ -273,7 +216,7 @@ mod tests {
     fn an_other_rule_with_a_checks_name_is_that_rule() {
         let other = Rule::Other("cycle".into());
         assert_eq!(other, Rule::Cycle);
-        assert_eq!(other.cmp(&Rule::Cycle), Ordering::Equal);
+        assert_eq!(other.cmp(&Rule::Cycle), std::cmp::Ordering::Equal);
         assert!(Rule::from("b_rule") < Rule::Cycle, "ordered by name");
     }
 }
