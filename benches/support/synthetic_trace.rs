@@ -183,18 +183,8 @@ pub fn write_trace_with(
                     },
                 );
             }
-            let key = CallKey {
-                question_id: Some(id.clone()),
-                role: LlmRole::DagBuild,
-                attempt: 1,
-                iteration,
-                layer: None,
-                judge: None,
-                epoch: 1,
-                draft: 1,
-                repair: 0,
-                judge_repeat: 1,
-            };
+            let key =
+                CallKey::for_iteration(&AttemptAt::new(id.clone(), 1).iteration(iteration), LlmRole::DagBuild, None);
             call(&mut emit, &mut w, &mut call_id, key.clone(), sizes.build);
             emit(
                 &mut w,

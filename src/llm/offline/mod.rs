@@ -371,17 +371,12 @@ mod tests {
     fn delayed_answers_are_jittered_by_the_key_and_streamed_whole() {
         let delay = Duration::from_millis(100);
         let planner = OfflinePlanner::new(fraud(), 3, 0, OfflineOptions { clean_drafts: true, delay });
-        let key = |iteration| CallKey {
-            question_id: Some("q_01".into()),
-            role: LlmRole::DagBuild,
-            attempt: 1,
-            iteration,
-            layer: None,
-            judge: None,
-            epoch: 1,
-            draft: 1,
-            repair: 0,
-            judge_repeat: 1,
+        let key = |iteration| {
+            CallKey::for_iteration(
+                &crate::domain::AttemptAt::new("q_01", 1).iteration(iteration),
+                LlmRole::DagBuild,
+                None,
+            )
         };
         let pauses: Vec<Duration> = (1..=20).map(|i| planner.pause(&key(i))).collect();
         assert!(pauses.iter().all(|p| (delay / 2..delay * 3 / 2).contains(p)), "{pauses:?}");

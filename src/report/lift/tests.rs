@@ -143,18 +143,7 @@ fn dabstep(id: &str, expected: &str) -> Question {
 
 /// A call of iteration `iteration` of `id` costing `tokens` tokens and a thousandth of a dollar per token.
 fn call(call_id: u64, id: &str, iteration: u32, tokens: u64) -> [EngineEvent; 2] {
-    let key = CallKey {
-        question_id: Some(id.into()),
-        role: LlmRole::DagBuild,
-        attempt: 1,
-        iteration,
-        layer: None,
-        judge: None,
-        epoch: 1,
-        draft: 1,
-        repair: 0,
-        judge_repeat: 1,
-    };
+    let key = CallKey::for_iteration(&AttemptAt::new(id, 1).iteration(iteration), LlmRole::DagBuild, None);
     [
         EngineEvent::LlmCallStarted {
             call_id,
