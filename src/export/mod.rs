@@ -251,18 +251,7 @@ mod tests {
     fn trace_with_calls(n: u64, prompt: &str) -> Trace {
         let mut header = TraceHeader::new(RunSettings::default());
         header.created_at = "2026-01-02T03:04:05Z".into();
-        let key = crate::domain::CallKey {
-            question_id: None,
-            role: crate::domain::LlmRole::QuestionGeneration,
-            attempt: 1,
-            iteration: 0,
-            layer: None,
-            judge: None,
-            epoch: 1,
-            draft: 1,
-            repair: 0,
-            judge_repeat: 1,
-        };
+        let key = crate::domain::CallKey::run_wide(crate::domain::LlmRole::QuestionGeneration);
         let records = (0..n)
             .map(|seq| TraceRecord {
                 seq,

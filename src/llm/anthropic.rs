@@ -457,18 +457,7 @@ mod tests {
     }
 
     fn review(text: &str) -> LlmRequest {
-        let key = CallKey {
-            question_id: None,
-            role: LlmRole::LayerReview,
-            attempt: 1,
-            iteration: 1,
-            layer: None,
-            judge: None,
-            epoch: 1,
-            draft: 1,
-            repair: 0,
-            judge_repeat: 1,
-        };
+        let key = CallKey { iteration: 1, ..CallKey::run_wide(LlmRole::LayerReview) };
         LlmRequest { key, messages: vec![ChatMessage::system("sys"), ChatMessage::user(text)], schema: None }
     }
 

@@ -90,18 +90,7 @@ mod tests {
         assert_eq!(router.model(), "builder-m", "the run's headline model is the builder's");
         let usage = TokenUsage { prompt_tokens: 3, completion_tokens: 2, ..Default::default() };
         for (role, model, cost) in [(LlmRole::LayerReview, "critic-m", 10.0), (LlmRole::Judge, "builder-m", 5.0)] {
-            let key = CallKey {
-                question_id: None,
-                role,
-                attempt: 1,
-                iteration: 0,
-                layer: None,
-                judge: None,
-                epoch: 1,
-                draft: 1,
-                repair: 0,
-                judge_repeat: 1,
-            };
+            let key = CallKey::run_wide(role);
             let request = LlmRequest { key, messages: Vec::new(), schema: None };
             assert_eq!(router.complete(&request, ignore_stream()).await.unwrap().text, model);
             let served = serving(&router, role);

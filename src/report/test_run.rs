@@ -31,18 +31,7 @@ pub fn run_with_one_pass_and_one_exhausted() -> RunState {
         "final_answer_node": "a", "nodes": [{"node_id": "a", "operation": "o", "function_name": "f",
         "inputs": {}, "expected_output_type": "int", "layer": 0, "code": "def f():\n    return 1\n"}], "edges": []}))
     .unwrap();
-    let key = CallKey {
-        question_id: Some("q_01".into()),
-        role: LlmRole::DagBuild,
-        attempt: 1,
-        iteration: 1,
-        layer: None,
-        judge: None,
-        epoch: 1,
-        draft: 1,
-        repair: 0,
-        judge_repeat: 1,
-    };
+    let key = CallKey::for_iteration(&AttemptAt::new("q_01", 1).iteration(1), LlmRole::DagBuild, None);
     let result = ExecutionResult { success: true, final_answer: Some(json!(1)), ..Default::default() };
     let events = vec![
         EngineEvent::RunStarted { settings: RunSettings::default() },

@@ -19,18 +19,7 @@ use eval_dag::trace::Trace;
 /// (of [`AnswerReply`]'s schema) when `json`.
 pub(crate) fn request_saying(prompt: &str, json: bool) -> LlmRequest {
     LlmRequest {
-        key: CallKey {
-            question_id: None,
-            role: LlmRole::QuestionGeneration,
-            attempt: 1,
-            iteration: 0,
-            layer: None,
-            judge: None,
-            epoch: 1,
-            draft: 1,
-            repair: 0,
-            judge_repeat: 1,
-        },
+        key: CallKey::run_wide(LlmRole::QuestionGeneration),
         messages: vec![ChatMessage::user(prompt)],
         schema: json.then(|| ReplySchema::of::<AnswerReply>("answer")),
     }

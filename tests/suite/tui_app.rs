@@ -185,18 +185,7 @@ fn streamed_text_appears_in_the_conversation_while_the_call_runs() {
     let text = screen(&app, 120, 40);
     assert!(text.contains("▸ build · scripted-model · streaming…") && text.contains("response so far:"), "{text}");
     assert!(text.contains("Here is the fixed DAG:") && text.contains("… no verdict yet (build)"), "{text}");
-    let key = CallKey {
-        question_id: None,
-        role: LlmRole::QuestionGeneration,
-        attempt: 1,
-        iteration: 0,
-        layer: None,
-        judge: None,
-        epoch: 1,
-        draft: 1,
-        repair: 0,
-        judge_repeat: 1,
-    };
+    let key = CallKey::run_wide(LlmRole::QuestionGeneration);
     app.apply(
         201,
         EngineEvent::LlmCallStarted {
