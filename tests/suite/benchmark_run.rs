@@ -155,8 +155,13 @@ async fn continue_moved(home: &Path, mock: &MockLlm, bench: &Path, out: &Path, h
 }
 
 async fn run_benchmark(home: &Path, mock: &MockLlm, bench: &Path) -> PathBuf {
-    let out = home.join("run");
-    let output = eval_dag(home, mock, &["run"]).arg(bench).arg("--out").arg(&out).output().await.unwrap();
+    run_benchmark_with(home, mock, bench, &[], "run").await
+}
+
+/// Runs the benchmark in `bench` with `flags` into `home/<name>`, which it returns, expecting exit 0.
+async fn run_benchmark_with(home: &Path, mock: &MockLlm, bench: &Path, flags: &[&str], name: &str) -> PathBuf {
+    let out = home.join(name);
+    let output = eval_dag(home, mock, &["run"]).arg(bench).args(flags).arg("--out").arg(&out).output().await.unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     out
@@ -273,25 +278,15 @@ async fn a_selection_runs_only_the_questions_it_names() {
     let dir = tempfile::tempdir().unwrap();
     let bench = dir.path().join("bench");
     write_benchmark(&bench);
-    let out = dir.path().join("run");
-    let output =
-        eval_dag(dir.path(), &mock, &["run"]).arg(&bench).args(["--dataset", "zoo", "--out"]).arg(&out).output().await;
-    assert_eq!(output.unwrap().status.code(), Some(0));
+    let out = run_benchmark_with(dir.path(), &mock, &bench, &["--dataset", "zoo"], "run").await;
     let trace = Trace::read(&out.join("trace.jsonl")).unwrap();
     let ids: Vec<String> = fold_trace(&trace).questions.iter().map(|q| q.question.id.to_string()).collect();
     assert_eq!(ids, ["zoo_sum", "zoo_count"]);
     let names: Vec<&str> = trace.header.settings.datasets.iter().map(|d| d.name.as_str()).collect();
     assert_eq!(names, ["zoo"], "the header names the datasets the run uses");
 
-    let only = dir.path().join("only");
-    let output = eval_dag(dir.path(), &mock, &["run"])
-        .arg(&bench)
-        .args(["--only", "weather_count,shop_sum", "--questions", "1", "--out"])
-        .arg(&only)
-        .output()
-        .await
-        .unwrap();
-    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let flags = ["--only", "weather_count,shop_sum", "--questions", "1"];
+    let only = run_benchmark_with(dir.path(), &mock, &bench, &flags, "only").await;
     let ids: Vec<String> = fold_trace(&Trace::read(&only.join("trace.jsonl")).unwrap())
         .questions
         .iter()
@@ -479,11 +474,7 @@ async fn metamorphic_checks_run_each_question_on_copies_of_its_own_dataset() {
     let dir = tempfile::tempdir().unwrap();
     let bench = dir.path().join("bench");
     write_benchmark(&bench);
-    let out = dir.path().join("run");
-    let output =
-        eval_dag(dir.path(), &mock, &["run", "--metamorphic"]).arg(&bench).arg("--out").arg(&out).output().await;
-    let output = output.unwrap();
-    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let out = run_benchmark_with(dir.path(), &mock, &bench, &["--metamorphic"], "run").await;
     assert_each_on_its_own_data(&out);
     let state = fold_trace(&Trace::read(&out.join("trace.jsonl")).unwrap());
     for q in &state.questions {
