@@ -59,11 +59,38 @@ fn changed(lift: Option<&Lift>) -> Vec<Changed> {
     fixed.chain(lift.broken.iter().map(|q| Changed { question: q.clone(), fixed: false })).collect()
 }
 
+/// The benchmark's figures for the run as of `events` events applied.
+struct Figures {
+    events: usize,
+    summary: Option<BenchmarkSummary>,
+    lift: Option<Lift>,
+}
+
 /// The benchmark screen: the selected fixed or broken question.
 #[derive(Default)]
 pub struct BenchmarkScreen {
     /// The selected row of the fixed and broken questions.
     row: usize,
+    /// The figures last worked out: scoring every question again on each
+    /// frame would cost a pass over the run per frame.
+    figures: std::cell::RefCell<Option<std::sync::Arc<Figures>>>,
+}
+
+impl BenchmarkScreen {
+    /// The figures for the run as it stands, worked out again only after an event changed it.
+    fn figures(&self, state: &RunState) -> std::sync::Arc<Figures> {
+        let mut cached = self.figures.borrow_mut();
+        if let Some(figures) = cached.as_ref().filter(|f| f.events == state.events_applied) {
+            return figures.clone();
+        }
+        let figures = std::sync::Arc::new(Figures {
+            events: state.events_applied,
+            summary: benchmark_summary(state.questions.iter()),
+            lift: benchmark_lift(state),
+        });
+        *cached = Some(figures.clone());
+        figures
+    }
 }
 
 impl Component for BenchmarkScreen {
@@ -76,7 +103,7 @@ impl Component for BenchmarkScreen {
             Action::Up => self.row = self.row.saturating_sub(1),
             Action::Down => self.row += 1,
             Action::Open => {
-                let rows = changed(benchmark_lift(&app.state).as_ref());
+                let rows = changed(self.figures(&app.state).lift.as_ref());
                 let Some(row) = rows.get(self.row) else {
                     app.message = Some("the loop neither fixed nor broke a question".into());
                     return Handled::Done;
@@ -93,7 +120,7 @@ impl Component for BenchmarkScreen {
     }
 
     fn refresh(&mut self, app: &mut App) {
-        let rows = changed(benchmark_lift(&app.state).as_ref()).len();
+        let rows = changed(self.figures(&app.state).lift.as_ref()).len();
         self.row = self.row.min(rows.saturating_sub(1));
     }
 
@@ -236,13 +263,14 @@ fn draw(screen: &BenchmarkScreen, frame: &mut Frame, area: Rect, app: &App) {
         .border_style(app.theme.fg(Ink::Accent));
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let lift = benchmark_lift(&app.state);
-    let mut top = match benchmark_summary(app.state.questions.iter()) {
-        Some(summary) => metrics_lines(app, &summary),
+    let figures = screen.figures(&app.state);
+    let lift = figures.lift.as_ref();
+    let mut top = match &figures.summary {
+        Some(summary) => metrics_lines(app, summary),
         None => vec![Line::styled("no answer scored by a benchmark's rules yet", app.theme.fg(Ink::Muted))],
     };
-    top.extend(lift.as_ref().map(|lift| lift_lines(app, lift)).unwrap_or_default());
-    let rows = changed(lift.as_ref());
+    top.extend(lift.map(|lift| lift_lines(app, lift)).unwrap_or_default());
+    let rows = changed(lift);
     // The list keeps three rows (its title and two questions) however small the screen.
     let top_height = (top.len() as u16 + 1).min(inner.height.saturating_sub(3));
     let [top_area, list_area] = Layout::vertical([Constraint::Length(top_height), Constraint::Min(0)]).areas(inner);
