@@ -269,7 +269,9 @@ pub fn run(args: RecriticArgs) -> anyhow::Result<ExitCode> {
     let _ = writeln!(stderr, "report:  {}", report_path.display());
     let _ = writeln!(stderr, "trace:   {}", trace_path.display());
     let unfinished = state.questions.iter().any(|q| {
-        q.attempts.iter().any(|a| !a.by_hand && matches!(a.outcome, None | Some(Outcome::Cancelled | Outcome::Failed)))
+        q.attempts()
+            .iter()
+            .any(|a| !a.by_hand && matches!(a.outcome, None | Some(Outcome::Cancelled | Outcome::Failed)))
     });
     if unfinished {
         let _ = writeln!(stderr, "resume:  eval-dag recritic {} --out {}", args.run.display(), out.display());

@@ -94,7 +94,7 @@ async fn recriticise(
     for q in &source.questions {
         let id = q.question.id.as_str();
         let todo: Vec<u32> = emitter.with_state(|state| {
-            q.attempts.iter().filter(|a| !a.by_hand && !finished(state, id, a.number)).map(|a| a.number).collect()
+            q.attempts().iter().filter(|a| !a.by_hand && !finished(state, id, a.number)).map(|a| a.number).collect()
         });
         if todo.is_empty() {
             continue;
@@ -103,7 +103,7 @@ async fn recriticise(
         tasks.spawn(async move {
             let Ok(_slot) = slots.acquire_owned().await else { return };
             let Some(q) = source.question(&id) else { return };
-            for attempt in q.attempts.iter().filter(|a| todo.contains(&a.number)) {
+            for attempt in q.attempts().iter().filter(|a| todo.contains(&a.number)) {
                 rejudge_attempt(&ctx, &q.question, attempt).await;
             }
         });

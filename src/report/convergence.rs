@@ -76,7 +76,7 @@ pub fn convergence(state: &RunState) -> Convergence {
     let mut all = Vec::new();
     let mut levels: BTreeMap<String, Vec<Option<u32>>> = BTreeMap::new();
     for q in &state.questions {
-        for attempt in q.attempts.iter().filter(|a| !a.by_hand) {
+        for attempt in q.attempts().iter().filter(|a| !a.by_hand) {
             let Some(approval) = approval(attempt) else { continue };
             all.push(approval);
             levels.entry(q.question.difficulty_level.as_str().to_string()).or_default().push(approval);

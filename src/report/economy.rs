@@ -82,7 +82,7 @@ pub fn token_economy(state: &RunState) -> TokenEconomy {
     let rejected_iteration_tokens: u64 = state
         .questions
         .iter()
-        .flat_map(|q| &q.attempts)
+        .flat_map(|q| q.attempts())
         .flat_map(|a| &a.iterations)
         .filter(|i| i.feedback.as_ref().is_some_and(|f| !f.is_approved))
         .flat_map(|i| &i.calls)

@@ -102,7 +102,7 @@ fn conversation_log(state: &RunState, q: &QuestionState) -> Vec<LogEntry> {
 
 /// The calls about question `q`.
 fn calls_of<'a>(state: &'a RunState, q: &'a QuestionState) -> impl Iterator<Item = &'a LlmCall> + 'a {
-    q.attempts
+    q.attempts()
         .iter()
         .flat_map(|a| a.iterations.iter().flat_map(|i| i.calls.iter()).chain(a.judge_calls.iter()))
         .filter_map(|id| state.calls.get(id).map(|c| &**c))
@@ -155,7 +155,7 @@ fn detailed(state: &RunState, q: &QuestionState) -> DetailedResult {
         grades: latest.map(|a| a.grades.clone()).unwrap_or_default(),
         error: latest.and_then(|a| a.reason.clone()),
         iterations: latest.map_or(0, |a| a.iterations.len()),
-        attempts: q.attempts.len(),
+        attempts: q.attempts().len(),
         execution_time_ms: execution.map(|e| e.execution_time_ms),
         node_timings_ms: execution.map(|e| by_node_name(&e.node_timings_ms)),
         findings_per_iteration: q.findings_per_iteration(),
@@ -255,7 +255,7 @@ fn reference_log(state: &RunState, q: &QuestionState) -> Vec<ReferenceLogEntry> 
 }
 
 fn trace(state: &RunState, q: &QuestionState) -> QuestionTrace {
-    let attempts: Vec<AttemptTrace> = q.attempts.iter().map(attempt).collect();
+    let attempts: Vec<AttemptTrace> = q.attempts().iter().map(attempt).collect();
     let latest = q.latest();
     let execution = latest.and_then(|a| a.execution.as_ref());
     QuestionTrace {

@@ -261,7 +261,7 @@ fn fate(
 pub fn judged_iterations(state: &RunState, grader: &Grader) -> Vec<JudgedIteration> {
     let mut judged = Vec::new();
     for q in &state.questions {
-        for attempt in q.attempts.iter().filter(|a| !a.by_hand) {
+        for attempt in q.attempts().iter().filter(|a| !a.by_hand) {
             for it in &attempt.iterations {
                 let Some(feedback) = &it.feedback else { continue };
                 let answer = trial_answer(it);

@@ -239,7 +239,7 @@ pub fn findings_taxonomy(state: &RunState) -> FindingsTaxonomy {
     for q in &state.questions {
         let id = &q.question.id;
         let approved = question_approved(q);
-        for attempt in &q.attempts {
+        for attempt in q.attempts() {
             let judged = judged(attempt);
             for (k, &(iteration, findings)) in judged.iter().enumerate() {
                 let later = &judged[k + 1..];

@@ -150,7 +150,7 @@ pub async fn verify<'e>(
 ) -> VerifyReport {
     let mut report = VerifyReport { dataset_changed, ..VerifyReport::default() };
     for q in &state.questions {
-        for attempt in &q.attempts {
+        for attempt in q.attempts() {
             let Some((dag, recorded)) = recorded_run(attempt) else { continue };
             let today = executor_of(&q.question).execute(dag, seed).await;
             report.checked += 1;

@@ -57,7 +57,7 @@ pub fn entries<'a>(state: &'a RunState, question: &'a QuestionState) -> Vec<Entr
         out.push(Entry::Call { call, previous });
         earlier.push(call);
     };
-    for attempt in &question.attempts {
+    for attempt in question.attempts() {
         for iteration in &attempt.iterations {
             out.push(Entry::Iteration { attempt, iteration });
             for call in iteration.calls.iter().filter_map(|id| state.calls.get(id)) {

@@ -222,8 +222,9 @@ impl Attempt {
 pub struct QuestionState {
     /// The question.
     pub question: Question,
-    /// Attempts, oldest first.
-    pub attempts: Vec<Attempt>,
+    /// Attempts, oldest first (read with [`Self::attempts`]; only the reducer
+    /// adds them, so what speaks for the question is worked out again).
+    attempts: Vec<Attempt>,
     /// Current status.
     pub status: QuestionStatus,
     /// First activity (ms since run start).
@@ -402,6 +403,11 @@ impl QuestionState {
             message: text,
             severity: Severity::Warning,
         });
+    }
+
+    /// Attempts, oldest first.
+    pub fn attempts(&self) -> &[Attempt] {
+        &self.attempts
     }
 
     /// Attempt `at`, added when new; what speaks for the question is worked out again on next use.

@@ -255,7 +255,7 @@ async fn each_question_runs_verifies_and_is_recriticised_on_its_own_dataset() {
     assert_eq!(recritic.status.code(), Some(0), "{}", String::from_utf8_lossy(&recritic.stderr));
     let again = fold_trace(&Trace::read(&dir.path().join("recritic/trace.jsonl")).unwrap());
     for q in &again.questions {
-        let trial = q.attempts.iter().flat_map(|a| &a.iterations).filter_map(|it| it.trial.as_ref()).next_back();
+        let trial = q.attempts().iter().flat_map(|a| &a.iterations).filter_map(|it| it.trial.as_ref()).next_back();
         let answer = trial.and_then(|t| t.final_answer.clone());
         assert_eq!(answer, Some(json!(expected(&q.question.id))), "re-criticised on its own data: {}", q.question.id);
     }
@@ -464,7 +464,7 @@ async fn retrying_the_failed_rebuilds_only_them_each_on_its_own_dataset() {
     assert_eq!(builds, ["weather_count"], "only the failed question is built again");
     let state = fold_trace(&Trace::read(&out.join("trace.jsonl")).unwrap());
     let weather = state.question("weather_count").unwrap();
-    assert_eq!(weather.attempts.len(), 2, "a new attempt beside the failed one");
+    assert_eq!(weather.attempts().len(), 2, "a new attempt beside the failed one");
     assert_eq!(weather.latest().map(|a| a.number), Some(2));
 }
 

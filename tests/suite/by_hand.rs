@@ -180,7 +180,7 @@ async fn a_node_runs_on_its_own_as_recorded_or_as_edited_and_hostile_edits_are_c
     assert_eq!(edited.node_outputs.get("rates"), recorded.node_outputs.get("rates"), "{edited:?}");
     let runs = &engine.attempt("q_01", 1).iteration(2).unwrap().node_runs;
     assert_eq!((runs.len(), runs[0].code.as_deref()), (1, Some(fixed)), "the run is recorded on its iteration");
-    assert_eq!(engine.state.question("q_01").unwrap().attempts.len(), 1, "a node run starts no attempt");
+    assert_eq!(engine.state.question("q_01").unwrap().attempts().len(), 1, "a node run starts no attempt");
 
     let breach = engine.run_node(at("q_01", 1, 2), "rates", Some("import os\ndef rates(stats):\n    return 1\n")).await;
     assert!(breach.error.as_deref().is_some_and(|e| e.contains("policy")), "{breach:?}");

@@ -108,7 +108,7 @@ fn a_hand_built_version_6_trace_is_written_read_back_and_folded_with_the_right_c
     let q1 = state.question("q_01").unwrap();
     assert_eq!(q1.question.scorer, Some(Scorer::Infiagent));
     assert_eq!(q1.question.extra["concepts"], json!(["Summary Statistics"]));
-    let places: Vec<AttemptAt> = q1.attempts.iter().map(|a| a.at("q_01")).collect();
+    let places: Vec<AttemptAt> = q1.attempts().iter().map(|a| a.at("q_01")).collect();
     let expected =
         [AttemptAt::new("q_01", 1), AttemptAt::new("q_01", 1).in_epoch(1, 2), AttemptAt::new("q_01", 1).in_epoch(2, 1)];
     assert_eq!(places, expected, "attempt 1 of three epoch/draft places, each its own record");

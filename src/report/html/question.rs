@@ -353,7 +353,7 @@ pub fn question_body<'a>(state: &'a RunState, q: &'a QuestionState, code_html: &
             .collect(),
         reason: latest.and_then(|a| a.reason.as_deref()),
         attempts: q
-            .attempts
+            .attempts()
             .iter()
             .map(|attempt| {
                 let how = if attempt.by_hand { "by hand, from" } else { "forked from" };

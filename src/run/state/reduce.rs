@@ -252,7 +252,7 @@ impl RunState {
                     a.reason = reason;
                     // The question takes the outcome of the attempt that speaks for
                     // it; asked in several epochs or drafts, once every one has ended.
-                    let several = q.attempts.iter().any(|a| (a.epoch, a.draft) != (1, 1));
+                    let several = q.attempts().iter().any(|a| (a.epoch, a.draft) != (1, 1));
                     let speaking = if several {
                         q.latest().and_then(|a| a.outcome).filter(|_| q.loops_ended())
                     } else {

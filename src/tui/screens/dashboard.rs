@@ -248,7 +248,7 @@ fn row(app: &App, q: &QuestionState, width: usize, wide: bool, several: bool) ->
     let answer = format!("{}{answer}", epoch_tally(q));
     // The speaking attempt's loop (its epoch and draft): its reruns and forks, not the other drafts' attempts.
     let speaking = latest.map_or((1, 1), |a| (a.epoch, a.draft));
-    let attempts = q.attempts.iter().filter(|a| (a.epoch, a.draft) == speaking).count();
+    let attempts = q.attempts().iter().filter(|a| (a.epoch, a.draft) == speaking).count();
     let attempts = if attempts > 1 { format!(" ×{attempts}") } else { String::new() };
     let time = elapsed.map(|ms| format!("{:.1}s", ms as f64 / 1000.0)).unwrap_or_default();
     let cells = [

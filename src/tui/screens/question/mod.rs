@@ -50,7 +50,7 @@ pub struct QuestionScreen {
 impl QuestionScreen {
     /// `question` open at its last iteration.
     pub fn open(question: &QuestionState) -> Self {
-        let last = question.attempts.iter().map(|a| a.iterations.len()).sum::<usize>().saturating_sub(1);
+        let last = question.attempts().iter().map(|a| a.iterations.len()).sum::<usize>().saturating_sub(1);
         let mut screen = Self {
             id: question.question.id.clone(),
             iteration: last,
@@ -75,7 +75,7 @@ impl QuestionScreen {
     /// Every iteration of the question with its attempt, oldest first.
     pub fn iterations<'a>(&self, state: &'a RunState) -> Vec<(&'a Attempt, &'a Iteration)> {
         self.question(state)
-            .map(|q| q.attempts.iter().flat_map(|a| a.iterations.iter().map(move |i| (a, i))).collect())
+            .map(|q| q.attempts().iter().flat_map(|a| a.iterations.iter().map(move |i| (a, i))).collect())
             .unwrap_or_default()
     }
 
@@ -119,7 +119,7 @@ impl QuestionScreen {
             .find_map(|draft| {
                 let target = q
                     .latest_in(attempt.epoch, draft)
-                    .or_else(|| q.attempts.iter().rev().find(|a| (a.epoch, a.draft) == (attempt.epoch, draft)))?;
+                    .or_else(|| q.attempts().iter().rev().find(|a| (a.epoch, a.draft) == (attempt.epoch, draft)))?;
                 all.iter().rposition(|(a, _)| a.is_at(&target.at(&self.id)))
             })
             .ok_or("no other draft of this epoch has started")
