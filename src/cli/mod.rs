@@ -8,8 +8,12 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::domain::{ProviderKind, StructuredOutput};
 
 mod benchmark;
+mod roles;
+mod run;
 mod values;
 pub use benchmark::{BenchmarkKind, ImportArgs};
+pub use roles::RoleFlags;
+pub use run::{HarnessFlags, RunArgs};
 use values::{
     parse_header, parse_json_object, parse_node_timeout, parse_sample_size, parse_seconds, significance_level,
 };
@@ -77,172 +81,6 @@ pub enum CliCommand {
     /// Sandbox worker process (internal).
     #[command(hide = true)]
     SandboxWorker(SandboxWorkerArgs),
-}
-
-/// Which model plays which role, and where it is served: the
-/// same flags on `run`, `replay`, `recritic` and `grade`. A role's own flag
-/// wins over the flag for every role, which wins over the config file.
-#[derive(Debug, Clone, Default, Args)]
-pub struct RoleFlags {
-    /// Model name for every role.
-    #[arg(long, env = "EVAL_DAG_MODEL")]
-    pub model: Option<String>,
-    /// Base URL of the server for every role (when not given:
-    /// `OPENAI_BASE_URL` for openai roles, `ANTHROPIC_BASE_URL` for anthropic ones).
-    #[arg(long)]
-    pub base_url: Option<String>,
-    /// Model that builds the DAGs (over --model).
-    #[arg(long)]
-    pub builder_model: Option<String>,
-    /// Base URL of the server that builds the DAGs (over --base-url).
-    #[arg(long)]
-    pub builder_base_url: Option<String>,
-    /// Model of the critic's layer reviews (over --model).
-    #[arg(long)]
-    pub critic_model: Option<String>,
-    /// Base URL of the server answering the critic's layer reviews (over --base-url).
-    #[arg(long)]
-    pub critic_base_url: Option<String>,
-    /// Model of the judges (over --model).
-    #[arg(long)]
-    pub judge_model: Option<String>,
-    /// Base URL of the server answering the judges (over --base-url).
-    #[arg(long)]
-    pub judge_base_url: Option<String>,
-}
-
-/// Arguments of `run`.
-#[derive(Debug, Args)]
-pub struct RunArgs {
-    /// Directory holding data.json and metadata.json, or a benchmark directory
-    /// (questions.jsonl and datasets/<name>/): each question on its own dataset.
-    #[arg(required_unless_present_any = ["resume", "retry_failed"])]
-    pub dataset: Option<PathBuf>,
-    /// Benchmark directory: only the questions with these ids (comma-separated).
-    #[arg(long, value_name = "IDS", value_delimiter = ',', conflicts_with_all = ["resume", "retry_failed"])]
-    pub only: Vec<String>,
-    /// Benchmark directory: only the questions on dataset NAME.
-    #[arg(long = "dataset", value_name = "NAME", conflicts_with_all = ["resume", "retry_failed"])]
-    pub only_dataset: Option<String>,
-    /// Where the continued run's benchmark directory is now, when it moved.
-    #[arg(long, value_name = "DIR")]
-    pub dataset_root: Option<PathBuf>,
-    /// Continue the interrupted run in DIR: finished questions are kept,
-    /// unfinished and cancelled ones go on with their recorded LLM responses reused.
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["dataset", "retry_failed"])]
-    pub resume: Option<PathBuf>,
-    /// Like --resume, and also a new attempt for every question of the run in
-    /// DIR that failed or exhausted.
-    #[arg(long, value_name = "DIR", conflicts_with = "dataset")]
-    pub retry_failed: Option<PathBuf>,
-    /// LLM provider (default: openai when OPENAI_API_KEY is set, else offline).
-    #[arg(long, env = "EVAL_DAG_LLM", value_enum)]
-    pub llm: Option<ProviderKind>,
-    /// Who plays each role.
-    #[command(flatten)]
-    pub roles: RoleFlags,
-    /// The same as `--structured json`.
-    #[arg(long, conflicts_with = "structured")]
-    pub json_mode: bool,
-    /// How replies that must be JSON objects are asked for, for every role:
-    /// `schema` (the reply's JSON Schema; the default), `json` (a JSON object)
-    /// or `off`; a server that refuses one is asked again with the next.
-    #[arg(long, value_name = "schema|json|off")]
-    pub structured: Option<StructuredOutput>,
-    /// Repair exchanges per reply that cannot be read (empty, cut off, not
-    /// JSON, the wrong shape), within its iteration: the model is told what
-    /// was wrong and asked again; 0 turns repairs off [default: 2].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(REPAIR_RANGE))]
-    pub repair: Option<u32>,
-    /// Number of questions to generate [default: 10].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(QUESTIONS_RANGE))]
-    pub questions: Option<u32>,
-    /// Critic-loop iterations per question before giving up [default: 3].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(MAX_ITERATIONS_RANGE))]
-    pub max_iterations: Option<u32>,
-    /// Critic loops running at once [default: 10].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(CONCURRENCY_RANGE))]
-    pub concurrency: Option<u32>,
-    /// Layer reviews running at once per DAG; 0 reviews every layer at once [default: 0].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(REVIEW_CONCURRENCY_RANGE))]
-    pub review_concurrency: Option<u32>,
-    /// Longest a DAG node may run in the sandbox, seconds [default: 5, or 1 per 2 MB of data.json].
-    #[arg(long, value_name = "SECONDS", value_parser = parse_node_timeout)]
-    pub node_timeout: Option<f64>,
-    /// Ask every question R times, each an independent critic loop (an epoch):
-    /// the results give each epoch, the majority answer, accuracy's mean and
-    /// spread over epochs and pass@k [default: 1].
-    #[arg(long, value_name = "R", value_parser = clap::value_parser!(u32).range(REPEAT_RANGE), conflicts_with_all = ["resume", "retry_failed"])]
-    pub repeat: Option<u32>,
-    /// Build K independent DAGs per question (and per epoch), each through its
-    /// own critic loop; the approved answers' agreement is recorded and the
-    /// majority answer speaks for the question [default: 1].
-    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(CONSENSUS_RANGE), conflicts_with_all = ["resume", "retry_failed"])]
-    pub consensus: Option<u32>,
-    /// Config file to read instead of $XDG_CONFIG_HOME/eval-dag/config.toml.
-    #[arg(long, env = "EVAL_DAG_CONFIG", value_name = "FILE")]
-    pub config: Option<PathBuf>,
-    /// Output directory (default: runs/<timestamp>).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// No TUI: progress on stderr (the default when stdout is not a terminal).
-    #[arg(long)]
-    pub headless: bool,
-    /// Start paused; advance one stage at a time.
-    #[arg(long)]
-    pub step: bool,
-    /// Seed for everything random (sampling, node `random`).
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Use the questions in FILE (JSON Lines: question, difficulty, optional
-    /// id, expected_answer, match) instead of generating them.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["resume", "retry_failed"])]
-    pub questions_file: Option<PathBuf>,
-    /// Grade answers with this judge too: a judge file, or a built-in judge's
-    /// name (well_formed_value, addresses_question). Repeatable.
-    #[arg(long = "judge", value_name = "FILE|NAME", conflicts_with_all = ["resume", "retry_failed"])]
-    pub judges: Vec<String>,
-    /// The judges also grade the answer of every iteration the critic
-    /// rejected whose trial run reached one (needs --judge): the critic
-    /// scorecard grades such rejections where no expected answer does.
-    #[arg(long, conflicts_with_all = ["resume", "retry_failed"])]
-    pub judge_rejected: bool,
-    /// Run every approved DAG again on transformed copies of its data (rows
-    /// shuffled and duplicated, categories renamed, measures scaled) and
-    /// record which answers break what the transformation implies.
-    #[arg(long, conflicts_with_all = ["resume", "retry_failed"])]
-    pub metamorphic: bool,
-    /// Offline planner: first drafts are clean (no planted mistakes for the
-    /// critic to catch).
-    #[arg(long)]
-    pub clean_drafts: bool,
-    /// Offline planner: typical milliseconds per answer, jittered ±50% and
-    /// streamed [default: 550 in the terminal UI, 0 headless].
-    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(0..=60_000))]
-    pub offline_delay: Option<u64>,
-    /// Also send the run's spans to this OTLP/HTTP receiver as they end, the
-    /// rest when the run ends (the spans `export --otlp` sends; project: the run
-    /// directory's name).
-    #[arg(long, value_name = "URL")]
-    pub otlp: Option<String>,
-    /// An HTTP header for every --otlp request. Repeatable.
-    #[arg(long = "otlp-header", value_name = "NAME=VALUE", value_parser = parse_header, requires = "otlp")]
-    pub otlp_headers: Vec<(String, String)>,
-    /// Matching options for every expected answer, as a JSON object
-    /// (e.g. '{"abs_tol": 0.5, "ignore_order": true}').
-    #[arg(long = "match", value_name = "JSON", value_parser = parse_json_object, conflicts_with_all = ["resume", "retry_failed"])]
-    pub match_options: Option<serde_json::Map<String, serde_json::Value>>,
-    /// The response cache, the spending limits and the dry run.
-    #[command(flatten)]
-    pub harness: HarnessFlags,
-}
-
-impl RunArgs {
-    /// The structured outputs the flags ask of every role: `--structured`, or
-    /// `json` for `--json-mode`.
-    pub fn structured_outputs(&self) -> Option<StructuredOutput> {
-        self.structured.or(self.json_mode.then_some(StructuredOutput::Json))
-    }
 }
 
 /// How many rows `prepare` keeps in data.json.
@@ -529,28 +367,6 @@ pub struct SandboxWorkerArgs {
     /// Dataset directory the worker loads once.
     #[arg(long)]
     pub dataset: PathBuf,
-}
-
-/// `run`'s response cache, spending limits and dry run.
-#[derive(Debug, Clone, Default, Args)]
-pub struct HarnessFlags {
-    /// The response cache file (default: responses.sqlite in the user cache
-    /// directory, or `[cache] path`): a call answered before is answered from it.
-    #[arg(long, value_name = "FILE", env = "EVAL_DAG_CACHE", conflicts_with = "no_cache")]
-    pub cache: Option<PathBuf>,
-    /// Neither read nor write the response cache.
-    #[arg(long)]
-    pub no_cache: bool,
-    /// Stop the run once it has spent this many US dollars (prices as in the
-    /// header); `--resume` with a larger limit finishes it.
-    #[arg(long, value_name = "USD", allow_negative_numbers = true)]
-    pub max_cost: Option<f64>,
-    /// Stop the run once it has used this many tokens (prompt + completion).
-    #[arg(long, value_name = "N", allow_negative_numbers = true)]
-    pub max_tokens: Option<i64>,
-    /// Call no model: print the calls, tokens and cost the run would take, per model.
-    #[arg(long, conflicts_with_all = ["resume", "retry_failed"])]
-    pub dry_run: bool,
 }
 
 /// Arguments of `cache`.

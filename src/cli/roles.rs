@@ -1,0 +1,35 @@
+//! The flags that say which model plays which role, shared by `run`, `replay`, `recritic` and `grade`.
+
+use clap::Args;
+
+/// Which model plays which role, and where it is served: the
+/// same flags on `run`, `replay`, `recritic` and `grade`. A role's own flag
+/// wins over the flag for every role, which wins over the config file.
+#[derive(Debug, Clone, Default, Args)]
+pub struct RoleFlags {
+    /// Model name for every role.
+    #[arg(long, env = "EVAL_DAG_MODEL")]
+    pub model: Option<String>,
+    /// Base URL of the server for every role (when not given:
+    /// `OPENAI_BASE_URL` for openai roles, `ANTHROPIC_BASE_URL` for anthropic ones).
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// Model that builds the DAGs (over --model).
+    #[arg(long)]
+    pub builder_model: Option<String>,
+    /// Base URL of the server that builds the DAGs (over --base-url).
+    #[arg(long)]
+    pub builder_base_url: Option<String>,
+    /// Model of the critic's layer reviews (over --model).
+    #[arg(long)]
+    pub critic_model: Option<String>,
+    /// Base URL of the server answering the critic's layer reviews (over --base-url).
+    #[arg(long)]
+    pub critic_base_url: Option<String>,
+    /// Model of the judges (over --model).
+    #[arg(long)]
+    pub judge_model: Option<String>,
+    /// Base URL of the server answering the judges (over --base-url).
+    #[arg(long)]
+    pub judge_base_url: Option<String>,
+}
