@@ -91,6 +91,7 @@ fn call(
         finish_reason: None,
         from_cache: false,
         estimated: false,
+        batch_id: None,
     };
     emit(w, finished);
 }

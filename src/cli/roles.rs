@@ -32,4 +32,11 @@ pub struct RoleFlags {
     /// Base URL of the server answering the judges (over --base-url).
     #[arg(long)]
     pub judge_base_url: Option<String>,
+    /// Model that answers the baselines (`run --baselines`; over --model,
+    /// and the builder's model when not given).
+    #[arg(long)]
+    pub baseline_model: Option<String>,
+    /// Base URL of the server answering the baselines (over --base-url).
+    #[arg(long)]
+    pub baseline_base_url: Option<String>,
 }

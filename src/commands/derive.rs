@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use crate::domain::sha256_hex;
 use anyhow::Context;
-use sha2::{Digest, Sha256};
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::datasets::EngineData;
@@ -67,11 +67,6 @@ fn llm_config(args: &ReplayArgs, file: &Config) -> anyhow::Result<Option<RunConf
         repair: file.llm.repair.unwrap_or(DEFAULT_REPAIRS),
     };
     Ok(Some(config))
-}
-
-/// SHA-256 of `bytes` in hex.
-pub(super) fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The saved run a derived run starts from.

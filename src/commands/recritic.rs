@@ -15,10 +15,11 @@ use std::sync::Arc;
 
 use anyhow::Context;
 
-use super::derive::{Origin, begin_derived, sha256_hex};
+use super::derive::{Origin, begin_derived};
 use crate::cli::RecriticArgs;
 use crate::config::{Config, RunConfig};
 use crate::dataset::Dataset;
+use crate::domain::sha256_hex;
 use crate::domain::{LlmRole, RoleModels};
 use crate::engine::{EngineParts, start_recritic};
 use crate::grade::Grader;

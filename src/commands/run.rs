@@ -330,13 +330,15 @@ fn new_settings(args: &RunArgs, run: &Prepared, llm: &dyn LlmClient, roles: crat
         seed: args.seed,
         step: args.step,
         grading: run.grading.clone(),
-        roles,
+        roles: roles.into_iter().filter(|(role, _)| *role != crate::domain::LlmRole::Baseline).collect(),
         datasets: data.several.as_ref().map_or_else(Vec::new, |several| several.refs()),
         repeat: args.repeat.unwrap_or(1),
         consensus: args.consensus.unwrap_or(1),
         repair: run.repair,
         budget: run.budget,
         metamorphic: config.metamorphic,
+        shard: None,
+        baselines: false,
     }
 }
 

@@ -34,6 +34,8 @@ pub struct RolesSection {
     pub narrative: Option<RoleSection>,
     /// Judges.
     pub judge: Option<RoleSection>,
+    /// Baseline answers (`run --baselines`); without it, the builder's settings.
+    pub baseline: Option<RoleSection>,
 }
 
 impl RolesSection {
@@ -45,6 +47,7 @@ impl RolesSection {
             LlmRole::LayerReview => self.critic.as_ref(),
             LlmRole::Narrative => self.narrative.as_ref(),
             LlmRole::Judge => self.judge.as_ref(),
+            LlmRole::Baseline => self.baseline.as_ref(),
         }
     }
 }
@@ -123,6 +126,7 @@ impl RoleFlags {
             LlmRole::DagBuild => (&self.builder_model, &self.builder_base_url),
             LlmRole::LayerReview => (&self.critic_model, &self.critic_base_url),
             LlmRole::Judge => (&self.judge_model, &self.judge_base_url),
+            LlmRole::Baseline => (&self.baseline_model, &self.baseline_base_url),
             LlmRole::QuestionGeneration | LlmRole::Narrative => (&None, &None),
         };
         RoleChoice {
@@ -236,10 +240,21 @@ impl Config {
         provider: Option<ProviderKind>,
         env: impl Fn(&str) -> Option<String>,
     ) -> anyhow::Result<RoleConfigs> {
-        LlmRole::ALL
+        let configs = LlmRole::ALL
             .into_iter()
             .map(|role| Ok((role, self.role_config(role, flags.choice(role, provider), &env)?)))
-            .collect()
+            .collect::<anyhow::Result<RoleConfigs>>()?;
+        Ok(self.baseline_follows_builder(flags, configs))
+    }
+
+    /// The baseline role plays with the builder's resolved settings unless
+    /// its own flags or `[roles.baseline]` say otherwise.
+    fn baseline_follows_builder(&self, flags: &RoleFlags, mut configs: RoleConfigs) -> RoleConfigs {
+        let own = self.roles.baseline.is_some() || flags.baseline_model.is_some() || flags.baseline_base_url.is_some();
+        if !own && let Some(builder) = configs.get(&LlmRole::DagBuild).cloned() {
+            configs.insert(LlmRole::Baseline, builder);
+        }
+        configs
     }
 
     /// Every role's settings as a run recorded them (`played`): its provider,
@@ -252,7 +267,7 @@ impl Config {
         provider: Option<ProviderKind>,
         env: impl Fn(&str) -> Option<String>,
     ) -> anyhow::Result<RoleConfigs> {
-        LlmRole::ALL
+        let configs = LlmRole::ALL
             .into_iter()
             .map(|role| {
                 let chosen = flags.choice(role, provider);
@@ -268,6 +283,10 @@ impl Config {
                 };
                 Ok((role, self.role_config(role, chosen, &env)?))
             })
-            .collect()
+            .collect::<anyhow::Result<RoleConfigs>>()?;
+        Ok(match played.contains_key(&LlmRole::Baseline) {
+            true => configs,
+            false => self.baseline_follows_builder(flags, configs),
+        })
     }
 }

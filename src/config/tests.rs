@@ -384,3 +384,19 @@ fn each_provider_reads_its_own_base_url_variable_below_the_flags() {
     let critic = flagged.role(LlmRole::LayerReview);
     assert_eq!(critic.anthropic.as_ref().unwrap().base_url, "http://127.0.0.1:7003", "the flag first");
 }
+
+#[test]
+fn the_baseline_role_plays_as_the_builder_unless_its_own_section_or_flags_say_otherwise() {
+    let builder_flags = ["--builder-model", "flag-builder"];
+    let config = parse(ROLES).unwrap().resolve(&args(&builder_flags), |_| None).unwrap();
+    assert_eq!(config.role(LlmRole::Baseline), config.role(LlmRole::DagBuild), "the builder's resolved settings");
+    let own = parse(&format!("{ROLES}\n[roles.baseline]\nmodel = \"direct\"\n")).unwrap();
+    let config = own.resolve(&args(&builder_flags), |_| None).unwrap();
+    assert_eq!(openai(&config, LlmRole::Baseline).model, "direct");
+    assert_eq!(openai(&config, LlmRole::Baseline).base_url, "http://127.0.0.1:9000/v1", "[llm]'s server");
+    let flag = ["--baseline-model", "flag-baseline", "--baseline-base-url", "http://b:2/v1"];
+    let config = parse(ROLES).unwrap().resolve(&args(&flag), |_| None).unwrap();
+    let baseline = openai(&config, LlmRole::Baseline);
+    assert_eq!((baseline.model.as_str(), baseline.base_url.as_str()), ("flag-baseline", "http://b:2/v1"));
+    assert_eq!(openai(&config, LlmRole::DagBuild).model, "base-model", "the builder keeps its own");
+}

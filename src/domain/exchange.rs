@@ -46,12 +46,14 @@ pub enum LlmRole {
     Judge,
     /// Explain an executed DAG's answer in one sentence (for answer faithfulness).
     Narrative,
+    /// Answer a question directly, without the critic loop (`run --baselines`).
+    Baseline,
 }
 
 impl LlmRole {
     /// Every role, in the order a run first calls them.
-    pub const ALL: [Self; 5] =
-        [Self::QuestionGeneration, Self::DagBuild, Self::LayerReview, Self::Narrative, Self::Judge];
+    pub const ALL: [Self; 6] =
+        [Self::QuestionGeneration, Self::DagBuild, Self::LayerReview, Self::Narrative, Self::Judge, Self::Baseline];
 
     /// The role's name in the config file (`[roles.<name>]`) and in its flags
     /// (`--<name>-model`).
@@ -62,6 +64,7 @@ impl LlmRole {
             Self::LayerReview => "critic",
             Self::Judge => "judge",
             Self::Narrative => "narrative",
+            Self::Baseline => "baseline",
         }
     }
 
@@ -73,6 +76,7 @@ impl LlmRole {
             Self::LayerReview => "review",
             Self::Judge => "judge",
             Self::Narrative => "narrative",
+            Self::Baseline => "baseline",
         }
     }
 }
@@ -123,6 +127,10 @@ pub struct CallKey {
     /// (`grade --repeat-judges`; written when not 1).
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub judge_repeat: u32,
+    /// For a baseline call (`run --baselines`): which baseline it answers
+    /// (`iteration` is then 0; written only when set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<super::BaselineCall>,
 }
 
 impl CallKey {
@@ -139,6 +147,7 @@ impl CallKey {
             draft: at.draft,
             repair: 0,
             judge_repeat: 1,
+            baseline: None,
         }
     }
 
@@ -156,7 +165,14 @@ impl CallKey {
             draft: 1,
             repair: 0,
             judge_repeat: 1,
+            baseline: None,
         }
+    }
+
+    /// The key of question `question_id`'s `baseline` call: role `baseline`,
+    /// attempt 1, iteration 0, epoch 1 and draft 1 (a question asks each baseline once).
+    pub fn for_baseline(question_id: QuestionId, baseline: super::BaselineCall) -> Self {
+        Self { question_id: Some(question_id), baseline: Some(baseline), ..Self::run_wide(LlmRole::Baseline) }
     }
 
     /// The key of repair exchange `repair` (1-based) of this call.

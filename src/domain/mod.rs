@@ -4,10 +4,13 @@
 //! code relies on") so files in them load unchanged; fields we add are
 //! optional on input and unknown fields are ignored.
 
+mod baseline;
+mod batch;
 mod budget;
 mod consensus;
 mod dag;
 mod diff;
+mod digest;
 mod exchange;
 mod feedback;
 mod grading;
@@ -20,11 +23,15 @@ mod question;
 mod reply_schema;
 mod result;
 mod rule;
+mod shard;
 
+pub use baseline::{Baseline, BaselineCall};
+pub use batch::{BatchId, BatchStatus, custom_id};
 pub use budget::{Budget, BudgetLimit, Spend};
 pub use consensus::{Consensus, DraftAnswer};
 pub use dag::{DagEdge, DagNodeSpec, GeneratedDag};
 pub use diff::{FindingFate, IterationDiff, NodeChange, code_diff};
+pub use digest::sha256_hex;
 pub use exchange::{CallKey, ChatMessage, FinishReason, LlmRole, RoleModel, RoleModels, TokenUsage};
 pub use feedback::{CriticFeedback, Finding, FindingSource, LayerValidation, Severity};
 pub use grading::{Grade, GradingSettings};
@@ -37,3 +44,4 @@ pub use question::{DifficultyLevel, Question, Scorer};
 pub use reply_schema::{ReplySchema, StructuredOutput};
 pub use result::ExecutionResult;
 pub use rule::Rule;
+pub use shard::{MergedShard, Shard};

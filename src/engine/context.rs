@@ -172,6 +172,7 @@ impl RunContext {
             finish_reason,
             from_cache,
             estimated,
+            batch_id: None,
         });
         outcome
     }
@@ -201,12 +202,13 @@ impl Drop for Unfinished<'_> {
                 response: None,
                 usage: TokenUsage::default(),
                 latency_ms: self.started.elapsed().as_millis() as u64,
-                error: Some("cancelled".into()),
+                error: Some(crate::run::CALL_CANCELLED.into()),
                 retries: 0,
                 cost_usd: 0.0,
                 finish_reason: None,
                 from_cache: false,
                 estimated: false,
+                batch_id: None,
             });
         }
     }

@@ -190,6 +190,10 @@ impl SpanTree {
         let Some(id) = &key.question_id else {
             return ROOT;
         };
+        // A baseline is asked of the question, beside its attempts.
+        if key.baseline.is_some() {
+            return self.question(id, t_ms);
+        }
         let at = AttemptAt::new(id.as_str(), key.attempt).in_epoch(key.epoch, key.draft).iteration(key.iteration);
         let stage = match key.role {
             LlmRole::DagBuild => Some(Stage::Build),
@@ -253,7 +257,11 @@ impl SpanTree {
                     .float("eval_dag.cost_usd", summary.cost_usd)
                     .output_json(&summary_json);
             }
-            EngineEvent::RunStarted { .. } | EngineEvent::LlmTextDelta { .. } => {}
+            // A batch is a provider's transport: each call's span names its batch.
+            EngineEvent::RunStarted { .. }
+            | EngineEvent::LlmTextDelta { .. }
+            | EngineEvent::BatchSubmitted { .. }
+            | EngineEvent::BatchEnded { .. } => {}
             EngineEvent::LlmCallStarted { .. }
             | EngineEvent::LlmCallRetrying { .. }
             | EngineEvent::LlmCallFinished { .. } => self.fold_call(seq, t, event),
@@ -284,6 +292,9 @@ impl SpanTree {
                 if let Some(layer) = key.layer {
                     attributes.int("eval_dag.llm.layer", layer as u64);
                 }
+                if let Some(baseline) = key.baseline {
+                    attributes.text("eval_dag.baseline", crate::domain::Baseline::from(baseline).name().to_string());
+                }
                 let index =
                     self.push(format!("llm/{seq}"), format!("chat {model}"), Some(parent), t, attributes, false);
                 self.nodes[index].client = true;
@@ -297,7 +308,17 @@ impl SpanTree {
                     self.nodes[index].events.push(SpanEvent { t_ms: t, name: "retry".into(), attributes });
                 }
             }
-            EngineEvent::LlmCallFinished { call_id, response, usage, latency_ms, error, retries, cost_usd, .. } => {
+            EngineEvent::LlmCallFinished {
+                call_id,
+                response,
+                usage,
+                latency_ms,
+                error,
+                retries,
+                cost_usd,
+                batch_id,
+                ..
+            } => {
                 if let Some(index) = self.open_calls.remove(call_id) {
                     let node = &mut self.nodes[index];
                     node.end_ms = Some(t);
@@ -306,6 +327,9 @@ impl SpanTree {
                         .llm_response(response.as_deref(), *usage, *cost_usd)
                         .int("eval_dag.latency_ms", *latency_ms)
                         .int("eval_dag.retries", (*retries).into());
+                    if let Some(batch) = batch_id {
+                        node.attributes.text("eval_dag.batch_id", batch.0.clone());
+                    }
                     node.error = error.clone();
                 }
             }

@@ -8,6 +8,11 @@ use crate::domain::TokenUsage;
 /// (https://docs.anthropic.com/en/docs/about-claude/pricing, "5m Cache Writes").
 const CACHE_WRITE_FACTOR: f64 = 1.25;
 
+/// A batched call costs half a live one unless `[prices]` says otherwise
+/// (https://platform.openai.com/docs/guides/batch, "50% cost discount";
+/// https://docs.anthropic.com/en/docs/build-with-claude/batch-processing, "50% of standard API prices").
+const BATCH_FACTOR: f64 = 0.5;
+
 /// A model's price in USD per million tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -26,12 +31,44 @@ pub struct ModelPrice {
     /// absent they cost 1.25 × `input_per_mtok`, Anthropic's 5-minute write rate.
     #[serde(default, deserialize_with = "some_non_negative")]
     pub cache_write_per_mtok: Option<f64>,
+    /// Prompt tokens of a call sent in a provider's batch; when absent, half
+    /// of `input_per_mtok` (both providers' batch discount).
+    #[serde(default, deserialize_with = "some_non_negative")]
+    pub batch_input_per_mtok: Option<f64>,
+    /// Generated tokens of a call sent in a batch; when absent, half of `output_per_mtok`.
+    #[serde(default, deserialize_with = "some_non_negative")]
+    pub batch_output_per_mtok: Option<f64>,
 }
 
 impl ModelPrice {
     /// A price without cache rates: input and output per million tokens.
     pub const fn new(input_per_mtok: f64, output_per_mtok: f64) -> Self {
-        Self { input_per_mtok, output_per_mtok, cached_input_per_mtok: None, cache_write_per_mtok: None }
+        Self {
+            input_per_mtok,
+            output_per_mtok,
+            cached_input_per_mtok: None,
+            cache_write_per_mtok: None,
+            batch_input_per_mtok: None,
+            batch_output_per_mtok: None,
+        }
+    }
+
+    /// The price of a call sent in a provider's batch: the batch rates where
+    /// given, else half the live ones; cache reads and writes scaled by the
+    /// same factor as the input rate (the providers' discounts apply to them too).
+    pub fn batched(self) -> Self {
+        let input = self.batch_input_per_mtok.unwrap_or(self.input_per_mtok * BATCH_FACTOR);
+        let factor = if self.input_per_mtok > 0.0 { input / self.input_per_mtok } else { BATCH_FACTOR };
+        Self {
+            input_per_mtok: input,
+            output_per_mtok: self.batch_output_per_mtok.unwrap_or(self.output_per_mtok * BATCH_FACTOR),
+            cached_input_per_mtok: self.cached_input_per_mtok.map(|rate| rate * factor),
+            cache_write_per_mtok: Some(
+                self.cache_write_per_mtok.unwrap_or(self.input_per_mtok * CACHE_WRITE_FACTOR) * factor,
+            ),
+            batch_input_per_mtok: None,
+            batch_output_per_mtok: None,
+        }
     }
 
     /// This price with `cached` per million prompt tokens read from the cache.
@@ -85,4 +122,35 @@ pub(super) fn cost_usd(
         })
         .max_by_key(|(name, _)| name.len())
         .map_or(0.0, |(_, price)| price.cost_usd(usage))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn usage(prompt: u64, cached: u64, written: u64, completion: u64) -> TokenUsage {
+        TokenUsage {
+            prompt_tokens: prompt,
+            completion_tokens: completion,
+            cached_tokens: cached,
+            cache_write_tokens: written,
+        }
+    }
+
+    #[test]
+    fn a_batched_call_costs_half_unless_the_batch_rates_are_given() {
+        let live = ModelPrice::new(2.0, 8.0).cached(0.5);
+        let used = usage(1_000_000, 200_000, 100_000, 500_000);
+        assert!((live.batched().cost_usd(used) - live.cost_usd(used) / 2.0).abs() < 1e-9);
+        let priced: ModelPrice = toml::from_str(
+            "input_per_mtok = 2.0\noutput_per_mtok = 8.0\nbatch_input_per_mtok = 1.5\nbatch_output_per_mtok = 3.0",
+        )
+        .unwrap();
+        let batched = priced.batched();
+        assert_eq!((batched.input_per_mtok, batched.output_per_mtok), (1.5, 3.0));
+        assert!((batched.cost_usd(usage(1_000_000, 0, 0, 1_000_000)) - 4.5).abs() < 1e-9);
+        let refused =
+            toml::from_str::<ModelPrice>("input_per_mtok = 1\noutput_per_mtok = 1\nbatch_input_per_mtok = -1");
+        assert!(refused.unwrap_err().to_string().contains("at least 0"));
+    }
 }

@@ -100,6 +100,20 @@ pub fn extract_json_object(reply: &str) -> Result<Value, ExtractError> {
         .map_err(|source| ExtractError::Malformed { source })
 }
 
+/// The answer in a baseline call's reply (`{"answer": …}`, read as leniently
+/// as any reply); a reply with no JSON object is its own answer, as text.
+/// None for an empty reply or an object without `answer`.
+pub fn baseline_answer(reply: &str) -> Option<Value> {
+    match extract_json_object(reply) {
+        Ok(Value::Object(mut object)) => object.remove("answer"),
+        Ok(_) | Err(ExtractError::Malformed { .. }) => None,
+        Err(ExtractError::NoObject { .. }) => {
+            let text = reply.trim();
+            (!text.is_empty()).then(|| Value::String(text.to_string()))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,5 +144,14 @@ mod tests {
         let err = extract_json_object("{\"a\": }").unwrap_err();
         assert!(matches!(err, ExtractError::Malformed { .. }), "{err}");
         assert!(err.to_string().starts_with("the reply's JSON object does not parse: "), "{err}");
+    }
+
+    #[test]
+    fn a_baseline_reply_gives_its_answer_field_or_its_text() {
+        assert_eq!(baseline_answer("Sure:\n```json\n{\"answer\": 42.5,}\n```"), Some(json!(42.5)));
+        assert_eq!(baseline_answer("  Paris \n"), Some(json!("Paris")));
+        assert_eq!(baseline_answer("{\"answr\": 1}"), None, "an object without the field answers nothing");
+        assert_eq!(baseline_answer("{\"answer\": }"), None);
+        assert_eq!(baseline_answer("   "), None);
     }
 }

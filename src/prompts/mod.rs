@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use minijinja::{Environment, Value, context, value::Serde};
 use serde::Serialize;
 
-pub use extract::{ExtractError, extract_json_object};
+pub use extract::{ExtractError, baseline_answer, extract_json_object};
 pub use schema::describe_schema;
 
 use crate::dataset::Dataset;

@@ -4,6 +4,7 @@
 //! critic (scorecard, findings taxonomy, convergence), where its tokens went (prompt cache, per question) and two critics' verdicts on one run.
 
 mod agreement;
+mod baselines;
 mod benchmark;
 mod compare;
 mod consensus;
@@ -27,6 +28,7 @@ pub(crate) mod test_run;
 mod verify;
 
 pub use agreement::{Flip, VerdictAgreement, verdict_agreement};
+pub use baselines::{BaselineAnswer, BaselineLift, BaselineTally, constant_answers};
 pub use benchmark::{SubmissionLine, benchmark_score, benchmark_summary, dabstep_submission};
 pub use compare::{Change, Row, Side, compare};
 pub use consensus::consensus_summary;
@@ -46,8 +48,8 @@ pub use results_doc::{
     LevelBreakdown, LogEntry, LogRole, QuestionTrace, ReferenceLogEntry, ReferenceRole, StageTiming, Summary, Tokens,
 };
 pub use results_harness::{
-    BenchmarkMetrics, BenchmarkSummary, BudgetUse, CacheUse, ConsensusSummary, EpochResult, MetamorphicSummary,
-    Repeats, SignalAgainstLabels,
+    BatchUse, BenchmarkMetrics, BenchmarkSummary, BudgetUse, CacheUse, ConsensusSummary, EpochResult,
+    MetamorphicSummary, Repeats, SignalAgainstLabels,
 };
 pub use roles::{RoleUsage, RoleUsages, role_usage};
 pub use scorecard::{

@@ -9,12 +9,13 @@ use std::io::Write;
 use indexmap::IndexMap;
 use serde::{Serialize, Serializer};
 
-use crate::domain::LlmRole;
+use crate::domain::{Baseline, LlmRole};
 use crate::domain::{DifficultyLevel, ExecutionResult, NodeId, TokenUsage};
 use crate::run::conversation::{Entry, entries, user_prompt};
 use crate::run::{Attempt, Iteration, LlmCall, Outcome, QuestionState, QuestionStatus, RunState};
 use crate::text::preview;
 
+use super::baselines::{BaselineAnswer, baselines_summary, question_baselines};
 use super::benchmark::{benchmark_score, benchmark_summary};
 use super::consensus::consensus_summary;
 use super::convergence::convergence;
@@ -26,7 +27,7 @@ use super::results_doc::{
     AttemptTrace, CallMeta, DetailedResult, DifficultyBreakdown, EvalResults, FailureAnalysis, Grading, IterationTrace,
     LevelBreakdown, LogEntry, LogRole, QuestionTrace, ReferenceLogEntry, ReferenceRole, StageTiming, Summary, Tokens,
 };
-use super::results_harness::{BenchmarkSummary, BudgetUse, CacheUse, EpochResult};
+use super::results_harness::{BatchUse, BenchmarkSummary, BudgetUse, CacheUse, EpochResult};
 use super::roles::role_usage;
 use super::scorecard::critic_scorecard;
 use super::taxonomy::findings_taxonomy;
@@ -76,6 +77,7 @@ fn conversation_log(state: &RunState, q: &QuestionState) -> Vec<LogEntry> {
                 call: key.role,
                 step: key.layer,
                 judged_iteration: key.judge.map(|_| key.iteration),
+                batch_id: call.batch_id.clone(),
             },
             _ => CallMeta::Loop {
                 attempt: key.attempt,
@@ -86,6 +88,8 @@ fn conversation_log(state: &RunState, q: &QuestionState) -> Vec<LogEntry> {
                 draft: key.draft,
                 repair: key.repair,
                 from_cache: call.from_cache,
+                batch_id: call.batch_id.clone(),
+                baseline: key.baseline,
             },
         };
         if let Some(prompt) = user_prompt(call) {
@@ -135,8 +139,9 @@ fn epochs(state: &RunState, q: &QuestionState) -> Vec<EpochResult> {
         .collect()
 }
 
-fn detailed(state: &RunState, q: &QuestionState) -> DetailedResult {
+fn detailed(state: &RunState, q: &QuestionState, baselines: IndexMap<Baseline, BaselineAnswer>) -> DetailedResult {
     let latest = q.latest();
+    let correct_of = |baseline| baselines.get(&baseline).and_then(|answer: &BaselineAnswer| answer.correct);
     let execution = latest.and_then(|a| a.execution.as_ref());
     DetailedResult {
         question_id: q.question.id.to_string(),
@@ -167,6 +172,9 @@ fn detailed(state: &RunState, q: &QuestionState) -> DetailedResult {
         consensus: latest.and_then(|a| q.consensus.get(&a.epoch).cloned()),
         benchmark: benchmark_score(q),
         first_iteration: first_iteration(state, q),
+        answerable_without_data: correct_of(Baseline::NoData),
+        scorer_accepts_empty: correct_of(Baseline::Empty),
+        baselines,
     }
 }
 
@@ -349,7 +357,26 @@ pub fn write_eval_results(writer: impl Write, state: &RunState, generated_at: &s
     serde_json::to_writer_pretty(writer, &results_with(state, generated_at, StreamedTraces(state)))
 }
 
+/// Calls sent in batches against live ones, when any went in a batch.
+pub(super) fn batch_use(state: &RunState) -> Option<BatchUse> {
+    if state.batches.is_empty() {
+        return None;
+    }
+    let mut used = BatchUse { batches: state.batches.len(), ..BatchUse::default() };
+    for call in state.calls.values().filter(|call| call.finished && !call.from_cache) {
+        match call.batch_id {
+            Some(_) => {
+                (used.batched_calls, used.batched_cost_usd) =
+                    (used.batched_calls + 1, used.batched_cost_usd + call.cost_usd)
+            }
+            None => (used.live_calls, used.live_cost_usd) = (used.live_calls + 1, used.live_cost_usd + call.cost_usd),
+        }
+    }
+    Some(used)
+}
+
 fn results_with<Traces>(state: &RunState, generated_at: &str, question_traces: Traces) -> EvalResults<Traces> {
+    let baselines = question_baselines(state);
     let total = state.questions.len();
     let passed_count = state.questions.iter().filter(|q| passed(q)).count();
     let unfinished = state.questions.iter().filter(|q| !finished(q)).count();
@@ -373,6 +400,8 @@ fn results_with<Traces>(state: &RunState, generated_at: &str, question_traces: T
             consensus: consensus_summary(state),
             benchmark: benchmark_summary(&state.questions)
                 .map(|summary| BenchmarkSummary { lift: benchmark_lift(state), ..summary }),
+            batches: batch_use(state),
+            baselines: baselines_summary(state, &baselines),
             successful_executions: passed_count,
             execution_failures: count(Outcome::Failed),
             critic_loop_exhausted: count(Outcome::Exhausted),
@@ -390,7 +419,7 @@ fn results_with<Traces>(state: &RunState, generated_at: &str, question_traces: T
             hard: level_breakdown(state, DifficultyLevel::Hard),
         },
         dataset_breakdown: dataset_breakdown(state),
-        detailed_results: state.questions.iter().map(|q| detailed(state, q)).collect(),
+        detailed_results: state.questions.iter().zip(baselines).map(|(q, b)| detailed(state, q, b)).collect(),
         failure_analysis: state.questions.iter().filter(|q| !passed(q)).map(failure).collect(),
         question_traces,
         critic_scorecard: critic_scorecard(state),

@@ -4,9 +4,10 @@
 //! test keeps the two in step). Fields added after the first version default
 //! when absent, so results files of earlier versions still load.
 
+use super::baselines::{BaselineAnswer, BaselineTally};
 use super::convergence::Convergence;
 use super::economy::TokenEconomy;
-use super::results_harness::{BenchmarkSummary, BudgetUse, CacheUse, EpochResult, Repeats};
+use super::results_harness::{BatchUse, BenchmarkSummary, BudgetUse, CacheUse, EpochResult, Repeats};
 use super::roles::RoleUsages;
 use super::scorecard::CriticScorecard;
 use super::taxonomy::FindingsTaxonomy;
@@ -17,7 +18,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::domain::{
-    CriticFeedback, DifficultyLevel, ExecutionResult, Finding, GeneratedDag, Grade, LlmRole, TokenUsage,
+    Baseline, BaselineCall, BatchId, CriticFeedback, DifficultyLevel, ExecutionResult, Finding, GeneratedDag, Grade,
+    LlmRole, TokenUsage,
 };
 use crate::domain::{is_one, is_zero, one};
 use crate::run::{Outcome, RunSettings, Stage};
@@ -146,6 +148,12 @@ pub struct Summary {
     /// A published benchmark's own metrics.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub benchmark: Option<BenchmarkSummary>,
+    /// Calls sent in providers' batches against live ones, when any went in a batch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batches: Option<BatchUse>,
+    /// Each baseline's accuracy beside the loop's (`run --baselines`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baselines: Option<IndexMap<Baseline, BaselineTally>>,
     /// The base format's name for `passed`.
     #[serde(default)]
     pub successful_executions: usize,
@@ -276,6 +284,15 @@ pub struct DetailedResult {
     /// tokens and cost; none when the question is not scored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_iteration: Option<super::lift::LiftSide>,
+    /// Each baseline's answer, scored (`run --baselines`).
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub baselines: IndexMap<Baseline, BaselineAnswer>,
+    /// Whether the baseline model answers it right without the data (its `no_data` baseline).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answerable_without_data: Option<bool>,
+    /// Whether its scorer accepts an empty answer (its `empty` baseline).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scorer_accepts_empty: Option<bool>,
 }
 
 /// Why a question did not pass.
@@ -477,6 +494,12 @@ pub enum CallMeta {
         /// Whether the response cache served it.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         from_cache: bool,
+        /// The provider batch its reply was read from (`run --batch`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        batch_id: Option<BatchId>,
+        /// The baseline it answers (`run --baselines`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        baseline: Option<BaselineCall>,
     },
     /// A judge grading the attempt's answer (or a rejected iteration's).
     Judge {
@@ -491,5 +514,8 @@ pub enum CallMeta {
         /// The rejected iteration whose answer the judge graded; none for the attempt's answer.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         judged_iteration: Option<u32>,
+        /// The provider batch its reply was read from (`run --batch`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        batch_id: Option<BatchId>,
     },
 }

@@ -1,5 +1,5 @@
 //! The parts of `eval_results.json` that repeats, consensus, metamorphic
-//! checks, published benchmarks, the response cache and budgets add: each is
+//! checks, published benchmarks, the response cache, budgets and batches add: each is
 //! written only where its feature produced something, and defaults when a
 //! file of an earlier version lacks it.
 
@@ -17,6 +17,21 @@ pub struct CacheUse {
     pub hits: usize,
     /// Calls sent to a model.
     pub misses: usize,
+}
+
+/// Calls sent through providers' batch APIs against live ones (`run --batch`).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct BatchUse {
+    /// Batches submitted.
+    pub batches: usize,
+    /// Calls whose reply was read from a batch.
+    pub batched_calls: usize,
+    /// Calls sent one request each (the response cache's hits not counted).
+    pub live_calls: usize,
+    /// What the batched calls cost, USD.
+    pub batched_cost_usd: f64,
+    /// What the live calls cost, USD.
+    pub live_cost_usd: f64,
 }
 
 /// What the run's budget allowed and what it stopped.

@@ -57,6 +57,7 @@ pub fn run_with_one_pass_and_one_exhausted() -> RunState {
             finish_reason: None,
             from_cache: false,
             estimated: false,
+            batch_id: None,
         },
         EngineEvent::DagBuilt { at: AttemptAt::new("q_01", 1).iteration(1), dag },
         EngineEvent::CriticVerdict {
@@ -103,6 +104,7 @@ fn iteration(id: &str, n: u32, code: &str, tokens: u64, findings: Vec<serde_json
         draft: 1,
         repair: 0,
         judge_repeat: 1,
+        baseline: None,
     };
     let call_id = u64::from(n) + 100 * id.bytes().last().map_or(0, u64::from);
     let dag = serde_json::from_value(json!({"question_id": id, "final_answer_node": "rates", "nodes": [
@@ -129,6 +131,7 @@ fn iteration(id: &str, n: u32, code: &str, tokens: u64, findings: Vec<serde_json
             finish_reason: None,
             from_cache: false,
             estimated: false,
+            batch_id: None,
         },
         EngineEvent::DagBuilt { at: at.clone(), dag },
         EngineEvent::CriticVerdict { at, feedback },
@@ -239,6 +242,7 @@ fn run_events(count: usize) -> Vec<EngineEvent> {
                 finish_reason: None,
                 from_cache: false,
                 estimated: false,
+                batch_id: None,
             },
             EngineEvent::QuestionFinished {
                 at,

@@ -1,6 +1,6 @@
 //! The conversation of one question in reading order: per attempt each
 //! iteration's calls and the critic's verdict, the attempt's outcome and its
-//! grading calls (the run's question generation is listed on its own). Each call comes with
+//! grading calls, then its baseline calls (the run's question generation is listed on its own). Each call comes with
 //! the earlier call of the same kind, so a reader can be shown only what a
 //! prompt changed (a rebuild's new part is the rejected DAG and the feedback).
 //! The TUI's conversation tab and the HTML report both render this list.
@@ -75,6 +75,9 @@ pub fn entries<'a>(state: &'a RunState, question: &'a QuestionState) -> Vec<Entr
             push_call(&mut out, call);
         }
     }
+    for call in question.baseline_calls.iter().filter_map(|id| state.calls.get(id)) {
+        push_call(&mut out, call);
+    }
     out
 }
 
@@ -84,6 +87,7 @@ fn same_kind(a: &LlmCall, b: &LlmCall) -> bool {
     a.key.role == b.key.role
         && a.key.layer == b.key.layer
         && (a.key.role != LlmRole::Judge || a.key.iteration == b.key.iteration)
+        && a.key.baseline == b.key.baseline
 }
 
 /// What a call was for, e.g. `review layer 1`.
@@ -92,6 +96,10 @@ pub fn call_label(call: &LlmCall) -> String {
         (LlmRole::LayerReview, Some(layer)) => format!("review layer {layer}"),
         (LlmRole::QuestionGeneration, _) => "question generation".into(),
         (LlmRole::Judge, step) => format!("judge {} step {}", call.key.iteration, step.unwrap_or(0)),
+        (LlmRole::Baseline, _) => match call.key.baseline {
+            Some(baseline) => format!("baseline {}", crate::domain::Baseline::from(baseline).name()),
+            None => "baseline".into(),
+        },
         (role, _) => role.label().to_string(),
     };
     match call.key.repair {

@@ -130,6 +130,12 @@ pub struct RunSettings {
     /// given; the default otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repair: Option<u32>,
+    /// Which shard of a run split with `run --shard K/N` this one is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::domain::Shard>,
+    /// Whether each question's baselines are asked and scored beside the loop (`run --baselines`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub baselines: bool,
 }
 
 fn at_most_one(repeat: &u32) -> bool {
@@ -156,6 +162,13 @@ impl RunSettings {
     /// Drafts (independent DAGs) per question and epoch: 1 unless the run asks for consensus.
     pub fn drafts(&self) -> u32 {
         self.consensus.max(1)
+    }
+
+    /// The roles the run plays: every role but `baseline` unless the run asks for baselines.
+    pub fn roles_played(&self) -> impl Iterator<Item = crate::domain::LlmRole> + '_ {
+        crate::domain::LlmRole::ALL
+            .into_iter()
+            .filter(|role| *role != crate::domain::LlmRole::Baseline || self.baselines)
     }
 
     /// Who plays `role`: its entry in `roles`, else the run's provider and model.
@@ -194,6 +207,10 @@ pub struct RunSummary {
     /// Wall time of the run.
     pub elapsed_ms: u64,
 }
+
+/// The error a call records when its attempt was cancelled before it answered
+/// (a batched call cancelled so still waits in its batch: `--resume` reads it).
+pub const CALL_CANCELLED: &str = "cancelled";
 
 /// One thing that happened in a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -305,6 +322,32 @@ pub enum EngineEvent {
         /// Whether the token counts were computed locally because the server sent none.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         estimated: bool,
+        /// The provider's batch the reply was read from (`run --batch`); none for a live call.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        batch_id: Option<crate::domain::BatchId>,
+    },
+    /// Open calls were sent together in one of a provider's batches: each
+    /// waits in it until its `llm_call_finished` (or the batch's end).
+    BatchSubmitted {
+        /// The batch, as the provider named it.
+        batch_id: crate::domain::BatchId,
+        /// The provider that took it.
+        provider: crate::domain::Provider,
+        /// The role whose calls it holds.
+        role: crate::domain::LlmRole,
+        /// The calls in it: each names the open call with that key.
+        calls: Vec<CallKey>,
+    },
+    /// A batch ended: its results were read, or it expired, was cancelled or failed.
+    BatchEnded {
+        /// The batch.
+        batch_id: crate::domain::BatchId,
+        /// How it ended.
+        status: crate::domain::BatchStatus,
+        /// Its calls that came back with a reply.
+        succeeded: usize,
+        /// Its calls that came back with an error.
+        failed: usize,
     },
     /// A DAG was parsed from the builder's response.
     DagBuilt {

@@ -117,6 +117,9 @@ pub struct LlmCall {
     pub from_cache: bool,
     /// Whether its token counts were computed locally.
     pub estimated: bool,
+    /// The provider batch it was sent in (`run --batch`): it waits there
+    /// until it finishes; none for a live call.
+    pub batch_id: Option<crate::domain::BatchId>,
 }
 
 impl LlmCall {
@@ -144,6 +147,7 @@ impl LlmCall {
             finish_reason: None,
             from_cache: false,
             estimated: false,
+            batch_id: None,
         }
     }
 }

@@ -10,7 +10,7 @@ mod llm_call;
 mod question_state;
 mod state;
 
-pub use events::{Command, DatasetRef, EngineEvent, HandEdit, Outcome, RunSettings, RunSummary, Stage};
+pub use events::{CALL_CANCELLED, Command, DatasetRef, EngineEvent, HandEdit, Outcome, RunSettings, RunSummary, Stage};
 pub use llm_call::{LlmCall, PromptMessage};
 pub use question_state::{AnswerLabel, Attempt, Iteration, NodeRun, QuestionState, QuestionStatus, StageRecord};
-pub use state::{FeedEntry, FeedKind, Questions, RunState};
+pub use state::{BatchEnd, BatchState, FeedEntry, FeedKind, Questions, RunState};

@@ -231,12 +231,15 @@ pub struct QuestionState {
     pub started_ms: Option<u64>,
     /// End of the latest attempt.
     pub finished_ms: Option<u64>,
-    /// Tokens spent on this question.
+    /// Tokens spent on this question's critic loops (its baseline calls count run-wide only).
     pub usage: TokenUsage,
-    /// Cost spent on this question, USD.
+    /// Cost spent on this question's critic loops, USD.
     pub cost_usd: f64,
     /// Per epoch: how far its drafts agree (`run --consensus`), once every draft has ended.
     pub consensus: std::collections::BTreeMap<u32, crate::domain::Consensus>,
+    /// Its baseline calls (`run --baselines`), by id: asked beside the critic
+    /// loop, in none of its attempts.
+    pub baseline_calls: Vec<u64>,
     /// Which attempt speaks for the question, worked out on first use after a change.
     speaker: Speaker,
 }
@@ -267,6 +270,7 @@ impl QuestionState {
             usage: TokenUsage::default(),
             cost_usd: 0.0,
             consensus: Default::default(),
+            baseline_calls: Vec::new(),
             speaker: Speaker::default(),
         }
     }

@@ -18,7 +18,10 @@ use super::question_state::{QuestionState, QuestionStatus};
 /// How many feed entries are kept.
 const FEED_CAPACITY: usize = 500;
 
+mod batches;
 mod reduce;
+
+pub use batches::{BatchEnd, BatchState};
 
 /// Tone of a feed line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,6 +131,10 @@ pub struct RunState {
     prompt_heads: PromptHeads,
     /// All LLM calls by id.
     pub calls: BTreeMap<u64, Arc<LlmCall>>,
+    /// The latest call started with each key (a batch names its calls by key).
+    open_calls: HashMap<crate::domain::CallKey, u64>,
+    /// The provider batches the run's calls went out in (`run --batch`), in submission order.
+    pub batches: indexmap::IndexMap<crate::domain::BatchId, BatchState>,
     /// Recent activity, oldest first.
     pub feed: VecDeque<FeedEntry>,
     /// Feed entries ever pushed (the feed itself keeps only the latest).
@@ -234,6 +241,7 @@ impl RunState {
             | EngineEvent::Graded { .. }
             | EngineEvent::ConsensusReached { .. }
             | EngineEvent::MetamorphicChecked { .. } => self.apply_outcome_event(event),
+            EngineEvent::BatchSubmitted { .. } | EngineEvent::BatchEnded { .. } => self.apply_batch_event(event),
             EngineEvent::Control(action) => self.apply_control(action, t_ms),
         }
         if let (Some(index), Some(before)) = (question, before) {

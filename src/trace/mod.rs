@@ -21,7 +21,7 @@ pub use lines::{TraceBlock, TraceEnding, TraceLines, TraceScan};
 /// The `format` field of every trace header.
 pub const TRACE_FORMAT: &str = "eval-dag-trace";
 /// Current trace format version (see [`upgrade`] for what changed since 1).
-pub const TRACE_VERSION: u32 = 6;
+pub const TRACE_VERSION: u32 = 7;
 
 /// First line of a trace.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -38,6 +38,9 @@ pub struct TraceHeader {
     /// replay), whose events this trace begins with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub derived_from: Option<DerivedFrom>,
+    /// The shards a merged run was made of (`eval-dag merge`), in shard order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged_from: Vec<crate::domain::MergedShard>,
 }
 
 /// Where a derived run's first events come from.
@@ -60,6 +63,7 @@ impl TraceHeader {
             created_at: chrono::Utc::now().to_rfc3339(),
             settings,
             derived_from: None,
+            merged_from: Vec::new(),
         }
     }
 }

@@ -27,10 +27,22 @@
 //!   of a question (`dataset`, `source_id`, `answer_format`, `constraints`,
 //!   `scorer`, `extra`), the settings' `datasets` and the summary's `budget`.
 //!   A version-5 line reads as it is.
+//! - Version 7 added, and changed nothing: the `batch_submitted` and
+//!   `batch_ended` events and `batch_id` on a finished call (`run --batch`),
+//!   the settings' `shard` and a merged run's header `merged_from` (`run
+//!   --shard`, `eval-dag merge`), the settings' `baselines`, the `baseline`
+//!   role and `baseline` on a call key (`run --baselines`). A version-6 line
+//!   reads as it is.
 
 use serde_json::{Map, Value, json};
 
 use crate::domain::{LlmRole, Provider};
+
+/// The roles a run played before version 5 recorded them: a version-4 run's
+/// one model played each (the `baseline` role came later and is listed only
+/// in a run with baselines).
+const V4_ROLES: [LlmRole; 5] =
+    [LlmRole::QuestionGeneration, LlmRole::DagBuild, LlmRole::LayerReview, LlmRole::Narrative, LlmRole::Judge];
 
 /// Events that name one attempt.
 const ATTEMPT_EVENTS: [&str; 3] = ["question_started", "question_finished", "graded"];
@@ -84,7 +96,7 @@ pub fn settings_from_v4(settings: &mut Value) {
         return;
     }
     let played = json!({"provider": settings.get("provider"), "model": settings.get("model")});
-    let roles: Map<String, Value> = LlmRole::ALL
+    let roles: Map<String, Value> = V4_ROLES
         .iter()
         .map(|role| {
             (

@@ -54,6 +54,7 @@ mod sandbox_warm;
 mod shell_integration;
 mod structured;
 mod trace_v6;
+mod trace_v7;
 mod trace_versions;
 mod trust_taxonomy;
 mod tui_app;

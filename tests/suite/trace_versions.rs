@@ -18,6 +18,8 @@ const V3_FIXTURE: &str = "tests/fixtures/traces/v3-fraud-scripted.trace.jsonl";
 const V4_FIXTURE: &str = "tests/fixtures/traces/v4-fraud-scripted.trace.jsonl";
 /// The same run as version 5 wrote it (never regenerated).
 const V5_FIXTURE: &str = "tests/fixtures/traces/v5-fraud-scripted.trace.jsonl";
+/// The same run as version 6 wrote it (never regenerated).
+const V6_FIXTURE: &str = "tests/fixtures/traces/v6-fraud-scripted.trace.jsonl";
 /// The same run in the current version.
 const SAMPLE: &str = "sample-data/traces/fraud-scripted.trace.jsonl";
 
@@ -69,7 +71,9 @@ fn the_frozen_version_4_trace_reads_with_every_role_played_by_its_one_model() {
     assert_eq!(v4.records.len(), 71, "the fixture is the whole sample run");
     assert_eq!(events(&v4), events(&current), "every v4 event reads as the event v{TRACE_VERSION} records");
     let roles = &v4.header.settings.roles;
-    assert!(LlmRole::ALL.iter().all(|role| roles.contains_key(role)) && roles.len() == LlmRole::ALL.len());
+    // The roles a run had before version 5: the baseline role came with version 7 and is listed only in a run with baselines.
+    let mut before_v5 = LlmRole::ALL.iter().filter(|role| **role != LlmRole::Baseline);
+    assert!(before_v5.all(|role| roles.contains_key(role)) && roles.len() == 5, "{roles:?}");
     let single = RoleModel { provider: "openai".into(), model: "scripted-model".into(), base_url: None };
     assert!(roles.values().all(|played| *played == single), "{roles:?}");
     let providers: Vec<&str> = v4
@@ -110,6 +114,43 @@ fn the_frozen_version_5_trace_reads_as_it_is_with_every_location_in_epoch_1_draf
 }
 
 #[test]
+fn the_frozen_version_6_trace_reads_as_it_is_with_no_batch_shard_or_baseline() {
+    let v6 = Trace::read(&common::root().join(V6_FIXTURE)).unwrap();
+    let current = Trace::read(&common::root().join(SAMPLE)).unwrap();
+    assert_eq!((v6.header.version, current.header.version), (6, TRACE_VERSION));
+    assert_eq!(v6.header.settings, current.header.settings);
+    assert_eq!(v6.records.len(), 71, "the fixture is the whole sample run");
+    assert_eq!(events(&v6), events(&current), "every v6 event reads as the event v{TRACE_VERSION} records");
+    let settings = &v6.header.settings;
+    assert_eq!((&settings.shard, settings.baselines), (&None, false));
+    assert!(!settings.roles.contains_key(&LlmRole::Baseline), "a run without baselines lists no baseline role");
+    assert!(v6.header.merged_from.is_empty());
+    for record in &v6.records {
+        match &record.event {
+            EngineEvent::LlmCallFinished { key, batch_id, .. } => assert_eq!((&key.baseline, batch_id), (&None, &None)),
+            EngineEvent::BatchSubmitted { .. } | EngineEvent::BatchEnded { .. } => panic!("no batch in version 6"),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn continuing_a_version_6_trace_rewrites_only_its_header_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trace.jsonl");
+    let original = std::fs::read_to_string(common::root().join(V6_FIXTURE)).unwrap();
+    std::fs::write(&path, &original).unwrap();
+    let before = Trace::read(&path).unwrap();
+    drop(TraceWriter::append(&path, &before).unwrap());
+    let after = std::fs::read_to_string(&path).unwrap();
+    let (old_header, old_events) = original.split_once('\n').unwrap();
+    let (new_header, new_events) = after.split_once('\n').unwrap();
+    assert_eq!(new_events, old_events, "version 7 writes version 6's events byte for byte");
+    assert_eq!(new_header, old_header.replacen("\"version\":6", &format!("\"version\":{TRACE_VERSION}"), 1));
+    assert_eq!(std::fs::read_to_string(dir.path().join("trace.jsonl.v6")).unwrap(), original, "the v6 file is kept");
+}
+
+#[test]
 fn continuing_a_version_5_trace_rewrites_only_its_header_version() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("trace.jsonl");
@@ -120,7 +161,7 @@ fn continuing_a_version_5_trace_rewrites_only_its_header_version() {
     let after = std::fs::read_to_string(&path).unwrap();
     let (old_header, old_events) = original.split_once('\n').unwrap();
     let (new_header, new_events) = after.split_once('\n').unwrap();
-    assert_eq!(new_events, old_events, "version 6 writes version 5's events byte for byte");
+    assert_eq!(new_events, old_events, "the current version writes version 5's events byte for byte");
     assert_eq!(new_header, old_header.replacen("\"version\":5", &format!("\"version\":{TRACE_VERSION}"), 1));
 }
 

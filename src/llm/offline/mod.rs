@@ -226,6 +226,10 @@ impl OfflinePlanner {
             LlmRole::LayerReview => review(plan()?, request),
             LlmRole::Judge => json!({"reason": "the offline planner does not judge answers", "verdict": true}),
             LlmRole::Narrative => return Ok("The offline planner writes no narrative answers.".to_string()),
+            LlmRole::Baseline => {
+                let refusal = "the offline planner does not answer baselines: give the baseline role a model";
+                return Err(LlmError::new(LlmErrorKind::BadRequest, refusal));
+            }
         };
         Ok(format!("{value:#}"))
     }
@@ -338,6 +342,7 @@ mod tests {
             draft: 1,
             repair: 0,
             judge_repeat: 1,
+            baseline: None,
         };
         LlmRequest {
             key,

@@ -8,6 +8,7 @@ use super::chart::BarChart;
 use super::run_charts::difficulty_chart;
 use super::thousands;
 use crate::domain::DifficultyLevel;
+use crate::report::baselines::{baselines_summary, question_baselines};
 use crate::report::economy::{TokenEconomy, token_economy};
 use crate::report::results::{dataset_breakdown, level_breakdown};
 use crate::report::results_doc::LevelBreakdown;
@@ -92,6 +93,15 @@ struct SettingsView<'a> {
     concurrency: u32,
     review_concurrency: String,
     seed: u64,
+    /// `3/8` for a shard of a run split with `run --shard`.
+    shard: Option<String>,
+}
+
+/// One baseline's row beside the loop's (`run --baselines`).
+#[derive(Debug, Serialize)]
+struct BaselineRow {
+    name: &'static str,
+    accuracy: String,
 }
 
 fn settings_view(settings: &RunSettings) -> SettingsView<'_> {
@@ -108,7 +118,33 @@ fn settings_view(settings: &RunSettings) -> SettingsView<'_> {
             n => n.to_string(),
         },
         seed: settings.seed,
+        shard: settings.shard.as_ref().map(ToString::to_string),
     }
+}
+
+/// Each baseline's accuracy over the scored questions, when the run asked for them.
+fn baseline_rows(state: &RunState) -> Vec<BaselineRow> {
+    let Some(summary) = baselines_summary(state, &question_baselines(state)) else { return Vec::new() };
+    summary
+        .into_iter()
+        .map(|(baseline, tally)| {
+            let right = tally.accuracy.map_or(0, |rate| (rate * tally.answered as f64).round() as usize);
+            BaselineRow { name: baseline.name(), accuracy: graded_text(tally.answered, right) }
+        })
+        .collect()
+}
+
+/// Calls sent in providers' batches against live ones, in one line, when any went in a batch.
+fn batches_line(state: &RunState) -> Option<String> {
+    let batches = crate::report::results::batch_use(state)?;
+    Some(format!(
+        "{} batched in {} · {} live · batched ${:.4}, live ${:.4}",
+        crate::text::plural(batches.batched_calls, "call"),
+        if batches.batches == 1 { "1 batch".to_string() } else { format!("{} batches", batches.batches) },
+        batches.live_calls,
+        batches.batched_cost_usd,
+        batches.live_cost_usd
+    ))
 }
 
 /// The row of `of`, the questions of a difficulty or a dataset named `level`.
@@ -133,6 +169,10 @@ pub struct SummaryView<'a> {
     /// Each dataset's row, in a run over several.
     datasets: Vec<LevelRow>,
     roles: Vec<RoleRow>,
+    /// Each baseline's accuracy (`run --baselines`).
+    baselines: Vec<BaselineRow>,
+    /// Batched calls against live ones (`run --batch`).
+    batches: Option<String>,
     difficulty_chart: BarChart,
     settings: Option<SettingsView<'a>>,
     failure: Option<&'a str>,
@@ -215,6 +255,8 @@ pub fn summary_view(state: &RunState) -> SummaryView<'_> {
         levels,
         datasets,
         roles,
+        baselines: baseline_rows(state),
+        batches: batches_line(state),
         difficulty_chart: difficulty_chart(state),
         settings: state.settings.as_ref().map(settings_view),
         failure: state.failure.as_deref(),

@@ -230,15 +230,39 @@ pub fn rebuild_lift(before: &EvalResults, after: &EvalResults) -> Option<Lift> {
 /// benchmark scorer, else by `grader` against its expected answer; none when
 /// neither can say.
 fn right(grader: &Grader, q: &QuestionState, answer: Option<&Value>) -> Option<(ScoredBy, bool)> {
+    score(grader, q, answer).map(|scored| (scored.by, scored.right))
+}
+
+/// An answer to a question scored: what scored it, whether it is right, and
+/// its score (the share of a benchmark answer's parts that are right; 1 or 0
+/// against an expected answer).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(in crate::report) struct Scored {
+    /// What scored it.
+    pub by: ScoredBy,
+    /// Whether it is right.
+    pub right: bool,
+    /// Its score, from 0 to 1.
+    pub score: f64,
+}
+
+/// `answer` to `q` scored by its benchmark's rules, else against its expected
+/// answer with `grader`'s matching rules (no judge); none when neither scores it.
+pub(in crate::report) fn score(grader: &Grader, q: &QuestionState, answer: Option<&Value>) -> Option<Scored> {
     if q.question.scorer.is_some_and(|s| s != Scorer::Builtin) {
-        return score_answer(q, answer).map(|score| (ScoredBy::Benchmark, score.correct));
+        let scored = score_answer(q, answer)?;
+        let parts = scored.sub_answers.len();
+        let right_parts = scored.sub_answers.iter().filter(|part| part.correct).count();
+        let share = if parts == 0 { f64::from(u8::from(scored.correct)) } else { right_parts as f64 / parts as f64 };
+        return Some(Scored { by: ScoredBy::Benchmark, right: scored.correct, score: share });
     }
     let grade = grader.ground_truth(&q.question, answer)?;
-    grade.error.is_none().then_some((ScoredBy::ExpectedAnswer, grade.passed))
+    let right = grade.passed;
+    grade.error.is_none().then_some(Scored { by: ScoredBy::ExpectedAnswer, right, score: f64::from(u8::from(right)) })
 }
 
 /// The grader of `state`'s answers: its own matching rules, no judge.
-fn run_grader(state: &RunState) -> Grader {
+pub(in crate::report) fn run_grader(state: &RunState) -> Grader {
     state.settings.as_ref().map_or_else(Grader::ground_truth_only, |s| Grader::ground_truth_with(&s.grading))
 }
 

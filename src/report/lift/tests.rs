@@ -164,6 +164,7 @@ fn call(call_id: u64, id: &str, iteration: u32, tokens: u64) -> [EngineEvent; 2]
             finish_reason: None,
             from_cache: false,
             estimated: false,
+            batch_id: None,
         },
     ]
 }

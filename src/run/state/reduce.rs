@@ -65,6 +65,11 @@ impl RunState {
             EngineEvent::LlmCallStarted { call_id, key, provider, model, messages } => {
                 if let Some(id) = &key.question_id
                     && let Some(q) = self.question_mut(id)
+                    && key.baseline.is_some()
+                {
+                    q.baseline_calls.push(call_id);
+                } else if let Some(id) = &key.question_id
+                    && let Some(q) = self.question_mut(id)
                 {
                     let place = AttemptAt::new(id.as_str(), key.attempt).in_epoch(key.epoch, key.draft);
                     let attempt = q.attempt_mut(&place);
@@ -76,6 +81,7 @@ impl RunState {
                     }
                 }
                 let messages = Arc::new(self.prompt_heads.share(key.role, messages));
+                self.open_calls.insert(key.clone(), call_id);
                 self.calls.insert(call_id, Arc::new(LlmCall::sent(call_id, key, provider, model, messages)));
             }
             EngineEvent::LlmTextDelta { call_id, text } => {
@@ -105,13 +111,19 @@ impl RunState {
                 finish_reason,
                 from_cache,
                 estimated,
+                batch_id,
             } => {
+                if self.open_calls.get(&key) == Some(&call_id) {
+                    self.open_calls.remove(&key);
+                }
                 self.usage += usage;
                 self.cost_usd += cost_usd;
                 self.calls_finished += 1;
                 self.cache_hits += usize::from(from_cache);
                 self.tokens_estimated |= estimated;
+                // A question's own tokens and cost are its loop's: baselines count run-wide only.
                 if let Some(id) = &key.question_id
+                    && key.baseline.is_none()
                     && let Some(q) = self.question_mut(id)
                 {
                     q.usage += usage;
@@ -137,6 +149,7 @@ impl RunState {
                 call.finish_reason = finish_reason;
                 call.from_cache = from_cache;
                 call.estimated = estimated;
+                call.batch_id = batch_id.or(call.batch_id.take());
             }
             // The other families' events are folded by their own methods.
             _ => {}

@@ -12,7 +12,7 @@ use crate::domain::{FinishReason, epoch_draft_prefix};
 use crate::run::conversation::{Entry, call_label, changed_lines, entries, generation_entries, user_prompt};
 use crate::run::{Attempt, Iteration, LlmCall, QuestionState, RunState};
 use crate::text::{plural, preview};
-use crate::tui::text::clean_spans;
+use crate::tui::text::{clean, clean_spans};
 use crate::tui::theme::{Ink, Theme};
 use crate::tui::widgets::code_view::source_color;
 
@@ -94,7 +94,10 @@ impl Builder<'_> {
                 ),
                 t.fg(Ink::Muted),
             ),
-            (None, false) => Span::styled(" streaming…", t.fg(Ink::StatusWorking)),
+            (None, false) => match &call.batch_id {
+                Some(batch) => Span::styled(format!(" waiting in batch {}", clean(&batch.0)), t.fg(Ink::StatusWorking)),
+                None => Span::styled(" streaming…", t.fg(Ink::StatusWorking)),
+            },
         };
         self.push(vec![
             Span::styled(format!("▸ {}", call_label(call)), t.fg(Ink::Accent).add_modifier(Modifier::BOLD)),
@@ -240,6 +243,9 @@ fn call_notes(call: &LlmCall) -> String {
     let mut notes = String::new();
     if call.from_cache {
         notes.push_str(" · from cache");
+    }
+    if let Some(batch) = &call.batch_id {
+        notes.push_str(&format!(" · batch {}", clean(&batch.0)));
     }
     if call.estimated {
         notes.push_str(" · tokens estimated");

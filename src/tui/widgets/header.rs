@@ -102,7 +102,7 @@ fn seconds(duration: Duration) -> String {
 /// (`builder builder-m 1.2k · critic critic-m 3.4k $0.0120`).
 fn roles(settings: &RunSettings, state: &RunState) -> Option<String> {
     let mut groups: Vec<(RoleModel, Vec<LlmRole>)> = Vec::new();
-    for role in LlmRole::ALL {
+    for role in settings.roles_played() {
         let played = settings.role(role);
         match groups.iter_mut().find(|(model, _)| *model == played) {
             Some((_, roles)) => roles.push(role),
@@ -166,6 +166,12 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     if let Some(rate) = state.usage.cache_hit_rate().filter(|_| state.usage.cached_tokens > 0) {
         first.push(Span::styled(format!(" ({:.0}% cached)", 100.0 * rate), t.fg(Ink::Muted)));
     }
+    if !state.batches.is_empty() {
+        let ended = state.batches.values().filter(|batch| batch.ended.is_some()).count();
+        let waiting = state.calls_waiting_in_batches();
+        let text = format!("  batches {ended}/{} ended · {waiting} waiting", state.batches.len());
+        first.push(Span::styled(text, t.fg(Ink::Muted)));
+    }
     if state.cost_usd > 0.0 || budget.max_cost_usd.is_some() {
         let max_cost = budget.max_cost_usd.map_or(String::new(), |max| format!(" / ${max:.2}"));
         first.push(Span::styled(format!("  ${:.4}{max_cost}", state.cost_usd), t.fg(Ink::Text)));
@@ -189,6 +195,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         second.push(Span::styled(" PAUSED (n step, p resume) ", bold));
     } else if state.summary.is_some() {
         second.push(Span::styled(" finished ", t.fg(Ink::Muted)));
+    }
+    if let Some(shard) = state.settings.as_ref().and_then(|s| s.shard.as_ref()) {
+        second.push(Span::styled(format!(" shard {shard} "), bold));
     }
     second.push(Span::styled(format!(" {} questions", state.questions.len()), t.fg(Ink::Text)));
     let done = |outcome: Outcome| state.count(|s| s == QuestionStatus::Done(outcome));

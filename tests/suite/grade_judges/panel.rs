@@ -41,6 +41,7 @@ async fn grades_come_in_order_with_keys_for_replay() {
             draft: 1,
             repair: 0,
             judge_repeat: 1,
+            baseline: None,
         })
         .collect();
     assert_eq!(keys, expected);
@@ -92,6 +93,7 @@ async fn judge_calls_on_a_rejected_iteration_name_that_iteration_and_the_judge()
             draft: 1,
             repair: 0,
             judge_repeat: 1,
+            baseline: None,
         })
         .collect();
     assert_eq!(keys, expected, "apart from the final answer's keys, one set per iteration");

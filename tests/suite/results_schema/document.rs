@@ -1,19 +1,19 @@
 //! A results document with every optional part present and every list non-empty.
 
 use eval_dag::benchmark::{BenchmarkScore, SubAnswer};
-use eval_dag::domain::Budget;
+use eval_dag::domain::{Baseline, BaselineCall, Budget, Shard};
 use eval_dag::domain::{
     Consensus, CriticFeedback, DagEdge, DagNodeSpec, DifficultyLevel, DraftAnswer, ExecutionResult, Finding,
     FindingSource, GeneratedDag, Grade, GradingSettings, LayerValidation, LlmRole, Metamorphic, MetamorphicCheck,
     Relation, RoleModel, Scorer, Severity, Transform,
 };
 use eval_dag::report::{
-    AnswerGrade, ApprovalHistogram, AttemptTrace, BenchmarkMetrics, BenchmarkSummary, BudgetUse, CacheUse, CallMeta,
-    ConsensusSummary, Convergence, CriticScorecard, DetailedResult, DifficultyBreakdown, EpochResult, EvalResults,
-    FailureAnalysis, FateCounts, FindingGroup, FindingsTaxonomy, GradedBy, Grading, IterationTrace, JudgedIteration,
-    LevelBreakdown, Lift, LiftQuestion, LiftSide, LiftTally, LogEntry, LogRole, MetamorphicSummary, Oscillation,
-    OscillationKind, QuestionTrace, ReferenceLogEntry, ReferenceRole, Repeats, RoleUsage, SignalAgainstLabels,
-    StageTiming, Summary, TokenEconomy, Tokens, VerdictFate,
+    AnswerGrade, ApprovalHistogram, AttemptTrace, BaselineAnswer, BaselineLift, BaselineTally, BatchUse,
+    BenchmarkMetrics, BenchmarkSummary, BudgetUse, CacheUse, CallMeta, ConsensusSummary, Convergence, CriticScorecard,
+    DetailedResult, DifficultyBreakdown, EpochResult, EvalResults, FailureAnalysis, FateCounts, FindingGroup,
+    FindingsTaxonomy, GradedBy, Grading, IterationTrace, JudgedIteration, LevelBreakdown, Lift, LiftQuestion, LiftSide,
+    LiftTally, LogEntry, LogRole, MetamorphicSummary, Oscillation, OscillationKind, QuestionTrace, ReferenceLogEntry,
+    ReferenceRole, Repeats, RoleUsage, SignalAgainstLabels, StageTiming, Summary, TokenEconomy, Tokens, VerdictFate,
 };
 use eval_dag::run::{AnswerLabel, DatasetRef, Outcome, RunSettings, Stage};
 use serde_json::json;
@@ -151,6 +151,8 @@ pub(super) fn full_document() -> EvalResults {
         consensus: 3,
         metamorphic: true,
         budget: Some(Budget { max_cost_usd: Some(0.5), max_tokens: Some(10_000), per_question_usd: Some(0.1) }),
+        shard: Some(Shard { index: 2, count: 8, questions_hash: "ef01".into() }),
+        baselines: true,
     };
     let log = |role, meta: &CallMeta| LogEntry { role, content: "text".into(), meta: meta.clone() };
     let build = CallMeta::Loop {
@@ -162,9 +164,20 @@ pub(super) fn full_document() -> EvalResults {
         draft: 3,
         repair: 1,
         from_cache: true,
+        batch_id: Some("batch_1".into()),
+        baseline: Some(BaselineCall::NoCode),
     };
-    let judge =
-        CallMeta::Judge { attempt: 2, judge: 1, call: LlmRole::Judge, step: Some(0), judged_iteration: Some(1) };
+    let judge = CallMeta::Judge {
+        attempt: 2,
+        judge: 1,
+        call: LlmRole::Judge,
+        step: Some(0),
+        judged_iteration: Some(1),
+        batch_id: Some("batch_2".into()),
+    };
+    let tally = |lift| BaselineTally { answered: 3, accuracy: Some(1.0 / 3.0), lift };
+    let over_no_code = BaselineLift { gained: 2, lost: 1, tokens_per_extra_right: Some(900.0) };
+    let answer = BaselineAnswer { answer: Some(json!(7)), correct: Some(false), score: Some(0.0) };
     EvalResults {
         summary: Summary {
             total_questions: 1,
@@ -224,6 +237,19 @@ pub(super) fn full_document() -> EvalResults {
                 broken: 0,
                 lift: Some(lift()),
             }),
+            batches: Some(BatchUse {
+                batches: 2,
+                batched_calls: 40,
+                live_calls: 3,
+                batched_cost_usd: 0.2,
+                live_cost_usd: 0.05,
+            }),
+            baselines: Some(
+                Baseline::ALL
+                    .into_iter()
+                    .map(|b| (b, tally((b == Baseline::NoCode).then_some(over_no_code.clone()))))
+                    .collect(),
+            ),
             successful_executions: 1,
             execution_failures: 0,
             critic_loop_exhausted: 0,
@@ -313,6 +339,9 @@ pub(super) fn full_document() -> EvalResults {
                 correct: true,
             }),
             first_iteration: Some(LiftSide { right: false, tokens: 6, cost_usd: 0.1 }),
+            baselines: Baseline::ALL.into_iter().map(|b| (b, answer.clone())).collect(),
+            answerable_without_data: Some(false),
+            scorer_accepts_empty: Some(false),
         }],
         failure_analysis: vec![FailureAnalysis {
             question_id: "q_01".into(),
