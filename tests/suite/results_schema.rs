@@ -97,9 +97,7 @@ fn a_full_document_follows_the_schema_and_reads_back_unchanged() {
     let mut missing = Vec::new();
     holes(&value, "", &mut missing);
     assert!(missing.is_empty(), "the test document leaves parts out, so the schema is not checked there: {missing:#?}");
-    let schema = schema();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = validator.iter_errors(&value).map(|e| format!("{e} at {}", e.instance_path())).collect();
+    let errors = common::schema_errors(&value);
     assert!(errors.is_empty(), "{errors:#?}");
     let back: EvalResults = serde_json::from_value(value).unwrap();
     assert_eq!(back, document, "every part reads back into the same types (judge and loop calls apart)");

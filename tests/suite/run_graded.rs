@@ -327,10 +327,7 @@ async fn judges_grade_answers_in_a_run_their_calls_are_traced_and_grade_reuses_t
         results["detailed_results"][0]["narrative"],
         json!("The dataset holds 50,000 transactions, as the overview's row count shows.")
     );
-    let schema: Value = read_json(&common::root().join("src/report/eval_results.schema.json"));
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> =
-        validator.iter_errors(&results).map(|e| format!("{e} at {}", e.instance_path())).collect();
+    let errors = common::schema_errors(&results);
     assert!(errors.is_empty(), "a judged run's results follow the schema: {errors:#?}");
     let log = results["question_traces"][0]["llm_exchanges"].as_array().unwrap();
     let judged = log.iter().filter(|m| m["meta"]["call"] == "judge" && m["role"] == "assistant").count();

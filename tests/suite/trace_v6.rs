@@ -156,9 +156,7 @@ fn a_hand_built_version_6_trace_is_written_read_back_and_folded_with_the_right_c
     let attempts = doc["question_traces"][0]["attempts"].as_array().unwrap();
     assert_eq!(attempts[2]["epoch"], 2);
 
-    let schema: Value = serde_json::from_str(include_str!("../../src/report/eval_results.schema.json")).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = validator.iter_errors(&doc).map(|e| format!("{e} at {}", e.instance_path())).collect();
+    let errors = crate::common::schema_errors(&doc);
     assert!(errors.is_empty(), "{errors:#?}");
 
     let html = report_html(&state, &chrono::DateTime::parse_from_rfc3339("2026-11-25T00:00:00Z").unwrap());

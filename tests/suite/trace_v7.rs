@@ -204,9 +204,7 @@ fn the_results_report_and_frames_show_batches_shards_and_baselines() {
     assert_eq!((&metas[1]["baseline"], &metas[1]["batch_id"]), (&json!("no_data"), &json!("batch_A")));
     assert_eq!((&metas[2]["baseline"], metas[2].get("batch_id")), (&json!("no_code"), None));
 
-    let schema: Value = serde_json::from_str(include_str!("../../src/report/eval_results.schema.json")).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = validator.iter_errors(&doc).map(|e| format!("{e} at {}", e.instance_path())).collect();
+    let errors = crate::common::schema_errors(&doc);
     assert!(errors.is_empty(), "{errors:#?}");
 
     let html = report_html(&state, &chrono::DateTime::parse_from_rfc3339("2026-11-28T00:00:00Z").unwrap());

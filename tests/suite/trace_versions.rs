@@ -27,34 +27,31 @@ fn events(trace: &Trace) -> Vec<(u64, u64, EngineEvent)> {
     trace.records.iter().map(|r| (r.seq, r.t_ms, r.event.clone())).collect()
 }
 
+/// The frozen trace of `version` at `fixture`, read: the whole sample run, with
+/// the current sample's settings and every event as the current version records it.
+fn frozen_reads_as_the_sample(fixture: &str, version: u32) -> Trace {
+    let old = Trace::read(&common::root().join(fixture)).unwrap();
+    let current = Trace::read(&common::root().join(SAMPLE)).unwrap();
+    assert_eq!((old.header.version, current.header.version), (version, TRACE_VERSION));
+    assert_eq!(old.header.settings, current.header.settings);
+    assert_eq!(old.records.len(), 71, "the fixture is the whole sample run");
+    assert_eq!(events(&old), events(&current), "every v{version} event reads as the event v{TRACE_VERSION} records");
+    old
+}
+
 #[test]
 fn the_frozen_version_1_trace_reads_to_the_same_events_as_the_current_sample() {
-    let v1 = Trace::read(&common::root().join(V1_FIXTURE)).unwrap();
-    let current = Trace::read(&common::root().join(SAMPLE)).unwrap();
-    assert_eq!((v1.header.version, current.header.version), (1, TRACE_VERSION));
-    assert_eq!(v1.header.settings, current.header.settings);
-    assert_eq!(v1.records.len(), 71, "the fixture is the whole sample run");
-    assert_eq!(events(&v1), events(&current), "every v1 event reads as the event v{TRACE_VERSION} records");
+    frozen_reads_as_the_sample(V1_FIXTURE, 1);
 }
 
 #[test]
 fn the_frozen_version_2_trace_reads_to_the_same_events_as_the_current_sample() {
-    let v2 = Trace::read(&common::root().join(V2_FIXTURE)).unwrap();
-    let current = Trace::read(&common::root().join(SAMPLE)).unwrap();
-    assert_eq!((v2.header.version, current.header.version), (2, TRACE_VERSION));
-    assert_eq!(v2.header.settings, current.header.settings);
-    assert_eq!(v2.records.len(), 71, "the fixture is the whole sample run");
-    assert_eq!(events(&v2), events(&current), "every v2 event reads as the event v{TRACE_VERSION} records");
+    frozen_reads_as_the_sample(V2_FIXTURE, 2);
 }
 
 #[test]
 fn the_frozen_version_3_trace_reads_to_the_same_events_as_the_current_sample_with_no_cached_tokens() {
-    let v3 = Trace::read(&common::root().join(V3_FIXTURE)).unwrap();
-    let current = Trace::read(&common::root().join(SAMPLE)).unwrap();
-    assert_eq!((v3.header.version, current.header.version), (3, TRACE_VERSION));
-    assert_eq!(v3.header.settings, current.header.settings);
-    assert_eq!(v3.records.len(), 71, "the fixture is the whole sample run");
-    assert_eq!(events(&v3), events(&current), "every v3 event reads as the event v{TRACE_VERSION} records");
+    let v3 = frozen_reads_as_the_sample(V3_FIXTURE, 3);
     let finished = v3.records.iter().filter_map(|r| match &r.event {
         EngineEvent::LlmCallFinished { usage, .. } => Some(usage),
         _ => None,
@@ -64,12 +61,7 @@ fn the_frozen_version_3_trace_reads_to_the_same_events_as_the_current_sample_wit
 
 #[test]
 fn the_frozen_version_4_trace_reads_with_every_role_played_by_its_one_model() {
-    let v4 = Trace::read(&common::root().join(V4_FIXTURE)).unwrap();
-    let current = Trace::read(&common::root().join(SAMPLE)).unwrap();
-    assert_eq!((v4.header.version, current.header.version), (4, TRACE_VERSION));
-    assert_eq!(v4.header.settings, current.header.settings);
-    assert_eq!(v4.records.len(), 71, "the fixture is the whole sample run");
-    assert_eq!(events(&v4), events(&current), "every v4 event reads as the event v{TRACE_VERSION} records");
+    let v4 = frozen_reads_as_the_sample(V4_FIXTURE, 4);
     let roles = &v4.header.settings.roles;
     // The roles a run had before version 5: the baseline role came with version 7 and is listed only in a run with baselines.
     let mut before_v5 = LlmRole::ALL.iter().filter(|role| **role != LlmRole::Baseline);
@@ -92,12 +84,7 @@ fn the_frozen_version_4_trace_reads_with_every_role_played_by_its_one_model() {
 
 #[test]
 fn the_frozen_version_5_trace_reads_as_it_is_with_every_location_in_epoch_1_draft_1() {
-    let v5 = Trace::read(&common::root().join(V5_FIXTURE)).unwrap();
-    let current = Trace::read(&common::root().join(SAMPLE)).unwrap();
-    assert_eq!((v5.header.version, current.header.version), (5, TRACE_VERSION));
-    assert_eq!(v5.header.settings, current.header.settings);
-    assert_eq!(v5.records.len(), 71, "the fixture is the whole sample run");
-    assert_eq!(events(&v5), events(&current), "every v5 event reads as the event v{TRACE_VERSION} records");
+    let v5 = frozen_reads_as_the_sample(V5_FIXTURE, 5);
     let mut keys = 0;
     for record in &v5.records {
         match &record.event {
@@ -115,12 +102,7 @@ fn the_frozen_version_5_trace_reads_as_it_is_with_every_location_in_epoch_1_draf
 
 #[test]
 fn the_frozen_version_6_trace_reads_as_it_is_with_no_batch_shard_or_baseline() {
-    let v6 = Trace::read(&common::root().join(V6_FIXTURE)).unwrap();
-    let current = Trace::read(&common::root().join(SAMPLE)).unwrap();
-    assert_eq!((v6.header.version, current.header.version), (6, TRACE_VERSION));
-    assert_eq!(v6.header.settings, current.header.settings);
-    assert_eq!(v6.records.len(), 71, "the fixture is the whole sample run");
-    assert_eq!(events(&v6), events(&current), "every v6 event reads as the event v{TRACE_VERSION} records");
+    let v6 = frozen_reads_as_the_sample(V6_FIXTURE, 6);
     let settings = &v6.header.settings;
     assert_eq!((&settings.shard, settings.baselines), (&None, false));
     assert!(!settings.roles.contains_key(&LlmRole::Baseline), "a run without baselines lists no baseline role");
@@ -134,35 +116,32 @@ fn the_frozen_version_6_trace_reads_as_it_is_with_no_batch_shard_or_baseline() {
     }
 }
 
-#[test]
-fn continuing_a_version_6_trace_rewrites_only_its_header_version() {
+/// Continue the frozen trace of `version` at `fixture`: only its header's version changes, and the original is kept.
+fn continuing_rewrites_only_the_header_version(fixture: &str, version: u32) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("trace.jsonl");
-    let original = std::fs::read_to_string(common::root().join(V6_FIXTURE)).unwrap();
+    let original = std::fs::read_to_string(common::root().join(fixture)).unwrap();
     std::fs::write(&path, &original).unwrap();
     let before = Trace::read(&path).unwrap();
     drop(TraceWriter::append(&path, &before).unwrap());
     let after = std::fs::read_to_string(&path).unwrap();
     let (old_header, old_events) = original.split_once('\n').unwrap();
     let (new_header, new_events) = after.split_once('\n').unwrap();
-    assert_eq!(new_events, old_events, "version 7 writes version 6's events byte for byte");
-    assert_eq!(new_header, old_header.replacen("\"version\":6", &format!("\"version\":{TRACE_VERSION}"), 1));
-    assert_eq!(std::fs::read_to_string(dir.path().join("trace.jsonl.v6")).unwrap(), original, "the v6 file is kept");
+    assert_eq!(new_events, old_events, "the current version writes version {version}'s events byte for byte");
+    let old_version = format!("\"version\":{version}");
+    assert_eq!(new_header, old_header.replacen(&old_version, &format!("\"version\":{TRACE_VERSION}"), 1));
+    let kept = std::fs::read_to_string(dir.path().join(format!("trace.jsonl.v{version}"))).unwrap();
+    assert_eq!(kept, original, "the v{version} file is kept as it was");
+}
+
+#[test]
+fn continuing_a_version_6_trace_rewrites_only_its_header_version() {
+    continuing_rewrites_only_the_header_version(V6_FIXTURE, 6);
 }
 
 #[test]
 fn continuing_a_version_5_trace_rewrites_only_its_header_version() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("trace.jsonl");
-    let original = std::fs::read_to_string(common::root().join(V5_FIXTURE)).unwrap();
-    std::fs::write(&path, &original).unwrap();
-    let before = Trace::read(&path).unwrap();
-    drop(TraceWriter::append(&path, &before).unwrap());
-    let after = std::fs::read_to_string(&path).unwrap();
-    let (old_header, old_events) = original.split_once('\n').unwrap();
-    let (new_header, new_events) = after.split_once('\n').unwrap();
-    assert_eq!(new_events, old_events, "the current version writes version 5's events byte for byte");
-    assert_eq!(new_header, old_header.replacen("\"version\":5", &format!("\"version\":{TRACE_VERSION}"), 1));
+    continuing_rewrites_only_the_header_version(V5_FIXTURE, 5);
 }
 
 #[test]
