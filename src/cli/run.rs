@@ -112,6 +112,13 @@ pub struct RunArgs {
     /// record which answers break what the transformation implies.
     #[arg(long, conflicts_with_all = ["resume", "retry_failed"])]
     pub metamorphic: bool,
+    /// Also score each question's baselines beside the loop's answer: an
+    /// empty answer, the most common expected answer, and the baseline role's
+    /// direct answer without the data (no_data) and from the schema with no
+    /// code (no_code); the baseline role is the builder's model unless
+    /// --baseline-model or [roles.baseline] say otherwise.
+    #[arg(long, conflicts_with_all = ["resume", "retry_failed"])]
+    pub baselines: bool,
     /// Offline planner: first drafts are clean (no planted mistakes for the
     /// critic to catch).
     #[arg(long)]

@@ -16,7 +16,8 @@ use std::process::ExitCode;
 
 use crate::cli::CompareArgs;
 use crate::report::{
-    Agreement, Change, EvalResults, Lift, Matrix, Row, Side, compare, compare_runs, lift_lines, load_results,
+    Agreement, Change, EvalResults, Lift, Matrix, Row, Side, baselines_text, compare, compare_runs, lift_lines,
+    load_results,
 };
 use crate::text::{percent, preview};
 
@@ -109,11 +110,26 @@ fn lifts(matrix: &Matrix) -> String {
     out
 }
 
-/// Two runs' JSON: the rows, or with a lift `{"rows": [...], "lift": {...}}`.
+/// Each run's own baselines (`run --baselines`), a line per run that has them.
+fn baselines(matrix: &Matrix) -> String {
+    let mut out = String::new();
+    for run in &matrix.runs {
+        if let Some(floors) = &run.baselines {
+            out.push_str(&format!("{}'s own baselines: {}\n", run.label, baselines_text(floors)));
+        }
+    }
+    out
+}
+
+/// Two runs' JSON: the rows, or, with a lift or baselines, `{"rows": [...],
+/// "lift": {...}, "runs": [...]}` (each run's own baselines under `runs[i].baselines`).
 #[derive(serde::Serialize)]
 struct RowsWithLift<'a> {
     rows: &'a [Row],
-    lift: &'a Lift,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lift: Option<&'a Lift>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    runs: &'a [crate::report::RunSummary],
 }
 
 fn matrix_table(matrix: &Matrix) -> String {
@@ -140,6 +156,7 @@ fn matrix_table(matrix: &Matrix) -> String {
         out.push_str(&format!("{verdict}\n"));
     }
     out.push_str(&lifts(matrix));
+    out.push_str(&baselines(matrix));
     out.push_str(&format!("\n{:<8} {:<16}", "question", "runs"));
     for run in &matrix.runs {
         out.push_str(&format!(" | {:<40}", run.label));
@@ -177,13 +194,16 @@ fn two_runs(
         let keys = crate::config::load_default()?.keys;
         crate::tui::compare(comparison, theme, keys, Box::pin(super::signals::interrupted()))?;
     } else if args.json {
-        match matrix.runs.get(1).and_then(|run| run.lift.as_ref()) {
-            Some(lift) => say!("{}", serde_json::to_string_pretty(&RowsWithLift { rows: &rows, lift })?),
-            None => say!("{}", serde_json::to_string_pretty(&rows)?),
+        let lift = matrix.runs.get(1).and_then(|run| run.lift.as_ref());
+        let runs: &[crate::report::RunSummary] =
+            if matrix.runs.iter().any(|run| run.baselines.is_some()) { &matrix.runs } else { &[] };
+        match (lift, runs.is_empty()) {
+            (None, true) => say!("{}", serde_json::to_string_pretty(&rows)?),
+            _ => say!("{}", serde_json::to_string_pretty(&RowsWithLift { rows: &rows, lift, runs })?),
         }
     } else {
         let verdicts = verdicts(matrix).into_iter().map(|v| format!("{v}\n")).collect::<String>();
-        let text = format!("{}{verdicts}{}", table(&rows), lifts(matrix));
+        let text = format!("{}{verdicts}{}{}", table(&rows), lifts(matrix), baselines(matrix));
         say!("{}", text.trim_end_matches('\n'));
     }
     Ok(())

@@ -118,6 +118,9 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
     print_summary(&graded, &judged_repeatedly, args.repeat_judges);
     say!("{}", critic_line(&scorecard_graded_by(&state, &grader)));
     say!("{}", findings_line(&findings_taxonomy(&state), &convergence(&state)));
+    if let Some(line) = crate::report::baselines_line(&state) {
+        say!("{line}");
+    }
     if let Some(checks) = metamorphic_summary(&state) {
         let labels = checks.against_labels.map(|l| format!(" · {}", l.describe())).unwrap_or_default();
         say!(

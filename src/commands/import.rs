@@ -32,6 +32,7 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<ExitCode> {
     for skipped in &bench.skipped {
         eprintln!("skipped {}: {}", skipped.id, skipped.reason);
     }
+    let audit = super::scorer_audit::scorer_audit(&bench.questions);
     let imported = write_bench(bench, &args.out)?;
     eprintln!(
         "imported {} questions over {} datasets into {} ({} skipped)",
@@ -40,5 +41,8 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<ExitCode> {
         args.out.display(),
         imported.skipped.len()
     );
+    for line in audit {
+        eprintln!("{line}");
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -34,6 +34,7 @@ mod recritic;
 mod replay_headless;
 mod report;
 mod run;
+mod scorer_audit;
 mod signals;
 mod validate;
 mod verify;

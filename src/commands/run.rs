@@ -292,6 +292,11 @@ fn prepare(args: &RunArgs) -> anyhow::Result<Prepared> {
     };
     let repairs = Repairs::new(repair.unwrap_or(DEFAULT_REPAIRS), prompts.clone());
     let grader = Arc::new(Grader::from_settings(&grading)?.with_repairs(repairs));
+    if args.baselines && config.role(LlmRole::Baseline).provider == crate::domain::ProviderKind::Offline {
+        anyhow::bail!(
+            "baselines need an LLM: the offline planner does not answer them (use --llm openai or --llm anthropic, or --baseline-model with [roles.baseline])"
+        );
+    }
     if grader.has_judges() && config.role(LlmRole::Judge).provider == crate::domain::ProviderKind::Offline {
         anyhow::bail!(
             "judges need an LLM: the offline planner does not judge answers (use --llm openai or --llm anthropic)"
@@ -330,7 +335,10 @@ fn new_settings(args: &RunArgs, run: &Prepared, llm: &dyn LlmClient, roles: crat
         seed: args.seed,
         step: args.step,
         grading: run.grading.clone(),
-        roles: roles.into_iter().filter(|(role, _)| *role != crate::domain::LlmRole::Baseline).collect(),
+        roles: roles
+            .into_iter()
+            .filter(|(role, _)| *role != crate::domain::LlmRole::Baseline || args.baselines)
+            .collect(),
         datasets: data.several.as_ref().map_or_else(Vec::new, |several| several.refs()),
         repeat: args.repeat.unwrap_or(1),
         consensus: args.consensus.unwrap_or(1),
@@ -338,7 +346,7 @@ fn new_settings(args: &RunArgs, run: &Prepared, llm: &dyn LlmClient, roles: crat
         budget: run.budget,
         metamorphic: config.metamorphic,
         shard: None,
-        baselines: false,
+        baselines: args.baselines,
     }
 }
 
@@ -430,6 +438,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             prior,
             retry_failed: args.retry_failed.is_some(),
             idle: false,
+            ask_baselines: false,
         };
         let handle = engine::start(parts, Some(trace), settings, options);
         let shown = follow(&run, handle.events, handle.commands, initial).await;
@@ -500,6 +509,9 @@ fn close(
         let _ = writeln!(stderr, "warning: {warning}");
     }
     if let Some(line) = budget_line(state) {
+        let _ = writeln!(stderr, "{line}");
+    }
+    if let Some(line) = crate::report::baselines_line(state) {
         let _ = writeln!(stderr, "{line}");
     }
     match exported {

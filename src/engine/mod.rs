@@ -4,6 +4,7 @@
 //! run (its DAGs judged anew, never rebuilt). It speaks the protocol of
 //! [`crate::run`] and never imports the UI.
 
+mod baselines;
 mod by_hand;
 pub mod consensus;
 mod context;

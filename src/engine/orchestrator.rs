@@ -10,6 +10,7 @@ use tokio::sync::{
 };
 use tokio::task::JoinSet;
 
+use super::baselines::{ask_baselines, unasked};
 use super::by_hand::{Acceptance, HandStart, accept, try_dag};
 use super::consensus::{DraftStart, record_consensus, run_drafts};
 use super::context::{EngineParts, RunContext};
@@ -51,6 +52,8 @@ pub struct RunOptions {
     /// With `prior`: start no attempt, only carry out commands (work by hand,
     /// reruns) — a run derived from a replay.
     pub idle: bool,
+    /// With `idle`: still ask the baselines not asked yet (`eval-dag baseline`).
+    pub ask_baselines: bool,
 }
 
 struct Orchestrator {
@@ -276,11 +279,25 @@ impl Orchestrator {
         true
     }
 
+    /// Ask `question`'s baselines that `prior` has no reply for (`run --baselines`).
+    fn spawn_baselines(&mut self, question: &Question, prior: Option<&RunState>) {
+        let calls = unasked(prior, question);
+        if !calls.is_empty() {
+            let (ctx, slots) = (self.ctx.clone(), self.slots.clone());
+            self.tasks.spawn(ask_baselines(ctx, slots, question.clone(), calls));
+        }
+    }
+
     /// Start every epoch and draft of `questions` (on a continued run, those
-    /// not finished; on an idle one, none, their latest attempts noted).
+    /// not finished; on an idle one, none, their latest attempts noted), and
+    /// the baselines not asked yet of a run with baselines (`ask_baselines`
+    /// too on an idle one).
     fn start(&mut self, questions: Vec<Question>, settings: &RunSettings, options: &RunOptions) {
         let drafts = settings.drafts();
         for question in questions {
+            if settings.baselines && (!options.idle || options.ask_baselines) {
+                self.spawn_baselines(&question, options.prior.as_ref());
+            }
             for epoch in 1..=settings.epochs() {
                 let mut starts: Vec<DraftStart> = Vec::new();
                 for draft in 1..=drafts {

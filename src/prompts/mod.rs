@@ -17,7 +17,7 @@ pub use extract::{ExtractError, baseline_answer, extract_json_object};
 pub use schema::describe_schema;
 
 use crate::dataset::Dataset;
-use crate::domain::ChatMessage;
+use crate::domain::{BaselineCall, ChatMessage};
 use crate::domain::{CriticFeedback, ExecutionResult, GeneratedDag, Question};
 use crate::templating::{TemplateError, TemplateSet};
 
@@ -32,6 +32,7 @@ const PROMPT_TEMPLATES: TemplateSet = TemplateSet {
         ("layer_review.j2", include_str!("../../prompts/layer_review.j2")),
         ("narrative.j2", include_str!("../../prompts/narrative.j2")),
         ("repair.j2", include_str!("../../prompts/repair.j2")),
+        ("baseline.j2", include_str!("../../prompts/baseline.j2")),
     ],
 };
 
@@ -102,6 +103,20 @@ impl Prompts {
             context! {
                 dataset => Serde(dataset_context(dataset)), schema => describe_schema(dataset),
                 question => Serde(question), iteration => iteration, previous => previous, feedback => feedback,
+            },
+        )
+    }
+
+    /// The prompt of a question's baseline `call`: the question alone
+    /// (`no_data`), or with what the builder is shown of `dataset` (`no_code`).
+    pub fn baseline(&self, dataset: &Dataset, question: &Question, call: BaselineCall) -> Vec<ChatMessage> {
+        let with_data = call == BaselineCall::NoCode;
+        let schema = if with_data { describe_schema(dataset) } else { String::new() };
+        self.render(
+            "baseline.j2",
+            context! {
+                dataset => Serde(dataset_context(dataset)), schema => schema, question => Serde(question),
+                with_data => with_data,
             },
         )
     }

@@ -162,33 +162,114 @@ pub fn constant_answers<'a>(expected: impl Iterator<Item = Option<&'a Value>>) -
         .collect()
 }
 
-/// Each baseline over the run, when the run asked for them: `answered` and
-/// accuracy over the questions whose answer is scored, and for `no_code` the
-/// loop's lift over it.
-pub fn baselines_summary(
+/// A group of questions' baselines (the run's, a level's, a dataset's).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BaselineFloors {
+    /// Each baseline's `answered` and accuracy, with the loop's lift over `no_code`.
+    pub baselines: IndexMap<Baseline, BaselineTally>,
+    /// The loop's own accuracy over the questions that need the data (the
+    /// scored ones the `no_data` baseline gets wrong).
+    pub needs_data: BaselineTally,
+    /// The loop's own accuracy over every scored question of the group.
+    pub looped: BaselineTally,
+}
+
+/// One question and its baselines.
+type Asked<'a> = (&'a QuestionState, &'a IndexMap<Baseline, BaselineAnswer>);
+
+/// The run's baselines, when it asked for them: over every question.
+pub fn baselines_summary(state: &RunState, baselines: &[IndexMap<Baseline, BaselineAnswer>]) -> Option<BaselineFloors> {
+    let asked: Vec<Asked> = state.questions.iter().zip(baselines).collect();
+    state.settings.as_ref().is_some_and(|s| s.baselines).then(|| floors(state, &asked))
+}
+
+/// The run's baselines per group of questions (`group` names a question's,
+/// none leaves it out), groups in the order of their first question; empty
+/// unless the run asked for baselines.
+pub fn baselines_by(
     state: &RunState,
     baselines: &[IndexMap<Baseline, BaselineAnswer>],
-) -> Option<IndexMap<Baseline, BaselineTally>> {
+    group: impl Fn(&QuestionState) -> Option<String>,
+) -> IndexMap<String, BaselineFloors> {
     if !state.settings.as_ref().is_some_and(|s| s.baselines) {
-        return None;
+        return IndexMap::new();
     }
-    let tally = |baseline: Baseline| {
-        let scored: Vec<bool> = baselines.iter().filter_map(|b| b.get(&baseline)?.correct).collect();
-        let right = scored.iter().filter(|right| **right).count();
-        let accuracy = (!scored.is_empty()).then(|| right as f64 / scored.len() as f64);
-        let lift = (baseline == Baseline::NoCode).then(|| no_code_lift(state, baselines));
-        (baseline, BaselineTally { answered: scored.len(), accuracy, lift })
-    };
-    Some(Baseline::ALL.into_iter().map(tally).collect())
+    let mut groups: IndexMap<String, Vec<Asked>> = IndexMap::new();
+    for (q, answers) in state.questions.iter().zip(baselines) {
+        if let Some(name) = group(q) {
+            groups.entry(name).or_default().push((q, answers));
+        }
+    }
+    groups.into_iter().map(|(name, asked)| (name, floors(state, &asked))).collect()
+}
+
+/// A tally for people: `33% (1/3)`, or a dash when nothing was scored.
+pub fn tally_text(tally: &BaselineTally) -> String {
+    let right = tally.accuracy.map_or(0, |rate| (rate * tally.answered as f64).round() as usize);
+    match tally.answered {
+        0 => "—".into(),
+        answered => format!("{:.0}% ({right}/{answered})", 100.0 * right as f64 / answered as f64),
+    }
+}
+
+/// Each baseline's accuracy in one line, with the loop's lift over `no_code`:
+/// `empty 0% (0/3) · constant 33% (1/3) · no_data 33% (1/3) · no_code 33% (1/3), the loop +1 −1`.
+pub fn baselines_text(baselines: &IndexMap<Baseline, BaselineTally>) -> String {
+    let parts: Vec<String> = baselines
+        .iter()
+        .map(|(baseline, tally)| {
+            let lift = tally.lift.as_ref().map_or(String::new(), |l| format!(", the loop +{} −{}", l.gained, l.lost));
+            format!("{} {}{lift}", baseline.name(), tally_text(tally))
+        })
+        .collect();
+    parts.join(" · ")
+}
+
+/// The run's baselines for `grade` and `run`'s closing lines, when it has them:
+/// the loop's accuracy, each baseline's, and the loop's where the data is needed.
+pub fn baselines_line(state: &RunState) -> Option<String> {
+    let floors = baselines_summary(state, &question_baselines(state))?;
+    Some(format!(
+        "baselines: the loop {} · {} · the loop where the data is needed {}",
+        tally_text(&floors.looped),
+        baselines_text(&floors.baselines),
+        tally_text(&floors.needs_data)
+    ))
+}
+
+/// Share of `right` among `scored`; none for none.
+fn tally(scored: &[bool], lift: Option<BaselineLift>) -> BaselineTally {
+    let right = scored.iter().filter(|right| **right).count();
+    let accuracy = (!scored.is_empty()).then(|| right as f64 / scored.len() as f64);
+    BaselineTally { answered: scored.len(), accuracy, lift }
+}
+
+fn floors(state: &RunState, asked: &[Asked]) -> BaselineFloors {
+    let grader = run_grader(state);
+    let baselines = Baseline::ALL
+        .into_iter()
+        .map(|baseline| {
+            let scored: Vec<bool> = asked.iter().filter_map(|(_, b)| b.get(&baseline)?.correct).collect();
+            let lift = (baseline == Baseline::NoCode).then(|| no_code_lift(state, &grader, asked));
+            (baseline, tally(&scored, lift))
+        })
+        .collect();
+    let loop_right = |q: &QuestionState| score(&grader, q, model_answer(q)).map(|scored| scored.right);
+    let needs_data: Vec<bool> = asked
+        .iter()
+        .filter(|(_, b)| b.get(&Baseline::NoData).and_then(|a| a.correct) == Some(false))
+        .filter_map(|(q, _)| loop_right(q))
+        .collect();
+    let looped: Vec<bool> = asked.iter().filter_map(|(q, _)| loop_right(q)).collect();
+    BaselineFloors { baselines, needs_data: tally(&needs_data, None), looped: tally(&looped, None) }
 }
 
 /// The loop's right answers against `no_code`'s, over the questions both are scored on.
-fn no_code_lift(state: &RunState, baselines: &[IndexMap<Baseline, BaselineAnswer>]) -> BaselineLift {
-    let grader = run_grader(state);
+fn no_code_lift(state: &RunState, grader: &Grader, asked: &[Asked]) -> BaselineLift {
     let (mut gained, mut lost, mut extra_tokens) = (0usize, 0usize, 0i64);
-    for (q, answers) in state.questions.iter().zip(baselines) {
+    for (q, answers) in asked {
         let Some(direct) = answers.get(&Baseline::NoCode).and_then(|a| a.correct) else { continue };
-        let Some(looped) = score(&grader, q, model_answer(q)) else { continue };
+        let Some(looped) = score(grader, q, model_answer(q)) else { continue };
         gained += usize::from(looped.right && !direct);
         lost += usize::from(direct && !looped.right);
         let direct_tokens = call(state, q, BaselineCall::NoCode).map_or(0, |call| call.usage.total());

@@ -4,6 +4,7 @@
 //! could not line up is counted. Questions a run regresses on come first, then
 //! those the runs disagree on, then those some run lacks.
 
+use indexmap::IndexMap;
 use serde::Serialize;
 
 use super::compare::{Change, QuestionKey, Side, change, matching, side};
@@ -102,6 +103,10 @@ pub struct RunSummary {
     /// baseline allowed fewer iterations (see [`super::rebuild_lift`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lift: Option<Lift>,
+    /// The run's own baselines (`run --baselines`): what each scores beside
+    /// its loop. Not to be confused with the baseline run of the comparison.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baselines: Option<IndexMap<crate::domain::Baseline, super::BaselineTally>>,
 }
 
 impl RunSummary {
@@ -168,6 +173,7 @@ fn summary(index: usize, name: &str, doc: &EvalResults) -> RunSummary {
         baseline_missing: 0,
         significance: None,
         lift: None,
+        baselines: doc.summary.baselines.clone(),
     }
 }
 

@@ -28,7 +28,9 @@ pub(crate) mod test_run;
 mod verify;
 
 pub use agreement::{Flip, VerdictAgreement, verdict_agreement};
-pub use baselines::{BaselineAnswer, BaselineLift, BaselineTally, constant_answers};
+pub use baselines::{
+    BaselineAnswer, BaselineFloors, BaselineLift, BaselineTally, baselines_line, baselines_text, constant_answers,
+};
 pub use benchmark::{SubmissionLine, benchmark_score, benchmark_summary, dabstep_submission};
 pub use compare::{Change, Row, Side, compare};
 pub use consensus::consensus_summary;

@@ -15,7 +15,7 @@ use crate::run::conversation::{Entry, entries, user_prompt};
 use crate::run::{Attempt, Iteration, LlmCall, Outcome, QuestionState, QuestionStatus, RunState};
 use crate::text::preview;
 
-use super::baselines::{BaselineAnswer, baselines_summary, question_baselines};
+use super::baselines::{BaselineAnswer, BaselineFloors, baselines_by, baselines_summary, question_baselines};
 use super::benchmark::{benchmark_score, benchmark_summary};
 use super::consensus::consensus_summary;
 use super::convergence::convergence;
@@ -320,6 +320,18 @@ fn breakdown(of_level: Vec<&QuestionState>) -> LevelBreakdown {
         unfinished,
         pass_rate: rate(passed, of_level.len()),
         grading: grading(of_level.into_iter()),
+        baselines: IndexMap::new(),
+        needs_data: None,
+    }
+}
+
+/// `breakdown` with the baselines of its group in `floors`, when the run has them.
+fn with_floors(breakdown: LevelBreakdown, floors: Option<BaselineFloors>) -> LevelBreakdown {
+    match floors {
+        Some(floors) => {
+            LevelBreakdown { baselines: floors.baselines, needs_data: Some(floors.needs_data), ..breakdown }
+        }
+        None => breakdown,
     }
 }
 
@@ -377,6 +389,11 @@ pub(super) fn batch_use(state: &RunState) -> Option<BatchUse> {
 
 fn results_with<Traces>(state: &RunState, generated_at: &str, question_traces: Traces) -> EvalResults<Traces> {
     let baselines = question_baselines(state);
+    let floors = baselines_summary(state, &baselines);
+    let mut by_level = baselines_by(state, &baselines, |q| Some(q.question.difficulty_level.as_str().to_string()));
+    let mut by_dataset = baselines_by(state, &baselines, |q| q.question.dataset.clone());
+    let mut level =
+        |level: DifficultyLevel| with_floors(level_breakdown(state, level), by_level.shift_remove(level.as_str()));
     let total = state.questions.len();
     let passed_count = state.questions.iter().filter(|q| passed(q)).count();
     let unfinished = state.questions.iter().filter(|q| !finished(q)).count();
@@ -401,7 +418,8 @@ fn results_with<Traces>(state: &RunState, generated_at: &str, question_traces: T
             benchmark: benchmark_summary(&state.questions)
                 .map(|summary| BenchmarkSummary { lift: benchmark_lift(state), ..summary }),
             batches: batch_use(state),
-            baselines: baselines_summary(state, &baselines),
+            needs_data: floors.as_ref().map(|f| f.needs_data.clone()),
+            baselines: floors.map(|f| f.baselines),
             successful_executions: passed_count,
             execution_failures: count(Outcome::Failed),
             critic_loop_exhausted: count(Outcome::Exhausted),
@@ -414,11 +432,17 @@ fn results_with<Traces>(state: &RunState, generated_at: &str, question_traces: T
             settings: state.settings.clone(),
         },
         difficulty_breakdown: DifficultyBreakdown {
-            easy: level_breakdown(state, DifficultyLevel::Easy),
-            medium: level_breakdown(state, DifficultyLevel::Medium),
-            hard: level_breakdown(state, DifficultyLevel::Hard),
+            easy: level(DifficultyLevel::Easy),
+            medium: level(DifficultyLevel::Medium),
+            hard: level(DifficultyLevel::Hard),
         },
-        dataset_breakdown: dataset_breakdown(state),
+        dataset_breakdown: dataset_breakdown(state)
+            .into_iter()
+            .map(|(name, of)| {
+                let floors = by_dataset.shift_remove(&name);
+                (name, with_floors(of, floors))
+            })
+            .collect(),
         detailed_results: state.questions.iter().zip(baselines).map(|(q, b)| detailed(state, q, b)).collect(),
         failure_analysis: state.questions.iter().filter(|q| !passed(q)).map(failure).collect(),
         question_traces,

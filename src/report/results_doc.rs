@@ -154,6 +154,10 @@ pub struct Summary {
     /// Each baseline's accuracy beside the loop's (`run --baselines`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baselines: Option<IndexMap<Baseline, BaselineTally>>,
+    /// The loop's accuracy over the questions that need the data: those the
+    /// `no_data` baseline gets wrong (`run --baselines`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub needs_data: Option<BaselineTally>,
     /// The base format's name for `passed`.
     #[serde(default)]
     pub successful_executions: usize,
@@ -199,6 +203,12 @@ pub struct LevelBreakdown {
     /// Grading of the level's answers (absent before grading existed).
     #[serde(default)]
     pub grading: Grading,
+    /// Each baseline's accuracy over the level's questions (`run --baselines`).
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub baselines: IndexMap<Baseline, BaselineTally>,
+    /// The loop's accuracy over the level's questions that need the data (`run --baselines`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub needs_data: Option<BaselineTally>,
 }
 
 /// Totals per difficulty level.

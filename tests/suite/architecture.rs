@@ -26,7 +26,10 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("grade", &["benchmark", "llm", "domain", "prompts", "text"]),
     ("engine", &["dag", "dataset", "grade", "llm", "domain", "prompts", "run", "text", "trace"]),
     ("render", &["dag", "domain", "text"]),
-    ("report", &["benchmark", "dag", "grade", "llm", "domain", "render", "run", "templating", "text", "trace"]),
+    (
+        "report",
+        &["benchmark", "dag", "grade", "llm", "domain", "prompts", "render", "run", "templating", "text", "trace"],
+    ),
     ("export", &["domain", "run", "text", "trace"]),
     ("cli", &["llm", "domain"]),
     ("tui", &["dag", "dataset", "domain", "render", "report", "run", "text", "trace"]),

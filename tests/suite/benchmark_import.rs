@@ -71,7 +71,7 @@ fn infiagent_files_become_a_benchmark_directory_with_every_row_and_the_skips_nam
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(0), "{err}");
     let said: Vec<&str> = err.lines().collect();
-    assert_eq!(said.len(), 5, "{err}");
+    assert_eq!(said.len(), 6, "{err}");
     assert!(said[0].starts_with("skipped 2: its table nope.csv is not in "), "{err}");
     assert_eq!(said[1], "skipped 3: no label line has its id");
     assert!(said[2].starts_with("skipped 4: its label has a part that is not [name, text]"), "{err}");
@@ -80,6 +80,10 @@ fn infiagent_files_become_a_benchmark_directory_with_every_row_and_the_skips_nam
         "{err}"
     );
     assert_eq!(said[4], format!("imported 2 questions over 2 datasets into {} (4 skipped)", out.display()));
+    assert_eq!(
+        said[5],
+        "scorer audit: an empty answer scores right on 0 of 2 questions, the most common expected answer on 0"
+    );
 
     let text = std::fs::read_to_string(out.join("questions.jsonl")).unwrap();
     let specs = eval_dag::grade::parse_questions_jsonl(&text, "questions.jsonl").unwrap();
@@ -127,7 +131,9 @@ fn dabstep_files_become_one_dataset_keyed_by_file_with_its_manual_for_the_builde
     let output = import("dabstep", dir.path(), &out);
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(0), "{err}");
-    assert_eq!(err.trim(), format!("imported 3 questions over 1 datasets into {} (0 skipped)", out.display()));
+    let imported = format!("imported 3 questions over 1 datasets into {} (0 skipped)", out.display());
+    let audit = "scorer audit: an empty answer scores right on 0 of 2 questions, the most common expected answer on 0";
+    assert_eq!(err.trim(), format!("{imported}\n{audit}"), "task 9's answer is private: not audited");
 
     let text = std::fs::read_to_string(out.join("questions.jsonl")).unwrap();
     let specs = eval_dag::grade::parse_questions_jsonl(&text, "questions.jsonl").unwrap();
@@ -150,6 +156,30 @@ fn dabstep_files_become_one_dataset_keyed_by_file_with_its_manual_for_the_builde
     let user = &messages[1].content;
     assert!(user.contains("Documentation (manual.md):\n# Manual\nFees are fixed_amount"), "{user}");
     assert!(user.contains("Answer format: Answer must be a number rounded to 2 decimals."), "{user}");
+}
+
+#[test]
+fn a_scorer_that_accepts_an_empty_answer_is_named_with_its_questions_at_import() {
+    let dir = tempfile::tempdir().unwrap();
+    dabstep_files(dir.path());
+    // DABstep's scorer keeps letters, digits and `_` of a text: "[]" and an empty answer are equal.
+    let task = |id: u32, answer: &str| json!({"task_id": id.to_string(), "question": format!("task {id}?"), "level": "easy", "answer": answer});
+    let dev = [task(5, "30.50"), task(7, "Shop_A"), task(11, "[]"), task(12, "Shop_A"), task(13, "Shop_A")];
+    write(&dir.path().join("data/tasks/dev.jsonl"), &lines(&dev));
+    let out = dir.path().join("bench");
+    let output = import("dabstep", dir.path(), &out);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    let said: Vec<&str> = err.lines().collect();
+    // Shop_A is the most common answer: right for tasks 7, 12 and 13; task 9's answer is private.
+    assert_eq!(
+        said[1..],
+        [
+            "scorer audit: an empty answer scores right on 1 of 5 questions, the most common expected answer on 3",
+            "the dabstep scorer accepts an empty answer for: 11",
+        ],
+        "{err}"
+    );
 }
 
 #[test]

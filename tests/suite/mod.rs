@@ -39,6 +39,7 @@ mod replay_progressive;
 mod report_page;
 mod report_templates;
 mod results_schema;
+mod run_baselines;
 mod run_graded;
 mod run_offline;
 mod run_repeats;

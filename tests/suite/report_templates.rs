@@ -40,7 +40,8 @@ fn hostile_trace(dir: &std::path::Path) -> std::path::PathBuf {
             "\"node_outputs\":{\"count\":\"</pre><script>alert(7)</script>\"}",
         )
         .replace("def ", "def \\u202e ")
-        .replace("\"operation\":\"count\"", "\"operation\":\"<a href='javascript:alert(8)'>\"");
+        .replace("\"operation\":\"count\"", "\"operation\":\"<a href='javascript:alert(8)'>\"")
+        .replace("\"step\":false,", "\"step\":false,\"baselines\":true,");
     // A metamorphic check whose answer and note come from the model's code.
     let checked = serde_json::json!({"seq": 71, "t_ms": 630, "event": {"type": "metamorphic_checked",
         "at": {"question_id": "javascript:alert(3)", "attempt": 1},
@@ -63,7 +64,17 @@ fn hostile_trace(dir: &std::path::Path) -> std::path::PathBuf {
         serde_json::json!({"seq": 74, "t_ms": 633, "event": {"type": "consensus_reached", "question_id": "q_02",
             "consensus": consensus}}),
     ];
-    let drafts: Vec<String> = drafts.iter().map(|line| format!("{line}\n")).collect();
+    // The hostile question answered right without the data (`run --baselines`).
+    let key = serde_json::json!({"question_id": "javascript:alert(3)", "role": "baseline", "attempt": 1,
+        "iteration": 0, "layer": null, "baseline": "no_data"});
+    let baseline = [
+        serde_json::json!({"seq": 75, "t_ms": 634, "event": {"type": "llm_call_started", "call_id": 90,
+            "key": key, "provider": "openai", "model": "m", "messages": []}}),
+        serde_json::json!({"seq": 76, "t_ms": 635, "event": {"type": "llm_call_finished", "call_id": 90,
+            "key": key, "response": "{\"answer\": \"grocery_pos\"}", "usage": {"prompt_tokens": 1,
+            "completion_tokens": 1}, "latency_ms": 1, "error": null, "retries": 0, "cost_usd": 0.0}}),
+    ];
+    let drafts: Vec<String> = drafts.iter().chain(&baseline).map(|line| format!("{line}\n")).collect();
     let text = format!("{text}{checked}\n{}", drafts.concat());
     let path = dir.join("hostile.trace.jsonl");
     std::fs::write(&path, text).unwrap();
@@ -135,6 +146,7 @@ fn hostile_text_is_escaped_in_every_template_that_shows_it() {
         ("trust.html.j2", part(&html, "id=\"trust\"", "</section>"), "&lt;b onclick=alert(9)&gt;"),
         ("trust.html.j2", part(&html, "id=\"trust\"", "</section>"), "&lt;script&gt;alert(10)&lt;&#x2f;script&gt;"),
         ("trust.html.j2", part(&html, "id=\"trust\"", "</section>"), question),
+        ("baselines.html.j2", part(&html, "id=\"baselines\"", "</section>"), question),
         ("matrix.html.j2", part(&matrix, "<table class=\"matrix\">", "</table>"), question),
         (
             "matrix.html.j2",

@@ -9,6 +9,7 @@
 //! JavaScript off; above it each question's details wait compressed in the
 //! page (gzip, base64) and are drawn when the question is opened.
 
+mod baselines;
 mod benchmark;
 mod chart;
 mod compress;
@@ -48,6 +49,7 @@ pub const REPORT_TEMPLATES: TemplateSet = TemplateSet {
         ("macros.html.j2", include_str!("../../../templates/macros.html.j2")),
         ("summary.html.j2", include_str!("../../../templates/summary.html.j2")),
         ("benchmark.html.j2", include_str!("../../../templates/benchmark.html.j2")),
+        ("baselines.html.j2", include_str!("../../../templates/baselines.html.j2")),
         ("run_charts.html.j2", include_str!("../../../templates/run_charts.html.j2")),
         ("scorecard.html.j2", include_str!("../../../templates/scorecard.html.j2")),
         ("taxonomy.html.j2", include_str!("../../../templates/taxonomy.html.j2")),
@@ -187,6 +189,7 @@ struct ReportPage<'a> {
     run_time: String,
     summary: summary::SummaryView<'a>,
     benchmark: Option<benchmark::BenchmarkView>,
+    baselines: Option<baselines::BaselinesView>,
     run_charts: run_charts::RunCharts,
     scorecard: scorecard::ScorecardView<'a>,
     taxonomy: taxonomy::TaxonomyView<'a>,
@@ -269,6 +272,7 @@ impl ReportTemplates {
             run_time: run_time(state),
             summary: summary::summary_view(state),
             benchmark: benchmark::benchmark_view(state),
+            baselines: baselines::baselines_view(state),
             run_charts: run_charts::questions_charts(state),
             scorecard: scorecard::scorecard_view(&card, label_free_signals(state)),
             taxonomy: taxonomy::taxonomy_view(&taxonomy),

@@ -8,7 +8,7 @@ use super::chart::BarChart;
 use super::run_charts::difficulty_chart;
 use super::thousands;
 use crate::domain::DifficultyLevel;
-use crate::report::baselines::{baselines_summary, question_baselines};
+use crate::report::baselines::{baselines_summary, question_baselines, tally_text};
 use crate::report::economy::{TokenEconomy, token_economy};
 use crate::report::results::{dataset_breakdown, level_breakdown};
 use crate::report::results_doc::LevelBreakdown;
@@ -126,11 +126,9 @@ fn settings_view(settings: &RunSettings) -> SettingsView<'_> {
 fn baseline_rows(state: &RunState) -> Vec<BaselineRow> {
     let Some(summary) = baselines_summary(state, &question_baselines(state)) else { return Vec::new() };
     summary
-        .into_iter()
-        .map(|(baseline, tally)| {
-            let right = tally.accuracy.map_or(0, |rate| (rate * tally.answered as f64).round() as usize);
-            BaselineRow { name: baseline.name(), accuracy: graded_text(tally.answered, right) }
-        })
+        .baselines
+        .iter()
+        .map(|(baseline, tally)| BaselineRow { name: baseline.name(), accuracy: tally_text(tally) })
         .collect()
 }
 

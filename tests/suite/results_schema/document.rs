@@ -16,6 +16,7 @@ use eval_dag::report::{
     ReferenceRole, Repeats, RoleUsage, SignalAgainstLabels, StageTiming, Summary, TokenEconomy, Tokens, VerdictFate,
 };
 use eval_dag::run::{AnswerLabel, DatasetRef, Outcome, RunSettings, Stage};
+use indexmap::IndexMap;
 use serde_json::json;
 
 fn finding() -> Finding {
@@ -79,7 +80,26 @@ fn iteration() -> IterationTrace {
 }
 
 fn level() -> LevelBreakdown {
-    LevelBreakdown { total: 1, passed: 1, failed: 0, unfinished: 0, pass_rate: 1.0, grading: grading() }
+    LevelBreakdown {
+        total: 1,
+        passed: 1,
+        failed: 0,
+        unfinished: 0,
+        pass_rate: 1.0,
+        grading: grading(),
+        baselines: baselines(),
+        needs_data: Some(tally(None)),
+    }
+}
+
+fn tally(lift: Option<BaselineLift>) -> BaselineTally {
+    BaselineTally { answered: 3, accuracy: Some(1.0 / 3.0), lift }
+}
+
+/// Every baseline's tally, `no_code` with its lift.
+fn baselines() -> IndexMap<Baseline, BaselineTally> {
+    let over_no_code = BaselineLift { gained: 2, lost: 1, tokens_per_extra_right: Some(900.0) };
+    Baseline::ALL.into_iter().map(|b| (b, tally((b == Baseline::NoCode).then_some(over_no_code.clone())))).collect()
 }
 
 fn lift() -> Lift {
@@ -175,8 +195,6 @@ pub(super) fn full_document() -> EvalResults {
         judged_iteration: Some(1),
         batch_id: Some("batch_2".into()),
     };
-    let tally = |lift| BaselineTally { answered: 3, accuracy: Some(1.0 / 3.0), lift };
-    let over_no_code = BaselineLift { gained: 2, lost: 1, tokens_per_extra_right: Some(900.0) };
     let answer = BaselineAnswer { answer: Some(json!(7)), correct: Some(false), score: Some(0.0) };
     EvalResults {
         summary: Summary {
@@ -244,12 +262,8 @@ pub(super) fn full_document() -> EvalResults {
                 batched_cost_usd: 0.2,
                 live_cost_usd: 0.05,
             }),
-            baselines: Some(
-                Baseline::ALL
-                    .into_iter()
-                    .map(|b| (b, tally((b == Baseline::NoCode).then_some(over_no_code.clone()))))
-                    .collect(),
-            ),
+            baselines: Some(baselines()),
+            needs_data: Some(tally(None)),
             successful_executions: 1,
             execution_failures: 0,
             critic_loop_exhausted: 0,
