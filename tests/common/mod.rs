@@ -103,6 +103,7 @@ pub fn idle_engine_parts(
 pub mod dags;
 pub mod mock_anthropic;
 pub mod mock_llm;
+pub mod mutate;
 pub mod otlp;
 pub mod runs;
 pub mod svg;
