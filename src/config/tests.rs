@@ -401,12 +401,10 @@ fn a_section_without_a_provider_takes_the_flags_provider_and_keeps_its_own_field
 
 #[test]
 fn llm_model_and_server_serve_only_roles_of_its_provider() {
-    let file = format!(
-        "[llm]\nprovider = \"openai\"\nmodel = \"gpt-x\"\nbase_url = \"http://127.0.0.1:9400/v1\"\n\
-         [roles.critic]\nprovider = \"anthropic\"\n"
-    );
+    let file = "[llm]\nprovider = \"openai\"\nmodel = \"gpt-x\"\nbase_url = \"http://127.0.0.1:9400/v1\"\n\
+                [roles.critic]\nprovider = \"anthropic\"\n";
     let key = |name: &str| (name == "ANTHROPIC_API_KEY").then(|| "a".to_string());
-    let config = parse(&file).unwrap().resolve(&args(&[]), key).unwrap();
+    let config = parse(file).unwrap().resolve(&args(&[]), key).unwrap();
     let critic = config.role(LlmRole::LayerReview).anthropic.clone().unwrap();
     assert_eq!((critic.model.as_str(), critic.base_url.as_str()), (ANTHROPIC_MODEL, ANTHROPIC_BASE_URL));
     assert_eq!(openai(&config, B).model, "gpt-x");
