@@ -5,7 +5,8 @@
 //! pages, a results file given to `compare` — each a few hundred mutated
 //! cases (`common::mutate`), mostly in-process, a few through the binary.
 //! Nothing may panic; the binary exits 0, 1 or 2, with one line on error and
-//! nothing written outside `--out`; every format stays within a time bound.
+//! nothing written outside `--out` and within a memory bound; every format
+//! stays within a time bound.
 
 use crate::common;
 
@@ -19,6 +20,9 @@ use eval_dag::config::Config;
 use eval_dag::dataset::Dataset;
 use eval_dag::prompts::Prompts;
 use serde_json::{Value, json};
+
+/// The address space the binary may take on a fuzzed input.
+const MEMORY_BOUND: u64 = 4 << 30;
 
 /// The longest a format's cases may take together, on two busy cores in a debug build.
 const TIME_BOUND: Duration = Duration::from_secs(20);
@@ -352,7 +356,21 @@ fn results_files_given_to_compare() {
 /// The binary on a few fuzzed inputs: exit 0, 1 or 2, one line on error,
 /// nothing written but under `--out`.
 fn through_the_binary(home: &Path, args: &[&std::ffi::OsStr]) -> std::process::Output {
-    let output = common::eval_dag(home).args(args).current_dir(home).output().unwrap();
+    use std::os::unix::process::CommandExt;
+    let mut command = common::eval_dag(home);
+    command.args(args).current_dir(home);
+    // A memory bound: an input that makes the binary balloon fails it.
+    // SAFETY: setrlimit is async-signal-safe and touches only the child.
+    unsafe {
+        command.pre_exec(|| {
+            let limit = libc::rlimit { rlim_cur: MEMORY_BOUND, rlim_max: MEMORY_BOUND };
+            match libc::setrlimit(libc::RLIMIT_AS, &limit) {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        });
+    }
+    let output = command.output().unwrap();
     let code = output.status.code();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(matches!(code, Some(0..=2)), "{args:?}: exit {code:?}: {stderr}");
