@@ -7,9 +7,10 @@
 //! `[roles.<name>]`; the flags for every role (`--llm`, `--model`,
 //! `--base-url`, with `EVAL_DAG_LLM` and `EVAL_DAG_MODEL`) and the provider's
 //! base-URL variable (`OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`); `[llm]`; the
-//! built-in default. A role whose section (or record) names its provider is
-//! not touched by the flags for every role at all — but `--llm offline`, which
-//! runs without a model, makes every role offline — and `[llm]`'s model and
+//! built-in default. A role whose section names its provider is not touched
+//! by the flags for every role at all (nor a recorded role by flags naming
+//! another provider) — but `--llm offline`, which runs without a model, makes
+//! every role offline — and `[llm]`'s model and
 //! server serve only roles of `[llm]`'s provider (or any, when it names
 //! none): fields of two providers are never mixed. The other fields
 //! (`api_key_env`, `temperature`, `max_tokens`, structured outputs) come
@@ -202,15 +203,19 @@ impl Config {
         env: impl Fn(&str) -> Option<String>,
     ) -> Resolved {
         let section = self.roles.get(role).map(RoleChoice::from).unwrap_or_default();
-        let fixed = section.provider.is_some() || chosen.recorded.as_ref().is_some_and(|r| r.provider.is_some());
         if chosen.all_roles.provider == Some(ProviderKind::Offline) && chosen.own.provider.is_none() {
             // `--llm offline` runs without a model: no role keeps one, whatever the file says.
             return Resolved { provider: ProviderKind::Offline, model: None, base_url: None };
         }
+        // The flags for every role leave a role whose section names its provider
+        // alone, and fill in what a recorded role lacks only for its own provider.
+        let recorded = chosen.recorded.as_ref().and_then(|r| r.provider);
+        let all_roles_fit = section.provider.is_none()
+            && recorded.is_none_or(|played| chosen.all_roles.provider.is_none_or(|all| all == played));
         let mut layers: Vec<&RoleChoice> = vec![&chosen.own];
         layers.extend(chosen.recorded.as_ref());
         layers.push(&section);
-        if !fixed {
+        if all_roles_fit {
             layers.push(&chosen.all_roles);
         }
         let llm = RoleChoice::from(&self.llm.as_role());

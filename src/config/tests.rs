@@ -7,7 +7,8 @@ use super::*;
 use crate::cli::{Cli, CliCommand};
 use crate::domain::StructuredOutput;
 use crate::llm::{
-    ANTHROPIC_API_KEY_ENV, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, DEFAULT_API_KEY_ENV, DEFAULT_MODEL, OpenAiSettings,
+    ANTHROPIC_API_KEY_ENV, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL,
+    OpenAiSettings,
 };
 
 /// The builder, whose settings the single-model tests read.
@@ -451,6 +452,15 @@ fn a_replays_recorded_roles_sit_just_below_the_roles_own_flag() {
     let key = |name: &str| (name == "OPENAI_API_KEY").then(|| "k".to_string());
     let configs = file.recorded_role_configs(&played, &own, Some(ProviderKind::Openai), key).unwrap();
     assert_eq!(configs[&LlmRole::LayerReview].openai.clone().unwrap().model, "own-critic");
+    // A record without a server: the flags for every role fill it in, for the recorded provider only.
+    let mut serverless = played.clone();
+    serverless.values_mut().for_each(|role| role.base_url = None);
+    let configs = file.recorded_role_configs(&serverless, &flags, Some(ProviderKind::Openai), |_| None).unwrap();
+    let critic = configs[&LlmRole::LayerReview].openai.clone().unwrap();
+    assert_eq!((critic.model.as_str(), critic.base_url.as_str()), ("recorded-critic", "http://127.0.0.1:9700/v1"));
+    let anthropic = file.recorded_role_configs(&serverless, &flags, Some(ProviderKind::Anthropic), key).unwrap();
+    let critic = anthropic[&LlmRole::LayerReview].openai.clone().unwrap();
+    assert_eq!(critic.base_url, DEFAULT_BASE_URL, "an anthropic flag's server is not an openai role's");
 }
 
 #[test]
