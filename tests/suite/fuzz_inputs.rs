@@ -56,15 +56,40 @@ fn question_lines() -> Vec<Value> {
     ]
 }
 
+/// How many cases of a format were refused and how many read: a fuzz test
+/// that sees only one of the two is not reaching the parser's error paths.
+#[derive(Default)]
+struct Outcomes {
+    refused: usize,
+    read: usize,
+}
+
+impl Outcomes {
+    fn count<T, E>(&mut self, result: &Result<T, E>) {
+        match result {
+            Ok(_) => self.read += 1,
+            Err(_) => self.refused += 1,
+        }
+    }
+
+    fn assert_both(&self, format: &str) {
+        assert!(self.refused > CASES / 10 && self.read > 0, "{format}: {} refused, {} read", self.refused, self.read);
+    }
+}
+
 #[test]
 fn questions_files() {
     let lines = question_lines();
+    let mut outcomes = Outcomes::default();
     fuzz("questions.jsonl", CASES, |m, _| {
         let text = m.jsonl(&lines);
-        if let Err(err) = eval_dag::grade::parse_questions_jsonl(&text, "questions.jsonl") {
+        let parsed = eval_dag::grade::parse_questions_jsonl(&text, "questions.jsonl");
+        outcomes.count(&parsed);
+        if let Err(err) = parsed {
             assert!(!err.to_string().is_empty());
         }
     });
+    outcomes.assert_both("questions.jsonl");
 }
 
 /// A config file with every section, `[keys]` and `[roles]` included.
@@ -128,6 +153,7 @@ const TOML_VALUES: [&str; 12] = [
 #[test]
 fn config_files() {
     let path = Path::new("/home/u/.config/eval-dag/config.toml");
+    let mut outcomes = Outcomes::default();
     fuzz("config file", CASES, |m, _| {
         let text = if m.below(2) == 0 {
             m.text(CONFIG)
@@ -142,7 +168,9 @@ fn config_files() {
             }
             lines.join("\n")
         };
-        match Config::parse(&text, path) {
+        let parsed = Config::parse(&text, path);
+        outcomes.count(&parsed);
+        match parsed {
             Ok(config) => {
                 let _ = config.resolve(&cli_args(), |_| None);
             }
@@ -152,6 +180,7 @@ fn config_files() {
             }
         }
     });
+    outcomes.assert_both("config file");
 }
 
 /// `run data` as parsed, for resolving a fuzzed config file.
@@ -179,6 +208,7 @@ fn dataset_files_and_the_prompts_drawn_from_them() {
     let prompts = Prompts::load(None).unwrap();
     let question = eval_dag::domain::Question::new("q", "?", 1, eval_dag::domain::DifficultyLevel::Easy);
     let dir = tempfile::tempdir().unwrap();
+    let mut outcomes = Outcomes::default();
     fuzz("metadata.json/data.json", CASES, |m, n| {
         let case = dir.path().join(n.to_string());
         let (data_text, metadata_text) = match m.below(2) {
@@ -187,10 +217,13 @@ fn dataset_files_and_the_prompts_drawn_from_them() {
         };
         write(&case.join("data.json"), data_text);
         write(&case.join("metadata.json"), metadata_text);
-        if let Ok(dataset) = Dataset::load(&case) {
+        let loaded = Dataset::load(&case);
+        outcomes.count(&loaded);
+        if let Ok(dataset) = loaded {
             let _ = prompts.dag_build(&dataset, &question, 1, None);
         }
     });
+    outcomes.assert_both("metadata.json/data.json");
 }
 
 /// InfiAgent's three parts in `dir`, one of them mutated.
@@ -344,13 +377,18 @@ fn results_value() -> Value {
 fn results_files_given_to_compare() {
     let good = results_value();
     let dir = tempfile::tempdir().unwrap();
+    let other = common::runs::three_runs().swap_remove(1);
+    let mut outcomes = Outcomes::default();
     fuzz("results file", CASES, |m, n| {
         let path = dir.path().join(format!("{n}.json"));
         write(&path, m.json_text(&good));
-        if let Ok(results) = eval_dag::report::load_results(&path) {
-            let _ = eval_dag::report::compare(&results, &common::runs::three_runs()[1]);
+        let loaded = eval_dag::report::load_results(&path);
+        outcomes.count(&loaded);
+        if let Ok(results) = loaded {
+            let _ = eval_dag::report::compare(&results, &other);
         }
     });
+    outcomes.assert_both("results file");
 }
 
 /// The binary on a few fuzzed inputs: exit 0, 1 or 2, one line on error,
