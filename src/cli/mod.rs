@@ -135,6 +135,11 @@ pub struct ReplayArgs {
     /// Where the replayed run's benchmark directory is now, when it moved.
     #[arg(long, value_name = "DIR")]
     pub dataset_root: Option<PathBuf>,
+    /// Read a dataset a benchmark (or the run's trace) names outside the
+    /// benchmark's folder: for datasets shared between benchmarks on purpose.
+    /// Not recorded in the trace.
+    #[arg(long)]
+    pub allow_outside_datasets: bool,
     /// Directory of the derived run that records work started in the replay
     /// (default: runs/<timestamp>); the replayed trace is never written to.
     #[arg(long, value_name = "DIR")]
@@ -294,6 +299,11 @@ pub struct RecriticArgs {
     /// Where the run's benchmark directory is now, when it moved.
     #[arg(long, value_name = "DIR")]
     pub dataset_root: Option<PathBuf>,
+    /// Read a dataset a benchmark (or the run's trace) names outside the
+    /// benchmark's folder: for datasets shared between benchmarks on purpose.
+    /// Not recorded in the trace.
+    #[arg(long)]
+    pub allow_outside_datasets: bool,
     /// Questions re-criticised at once [default: the config file's, else the run's].
     #[arg(long, value_parser = clap::value_parser!(u32).range(CONCURRENCY_RANGE))]
     pub concurrency: Option<u32>,

@@ -4,14 +4,17 @@ use clap::Args;
 
 /// Which model plays which role, and where it is served: the
 /// same flags on `run`, `replay`, `recritic` and `grade`. A role's own flag
-/// wins over the flag for every role, which wins over the config file.
+/// wins over everything; `[roles.<name>]` in the config file wins over the
+/// flags for every role (`--llm`, `--model`, `--base-url`), which win over
+/// `[llm]`; a `[roles.<name>]` that names a provider is not touched by them.
 #[derive(Debug, Clone, Default, Args)]
 pub struct RoleFlags {
-    /// Model name for every role.
+    /// Model name for every role without its own (`--critic-model`, `[roles.<name>] model`).
     #[arg(long, env = "EVAL_DAG_MODEL")]
     pub model: Option<String>,
-    /// Base URL of the server for every role (when not given:
-    /// `OPENAI_BASE_URL` for openai roles, `ANTHROPIC_BASE_URL` for anthropic ones).
+    /// Base URL of the server for every role without its own (`--critic-base-url`,
+    /// `[roles.<name>] base_url`); when not given: `OPENAI_BASE_URL` for openai
+    /// roles, `ANTHROPIC_BASE_URL` for anthropic ones.
     #[arg(long)]
     pub base_url: Option<String>,
     /// Model that builds the DAGs (over --model).

@@ -27,6 +27,11 @@ pub struct RunArgs {
     /// Where the continued run's benchmark directory is now, when it moved.
     #[arg(long, value_name = "DIR")]
     pub dataset_root: Option<PathBuf>,
+    /// Read a dataset a benchmark (or the run's trace) names outside the
+    /// benchmark's folder: for datasets shared between benchmarks on purpose.
+    /// Not recorded in the trace.
+    #[arg(long)]
+    pub allow_outside_datasets: bool,
     /// Continue the interrupted run in DIR: finished questions are kept,
     /// unfinished and cancelled ones go on with their recorded LLM responses reused.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["dataset", "retry_failed"])]

@@ -3,7 +3,9 @@
 //! selected, each dataset they name loaded and hashed, a sandbox pool per
 //! dataset; and a recorded run's datasets found again (resume, replay and its
 //! work by hand, `--verify`, recritic), under `--dataset-root` when the
-//! directory moved.
+//! directory moved. Every dataset directory a benchmark or a trace names is
+//! kept inside the benchmark's folder ([`BenchmarkRoot`]) unless
+//! `--allow-outside-datasets` lets it out.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -14,7 +16,7 @@ use anyhow::Context;
 use sha2::{Digest, Sha256};
 
 use crate::dag::DagExecutor;
-use crate::dataset::Dataset;
+use crate::dataset::{BenchmarkRoot, Dataset};
 use crate::domain::Question;
 use crate::engine::NamedDataset;
 use crate::grade::read_questions_file;
@@ -159,9 +161,18 @@ fn dataset_dir(root: &Path, name: &str) -> PathBuf {
     if name.contains('/') && !under.is_dir() { root.join(name) } else { under }
 }
 
+/// What `--allow-outside-datasets` adds to a refusal.
+const ALLOW_HINT: &str = "pass --allow-outside-datasets to read it anyway";
+
 /// The selected questions of the benchmark directory `root` and the datasets
-/// they name (each loaded once, in the order of their first question).
-pub fn open_benchmark(root: &Path, selection: &Selection) -> anyhow::Result<(Vec<Question>, RunDatasets)> {
+/// they name (each loaded once, in the order of their first question), each
+/// inside `root` unless `allow_outside`.
+pub fn open_benchmark(
+    root: &Path,
+    selection: &Selection,
+    allow_outside: bool,
+) -> anyhow::Result<(Vec<Question>, RunDatasets)> {
+    let contained = BenchmarkRoot::new(root).allowing_outside(allow_outside);
     let specs = read_questions_file(&root.join(QUESTIONS_FILE))?;
     let questions = selection.apply(specs.into_iter().map(|spec| spec.question).collect())?;
     let mut datasets: Vec<(String, Arc<Dataset>)> = Vec::new();
@@ -173,6 +184,9 @@ pub fn open_benchmark(root: &Path, selection: &Selection) -> anyhow::Result<(Vec
             continue;
         }
         let dir = dataset_dir(root, name);
+        if let Err(outside) = contained.check_dataset(&dir) {
+            anyhow::bail!("question {} names dataset {name:?}: {outside}; {ALLOW_HINT}", question.id);
+        }
         let dataset = Dataset::load(&dir)
             .with_context(|| format!("question {} names dataset {name:?}, which cannot be loaded", question.id))?;
         datasets.push((name.clone(), Arc::new(dataset)));
@@ -180,14 +194,47 @@ pub fn open_benchmark(root: &Path, selection: &Selection) -> anyhow::Result<(Vec
     Ok((questions, RunDatasets { datasets }))
 }
 
-/// A recorded run's datasets, found where the header says or under `root`
-/// (`--dataset-root`: the benchmark directory, moved); one line for each
-/// dataset whose hash differs from the recorded one.
-pub fn recorded_datasets(settings: &RunSettings, root: Option<&Path>) -> anyhow::Result<(RunDatasets, Vec<String>)> {
+/// Where a recorded run's datasets are looked for.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DatasetsAt<'a> {
+    /// The benchmark directory, moved (`--dataset-root`); else the one the run recorded.
+    pub root: Option<&'a Path>,
+    /// Whether a dataset may be outside it (`--allow-outside-datasets`).
+    pub allow_outside: bool,
+}
+
+impl DatasetsAt<'_> {
+    /// The benchmark folder the datasets of a run over `settings` must be in:
+    /// `--dataset-root`, else the directory the run was started on.
+    pub fn benchmark_root(&self, settings: &RunSettings) -> BenchmarkRoot {
+        let dir = self.root.map_or_else(|| PathBuf::from(&settings.dataset_dir), Path::to_path_buf);
+        BenchmarkRoot::new(&dir).allowing_outside(self.allow_outside)
+    }
+
+    /// Record in a derived run's `settings` where its datasets are now:
+    /// `several`'s directories, and the benchmark directory they were found
+    /// under when it moved (so the derived run's datasets are inside it).
+    pub fn record(&self, settings: &mut RunSettings, several: &RunDatasets) {
+        settings.datasets = several.refs();
+        if let Some(root) = self.root {
+            settings.dataset_dir = root.display().to_string();
+        }
+    }
+}
+
+/// A recorded run's datasets, found where the header says or under
+/// `at.root` (`--dataset-root`: the benchmark directory, moved), each inside
+/// that folder; one line for each dataset whose hash differs from the
+/// recorded one.
+pub fn recorded_datasets(settings: &RunSettings, at: DatasetsAt<'_>) -> anyhow::Result<(RunDatasets, Vec<String>)> {
     let mut datasets = Vec::new();
     let mut changed = Vec::new();
+    let contained = at.benchmark_root(settings);
     for recorded in &settings.datasets {
-        let dir = root.map_or_else(|| PathBuf::from(&recorded.dir), |root| dataset_dir(root, &recorded.name));
+        let dir = at.root.map_or_else(|| PathBuf::from(&recorded.dir), |root| dataset_dir(root, &recorded.name));
+        if let Err(outside) = contained.check_dataset(&dir) {
+            anyhow::bail!("the run's dataset {}: {outside}; {ALLOW_HINT}", recorded.name);
+        }
         let dataset = Dataset::load(&dir).with_context(|| {
             format!(
                 "the run's dataset {} cannot be loaded from {}; pass --dataset-root DIR",
@@ -209,8 +256,8 @@ pub fn recorded_datasets(settings: &RunSettings, root: Option<&Path>) -> anyhow:
 
 /// A recorded run's datasets, refused when one changed (resuming, re-running
 /// and re-criticising need the same data).
-pub fn same_datasets(settings: &RunSettings, root: Option<&Path>) -> anyhow::Result<RunDatasets> {
-    let (datasets, changed) = recorded_datasets(settings, root)?;
+pub fn same_datasets(settings: &RunSettings, at: DatasetsAt<'_>) -> anyhow::Result<RunDatasets> {
+    let (datasets, changed) = recorded_datasets(settings, at)?;
     match changed.first() {
         Some(line) => anyhow::bail!("{line}; this needs the data the run had"),
         None => Ok(datasets),
@@ -224,6 +271,44 @@ mod tests {
 
     fn question(id: &str, dataset: &str) -> Question {
         Question { dataset: Some(dataset.into()), ..Question::new(id, "?", 1, DifficultyLevel::Easy) }
+    }
+
+    /// A dataset of one row in `dir`.
+    fn write_dataset(dir: &Path) -> Dataset {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join("data.json"), r#"{"rows": [{"v": 1}]}"#).unwrap();
+        let metadata = r#"{"description": "d", "columns": {"v": {"type": "int"}}, "dataset_keys": {"rows": "r"}}"#;
+        std::fs::write(dir.join("metadata.json"), metadata).unwrap();
+        Dataset::load(dir).unwrap()
+    }
+
+    #[test]
+    fn a_recorded_dataset_outside_the_runs_benchmark_folder_is_refused_unless_allowed() {
+        // What resume, retry, replay, --verify and recritic all go through.
+        let tmp = tempfile::tempdir().unwrap();
+        let bench = tmp.path().join("bench");
+        let inside = write_dataset(&bench.join("datasets/shop"));
+        let outside = write_dataset(&tmp.path().join("elsewhere"));
+        let recorded = |name: &str, dataset: &Dataset| DatasetRef {
+            name: name.into(),
+            dir: dataset.dir.display().to_string(),
+            hash: dataset.content_hash.clone(),
+        };
+        let settings = RunSettings {
+            dataset_dir: bench.display().to_string(),
+            datasets: vec![recorded("shop", &inside), recorded("elsewhere", &outside)],
+            ..RunSettings::default()
+        };
+        let err = same_datasets(&settings, DatasetsAt::default()).err().unwrap().to_string();
+        assert!(err.starts_with("the run's dataset elsewhere: "), "{err}");
+        assert!(err.contains("outside the benchmark folder") && err.contains("--allow-outside-datasets"), "{err}");
+        let allowed = same_datasets(&settings, DatasetsAt { root: None, allow_outside: true }).unwrap();
+        assert_eq!(allowed.datasets.len(), 2);
+        // Moved with --dataset-root: a name that climbs out is refused the same way.
+        let moved = RunSettings { datasets: vec![recorded("../../elsewhere", &outside)], ..settings.clone() };
+        let root = bench.join("datasets");
+        let err = same_datasets(&moved, DatasetsAt { root: Some(&root), allow_outside: false }).err().unwrap();
+        assert!(err.to_string().contains("outside the benchmark folder"), "{err}");
     }
 
     #[test]

@@ -38,6 +38,8 @@ struct Source {
     dataset: Option<PathBuf>,
     /// Where a run over several datasets finds them now (`--dataset-root`).
     dataset_root: Option<PathBuf>,
+    /// Whether its datasets may be outside the benchmark's folder (`--allow-outside-datasets`).
+    allow_outside_datasets: bool,
     out: Option<PathBuf>,
     /// The LLM config, when one was asked for.
     llm: Option<RunConfig>,
@@ -108,8 +110,12 @@ impl Source {
     /// in `settings`), refused when it changed; a pool over each dataset.
     fn data(&self, settings: &mut crate::run::RunSettings) -> anyhow::Result<EngineData> {
         if !settings.datasets.is_empty() {
-            let several = super::datasets::same_datasets(settings, self.dataset_root.as_deref())?;
-            settings.datasets = several.refs();
+            let at = super::datasets::DatasetsAt {
+                root: self.dataset_root.as_deref(),
+                allow_outside: self.allow_outside_datasets,
+            };
+            let several = super::datasets::same_datasets(settings, at)?;
+            at.record(settings, &several);
             return several.engine_data(self.node_timeout, 2);
         }
         let dataset_dir = self.dataset.clone().unwrap_or_else(|| PathBuf::from(&settings.dataset_dir));
@@ -212,6 +218,7 @@ pub fn replay(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
         trace_path: args.trace.clone(),
         dataset: args.dataset.clone(),
         dataset_root: args.dataset_root.clone(),
+        allow_outside_datasets: args.allow_outside_datasets,
         out: args.out.clone(),
         llm: llm_config(args, &file)?,
         node_timeout: file.node_timeout(args.node_timeout),
@@ -221,7 +228,14 @@ pub fn replay(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     let stop = Box::pin(super::signals::interrupted());
     let shown = crate::tui::replay_trace(
         &runtime,
-        crate::tui::ReplayOptions { path: &args.trace, from_start: args.from_start, max_gap, theme, keys: file.keys },
+        crate::tui::ReplayOptions {
+            path: &args.trace,
+            from_start: args.from_start,
+            max_gap,
+            theme,
+            keys: file.keys,
+            allow_outside_datasets: args.allow_outside_datasets,
+        },
         deriver(source, slot.clone()),
         stop,
     );

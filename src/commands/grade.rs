@@ -146,7 +146,9 @@ fn with_judge_model(
     // unless the config file names anthropic) and server.
     let provider = config.roles.get(LlmRole::Judge).and_then(|r| r.provider).or(config.llm.provider);
     let provider = provider.filter(|p| *p != ProviderKind::Offline).unwrap_or(ProviderKind::Openai);
-    let choice = roles.choice(LlmRole::Judge, Some(provider));
+    // The provider worked out here decides, as a role's own choice would.
+    let mut choice = roles.choice(LlmRole::Judge, None);
+    choice.own.provider = Some(provider);
     let mut role = config.role_config(LlmRole::Judge, choice, |name| std::env::var(name).ok());
     if let (Ok(role), Some(level)) = (&mut role, structured) {
         role.ask_structured(level);

@@ -46,7 +46,9 @@ pub fn dispatch(command: CliCommand) -> anyhow::Result<ExitCode> {
         CliCommand::Replay(args) if args.headless && !args.verify => replay_headless::replay(&args.trace),
         CliCommand::Replay(args) if args.verify => {
             let file = crate::config::Config::load(args.config.as_deref())?;
-            verify::run(&args.trace, file.node_timeout(args.node_timeout), args.dataset_root.as_deref())
+            let at =
+                datasets::DatasetsAt { root: args.dataset_root.as_deref(), allow_outside: args.allow_outside_datasets };
+            verify::run(&args.trace, file.node_timeout(args.node_timeout), at)
         }
         CliCommand::Replay(args) => derive::replay(&args),
         CliCommand::Prepare(args) => prepare::run(args),

@@ -201,13 +201,15 @@ pub fn run(args: RecriticArgs) -> anyhow::Result<ExitCode> {
     let origin = Origin { path: &source_path, bytes: &bytes, trace: &source_trace };
     let file = Config::load(args.config.as_deref())?;
     let mut settings = source_trace.header.settings.clone();
+    let at =
+        super::datasets::DatasetsAt { root: args.dataset_root.as_deref(), allow_outside: args.allow_outside_datasets };
     let several = match settings.datasets.is_empty() {
         true => None,
-        false => Some(super::datasets::same_datasets(&settings, args.dataset_root.as_deref())?),
+        false => Some(super::datasets::same_datasets(&settings, at)?),
     };
     let dataset = match &several {
         Some(several) => {
-            settings.datasets = several.refs();
+            at.record(&mut settings, several);
             several.first()?
         }
         None => one_dataset(&settings)?,

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use anyhow::Context;
 
-use super::datasets::{RunDatasets, Selection};
+use super::datasets::{DatasetsAt, RunDatasets, Selection};
 use super::headless;
 use crate::cli::RunArgs;
 use crate::config::{Config, RunConfig};
@@ -202,7 +202,8 @@ fn load_data(args: &RunArgs, plan: &RunPlan) -> anyhow::Result<RunData> {
     }
     match &plan.earlier {
         Some(earlier) if !earlier.header.settings.datasets.is_empty() => {
-            let several = super::datasets::same_datasets(&earlier.header.settings, args.dataset_root.as_deref())?;
+            let at = DatasetsAt { root: args.dataset_root.as_deref(), allow_outside: args.allow_outside_datasets };
+            let several = super::datasets::same_datasets(&earlier.header.settings, at)?;
             Ok(RunData { dataset: several.first()?, several: Some(several), questions: None })
         }
         Some(earlier) => {
@@ -218,7 +219,8 @@ fn load_data(args: &RunArgs, plan: &RunPlan) -> anyhow::Result<RunData> {
         None if benchmark => {
             let selection =
                 Selection { first: args.questions, only: args.only.clone(), dataset: args.only_dataset.clone() };
-            let (questions, several) = super::datasets::open_benchmark(&plan.dataset_dir, &selection)?;
+            let (questions, several) =
+                super::datasets::open_benchmark(&plan.dataset_dir, &selection, args.allow_outside_datasets)?;
             Ok(RunData { dataset: several.first()?, several: Some(several), questions: Some(questions) })
         }
         None => Ok(RunData { dataset: Arc::new(Dataset::load(&plan.dataset_dir)?), several: None, questions: None }),
@@ -241,6 +243,8 @@ struct Prepared {
     grader: Arc<Grader>,
     repair: Option<u32>,
     budget: Option<Budget>,
+    /// `--allow-outside-datasets`, for the inspector (not recorded).
+    allow_outside_datasets: bool,
 }
 
 fn prepare(args: &RunArgs) -> anyhow::Result<Prepared> {
@@ -317,6 +321,7 @@ fn prepare(args: &RunArgs) -> anyhow::Result<Prepared> {
         grader,
         repair,
         budget,
+        allow_outside_datasets: args.allow_outside_datasets,
     })
 }
 
@@ -470,7 +475,7 @@ async fn follow(
         return headless::follow(events, initial, commands, Box::pin(super::signals::interrupted())).await;
     }
     let resume = resume_command(&run.plan.out);
-    let live = crate::tui::Live { events, commands, resume };
+    let live = crate::tui::Live { events, commands, resume, allow_outside_datasets: run.allow_outside_datasets };
     let theme = run.theme.clone().unwrap_or_else(Theme::dark);
     let keys = run.file.keys.clone();
     match crate::tui::watch_live(initial, live, theme, keys, Box::pin(super::signals::interrupted())).await {

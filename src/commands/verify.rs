@@ -8,6 +8,8 @@ use std::time::Duration;
 
 use anyhow::Context;
 
+use super::datasets::DatasetsAt;
+
 use crate::dataset::Dataset;
 use crate::domain::GradingSettings;
 use crate::grade::Grader;
@@ -22,9 +24,9 @@ enum VerifiedData {
     Several(super::datasets::RunDatasets),
 }
 
-fn load(settings: &RunSettings, root: Option<&Path>) -> anyhow::Result<(VerifiedData, Vec<String>)> {
+fn load(settings: &RunSettings, at: DatasetsAt<'_>) -> anyhow::Result<(VerifiedData, Vec<String>)> {
     if !settings.datasets.is_empty() {
-        let (several, changed) = super::datasets::recorded_datasets(settings, root)?;
+        let (several, changed) = super::datasets::recorded_datasets(settings, at)?;
         return Ok((VerifiedData::Several(several), changed));
     }
     let dataset = Dataset::load(&settings.dataset_dir)
@@ -37,11 +39,11 @@ fn load(settings: &RunSettings, root: Option<&Path>) -> anyhow::Result<(Verified
 /// Run `replay --verify` headlessly.
 /// Re-run the approved DAGs of the trace at `trace_path`, nodes limited to
 /// `node_timeout` (default: by the dataset's size); a run over several
-/// datasets finds them under `dataset_root` when given.
-pub fn run(trace_path: &Path, node_timeout: Option<Duration>, dataset_root: Option<&Path>) -> anyhow::Result<ExitCode> {
+/// datasets finds them where `at` says.
+pub fn run(trace_path: &Path, node_timeout: Option<Duration>, at: DatasetsAt<'_>) -> anyhow::Result<ExitCode> {
     let trace = super::read_trace(trace_path)?;
     let settings = &trace.header.settings;
-    let (data, changed) = load(settings, dataset_root)?;
+    let (data, changed) = load(settings, at)?;
     let state = fold_indexed(&trace, |_| {})?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let report = runtime.block_on(async {

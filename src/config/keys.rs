@@ -21,7 +21,51 @@ use crate::tui::{Action, Context, Key, Keymap, Rebinding};
 /// `[keys]` as written: context → action → keys.
 #[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
 #[serde(transparent)]
-pub(super) struct WrittenKeys(IndexMap<Spanned<String>, IndexMap<Spanned<String>, Spanned<KeyList>>>);
+pub(super) struct WrittenKeys(IndexMap<Spanned<String>, Spanned<WrittenSection>>);
+
+/// What `[keys]` holds under one name: a context's section (`[keys.global]`),
+/// or a key written straight under `[keys]` (`quit = "x"`), which says where
+/// keys go instead of failing on the value's type.
+#[derive(Debug, Clone, PartialEq)]
+enum WrittenSection {
+    Context(IndexMap<Spanned<String>, Spanned<KeyList>>),
+    Flat,
+}
+
+impl<'de> Deserialize<'de> for WrittenSection {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::IgnoredAny;
+        struct Section;
+        impl<'de> Visitor<'de> for Section {
+            type Value = WrittenSection;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a [keys.<context>] section")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<WrittenSection, A::Error> {
+                IndexMap::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(WrittenSection::Context)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<WrittenSection, A::Error> {
+                IgnoredAny.visit_seq(seq).map(|_| WrittenSection::Flat)
+            }
+            fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<WrittenSection, E> {
+                Ok(WrittenSection::Flat)
+            }
+            fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<WrittenSection, E> {
+                Ok(WrittenSection::Flat)
+            }
+            fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<WrittenSection, E> {
+                Ok(WrittenSection::Flat)
+            }
+            fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<WrittenSection, E> {
+                Ok(WrittenSection::Flat)
+            }
+            fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<WrittenSection, E> {
+                Ok(WrittenSection::Flat)
+            }
+        }
+        deserializer.deserialize_any(Section)
+    }
+}
 
 /// One key, or a list of keys each with where it is written.
 #[derive(Debug, Clone, PartialEq)]
@@ -77,7 +121,18 @@ impl WrittenKeys {
         let mut sections: Vec<_> = self.0.iter().collect();
         sections.sort_by_key(|(section, _)| section.span().start);
         let mut written = Vec::new();
+        let contexts = || Context::ALL.iter().map(|c| c.section()).collect::<Vec<_>>().join(", ");
         for (section, actions) in sections {
+            let WrittenSection::Context(actions) = actions.get_ref() else {
+                let message = format!(
+                    "`{}` is written straight under [keys]: keys go in [keys.<context>] sections, \
+                     such as [keys.global] then {} = \"…\"; the contexts are {}",
+                    section.get_ref(),
+                    section.get_ref(),
+                    contexts()
+                );
+                return Err(fault(section.span(), message));
+            };
             let Some(context) = Context::ALL.iter().copied().find(|c| c.section() == section.get_ref()) else {
                 let known: Vec<&str> = Context::ALL.iter().map(|c| c.section()).collect();
                 let message = format!(
@@ -198,6 +253,27 @@ mod tests {
             error("theme = \"dark\"\n[keys.dashbord]\nopen = \"o\"\n"),
             format!("config {PATH}:2:7: unknown screen `dashbord` in [keys]; did you mean `dashboard`?")
         );
+    }
+
+    #[test]
+    fn keys_written_flat_under_keys_say_where_keys_go_and_list_the_contexts() {
+        let err = error("theme = \"dark\"\n[keys]\nquit = \"x\"\n");
+        assert!(
+            err.starts_with(&format!(
+                "config {PATH}:3:1: `quit` is written straight under [keys]: keys go in [keys.<context>] sections, \
+                 such as [keys.global] then quit = \"…\"; the contexts are "
+            )),
+            "{err}"
+        );
+        // The list is the keymap's own, so a new screen's context appears in it.
+        for context in crate::tui::Context::ALL {
+            assert!(err.contains(context.section()), "{} missing from {err}", context.section());
+        }
+        assert!(!err.contains('\n'), "one line: {err}");
+        for flat in ["quit = [\"x\", \"y\"]", "quit = 5", "quit = true", "quit = 1.5"] {
+            let err = error(&format!("[keys]\n{flat}\n"));
+            assert!(err.contains("keys go in [keys.<context>] sections"), "{flat}: {err}");
+        }
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The user's configuration file, `$XDG_CONFIG_HOME/eval-dag/config.toml` (or
 //! the file named by `--config` / `EVAL_DAG_CONFIG`), and how it combines with
 //! flags and the environment: flag > environment variable > config file >
-//! built-in default.
+//! built-in default — except for a role's provider, model and server, where
+//! `[roles.<name>]` sits above the flags for every role (see [`RoleChoices`]).
 //!
 //! API keys are never read from the file: it names the environment variable
 //! that holds the key (`api_key_env`), so a config file can be shared or
@@ -25,7 +26,7 @@ mod roles;
 mod tests;
 
 pub use harness::{BudgetSection, CacheSection, default_cache_path};
-pub use roles::{RoleChoice, RoleConfig, RoleConfigs, RoleSection, RolesSection};
+pub use roles::{RoleChoice, RoleChoices, RoleConfig, RoleConfigs, RoleSection, RolesSection};
 
 /// Environment variable naming a config file to read instead of the default one.
 pub const CONFIG_ENV: &str = "EVAL_DAG_CONFIG";

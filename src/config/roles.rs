@@ -1,7 +1,20 @@
 //! A model per role: `[roles.<name>]` sections of the config file and the
-//! role flags, combined per role and field by field. Precedence: a role's flag
-//! (`--critic-model`) > the flag for every role (`--model`, or its environment
-//! variable) > `[roles.<name>]` > `[llm]` > the built-in default.
+//! role flags, combined per role and field by field.
+//!
+//! For a role's `provider`, `model` and `base_url` the first of these that
+//! gives one wins: the role's own flag (`--critic-model`,
+//! `--critic-base-url`); a replay's record of who played the role;
+//! `[roles.<name>]`; the flags for every role (`--llm`, `--model`,
+//! `--base-url`, with `EVAL_DAG_LLM` and `EVAL_DAG_MODEL`) and the provider's
+//! base-URL variable (`OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`); `[llm]`; the
+//! built-in default. A role whose section names its provider is not touched
+//! by the flags for every role at all (nor a recorded role by flags naming
+//! another provider) — but `--llm offline`, which runs without a model, makes
+//! every role offline — and `[llm]`'s model and
+//! server serve only roles of `[llm]`'s provider (or any, when it names
+//! none): fields of two providers are never mixed. The other fields
+//! (`api_key_env`, `temperature`, `max_tokens`, structured outputs) come
+//! from `[roles.<name>]`, else `[llm]`; `--structured` sets every role's.
 
 use std::collections::BTreeMap;
 
@@ -108,8 +121,8 @@ impl RoleConfig {
 /// Every role's [`RoleConfig`].
 pub type RoleConfigs = BTreeMap<LlmRole, RoleConfig>;
 
-/// What was chosen for a role above the config file (flags, or a run's record).
-#[derive(Debug, Clone, Default)]
+/// A role's provider, model and server as one source gives them (each may be left out).
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct RoleChoice {
     /// The provider.
     pub provider: Option<ProviderKind>,
@@ -119,9 +132,28 @@ pub struct RoleChoice {
     pub base_url: Option<String>,
 }
 
+impl From<&RoleSection> for RoleChoice {
+    fn from(section: &RoleSection) -> Self {
+        Self { provider: section.provider, model: section.model.clone(), base_url: section.base_url.clone() }
+    }
+}
+
+/// What was chosen for a role outside the config file, by source: its own
+/// flags, a replay's record of it, and the flags for every role. See the
+/// module's documentation for how they rank against the file.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RoleChoices {
+    /// The role's own flags (`--critic-model`, `--critic-base-url`).
+    pub own: RoleChoice,
+    /// Who played the role in the run a replay continues.
+    pub recorded: Option<RoleChoice>,
+    /// The flags for every role (`--llm`, `--model`, `--base-url`).
+    pub all_roles: RoleChoice,
+}
+
 impl RoleFlags {
-    /// What the flags choose for `role`: its own flag over the one for every role.
-    pub fn choice(&self, role: LlmRole, provider: Option<ProviderKind>) -> RoleChoice {
+    /// The role's own model and server flags.
+    fn own(&self, role: LlmRole) -> RoleChoice {
         let (model, base_url) = match role {
             LlmRole::DagBuild => (&self.builder_model, &self.builder_base_url),
             LlmRole::LayerReview => (&self.critic_model, &self.critic_base_url),
@@ -129,12 +161,25 @@ impl RoleFlags {
             LlmRole::Baseline => (&self.baseline_model, &self.baseline_base_url),
             LlmRole::QuestionGeneration | LlmRole::Narrative => (&None, &None),
         };
-        RoleChoice {
-            provider,
-            model: model.clone().or(self.model.clone()),
-            base_url: base_url.clone().or(self.base_url.clone()),
+        RoleChoice { provider: None, model: model.clone(), base_url: base_url.clone() }
+    }
+
+    /// What the flags choose for `role`: its own flags, and the flags for
+    /// every role with `provider` (`--llm`).
+    pub fn choice(&self, role: LlmRole, provider: Option<ProviderKind>) -> RoleChoices {
+        RoleChoices {
+            own: self.own(role),
+            recorded: None,
+            all_roles: RoleChoice { provider, model: self.model.clone(), base_url: self.base_url.clone() },
         }
     }
+}
+
+/// A role's provider, and its model and server when a source gives them.
+struct Resolved {
+    provider: ProviderKind,
+    model: Option<String>,
+    base_url: Option<String>,
 }
 
 impl Config {
@@ -151,35 +196,75 @@ impl Config {
         self.role_field(role, from_json_mode).unwrap_or_default()
     }
 
-    /// `role`'s settings: `chosen` over `[roles.<role>]` over `[llm]` over the
-    /// defaults; without a provider anywhere, openai when the role's API key
-    /// variable is set, offline otherwise. `env` looks up the key variable.
-    pub fn role_config(
+    /// `role`'s provider, model and server, each from the first source that
+    /// gives it (see the module's documentation); without a provider anywhere,
+    /// openai when `key` (the role's API key) is set, offline otherwise.
+    fn resolve_role(
         &self,
         role: LlmRole,
-        chosen: RoleChoice,
+        chosen: &RoleChoices,
+        key: bool,
         env: impl Fn(&str) -> Option<String>,
-    ) -> anyhow::Result<RoleConfig> {
-        let key_env = self.role_field(role, |s| s.api_key_env.clone()).unwrap_or(DEFAULT_API_KEY_ENV.into());
-        let key = env(&key_env).filter(|k| !k.is_empty());
-        let provider = chosen.provider.or(self.role_field(role, |s| s.provider)).unwrap_or(if key.is_some() {
+    ) -> Resolved {
+        let section = self.roles.get(role).map(RoleChoice::from).unwrap_or_default();
+        if chosen.all_roles.provider == Some(ProviderKind::Offline) && chosen.own.provider.is_none() {
+            // `--llm offline` runs without a model: no role keeps one, whatever the file says.
+            return Resolved { provider: ProviderKind::Offline, model: None, base_url: None };
+        }
+        // The flags for every role leave a role whose section names its provider
+        // alone, and fill in what a recorded role lacks only for its own provider.
+        let recorded = chosen.recorded.as_ref().and_then(|r| r.provider);
+        let all_roles_fit = section.provider.is_none()
+            && recorded.is_none_or(|played| chosen.all_roles.provider.is_none_or(|all| all == played));
+        let mut layers: Vec<&RoleChoice> = vec![&chosen.own];
+        layers.extend(chosen.recorded.as_ref());
+        layers.push(&section);
+        if all_roles_fit {
+            layers.push(&chosen.all_roles);
+        }
+        let llm = RoleChoice::from(&self.llm.as_role());
+        let provider = layers.iter().find_map(|layer| layer.provider).or(llm.provider).unwrap_or(if key {
             ProviderKind::Openai
         } else {
             ProviderKind::Offline
         });
+        let variable = match provider {
+            ProviderKind::Openai => Some(BASE_URL_ENV),
+            ProviderKind::Anthropic => Some(ANTHROPIC_BASE_URL_ENV),
+            ProviderKind::Offline => None,
+        };
+        let from_env = variable.and_then(&env).filter(|url| !url.is_empty());
+        let llm = llm.provider.is_none_or(|own| own == provider).then_some(&llm);
+        let model = layers.iter().chain(llm.as_ref()).find_map(|layer| layer.model.clone());
+        let base_url = layers
+            .iter()
+            .find_map(|layer| layer.base_url.clone())
+            .or(from_env)
+            .or_else(|| llm.and_then(|layer| layer.base_url.clone()));
+        Resolved { provider, model, base_url }
+    }
+
+    /// `role`'s settings from `chosen`, this file and the defaults (see the
+    /// module's documentation). `env` looks up the key and base-URL variables.
+    pub fn role_config(
+        &self,
+        role: LlmRole,
+        chosen: RoleChoices,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> anyhow::Result<RoleConfig> {
+        let key_env = self.role_field(role, |s| s.api_key_env.clone()).unwrap_or(DEFAULT_API_KEY_ENV.into());
+        let key = env(&key_env).filter(|k| !k.is_empty());
+        let resolved = self.resolve_role(role, &chosen, key.is_some(), &env);
+        let provider = resolved.provider;
         match provider {
             ProviderKind::Offline => return Ok(RoleConfig { provider, openai: None, anthropic: None }),
             ProviderKind::Anthropic => {
-                let anthropic = self.anthropic_role(role, chosen, env)?;
+                let anthropic = self.anthropic_role(role, resolved, env)?;
                 return Ok(RoleConfig { provider, openai: None, anthropic: Some(anthropic) });
             }
             ProviderKind::Openai => {}
         }
-        let base_url = chosen
-            .base_url
-            .or(env(BASE_URL_ENV).filter(|u| !u.is_empty()))
-            .or(self.role_field(role, |s| s.base_url.clone()))
-            .unwrap_or(DEFAULT_BASE_URL.into());
+        let base_url = resolved.base_url.unwrap_or(DEFAULT_BASE_URL.into());
         if key.is_none() && normalise_base_url(&base_url) == DEFAULT_BASE_URL {
             let whose = if self.roles.get(role).is_some() {
                 format!(" ([roles.{}])", role.setting_name())
@@ -191,7 +276,7 @@ impl Config {
                  use --llm offline to run without a model"
             );
         }
-        let model = chosen.model.or(self.role_field(role, |s| s.model.clone())).unwrap_or(DEFAULT_MODEL.into());
+        let model = resolved.model.unwrap_or(DEFAULT_MODEL.into());
         let mut settings = OpenAiSettings::new(base_url, key, model);
         settings.timeout = self.llm.timeout_secs.unwrap_or(settings.timeout);
         settings.stall_timeout = self.llm.stall_timeout_secs.unwrap_or(settings.stall_timeout);
@@ -203,25 +288,21 @@ impl Config {
         Ok(RoleConfig { provider, openai: Some(settings), anthropic: None })
     }
 
-    /// `role`'s anthropic settings, resolved like the openai ones; the key
+    /// `role`'s anthropic settings, its server and model `resolved`; the key
     /// comes from `ANTHROPIC_API_KEY` unless `api_key_env` names another variable.
     fn anthropic_role(
         &self,
         role: LlmRole,
-        chosen: RoleChoice,
+        resolved: Resolved,
         env: impl Fn(&str) -> Option<String>,
     ) -> anyhow::Result<AnthropicSettings> {
         let key_env = self.role_field(role, |s| s.api_key_env.clone()).unwrap_or(ANTHROPIC_API_KEY_ENV.into());
         let key = env(&key_env).filter(|k| !k.is_empty());
-        let base_url = chosen
-            .base_url
-            .or(env(ANTHROPIC_BASE_URL_ENV).filter(|u| !u.is_empty()))
-            .or(self.role_field(role, |s| s.base_url.clone()))
-            .unwrap_or(ANTHROPIC_BASE_URL.into());
+        let base_url = resolved.base_url.unwrap_or(ANTHROPIC_BASE_URL.into());
         if key.is_none() && normalise_anthropic_url(&base_url) == ANTHROPIC_BASE_URL {
             anyhow::bail!("the anthropic provider needs {key_env}; use --llm offline to run without a model");
         }
-        let model = chosen.model.or(self.role_field(role, |s| s.model.clone())).unwrap_or(ANTHROPIC_MODEL.into());
+        let model = resolved.model.unwrap_or(ANTHROPIC_MODEL.into());
         let mut settings = AnthropicSettings::new(&base_url, key, &key_env, model);
         settings.max_tokens = self.role_field(role, |s| s.max_tokens).unwrap_or(settings.max_tokens);
         settings.temperature = self.role_field(role, |s| s.temperature);
@@ -257,9 +338,10 @@ impl Config {
         configs
     }
 
-    /// Every role's settings as a run recorded them (`played`): its provider,
-    /// model and server, under what `flags` and `provider` choose (a replay's
-    /// new calls); keys and limits from this file.
+    /// Every role's settings for a replay's new calls: as the run recorded
+    /// them (`played`: provider, model and server) unless the role's own flag
+    /// says otherwise; a role the run did not record as `flags`, `provider`
+    /// and this file choose. Keys and limits from this file.
     pub fn recorded_role_configs(
         &self,
         played: &RoleModels,
@@ -270,17 +352,16 @@ impl Config {
         let configs = LlmRole::ALL
             .into_iter()
             .map(|role| {
-                let chosen = flags.choice(role, provider);
                 // A run that only replayed names no provider to call.
-                let recorded = played.get(&role).and_then(|p| p.provider.kind().map(|kind| (p, kind)));
-                let chosen = match recorded {
-                    Some((played, kind)) => RoleChoice {
-                        provider: chosen.provider.or(Some(kind)),
-                        model: chosen.model.or(Some(played.model.clone())),
-                        base_url: chosen.base_url.or(played.base_url.clone()),
-                    },
-                    None => chosen,
-                };
+                let recorded = played.get(&role).and_then(|played| {
+                    let kind = played.provider.kind()?;
+                    Some(RoleChoice {
+                        provider: Some(kind),
+                        model: Some(played.model.clone()),
+                        base_url: played.base_url.clone(),
+                    })
+                });
+                let chosen = RoleChoices { recorded, ..flags.choice(role, provider) };
                 Ok((role, self.role_config(role, chosen, &env)?))
             })
             .collect::<anyhow::Result<RoleConfigs>>()?;

@@ -7,7 +7,8 @@ use super::*;
 use crate::cli::{Cli, CliCommand};
 use crate::domain::StructuredOutput;
 use crate::llm::{
-    ANTHROPIC_API_KEY_ENV, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, DEFAULT_API_KEY_ENV, DEFAULT_MODEL, OpenAiSettings,
+    ANTHROPIC_API_KEY_ENV, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL,
+    OpenAiSettings,
 };
 
 /// The builder, whose settings the single-model tests read.
@@ -339,17 +340,127 @@ fn each_role_falls_back_to_llm_field_by_field() {
 }
 
 #[test]
-fn a_role_flag_beats_the_flag_for_every_role_which_beats_the_roles_section() {
+fn a_role_flag_beats_the_roles_section_which_beats_the_flag_for_every_role() {
     let flags = ["--model", "all-model", "--critic-model", "flag-critic", "--judge-base-url", "http://j:1/v1"];
     let config = parse(ROLES).unwrap().resolve(&args(&flags), |_| None).unwrap();
     assert_eq!(openai(&config, LlmRole::LayerReview).model, "flag-critic");
     assert_eq!(openai(&config, LlmRole::LayerReview).base_url, "http://127.0.0.1:9001/v1", "no base-url flag");
     assert_eq!(openai(&config, LlmRole::DagBuild).model, "all-model");
+    let all_only = parse(ROLES).unwrap().resolve(&args(&["--model", "all-model"]), |_| None).unwrap();
+    assert_eq!(openai(&all_only, LlmRole::LayerReview).model, "critic-model", "[roles.critic] beats --model");
     let with_llm = parse(ROLES).unwrap().resolve(&args(&["--llm", "openai", "--builder-model", "b"]), |_| None);
     let with_llm = with_llm.unwrap();
-    assert_eq!(openai(&with_llm, LlmRole::Judge).base_url, "http://127.0.0.1:9000/v1", "--llm is for every role");
+    // Before the roles' precedence changed, `--llm` set every role's provider,
+    // [roles.judge]'s `offline` included. Now a [roles.<name>] that names its
+    // provider is not touched by the flags for every role: the judge stays offline.
+    assert_eq!(with_llm.role(LlmRole::Judge).provider, ProviderKind::Offline, "[roles.judge] names its provider");
     assert_eq!(openai(&with_llm, LlmRole::DagBuild).model, "b");
     assert_eq!(openai(&with_llm, LlmRole::LayerReview).model, "critic-model");
+}
+
+/// `[roles.critic]` naming anthropic, its model and its server.
+const ANTHROPIC_CRITIC: &str = r#"
+[roles.critic]
+provider = "anthropic"
+model = "claude-critic"
+base_url = "http://127.0.0.1:9100"
+"#;
+
+#[test]
+fn the_flags_for_every_role_leave_a_role_whose_section_names_its_provider_alone() {
+    // The reported case: `--llm openai --model gpt-4o --base-url URL` sent the
+    // critic's calls to the builder's server.
+    let flags = ["--llm", "openai", "--model", "gpt-4o", "--base-url", "http://127.0.0.1:9200/v1"];
+    let config = parse(ANTHROPIC_CRITIC).unwrap().resolve(&args(&flags), |_| None).unwrap();
+    let critic = config.role(LlmRole::LayerReview);
+    let anthropic = critic.anthropic.as_ref().unwrap();
+    assert_eq!(
+        (critic.provider, anthropic.model.as_str(), anthropic.base_url.as_str()),
+        (ProviderKind::Anthropic, "claude-critic", "http://127.0.0.1:9100")
+    );
+    for role in LlmRole::ALL.into_iter().filter(|r| *r != LlmRole::LayerReview) {
+        let settings = openai(&config, role);
+        assert_eq!((settings.model.as_str(), settings.base_url.as_str()), ("gpt-4o", "http://127.0.0.1:9200/v1"));
+    }
+    // Its own flag still wins.
+    let own = [&flags[..], &["--critic-model", "claude-own"]].concat();
+    let config = parse(ANTHROPIC_CRITIC).unwrap().resolve(&args(&own), |_| None).unwrap();
+    assert_eq!(config.role(LlmRole::LayerReview).anthropic.as_ref().unwrap().model, "claude-own");
+    // `--llm offline` runs without a model, for every role.
+    let offline = parse(ANTHROPIC_CRITIC).unwrap().resolve(&args(&["--llm", "offline"]), |_| None).unwrap();
+    assert!(offline.roles.values().all(|role| role.provider == ProviderKind::Offline), "{offline:?}");
+}
+
+#[test]
+fn a_section_without_a_provider_takes_the_flags_provider_and_keeps_its_own_fields() {
+    let file = "[roles.critic]\nmodel = \"file-critic\"\n";
+    let flags = ["--llm", "openai", "--model", "all", "--base-url", "http://127.0.0.1:9300/v1"];
+    let config = parse(file).unwrap().resolve(&args(&flags), |_| None).unwrap();
+    let critic = openai(&config, LlmRole::LayerReview);
+    assert_eq!((critic.model.as_str(), critic.base_url.as_str()), ("file-critic", "http://127.0.0.1:9300/v1"));
+}
+
+#[test]
+fn llm_model_and_server_serve_only_roles_of_its_provider() {
+    let file = "[llm]\nprovider = \"openai\"\nmodel = \"gpt-x\"\nbase_url = \"http://127.0.0.1:9400/v1\"\n\
+                [roles.critic]\nprovider = \"anthropic\"\n";
+    let key = |name: &str| (name == "ANTHROPIC_API_KEY").then(|| "a".to_string());
+    let config = parse(file).unwrap().resolve(&args(&[]), key).unwrap();
+    let critic = config.role(LlmRole::LayerReview).anthropic.clone().unwrap();
+    assert_eq!((critic.model.as_str(), critic.base_url.as_str()), (ANTHROPIC_MODEL, ANTHROPIC_BASE_URL));
+    assert_eq!(openai(&config, B).model, "gpt-x");
+}
+
+#[test]
+fn every_role_resolves_by_the_same_layers() {
+    // Written over the role list, so a role added to it is held to the same order.
+    let section =
+        |role: LlmRole| format!("[roles.{}]\nmodel = \"{}-file\"\n", role.setting_name(), role.setting_name());
+    let file: String = LlmRole::ALL.into_iter().map(section).collect();
+    let file = format!("[llm]\nprovider = \"openai\"\nbase_url = \"http://127.0.0.1:9500/v1\"\n{file}");
+    let config = parse(&file).unwrap();
+    let resolved = config.resolve(&args(&["--model", "all"]), |_| None).unwrap();
+    for role in LlmRole::ALL {
+        assert_eq!(openai(&resolved, role).model, format!("{}-file", role.setting_name()), "{role:?}");
+    }
+    let bare = Config::default()
+        .resolve(&args(&["--llm", "openai", "--base-url", "http://h:1/v1", "--model", "all"]), |_| None);
+    for role in LlmRole::ALL {
+        assert_eq!(openai(bare.as_ref().unwrap(), role).model, "all", "{role:?}: the flags below no section");
+    }
+}
+
+#[test]
+fn a_replays_recorded_roles_sit_just_below_the_roles_own_flag() {
+    use crate::domain::{Provider, RoleModel, RoleModels};
+    let played: RoleModels = [(
+        LlmRole::LayerReview,
+        RoleModel {
+            provider: Provider::from(ProviderKind::Openai),
+            model: "recorded-critic".into(),
+            base_url: Some("http://127.0.0.1:9600/v1".into()),
+        },
+    )]
+    .into();
+    let file = parse("[roles.critic]\nmodel = \"file-critic\"\n").unwrap();
+    let flags = args(&["--model", "all", "--base-url", "http://127.0.0.1:9700/v1"]).roles;
+    let configs = file.recorded_role_configs(&played, &flags, Some(ProviderKind::Openai), |_| None).unwrap();
+    let critic = configs[&LlmRole::LayerReview].openai.clone().unwrap();
+    assert_eq!((critic.model.as_str(), critic.base_url.as_str()), ("recorded-critic", "http://127.0.0.1:9600/v1"));
+    assert_eq!(configs[&B].openai.clone().unwrap().model, "all", "a role the run did not record");
+    let own = args(&["--critic-model", "own-critic"]).roles;
+    let key = |name: &str| (name == "OPENAI_API_KEY").then(|| "k".to_string());
+    let configs = file.recorded_role_configs(&played, &own, Some(ProviderKind::Openai), key).unwrap();
+    assert_eq!(configs[&LlmRole::LayerReview].openai.clone().unwrap().model, "own-critic");
+    // A record without a server: the flags for every role fill it in, for the recorded provider only.
+    let mut serverless = played.clone();
+    serverless.values_mut().for_each(|role| role.base_url = None);
+    let configs = file.recorded_role_configs(&serverless, &flags, Some(ProviderKind::Openai), |_| None).unwrap();
+    let critic = configs[&LlmRole::LayerReview].openai.clone().unwrap();
+    assert_eq!((critic.model.as_str(), critic.base_url.as_str()), ("recorded-critic", "http://127.0.0.1:9700/v1"));
+    let anthropic = file.recorded_role_configs(&serverless, &flags, Some(ProviderKind::Anthropic), key).unwrap();
+    let critic = anthropic[&LlmRole::LayerReview].openai.clone().unwrap();
+    assert_eq!(critic.base_url, DEFAULT_BASE_URL, "an anthropic flag's server is not an openai role's");
 }
 
 #[test]

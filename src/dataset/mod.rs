@@ -1,9 +1,12 @@
 //! Datasets: `data.json` + `metadata.json` in one directory.
 //!
 //! [`Dataset::load`] reads and validates both files and builds the
-//! [`SchemaCatalogue`] that prompts and static checks are derived from.
+//! [`SchemaCatalogue`] that prompts and static checks are derived from;
+//! [`BenchmarkRoot`] keeps the datasets and files a benchmark names inside
+//! the benchmark's folder.
 
 mod catalogue;
+mod contain;
 mod metadata;
 pub mod prepare;
 pub mod strptime;
@@ -16,7 +19,13 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 pub use catalogue::{FieldInfo, KeyEntry, SchemaCatalogue, Shape, python_type_name};
+pub use contain::{BenchmarkRoot, OutsideBenchmark};
 pub use metadata::{ColumnMeta, Metadata};
+
+/// A dataset's rows and values.
+pub const DATA_FILE: &str = "data.json";
+/// A dataset's description of its values.
+pub const METADATA_FILE: &str = "metadata.json";
 
 /// Whether sums and means of a numeric column named `name` mean something:
 /// codes, coordinates and timestamps are numbers whose totals do not.
@@ -59,6 +68,9 @@ pub enum DatasetError {
         /// One line per problem.
         problems: Vec<String>,
     },
+    /// A benchmark names a dataset outside its folder.
+    #[error(transparent)]
+    Outside(#[from] OutsideBenchmark),
 }
 
 /// A loaded, validated dataset.
@@ -122,8 +134,8 @@ impl Dataset {
             });
         }
         let mut problems = Vec::new();
-        let data = read_object(dir, "data.json", &mut problems)?;
-        let metadata = read_object(dir, "metadata.json", &mut problems)?;
+        let data = read_object(dir, DATA_FILE, &mut problems)?;
+        let metadata = read_object(dir, METADATA_FILE, &mut problems)?;
         if let Some((data, _)) = &data {
             problems.extend(validate::data_problems(data));
         }

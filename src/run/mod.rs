@@ -7,10 +7,12 @@
 pub mod conversation;
 mod events;
 mod llm_call;
+mod players;
 mod question_state;
 mod state;
 
 pub use events::{CALL_CANCELLED, Command, DatasetRef, EngineEvent, HandEdit, Outcome, RunSettings, RunSummary, Stage};
 pub use llm_call::{LlmCall, PromptMessage};
+pub use players::Players;
 pub use question_state::{AnswerLabel, Attempt, Iteration, NodeRun, QuestionState, QuestionStatus, StageRecord};
 pub use state::{BatchEnd, BatchState, FeedEntry, FeedKind, Questions, RunState};

@@ -77,6 +77,9 @@ pub struct App {
     pub awaiting_attempt: Option<(crate::domain::QuestionId, u32)>,
     /// The run's dataset, once the inspector needed it (or why it is not there).
     pub dataset: Option<LoadedDataset>,
+    /// Whether the inspector may read a dataset outside the run's benchmark
+    /// folder (`--allow-outside-datasets`).
+    pub allow_outside_datasets: bool,
 }
 
 impl App {
@@ -109,6 +112,7 @@ impl App {
             edit: None,
             awaiting_attempt: None,
             dataset: None,
+            allow_outside_datasets: false,
         };
         app.refresh();
         app

@@ -175,6 +175,9 @@ pub struct ReplayOptions<'a> {
     pub theme: Theme,
     /// The keys.
     pub keys: Keymap,
+    /// Whether the inspector may read a dataset outside the run's benchmark
+    /// folder (`--allow-outside-datasets`).
+    pub allow_outside_datasets: bool,
 }
 
 /// Open the UI over a trace, on `runtime`; the first action that needs an
@@ -191,6 +194,7 @@ pub fn replay_trace(
     let mut app = App::new(state, options.theme, Some(replay), None).with_keys(options.keys);
     app.message = note;
     app.deriver = Some(deriver);
+    app.allow_outside_datasets = options.allow_outside_datasets;
     show(runtime, app, stop)
 }
 
@@ -212,6 +216,9 @@ pub struct Live {
     pub commands: UnboundedSender<Command>,
     /// The command that continues the run later (shown when quitting early).
     pub resume: String,
+    /// Whether the inspector may read a dataset outside the run's benchmark
+    /// folder (`--allow-outside-datasets`).
+    pub allow_outside_datasets: bool,
 }
 
 /// How watching a live run ended.
@@ -255,9 +262,10 @@ fn injected_fault(draw: fn(&mut Frame, &App)) -> impl Fn(&mut Frame, &App) {
 /// commands back to it, until the user quits or `stop` (a signal) resolves;
 /// then the run is cancelled.
 pub async fn watch_live(initial: RunState, live: Live, theme: Theme, keys: Keymap, stop: Stop) -> LiveEnd {
-    let Live { events, commands, resume } = live;
+    let Live { events, commands, resume, allow_outside_datasets } = live;
     let mut app = App::new(initial, theme, None, Some(commands.clone())).with_keys(keys);
     app.resume = Some(resume);
+    app.allow_outside_datasets = allow_outside_datasets;
     let mut feeds = Feeds { input: EventStream::new(), events: Some(events), stop: Some(stop) };
     let draw = injected_fault(draw);
     let result = match TerminalGuard::open() {

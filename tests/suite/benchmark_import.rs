@@ -111,7 +111,7 @@ fn infiagent_files_become_a_benchmark_directory_with_every_row_and_the_skips_nam
 
 /// DABstep's layout under `data/`: a table, a JSON file, a manual, the dev
 /// tasks with answers and all tasks without.
-fn dabstep_files(dir: &Path) {
+pub fn dabstep_files(dir: &Path) {
     write(&dir.join("data/context/payments.csv"), "psp_reference,merchant,eur_amount\n1,Shop_A,10.5\n2,Shop_B,20\n");
     write(&dir.join("data/context/fees.json"), r#"[{"ID": 1, "fixed_amount": 0.1}]"#);
     write(&dir.join("data/context/manual.md"), "# Manual\nFees are fixed_amount + rate * amount / 10000.\n");

@@ -13,6 +13,8 @@ mod compare_runs;
 mod compare_significance;
 mod config_file;
 mod consensus_run;
+mod containment;
+mod fuzz_inputs;
 mod grade_judges;
 mod grade_repeat_judges;
 mod grade_rules;

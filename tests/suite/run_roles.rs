@@ -356,3 +356,46 @@ async fn a_critic_speaking_the_anthropic_protocol_gets_only_the_reviews() {
     assert_role(&results, "dag_build", "builder-m", 1, paid(&builder, "build", "builder-m"));
     assert_role(&results, "judge", "judge-m", 1, paid(&judge, "judge", "judge-m"));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_roles_section_naming_its_provider_is_not_moved_by_the_flags_for_every_role() {
+    // The reported case: `--llm openai --model M --base-url URL` sent a
+    // configured anthropic critic's reviews to the builder's server.
+    let builder = MockLlm::start(script(false)).await;
+    let openai_script = script(false);
+    let critic = MockAnthropic::start(move |request, index| match openai_script(request, index) {
+        Reply::Text(text) => mock_anthropic::Reply::Text(text),
+        _ => mock_anthropic::Reply::Status(400, vec![], "unexpected".into()),
+    })
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    let section = format!(
+        "[roles.critic]\nprovider = \"anthropic\"\nmodel = \"critic-m\"\nbase_url = \"{}\"\n",
+        critic.base_url()
+    );
+    std::fs::write(&config, section).unwrap();
+    let output = tokio::process::Command::from(common::eval_dag(dir.path()))
+        .current_dir(common::root())
+        .args(["run", "sample-data/fraud", "--headless", "--questions", "1", "--llm", "openai"])
+        .args(["--model", "builder-m", "--base-url"])
+        .arg(builder.base_url())
+        .arg("--config")
+        .arg(&config)
+        .arg("--out")
+        .arg(dir.path().join("run"))
+        .env("ANTHROPIC_API_KEY", "ant-key")
+        .output()
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(received(&builder).iter().all(|(kind, model)| *kind != "review" && model == "builder-m"), "{stderr}");
+    let reviews = critic.requests();
+    assert!(!reviews.is_empty(), "the critic's reviews reach its own server");
+    assert!(reviews.iter().all(|r| kind(&r.request) == "review" && r.request.body["model"] == "critic-m"));
+    // The run's first line names who plays which role, with provider and server.
+    let first = stderr.lines().next().unwrap_or_default();
+    let server = critic.base_url().split("://").nth(1).unwrap().trim_end_matches('/').to_string();
+    assert!(first.contains(&format!("critic anthropic/critic-m at {server}")), "{first}");
+}

@@ -145,7 +145,7 @@ async fn replay_note_on_a_rejected_iteration_and_send_it_back_to_the_builder() {
     let command = format!(
         "env -u VISUAL -u EDITOR -u EVAL_DAG_LLM -u EVAL_DAG_CONFIG -u EVAL_DAG_MODEL OPENAI_API_KEY=test-key \
          XDG_CONFIG_HOME={home}/config XDG_CACHE_HOME={home}/cache EVAL_DAG_LOG={home}/log.txt {bin} replay {source} --out {out} \
-         --llm openai --model builder-model --critic-model critic-model --base-url {url}; echo EXITED-$?",
+         --llm openai --builder-model builder-model --critic-model critic-model --base-url {url}; echo EXITED-$?",
         home = dir.path().display(),
         bin = env!("CARGO_BIN_EXE_eval-dag"),
         source = source.display(),
@@ -195,7 +195,10 @@ async fn replay_note_on_a_rejected_iteration_and_send_it_back_to_the_builder() {
     let derived = derived_trace(&out, &source, &original);
     let new: Vec<&EngineEvent> = derived.records[SOURCE_RECORDS..].iter().map(|r| &r.event).collect();
     assert!(matches!(new[0], EngineEvent::RunStarted { settings } if settings.model == "builder-model"));
-    // The replay's role flags choose who plays the new calls, over the replayed run's roles.
+    // A role's own flag chooses who plays the new calls, over the replayed run's roles. (This
+    // replay said `--model builder-model` before the roles' precedence changed: the flags for
+    // every role now sit below the recorded roles, so the builder's own flag names its model;
+    // `--base-url` still serves both, the recorded roles naming no server.)
     let played = &derived.header.settings.roles;
     assert_eq!(
         (played[&LlmRole::DagBuild].model.as_str(), played[&LlmRole::LayerReview].model.as_str()),

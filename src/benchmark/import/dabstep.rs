@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
+use crate::dataset::BenchmarkRoot;
+
 use super::{
     Bench, BenchDataset, ImportError, QuestionLine, Skipped, dataset_name, id_text, level, prepare_table, read_jsonl,
 };
@@ -21,6 +23,8 @@ pub const DATASET: &str = "dabstep";
 /// Where the context and the task files are.
 #[derive(Debug, Clone)]
 pub struct Layout {
+    /// The benchmark's folder: every context and task file must be inside it.
+    pub root: PathBuf,
     /// The context directory.
     pub context: PathBuf,
     /// The task files, in the order they are read.
@@ -49,18 +53,32 @@ pub fn find(dir: &Path) -> Option<Layout> {
         let text = std::fs::read_to_string(path).unwrap_or_default();
         text.lines().find(|l| !l.trim().is_empty()).is_some_and(|l| l.contains("\"task_id\""))
     };
-    tasks.retain(first_line_has_task_id);
-    (!tasks.is_empty()).then_some(Layout { context, tasks })
+    // A file leading outside the folder is not read here: `read` leaves it out, saying why.
+    let contained = BenchmarkRoot::new(dir);
+    tasks.retain(|path| contained.resolve(path).is_err() || first_line_has_task_id(path));
+    (!tasks.is_empty()).then_some(Layout { root: dir.to_path_buf(), context, tasks })
 }
 
-/// The context as one dataset: keys by file, markdown as documentation.
-fn dataset(context: &Path) -> Result<BenchDataset, ImportError> {
+/// Why `path`, a file of the benchmark, is not read: it leads outside the
+/// benchmark's folder (a symlink out, or a folder linked out).
+fn outside(contained: &BenchmarkRoot, path: &Path) -> Option<Skipped> {
+    let err = contained.resolve(path).err()?;
+    Some(Skipped { id: path.display().to_string(), reason: err.to_string() })
+}
+
+/// The context as one dataset: keys by file, markdown as documentation; a
+/// file leading outside the benchmark's folder is left out, with its reason.
+fn dataset(context: &Path, contained: &BenchmarkRoot, skipped: &mut Vec<Skipped>) -> Result<BenchDataset, ImportError> {
     let mut data = Map::new();
     let mut keys = Map::new();
     let mut columns = Map::new();
     let mut notes: Vec<Value> = Vec::new();
     let mut documentation = Map::new();
     for path in files_with(context, &["csv", "json", "md"]) {
+        if let Some(left_out) = outside(contained, &path) {
+            skipped.push(left_out);
+            continue;
+        }
         let file = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
         let key = dataset_name(&file);
         match path.extension().and_then(|e| e.to_str()) {
@@ -122,7 +140,12 @@ pub fn read(layout: &Layout) -> Result<Bench, ImportError> {
     let mut bench = Bench::default();
     let mut seen: HashSet<String> = HashSet::new();
     let mut lines: Vec<(&'static str, Map<String, Value>)> = Vec::new();
+    let contained = BenchmarkRoot::new(&layout.root);
     for file in &layout.tasks {
+        if let Some(left_out) = outside(&contained, file) {
+            bench.skipped.push(left_out);
+            continue;
+        }
         for (line, task) in read_jsonl(file)? {
             let Some(id) = id_text(task.get("task_id")) else {
                 return Err(ImportError::BadLine { file: file.clone(), line, message: "no \"task_id\"".into() });
@@ -161,7 +184,16 @@ pub fn read(layout: &Layout) -> Result<Bench, ImportError> {
     if lines.is_empty() {
         return Ok(bench);
     }
-    bench.datasets.push(dataset(&layout.context)?);
+    if let Some(left_out) = outside(&contained, &layout.context) {
+        // The context is every question's dataset: without it, no question is imported.
+        let reason = format!("its context folder {}", left_out.reason);
+        bench.skipped.extend(lines.iter().map(|(_, line)| Skipped {
+            id: line.get("source_id").and_then(Value::as_str).unwrap_or_default().to_string(),
+            reason: reason.clone(),
+        }));
+        return Ok(bench);
+    }
+    bench.datasets.push(dataset(&layout.context, &contained, &mut bench.skipped)?);
     let rank = |level: &str| ["easy", "medium", "hard"].iter().position(|l| *l == level).unwrap_or(1);
     lines.sort_by_key(|(level, _)| rank(level));
     bench.questions = lines.into_iter().map(|(_, line)| line).collect();

@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use crate::dataset::BenchmarkRoot;
+
 use super::{
     Bench, BenchDataset, ImportError, QuestionLine, Skipped, dataset_name, id_text, level, prepare_table, read_jsonl,
 };
@@ -17,6 +19,8 @@ use super::{
 /// Where the three parts of the benchmark are.
 #[derive(Debug, Clone)]
 pub struct Layout {
+    /// The benchmark's folder: every table a question names must be inside it.
+    pub root: PathBuf,
     /// The questions file.
     pub questions: PathBuf,
     /// The labels file.
@@ -34,6 +38,7 @@ pub fn find(dir: &Path) -> Option<Layout> {
     names.iter().find_map(|name| {
         let prefix = name.strip_suffix("questions.jsonl")?;
         let layout = Layout {
+            root: dir.to_path_buf(),
             questions: dir.join(name),
             labels: dir.join(format!("{prefix}labels.jsonl")),
             tables: dir.join(format!("{prefix}tables")),
@@ -79,6 +84,10 @@ fn common_answers(value: Option<&Value>) -> Result<Value, String> {
 
 /// Read the benchmark in `layout` into a benchmark directory's contents.
 pub fn read(layout: &Layout) -> Result<Bench, ImportError> {
+    let contained = BenchmarkRoot::new(&layout.root);
+    // The questions and labels files are every question's: one leading out stops the import.
+    contained.resolve(&layout.questions)?;
+    contained.resolve(&layout.labels)?;
     let labels = labels(&layout.labels)?;
     let questions = read_jsonl(&layout.questions)?;
     let mut bench = Bench::default();
@@ -112,10 +121,11 @@ pub fn read(layout: &Layout) -> Result<Bench, ImportError> {
             Some(Ok(expected)) => expected.clone(),
         };
         let table = tables.entry(file.to_string()).or_insert_with(|| {
-            let path = layout.tables.join(file);
-            if !path.is_file() {
-                return Err(format!("its table {file} is not in {}", layout.tables.display()));
-            }
+            let path = match contained.resolve(&layout.tables.join(file)) {
+                Ok(Some(path)) if path.is_file() => path,
+                Ok(_) => return Err(format!("its table {file} is not in {}", layout.tables.display())),
+                Err(outside) => return Err(format!("its table {file:?}: {outside}")),
+            };
             let prepared = prepare_table(&path).map_err(|err| format!("its table cannot be prepared: {err}"))?;
             let mut name = dataset_name(file);
             while names_taken.get(&name).is_some_and(|taken| taken != file) {

@@ -49,6 +49,9 @@ pub enum ImportError {
     /// The output directory is already there.
     #[error("{0} already exists; choose another --out or remove it")]
     OutExists(PathBuf),
+    /// A file the import needs leads outside the benchmark's folder.
+    #[error(transparent)]
+    Outside(#[from] crate::dataset::OutsideBenchmark),
     /// Every question was skipped.
     #[error("no question could be imported ({0} skipped)")]
     Empty(usize),

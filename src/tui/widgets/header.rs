@@ -12,9 +12,8 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::domain::{LlmRole, RoleModel};
 use crate::report::{Agreement, role_usage};
-use crate::run::{Outcome, QuestionStatus, RunSettings, RunState};
+use crate::run::{Outcome, Players, QuestionStatus, RunSettings, RunState};
 use crate::tui::app::App;
 use crate::tui::comparison::{CHANGES, Comparison};
 use crate::tui::replay::Replay;
@@ -98,29 +97,22 @@ fn seconds(duration: Duration) -> String {
 }
 
 /// Who played which role when not one model played them all, compactly: the
-/// roles each model played, with their tokens and cost so far
+/// roles each played, named by model (and provider and server when they
+/// differ), with their tokens and cost so far
 /// (`builder builder-m 1.2k · critic critic-m 3.4k $0.0120`).
 fn roles(settings: &RunSettings, state: &RunState) -> Option<String> {
-    let mut groups: Vec<(RoleModel, Vec<LlmRole>)> = Vec::new();
-    for role in settings.roles_played() {
-        let played = settings.role(role);
-        match groups.iter_mut().find(|(model, _)| *model == played) {
-            Some((_, roles)) => roles.push(role),
-            None => groups.push((played, vec![role])),
-        }
-    }
-    if groups.len() < 2 {
+    let players = Players::of(settings);
+    if !players.differ() {
         return None;
     }
     let used = role_usage(state);
-    let parts: Vec<String> = groups
-        .iter()
-        .map(|(played, roles)| {
-            let names: Vec<&str> = roles.iter().map(|r| r.setting_name()).collect();
+    let parts: Vec<String> = players
+        .groups()
+        .into_iter()
+        .map(|(mut part, roles)| {
             let of = || roles.iter().filter_map(|r| used.get(r));
             let tokens: u64 = of().map(|u| u.prompt_tokens + u.completion_tokens).sum();
             let cost: f64 = of().map(|u| u.cost_usd).sum();
-            let mut part = format!("{} {}", names.join(","), played.model);
             if tokens > 0 {
                 part.push_str(&format!(" {:.1}k", tokens as f64 / 1000.0));
             }

@@ -15,7 +15,7 @@ use serde_json::{Map, Value, json};
 
 use super::question::QuestionScreen;
 use super::{Component, Handled};
-use crate::dataset::Dataset;
+use crate::dataset::{BenchmarkRoot, Dataset};
 use crate::domain::{IterationAt, NodeId};
 use crate::run::Command;
 use crate::tui::app::App;
@@ -48,9 +48,10 @@ fn note(text: String) -> Value {
     Value::String(format!("⟨{text}⟩"))
 }
 
-/// The dataset at `dir` when its hash is still `hash`, or why not.
-fn load_checked(dir: &str, hash: &str) -> LoadedDataset {
-    match Dataset::load(dir) {
+/// The dataset at `dir` when it is inside `root` and its hash is still
+/// `hash`, or why not.
+fn load_checked(root: &BenchmarkRoot, dir: &str, hash: &str) -> LoadedDataset {
+    match root.load(std::path::Path::new(dir)) {
         Ok(dataset) if dataset.content_hash != hash => {
             Err(format!("{dir} changed since the run: its values would not be what the node read"))
         }
@@ -68,15 +69,20 @@ fn dataset(app: &mut App, question: &crate::domain::Question) -> LoadedDataset {
     };
     if !settings.datasets.is_empty() {
         let name = question.dataset.as_deref().unwrap_or_default();
+        // The run's benchmark folder: a trace names its datasets, and they stay in it.
+        let root = BenchmarkRoot::new(std::path::Path::new(&settings.dataset_dir))
+            .allowing_outside(app.allow_outside_datasets);
         return match settings.datasets.iter().find(|d| d.name == name) {
-            Some(named) => load_checked(&named.dir, &named.hash),
+            Some(named) => load_checked(&root, &named.dir, &named.hash),
             None => Err(format!("the run has no dataset {name:?}")),
         };
     }
     if let Some(loaded) = &app.dataset {
         return loaded.clone();
     }
-    let loaded = load_checked(&settings.dataset_dir, &settings.dataset_hash);
+    // The run's one dataset is the directory the user gave the run, not one a benchmark named.
+    let anywhere = BenchmarkRoot::new(std::path::Path::new(&settings.dataset_dir)).allowing_outside(true);
+    let loaded = load_checked(&anywhere, &settings.dataset_dir, &settings.dataset_hash);
     app.dataset = Some(loaded.clone());
     loaded
 }
