@@ -286,12 +286,12 @@ impl Slot {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rustpython_vm::Interpreter;
+    use crate::sandbox::worker::build_interpreter;
 
     /// Evaluate `source` (a key function expression) and, when it is
     /// recognised, its key of the row `{"a": 2, "b": 3.5}`.
     fn key_of_row(source: &str) -> Option<String> {
-        Interpreter::without_stdlib(Default::default()).enter(|vm| {
+        build_interpreter().enter(|vm| {
             let scope = vm.new_scope_with_builtins();
             let setup = "row = {'a': 2, 'b': 3.5, 'c': {'d': 'x'}}\ndef named(r):\n    return r['a']\nk = 'a'\n";
             let key = vm.run_block_expr(scope.clone(), &format!("{setup}{source}")).unwrap();
