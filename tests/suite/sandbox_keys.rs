@@ -5,7 +5,7 @@
 //! None, mixed ints and floats, ties and dict subclasses, with and without
 //! `reverse`, and NaN in `min` and `max` (sorting keys among which NaN is
 //! unordered gives another order than CPython's with any key, called or not:
-//! see BENCHMARKS.md); keys it must still call (a call, a closure, a default
+//! see BENCHMARKS.md, "The interpreter's own cost"); keys it must still call (a call, a closure, a default
 //! argument) beside them. Each case answers the order of the rows' ids (so
 //! stability shows) or the exception's repr, which must be CPython's.
 
