@@ -4,10 +4,11 @@
 //! `min`, `max` and top-k over seeded generated rows with missing fields,
 //! None, mixed ints and floats, ties and dict subclasses, with and without
 //! `reverse`, and NaN in `min` and `max` (sorting keys among which NaN is
-//! unordered gives another order than CPython's with any key, called or not:
-//! see BENCHMARKS.md, "The interpreter's own cost"); keys it must still call (a call, a closure, a default
-//! argument) beside them. Each case answers the order of the rows' ids (so
-//! stability shows) or the exception's repr, which must be CPython's.
+//! unordered gives another order than CPython's with any key, called or
+//! not: see BENCHMARKS.md, "The interpreter's own cost"); keys it must still
+//! call (a call, a closure, a default argument) beside them. Each case
+//! answers the order of the rows' ids (so stability shows) or the
+//! exception's repr, which must be CPython's.
 
 use super::sandbox_differential::cpython_answers;
 use super::sandbox_sort::first_difference;

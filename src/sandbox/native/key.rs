@@ -7,14 +7,13 @@
 //! made of the parameter, constants, subscripts (`r["f"]`), attribute reads
 //! (`r.f`), `r.get(k)` / `r.get(k, d)`, unary minus and tuples; and when it is
 //! an `operator.itemgetter` (`attrgetter` is denied to node code). Such a key
-//! is evaluated here with
-//! the operations its bytecode would run (`get_item`, `get_attr`, a `get`
-//! method call, `-`, a new tuple), in the same order, so it returns and
-//! raises what the lambda would. Only a row that is an exact `dict` takes a
-//! shorter path for `r["f"]` and `r.get(...)`: its entries are read directly,
-//! as `dict.__getitem__` and `dict.get` read them (an exact dict has no
-//! `__missing__`). Any other key (a call, a global, a closure, a default
-//! argument, a comparison) is called as Python calls it.
+//! is evaluated here with the operations its bytecode would run (`get_item`,
+//! `get_attr`, a `get` method call, `-`, a new tuple), in the same order, so
+//! it returns and raises what the lambda would. Only a row that is an exact
+//! `dict` takes a shorter path for `r["f"]` and `r.get(...)`: its entries are
+//! read directly, as `dict.__getitem__` and `dict.get` read them (an exact
+//! dict has no `__missing__`). Any other key (a call, a global, a closure, a
+//! default argument, a comparison) is called as Python calls it.
 
 use rustpython_vm::{
     AsObject, PyObjectRef, PyResult, VirtualMachine,
