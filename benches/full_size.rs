@@ -9,7 +9,12 @@
 //!
 //! Run: `cargo bench --bench full_size [-- 10000 200000]` (sizes to run;
 //! all three when none). `FULL_SIZE_RUNS` sets the timed runs per DAG
-//! (default 5); `FULL_SIZE_SKIP` = `dags`, `start` or `memory` leaves that part out.
+//! (default 5); `FULL_SIZE_SKIP` = `dags`, `start` or `memory` leaves that part out;
+//! `FULL_SIZE_ONLY` = a comma-separated list of DAG names runs only those;
+//! `FULL_SIZE_WORKER` = the path of another build's `eval-dag` runs its
+//! workers instead (to measure a change against the build before it);
+//! `FULL_SIZE_KEEP` = a directory keeps each size's `data.json` (in `SIZE/`)
+//! and the DAGs (`dags.json`) there, to profile a worker on them by hand.
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a benchmark stops at its first failure")]
 
 #[path = "support/analysis.rs"]
@@ -146,28 +151,44 @@ fn memory(dir: &Path, executable: &Path) -> anyhow::Result<()> {
 
 fn main() -> anyhow::Result<()> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let executable = PathBuf::from(env!("CARGO_BIN_EXE_eval-dag"));
+    let executable = std::env::var_os("FULL_SIZE_WORKER")
+        .map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_eval-dag")), PathBuf::from);
     let sizes: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
     let sizes = if sizes.is_empty() { SIZES.to_vec() } else { sizes };
     let runs: usize = std::env::var("FULL_SIZE_RUNS").ok().and_then(|r| r.parse().ok()).unwrap_or(5).max(1);
     let skip = std::env::var("FULL_SIZE_SKIP").unwrap_or_default();
-    let (dags, references) = (analysis::dags()?, analysis::reference_dags()?);
+    let only = std::env::var("FULL_SIZE_ONLY").ok();
+    let chosen = |dags: Vec<GeneratedDag>| -> Vec<GeneratedDag> {
+        let Some(only) = &only else { return dags };
+        dags.into_iter().filter(|dag| only.split(',').any(|name| dag.question_id.as_str() == name)).collect()
+    };
+    let (dags, references) = (chosen(analysis::dags()?), chosen(analysis::reference_dags()?));
+    let keep = std::env::var_os("FULL_SIZE_KEEP").map(PathBuf::from);
+    if let Some(keep) = &keep {
+        std::fs::create_dir_all(keep)?;
+        std::fs::write(keep.join("dags.json"), serde_json::to_string(&[&dags, &references])?)?;
+    }
     for size in sizes {
-        let dir = tempfile::tempdir()?;
+        let temporary = tempfile::tempdir()?;
+        let dir = match &keep {
+            Some(keep) => keep.join(size.to_string()),
+            None => temporary.path().to_path_buf(),
+        };
+        std::fs::create_dir_all(&dir)?;
         let data = analysis::dataset(size).to_string();
-        std::fs::write(dir.path().join("data.json"), &data).context("cannot write the data")?;
+        std::fs::write(dir.join("data.json"), &data).context("cannot write the data")?;
         println!("\n## {size} rows ({:.1} MB of data.json), medians of {runs} runs\n", data.len() as f64 / 1e6);
         drop(data);
         if !skip.contains("dags") {
-            compare_dags(&root, dir.path(), &executable, &dags, runs, true)?;
+            compare_dags(&root, &dir, &executable, &dags, runs, true)?;
             println!("\nWhat the sandbox adds (not in the ratios above):\n");
-            compare_dags(&root, dir.path(), &executable, &references, runs, false)?;
+            compare_dags(&root, &dir, &executable, &references, runs, false)?;
         }
         if !skip.contains("start") {
-            compare_start(dir.path(), &executable)?;
+            compare_start(&dir, &executable)?;
         }
         if !skip.contains("memory") {
-            memory(dir.path(), &executable)?;
+            memory(&dir, &executable)?;
         }
     }
     Ok(())

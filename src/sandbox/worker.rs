@@ -121,7 +121,7 @@ pub fn serve(dataset_dir: &Path) -> anyhow::Result<()> {
     worker.join().map_err(|_| anyhow::anyhow!("the interpreter thread panicked"))?
 }
 
-fn build_interpreter() -> Interpreter {
+pub(super) fn build_interpreter() -> Interpreter {
     let mut settings = rustpython_vm::Settings::default();
     settings.import_site = false;
     settings.allow_external_library = false;

@@ -50,6 +50,7 @@ mod run_scripted;
 mod sandbox_differential;
 mod sandbox_hostile;
 mod sandbox_kernel;
+mod sandbox_keys;
 mod sandbox_output;
 mod sandbox_randomness;
 mod sandbox_sort;

@@ -36,7 +36,7 @@ fn dag(name: &str, call: &str) -> Value {
 }
 
 /// Where `ours` and `theirs` first differ, as a path and the two values there.
-fn first_difference(path: String, ours: &Value, theirs: &Value) -> Option<String> {
+pub(crate) fn first_difference(path: String, ours: &Value, theirs: &Value) -> Option<String> {
     match (ours, theirs) {
         (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
             a.iter().zip(b).enumerate().find_map(|(i, (x, y))| first_difference(format!("{path}[{i}]"), x, y))

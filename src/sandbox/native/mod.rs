@@ -5,7 +5,8 @@
 //!
 //! Sorting is installed directly: `list.sort` on the list type and `sorted` in
 //! the builtins, so the stdlib's own sorts (`statistics.median`, `quantiles`,
-//! `Counter.most_common`) take it too. For the rest, the worker defines the
+//! `Counter.most_common`) take it too; so are `min` and `max`, native only for
+//! a key that reads fields (`key`). For the rest, the worker defines the
 //! factories below in the prelude's scope; the prelude wraps the module
 //! classes with them. Node code never sees these names (they
 //! start with `_`); it reaches them only through the wrapped methods.
@@ -14,6 +15,8 @@ mod counter;
 mod datetime;
 mod decimal;
 mod decimal_arith;
+mod key;
+mod minmax;
 mod sort;
 mod statistics;
 mod strftime;
@@ -63,6 +66,7 @@ where
 /// Define the factories in the prelude's scope (see the submodules).
 pub fn install(vm: &VirtualMachine, scope: &Scope) -> PyResult<()> {
     sort::install(vm)?;
+    minmax::install(vm)?;
     let functions =
         [datetime::functions(vm), decimal::functions(vm), vec![statistics::function(vm), counter::function(vm)]];
     for (name, function) in functions.into_iter().flatten() {

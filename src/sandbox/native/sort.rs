@@ -9,10 +9,13 @@
 //! Anything else (NaN, big ints, other types, unorderable mixes) goes to
 //! RustPython's own sort, which raises what CPython raises; the key results
 //! computed already are handed to it, so `key` is still called once per item.
+//! A `key` that only reads fields (`lambda r: r["f"]`, see `key`) is
+//! evaluated without a Python call.
 
 use std::cell::Cell;
 use std::cmp::Ordering;
 
+use super::key::KeyFn;
 use rustpython_vm::{
     AsObject, PyObjectRef, PyPayload, PyResult, VirtualMachine,
     builtins::{PyFloat, PyInt, PyList, PyStr, PyTuple},
@@ -148,12 +151,12 @@ fn sorted_order(keys: &[PyObjectRef], reverse: bool, vm: &VirtualMachine) -> Opt
 fn sort_options<'a>(
     kwargs: impl IntoIterator<Item = (&'a String, &'a PyObjectRef)>,
     vm: &VirtualMachine,
-) -> Option<(Option<PyObjectRef>, bool)> {
+) -> Option<(Option<KeyFn>, bool)> {
     let (mut key, mut reverse) = (None, false);
     for (name, value) in kwargs {
         match name.as_str() {
             "key" if vm.is_none(value) => {}
-            "key" => key = Some(value.clone()),
+            "key" => key = Some(KeyFn::new(value.clone(), vm)),
             "reverse" if value.class().is(vm.ctx.types.bool_type) => reverse = value.is(&vm.ctx.true_value),
             "reverse" => reverse = value.downcast_ref_if_exact::<PyInt>(vm)?.try_to_primitive::<i64>(vm).ok()? != 0,
             _ => return None,
@@ -165,7 +168,7 @@ fn sort_options<'a>(
 /// Sort `list` in place; `fallback` is RustPython's `list.sort`.
 fn sort_list(
     list: &PyObjectRef,
-    key: Option<PyObjectRef>,
+    key: Option<KeyFn>,
     reverse: bool,
     fallback: &PyObjectRef,
     vm: &VirtualMachine,
@@ -181,7 +184,7 @@ fn sort_list(
     };
     // As in CPython, the list is empty while `key` runs.
     let items = std::mem::take(&mut *payload.borrow_vec_mut());
-    let keys: PyResult<Vec<PyObjectRef>> = items.iter().map(|item| key.call((item.clone(),), vm)).collect();
+    let keys: PyResult<Vec<PyObjectRef>> = items.iter().map(|item| key.apply(item, vm)).collect();
     let modified = !payload.borrow_vec().is_empty();
     let order = keys.as_ref().ok().filter(|_| !modified).and_then(|keys| sorted_order(keys, reverse, vm));
     let sorted = order.is_some();
