@@ -7,10 +7,12 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::domain::{ProviderKind, StructuredOutput};
 
+mod baseline;
 mod benchmark;
 mod roles;
 mod run;
 mod values;
+pub use baseline::BaselineArgs;
 pub use benchmark::{BenchmarkKind, ImportArgs};
 pub use roles::RoleFlags;
 pub use run::{HarnessFlags, RunArgs};
@@ -65,6 +67,9 @@ pub enum CliCommand {
     Compare(CompareArgs),
     /// Grade a finished run's answers again (ground truth), without re-running.
     Grade(GradeArgs),
+    /// Score a finished run's baselines (as `run --baselines`) in a derived
+    /// run, asking only the baseline calls it has no reply for.
+    Baseline(BaselineArgs),
     /// Judge every recorded iteration of a run again with another critic
     /// (model or prompts), never rebuilding a DAG, and compare the verdicts.
     Recritic(RecriticArgs),

@@ -264,6 +264,20 @@ pub fn same_datasets(settings: &RunSettings, at: DatasetsAt<'_>) -> anyhow::Resu
     }
 }
 
+/// The one dataset of a single-dataset run (`settings`), refused when it
+/// changed since the run; `work` names what needs it (`re-criticising`).
+pub fn one_dataset(settings: &RunSettings, work: &str) -> anyhow::Result<Arc<Dataset>> {
+    let dataset_dir = PathBuf::from(&settings.dataset_dir);
+    let dataset = Arc::new(
+        Dataset::load(&dataset_dir)
+            .with_context(|| format!("{work} needs the run's dataset ({})", dataset_dir.display()))?,
+    );
+    if dataset.content_hash != settings.dataset_hash {
+        anyhow::bail!("the dataset in {} changed since the run; {work} needs the same data", dataset_dir.display());
+    }
+    Ok(dataset)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

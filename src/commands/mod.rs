@@ -15,6 +15,7 @@ macro_rules! say {
     };
 }
 
+mod baseline;
 mod cache;
 mod compare;
 mod completions;
@@ -59,6 +60,7 @@ pub fn dispatch(command: CliCommand) -> anyhow::Result<ExitCode> {
         CliCommand::Compare(args) => compare::run(args),
         CliCommand::Grade(args) => grade::run(args),
         CliCommand::Recritic(args) => recritic::run(args),
+        CliCommand::Baseline(args) => baseline::run(args),
         CliCommand::Export(args) => export::run(args),
         CliCommand::Cache(args) => cache::run(args),
         CliCommand::Completions(args) => completions::run(&args),

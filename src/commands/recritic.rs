@@ -9,7 +9,7 @@
 
 use std::collections::BTreeSet;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -177,21 +177,6 @@ fn spending_line(state: &RunState, before: &RunState) -> String {
     format!("recritic: {} review calls, {tokens} tokens, ${:.4}", calls.len(), state.cost_usd - before.cost_usd)
 }
 
-/// The one dataset of a single-dataset run, refused when it changed.
-fn one_dataset(settings: &RunSettings) -> anyhow::Result<Arc<Dataset>> {
-    let dataset_dir = PathBuf::from(&settings.dataset_dir);
-    let dataset = Arc::new(Dataset::load(&dataset_dir).with_context(|| {
-        format!("re-criticising needs the run's dataset ({}) to run its DAGs", dataset_dir.display())
-    })?);
-    if dataset.content_hash != settings.dataset_hash {
-        anyhow::bail!(
-            "the dataset in {} changed since the run; re-criticising needs the same data",
-            dataset_dir.display()
-        );
-    }
-    Ok(dataset)
-}
-
 /// Run the `recritic` subcommand.
 pub fn run(args: RecriticArgs) -> anyhow::Result<ExitCode> {
     let source_path = super::report::trace_path(&args.run)?;
@@ -212,7 +197,7 @@ pub fn run(args: RecriticArgs) -> anyhow::Result<ExitCode> {
             at.record(&mut settings, several);
             several.first()?
         }
-        None => one_dataset(&settings)?,
+        None => super::datasets::one_dataset(&settings, "re-criticising")?,
     };
     let prompts = Arc::new(prompts(&args)?);
     let (critic, roles) = critic_llm(&args, &file, &settings, &dataset)?;

@@ -59,7 +59,8 @@ fn import_skips_an_infiagent_table_outside_the_benchmark_by_dotdot_absolute_path
         assert!(line.contains("outside the benchmark folder"), "{line}");
         assert!(line.contains("secrets.csv"), "the line names the path: {line}");
     }
-    assert!(err.ends_with("(3 skipped)\n"), "{err}");
+    // The count, then the scorer's audit of the one question imported.
+    assert!(err.contains("(3 skipped)\nscorer audit: "), "{err}");
     assert!(!out.join("datasets/secrets").exists() && !out.join("datasets/linked").exists());
     let written = std::fs::read_to_string(out.join("questions.jsonl")).unwrap();
     assert_eq!(written.lines().count(), 1, "{written}");

@@ -60,18 +60,18 @@ fn script(request: &Recorded) -> Reply {
 async fn eval_dag(home: &Path, base_url: &str, args: &[&str]) -> Output {
     let mut command = tokio::process::Command::from(common::eval_dag(home));
     command.current_dir(common::root()).args(args).env("OPENAI_API_KEY", "test-key");
-    if args.first() == Some(&"run") {
+    if matches!(args.first(), Some(&"run" | &"baseline")) {
         command.args(["--llm", "openai", "--base-url", base_url]);
     }
     command.output().await.unwrap()
 }
 
-/// A run with baselines of [`QUESTIONS`] into `home/<name>`, with `extra` flags.
+/// A run of [`QUESTIONS`] into `home/<name>`, with `extra` flags (`--baselines` among them, or not).
 async fn run(home: &Path, mock: &MockLlm, name: &str, extra: &[&str]) -> (Output, std::path::PathBuf) {
     let questions = home.join("questions.jsonl");
     std::fs::write(&questions, QUESTIONS).unwrap();
     let out = home.join(name);
-    let mut args = vec!["run", "sample-data/fraud", "--headless", "--baselines", "--questions-file"];
+    let mut args = vec!["run", "sample-data/fraud", "--headless", "--questions-file"];
     args.extend([questions.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     args.extend(extra);
     (eval_dag(home, &mock.base_url(), &args).await, out)
@@ -85,7 +85,7 @@ fn results(run: &Path) -> Value {
 async fn baselines_say_which_questions_need_the_data_and_what_the_loop_adds() {
     let mock = MockLlm::start(|request, _| script(request)).await;
     let home = tempfile::tempdir().unwrap();
-    let (output, out) = run(home.path(), &mock, "run", &["--no-cache"]).await;
+    let (output, out) = run(home.path(), &mock, "run", &["--baselines", "--no-cache"]).await;
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "two of the loop's answers are wrong: {stderr}");
     assert_eq!(mock.requests().iter().filter(|r| is_baseline(r)).count(), 8, "two baseline calls per question");
@@ -155,7 +155,7 @@ async fn a_resumed_run_asks_only_the_baselines_it_has_no_reply_for_and_a_cached_
     let home = tempfile::tempdir().unwrap();
     let cache = home.path().join("responses.sqlite");
     let cache = cache.to_str().unwrap();
-    let (_, out) = run(home.path(), &mock, "run", &["--cache", cache]).await;
+    let (_, out) = run(home.path(), &mock, "run", &["--baselines", "--cache", cache]).await;
     assert_eq!(results(&out)["detailed_results"][2]["baselines"]["no_code"]["answer"], Value::Null);
     let before = mock.requests().len();
     let base_url = mock.base_url();
@@ -167,7 +167,7 @@ async fn a_resumed_run_asks_only_the_baselines_it_has_no_reply_for_and_a_cached_
     assert_eq!(results(&out)["detailed_results"][2]["baselines"]["no_code"]["answer"], 49000);
 
     let before = mock.requests().len();
-    let (again, rerun) = run(home.path(), &mock, "again", &["--cache", cache]).await;
+    let (again, rerun) = run(home.path(), &mock, "again", &["--baselines", "--cache", cache]).await;
     let sent: Vec<String> = mock.requests()[before..].iter().map(|r| r.prompt().chars().take(300).collect()).collect();
     assert!(sent.is_empty(), "every call answered from the cache: {sent:#?}");
     assert_eq!(results(&rerun)["summary"]["baselines"], results(&out)["summary"]["baselines"]);
@@ -187,4 +187,34 @@ async fn baselines_with_the_offline_planner_are_refused_in_one_line() {
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
     assert!(stderr.contains("baselines need an LLM"), "{stderr}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_finished_run_gets_its_baselines_as_a_derived_run_and_is_never_written_to() {
+    let mock = MockLlm::start(|request, _| script(request)).await;
+    let home = tempfile::tempdir().unwrap();
+    let (_, source) = run(home.path(), &mock, "source", &["--no-cache"]).await;
+    assert!(results(&source)["summary"].get("baselines").is_none(), "no baselines asked");
+    let original = std::fs::read(source.join("trace.jsonl")).unwrap();
+    let derived = home.path().join("derived");
+    let before = mock.requests().len();
+    let args = ["baseline", source.to_str().unwrap(), "--out", derived.to_str().unwrap()];
+    let output = eval_dag(home.path(), &mock.base_url(), &args).await;
+    let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stdout.contains("baselines: the loop 50% (2/4) · empty 25% (1/4)"), "{stdout}");
+    let asked = &mock.requests()[before..];
+    assert!(asked.len() == 8 && asked.iter().all(is_baseline), "only the baseline calls: {}", asked.len());
+    assert_eq!(std::fs::read(source.join("trace.jsonl")).unwrap(), original, "the source is never written to");
+    let doc = results(&derived);
+    assert_eq!(doc["summary"]["baselines"]["no_code"]["accuracy"], 0.5);
+    assert_eq!(doc["detailed_results"][0]["answerable_without_data"], true);
+    let header: Value =
+        serde_json::from_str(std::fs::read_to_string(derived.join("trace.jsonl")).unwrap().lines().next().unwrap())
+            .unwrap();
+    assert_eq!(header["derived_from"]["path"], source.join("trace.jsonl").to_str().unwrap());
+    assert_eq!(header["settings"]["baselines"], true);
+
+    let again = eval_dag(home.path(), &mock.base_url(), &args).await;
+    assert_eq!(again.status.code(), Some(2), "an --out holding a run is refused");
 }

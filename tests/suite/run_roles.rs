@@ -285,16 +285,20 @@ async fn a_run_killed_mid_way_and_resumed_keeps_its_roles() {
     assert_eq!(results["roles"]["dag_build"]["model"], "builder-m");
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_critic_speaking_the_anthropic_protocol_gets_only_the_reviews() {
-    let (builder, judge) = (MockLlm::start(script(false)).await, MockLlm::start(script(false)).await);
+/// A critic answering the script's replies over Anthropic's wire protocol.
+async fn anthropic_critic() -> MockAnthropic {
     let openai_script = script(false);
-    // The same answers over Anthropic's wire protocol.
-    let critic = MockAnthropic::start(move |request, index| match openai_script(request, index) {
+    MockAnthropic::start(move |request, index| match openai_script(request, index) {
         Reply::Text(text) => mock_anthropic::Reply::Text(text),
         _ => mock_anthropic::Reply::Status(400, vec![], "unexpected".into()),
     })
-    .await;
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_critic_speaking_the_anthropic_protocol_gets_only_the_reviews() {
+    let (builder, judge) = (MockLlm::start(script(false)).await, MockLlm::start(script(false)).await);
+    let critic = anthropic_critic().await;
     let dir = tempfile::tempdir().unwrap();
     let config = config_file(dir.path(), &builder, &builder);
     let text = std::fs::read_to_string(&config).unwrap().replacen(
@@ -362,12 +366,7 @@ async fn a_roles_section_naming_its_provider_is_not_moved_by_the_flags_for_every
     // The reported case: `--llm openai --model M --base-url URL` sent a
     // configured anthropic critic's reviews to the builder's server.
     let builder = MockLlm::start(script(false)).await;
-    let openai_script = script(false);
-    let critic = MockAnthropic::start(move |request, index| match openai_script(request, index) {
-        Reply::Text(text) => mock_anthropic::Reply::Text(text),
-        _ => mock_anthropic::Reply::Status(400, vec![], "unexpected".into()),
-    })
-    .await;
+    let critic = anthropic_critic().await;
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("config.toml");
     let section = format!(

@@ -11,12 +11,11 @@
 //! exception's repr, which must be CPython's.
 
 use super::sandbox_differential::cpython_answers;
-use super::sandbox_sort::first_difference;
+use super::sandbox_sort::differences;
 use crate::common;
 
 use std::time::Duration;
 
-use eval_dag::domain::GeneratedDag;
 use serde_json::{Value, json};
 
 /// The node code: `cases(seed, size)` answers every case over rows built
@@ -138,19 +137,7 @@ async fn field_keys_match_cpython() {
     let dags: Vec<Value> = RUNS.iter().map(|(seed, size)| dag(*seed, *size)).collect();
     let Some(expected) = cpython_answers(&Value::Array(dags.clone()).to_string()) else { return };
     let pool = common::pool(Duration::from_secs(30), Duration::from_secs(60));
-    let mut mismatches = Vec::new();
-    for (dag, reference) in dags.iter().zip(&expected) {
-        let dag: GeneratedDag = serde_json::from_value(dag.clone()).unwrap();
-        let want =
-            reference.get("answer").unwrap_or_else(|| panic!("{}: CPython failed: {reference}", dag.question_id));
-        let result = pool.run(&dag, 0).await;
-        match result.final_answer {
-            Some(answer) if result.success => {
-                mismatches.extend(first_difference(dag.question_id.to_string(), &answer, want));
-            }
-            _ => mismatches.push(format!("{}: sandbox failed: {:?}", dag.question_id, result.error)),
-        }
-    }
+    let mismatches = differences(&pool, &dags, &expected).await;
     assert!(mismatches.is_empty(), "{mismatches:#?}");
 }
 

@@ -36,6 +36,29 @@ fn dag(name: &str, call: &str) -> Value {
 }
 
 /// Where `ours` and `theirs` first differ, as a path and the two values there.
+/// Each of `dags` run in `pool` against CPython's answer in `expected` (in
+/// the same order): where the two differ, or where the sandbox failed.
+pub(crate) async fn differences(
+    pool: &eval_dag::sandbox::SandboxPool,
+    dags: &[Value],
+    expected: &[Value],
+) -> Vec<String> {
+    let mut mismatches = Vec::new();
+    for (dag, reference) in dags.iter().zip(expected) {
+        let dag: GeneratedDag = serde_json::from_value(dag.clone()).unwrap();
+        let want =
+            reference.get("answer").unwrap_or_else(|| panic!("{}: CPython failed: {reference}", dag.question_id));
+        let result = pool.run(&dag, 0).await;
+        match result.final_answer {
+            Some(answer) if result.success => {
+                mismatches.extend(first_difference(dag.question_id.to_string(), &answer, want));
+            }
+            _ => mismatches.push(format!("{}: sandbox failed: {:?}", dag.question_id, result.error)),
+        }
+    }
+    mismatches
+}
+
 pub(crate) fn first_difference(path: String, ours: &Value, theirs: &Value) -> Option<String> {
     match (ours, theirs) {
         (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
@@ -69,19 +92,7 @@ async fn sorts_match_cpython() {
     let text = Value::Array(dags.clone()).to_string();
     let Some(expected) = cpython_answers(&text) else { return };
     let pool = common::pool(Duration::from_secs(60), Duration::from_secs(120));
-    let mut mismatches = Vec::new();
-    for (dag, reference) in dags.iter().zip(&expected) {
-        let dag: GeneratedDag = serde_json::from_value(dag.clone()).unwrap();
-        let want =
-            reference.get("answer").unwrap_or_else(|| panic!("{}: CPython failed: {reference}", dag.question_id));
-        let result = pool.run(&dag, 0).await;
-        match result.final_answer {
-            Some(answer) if result.success => {
-                mismatches.extend(first_difference(dag.question_id.to_string(), &answer, want));
-            }
-            _ => mismatches.push(format!("{}: sandbox failed: {:?}", dag.question_id, result.error)),
-        }
-    }
+    let mismatches = differences(&pool, &dags, &expected).await;
     assert!(mismatches.is_empty(), "{mismatches:#?}");
 }
 

@@ -8,7 +8,7 @@ use crate::common::eval_dag;
 use crate::common::tools::{Tool, require};
 
 /// The visible subcommands every script and page names.
-const SUBCOMMANDS: [&str; 14] = [
+const SUBCOMMANDS: [&str; 15] = [
     "run",
     "replay",
     "prepare",
@@ -18,6 +18,7 @@ const SUBCOMMANDS: [&str; 14] = [
     "report",
     "compare",
     "grade",
+    "baseline",
     "recritic",
     "export",
     "cache",
