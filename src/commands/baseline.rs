@@ -9,10 +9,10 @@ use std::sync::Arc;
 
 use anyhow::Context;
 
-use super::datasets::{DatasetsAt, one_dataset, same_datasets};
+use super::datasets::{DatasetsAt, recorded_data};
 use super::derive::{Origin, begin_derived};
 use crate::cli::BaselineArgs;
-use crate::config::{Config, RunConfig};
+use crate::config::Config;
 use crate::dag::DagExecutor;
 use crate::domain::{LlmRole, ProviderKind};
 use crate::engine::{self, EngineParts, RunOptions};
@@ -32,36 +32,14 @@ pub fn run(args: BaselineArgs) -> anyhow::Result<ExitCode> {
     let mut settings = source.header.settings.clone();
     settings.step = false;
     let at = DatasetsAt { root: args.dataset_root.as_deref(), allow_outside: args.allow_outside_datasets };
-    let several = match settings.datasets.is_empty() {
-        true => None,
-        false => Some(same_datasets(&settings, at)?),
-    };
-    let dataset = match &several {
-        Some(several) => {
-            at.record(&mut settings, several);
-            several.first()?
-        }
-        None => one_dataset(&settings, "asking the baselines")?,
-    };
-    let mut roles = file.role_configs(&args.roles, args.llm, |name| std::env::var(name).ok())?;
-    if let Some(level) = args.structured {
-        roles.values_mut().for_each(|role| role.ask_structured(level));
-    }
+    let (dataset, several) = recorded_data(&mut settings, at, "asking the baselines")?;
+    let roles = super::providers::flagged_roles(&file, &args.roles, args.llm, args.structured)?;
     if roles.get(&LlmRole::Baseline).is_none_or(|role| role.provider == ProviderKind::Offline) {
         anyhow::bail!(
             "baselines need an LLM: the offline planner does not answer them (use --llm openai or --llm anthropic, or --baseline-model with [roles.baseline])"
         );
     }
-    let config = RunConfig {
-        roles,
-        questions: settings.questions,
-        max_iterations: settings.max_iterations,
-        concurrency: settings.concurrency,
-        review_concurrency: settings.review_concurrency,
-        metamorphic: false,
-        repair: settings.repair.unwrap_or(crate::llm::DEFAULT_REPAIRS),
-    };
-    let (llm, played) = super::providers::build_llm(&config, settings.seed, &dataset, None, Default::default())?;
+    let (llm, played) = super::providers::recorded_run_llm(roles, &settings, &dataset)?;
     settings.baselines = true;
     if let Some(baseline) = played.get(&LlmRole::Baseline) {
         settings.roles.insert(LlmRole::Baseline, baseline.clone());

@@ -264,9 +264,25 @@ pub fn same_datasets(settings: &RunSettings, at: DatasetsAt<'_>) -> anyhow::Resu
     }
 }
 
+/// A recorded run's data for `work` (`re-criticising`): each dataset of a run
+/// over several, found `at` where they are now (recorded in `settings`), with
+/// the first of them; else its one dataset. Refused when one changed.
+pub fn recorded_data(
+    settings: &mut RunSettings,
+    at: DatasetsAt<'_>,
+    work: &str,
+) -> anyhow::Result<(Arc<Dataset>, Option<RunDatasets>)> {
+    if settings.datasets.is_empty() {
+        return Ok((one_dataset(settings, work)?, None));
+    }
+    let several = same_datasets(settings, at)?;
+    at.record(settings, &several);
+    Ok((several.first()?, Some(several)))
+}
+
 /// The one dataset of a single-dataset run (`settings`), refused when it
 /// changed since the run; `work` names what needs it (`re-criticising`).
-pub fn one_dataset(settings: &RunSettings, work: &str) -> anyhow::Result<Arc<Dataset>> {
+fn one_dataset(settings: &RunSettings, work: &str) -> anyhow::Result<Arc<Dataset>> {
     let dataset_dir = PathBuf::from(&settings.dataset_dir);
     let dataset = Arc::new(
         Dataset::load(&dataset_dir)

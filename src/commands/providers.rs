@@ -5,12 +5,14 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::config::{RoleConfig, RunConfig};
+use crate::cli::RoleFlags;
+use crate::config::{Config, RoleConfig, RoleConfigs, RunConfig};
 use crate::dag::DagExecutor;
 use crate::dataset::Dataset;
 use crate::domain::Question;
-use crate::domain::{ProviderKind, RoleModel, RoleModels};
+use crate::domain::{ProviderKind, RoleModel, RoleModels, StructuredOutput};
 use crate::llm::{AnthropicClient, LlmClient, OfflineOptions, OfflinePlanner, OpenAiClient, RoleRouter};
+use crate::run::RunSettings;
 use crate::sandbox::{DataLimits, SandboxConfig, SandboxPool, available_memory};
 
 /// The run's LLM clients, one per role behind a [`RoleRouter`], and who
@@ -83,4 +85,38 @@ pub fn build_executor(dataset: &Arc<Dataset>, config: SandboxConfig) -> anyhow::
         async move { pool.warm().await }
     });
     Ok(Arc::new(pool))
+}
+
+/// Every role's settings for a command's new calls: the config `file` under
+/// the command's role `flags`, `--llm` (`provider`) and `--structured`.
+pub fn flagged_roles(
+    file: &Config,
+    flags: &RoleFlags,
+    provider: Option<ProviderKind>,
+    structured: Option<StructuredOutput>,
+) -> anyhow::Result<RoleConfigs> {
+    let mut roles = file.role_configs(flags, provider, |name| std::env::var(name).ok())?;
+    if let Some(level) = structured {
+        roles.values_mut().for_each(|role| role.ask_structured(level));
+    }
+    Ok(roles)
+}
+
+/// The clients of new calls made on a recorded run (`settings`): `roles`,
+/// under the run's own limits, and who plays each role.
+pub fn recorded_run_llm(
+    roles: RoleConfigs,
+    settings: &RunSettings,
+    dataset: &Arc<Dataset>,
+) -> anyhow::Result<(Arc<dyn LlmClient>, RoleModels)> {
+    let config = RunConfig {
+        roles,
+        questions: settings.questions,
+        max_iterations: settings.max_iterations,
+        concurrency: settings.concurrency,
+        review_concurrency: settings.review_concurrency,
+        metamorphic: false,
+        repair: settings.repair.unwrap_or(crate::llm::DEFAULT_REPAIRS),
+    };
+    build_llm(&config, settings.seed, dataset, None, Default::default())
 }

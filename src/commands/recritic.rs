@@ -17,7 +17,7 @@ use anyhow::Context;
 
 use super::derive::{Origin, begin_derived};
 use crate::cli::RecriticArgs;
-use crate::config::{Config, RunConfig};
+use crate::config::Config;
 use crate::dataset::Dataset;
 use crate::domain::sha256_hex;
 use crate::domain::{LlmRole, RoleModels};
@@ -37,20 +37,8 @@ fn critic_llm(
     settings: &RunSettings,
     dataset: &Arc<Dataset>,
 ) -> anyhow::Result<(Arc<dyn LlmClient>, RoleModels)> {
-    let mut roles = file.role_configs(&args.roles, args.llm, |name| std::env::var(name).ok())?;
-    if let Some(level) = args.structured {
-        roles.values_mut().for_each(|role| role.ask_structured(level));
-    }
-    let config = RunConfig {
-        roles,
-        questions: settings.questions,
-        max_iterations: settings.max_iterations,
-        concurrency: settings.concurrency,
-        review_concurrency: settings.review_concurrency,
-        metamorphic: false,
-        repair: settings.repair.unwrap_or(crate::llm::DEFAULT_REPAIRS),
-    };
-    super::providers::build_llm(&config, settings.seed, dataset, None, Default::default())
+    let roles = super::providers::flagged_roles(file, &args.roles, args.llm, args.structured)?;
+    super::providers::recorded_run_llm(roles, settings, dataset)
 }
 
 /// The prompt templates: `--prompts DIR` over the usual override directory.
@@ -188,17 +176,7 @@ pub fn run(args: RecriticArgs) -> anyhow::Result<ExitCode> {
     let mut settings = source_trace.header.settings.clone();
     let at =
         super::datasets::DatasetsAt { root: args.dataset_root.as_deref(), allow_outside: args.allow_outside_datasets };
-    let several = match settings.datasets.is_empty() {
-        true => None,
-        false => Some(super::datasets::same_datasets(&settings, at)?),
-    };
-    let dataset = match &several {
-        Some(several) => {
-            at.record(&mut settings, several);
-            several.first()?
-        }
-        None => super::datasets::one_dataset(&settings, "re-criticising")?,
-    };
+    let (dataset, several) = super::datasets::recorded_data(&mut settings, at, "re-criticising")?;
     let prompts = Arc::new(prompts(&args)?);
     let (critic, roles) = critic_llm(&args, &file, &settings, &dataset)?;
     settings.concurrency = args.concurrency.or(file.run.concurrency).unwrap_or(settings.concurrency);
