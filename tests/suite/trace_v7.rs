@@ -249,4 +249,16 @@ fn a_batched_call_cancelled_with_its_attempt_still_waits_in_its_open_batch() {
     state.apply(99, events.last().unwrap());
     assert!(state.waiting_in_batch(7).is_none());
     assert_eq!(state.calls_waiting_in_batches(), 0);
+
+    // Its line failed in the batch, so it was asked again live: its reply is a live call's.
+    events.push(event(json!({"type": "llm_call_finished", "call_id": 7, "key": b3, "response": "{}",
+        "usage": {"prompt_tokens": 5, "completion_tokens": 1}, "latency_ms": 5, "error": null, "retries": 0,
+        "cost_usd": 0.5})));
+    state.apply(100, events.last().unwrap());
+    assert_eq!(state.calls[&7].batch_id, None, "answered live, not from its batch");
+    let doc = serde_json::to_value(eval_results(&state, "2026-11-28T00:00:00Z")).unwrap();
+    assert_eq!(
+        (&doc["summary"]["batches"]["live_calls"], &doc["summary"]["batches"]["live_cost_usd"]),
+        (&json!(4), &json!(0.02 + 0.02 + 0.02 + 0.5))
+    );
 }

@@ -153,7 +153,9 @@ impl RunState {
                 call.finish_reason = finish_reason;
                 call.from_cache = from_cache;
                 call.estimated = estimated;
-                call.batch_id = batch_id.or(call.batch_id.take());
+                // Where the reply came from; a call cancelled before its reply keeps the batch it waits in.
+                let cancelled = call.error.as_deref() == Some(crate::run::CALL_CANCELLED);
+                call.batch_id = if cancelled && batch_id.is_none() { call.batch_id.take() } else { batch_id };
             }
             // The other families' events are folded by their own methods.
             _ => {}
