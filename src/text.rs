@@ -84,6 +84,12 @@ pub fn preview(value: &serde_json::Value, max: usize) -> String {
     cut
 }
 
+/// One line of at most `max` characters.
+pub fn one_line(text: &str, max: usize) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    preview(&serde_json::Value::String(flat), max)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

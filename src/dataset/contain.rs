@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{DATA_FILE, Dataset, DatasetError, METADATA_FILE};
+use super::file_names::{DATA_FILE, METADATA_FILE};
 
 /// A path a benchmark names that leads outside its folder.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -69,12 +69,6 @@ impl BenchmarkRoot {
             self.resolve(&dir.join(file))?;
         }
         Ok(())
-    }
-
-    /// The dataset in `dir` once [`Self::check_dataset`] lets it through.
-    pub fn load(&self, dir: &Path) -> Result<Dataset, DatasetError> {
-        self.check_dataset(dir)?;
-        Dataset::load(dir)
     }
 }
 

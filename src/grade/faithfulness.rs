@@ -11,8 +11,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::Outcome;
-use super::judge_prompts::{JudgeCall, JudgeError, JudgeInput, one_line};
+use super::judged::Outcome;
+use super::judge_prompts::{JudgeCall, JudgeError, JudgeInput};
+use crate::text::one_line;
 use crate::domain::ReplySchema;
 
 /// Options of a faithfulness judge.

@@ -14,9 +14,9 @@ use minijinja::{Environment, context};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::GradeError;
-use super::JudgedAt;
-use super::rubric::RubricError;
+use super::error::GradeError;
+use super::judged::JudgedAt;
+use super::rubric_reply::RubricError;
 use crate::domain::{CallKey, ChatMessage, LlmRole, ReplySchema};
 use crate::domain::{NodeId, Question};
 use crate::llm::{LlmClient, LlmError, LlmRequest, Repairs, Unreadable};
@@ -283,10 +283,9 @@ impl JudgeCall<'_> {
     }
 }
 
-/// One line of at most `max` characters.
-pub(crate) fn one_line(text: &str, max: usize) -> String {
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    crate::text::preview(&Value::String(flat), max)
+/// What a judge step shows when the file does not say.
+pub(crate) fn default_inputs() -> Vec<JudgeInput> {
+    vec![JudgeInput::Question, JudgeInput::Answer]
 }
 
 #[cfg(test)]

@@ -9,15 +9,18 @@
 //! [`grade_answer`] runs all of them on one answer and returns one [`Grade`]
 //! each; [`summarise`] turns many into accuracy overall and per difficulty.
 
+mod error;
 mod faithfulness;
 mod grader;
 mod json_equality;
+mod judged;
 mod judge_file;
 mod judge_prompts;
 mod matching;
 mod noise;
 mod questions_file;
 mod rubric;
+mod rubric_reply;
 mod summary;
 mod tree_judge;
 mod tree_judge_build;
@@ -30,72 +33,23 @@ pub use grader::{Answer, Grader};
 pub use json_equality::{
     JsonEqualityError, JsonOperator, exact_operator, json_equality, parse_json_text, rules_operator,
 };
-pub use judge_file::{Judge, JudgeFileError, JudgeKind, built_in_judge, built_in_judges};
+pub use error::{GradeError, JudgeFileError, QuestionsFileError};
+pub use judge_file::{Judge, JudgeKind, built_in_judge, built_in_judges};
 pub use judge_prompts::JudgeInput;
 pub use matching::{JsonCompare, MatchMethod, MatchOptions, MatchResult, ScoreMode, match_values};
 pub use noise::{JudgeNoise, judge_noise, majority};
-pub use questions_file::{QuestionSpec, QuestionsFileError, parse_questions_jsonl, read_questions_file};
-pub use rubric::{Rubric, RubricError, RubricLevel, RubricOutput, RubricReply, normalise_score, parse_rubric_reply};
+pub use questions_file::{QuestionSpec, parse_questions_jsonl, read_questions_file};
+pub use rubric::{Rubric, RubricLevel};
+pub use rubric_reply::{RubricError, RubricOutput, RubricReply, normalise_score, parse_rubric_reply};
 pub use summary::{Accuracy, GradeSummary, summarise};
-pub use tree_judge::{DagJudge, Verdict};
+pub use judged::{JudgedAt, Verdict};
+pub(crate) use judged::Outcome;
+pub use tree_judge::DagJudge;
 
 use crate::benchmark;
-use crate::domain::{AttemptAt, Grade, NodeId, Question, Scorer};
+use crate::domain::{Grade, NodeId, Question, Scorer};
 use crate::llm::{LlmClient, Repairs};
 use judge_prompts::{JudgeCall, JudgePrompts};
-
-/// Why grading input could not be used.
-#[derive(Debug, thiserror::Error)]
-pub enum GradeError {
-    /// A file could not be read, or holds nothing usable.
-    #[error("{path}: {message}")]
-    File {
-        /// The file.
-        path: String,
-        /// What is wrong.
-        message: String,
-    },
-    /// A line of a questions file is wrong.
-    #[error("{path}:{line}: {problem}")]
-    QuestionsFile {
-        /// The file.
-        path: String,
-        /// 1-based line number.
-        line: usize,
-        /// What is wrong.
-        #[source]
-        problem: QuestionsFileError,
-    },
-    /// A judge file is wrong, or no judge has that name.
-    #[error("judge {origin}: {problem}")]
-    Judge {
-        /// The file, or the built-in name.
-        origin: String,
-        /// What is wrong, naming the node when there is one (boxed: it is large).
-        #[source]
-        problem: Box<JudgeFileError>,
-    },
-    /// A built-in judge template does not compile.
-    #[error("judge prompts/judges/{template}: {source}")]
-    Template {
-        /// The template's file name.
-        template: String,
-        /// The template engine's error.
-        source: minijinja::Error,
-    },
-    /// Matching options are wrong.
-    #[error("match options: {0}")]
-    MatchOptions(String),
-}
-
-/// What a judge concluded before thresholds apply.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Outcome {
-    /// 0-1.
-    pub score: f64,
-    /// One line.
-    pub reason: String,
-}
 
 /// Judges ready to run, with their prompt templates.
 #[derive(Debug)]
@@ -119,35 +73,6 @@ impl JudgePanel {
     /// The judges, in the order their grades are returned.
     pub fn judges(&self) -> &[Judge] {
         &self.judges
-    }
-}
-
-/// Which answer is judged: it keys the judge calls, so a replay or a
-/// regrade finds each of them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct JudgedAt {
-    /// The attempt whose answer it is (with its epoch and draft).
-    pub attempt: AttemptAt,
-    /// The rejected iteration whose trial answer it is; none for the attempt's final answer.
-    pub rejected_iteration: Option<u32>,
-    /// Which judgement of the same answer this is, 1-based (`grade --repeat-judges`).
-    pub repeat: u32,
-}
-
-impl JudgedAt {
-    /// The final answer of `attempt`, judged once.
-    pub fn final_answer(attempt: AttemptAt) -> Self {
-        Self { attempt, rejected_iteration: None, repeat: 1 }
-    }
-
-    /// The trial answer of rejected iteration `iteration` of `attempt`.
-    pub fn rejected(attempt: AttemptAt, iteration: u32) -> Self {
-        Self { attempt, rejected_iteration: Some(iteration), repeat: 1 }
-    }
-
-    /// The same answer, judged for the `repeat`-th time.
-    pub fn repeated(self, repeat: u32) -> Self {
-        Self { repeat, ..self }
     }
 }
 

@@ -17,61 +17,9 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::GradeError;
+use super::error::{GradeError, QuestionsFileError};
 use super::matching::MatchOptions;
 use crate::domain::{DifficultyLevel, Question, Scorer};
-
-/// What is wrong with a line of a questions file; [`GradeError::QuestionsFile`]
-/// names the file and line.
-#[derive(Debug, thiserror::Error)]
-pub enum QuestionsFileError {
-    /// The line is not a JSON object of the known fields.
-    #[error("not a valid question object: {source}")]
-    NotAnObject {
-        /// The parser's error.
-        source: serde_json::Error,
-    },
-    /// There is no question text.
-    #[error("missing \"question\" (or \"text\")")]
-    NoQuestion,
-    /// There is no `difficulty`.
-    #[error("missing {DIFFICULTY_HELP}")]
-    NoDifficulty,
-    /// The `difficulty` is not a level or an integer 1-10.
-    #[error("{DIFFICULTY_HELP}, got {}", shown(given))]
-    BadDifficulty {
-        /// The value given.
-        given: Value,
-    },
-    /// The `match` overrides are wrong.
-    #[error("\"match\": {source}")]
-    Match {
-        /// Why the options are wrong.
-        source: Box<GradeError>,
-    },
-    /// The `id` is only spaces.
-    #[error("\"id\" is blank")]
-    BlankId,
-    /// An earlier line has the same `id`.
-    #[error("id {id:?} is already used on line {first}")]
-    DuplicateId {
-        /// The id.
-        id: String,
-        /// 1-based line that used it first.
-        first: usize,
-    },
-}
-
-/// What a valid `difficulty` is.
-const DIFFICULTY_HELP: &str = "\"difficulty\" must be easy, medium, hard or an integer 1-10";
-
-/// A value as a difficulty error shows it: a string quoted, anything else as JSON.
-fn shown(value: &Value) -> String {
-    match value {
-        Value::String(word) => format!("{word:?}"),
-        other => other.to_string(),
-    }
-}
 
 /// A question read from a questions file, with its own matching overrides.
 #[derive(Debug, Clone, PartialEq)]

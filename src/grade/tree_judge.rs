@@ -25,11 +25,11 @@ use petgraph::Direction;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::{Dfs, Reversed};
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::Outcome;
-use super::judge_prompts::{JudgeCall, JudgeError, JudgeInput, one_line};
+use super::judged::{Outcome, Verdict};
+use super::judge_prompts::{JudgeCall, JudgeError, JudgeInput};
+use crate::text::one_line;
 use crate::domain::ReplySchema;
 
 /// A task node's reply.
@@ -50,31 +50,6 @@ struct JudgementReply {
     reason: String,
 }
 
-/// The verdict a judgement node chooses: `true`/`false` for binary nodes, a
-/// string for non-binary ones.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum Verdict {
-    /// A binary verdict.
-    Bool(bool),
-    /// A non-binary verdict.
-    Text(String),
-}
-
-impl Verdict {
-    /// Whether an LLM's `verdict` field names this verdict.
-    fn matches(&self, reply: &Value) -> bool {
-        let text = match reply {
-            Value::String(s) => s.trim().to_lowercase(),
-            other => other.to_string(),
-        };
-        match self {
-            Self::Bool(true) => matches!(text.as_str(), "true" | "yes"),
-            Self::Bool(false) => matches!(text.as_str(), "false" | "no"),
-            Self::Text(label) => label.trim().to_lowercase() == text,
-        }
-    }
-}
 
 impl fmt::Display for Verdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

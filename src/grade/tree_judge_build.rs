@@ -7,9 +7,13 @@ use petgraph::Direction;
 use petgraph::graph::{DiGraph, NodeIndex};
 use serde::Deserialize;
 
-use super::judge_file::{JudgeFileError, default_inputs, from_table};
+use serde::de::DeserializeOwned;
+
+use super::error::JudgeFileError;
+use super::judge_prompts::default_inputs;
 use super::judge_prompts::JudgeInput;
-use super::tree_judge::{DagJudge, JudgeNode, NodeKind, Verdict};
+use super::judged::Verdict;
+use super::tree_judge::{DagJudge, JudgeNode, NodeKind};
 
 #[derive(Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -272,4 +276,9 @@ fn check_verdicts(id: &str, binary: bool, verdicts: &[(&str, &Verdict)]) -> Resu
         }
     }
     Ok(())
+}
+
+/// Deserialize a table into `T`.
+pub(crate) fn from_table<T: DeserializeOwned>(table: toml::Table) -> Result<T, toml::de::Error> {
+    toml::Value::Table(table).try_into()
 }

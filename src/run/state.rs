@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 
 use super::events::{EngineEvent, Outcome, RunSettings, RunSummary};
-use crate::domain::{QuestionId, TokenUsage};
+use crate::domain::{BatchId, BatchStatus, LlmRole, Provider, QuestionId, TokenUsage};
 
 use super::llm_call::{LlmCall, PromptHeads};
 use super::question_state::{QuestionState, QuestionStatus};
@@ -21,7 +21,6 @@ const FEED_CAPACITY: usize = 500;
 mod batches;
 mod reduce;
 
-pub use batches::{BatchEnd, BatchState};
 
 /// Tone of a feed line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -400,4 +399,34 @@ mod tests {
         let texts: Vec<&str> = state.feed.iter().skip(1).map(|e| e.text.as_str()).collect();
         assert_eq!(texts, ["iteration 1 rejected (1 finding): bad", "iteration 2 rejected (2 findings): bad"]);
     }
+}
+
+/// One batch as the run has seen it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchState {
+    /// The batch, as the provider named it.
+    pub batch_id: BatchId,
+    /// The provider that took it.
+    pub provider: Provider,
+    /// The role whose calls it holds.
+    pub role: LlmRole,
+    /// Its calls, by id (a listed key with no open call is left out).
+    pub calls: Vec<u64>,
+    /// When it was submitted (ms since the run started).
+    pub submitted_ms: u64,
+    /// How it ended, once it did.
+    pub ended: Option<BatchEnd>,
+}
+
+/// How a batch ended.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BatchEnd {
+    /// Completed, expired, cancelled or failed.
+    pub status: BatchStatus,
+    /// Calls that came back with a reply.
+    pub succeeded: usize,
+    /// Calls that came back with an error.
+    pub failed: usize,
+    /// When (ms since the run started).
+    pub t_ms: u64,
 }

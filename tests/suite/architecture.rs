@@ -76,7 +76,7 @@ struct Violation {
 
 /// `source` without comments (line comments, doc comments, block comments)
 /// and without string literals, line numbers kept.
-fn code_only(source: &str) -> String {
+pub(super) fn code_only(source: &str) -> String {
     let mut out = String::with_capacity(source.len());
     let mut chars = source.chars().peekable();
     let (mut block, mut line_comment, mut string) = (0usize, false, false);
@@ -207,7 +207,7 @@ fn check(relative: &Path, source: &str) -> Vec<Violation> {
     found
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+pub(super) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap().flatten() {
         let path = entry.path();
         if path.is_dir() {
@@ -218,7 +218,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn src() -> PathBuf {
+pub(super) fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
 

@@ -17,6 +17,7 @@ mod containment;
 mod fuzz_inputs;
 mod grade_judges;
 mod grade_repeat_judges;
+mod import_cycles;
 mod grade_rules;
 mod harness_budget;
 mod harness_cache;

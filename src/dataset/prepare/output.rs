@@ -9,7 +9,8 @@ use super::accumulate::{GroupTotals, Moments, OrderStatistics, Reservoir, quanti
 use super::infer::{Column, ColumnProfile};
 use super::source::{Encoded, Layout};
 use super::values::positive;
-use super::{PERCENTILES, PrepareOptions, Prepared as Prepare, TimeRange, dates};
+use super::dates;
+use super::terms::{PERCENTILES, PrepareOptions, Prepared as Prepare, TimeRange};
 use crate::dataset::is_measure;
 
 /// Everything the passes produced.

@@ -170,7 +170,7 @@ pub fn busiest_part(
     const ISO: Part =
         Part { name: "ISO weekday", python: "isoweekday()", read: |t| i64::from(t.weekday().number_from_monday()) };
     let timed = strptime.contains("%H");
-    match seed % super::library::WORDINGS {
+    match seed % super::templates::WORDINGS {
         0 if timed => busiest(data, rows_key, column, strptime, &HOUR, &MONTH),
         1 => busiest(data, rows_key, column, strptime, &WEEKDAY, &ISO),
         _ => busiest(data, rows_key, column, strptime, &MONTH, &DAY),

@@ -15,9 +15,6 @@ use crate::domain::DifficultyLevel;
 /// over dozens of names (first names, cities) makes a question nobody asks.
 const MAX_GROUPS: usize = 15;
 
-/// How many wordings a seed chooses among (`seed % WORDINGS`).
-pub const WORDINGS: u64 = 3;
-
 /// Every question the library can write over `ing`, each shape once (where a
 /// template words one operation several ways, `seed` picks the wording).
 pub fn candidates(data: &Map<String, Value>, ing: &Ingredients, seed: u64) -> Vec<Candidate> {

@@ -165,7 +165,7 @@ impl OfflinePlanner {
     ) -> Result<Self, OfflinePlanError> {
         let found = ingredients::find(&dataset);
         // Every wording any seed gives: the file may come from a run with another seed.
-        let candidates: HashMap<String, Candidate> = (0..library::WORDINGS)
+        let candidates: HashMap<String, Candidate> = (0..templates::WORDINGS)
             .flat_map(|wording| library::candidates(&dataset.data, &found, wording))
             .map(|candidate| (candidate.text.clone(), candidate))
             .collect();

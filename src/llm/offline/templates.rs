@@ -10,6 +10,9 @@ use serde_json::{Map, Value, json};
 use super::calc::{Row, by_frequency, lit, number_json, positive, rows};
 use crate::domain::DifficultyLevel;
 
+/// How many wordings a seed chooses among (`seed % WORDINGS`).
+pub const WORDINGS: u64 = 3;
+
 /// One step of a chain DAG: function name, operation, code, output type.
 pub struct Step {
     /// Function name.

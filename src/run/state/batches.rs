@@ -3,40 +3,10 @@
 
 use std::sync::Arc;
 
-use super::{FeedKind, RunState};
-use crate::domain::{BatchId, BatchStatus, CallKey, LlmRole, Provider};
+use super::{BatchEnd, BatchState, FeedKind, RunState};
+use crate::domain::{BatchStatus, CallKey};
 use crate::run::events::{CALL_CANCELLED, EngineEvent};
 use crate::run::llm_call::LlmCall;
-
-/// One batch as the run has seen it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct BatchState {
-    /// The batch, as the provider named it.
-    pub batch_id: BatchId,
-    /// The provider that took it.
-    pub provider: Provider,
-    /// The role whose calls it holds.
-    pub role: LlmRole,
-    /// Its calls, by id (a listed key with no open call is left out).
-    pub calls: Vec<u64>,
-    /// When it was submitted (ms since the run started).
-    pub submitted_ms: u64,
-    /// How it ended, once it did.
-    pub ended: Option<BatchEnd>,
-}
-
-/// How a batch ended.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BatchEnd {
-    /// Completed, expired, cancelled or failed.
-    pub status: BatchStatus,
-    /// Calls that came back with a reply.
-    pub succeeded: usize,
-    /// Calls that came back with an error.
-    pub failed: usize,
-    /// When (ms since the run started).
-    pub t_ms: u64,
-}
 
 impl RunState {
     /// A batch submitted or ended.

@@ -10,7 +10,12 @@ use std::fmt;
 use rustpython_vm::{PyObjectRef, VirtualMachine};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use super::Container;
+/// One container of a converted value and the items it held when converted
+/// (a dict's keys and values interleaved).
+pub(super) struct Container {
+    pub(super) object: PyObjectRef,
+    pub(super) items: Vec<PyObjectRef>,
+}
 
 /// Strings up to this many bytes are shared: field names and category-like values.
 const SHARED_STRING_BYTES: usize = 32;

@@ -23,6 +23,8 @@
 
 mod build;
 
+use build::Container;
+
 use std::collections::{HashMap, HashSet};
 
 use rustpython_vm::{
@@ -53,13 +55,6 @@ pub enum DatasetError {
         /// The converter's error.
         source: serde_json::Error,
     },
-}
-
-/// One container of a converted value and the items it held when converted
-/// (a dict's keys and values interleaved).
-struct Container {
-    object: PyObjectRef,
-    items: Vec<PyObjectRef>,
 }
 
 /// A converted dataset value and the snapshot of its containers.

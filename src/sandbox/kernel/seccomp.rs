@@ -20,7 +20,7 @@ use seccompiler::{
     BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule, TargetArch,
 };
 
-use super::ConfineError;
+use super::outcome::ConfineError;
 use crate::sandbox::protocol::VIOLATION;
 
 /// `open` flags that create, truncate or write.

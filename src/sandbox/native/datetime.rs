@@ -10,7 +10,7 @@ use rustpython_vm::{
 };
 
 use super::strftime::strftime;
-use super::{method, new_instance, slot, text};
+use super::object::{method, new_instance, slot, text};
 use crate::dataset::strptime::{Parsed, Strptime, strptime};
 
 /// The slots of the pure-Python `datetime.datetime`, interned once.

@@ -9,7 +9,7 @@ use rustpython_vm::{
 };
 
 use super::decimal_arith::{Context, Finite, add, parse};
-use super::{method, new_instance, slot, text};
+use super::object::{method, new_instance, slot, text};
 
 /// Interned names of the `Decimal` slots and the context fields read.
 #[derive(Clone, Copy)]

@@ -265,7 +265,7 @@ pub fn install(vm: &VirtualMachine) -> PyResult<()> {
         sort_list(&list, key, reverse, &fallback, vm)?;
         Ok(list)
     };
-    list_type.set_attr(name, super::method("sort", sort, vm));
+    list_type.set_attr(name, super::object::method("sort", sort, vm));
     vm.builtins.set_attr("sorted", vm.new_function("sorted", sorted), vm)?;
     Ok(())
 }

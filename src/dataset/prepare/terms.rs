@@ -1,0 +1,53 @@
+//! The terms of a preparation: what to prepare, what comes out, why it can
+//! fail, and the limits and percentiles every step shares.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+/// Largest field accepted, in bytes.
+pub const MAX_FIELD_BYTES: usize = 1 << 20;
+/// Percentiles reported per numeric column.
+pub const PERCENTILES: [(&str, f64); 5] = [("p25", 0.25), ("median", 0.5), ("p75", 0.75), ("p95", 0.95), ("p99", 0.99)];
+
+/// What to prepare.
+#[derive(Debug, Clone)]
+pub struct PrepareOptions {
+    /// Rows in the sample; `None` keeps every row.
+    pub sample_size: Option<usize>,
+    /// Binary label column.
+    pub label: Option<String>,
+    /// Seed of the sample.
+    pub seed: u64,
+    /// Name of the row-sample key in `data.json`.
+    pub rows_key: String,
+    /// The file's character encoding (a WHATWG label such as `latin1`), detected when `None`.
+    pub encoding: Option<String>,
+    /// The 1-based row holding the header (rows above it are skipped); found
+    /// when `None`: the first row at least half filled after leading rows that are mostly empty (a title).
+    pub header_row: Option<u64>,
+}
+
+/// The two files' contents.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// `data.json`.
+    pub data: Value,
+    /// `metadata.json`.
+    pub metadata: Value,
+    /// The 1-based row the header was read from.
+    pub header_row: u64,
+}
+
+/// Why a CSV could not be prepared (one line).
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct PrepareError {
+    /// The CSV.
+    pub path: PathBuf,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// The earliest and latest time of a datetime column, with their text in `data.json`.
+pub(super) type TimeRange = ((chrono::NaiveDateTime, String), (chrono::NaiveDateTime, String));
