@@ -90,6 +90,19 @@ pub fn one_line(text: &str, max: usize) -> String {
     preview(&serde_json::Value::String(flat), max)
 }
 
+/// `n` with thousands separators: 3,600,000.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

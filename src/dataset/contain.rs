@@ -77,6 +77,7 @@ mod tests {
     use std::fs;
 
     use super::*;
+    use crate::dataset::DatasetError;
 
     /// A benchmark folder with one dataset inside and a secret beside it.
     fn layout() -> (tempfile::TempDir, PathBuf) {

@@ -7,17 +7,16 @@
 
 mod catalogue;
 mod contain;
+mod file_names;
+mod files;
 mod metadata;
 pub mod prepare;
 pub mod strptime;
 pub mod synthetic;
 mod validate;
-mod file_names;
-mod files;
 pub use file_names::{DATA_FILE, METADATA_FILE};
 pub use files::{Dataset, DatasetError, is_measure};
 
 pub use catalogue::{FieldInfo, KeyEntry, SchemaCatalogue, Shape, python_type_name};
 pub use contain::{BenchmarkRoot, OutsideBenchmark};
 pub use metadata::{ColumnMeta, Metadata};
-

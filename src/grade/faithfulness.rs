@@ -11,10 +11,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::judged::Outcome;
 use super::judge_prompts::{JudgeCall, JudgeError, JudgeInput};
-use crate::text::one_line;
+use super::judged::Outcome;
 use crate::domain::ReplySchema;
+use crate::text::one_line;
 
 /// Options of a faithfulness judge.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

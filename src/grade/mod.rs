@@ -13,9 +13,9 @@ mod error;
 mod faithfulness;
 mod grader;
 mod json_equality;
-mod judged;
 mod judge_file;
 mod judge_prompts;
+mod judged;
 mod matching;
 mod noise;
 mod questions_file;
@@ -28,22 +28,22 @@ mod tree_judge_build;
 use indexmap::IndexMap;
 use serde_json::Value;
 
+pub use error::{GradeError, JudgeFileError, QuestionsFileError};
 pub use faithfulness::{ClaimVerdict, Faithfulness, faithfulness_score};
 pub use grader::{Answer, Grader};
 pub use json_equality::{
     JsonEqualityError, JsonOperator, exact_operator, json_equality, parse_json_text, rules_operator,
 };
-pub use error::{GradeError, JudgeFileError, QuestionsFileError};
 pub use judge_file::{Judge, JudgeKind, built_in_judge, built_in_judges};
 pub use judge_prompts::JudgeInput;
+pub(crate) use judged::Outcome;
+pub use judged::{JudgedAt, Verdict};
 pub use matching::{JsonCompare, MatchMethod, MatchOptions, MatchResult, ScoreMode, match_values};
 pub use noise::{JudgeNoise, judge_noise, majority};
 pub use questions_file::{QuestionSpec, parse_questions_jsonl, read_questions_file};
 pub use rubric::{Rubric, RubricLevel};
 pub use rubric_reply::{RubricError, RubricOutput, RubricReply, normalise_score, parse_rubric_reply};
 pub use summary::{Accuracy, GradeSummary, summarise};
-pub use judged::{JudgedAt, Verdict};
-pub(crate) use judged::Outcome;
 pub use tree_judge::DagJudge;
 
 use crate::benchmark;

@@ -6,8 +6,8 @@
 use minijinja::{context, value::Serde};
 use serde::{Deserialize, Serialize};
 
-use super::judged::Outcome;
 use super::judge_prompts::{JudgeCall, JudgeError, JudgeInput};
+use super::judged::Outcome;
 use super::rubric_reply::{RubricOutput, normalise_score, parse_rubric_reply};
 use crate::text::one_line;
 

@@ -27,10 +27,10 @@ use petgraph::visit::{Dfs, Reversed};
 use schemars::JsonSchema;
 use serde_json::Value;
 
-use super::judged::{Outcome, Verdict};
 use super::judge_prompts::{JudgeCall, JudgeError, JudgeInput};
-use crate::text::one_line;
+use super::judged::{Outcome, Verdict};
 use crate::domain::ReplySchema;
+use crate::text::one_line;
 
 /// A task node's reply.
 #[derive(JsonSchema)]
@@ -49,7 +49,6 @@ struct JudgementReply {
     /// Why.
     reason: String,
 }
-
 
 impl fmt::Display for Verdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -10,8 +10,8 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use super::error::JudgeFileError;
-use super::judge_prompts::default_inputs;
 use super::judge_prompts::JudgeInput;
+use super::judge_prompts::default_inputs;
 use super::judged::Verdict;
 use super::tree_judge::{DagJudge, JudgeNode, NodeKind};
 

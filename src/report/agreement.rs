@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::scorecard::{CriticScorecard, JudgedIteration};
+use super::doc::{CriticScorecard, JudgedIteration};
 use crate::domain::{AttemptAt, IterationAt};
 
 /// One iteration whose verdict the second critic turned around.

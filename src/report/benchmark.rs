@@ -7,7 +7,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::results_harness::{BenchmarkMetrics, BenchmarkSummary};
+use super::doc::{BenchmarkMetrics, BenchmarkSummary};
 use crate::benchmark::BenchmarkScore;
 use crate::benchmark::{dabstep, score, scorer_name, unanswered};
 use crate::domain::Scorer;

@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::results_doc::{DetailedResult, EvalResults};
+use super::doc::{DetailedResult, EvalResults};
 
 /// How a question changed from run A to run B.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]

@@ -1,7 +1,7 @@
 //! The run-wide figures of consensus runs: how far drafts agreed, and — where
 //! answers were graded — how well disagreement predicts a wrong answer.
 
-use super::results_harness::{ConsensusSummary, SignalAgainstLabels};
+use super::doc::{ConsensusSummary, SignalAgainstLabels};
 use crate::run::RunState;
 
 /// The consensus summary of `state`; none when the run built one DAG per question.

@@ -8,8 +8,8 @@ use indexmap::IndexMap;
 use serde::Serialize;
 
 use super::compare::{Change, QuestionKey, Side, change, matching, side};
-use super::lift::{Lift, rebuild_lift};
-use super::results_doc::EvalResults;
+use super::doc::{EvalResults, Lift};
+use super::lift::rebuild_lift;
 use super::significance::{Significance, paired_test};
 
 /// What the runs make of one question, in list order.

@@ -2,7 +2,7 @@
 //! invariant, and — where answers were graded — how often a broken invariant
 //! came with a wrong answer.
 
-use super::results_harness::{MetamorphicSummary, SignalAgainstLabels};
+use super::doc::{MetamorphicSummary, SignalAgainstLabels};
 use crate::run::RunState;
 
 /// The summary of the checks of every question's answer; none when no

@@ -9,6 +9,7 @@ mod benchmark;
 mod compare;
 mod consensus;
 mod convergence;
+mod doc;
 mod economy;
 mod html;
 mod lift;
@@ -17,8 +18,6 @@ mod matrix;
 mod metamorphic;
 mod repeats;
 mod results;
-mod results_doc;
-mod results_harness;
 mod roles;
 mod scorecard;
 mod significance;
@@ -28,36 +27,31 @@ pub(crate) mod test_run;
 mod verify;
 
 pub use agreement::{Flip, VerdictAgreement, verdict_agreement};
-pub use baselines::{
-    BaselineAnswer, BaselineFloors, BaselineLift, BaselineTally, baselines_line, baselines_text, constant_answers,
-};
+pub use baselines::{baselines_line, baselines_text, constant_answers};
 pub use benchmark::{SubmissionLine, benchmark_score, benchmark_summary, dabstep_submission};
 pub use compare::{Change, Row, Side, compare};
 pub use consensus::consensus_summary;
 pub use convergence::{ApprovalHistogram, Convergence, convergence};
+pub use doc::{
+    AnswerGrade, AttemptTrace, BaselineAnswer, BaselineFloors, BaselineLift, BaselineTally, BatchUse, BenchmarkMetrics,
+    BenchmarkSummary, BudgetUse, CacheUse, CallMeta, ConsensusSummary, CriticScorecard, DetailedResult,
+    DifficultyBreakdown, EpochResult, EvalResults, FailureAnalysis, FateCounts, GradedBy, Grading, IterationTrace,
+    JudgedIteration, LabelFreeSignal, LevelBreakdown, Lift, LiftPair, LiftQuestion, LiftSide, LiftTally, LogEntry,
+    LogRole, MetamorphicSummary, QuestionTrace, ReferenceLogEntry, ReferenceRole, Repeats, ScoredBy,
+    SignalAgainstLabels, StageTiming, Summary, Tokens, VerdictFate,
+};
 pub use economy::{PrefixReuse, TokenEconomy, prefix_reuse, token_economy};
 pub use html::{REPORT_TEMPLATES, ReportTemplates, report_html};
 pub use lift::{
-    Lift, LiftPair, LiftQuestion, LiftSide, LiftTally, ScoredBy, benchmark_lift, first_iteration, lift, lift_lines,
-    pairs_between_runs, pairs_within_run, per_extra_right_line, rebuild_lift,
+    benchmark_lift, first_iteration, lift, lift_lines, pairs_between_runs, pairs_within_run, per_extra_right_line,
+    rebuild_lift,
 };
 pub use load::{fold_indexed, fold_trace, is_trace, load_results};
 pub use matrix::{Agreement, Entry, Matrix, MatrixRow, RunSummary, compare_runs};
 pub use metamorphic::metamorphic_summary;
 pub use results::{eval_results, graded_tally, write_eval_results};
-pub use results_doc::{
-    AttemptTrace, CallMeta, DetailedResult, DifficultyBreakdown, EvalResults, FailureAnalysis, Grading, IterationTrace,
-    LevelBreakdown, LogEntry, LogRole, QuestionTrace, ReferenceLogEntry, ReferenceRole, StageTiming, Summary, Tokens,
-};
-pub use results_harness::{
-    BatchUse, BenchmarkMetrics, BenchmarkSummary, BudgetUse, CacheUse, ConsensusSummary, EpochResult,
-    MetamorphicSummary, Repeats, SignalAgainstLabels,
-};
 pub use roles::{RoleUsage, RoleUsages, role_usage};
-pub use scorecard::{
-    AnswerGrade, CriticScorecard, FateCounts, GradedBy, JudgedIteration, LabelFreeSignal, VerdictFate,
-    critic_scorecard, label_free_signals, scorecard_graded_by,
-};
+pub use scorecard::{critic_scorecard, label_free_signals, scorecard_graded_by};
 pub use significance::{Measure, RESAMPLES, SEED, Significance, Test, mcnemar_exact, paired_test};
 pub use taxonomy::{
     FindingGroup, FindingsTaxonomy, Oscillation, OscillationKind, attempt_oscillations, exception_type,

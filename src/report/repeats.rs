@@ -13,7 +13,7 @@
 
 use std::collections::BTreeMap;
 
-use super::results_harness::Repeats;
+use super::doc::Repeats;
 use crate::run::RunState;
 
 /// The run's figures over repeats; none for a run without `--repeat`.

@@ -15,19 +15,20 @@ use crate::run::conversation::{Entry, entries, user_prompt};
 use crate::run::{Attempt, Iteration, LlmCall, Outcome, QuestionState, QuestionStatus, RunState};
 use crate::text::preview;
 
-use super::baselines::{BaselineAnswer, BaselineFloors, baselines_by, baselines_summary, question_baselines};
+use super::baselines::{baselines_by, baselines_summary, question_baselines};
 use super::benchmark::{benchmark_score, benchmark_summary};
 use super::consensus::consensus_summary;
 use super::convergence::convergence;
+use super::doc::{
+    AttemptTrace, BaselineAnswer, BaselineFloors, CallMeta, DetailedResult, DifficultyBreakdown, EvalResults,
+    FailureAnalysis, Grading, IterationTrace, LevelBreakdown, LogEntry, LogRole, QuestionTrace, ReferenceLogEntry,
+    ReferenceRole, StageTiming, Summary, Tokens,
+};
+use super::doc::{BatchUse, BenchmarkSummary, BudgetUse, CacheUse, EpochResult};
 use super::economy::token_economy;
 use super::lift::{benchmark_lift, first_iteration};
 use super::metamorphic::metamorphic_summary;
 use super::repeats::repeats;
-use super::results_doc::{
-    AttemptTrace, CallMeta, DetailedResult, DifficultyBreakdown, EvalResults, FailureAnalysis, Grading, IterationTrace,
-    LevelBreakdown, LogEntry, LogRole, QuestionTrace, ReferenceLogEntry, ReferenceRole, StageTiming, Summary, Tokens,
-};
-use super::results_harness::{BatchUse, BenchmarkSummary, BudgetUse, CacheUse, EpochResult};
 use super::roles::role_usage;
 use super::scorecard::critic_scorecard;
 use super::taxonomy::findings_taxonomy;

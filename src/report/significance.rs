@@ -10,7 +10,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::results_doc::DetailedResult;
+use super::doc::DetailedResult;
 
 /// Resamples of the paired bootstrap.
 pub const RESAMPLES: usize = 10_000;

@@ -21,7 +21,6 @@ const FEED_CAPACITY: usize = 500;
 mod batches;
 mod reduce;
 
-
 /// Tone of a feed line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FeedKind {

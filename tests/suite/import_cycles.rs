@@ -435,13 +435,17 @@ fn test_code_may_use_anything() {
     let sources = planted(&[
         ("lib.rs", "mod report;\n"),
         ("report/mod.rs", "mod compare;\nmod results;\n#[cfg(test)]\nmod checks;\n"),
-        ("report/compare.rs", "pub fn matched() {}\n#[cfg(test)]\nmod tests {\n    use crate::report::results::build;\n}\n"),
+        (
+            "report/compare.rs",
+            "pub fn matched() {}\n#[cfg(test)]\nmod tests {\n    use crate::report::results::build;\n}\n",
+        ),
         ("report/results.rs", "use super::compare::matched;\npub fn build() { matched() }\n"),
         ("report/checks.rs", "use super::results::build;\nfn check() { super::compare::matched(); }\n"),
     ]);
     assert!(import_loops(&sources).is_empty());
     let mut shipped = sources.clone();
-    shipped.insert("report/compare.rs".to_string(), code_only("pub fn matched() { crate::report::results::build() }\n"));
+    shipped
+        .insert("report/compare.rs".to_string(), code_only("pub fn matched() { crate::report::results::build() }\n"));
     assert_eq!(import_loops(&shipped), vec![vec!["report/compare.rs", "report/results.rs"]]);
 }
 
@@ -456,15 +460,17 @@ fn a_chain_without_a_way_back_is_no_loop() {
     assert!(import_loops(&sources).is_empty());
 }
 
-
 #[test]
 fn debug_edges() {
     let sources = crate_sources();
     let by_module: BTreeMap<ModulePath, &String> =
         sources.iter().map(|(relative, code)| (module_path(Path::new(relative)), code)).collect();
     let tests = test_only_modules(&by_module);
-    let files: BTreeMap<ModulePath, FileUses> =
-        by_module.iter().filter(|(module, _)| !tests.iter().any(|test| module.starts_with(test))).map(|(module, code)| (module.clone(), read_uses(module, code))).collect();
+    let files: BTreeMap<ModulePath, FileUses> = by_module
+        .iter()
+        .filter(|(module, _)| !tests.iter().any(|test| module.starts_with(test)))
+        .map(|(module, code)| (module.clone(), read_uses(module, code)))
+        .collect();
     for (module, uses) in &files {
         let m = module.join("/");
         for path in &uses.paths {

@@ -22,7 +22,6 @@ mod values;
 use std::collections::HashMap;
 use std::path::Path;
 
-
 use accumulate::{GroupTotals, Moments, OrderStatistics, Reservoir, quantile_ranks, sampler};
 use infer::{Column, ColumnProfile};
 use source::Layout;
@@ -32,8 +31,8 @@ pub use infer::CATEGORICAL_LIMIT;
 pub use values::NULL_MARKERS;
 
 mod terms;
-pub use terms::{MAX_FIELD_BYTES, PERCENTILES, PrepareError, PrepareOptions, Prepared};
 use terms::TimeRange;
+pub use terms::{MAX_FIELD_BYTES, PERCENTILES, PrepareError, PrepareOptions, Prepared};
 
 /// Rows read to find a header below a title.
 const TITLE_SCAN_ROWS: usize = 10;
@@ -148,7 +147,6 @@ fn describe_csv_error(err: &csv::Error) -> String {
         _ => format!("line {line}: {err}"),
     }
 }
-
 
 /// Prepare the CSV at `path`.
 pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, PrepareError> {

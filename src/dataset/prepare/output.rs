@@ -6,11 +6,11 @@ use std::path::Path;
 use serde_json::{Map, Value, json};
 
 use super::accumulate::{GroupTotals, Moments, OrderStatistics, Reservoir, quantile_ranks};
+use super::dates;
 use super::infer::{Column, ColumnProfile};
 use super::source::{Encoded, Layout};
-use super::values::positive;
-use super::dates;
 use super::terms::{PERCENTILES, PrepareOptions, Prepared as Prepare, TimeRange};
+use super::values::positive;
 use crate::dataset::is_measure;
 
 /// Everything the passes produced.

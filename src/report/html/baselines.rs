@@ -10,9 +10,8 @@ use serde::Serialize;
 
 use crate::domain::{Baseline, DifficultyLevel};
 use crate::report::BaselineLift;
-use crate::report::baselines::{
-    BaselineAnswer, BaselineFloors, baselines_by, baselines_summary, question_baselines, tally_text,
-};
+use crate::report::baselines::{baselines_by, baselines_summary, question_baselines, tally_text};
+use crate::report::doc::{BaselineAnswer, BaselineFloors};
 use crate::run::RunState;
 
 /// One row: a group of questions, the loop's accuracy and each baseline's.

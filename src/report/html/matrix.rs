@@ -7,8 +7,9 @@
 use serde::Serialize;
 
 use super::benchmark::{LiftView, lift_view};
-use super::{ReportTemplates, Stamp, thousands};
+use super::{ReportTemplates, Stamp};
 use crate::report::{Agreement, Change, Entry, Matrix, MatrixRow};
+use crate::text::thousands;
 use crate::text::{percent, preview};
 
 /// One run's totals.

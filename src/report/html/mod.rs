@@ -36,6 +36,7 @@ use crate::report::scorecard::{critic_scorecard, label_free_signals};
 use crate::report::taxonomy::findings_taxonomy;
 use crate::run::{QuestionState, RunState};
 use crate::templating::{TemplateError, TemplateSet};
+use crate::text::thousands;
 use question::{CodeHtml, QuestionSummary, question_body, question_summary};
 
 /// The report's templates: built in, each replaced by a same-named file in
@@ -124,19 +125,6 @@ impl ReportTemplates {
         env.add_template_owned("test.html.j2", source.to_string()).unwrap();
         env.get_template("test.html.j2").unwrap().render(ctx).unwrap()
     }
-}
-
-/// `n` with thousands separators: 3,600,000.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// When a page was generated: RFC 3339 and, for people, local time and its zone to the second.

@@ -6,11 +6,11 @@
 use serde::Serialize;
 
 use super::chart::{Bar, BarChart, bar_chart};
-use super::thousands;
 use crate::domain::DifficultyLevel;
 use crate::report::graded_tally;
 use crate::run::{Outcome, QuestionState, QuestionStatus, RunState};
 use crate::text::duration;
+use crate::text::thousands;
 
 /// A percentage bar: `part` of `whole` (0–100, rounded), and its note.
 fn share(label: String, part: usize, whole: usize, class: &'static str, none: &str) -> Bar {

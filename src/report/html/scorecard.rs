@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::chart::{Bar, BarChart, bar_chart};
 use crate::report::SignalAgainstLabels;
-use crate::report::scorecard::{CriticScorecard, FateCounts, GradedBy, LabelFreeSignal, VerdictFate};
+use crate::report::doc::{CriticScorecard, FateCounts, GradedBy, LabelFreeSignal, VerdictFate};
 use crate::text::percent;
 
 /// Bars of the chart: label, count, CSS class.

@@ -6,14 +6,14 @@ use serde::Serialize;
 
 use super::chart::BarChart;
 use super::run_charts::difficulty_chart;
-use super::thousands;
 use crate::domain::DifficultyLevel;
 use crate::report::baselines::{baselines_summary, question_baselines, tally_text};
+use crate::report::doc::LevelBreakdown;
 use crate::report::economy::{TokenEconomy, token_economy};
 use crate::report::results::{dataset_breakdown, level_breakdown};
-use crate::report::results_doc::LevelBreakdown;
 use crate::report::roles::role_usage;
 use crate::run::{Outcome, QuestionStatus, RunSettings, RunState};
+use crate::text::thousands;
 
 /// One card: a figure and what it counts.
 #[derive(Debug, Serialize)]

@@ -9,8 +9,8 @@ use rustpython_vm::{
     function::FuncArgs,
 };
 
-use super::strftime::strftime;
 use super::object::{method, new_instance, slot, text};
+use super::strftime::strftime;
 use crate::dataset::strptime::{Parsed, Strptime, strptime};
 
 /// The slots of the pure-Python `datetime.datetime`, interned once.

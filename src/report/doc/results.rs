@@ -1,17 +1,17 @@
-//! The `eval_results.json` document as types: what [`super::eval_results`]
-//! writes and [`super::load_results`] reads back. Fields keep the file's names,
+//! The `eval_results.json` document as types: what [`crate::report::eval_results`]
+//! writes and [`crate::report::load_results`] reads back. Fields keep the file's names,
 //! nesting and order; `eval_results.schema.json` describes the same shape (a
 //! test keeps the two in step). Fields added after the first version default
 //! when absent, so results files of earlier versions still load.
 
 use super::baselines::{BaselineAnswer, BaselineTally};
-use super::convergence::Convergence;
-use super::economy::TokenEconomy;
-use super::results_harness::{BatchUse, BenchmarkSummary, BudgetUse, CacheUse, EpochResult, Repeats};
-use super::roles::RoleUsages;
+use super::harness::{BatchUse, BenchmarkSummary, BudgetUse, CacheUse, EpochResult, Repeats, Tokens};
 use super::scorecard::CriticScorecard;
-use super::taxonomy::FindingsTaxonomy;
 use crate::benchmark::BenchmarkScore;
+use crate::report::convergence::Convergence;
+use crate::report::economy::TokenEconomy;
+use crate::report::roles::RoleUsages;
+use crate::report::taxonomy::FindingsTaxonomy;
 use crate::run::AnswerLabel;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -19,14 +19,14 @@ use serde_json::Value;
 
 use crate::domain::{
     Baseline, BaselineCall, BatchId, CriticFeedback, DifficultyLevel, ExecutionResult, Finding, GeneratedDag, Grade,
-    LlmRole, TokenUsage,
+    LlmRole,
 };
 use crate::domain::{is_one, is_zero, one};
 use crate::run::{Outcome, RunSettings, Stage};
 
 /// A whole `eval_results.json`. `Traces` is how the question traces are held:
 /// a `Vec` when read back, or a sequence built one question at a time while
-/// the file is written ([`super::write_eval_results`]).
+/// the file is written ([`crate::report::write_eval_results`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EvalResults<Traces = Vec<QuestionTrace>> {
     /// Totals of the run.
@@ -58,31 +58,6 @@ pub struct EvalResults<Traces = Vec<QuestionTrace>> {
     /// (absent in files written before it existed).
     #[serde(default)]
     pub roles: RoleUsages,
-}
-
-/// Token counts, with their sum.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Tokens {
-    /// Tokens in prompts.
-    pub prompt: u64,
-    /// Tokens generated.
-    pub completion: u64,
-    /// Both together.
-    pub total: u64,
-    /// Whether some of the counts were computed locally because a server sent none.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub estimated: bool,
-}
-
-impl From<TokenUsage> for Tokens {
-    fn from(usage: TokenUsage) -> Self {
-        Self {
-            prompt: usage.prompt_tokens,
-            completion: usage.completion_tokens,
-            total: usage.total(),
-            estimated: false,
-        }
-    }
 }
 
 impl Tokens {
@@ -141,10 +116,10 @@ pub struct Summary {
     pub repeats: Option<Repeats>,
     /// What the metamorphic checks found (`run --metamorphic`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metamorphic: Option<super::results_harness::MetamorphicSummary>,
+    pub metamorphic: Option<super::harness::MetamorphicSummary>,
     /// How far independently built DAGs agreed (`run --consensus`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub consensus: Option<super::results_harness::ConsensusSummary>,
+    pub consensus: Option<super::harness::ConsensusSummary>,
     /// A published benchmark's own metrics.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub benchmark: Option<BenchmarkSummary>,

@@ -8,7 +8,32 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::results_doc::Tokens;
+use crate::domain::TokenUsage;
+
+/// Token counts, with their sum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tokens {
+    /// Tokens in prompts.
+    pub prompt: u64,
+    /// Tokens generated.
+    pub completion: u64,
+    /// Both together.
+    pub total: u64,
+    /// Whether some of the counts were computed locally because a server sent none.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub estimated: bool,
+}
+
+impl From<TokenUsage> for Tokens {
+    fn from(usage: TokenUsage) -> Self {
+        Self {
+            prompt: usage.prompt_tokens,
+            completion: usage.completion_tokens,
+            total: usage.total(),
+            estimated: false,
+        }
+    }
+}
 
 /// Calls the response cache served and those it did not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
