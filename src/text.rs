@@ -1,6 +1,9 @@
 //! Small text helpers for people reading a run: counts with their nouns,
 //! one-line previews of JSON values, short durations, and the closest name for "did you mean". Used by prompts, the TUI, the report and
 //! the command-line output alike.
+//!
+//! In detail: small text helpers for people: `plural`, one-line `preview` of a JSON value,
+//! `show_hidden` (characters that reorder or hide text, such as U+202E, shown as their code points)
 
 /// `count` and `noun`, with an `s` unless there is exactly one.
 pub fn plural(count: usize, noun: &str) -> String {

@@ -7,6 +7,15 @@
 //! API keys are never read from the file: it names the environment variable
 //! that holds the key (`api_key_env`), so a config file can be shared or
 //! committed without leaking a secret.
+//!
+//! In detail: the config file and how flags, environment and file combine (`roles.rs`:
+//! `[roles.<name>]` and the role flags, per role and field by field — for provider, model and
+//! server the role's own flag, a replay's record, `[roles.<name>]`, the flags for every role,
+//! `[llm]`, the default, resolved over `LlmRole::ALL`); `[keys]` as written (`keys.rs`: each name
+//! and key with its place in the file) made into the session's `tui::Keymap`, so a bad binding is
+//! one line with its file and line, and a key written straight under `[keys]` is told the contexts
+//! from the keymap's own list; `[cache]` and `[budget]` (`harness.rs`: the cache file and the
+//! spending limits, flags over the file, a negative limit refused)
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -7,6 +7,13 @@
 //! Trace and span ids are derived from the trace's header and each span's
 //! place in the run, so exporting the same run again sends the same ids, and a
 //! receiver that keeps spans by id (Arize Phoenix does) holds one copy.
+//!
+//! In detail: a recorded run as OpenTelemetry spans (`spans.rs`: the trace's events folded into run
+//! → question → attempt → iteration → stage → model call; `attributes.rs`: the GenAI and
+//! OpenInference conventions and eval-dag's own `eval_dag.*`; ids derived from the trace's header,
+//! so a re-export replaces; each span knows when it is over, for a live export), sent over
+//! OTLP/HTTP as protobuf in bounded batches (`http.rs`) or written as OTLP JSON; only `commands`
+//! uses it
 
 use std::collections::HashSet;
 

@@ -2,7 +2,7 @@
 //! detailed_results, failure_analysis, question_traces) with the base keys
 //! (ARCHITECTURE.md, "Decisions the code relies on"), plus
 //! attempts, findings, every LLM exchange, tokens, cost and timings, built as
-//! the types of [`super::results_doc`].
+//! the types of [`super::doc`].
 
 use std::io::Write;
 

@@ -1,6 +1,17 @@
 //! `trace.jsonl`: a header line, then one engine event per line, appended and
 //! flushed as events happen, so a run killed at any moment keeps every
-//! finished event.
+//! finished event. Which field arrived with which version, who writes it and
+//! who reads it: [`fields`].
+//!
+//! In detail: `trace.jsonl`: versioned header (version 5: who played each role; version 6: epochs,
+//! drafts, repairs, finish reasons, cached and estimated calls, the budget outcome, several
+//! datasets; version 7: batches, shards, baselines; a derived run's header names its source),
+//! append-and-flush writer, reader (`trace/lines.rs`: one pass, a buffer at a time, indexes the
+//! event lines by byte offset; events are parsed on demand with positional reads, so the file is
+//! never held in memory; `TraceScan` hands over blocks of events as it reads, for a replay that
+//! folds while it loads; `Trace` parses every event, for tests and the commands that need them all
+//! at once); `trace::upgrade` reads earlier versions into the current shape, and continuing an
+//! older trace rewrites it in the current version (the original kept as `trace.jsonl.v<N>`)
 
 use std::{
     collections::BTreeMap,
@@ -13,6 +24,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::run::{EngineEvent, RunSettings};
 
+#[doc = include_str!("fields.md")]
+pub mod fields {}
 mod lines;
 mod upgrade;
 

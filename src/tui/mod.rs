@@ -2,6 +2,28 @@
 //! rerun and replay. The run's state comes from the engine's reducer; each
 //! screen is a component on the app's stack with its own state (`screens`);
 //! redraws happen on change, at most ~60 per second.
+//!
+//! In detail: the terminal UI: the app (`app.rs`: the run, the connection to its engine, theme,
+//! keys, the overlay shown and a stack of screens; see "The TUI's component model"), the screens
+//! (`screens/`: one module each, a `Component` owning its state, its actions and its drawing —
+//! `dashboard.rs`, `question/` (state and actions in `mod.rs`, drawing in `draw.rs`), `diff.rs`,
+//! `schema.rs` + `schema_text.rs`: the schema the builder saw, `scorecard.rs`, `taxonomy.rs` (its
+//! groups narrow the dashboard, `view::QuestionSet`), `benchmark.rs` (a published benchmark's own
+//! figures from `report::benchmark_summary` and the critic's lift within the run over those
+//! questions from `report::benchmark_lift`; its fixed and broken questions open the question
+//! screen; `has_benchmark_questions` also decides the dashboard footer's hint), `inspector/` +
+//! `value_tree.rs`: a node's inputs and output as a tree, `compare.rs` and `compare_detail.rs` over
+//! `comparison.rs` (two runs), `matrix.rs` over `runs_matrix.rs` (several runs, and the pair opened
+//! from them); `help.rs`, the help overlay; `Overlay` in `screens/mod.rs`), the one keymap
+//! (`keymap/`: actions, contexts and default bindings; `key.rs`: keys as written and shown;
+//! `rebind.rs`: the session's `Keymap`, the user's keys in place of the defaults, checked for
+//! clashes on every screen), the words screens share (`view.rs`: panes, tabs, the dashboard's
+//! filters and orders), moving the selection along a DAG (`graph_moves.rs`), work by hand
+//! (`hand_work.rs`: edits, notes and acceptance as commands on the open question's selection, a
+//! replay turning into a derived run; `editing.rs`: the external editor; `text_box.rs`: the in-app
+//! text box), event loop, replay player (`replay.rs`; `loading.rs`: the trace folded in chunks on a
+//! thread of its own while the UI draws and takes keys), widgets (one file each), text safety,
+//! fault containment
 
 mod app;
 mod comparison;

@@ -1,4 +1,4 @@
-//! The base JSON formats (ARCHITECTURE.md, "Decisions the code relies on") load and serialise back unchanged;
+//! The base JSON formats (`src/lib.rs`, "Decisions the code relies on") load and serialise back unchanged;
 //! unknown extra fields are tolerated on input.
 
 use eval_dag::domain::{CriticFeedback, ExecutionResult, GeneratedDag, Question};
