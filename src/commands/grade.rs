@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::cli::{GradeArgs, RoleFlags};
 use crate::config::{Config, RoleConfig};
-use crate::domain::Grade;
+use crate::domain::{Grade, GradingMethod};
 use crate::domain::{DifficultyLevel, Question, StructuredOutput};
 use crate::domain::{LlmRole, ProviderKind};
 use crate::grade::{Answer, Grader, JudgedAt, judge_noise, majority, summarise};
@@ -103,7 +103,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
             && let Some(label) = attempt.iterations.last().and_then(|it| it.label())
         {
             let score = if label.right { 1.0 } else { 0.0 };
-            grades.push(Grade::scored("label", score, 1.0, format!("labelled by a person: {}", label.reason)));
+            grades.push(Grade::scored(GradingMethod::Label, score, 1.0, format!("labelled by a person: {}", label.reason)));
         }
         if grades.is_empty() {
             continue;
@@ -171,7 +171,7 @@ fn print_grades(question: &Question, answer: Option<&Value>, grades: &[Grade], r
     let answer_text = answer.map(|a| preview(a, 20)).unwrap_or_else(|| "nothing".into());
     for (index, grade) in grades.iter().enumerate() {
         let votes = match repeats.iter().filter_map(|r| r.get(index)).filter(|g| g.passed).count() {
-            _ if repeat == 1 || matches!(grade.method.as_str(), "ground_truth" | "label") => String::new(),
+            _ if repeat == 1 || grade.method.is_deterministic() => String::new(),
             passed => format!(" ({passed}/{repeat} judgements passed)"),
         };
         let mark = match (&grade.error, grade.passed) {

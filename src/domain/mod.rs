@@ -49,7 +49,7 @@ pub use diff::{FindingFate, IterationDiff, NodeChange, code_diff};
 pub use digest::sha256_hex;
 pub use exchange::{CallKey, ChatMessage, FinishReason, LlmRole, RoleModel, RoleModels, TokenUsage};
 pub use feedback::{CriticFeedback, Finding, FindingSource, LayerValidation, Severity};
-pub use grading::{Grade, GradingSettings};
+pub use grading::{Grade, GradingMethod, GradingSettings};
 pub use ids::{NodeId, QuestionId};
 pub use location::{AttemptAt, ForkedFrom, IterationAt, epoch_draft_prefix};
 pub(crate) use location::{is_one, is_zero, one};

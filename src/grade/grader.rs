@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::judge_file::built_in_judge;
 use super::{GradeError, GradeInput, Judge, JudgeKind, JudgePanel, JudgedAt, MatchOptions, grade_answer};
-use crate::domain::Grade;
+use crate::domain::{Grade, GradingMethod};
 use crate::domain::{GradingSettings, NodeId, Question};
 use crate::llm::{LlmClient, Repairs};
 
@@ -86,7 +86,7 @@ impl Grader {
         let expected = question.expected_answer.as_ref()?;
         Some(match self.options_for(question) {
             Ok(options) => super::grade_truth(question, expected, answer, &options),
-            Err(err) => Grade::failed("ground_truth", self.options.threshold, err.to_string()),
+            Err(err) => Grade::failed(GradingMethod::GroundTruth, self.options.threshold, err.to_string()),
         })
     }
 
@@ -102,7 +102,7 @@ impl Grader {
         let (options, truth_error) = match self.options_for(question) {
             Ok(options) => (options, None),
             Err(err) => {
-                (self.options.clone(), Some(Grade::failed("ground_truth", self.options.threshold, err.to_string())))
+                (self.options.clone(), Some(Grade::failed(GradingMethod::GroundTruth, self.options.threshold, err.to_string())))
             }
         };
         let without_truth;

@@ -28,6 +28,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::error::{GradeError, JudgeFileError};
+use crate::domain::GradingMethod;
 use super::faithfulness::Faithfulness;
 use super::judge_prompts::{JudgeInput, default_inputs};
 use super::rubric::{Rubric, RubricLevel};
@@ -68,6 +69,11 @@ pub enum JudgeKind {
 }
 
 impl Judge {
+    /// The grading method this judge is: itself, by name.
+    pub fn method(&self) -> GradingMethod {
+        GradingMethod::Judge(self.name.clone())
+    }
+
     /// The threshold in force: 1 in strict mode.
     pub fn effective_threshold(&self) -> f64 {
         if self.strict_mode { 1.0 } else { self.threshold }

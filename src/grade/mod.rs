@@ -53,7 +53,7 @@ pub use summary::{Accuracy, GradeSummary, summarise};
 pub use tree_judge::DagJudge;
 
 use crate::benchmark;
-use crate::domain::{Grade, NodeId, Question, Scorer};
+use crate::domain::{Grade, GradingMethod, NodeId, Question, Scorer};
 use crate::llm::{LlmClient, Repairs};
 use judge_prompts::{JudgeCall, JudgePrompts};
 
@@ -114,7 +114,7 @@ pub async fn grade_answer(input: &GradeInput<'_>, panel: &JudgePanel, llm: &dyn 
             panel
                 .judges
                 .iter()
-                .map(|judge| Grade::scored(&judge.name, 0.0, judge.effective_threshold(), NO_ANSWER.into())),
+                .map(|judge| Grade::scored(judge.method(), 0.0, judge.effective_threshold(), NO_ANSWER.into())),
         );
         return grades;
     };
@@ -138,8 +138,8 @@ pub async fn grade_answer(input: &GradeInput<'_>, panel: &JudgePanel, llm: &dyn 
             };
             let threshold = judge.effective_threshold();
             match outcome {
-                Ok(Outcome { score, reason }) => Grade::scored(&judge.name, score, threshold, reason),
-                Err(error) => Grade::failed(&judge.name, threshold, error.to_string()),
+                Ok(Outcome { score, reason }) => Grade::scored(judge.method(), score, threshold, reason),
+                Err(error) => Grade::failed(judge.method(), threshold, error.to_string()),
             }
         }
     });
@@ -157,11 +157,11 @@ pub fn grade_truth(question: &Question, expected: &Value, answer: Option<&Value>
     match scored {
         None => grade_ground_truth(expected, answer, options),
         Some(Ok(score)) if answer.is_none() => {
-            Grade::scored("ground_truth", 0.0, 1.0, format!("{NO_ANSWER} ({})", score.describe()))
+            Grade::scored(GradingMethod::GroundTruth, 0.0, 1.0, format!("{NO_ANSWER} ({})", score.describe()))
         }
-        Some(Ok(score)) => Grade::scored("ground_truth", score.share_right(), 1.0, score.describe()),
+        Some(Ok(score)) => Grade::scored(GradingMethod::GroundTruth, score.share_right(), 1.0, score.describe()),
         Some(Err(err)) => {
-            Grade::failed("ground_truth", 1.0, format!("{} rules: {err}", benchmark::scorer_name(scorer)))
+            Grade::failed(GradingMethod::GroundTruth, 1.0, format!("{} rules: {err}", benchmark::scorer_name(scorer)))
         }
     }
 }
@@ -169,9 +169,9 @@ pub fn grade_truth(question: &Question, expected: &Value, answer: Option<&Value>
 /// The ground-truth grade of `answer` against `expected` under `options`.
 pub fn grade_ground_truth(expected: &Value, answer: Option<&Value>, options: &MatchOptions) -> Grade {
     let (method, threshold) = match (options.method, options.json_compare) {
-        (MatchMethod::Rules, _) => ("ground_truth", options.threshold),
-        (MatchMethod::JsonEquality, JsonCompare::Rules) => ("json_equality", options.threshold),
-        (MatchMethod::JsonEquality, JsonCompare::Exact) => ("json_equality", 1.0),
+        (MatchMethod::Rules, _) => (GradingMethod::GroundTruth, options.threshold),
+        (MatchMethod::JsonEquality, JsonCompare::Rules) => (GradingMethod::JsonEquality, options.threshold),
+        (MatchMethod::JsonEquality, JsonCompare::Exact) => (GradingMethod::JsonEquality, 1.0),
     };
     let Some(answer) = answer else {
         return Grade::scored(method, 0.0, threshold, NO_ANSWER.into());
@@ -182,8 +182,8 @@ pub fn grade_ground_truth(expected: &Value, answer: Option<&Value>, options: &Ma
         (MatchMethod::JsonEquality, JsonCompare::Rules) => json_equality(answer, expected, &rules_operator(options)),
     };
     match result {
-        Ok(result) => Grade::scored(method, result.score, threshold, result.reason),
-        Err(err @ JsonEqualityError::Prediction(_)) => Grade::scored(method, 0.0, threshold, err.to_string()),
+        Ok(result) => Grade::scored(method.clone(), result.score, threshold, result.reason),
+        Err(err @ JsonEqualityError::Prediction(_)) => Grade::scored(method.clone(), 0.0, threshold, err.to_string()),
         Err(err @ JsonEqualityError::Reference(_)) => Grade::failed(method, threshold, err.to_string()),
     }
 }

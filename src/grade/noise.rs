@@ -4,13 +4,13 @@
 
 use serde::Serialize;
 
-use crate::domain::Grade;
+use crate::domain::{Grade, GradingMethod};
 
 /// How often one judge disagreed with itself.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct JudgeNoise {
-    /// The judge's name (its grades' method).
-    pub method: String,
+    /// The judge (its grades' method).
+    pub method: GradingMethod,
     /// Answers it judged at least twice without an error.
     pub answers: usize,
     /// Of those, answers whose verdicts were not all the same.
@@ -62,7 +62,7 @@ pub fn judge_noise(answers: &[Vec<Vec<Grade>>]) -> Vec<JudgeNoise> {
     for repeats in answers {
         let Some(first) = repeats.first() else { continue };
         for (index, grade) in first.iter().enumerate() {
-            if matches!(grade.method.as_str(), "ground_truth" | "label") {
+            if grade.method.is_deterministic() {
                 continue;
             }
             let verdicts: Vec<bool> =
@@ -96,7 +96,7 @@ mod tests {
     use super::*;
 
     fn grade(method: &str, passed: bool) -> Grade {
-        Grade::scored(method, if passed { 1.0 } else { 0.0 }, 0.5, format!("{method} {passed}"))
+        Grade::scored(GradingMethod::from_name(method), if passed { 1.0 } else { 0.0 }, 0.5, format!("{method} {passed}"))
     }
 
     #[test]
@@ -106,7 +106,7 @@ mod tests {
             vec![grade("ground_truth", true), grade("rubric", false)],
             vec![grade("ground_truth", true), grade("rubric", false)],
         ];
-        let got: Vec<(String, bool)> = majority(&repeats).into_iter().map(|g| (g.method, g.passed)).collect();
+        let got: Vec<(String, bool)> = majority(&repeats).into_iter().map(|g| (g.method.to_string(), g.passed)).collect();
         assert_eq!(got, [("ground_truth".to_string(), true), ("rubric".to_string(), false)]);
         let tie = vec![vec![grade("rubric", true)], vec![grade("rubric", false)]];
         assert!(!majority(&tie)[0].passed);
@@ -119,11 +119,11 @@ mod tests {
             verdicts.iter().map(|v| vec![grade("ground_truth", true), grade("rubric", *v)]).collect()
         };
         let mut errored = answer(&[true, true, false]);
-        errored[2][1] = Grade::failed("rubric", 0.5, "the server said no".into());
+        errored[2][1] = Grade::failed(GradingMethod::Judge("rubric".into()), 0.5, "the server said no".into());
         let noise = judge_noise(&[answer(&[true, true, false]), answer(&[true, true, true]), errored]);
         assert_eq!(
             noise,
-            [JudgeNoise { method: "rubric".into(), answers: 3, split: 1, pairs: 7, differing_pairs: 2 }],
+            [JudgeNoise { method: GradingMethod::Judge("rubric".into()), answers: 3, split: 1, pairs: 7, differing_pairs: 2 }],
             "three answers; one split 2:1 (2 of 3 pairs differ); the errored judgement is no verdict"
         );
         assert_eq!(

@@ -84,8 +84,8 @@ pub fn summarise<'a>(questions: impl IntoIterator<Item = (DifficultyLevel, &'a [
     let mut by_level: BTreeMap<DifficultyLevel, BTreeMap<String, Totals>> = BTreeMap::new();
     for (level, grades) in questions {
         for grade in grades {
-            overall.entry(grade.method.clone()).or_default().add(grade);
-            by_level.entry(level).or_default().entry(grade.method.clone()).or_default().add(grade);
+            overall.entry(grade.method.to_string()).or_default().add(grade);
+            by_level.entry(level).or_default().entry(grade.method.to_string()).or_default().add(grade);
         }
     }
     let finish = |totals: BTreeMap<String, Totals>| {

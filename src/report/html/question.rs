@@ -346,7 +346,7 @@ pub fn question_body<'a>(state: &'a RunState, q: &'a QuestionState, code_html: &
             .map(|grade| GradeView {
                 class: if grade.passed { "passed" } else { "failed" },
                 mark: if grade.passed { "✓ right" } else { "✗ wrong" },
-                method: &grade.method,
+                method: grade.method.name(),
                 score: grade.score.map_or("error".to_string(), |s| format!("{s:.2}")),
                 reason: grade.error.as_deref().unwrap_or(&grade.reason),
             })

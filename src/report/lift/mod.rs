@@ -63,16 +63,13 @@ pub fn lift(pairs: &[LiftPair]) -> Option<Lift> {
     })
 }
 
-/// The methods of grades against an expected answer (the others are judges' or labels).
-const EXPECTED_ANSWER_METHODS: [&str; 2] = ["ground_truth", "json_equality"];
-
 /// Whether `result` is right, and by what: its benchmark score, else its
 /// grade against the expected answer; none when it has neither.
 fn verdict(result: &DetailedResult) -> Option<(ScoredBy, bool)> {
     if let Some(score) = &result.benchmark {
         return Some((ScoredBy::Benchmark, score.correct));
     }
-    let graded = |g: &&Grade| EXPECTED_ANSWER_METHODS.contains(&g.method.as_str()) && g.error.is_none();
+    let graded = |g: &&Grade| g.method.uses_expected_answer() && g.error.is_none();
     result.grades.iter().find(graded).map(|g| (ScoredBy::ExpectedAnswer, g.passed))
 }
 

@@ -2,6 +2,7 @@
 use serde_json::json;
 
 use super::*;
+use crate::domain::GradingMethod;
 use crate::domain::{AttemptAt, CallKey, ChatMessage, ExecutionResult, LlmRole, Question, TokenUsage};
 use crate::report::eval_results;
 use crate::report::test_run::run_with_one_pass_and_one_exhausted;
@@ -96,9 +97,9 @@ fn doc(rows: &[(&str, Option<bool>, Option<bool>, u64)]) -> EvalResults {
                 correct,
             }),
             grades: truth
-                .map(|right| Grade::scored("ground_truth", f64::from(u8::from(right)), 1.0, String::new()))
+                .map(|right| Grade::scored(GradingMethod::GroundTruth, f64::from(u8::from(right)), 1.0, String::new()))
                 .into_iter()
-                .chain([Grade::scored("rubric", 1.0, 0.5, String::new())])
+                .chain([Grade::scored(GradingMethod::Judge("rubric".into()), 1.0, 0.5, String::new())])
                 .collect(),
             tokens: crate::report::Tokens { prompt: *tokens, completion: 0, total: *tokens, estimated: false },
             cost_usd: 0.0,

@@ -23,7 +23,7 @@ async fn grades_come_in_order_with_keys_for_replay() {
         at: &JudgedAt::final_answer(AttemptAt::new("q_01", 2)),
     };
     let grades = grade_answer(&input, &panel, &script).await;
-    let methods: Vec<&str> = grades.iter().map(|g| g.method.as_str()).collect();
+    let methods: Vec<&str> = grades.iter().map(|g| g.method.name()).collect();
     assert_eq!(methods, ["ground_truth", "fixture", "plausible"]);
     assert!(grades[0].passed);
     let mut keys = script.keys();

@@ -81,7 +81,7 @@ fn json_equality_with_the_tolerant_rules() {
 fn json_equality_as_the_ground_truth_method() {
     let exact = MatchOptions { method: MatchMethod::JsonEquality, ..MatchOptions::default() };
     let grade = grade_ground_truth(&s("[2, 1]"), Some(&s("```json\n[1, 2]\n```")), &exact);
-    assert_eq!((grade.method.as_str(), grade.passed), ("json_equality", true));
+    assert_eq!((grade.method.name(), grade.passed), ("json_equality", true));
     let tolerant = MatchOptions { json_compare: JsonCompare::Rules, ..exact.clone() };
     assert!(!grade_ground_truth(&json!(0.12), Some(&json!(0.121)), &exact).passed);
     assert!(grade_ground_truth(&json!(0.12), Some(&json!(0.121)), &tolerant).passed);

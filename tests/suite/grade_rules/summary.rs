@@ -1,13 +1,14 @@
 //! Accuracy summaries per method, overall and per difficulty.
 
 use super::*;
+use eval_dag::domain::GradingMethod;
 
 #[test]
 fn accuracy_is_summarised_per_method_overall_and_per_difficulty() {
-    let pass = Grade::scored("ground_truth", 1.0, 1.0, "ok".into());
-    let fail = Grade::scored("ground_truth", 0.0, 1.0, "no".into());
-    let judged = Grade::scored("judge", 0.6, 0.5, "fine".into());
-    let broken = Grade::failed("judge", 0.5, "LLM down".into());
+    let pass = Grade::scored(GradingMethod::GroundTruth, 1.0, 1.0, "ok".into());
+    let fail = Grade::scored(GradingMethod::GroundTruth, 0.0, 1.0, "no".into());
+    let judged = Grade::scored(GradingMethod::Judge("judge".into()), 0.6, 0.5, "fine".into());
+    let broken = Grade::failed(GradingMethod::Judge("judge".into()), 0.5, "LLM down".into());
     let easy = [pass.clone(), judged.clone()];
     let easy_too = [fail.clone(), broken.clone()];
     let hard = [pass.clone(), broken];

@@ -1,7 +1,7 @@
 //! A results document with every optional part present and every list non-empty.
 
 use eval_dag::benchmark::{BenchmarkScore, SubAnswer};
-use eval_dag::domain::{Baseline, BaselineCall, Budget, Shard};
+use eval_dag::domain::{Baseline, BaselineCall, Budget, GradingMethod, Shard};
 use eval_dag::domain::{
     Consensus, CriticFeedback, DagEdge, DagNodeSpec, DifficultyLevel, DraftAnswer, ExecutionResult, Finding,
     FindingSource, GeneratedDag, Grade, GradingSettings, LayerValidation, LlmRole, Metamorphic, MetamorphicCheck,
@@ -303,7 +303,7 @@ pub(super) fn full_document() -> EvalResults {
             expected_answer: Some(json!(1.5)),
             correct: Some(true),
             grades: vec![Grade {
-                method: "faithful".into(),
+                method: GradingMethod::Judge("faithful".into()),
                 score: Some(1.0),
                 passed: true,
                 threshold: 0.5,
