@@ -14,8 +14,8 @@ use serde_json::Value;
 
 use crate::cli::{GradeArgs, RoleFlags};
 use crate::config::{Config, RoleConfig};
-use crate::domain::{Grade, GradingMethod};
 use crate::domain::{DifficultyLevel, Question, StructuredOutput};
+use crate::domain::{Grade, GradingMethod};
 use crate::domain::{LlmRole, ProviderKind};
 use crate::grade::{Answer, Grader, JudgedAt, judge_noise, majority, summarise};
 use crate::llm::{AnthropicClient, LlmClient, OpenAiClient, ReplayClient};
@@ -103,7 +103,12 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
             && let Some(label) = attempt.iterations.last().and_then(|it| it.label())
         {
             let score = if label.right { 1.0 } else { 0.0 };
-            grades.push(Grade::scored(GradingMethod::Label, score, 1.0, format!("labelled by a person: {}", label.reason)));
+            grades.push(Grade::scored(
+                GradingMethod::Label,
+                score,
+                1.0,
+                format!("labelled by a person: {}", label.reason),
+            ));
         }
         if grades.is_empty() {
             continue;

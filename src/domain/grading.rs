@@ -113,26 +113,12 @@ pub struct Grade {
 impl Grade {
     /// A grade with a score.
     pub fn scored(method: GradingMethod, score: f64, threshold: f64, reason: String) -> Self {
-        Self {
-            method,
-            score: Some(score),
-            passed: score >= threshold,
-            threshold,
-            reason,
-            error: None,
-        }
+        Self { method, score: Some(score), passed: score >= threshold, threshold, reason, error: None }
     }
 
     /// A grade that could not be computed.
     pub fn failed(method: GradingMethod, threshold: f64, error: String) -> Self {
-        Self {
-            method,
-            score: None,
-            passed: false,
-            threshold,
-            reason: "not graded".to_string(),
-            error: Some(error),
-        }
+        Self { method, score: None, passed: false, threshold, reason: "not graded".to_string(), error: Some(error) }
     }
 }
 
@@ -153,7 +139,9 @@ mod tests {
             assert_eq!(serde_json::from_value::<GradingMethod>(written).unwrap(), method);
             assert_eq!(method, name);
         }
-        assert!(GradingMethod::GroundTruth.uses_expected_answer() && GradingMethod::JsonEquality.uses_expected_answer());
+        assert!(
+            GradingMethod::GroundTruth.uses_expected_answer() && GradingMethod::JsonEquality.uses_expected_answer()
+        );
         assert!(!GradingMethod::Label.uses_expected_answer() && GradingMethod::Label.is_deterministic());
         assert!(!GradingMethod::Judge("x".into()).is_deterministic());
     }

@@ -101,9 +101,10 @@ impl Grader {
     ) -> Vec<Grade> {
         let (options, truth_error) = match self.options_for(question) {
             Ok(options) => (options, None),
-            Err(err) => {
-                (self.options.clone(), Some(Grade::failed(GradingMethod::GroundTruth, self.options.threshold, err.to_string())))
-            }
+            Err(err) => (
+                self.options.clone(),
+                Some(Grade::failed(GradingMethod::GroundTruth, self.options.threshold, err.to_string())),
+            ),
         };
         let without_truth;
         let question = match truth_error {

@@ -28,13 +28,13 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::error::{GradeError, JudgeFileError};
-use crate::domain::GradingMethod;
 use super::faithfulness::Faithfulness;
 use super::judge_prompts::{JudgeInput, default_inputs};
 use super::rubric::{Rubric, RubricLevel};
 use super::rubric_reply::RubricOutput;
 use super::tree_judge::DagJudge;
 use super::tree_judge_build::{build_dag, from_table};
+use crate::domain::GradingMethod;
 
 /// The judges shipped in `prompts/judges/`: (file name, source).
 const BUILT_IN: [(&str, &str); 2] = [

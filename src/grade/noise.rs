@@ -96,7 +96,12 @@ mod tests {
     use super::*;
 
     fn grade(method: &str, passed: bool) -> Grade {
-        Grade::scored(GradingMethod::from_name(method), if passed { 1.0 } else { 0.0 }, 0.5, format!("{method} {passed}"))
+        Grade::scored(
+            GradingMethod::from_name(method),
+            if passed { 1.0 } else { 0.0 },
+            0.5,
+            format!("{method} {passed}"),
+        )
     }
 
     #[test]
@@ -106,7 +111,8 @@ mod tests {
             vec![grade("ground_truth", true), grade("rubric", false)],
             vec![grade("ground_truth", true), grade("rubric", false)],
         ];
-        let got: Vec<(String, bool)> = majority(&repeats).into_iter().map(|g| (g.method.to_string(), g.passed)).collect();
+        let got: Vec<(String, bool)> =
+            majority(&repeats).into_iter().map(|g| (g.method.to_string(), g.passed)).collect();
         assert_eq!(got, [("ground_truth".to_string(), true), ("rubric".to_string(), false)]);
         let tie = vec![vec![grade("rubric", true)], vec![grade("rubric", false)]];
         assert!(!majority(&tie)[0].passed);
@@ -123,7 +129,13 @@ mod tests {
         let noise = judge_noise(&[answer(&[true, true, false]), answer(&[true, true, true]), errored]);
         assert_eq!(
             noise,
-            [JudgeNoise { method: GradingMethod::Judge("rubric".into()), answers: 3, split: 1, pairs: 7, differing_pairs: 2 }],
+            [JudgeNoise {
+                method: GradingMethod::Judge("rubric".into()),
+                answers: 3,
+                split: 1,
+                pairs: 7,
+                differing_pairs: 2
+            }],
             "three answers; one split 2:1 (2 of 3 pairs differ); the errored judgement is no verdict"
         );
         assert_eq!(

@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::doc::{DetailedResult, EvalResults};
+use super::doc::{DetailedResult, EvalResults, ResultStatus};
 
 /// How a question changed from run A to run B.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -47,7 +47,7 @@ pub struct Side {
     /// The question's id in this run (another run may number it otherwise).
     pub question_id: String,
     /// Status label.
-    pub status: String,
+    pub status: ResultStatus,
     /// Whether it has an answer that passed (the model's, or one fixed by hand).
     pub success: bool,
     /// Whether the user fixed it by hand.
@@ -189,7 +189,7 @@ mod tests {
                 question_id: id.to_string(),
                 question: format!("question {id}"),
                 success: *success,
-                status: if *success { "passed" } else { "failed" }.to_string(),
+                status: if *success { crate::run::Outcome::Passed } else { crate::run::Outcome::Failed }.into(),
                 final_answer: answer.clone(),
                 ..template.clone()
             })

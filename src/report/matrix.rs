@@ -263,7 +263,7 @@ mod tests {
                 question_id: id.to_string(),
                 question: text.to_string(),
                 success: *success,
-                status: if *success { "passed" } else { "failed" }.to_string(),
+                status: if *success { crate::run::Outcome::Passed } else { crate::run::Outcome::Failed }.into(),
                 final_answer: Some(answer.clone()),
                 iterations: if *success { 1 } else { 3 },
                 ..template.clone()

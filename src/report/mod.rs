@@ -69,7 +69,7 @@ pub use doc::{
     BenchmarkSummary, BudgetUse, CacheUse, CallMeta, ConsensusSummary, CriticScorecard, DetailedResult,
     DifficultyBreakdown, EpochResult, EvalResults, FailureAnalysis, FateCounts, GradedBy, Grading, IterationTrace,
     JudgedIteration, LabelFreeSignal, LevelBreakdown, Lift, LiftPair, LiftQuestion, LiftSide, LiftTally, LogEntry,
-    LogRole, MetamorphicSummary, QuestionTrace, ReferenceLogEntry, ReferenceRole, Repeats, ScoredBy,
+    LogRole, MetamorphicSummary, QuestionTrace, ReferenceLogEntry, ReferenceRole, Repeats, ResultStatus, ScoredBy,
     SignalAgainstLabels, StageTiming, Summary, Tokens, VerdictFate,
 };
 pub use economy::{PrefixReuse, TokenEconomy, prefix_reuse, token_economy};

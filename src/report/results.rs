@@ -22,7 +22,7 @@ use super::convergence::convergence;
 use super::doc::{
     AttemptTrace, BaselineAnswer, BaselineFloors, CallMeta, DetailedResult, DifficultyBreakdown, EvalResults,
     FailureAnalysis, Grading, IterationTrace, LevelBreakdown, LogEntry, LogRole, QuestionTrace, ReferenceLogEntry,
-    ReferenceRole, StageTiming, Summary, Tokens,
+    ReferenceRole, ResultStatus, StageTiming, Summary, Tokens,
 };
 use super::doc::{BatchUse, BenchmarkSummary, BudgetUse, CacheUse, EpochResult};
 use super::economy::token_economy;
@@ -130,7 +130,7 @@ fn epochs(state: &RunState, q: &QuestionState) -> Vec<EpochResult> {
             }
             EpochResult {
                 epoch,
-                status: attempt.outcome.map_or("unfinished", Outcome::label).to_string(),
+                status: attempt.outcome.map_or_else(ResultStatus::unfinished, ResultStatus::from),
                 answer: attempt.final_answer.clone(),
                 correct: attempt.correct(),
                 iterations: attempt.iterations.len(),
@@ -153,7 +153,7 @@ fn detailed(state: &RunState, q: &QuestionState, baselines: IndexMap<Baseline, B
         difficulty_level: q.question.difficulty_level,
         success: passed(q) || fixed_by_hand(q),
         fixed_by_hand: fixed_by_hand(q),
-        status: q.status.label().to_string(),
+        status: q.status.into(),
         final_answer: latest.and_then(|a| a.final_answer.clone()),
         narrative: latest.and_then(|a| a.narrative.clone()),
         expected_answer: q.question.expected_answer.clone(),
@@ -186,7 +186,7 @@ fn failure(q: &QuestionState) -> FailureAnalysis {
         question_id: q.question.id.to_string(),
         question: q.question.question.clone(),
         difficulty_level: q.question.difficulty_level,
-        status: q.status.label().to_string(),
+        status: q.status.into(),
         reason: latest.and_then(|a| a.reason.clone()),
         last_errors: last_feedback.map(|f| f.specific_errors.clone()).unwrap_or_default(),
         last_findings: last_feedback.map(|f| f.findings.clone()).unwrap_or_default(),

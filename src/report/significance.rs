@@ -11,6 +11,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use super::doc::DetailedResult;
+use crate::run::Outcome;
 
 /// Resamples of the paired bootstrap.
 pub const RESAMPLES: usize = 10_000;
@@ -135,7 +136,7 @@ fn score(result: &DetailedResult, measure: Measure) -> f64 {
         .iter()
         .filter(|e| match measure {
             Measure::Accuracy => e.correct == Some(true),
-            Measure::PassRate => e.status == "passed",
+            Measure::PassRate => e.status.outcome() == Some(Outcome::Passed),
         })
         .count();
     hits as f64 / result.epochs.len() as f64

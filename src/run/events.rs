@@ -64,6 +64,15 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// Every outcome.
+    pub const ALL: [Outcome; 7] =
+        [Self::Passed, Self::Failed, Self::Exhausted, Self::Cancelled, Self::Drafted, Self::FixedByHand, Self::Budget];
+
+    /// The outcome whose [`Self::label`] is `label`.
+    pub fn from_label(label: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|outcome| outcome.label() == label)
+    }
+
     /// Human name.
     pub fn label(self) -> &'static str {
         match self {

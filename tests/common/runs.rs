@@ -2,6 +2,7 @@
 //! memory from the scripted sample's results.
 
 use eval_dag::report::{EvalResults, load_results};
+use eval_dag::run::Outcome;
 use serde_json::json;
 
 /// Their names, as a user would give them.
@@ -17,7 +18,7 @@ pub fn three_runs() -> Vec<EvalResults> {
         match result.question_id.as_str() {
             "q_02" => {
                 result.success = false;
-                result.status = "failed".into();
+                result.status = Outcome::Failed.into();
                 result.final_answer = None;
                 result.correct = None;
             }

@@ -310,8 +310,7 @@ async fn judges_grade_answers_in_a_run_their_calls_are_traced_and_grade_reuses_t
             conversation[from..].find(needle).unwrap_or_else(|| panic!("{needle:?} after byte {from}: {conversation}"));
         from += at + needle.len();
     }
-    let summary: Vec<(&str, Option<f64>, bool)> =
-        grades.iter().map(|g| (g.method.name(), g.score, g.passed)).collect();
+    let summary: Vec<(&str, Option<f64>, bool)> = grades.iter().map(|g| (g.method.name(), g.score, g.passed)).collect();
     assert_eq!(
         summary,
         vec![

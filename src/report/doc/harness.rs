@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::status::ResultStatus;
 use crate::domain::TokenUsage;
 
 /// Token counts, with their sum.
@@ -76,7 +77,7 @@ pub struct EpochResult {
     /// 1-based.
     pub epoch: u32,
     /// Status label of that attempt (`passed`, `exhausted`, `budget`, …).
-    pub status: String,
+    pub status: ResultStatus,
     /// Its answer, when one was produced.
     pub answer: Option<Value>,
     /// Whether its answer was graded right; none when ungraded.

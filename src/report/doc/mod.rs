@@ -8,6 +8,7 @@ mod harness;
 mod lift;
 mod results;
 mod scorecard;
+mod status;
 
 pub use baselines::{BaselineAnswer, BaselineFloors, BaselineLift, BaselineTally};
 pub use harness::{
@@ -22,3 +23,4 @@ pub use results::{
 pub use scorecard::{
     AnswerGrade, CriticScorecard, FateCounts, GradedBy, JudgedIteration, LabelFreeSignal, VerdictFate,
 };
+pub use status::ResultStatus;

@@ -7,6 +7,7 @@
 use super::baselines::{BaselineAnswer, BaselineTally};
 use super::harness::{BatchUse, BenchmarkSummary, BudgetUse, CacheUse, EpochResult, Repeats, Tokens};
 use super::scorecard::CriticScorecard;
+use super::status::ResultStatus;
 use crate::benchmark::BenchmarkScore;
 use crate::report::convergence::Convergence;
 use crate::report::economy::TokenEconomy;
@@ -220,7 +221,7 @@ pub struct DetailedResult {
     #[serde(default)]
     pub fixed_by_hand: bool,
     /// Status label (`passed`, `exhausted`, `building`, …).
-    pub status: String,
+    pub status: ResultStatus,
     /// The answer, when one was produced.
     pub final_answer: Option<Value>,
     /// One-sentence narrative of the answer, when a faithfulness judge graded it.
@@ -290,7 +291,7 @@ pub struct FailureAnalysis {
     /// Difficulty bucket.
     pub difficulty_level: DifficultyLevel,
     /// Status label.
-    pub status: String,
+    pub status: ResultStatus,
     /// Why the latest attempt did not pass.
     pub reason: Option<String>,
     /// The last critic verdict's specific errors.

@@ -43,8 +43,12 @@ struct Cell<'a> {
 fn cell(entry: &Entry) -> Cell<'_> {
     let side = &entry.side;
     Cell {
-        status_class: if side.fixed_by_hand { "fixed-by-hand".to_string() } else { side.status.replace(' ', "-") },
-        status: &side.status,
+        status_class: if side.fixed_by_hand {
+            "fixed-by-hand".to_string()
+        } else {
+            side.status.label().replace(' ', "-")
+        },
+        status: side.status.label(),
         regression: entry.change == Some(Change::Regression),
         correct: entry.correct,
         answer: preview(&side.answer, 60),

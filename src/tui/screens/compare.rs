@@ -52,7 +52,7 @@ fn side_cells(t: &Theme, side: Option<&Side>, answer_width: usize, wide: bool) -
             .collect();
     };
     let mut cells = vec![
-        Cell::from(Span::styled(clean(&s.status).into_owned(), side_style(t, side))),
+        Cell::from(Span::styled(clean(s.status.label()).into_owned(), side_style(t, side))),
         Cell::from(Span::styled(preview(&s.answer, answer_width), t.fg(Ink::Text))),
     ];
     if wide {
@@ -197,7 +197,7 @@ pub(crate) mod tests {
             match result.question_id.as_str() {
                 "q_02" => {
                     result.success = false;
-                    result.status = "failed".into();
+                    result.status = crate::run::Outcome::Failed.into();
                     result.final_answer = None;
                 }
                 "q_01" => result.final_answer = Some(json!("shopping_net")),

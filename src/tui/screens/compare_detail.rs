@@ -30,7 +30,7 @@ fn side_lines(t: &Theme, side: Option<&Side>, dag: Option<&GeneratedDag>) -> Vec
     let mut lines = vec![
         Line::from(vec![
             Span::styled(format!("{:<11}", "status"), t.fg(Ink::Muted)),
-            Span::styled(s.status.clone(), side_style(t, side)),
+            Span::styled(s.status.to_string(), side_style(t, side)),
         ]),
         field("iterations", s.iterations.to_string()),
         field("tokens", s.tokens.to_string()),

@@ -14,6 +14,7 @@ use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
 use super::compare_detail::CompareDetailScreen;
 use super::{Component, Handled};
 use crate::report::{Agreement, Change, Entry, RunSummary};
+use crate::run::Outcome;
 use crate::text::percent;
 use crate::tui::app::App;
 use crate::tui::keymap::Action;
@@ -49,7 +50,7 @@ fn entry_style(t: &Theme, entry: &Entry) -> Style {
         t.fg(Ink::StatusPassed)
     } else if entry.side.success {
         t.fg(Ink::StatusFailed)
-    } else if entry.side.status == "exhausted" {
+    } else if entry.side.status.outcome() == Some(Outcome::Exhausted) {
         t.fg(Ink::StatusExhausted)
     } else {
         t.fg(Ink::StatusFailed)
@@ -65,7 +66,7 @@ fn cell(t: &Theme, entry: Option<&Entry>, width: usize, wide: bool) -> Cell<'sta
         None => " ",
     };
     let iterations = if wide { format!(" it{}", e.side.iterations) } else { String::new() };
-    let status = fit(&e.side.status, 9);
+    let status = fit(e.side.status.label(), 9);
     let answer_width = width.saturating_sub(status.chars().count() + 3 + iterations.len());
     let answer = if e.side.answer.is_null() { String::new() } else { preview(&e.side.answer, answer_width.max(1)) };
     let text = format!("{grade} {status} {answer}{iterations}");
