@@ -132,21 +132,12 @@ fn rank_questions(mut raw: Vec<RawQuestion>, limit: usize) -> Vec<Question> {
                 seen.insert(id.clone());
                 id
             });
+            let level = q.difficulty_level.unwrap_or_else(|| DifficultyLevel::from_rank(rank, total));
             Question {
-                id: id.into(),
-                question: q.question,
-                difficulty_rank: rank,
-                difficulty_level: q.difficulty_level.unwrap_or_else(|| DifficultyLevel::from_rank(rank, total)),
                 reasoning: q.reasoning,
                 relevant_data_keys: q.relevant_data_keys,
                 expected_answer: q.expected_answer,
-                match_overrides: Default::default(),
-                dataset: None,
-                source_id: None,
-                answer_format: None,
-                constraints: None,
-                scorer: None,
-                extra: Default::default(),
+                ..Question::new(id, q.question, rank, level)
             }
         })
         .collect()

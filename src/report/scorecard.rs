@@ -192,22 +192,7 @@ mod tests {
     use crate::run::{EngineEvent, RunSettings};
 
     fn question(id: &str, expected: Option<Value>) -> Question {
-        Question {
-            id: id.into(),
-            question: format!("question {id}"),
-            difficulty_rank: 1,
-            difficulty_level: DifficultyLevel::Easy,
-            reasoning: String::new(),
-            relevant_data_keys: vec![],
-            expected_answer: expected,
-            match_overrides: Default::default(),
-            dataset: None,
-            source_id: None,
-            answer_format: None,
-            constraints: None,
-            scorer: None,
-            extra: Default::default(),
-        }
+        Question { expected_answer: expected, ..Question::new(id, format!("question {id}"), 1, DifficultyLevel::Easy) }
     }
 
     /// Iteration `n` of `id`'s attempt 1: its trial's answer (none: it did not

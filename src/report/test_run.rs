@@ -7,22 +7,7 @@ use crate::domain::{CallKey, ChatMessage, LlmRole, TokenUsage};
 use crate::run::{EngineEvent, Outcome, RunSettings, RunState, Stage};
 
 fn question(id: &str, rank: usize) -> Question {
-    Question {
-        id: id.into(),
-        question: format!("question {id}"),
-        difficulty_rank: rank,
-        difficulty_level: DifficultyLevel::from_rank(rank, 2),
-        reasoning: String::new(),
-        relevant_data_keys: vec![],
-        expected_answer: None,
-        match_overrides: Default::default(),
-        dataset: None,
-        source_id: None,
-        answer_format: None,
-        constraints: None,
-        scorer: None,
-        extra: Default::default(),
-    }
+    Question::new(id, format!("question {id}"), rank, DifficultyLevel::from_rank(rank, 2))
 }
 
 /// A run of two questions: q_01 passed in one iteration, q_02 exhausted.

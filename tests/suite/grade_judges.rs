@@ -119,20 +119,8 @@ impl LlmClient for Script {
 
 fn question(expected: Option<Value>) -> Question {
     Question {
-        id: "q_01".into(),
-        question: "What share of transactions is fraudulent?".into(),
-        difficulty_rank: 1,
-        difficulty_level: DifficultyLevel::Easy,
-        reasoning: String::new(),
-        relevant_data_keys: vec![],
         expected_answer: expected,
-        match_overrides: Default::default(),
-        dataset: None,
-        source_id: None,
-        answer_format: None,
-        constraints: None,
-        scorer: None,
-        extra: Default::default(),
+        ..Question::new("q_01", "What share of transactions is fraudulent?", 1, DifficultyLevel::Easy)
     }
 }
 

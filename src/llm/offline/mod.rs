@@ -130,20 +130,10 @@ impl OfflinePlanner {
             .enumerate()
             .map(|(i, candidate)| {
                 let question = Question {
-                    id: format!("q_{:02}", i + 1).into(),
-                    question: candidate.text.clone(),
-                    difficulty_rank: i + 1,
-                    difficulty_level: candidate.level,
                     reasoning: candidate.reasoning.clone(),
                     relevant_data_keys: vec![candidate.input_key.clone()],
                     expected_answer: Some(candidate.expected.clone()),
-                    match_overrides: Default::default(),
-                    dataset: None,
-                    source_id: None,
-                    answer_format: None,
-                    constraints: None,
-                    scorer: None,
-                    extra: Default::default(),
+                    ..Question::new(format!("q_{:02}", i + 1), candidate.text.clone(), i + 1, candidate.level)
                 };
                 (question, candidate)
             })
