@@ -57,6 +57,6 @@ pub use metamorphic::{Metamorphic, MetamorphicCheck, Relation, Transform};
 pub use provider::{Provider, ProviderKind};
 pub use question::{DifficultyLevel, Question, Scorer};
 pub use reply_schema::{ReplySchema, StructuredOutput};
-pub use result::ExecutionResult;
+pub use result::{ExecutionResult, FailureKind};
 pub use rule::Rule;
 pub use shard::{MergedShard, Shard};

@@ -38,4 +38,22 @@ pub struct ExecutionResult {
     /// Python traceback of the failure, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub traceback: Option<String>,
+    /// What kind of failure ended the run, when the sandbox stopped it (a
+    /// deadline, the memory limit, the policy). Not recorded: the trace keeps
+    /// the error's text, as it always has.
+    #[serde(skip)]
+    pub failure: Option<FailureKind>,
+}
+
+/// What stopped a DAG's execution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureKind {
+    /// A node's or the DAG's deadline, or the CPU time limit.
+    TimeOut,
+    /// The memory limit.
+    Memory,
+    /// A call the language policy or the kernel refused.
+    Policy,
+    /// Anything else: an exception in node code, a worker that crashed.
+    Error,
 }

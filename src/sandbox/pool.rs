@@ -18,7 +18,7 @@ use tokio::sync::Semaphore;
 use super::limits::{DataLimits, TooBig};
 use super::protocol::{InputSize, Reply, Request, VIOLATION};
 use crate::dag::DagExecutor;
-use crate::domain::{ExecutionResult, GeneratedDag, NodeId};
+use crate::domain::{ExecutionResult, FailureKind, GeneratedDag, NodeId};
 
 /// Bytes of a worker's stderr kept for crash reports.
 const STDERR_TAIL: usize = 4096;
@@ -196,6 +196,18 @@ pub enum SandboxError {
         /// The cause.
         source: serde_json::Error,
     },
+}
+
+impl SandboxError {
+    /// The kind of failure this is, for the execution result it ends.
+    pub fn kind(&self) -> FailureKind {
+        match self {
+            Self::NodeTimeout { .. } | Self::DagTimeout { .. } | Self::CpuLimit => FailureKind::TimeOut,
+            Self::MemoryLimit => FailureKind::Memory,
+            Self::Violation { .. } => FailureKind::Policy,
+            _ => FailureKind::Error,
+        }
+    }
 }
 
 /// What the pool was doing with a worker when it died.
@@ -509,6 +521,7 @@ fn failure(dag: &GeneratedDag, node: Option<NodeId>, error: SandboxError, starte
         }),
         error_node: node,
         execution_time_ms: started.elapsed().as_secs_f64() * 1000.0,
+        failure: Some(error.kind()),
         ..Default::default()
     }
 }

@@ -35,7 +35,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use crate::dag::{DagExecutor, InputRef};
-use crate::domain::{GeneratedDag, Metamorphic, MetamorphicCheck, Question, Relation, Transform};
+use crate::domain::{FailureKind, GeneratedDag, Metamorphic, MetamorphicCheck, Question, Relation, Transform};
 pub use relation::relation;
 pub use transform::{
     Changes, RENAME_PREFIX, SCALE_FACTOR, SHUFFLE_SEED, TransformedData, row_lists, transformed_copies,
@@ -187,7 +187,7 @@ impl MetamorphicChecks {
                 let informs = informational(copy.transform, question, &copy.changes, &literals, reads.as_deref());
                 if !result.success {
                     let error = result.error.as_deref().unwrap_or("the DAG produced no answer");
-                    let timed_out = error.contains("timed out") || error.contains("time limit");
+                    let timed_out = result.failure == Some(FailureKind::TimeOut);
                     return MetamorphicCheck {
                         transform: copy.transform,
                         relation: if timed_out { Relation::TimedOut } else { Relation::Failed },

@@ -73,6 +73,7 @@ fn iteration() -> IterationTrace {
             printed: [("total".into(), "hello\n".to_string())].into_iter().collect(),
             error_node: Some("total".into()),
             traceback: Some("Traceback ...".into()),
+            failure: None,
         }),
         stages: vec![StageTiming { stage: Stage::TrialRun, started_ms: 5, ok: Some(false), duration_ms: Some(3) }],
         labels: vec![AnswerLabel { right: true, reason: "checked by hand against the CSV".into(), t_ms: 40 }],
