@@ -239,10 +239,10 @@ fn the_quit_question_and_the_comparison_draw_at_every_size() {
         state.apply(record.t_ms, &record.event);
     }
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-    let mut app = App::new(state, Theme::dark(), None, Some(tx));
-    app.resume = Some("eval-dag run --resume runs/20261123-101500".into());
+    let mut app =
+        App::new(state, Theme::dark(), None, Some(tx)).with_resume("eval-dag run --resume runs/20261123-101500".into());
     app.handle_key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
-    assert!(app.confirm_quit && !app.quit, "Ctrl-C asks while questions work");
+    assert!(app.confirming_quit() && !app.quitting(), "Ctrl-C asks while questions work");
     sweep("quit question", &app, &sizes);
 
     let a = eval_dag::report::load_results(&common::root().join(SAMPLE)).unwrap();

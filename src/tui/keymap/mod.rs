@@ -5,13 +5,13 @@
 
 mod key;
 mod rebind;
+mod screen;
 
 use crossterm::event::KeyCode;
 
 pub use key::{Key, KeyParseError};
 pub use rebind::{Bound, Keymap, RebindError, RebindProblem, Rebinding};
-
-use super::screens::Screen;
+pub use screen::Screen;
 
 /// Declares [`Action`] with each action's name in the config file.
 macro_rules! actions {

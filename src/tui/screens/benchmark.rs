@@ -12,7 +12,6 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
 
 use super::question::QuestionScreen;
-use super::{Component, Handled};
 use crate::domain::Scorer;
 use crate::report::{
     BenchmarkMetrics, BenchmarkSummary, Lift, LiftQuestion, LiftTally, benchmark_lift, benchmark_summary,
@@ -20,9 +19,9 @@ use crate::report::{
 };
 use crate::run::RunState;
 use crate::text::percent;
-use crate::tui::app::App;
+use crate::tui::component::{Component, Ctx, Handled};
 use crate::tui::keymap::Action;
-use crate::tui::screens::Screen;
+use crate::tui::keymap::Screen;
 use crate::tui::text::{clean, fit, preview};
 use crate::tui::theme::Ink;
 
@@ -37,12 +36,11 @@ pub fn has_benchmark_questions(state: &RunState) -> bool {
 
 /// The benchmark screen when the run has benchmark-scored questions; else
 /// the status line says there are none.
-pub fn open(app: &mut App) -> Handled {
-    if has_benchmark_questions(&app.state) {
-        return Handled::Open(Box::<BenchmarkScreen>::default());
+pub fn open(ctx: &Ctx) -> Handled {
+    if has_benchmark_questions(ctx.state) {
+        return Handled::open(Box::<BenchmarkScreen>::default());
     }
-    app.message = Some("no question of this run is scored by a published benchmark's rules".into());
-    Handled::Done
+    Handled::message("no question of this run is scored by a published benchmark's rules")
 }
 
 /// A question the loop changed: fixed (wrong on its first DAG's answer, right
@@ -59,38 +57,18 @@ fn changed(lift: Option<&Lift>) -> Vec<Changed> {
     fixed.chain(lift.broken.iter().map(|q| Changed { question: q.clone(), fixed: false })).collect()
 }
 
-/// The benchmark's figures for the run as of `events` events applied.
-struct Figures {
-    events: usize,
-    summary: Option<BenchmarkSummary>,
-    lift: Option<Lift>,
-}
-
-/// The benchmark screen: the selected fixed or broken question.
+/// The benchmark screen: its figures for the run as it stands, worked out
+/// when the run changed, and the selected fixed or broken question.
 #[derive(Default)]
 pub struct BenchmarkScreen {
     /// The selected row of the fixed and broken questions.
     row: usize,
-    /// The figures last worked out: scoring every question again on each
-    /// frame would cost a pass over the run per frame.
-    figures: std::cell::RefCell<Option<std::sync::Arc<Figures>>>,
-}
-
-impl BenchmarkScreen {
-    /// The figures for the run as it stands, worked out again only after an event changed it.
-    fn figures(&self, state: &RunState) -> std::sync::Arc<Figures> {
-        let mut cached = self.figures.borrow_mut();
-        if let Some(figures) = cached.as_ref().filter(|f| f.events == state.events_applied) {
-            return figures.clone();
-        }
-        let figures = std::sync::Arc::new(Figures {
-            events: state.events_applied,
-            summary: benchmark_summary(state.questions.iter()),
-            lift: benchmark_lift(state),
-        });
-        *cached = Some(figures.clone());
-        figures
-    }
+    /// The benchmark's metrics over the run.
+    summary: Option<BenchmarkSummary>,
+    /// The critic's lift within the run over the benchmark's questions.
+    lift: Option<Lift>,
+    /// The questions the loop fixed, then those it broke.
+    changed: Vec<Changed>,
 }
 
 impl Component for BenchmarkScreen {
@@ -98,34 +76,33 @@ impl Component for BenchmarkScreen {
         Screen::Benchmark
     }
 
-    fn handle(&mut self, action: Action, app: &mut App) -> Handled {
+    fn handle(&mut self, action: Action, ctx: &Ctx) -> Handled {
         match action {
             Action::Up => self.row = self.row.saturating_sub(1),
-            Action::Down => self.row += 1,
+            Action::Down => self.row = (self.row + 1).min(self.changed.len().saturating_sub(1)),
             Action::Open => {
-                let rows = changed(self.figures(&app.state).lift.as_ref());
-                let Some(row) = rows.get(self.row) else {
-                    app.message = Some("the loop neither fixed nor broke a question".into());
-                    return Handled::Done;
+                let Some(row) = self.changed.get(self.row) else {
+                    return Handled::message("the loop neither fixed nor broke a question");
                 };
-                let Some(q) = app.state.questions.iter().find(|q| q.question.id == row.question.question_id) else {
-                    return Handled::Done;
-                };
-                return Handled::Open(Box::new(QuestionScreen::open(q)));
+                let Some(q) = ctx.state.question(&row.question.question_id) else { return Handled::done() };
+                return Handled::open(Box::new(QuestionScreen::open(q)));
             }
             _ => return Handled::Ignored,
         }
-        self.refresh(app);
-        Handled::Done
+        Handled::done()
     }
 
-    fn refresh(&mut self, app: &mut App) {
-        let rows = changed(self.figures(&app.state).lift.as_ref()).len();
-        self.row = self.row.min(rows.saturating_sub(1));
+    fn refresh(&mut self, ctx: &Ctx) {
+        if ctx.run_changed {
+            self.summary = benchmark_summary(ctx.state.questions.iter());
+            self.lift = benchmark_lift(ctx.state);
+            self.changed = changed(self.lift.as_ref());
+        }
+        self.row = self.row.min(self.changed.len().saturating_sub(1));
     }
 
-    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
-        draw(self, frame, area, app);
+    fn draw(&self, frame: &mut Frame, area: Rect, ctx: &Ctx) {
+        draw(self, frame, area, ctx);
     }
 }
 
@@ -133,8 +110,8 @@ impl Component for BenchmarkScreen {
 const LABEL: usize = 30;
 
 /// The benchmark's metrics: a header, then a row per set of questions.
-fn metrics_lines(app: &App, summary: &BenchmarkSummary) -> Vec<Line<'static>> {
-    let t = &app.theme;
+fn metrics_lines(ctx: &Ctx, summary: &BenchmarkSummary) -> Vec<Line<'static>> {
+    let t = ctx.theme;
     let row = |over: &str, m: &BenchmarkMetrics| {
         Line::from(vec![
             Span::styled(format!("{over:<LABEL$}"), t.fg(Ink::Text)),
@@ -175,8 +152,8 @@ fn metrics_lines(app: &App, summary: &BenchmarkSummary) -> Vec<Line<'static>> {
 
 /// The lift: a row for the run, each level and each dataset, then what an
 /// extra right answer cost.
-fn lift_lines(app: &App, lift: &Lift) -> Vec<Line<'static>> {
-    let t = &app.theme;
+fn lift_lines(ctx: &Ctx, lift: &Lift) -> Vec<Line<'static>> {
+    let t = ctx.theme;
     let row = |name: &str, tally: &LiftTally| {
         let ink = |n: usize, bad: bool| match (n, bad) {
             (0, _) => t.fg(Ink::Text),
@@ -212,8 +189,8 @@ fn lift_lines(app: &App, lift: &Lift) -> Vec<Line<'static>> {
 }
 
 /// The fixed and broken questions as a table, the selected one highlighted.
-fn changed_table(frame: &mut Frame, area: Rect, app: &App, rows: &[Changed], selected: usize) {
-    let t = &app.theme;
+fn changed_table(frame: &mut Frame, area: Rect, ctx: &Ctx, rows: &[Changed], selected: usize) {
+    let t = ctx.theme;
     let several = rows.iter().any(|r| r.question.dataset.is_some());
     let id_width = rows.iter().map(|r| r.question.question_id.chars().count()).max().unwrap_or(0).clamp(6, 16);
     let dataset_width = if several { 13 } else { 0 };
@@ -256,26 +233,24 @@ fn changed_table(frame: &mut Frame, area: Rect, app: &App, rows: &[Changed], sel
 }
 
 /// Draw `screen` into `area`.
-fn draw(screen: &BenchmarkScreen, frame: &mut Frame, area: Rect, app: &App) {
+fn draw(screen: &BenchmarkScreen, frame: &mut Frame, area: Rect, ctx: &Ctx) {
     let block = Block::default()
         .borders(Borders::ALL)
         .title(" benchmark: its own figures and the critic's lift ")
-        .border_style(app.theme.fg(Ink::Accent));
+        .border_style(ctx.theme.fg(Ink::Accent));
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let figures = screen.figures(&app.state);
-    let lift = figures.lift.as_ref();
-    let mut top = match &figures.summary {
-        Some(summary) => metrics_lines(app, summary),
-        None => vec![Line::styled("no answer scored by a benchmark's rules yet", app.theme.fg(Ink::Muted))],
+    let lift = screen.lift.as_ref();
+    let mut top = match &screen.summary {
+        Some(summary) => metrics_lines(ctx, summary),
+        None => vec![Line::styled("no answer scored by a benchmark's rules yet", ctx.theme.fg(Ink::Muted))],
     };
-    top.extend(lift.map(|lift| lift_lines(app, lift)).unwrap_or_default());
-    let rows = changed(lift);
+    top.extend(lift.map(|lift| lift_lines(ctx, lift)).unwrap_or_default());
     // The list keeps three rows (its title and two questions) however small the screen.
     let top_height = (top.len() as u16 + 1).min(inner.height.saturating_sub(3));
     let [top_area, list_area] = Layout::vertical([Constraint::Length(top_height), Constraint::Min(0)]).areas(inner);
     frame.render_widget(Paragraph::new(top), top_area);
-    changed_table(frame, list_area, app, &rows, screen.row);
+    changed_table(frame, list_area, ctx, &screen.changed, screen.row);
 }
 
 #[cfg(test)]
