@@ -29,7 +29,8 @@ mod verify;
 
 pub use agreement::{Flip, VerdictAgreement, verdict_agreement};
 pub use baselines::{
-    BaselineAnswer, BaselineFloors, BaselineLift, BaselineTally, baselines_line, baselines_text, constant_answers,
+    BaselineAnswer, BaselineFloors, BaselineLift, BaselineTally, baselines_line, baselines_summary, baselines_text,
+    constant_answers, question_baselines, tally_text,
 };
 pub use benchmark::{SubmissionLine, benchmark_score, benchmark_summary, dabstep_submission};
 pub use compare::{Change, Row, Side, compare};

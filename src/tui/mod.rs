@@ -4,6 +4,7 @@
 //! redraws happen on change, at most ~60 per second.
 
 mod app;
+mod baselines;
 mod comparison;
 mod component;
 mod containment;

@@ -15,6 +15,7 @@ use super::question::QuestionScreen;
 use super::scorecard::ScorecardScreen;
 use super::taxonomy::TaxonomyScreen;
 use crate::run::{Attempt, FeedKind, QuestionState, QuestionStatus, RunState};
+use crate::tui::baselines::{BaselineFlags, run_baselines};
 use crate::tui::component::{Component, Ctx, Handled};
 use crate::tui::keymap::Action;
 use crate::tui::keymap::Screen;
@@ -40,6 +41,9 @@ pub struct Dashboard {
     /// The rows shown: indices of the run's questions in table order, worked
     /// out in `refresh` after every change (never while drawing).
     rows: Vec<usize>,
+    /// Each question's baseline flags, in a run with baselines; worked out
+    /// in `refresh` when the run changed.
+    baselines: Option<Vec<BaselineFlags>>,
 }
 
 impl Default for Dashboard {
@@ -52,6 +56,7 @@ impl Default for Dashboard {
             sort: Sort::Rank,
             questions: None,
             rows: Vec::new(),
+            baselines: None,
         }
     }
 }
@@ -163,6 +168,9 @@ impl Component for Dashboard {
     }
 
     fn refresh(&mut self, ctx: &Ctx) {
+        if ctx.run_changed {
+            self.baselines = run_baselines(ctx.state).map(|baselines| baselines.flags);
+        }
         self.rows = self.visible(ctx.state);
         self.row = self.row.min(self.rows.len().saturating_sub(1));
     }
@@ -232,7 +240,18 @@ fn id_width(state: &RunState) -> usize {
     state.longest_id().clamp(ID_WIDTHS.0, ID_WIDTHS.1)
 }
 
-fn row(ctx: &Ctx, q: &QuestionState, width: usize, wide: bool, several: bool) -> Row<'static> {
+/// Width of the baseline flags column, shown in a run with baselines.
+const FLAGS_WIDTH: u16 = 5;
+
+/// One question's row; `flags`: its baseline flags, in a run with baselines.
+fn row(
+    ctx: &Ctx,
+    q: &QuestionState,
+    width: usize,
+    wide: bool,
+    several: bool,
+    flags: Option<BaselineFlags>,
+) -> Row<'static> {
     let t = ctx.theme;
     let latest = q.latest();
     let iterations = latest.map_or(0, |a| a.iterations.len());
@@ -268,6 +287,7 @@ fn row(ctx: &Ctx, q: &QuestionState, width: usize, wide: bool, several: bool) ->
         Some(Cell::from(Span::styled(sparkline(&q.findings_per_iteration()), t.fg(Ink::NodeFlagged)))),
         wide.then(|| Cell::from(Span::styled(time, t.fg(Ink::Muted)))),
         has_consensus(ctx.state).then(|| agreement_cell(ctx, q, latest)),
+        flags.map(|flags| Cell::from(Span::styled(flags.text(), t.fg(Ink::NodeFlagged)))),
         Some(Cell::from(Span::styled(
             answer,
             if correct == Some(false) { t.fg(Ink::StatusFailed) } else { t.fg(Ink::Text) },
@@ -330,7 +350,9 @@ fn draw(dashboard: &Dashboard, frame: &mut Frame, area: Rect, ctx: &Ctx) {
     let several = ctx.state.settings.as_ref().is_some_and(|s| !s.datasets.is_empty());
     let dataset = if several { DATASET_WIDTH as usize + 1 } else { 0 };
     let id = id_width(ctx.state);
-    let fixed = agreement + dataset + id + if wide { 6 + status + 7 + 8 + 7 + 18 + 7 } else { status + 7 + 8 + 18 + 5 };
+    let flags = if dashboard.baselines.is_some() { FLAGS_WIDTH as usize + 1 } else { 0 };
+    let fixed =
+        agreement + flags + dataset + id + if wide { 6 + status + 7 + 8 + 7 + 18 + 7 } else { status + 7 + 8 + 18 + 5 };
     let question_width = (table_area.width as usize).saturating_sub(fixed).max(16);
     // Only the rows that fit are built: a run of thousands of questions costs no more per frame.
     let height = table_area.height.saturating_sub(2).max(1) as usize;
@@ -339,7 +361,10 @@ fn draw(dashboard: &Dashboard, frame: &mut Frame, area: Rect, ctx: &Ctx) {
         .iter()
         .skip(first)
         .take(height)
-        .map(|&i| row(ctx, &ctx.state.questions[i], question_width, wide, several))
+        .map(|&i| {
+            let flags = dashboard.baselines.as_ref().map(|all| all.get(i).copied().unwrap_or_default());
+            row(ctx, &ctx.state.questions[i], question_width, wide, several, flags)
+        })
         .collect();
     let columns = [
         (Constraint::Length(id as u16), "id", true),
@@ -351,6 +376,7 @@ fn draw(dashboard: &Dashboard, frame: &mut Frame, area: Rect, ctx: &Ctx) {
         (Constraint::Length(8), "findings", true),
         (Constraint::Length(7), "time", wide),
         (Constraint::Length(AGREEMENT_WIDTH), "agree", consensus),
+        (Constraint::Length(FLAGS_WIDTH), "flags", dashboard.baselines.is_some()),
         (Constraint::Length(18), "answer", true),
     ];
     let shown = columns.iter().filter(|(_, _, show)| *show);
@@ -410,6 +436,13 @@ mod tests {
             assert!(text.contains("task_12 ") && text.contains("task_1234 "), "{text}");
             assert!(text.contains("an_id_of_twenty_") && !text.contains("an_id_of_twenty_c"), "{text}");
         }
+    }
+
+    /// A run with baselines: the flags column.
+    #[test]
+    fn snapshots_of_a_run_with_baselines() {
+        let trace = "sample-data/traces/baselines-scripted.trace.jsonl";
+        assert_screen_snapshots!(trace, "", Screen::Dashboard, "dashboard_baselines");
     }
 
     #[test]
