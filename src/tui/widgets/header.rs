@@ -125,6 +125,35 @@ fn roles(settings: &RunSettings, state: &RunState) -> Option<String> {
     Some(parts.join(" · "))
 }
 
+/// The third line: a replay's wait, the filter being typed, else what the
+/// dashboard shows (or the status line's message).
+fn status_line(ctx: &Ctx) -> Line<'static> {
+    let t = ctx.theme;
+    if let Some(wait) = ctx.replay.and_then(|replay| waiting(ctx.now, replay)) {
+        message_line(ctx, wait)
+    } else if let Some(dashboard) = ctx.find::<Dashboard>().filter(|d| d.editing_filter) {
+        Line::from(Span::styled(format!(" filter: {}▏ (enter to apply)", clean(&dashboard.filter)), t.fg(Ink::Accent)))
+    } else {
+        let default = Dashboard::default();
+        let dashboard = ctx.find::<Dashboard>().unwrap_or(&default);
+        let filter =
+            if dashboard.filter.is_empty() { String::new() } else { format!("  filter: {:?}", dashboard.filter) };
+        let questions = dashboard.questions.as_ref().map_or(String::new(), |set| {
+            let key = ctx.key_label(crate::tui::Action::ClearQuestions);
+            let again = key.map_or(String::new(), |key| format!(" · {key} shows all"));
+            format!("  questions: {} ({}){again}", clean(&set.label), set.ids.len())
+        });
+        message_line(
+            ctx,
+            format!(
+                " showing: {}  sort: {}{filter}{questions}",
+                dashboard.status_filter.label(),
+                dashboard.sort.label()
+            ),
+        )
+    }
+}
+
 /// Draw the header into `area` (3 lines).
 pub fn draw(frame: &mut Frame, area: Rect, ctx: &Ctx) {
     let t = ctx.theme;
@@ -208,28 +237,6 @@ pub fn draw(frame: &mut Frame, area: Rect, ctx: &Ctx) {
         second.push(Span::styled(" · ", t.fg(Ink::Muted)));
         second.push(Span::styled(format!("{n} {label}"), t.fg(color)));
     }
-    let third = if let Some(wait) = ctx.replay.and_then(|replay| waiting(ctx.now, replay)) {
-        message_line(ctx, wait)
-    } else if let Some(dashboard) = ctx.find::<Dashboard>().filter(|d| d.editing_filter) {
-        Line::from(Span::styled(format!(" filter: {}▏ (enter to apply)", clean(&dashboard.filter)), t.fg(Ink::Accent)))
-    } else {
-        let default = Dashboard::default();
-        let dashboard = ctx.find::<Dashboard>().unwrap_or(&default);
-        let filter =
-            if dashboard.filter.is_empty() { String::new() } else { format!("  filter: {:?}", dashboard.filter) };
-        let questions = dashboard.questions.as_ref().map_or(String::new(), |set| {
-            let key = ctx.key_label(crate::tui::Action::ClearQuestions);
-            let again = key.map_or(String::new(), |key| format!(" · {key} shows all"));
-            format!("  questions: {} ({}){again}", clean(&set.label), set.ids.len())
-        });
-        message_line(
-            ctx,
-            format!(
-                " showing: {}  sort: {}{filter}{questions}",
-                dashboard.status_filter.label(),
-                dashboard.sort.label()
-            ),
-        )
-    };
+    let third = status_line(ctx);
     frame.render_widget(Paragraph::new(vec![Line::from(first), Line::from(second), third]), area);
 }
