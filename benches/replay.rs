@@ -48,13 +48,12 @@ fn child(spec: &str) {
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
     terminal.draw(|f| draw(f, &app)).unwrap();
     let (first_ms, first_rss) = (ms(started), peak_rss_mb());
-    let replay = app.replay.as_mut().unwrap();
-    while let Some(mut loading) = replay.take_loading() {
+    while let Some(mut loading) = app.take_loading() {
         let Some(loaded) = loading.chunks.blocking_recv() else { break };
-        replay.keep_loading(loading);
-        replay.receive(loaded, &mut app.state);
+        app.receive(loaded, loading);
     }
-    println!("{first_ms:.1} {first_rss:.1} {:.1} {:.1} {}", ms(started), peak_rss_mb(), replay.len());
+    let events = app.replay().unwrap().len();
+    println!("{first_ms:.1} {first_rss:.1} {:.1} {:.1} {events}", ms(started), peak_rss_mb());
 }
 
 /// Medians of the children's figures.

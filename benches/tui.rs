@@ -4,7 +4,8 @@
 //! the middle and one event back from the end; then the dashboard's frame in
 //! a consensus run (`run --consensus 3`, built in memory) of 10,000 questions
 //! against one of 100 in the same run: the ratio shows what a frame costs per
-//! question of the run (1 when nothing grows with it). Run:
+//! question of the run (1 when nothing grows with it); and a frame of the
+//! scorecard and of the findings taxonomy in that run of 10,000. Run:
 //! `cargo bench --profile dev --bench tui`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a benchmark stops at its first failure")]
@@ -20,7 +21,7 @@ use std::time::Instant;
 
 use eval_dag::domain::{AttemptAt, Consensus, CriticFeedback, DifficultyLevel, DraftAnswer, Question};
 use eval_dag::run::{EngineEvent, Outcome, RunSettings, RunState};
-use eval_dag::tui::{App, Replay, Theme, draw};
+use eval_dag::tui::{App, Replay, Theme, draw, press_keys};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
@@ -67,8 +68,8 @@ fn main() {
         })
         .collect();
     frames.sort_by(f64::total_cmp);
-    let mut app = app;
-    let replay = app.replay.as_mut().unwrap();
+    let mut replay = app.into_replay().unwrap();
+    let replay = &mut replay;
     let len = replay.len();
     let timed = |replay: &mut Replay, target: usize| {
         let t = Instant::now();
@@ -91,6 +92,7 @@ fn main() {
     );
     println!("peak RSS: {:.0} MB", peak_rss_mb());
     consensus_frames();
+    report_screen_frames();
 }
 
 /// A finished consensus run of `count` questions (ids `task_<i>`): every
@@ -133,11 +135,13 @@ fn consensus_run(count: usize) -> RunState {
     state
 }
 
-/// Median time (ms) of the dashboard's frame at 160×48 over 300 frames of `state`.
-fn frame_median(state: RunState) -> f64 {
-    let app = App::new(state, Theme::dark(), None, None);
+/// Median time (ms) of a frame at 160×48 over `frames` frames of `state`,
+/// on the screen the keys `keys` open from the dashboard.
+fn frame_median(state: RunState, keys: &str, frames: usize) -> f64 {
+    let mut app = App::new(state, Theme::dark(), None, None);
+    press_keys(&mut app, keys);
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
-    let frames = (0..300)
+    let frames = (0..frames)
         .map(|_| {
             let t = Instant::now();
             terminal.draw(|f| draw(f, &app)).unwrap();
@@ -149,10 +153,20 @@ fn frame_median(state: RunState) -> f64 {
 
 /// The dashboard's frame in a consensus run of 10,000 questions and of 100.
 fn consensus_frames() {
-    let (small, large) = (frame_median(consensus_run(100)), frame_median(consensus_run(10_000)));
+    let (small, large) = (frame_median(consensus_run(100), "", 300), frame_median(consensus_run(10_000), "", 300));
     println!(
         "consensus run ({DRAFTS} drafts) dashboard frame at 160x48, median of 300: 100 questions {small:.3} ms, \
          10,000 questions {large:.3} ms; ratio {:.2}",
         large / small
     );
+}
+
+/// A frame of the scorecard and of the findings taxonomy in the consensus run of
+/// 10,000 questions: what drawing either screen costs once the run stands still.
+fn report_screen_frames() {
+    let run = consensus_run(10_000);
+    for (name, keys) in [("scorecard", "c"), ("findings taxonomy", "T")] {
+        let ms = frame_median(run.clone(), keys, 30);
+        println!("{name} frame at 160x48, 10,000 questions, median of 30: {ms:.3} ms");
+    }
 }

@@ -59,7 +59,9 @@ pub(crate) mod test_run;
 mod verify;
 
 pub use agreement::{Flip, VerdictAgreement, verdict_agreement};
-pub use baselines::{baselines_line, baselines_text, constant_answers};
+pub use baselines::{
+    baselines_line, baselines_summary, baselines_text, constant_answers, question_baselines, tally_text,
+};
 pub use benchmark::{SubmissionLine, benchmark_score, benchmark_summary, dabstep_submission};
 pub use compare::{Change, Row, Side, compare};
 pub use consensus::consensus_summary;

@@ -1,9 +1,17 @@
 //! The TUI's global state: the run (folded by the shared reducer), the
 //! connection to its engine, the theme and keys, the overlays, and a stack of
-//! screens (`tui::screens`), each owning its state and its actions. A key
-//! goes to the screen on top; what it leaves is the app's (quit, help, back,
-//! run control, work by hand, replay). Keys never render; screens draw and
-//! change nothing but what a frame measures (a pane's length, in `tui::scroll`).
+//! screens (`tui::screens`), each a [`Component`] owning its state and its
+//! actions. A key goes to the screen on top, which reads the app through a
+//! read-only [`Ctx`] and answers with the [`Effect`]s the app carries out;
+//! what it leaves is the app's (quit, help, back, run control, work by hand,
+//! replay). Keys never render; screens draw from what their `refresh` worked
+//! out, which the app asks for after every change and tells whether the run
+//! changed (a revision counted here). Every field is private: the event loop,
+//! the commands and the tests go through methods.
+
+mod actions;
+mod hand_work;
+mod playback;
 
 use std::any::Any;
 use std::time::Instant;
@@ -12,20 +20,19 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use super::comparison::Comparison;
-use super::editing::{AfterEdit, EditRequest};
-use super::hand_work::Deriver;
-use super::keymap::{Action, Keymap};
+use super::component::{Component, Ctx, Handled, LoadedDataset, Overlay, OverlayKey};
+use super::deriver::Deriver;
+use super::editing::EditRequest;
+use super::keymap::{Action, Keymap, Screen};
 use super::replay::Replay;
 use super::runs_matrix::RunsMatrix;
-use super::screens::Screen;
 use super::screens::compare::CompareScreen;
-use super::screens::compare_detail::CompareDetailScreen;
 use super::screens::dashboard::Dashboard;
 use super::screens::help::Help;
-use super::screens::inspector::{InspectorScreen, LoadedDataset};
+use super::screens::inspector::InspectorScreen;
 use super::screens::matrix::MatrixScreen;
 use super::screens::question::QuestionScreen;
-use super::screens::{Component, Handled, Overlay, OverlayKey};
+use super::selection::Selection;
 use super::text_box::TextBox;
 use super::theme::Theme;
 use crate::run::{Command, EngineEvent, QuestionState, QuestionStatus, RunState};
@@ -33,53 +40,57 @@ use crate::run::{Command, EngineEvent, QuestionState, QuestionStatus, RunState};
 /// Everything the TUI knows.
 pub struct App {
     /// The run as of now.
-    pub state: RunState,
+    state: RunState,
+    /// Counts the changes of [`Self::state`]: a screen works out its view again when it moved.
+    revision: u64,
     /// The screens shown, the first at the bottom (the dashboard, or a
     /// comparison's table), the one on top drawn and taking keys; never empty
     /// but while the top one handles an action.
     stack: Vec<Box<dyn Component>>,
+    /// The revision each screen of the stack last refreshed at (`None`: never).
+    refreshed: Vec<Option<u64>>,
     /// The overlay shown over the screen (the help, the text box), taking keys first.
-    pub(super) overlay: Option<Box<dyn Overlay>>,
+    overlay: Option<Box<dyn Overlay>>,
     /// Replay controls, when replaying.
-    pub replay: Option<Replay>,
+    replay: Option<Replay>,
     /// Where commands go, in a live run.
-    pub commands: Option<UnboundedSender<Command>>,
+    commands: Option<UnboundedSender<Command>>,
     /// One-line status message.
-    pub message: Option<String>,
+    message: Option<String>,
     /// Animation frame of spinners.
-    pub spinner: usize,
+    spinner: usize,
     /// Set when the user quits.
-    pub quit: bool,
+    quit: bool,
     /// Whether quitting waits for the user to confirm (`y`): a live run's
     /// questions are still working.
-    pub confirm_quit: bool,
+    confirm_quit: bool,
     /// The command that continues this live run later, shown when quitting.
-    pub resume: Option<String>,
+    resume: Option<String>,
     /// The moment the loop last woke: playback is scheduled against it.
-    pub now: Instant,
+    now: Instant,
     /// A fault met while drawing (contained and logged), until a frame draws.
-    pub fault: Option<String>,
+    fault: Option<String>,
     /// Colours.
-    pub theme: Theme,
+    theme: Theme,
     /// The keys: the defaults with the user's rebindings.
-    pub keys: Keymap,
+    keys: Keymap,
     /// How a replay turns into a derived live run when the user acts on it.
-    pub deriver: Option<Deriver>,
+    deriver: Option<Deriver>,
     /// Whether an LLM answers commands (a live run's does; a derived run's may not).
-    pub llm: bool,
+    llm: bool,
     /// A derived run's events, for the loop to listen to from now on.
-    pub new_events: Option<UnboundedReceiver<(u64, EngineEvent)>>,
+    new_events: Option<UnboundedReceiver<(u64, EngineEvent)>>,
     /// The derived run's directory, where new work is recorded.
-    pub recording: Option<std::path::PathBuf>,
+    recording: Option<std::path::PathBuf>,
     /// An edit asked for: the loop lets go of the terminal and the editor opens.
-    pub edit: Option<EditRequest>,
+    edit: Option<EditRequest>,
     /// `(question, attempt)`: select this attempt (or a later one) when it appears.
-    pub awaiting_attempt: Option<(crate::domain::QuestionId, u32)>,
+    awaiting_attempt: Option<(crate::domain::QuestionId, u32)>,
     /// The run's dataset, once the inspector needed it (or why it is not there).
-    pub dataset: Option<LoadedDataset>,
+    dataset: Option<LoadedDataset>,
     /// Whether the inspector may read a dataset outside the run's benchmark
     /// folder (`--allow-outside-datasets`).
-    pub allow_outside_datasets: bool,
+    allow_outside_datasets: bool,
 }
 
 impl App {
@@ -92,7 +103,9 @@ impl App {
     ) -> Self {
         let mut app = Self {
             state,
+            revision: 0,
             stack: vec![Box::<Dashboard>::default()],
+            refreshed: vec![None],
             overlay: None,
             replay,
             llm: commands.is_some(),
@@ -124,6 +137,32 @@ impl App {
         self
     }
 
+    /// This app turning into a derived run through `deriver` when the user acts on its replay.
+    pub fn with_deriver(mut self, deriver: Deriver) -> Self {
+        self.deriver = Some(deriver);
+        self
+    }
+
+    /// This app with `resume`, the command that continues its live run later.
+    pub fn with_resume(mut self, resume: String) -> Self {
+        self.resume = Some(resume);
+        self
+    }
+
+    /// This app letting the inspector read datasets outside the run's
+    /// benchmark folder when `allow` (`--allow-outside-datasets`).
+    pub fn allowing_outside_datasets(mut self, allow: bool) -> Self {
+        self.allow_outside_datasets = allow;
+        self
+    }
+
+    /// This app recording new work in `dir` (a derived run's directory,
+    /// where the inspector also writes what it exports).
+    pub fn with_recording(mut self, dir: std::path::PathBuf) -> Self {
+        self.recording = Some(dir);
+        self
+    }
+
     /// An app showing `comparison` (no run).
     pub fn comparing(comparison: Comparison, theme: Theme) -> Self {
         Self::over(Box::new(CompareScreen { comparison }), theme)
@@ -138,7 +177,94 @@ impl App {
     fn over(first: Box<dyn Component>, theme: Theme) -> Self {
         let mut app = Self::new(RunState::default(), theme, None, None);
         app.stack = vec![first];
+        app.refreshed = vec![None];
+        app.refresh();
         app
+    }
+
+    /// The run as of now.
+    pub fn state(&self) -> &RunState {
+        &self.state
+    }
+
+    /// The run, to change: the screens work out their views again.
+    fn state_mut(&mut self) -> &mut RunState {
+        self.revision += 1;
+        &mut self.state
+    }
+
+    /// The run as last shown, the app done with.
+    pub fn into_state(self) -> RunState {
+        self.state
+    }
+
+    /// The replay's controls, when replaying.
+    pub fn replay(&self) -> Option<&Replay> {
+        self.replay.as_ref()
+    }
+
+    /// The replay, the app done with.
+    pub fn into_replay(self) -> Option<Replay> {
+        self.replay
+    }
+
+    /// The status line's message.
+    pub fn message(&self) -> Option<&str> {
+        self.message.as_deref()
+    }
+
+    /// Say `text` on the status line (none: clear it).
+    pub fn say(&mut self, text: Option<String>) {
+        self.message = text;
+    }
+
+    /// Whether the user quit.
+    pub fn quitting(&self) -> bool {
+        self.quit
+    }
+
+    /// Whether the app waits for the user to confirm quitting.
+    pub fn confirming_quit(&self) -> bool {
+        self.confirm_quit
+    }
+
+    /// The derived run's directory, once a replay turned live.
+    pub fn recording(&self) -> Option<&std::path::Path> {
+        self.recording.as_deref()
+    }
+
+    /// What screens and widgets read, `run_changed` told, over `stack`.
+    fn ctx_over<'a>(&'a self, stack: &'a [Box<dyn Component>], run_changed: bool) -> Ctx<'a> {
+        Ctx {
+            state: &self.state,
+            theme: &self.theme,
+            keys: &self.keys,
+            screen: self.screen(),
+            replay: self.replay.as_ref(),
+            message: self.message.as_deref(),
+            spinner: self.spinner,
+            now: self.now,
+            recording: self.recording.as_deref(),
+            resume: self.resume.as_deref(),
+            fault: self.fault.as_deref(),
+            confirm_quit: self.confirm_quit,
+            work_in_progress: self.work_in_progress(),
+            dataset: self.dataset.as_ref(),
+            allow_outside_datasets: self.allow_outside_datasets,
+            awaiting_attempt: self.awaiting_attempt.as_ref(),
+            run_changed,
+            stack,
+        }
+    }
+
+    /// What the screen on top reads while it is off the stack: the screens below it.
+    fn ctx_under(&self, top: Screen) -> Ctx<'_> {
+        Ctx { screen: top, ..self.ctx_over(&self.stack, false) }
+    }
+
+    /// What drawing reads: the app and every screen.
+    pub fn ctx(&self) -> Ctx<'_> {
+        self.ctx_over(&self.stack, false)
     }
 
     /// The screen on top (drawn, taking keys).
@@ -147,13 +273,8 @@ impl App {
     }
 
     /// The screen of type `T` nearest the top of the stack.
-    pub fn find<T: Component>(&self) -> Option<&T> {
+    fn find<T: Component>(&self) -> Option<&T> {
         self.stack.iter().rev().find_map(|screen| (screen.as_ref() as &dyn Any).downcast_ref::<T>())
-    }
-
-    /// The screen of type `T` nearest the top of the stack, to change.
-    pub fn find_mut<T: Component>(&mut self) -> Option<&mut T> {
-        self.stack.iter_mut().rev().find_map(|screen| (screen.as_mut() as &mut dyn Any).downcast_mut::<T>())
     }
 
     /// The dashboard, in an app of a run.
@@ -178,23 +299,25 @@ impl App {
 
     /// The two runs compared on screen: the detail's, else the comparison table's.
     pub fn comparison(&self) -> Option<&Comparison> {
-        match self.find::<CompareDetailScreen>() {
-            Some(detail) => detail.comparison(self),
-            None => self.find::<CompareScreen>().map(|screen| &screen.comparison),
-        }
+        self.stack.iter().rev().find_map(|screen| screen.comparison())
+    }
+
+    /// The open question's selection (the screen owning one nearest the top).
+    fn selected(&self) -> Option<&Selection> {
+        self.stack.iter().rev().find_map(|screen| screen.selection())
     }
 
     /// Draw the screen on top into `area`.
-    pub(super) fn draw_screen(&self, frame: &mut ratatui::Frame, area: ratatui::layout::Rect) {
+    pub(super) fn draw_screen(&self, frame: &mut ratatui::Frame, area: ratatui::layout::Rect, ctx: &Ctx) {
         if let Some(top) = self.stack.last() {
-            top.draw(frame, area, self);
+            top.draw(frame, area, ctx);
         }
     }
 
     /// Draw the overlay, if one is shown, over `area`.
-    pub(super) fn draw_overlay(&self, frame: &mut ratatui::Frame, area: ratatui::layout::Rect) {
+    pub(super) fn draw_overlay(&self, frame: &mut ratatui::Frame, area: ratatui::layout::Rect, ctx: &Ctx) {
         if let Some(overlay) = &self.overlay {
-            overlay.draw(frame, area, self);
+            overlay.draw(frame, area, ctx);
         }
     }
 
@@ -210,13 +333,12 @@ impl App {
 
     /// A click at terminal row `y` on the dashboard drawn in `area`: select the row there.
     pub(super) fn click_row(&mut self, area: ratatui::layout::Rect, y: u16) {
-        let state = &self.state;
         let Some(dashboard) =
             self.stack.last_mut().and_then(|top| (top.as_mut() as &mut dyn Any).downcast_mut::<Dashboard>())
         else {
             return;
         };
-        if let Some(row) = dashboard.row_at(state, area, y) {
+        if let Some(row) = dashboard.row_at(area, y) {
             dashboard.row = row;
             self.refresh();
         }
@@ -229,7 +351,7 @@ impl App {
 
     /// The question open, else the one under the dashboard's cursor.
     pub fn current_question(&self) -> Option<&QuestionState> {
-        match self.question() {
+        match self.selected() {
             Some(open) => open.question(&self.state),
             None => self.dashboard()?.selected(&self.state),
         }
@@ -252,51 +374,28 @@ impl App {
     /// Feed one engine event; the app owns it from now on, so its prompts,
     /// responses and DAGs move into the state without a copy.
     pub fn apply(&mut self, t_ms: u64, event: EngineEvent) {
-        self.state.apply_owned(t_ms, event);
+        self.state_mut().apply_owned(t_ms, event);
     }
 
-    /// Bring every screen's derived state (clamped selections, highlighted code) up to date.
+    /// Bring every screen's derived state up to date: each works out its
+    /// view of the run again when the run changed since it last did, and
+    /// clamps its selections.
     pub fn refresh(&mut self) {
         let mut stack = std::mem::take(&mut self.stack);
-        for screen in &mut stack {
-            screen.refresh(self);
+        let mut refreshed = std::mem::take(&mut self.refreshed);
+        refreshed.resize(stack.len(), None);
+        for (screen, seen) in stack.iter_mut().zip(refreshed.iter_mut()) {
+            let run_changed = *seen != Some(self.revision);
+            screen.refresh(&self.ctx_over(&[], run_changed));
+            *seen = Some(self.revision);
         }
         self.stack = stack;
-    }
-
-    /// Send `command` to the engine (see [`Self::connect`] first) and say `what` it does.
-    pub(crate) fn send(&mut self, command: Command, what: &str) {
-        match &self.commands {
-            Some(sender) if sender.send(command).is_ok() => self.message = Some(what.to_string()),
-            Some(_) => self.message = Some("the run is over: start a new run to rerun questions".into()),
-            None => self.message = Some("no engine is connected here".into()),
-        }
-    }
-
-    /// [`Self::send`] a command that needs an LLM, connecting first.
-    fn send_to_llm(&mut self, command: Command, what: &str) {
-        match self.connect(true) {
-            Ok(()) => self.send(command, what),
-            Err(why) => self.message = Some(why.to_string()),
-        }
-    }
-
-    fn replay_action(&mut self, action: Action) {
-        let Some(replay) = &mut self.replay else { return };
-        let now = self.now;
-        match action {
-            Action::Play => replay.toggle(&mut self.state, now),
-            Action::Forward => replay.jump(&mut self.state, now),
-            Action::Backward => {
-                replay.pause();
-                let target = replay.position.saturating_sub(1);
-                self.state = replay.seek(target, now);
-            }
-            Action::Start => self.state = replay.seek(0, now),
-            Action::End => self.state = replay.seek(usize::MAX, now),
-            Action::Faster => replay.scale_speed(2.0, now),
-            Action::Slower => replay.scale_speed(0.5, now),
-            _ => {}
+        self.refreshed = refreshed;
+        // The attempt awaited has appeared: the question screen selected it.
+        if let Some((id, number)) = &self.awaiting_attempt
+            && self.state.question(id).is_some_and(|q| q.last_attempt_number() >= *number)
+        {
+            self.awaiting_attempt = None;
         }
     }
 
@@ -318,9 +417,9 @@ impl App {
             return self.answer_quit(key);
         }
         if let Some(mut overlay) = self.overlay.take() {
-            match overlay.key(key, self) {
+            match overlay.key(key, &self.ctx()) {
                 OverlayKey::Kept => self.overlay = Some(overlay),
-                OverlayKey::Closed => {}
+                OverlayKey::Closed(effects) => self.apply_effects(effects),
                 OverlayKey::Passed => {
                     self.overlay = Some(overlay);
                     let action = self.keys.action_for(key, self.screen(), self.replay.is_some());
@@ -335,8 +434,11 @@ impl App {
             && !ctrl_c
             && let Some(mut top) = self.stack.pop()
         {
-            top.type_key(key.code, self);
+            let handled = top.type_key(key.code, &self.ctx_under(top.screen()));
             self.stack.push(top);
+            if let Handled::Done(effects) = handled {
+                self.apply_effects(effects);
+            }
             return self.refresh();
         }
         let action = self.keys.action_for(key, self.screen(), self.replay.is_some());
@@ -360,13 +462,10 @@ impl App {
         self.message = None;
         // A screen is always shown; with none, no screen could take the action.
         let Some(mut top) = self.stack.pop() else { return };
-        let handled = top.handle(action, self);
+        let handled = top.handle(action, &self.ctx_under(top.screen()));
         self.stack.push(top);
         match handled {
-            Handled::Done => {}
-            Handled::Open(screen) => self.stack.push(screen),
-            Handled::Back => self.back(),
-            Handled::Home => self.stack.truncate(1),
+            Handled::Done(effects) => self.apply_effects(effects),
             Handled::Ignored => self.act_globally(action),
         }
         self.refresh();
@@ -376,65 +475,7 @@ impl App {
     fn back(&mut self) {
         if self.stack.len() > 1 {
             self.stack.pop();
-        }
-    }
-
-    /// What an action no screen took does: the same on every screen it is bound on.
-    fn act_globally(&mut self, action: Action) {
-        match action {
-            Action::Quit if self.work_in_progress() > 0 => self.confirm_quit = true,
-            Action::Quit | Action::QuitNow => self.quit = true,
-            Action::Help => self.overlay = Some(Box::new(Help)),
-            Action::Back => self.back(),
-            Action::Pause => {
-                let command = if self.state.paused { Command::Resume } else { Command::Pause };
-                let what = if self.state.paused { "resuming" } else { "pausing at the next stage boundary" };
-                self.send(command, what);
-            }
-            Action::Step => {
-                let question_id = (self.screen() != Screen::Dashboard).then(|| self.question().map(|q| q.id.clone()));
-                let question_id = question_id.flatten();
-                let what = match &question_id {
-                    Some(id) => format!("step: one stage of {id}"),
-                    None => "step: the next stage anywhere".into(),
-                };
-                self.send(Command::Step { question_id }, &what);
-            }
-            Action::Rerun => {
-                // The epoch and draft on screen start again; from the dashboard, the first.
-                let on_screen =
-                    self.question().and_then(|q| q.current_iteration(&self.state)).map(|(a, _)| (a.epoch, a.draft));
-                if let Some(id) = self.current_question().map(|q| q.question.id.clone()) {
-                    let (epoch, draft) = on_screen.unwrap_or((1, 1));
-                    let place = crate::domain::epoch_draft_prefix(epoch, draft);
-                    let what = format!("rerunning {id} {place}from scratch");
-                    self.send_to_llm(Command::Rerun { question_id: id, epoch, draft }, &what);
-                }
-            }
-            Action::Fork => {
-                let target = self.question().and_then(|q| {
-                    let (attempt, it) = q.current_iteration(&self.state)?;
-                    Some(attempt.at(&q.id).iteration(it.number))
-                });
-                if let Some(from) = target {
-                    let what = format!("forking {} from {}", from.question_id, from.label());
-                    self.send_to_llm(Command::Fork { from }, &what);
-                }
-            }
-            Action::EditNode => self.request_edit(false, AfterEdit::TryDag),
-            Action::EditDag => self.request_edit(true, AfterEdit::TryDag),
-            Action::Accept => self.accept(),
-            Action::Note => self.open_note(),
-            Action::Label => self.open_label(),
-            Action::Play
-            | Action::Forward
-            | Action::Backward
-            | Action::Start
-            | Action::End
-            | Action::Faster
-            | Action::Slower => self.replay_action(action),
-            // The rest belong to screens: on one that does not take them they do nothing.
-            _ => {}
+            self.refreshed.pop();
         }
     }
 }

@@ -71,12 +71,12 @@ fn draw_contained<B: Backend>(
 ) -> io::Result<()> {
     match contained(|| terminal.draw(|frame| draw(frame, app)).map(|_| ())) {
         Ok(result) => {
-            app.fault = None;
+            app.set_fault(None);
             result.map_err(backend_error)
         }
         Err(message) => {
-            app.fault = Some(format!("the screen could not be drawn: {message}"));
-            terminal.draw(|frame| fault::draw(frame, app)).map(|_| ()).map_err(backend_error)
+            app.set_fault(Some(format!("the screen could not be drawn: {message}")));
+            terminal.draw(|frame| fault::draw(frame, &app.ctx())).map(|_| ()).map_err(backend_error)
         }
     }
 }
@@ -95,7 +95,7 @@ fn fold(app: &mut App, first: (u64, EngineEvent), events: &mut UnboundedReceiver
         app.refresh();
     });
     if let Err(fault) = folded {
-        app.message = Some(format!("an event could not be shown: {fault} (logged; the run goes on)"));
+        app.say(Some(format!("an event could not be shown: {fault} (logged; the run goes on)")));
     }
 }
 
@@ -119,19 +119,13 @@ where
     let mut input_open = true;
     // An edit asked for ends the loop: the caller gives the terminal to the
     // editor and comes back.
-    while !app.quit && app.edit.is_none() {
-        if let Some(events) = app.new_events.take() {
+    while app.running() {
+        if let Some(events) = app.take_new_events() {
             feeds.events = Some(events);
         }
-        app.now = clock();
-        let now = app.now;
-        if let Some(replay) = app.replay.as_mut()
-            && replay.deadline().is_some_and(|due| due <= now)
-        {
-            match contained(|| replay.advance(&mut app.state, now)) {
-                Ok(_) => app.refresh(),
-                Err(fault) => app.message = Some(format!("playback failed: {fault} (logged)")),
-            }
+        let now = clock();
+        app.set_now(now);
+        if app.play_due(now) {
             dirty = true;
         }
         if dirty && last_draw.is_none_or(|at| now >= at + FRAME) {
@@ -139,18 +133,18 @@ where
             dirty = false;
             last_draw = Some(now);
         }
-        let playback = app.replay.as_ref().and_then(super::Replay::deadline);
+        let playback = app.playback_deadline();
         let next_frame = last_draw.map_or(now, |at| at + FRAME);
         // A replay still reading its trace: its chunks come in between keys.
-        let mut loading = app.replay.as_mut().and_then(super::Replay::take_loading);
+        let mut loading = app.take_loading();
         tokio::select! {
             event = feeds.input.next(), if input_open => match event {
                 Some(Ok(event)) => {
                     // A key starts playback from the moment it is pressed, not from the last wake-up.
-                    app.now = clock();
+                    app.set_now(clock());
                     let size = terminal.size().map_err(backend_error)?;
                     if let Err(fault) = contained(|| super::on_input(app, event, size)) {
-                        app.message = Some(format!("that key failed: {fault} (logged)"));
+                        app.say(Some(format!("that key failed: {fault} (logged)")));
                     }
                     dirty = true;
                 }
@@ -165,15 +159,10 @@ where
                 dirty = true;
             }
             loaded = recv_some(loading.as_mut().map(|loading| &mut loading.chunks)), if loading.is_some() => {
-                match (app.replay.as_mut(), loaded, loading.take()) {
-                    (Some(replay), Some(loaded), Some(still)) => {
-                        replay.keep_loading(still);
-                        let note = replay.receive(loaded, &mut app.state);
-                        app.message = note.or(app.message.take());
-                        app.refresh();
-                    }
+                match (loaded, loading.take()) {
+                    (Some(loaded), Some(still)) => app.receive(loaded, still),
                     // The loader ends with its last chunk: gone before it, it failed.
-                    (_, None, _) => app.message = Some("the trace stopped loading (a fault, logged)".into()),
+                    (None, _) => app.say(Some("the trace stopped loading (a fault, logged)".into())),
                     _ => {}
                 }
                 loading = None;
@@ -182,19 +171,18 @@ where
             Some(signal) = resolve(feeds.stop.as_mut()), if feeds.stop.is_some() => {
                 tracing::info!("{signal}: leaving the terminal UI");
                 feeds.stop = None;
-                app.quit = true;
+                app.stop();
             }
             () = sleep_until(playback), if playback.is_some() => {}
             _ = tick.tick() => {
-                if app.animating() {
-                    app.spinner += 1;
+                if app.tick() {
                     dirty = true;
                 }
             }
             () = sleep_until(Some(next_frame)), if dirty => {}
         }
-        if let (Some(replay), Some(loading)) = (app.replay.as_mut(), loading) {
-            replay.keep_loading(loading);
+        if let Some(loading) = loading {
+            app.keep_loading(loading);
         }
     }
     Ok(())

@@ -26,13 +26,15 @@
 //! fault containment
 
 mod app;
+mod baselines;
 mod comparison;
+mod component;
 mod containment;
+mod deriver;
 mod editing;
 mod event_loop;
 mod frame_text;
 mod graph_moves;
-mod hand_work;
 mod highlight;
 mod keymap;
 mod loading;
@@ -41,6 +43,7 @@ mod runs_matrix;
 mod schema_text;
 mod screens;
 mod scroll;
+mod selection;
 mod text;
 mod text_box;
 mod theme;
@@ -59,17 +62,18 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 pub use app::App;
 pub use comparison::Comparison;
 pub use containment::{Fault, contained};
+pub use deriver::{DeriveFn, Derived, Deriver};
 pub use editing::{EditRequest, EditTarget, Edited};
 pub use event_loop::{Feeds, Stop, run as event_loop};
 pub use frame_text::{frame_text, press_keys};
-pub use hand_work::{DeriveFn, Derived, Deriver};
 pub use keymap::{
     Action, BINDINGS, Binding, Bound, Context, Key, KeyParseError, Keymap, RebindError, RebindProblem, Rebinding,
+    Screen,
 };
 pub use loading::Loaded;
 pub use replay::{DEFAULT_MAX_GAP, Loading, Replay};
 pub use runs_matrix::RunsMatrix;
-pub use screens::Screen;
+
 pub use theme::{Ink, Theme, ThemeError};
 pub use view::Tab;
 
@@ -89,7 +93,7 @@ fn areas(area: Rect) -> [Rect; 3] {
 pub fn draw(frame: &mut Frame, app: &App) {
     let area = frame.area();
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
-        let note = if app.confirm_quit {
+        let note = if app.confirming_quit() {
             "quit? y quits, any other key stays".to_string()
         } else {
             format!("terminal too small ({}×{}): eval-dag needs {MIN_WIDTH}×{MIN_HEIGHT}", area.width, area.height)
@@ -98,12 +102,13 @@ pub fn draw(frame: &mut Frame, app: &App) {
         return;
     }
     let [header, body, footer] = areas(area);
-    widgets::header::draw(frame, header, app);
-    app.draw_screen(frame, body);
-    widgets::footer::draw(frame, footer, app);
-    app.draw_overlay(frame, body);
-    if app.confirm_quit {
-        widgets::quit_prompt::draw(frame, body, app);
+    let ctx = app.ctx();
+    widgets::header::draw(frame, header, &ctx);
+    app.draw_screen(frame, body, &ctx);
+    widgets::footer::draw(frame, footer, &ctx);
+    app.draw_overlay(frame, body, &ctx);
+    if ctx.confirm_quit {
+        widgets::quit_prompt::draw(frame, body, &ctx);
     }
     text::scrub(frame.buffer_mut());
 }
@@ -162,7 +167,7 @@ async fn interact(
 ) -> std::io::Result<()> {
     loop {
         event_loop(terminal, app, feeds, &draw).await?;
-        let Some(request) = app.edit.take() else { return Ok(()) };
+        let Some(request) = app.take_edit() else { return Ok(()) };
         drop(std::mem::replace(&mut feeds.input, EventStream::new()));
         containment::release_terminal();
         let edited = request.run_editor();
@@ -213,10 +218,11 @@ pub fn replay_trace(
     let (mut replay, state) = Replay::begin(options.path, options.from_start)?;
     replay.max_gap = options.max_gap;
     let note = replay.note();
-    let mut app = App::new(state, options.theme, Some(replay), None).with_keys(options.keys);
-    app.message = note;
-    app.deriver = Some(deriver);
-    app.allow_outside_datasets = options.allow_outside_datasets;
+    let mut app = App::new(state, options.theme, Some(replay), None)
+        .with_keys(options.keys)
+        .with_deriver(deriver)
+        .allowing_outside_datasets(options.allow_outside_datasets);
+    app.say(note);
     show(runtime, app, stop)
 }
 
@@ -285,9 +291,10 @@ fn injected_fault(draw: fn(&mut Frame, &App)) -> impl Fn(&mut Frame, &App) {
 /// then the run is cancelled.
 pub async fn watch_live(initial: RunState, live: Live, theme: Theme, keys: Keymap, stop: Stop) -> LiveEnd {
     let Live { events, commands, resume, allow_outside_datasets } = live;
-    let mut app = App::new(initial, theme, None, Some(commands.clone())).with_keys(keys);
-    app.resume = Some(resume);
-    app.allow_outside_datasets = allow_outside_datasets;
+    let mut app = App::new(initial, theme, None, Some(commands.clone()))
+        .with_keys(keys)
+        .with_resume(resume)
+        .allowing_outside_datasets(allow_outside_datasets);
     let mut feeds = Feeds { input: EventStream::new(), events: Some(events), stop: Some(stop) };
     let draw = injected_fault(draw);
     let result = match TerminalGuard::open() {
@@ -295,10 +302,12 @@ pub async fn watch_live(initial: RunState, live: Live, theme: Theme, keys: Keyma
         Err(err) => Err(err.to_string()),
     };
     match (result, feeds.events) {
-        (Err(error), Some(events)) => LiveEnd::Failed { error, state: app.state, events, commands, stop: feeds.stop },
+        (Err(error), Some(events)) => {
+            LiveEnd::Failed { error, state: app.into_state(), events, commands, stop: feeds.stop }
+        }
         _ => {
             let _ = commands.send(Command::CancelRun);
-            LiveEnd::Quit(app.state)
+            LiveEnd::Quit(app.into_state())
         }
     }
 }

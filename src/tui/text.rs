@@ -158,9 +158,23 @@ pub fn scrub(buffer: &mut Buffer) {
     }
 }
 
+const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+
+/// Counts (findings per iteration, approvals per iteration) as a small bar chart (`·` for none).
+pub fn sparkline(counts: &[u64]) -> String {
+    let max = counts.iter().copied().max().unwrap_or(0);
+    counts.iter().map(|&c| if c == 0 { '·' } else { BARS[((c * 7) / max.max(1)) as usize] }).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sparklines_scale_to_the_largest_count() {
+        assert_eq!(sparkline(&[3, 1, 0]), "█▃·");
+        assert_eq!(sparkline(&[]), "");
+    }
 
     #[test]
     fn tabs_expand_to_their_stops_and_controls_become_visible() {

@@ -63,6 +63,7 @@ mod trace_v7;
 mod trace_versions;
 mod trust_taxonomy;
 mod tui_app;
+mod tui_baselines;
 mod tui_benchmark;
 mod tui_by_hand;
 mod tui_consensus;

@@ -54,13 +54,10 @@ fn key(code: KeyCode) -> KeyEvent {
 
 /// Take in one chunk the loader handed over; false once loading is over.
 fn receive_one(app: &mut App) -> bool {
-    let replay = app.replay.as_mut().unwrap();
-    let Some(mut loading) = replay.take_loading() else { return false };
+    let Some(mut loading) = app.take_loading() else { return false };
     let Some(loaded) = loading.chunks.blocking_recv() else { return false };
-    replay.keep_loading(loading);
-    app.message = replay.receive(loaded, &mut app.state);
-    app.refresh();
-    app.replay.as_ref().unwrap().loading_progress().is_some()
+    app.receive(loaded, loading);
+    app.replay().unwrap().loading_progress().is_some()
 }
 
 #[test]
@@ -79,26 +76,25 @@ fn the_first_frame_comes_before_loading_ends_keys_work_meanwhile_and_the_end_is_
     // While loading: the view follows the loaded end; the first event and
     // one step on are reached; "end" follows the loading to the last event.
     assert!(receive_one(&mut app));
-    let replay = app.replay.as_ref().unwrap();
-    assert_eq!((replay.position, app.state.events_applied), (replay.len(), replay.len()), "following the loading");
+    let replay = app.replay().unwrap();
+    assert_eq!((replay.position, app.state().events_applied), (replay.len(), replay.len()), "following the loading");
     app.handle_key(key(KeyCode::Home));
-    assert_eq!((app.replay.as_ref().unwrap().position, app.state.events_applied), (0, 0));
+    assert_eq!((app.replay().unwrap().position, app.state().events_applied), (0, 0));
     assert!(receive_one(&mut app));
     app.handle_key(key(KeyCode::Char('.')));
-    assert_eq!((app.replay.as_ref().unwrap().position, app.state.events_applied), (1, 1), "scrubbing stays put");
+    assert_eq!((app.replay().unwrap().position, app.state().events_applied), (1, 1), "scrubbing stays put");
     let during = screen(&app, 160, 48);
     assert!(loading_percent(&during).is_some() && during.contains("REPLAY ⏸ 1/"), "{during}");
     app.handle_key(key(KeyCode::End));
     while receive_one(&mut app) {}
 
-    let replay = app.replay.as_ref().unwrap();
+    let replay = app.replay().unwrap();
     assert_eq!((replay.len(), replay.position), (whole.records.len(), whole.records.len()));
-    assert_eq!(shown(&app.state), shown(&fold_trace(&whole)), "the end of the loading is the whole fold");
+    assert_eq!(shown(app.state()), shown(&fold_trace(&whole)), "the end of the loading is the whole fold");
     assert_eq!(loading_percent(&screen(&app, 160, 48)), None);
     // Scrubbing back into what was loaded in the background.
-    let mut app = app;
     let middle = whole.records.len() / 2;
-    let sought = app.replay.as_mut().unwrap().seek(middle, std::time::Instant::now());
+    let sought = app.into_replay().unwrap().seek(middle, std::time::Instant::now());
     let mut folded = RunState::default();
     whole.records.iter().take(middle).for_each(|r| folded.apply(r.t_ms, &r.event));
     assert_eq!(shown(&sought), shown(&folded));
@@ -121,7 +117,7 @@ async fn the_ui_loop_draws_while_it_loads_takes_keys_and_ends_on_the_whole_fold(
     let mut feeds = Feeds { input, events: None, stop: None };
     let looped = event_loop(&mut terminal, &mut app, &mut feeds, |frame, app| {
         draw(frame, app);
-        let replay = app.replay.as_ref().unwrap();
+        let replay = app.replay().unwrap();
         let header: String =
             (0..3 * 160).map(|i| frame.buffer_mut()[(i % 160, i / 160)].symbol().to_string()).collect();
         let press = |code| keys.unbounded_send(Ok(Event::Key(key(code)))).unwrap();
@@ -142,7 +138,7 @@ async fn the_ui_loop_draws_while_it_loads_takes_keys_and_ends_on_the_whole_fold(
     let (loading_frames, frames, at_start_while_loading) = seen.into_inner();
     assert!(loading_frames >= 1 && frames > loading_frames, "{loading_frames} of {frames} frames said loading");
     assert!(at_start_while_loading, "the Home key was taken while loading");
-    assert_eq!(shown(&app.state), expected);
+    assert_eq!(shown(app.state()), expected);
 }
 
 #[test]
@@ -159,9 +155,9 @@ fn a_trace_cut_off_mid_line_loads_every_finished_event_and_a_bad_line_stops_the_
     let (replay, state) = Replay::begin(&path, false).unwrap();
     let mut app = App::new(state, Theme::dark(), Some(replay), None);
     while receive_one(&mut app) {}
-    assert_eq!(app.replay.as_ref().unwrap().len(), whole.records.len());
-    assert_eq!(shown(&app.state), shown(&fold_trace(&whole)));
-    assert!(app.message.is_none(), "{:?}", app.message);
+    assert_eq!(app.replay().unwrap().len(), whole.records.len());
+    assert_eq!(shown(app.state()), shown(&fold_trace(&whole)));
+    assert!(app.message().is_none(), "{:?}", app.message());
 
     // A bad line in the middle: the replay holds the events before it and says where.
     let text = std::fs::read_to_string(&path).unwrap();
@@ -173,7 +169,7 @@ fn a_trace_cut_off_mid_line_loads_every_finished_event_and_a_bad_line_stops_the_
     let (replay, state) = Replay::begin(&path, false).unwrap();
     let mut app = App::new(state, Theme::dark(), Some(replay), None);
     while receive_one(&mut app) {}
-    let message = app.message.clone().unwrap_or_default();
+    let message = app.message().unwrap_or_default().to_string();
     assert!(message.contains(&format!("line {bad_line}")), "{message}");
-    assert!(app.replay.as_ref().unwrap().len() < bad_line - 1);
+    assert!(app.replay().unwrap().len() < bad_line - 1);
 }

@@ -36,7 +36,7 @@ fn is_baseline(request: &Recorded) -> bool {
 /// The scripted server: baseline prompts get [`DIRECT`]'s answers (`no_code`'s
 /// prompts show the schema: "Dataset keys:"), every build the row-count DAG,
 /// every review an approval.
-fn script(request: &Recorded) -> Reply {
+pub(crate) fn script(request: &Recorded) -> Reply {
     let prompt = request.prompt();
     if is_baseline(request) {
         let with_data = prompt.contains("Dataset keys:");
@@ -67,7 +67,7 @@ async fn eval_dag(home: &Path, base_url: &str, args: &[&str]) -> Output {
 }
 
 /// A run of [`QUESTIONS`] into `home/<name>`, with `extra` flags (`--baselines` among them, or not).
-async fn run(home: &Path, mock: &MockLlm, name: &str, extra: &[&str]) -> (Output, std::path::PathBuf) {
+pub(crate) async fn run(home: &Path, mock: &MockLlm, name: &str, extra: &[&str]) -> (Output, std::path::PathBuf) {
     let questions = home.join("questions.jsonl");
     std::fs::write(&questions, QUESTIONS).unwrap();
     let out = home.join(name);

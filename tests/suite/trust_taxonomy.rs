@@ -157,7 +157,7 @@ fn the_taxonomy_screen_lists_the_groups_and_narrows_the_dashboard_to_one() {
         assert_eq!(app.screen(), Screen::Dashboard);
         let only = app.visible();
         assert_eq!(only.len(), 1, "the group hit q_01 only");
-        assert_eq!(app.state.questions[only[0]].question.id, "q_01");
+        assert_eq!(app.state().questions[only[0]].question.id, "q_01");
         let text = screen(&app, 160, 48);
         assert!(text.contains("questions: semantic · "), "the header names the group: {text}");
         press(&mut app, "\x1b");

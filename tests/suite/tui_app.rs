@@ -44,20 +44,20 @@ fn filters_sorting_and_replay_scrubbing() {
     }
     press(&mut app, "fraud\n");
     assert_eq!(app.visible().len(), 1, "the text filter matches the question text");
-    let total = app.replay.as_ref().unwrap().len();
+    let total = app.replay().unwrap().len();
     press(&mut app, "g");
-    assert_eq!((app.replay.as_ref().unwrap().position, app.state.questions.len()), (0, 0));
+    assert_eq!((app.replay().unwrap().position, app.state().questions.len()), (0, 0));
     press(&mut app, ".....");
-    assert_eq!(app.replay.as_ref().unwrap().position, 5);
-    assert_eq!(app.state.questions.len(), 2, "questions appear once generated");
+    assert_eq!(app.replay().unwrap().position, 5);
+    assert_eq!(app.state().questions.len(), 2, "questions appear once generated");
     press(&mut app, ",");
-    assert_eq!(app.replay.as_ref().unwrap().position, 4);
-    assert_eq!(app.state.questions.len(), 0, "stepping back undoes the event");
+    assert_eq!(app.replay().unwrap().position, 4);
+    assert_eq!(app.state().questions.len(), 0, "stepping back undoes the event");
     press(&mut app, "G");
-    assert_eq!(app.replay.as_ref().unwrap().position, total);
-    assert_eq!(app.state.summary.as_ref().unwrap().passed, 2);
+    assert_eq!(app.replay().unwrap().position, total);
+    assert_eq!(app.state().summary.as_ref().unwrap().passed, 2);
     press(&mut app, "+ ");
-    assert!(app.replay.as_ref().unwrap().playing() && app.replay.as_ref().unwrap().speed == 2.0);
+    assert!(app.replay().unwrap().playing() && app.replay().unwrap().speed == 2.0);
 }
 
 #[test]
@@ -73,7 +73,7 @@ fn live_keys_send_the_matching_commands() {
     assert_eq!(commands.try_recv().unwrap(), Command::Step { question_id: Some("q_01".into()) });
     press(&mut app, "F");
     assert_eq!(commands.try_recv().unwrap(), Command::Fork { from: AttemptAt::new("q_01", 1).iteration(2) });
-    assert!(app.message.as_deref().unwrap_or_default().contains("forking q_01"));
+    assert!(app.message().unwrap_or_default().contains("forking q_01"));
     assert!(commands.try_recv().is_err(), "one command per key");
 }
 
@@ -91,7 +91,7 @@ fn wrong_answers_are_marked_in_the_table_and_the_outputs_tab() {
 fn replays_explain_why_they_cannot_rerun() {
     let mut app = replay_app(SAMPLE);
     press(&mut app, "r");
-    assert!(app.message.as_deref().unwrap().contains("need a live run"));
+    assert!(app.message().unwrap().contains("need a live run"));
 }
 
 #[test]
@@ -108,7 +108,7 @@ fn the_table_scrolls_to_keep_the_selected_row_on_screen() {
 fn the_conversation_shows_every_call_in_order_with_verdicts_and_what_changed_in_each_prompt() {
     let mut app = replay_app(SAMPLE);
     press(&mut app, "j\ntt\t\tz");
-    assert_eq!((app.question().unwrap().tab, app.question().unwrap().iteration), (Tab::Conversation, 2));
+    assert_eq!((app.question().unwrap().tab, app.question().unwrap().selection.iteration), (Tab::Conversation, 2));
     let text = screen(&app, 160, 48);
     let first = text.lines().nth(5).unwrap();
     assert!(first.starts_with("━━ attempt 1 · iteration 3"), "opens at the selected iteration: {text}");
@@ -140,7 +140,7 @@ fn the_conversation_shows_every_call_in_order_with_verdicts_and_what_changed_in_
     let expanded = screen(&app, 160, 200);
     assert!(expanded.contains("You design small, correct data-analysis programs"), "e shows whole prompts");
     press(&mut app, "g");
-    assert_eq!(app.replay.as_ref().unwrap().position, 0, "g still scrubs the replay");
+    assert_eq!(app.replay().unwrap().position, 0, "g still scrubs the replay");
 }
 
 #[test]
@@ -290,16 +290,15 @@ fn ctrl_c_quits_from_the_filter_and_asks_first_while_questions_work() {
     press(&mut app, "/gro");
     app.handle_key(ctrl_c);
     assert!(
-        app.quit && app.dashboard().unwrap().filter == "gro",
+        app.quitting() && app.dashboard().unwrap().filter == "gro",
         "a replay quits at once, and c was not typed into the filter"
     );
     let (mut app, _commands) = live_app(SAMPLE);
-    app.state
-        .apply(1, &EngineEvent::QuestionStarted { at: AttemptAt::new("q_01", 2), forked_from: None, by_hand: false });
+    app.apply(1, EngineEvent::QuestionStarted { at: AttemptAt::new("q_01", 2), forked_from: None, by_hand: false });
     app.handle_key(ctrl_c);
-    assert!(app.confirm_quit && !app.quit, "a live run with a question at work asks first");
+    assert!(app.confirming_quit() && !app.quitting(), "a live run with a question at work asks first");
     press(&mut app, "n");
-    assert!(!app.confirm_quit && !app.quit, "any other key keeps watching");
+    assert!(!app.confirming_quit() && !app.quitting(), "any other key keeps watching");
     press(&mut app, "qy");
-    assert!(app.quit, "y confirms");
+    assert!(app.quitting(), "y confirms");
 }

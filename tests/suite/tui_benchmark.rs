@@ -206,9 +206,11 @@ fn the_benchmark_screen_follows_a_live_run_as_its_questions_finish() {
     let early = screen(&app, 160, 48);
     assert!(early.contains("infiagent · 2 of 5 scored questions answered"), "{early}");
     assert!(early.contains("fixed 1 · broken 0"), "shop_count fixed, zoo_total not yet broken: {early}");
+    // As the UI's loop does: the events folded, then the screens refreshed once.
     for record in &records[finished[2] + 1..] {
         app.apply(record.t_ms, record.event.clone());
     }
+    app.refresh();
     let late = screen(&app, 160, 48);
     assert!(late.contains("infiagent · 4 of 5 scored questions answered"), "{late}");
     assert!(late.contains("fixed 1 · broken 1"), "{late}");

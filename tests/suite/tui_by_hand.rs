@@ -29,7 +29,7 @@ fn a_note_is_sent_as_a_command_and_ctrl_s_sends_the_iteration_back() {
     press(&mut app, "j\nhN");
     assert!(app.text_box_open(), "N opens the note box");
     press(&mut app, "qhjk use the median");
-    assert!(!app.quit, "letters are text while the box is open");
+    assert!(!app.quitting(), "letters are text while the box is open");
     press(&mut app, "\n");
     let at = AttemptAt::new("q_01", 1).iteration(2);
     let note = Command::Note { at: at.clone(), node_id: Some("rates".into()), text: "qhjk use the median".into() };
@@ -42,7 +42,7 @@ fn a_note_is_sent_as_a_command_and_ctrl_s_sends_the_iteration_back() {
         Command::Note { at: at.clone(), node_id: None, text: "keep the layers".into() }
     );
     assert_eq!(commands.try_recv().unwrap(), Command::Fork { from: at });
-    assert!(app.message.as_deref().unwrap().contains("sent back"), "{:?}", app.message);
+    assert!(app.message().unwrap().contains("sent back"), "{:?}", app.message());
     press(&mut app, "N  \n");
     assert!(commands.try_recv().is_err(), "an empty note records nothing");
     press(&mut app, "Nx\x1b");
@@ -53,7 +53,7 @@ fn a_note_is_sent_as_a_command_and_ctrl_s_sends_the_iteration_back() {
 fn accepting_sends_the_iteration_and_the_answer_itself_is_refused() {
     let (mut app, mut commands) = live_app(SAMPLE);
     press(&mut app, "j\nA");
-    assert!(app.message.as_deref().unwrap().contains("already the answer"));
+    assert!(app.message().unwrap().contains("already the answer"));
     assert!(commands.try_recv().is_err());
     press(&mut app, "hA");
     assert_eq!(commands.try_recv().unwrap(), Command::Accept { at: AttemptAt::new("q_01", 1).iteration(2) });
@@ -61,7 +61,7 @@ fn accepting_sends_the_iteration_and_the_answer_itself_is_refused() {
 
 #[test]
 fn a_replay_without_an_llm_notes_and_accepts_but_does_not_send_back() {
-    let mut app = replay_app(SAMPLE);
+    let app = replay_app(SAMPLE);
     let (tx, mut commands) = unbounded_channel();
     let (_events_tx, events) = unbounded_channel();
     let mut parts = Some((tx, events));
@@ -69,16 +69,16 @@ fn a_replay_without_an_llm_notes_and_accepts_but_does_not_send_back() {
         let (commands, events) = parts.take().ok_or_else(|| anyhow::anyhow!("started twice"))?;
         Ok(eval_dag::tui::Derived { events, commands, dir: "derived-run".into() })
     });
-    app.deriver = Some(Deriver { llm: false, start });
+    let mut app = app.with_deriver(Deriver { llm: false, start });
     press(&mut app, "j\nhr");
-    assert!(app.message.as_deref().unwrap().contains("no LLM is connected"), "{:?}", app.message);
-    assert!(app.recording.is_none(), "refusing starts no derived run");
+    assert!(app.message().unwrap().contains("no LLM is connected"), "{:?}", app.message());
+    assert!(app.recording().is_none(), "refusing starts no derived run");
     press(&mut app, "Nwrong denominator");
     ctrl_s(&mut app);
     assert!(matches!(commands.try_recv().unwrap(), Command::Note { .. }), "the note is recorded");
     assert!(commands.try_recv().is_err(), "but not sent back");
-    assert!(app.message.as_deref().unwrap().contains("not sent back"), "{:?}", app.message);
-    assert_eq!(app.recording.as_deref(), Some(std::path::Path::new("derived-run")));
+    assert!(app.message().unwrap().contains("not sent back"), "{:?}", app.message());
+    assert_eq!(app.recording(), Some(std::path::Path::new("derived-run")));
     press(&mut app, "A");
     assert!(matches!(commands.try_recv().unwrap(), Command::Accept { .. }));
 }
@@ -112,6 +112,6 @@ fn l_labels_an_answer_right_or_wrong_with_a_reason() {
     press(&mut app, "L\n");
     assert!(commands.try_recv().is_err(), "a label needs a reason");
     press(&mut app, "hhL");
-    assert!(app.message.as_deref().unwrap().contains("no answer to label"), "{:?}", app.message);
+    assert!(app.message().unwrap().contains("no answer to label"), "{:?}", app.message());
     assert!(!app.text_box_open());
 }

@@ -124,7 +124,8 @@ fn the_dashboard_shows_agreement_and_the_question_screen_flips_and_diffs_drafts(
         insta::assert_snapshot!(format!("consensus_dashboard_{width}x{height}"), text);
         press(&mut app, "\n");
         assert_eq!(app.screen(), Screen::Question);
-        let draft = |app: &App| app.question().and_then(|q| q.current_iteration(&app.state)).map(|(a, _)| a.draft);
+        let draft =
+            |app: &App| app.question().and_then(|q| q.selection.current_iteration(app.state())).map(|(a, _)| a.draft);
         assert_eq!(draft(&app), Some(3), "opened at the last iteration: draft 3's");
         insta::assert_snapshot!(format!("consensus_question_draft_3_{width}x{height}"), screen(&app, width, height));
         press(&mut app, ">");
@@ -183,7 +184,7 @@ fn a_single_run_has_no_drafts_to_flip() {
     let dashboard = screen(&app, 160, 48);
     assert!(!dashboard.contains("agree"), "no agreement column: {dashboard}");
     press(&mut app, "j\n>");
-    assert_eq!(app.message.as_deref(), Some("this run built one DAG per question (run --consensus K builds K)"));
+    assert_eq!(app.message(), Some("this run built one DAG per question (run --consensus K builds K)"));
     press(&mut app, "D");
     assert_eq!(app.screen(), Screen::Question, "no draft diff");
     let footer = screen(&app, 400, 48);
@@ -198,7 +199,7 @@ fn rerun_and_fork_apply_to_the_draft_on_screen() {
     press(&mut app, "F");
     let from = eval_dag::domain::AttemptAt::new("q_01", 1).in_epoch(1, 2).iteration(1);
     assert_eq!(commands.try_recv().unwrap(), Command::Fork { from });
-    assert_eq!(app.message.as_deref(), Some("forking q_01 from draft 2 · attempt 1, iteration 1"));
+    assert_eq!(app.message(), Some("forking q_01 from draft 2 · attempt 1, iteration 1"));
     press(&mut app, "r");
     assert_eq!(commands.try_recv().unwrap(), Command::Rerun { question_id: "q_01".into(), epoch: 1, draft: 2 });
     press(&mut app, "\x1br");

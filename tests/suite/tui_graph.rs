@@ -122,7 +122,7 @@ fn every_node_can_be_selected_and_is_then_drawn_inside_the_pane_with_its_edges_l
                 if step > 0 {
                     press(&mut app, "j");
                 }
-                let index = app.question().unwrap().node;
+                let index = app.question().unwrap().selection.node;
                 assert!(visited.insert(index), "{name}: j reaches a new node each time");
                 let label = &labels[index];
                 let buffer = frame(&app, width, height);
@@ -152,25 +152,29 @@ fn every_node_can_be_selected_and_is_then_drawn_inside_the_pane_with_its_edges_l
 fn arrows_move_along_the_graph_tab_moves_the_focus_and_z_zooms_the_focused_pane() {
     let dag = graph("graph-14");
     let placed = layout(&dag);
-    let column = |app: &App| placed.nodes[app.question().unwrap().node].column;
+    let column = |app: &App| placed.nodes[app.question().unwrap().selection.node].column;
     let mut app = app_with(&dag);
     assert_eq!(column(&app), 0);
     press(&mut app, "→→");
     assert_eq!(column(&app), 2, "→ goes a layer further");
-    let here = app.question().unwrap().node;
+    let here = app.question().unwrap().selection.node;
     press(&mut app, "[");
-    let input = app.question().unwrap().node;
+    let input = app.question().unwrap().selection.node;
     assert!(placed.edges.contains(&(input, here)), "[ selects an input of the node");
     press(&mut app, "]");
-    assert!(placed.edges.contains(&(input, app.question().unwrap().node)), "] selects a node it feeds");
+    assert!(placed.edges.contains(&(input, app.question().unwrap().selection.node)), "] selects a node it feeds");
     press(&mut app, "←");
     assert_eq!(column(&app), 1, "← goes a layer back");
-    let selected = app.question().unwrap().node;
+    let selected = app.question().unwrap().selection.node;
     press(&mut app, "\t");
     press(&mut app, "j↓→←");
-    assert_eq!(app.question().unwrap().node, selected, "with the code focused, arrows leave the selection alone");
+    assert_eq!(
+        app.question().unwrap().selection.node,
+        selected,
+        "with the code focused, arrows leave the selection alone"
+    );
     press(&mut app, "⇤↓");
-    assert_ne!(app.question().unwrap().node, selected, "Shift-Tab gives the focus back to the graph");
+    assert_ne!(app.question().unwrap().selection.node, selected, "Shift-Tab gives the focus back to the graph");
     press(&mut app, "↑\t");
     press(&mut app, "\tz");
     let zoomed = text(&frame(&app, 80, 24));

@@ -62,7 +62,7 @@ fn the_inspector_shows_what_the_node_read_and_returned() {
     }
     let mut app = replay_app(SAMPLE);
     press(&mut app, "j\ni/GROCERY_POS\n");
-    assert!(app.message.as_deref().unwrap().contains("2 matches"), "{:?}", app.message);
+    assert!(app.message().unwrap().contains("2 matches"), "{:?}", app.message());
     let text = screen(&app, 160, 48);
     assert!(text.contains("rates[\"inputs\"][\"stats\"][\"grocery_pos\"]"), "the path as Python: {text}");
     press(&mut app, "n");
@@ -76,7 +76,7 @@ fn the_inspector_shows_what_the_node_read_and_returned() {
     let rate = stats["is_fraud_count"].as_f64().unwrap() / stats["count"].as_f64().unwrap();
     assert!((output - rate).abs() < 1e-12, "the recorded rate of grocery_pos is what its code computes: {output}");
     let dir = tempfile::tempdir().unwrap();
-    app.recording = Some(dir.path().to_path_buf());
+    let mut app = app.with_recording(dir.path().to_path_buf());
     press(&mut app, "←w");
     let written = dir.path().join("eval-dag-q_01-a1-it3-rates.json");
     let value: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&written).unwrap()).unwrap();

@@ -82,7 +82,7 @@ fn quit_asks_while_questions_work_and_quit_now_does_not_whatever_their_keys() {
     let keys = || keymap("[keys.global]\nquit = \"x\"\nquit_now = \"ctrl-x\"\n");
     let working = |app: &mut eval_dag::tui::App| {
         let started = EngineEvent::QuestionStarted { at: AttemptAt::new("q_01", 2), forked_from: None, by_hand: false };
-        app.state.apply(1, &started);
+        app.apply(1, started);
     };
     let ctrl_x = KeyEvent::new(KeyCode::Char('x'), KeyModifiers::CONTROL);
 
@@ -90,19 +90,19 @@ fn quit_asks_while_questions_work_and_quit_now_does_not_whatever_their_keys() {
     let mut app = app.with_keys(keys());
     working(&mut app);
     press(&mut app, "q");
-    assert!(!app.confirm_quit && !app.quit, "q is no longer quit");
+    assert!(!app.confirming_quit() && !app.quitting(), "q is no longer quit");
     press(&mut app, "x");
-    assert!(app.confirm_quit && !app.quit, "quit asks first while a question works");
+    assert!(app.confirming_quit() && !app.quitting(), "quit asks first while a question works");
     app.handle_key(ctrl_x);
-    assert!(app.quit, "quit_now's key answers the question too");
+    assert!(app.quitting(), "quit_now's key answers the question too");
 
     let (app, _commands) = live_app(SAMPLE);
     let mut app = app.with_keys(keys());
     working(&mut app);
     press(&mut app, "Q");
-    assert!(!app.quit && !app.confirm_quit, "Q is no longer quit_now");
+    assert!(!app.quitting() && !app.confirming_quit(), "Q is no longer quit_now");
     app.handle_key(ctrl_x);
-    assert!(app.quit && !app.confirm_quit, "quit_now never asks");
+    assert!(app.quitting() && !app.confirming_quit(), "quit_now never asks");
 }
 
 #[test]

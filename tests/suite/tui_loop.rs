@@ -70,7 +70,7 @@ async fn play(times: &[u64], slower: usize) -> (Vec<Duration>, bool) {
     let mut feeds = Feeds { input, events: None, stop: None };
     event_loop(&mut terminal, &mut app, &mut feeds, |frame, app| {
         draw(frame, app);
-        let position = app.replay.as_ref().unwrap().position;
+        let position = app.replay().unwrap().position;
         for seen in shown.borrow_mut().iter_mut().take(position) {
             seen.get_or_insert(start.elapsed());
         }
@@ -133,8 +133,8 @@ async fn a_fault_while_drawing_shows_the_fault_screen_and_events_keep_coming() {
     })
     .await
     .unwrap();
-    assert_eq!(app.state.events_applied, count, "every event was folded while every frame failed");
-    assert!(app.quit && app.state.summary.is_some());
+    assert_eq!(app.state().events_applied, count, "every event was folded while every frame failed");
+    assert!(app.quitting() && app.state().summary.is_some());
     let screen: String = terminal.backend().buffer().content.iter().map(|c| c.symbol()).collect();
     assert!(
         screen.contains("the screen could not be drawn: a drawing fault planted by the test"),

@@ -63,5 +63,5 @@ fn matrix_keys_pick_a_run_open_the_pair_and_go_back() {
     let help = screen(&app, 80, 24);
     assert!(help.contains("set the next run against the baseline") && !help.contains("change filter"), "{help}");
     press(&mut app, "xq");
-    assert!(app.quit);
+    assert!(app.quitting());
 }

@@ -157,6 +157,9 @@ fn sweep_every_screen(name: &str, mut app: App, sizes: &[(u16, u16)]) {
     // The benchmark screen in a benchmark run (elsewhere the key only says there is none).
     press(&mut app, "B");
     sweep(&format!("{name} benchmark"), &app, sizes);
+    // With baselines, its list of the questions answerable without the data.
+    press(&mut app, "f");
+    sweep(&format!("{name} benchmark, the other list"), &app, sizes);
     press(&mut app, "\x1b");
     press(&mut app, "\x1bj\n");
     for (keys, what) in [
@@ -193,10 +196,16 @@ fn every_screen_draws_at_every_size_from_every_trace() {
     let hostile = hostile_trace(dir.path());
     let oscillation = common::root().join("sample-data/traces/oscillation-scripted.trace.jsonl");
     let benchmark = common::root().join("sample-data/traces/benchmark-scripted.trace.jsonl");
+    let baselines = common::root().join(crate::suite::tui_baselines::BASELINES_TRACE);
     // One thread per trace: the sweeps are independent.
     std::thread::scope(|threads| {
-        let traces =
-            [("sample", &sample), ("hostile", &hostile), ("oscillation", &oscillation), ("benchmark", &benchmark)];
+        let traces = [
+            ("sample", &sample),
+            ("hostile", &hostile),
+            ("oscillation", &oscillation),
+            ("benchmark", &benchmark),
+            ("baselines", &baselines),
+        ];
         for (name, path) in traces {
             let sizes = &sizes;
             threads.spawn(move || {
@@ -239,10 +248,10 @@ fn the_quit_question_and_the_comparison_draw_at_every_size() {
         state.apply(record.t_ms, &record.event);
     }
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-    let mut app = App::new(state, Theme::dark(), None, Some(tx));
-    app.resume = Some("eval-dag run --resume runs/20261123-101500".into());
+    let mut app =
+        App::new(state, Theme::dark(), None, Some(tx)).with_resume("eval-dag run --resume runs/20261123-101500".into());
     app.handle_key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
-    assert!(app.confirm_quit && !app.quit, "Ctrl-C asks while questions work");
+    assert!(app.confirming_quit() && !app.quitting(), "Ctrl-C asks while questions work");
     sweep("quit question", &app, &sizes);
 
     let a = eval_dag::report::load_results(&common::root().join(SAMPLE)).unwrap();

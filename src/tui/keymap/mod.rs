@@ -5,13 +5,13 @@
 
 mod key;
 mod rebind;
+mod screen;
 
 use crossterm::event::KeyCode;
 
 pub use key::{Key, KeyParseError};
 pub use rebind::{Bound, Keymap, RebindError, RebindProblem, Rebinding};
-
-use super::screens::Screen;
+pub use screen::Screen;
 
 /// Declares [`Action`] with each action's name in the config file.
 macro_rules! actions {
@@ -257,6 +257,14 @@ pub const BINDINGS: &[Binding] = &[
     bind!("esc", [Esc], ClearQuestions, "show every question again (after a findings group)", "", Dashboard),
     bind!("enter", [Enter], Open, "show the group's questions on the dashboard", "filter", Taxonomy),
     bind!("enter", [Enter], Open, "open the fixed or broken question", "open", Benchmark),
+    bind!(
+        "f",
+        [Char('f')],
+        ChangeFilter,
+        "the fixed and broken, or those answerable without the data",
+        "list",
+        Benchmark
+    ),
     bind!("enter", [Enter], Open, "A and B side by side", "open", Compare),
     bind!("f", [Char('f')], ChangeFilter, "cycle the change filter", "change", Compare),
     bind!("enter", [Enter], Open, "the baseline and this run side by side", "open", Matrix),

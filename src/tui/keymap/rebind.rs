@@ -8,8 +8,7 @@ use std::fmt;
 use crossterm::event::{KeyCode, KeyEvent};
 
 use super::key::Key;
-use super::{Action, BINDINGS, Binding, Context, applies};
-use crate::tui::screens::Screen;
+use super::{Action, BINDINGS, Binding, Context, Screen, applies};
 
 /// Ctrl-C: always quits, whatever else is bound.
 const CTRL_C: Key = Key::ctrl(KeyCode::Char('c'));

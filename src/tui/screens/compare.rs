@@ -7,42 +7,20 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
-use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
 
-use super::compare_detail::CompareDetailScreen;
-use super::{Component, Handled};
-use crate::report::{Change, Lift, Side, lift_lines};
-use crate::tui::app::App;
+use super::compare_detail::{CompareDetailScreen, change_style, side_style};
+use crate::report::{Lift, Side, lift_lines};
 use crate::tui::comparison::Comparison;
+use crate::tui::component::{Component, Ctx, Handled};
 use crate::tui::keymap::Action;
-use crate::tui::screens::Screen;
+use crate::tui::keymap::Screen;
 use crate::tui::text::{clean, preview};
 use crate::tui::theme::{Ink, Theme};
 
 /// Terminal width from which the question text, iterations and tokens show.
 const WIDE: u16 = 120;
-
-/// Colour of a change.
-pub fn change_style(t: &Theme, change: Change) -> Style {
-    match change {
-        Change::Regression => t.fg(Ink::StatusFailed).add_modifier(Modifier::BOLD),
-        Change::Improvement => t.fg(Ink::StatusPassed).add_modifier(Modifier::BOLD),
-        Change::AnswerChanged => t.fg(Ink::NodeFlagged),
-        Change::FixedByHand | Change::OnlyInA | Change::OnlyInB => t.fg(Ink::Accent),
-        Change::Unchanged => t.fg(Ink::Muted),
-    }
-}
-
-/// Colour of a side's status.
-pub fn side_style(t: &Theme, side: Option<&Side>) -> Style {
-    match side {
-        Some(s) if s.success => t.fg(Ink::StatusPassed),
-        Some(_) => t.fg(Ink::StatusFailed),
-        None => t.fg(Ink::Muted),
-    }
-}
 
 fn side_cells(t: &Theme, side: Option<&Side>, answer_width: usize, wide: bool) -> Vec<Cell<'static>> {
     let Some(s) = side else {
@@ -73,28 +51,36 @@ impl Component for CompareScreen {
         Screen::Compare
     }
 
-    fn handle(&mut self, action: Action, _app: &mut App) -> Handled {
+    fn handle(&mut self, action: Action, _ctx: &Ctx) -> Handled {
         match action {
             Action::Up | Action::Down => self.comparison.move_selection(action == Action::Down),
             Action::ChangeFilter => self.comparison.cycle_filter(),
             Action::Open if self.comparison.selected().is_some() => {
-                return Handled::Open(Box::new(CompareDetailScreen::over_table()));
+                return Handled::open(Box::new(CompareDetailScreen::over_table()));
             }
             Action::Open => {}
             _ => return Handled::Ignored,
         }
-        Handled::Done
+        Handled::done()
     }
 
-    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
-        draw(&self.comparison, frame, area, app);
+    fn draw(&self, frame: &mut Frame, area: Rect, ctx: &Ctx) {
+        draw(&self.comparison, frame, area, ctx);
+    }
+
+    fn comparison(&self) -> Option<&Comparison> {
+        Some(&self.comparison)
+    }
+
+    fn comparison_mut(&mut self) -> Option<&mut Comparison> {
+        Some(&mut self.comparison)
     }
 }
 
 /// Draw the critic's lift into `area`: its lines, the fixed ones in the
 /// passed colour, the broken ones in the failed colour.
-fn draw_lift(lift: &Lift, frame: &mut Frame, area: Rect, app: &App) {
-    let t = &app.theme;
+fn draw_lift(lift: &Lift, frame: &mut Frame, area: Rect, ctx: &Ctx) {
+    let t = ctx.theme;
     let lines: Vec<Line> = lift_lines(lift)
         .into_iter()
         .map(|line| {
@@ -114,19 +100,19 @@ fn draw_lift(lift: &Lift, frame: &mut Frame, area: Rect, app: &App) {
 }
 
 /// Draw the lift (when there is one, on up to half the height) above the comparison table.
-fn draw(comparison: &Comparison, frame: &mut Frame, area: Rect, app: &App) {
+fn draw(comparison: &Comparison, frame: &mut Frame, area: Rect, ctx: &Ctx) {
     let Some(lift) = &comparison.lift else {
-        return draw_table(comparison, frame, area, app);
+        return draw_table(comparison, frame, area, ctx);
     };
     let wanted = lift_lines(lift).len() as u16 + 1;
     let height = wanted.min(area.height / 2);
-    draw_lift(lift, frame, Rect { height, ..area }, app);
-    draw_table(comparison, frame, Rect { y: area.y + height, height: area.height - height, ..area }, app);
+    draw_lift(lift, frame, Rect { height, ..area }, ctx);
+    draw_table(comparison, frame, Rect { y: area.y + height, height: area.height - height, ..area }, ctx);
 }
 
 /// Draw the comparison table into `area`.
-fn draw_table(comparison: &Comparison, frame: &mut Frame, area: Rect, app: &App) {
-    let t = &app.theme;
+fn draw_table(comparison: &Comparison, frame: &mut Frame, area: Rect, ctx: &Ctx) {
+    let t = ctx.theme;
     let wide = area.width >= WIDE;
     let visible = comparison.visible();
     // Narrow: id, change and two statuses, the rest split between the answers (5 column gaps).
@@ -281,12 +267,12 @@ pub(crate) mod tests {
         press_keys(&mut app, "k");
         assert!(frame_text(&app, 160, 48).contains("q_02 regression"), "↑ shows the previous question");
         press_keys(&mut app, "r?");
-        assert!(app.help_open() && app.message.is_none(), "no rerun on a comparison: r does nothing");
+        assert!(app.help_open() && app.message().is_none(), "no rerun on a comparison: r does nothing");
         let help = frame_text(&app, 80, 24);
         assert!(help.contains("back") && help.contains("scroll down") && !help.contains("rerun"), "{help}");
         press_keys(&mut app, "x\x1b");
         assert_eq!(app.screen(), Screen::Compare);
         press_keys(&mut app, "q");
-        assert!(app.quit);
+        assert!(app.quitting());
     }
 }

@@ -4,23 +4,41 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::Modifier;
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
-use super::compare::CompareScreen;
-use super::{Component, Handled, SCROLL_STEP};
+use super::SCROLL_STEP;
 use crate::domain::{GeneratedDag, IterationDiff};
 use crate::report::{Change, Row, Side};
-use crate::tui::app::App;
 use crate::tui::comparison::Comparison;
+use crate::tui::component::{Component, Ctx, Effect, Handled};
 use crate::tui::keymap::Action;
-use crate::tui::screens::Screen;
-use crate::tui::screens::compare::{change_style, side_style};
+use crate::tui::keymap::Screen;
 use crate::tui::screens::diff::node_lines;
 use crate::tui::scroll::Scroll;
 use crate::tui::text::{clean, clean_line};
 use crate::tui::theme::{Ink, Theme};
+
+/// Colour of a change.
+pub fn change_style(t: &Theme, change: Change) -> Style {
+    match change {
+        Change::Regression => t.fg(Ink::StatusFailed).add_modifier(Modifier::BOLD),
+        Change::Improvement => t.fg(Ink::StatusPassed).add_modifier(Modifier::BOLD),
+        Change::AnswerChanged => t.fg(Ink::NodeFlagged),
+        Change::FixedByHand | Change::OnlyInA | Change::OnlyInB => t.fg(Ink::Accent),
+        Change::Unchanged => t.fg(Ink::Muted),
+    }
+}
+
+/// Colour of a side's status.
+pub fn side_style(t: &Theme, side: Option<&Side>) -> Style {
+    match side {
+        Some(s) if s.success => t.fg(Ink::StatusPassed),
+        Some(_) => t.fg(Ink::StatusFailed),
+        None => t.fg(Ink::Muted),
+    }
+}
 
 fn side_lines(t: &Theme, side: Option<&Side>, dag: Option<&GeneratedDag>) -> Vec<Line<'static>> {
     let Some(s) = side else { return vec![Line::from(Span::styled("not in this run", t.fg(Ink::Muted)))] };
@@ -61,8 +79,8 @@ fn side_lines(t: &Theme, side: Option<&Side>, dag: Option<&GeneratedDag>) -> Vec
 }
 
 /// Every line of the DAG changes from A's final DAG to B's, for the selected row.
-fn lines(app: &App, comparison: &Comparison) -> Vec<Line<'static>> {
-    let t = &app.theme;
+fn lines(ctx: &Ctx, comparison: &Comparison) -> Vec<Line<'static>> {
+    let t = ctx.theme;
     let Some(row) = comparison.selected() else {
         return Vec::new();
     };
@@ -122,8 +140,8 @@ impl CompareDetailScreen {
     }
 
     /// The comparison shown: the pair, else the table's below.
-    pub fn comparison<'a>(&'a self, app: &'a App) -> Option<&'a Comparison> {
-        self.pair.as_ref().or_else(|| app.find::<CompareScreen>().map(|c| &c.comparison))
+    fn shown<'a>(&'a self, ctx: &'a Ctx) -> Option<&'a Comparison> {
+        self.pair.as_ref().or_else(|| ctx.comparison())
     }
 }
 
@@ -132,34 +150,36 @@ impl Component for CompareDetailScreen {
         Screen::CompareDetail
     }
 
-    fn handle(&mut self, action: Action, app: &mut App) -> Handled {
+    fn handle(&mut self, action: Action, _ctx: &Ctx) -> Handled {
         match action {
             Action::Up | Action::Down => {
-                let comparison = match &mut self.pair {
-                    Some(pair) => Some(pair),
-                    None => app.find_mut::<CompareScreen>().map(|c| &mut c.comparison),
-                };
-                if let Some(comparison) = comparison {
-                    comparison.move_selection(action == Action::Down);
-                }
+                let down = action == Action::Down;
                 self.scroll.top();
+                match &mut self.pair {
+                    Some(pair) => pair.move_selection(down),
+                    None => return Handled::with(Effect::MoveComparison { down }),
+                }
             }
             Action::ScrollDown => self.scroll.down(SCROLL_STEP),
             Action::ScrollUp => self.scroll.up(SCROLL_STEP),
             _ => return Handled::Ignored,
         }
-        Handled::Done
+        Handled::done()
     }
 
-    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
-        let Some(comparison) = self.comparison(app) else { return };
-        draw(comparison, &self.scroll, frame, area, app);
+    fn draw(&self, frame: &mut Frame, area: Rect, ctx: &Ctx) {
+        let Some(comparison) = self.shown(ctx) else { return };
+        draw(comparison, &self.scroll, frame, area, ctx);
+    }
+
+    fn comparison(&self) -> Option<&Comparison> {
+        self.pair.as_ref()
     }
 }
 
 /// Draw the selected question of both runs into `area`.
-fn draw(comparison: &Comparison, scroll: &Scroll, frame: &mut Frame, area: Rect, app: &App) {
-    let t = &app.theme;
+fn draw(comparison: &Comparison, scroll: &Scroll, frame: &mut Frame, area: Rect, ctx: &Ctx) {
+    let t = ctx.theme;
     let Some(row) = comparison.selected() else { return };
     let dag = |run: usize, side: Option<&Side>| side.and_then(|s| comparison.dags[run].get(&s.question_id));
     let sides =
@@ -183,7 +203,7 @@ fn draw(comparison: &Comparison, scroll: &Scroll, frame: &mut Frame, area: Rect,
             .border_style(t.fg(Ink::Border));
         frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(block), column);
     }
-    let lines = lines(app, comparison);
+    let lines = lines(ctx, comparison);
     let first = scroll.place(lines.len(), || 0);
     let [a, b] = &comparison.labels;
     let mut title = format!(" final DAG: changes from {a} to {b} ");

@@ -14,12 +14,12 @@ use super::benchmark;
 use super::question::QuestionScreen;
 use super::scorecard::ScorecardScreen;
 use super::taxonomy::TaxonomyScreen;
-use super::{Component, Handled};
 use crate::run::{Attempt, FeedKind, QuestionState, QuestionStatus, RunState};
-use crate::tui::app::App;
+use crate::tui::baselines::{BaselineFlags, run_baselines};
+use crate::tui::component::{Component, Ctx, Handled};
 use crate::tui::keymap::Action;
-use crate::tui::screens::Screen;
-use crate::tui::text::{clean, fit, preview};
+use crate::tui::keymap::Screen;
+use crate::tui::text::{clean, fit, preview, sparkline};
 use crate::tui::theme::Ink;
 use crate::tui::view::{QuestionSet, Sort, StatusFilter};
 
@@ -38,6 +38,12 @@ pub struct Dashboard {
     pub sort: Sort,
     /// Only these questions (a findings group's), until cleared.
     pub questions: Option<QuestionSet>,
+    /// The rows shown: indices of the run's questions in table order, worked
+    /// out in `refresh` after every change (never while drawing).
+    rows: Vec<usize>,
+    /// Each question's baseline flags, in a run with baselines; worked out
+    /// in `refresh` when the run changed.
+    baselines: Option<Vec<BaselineFlags>>,
 }
 
 impl Default for Dashboard {
@@ -49,6 +55,8 @@ impl Default for Dashboard {
             status_filter: StatusFilter::All,
             sort: Sort::Rank,
             questions: None,
+            rows: Vec::new(),
+            baselines: None,
         }
     }
 }
@@ -84,19 +92,25 @@ impl Dashboard {
         rows
     }
 
+    /// Show only `questions` (a findings group's), from the first row.
+    pub fn narrow(&mut self, questions: QuestionSet) {
+        self.questions = Some(questions);
+        self.row = 0;
+    }
+
     /// The question in the selected row.
     pub fn selected<'a>(&self, state: &'a RunState) -> Option<&'a QuestionState> {
-        self.visible(state).get(self.row).map(|&i| &state.questions[i])
+        self.rows.get(self.row).filter(|&&i| i < state.questions.len()).map(|&i| &state.questions[i])
     }
 
     /// The row (index into the visible rows) drawn at terminal row `y` when the
     /// dashboard fills `area`.
-    pub fn row_at(&self, state: &RunState, area: Rect, y: u16) -> Option<usize> {
+    pub fn row_at(&self, area: Rect, y: u16) -> Option<usize> {
         let [table, _] = areas(area);
         // Below the table's top border and header row.
         let offset = y.checked_sub(table.y + 2)? as usize;
         let height = table.height.saturating_sub(2).max(1) as usize;
-        let rows = self.visible(state).len();
+        let rows = self.rows.len();
         let row = first_row(self.row, rows, height) + offset;
         (offset < height && row < rows).then_some(row)
     }
@@ -107,13 +121,13 @@ impl Component for Dashboard {
         Screen::Dashboard
     }
 
-    fn handle(&mut self, action: Action, app: &mut App) -> Handled {
+    fn handle(&mut self, action: Action, ctx: &Ctx) -> Handled {
         match action {
             Action::Up => self.row = self.row.saturating_sub(1),
-            Action::Down => self.row = (self.row + 1).min(app.state.questions.len().saturating_sub(1)),
+            Action::Down => self.row = (self.row + 1).min(ctx.state.questions.len().saturating_sub(1)),
             Action::Open => {
-                let Some(q) = self.selected(&app.state) else { return Handled::Done };
-                return Handled::Open(Box::new(QuestionScreen::open(q)));
+                let Some(q) = self.selected(ctx.state) else { return Handled::done() };
+                return Handled::open(Box::new(QuestionScreen::open(q)));
             }
             Action::Filter => self.editing_filter = true,
             Action::StatusFilter => self.status_filter = self.status_filter.next(),
@@ -124,24 +138,23 @@ impl Component for Dashboard {
                     Sort::Findings => Sort::Rank,
                 }
             }
-            Action::ClearQuestions => {
-                if self.questions.take().is_some() {
-                    app.message = Some("showing every question".into());
-                }
+            Action::ClearQuestions if self.questions.take().is_some() => {
+                return Handled::message("showing every question");
             }
-            Action::Scorecard => return Handled::Open(Box::<ScorecardScreen>::default()),
-            Action::Taxonomy => return Handled::Open(Box::<TaxonomyScreen>::default()),
-            Action::Benchmark => return benchmark::open(app),
+            Action::ClearQuestions => {}
+            Action::Scorecard => return Handled::open(Box::<ScorecardScreen>::default()),
+            Action::Taxonomy => return Handled::open(Box::<TaxonomyScreen>::default()),
+            Action::Benchmark => return benchmark::open(ctx),
             _ => return Handled::Ignored,
         }
-        Handled::Done
+        Handled::done()
     }
 
     fn typing(&self) -> bool {
         self.editing_filter
     }
 
-    fn type_key(&mut self, code: KeyCode, _app: &mut App) {
+    fn type_key(&mut self, code: KeyCode, _ctx: &Ctx) -> Handled {
         match code {
             KeyCode::Enter | KeyCode::Esc => self.editing_filter = false,
             KeyCode::Backspace => {
@@ -151,15 +164,19 @@ impl Component for Dashboard {
             _ => {}
         }
         self.row = 0;
+        Handled::done()
     }
 
-    fn refresh(&mut self, app: &mut App) {
-        let rows = self.visible(&app.state).len();
-        self.row = self.row.min(rows.saturating_sub(1));
+    fn refresh(&mut self, ctx: &Ctx) {
+        if ctx.run_changed {
+            self.baselines = run_baselines(ctx.state).map(|baselines| baselines.flags);
+        }
+        self.rows = self.visible(ctx.state);
+        self.row = self.row.min(self.rows.len().saturating_sub(1));
     }
 
-    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
-        draw(self, frame, area, app);
+    fn draw(&self, frame: &mut Frame, area: Rect, ctx: &Ctx) {
+        draw(self, frame, area, ctx);
     }
 }
 
@@ -171,18 +188,10 @@ const WIDE: u16 = 100;
 /// working status is shorter by more than its spinner).
 const STATUS_WIDTH: u16 = 13;
 
-const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
-
-/// Findings per iteration as a small bar chart (`·` for none).
-pub fn sparkline(counts: &[u64]) -> String {
-    let max = counts.iter().copied().max().unwrap_or(0);
-    counts.iter().map(|&c| if c == 0 { '·' } else { BARS[((c * 7) / max.max(1)) as usize] }).collect()
-}
-
-fn status_cell(app: &App, status: QuestionStatus) -> Cell<'static> {
+fn status_cell(ctx: &Ctx, status: QuestionStatus) -> Cell<'static> {
     // The spinner follows the label, so every label starts in the column.
-    let spinner = if status.is_active() { format!(" {}", SPINNER[app.spinner % SPINNER.len()]) } else { String::new() };
-    Cell::from(Span::styled(format!("{}{spinner}", status.label()), app.theme.status(status)))
+    let spinner = if status.is_active() { format!(" {}", SPINNER[ctx.spinner % SPINNER.len()]) } else { String::new() };
+    Cell::from(Span::styled(format!("{}{spinner}", status.label()), ctx.theme.status(status)))
 }
 
 /// For a question asked in several epochs: how many epochs were graded right
@@ -207,11 +216,11 @@ const AGREEMENT_WIDTH: u16 = 5;
 /// How many drafts of the speaking epoch gave the majority answer, of how
 /// many (`2/3`), for `q` whose speaking attempt is `latest`; empty until their
 /// consensus is recorded.
-fn agreement_cell(app: &App, q: &QuestionState, latest: Option<&Attempt>) -> Cell<'static> {
+fn agreement_cell(ctx: &Ctx, q: &QuestionState, latest: Option<&Attempt>) -> Cell<'static> {
     let Some(consensus) = latest.and_then(|a| q.consensus.get(&a.epoch)) else { return Cell::from("") };
     let agreeing = consensus.answers.iter().filter(|a| a.in_majority).count();
     let ink = if agreeing < consensus.answers.len() { Ink::NodeFlagged } else { Ink::Text };
-    Cell::from(Span::styled(format!("{agreeing}/{}", consensus.answers.len()), app.theme.fg(ink)))
+    Cell::from(Span::styled(format!("{agreeing}/{}", consensus.answers.len()), ctx.theme.fg(ink)))
 }
 
 /// Whether the run builds several DAGs per question, so the dashboard shows their agreement.
@@ -231,12 +240,23 @@ fn id_width(state: &RunState) -> usize {
     state.longest_id().clamp(ID_WIDTHS.0, ID_WIDTHS.1)
 }
 
-fn row(app: &App, q: &QuestionState, width: usize, wide: bool, several: bool) -> Row<'static> {
-    let t = &app.theme;
+/// Width of the baseline flags column, shown in a run with baselines.
+const FLAGS_WIDTH: u16 = 5;
+
+/// One question's row; `flags`: its baseline flags, in a run with baselines.
+fn row(
+    ctx: &Ctx,
+    q: &QuestionState,
+    width: usize,
+    wide: bool,
+    several: bool,
+    flags: Option<BaselineFlags>,
+) -> Row<'static> {
+    let t = ctx.theme;
     let latest = q.latest();
     let iterations = latest.map_or(0, |a| a.iterations.len());
-    let max = app.state.settings.as_ref().map_or(0, |s| s.max_iterations);
-    let elapsed = q.started_ms.map(|start| q.finished_ms.unwrap_or(app.state.now_ms).saturating_sub(start));
+    let max = ctx.state.settings.as_ref().map_or(0, |s| s.max_iterations);
+    let elapsed = q.started_ms.map(|start| q.finished_ms.unwrap_or(ctx.state.now_ms).saturating_sub(start));
     let correct = latest.and_then(Attempt::correct);
     let mark = match correct {
         Some(true) => "✓ ",
@@ -262,11 +282,12 @@ fn row(app: &App, q: &QuestionState, width: usize, wide: bool, several: bool) ->
             preview(&serde_json::Value::String(q.question.question.clone()), width),
             t.fg(Ink::Text),
         ))),
-        Some(status_cell(app, q.status)),
+        Some(status_cell(ctx, q.status)),
         Some(Cell::from(Span::styled(format!("{iterations}/{max}{attempts}"), t.fg(Ink::Text)))),
         Some(Cell::from(Span::styled(sparkline(&q.findings_per_iteration()), t.fg(Ink::NodeFlagged)))),
         wide.then(|| Cell::from(Span::styled(time, t.fg(Ink::Muted)))),
-        has_consensus(&app.state).then(|| agreement_cell(app, q, latest)),
+        has_consensus(ctx.state).then(|| agreement_cell(ctx, q, latest)),
+        flags.map(|flags| Cell::from(Span::styled(flags.text(), t.fg(Ink::NodeFlagged)))),
         Some(Cell::from(Span::styled(
             answer,
             if correct == Some(false) { t.fg(Ink::StatusFailed) } else { t.fg(Ink::Text) },
@@ -287,9 +308,9 @@ fn first_row(selected: usize, rows: usize, height: usize) -> usize {
     selected.saturating_sub(height.saturating_sub(1)).min(rows.saturating_sub(height))
 }
 
-fn feed(frame: &mut Frame, area: Rect, app: &App) {
-    let t = &app.theme;
-    let lines: Vec<Line> = app
+fn feed(frame: &mut Frame, area: Rect, ctx: &Ctx) {
+    let t = ctx.theme;
+    let lines: Vec<Line> = ctx
         .state
         .feed
         .iter()
@@ -318,18 +339,20 @@ fn feed(frame: &mut Frame, area: Rect, app: &App) {
 }
 
 /// Draw `dashboard` into `area`.
-fn draw(dashboard: &Dashboard, frame: &mut Frame, area: Rect, app: &App) {
+fn draw(dashboard: &Dashboard, frame: &mut Frame, area: Rect, ctx: &Ctx) {
     let [table_area, feed_area] = areas(area);
     let wide = area.width >= WIDE;
-    let visible = dashboard.visible(&app.state);
+    let visible = &dashboard.rows;
     // What the other columns and the gaps between them leave.
     let status = STATUS_WIDTH as usize;
-    let consensus = has_consensus(&app.state);
+    let consensus = has_consensus(ctx.state);
     let agreement = if consensus { AGREEMENT_WIDTH as usize + 1 } else { 0 };
-    let several = app.state.settings.as_ref().is_some_and(|s| !s.datasets.is_empty());
+    let several = ctx.state.settings.as_ref().is_some_and(|s| !s.datasets.is_empty());
     let dataset = if several { DATASET_WIDTH as usize + 1 } else { 0 };
-    let id = id_width(&app.state);
-    let fixed = agreement + dataset + id + if wide { 6 + status + 7 + 8 + 7 + 18 + 7 } else { status + 7 + 8 + 18 + 5 };
+    let id = id_width(ctx.state);
+    let flags = if dashboard.baselines.is_some() { FLAGS_WIDTH as usize + 1 } else { 0 };
+    let fixed =
+        agreement + flags + dataset + id + if wide { 6 + status + 7 + 8 + 7 + 18 + 7 } else { status + 7 + 8 + 18 + 5 };
     let question_width = (table_area.width as usize).saturating_sub(fixed).max(16);
     // Only the rows that fit are built: a run of thousands of questions costs no more per frame.
     let height = table_area.height.saturating_sub(2).max(1) as usize;
@@ -338,7 +361,10 @@ fn draw(dashboard: &Dashboard, frame: &mut Frame, area: Rect, app: &App) {
         .iter()
         .skip(first)
         .take(height)
-        .map(|&i| row(app, &app.state.questions[i], question_width, wide, several))
+        .map(|&i| {
+            let flags = dashboard.baselines.as_ref().map(|all| all.get(i).copied().unwrap_or_default());
+            row(ctx, &ctx.state.questions[i], question_width, wide, several, flags)
+        })
         .collect();
     let columns = [
         (Constraint::Length(id as u16), "id", true),
@@ -350,33 +376,34 @@ fn draw(dashboard: &Dashboard, frame: &mut Frame, area: Rect, app: &App) {
         (Constraint::Length(8), "findings", true),
         (Constraint::Length(7), "time", wide),
         (Constraint::Length(AGREEMENT_WIDTH), "agree", consensus),
+        (Constraint::Length(FLAGS_WIDTH), "flags", dashboard.baselines.is_some()),
         (Constraint::Length(18), "answer", true),
     ];
     let shown = columns.iter().filter(|(_, _, show)| *show);
-    let header = Row::new(shown.clone().map(|(_, name, _)| *name)).style(app.theme.fg(Ink::Muted));
+    let header = Row::new(shown.clone().map(|(_, name, _)| *name)).style(ctx.theme.fg(Ink::Muted));
     let widths: Vec<Constraint> = shown.map(|(width, _, _)| *width).collect();
     let empty = visible.is_empty();
     let table = Table::new(rows, widths)
         .header(header)
-        .row_highlight_style(app.theme.selected())
-        .block(Block::default().borders(Borders::TOP).title(" questions ").border_style(app.theme.fg(Ink::Border)));
+        .row_highlight_style(ctx.theme.selected())
+        .block(Block::default().borders(Borders::TOP).title(" questions ").border_style(ctx.theme.fg(Ink::Border)));
     let mut selection = TableState::default().with_selected((!empty).then_some(dashboard.row - first));
     frame.render_stateful_widget(table, table_area, &mut selection);
     if empty {
-        let note = if app.state.questions.is_empty() {
+        let note = if ctx.state.questions.is_empty() {
             "  waiting for questions…"
         } else {
             "  no question matches the filter"
         };
         let inner = Rect { y: table_area.y + 2, height: 1, ..table_area };
-        frame.render_widget(Paragraph::new(Span::styled(note, app.theme.fg(Ink::Muted))), inner);
+        frame.render_widget(Paragraph::new(Span::styled(note, ctx.theme.fg(Ink::Muted))), inner);
     }
-    feed(frame, feed_area, app);
+    feed(frame, feed_area, ctx);
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{Dashboard, sparkline};
+    use super::Dashboard;
     use crate::domain::{DifficultyLevel, Question};
     use crate::run::{EngineEvent, RunState};
     use crate::tui::Screen;
@@ -398,12 +425,6 @@ mod tests {
     }
 
     #[test]
-    fn sparklines_scale_to_the_largest_count() {
-        assert_eq!(sparkline(&[3, 1, 0]), "█▃·");
-        assert_eq!(sparkline(&[]), "");
-    }
-
-    #[test]
     fn ids_longer_than_six_characters_stay_whole_up_to_sixteen() {
         let mut state = RunState::default();
         let ids = ["task_12", "task_1234", "an_id_of_twenty_chars"];
@@ -415,6 +436,13 @@ mod tests {
             assert!(text.contains("task_12 ") && text.contains("task_1234 "), "{text}");
             assert!(text.contains("an_id_of_twenty_") && !text.contains("an_id_of_twenty_c"), "{text}");
         }
+    }
+
+    /// A run with baselines: the flags column.
+    #[test]
+    fn snapshots_of_a_run_with_baselines() {
+        let trace = "sample-data/traces/baselines-scripted.trace.jsonl";
+        assert_screen_snapshots!(trace, "", Screen::Dashboard, "dashboard_baselines");
     }
 
     #[test]

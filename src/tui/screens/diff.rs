@@ -10,15 +10,15 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
-use super::question::QuestionScreen;
-use super::{Component, Handled, SCROLL_STEP};
+use super::scroll_pane;
 use crate::domain::{FindingFate, GeneratedDag, IterationDiff, NodeChange};
 use crate::report::{Oscillation, OscillationKind, attempt_oscillations};
 use crate::run::{Attempt, Iteration, RunState};
-use crate::tui::app::App;
+use crate::tui::component::{Component, Ctx, Effect, Handled};
 use crate::tui::keymap::Action;
-use crate::tui::screens::Screen;
+use crate::tui::keymap::Screen;
 use crate::tui::scroll::Scroll;
+use crate::tui::selection::Selection;
 use crate::tui::text::{clean_line, fit};
 use crate::tui::theme::{Ink, Theme};
 use crate::tui::widgets::code_view::source_color;
@@ -71,7 +71,7 @@ struct Diffed<'a> {
 
 /// The diff of the selected iteration against the one it came from: the
 /// iteration a fork or an edit by hand started from, else the one before it.
-fn diffed<'a>(view: &QuestionScreen, state: &'a RunState) -> Result<Diffed<'a>, &'static str> {
+fn diffed<'a>(view: &Selection, state: &'a RunState) -> Result<Diffed<'a>, &'static str> {
     let all = view.iterations(state);
     let index = view.iteration.min(all.len().saturating_sub(1));
     let Some(&(attempt, after)) = all.get(index) else { return Err("no earlier iteration to compare with") };
@@ -105,8 +105,8 @@ fn diffed<'a>(view: &QuestionScreen, state: &'a RunState) -> Result<Diffed<'a>, 
     Ok(diffed)
 }
 
-/// The selected draft's iteration against another draft's (see [`QuestionScreen::other_draft`]).
-fn draft_diffed<'a>(view: &QuestionScreen, state: &'a RunState) -> Result<Diffed<'a>, &'static str> {
+/// The selected draft's iteration against another draft's (see [`Selection::other_draft`]).
+fn draft_diffed<'a>(view: &Selection, state: &'a RunState) -> Result<Diffed<'a>, &'static str> {
     let (attempt, after) = view.current_iteration(state).ok_or("no draft selected")?;
     let (other, before) = view.other_draft(state).ok_or("no other draft of this epoch has an iteration yet")?;
     let name = |a: &Attempt, it: &Iteration| format!("draft {} a{} it{}", a.draft, a.number, it.number);
@@ -168,7 +168,7 @@ const MIN_GRAPH_HEIGHT: u16 = 16;
 
 /// The selected iteration's graph with its added (`+`) and changed (`~`)
 /// nodes marked; the title names the removed ones.
-fn graph(frame: &mut Frame, area: Rect, view: &QuestionScreen, app: &App, diffed: &Diffed) {
+fn graph(frame: &mut Frame, area: Rect, view: &Selection, ctx: &Ctx, diffed: &Diffed) {
     let removed: Vec<&str> = diffed
         .diff
         .nodes
@@ -178,18 +178,20 @@ fn graph(frame: &mut Frame, area: Rect, view: &QuestionScreen, app: &App, diffed
         .collect();
     let gone = if removed.is_empty() { String::new() } else { format!(" · removed: {}", removed.join(", ")) };
     let title = fit(&format!(" {}: + added · ~ changed{gone} ", diffed.after), area.width as usize);
-    let block = Block::default().borders(Borders::ALL).title(title).border_style(app.theme.fg(Ink::Border));
+    let block = Block::default().borders(Borders::ALL).title(title).border_style(ctx.theme.fg(Ink::Border));
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let colouring = Colouring::Changes(&diffed.diff.nodes);
-    dag_graph::draw(frame.buffer_mut(), inner, diffed.dag, colouring, view.node, &app.theme);
+    dag_graph::draw(frame.buffer_mut(), inner, diffed.dag, colouring, view.node, ctx.theme);
 }
 
 /// The diff screen: the question's selected iteration against the one
 /// before it, or against another draft's (`run --consensus`). It opens over
-/// the question screen and moves its selection.
-#[derive(Default)]
+/// the question screen with its selection, and the question screen follows
+/// where it moves it.
 pub struct DiffScreen {
+    /// The question's selection, moved here.
+    selection: Selection,
     /// The text's scroll.
     scroll: Scroll,
     /// Whether it sets the selected draft against another draft, not the iteration before.
@@ -197,9 +199,10 @@ pub struct DiffScreen {
 }
 
 impl DiffScreen {
-    /// The selected draft's iteration against another draft's.
-    pub fn against_another_draft() -> Self {
-        Self { scroll: Scroll::default(), drafts: true }
+    /// The diff at `selection`: against another draft's iteration when
+    /// `drafts`, else against the iteration before.
+    pub fn over(selection: Selection, drafts: bool) -> Self {
+        Self { selection, scroll: Scroll::default(), drafts }
     }
 }
 
@@ -208,44 +211,41 @@ impl Component for DiffScreen {
         Screen::Diff
     }
 
-    fn handle(&mut self, action: Action, app: &mut App) -> Handled {
-        let Some(question) = app.find_mut::<QuestionScreen>() else { return Handled::Ignored };
+    fn handle(&mut self, action: Action, ctx: &Ctx) -> Handled {
+        let selection = &mut self.selection;
         match action {
-            Action::Up => question.node = question.node.saturating_sub(1),
-            Action::Down => question.node += 1,
-            Action::PrevIteration | Action::NextIteration => question.step_iteration(action == Action::NextIteration),
-            Action::PrevDraft | Action::NextDraft => {
-                let later = action == Action::NextDraft;
-                match app.find::<QuestionScreen>().map(|q| q.draft_step(&app.state, later)) {
-                    Some(Ok(index)) => {
-                        if let Some(question) = app.find_mut::<QuestionScreen>() {
-                            question.select_iteration(index);
-                        }
-                    }
-                    Some(Err(why)) => app.message = Some(why.into()),
-                    None => return Handled::Ignored,
-                }
-            }
-            Action::ScrollDown => self.scroll.down(SCROLL_STEP),
-            Action::ScrollUp => self.scroll.up(SCROLL_STEP),
+            Action::Up => selection.node = selection.node.saturating_sub(1),
+            Action::Down => selection.node += 1,
+            Action::PrevIteration => selection.iteration = selection.iteration.saturating_sub(1),
+            Action::NextIteration => selection.iteration += 1,
+            Action::PrevDraft | Action::NextDraft => match selection.draft_step(ctx.state, action == Action::NextDraft)
+            {
+                Ok(index) => selection.iteration = index,
+                Err(why) => return Handled::message(why),
+            },
+            Action::ScrollDown | Action::ScrollUp => return scroll_pane(&mut self.scroll, action),
             _ => return Handled::Ignored,
         }
-        Handled::Done
+        selection.clamp(ctx.state);
+        Handled::with(Effect::Select(selection.clone()))
     }
 
-    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
-        let Some(view) = app.find::<QuestionScreen>() else { return };
-        draw(self, view, frame, area, app);
+    fn refresh(&mut self, ctx: &Ctx) {
+        self.selection.clamp(ctx.state);
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, ctx: &Ctx) {
+        draw(self, &self.selection, frame, area, ctx);
     }
 }
 
 /// Draw the diff of the selected iteration against the one before it: the
 /// graph with what changed (when the screen is tall enough), then the text.
-fn draw(screen: &DiffScreen, view: &QuestionScreen, frame: &mut Frame, area: Rect, app: &App) {
+fn draw(screen: &DiffScreen, view: &Selection, frame: &mut Frame, area: Rect, ctx: &Ctx) {
     let scroll = &screen.scroll;
-    let diffed = if screen.drafts { draft_diffed(view, &app.state) } else { diffed(view, &app.state) };
+    let diffed = if screen.drafts { draft_diffed(view, ctx.state) } else { diffed(view, ctx.state) };
     let (title, lines) = match &diffed {
-        Ok(d) => (d.title.clone(), lines(&app.theme, d)),
+        Ok(d) => (d.title.clone(), lines(ctx.theme, d)),
         Err(why) => (" diff ".to_string(), vec![Line::from(*why)]),
     };
     let area = match &diffed {
@@ -253,14 +253,14 @@ fn draw(screen: &DiffScreen, view: &QuestionScreen, frame: &mut Frame, area: Rec
             let rows = u16::try_from(d.dag.widest_layer().saturating_mul(4).saturating_add(1)).unwrap_or(u16::MAX);
             let [top, rest] =
                 Layout::vertical([Constraint::Length((rows + 2).min(area.height / 3)), Constraint::Min(1)]).areas(area);
-            graph(frame, top, view, app, d);
+            graph(frame, top, view, ctx, d);
             rest
         }
         _ => area,
     };
     let first = scroll.place(lines.len(), || 0);
     let title = if first > 0 { format!("{title}· line {} of {} ", first + 1, lines.len()) } else { title };
-    let block = Block::default().borders(Borders::ALL).title(title).border_style(app.theme.fg(Ink::Border));
+    let block = Block::default().borders(Borders::ALL).title(title).border_style(ctx.theme.fg(Ink::Border));
     let shown: Vec<Line> = lines.into_iter().skip(first).collect();
     frame.render_widget(Paragraph::new(shown).wrap(Wrap { trim: false }).block(block), area);
 }

@@ -8,8 +8,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use crossterm::event::KeyEvent;
 
-use super::{Overlay, OverlayKey};
-use crate::tui::app::App;
+use crate::tui::component::{Ctx, Overlay, OverlayKey};
 use crate::tui::keymap::Action;
 use crate::tui::theme::Ink;
 
@@ -17,15 +16,15 @@ use crate::tui::theme::Ink;
 pub struct Help;
 
 impl Overlay for Help {
-    fn key(&mut self, key: KeyEvent, app: &mut App) -> OverlayKey {
-        match app.keys.action_for(key, app.screen(), app.replay.is_some()) {
+    fn key(&mut self, key: KeyEvent, ctx: &Ctx) -> OverlayKey {
+        match ctx.action_for(key) {
             Some(Action::Quit | Action::QuitNow) => OverlayKey::Passed,
-            _ => OverlayKey::Closed,
+            _ => OverlayKey::Closed(Vec::new()),
         }
     }
 
-    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
-        draw(frame, area, app);
+    fn draw(&self, frame: &mut Frame, area: Rect, ctx: &Ctx) {
+        draw(frame, area, ctx);
     }
 }
 
@@ -33,9 +32,9 @@ impl Overlay for Help {
 const KEY_WIDTH: usize = 8;
 
 /// Draw the help popup over `area`.
-fn draw(frame: &mut Frame, area: Rect, app: &App) {
-    let t = &app.theme;
-    let bindings: Vec<_> = app.keys.active(app.screen(), app.replay.is_some()).collect();
+fn draw(frame: &mut Frame, area: Rect, ctx: &Ctx) {
+    let t = ctx.theme;
+    let bindings: Vec<_> = ctx.keys.active(ctx.screen, ctx.replay.is_some()).collect();
     let text_width = bindings.iter().map(|b| b.binding.help.chars().count()).max().unwrap_or(0);
     let key_width = bindings.iter().map(|b| b.label.chars().count()).max().unwrap_or(0).max(KEY_WIDTH);
     let rows = (area.height.saturating_sub(2) as usize).max(1);

@@ -12,14 +12,13 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
 
 use super::compare_detail::CompareDetailScreen;
-use super::{Component, Handled};
 use crate::report::{Agreement, Change, Entry, RunSummary};
 use crate::run::Outcome;
 use crate::text::percent;
-use crate::tui::app::App;
+use crate::tui::component::{Component, Ctx, Handled};
 use crate::tui::keymap::Action;
+use crate::tui::keymap::Screen;
 use crate::tui::runs_matrix::RunsMatrix;
-use crate::tui::screens::Screen;
 use crate::tui::text::{fit, preview};
 use crate::tui::theme::{Ink, Theme};
 
@@ -87,24 +86,24 @@ impl Component for MatrixScreen {
         Screen::Matrix
     }
 
-    fn handle(&mut self, action: Action, app: &mut App) -> Handled {
+    fn handle(&mut self, action: Action, _ctx: &Ctx) -> Handled {
         match action {
             Action::Up | Action::Down => self.runs.move_selection(action == Action::Down),
             Action::PaneLeft | Action::PaneRight => self.runs.move_column(action == Action::PaneRight),
             Action::Open => match self.runs.pair() {
-                Some(pair) => return Handled::Open(Box::new(CompareDetailScreen::of(pair))),
+                Some(pair) => return Handled::open(Box::new(CompareDetailScreen::of(pair))),
                 None => {
                     let run = &self.runs.matrix.runs[self.runs.column].label;
-                    app.message = Some(format!("neither A nor {run} has this question: ←/→ picks another run"));
+                    return Handled::message(format!("neither A nor {run} has this question: ←/→ picks another run"));
                 }
             },
             _ => return Handled::Ignored,
         }
-        Handled::Done
+        Handled::done()
     }
 
-    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
-        draw(&self.runs, frame, area, app);
+    fn draw(&self, frame: &mut Frame, area: Rect, ctx: &Ctx) {
+        draw(&self.runs, frame, area, ctx);
     }
 }
 
@@ -144,8 +143,8 @@ fn summary_line(t: &Theme, run: &RunSummary, index: usize, selected: bool, width
 }
 
 /// Draw the matrix into `area`.
-fn draw(view: &RunsMatrix, frame: &mut Frame, area: Rect, app: &App) {
-    let t = &app.theme;
+fn draw(view: &RunsMatrix, frame: &mut Frame, area: Rect, ctx: &Ctx) {
+    let t = ctx.theme;
     let matrix = &view.matrix;
     let mut summary: Vec<Line> =
         matrix.runs.iter().enumerate().map(|(i, run)| summary_line(t, run, i, i == view.column, area.width)).collect();

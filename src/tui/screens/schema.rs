@@ -8,24 +8,24 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
-use super::question::QuestionScreen;
-use super::{Component, Handled, scroll_pane};
+use super::scroll_pane;
 use crate::run::RunState;
-use crate::tui::app::App;
+use crate::tui::component::{Component, Ctx, Handled};
 use crate::tui::keymap::Action;
+use crate::tui::keymap::Screen;
 use crate::tui::schema_text::{
     SchemaLine, SchemaLineKind, SchemaTarget, line_of, recorded_schema, schema_lines, target,
 };
-use crate::tui::screens::Screen;
 use crate::tui::scroll::Scroll;
+use crate::tui::selection::Selection;
 use crate::tui::text::clean;
 use crate::tui::theme::Ink;
 
 /// Lines shown above a target far below its key, for context.
 const CONTEXT: usize = 2;
 
-fn styled(app: &App, line: &SchemaLine, target: bool) -> Line<'static> {
-    let t = &app.theme;
+fn styled(ctx: &Ctx, line: &SchemaLine, target: bool) -> Line<'static> {
+    let t = ctx.theme;
     let text = clean(&line.text).into_owned();
     let line = match &line.kind {
         SchemaLineKind::Key(_) => Line::styled(text, t.fg(Ink::Accent).add_modifier(Modifier::BOLD)),
@@ -56,10 +56,10 @@ pub struct SchemaScreen {
 }
 
 impl SchemaScreen {
-    /// The schema at the field (or key) the findings of `question`'s selected node name.
-    pub fn open(state: &RunState, question: &QuestionScreen) -> Self {
-        let target = question.current_iteration(state).and_then(|(_, it)| {
-            let node = it.dag.as_ref()?.nodes.get(question.node)?;
+    /// The schema at the field (or key) the findings of the selected node name.
+    pub fn open(state: &RunState, selection: &Selection) -> Self {
+        let target = selection.current_iteration(state).and_then(|(_, it)| {
+            let node = it.dag.as_ref()?.nodes.get(selection.node)?;
             let lines = schema_lines(&recorded_schema(state)?);
             target(&lines, node, it.feedback.as_ref())
         });
@@ -74,19 +74,19 @@ impl Component for SchemaScreen {
         Screen::Schema
     }
 
-    fn handle(&mut self, action: Action, _app: &mut App) -> Handled {
+    fn handle(&mut self, action: Action, _ctx: &Ctx) -> Handled {
         scroll_pane(&mut self.scroll, action)
     }
 
-    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
-        draw(self, frame, area, app);
+    fn draw(&self, frame: &mut Frame, area: Rect, ctx: &Ctx) {
+        draw(self, frame, area, ctx);
     }
 }
 
 /// Draw `screen`'s schema into `area`.
-fn draw(screen: &SchemaScreen, frame: &mut Frame, area: Rect, app: &App) {
-    let t = &app.theme;
-    let Some(schema) = recorded_schema(&app.state) else {
+fn draw(screen: &SchemaScreen, frame: &mut Frame, area: Rect, ctx: &Ctx) {
+    let t = ctx.theme;
+    let Some(schema) = recorded_schema(ctx.state) else {
         let note = "No DAG-building prompt is recorded yet: the schema shows once the builder has been asked.";
         let block = Block::default().borders(Borders::ALL).title(" dataset schema ").border_style(t.fg(Ink::Border));
         frame.render_widget(Paragraph::new(note).wrap(Wrap { trim: true }).block(block), area);
@@ -112,7 +112,7 @@ fn draw(screen: &SchemaScreen, frame: &mut Frame, area: Rect, app: &App) {
     };
     let first = screen.scroll.place(lines.len(), || anchor);
     let shown: Vec<Line> =
-        lines.iter().enumerate().skip(first).map(|(index, line)| styled(app, line, Some(index) == at)).collect();
+        lines.iter().enumerate().skip(first).map(|(index, line)| styled(ctx, line, Some(index) == at)).collect();
     let block =
         Block::default().borders(Borders::ALL).title(clean(&title).into_owned()).border_style(t.fg(Ink::Accent));
     frame.render_widget(Paragraph::new(shown).wrap(Wrap { trim: false }).block(block), area);

@@ -11,15 +11,15 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use super::{Component, Handled, scroll_pane};
+use super::scroll_pane;
 use crate::report::{
     CriticScorecard, FateCounts, GradedBy, LabelFreeSignal, SignalAgainstLabels, VerdictFate, critic_scorecard,
     label_free_signals,
 };
 use crate::text::percent;
-use crate::tui::app::App;
+use crate::tui::component::{Component, Ctx, Handled};
 use crate::tui::keymap::Action;
-use crate::tui::screens::Screen;
+use crate::tui::keymap::Screen;
 use crate::tui::scroll::Scroll;
 use crate::tui::text::clean;
 use crate::tui::theme::Ink;
@@ -28,16 +28,16 @@ use crate::tui::theme::Ink;
 const RULES_SHOWN: usize = 12;
 
 /// The header of a breakdown table.
-fn breakdown_header(app: &App, what: &str) -> Line<'static> {
+fn breakdown_header(ctx: &Ctx, what: &str) -> Line<'static> {
     let text = format!(
         "{what:<18} {:>6} {:>6} {:>6} {:>6} {:>8} {:>9} {:>9}",
         "✓ appr", "✗ appr", "✓ rej", "✗ rej", "same ans", "no answer", "agreement"
     );
-    Line::styled(text, app.theme.fg(Ink::Muted).add_modifier(Modifier::BOLD))
+    Line::styled(text, ctx.theme.fg(Ink::Muted).add_modifier(Modifier::BOLD))
 }
 
-fn breakdown_row(app: &App, name: &str, counts: &FateCounts) -> Line<'static> {
-    let t = &app.theme;
+fn breakdown_row(ctx: &Ctx, name: &str, counts: &FateCounts) -> Line<'static> {
+    let t = ctx.theme;
     let wrong = |n: usize| if n > 0 { t.fg(Ink::StatusFailed) } else { t.fg(Ink::Text) };
     Line::from(vec![
         Span::styled(format!("{:<18}", crate::tui::text::fit(&clean(name), 18)), t.fg(Ink::Text)),
@@ -68,11 +68,11 @@ fn marked(graded_by: Option<GradedBy>) -> String {
 
 /// The label-free flags set against the graded answers (`run --consensus`,
 /// `run --metamorphic`), a heading and a row each; nothing when there are none.
-fn signal_lines(app: &App, signals: &[(LabelFreeSignal, SignalAgainstLabels)]) -> Vec<Line<'static>> {
+fn signal_lines(ctx: &Ctx, signals: &[(LabelFreeSignal, SignalAgainstLabels)]) -> Vec<Line<'static>> {
     if signals.is_empty() {
         return Vec::new();
     }
-    let t = &app.theme;
+    let t = ctx.theme;
     let mut lines = vec![
         Line::default(),
         Line::styled("label-free signals against the grades", t.fg(Ink::Accent).add_modifier(Modifier::BOLD)),
@@ -105,11 +105,11 @@ fn signal_lines(app: &App, signals: &[(LabelFreeSignal, SignalAgainstLabels)]) -
 /// Every line of the screen: the critic's scorecard, with the run's
 /// label-free `signals` set against the same grades.
 pub fn lines(
-    app: &App,
+    ctx: &Ctx,
     card: &CriticScorecard,
     signals: &[(LabelFreeSignal, SignalAgainstLabels)],
 ) -> Vec<Line<'static>> {
-    let t = &app.theme;
+    let t = ctx.theme;
     let total = &card.total;
     let heading = |text: &str| Line::styled(text.to_string(), t.fg(Ink::Accent).add_modifier(Modifier::BOLD));
     let mut lines = vec![
@@ -154,17 +154,17 @@ pub fn lines(
             t.fg(Ink::Muted),
         ),
     ];
-    lines.extend(signal_lines(app, signals));
-    lines.extend([Line::default(), heading("by difficulty"), breakdown_header(app, "level")]);
-    lines.extend(card.by_difficulty.iter().map(|(level, counts)| breakdown_row(app, level, counts)));
-    lines.extend([Line::default(), heading("rejections by finding source"), breakdown_header(app, "source")]);
-    lines.extend(card.by_source.iter().map(|(source, counts)| breakdown_row(app, source, counts)));
-    lines.extend([Line::default(), heading("rejections by rule"), breakdown_header(app, "rule")]);
+    lines.extend(signal_lines(ctx, signals));
+    lines.extend([Line::default(), heading("by difficulty"), breakdown_header(ctx, "level")]);
+    lines.extend(card.by_difficulty.iter().map(|(level, counts)| breakdown_row(ctx, level, counts)));
+    lines.extend([Line::default(), heading("rejections by finding source"), breakdown_header(ctx, "source")]);
+    lines.extend(card.by_source.iter().map(|(source, counts)| breakdown_row(ctx, source, counts)));
+    lines.extend([Line::default(), heading("rejections by rule"), breakdown_header(ctx, "rule")]);
     let mut rules: Vec<_> = card.by_rule.iter().collect();
     rules.sort_by_key(|(rule, counts)| {
         (std::cmp::Reverse(counts.wrong_rejections), std::cmp::Reverse(counts.graded()), *rule)
     });
-    lines.extend(rules.iter().take(RULES_SHOWN).map(|(rule, counts)| breakdown_row(app, rule, counts)));
+    lines.extend(rules.iter().take(RULES_SHOWN).map(|(rule, counts)| breakdown_row(ctx, rule, counts)));
     if rules.len() > RULES_SHOWN {
         lines.push(Line::styled(format!("… {} more rules", rules.len() - RULES_SHOWN), t.fg(Ink::Muted)));
     }
@@ -197,6 +197,8 @@ pub fn lines(
 pub struct ScorecardScreen {
     /// The card's scroll.
     scroll: Scroll,
+    /// The card's lines, worked out when the run changed.
+    lines: Vec<Line<'static>>,
 }
 
 impl Component for ScorecardScreen {
@@ -204,26 +206,25 @@ impl Component for ScorecardScreen {
         Screen::Scorecard
     }
 
-    fn handle(&mut self, action: Action, _app: &mut App) -> Handled {
+    fn handle(&mut self, action: Action, _ctx: &Ctx) -> Handled {
         scroll_pane(&mut self.scroll, action)
     }
 
-    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
-        draw(&self.scroll, frame, area, app);
+    fn refresh(&mut self, ctx: &Ctx) {
+        if ctx.run_changed {
+            self.lines = lines(ctx, &critic_scorecard(ctx.state), &label_free_signals(ctx.state));
+        }
     }
-}
 
-/// Draw the scorecard into `area`.
-fn draw(scroll: &Scroll, frame: &mut Frame, area: Rect, app: &App) {
-    let card = critic_scorecard(&app.state);
-    let lines = lines(app, &card, &label_free_signals(&app.state));
-    let first = scroll.place(lines.len(), || 0);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .title(" critic scorecard: was the critic right? ")
-        .border_style(app.theme.fg(Ink::Accent));
-    let shown: Vec<Line> = lines.into_iter().skip(first).collect();
-    frame.render_widget(Paragraph::new(shown).style(Style::default()).block(block), area);
+    fn draw(&self, frame: &mut Frame, area: Rect, ctx: &Ctx) {
+        let first = self.scroll.place(self.lines.len(), || 0);
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .title(" critic scorecard: was the critic right? ")
+            .border_style(ctx.theme.fg(Ink::Accent));
+        let shown: Vec<Line> = self.lines.iter().skip(first).take(usize::from(area.height)).cloned().collect();
+        frame.render_widget(Paragraph::new(shown).style(Style::default()).block(block), area);
+    }
 }
 
 #[cfg(test)]

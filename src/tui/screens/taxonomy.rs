@@ -11,15 +11,13 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState, Wrap};
 
-use super::dashboard::Dashboard;
-use super::{Component, Handled, SCROLL_STEP};
+use super::SCROLL_STEP;
 use crate::report::{ApprovalHistogram, Convergence, FindingsTaxonomy, convergence, findings_taxonomy};
-use crate::tui::app::App;
+use crate::tui::component::{Component, Ctx, Effect, Handled};
 use crate::tui::keymap::Action;
-use crate::tui::screens::Screen;
-use crate::tui::screens::dashboard::sparkline;
+use crate::tui::keymap::Screen;
 use crate::tui::scroll::Scroll;
-use crate::tui::text::{clean, clean_line};
+use crate::tui::text::{clean, clean_line, sparkline};
 use crate::tui::theme::Ink;
 use crate::tui::view::QuestionSet;
 
@@ -29,8 +27,8 @@ fn number(value: Option<f64>) -> String {
 
 /// One histogram as a line: bars for iterations 1, 2, … and never, the
 /// counts, the mean and median.
-fn histogram_line(app: &App, name: &str, h: &ApprovalHistogram) -> Line<'static> {
-    let t = &app.theme;
+fn histogram_line(ctx: &Ctx, name: &str, h: &ApprovalHistogram) -> Line<'static> {
+    let t = ctx.theme;
     // One scale for the approvals and the never approved.
     let counts: Vec<u64> = h.approved_at.iter().chain([&h.never_approved]).map(|&n| n as u64).collect();
     let mut bars = sparkline(&counts);
@@ -55,15 +53,15 @@ fn histogram_line(app: &App, name: &str, h: &ApprovalHistogram) -> Line<'static>
 }
 
 /// The convergence lines: a heading, the run, each difficulty.
-fn convergence_lines(app: &App, c: &Convergence) -> Vec<Line<'static>> {
+fn convergence_lines(ctx: &Ctx, c: &Convergence) -> Vec<Line<'static>> {
     let heading = format!(
         "iterations to approval of {} finished attempts (1…{} │ never)",
         c.run.attempts(),
         c.run.approved_at.len()
     );
-    let mut lines = vec![Line::styled(heading, app.theme.fg(Ink::Accent).add_modifier(Modifier::BOLD))];
-    lines.push(histogram_line(app, "all", &c.run));
-    lines.extend(c.by_difficulty.iter().map(|(level, h)| histogram_line(app, level, h)));
+    let mut lines = vec![Line::styled(heading, ctx.theme.fg(Ink::Accent).add_modifier(Modifier::BOLD))];
+    lines.push(histogram_line(ctx, "all", &c.run));
+    lines.extend(c.by_difficulty.iter().map(|(level, h)| histogram_line(ctx, level, h)));
     lines
 }
 
@@ -72,8 +70,8 @@ const WIDE: u16 = 100;
 
 /// The groups as a table, the selected one highlighted; below [`WIDE`]
 /// columns the costs make room for the group's name.
-fn groups_table(frame: &mut Frame, area: Rect, app: &App, taxonomy: &FindingsTaxonomy, group: usize) {
-    let t = &app.theme;
+fn groups_table(frame: &mut Frame, area: Rect, ctx: &Ctx, taxonomy: &FindingsTaxonomy, group: usize) {
+    let t = ctx.theme;
     let wide = area.width >= WIDE;
     let group_header = "group (source · rule · exception)";
     let longest = taxonomy.groups.iter().map(|g| g.label().chars().count()).chain([group_header.chars().count()]).max();
@@ -120,8 +118,8 @@ fn groups_table(frame: &mut Frame, area: Rect, app: &App, taxonomy: &FindingsTax
 }
 
 /// The oscillations, one line each.
-fn oscillation_lines(app: &App, taxonomy: &FindingsTaxonomy) -> Vec<Line<'static>> {
-    let t = &app.theme;
+fn oscillation_lines(ctx: &Ctx, taxonomy: &FindingsTaxonomy) -> Vec<Line<'static>> {
+    let t = ctx.theme;
     if taxonomy.oscillations.is_empty() {
         return vec![Line::styled("none: no finding came back, no node went back to earlier code", t.fg(Ink::Muted))];
     }
@@ -152,6 +150,12 @@ pub struct TaxonomyScreen {
     group: usize,
     /// The oscillations' scroll.
     scroll: Scroll,
+    /// The run's findings by group, worked out when the run changed.
+    taxonomy: FindingsTaxonomy,
+    /// The convergence lines over the groups.
+    top: Vec<Line<'static>>,
+    /// The oscillations, one line each.
+    oscillations: Vec<Line<'static>>,
 }
 
 impl Component for TaxonomyScreen {
@@ -159,65 +163,66 @@ impl Component for TaxonomyScreen {
         Screen::Taxonomy
     }
 
-    fn handle(&mut self, action: Action, app: &mut App) -> Handled {
+    fn handle(&mut self, action: Action, _ctx: &Ctx) -> Handled {
         match action {
             Action::Up => self.group = self.group.saturating_sub(1),
-            Action::Down => {
-                let groups = findings_taxonomy(&app.state).groups.len();
-                self.group = (self.group + 1).min(groups.saturating_sub(1));
-            }
+            Action::Down => self.group = (self.group + 1).min(self.taxonomy.groups.len().saturating_sub(1)),
             Action::ScrollUp => self.scroll.up(SCROLL_STEP),
             Action::ScrollDown => self.scroll.down(SCROLL_STEP),
-            Action::Open => return self.filter_to_group(app),
+            Action::Open => return self.filter_to_group(),
             _ => return Handled::Ignored,
         }
-        Handled::Done
+        Handled::done()
     }
 
-    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
-        draw(self, frame, area, app);
+    fn refresh(&mut self, ctx: &Ctx) {
+        if ctx.run_changed {
+            self.taxonomy = findings_taxonomy(ctx.state);
+            self.top = convergence_lines(ctx, &convergence(ctx.state));
+            self.oscillations = oscillation_lines(ctx, &self.taxonomy);
+        }
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, ctx: &Ctx) {
+        draw(self, frame, area, ctx);
     }
 }
 
 impl TaxonomyScreen {
     /// Narrow the dashboard to the questions the selected group hit, and show it.
-    fn filter_to_group(&self, app: &mut App) -> Handled {
-        let taxonomy = findings_taxonomy(&app.state);
-        let Some(group) = taxonomy.groups.get(self.group.min(taxonomy.groups.len().saturating_sub(1))) else {
-            app.message = Some("no findings to filter by".into());
-            return Handled::Done;
+    fn filter_to_group(&self) -> Handled {
+        let groups = &self.taxonomy.groups;
+        let Some(group) = groups.get(self.group.min(groups.len().saturating_sub(1))) else {
+            return Handled::message("no findings to filter by");
         };
-        let Some(dashboard) = app.find_mut::<Dashboard>() else { return Handled::Done };
-        dashboard.questions =
-            Some(QuestionSet { label: group.label(), ids: group.questions.iter().cloned().collect() });
-        dashboard.row = 0;
-        Handled::Home
+        let questions = QuestionSet { label: group.label(), ids: group.questions.iter().cloned().collect() };
+        Handled::Done(vec![Effect::Narrow(questions), Effect::Home])
     }
 }
 
 /// Draw `screen` into `area`.
-fn draw(screen: &TaxonomyScreen, frame: &mut Frame, area: Rect, app: &App) {
-    let taxonomy = findings_taxonomy(&app.state);
+fn draw(screen: &TaxonomyScreen, frame: &mut Frame, area: Rect, ctx: &Ctx) {
+    let taxonomy = &screen.taxonomy;
     let block = Block::default()
         .borders(Borders::ALL)
         .title(" findings taxonomy: what the critic found, what came back, how fast it converged ")
-        .border_style(app.theme.fg(Ink::Accent));
+        .border_style(ctx.theme.fg(Ink::Accent));
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let top = convergence_lines(app, &convergence(&app.state));
-    let oscillations = oscillation_lines(app, &taxonomy);
+    let oscillations = &screen.oscillations;
     let [top_area, groups_area, oscillations_area] = Layout::vertical([
-        Constraint::Length(top.len() as u16 + 1),
+        Constraint::Length(screen.top.len() as u16 + 1),
         Constraint::Min(3),
-        Constraint::Length(wrapped_height(&oscillations, inner.width).clamp(2, (inner.height / 2).max(2))),
+        Constraint::Length(wrapped_height(oscillations, inner.width).clamp(2, (inner.height / 2).max(2))),
     ])
     .areas(inner);
-    frame.render_widget(Paragraph::new(top), top_area);
-    groups_table(frame, groups_area, app, &taxonomy, screen.group);
+    frame.render_widget(Paragraph::new(screen.top.clone()), top_area);
+    groups_table(frame, groups_area, ctx, taxonomy, screen.group);
     let first = screen.scroll.place(oscillations.len(), || 0);
     let title = format!(" {} oscillations ", taxonomy.oscillations.len());
-    let block = Block::default().borders(Borders::TOP).title(title).border_style(app.theme.fg(Ink::Border));
-    let shown: Vec<Line> = oscillations.into_iter().skip(first).collect();
+    let block = Block::default().borders(Borders::TOP).title(title).border_style(ctx.theme.fg(Ink::Border));
+    let shown: Vec<Line> =
+        oscillations.iter().skip(first).take(usize::from(oscillations_area.height)).cloned().collect();
     frame.render_widget(Paragraph::new(shown).wrap(Wrap { trim: false }).block(block), oscillations_area);
 }
 

@@ -14,26 +14,26 @@ use ratatui::widgets::Paragraph;
 
 use crate::report::{Agreement, role_usage};
 use crate::run::{Outcome, Players, QuestionStatus, RunSettings, RunState};
-use crate::tui::app::App;
 use crate::tui::comparison::{CHANGES, Comparison};
+use crate::tui::component::Ctx;
+use crate::tui::keymap::Screen;
 use crate::tui::replay::Replay;
 use crate::tui::runs_matrix::RunsMatrix;
-use crate::tui::screens::Screen;
-use crate::tui::screens::compare::change_style;
+use crate::tui::screens::compare_detail::change_style;
 use crate::tui::screens::dashboard::Dashboard;
-use crate::tui::screens::matrix::agreement_style;
+use crate::tui::screens::matrix::{MatrixScreen, agreement_style};
 use crate::tui::text::clean;
 use crate::tui::theme::Ink;
 
-fn message_line(app: &App, otherwise: String) -> Line<'static> {
-    match &app.message {
-        Some(message) => Line::from(Span::styled(format!(" {}", clean(message)), app.theme.fg(Ink::FeedControl))),
-        None => Line::from(Span::styled(otherwise, app.theme.fg(Ink::Muted))),
+fn message_line(ctx: &Ctx, otherwise: String) -> Line<'static> {
+    match ctx.message {
+        Some(message) => Line::from(Span::styled(format!(" {}", clean(message)), ctx.theme.fg(Ink::FeedControl))),
+        None => Line::from(Span::styled(otherwise, ctx.theme.fg(Ink::Muted))),
     }
 }
 
-fn comparison(frame: &mut Frame, area: Rect, app: &App, comparison: &Comparison) {
-    let t = &app.theme;
+fn comparison(frame: &mut Frame, area: Rect, ctx: &Ctx, comparison: &Comparison) {
+    let t = ctx.theme;
     let ([a, b], [a_label, b_label]) = (&comparison.names, &comparison.labels);
     let first = Line::from(vec![
         Span::styled(" eval-dag compare ", t.fg(Ink::Accent).add_modifier(Modifier::BOLD)),
@@ -45,12 +45,12 @@ fn comparison(frame: &mut Frame, area: Rect, app: &App, comparison: &Comparison)
         second.push(Span::styled(format!("{} {}", comparison.count(change), change.label()), change_style(t, change)));
     }
     let showing = comparison.filter.map_or("all changes".into(), |c| format!("{} only", c.label()));
-    let third = message_line(app, format!(" showing: {showing}"));
+    let third = message_line(ctx, format!(" showing: {showing}"));
     frame.render_widget(Paragraph::new(vec![first, Line::from(second), third]), area);
 }
 
-fn matrix(frame: &mut Frame, area: Rect, app: &App, view: &RunsMatrix) {
-    let t = &app.theme;
+fn matrix(frame: &mut Frame, area: Rect, ctx: &Ctx, view: &RunsMatrix) {
+    let t = ctx.theme;
     let matrix = &view.matrix;
     let first = Line::from(vec![
         Span::styled(" eval-dag compare ", t.fg(Ink::Accent).add_modifier(Modifier::BOLD)),
@@ -69,7 +69,7 @@ fn matrix(frame: &mut Frame, area: Rect, app: &App, view: &RunsMatrix) {
         }
     }
     let against = matrix.runs.get(view.column).map_or("—", |r| r.label.as_str());
-    let third = message_line(app, format!(" Enter: A and {against} side by side · ←/→ another run"));
+    let third = message_line(ctx, format!(" Enter: A and {against} side by side · ←/→ another run"));
     frame.render_widget(Paragraph::new(vec![first, Line::from(second), third]), area);
 }
 
@@ -125,17 +125,46 @@ fn roles(settings: &RunSettings, state: &RunState) -> Option<String> {
     Some(parts.join(" · "))
 }
 
-/// Draw the header into `area` (3 lines).
-pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
-    let t = &app.theme;
-    if let (Screen::Matrix, Some(view)) = (app.screen(), app.matrix()) {
-        return matrix(frame, area, app, view);
+/// The third line: a replay's wait, the filter being typed, else what the
+/// dashboard shows (or the status line's message).
+fn status_line(ctx: &Ctx) -> Line<'static> {
+    let t = ctx.theme;
+    if let Some(wait) = ctx.replay.and_then(|replay| waiting(ctx.now, replay)) {
+        message_line(ctx, wait)
+    } else if let Some(dashboard) = ctx.find::<Dashboard>().filter(|d| d.editing_filter) {
+        Line::from(Span::styled(format!(" filter: {}▏ (enter to apply)", clean(&dashboard.filter)), t.fg(Ink::Accent)))
+    } else {
+        let default = Dashboard::default();
+        let dashboard = ctx.find::<Dashboard>().unwrap_or(&default);
+        let filter =
+            if dashboard.filter.is_empty() { String::new() } else { format!("  filter: {:?}", dashboard.filter) };
+        let questions = dashboard.questions.as_ref().map_or(String::new(), |set| {
+            let key = ctx.key_label(crate::tui::Action::ClearQuestions);
+            let again = key.map_or(String::new(), |key| format!(" · {key} shows all"));
+            format!("  questions: {} ({}){again}", clean(&set.label), set.ids.len())
+        });
+        message_line(
+            ctx,
+            format!(
+                " showing: {}  sort: {}{filter}{questions}",
+                dashboard.status_filter.label(),
+                dashboard.sort.label()
+            ),
+        )
     }
-    if let Some(c) = app.comparison() {
-        comparison(frame, area, app, c);
+}
+
+/// Draw the header into `area` (3 lines).
+pub fn draw(frame: &mut Frame, area: Rect, ctx: &Ctx) {
+    let t = ctx.theme;
+    if let (Screen::Matrix, Some(screen)) = (ctx.screen, ctx.find::<MatrixScreen>()) {
+        return matrix(frame, area, ctx, &screen.runs);
+    }
+    if let Some(c) = ctx.comparison() {
+        comparison(frame, area, ctx, c);
         return;
     }
-    let state = &app.state;
+    let state = ctx.state;
     let (dataset, provider, model) =
         state.settings.as_ref().map_or(("", "", ""), |s| (s.dataset_dir.as_str(), s.provider.name(), s.model.as_str()));
     let models = state.settings.as_ref().and_then(|s| roles(s, state)).unwrap_or(format!("{provider}/{model}"));
@@ -170,18 +199,18 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     }
     let mut second = Vec::new();
     let bold = t.fg(Ink::FeedControl).add_modifier(Modifier::BOLD);
-    if let Some(replay) = &app.replay {
+    if let Some(replay) = ctx.replay {
         let mark = if replay.playing() { "▶" } else { "⏸" };
         let text = format!(" REPLAY {mark} {}/{} ×{} ", replay.position, replay.len(), replay.speed);
         second.push(Span::styled(text, bold));
         if let Some(progress) = replay.loading_progress() {
             second.push(Span::styled(format!(" loading {:.0} % ", 100.0 * progress), t.fg(Ink::Muted)));
         }
-    } else if let Some(dir) = &app.recording {
+    } else if let Some(dir) = ctx.recording {
         // A replay turned live: where its new work is recorded.
         second.push(Span::styled(clean(&format!(" DERIVED → {} ", dir.display())).into_owned(), bold));
     }
-    if app.replay.is_some() {
+    if ctx.replay.is_some() {
         // Playback state says it all.
     } else if state.paused {
         second.push(Span::styled(" PAUSED (n step, p resume) ", bold));
@@ -208,28 +237,6 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         second.push(Span::styled(" · ", t.fg(Ink::Muted)));
         second.push(Span::styled(format!("{n} {label}"), t.fg(color)));
     }
-    let third = if let Some(wait) = app.replay.as_ref().and_then(|replay| waiting(app.now, replay)) {
-        message_line(app, wait)
-    } else if let Some(dashboard) = app.dashboard().filter(|d| d.editing_filter) {
-        Line::from(Span::styled(format!(" filter: {}▏ (enter to apply)", clean(&dashboard.filter)), t.fg(Ink::Accent)))
-    } else {
-        let default = Dashboard::default();
-        let dashboard = app.dashboard().unwrap_or(&default);
-        let filter =
-            if dashboard.filter.is_empty() { String::new() } else { format!("  filter: {:?}", dashboard.filter) };
-        let questions = dashboard.questions.as_ref().map_or(String::new(), |set| {
-            let key = app.keys.label(crate::tui::Action::ClearQuestions, app.screen(), app.replay.is_some());
-            let again = key.map_or(String::new(), |key| format!(" · {key} shows all"));
-            format!("  questions: {} ({}){again}", clean(&set.label), set.ids.len())
-        });
-        message_line(
-            app,
-            format!(
-                " showing: {}  sort: {}{filter}{questions}",
-                dashboard.status_filter.label(),
-                dashboard.sort.label()
-            ),
-        )
-    };
+    let third = status_line(ctx);
     frame.render_widget(Paragraph::new(vec![Line::from(first), Line::from(second), third]), area);
 }

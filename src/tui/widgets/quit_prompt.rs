@@ -8,15 +8,15 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
 use crate::text::plural;
-use crate::tui::app::App;
+use crate::tui::component::Ctx;
 use crate::tui::text::clean;
 use crate::tui::theme::Ink;
 
 /// Draw the question over `area` (the body of the screen).
-pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
-    let t = &app.theme;
+pub fn draw(frame: &mut Frame, area: Rect, ctx: &Ctx) {
+    let t = ctx.theme;
     // The work may end while the question is open.
-    let question = match app.work_in_progress() {
+    let question = match ctx.work_in_progress {
         0 => "Nothing is working any more. Quit now?".to_string(),
         working => format!("{} still working. Quit now?", plural(working, "question")),
     };
@@ -27,7 +27,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             t.fg(Ink::Text),
         )),
     ];
-    if let Some(resume) = &app.resume {
+    if let Some(resume) = ctx.resume {
         lines.push(Line::from(vec![
             Span::styled("Continue later with: ", t.fg(Ink::Muted)),
             Span::styled(clean(resume).into_owned(), t.fg(Ink::Accent)),

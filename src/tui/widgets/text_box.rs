@@ -7,8 +7,7 @@ use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-use crate::tui::app::App;
-use crate::tui::screens::{Overlay, OverlayKey};
+use crate::tui::component::{Ctx, Effect, Overlay, OverlayKey};
 use crate::tui::text::clean;
 use crate::tui::text_box::TextBox;
 use crate::tui::theme::Ink;
@@ -16,28 +15,25 @@ use crate::tui::theme::Ink;
 impl Overlay for TextBox {
     /// Every key but Ctrl-C (which quits from here too); what the box asks
     /// for when it closes is carried out.
-    fn key(&mut self, key: KeyEvent, app: &mut App) -> OverlayKey {
+    fn key(&mut self, key: KeyEvent, _ctx: &Ctx) -> OverlayKey {
         if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
             return OverlayKey::Passed;
         }
         match TextBox::key(self, key) {
-            Some(closed) => {
-                app.text_box_closed(closed);
-                OverlayKey::Closed
-            }
+            Some(closed) => OverlayKey::Closed(vec![Effect::Closed(closed)]),
             None => OverlayKey::Kept,
         }
     }
 
-    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
-        draw(frame, area, app, self);
+    fn draw(&self, frame: &mut Frame, area: Rect, ctx: &Ctx) {
+        draw(frame, area, ctx, self);
     }
 }
 
 /// Draw `text_box` over `area` (the body of the screen): a note takes a few
 /// lines in the middle, an edit nearly all of it.
-fn draw(frame: &mut Frame, area: Rect, app: &App, text_box: &TextBox) {
-    let t = &app.theme;
+fn draw(frame: &mut Frame, area: Rect, ctx: &Ctx, text_box: &TextBox) {
+    let t = ctx.theme;
     let (width, height) = if text_box.wraps() {
         (area.width.min(90), area.height.min(9))
     } else {

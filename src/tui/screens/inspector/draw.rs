@@ -11,13 +11,13 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::InspectorScreen as Inspector;
 use crate::run::NodeRun;
-use crate::tui::app::App;
+use crate::tui::component::Ctx;
 use crate::tui::text::{clean, fit};
 use crate::tui::theme::Ink;
 use crate::tui::value_tree::TreeRow;
 
-fn row_line(app: &App, row: &TreeRow, selected: bool, width: usize) -> Line<'static> {
-    let t = &app.theme;
+fn row_line(ctx: &Ctx, row: &TreeRow, selected: bool, width: usize) -> Line<'static> {
+    let t = ctx.theme;
     let marker = match row.open {
         Some(true) => "▾ ",
         Some(false) => "▸ ",
@@ -47,15 +47,15 @@ fn row_line(app: &App, row: &TreeRow, selected: bool, width: usize) -> Line<'sta
 }
 
 /// The inspected node's latest run on its own, if any.
-fn latest_run<'a>(app: &'a App, inspector: &Inspector) -> Option<&'a NodeRun> {
+fn latest_run<'a>(ctx: &'a Ctx, inspector: &Inspector) -> Option<&'a NodeRun> {
     let at = &inspector.at;
-    let it = app.state.question(&at.question_id)?.iteration_at(at)?;
+    let it = ctx.state.question(&at.question_id)?.iteration_at(at)?;
     it.node_runs.iter().rev().find(|run| run.node_id == inspector.node_id)
 }
 
 /// What the node's latest run on its own gave.
-fn draw_run(frame: &mut Frame, area: Rect, app: &App, run: &NodeRun) {
-    let t = &app.theme;
+fn draw_run(frame: &mut Frame, area: Rect, ctx: &Ctx, run: &NodeRun) {
+    let t = ctx.theme;
     let how = if run.code.is_some() { "as edited" } else { "as recorded" };
     let ms = run.result.node_timings_ms.get(&run.node_id).copied().unwrap_or(run.result.execution_time_ms);
     let (title, text, ink) = match (&run.result.error, run.result.node_outputs.get(&run.node_id)) {
@@ -74,14 +74,14 @@ fn draw_run(frame: &mut Frame, area: Rect, app: &App, run: &NodeRun) {
 }
 
 /// Draw `inspector` into `area`.
-pub(super) fn draw(inspector: &Inspector, frame: &mut Frame, area: Rect, app: &App) {
-    let t = &app.theme;
-    let run = latest_run(app, inspector);
+pub(super) fn draw(inspector: &Inspector, frame: &mut Frame, area: Rect, ctx: &Ctx) {
+    let t = ctx.theme;
+    let run = latest_run(ctx, inspector);
     let run_height = if run.is_some() { 4 } else { 0 };
     let [header, body, ran] =
         Layout::vertical([Constraint::Length(2), Constraint::Min(1), Constraint::Length(run_height)]).areas(area);
     if let Some(run) = run {
-        draw_run(frame, ran, app, run);
+        draw_run(frame, ran, ctx, run);
     }
     let at = &inspector.at;
     let search = match (&inspector.typing, inspector.tree.query(), inspector.tree.match_position()) {
@@ -118,7 +118,7 @@ pub(super) fn draw(inspector: &Inspector, frame: &mut Frame, area: Rect, app: &A
         .enumerate()
         .skip(first)
         .take(height)
-        .map(|(index, row)| row_line(app, row, index == selected, usize::from(inner.width)))
+        .map(|(index, row)| row_line(ctx, row, index == selected, usize::from(inner.width)))
         .collect();
     frame.render_widget(Paragraph::new(shown), inner);
 }

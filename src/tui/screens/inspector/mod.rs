@@ -13,15 +13,14 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use serde_json::{Map, Value, json};
 
-use super::question::QuestionScreen;
-use super::{Component, Handled};
-use crate::dataset::{BenchmarkRoot, Dataset};
+use crate::dataset::BenchmarkRoot;
 use crate::domain::{IterationAt, NodeId};
 use crate::run::Command;
-use crate::tui::app::App;
+use crate::tui::component::{Component, Ctx, Effect, Handled, LoadedDataset};
 use crate::tui::editing::AfterEdit;
 use crate::tui::keymap::Action;
-use crate::tui::screens::Screen;
+use crate::tui::keymap::Screen;
+use crate::tui::selection::Selection;
 use crate::tui::value_tree::ValueTree;
 
 /// The node inspector: what it shows and the search being typed.
@@ -41,9 +40,6 @@ pub struct InspectorScreen {
 /// Rows one page key moves.
 const PAGE: usize = 10;
 
-/// The run's dataset as loaded for the inspector, or why it could not be.
-pub type LoadedDataset = Result<Arc<Dataset>, String>;
-
 fn note(text: String) -> Value {
     Value::String(format!("⟨{text}⟩"))
 }
@@ -62,47 +58,50 @@ fn load_checked(root: &BenchmarkRoot, dir: &str, hash: &str) -> LoadedDataset {
 
 /// The dataset `question` is asked about: in a run over several, its own
 /// (loaded each time the inspector opens); else the run's one dataset,
-/// loaded once from the directory its settings name (and kept by the app).
-fn dataset(app: &mut App, question: &crate::domain::Question) -> LoadedDataset {
-    let Some(settings) = &app.state.settings else {
+/// loaded once from the directory its settings name (and kept by the app:
+/// `keep` is set to it when it was loaded now).
+fn dataset(ctx: &Ctx, question: &crate::domain::Question, keep: &mut Option<LoadedDataset>) -> LoadedDataset {
+    let Some(settings) = &ctx.state.settings else {
         return Err("the run's settings are not known yet".to_string());
     };
     if !settings.datasets.is_empty() {
         let name = question.dataset.as_deref().unwrap_or_default();
         // The run's benchmark folder: a trace names its datasets, and they stay in it.
         let root = BenchmarkRoot::new(std::path::Path::new(&settings.dataset_dir))
-            .allowing_outside(app.allow_outside_datasets);
+            .allowing_outside(ctx.allow_outside_datasets);
         return match settings.datasets.iter().find(|d| d.name == name) {
             Some(named) => load_checked(&root, &named.dir, &named.hash),
             None => Err(format!("the run has no dataset {name:?}")),
         };
     }
-    if let Some(loaded) = &app.dataset {
+    if let Some(loaded) = ctx.dataset {
         return loaded.clone();
     }
     // The run's one dataset is the directory the user gave the run, not one a benchmark named.
     let anywhere = BenchmarkRoot::new(std::path::Path::new(&settings.dataset_dir)).allowing_outside(true);
     let loaded = load_checked(&anywhere, &settings.dataset_dir, &settings.dataset_hash);
-    app.dataset = Some(loaded.clone());
+    *keep = Some(loaded.clone());
     loaded
 }
 
 impl InspectorScreen {
-    /// The inspector on `question`'s selected node of its selected iteration,
-    /// or the message that says why there is none.
-    pub fn open(app: &mut App, question: &QuestionScreen) -> Result<Self, Option<String>> {
-        let Some(at) = question.selected_iteration(&app.state) else { return Err(None) };
-        let Some((attempt, it)) = question.current_iteration(&app.state) else { return Err(None) };
-        let Some(node) = it.dag.as_ref().and_then(|dag| dag.nodes.get(question.node)).cloned() else {
-            return Err(Some("no node to inspect in this iteration".into()));
+    /// The inspector opened on the selected node of the selected iteration
+    /// (and the run's dataset kept, when it was loaded for it), or the
+    /// message that says why there is none.
+    pub fn open(ctx: &Ctx, selection: &Selection) -> Handled {
+        let Some(at) = selection.selected_iteration(ctx.state) else { return Handled::done() };
+        let Some((attempt, it)) = selection.current_iteration(ctx.state) else { return Handled::done() };
+        let Some(node) = it.dag.as_ref().and_then(|dag| dag.nodes.get(selection.node)).cloned() else {
+            return Handled::message("no node to inspect in this iteration");
         };
         // The answer's execution for the attempt's last iteration, else the trial run.
         let is_answer = attempt.iterations.last().is_some_and(|last| last.number == it.number);
         let run = if is_answer { attempt.execution.as_ref().or(it.trial.as_ref()) } else { it.trial.as_ref() };
         let outputs = run.map(|r| r.node_outputs.clone()).unwrap_or_default();
         let ran = run.is_some();
-        let asked = question.question(&app.state).map(|q| q.question.clone());
+        let asked = selection.question(ctx.state).map(|q| q.question.clone());
         let mut loaded: Option<LoadedDataset> = None;
+        let mut keep = None;
         let mut inputs = Map::new();
         let mut sources = Vec::new();
         for (parameter, source) in &node.inputs {
@@ -110,7 +109,7 @@ impl InspectorScreen {
             let value = if let Some(key) = source.strip_prefix("dataset.") {
                 let data = match (&loaded, &asked) {
                     (Some(data), _) => data.clone(),
-                    (None, Some(asked)) => loaded.insert(dataset(app, asked)).clone(),
+                    (None, Some(asked)) => loaded.insert(dataset(ctx, asked, &mut keep)).clone(),
                     (None, None) => Err("the question is not known".to_string()),
                 };
                 match data {
@@ -132,7 +131,10 @@ impl InspectorScreen {
             None => note("this iteration did not run".into()),
         };
         let tree = ValueTree::new(json!({"inputs": inputs, "output": output}), &node.node_id);
-        Ok(Self { at, node_id: node.node_id, sources, tree, typing: None })
+        let inspector = Self { at, node_id: node.node_id, sources, tree, typing: None };
+        let mut effects: Vec<Effect> = keep.map(Effect::KeepDataset).into_iter().collect();
+        effects.push(Effect::Open(Box::new(inspector)));
+        Handled::Done(effects)
     }
 }
 
@@ -141,7 +143,7 @@ impl Component for InspectorScreen {
         Screen::Inspector
     }
 
-    fn handle(&mut self, action: Action, app: &mut App) -> Handled {
+    fn handle(&mut self, action: Action, ctx: &Ctx) -> Handled {
         let tree = &mut self.tree;
         match action {
             Action::Up => tree.up(1),
@@ -156,24 +158,19 @@ impl Component for InspectorScreen {
             Action::SearchNext | Action::SearchPrevious => {
                 let moved = if action == Action::SearchNext { tree.search_next() } else { tree.search_previous() };
                 if !moved {
-                    app.message = Some("no matches: / searches keys and values".into());
+                    return Handled::message("no matches: / searches keys and values");
                 }
             }
-            Action::Export => app.message = Some(self.export_selected(app.recording.clone())),
-            Action::EditNode => app.request_edit(false, AfterEdit::RunNode),
+            Action::Export => return Handled::message(self.export_selected(ctx.recording)),
+            Action::EditNode => return Handled::with(Effect::Edit { whole: false, then: AfterEdit::RunNode }),
             Action::RunNode => {
                 let (at, node_id) = (self.at.clone(), self.node_id.clone());
-                match app.connect(false) {
-                    Ok(()) => {
-                        let what = format!("running node {node_id} as recorded, with the nodes feeding it");
-                        app.send(Command::RunNode { at, node_id, code: None }, &what);
-                    }
-                    Err(why) => app.message = Some(why.to_string()),
-                }
+                let what = format!("running node {node_id} as recorded, with the nodes feeding it");
+                return Handled::with(Effect::Send { command: Command::RunNode { at, node_id, code: None }, what });
             }
             _ => return Handled::Ignored,
         }
-        Handled::Done
+        Handled::done()
     }
 
     fn typing(&self) -> bool {
@@ -181,8 +178,8 @@ impl Component for InspectorScreen {
     }
 
     /// A key while a search is typed: Enter searches, Esc gives up.
-    fn type_key(&mut self, code: KeyCode, app: &mut App) {
-        let Some(query) = self.typing.as_mut() else { return };
+    fn type_key(&mut self, code: KeyCode, _ctx: &Ctx) -> Handled {
+        let Some(query) = self.typing.as_mut() else { return Handled::done() };
         match code {
             KeyCode::Esc => self.typing = None,
             KeyCode::Backspace => {
@@ -192,7 +189,7 @@ impl Component for InspectorScreen {
             KeyCode::Enter => {
                 let query = self.typing.take().unwrap_or_default();
                 let found = self.tree.search(&query);
-                app.message = Some(match found {
+                return Handled::message(match found {
                     0 => format!("no match for {query:?}"),
                     1 => format!("1 match for {query:?}"),
                     n => format!("{n} matches for {query:?}: n next, N previous"),
@@ -200,10 +197,11 @@ impl Component for InspectorScreen {
             }
             _ => {}
         }
+        Handled::done()
     }
 
-    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
-        draw::draw(self, frame, area, app);
+    fn draw(&self, frame: &mut Frame, area: Rect, ctx: &Ctx) {
+        draw::draw(self, frame, area, ctx);
     }
 }
 
@@ -211,11 +209,11 @@ impl InspectorScreen {
     /// Write the selected value as JSON to a new file in `recording` (the
     /// derived run's directory, if one records this work), else the current
     /// directory; what happened, for the status line.
-    fn export_selected(&self, recording: Option<PathBuf>) -> String {
-        let dir = recording.unwrap_or_else(|| PathBuf::from("."));
+    fn export_selected(&self, recording: Option<&Path>) -> String {
+        let dir = recording.unwrap_or_else(|| Path::new("."));
         let at = &self.at;
         let stem = format!("eval-dag-{}-a{}-it{}-{}", at.question_id, at.attempt, at.iteration, self.node_id);
-        let path = free_path(&dir, &stem);
+        let path = free_path(dir, &stem);
         let text = serde_json::to_string_pretty(self.tree.selected_value()).unwrap_or_default() + "\n";
         let what = self.tree.selected_path_text();
         match std::fs::write(&path, &text) {

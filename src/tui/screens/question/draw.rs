@@ -14,19 +14,20 @@ use super::QuestionScreen;
 use crate::domain::GeneratedDag;
 use crate::run::{Iteration, Outcome};
 use crate::text::plural;
-use crate::tui::app::App;
+use crate::tui::component::Ctx;
 use crate::tui::text::{clean, fit, preview, width};
 use crate::tui::theme::Ink;
 use crate::tui::view::{Pane, Tab};
 use crate::tui::widgets::code_view::source_color;
 use crate::tui::widgets::{code_view, conversation, dag_graph, pane_border};
 
-fn iterations_list(frame: &mut Frame, area: Rect, view: &QuestionScreen, app: &App) {
-    let t = &app.theme;
+fn iterations_list(frame: &mut Frame, area: Rect, view: &QuestionScreen, ctx: &Ctx) {
+    let t = ctx.theme;
     // A consensus run names each iteration's draft.
-    let drafts = app.state.settings.as_ref().is_some_and(|s| s.drafts() > 1);
+    let drafts = ctx.state.settings.as_ref().is_some_and(|s| s.drafts() > 1);
     let items: Vec<ListItem> = view
-        .iterations(&app.state)
+        .selection
+        .iterations(ctx.state)
         .iter()
         .map(|(attempt, it)| {
             let (verdict, style) = match &it.feedback {
@@ -53,17 +54,18 @@ fn iterations_list(frame: &mut Frame, area: Rect, view: &QuestionScreen, app: &A
         })
         .collect();
     let title = view
-        .question(&app.state)
+        .selection
+        .question(ctx.state)
         .map_or(" iterations ".into(), |q| format!(" {} · {} ", clean(&q.question.id), q.status.label()));
     let list = List::new(items)
         .block(Block::default().borders(Borders::ALL).title(title).border_style(t.fg(Ink::Border)))
         .highlight_style(t.selected());
-    let mut state = ListState::default().with_selected(Some(view.iteration));
+    let mut state = ListState::default().with_selected(Some(view.selection.iteration));
     frame.render_stateful_widget(list, area, &mut state);
 }
 
-fn feedback_lines(app: &App, it: &Iteration) -> Vec<Line<'static>> {
-    let t = &app.theme;
+fn feedback_lines(ctx: &Ctx, it: &Iteration) -> Vec<Line<'static>> {
+    let t = ctx.theme;
     let Some(feedback) = &it.feedback else {
         return vec![Line::from(Span::styled("no verdict yet", t.fg(Ink::Muted)))];
     };
@@ -102,8 +104,8 @@ fn feedback_lines(app: &App, it: &Iteration) -> Vec<Line<'static>> {
     lines
 }
 
-fn output_lines(view: &QuestionScreen, app: &App, it: &Iteration) -> Vec<Line<'static>> {
-    let t = &app.theme;
+fn output_lines(view: &QuestionScreen, ctx: &Ctx, it: &Iteration) -> Vec<Line<'static>> {
+    let t = ctx.theme;
     let Some(trial) = &it.trial else { return vec![Line::from(Span::styled("not run", t.fg(Ink::Muted)))] };
     let (verdict, style) =
         if trial.success { ("ok", t.fg(Ink::StatusPassed)) } else { ("failed", t.fg(Ink::StatusFailed)) };
@@ -142,7 +144,7 @@ fn output_lines(view: &QuestionScreen, app: &App, it: &Iteration) -> Vec<Line<'s
     }
     // The grades judge the attempt's final answer: shown under the approved
     // (or accepted) iteration that produced it.
-    let attempt = view.current_iteration(&app.state).map(|(attempt, _)| attempt);
+    let attempt = view.selection.current_iteration(ctx.state).map(|(attempt, _)| attempt);
     let accepted = attempt.is_some_and(|a| a.outcome == Some(Outcome::FixedByHand));
     let approved = accepted || it.feedback.as_ref().is_some_and(|f| f.is_approved);
     if let (true, Some(attempt)) = (approved, attempt)
@@ -188,28 +190,28 @@ fn output_lines(view: &QuestionScreen, app: &App, it: &Iteration) -> Vec<Line<'s
 
 /// Every line of the selected tab, top to bottom, and the line where the
 /// selected iteration starts in it (its part of the conversation; 0 elsewhere).
-fn detail_lines(view: &QuestionScreen, app: &App) -> (Vec<Line<'static>>, usize) {
-    let Some((_, it)) = view.current_iteration(&app.state) else { return (Vec::new(), 0) };
+fn detail_lines(view: &QuestionScreen, ctx: &Ctx) -> (Vec<Line<'static>>, usize) {
+    let Some((_, it)) = view.selection.current_iteration(ctx.state) else { return (Vec::new(), 0) };
     match view.tab {
-        Tab::Feedback => (feedback_lines(app, it), 0),
-        Tab::Outputs => (output_lines(view, app, it), 0),
-        Tab::Conversation => view.question(&app.state).map_or_else(
+        Tab::Feedback => (feedback_lines(ctx, it), 0),
+        Tab::Outputs => (output_lines(view, ctx, it), 0),
+        Tab::Conversation => view.selection.question(ctx.state).map_or_else(
             || (Vec::new(), 0),
             |q| {
-                let log = conversation::build(&app.state, q, view.iteration, view.expanded, &app.theme);
-                let anchor = log.anchors.get(view.iteration).copied().unwrap_or(0);
+                let log = conversation::build(ctx.state, q, view.selection.iteration, view.expanded, ctx.theme);
+                let anchor = log.anchors.get(view.selection.iteration).copied().unwrap_or(0);
                 (log.lines, anchor)
             },
         ),
     }
 }
 
-fn detail(frame: &mut Frame, area: Rect, view: &QuestionScreen, app: &App) {
-    let t = &app.theme;
+fn detail(frame: &mut Frame, area: Rect, view: &QuestionScreen, ctx: &Ctx) {
+    let t = ctx.theme;
     let titles: Vec<&str> = Tab::ALL.iter().map(|t| t.title()).collect();
     let selected = Tab::ALL.iter().position(|t| *t == view.tab).unwrap_or(0);
     let [tabs_area, body] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(area);
-    let (lines, anchor) = detail_lines(view, app);
+    let (lines, anchor) = detail_lines(view, ctx);
     let first = view.detail.place(lines.len(), || anchor);
     let position = if first > 0 || lines.len() > body.height as usize {
         format!("line {} of {} · ", first + 1, lines.len())
@@ -217,7 +219,8 @@ fn detail(frame: &mut Frame, area: Rect, view: &QuestionScreen, app: &App) {
         String::new()
     };
     let context = view
-        .current_iteration(&app.state)
+        .selection
+        .current_iteration(ctx.state)
         .map(|(a, it)| {
             let place = crate::domain::epoch_draft_prefix(a.epoch, a.draft);
             format!("{position}{place}attempt {} · iteration {} ", a.number, it.number)
@@ -232,7 +235,7 @@ fn detail(frame: &mut Frame, area: Rect, view: &QuestionScreen, app: &App) {
     let tabs = if all_fit { Tabs::new(titles).select(selected) } else { Tabs::new([titles[selected]]).select(0) };
     frame.render_widget(tabs.highlight_style(t.selected()), tabs_area);
     frame.render_widget(Paragraph::new(Span::styled(context, t.fg(Ink::Muted))), context_area);
-    let block = Block::default().borders(Borders::TOP).border_style(pane_border(&app.theme, view.focus, Pane::Detail));
+    let block = Block::default().borders(Borders::TOP).border_style(pane_border(ctx.theme, view.focus, Pane::Detail));
     let shown: Vec<Line> = lines.into_iter().skip(first).collect();
     frame.render_widget(Paragraph::new(shown).wrap(Wrap { trim: false }).block(block), body);
 }
@@ -252,20 +255,20 @@ fn pane_heights(height: u16, graph_rows: usize, code_rows: Option<u16>) -> [u16;
 }
 
 /// Draw the question screen `view` into `area`.
-pub(super) fn draw(view: &QuestionScreen, frame: &mut Frame, area: Rect, app: &App) {
-    let Some((_, it)) = view.current_iteration(&app.state) else {
+pub(super) fn draw(view: &QuestionScreen, frame: &mut Frame, area: Rect, ctx: &Ctx) {
+    let Some((_, it)) = view.selection.current_iteration(ctx.state) else {
         frame.render_widget(Paragraph::new("this question has not started yet"), area);
         return;
     };
-    let node = it.dag.as_ref().and_then(|dag| dag.nodes.get(view.node));
+    let node = it.dag.as_ref().and_then(|dag| dag.nodes.get(view.selection.node));
     // Too short for the graph and code panes to show anything: the detail alone.
     let zoomed = if area.height < MIN_PANES_HEIGHT { Some(Pane::Detail) } else { view.zoom.then_some(view.focus) };
     match (zoomed, node) {
-        (Some(Pane::Graph), _) => return graph(frame, area, view, app, it),
+        (Some(Pane::Graph), _) => return graph(frame, area, view, ctx, it),
         (Some(Pane::Code), Some(node)) => {
-            return code_view::draw(frame, area, &app.theme, view.code_pane(), node, it.feedback.as_ref());
+            return code_view::draw(frame, area, ctx.theme, view.code_pane(), node, it.feedback.as_ref());
         }
-        (Some(_), _) => return detail(frame, area, view, app),
+        (Some(_), _) => return detail(frame, area, view, ctx),
         (None, _) => {}
     }
     let graph_rows = it.dag.as_ref().map_or(1, GeneratedDag::widest_layer);
@@ -275,17 +278,17 @@ pub(super) fn draw(view: &QuestionScreen, frame: &mut Frame, area: Rect, app: &A
         Layout::vertical([Constraint::Length(top_height), Constraint::Length(middle_height), Constraint::Min(4)])
             .areas(area);
     let [list_area, graph_area] = Layout::horizontal([Constraint::Length(26), Constraint::Min(10)]).areas(top);
-    iterations_list(frame, list_area, view, app);
-    graph(frame, graph_area, view, app, it);
+    iterations_list(frame, list_area, view, ctx);
+    graph(frame, graph_area, view, ctx, it);
     if let Some(node) = node {
-        code_view::draw(frame, middle, &app.theme, view.code_pane(), node, it.feedback.as_ref());
+        code_view::draw(frame, middle, ctx.theme, view.code_pane(), node, it.feedback.as_ref());
     }
-    detail(frame, bottom, view, app);
+    detail(frame, bottom, view, ctx);
 }
 
 /// The DAG pane: the graph of the selected iteration, or why there is none.
-fn graph(frame: &mut Frame, graph_area: Rect, view: &QuestionScreen, app: &App, it: &Iteration) {
-    let title = view.question(&app.state).map_or(" DAG ".into(), |q| {
+fn graph(frame: &mut Frame, graph_area: Rect, view: &QuestionScreen, ctx: &Ctx, it: &Iteration) {
+    let title = view.selection.question(ctx.state).map_or(" DAG ".into(), |q| {
         // Tokens only where a model spent some (an offline run spends none).
         let spent = match q.usage.total() {
             0 => String::new(),
@@ -299,7 +302,7 @@ fn graph(frame: &mut Frame, graph_area: Rect, view: &QuestionScreen, app: &App, 
         format!(" DAG · {} · {dataset}{spent}{text} ", q.question.difficulty_level.as_str())
     });
     let graph_block = Block::default().borders(Borders::ALL).title(title).border_style(pane_border(
-        &app.theme,
+        ctx.theme,
         view.focus,
         Pane::Graph,
     ));
@@ -308,7 +311,7 @@ fn graph(frame: &mut Frame, graph_area: Rect, view: &QuestionScreen, app: &App, 
     match &it.dag {
         Some(dag) if !dag.nodes.is_empty() => {
             let colouring = dag_graph::Colouring::Verdicts(it.feedback.as_ref());
-            dag_graph::draw(frame.buffer_mut(), inner, dag, colouring, view.node, &app.theme);
+            dag_graph::draw(frame.buffer_mut(), inner, dag, colouring, view.selection.node, ctx.theme);
         }
         _ => {
             let text = it.feedback.as_ref().map_or("building…".to_string(), |f| {

@@ -4,58 +4,17 @@
 //! first of them starts a derived run that records them, and the
 //! replay becomes that live run.
 
-use std::path::PathBuf;
-
-use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
-
-use super::app::App;
-use super::editing::{AfterEdit, EditRequest, EditTarget, Edited};
-use super::text_box::{Closed, TextBox};
+use super::App;
 use crate::domain::{IterationAt, QuestionId};
-use crate::run::{Attempt, Command, EngineEvent, Iteration, Outcome};
-
-/// A derived run under way: its engine's events and commands, and where it records.
-pub struct Derived {
-    /// The derived run's events.
-    pub events: UnboundedReceiver<(u64, EngineEvent)>,
-    /// Commands to it.
-    pub commands: UnboundedSender<Command>,
-    /// Its run directory.
-    pub dir: PathBuf,
-}
-
-/// Starts a derived run from a replay, at the replay's position (events applied).
-pub type DeriveFn = Box<dyn FnMut(usize) -> anyhow::Result<Derived>>;
-
-/// Why an action that needs an engine cannot be carried out here.
-#[derive(Debug, thiserror::Error)]
-pub enum ConnectError {
-    /// A replay with no way to start a derived run.
-    #[error("replay: no engine here — rerun, fork and edits need a live run")]
-    NoEngine,
-    /// The action needs an LLM and none is connected.
-    #[error(
-        "no LLM is connected here: replay with --llm/--model/--base-url to rerun or fork; \
-         E, W (edit), N (note) and A (accept) work without one"
-    )]
-    NoLlm,
-    /// The derived run could not be started.
-    #[error("cannot start a derived run: {0:#}")]
-    Derive(anyhow::Error),
-}
-
-/// How a replay turns live when the user acts on it.
-pub struct Deriver {
-    /// Whether an LLM is connected (reruns, forks and send-backs need one).
-    pub llm: bool,
-    /// Starts the derived run.
-    pub start: DeriveFn,
-}
+use crate::run::{Attempt, Command, Iteration, Outcome};
+use crate::tui::deriver::ConnectError;
+use crate::tui::editing::{AfterEdit, EditRequest, EditTarget, Edited};
+use crate::tui::text_box::{Closed, TextBox};
 
 impl App {
     /// Make sure commands reach an engine: a live run's, or — in a replay — a
     /// derived run's, started now. `needs_llm`: refuse when no LLM answers.
-    pub(crate) fn connect(&mut self, needs_llm: bool) -> Result<(), ConnectError> {
+    pub(super) fn connect(&mut self, needs_llm: bool) -> Result<(), ConnectError> {
         if self.commands.is_none() {
             let Some(deriver) = &mut self.deriver else {
                 return Err(ConnectError::NoEngine);
@@ -80,15 +39,15 @@ impl App {
     /// The open question's selected iteration: its place, its attempt and
     /// itself, and the selected node.
     fn selection(&self) -> Option<(IterationAt, &Attempt, &Iteration, usize)> {
-        let question = self.question()?;
-        let (attempt, it) = question.current_iteration(&self.state)?;
-        Some((attempt.at(&question.id).iteration(it.number), attempt, it, question.node))
+        let selection = self.selected()?;
+        let (attempt, it) = selection.current_iteration(&self.state)?;
+        Some((attempt.at(&selection.id).iteration(it.number), attempt, it, selection.node))
     }
 
     /// Ask for the editor on the selected node (`whole`: the whole DAG), the
     /// saved text to become `then`; it opens once the loop has let go of the
     /// terminal, or at once in the app's text box when no editor is set.
-    pub(crate) fn request_edit(&mut self, whole: bool, then: AfterEdit) {
+    pub(super) fn request_edit(&mut self, whole: bool, then: AfterEdit) {
         let Some((from, _, it, selected)) = self.selection() else { return };
         let Some(mut dag) = it.dag.clone() else {
             self.message = Some("this iteration has no DAG to edit (its reply could not be read)".into());
@@ -137,7 +96,7 @@ impl App {
     }
 
     /// What a closed text box asks for.
-    pub(crate) fn text_box_closed(&mut self, closed: Closed) {
+    pub(super) fn text_box_closed(&mut self, closed: Closed) {
         match closed {
             Closed::Cancelled(why) => self.message = Some(why),
             Closed::Edited(request, edited) => self.edited(&request, edited),

@@ -1,0 +1,63 @@
+//! The kinds of screen the keymap's contexts name: the keymap owns the
+//! list, and each screen says which kind it is.
+
+/// Which screen is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Screen {
+    /// All questions.
+    Dashboard,
+    /// One question's iterations.
+    Question,
+    /// Iteration N−1 vs N.
+    Diff,
+    /// Two runs, question by question.
+    Compare,
+    /// One question of two runs side by side.
+    CompareDetail,
+    /// Several runs: questions × runs.
+    Matrix,
+    /// The dataset schema the builder saw.
+    Schema,
+    /// One node's inputs and output.
+    Inspector,
+    /// Whether the critic was right, over the run.
+    Scorecard,
+    /// The run's findings by group, its oscillations and convergence.
+    Taxonomy,
+    /// A published benchmark's own figures and the critic's lift.
+    Benchmark,
+}
+
+impl Screen {
+    /// Every screen.
+    pub const ALL: [Screen; 11] = [
+        Screen::Dashboard,
+        Screen::Question,
+        Screen::Diff,
+        Screen::Compare,
+        Screen::CompareDetail,
+        Screen::Matrix,
+        Screen::Schema,
+        Screen::Inspector,
+        Screen::Scorecard,
+        Screen::Taxonomy,
+        Screen::Benchmark,
+    ];
+
+    /// The screen as messages name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Screen::Dashboard => "dashboard",
+            Screen::Question => "question",
+            Screen::Diff => "diff",
+            Screen::Compare => "comparison",
+            Screen::CompareDetail => "comparison detail",
+            Screen::Matrix => "matrix",
+            Screen::Schema => "schema",
+            Screen::Inspector => "node inspector",
+            Screen::Scorecard => "scorecard",
+            Screen::Taxonomy => "findings taxonomy",
+            Screen::Benchmark => "benchmark",
+        }
+    }
+}
