@@ -20,6 +20,7 @@ pub use baseline::BaselineArgs;
 pub use benchmark::{BenchmarkKind, ImportArgs};
 pub use roles::RoleFlags;
 pub use run::{HarnessFlags, RunArgs};
+pub use values::SampleSize;
 use values::{
     parse_header, parse_json_object, parse_node_timeout, parse_sample_size, parse_seconds, significance_level,
 };
@@ -90,15 +91,6 @@ pub enum CliCommand {
     /// Sandbox worker process (internal).
     #[command(hide = true)]
     SandboxWorker(SandboxWorkerArgs),
-}
-
-/// How many rows `prepare` keeps in data.json.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SampleSize {
-    /// A sample of this many rows (1 or more).
-    Rows(usize),
-    /// Every row.
-    All,
 }
 
 /// Arguments of `replay`.

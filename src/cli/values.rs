@@ -5,8 +5,16 @@
 use clap::ValueEnum;
 use clap::builder::PossibleValue;
 
-use super::SampleSize;
 use crate::domain::ProviderKind;
+
+/// How many rows `prepare` keeps in data.json.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SampleSize {
+    /// A sample of this many rows (1 or more).
+    Rows(usize),
+    /// Every row.
+    All,
+}
 
 /// `--llm`: the providers a user can choose, listed with what each is.
 impl ValueEnum for ProviderKind {

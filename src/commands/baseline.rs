@@ -26,7 +26,7 @@ use crate::trace::Trace;
 pub fn run(args: BaselineArgs) -> anyhow::Result<ExitCode> {
     let source_path = super::report::trace_path(&args.run)?;
     let bytes = std::fs::read(&source_path).with_context(|| format!("cannot read {}", source_path.display()))?;
-    let source = Trace::from_lines(super::read_trace(&source_path)?)?;
+    let source = Trace::from_lines(super::recorded::read_trace(&source_path)?)?;
     let origin = Origin { path: &source_path, bytes: &bytes, trace: &source };
     let file = Config::load(args.config.as_deref())?;
     let mut settings = source.header.settings.clone();

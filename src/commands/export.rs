@@ -29,7 +29,7 @@ fn default_project(run: &Path) -> String {
 
 /// Run the `export` subcommand.
 pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
-    let trace = Trace::from_lines(super::read_trace(&super::report::trace_path(&args.run)?)?)?;
+    let trace = Trace::from_lines(super::recorded::read_trace(&super::report::trace_path(&args.run)?)?)?;
     let project = args.project.clone().unwrap_or_else(|| default_project(&args.run));
     match (&args.otlp, args.format, &args.out) {
         (Some(url), _, _) => {

@@ -60,8 +60,8 @@ fn findings_line(taxonomy: &FindingsTaxonomy, convergence: &Convergence) -> Stri
 
 /// Run the `grade` subcommand.
 pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
-    let trace = super::read_trace(&super::report::trace_path(&args.input)?)?;
-    let (state, mut llm) = super::fold_recorded(&trace)?;
+    let trace = super::recorded::read_trace(&super::report::trace_path(&args.input)?)?;
+    let (state, mut llm) = super::recorded::fold_recorded(&trace)?;
     let mut grading = trace.header.settings.grading.clone();
     if let Some(options) = args.match_options {
         grading.match_options = options;

@@ -44,8 +44,10 @@ mod headless;
 mod import;
 mod man;
 mod metamorphic;
+mod output;
 mod prepare;
 mod providers;
+mod recorded;
 mod recritic;
 mod replay_headless;
 mod report;
@@ -54,6 +56,8 @@ mod scorer_audit;
 mod signals;
 mod validate;
 mod verify;
+
+pub use output::{one_line, write_line};
 
 /// Run `command` and return its exit code; `Err` means bad input (exit 2).
 pub fn dispatch(command: CliCommand) -> anyhow::Result<ExitCode> {
@@ -85,54 +89,4 @@ pub fn dispatch(command: CliCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
-}
-
-/// Write one line of command output (see [`say!`]): a closed stdout ends the
-/// process with exit 0, as other command-line tools do; any other write
-/// failure is one line on stderr and exit 2.
-pub fn write_line(line: std::fmt::Arguments) {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    let written = out.write_fmt(line).and_then(|()| out.write_all(b"\n")).and_then(|()| out.flush());
-    match written {
-        Ok(()) => {}
-        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
-        Err(err) => {
-            eprintln!("error: cannot write the output: {err}");
-            std::process::exit(2);
-        }
-    }
-}
-
-/// Index the trace at `path` (its events are read as they are folded),
-/// saying once on stderr what a trace of a newer version held that this
-/// version skipped.
-fn read_trace(path: &std::path::Path) -> Result<crate::trace::TraceLines, crate::trace::TraceError> {
-    let trace = crate::trace::TraceLines::read(path)?;
-    if let Some(note) = trace.newer_version_note() {
-        eprintln!("note: {note}");
-    }
-    Ok(trace)
-}
-
-/// The state at the end of `trace` and its recorded LLM responses, in one pass.
-fn fold_recorded(
-    trace: &crate::trace::TraceLines,
-) -> Result<(crate::run::RunState, crate::llm::ReplayClient), crate::trace::TraceError> {
-    let mut recorded = crate::llm::ReplayClient::new(&trace.header.settings.model);
-    let state = crate::report::fold_indexed(trace, |event| recorded.learn(event))?;
-    Ok((state, recorded))
-}
-
-/// The error and its causes on one line (`outer: inner: root`); a multi-line
-/// message (one problem per line) keeps its lines.
-pub fn one_line(err: &anyhow::Error) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    for cause in err.chain() {
-        let text = cause.to_string();
-        if parts.last().is_none_or(|last| !last.contains(&text)) {
-            parts.push(text);
-        }
-    }
-    parts.join(": ").replace('\n', "\nerror: ")
 }

@@ -74,7 +74,7 @@ fn start(
         let (writer, prior) = begin_derived(trace_path, origin, position, settings.clone())?;
         return Ok(Start { writer, prior, llm: critic });
     }
-    let earlier = super::read_trace(trace_path)?;
+    let earlier = super::recorded::read_trace(trace_path)?;
     match &earlier.header.derived_from {
         Some(from) if from.sha256 == sha256_hex(origin.bytes) && from.up_to_seq == position as u64 => {}
         Some(from) if from.path == origin.path.display().to_string() => anyhow::bail!(
@@ -93,7 +93,7 @@ fn start(
             was.model
         );
     }
-    let (prior, recorded) = super::fold_recorded(&earlier)?;
+    let (prior, recorded) = super::recorded::fold_recorded(&earlier)?;
     let writer = TraceWriter::append(trace_path, &earlier)?;
     let llm = Arc::new(recorded.with_fallback(critic));
     Ok(Start { writer, prior, llm })
@@ -169,7 +169,7 @@ fn spending_line(state: &RunState, before: &RunState) -> String {
 pub fn run(args: RecriticArgs) -> anyhow::Result<ExitCode> {
     let source_path = super::report::trace_path(&args.run)?;
     let bytes = std::fs::read(&source_path).with_context(|| format!("cannot read {}", source_path.display()))?;
-    let source_trace = Trace::from_lines(super::read_trace(&source_path)?)?;
+    let source_trace = Trace::from_lines(super::recorded::read_trace(&source_path)?)?;
     let position = question_list_end(&source_trace, &source_path)?;
     let origin = Origin { path: &source_path, bytes: &bytes, trace: &source_trace };
     let file = Config::load(args.config.as_deref())?;

@@ -10,7 +10,7 @@ use super::run::{exit_code, summary_line};
 
 /// Print a trace's activity feed and summary; exit as the run would have.
 pub fn replay(trace_path: &std::path::Path) -> anyhow::Result<ExitCode> {
-    let trace = super::read_trace(trace_path)?;
+    let trace = super::recorded::read_trace(trace_path)?;
     let mut state = RunState::default();
     trace.for_each(|record| {
         for text in apply_and_describe(&mut state, record.t_ms, &record.event) {

@@ -63,7 +63,7 @@ pub fn write_page(out: &Path, html: &str) -> anyhow::Result<u64> {
 /// Run the `report` subcommand.
 pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
     let templates = templates()?;
-    let trace = super::read_trace(&trace_path(&args.input)?)?;
+    let trace = super::recorded::read_trace(&trace_path(&args.input)?)?;
     let state = fold_indexed(&trace, |_| {})?;
     let size = write_report(&args.out, &templates, &state, &chrono::Local::now().fixed_offset())?;
     eprintln!("report: {} ({:.1} KiB, {} questions)", args.out.display(), size as f64 / 1024.0, state.questions.len());

@@ -165,7 +165,7 @@ fn recorded_questions(trace: &TraceLines) -> anyhow::Result<Option<Vec<crate::do
 fn plan(args: &RunArgs) -> anyhow::Result<RunPlan> {
     match args.resume.as_ref().or(args.retry_failed.as_ref()) {
         Some(dir) => {
-            let trace = super::read_trace(&dir.join("trace.jsonl"))?;
+            let trace = super::recorded::read_trace(&dir.join("trace.jsonl"))?;
             Ok(RunPlan {
                 dataset_dir: PathBuf::from(&trace.header.settings.dataset_dir),
                 out: dir.clone(),
@@ -406,7 +406,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         Some(earlier) => {
             let mut settings = earlier.header.settings.clone();
             settings.budget = continued_budget(settings.budget, run.budget);
-            let (prior, recorded) = super::fold_recorded(earlier)?;
+            let (prior, recorded) = super::recorded::fold_recorded(earlier)?;
             llm = Arc::new(recorded.with_fallback(llm));
             (settings, TraceWriter::append(&trace_path, earlier)?, Some(prior))
         }

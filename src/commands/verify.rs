@@ -41,7 +41,7 @@ fn load(settings: &RunSettings, at: DatasetsAt<'_>) -> anyhow::Result<(VerifiedD
 /// `node_timeout` (default: by the dataset's size); a run over several
 /// datasets finds them where `at` says.
 pub fn run(trace_path: &Path, node_timeout: Option<Duration>, at: DatasetsAt<'_>) -> anyhow::Result<ExitCode> {
-    let trace = super::read_trace(trace_path)?;
+    let trace = super::recorded::read_trace(trace_path)?;
     let settings = &trace.header.settings;
     let (data, changed) = load(settings, at)?;
     let state = fold_indexed(&trace, |_| {})?;

@@ -204,9 +204,14 @@ fn scopes(here: &ModulePath, code: &str) -> Vec<(ModulePath, String)> {
 /// Whether the item that follows `before` is compiled for tests only: test
 /// code may use anything in the crate, so it is left out of the loops.
 fn is_test_only(before: &str) -> bool {
-    let before = before.trim_end();
-    let attribute = before.rfind("#[").map_or("", |at| &before[at..]);
-    attribute == "#[cfg(test)]" || before.ends_with("#[cfg(test)]\npub")
+    let mut before = before.trim_end();
+    for visibility in ["pub(crate)", "pub(super)", "pub"] {
+        if let Some(rest) = before.strip_suffix(visibility) {
+            before = rest.trim_end();
+            break;
+        }
+    }
+    before.ends_with("#[cfg(test)]")
 }
 
 /// The length of `code` up to and including the brace that closes its first one.
@@ -458,26 +463,4 @@ fn a_chain_without_a_way_back_is_no_loop() {
         ("grade/b.rs", "pub struct B; // use super::a::A; in a comment\nconst S: &str = \"super::a::A\";\n"),
     ]);
     assert!(import_loops(&sources).is_empty());
-}
-
-#[test]
-fn debug_edges() {
-    let sources = crate_sources();
-    let by_module: BTreeMap<ModulePath, &String> =
-        sources.iter().map(|(relative, code)| (module_path(Path::new(relative)), code)).collect();
-    let tests = test_only_modules(&by_module);
-    let files: BTreeMap<ModulePath, FileUses> = by_module
-        .iter()
-        .filter(|(module, _)| !tests.iter().any(|test| module.starts_with(test)))
-        .map(|(module, code)| (module.clone(), read_uses(module, code)))
-        .collect();
-    for (module, uses) in &files {
-        let m = module.join("/");
-        for path in &uses.paths {
-            let target = defining_file(&files, path, 0);
-            if target.as_ref().is_some_and(|t| t != module) {
-                println!("EDGE {m} -> {} via {}", target.unwrap().join("/"), path.join("::"));
-            }
-        }
-    }
 }

@@ -73,52 +73,55 @@ fn draw_run(frame: &mut Frame, area: Rect, ctx: &Ctx, run: &NodeRun) {
     frame.render_widget(paragraph.style(t.fg(Ink::Text)).block(block), area);
 }
 
-/// Draw `inspector` into `area`.
-pub(super) fn draw(inspector: &Inspector, frame: &mut Frame, area: Rect, ctx: &Ctx) {
-    let t = ctx.theme;
-    let run = latest_run(ctx, inspector);
-    let run_height = if run.is_some() { 4 } else { 0 };
-    let [header, body, ran] =
-        Layout::vertical([Constraint::Length(2), Constraint::Min(1), Constraint::Length(run_height)]).areas(area);
-    if let Some(run) = run {
-        draw_run(frame, ran, ctx, run);
+impl Inspector {
+    /// Draw the inspector into `area`.
+    pub(super) fn draw_screen(&self, frame: &mut Frame, area: Rect, ctx: &Ctx) {
+        let inspector = self;
+        let t = ctx.theme;
+        let run = latest_run(ctx, inspector);
+        let run_height = if run.is_some() { 4 } else { 0 };
+        let [header, body, ran] =
+            Layout::vertical([Constraint::Length(2), Constraint::Min(1), Constraint::Length(run_height)]).areas(area);
+        if let Some(run) = run {
+            draw_run(frame, ran, ctx, run);
+        }
+        let at = &inspector.at;
+        let search = match (&inspector.typing, inspector.tree.query(), inspector.tree.match_position()) {
+            (Some(typing), _, _) => format!("search: {typing}▏ (enter finds, esc gives up)"),
+            (None, Some(query), Some((current, total))) => format!("{query:?}: match {current} of {total}"),
+            (None, Some(query), None) => format!("{query:?}: no match"),
+            _ => String::new(),
+        };
+        let lines = vec![
+            Line::from(vec![
+                Span::styled(
+                    clean(&format!("{} · attempt {}, iteration {} · ", inspector.node_id, at.attempt, at.iteration))
+                        .into_owned(),
+                    t.fg(Ink::Accent).add_modifier(Modifier::BOLD),
+                ),
+                Span::styled(clean(&inspector.sources.join(", ")).into_owned(), t.fg(Ink::Muted)),
+            ]),
+            Line::from(vec![
+                Span::styled(clean(&inspector.tree.selected_path_text()).into_owned(), t.fg(Ink::Text)),
+                Span::styled(format!("  {search}"), t.fg(Ink::Muted)),
+            ]),
+        ];
+        frame.render_widget(Paragraph::new(lines), header);
+        let block = Block::default().borders(Borders::ALL).title(" inputs and output ").border_style(t.fg(Ink::Accent));
+        let inner = block.inner(body);
+        frame.render_widget(block, body);
+        let rows = inspector.tree.rows();
+        let height = usize::from(inner.height).max(1);
+        // Keep the selection on screen, a third of the way down when the tree scrolls.
+        let selected = inspector.tree.selected();
+        let first = if selected < height { 0 } else { selected - height * 2 / 3 };
+        let shown: Vec<Line> = rows
+            .iter()
+            .enumerate()
+            .skip(first)
+            .take(height)
+            .map(|(index, row)| row_line(ctx, row, index == selected, usize::from(inner.width)))
+            .collect();
+        frame.render_widget(Paragraph::new(shown), inner);
     }
-    let at = &inspector.at;
-    let search = match (&inspector.typing, inspector.tree.query(), inspector.tree.match_position()) {
-        (Some(typing), _, _) => format!("search: {typing}▏ (enter finds, esc gives up)"),
-        (None, Some(query), Some((current, total))) => format!("{query:?}: match {current} of {total}"),
-        (None, Some(query), None) => format!("{query:?}: no match"),
-        _ => String::new(),
-    };
-    let lines = vec![
-        Line::from(vec![
-            Span::styled(
-                clean(&format!("{} · attempt {}, iteration {} · ", inspector.node_id, at.attempt, at.iteration))
-                    .into_owned(),
-                t.fg(Ink::Accent).add_modifier(Modifier::BOLD),
-            ),
-            Span::styled(clean(&inspector.sources.join(", ")).into_owned(), t.fg(Ink::Muted)),
-        ]),
-        Line::from(vec![
-            Span::styled(clean(&inspector.tree.selected_path_text()).into_owned(), t.fg(Ink::Text)),
-            Span::styled(format!("  {search}"), t.fg(Ink::Muted)),
-        ]),
-    ];
-    frame.render_widget(Paragraph::new(lines), header);
-    let block = Block::default().borders(Borders::ALL).title(" inputs and output ").border_style(t.fg(Ink::Accent));
-    let inner = block.inner(body);
-    frame.render_widget(block, body);
-    let rows = inspector.tree.rows();
-    let height = usize::from(inner.height).max(1);
-    // Keep the selection on screen, a third of the way down when the tree scrolls.
-    let selected = inspector.tree.selected();
-    let first = if selected < height { 0 } else { selected - height * 2 / 3 };
-    let shown: Vec<Line> = rows
-        .iter()
-        .enumerate()
-        .skip(first)
-        .take(height)
-        .map(|(index, row)| row_line(ctx, row, index == selected, usize::from(inner.width)))
-        .collect();
-    frame.render_widget(Paragraph::new(shown), inner);
 }

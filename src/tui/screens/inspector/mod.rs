@@ -201,7 +201,7 @@ impl Component for InspectorScreen {
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, ctx: &Ctx) {
-        draw::draw(self, frame, area, ctx);
+        self.draw_screen(frame, area, ctx);
     }
 }
 

@@ -254,36 +254,39 @@ fn pane_heights(height: u16, graph_rows: usize, code_rows: Option<u16>) -> [u16;
     [top, middle]
 }
 
-/// Draw the question screen `view` into `area`.
-pub(super) fn draw(view: &QuestionScreen, frame: &mut Frame, area: Rect, ctx: &Ctx) {
-    let Some((_, it)) = view.selection.current_iteration(ctx.state) else {
-        frame.render_widget(Paragraph::new("this question has not started yet"), area);
-        return;
-    };
-    let node = it.dag.as_ref().and_then(|dag| dag.nodes.get(view.selection.node));
-    // Too short for the graph and code panes to show anything: the detail alone.
-    let zoomed = if area.height < MIN_PANES_HEIGHT { Some(Pane::Detail) } else { view.zoom.then_some(view.focus) };
-    match (zoomed, node) {
-        (Some(Pane::Graph), _) => return graph(frame, area, view, ctx, it),
-        (Some(Pane::Code), Some(node)) => {
-            return code_view::draw(frame, area, ctx.theme, view.code_pane(), node, it.feedback.as_ref());
+impl QuestionScreen {
+    /// Draw the question screen into `area`.
+    pub(super) fn draw_screen(&self, frame: &mut Frame, area: Rect, ctx: &Ctx) {
+        let view = self;
+        let Some((_, it)) = view.selection.current_iteration(ctx.state) else {
+            frame.render_widget(Paragraph::new("this question has not started yet"), area);
+            return;
+        };
+        let node = it.dag.as_ref().and_then(|dag| dag.nodes.get(view.selection.node));
+        // Too short for the graph and code panes to show anything: the detail alone.
+        let zoomed = if area.height < MIN_PANES_HEIGHT { Some(Pane::Detail) } else { view.zoom.then_some(view.focus) };
+        match (zoomed, node) {
+            (Some(Pane::Graph), _) => return graph(frame, area, view, ctx, it),
+            (Some(Pane::Code), Some(node)) => {
+                return code_view::draw(frame, area, ctx.theme, view.code_pane(), node, it.feedback.as_ref());
+            }
+            (Some(_), _) => return detail(frame, area, view, ctx),
+            (None, _) => {}
         }
-        (Some(_), _) => return detail(frame, area, view, ctx),
-        (None, _) => {}
+        let graph_rows = it.dag.as_ref().map_or(1, GeneratedDag::widest_layer);
+        let code_rows = node.map(|n| code_view::height(n, it.feedback.as_ref(), area.width));
+        let [top_height, middle_height] = pane_heights(area.height, graph_rows, code_rows);
+        let [top, middle, bottom] =
+            Layout::vertical([Constraint::Length(top_height), Constraint::Length(middle_height), Constraint::Min(4)])
+                .areas(area);
+        let [list_area, graph_area] = Layout::horizontal([Constraint::Length(26), Constraint::Min(10)]).areas(top);
+        iterations_list(frame, list_area, view, ctx);
+        graph(frame, graph_area, view, ctx, it);
+        if let Some(node) = node {
+            code_view::draw(frame, middle, ctx.theme, view.code_pane(), node, it.feedback.as_ref());
+        }
+        detail(frame, bottom, view, ctx);
     }
-    let graph_rows = it.dag.as_ref().map_or(1, GeneratedDag::widest_layer);
-    let code_rows = node.map(|n| code_view::height(n, it.feedback.as_ref(), area.width));
-    let [top_height, middle_height] = pane_heights(area.height, graph_rows, code_rows);
-    let [top, middle, bottom] =
-        Layout::vertical([Constraint::Length(top_height), Constraint::Length(middle_height), Constraint::Min(4)])
-            .areas(area);
-    let [list_area, graph_area] = Layout::horizontal([Constraint::Length(26), Constraint::Min(10)]).areas(top);
-    iterations_list(frame, list_area, view, ctx);
-    graph(frame, graph_area, view, ctx, it);
-    if let Some(node) = node {
-        code_view::draw(frame, middle, ctx.theme, view.code_pane(), node, it.feedback.as_ref());
-    }
-    detail(frame, bottom, view, ctx);
 }
 
 /// The DAG pane: the graph of the selected iteration, or why there is none.

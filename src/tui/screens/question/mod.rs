@@ -172,7 +172,7 @@ impl Component for QuestionScreen {
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, ctx: &Ctx) {
-        draw::draw(self, frame, area, ctx);
+        self.draw_screen(frame, area, ctx);
     }
 
     fn selection(&self) -> Option<&Selection> {
