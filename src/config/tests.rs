@@ -335,7 +335,7 @@ fn each_role_falls_back_to_llm_field_by_field() {
     }
     assert_eq!(
         config.role(LlmRole::Judge),
-        &RoleConfig { provider: ProviderKind::Offline, openai: None, anthropic: None }
+        &RoleConfig { provider: ProviderKind::Offline, openai: None, anthropic: None, batch: false }
     );
 }
 

@@ -3,6 +3,7 @@
 //! recorded trace.
 
 mod anthropic;
+mod batch;
 mod cache;
 mod cache_store;
 mod client;
@@ -20,6 +21,7 @@ pub use anthropic::{
     ANTHROPIC_API_KEY_ENV, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, AnthropicClient, AnthropicSettings,
     normalise_anthropic_url,
 };
+pub use batch::{BatchClient, BatchHub, DEFAULT_WINDOW as DEFAULT_BATCH_WINDOW, LoopGuard, MAX_LINE_TRIES};
 pub use cache::{CacheScope, CachedClient};
 pub use cache_store::{CacheFileError, CacheStats, ModelStats, ResponseCache};
 pub use client::{

@@ -7,6 +7,7 @@ mod benchmark_infiagent_run;
 mod benchmark_lift;
 mod benchmark_run;
 mod benchmark_scorers;
+mod batch_run;
 mod by_hand;
 mod ci_tools;
 mod compare_runs;
