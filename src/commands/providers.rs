@@ -88,9 +88,13 @@ fn build_role_client(
             }
         }
         _ if hub.is_some() => {
-            anyhow::bail!("--batch needs a provider with a batch API (openai or anthropic): the offline planner has none")
+            anyhow::bail!(
+                "--batch needs a provider with a batch API (openai or anthropic): the offline planner has none"
+            )
         }
-        (_, _, _, Some(questions)) => live(Arc::new(OfflinePlanner::for_questions(dataset.clone(), questions, seed, offline)?)),
+        (_, _, _, Some(questions)) => {
+            live(Arc::new(OfflinePlanner::for_questions(dataset.clone(), questions, seed, offline)?))
+        }
         _ => live(Arc::new(OfflinePlanner::new(dataset.clone(), config.questions as usize, seed, offline))),
     }
 }

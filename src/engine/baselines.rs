@@ -11,8 +11,8 @@ use tokio::sync::Semaphore;
 
 use super::context::RunContext;
 use super::loop_slot::run_in_slot;
-use crate::llm::LoopGuard;
 use crate::domain::{BaselineCall, CallKey, Question, ReplySchema};
+use crate::llm::LoopGuard;
 use crate::prompts::baseline_answer;
 use crate::run::RunState;
 

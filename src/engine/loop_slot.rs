@@ -23,11 +23,7 @@ pub(super) struct LoopSlot {
 /// Run `work` (a critic loop) under one of `slots`; with `batching` (the
 /// loop counted as running in the run's batches from now on), its calls give
 /// the slot up while they wait in a batch.
-pub(super) async fn run_in_slot<F: Future<Output = ()>>(
-    slots: Arc<Semaphore>,
-    batching: Option<LoopGuard>,
-    work: F,
-) {
+pub(super) async fn run_in_slot<F: Future<Output = ()>>(slots: Arc<Semaphore>, batching: Option<LoopGuard>, work: F) {
     let Ok(permit) = slots.clone().acquire_owned().await else { return };
     match batching {
         None => {

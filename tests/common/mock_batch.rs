@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use wiremock::matchers::any;
@@ -27,9 +28,12 @@ pub struct Behaviour {
     pub expire_first: bool,
     /// Every batch fails validation at this line (1-based).
     pub refuse_line: Option<usize>,
+    /// How long a batch stays `in_progress` after it was created.
+    pub latency: Duration,
 }
 
 struct Batch {
+    created: Instant,
     lines: Vec<Value>,
     polls: u32,
     status: &'static str,
@@ -42,6 +46,7 @@ struct Store {
     batches: Vec<Batch>,
     submitted: Vec<String>,
     requests: usize,
+    http_requests: usize,
     live_calls: usize,
 }
 
@@ -65,7 +70,10 @@ pub struct MockBatch {
 
 impl MockBatch {
     /// An OpenAI batch server answering each line with `script`.
-    pub async fn openai(behaviour: Behaviour, script: impl Fn(&Recorded, usize) -> Reply + Send + Sync + 'static) -> Self {
+    pub async fn openai(
+        behaviour: Behaviour,
+        script: impl Fn(&Recorded, usize) -> Reply + Send + Sync + 'static,
+    ) -> Self {
         Self::start(behaviour, Arc::new(script), false).await
     }
 
@@ -112,6 +120,11 @@ impl MockBatch {
         self.store.lock().unwrap().batches.iter().map(|b| b.lines.len()).collect()
     }
 
+    /// Every HTTP request the server received.
+    pub fn http_requests(&self) -> usize {
+        self.store.lock().unwrap().http_requests
+    }
+
     /// Requests sent to the live endpoints (there should be none).
     pub fn live_calls(&self) -> usize {
         self.store.lock().unwrap().live_calls
@@ -134,15 +147,22 @@ fn line_reply(reply: Reply, anthropic: bool) -> (u16, Value) {
     let (prompt, completion) = mock_usage(&text);
     if anthropic {
         let stop = if finish == "stop" { "end_turn" } else { "max_tokens" };
-        return (200, json!({"type": "message", "role": "assistant", "content": [{"type": "text", "text": text}],
-            "stop_reason": stop, "usage": {"input_tokens": prompt, "output_tokens": completion}}));
+        return (
+            200,
+            json!({"type": "message", "role": "assistant", "content": [{"type": "text", "text": text}],
+            "stop_reason": stop, "usage": {"input_tokens": prompt, "output_tokens": completion}}),
+        );
     }
-    (200, json!({"object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-        "finish_reason": finish}], "usage": {"prompt_tokens": prompt, "completion_tokens": completion}}))
+    (
+        200,
+        json!({"object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+        "finish_reason": finish}], "usage": {"prompt_tokens": prompt, "completion_tokens": completion}}),
+    )
 }
 
 impl Server {
     fn respond_to(&self, request: &Request) -> ResponseTemplate {
+        self.store.lock().unwrap().http_requests += 1;
         let path = request.url.path().to_string();
         let method = request.method.as_str().to_string();
         let parts: Vec<&str> = path.trim_matches('/').split('/').collect();
@@ -192,7 +212,7 @@ impl Server {
         for line in &lines {
             store.submitted.push(line["custom_id"].as_str().unwrap_or_default().to_string());
         }
-        store.batches.push(Batch { lines, polls: 0, status: "in_progress", results: None });
+        store.batches.push(Batch { created: Instant::now(), lines, polls: 0, status: "in_progress", results: None });
         format!("batch_{}", store.batches.len() - 1)
     }
 
@@ -206,8 +226,12 @@ impl Server {
             return json_reply(json!({"id": id, "status": "failed", "errors": {"data": [
                 {"code": "invalid_request", "line": line, "message": "the model field is missing"}]}}));
         }
-        if held || batch.polls <= self.behaviour.polls {
-            let running = if self.anthropic { json!({"processing_status": "in_progress"}) } else { json!({"status": "in_progress"}) };
+        if held || batch.polls <= self.behaviour.polls || batch.created.elapsed() < self.behaviour.latency {
+            let running = if self.anthropic {
+                json!({"processing_status": "in_progress"})
+            } else {
+                json!({"status": "in_progress"})
+            };
             return json_reply(running).insert_header("retry-after", "0.05");
         }
         if batch.results.is_none() {
@@ -253,14 +277,17 @@ impl Server {
                 store.requests += 1;
                 store.requests - 1
             };
-            let (status, reply) = line_reply((self.script)(&Recorded { body, authorization: None }, index), self.anthropic);
+            let (status, reply) =
+                line_reply((self.script)(&Recorded { body, authorization: None }, index), self.anthropic);
             let written = match (self.anthropic, status) {
                 (true, 200) => json!({"custom_id": id, "result": {"type": "succeeded", "message": reply}}),
                 (true, _) => {
                     let kind = if status == 429 { "rate_limit_error" } else { "api_error" };
                     json!({"custom_id": id, "result": {"type": "errored", "error": {"type": "error", "error": {"type": kind, "message": "failed"}}}})
                 }
-                (false, _) => json!({"custom_id": id, "response": {"status_code": status, "body": reply}, "error": null}),
+                (false, _) => {
+                    json!({"custom_id": id, "response": {"status_code": status, "body": reply}, "error": null})
+                }
             };
             match status {
                 200 => output.push_str(&format!("{written}\n")),

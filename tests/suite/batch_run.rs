@@ -54,7 +54,12 @@ fn outcomes(state: &RunState) -> Vec<(String, String, Option<Value>, usize)> {
         .iter()
         .map(|q| {
             let attempt = q.latest().unwrap();
-            (q.question.id.to_string(), format!("{:?}", q.status), attempt.final_answer.clone(), attempt.iterations.len())
+            (
+                q.question.id.to_string(),
+                format!("{:?}", q.status),
+                attempt.final_answer.clone(),
+                attempt.iterations.len(),
+            )
         })
         .collect()
 }
@@ -110,7 +115,8 @@ async fn a_batched_run_answers_as_the_live_run_does_at_half_the_price() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_server_without_a_batch_api_or_the_offline_planner_is_refused_before_any_call() {
     let dir = tempfile::tempdir().unwrap();
-    let mock = MockLlm::start(|request, _| common::mock_llm::Reply::Text(common::mock_llm::row_count_reply(request))).await;
+    let mock =
+        MockLlm::start(|request, _| common::mock_llm::Reply::Text(common::mock_llm::row_count_reply(request))).await;
     let out = dir.path().join("refused");
     let refused = output(openai_run(dir.path(), &mock.base_url(), &out, &["--questions", "1", "--batch"])).await;
     let stderr = String::from_utf8_lossy(&refused.stderr);
@@ -134,16 +140,18 @@ async fn a_server_without_a_batch_api_or_the_offline_planner_is_refused_before_a
 #[tokio::test(flavor = "multi_thread")]
 async fn an_expired_batch_is_submitted_again_and_a_refused_one_says_which_line() {
     let dir = tempfile::tempdir().unwrap();
-    let script = |request: &common::mock_llm::Recorded, _| common::mock_llm::Reply::Text(layered_reply(request, 4, false));
+    let script =
+        |request: &common::mock_llm::Recorded, _| common::mock_llm::Reply::Text(layered_reply(request, 4, false));
     let mock = MockBatch::openai(Behaviour { expire_first: true, ..Behaviour::default() }, script).await;
     let out = dir.path().join("expired");
     let run = output(openai_run(dir.path(), &mock.base_url(), &out, &["--questions", "4", "--batch"])).await;
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(0), "{stderr}");
     let (trace, state) = folded(&out);
-    let expired = trace.records.iter().any(|r| {
-        matches!(&r.event, EngineEvent::BatchEnded { status, .. } if status.label() == "expired")
-    });
+    let expired = trace
+        .records
+        .iter()
+        .any(|r| matches!(&r.event, EngineEvent::BatchEnded { status, .. } if status.label() == "expired"));
     assert!(expired, "the first batch expired");
     assert!(state.questions.iter().all(|q| q.latest().unwrap().final_answer.is_some()));
 
@@ -172,7 +180,8 @@ fn wait_for_submissions(out: &Path, count: usize) {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_run_killed_after_a_submission_resumes_without_sending_any_line_twice() {
     let dir = tempfile::tempdir().unwrap();
-    let script = |request: &common::mock_llm::Recorded, _| common::mock_llm::Reply::Text(layered_reply(request, 3, false));
+    let script =
+        |request: &common::mock_llm::Recorded, _| common::mock_llm::Reply::Text(layered_reply(request, 3, false));
     let mock = MockBatch::openai(Behaviour { hold_from: Some(1), ..Behaviour::default() }, script).await;
     let out = dir.path().join("killed");
     let mut first = openai_run(dir.path(), &mock.base_url(), &out, &["--questions", "3", "--batch"]).spawn().unwrap();
@@ -193,7 +202,12 @@ async fn a_run_killed_after_a_submission_resumes_without_sending_any_line_twice(
     let stderr = String::from_utf8_lossy(&resumed.stderr);
     assert_eq!(resumed.status.code(), Some(0), "{stderr}");
     let ids = mock.submitted();
-    assert_eq!(ids.len(), ids.iter().collect::<HashSet<_>>().len(), "no line submitted twice: {:?}", mock.batch_sizes());
+    assert_eq!(
+        ids.len(),
+        ids.iter().collect::<HashSet<_>>().len(),
+        "no line submitted twice: {:?}",
+        mock.batch_sizes()
+    );
     let (_, state) = folded(&out);
     assert!(state.batches.values().all(|b| b.ended.is_some()), "the adopted batch ended");
     assert_eq!(state.questions.len(), 3);
@@ -203,7 +217,8 @@ async fn a_run_killed_after_a_submission_resumes_without_sending_any_line_twice(
 #[tokio::test(flavor = "multi_thread")]
 async fn the_builds_of_200_questions_share_one_batch() {
     let dir = tempfile::tempdir().unwrap();
-    let script = |request: &common::mock_llm::Recorded, _| common::mock_llm::Reply::Text(layered_reply(request, 200, false));
+    let script =
+        |request: &common::mock_llm::Recorded, _| common::mock_llm::Reply::Text(layered_reply(request, 200, false));
     let mock = MockBatch::openai(Behaviour::default(), script).await;
     let out = dir.path().join("wide");
     let flags = ["--questions", "200", "--batch", "--batch-window", "600", "--max-iterations", "1"];
@@ -214,4 +229,74 @@ async fn the_builds_of_200_questions_share_one_batch() {
     let builds: Vec<usize> =
         state.batches.values().filter(|b| b.role == LlmRole::DagBuild).map(|b| b.calls.len()).collect();
     assert_eq!(builds, vec![200], "every build in one batch, not --concurrency of them");
+}
+
+/// Peak memory (KiB) and wall time of `command`, run under `/usr/bin/time -v`.
+fn measured(command: std::process::Command) -> (u64, Duration, std::process::Output) {
+    let mut timed = std::process::Command::new("/usr/bin/time");
+    timed.arg("-v").arg(command.get_program()).args(command.get_args());
+    if let Some(dir) = command.get_current_dir() {
+        timed.current_dir(dir);
+    }
+    for (name, value) in command.get_envs() {
+        match value {
+            Some(value) => timed.env(name, value),
+            None => timed.env_remove(name),
+        };
+    }
+    let started = Instant::now();
+    let output = timed.output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let peak = stderr.lines().find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes): "));
+    (peak.and_then(|kib| kib.parse().ok()).unwrap_or(0), started.elapsed(), output)
+}
+
+/// BENCHMARKS.md's figures: 1,000 scripted questions live, then batched with
+/// a mock batch latency of 5 s. `cargo test --release --test all batch_run::sweep -- --ignored --nocapture`.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "a benchmark: minutes of work"]
+async fn sweep_of_1000_questions_live_and_batched() {
+    let dir = tempfile::tempdir().unwrap();
+    let questions = 1000;
+    let live = MockLlm::start(move |r, _| common::mock_llm::Reply::Text(layered_reply(r, questions, false))).await;
+    let flags = ["--questions", "1000", "--max-iterations", "1"];
+    let (live_peak, live_wall, run) = tokio::task::block_in_place(|| {
+        measured(openai_run(dir.path(), &live.base_url(), &dir.path().join("live"), &flags))
+    });
+    assert_eq!(run.status.code(), Some(0), "{}", String::from_utf8_lossy(&run.stderr));
+    let (_, live_state) = folded(&dir.path().join("live"));
+    let behaviour = Behaviour { latency: Duration::from_secs(5), ..Behaviour::default() };
+    let batch =
+        MockBatch::openai(behaviour, move |r, _| common::mock_llm::Reply::Text(layered_reply(r, questions, false)))
+            .await;
+    let batched_flags = ["--questions", "1000", "--max-iterations", "1", "--batch", "--batch-window", "600"];
+    let (batch_peak, batch_wall, run) = tokio::task::block_in_place(|| {
+        measured(openai_run(dir.path(), &batch.base_url(), &dir.path().join("batched"), &batched_flags))
+    });
+    assert_eq!(run.status.code(), Some(0), "{}", String::from_utf8_lossy(&run.stderr));
+    let (_, state) = folded(&dir.path().join("batched"));
+    let most_waiting = state.batches.values().map(|b| b.calls.len()).max().unwrap_or(1);
+    println!(
+        "live:    {} requests, {} calls, ${:.4}, {:.1} s, peak {} KiB",
+        live.requests().len(),
+        live_state.calls.len(),
+        live_state.cost_usd,
+        live_wall.as_secs_f64(),
+        live_peak
+    );
+    println!(
+        "batched: {} requests, {} batches {:?}, {} calls, ${:.4}, {:.1} s, peak {} KiB",
+        batch.http_requests(),
+        state.batches.len(),
+        batch.batch_sizes(),
+        state.calls.len(),
+        state.cost_usd,
+        batch_wall.as_secs_f64(),
+        batch_peak
+    );
+    println!(
+        "memory per waiting call: ~{:.1} KiB ({} calls in the largest batch)",
+        (batch_peak as f64 - live_peak as f64) / most_waiting as f64,
+        most_waiting
+    );
 }

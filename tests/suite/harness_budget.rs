@@ -108,7 +108,8 @@ async fn a_dry_run_calls_nobody_and_its_range_holds_the_real_runs_count() {
     let (cost_low, cost_high) = live.split_once('–').unwrap();
     assert!(usd(cost_low) > 0.0 && usd(cost_low) < usd(cost_high), "priced as gpt-4o-mini: {line}");
     let (batch_low, batch_high) = batched.trim_end_matches(')').split_once('–').unwrap();
-    let halves = (usd(batch_low) - usd(cost_low) / 2.0).abs() < 1e-4 && (usd(batch_high) - usd(cost_high) / 2.0).abs() < 1e-4;
+    let halves =
+        (usd(batch_low) - usd(cost_low) / 2.0).abs() < 1e-4 && (usd(batch_high) - usd(cost_high) / 2.0).abs() < 1e-4;
     assert!(halves, "the batch price beside the live one is half of it: {line}");
 }
 

@@ -2,12 +2,12 @@
 
 mod anthropic;
 mod architecture;
+mod batch_run;
 mod benchmark_import;
 mod benchmark_infiagent_run;
 mod benchmark_lift;
 mod benchmark_run;
 mod benchmark_scorers;
-mod batch_run;
 mod by_hand;
 mod ci_tools;
 mod compare_runs;

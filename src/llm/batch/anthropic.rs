@@ -26,7 +26,8 @@ impl AnthropicClient {
     /// Send `request` signed; the body on success, else the failure as a live call classifies it.
     async fn send_for(&self, request: reqwest::RequestBuilder, url: &str) -> Result<String, Failure> {
         let timeout = self.settings.timeout;
-        let response = self.signed(request).timeout(timeout).send().await.map_err(|e| send_failure(&e, url, timeout))?;
+        let response =
+            self.signed(request).timeout(timeout).send().await.map_err(|e| send_failure(&e, url, timeout))?;
         let (status, after) = (response.status(), retry_after(response.headers()));
         let body = response.text().await.map_err(|e| send_failure(&e, url, timeout))?;
         match status.is_success() {
@@ -37,9 +38,8 @@ impl AnthropicClient {
 
     async fn json_of(&self, request: reqwest::RequestBuilder, url: &str) -> Result<Value, Failure> {
         let body = self.send_for(request, url).await?;
-        serde_json::from_str(&body).map_err(|e| {
-            Failure::retry(LlmErrorKind::BadResponse, format!("unreadable answer from {url}: {e}"), None)
-        })
+        serde_json::from_str(&body)
+            .map_err(|e| Failure::retry(LlmErrorKind::BadResponse, format!("unreadable answer from {url}: {e}"), None))
     }
 }
 

@@ -158,10 +158,10 @@ impl LlmClient for BatchClient {
             if let Some((batch_id, outcome)) = self.hub.adopted(&id).await {
                 match outcome {
                     LineOutcome::Reply(body) => {
-                        return self.api.reply(request, &body).map(|reply| LlmResponse {
-                            batch_id: Some(batch_id),
-                            ..reply
-                        });
+                        return self
+                            .api
+                            .reply(request, &body)
+                            .map(|reply| LlmResponse { batch_id: Some(batch_id), ..reply });
                     }
                     LineOutcome::Failed(status, body) => {
                         tracing::warn!("{}", self.api.line_failure(status, &body).error.message);

@@ -190,7 +190,14 @@ impl BatchApi for OpenAiClient {
     fn reply(&self, request: &LlmRequest, body: &Value) -> Result<LlmResponse, LlmError> {
         let text = body.pointer("/choices/0/message/content").and_then(Value::as_str).unwrap_or_default();
         let usage = body.get("usage").filter(|u| !u.is_null()).map(|_| usage_of(body));
-        Ok(OpenAiClient::reply(self, request, text.to_string(), usage, finish_reason_of(body), &self.url("/chat/completions")))
+        Ok(OpenAiClient::reply(
+            self,
+            request,
+            text.to_string(),
+            usage,
+            finish_reason_of(body),
+            &self.url("/chat/completions"),
+        ))
     }
 
     fn max_tokens(&self) -> u32 {
