@@ -54,7 +54,7 @@ pub(super) async fn ask_baselines(
 }
 
 async fn ask(ctx: &RunContext, question: &Question, calls: Vec<BaselineCall>) {
-    let dataset = ctx.parts.data_of(&question).0.clone();
+    let dataset = ctx.parts.data_of(question).0.clone();
     for call in calls {
         let key = CallKey::for_baseline(question.id.clone(), call);
         let messages = ctx.parts.prompts.baseline(&dataset, question, call);
