@@ -300,3 +300,34 @@ async fn sweep_of_1000_questions_live_and_batched() {
         most_waiting
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn anthropic_message_batches_answer_a_run_and_an_expired_batch_is_sent_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let script =
+        |request: &common::mock_llm::Recorded, _| common::mock_llm::Reply::Text(layered_reply(request, 4, false));
+    let behaviour = Behaviour { expire_first: true, polls: 1, ..Behaviour::default() };
+    let mock = MockBatch::anthropic(behaviour, script).await;
+    let out = dir.path().join("anthropic");
+    let run = common::eval_dag(dir.path())
+        .current_dir(common::root())
+        .args(["run", "sample-data/fraud", "--headless", "--llm", "anthropic", "--model", "claude-sonnet-4-20250514"])
+        .args(["--base-url", &mock.root_url(), "--questions", "4", "--no-cache", "--batch", "--out"])
+        .arg(&out)
+        .env("ANTHROPIC_API_KEY", "k")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    assert_eq!(mock.live_calls(), 0, "no call went out live");
+    let (trace, state) = folded(&out);
+    let expired = trace
+        .records
+        .iter()
+        .any(|r| matches!(&r.event, EngineEvent::BatchEnded { status, .. } if status.label() == "expired"));
+    assert!(expired, "the first batch expired and its line went into the next");
+    assert_eq!(mock.submitted()[0], mock.submitted()[1], "the expired line was submitted again");
+    assert!(state.calls.values().all(|call| call.batch_id.is_some()), "every reply came from a batch");
+    assert!(state.questions.iter().all(|q| q.latest().unwrap().final_answer == Some(serde_json::json!(50_000))));
+    assert!(state.cost_usd > 0.0, "priced at the model's batch price");
+}
