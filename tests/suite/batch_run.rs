@@ -331,3 +331,22 @@ async fn anthropic_message_batches_answer_a_run_and_an_expired_batch_is_sent_aga
     assert!(state.questions.iter().all(|q| q.latest().unwrap().final_answer == Some(serde_json::json!(50_000))));
     assert!(state.cost_usd > 0.0, "priced at the model's batch price");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn max_cost_counts_a_call_waiting_in_a_batch_at_its_estimate() {
+    let dir = tempfile::tempdir().unwrap();
+    let script =
+        |request: &common::mock_llm::Recorded, _| common::mock_llm::Reply::Text(layered_reply(request, 3, false));
+    let mock = MockBatch::openai(Behaviour::default(), script).await;
+    let out = dir.path().join("budget");
+    // A waiting build counts its prompt and 4,096 tokens of reply at $0.30 per million: over $0.001.
+    let flags = ["--questions", "3", "--batch", "--max-cost", "0.001"];
+    let run = output(openai_run(dir.path(), &mock.base_url(), &out, &flags)).await;
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("budget: --max-cost $0.001"), "{stderr}");
+    let (_, state) = folded(&out);
+    let builds = state.batches.values().filter(|b| b.role == LlmRole::DagBuild).map(|b| b.calls.len()).sum::<usize>();
+    assert_eq!(builds, 1, "the first build's estimate leaves no room for the others");
+    assert!(state.cost_usd < 0.001, "spent ${}", state.cost_usd);
+}
