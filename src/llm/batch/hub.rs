@@ -38,6 +38,8 @@ struct Pending {
     api: Arc<dyn BatchApi>,
     request: LlmRequest,
     custom_id: String,
+    /// Bytes of its line in the batch's file (counted once, when it is queued).
+    bytes: usize,
     tries: u32,
     reply: oneshot::Sender<Result<LlmResponse, LlmError>>,
 }
@@ -186,7 +188,8 @@ impl BatchHub {
         custom_id: String,
     ) -> oneshot::Receiver<Result<LlmResponse, LlmError>> {
         let (reply, receiver) = oneshot::channel();
-        self.push(Pending { api, request, custom_id, tries: 0, reply });
+        let bytes = api.line(&custom_id, &request).to_string().len() + 1;
+        self.push(Pending { api, request, custom_id, bytes, tries: 0, reply });
         receiver
     }
 
@@ -297,13 +300,9 @@ fn over_limits(pending: &[Pending]) -> bool {
         let limits = call.api.limits();
         let at = (Arc::as_ptr(&call.api) as *const () as usize, call.request.key.role);
         let size = sizes.entry(at).or_default();
-        *size = (size.0 + 1, size.1 + line_bytes(call));
+        *size = (size.0 + 1, size.1 + call.bytes);
         size.0 >= limits.requests || size.1 >= limits.bytes
     })
-}
-
-fn line_bytes(call: &Pending) -> usize {
-    call.api.line(&call.custom_id, &call.request).to_string().len() + 1
 }
 
 /// `group` in batches within its provider's limits.
@@ -312,7 +311,7 @@ fn split(group: Vec<Pending>) -> Vec<Vec<Pending>> {
     let mut bytes = 0;
     for call in group {
         let limits = call.api.limits();
-        let size = line_bytes(&call);
+        let size = call.bytes;
         match batches.last_mut() {
             Some(batch) if batch.len() < limits.requests && bytes + size <= limits.bytes => batch.push(call),
             _ => {
@@ -497,7 +496,8 @@ mod tests {
         let request = LlmRequest { key, messages: vec![ChatMessage::user("build")], schema: None };
         let (reply, receiver) = oneshot::channel();
         let custom_id = format!("{question:0>64}");
-        (Pending { api: api.clone(), request, custom_id, tries: 0, reply }, receiver)
+        let bytes = api.line(&custom_id, &request).to_string().len() + 1;
+        (Pending { api: api.clone(), request, custom_id, bytes, tries: 0, reply }, receiver)
     }
 
     #[test]
