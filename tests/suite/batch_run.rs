@@ -339,8 +339,9 @@ async fn max_cost_counts_a_call_waiting_in_a_batch_at_its_estimate() {
         |request: &common::mock_llm::Recorded, _| common::mock_llm::Reply::Text(layered_reply(request, 3, false));
     let mock = MockBatch::openai(Behaviour::default(), script).await;
     let out = dir.path().join("budget");
-    // A waiting build counts its prompt and 4,096 tokens of reply at $0.30 per million: over $0.001.
-    let flags = ["--questions", "3", "--batch", "--max-cost", "0.001"];
+    // A waiting build counts its prompt and 4,096 tokens of reply at $0.30 per million: over
+    // $0.001. One slot: the loop after it checks the budget once the first build waits.
+    let flags = ["--questions", "3", "--batch", "--max-cost", "0.001", "--concurrency", "1"];
     let run = output(openai_run(dir.path(), &mock.base_url(), &out, &flags)).await;
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(1), "{stderr}");
