@@ -147,6 +147,17 @@ pub struct RunArgs {
     /// The response cache, the spending limits and the dry run.
     #[command(flatten)]
     pub harness: HarnessFlags,
+    /// Send every role's calls through its provider's batch API (OpenAI's
+    /// Batch API, Anthropic's Message Batches): half the price, each answer
+    /// within the provider's window (up to 24 hours) instead of at once — for
+    /// sweeps nobody watches live. `[llm] batch` or `[roles.<name>] batch` set
+    /// it per role. Refused (exit 2) when the server has no batch API.
+    #[arg(long)]
+    pub batch: bool,
+    /// With batches: send a batch at the latest this many seconds after its
+    /// first call (sooner once every running loop waits in one) [default: 10].
+    #[arg(long, value_name = "SECONDS", value_parser = parse_node_timeout)]
+    pub batch_window: Option<f64>,
 }
 
 impl RunArgs {

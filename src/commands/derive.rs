@@ -67,6 +67,7 @@ fn llm_config(args: &ReplayArgs, file: &Config) -> anyhow::Result<Option<RunConf
         review_concurrency: 0,
         metamorphic: false,
         repair: file.llm.repair.unwrap_or(DEFAULT_REPAIRS),
+        batch_window: crate::llm::DEFAULT_BATCH_WINDOW,
     };
     Ok(Some(config))
 }

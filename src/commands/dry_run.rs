@@ -63,6 +63,19 @@ struct Share {
     prompt: (u64, u64),
     completion: (u64, u64),
     cost: (f64, f64),
+    /// The same calls sent in the provider's batches, when it has a batch API.
+    batch_cost: Option<(f64, f64)>,
+}
+
+impl Share {
+    /// The cost, and the batch price beside it when there is one.
+    fn costs(&self) -> String {
+        let usd = |(low, high): (f64, f64)| format!("${low:.4}–${high:.4}");
+        match self.batch_cost {
+            Some(batch) => format!("{} (in batches {})", usd(self.cost), usd(batch)),
+            None => usd(self.cost),
+        }
+    }
 }
 
 /// What a dry run reads.
@@ -97,6 +110,10 @@ impl DryRun<'_> {
         let usage =
             TokenUsage { prompt_tokens: calls * tokens.0, completion_tokens: calls * tokens.1, ..Default::default() };
         let cost = served.cost_usd(usage);
+        if let Some(batched) = served.batch_cost_usd(usage) {
+            let batch = share.batch_cost.get_or_insert_default();
+            if high { batch.1 += batched } else { batch.0 += batched }
+        }
         let pick = |pair: &mut (u64, u64), n: u64| if high { pair.1 += n } else { pair.0 += n };
         pick(&mut share.calls, calls);
         pick(&mut share.prompt, usage.prompt_tokens);
@@ -159,7 +176,6 @@ impl DryRun<'_> {
             LAYERS.1
         );
         let range = |(low, high): (u64, u64)| format!("{low}–{high}");
-        let usd = |(low, high): (f64, f64)| format!("${low:.4}–${high:.4}");
         let mut total = Share::default();
         for (model, share) in &shares {
             say!(
@@ -167,7 +183,7 @@ impl DryRun<'_> {
                 range(share.calls),
                 range(share.prompt),
                 range(share.completion),
-                usd(share.cost)
+                share.costs()
             );
             for (sum, part) in [
                 (&mut total.calls, share.calls),
@@ -177,13 +193,17 @@ impl DryRun<'_> {
                 *sum = (sum.0 + part.0, sum.1 + part.1);
             }
             total.cost = (total.cost.0 + share.cost.0, total.cost.1 + share.cost.1);
+            if let Some(batch) = share.batch_cost {
+                let sum = total.batch_cost.get_or_insert_default();
+                *sum = (sum.0 + batch.0, sum.1 + batch.1);
+            }
         }
         say!(
             "total: calls {}, prompt tokens {}, completion tokens {}, cost {}",
             range(total.calls),
             range(total.prompt),
             range(total.completion),
-            usd(total.cost)
+            total.costs()
         );
         for line in budget_lines(self.budget, &total) {
             say!("{line}");

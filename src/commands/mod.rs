@@ -31,6 +31,7 @@ macro_rules! say {
 }
 
 mod baseline;
+mod batch;
 mod cache;
 mod compare;
 mod completions;

@@ -11,7 +11,9 @@ use crate::dag::DagExecutor;
 use crate::dataset::Dataset;
 use crate::domain::Question;
 use crate::domain::{ProviderKind, RoleModel, RoleModels, StructuredOutput};
-use crate::llm::{AnthropicClient, LlmClient, OfflineOptions, OfflinePlanner, OpenAiClient, RoleRouter};
+use crate::llm::{
+    AnthropicClient, BatchClient, BatchHub, LlmClient, OfflineOptions, OfflinePlanner, OpenAiClient, RoleRouter,
+};
 use crate::run::RunSettings;
 use crate::sandbox::{DataLimits, SandboxConfig, SandboxPool, available_memory};
 
@@ -27,18 +29,23 @@ pub fn build_llm(
     questions: Option<&[Question]>,
     offline: OfflineOptions,
 ) -> anyhow::Result<(Arc<dyn LlmClient>, RoleModels)> {
-    let mut built: Vec<(&RoleConfig, Arc<dyn LlmClient>)> = Vec::new();
+    let mut built: Vec<(&RoleConfig, Built)> = Vec::new();
     let mut roles = RoleModels::new();
+    let hub = config.roles.values().any(|role| role.batch).then(|| BatchHub::new(config.batch_window));
     let router = RoleRouter::new(|role| {
         let settings = config.role(role);
-        let client = match built.iter().find(|(other, _)| *other == settings) {
+        let (client, batched) = match built.iter().find(|(other, _)| *other == settings) {
             Some((_, client)) => client.clone(),
             None => {
-                let client = build_role_client(settings, config, seed, dataset, questions, offline)?;
+                let hub = hub.as_ref().filter(|_| settings.batch);
+                let client = build_role_client(settings, config, seed, dataset, questions, (offline, hub))?;
                 built.push((settings, client.clone()));
                 client
             }
         };
+        if let Some(batched) = batched {
+            batched.serve(role);
+        }
         let base_url = settings.base_url();
         roles.insert(role, RoleModel { provider: client.provider(), model: client.model().into(), base_url });
         anyhow::Ok(client)
@@ -46,23 +53,49 @@ pub fn build_llm(
     Ok((Arc::new(router), roles))
 }
 
+/// A role's client, and the same client as a batch client when its calls are batched.
+type Built = (Arc<dyn LlmClient>, Option<Arc<BatchClient>>);
+
 /// The client of one role's `settings`; the offline planner plans the run's
-/// `config.questions` (or the given `questions`).
+/// `config.questions` (or the given `questions`); with a `hub`, the calls
+/// of an HTTP provider go through its batch API.
 fn build_role_client(
     settings: &RoleConfig,
     config: &RunConfig,
     seed: u64,
     dataset: &Arc<Dataset>,
     questions: Option<&[Question]>,
-    offline: OfflineOptions,
-) -> anyhow::Result<Arc<dyn LlmClient>> {
+    (offline, hub): (OfflineOptions, Option<&BatchHub>),
+) -> anyhow::Result<Built> {
+    let batched = |client: BatchClient| -> Built {
+        let client = Arc::new(client);
+        (client.clone(), Some(client))
+    };
+    let live = |client: Arc<dyn LlmClient>| -> anyhow::Result<Built> { Ok((client, None)) };
     match (settings.provider, &settings.openai, &settings.anthropic, questions) {
-        (ProviderKind::Anthropic, _, Some(anthropic), _) => Ok(Arc::new(AnthropicClient::new(anthropic.clone())?)),
-        (ProviderKind::Openai, Some(openai), _, _) => Ok(Arc::new(OpenAiClient::new(openai.clone())?)),
-        (_, _, _, Some(questions)) => {
-            Ok(Arc::new(OfflinePlanner::for_questions(dataset.clone(), questions, seed, offline)?))
+        (ProviderKind::Anthropic, _, Some(anthropic), _) => {
+            let client = AnthropicClient::new(anthropic.clone())?;
+            match hub {
+                Some(hub) => Ok(batched(BatchClient::anthropic(client, hub))),
+                None => live(Arc::new(client)),
+            }
         }
-        _ => Ok(Arc::new(OfflinePlanner::new(dataset.clone(), config.questions as usize, seed, offline))),
+        (ProviderKind::Openai, Some(openai), _, _) => {
+            let client = OpenAiClient::new(openai.clone())?;
+            match hub {
+                Some(hub) => Ok(batched(BatchClient::openai(client, hub))),
+                None => live(Arc::new(client)),
+            }
+        }
+        _ if hub.is_some() => {
+            anyhow::bail!(
+                "--batch needs a provider with a batch API (openai or anthropic): the offline planner has none"
+            )
+        }
+        (_, _, _, Some(questions)) => {
+            live(Arc::new(OfflinePlanner::for_questions(dataset.clone(), questions, seed, offline)?))
+        }
+        _ => live(Arc::new(OfflinePlanner::new(dataset.clone(), config.questions as usize, seed, offline))),
     }
 }
 
@@ -117,6 +150,7 @@ pub fn recorded_run_llm(
         review_concurrency: settings.review_concurrency,
         metamorphic: false,
         repair: settings.repair.unwrap_or(crate::llm::DEFAULT_REPAIRS),
+        batch_window: crate::llm::DEFAULT_BATCH_WINDOW,
     };
     build_llm(&config, settings.seed, dataset, None, Default::default())
 }

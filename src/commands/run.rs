@@ -264,6 +264,9 @@ fn prepare(args: &RunArgs) -> anyhow::Result<Prepared> {
         // A continued run keeps who played each role, whatever the flags and the environment say.
         let played = &earlier.header.settings.roles;
         config.roles = file.recorded_role_configs(played, &crate::cli::RoleFlags::default(), None, env)?;
+        if args.batch {
+            config.roles.values_mut().for_each(|role| role.batch = true);
+        }
     }
     let mut data = load_data(args, &plan)?;
     if data.several.is_some() && config.role(LlmRole::DagBuild).provider == crate::domain::ProviderKind::Offline {
@@ -374,7 +377,12 @@ fn sandbox(run: &Prepared) -> anyhow::Result<(Arc<dyn DagExecutor>, BTreeMap<Str
 
 /// Run the `run` subcommand.
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let run = prepare(&args)?;
+    let mut run = prepare(&args)?;
+    let folded = run.plan.earlier.as_ref().map(super::recorded::fold_recorded).transpose()?;
+    if folded.as_ref().is_some_and(|(prior, _)| !super::batch::open_batches(prior).is_empty()) {
+        // A run that left batches in flight goes on batched: their results are fetched, never sent again.
+        run.config.roles.values_mut().for_each(|role| role.batch = true);
+    }
     let offline = crate::llm::OfflineOptions {
         clean_drafts: args.clean_drafts,
         delay: args.offline_delay.map_or(
@@ -393,6 +401,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         let plan = super::dry_run::DryRun { config, dataset, datasets, prompts, llm: llm.as_ref(), loops, budget };
         return plan.print(run.questions.as_deref());
     }
+    super::batch::probe(llm.as_ref())?;
     let cache = super::cache::with_cache(run.file.cache_path(&args.harness).as_deref(), config, &mut llm)?;
     let cache_warning = cache.as_ref().and_then(|cache| cache.warning());
     let out = &run.plan.out;
@@ -402,15 +411,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         None => None,
     };
     std::fs::create_dir_all(out).with_context(|| format!("cannot create output directory {}", out.display()))?;
-    let (settings, trace, prior) = match &run.plan.earlier {
-        Some(earlier) => {
+    let (settings, trace, prior) = match (&run.plan.earlier, folded) {
+        (Some(earlier), Some((prior, recorded))) => {
             let mut settings = earlier.header.settings.clone();
             settings.budget = continued_budget(settings.budget, run.budget);
-            let (prior, recorded) = super::recorded::fold_recorded(earlier)?;
             llm = Arc::new(recorded.with_fallback(llm));
             (settings, TraceWriter::append(&trace_path, earlier)?, Some(prior))
         }
-        None => {
+        _ => {
             let settings = new_settings(&args, &run, llm.as_ref(), roles);
             (settings.clone(), TraceWriter::create(&trace_path, &TraceHeader::new(settings))?, None)
         }
@@ -433,6 +441,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             }
         };
         let (executor, named) = sandbox(&run)?;
+        if let Some(prior) = &prior {
+            super::batch::adopt(llm.as_ref(), prior);
+        }
         let (prompts, grader) = (run.prompts.clone(), run.grader.clone());
         let parts = EngineParts { dataset: dataset.clone(), llm, executor, prompts, grader, metamorphic, named };
         let initial = prior.clone().unwrap_or_default();
@@ -514,6 +525,9 @@ fn close(
         let _ = writeln!(stderr, "warning: {warning}");
     }
     if let Some(line) = budget_line(state) {
+        let _ = writeln!(stderr, "{line}");
+    }
+    if let Some(line) = super::batch::in_flight_line(state, &resume_command(out)) {
         let _ = writeln!(stderr, "{line}");
     }
     if let Some(line) = crate::report::baselines_line(state) {

@@ -113,6 +113,8 @@ pub struct LlmSection {
     /// Repair exchanges per reply that cannot be read (0: none).
     #[serde(default, deserialize_with = "repair")]
     pub repair: Option<u32>,
+    /// Send every role's calls through its provider's batch API (`run --batch`).
+    pub batch: Option<bool>,
 }
 
 impl LlmSection {
@@ -127,6 +129,7 @@ impl LlmSection {
             max_tokens: self.max_tokens,
             json_mode: self.json_mode,
             structured: self.structured,
+            batch: self.batch,
         }
     }
 }
@@ -303,6 +306,9 @@ impl Config {
         if let Some(level) = args.structured_outputs() {
             roles.values_mut().for_each(|role| role.ask_structured(level));
         }
+        if args.batch {
+            roles.values_mut().for_each(|role| role.batch = true);
+        }
         Ok(RunConfig {
             roles,
             questions: args.questions.or(self.run.questions).unwrap_or(DEFAULT_QUESTIONS),
@@ -311,6 +317,7 @@ impl Config {
             review_concurrency: args.review_concurrency.or(self.run.review_concurrency).unwrap_or(0),
             metamorphic: args.metamorphic || self.run.metamorphic.unwrap_or(false),
             repair: args.repair.or(self.llm.repair).unwrap_or(crate::llm::DEFAULT_REPAIRS),
+            batch_window: args.batch_window.map_or(crate::llm::DEFAULT_BATCH_WINDOW, Duration::from_secs_f64),
         })
     }
 }
@@ -350,6 +357,8 @@ pub struct RunConfig {
     pub metamorphic: bool,
     /// Repair exchanges per unreadable reply (`--repair`, `[llm] repair`).
     pub repair: u32,
+    /// How long a batch stays open after its first call (`--batch-window`).
+    pub batch_window: Duration,
 }
 
 impl RunConfig {

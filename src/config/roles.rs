@@ -88,6 +88,8 @@ pub struct RoleSection {
     pub json_mode: Option<bool>,
     /// How replies that must be JSON objects are asked for: `schema`, `json` or `off`.
     pub structured: Option<StructuredOutput>,
+    /// Send the role's calls through its provider's batch API (`run --batch`).
+    pub batch: Option<bool>,
 }
 
 /// One role's resolved provider and its connection settings.
@@ -99,6 +101,8 @@ pub struct RoleConfig {
     pub openai: Option<OpenAiSettings>,
     /// Connection settings, for the anthropic provider.
     pub anthropic: Option<AnthropicSettings>,
+    /// The role's calls go through its provider's batch API (`run --batch`).
+    pub batch: bool,
 }
 
 impl RoleConfig {
@@ -256,11 +260,12 @@ impl Config {
         let key = env(&key_env).filter(|k| !k.is_empty());
         let resolved = self.resolve_role(role, &chosen, key.is_some(), &env);
         let provider = resolved.provider;
+        let batch = self.role_field(role, |s| s.batch).unwrap_or(false);
         match provider {
-            ProviderKind::Offline => return Ok(RoleConfig { provider, openai: None, anthropic: None }),
+            ProviderKind::Offline => return Ok(RoleConfig { provider, openai: None, anthropic: None, batch }),
             ProviderKind::Anthropic => {
                 let anthropic = self.anthropic_role(role, resolved, env)?;
-                return Ok(RoleConfig { provider, openai: None, anthropic: Some(anthropic) });
+                return Ok(RoleConfig { provider, openai: None, anthropic: Some(anthropic), batch });
             }
             ProviderKind::Openai => {}
         }
@@ -285,7 +290,7 @@ impl Config {
         settings.structured = self.structured(role);
         settings.temperature = self.role_field(role, |s| s.temperature);
         settings.max_tokens = self.role_field(role, |s| s.max_tokens);
-        Ok(RoleConfig { provider, openai: Some(settings), anthropic: None })
+        Ok(RoleConfig { provider, openai: Some(settings), anthropic: None, batch })
     }
 
     /// `role`'s anthropic settings, its server and model `resolved`; the key

@@ -252,6 +252,20 @@ fn structured_outputs_default_to_schema_per_role_and_the_flag_beats_the_file() {
 }
 
 #[test]
+fn batches_are_asked_per_role_or_for_every_role_and_the_window_by_flag() {
+    let key = |name: &str| (name == DEFAULT_API_KEY_ENV).then(|| "k".to_string());
+    let resolved = |file: &str, flags: &[&str]| parse(file).unwrap().resolve(&args(flags), key).unwrap();
+    let batched = |config: &RunConfig| LlmRole::ALL.into_iter().filter(|r| config.role(*r).batch).collect::<Vec<_>>();
+    assert!(batched(&resolved("", &[])).is_empty(), "live by default");
+    assert_eq!(batched(&resolved("[roles.critic]\nbatch = true\n", &[])), vec![LlmRole::LayerReview]);
+    assert_eq!(batched(&resolved("[llm]\nbatch = true\n", &[])).len(), LlmRole::ALL.len());
+    let flagged = resolved("", &["--batch", "--batch-window", "2.5"]);
+    assert_eq!((batched(&flagged).len(), flagged.batch_window), (LlmRole::ALL.len(), Duration::from_millis(2500)));
+    assert_eq!(resolved("", &[]).batch_window, crate::llm::DEFAULT_BATCH_WINDOW);
+    assert!(Cli::try_parse_from(["eval-dag", "run", "d", "--batch-window", "0"]).is_err(), "a window above 0");
+}
+
+#[test]
 fn local_base_urls_with_or_without_v1_and_slashes_reach_v1() {
     let base = |url: &str| Config::default().resolve(&args(&["--llm", "openai", "--base-url", url]), |_| None).unwrap();
     for url in ["http://host:11434", "http://host:11434/", "http://host:11434/v1", "http://host:11434/v1/"] {
@@ -335,7 +349,7 @@ fn each_role_falls_back_to_llm_field_by_field() {
     }
     assert_eq!(
         config.role(LlmRole::Judge),
-        &RoleConfig { provider: ProviderKind::Offline, openai: None, anthropic: None }
+        &RoleConfig { provider: ProviderKind::Offline, openai: None, anthropic: None, batch: false }
     );
 }
 

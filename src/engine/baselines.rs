@@ -10,7 +10,9 @@ use schemars::JsonSchema;
 use tokio::sync::Semaphore;
 
 use super::context::RunContext;
+use super::loop_slot::run_in_slot;
 use crate::domain::{BaselineCall, CallKey, Question, ReplySchema};
+use crate::llm::LoopGuard;
 use crate::prompts::baseline_answer;
 use crate::run::RunState;
 
@@ -39,20 +41,23 @@ pub(super) fn unasked(prior: Option<&RunState>, question: &Question) -> Vec<Base
     BaselineCall::ALL.into_iter().filter(|call| !replied.contains(call)).collect()
 }
 
-/// Ask `question`'s baseline `calls`, one loop slot held while they run.
+/// Ask `question`'s baseline `calls`, one loop slot held while they run
+/// (given up while they wait in a batch, counted there by `batching`).
 pub(super) async fn ask_baselines(
     ctx: Arc<RunContext>,
     slots: Arc<Semaphore>,
+    batching: Option<LoopGuard>,
     question: Question,
     calls: Vec<BaselineCall>,
 ) {
-    let Ok(_slot) = slots.acquire_owned().await else {
-        return;
-    };
-    let dataset = ctx.parts.data_of(&question).0.clone();
+    run_in_slot(slots, batching, ask(&ctx, &question, calls)).await;
+}
+
+async fn ask(ctx: &RunContext, question: &Question, calls: Vec<BaselineCall>) {
+    let dataset = ctx.parts.data_of(question).0.clone();
     for call in calls {
         let key = CallKey::for_baseline(question.id.clone(), call);
-        let messages = ctx.parts.prompts.baseline(&dataset, &question, call);
+        let messages = ctx.parts.prompts.baseline(&dataset, question, call);
         let schema = Some(ReplySchema::of::<BaselineReply>("baseline_answer"));
         let read = |reply: &str| baseline_answer(reply).ok_or_else(|| "the reply holds no answer".to_string());
         // A failed or refused call is recorded as such; the baseline then has no answer.

@@ -20,28 +20,29 @@ use tokio::sync::Semaphore;
 
 use super::context::RunContext;
 use super::critic::{Seed, run_attempt};
+use super::loop_slot::run_in_slot;
 use crate::domain::{AttemptAt, Consensus, DraftAnswer, ForkedFrom, Question};
 use crate::grade::{MatchOptions, match_values};
+use crate::llm::LoopGuard;
 use crate::run::{EngineEvent, Outcome};
 
 /// One draft to start: where, seeded and forked as a resumed run says.
 pub(super) type DraftStart = (AttemptAt, Seed, Option<ForkedFrom>);
 
 /// Run `starts` (drafts of `question`'s `epoch` not finished yet), each under
-/// one of `slots`, side by side; then record the consensus of all `drafts`.
+/// one of `slots` (and counted as running in the run's batches by its guard in
+/// `batching`), side by side; then record the consensus of all `drafts`.
 pub(super) async fn run_drafts(
-    ctx: Arc<RunContext>,
-    slots: Arc<Semaphore>,
+    (ctx, slots): (Arc<RunContext>, Arc<Semaphore>),
     question: Question,
-    epoch: u32,
-    drafts: u32,
+    (epoch, drafts): (u32, u32),
     starts: Vec<DraftStart>,
+    batching: Vec<Option<LoopGuard>>,
 ) {
-    let loops = starts.into_iter().map(|(at, seed, forked_from)| {
+    let loops = starts.into_iter().zip(batching).map(|((at, seed, forked_from), guard)| {
         let (ctx, slots, question) = (ctx.clone(), slots.clone(), &question);
         async move {
-            let Ok(_slot) = slots.acquire_owned().await else { return };
-            run_attempt(&ctx, question, at, seed, forked_from).await;
+            run_in_slot(slots, guard, async { run_attempt(&ctx, question, at, seed, forked_from).await }).await;
         }
     });
     futures::future::join_all(loops).await;

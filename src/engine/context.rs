@@ -115,8 +115,10 @@ impl RunContext {
         if self.budget.is_unlimited() {
             return None;
         }
+        // Calls waiting in a provider's batch count at their estimate until their replies are read.
+        let waiting = self.parts.llm.batch_hub().map_or(0.0, crate::llm::BatchHub::waiting_usd);
         let spend = self.emitter.with_state(|s| Spend {
-            run_usd: s.cost_usd,
+            run_usd: s.cost_usd + waiting,
             run_tokens: s.usage.total(),
             question_usd: question_id.and_then(|id| s.question(id)).map_or(0.0, |q| q.cost_usd),
         });
@@ -150,7 +152,7 @@ impl RunContext {
         let started = Instant::now();
         let request = LlmRequest { key: key.clone(), messages, schema };
         let unfinished = Unfinished { emitter: &self.emitter, call_id, key: Some(key.clone()), started };
-        let outcome = self.parts.llm.complete(&request, sink).await;
+        let outcome = super::loop_slot::without_slot(self.parts.llm.complete(&request, sink)).await;
         unfinished.defuse();
         let latency_ms = started.elapsed().as_millis() as u64;
         let (response, usage, error, retries) = match &outcome {
@@ -158,8 +160,9 @@ impl RunContext {
             Err(err) => (None, Default::default(), Some(err.message.clone()), err.retries),
         };
         let from_cache = outcome.as_ref().is_ok_and(|reply| reply.from_cache);
-        let (finish_reason, estimated) =
-            outcome.as_ref().map_or((None, false), |reply| (reply.finish_reason.clone(), reply.estimated));
+        let (finish_reason, estimated, batch_id) = outcome.as_ref().map_or((None, false, None), |reply| {
+            (reply.finish_reason.clone(), reply.estimated, reply.batch_id.clone())
+        });
         self.emitter.emit(EngineEvent::LlmCallFinished {
             call_id,
             key,
@@ -168,11 +171,11 @@ impl RunContext {
             latency_ms,
             error,
             retries,
-            cost_usd: served.cost_usd(usage),
+            cost_usd: batch_id.as_ref().and_then(|_| served.batch_cost_usd(usage)).unwrap_or(served.cost_usd(usage)),
             finish_reason,
             from_cache,
             estimated,
-            batch_id: None,
+            batch_id,
         });
         outcome
     }
@@ -240,5 +243,9 @@ impl LlmClient for RecordedLlm<'_> {
 
     fn for_role(&self, role: LlmRole) -> Option<&dyn LlmClient> {
         self.0.parts.llm.for_role(role)
+    }
+
+    fn batch_hub(&self) -> Option<&crate::llm::BatchHub> {
+        self.0.parts.llm.batch_hub()
     }
 }

@@ -20,6 +20,7 @@ mod context;
 mod critic;
 mod emitter;
 mod gate;
+mod loop_slot;
 pub mod metamorphic;
 mod node_run;
 mod orchestrator;

@@ -17,11 +17,12 @@ use super::context::{EngineParts, RunContext};
 use super::critic::{Seed, run_attempt};
 use super::emitter::Emitter;
 use super::gate::Gate;
+use super::loop_slot::run_in_slot;
 use super::node_run::run_node;
 use super::questions::generate_questions;
 use crate::domain::{AttemptAt, ForkedFrom, IterationAt};
 use crate::domain::{Question, QuestionId};
-use crate::llm::{DEFAULT_REPAIRS, Repairs};
+use crate::llm::{BatchHub, DEFAULT_REPAIRS, LoopGuard, Repairs};
 use crate::run::{Command, EngineEvent, HandEdit, Outcome, RunSettings, RunState};
 use crate::trace::TraceWriter;
 
@@ -102,22 +103,28 @@ impl Orchestrator {
         for (at, ..) in &starts {
             self.register(&question.id, at);
         }
+        let batching = starts.iter().map(|_| self.batching()).collect();
         let (ctx, slots) = (self.ctx.clone(), self.slots.clone());
-        self.tasks.spawn(run_drafts(ctx, slots, question, epoch, drafts, starts));
+        self.tasks.spawn(run_drafts((ctx, slots), question, (epoch, drafts), starts, batching));
+    }
+
+    /// A loop started now, counted as running in the run's batches (when its calls are batched).
+    fn batching(&self) -> Option<LoopGuard> {
+        self.ctx.parts.llm.batch_hub().map(BatchHub::loop_started)
     }
 
     fn spawn(&mut self, question: Question, at: AttemptAt, seed: Seed, forked_from: Option<ForkedFrom>) {
         self.register(&question.id, &at);
-        let (ctx, slots, drafts) = (self.ctx.clone(), self.slots.clone(), self.drafts);
+        let (ctx, slots, drafts, batching) = (self.ctx.clone(), self.slots.clone(), self.drafts, self.batching());
         self.tasks.spawn(async move {
-            let Ok(_slot) = slots.acquire_owned().await else {
-                return;
-            };
             let epoch = at.epoch;
-            run_attempt(&ctx, &question, at, seed, forked_from).await;
-            if drafts > 1 {
-                record_consensus(&ctx, &question, epoch, drafts);
-            }
+            let work = async {
+                run_attempt(&ctx, &question, at, seed, forked_from).await;
+                if drafts > 1 {
+                    record_consensus(&ctx, &question, epoch, drafts);
+                }
+            };
+            run_in_slot(slots, batching, work).await;
         });
     }
 
@@ -283,8 +290,8 @@ impl Orchestrator {
     fn spawn_baselines(&mut self, question: &Question, prior: Option<&RunState>) {
         let calls = unasked(prior, question);
         if !calls.is_empty() {
-            let (ctx, slots) = (self.ctx.clone(), self.slots.clone());
-            self.tasks.spawn(ask_baselines(ctx, slots, question.clone(), calls));
+            let (ctx, slots, batching) = (self.ctx.clone(), self.slots.clone(), self.batching());
+            self.tasks.spawn(ask_baselines(ctx, slots, batching, question.clone(), calls));
         }
     }
 
@@ -475,6 +482,16 @@ pub(super) fn context(
     let first_call_id = prior.calls.keys().max().map_or(1, |id| id + 1);
     let offset_ms = prior.now_ms;
     let emitter = Arc::new(Emitter::new(event_tx, trace, prior, offset_ms, first_call_id));
+    if let Some(hub) = parts.llm.batch_hub() {
+        // Batches submitted and ended are recorded with the calls' own events
+        // (while the run lasts: the hub does not keep its events' channel open).
+        let emitter = Arc::downgrade(&emitter);
+        hub.observe(Arc::new(move |event| {
+            if let Some(emitter) = emitter.upgrade() {
+                emitter.emit(event);
+            }
+        }));
+    }
     let repairs = Repairs::new(settings.repair.unwrap_or(DEFAULT_REPAIRS), parts.prompts.clone());
     let ctx = RunContext {
         parts,

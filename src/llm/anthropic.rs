@@ -151,7 +151,7 @@ pub fn normalise_anthropic_url(raw: &str) -> String {
 
 /// Token counts as the API reports them; later events update what they name.
 #[derive(Debug, Default)]
-struct Usage {
+pub(super) struct Usage {
     input: u64,
     cache_read: u64,
     cache_creation: u64,
@@ -161,7 +161,8 @@ struct Usage {
 }
 
 impl Usage {
-    fn update(&mut self, usage: &Value) {
+    /// Take the counts `usage` names.
+    pub(super) fn update(&mut self, usage: &Value) {
         let field = |name: &str| usage.get(name).and_then(Value::as_u64);
         self.reported |= ["input_tokens", "output_tokens"].into_iter().any(|name| field(name).is_some());
         self.input = field("input_tokens").unwrap_or(self.input);
@@ -195,8 +196,8 @@ const EPHEMERAL: &str = "ephemeral";
 /// The client. It remembers, per role, the head every user message of that
 /// role shared so far (the cached part of the next one).
 pub struct AnthropicClient {
-    http: reqwest::Client,
-    settings: AnthropicSettings,
+    pub(super) http: reqwest::Client,
+    pub(super) settings: AnthropicSettings,
     heads: Mutex<HashMap<LlmRole, String>>,
     interruptions: Interruptions,
     /// Schemas are still sent as forced tools (until a 400 refuses them).
@@ -235,7 +236,7 @@ impl AnthropicClient {
 
     /// The request body: system text in `system`, the first user message split
     /// into its cached static head and the rest.
-    fn body(&self, request: &LlmRequest) -> Value {
+    pub(super) fn body(&self, request: &LlmRequest) -> Value {
         let system: Vec<&str> =
             request.messages.iter().filter(|m| m.role == "system").map(|m| m.content.as_str()).collect();
         let mut head_marked = false;
@@ -279,7 +280,7 @@ impl AnthropicClient {
     }
 
     /// `body` with the forced tool of `request`'s schema, while tools are sent.
-    fn with_tool(&self, request: &LlmRequest, body: &Value) -> (Value, bool) {
+    pub(super) fn with_tool(&self, request: &LlmRequest, body: &Value) -> (Value, bool) {
         let mut body = body.clone();
         let Some(schema) = request.schema.as_ref().filter(|_| self.tools.load(Ordering::Relaxed)) else {
             return (body, false);
@@ -295,12 +296,8 @@ impl AnthropicClient {
     async fn attempt(&self, request: &LlmRequest, body: &Value, sink: &DeltaSink) -> Result<LlmResponse, Failure> {
         let url = format!("{}/v1/messages", self.settings.base_url);
         let (body, tool_sent) = self.with_tool(request, body);
-        let mut call =
-            self.http.post(&url).timeout(self.settings.timeout).header("anthropic-version", API_VERSION).json(&body);
-        if let Some(key) = &self.settings.api_key {
-            call = call.header("x-api-key", key);
-        }
-        let response = call.send().await.map_err(|e| send_failure(&e, &url, self.settings.timeout))?;
+        let call = self.http.post(&url).timeout(self.settings.timeout).json(&body);
+        let response = self.signed(call).send().await.map_err(|e| send_failure(&e, &url, self.settings.timeout))?;
         let status = response.status();
         if !status.is_success() {
             let after = retry_after(response.headers());
@@ -343,9 +340,18 @@ impl AnthropicClient {
         Err(cut_off())
     }
 
+    /// `request` with the API version and the key.
+    pub(super) fn signed(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        let request = request.header("anthropic-version", API_VERSION);
+        match &self.settings.api_key {
+            Some(key) => request.header("x-api-key", key),
+            None => request,
+        }
+    }
+
     /// The reply of a finished attempt; without usage from the server, its
     /// tokens are counted here.
-    fn reply(&self, request: &LlmRequest, text: String, usage: &Usage, reason: FinishReason) -> LlmResponse {
+    pub(super) fn reply(&self, request: &LlmRequest, text: String, usage: &Usage, reason: FinishReason) -> LlmResponse {
         if reason == FinishReason::Length {
             tracing::warn!(
                 "an answer of {} stopped at max_tokens = {}: raise [llm] max_tokens",
@@ -358,10 +364,25 @@ impl AnthropicClient {
         } else {
             (count_locally(&self.settings.model, &request.messages, &text), true)
         };
-        LlmResponse { text, usage, retries: 0, finish_reason: Some(reason), estimated, from_cache: false }
+        LlmResponse {
+            text,
+            usage,
+            retries: 0,
+            finish_reason: Some(reason),
+            estimated,
+            from_cache: false,
+            batch_id: None,
+        }
     }
 
-    fn classify(&self, status: u16, body: &str, after: Option<Duration>, url: &str, tool_sent: bool) -> Failure {
+    pub(super) fn classify(
+        &self,
+        status: u16,
+        body: &str,
+        after: Option<Duration>,
+        url: &str,
+        tool_sent: bool,
+    ) -> Failure {
         let detail = error_detail(body);
         let key_env = &self.settings.api_key_env;
         if status == 400 && tool_sent && body.contains("tool") {
@@ -435,6 +456,10 @@ impl LlmClient for AnthropicClient {
 
     fn cost_usd(&self, usage: TokenUsage) -> f64 {
         price::cost_usd(&self.settings.model, PRICES, &self.settings.prices, usage)
+    }
+
+    fn batch_cost_usd(&self, usage: TokenUsage) -> Option<f64> {
+        Some(price::batch_cost_usd(&self.settings.model, PRICES, &self.settings.prices, usage))
     }
 }
 

@@ -142,6 +142,10 @@ impl LlmClient for CachedClient {
     fn for_role(&self, role: LlmRole) -> Option<&dyn LlmClient> {
         self.inner.for_role(role)
     }
+
+    fn batch_hub(&self) -> Option<&super::BatchHub> {
+        self.inner.batch_hub()
+    }
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 
-use crate::domain::Provider;
+use crate::domain::{BatchId, Provider};
 use crate::domain::{CallKey, ChatMessage, FinishReason, LlmRole, ReplySchema, TokenUsage};
 
 /// What a running call reports before it ends.
@@ -62,6 +62,8 @@ pub struct LlmResponse {
     pub finish_reason: Option<FinishReason>,
     /// `usage` was counted locally because the server sent none.
     pub estimated: bool,
+    /// The provider's batch the reply was read from (`run --batch`).
+    pub batch_id: Option<BatchId>,
 }
 
 /// Why a call failed for good.
@@ -126,11 +128,24 @@ pub trait LlmClient: Send + Sync {
         0.0
     }
 
+    /// The cost of `usage` in the provider's batch API, when it has one
+    /// (`run --batch`; the dry run shows it beside the live price).
+    fn batch_cost_usd(&self, usage: TokenUsage) -> Option<f64> {
+        let _ = usage;
+        None
+    }
+
     /// The client that serves calls of `role`, when it is not this one (a
     /// client routing by role, [`super::RoleRouter`]): the provider and model
     /// a call records, and the prices its cost is reckoned with, are that client's.
     fn for_role(&self, role: LlmRole) -> Option<&dyn LlmClient> {
         let _ = role;
+        None
+    }
+
+    /// The run's batches, when some of its calls go through a provider's
+    /// batch API (`run --batch`): the engine counts its critic loops there.
+    fn batch_hub(&self) -> Option<&super::BatchHub> {
         None
     }
 }

@@ -36,6 +36,7 @@
 //! `drafts.rs`); replay of recorded responses
 
 mod anthropic;
+mod batch;
 mod cache;
 mod cache_store;
 mod client;
@@ -53,6 +54,7 @@ pub use anthropic::{
     ANTHROPIC_API_KEY_ENV, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, AnthropicClient, AnthropicSettings,
     normalise_anthropic_url,
 };
+pub use batch::{BatchClient, BatchHub, DEFAULT_WINDOW as DEFAULT_BATCH_WINDOW, LoopGuard, MAX_LINE_TRIES};
 pub use cache::{CacheScope, CachedClient};
 pub use cache_store::{CacheFileError, CacheStats, ModelStats, ResponseCache};
 pub use client::{

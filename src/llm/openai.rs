@@ -135,18 +135,19 @@ pub fn normalise_base_url(raw: &str) -> String {
 
 /// Which optional fields one request carried.
 #[derive(Debug, Clone, Copy, Default)]
-struct Sent {
+pub(super) struct Sent {
     /// The form of `response_format`, when one was sent.
-    response_format: Option<ReplyFormat>,
-    stream_options: bool,
+    pub response_format: Option<ReplyFormat>,
+    /// Whether `stream_options` was sent.
+    pub stream_options: bool,
 }
 
 /// The HTTP client. What a server refused (a `response_format` form,
 /// `stream_options`) is remembered for the client's life, which is the run's.
 pub struct OpenAiClient {
-    http: reqwest::Client,
-    settings: OpenAiSettings,
-    formats: ReplyFormats,
+    pub(super) http: reqwest::Client,
+    pub(super) settings: OpenAiSettings,
+    pub(super) formats: ReplyFormats,
     stream_options: AtomicBool,
     usage_missing_told: AtomicBool,
     interruptions: Interruptions,
@@ -168,7 +169,7 @@ impl OpenAiClient {
     }
 
     /// The request body and which optional fields it carries.
-    fn body(&self, request: &LlmRequest) -> (Value, Sent) {
+    pub(super) fn body(&self, request: &LlmRequest) -> (Value, Sent) {
         let mut body = json!({
             "model": self.settings.model,
             "messages": request.messages,
@@ -252,7 +253,7 @@ impl OpenAiClient {
 
     /// The reply of a finished attempt; without usage from the server, its
     /// tokens are counted here (said once per run in the log).
-    fn reply(
+    pub(super) fn reply(
         &self,
         request: &LlmRequest,
         text: String,
@@ -269,7 +270,7 @@ impl OpenAiClient {
                 (count_locally(&self.settings.model, &request.messages, &text), true)
             }
         };
-        LlmResponse { text, usage, retries: 0, finish_reason, estimated, from_cache: false }
+        LlmResponse { text, usage, retries: 0, finish_reason, estimated, from_cache: false, batch_id: None }
     }
 
     /// Ask again at once without what a 400 (or 422: `status`) from `url` named among what was
@@ -294,7 +295,7 @@ impl OpenAiClient {
         Some(Failure { error: LlmError::new(LlmErrorKind::BadRequest, message), next: Next::Without })
     }
 
-    fn classify(&self, status: u16, body: &str, after: Option<Duration>, sent: Sent, url: &str) -> Failure {
+    pub(super) fn classify(&self, status: u16, body: &str, after: Option<Duration>, sent: Sent, url: &str) -> Failure {
         let lower = body.to_ascii_lowercase();
         let detail = error_detail(body);
         // A refusal is a 400 or 422, or a 500 that is a validation error (llama-cpp-python's
@@ -330,11 +331,12 @@ impl OpenAiClient {
 }
 
 /// The first choice's `finish_reason`, when set.
-fn finish_reason_of(value: &Value) -> Option<FinishReason> {
+pub(super) fn finish_reason_of(value: &Value) -> Option<FinishReason> {
     value.pointer("/choices/0/finish_reason").and_then(Value::as_str).map(|r| FinishReason::from(r.to_string()))
 }
 
-fn usage_of(value: &Value) -> TokenUsage {
+/// The token usage of a chat completion (or of a stream's last chunk).
+pub(super) fn usage_of(value: &Value) -> TokenUsage {
     TokenUsage {
         prompt_tokens: value.pointer("/usage/prompt_tokens").and_then(Value::as_u64).unwrap_or(0),
         completion_tokens: value.pointer("/usage/completion_tokens").and_then(Value::as_u64).unwrap_or(0),
@@ -363,5 +365,9 @@ impl LlmClient for OpenAiClient {
 
     fn cost_usd(&self, usage: TokenUsage) -> f64 {
         price::cost_usd(&self.settings.model, PRICES, &self.settings.prices, usage)
+    }
+
+    fn batch_cost_usd(&self, usage: TokenUsage) -> Option<f64> {
+        Some(price::batch_cost_usd(&self.settings.model, PRICES, &self.settings.prices, usage))
     }
 }

@@ -104,15 +104,10 @@ fn non_negative<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<f64
     }
 }
 
-/// The cost of `usage` by `model`, priced by the longest name among
-/// `built_in` and `configured` that is `model` or a prefix of it followed by
-/// `-` or `:`; on a tie the configured price wins. Unknown models cost 0.
-pub(super) fn cost_usd(
-    model: &str,
-    built_in: &[(&str, ModelPrice)],
-    configured: &[(String, ModelPrice)],
-    usage: TokenUsage,
-) -> f64 {
+/// The price of `model`: the longest name among `built_in` and `configured`
+/// that is `model` or a prefix of it followed by `-` or `:`; on a tie the
+/// configured price wins. Unknown models have none.
+fn lookup(model: &str, built_in: &[(&str, ModelPrice)], configured: &[(String, ModelPrice)]) -> Option<ModelPrice> {
     let built_in = built_in.iter().map(|(name, price)| (*name, price));
     let configured = configured.iter().map(|(name, price)| (name.as_str(), price));
     built_in
@@ -121,7 +116,27 @@ pub(super) fn cost_usd(
             model == *name || model.starts_with(&format!("{name}-")) || model.starts_with(&format!("{name}:"))
         })
         .max_by_key(|(name, _)| name.len())
-        .map_or(0.0, |(_, price)| price.cost_usd(usage))
+        .map(|(_, price)| *price)
+}
+
+/// The cost of `usage` by `model`, priced as [`lookup`] finds it (unknown models cost 0).
+pub(super) fn cost_usd(
+    model: &str,
+    built_in: &[(&str, ModelPrice)],
+    configured: &[(String, ModelPrice)],
+    usage: TokenUsage,
+) -> f64 {
+    lookup(model, built_in, configured).map_or(0.0, |price| price.cost_usd(usage))
+}
+
+/// The cost of `usage` by `model` in a provider's batch: [`ModelPrice::batched`].
+pub(super) fn batch_cost_usd(
+    model: &str,
+    built_in: &[(&str, ModelPrice)],
+    configured: &[(String, ModelPrice)],
+    usage: TokenUsage,
+) -> f64 {
+    lookup(model, built_in, configured).map_or(0.0, |price| price.batched().cost_usd(usage))
 }
 
 #[cfg(test)]

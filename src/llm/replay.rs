@@ -108,4 +108,8 @@ impl LlmClient for ReplayClient {
     fn for_role(&self, role: LlmRole) -> Option<&dyn LlmClient> {
         self.fallback.as_deref().map(|f| super::serving(f, role))
     }
+
+    fn batch_hub(&self) -> Option<&super::BatchHub> {
+        self.fallback.as_deref().and_then(LlmClient::batch_hub)
+    }
 }

@@ -50,6 +50,10 @@ impl LlmClient for RoleRouter {
     fn for_role(&self, role: LlmRole) -> Option<&dyn LlmClient> {
         Some(self.client(role))
     }
+
+    fn batch_hub(&self) -> Option<&super::BatchHub> {
+        self.clients.values().find_map(|client| client.batch_hub())
+    }
 }
 
 #[cfg(test)]

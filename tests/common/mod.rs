@@ -110,6 +110,7 @@ pub fn schema_errors(results: &serde_json::Value) -> Vec<String> {
 
 pub mod dags;
 pub mod mock_anthropic;
+pub mod mock_batch;
 pub mod mock_llm;
 pub mod mutate;
 pub mod otlp;

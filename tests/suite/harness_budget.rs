@@ -104,8 +104,13 @@ async fn a_dry_run_calls_nobody_and_its_range_holds_the_real_runs_count() {
     assert!(low <= calls && calls <= high, "the real run's {calls} calls are within {low}–{high}");
     let usd = |text: &str| text.trim_start_matches('$').parse::<f64>().unwrap();
     let line = stdout.lines().find(|l| l.starts_with("total:")).unwrap();
-    let (cost_low, cost_high) = line.rsplit("cost ").next().unwrap().split_once('–').unwrap();
+    let (live, batched) = line.rsplit("cost ").next().unwrap().split_once(" (in batches ").unwrap();
+    let (cost_low, cost_high) = live.split_once('–').unwrap();
     assert!(usd(cost_low) > 0.0 && usd(cost_low) < usd(cost_high), "priced as gpt-4o-mini: {line}");
+    let (batch_low, batch_high) = batched.trim_end_matches(')').split_once('–').unwrap();
+    let halves =
+        (usd(batch_low) - usd(cost_low) / 2.0).abs() < 1e-4 && (usd(batch_high) - usd(cost_high) / 2.0).abs() < 1e-4;
+    assert!(halves, "the batch price beside the live one is half of it: {line}");
 }
 
 #[tokio::test(flavor = "multi_thread")]

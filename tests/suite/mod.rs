@@ -2,6 +2,7 @@
 
 mod anthropic;
 mod architecture;
+mod batch_run;
 mod benchmark_import;
 mod benchmark_infiagent_run;
 mod benchmark_lift;

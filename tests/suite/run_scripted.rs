@@ -16,7 +16,7 @@ use eval_dag::run::{EngineEvent, Outcome, RunState, Stage};
 use eval_dag::trace::Trace;
 use serde_json::{Value, json};
 
-fn script(faults: Arc<AtomicUsize>) -> impl Fn(&Recorded, usize) -> Reply + Send + Sync + 'static {
+pub(crate) fn script(faults: Arc<AtomicUsize>) -> impl Fn(&Recorded, usize) -> Reply + Send + Sync + 'static {
     let top = expected_top_category();
     move |request, index| {
         let prompt = request.prompt();

@@ -1,0 +1,539 @@
+//! The run's batches: the open batch calls wait in, when it is sent, the
+//! batches in flight polled to their end, and their replies handed back.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use tokio::sync::{Notify, oneshot, watch};
+use tokio::time::Instant;
+
+use super::{BatchApi, LineOutcome, MAX_LINE_TRIES, Polled};
+use crate::domain::{BatchId, BatchStatus, CallKey, LlmRole, QuestionId};
+use crate::llm::http::{Failure, Next};
+use crate::llm::{LlmError, LlmErrorKind, LlmRequest, LlmResponse};
+use crate::run::EngineEvent;
+
+/// The first wait between polls of a batch; it doubles up to [`LONGEST_POLL`].
+const FIRST_POLL: Duration = Duration::from_millis(500);
+/// The longest wait between polls of a batch.
+const LONGEST_POLL: Duration = Duration::from_secs(60);
+/// Failed polls in a row before a batch's calls fail.
+const POLL_FAILURES: u32 = 8;
+/// How long a batch that every running loop waits in stays open for the
+/// calls those loops make at the same moment (a DAG's layer reviews).
+const SETTLE: Duration = Duration::from_millis(50);
+
+/// Receives `batch_submitted` and `batch_ended` (the engine's emitter).
+pub type Observer = Arc<dyn Fn(EngineEvent) + Send + Sync>;
+
+/// A critic loop, as the calls it makes name it; `None` for run-wide calls.
+type LoopId = Option<(QuestionId, u32, u32, u32)>;
+
+/// The replies of an adopted batch's lines once it ended, by `custom_id`.
+type Adopted = watch::Receiver<Option<Arc<HashMap<String, LineOutcome>>>>;
+
+/// A call waiting for its batch to be sent.
+struct Pending {
+    api: Arc<dyn BatchApi>,
+    request: LlmRequest,
+    custom_id: String,
+    /// Bytes of its line in the batch's file (counted once, when it is queued).
+    bytes: usize,
+    tries: u32,
+    reply: oneshot::Sender<Result<LlmResponse, LlmError>>,
+}
+
+#[derive(Default)]
+struct State {
+    /// Critic loops started and not ended.
+    loops: usize,
+    /// Calls waiting in batches (open or in flight), per loop.
+    waiting: HashMap<LoopId, usize>,
+    /// What the calls waiting in batches will cost at most, USD.
+    waiting_usd: f64,
+    /// The open batch.
+    pending: Vec<Pending>,
+    /// When the open batch got its first call.
+    opened: Option<Instant>,
+    /// Calls of batches adopted on resume, by `custom_id`.
+    adopted: HashMap<String, (BatchId, Adopted)>,
+    flusher: bool,
+}
+
+struct Inner {
+    window: Duration,
+    state: Mutex<State>,
+    wake: Notify,
+    observer: Mutex<Option<Observer>>,
+    apis: Mutex<BTreeMap<LlmRole, Arc<dyn BatchApi>>>,
+}
+
+/// The batches of one run, shared by its batch clients and the engine.
+#[derive(Clone)]
+pub struct BatchHub {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for BatchHub {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BatchHub").field("window", &self.inner.window).finish()
+    }
+}
+
+/// A critic loop counted as running until it is dropped.
+pub struct LoopGuard(BatchHub);
+
+impl Drop for LoopGuard {
+    fn drop(&mut self) {
+        self.0.lock().loops -= 1;
+        self.0.inner.wake.notify_one();
+    }
+}
+
+/// A call counted as waiting in a batch (at its estimated cost) until it is dropped.
+pub(super) struct Waiting(BatchHub, LoopId, f64);
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        let mut state = self.0.lock();
+        state.waiting_usd -= self.2;
+        if let Some(count) = state.waiting.get_mut(&self.1) {
+            *count -= 1;
+            if *count == 0 {
+                state.waiting.remove(&self.1);
+            }
+        }
+    }
+}
+
+impl BatchHub {
+    /// A hub sending each batch at the latest `window` after its first call.
+    pub fn new(window: Duration) -> Self {
+        let inner = Inner {
+            window,
+            state: Mutex::new(State::default()),
+            wake: Notify::new(),
+            observer: Mutex::new(None),
+            apis: Mutex::new(BTreeMap::new()),
+        };
+        Self { inner: Arc::new(inner) }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.inner.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Report batches submitted and ended to `observer`.
+    pub fn observe(&self, observer: Observer) {
+        *self.inner.observer.lock().unwrap_or_else(PoisonError::into_inner) = Some(observer);
+    }
+
+    fn emit(&self, event: EngineEvent) {
+        let observer = self.inner.observer.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        if let Some(observer) = observer {
+            observer(event);
+        }
+    }
+
+    /// Count a critic loop as running until the guard is dropped: take it
+    /// when the loop is started, before it waits for a loop slot.
+    pub fn loop_started(&self) -> LoopGuard {
+        self.lock().loops += 1;
+        LoopGuard(self.clone())
+    }
+
+    pub(super) fn register(&self, role: LlmRole, api: Arc<dyn BatchApi>) {
+        self.inner.apis.lock().unwrap_or_else(PoisonError::into_inner).insert(role, api);
+    }
+
+    /// Ask every server the run batches with whether it has a batch API: the
+    /// first that has none, in one line.
+    pub async fn probe(&self) -> Result<(), String> {
+        let mut apis: Vec<Arc<dyn BatchApi>> = Vec::new();
+        for api in self.inner.apis.lock().unwrap_or_else(PoisonError::into_inner).values() {
+            if !apis.iter().any(|seen| Arc::ptr_eq(seen, api)) {
+                apis.push(api.clone());
+            }
+        }
+        for api in apis {
+            api.probe().await?;
+        }
+        Ok(())
+    }
+
+    /// Count the call `key` as waiting in a batch, at `estimate` USD, until the guard is dropped.
+    pub(super) fn waiting(&self, key: &CallKey, estimate: f64) -> Waiting {
+        let id = key.question_id.clone().map(|q| (q, key.epoch, key.draft, key.attempt));
+        {
+            let mut state = self.lock();
+            *state.waiting.entry(id.clone()).or_default() += 1;
+            state.waiting_usd += estimate;
+        }
+        self.inner.wake.notify_one();
+        Waiting(self.clone(), id, estimate)
+    }
+
+    /// What the calls waiting in batches now will cost at most (`--max-cost`
+    /// counts them at it until their replies are read).
+    pub fn waiting_usd(&self) -> f64 {
+        self.lock().waiting_usd.max(0.0)
+    }
+
+    /// Put `request` into the open batch; the receiver gets its reply.
+    pub(super) fn enqueue(
+        &self,
+        api: Arc<dyn BatchApi>,
+        request: LlmRequest,
+        custom_id: String,
+    ) -> oneshot::Receiver<Result<LlmResponse, LlmError>> {
+        let (reply, receiver) = oneshot::channel();
+        let bytes = api.line(&custom_id, &request).to_string().len() + 1;
+        self.push(Pending { api, request, custom_id, bytes, tries: 0, reply });
+        receiver
+    }
+
+    fn push(&self, call: Pending) {
+        let start = {
+            let mut state = self.lock();
+            state.opened.get_or_insert_with(Instant::now);
+            state.pending.push(call);
+            !std::mem::replace(&mut state.flusher, true)
+        };
+        if start {
+            tokio::spawn(flusher(self.clone()));
+        }
+        self.inner.wake.notify_one();
+    }
+
+    /// Fetch the results of batch `batch_id` of `role`, submitted by an
+    /// earlier process with the calls `keys`, without submitting them again.
+    /// False when no batch client serves `role`.
+    pub fn adopt(&self, batch_id: BatchId, role: LlmRole, keys: &[CallKey]) -> bool {
+        let Some(api) = self.inner.apis.lock().unwrap_or_else(PoisonError::into_inner).get(&role).cloned() else {
+            return false;
+        };
+        let (sender, receiver) = watch::channel(None);
+        {
+            let mut state = self.lock();
+            for key in keys {
+                state.adopted.insert(crate::domain::custom_id(key), (batch_id.clone(), receiver.clone()));
+            }
+        }
+        let hub = self.clone();
+        tokio::spawn(async move {
+            let (status, outcomes) = match follow(api.as_ref(), &batch_id).await {
+                Ok(ended) => ended,
+                Err(error) => {
+                    tracing::warn!("batch {batch_id} could not be read: {}", error.message);
+                    (BatchStatus::Failed, HashMap::new())
+                }
+            };
+            let succeeded = outcomes.values().filter(|o| matches!(o, LineOutcome::Reply(_))).count();
+            let failed = outcomes.values().filter(|o| matches!(o, LineOutcome::Failed(..))).count();
+            let _ = sender.send(Some(Arc::new(outcomes)));
+            hub.emit(EngineEvent::BatchEnded { batch_id, status, succeeded, failed });
+        });
+        true
+    }
+
+    /// The outcome of the call `custom_id` in a batch adopted on resume, once
+    /// that batch ended; `None` when it is in no adopted batch.
+    pub(super) async fn adopted(&self, custom_id: &str) -> Option<(BatchId, LineOutcome)> {
+        let (batch_id, mut receiver) = self.lock().adopted.remove(custom_id)?;
+        let ended = receiver.wait_for(Option::is_some).await.ok()?.clone()?;
+        Some((batch_id, ended.get(custom_id).cloned().unwrap_or(LineOutcome::Unprocessed)))
+    }
+
+    /// Whether the open batch is to be sent now, else until when it may wait.
+    fn due(&self) -> Result<bool, Option<Instant>> {
+        let mut state = self.lock();
+        state.pending.retain(|call| !call.reply.is_closed());
+        let Some(opened) = state.opened.filter(|_| !state.pending.is_empty()) else {
+            state.opened = None;
+            return Err(None);
+        };
+        let deadline = opened + self.inner.window;
+        let everyone_waits = state.waiting.len() >= state.loops;
+        if everyone_waits || Instant::now() >= deadline || over_limits(&state.pending) {
+            return Ok(everyone_waits);
+        }
+        Err(Some(deadline))
+    }
+
+    /// Take the open batch, grouped by client and role (each group split at the provider's limits).
+    fn take(&self) -> Vec<Vec<Pending>> {
+        let pending = {
+            let mut state = self.lock();
+            state.opened = None;
+            std::mem::take(&mut state.pending)
+        };
+        let mut groups: Vec<Vec<Pending>> = Vec::new();
+        for call in pending {
+            let same = |group: &&mut Vec<Pending>| {
+                Arc::ptr_eq(&group[0].api, &call.api) && group[0].request.key.role == call.request.key.role
+            };
+            match groups.iter_mut().find(same) {
+                Some(group) => group.push(call),
+                None => groups.push(vec![call]),
+            }
+        }
+        groups.into_iter().flat_map(split).collect()
+    }
+
+    /// Put `call` into the next batch after `error`, or answer it with `error` after its last try.
+    fn retry(&self, mut call: Pending, error: LlmError) {
+        call.tries += 1;
+        if call.tries >= MAX_LINE_TRIES {
+            let _ = call.reply.send(Err(error));
+        } else {
+            tracing::warn!("a batched call goes into the next batch: {}", error.message);
+            self.push(call);
+        }
+    }
+}
+
+/// Whether a group of `pending` is past its provider's limits.
+fn over_limits(pending: &[Pending]) -> bool {
+    let mut sizes: HashMap<(usize, LlmRole), (usize, usize)> = HashMap::new();
+    pending.iter().any(|call| {
+        let limits = call.api.limits();
+        let at = (Arc::as_ptr(&call.api) as *const () as usize, call.request.key.role);
+        let size = sizes.entry(at).or_default();
+        *size = (size.0 + 1, size.1 + call.bytes);
+        size.0 >= limits.requests || size.1 >= limits.bytes
+    })
+}
+
+/// `group` in batches within its provider's limits.
+fn split(group: Vec<Pending>) -> Vec<Vec<Pending>> {
+    let mut batches: Vec<Vec<Pending>> = Vec::new();
+    let mut bytes = 0;
+    for call in group {
+        let limits = call.api.limits();
+        let size = call.bytes;
+        match batches.last_mut() {
+            Some(batch) if batch.len() < limits.requests && bytes + size <= limits.bytes => batch.push(call),
+            _ => {
+                bytes = 0;
+                batches.push(vec![call]);
+            }
+        }
+        bytes += size;
+    }
+    batches
+}
+
+/// Send the open batch whenever it is due, for the hub's life.
+async fn flusher(hub: BatchHub) {
+    loop {
+        match hub.due() {
+            Err(None) => hub.inner.wake.notified().await,
+            Err(Some(deadline)) => {
+                tokio::select! {
+                    () = hub.inner.wake.notified() => {}
+                    () = tokio::time::sleep_until(deadline) => {}
+                }
+            }
+            Ok(everyone_waits) => {
+                if everyone_waits {
+                    tokio::time::sleep(SETTLE).await;
+                }
+                for batch in hub.take() {
+                    tokio::spawn(run_batch(hub.clone(), batch));
+                }
+            }
+        }
+    }
+}
+
+/// Submit `calls` as one batch, follow it to its end and hand back each line's reply.
+async fn run_batch(hub: BatchHub, calls: Vec<Pending>) {
+    let Some(first) = calls.first() else { return };
+    let (api, role) = (first.api.clone(), first.request.key.role);
+    let lines: Vec<_> = calls.iter().map(|call| api.line(&call.custom_id, &call.request)).collect();
+    let batch_id = match api.submit(&lines).await {
+        Ok(batch_id) => batch_id,
+        Err(error) => {
+            tracing::warn!("a batch of {} calls was not submitted: {}", calls.len(), error.message);
+            calls.into_iter().for_each(|call| drop(call.reply.send(Err(error.clone()))));
+            return;
+        }
+    };
+    let keys = calls.iter().map(|call| call.request.key.clone()).collect();
+    hub.emit(EngineEvent::BatchSubmitted { batch_id: batch_id.clone(), provider: api.provider(), role, calls: keys });
+    let (status, mut outcomes) = match follow(api.as_ref(), &batch_id).await {
+        Ok(ended) => ended,
+        Err(error) => {
+            let failed = calls.len();
+            calls.into_iter().for_each(|call| drop(call.reply.send(Err(error.clone()))));
+            hub.emit(EngineEvent::BatchEnded { batch_id, status: BatchStatus::Failed, succeeded: 0, failed });
+            return;
+        }
+    };
+    let (mut succeeded, mut failed) = (0, 0);
+    let mut seen = HashSet::new();
+    for call in calls {
+        let outcome = match seen.insert(call.custom_id.clone()) {
+            true => outcomes.remove(&call.custom_id),
+            false => None,
+        };
+        match outcome {
+            Some(LineOutcome::Reply(body)) => {
+                succeeded += 1;
+                let reply = api.reply(&call.request, &body);
+                let _ = call.reply.send(reply.map(|reply| LlmResponse { batch_id: Some(batch_id.clone()), ..reply }));
+            }
+            Some(LineOutcome::Failed(code, body)) => {
+                failed += 1;
+                match api.line_failure(code, &body) {
+                    Failure { error, next: Next::Fatal } => drop(call.reply.send(Err(error))),
+                    Failure { error, .. } => hub.retry(call, error),
+                }
+            }
+            Some(LineOutcome::Unprocessed) | None => {
+                let message = format!("batch {batch_id} {} before this call was processed", status.label());
+                hub.retry(call, LlmError::new(LlmErrorKind::Server, message));
+            }
+        }
+    }
+    hub.emit(EngineEvent::BatchEnded { batch_id, status, succeeded, failed });
+}
+
+/// Poll batch `id` until it ends, then read its lines' outcomes.
+async fn follow(api: &dyn BatchApi, id: &BatchId) -> Result<(BatchStatus, HashMap<String, LineOutcome>), LlmError> {
+    let (mut wait, mut failures) = (FIRST_POLL, 0);
+    let (status, places) = loop {
+        let asked = match api.poll(id).await {
+            Ok(Polled::Ended(status, places)) => break (status, places),
+            Ok(Polled::Refused(reason)) => return Err(LlmError::new(LlmErrorKind::BadRequest, reason)),
+            Ok(Polled::Running(after)) => after,
+            Err(failure) => tolerate(failure, &mut failures)?,
+        };
+        tokio::time::sleep(asked.unwrap_or(wait)).await;
+        wait = (wait * 2).min(LONGEST_POLL);
+    };
+    let mut failures = 0;
+    loop {
+        match api.results(&places).await {
+            Ok(outcomes) => return Ok((status, outcomes)),
+            Err(failure) => {
+                let asked = tolerate(failure, &mut failures)?;
+                tokio::time::sleep(asked.unwrap_or(wait)).await;
+            }
+        }
+    }
+}
+
+/// A failed poll: the wait it asks for, or its error once it is fatal or one too many.
+fn tolerate(failure: Failure, failures: &mut u32) -> Result<Option<Duration>, LlmError> {
+    *failures += 1;
+    match failure.next {
+        Next::Retry(after) if *failures < POLL_FAILURES => Ok(after),
+        Next::Without if *failures < POLL_FAILURES => Ok(None),
+        _ => Err(failure.error),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::BatchLimits;
+    use super::*;
+    use crate::domain::{ChatMessage, Provider};
+    use crate::llm::{DeltaSink, LlmClient};
+    use futures::future::BoxFuture;
+    use serde_json::{Value, json};
+
+    /// A provider that is never called: its limits and lines only.
+    struct Stub(BatchLimits);
+
+    impl LlmClient for Stub {
+        fn provider(&self) -> Provider {
+            "stub".into()
+        }
+
+        fn model(&self) -> &str {
+            "stub"
+        }
+
+        fn complete<'a>(&'a self, _: &'a LlmRequest, _: DeltaSink) -> BoxFuture<'a, Result<LlmResponse, LlmError>> {
+            Box::pin(async { Err(LlmError::new(LlmErrorKind::Connection, "never called")) })
+        }
+    }
+
+    impl BatchApi for Stub {
+        fn limits(&self) -> BatchLimits {
+            self.0
+        }
+        fn probe(&self) -> futures::future::BoxFuture<'_, Result<(), String>> {
+            Box::pin(async { Ok(()) })
+        }
+        fn line(&self, custom_id: &str, _: &LlmRequest) -> Value {
+            json!({"custom_id": custom_id})
+        }
+        fn submit<'a>(&'a self, _: &'a [Value]) -> BoxFuture<'a, Result<BatchId, LlmError>> {
+            Box::pin(async { Err(LlmError::new(LlmErrorKind::Connection, "never called")) })
+        }
+        fn poll<'a>(&'a self, _: &'a BatchId) -> BoxFuture<'a, Result<Polled, Failure>> {
+            Box::pin(async { Err(Failure::fatal(LlmErrorKind::Connection, "never called".into())) })
+        }
+        fn results<'a>(&'a self, _: &'a [String]) -> BoxFuture<'a, Result<HashMap<String, LineOutcome>, Failure>> {
+            Box::pin(async { Err(Failure::fatal(LlmErrorKind::Connection, "never called".into())) })
+        }
+        fn reply(&self, _: &LlmRequest, _: &Value) -> Result<LlmResponse, LlmError> {
+            Err(LlmError::new(LlmErrorKind::BadResponse, "never called"))
+        }
+        fn line_failure(&self, _: u16, _: &str) -> Failure {
+            Failure::fatal(LlmErrorKind::BadRequest, "never called".into())
+        }
+        fn max_tokens(&self) -> u32 {
+            0
+        }
+    }
+
+    fn pending(api: &Arc<dyn BatchApi>, question: &str) -> (Pending, oneshot::Receiver<Result<LlmResponse, LlmError>>) {
+        let key = CallKey { question_id: Some(question.into()), ..CallKey::run_wide(LlmRole::DagBuild) };
+        let request = LlmRequest { key, messages: vec![ChatMessage::user("build")], schema: None };
+        let (reply, receiver) = oneshot::channel();
+        let custom_id = format!("{question:0>64}");
+        let bytes = api.line(&custom_id, &request).to_string().len() + 1;
+        (Pending { api: api.clone(), request, custom_id, bytes, tries: 0, reply }, receiver)
+    }
+
+    #[test]
+    fn a_group_is_split_at_the_providers_requests_and_bytes() {
+        let line = json!({"custom_id": format!("{:0>64}", "q")}).to_string().len() + 1;
+        for (limits, sizes) in [
+            (BatchLimits { requests: 2, bytes: 1 << 20 }, vec![2, 2, 1]),
+            (BatchLimits { requests: 100, bytes: 3 * line }, vec![3, 2]),
+        ] {
+            let api: Arc<dyn BatchApi> = Arc::new(Stub(limits));
+            let (calls, _receivers): (Vec<_>, Vec<_>) = (0..5).map(|n| pending(&api, &format!("q{n}"))).unzip();
+            assert!(over_limits(&calls), "five calls are past {limits:?}");
+            assert_eq!(split(calls).iter().map(Vec::len).collect::<Vec<_>>(), sizes, "{limits:?}");
+        }
+    }
+
+    #[test]
+    fn the_open_batch_is_due_once_every_running_loop_waits_else_at_its_window() {
+        let hub = BatchHub::new(Duration::from_secs(600));
+        let api: Arc<dyn BatchApi> = Arc::new(Stub(BatchLimits { requests: 100, bytes: 1 << 20 }));
+        let (_a, _b) = (hub.loop_started(), hub.loop_started());
+        let (call, _receiver) = pending(&api, "q1");
+        let waiting = hub.waiting(&call.request.key, 0.25);
+        {
+            let mut state = hub.lock();
+            state.pending.push(call);
+            state.opened = Some(Instant::now());
+        }
+        assert!(matches!(hub.due(), Err(Some(_))), "one of two loops waits: the batch stays open");
+        let (other, _other_receiver) = pending(&api, "q2");
+        let _also = hub.waiting(&other.request.key, 0.5);
+        assert!((hub.waiting_usd() - 0.75).abs() < 1e-12, "waiting calls count at their estimates");
+        assert_eq!(hub.due(), Ok(true), "every running loop waits: sent now");
+        drop(waiting);
+        assert_eq!(hub.due(), Err(Some(hub.lock().opened.unwrap() + Duration::from_secs(600))));
+        assert_eq!(hub.take().len(), 1);
+        assert_eq!(hub.due(), Err(None), "nothing left to send");
+    }
+}
