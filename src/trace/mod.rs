@@ -14,9 +14,11 @@ use serde::{Deserialize, Serialize};
 use crate::run::{EngineEvent, RunSettings};
 
 mod lines;
+mod merge;
 mod upgrade;
 
 pub use lines::{TraceBlock, TraceEnding, TraceLines, TraceScan};
+pub use merge::{MergedTrace, ShardEnd, settings_differ};
 
 /// The `format` field of every trace header.
 pub const TRACE_FORMAT: &str = "eval-dag-trace";

@@ -55,6 +55,7 @@ mod sandbox_output;
 mod sandbox_randomness;
 mod sandbox_sort;
 mod sandbox_warm;
+mod shards;
 mod shell_integration;
 mod structured;
 mod trace_v6;
