@@ -9,6 +9,7 @@ mod benchmark_run;
 mod benchmark_scorers;
 mod by_hand;
 mod ci_tools;
+mod cluster_examples;
 mod compare_runs;
 mod compare_significance;
 mod config_file;
