@@ -22,8 +22,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+use eval_dag::domain::shard::{questions_jsonl, shard_of};
 use eval_dag::domain::{Shard, sha256_hex};
-use eval_dag::run::shard::{questions_jsonl, shard_of};
 use eval_dag::run::{EngineEvent, RunSettings};
 use eval_dag::trace::{MergedTrace, Trace, TraceHeader, TraceRecord};
 

@@ -9,8 +9,8 @@ use super::{
     CONCURRENCY_RANGE, CONSENSUS_RANGE, MAX_ITERATIONS_RANGE, QUESTIONS_RANGE, REPAIR_RANGE, REPEAT_RANGE,
     REVIEW_CONCURRENCY_RANGE, RoleFlags,
 };
+use crate::domain::shard::ShardSpec;
 use crate::domain::{ProviderKind, StructuredOutput};
-use crate::run::shard::ShardSpec;
 
 /// Arguments of `run`.
 #[derive(Debug, Args)]

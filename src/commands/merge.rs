@@ -17,9 +17,9 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::cli::MergeArgs;
+use crate::domain::shard::{QUESTIONS_FILE, shard_of};
 use crate::domain::{MergedShard, Question, Shard, sha256_hex_of};
 use crate::grade::read_questions_file;
-use crate::run::shard::{QUESTIONS_FILE, shard_of};
 use crate::run::{DatasetRef, EngineEvent, RunSettings, RunState};
 use crate::text::plural;
 use crate::trace::{MergedTrace, ShardEnd, TraceHeader, TraceScan, settings_differ};

@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
+use crate::domain::shard::{QUESTIONS_FILE, ShardSpec, questions_jsonl, shard_of};
 use crate::domain::{Question, Shard, sha256_hex};
 use crate::grade::parse_questions_jsonl;
-use crate::run::shard::{QUESTIONS_FILE, ShardSpec, questions_jsonl, shard_of};
 
 /// What a run that would generate its questions is told when asked to shard.
 const NEEDS_A_LIST: &str = "--shard needs a fixed question list (a benchmark directory or --questions-file): \

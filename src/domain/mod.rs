@@ -23,7 +23,7 @@ mod question;
 mod reply_schema;
 mod result;
 mod rule;
-mod shard;
+pub mod shard;
 
 pub use baseline::{Baseline, BaselineCall};
 pub use batch::{BatchId, BatchStatus, custom_id};

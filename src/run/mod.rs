@@ -9,7 +9,6 @@ mod events;
 mod llm_call;
 mod players;
 mod question_state;
-pub mod shard;
 mod state;
 
 pub use events::{CALL_CANCELLED, Command, DatasetRef, EngineEvent, HandEdit, Outcome, RunSettings, RunSummary, Stage};

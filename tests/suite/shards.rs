@@ -18,9 +18,9 @@ use std::time::Duration;
 
 use common::mock_llm::MockLlm;
 use eval_dag::domain::Question;
+use eval_dag::domain::shard::shard_of;
 use eval_dag::grade::read_questions_file;
 use eval_dag::report::fold_trace;
-use eval_dag::run::shard::shard_of;
 use eval_dag::run::{EngineEvent, RunState};
 use eval_dag::trace::Trace;
 use serde_json::Value;
