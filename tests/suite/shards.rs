@@ -172,6 +172,14 @@ async fn a_benchmark_run_whole_and_in_three_shards_merged_agree() {
     assert_eq!(compare.status.code(), Some(0), "{}", String::from_utf8_lossy(&compare.stdout));
     let grade = common::eval_dag(home).arg("grade").arg(merged.join("trace.jsonl")).output().unwrap();
     assert_eq!(grade.status.code(), Some(0), "{}", String::from_utf8_lossy(&grade.stderr));
+    let otlp = home.join("merged.otlp.json");
+    let mut export = common::eval_dag(home);
+    export.arg("export").arg(&merged).args(["--format", "otlp-json", "--out"]).arg(&otlp);
+    assert_eq!(export.output().unwrap().status.code(), Some(0));
+    assert!(std::fs::read_to_string(&otlp).unwrap().contains("weather_count"));
+    let app = eval_dag::tui::App::new(merged_state, eval_dag::tui::Theme::dark(), None, None);
+    let dashboard = common::tui::screen(&app, 160, 40);
+    assert!(dashboard.contains("zoo_sum") && dashboard.contains("weather_count"), "{dashboard}");
 
     // Refused: the same shard twice, shards of other settings or another list, a run that is no shard.
     let twice = home.join("twice");
