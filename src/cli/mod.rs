@@ -13,11 +13,13 @@ use crate::domain::{ProviderKind, StructuredOutput};
 
 mod baseline;
 mod benchmark;
+mod merge;
 mod roles;
 mod run;
 mod values;
 pub use baseline::BaselineArgs;
 pub use benchmark::{BenchmarkKind, ImportArgs};
+pub use merge::MergeArgs;
 pub use roles::RoleFlags;
 pub use run::{HarnessFlags, RunArgs};
 pub use values::SampleSize;
@@ -65,6 +67,9 @@ pub enum CliCommand {
     Exec(ExecArgs),
     /// Check a DAG statically and print its findings as JSON.
     Validate(ValidateArgs),
+    /// Join the shards of a run (`run --shard K/N`) into one run directory:
+    /// one trace, eval_results.json and the report, read like any other run.
+    Merge(MergeArgs),
     /// Write the HTML report of a results file or trace.
     Report(ReportArgs),
     /// Compare two runs or more (results files or traces) question by

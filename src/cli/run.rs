@@ -9,6 +9,7 @@ use super::{
     CONCURRENCY_RANGE, CONSENSUS_RANGE, MAX_ITERATIONS_RANGE, QUESTIONS_RANGE, REPAIR_RANGE, REPEAT_RANGE,
     REVIEW_CONCURRENCY_RANGE, RoleFlags,
 };
+use crate::domain::shard::ShardSpec;
 use crate::domain::{ProviderKind, StructuredOutput};
 
 /// Arguments of `run`.
@@ -144,6 +145,19 @@ pub struct RunArgs {
     /// (e.g. '{"abs_tol": 0.5, "ignore_order": true}').
     #[arg(long = "match", value_name = "JSON", value_parser = parse_json_object, conflicts_with_all = ["resume", "retry_failed"])]
     pub match_options: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Run only shard K of N (1-based) of a fixed question list (a benchmark
+    /// directory or --questions-file): a question's shard follows from its id
+    /// and dataset. `auto/N` reads the index (0-based) from
+    /// JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID or RAY_SHARD_INDEX. The
+    /// shard writes the whole list into --out as questions.jsonl; `eval-dag
+    /// merge` joins the shards into one run.
+    #[arg(long, value_name = "K/N|auto/N", conflicts_with_all = ["resume", "retry_failed"])]
+    pub shard: Option<ShardSpec>,
+    /// Write the question list into --out as questions.jsonl (the
+    /// --questions-file format) and stop: no trace, no critic loop. Generated
+    /// questions are asked for once, so every shard can share them.
+    #[arg(long, conflicts_with_all = ["resume", "retry_failed", "shard"])]
+    pub questions_only: bool,
     /// The response cache, the spending limits and the dry run.
     #[command(flatten)]
     pub harness: HarnessFlags,

@@ -86,14 +86,7 @@ impl RunDatasets {
 
     /// One hash over every dataset's name and hash (the header's `dataset_hash`).
     pub fn combined_hash(&self) -> String {
-        let mut hasher = Sha256::new();
-        for (name, dataset) in &self.datasets {
-            hasher.update(name.as_bytes());
-            hasher.update([0]);
-            hasher.update(dataset.content_hash.as_bytes());
-            hasher.update([b'\n']);
-        }
-        hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
+        combined_hash(self.datasets.iter().map(|(name, dataset)| (name.as_str(), dataset.content_hash.as_str())))
     }
 
     /// The dataset `question` names, when it is one of these.
@@ -131,6 +124,19 @@ impl RunDatasets {
             })
             .collect())
     }
+}
+
+/// One hash over datasets' names and hashes, in order: a run header's
+/// `dataset_hash` when it is over several.
+pub fn combined_hash<'a>(datasets: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
+    let mut hasher = Sha256::new();
+    for (name, hash) in datasets {
+        hasher.update(name.as_bytes());
+        hasher.update([0]);
+        hasher.update(hash.as_bytes());
+        hasher.update([b'\n']);
+    }
+    hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// What an engine over several datasets is given: the first dataset and its

@@ -44,6 +44,7 @@ mod grade;
 mod headless;
 mod import;
 mod man;
+mod merge;
 mod metamorphic;
 mod output;
 mod prepare;
@@ -54,6 +55,7 @@ mod replay_headless;
 mod report;
 mod run;
 mod scorer_audit;
+mod shard;
 mod signals;
 mod validate;
 mod verify;
@@ -76,6 +78,7 @@ pub fn dispatch(command: CliCommand) -> anyhow::Result<ExitCode> {
         CliCommand::Import(args) => import::run(&args),
         CliCommand::Exec(args) => exec::run(args),
         CliCommand::Validate(args) => validate::run(args),
+        CliCommand::Merge(args) => merge::run(&args),
         CliCommand::Report(args) => report::run(args),
         CliCommand::Compare(args) => compare::run(args),
         CliCommand::Grade(args) => grade::run(args),

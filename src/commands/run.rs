@@ -135,10 +135,11 @@ fn resume_command(out: &Path) -> String {
 }
 
 /// Exit code of a finished run: 0 when every question passed and no graded
-/// answer is wrong.
+/// answer is wrong (a shard may have no question of the list).
 pub fn exit_code(state: &RunState) -> ExitCode {
+    let shard = state.settings.as_ref().is_some_and(|settings| settings.shard.is_some());
     let all_passed = state.failure.is_none()
-        && !state.questions.is_empty()
+        && (shard || !state.questions.is_empty())
         && state.questions.iter().all(|q| q.status == QuestionStatus::Done(Outcome::Passed))
         && state.questions.iter().all(|q| q.correct() != Some(false));
     if all_passed { ExitCode::SUCCESS } else { ExitCode::from(1) }
@@ -243,6 +244,8 @@ struct Prepared {
     grader: Arc<Grader>,
     repair: Option<u32>,
     budget: Option<Budget>,
+    /// Which shard of the question list this run is (`--shard`).
+    shard: Option<crate::domain::Shard>,
     /// `--allow-outside-datasets`, for the inspector (not recorded).
     allow_outside_datasets: bool,
 }
@@ -284,6 +287,13 @@ fn prepare(args: &RunArgs) -> anyhow::Result<Prepared> {
         (None, None, Some(earlier)) => recorded_questions(earlier)?,
         (None, None, None) => None,
     };
+    let (questions, shard) = match args.shard {
+        Some(spec) => {
+            let (own, shard) = super::shard::split(spec, questions, &plan.out, args.harness.dry_run)?;
+            (Some(own), Some(shard))
+        }
+        None => (questions, None),
+    };
     let grading = match &plan.earlier {
         Some(earlier) => earlier.header.settings.grading.clone(),
         None => GradingSettings {
@@ -324,6 +334,7 @@ fn prepare(args: &RunArgs) -> anyhow::Result<Prepared> {
         grader,
         repair,
         budget,
+        shard,
         allow_outside_datasets: args.allow_outside_datasets,
     })
 }
@@ -353,7 +364,7 @@ fn new_settings(args: &RunArgs, run: &Prepared, llm: &dyn LlmClient, roles: crat
         repair: run.repair,
         budget: run.budget,
         metamorphic: config.metamorphic,
-        shard: None,
+        shard: run.shard.clone(),
         baselines: args.baselines,
     }
 }
@@ -400,6 +411,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         let prompts = &run.prompts;
         let plan = super::dry_run::DryRun { config, dataset, datasets, prompts, llm: llm.as_ref(), loops, budget };
         return plan.print(run.questions.as_deref());
+    }
+    if args.questions_only {
+        let questions = match &run.questions {
+            Some(questions) => questions.clone(),
+            None => generate_only(&args, &run, llm, roles)?,
+        };
+        return super::shard::questions_only(&run.plan.out, &questions);
     }
     super::batch::probe(llm.as_ref())?;
     let cache = super::cache::with_cache(run.file.cache_path(&args.harness).as_deref(), config, &mut llm)?;
@@ -472,6 +490,24 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         cache.as_ref().and_then(|c| c.warning()).filter(|w| Some(w) != cache_warning.as_ref()),
         exported,
     )
+}
+
+/// `run --questions-only` over a dataset without a list: the questions the
+/// run's generator writes, asked for outside a run.
+fn generate_only(
+    args: &RunArgs,
+    run: &Prepared,
+    llm: Arc<dyn LlmClient>,
+    roles: crate::domain::RoleModels,
+) -> anyhow::Result<Vec<Question>> {
+    let settings = new_settings(args, run, llm.as_ref(), roles);
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        let (executor, named) = sandbox(run)?;
+        let (prompts, grader, dataset) = (run.prompts.clone(), run.grader.clone(), run.data.dataset.clone());
+        let parts = EngineParts { dataset, llm, executor, prompts, grader, metamorphic: None, named };
+        Ok(engine::question_list(parts, &settings).await?)
+    })
 }
 
 /// Follow the run's events to its end: in the terminal UI, or headless (also

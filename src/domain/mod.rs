@@ -38,7 +38,7 @@ mod question;
 mod reply_schema;
 mod result;
 mod rule;
-mod shard;
+pub mod shard;
 
 pub use baseline::{Baseline, BaselineCall};
 pub use batch::{BatchId, BatchStatus, custom_id};
@@ -46,7 +46,7 @@ pub use budget::{Budget, BudgetLimit, Spend};
 pub use consensus::{Consensus, DraftAnswer};
 pub use dag::{DagEdge, DagNodeSpec, GeneratedDag};
 pub use diff::{FindingFate, IterationDiff, NodeChange, code_diff};
-pub use digest::sha256_hex;
+pub use digest::{sha256_hex, sha256_hex_of};
 pub use exchange::{CallKey, ChatMessage, FinishReason, LlmRole, RoleModel, RoleModels, TokenUsage};
 pub use feedback::{CriticFeedback, Finding, FindingSource, LayerValidation, Severity};
 pub use grading::{Grade, GradingMethod, GradingSettings};

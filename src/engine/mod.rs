@@ -30,5 +30,5 @@ mod review;
 
 pub use context::{EngineParts, NamedDataset};
 pub use orchestrator::{EngineHandle, RunOptions, start};
-pub use questions::{QuestionsReplyError, parse_questions};
+pub use questions::{GenerationError, QuestionsReplyError, parse_questions, question_list};
 pub use recritic::start_recritic;

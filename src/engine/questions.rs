@@ -157,7 +157,7 @@ pub fn parse_questions(reply: &str, limit: usize) -> Result<Vec<Question>, Quest
 
 /// Why a run has no questions (the text of its failure, one line).
 #[derive(Debug, thiserror::Error)]
-pub(super) enum GenerationError {
+pub enum GenerationError {
     /// The LLM call failed for good.
     #[error("question generation failed: {0}")]
     Call(LlmError),
@@ -216,6 +216,17 @@ pub(super) async fn generate_questions(ctx: &RunContext, count: u32) -> Result<V
             schema: request.schema.clone(),
         };
     }
+}
+
+/// Ask the run's question generator for `settings.questions` questions
+/// outside a run (`run --questions-only`): no trace is written and no
+/// critic loop starts.
+pub async fn question_list(
+    parts: super::EngineParts,
+    settings: &crate::run::RunSettings,
+) -> Result<Vec<Question>, GenerationError> {
+    let (ctx, _events) = super::orchestrator::context(parts, None, settings, crate::run::RunState::default());
+    generate_questions(&ctx, settings.questions).await
 }
 
 /// `text` on one line.

@@ -27,9 +27,11 @@ use crate::run::{EngineEvent, RunSettings};
 #[doc = include_str!("fields.md")]
 pub mod fields {}
 mod lines;
+mod merge;
 mod upgrade;
 
 pub use lines::{TraceBlock, TraceEnding, TraceLines, TraceScan};
+pub use merge::{MergedTrace, ShardEnd, settings_differ};
 
 /// The `format` field of every trace header.
 pub const TRACE_FORMAT: &str = "eval-dag-trace";

@@ -17,7 +17,7 @@ pub enum Tool {
     /// CPython 3, the second implementation the sandbox is compared with.
     Python3,
     /// The pinned Python packages of [`REQUIREMENTS`] (the OTLP messages'
-    /// second implementation), in [`python_packages`].
+    /// second implementation, the Kubernetes schema), in [`python_packages`].
     PythonPackages,
     /// man, which renders the generated manual pages.
     Man,
@@ -49,7 +49,7 @@ impl Tool {
             Self::Tmux => Command::new("tmux").arg("-V").output(),
             Self::Python3 => Command::new("python3").arg("--version").output(),
             Self::PythonPackages => python3_with_packages()
-                .args(["-c", "import opentelemetry.proto.collector.trace.v1.trace_service_pb2"])
+                .args(["-c", "import opentelemetry.proto.collector.trace.v1.trace_service_pb2, kubernetes_validate"])
                 .stderr(Stdio::null())
                 .output(),
             Self::Man => Command::new("man").arg("--version").output(),

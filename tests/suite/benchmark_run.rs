@@ -36,7 +36,7 @@ const DATASETS: [(&str, &str, &[i64]); 3] = [
 ];
 
 /// Write the benchmark directory into `root`.
-fn write_benchmark(root: &Path) {
+pub fn write_benchmark(root: &Path) {
     let mut lines = Vec::new();
     for (name, description, values) in DATASETS {
         let dir = root.join("datasets").join(name);
@@ -84,7 +84,9 @@ fn dag(id: &str) -> String {
 
 /// Approve every layer, build every question's DAG; the build of `slow`
 /// waits a minute while `slowed` holds.
-fn script(slow: Option<(&'static str, Arc<AtomicBool>)>) -> impl Fn(&Recorded, usize) -> Reply + Send + Sync + 'static {
+pub fn script(
+    slow: Option<(&'static str, Arc<AtomicBool>)>,
+) -> impl Fn(&Recorded, usize) -> Reply + Send + Sync + 'static {
     move |request, _| {
         let prompt = request.prompt();
         if prompt.contains("review one layer") {
@@ -113,7 +115,7 @@ pub fn eval_dag(home: &Path, mock: &MockLlm, args: &[&str]) -> tokio::process::C
 }
 
 /// The expected answer of question `id`, from the datasets' values.
-fn expected(id: &str) -> i64 {
+pub fn expected(id: &str) -> i64 {
     let (name, values) = DATASETS.iter().find(|(name, _, _)| id.starts_with(name)).map(|(n, _, v)| (n, v)).unwrap();
     if id == format!("{name}_sum") { values.iter().sum() } else { values.len() as i64 }
 }

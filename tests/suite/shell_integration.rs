@@ -8,13 +8,14 @@ use crate::common::eval_dag;
 use crate::common::tools::{Tool, require};
 
 /// The visible subcommands every script and page names.
-const SUBCOMMANDS: [&str; 15] = [
+const SUBCOMMANDS: [&str; 16] = [
     "run",
     "replay",
     "prepare",
     "import",
     "exec",
     "validate",
+    "merge",
     "report",
     "compare",
     "grade",
