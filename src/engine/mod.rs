@@ -29,6 +29,6 @@ mod recritic;
 mod review;
 
 pub use context::{EngineParts, NamedDataset};
-pub use orchestrator::{EngineHandle, RunOptions, start};
-pub use questions::{GenerationError, QuestionsReplyError, parse_questions, question_list};
+pub use orchestrator::{EngineHandle, RunOptions, question_list, start};
+pub use questions::{GenerationError, QuestionsReplyError, parse_questions};
 pub use recritic::start_recritic;

@@ -19,7 +19,7 @@ use super::emitter::Emitter;
 use super::gate::Gate;
 use super::loop_slot::run_in_slot;
 use super::node_run::run_node;
-use super::questions::generate_questions;
+use super::questions::{GenerationError, generate_questions};
 use crate::domain::{AttemptAt, ForkedFrom, IterationAt};
 use crate::domain::{Question, QuestionId};
 use crate::llm::{BatchHub, DEFAULT_REPAIRS, LoopGuard, Repairs};
@@ -518,4 +518,15 @@ pub fn start(
     let (ctx, events) = context(parts, trace, &settings, options.prior.clone().unwrap_or_default());
     let task = tokio::spawn(orchestrate(ctx, settings, options, command_rx));
     EngineHandle { events, commands, task }
+}
+
+/// Ask the run's question generator for `settings.questions` questions
+/// outside a run (`run --questions-only`): no trace is written and no
+/// critic loop starts.
+pub async fn question_list(
+    parts: super::EngineParts,
+    settings: &crate::run::RunSettings,
+) -> Result<Vec<Question>, GenerationError> {
+    let (ctx, _events) = context(parts, None, settings, crate::run::RunState::default());
+    generate_questions(&ctx, settings.questions).await
 }

@@ -218,17 +218,6 @@ pub(super) async fn generate_questions(ctx: &RunContext, count: u32) -> Result<V
     }
 }
 
-/// Ask the run's question generator for `settings.questions` questions
-/// outside a run (`run --questions-only`): no trace is written and no
-/// critic loop starts.
-pub async fn question_list(
-    parts: super::EngineParts,
-    settings: &crate::run::RunSettings,
-) -> Result<Vec<Question>, GenerationError> {
-    let (ctx, _events) = super::orchestrator::context(parts, None, settings, crate::run::RunState::default());
-    generate_questions(&ctx, settings.questions).await
-}
-
 /// `text` on one line.
 fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")

@@ -39,6 +39,7 @@ mod anthropic;
 mod batch;
 mod cache;
 mod cache_store;
+mod call;
 mod client;
 mod http;
 mod offline;
@@ -57,9 +58,8 @@ pub use anthropic::{
 pub use batch::{BatchClient, BatchHub, DEFAULT_WINDOW as DEFAULT_BATCH_WINDOW, LoopGuard, MAX_LINE_TRIES};
 pub use cache::{CacheScope, CachedClient};
 pub use cache_store::{CacheFileError, CacheStats, ModelStats, ResponseCache};
-pub use client::{
-    DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, StreamUpdate, ignore_stream, serving,
-};
+pub use call::{DeltaSink, LlmError, LlmErrorKind, LlmRequest, LlmResponse, StreamUpdate, ignore_stream};
+pub use client::{LlmClient, serving};
 pub use offline::{OfflineOptions, OfflinePlanError, OfflinePlanner, TUI_DELAY};
 pub use openai::{
     DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL, OpenAiClient, OpenAiSettings, normalise_base_url,

@@ -8,7 +8,7 @@ use std::time::Duration;
 use tokio::sync::{Notify, oneshot, watch};
 use tokio::time::Instant;
 
-use super::{BatchApi, LineOutcome, MAX_LINE_TRIES, Polled};
+use super::api::{BatchApi, LineOutcome, MAX_LINE_TRIES, Polled};
 use crate::domain::{BatchId, BatchStatus, CallKey, LlmRole, QuestionId};
 use crate::llm::http::{Failure, Next};
 use crate::llm::{LlmError, LlmErrorKind, LlmRequest, LlmResponse};
@@ -437,31 +437,28 @@ fn tolerate(failure: Failure, failures: &mut u32) -> Result<Option<Duration>, Ll
 
 #[cfg(test)]
 mod tests {
-    use super::super::BatchLimits;
+    use super::super::api::BatchLimits;
     use super::*;
-    use crate::domain::{ChatMessage, Provider};
-    use crate::llm::{DeltaSink, LlmClient};
+    use crate::domain::{ChatMessage, Provider, TokenUsage};
     use futures::future::BoxFuture;
     use serde_json::{Value, json};
 
     /// A provider that is never called: its limits and lines only.
     struct Stub(BatchLimits);
 
-    impl LlmClient for Stub {
+    impl BatchApi for Stub {
         fn provider(&self) -> Provider {
             "stub".into()
         }
-
         fn model(&self) -> &str {
             "stub"
         }
-
-        fn complete<'a>(&'a self, _: &'a LlmRequest, _: DeltaSink) -> BoxFuture<'a, Result<LlmResponse, LlmError>> {
-            Box::pin(async { Err(LlmError::new(LlmErrorKind::Connection, "never called")) })
+        fn cost_usd(&self, _: TokenUsage) -> f64 {
+            0.0
         }
-    }
-
-    impl BatchApi for Stub {
+        fn batch_cost_usd(&self, _: TokenUsage) -> Option<f64> {
+            None
+        }
         fn limits(&self) -> BatchLimits {
             self.0
         }

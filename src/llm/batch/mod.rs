@@ -36,78 +36,23 @@ mod anthropic;
 mod hub;
 mod openai;
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use serde_json::Value;
 
-use super::http::Failure;
 use super::tokens::count_locally;
 use super::{AnthropicClient, DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, OpenAiClient};
-use crate::domain::{BatchId, BatchStatus, LlmRole, Provider, TokenUsage, custom_id};
+use crate::domain::{LlmRole, Provider, TokenUsage, custom_id};
 
+mod api;
+
+pub use api::MAX_LINE_TRIES;
+use api::{BatchApi, LineOutcome};
 pub use hub::{BatchHub, LoopGuard};
-
-/// How often one call is put into a batch before its last failure is its answer.
-pub const MAX_LINE_TRIES: u32 = 4;
 
 /// The default `--batch-window`: a batch is sent at the latest this long after its first call.
 pub const DEFAULT_WINDOW: Duration = Duration::from_secs(10);
-
-/// A provider's limits on one batch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct BatchLimits {
-    /// Requests per batch.
-    pub requests: usize,
-    /// Bytes of the batch's file (or body).
-    pub bytes: usize,
-}
-
-/// Where a batch stands at the provider.
-pub(super) enum Polled {
-    /// Not done yet; poll again after the wait the provider asked for, if any.
-    Running(Option<Duration>),
-    /// Over: its results are at these places (file ids, a URL).
-    Ended(BatchStatus, Vec<String>),
-    /// Refused as a whole, for this reason (one line).
-    Refused(String),
-}
-
-/// One line's outcome in a batch's results.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) enum LineOutcome {
-    /// The reply's body, as a live non-streamed call would have it.
-    Reply(Value),
-    /// The request failed: its HTTP status and error body.
-    Failed(u16, String),
-    /// Never processed: the batch expired or was cancelled first.
-    Unprocessed,
-}
-
-/// A provider's batch protocol, on its HTTP client: the same request
-/// bodies, reply reading and failure classification as its live calls.
-pub(super) trait BatchApi: LlmClient {
-    /// The provider's limits on one batch.
-    fn limits(&self) -> BatchLimits;
-    /// Whether the server has a batch API (one line saying why not).
-    fn probe(&self) -> BoxFuture<'_, Result<(), String>>;
-    /// The line of `request` in a batch, under `custom_id`.
-    fn line(&self, custom_id: &str, request: &LlmRequest) -> Value;
-    /// Submit `lines` as one batch.
-    fn submit<'a>(&'a self, lines: &'a [Value]) -> BoxFuture<'a, Result<BatchId, LlmError>>;
-    /// Where batch `id` stands.
-    fn poll<'a>(&'a self, id: &'a BatchId) -> BoxFuture<'a, Result<Polled, Failure>>;
-    /// The outcomes of an ended batch's lines, by `custom_id`, read from `places`.
-    fn results<'a>(&'a self, places: &'a [String]) -> BoxFuture<'a, Result<HashMap<String, LineOutcome>, Failure>>;
-    /// The reply of `request` read from its line's body.
-    fn reply(&self, request: &LlmRequest, body: &Value) -> Result<LlmResponse, LlmError>;
-    /// A failed line judged as a live reply with that `status` and `body` would be.
-    fn line_failure(&self, status: u16, body: &str) -> Failure;
-    /// The longest reply a call may get, in tokens (a waiting call's estimate counts it).
-    fn max_tokens(&self) -> u32;
-}
 
 /// A role's client whose calls go through the provider's batch API.
 pub struct BatchClient {
