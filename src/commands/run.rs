@@ -446,18 +446,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         let (done, done_rx) = tokio::sync::oneshot::channel();
         let live = live.map(|live| tokio::spawn(live.follow(done_rx)));
         let copies = tempfile::tempdir().context("cannot create a directory for the transformed copies")?;
-        let metamorphic = match (settings.metamorphic, &run.data.several) {
-            (false, _) => None,
-            (true, None) => {
-                let checks = super::metamorphic::prepare_checks(dataset, run.node_timeout, copies.path())?;
-                Some(Arc::new(RunChecks::One(checks)))
-            }
-            (true, Some(several)) => {
-                let keep = run.config.concurrency as usize;
-                let (datasets, timeout) = (&several.datasets, run.node_timeout);
-                Some(Arc::new(super::metamorphic::prepare_checks_each(datasets, timeout, copies.path(), keep)?))
-            }
-        };
+        let metamorphic = if settings.metamorphic { Some(metamorphic_checks(&run, copies.path())?) } else { None };
         let (executor, named) = sandbox(&run)?;
         if let Some(prior) = &prior {
             super::batch::adopt(llm.as_ref(), prior);
@@ -490,6 +479,18 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         cache.as_ref().and_then(|c| c.warning()).filter(|w| Some(w) != cache_warning.as_ref()),
         exported,
     )
+}
+
+/// The metamorphic checks of `run --metamorphic`: each dataset's transformed
+/// copies, written under `dir`.
+fn metamorphic_checks(run: &Prepared, dir: &Path) -> anyhow::Result<Arc<RunChecks>> {
+    Ok(Arc::new(match &run.data.several {
+        None => RunChecks::One(super::metamorphic::prepare_checks(&run.data.dataset, run.node_timeout, dir)?),
+        Some(several) => {
+            let keep = run.config.concurrency as usize;
+            super::metamorphic::prepare_checks_each(&several.datasets, run.node_timeout, dir, keep)?
+        }
+    }))
 }
 
 /// `run --questions-only` over a dataset without a list: the questions the

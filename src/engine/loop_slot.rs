@@ -42,6 +42,13 @@ pub(super) async fn run_in_slot<F: Future<Output = ()>>(slots: Arc<Semaphore>, b
 /// when the loop runs under [`run_in_slot`] with batching.
 pub(super) async fn without_slot<F: Future>(call: F) -> F::Output {
     let Ok(slot) = SLOT.try_with(Arc::clone) else { return call.await };
+    // The call's first step runs with the slot still held: a batched call
+    // joins its batch (and its estimate counts against the budget) before
+    // another loop may start and check the budget.
+    let mut call = std::pin::pin!(call);
+    if let std::task::Poll::Ready(output) = futures::poll!(call.as_mut()) {
+        return output;
+    }
     {
         let mut held = slot.held.lock().await;
         held.0 += 1;

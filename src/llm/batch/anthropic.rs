@@ -9,10 +9,10 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
 use super::api::{BatchApi, BatchLimits, LineOutcome, Polled};
-use crate::domain::{BatchId, BatchStatus, FinishReason, Provider, TokenUsage};
+use crate::domain::{BatchId, BatchStatus, FinishReason};
 use crate::llm::anthropic::Usage;
 use crate::llm::http::{Failure, retry_after, send_failure};
-use crate::llm::{AnthropicClient, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse};
+use crate::llm::{AnthropicClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse};
 
 /// https://docs.anthropic.com/en/docs/build-with-claude/batch-processing:
 /// "limited to either 100,000 Message requests or 256 MB in size, whichever is reached first".
@@ -69,22 +69,6 @@ fn outcomes(text: &str) -> HashMap<String, LineOutcome> {
 }
 
 impl BatchApi for AnthropicClient {
-    fn provider(&self) -> Provider {
-        LlmClient::provider(self)
-    }
-
-    fn model(&self) -> &str {
-        LlmClient::model(self)
-    }
-
-    fn cost_usd(&self, usage: TokenUsage) -> f64 {
-        LlmClient::cost_usd(self, usage)
-    }
-
-    fn batch_cost_usd(&self, usage: TokenUsage) -> Option<f64> {
-        LlmClient::batch_cost_usd(self, usage)
-    }
-
     fn limits(&self) -> BatchLimits {
         LIMITS
     }

@@ -44,9 +44,9 @@ pub(super) enum LineOutcome {
     Unprocessed,
 }
 
-/// A provider's batch protocol, on its HTTP client: the same request
-/// bodies, reply reading and failure classification as its live calls.
-pub(super) trait BatchApi: Send + Sync {
+/// What a batch protocol takes from its provider's live client (every
+/// `LlmClient` gives it, in `batch/mod.rs`).
+pub(super) trait LiveSide: Send + Sync {
     /// The provider, as its live client names it.
     fn provider(&self) -> Provider;
     /// The model, as its live client names it.
@@ -55,6 +55,11 @@ pub(super) trait BatchApi: Send + Sync {
     fn cost_usd(&self, usage: TokenUsage) -> f64;
     /// The batch price of `usage`, USD, when known.
     fn batch_cost_usd(&self, usage: TokenUsage) -> Option<f64>;
+}
+
+/// A provider's batch protocol, on its HTTP client: the same request
+/// bodies, reply reading and failure classification as its live calls.
+pub(super) trait BatchApi: LiveSide {
     /// The provider's limits on one batch.
     fn limits(&self) -> BatchLimits;
     /// Whether the server has a batch API (one line saying why not).

@@ -437,7 +437,7 @@ fn tolerate(failure: Failure, failures: &mut u32) -> Result<Option<Duration>, Ll
 
 #[cfg(test)]
 mod tests {
-    use super::super::api::BatchLimits;
+    use super::super::api::{BatchLimits, LiveSide};
     use super::*;
     use crate::domain::{ChatMessage, Provider, TokenUsage};
     use futures::future::BoxFuture;
@@ -446,7 +446,7 @@ mod tests {
     /// A provider that is never called: its limits and lines only.
     struct Stub(BatchLimits);
 
-    impl BatchApi for Stub {
+    impl LiveSide for Stub {
         fn provider(&self) -> Provider {
             "stub".into()
         }
@@ -459,6 +459,9 @@ mod tests {
         fn batch_cost_usd(&self, _: TokenUsage) -> Option<f64> {
             None
         }
+    }
+
+    impl BatchApi for Stub {
         fn limits(&self) -> BatchLimits {
             self.0
         }

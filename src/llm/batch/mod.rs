@@ -48,11 +48,29 @@ use crate::domain::{LlmRole, Provider, TokenUsage, custom_id};
 mod api;
 
 pub use api::MAX_LINE_TRIES;
-use api::{BatchApi, LineOutcome};
+use api::{BatchApi, LineOutcome, LiveSide};
 pub use hub::{BatchHub, LoopGuard};
 
 /// The default `--batch-window`: a batch is sent at the latest this long after its first call.
 pub const DEFAULT_WINDOW: Duration = Duration::from_secs(10);
+
+impl<T: LlmClient> LiveSide for T {
+    fn provider(&self) -> Provider {
+        LlmClient::provider(self)
+    }
+
+    fn model(&self) -> &str {
+        LlmClient::model(self)
+    }
+
+    fn cost_usd(&self, usage: TokenUsage) -> f64 {
+        LlmClient::cost_usd(self, usage)
+    }
+
+    fn batch_cost_usd(&self, usage: TokenUsage) -> Option<f64> {
+        LlmClient::batch_cost_usd(self, usage)
+    }
+}
 
 /// A role's client whose calls go through the provider's batch API.
 pub struct BatchClient {

@@ -9,10 +9,10 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
 use super::api::{BatchApi, BatchLimits, LineOutcome, Polled};
-use crate::domain::{BatchId, BatchStatus, Provider, TokenUsage};
+use crate::domain::{BatchId, BatchStatus};
 use crate::llm::http::{Failure, error_detail, retry_after, send_failure};
 use crate::llm::openai::{Sent, finish_reason_of, usage_of};
-use crate::llm::{LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, OpenAiClient};
+use crate::llm::{LlmError, LlmErrorKind, LlmRequest, LlmResponse, OpenAiClient};
 
 /// https://platform.openai.com/docs/guides/batch: "up to 50,000 requests, and a batch input file can be up to 200 MB".
 const LIMITS: BatchLimits = BatchLimits { requests: 50_000, bytes: 200 * 1024 * 1024 };
@@ -113,22 +113,6 @@ fn outcomes(text: &str) -> HashMap<String, LineOutcome> {
 }
 
 impl BatchApi for OpenAiClient {
-    fn provider(&self) -> Provider {
-        LlmClient::provider(self)
-    }
-
-    fn model(&self) -> &str {
-        LlmClient::model(self)
-    }
-
-    fn cost_usd(&self, usage: TokenUsage) -> f64 {
-        LlmClient::cost_usd(self, usage)
-    }
-
-    fn batch_cost_usd(&self, usage: TokenUsage) -> Option<f64> {
-        LlmClient::batch_cost_usd(self, usage)
-    }
-
     fn limits(&self) -> BatchLimits {
         LIMITS
     }
