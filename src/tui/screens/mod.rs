@@ -4,6 +4,20 @@
 //! handing back `Effect::Open`, and going back pops it. A screen is
 //! registered here (its module) and in the keymap (its `Screen`, which the
 //! keymap's contexts name). No screen imports the app.
+//!
+//! To add a screen:
+//! 1. A module here (`<name>.rs`, or `<name>/` with `mod.rs` for the state and
+//!    actions and `draw.rs` for the drawing, as a method): a struct with the
+//!    screen's state and `impl Component` for it. Work out what it shows in
+//!    `refresh` when the run changed; `draw` only reads it. Text from models or
+//!    datasets goes through `tui::text` (`clean`, `fit`, `preview`); a scrolled
+//!    pane gets a `tui::scroll::Scroll`.
+//! 2. Its `Screen` variant in `tui/keymap/screen.rs` and its keys in the keymap
+//!    (the one source of the footer, the help, `[keys]` and the README's table).
+//! 3. The screen that opens it hands back `Effect::Open` for the key that opens it.
+//! 4. Snapshot tests beside it (`insta` over `tui::frame_text` at
+//!    `SNAPSHOT_SIZES`, the `.snap` files in `snapshots/` next to the module);
+//!    `tests/suite/tui_sizes.rs` draws it at every size.
 
 pub mod benchmark;
 pub mod compare;
