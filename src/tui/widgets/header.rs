@@ -13,7 +13,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use crate::report::{Agreement, role_usage};
-use crate::run::{Outcome, Players, QuestionStatus, RunSettings, RunState};
+use crate::run::{BatchState, Outcome, Players, QuestionStatus, RunSettings, RunState};
+use crate::text::duration;
 use crate::tui::comparison::{CHANGES, Comparison};
 use crate::tui::component::Ctx;
 use crate::tui::keymap::Screen;
@@ -187,10 +188,7 @@ pub fn draw(frame: &mut Frame, area: Rect, ctx: &Ctx) {
     if let Some(rate) = state.usage.cache_hit_rate().filter(|_| state.usage.cached_tokens > 0) {
         first.push(Span::styled(format!(" ({:.0}% cached)", 100.0 * rate), t.fg(Ink::Muted)));
     }
-    if !state.batches.is_empty() {
-        let ended = state.batches.values().filter(|batch| batch.ended.is_some()).count();
-        let waiting = state.calls_waiting_in_batches();
-        let text = format!("  batches {ended}/{} ended · {waiting} waiting", state.batches.len());
+    if let Some(text) = batches_text(state) {
         first.push(Span::styled(text, t.fg(Ink::Muted)));
     }
     if state.cost_usd > 0.0 || budget.max_cost_usd.is_some() {
@@ -239,4 +237,23 @@ pub fn draw(frame: &mut Frame, area: Rect, ctx: &Ctx) {
     }
     let third = status_line(ctx);
     frame.render_widget(Paragraph::new(vec![Line::from(first), Line::from(second), third]), area);
+}
+
+/// The run's provider batches, when it has some: the newest still open — its
+/// number, its calls done of all and how long it has been out (`batch 3 ·
+/// 117/240 done · 6m05s`, with how many others are open) — else how many there
+/// were, all ended.
+fn batches_text(state: &RunState) -> Option<String> {
+    if state.batches.is_empty() {
+        return None;
+    }
+    let open: Vec<(usize, &BatchState)> =
+        state.batches.values().enumerate().filter(|(_, batch)| batch.ended.is_none()).collect();
+    let Some(&(index, batch)) = open.last() else {
+        return Some(format!("  batches {} · all ended", state.batches.len()));
+    };
+    let waiting = batch.calls.iter().filter(|&&id| state.waiting_in_batch(id).is_some()).count();
+    let age = duration(state.now_ms.saturating_sub(batch.submitted_ms));
+    let others = if open.len() > 1 { format!(" (+{} open)", open.len() - 1) } else { String::new() };
+    Some(format!("  batch {} · {}/{} done · {age}{others}", index + 1, batch.calls.len() - waiting, batch.calls.len()))
 }
