@@ -302,6 +302,20 @@ async fn a_selection_runs_only_the_questions_it_names() {
     assert!(stderr.contains("no question \"nope\""), "{stderr}");
 }
 
+/// SIGKILL `child` (a run writing `trace`) once `count` questions finished in
+/// it, within a minute.
+pub(crate) async fn kill_once_finished(child: tokio::process::Child, trace: &Path, count: usize) {
+    let finished = || std::fs::read_to_string(trace).unwrap_or_default().matches("\"question_finished\"").count();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    while finished() < count {
+        assert!(tokio::time::Instant::now() < deadline, "{count} questions finish within a minute");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // SAFETY: signalling our own child process, which has not been waited for.
+    assert_eq!(unsafe { libc::kill(child.id().unwrap() as i32, libc::SIGKILL) }, 0);
+    child.wait_with_output().await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn killed_and_resumed_it_finishes_every_question_on_its_own_data() {
     let slowed = Arc::new(AtomicBool::new(true));
@@ -319,16 +333,7 @@ async fn killed_and_resumed_it_finishes_every_question_on_its_own_data() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let finished =
-        |path: &Path| std::fs::read_to_string(path).unwrap_or_default().matches("\"question_finished\"").count();
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-    while finished(&trace) < 5 {
-        assert!(tokio::time::Instant::now() < deadline, "five questions finish within a minute");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    // SAFETY: signalling our own child process, which has not been waited for.
-    assert_eq!(unsafe { libc::kill(child.id().unwrap() as i32, libc::SIGKILL) }, 0);
-    child.wait_with_output().await.unwrap();
+    kill_once_finished(child, &trace, 5).await;
     let before = mock.requests().len();
 
     // The resumed run asks the server the run recorded: now without the wait.

@@ -25,7 +25,7 @@ use eval_dag::run::{EngineEvent, RunState};
 use eval_dag::trace::Trace;
 use serde_json::Value;
 
-use super::benchmark_run::{eval_dag, expected, script, write_benchmark};
+use super::benchmark_run::{eval_dag, expected, kill_once_finished, script, write_benchmark};
 
 /// Runs `args` with the scripted model, returning exit code and stderr.
 async fn run(home: &Path, mock: &MockLlm, args: &[&str], extra: &[&Path]) -> (Option<i32>, String) {
@@ -235,16 +235,7 @@ async fn a_killed_shard_resumes_and_a_missing_one_is_named_then_finished_by_resu
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let finished =
-        |path: &Path| std::fs::read_to_string(path).unwrap_or_default().matches("\"question_finished\"").count();
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-    while finished(&out.join("trace.jsonl")) < share(killed).len() - 1 {
-        assert!(tokio::time::Instant::now() < deadline, "the shard's other questions finish within a minute");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    // SAFETY: signalling our own child process, which has not been waited for.
-    assert_eq!(unsafe { libc::kill(child.id().unwrap() as i32, libc::SIGKILL) }, 0);
-    child.wait_with_output().await.unwrap();
+    kill_once_finished(child, &out.join("trace.jsonl"), share(killed).len() - 1).await;
     let other = 3 - killed;
     let other_dir = shard(home, &mock, &bench, other, 2).await;
 
