@@ -14,7 +14,6 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
 use common::mock_llm::MockLlm;
 use eval_dag::domain::Question;
