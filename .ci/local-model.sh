@@ -17,6 +17,8 @@ CACHE_DIR=${EVAL_DAG_MODEL_CACHE:-$HOME/.cache/eval-dag-local-model}
 VENV="$CACHE_DIR/venv-$LLAMA_CPP_PYTHON_VERSION"
 PORT=${EVAL_DAG_MODEL_PORT:-8089}
 REPO_ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=lib.sh
+source "$REPO_ROOT/.ci/lib.sh"
 
 # The wheel's GGUF (its package is not imported: it needs the `llm` CLI, which is not installed).
 model_file() {
@@ -40,18 +42,9 @@ install_server() {
     echo "local-model: virtualenv ready at $VENV"
 }
 
-eval_dag_bin() {
-    if [ -n "${EVAL_DAG_BIN:-}" ]; then echo "$EVAL_DAG_BIN"; return; fi
-    for candidate in "$REPO_ROOT/target/release/eval-dag" "$REPO_ROOT/target/debug/eval-dag"; do
-        if [ -x "$candidate" ]; then echo "$candidate"; return; fi
-    done
-    echo "local-model: no eval-dag binary; run cargo build first or set EVAL_DAG_BIN" >&2
-    exit 2
-}
-
 check_run() {
     local bin gguf work started
-    bin=$(eval_dag_bin)
+    bin=$(eval_dag_bin local-model)
     gguf=$(model_file)
     work=$(mktemp -d)
     echo "local-model: serving $gguf on 127.0.0.1:$PORT; eval-dag is $bin; output in $work"

@@ -23,6 +23,8 @@ QUESTIONS=${EVAL_DAG_RAY_QUESTIONS:-48}
 LATENCY_MS=${EVAL_DAG_RAY_LATENCY_MS:-300}
 CONCURRENCY=${EVAL_DAG_RAY_CONCURRENCY:-2}
 REPO_ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=lib.sh
+source "$REPO_ROOT/.ci/lib.sh"
 
 install_ray() {
     if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c 'import ray' 2>/dev/null; then
@@ -33,15 +35,6 @@ install_ray() {
     python3 -m venv "$VENV"
     "$VENV/bin/pip" install --quiet "ray==$RAY_VERSION"
     echo "ray: virtualenv ready at $VENV"
-}
-
-eval_dag_bin() {
-    if [ -n "${EVAL_DAG_BIN:-}" ]; then echo "$EVAL_DAG_BIN"; return; fi
-    for candidate in "$REPO_ROOT/target/release/eval-dag" "$REPO_ROOT/target/debug/eval-dag"; do
-        if [ -x "$candidate" ]; then echo "$candidate"; return; fi
-    done
-    echo "ray: no eval-dag binary; run cargo build first or set EVAL_DAG_BIN" >&2
-    exit 2
 }
 
 # A benchmark directory of QUESTIONS questions over three small datasets.
@@ -87,7 +80,7 @@ cleanup() {
 
 check() {
     local bin work
-    bin=$(eval_dag_bin)
+    bin=$(eval_dag_bin ray)
     WORK=$(mktemp -d)
     work=$WORK
     trap cleanup EXIT
