@@ -7,7 +7,8 @@
 //! below. No screen reaches the app itself. A screen's view of the run is
 //! worked out in [`Component::refresh`] when the run changed
 //! ([`Ctx::run_changed`]) and only read while drawing. An [`Overlay`] (the
-//! help, the text box) is drawn over the screen and takes keys first.
+//! help, the text box, the command palette) is drawn over the screen and
+//! takes keys first; a screen adds its own entries to the palette.
 
 use std::any::Any;
 use std::path::Path;
@@ -21,6 +22,7 @@ use ratatui::layout::Rect;
 use super::comparison::Comparison;
 use super::editing::AfterEdit;
 use super::keymap::{Action, Keymap, Screen};
+use super::palette::PaletteEntry;
 use super::replay::Replay;
 use super::selection::Selection;
 use super::text_box::Closed;
@@ -99,6 +101,8 @@ impl Ctx<'_> {
 pub enum Effect {
     /// Show this screen on top (back returns here).
     Open(Box<dyn Component>),
+    /// Do what this action does on the screen on top, as its key would (the palette).
+    Perform(Action),
     /// Back to the screen below.
     Back,
     /// Back to the first screen (the dashboard, or a comparison's table).
@@ -213,6 +217,12 @@ pub trait Component: Any {
     /// The two runs this screen compares, to move their selection.
     fn comparison_mut(&mut self) -> Option<&mut Comparison> {
         None
+    }
+
+    /// What the command palette lists for this screen beyond its actions,
+    /// the run's questions and datasets (the question screen: its DAG's nodes).
+    fn palette_entries(&self, _ctx: &Ctx) -> Vec<PaletteEntry> {
+        Vec::new()
     }
 }
 
