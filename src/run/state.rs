@@ -20,6 +20,9 @@ const FEED_CAPACITY: usize = 500;
 
 mod batches;
 mod reduce;
+mod timeline;
+
+pub use timeline::{TimeBucket, Timeline};
 
 /// Tone of a feed line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -157,6 +160,8 @@ pub struct RunState {
     pub failure: Option<String>,
     /// Events applied so far.
     pub events_applied: usize,
+    /// The run over time: questions finished, tokens, cost and calls in flight per stretch.
+    pub timeline: Timeline,
 }
 
 impl RunState {
@@ -218,6 +223,7 @@ impl RunState {
         self.events_applied += 1;
         let question = event.question_id().and_then(|id| self.index.get(id).copied());
         let before = question.map(|index| self.questions[index].status);
+        self.time_call(&event);
         match event {
             EngineEvent::RunStarted { .. }
             | EngineEvent::QuestionsGenerated { .. }
@@ -246,6 +252,7 @@ impl RunState {
             let after = self.questions[index].status;
             if after != before {
                 self.statuses.moved(before, after);
+                self.time_question(before, after);
             }
         }
     }
