@@ -136,6 +136,8 @@ pub struct RunState {
     open_calls: HashMap<crate::domain::CallKey, u64>,
     /// The provider batches the run's calls went out in (`run --batch`), in submission order.
     pub batches: indexmap::IndexMap<crate::domain::BatchId, BatchState>,
+    /// Of those, how many have not ended.
+    batches_open: usize,
     /// Recent activity, oldest first.
     pub feed: VecDeque<FeedEntry>,
     /// Feed entries ever pushed (the feed itself keeps only the latest).
@@ -420,6 +422,8 @@ pub struct BatchState {
     pub calls: Vec<u64>,
     /// When it was submitted (ms since the run started).
     pub submitted_ms: u64,
+    /// Of its calls, those still waiting for a reply (kept as replies come).
+    pub waiting: usize,
     /// How it ended, once it did.
     pub ended: Option<BatchEnd>,
 }
