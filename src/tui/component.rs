@@ -19,6 +19,7 @@ use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
+use super::baselines::{BaselinesCache, RunBaselines};
 use super::comparison::Comparison;
 use super::editing::AfterEdit;
 use super::keymap::{Action, Keymap, Screen};
@@ -73,6 +74,10 @@ pub struct Ctx<'a> {
     pub run_changed: bool,
     /// The screens below (while one handles an action) or all of them (while drawing).
     pub(super) stack: &'a [Box<dyn Component>],
+    /// The run's baselines, worked out once per revision of the run.
+    pub(super) baselines_cache: &'a BaselinesCache,
+    /// Counts the changes of the run.
+    pub(super) revision: u64,
 }
 
 impl Ctx<'_> {
@@ -89,6 +94,11 @@ impl Ctx<'_> {
     /// The screen of type `T` nearest the top of the stack.
     pub fn find<T: Component>(&self) -> Option<&T> {
         self.stack.iter().rev().find_map(|screen| (screen.as_ref() as &dyn Any).downcast_ref::<T>())
+    }
+
+    /// The run's baselines (`run --baselines`), graded once per change of the run for every screen.
+    pub fn baselines(&self) -> Option<Arc<RunBaselines>> {
+        self.baselines_cache.get(self.state, self.revision)
     }
 
     /// The two runs compared nearest the top of the stack.

@@ -238,7 +238,11 @@ mod tests {
         let mut app = replayed(SAMPLE_TRACE);
         app.handle_key(ctrl_p);
         assert!(frame_text(&app, 120, 30).contains(" palette ·"));
-        let rebinding = Rebinding { context: Context::Global, action: crate::tui::Action::Palette, keys: vec!["f2".parse().unwrap()] };
+        let rebinding = Rebinding {
+            context: Context::Global,
+            action: crate::tui::Action::Palette,
+            keys: vec!["f2".parse().unwrap()],
+        };
         let mut app = replayed(SAMPLE_TRACE).with_keys(Keymap::rebind(&[rebinding]).unwrap());
         press_keys(&mut app, ":");
         app.handle_key(ctrl_p);

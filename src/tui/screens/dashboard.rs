@@ -16,7 +16,9 @@ use super::question::QuestionScreen;
 use super::scorecard::ScorecardScreen;
 use super::taxonomy::TaxonomyScreen;
 use crate::run::{Attempt, FeedKind, QuestionState, QuestionStatus, RunState};
-use crate::tui::baselines::{BaselineFlags, run_baselines};
+use std::sync::Arc;
+
+use crate::tui::baselines::{BaselineFlags, RunBaselines};
 use crate::tui::component::{Component, Ctx, Handled};
 use crate::tui::keymap::Action;
 use crate::tui::keymap::Screen;
@@ -45,7 +47,7 @@ pub struct Dashboard {
     rows: Vec<usize>,
     /// Each question's baseline flags, in a run with baselines; worked out
     /// in `refresh` when the run changed.
-    baselines: Option<Vec<BaselineFlags>>,
+    baselines: Option<Arc<RunBaselines>>,
 }
 
 impl Default for Dashboard {
@@ -171,7 +173,7 @@ impl Component for Dashboard {
 
     fn refresh(&mut self, ctx: &Ctx) {
         if ctx.run_changed {
-            self.baselines = run_baselines(ctx.state).map(|baselines| baselines.flags);
+            self.baselines = ctx.baselines();
         }
         self.rows = self.visible(ctx.state);
         self.row = self.row.min(self.rows.len().saturating_sub(1));
@@ -369,7 +371,7 @@ fn draw(dashboard: &Dashboard, frame: &mut Frame, area: Rect, ctx: &Ctx) {
         .skip(first)
         .take(height)
         .map(|&i| {
-            let flags = dashboard.baselines.as_ref().map(|all| all.get(i).copied().unwrap_or_default());
+            let flags = dashboard.baselines.as_ref().map(|all| all.flags.get(i).copied().unwrap_or_default());
             row(ctx, &ctx.state.questions[i], question_width, wide, several, flags)
         })
         .collect();

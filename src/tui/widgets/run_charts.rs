@@ -43,7 +43,12 @@ pub fn draw(frame: &mut Frame, area: Rect, ctx: &Ctx) {
     let sum = |value: fn(&TimeBucket) -> u64| timeline.buckets().iter().map(value).sum::<u64>();
     let charts = [
         (
-            format!(" finished ✓{} ✗{} · a bar {} ", sum(|b| b.passed.into()), sum(|b| b.failed.into()), duration(per_column)),
+            format!(
+                " finished ✓{} ✗{} · a bar {} ",
+                sum(|b| b.passed.into()),
+                sum(|b| b.failed.into()),
+                duration(per_column)
+            ),
             [(of(|b| b.passed.into()), Ink::StatusPassed), (of(|b| b.failed.into()), Ink::StatusFailed)],
             true,
         ),
@@ -62,7 +67,8 @@ pub fn draw(frame: &mut Frame, area: Rect, ctx: &Ctx) {
         let block = Block::default().borders(Borders::TOP).title(title).border_style(t.fg(Ink::Border));
         let inner = block.inner(*part);
         frame.render_widget(block, *part);
-        let rows = if lower.0.is_empty() { [inner.height, 0] } else { [inner.height / 2, inner.height - inner.height / 2] };
+        let rows =
+            if lower.0.is_empty() { [inner.height, 0] } else { [inner.height / 2, inner.height - inner.height / 2] };
         let [top, bottom] = Layout::vertical(rows.map(Constraint::Length)).areas(inner);
         let max = if shared_scale { upper.0.iter().chain(&lower.0).copied().max() } else { None };
         for ((values, ink), place) in [(upper, top), (lower, bottom)] {
