@@ -16,7 +16,7 @@ use crate::tui::theme::Ink;
 /// Rows the charts take: a title and two rows for each of two series.
 const HEIGHT: u16 = 5;
 /// The least dashboard height that shows them.
-const MIN_AREA_HEIGHT: u16 = 30;
+const MIN_AREA_HEIGHT: u16 = 26;
 /// The least dashboard width that shows them.
 const MIN_AREA_WIDTH: u16 = 90;
 
