@@ -23,35 +23,38 @@ const KIND_WIDTH: usize = 9;
 /// Width of the keys column.
 const KEYS_WIDTH: usize = 12;
 
-/// Draw `palette` over `area`.
-pub fn draw(palette: &Palette, frame: &mut Frame, area: Rect, ctx: &Ctx) {
-    let t = ctx.theme;
-    let total = palette.entries.len();
-    let found = palette.matcher.matches().len();
-    // As tall as the matches need (the query line and the borders besides), within the screen.
-    let height = (found.max(1) + 3).min(MAX_HEIGHT as usize) as u16;
-    let [row] = Layout::vertical([Constraint::Length(height.min(area.height))]).flex(Flex::Start).areas(area);
-    let [popup] = Layout::horizontal([Constraint::Length(area.width.min(MAX_WIDTH))]).flex(Flex::Center).areas(row);
-    frame.render_widget(Clear, popup);
-    let title = format!(" palette · {found} of {total} · enter does it · esc closes ");
-    let block = Block::default().borders(Borders::ALL).title(title).border_style(t.fg(Ink::Accent));
-    let inner = block.inner(popup);
-    frame.render_widget(block, popup);
-    let query = Line::from(vec![
-        Span::styled(": ", t.fg(Ink::Accent)),
-        Span::styled(format!("{}▏", clean(&palette.query)), t.fg(Ink::Text)),
-    ]);
-    let height = inner.height.saturating_sub(1) as usize;
-    let first = palette.row.saturating_sub(height.saturating_sub(1));
-    let width = inner.width as usize;
-    let mut lines = vec![query];
-    for (offset, &index) in palette.matcher.matches().iter().enumerate().skip(first).take(height) {
-        lines.push(entry_line(palette, index, width, offset == palette.row, ctx));
+impl Palette {
+    /// Draw the palette over `area`.
+    pub(super) fn draw_over(&self, frame: &mut Frame, area: Rect, ctx: &Ctx) {
+        let palette = self;
+        let t = ctx.theme;
+        let total = palette.entries.len();
+        let found = palette.matcher.matches().len();
+        // As tall as the matches need (the query line and the borders besides), within the screen.
+        let height = (found.max(1) + 3).min(MAX_HEIGHT as usize) as u16;
+        let [row] = Layout::vertical([Constraint::Length(height.min(area.height))]).flex(Flex::Start).areas(area);
+        let [popup] = Layout::horizontal([Constraint::Length(area.width.min(MAX_WIDTH))]).flex(Flex::Center).areas(row);
+        frame.render_widget(Clear, popup);
+        let title = format!(" palette · {found} of {total} · enter does it · esc closes ");
+        let block = Block::default().borders(Borders::ALL).title(title).border_style(t.fg(Ink::Accent));
+        let inner = block.inner(popup);
+        frame.render_widget(block, popup);
+        let query = Line::from(vec![
+            Span::styled(": ", t.fg(Ink::Accent)),
+            Span::styled(format!("{}▏", clean(&palette.query)), t.fg(Ink::Text)),
+        ]);
+        let height = inner.height.saturating_sub(1) as usize;
+        let first = palette.row.saturating_sub(height.saturating_sub(1));
+        let width = inner.width as usize;
+        let mut lines = vec![query];
+        for (offset, &index) in palette.matcher.matches().iter().enumerate().skip(first).take(height) {
+            lines.push(entry_line(palette, index, width, offset == palette.row, ctx));
+        }
+        if found == 0 {
+            lines.push(Line::styled("  nothing matches", t.fg(Ink::Muted)));
+        }
+        frame.render_widget(Paragraph::new(lines), inner);
     }
-    if found == 0 {
-        lines.push(Line::styled("  nothing matches", t.fg(Ink::Muted)));
-    }
-    frame.render_widget(Paragraph::new(lines), inner);
 }
 
 /// One match's line, `width` wide, its matched characters highlighted.

@@ -116,7 +116,7 @@ impl Overlay for Palette {
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, ctx: &Ctx) {
-        draw::draw(self, frame, area, ctx);
+        self.draw_over(frame, area, ctx);
     }
 }
 
