@@ -76,13 +76,13 @@ fn flagged(state: &RunState, baselines: &[IndexMap<Baseline, BaselineAnswer>], b
 pub fn baselines_view(state: &RunState, baselines: &[IndexMap<Baseline, BaselineAnswer>]) -> Option<BaselinesView> {
     let overall = baselines_summary(state, baselines)?;
     let mut rows = vec![row("all questions".into(), &overall)];
-    let by_level = baselines_by(state, &baselines, |q| Some(q.question.difficulty_level.as_str().to_string()));
+    let by_level = baselines_by(state, baselines, |q| Some(q.question.difficulty_level.as_str().to_string()));
     for level in DifficultyLevel::ALL {
         if let Some(floors) = by_level.get(level.as_str()) {
             rows.push(row(level.as_str().to_string(), floors));
         }
     }
-    let by_dataset = baselines_by(state, &baselines, |q| q.question.dataset.clone());
+    let by_dataset = baselines_by(state, baselines, |q| q.question.dataset.clone());
     if by_dataset.len() > 1 {
         rows.extend(by_dataset.iter().map(|(name, floors)| row(format!("dataset {name}"), floors)));
     }
@@ -90,7 +90,7 @@ pub fn baselines_view(state: &RunState, baselines: &[IndexMap<Baseline, Baseline
         names: Baseline::ALL.iter().map(|b| b.name()).collect(),
         rows,
         lift: lift_text(overall.baselines.get(&Baseline::NoCode).and_then(|t| t.lift.as_ref())),
-        without_data: flagged(state, &baselines, Baseline::NoData),
-        accepts_empty: flagged(state, &baselines, Baseline::Empty),
+        without_data: flagged(state, baselines, Baseline::NoData),
+        accepts_empty: flagged(state, baselines, Baseline::Empty),
     })
 }
