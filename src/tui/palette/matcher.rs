@@ -72,31 +72,39 @@ fn lowercase(text: &str) -> Vec<char> {
 pub fn score(query: &[char], text: &[char], positions: Option<&mut Vec<usize>>) -> Option<i64> {
     let first = *query.first()?;
     let starts = text.iter().enumerate().filter(|(_, c)| **c == first).map(|(at, _)| at).take(STARTS);
-    let mut best: Option<(i64, Vec<usize>)> = None;
+    let mut found = Vec::with_capacity(query.len());
+    let mut best: Option<i64> = None;
+    let mut best_found = Vec::new();
+    let keep = positions.is_some();
     for start in starts {
-        let Some(found) = greedy(query, text, start) else { break };
+        if !greedy(query, text, start, &mut found) {
+            break;
+        }
         let value = value_of(text, &found);
-        if best.as_ref().is_none_or(|(b, _)| value > *b) {
-            best = Some((value, found));
+        if best.is_none_or(|b| value > b) {
+            best = Some(value);
+            if keep {
+                best_found.clone_from(&found);
+            }
         }
     }
-    let (value, found) = best?;
     if let Some(positions) = positions {
-        *positions = found;
+        *positions = best_found;
     }
-    Some(value)
+    best
 }
 
-/// The query's characters in order from `start`, each at its first place after the one before.
-fn greedy(query: &[char], text: &[char], start: usize) -> Option<Vec<usize>> {
-    let mut found = Vec::with_capacity(query.len());
+/// Into `found`, the query's characters in order from `start`, each at its
+/// first place after the one before; whether they all were.
+fn greedy(query: &[char], text: &[char], start: usize, found: &mut Vec<usize>) -> bool {
+    found.clear();
     let mut at = start;
     for c in query {
-        let offset = text.get(at..)?.iter().position(|t| t == c)?;
+        let Some(offset) = text.get(at..).and_then(|rest| rest.iter().position(|t| t == c)) else { return false };
         found.push(at + offset);
         at += offset + 1;
     }
-    Some(found)
+    true
 }
 
 /// A match's worth: a point a character, more for one starting a word or
