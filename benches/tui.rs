@@ -5,7 +5,10 @@
 //! a consensus run (`run --consensus 3`, built in memory) of 10,000 questions
 //! against one of 100 in the same run: the ratio shows what a frame costs per
 //! question of the run (1 when nothing grows with it); and a frame of the
-//! scorecard and of the findings taxonomy in that run of 10,000. Run:
+//! scorecard and of the findings taxonomy in that run of 10,000; the
+//! dashboard's frame with its charts (160×30) and without (160×29, too small
+//! for them); and the command palette over the run of 10,000: opening it, a
+//! keystroke narrowing the query, a backspace widening it. Run:
 //! `cargo bench --profile dev --bench tui`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a benchmark stops at its first failure")]
@@ -19,6 +22,7 @@ mod measure;
 use measure::{median, peak_rss_mb};
 use std::time::Instant;
 
+use crossterm::event::KeyCode;
 use eval_dag::domain::{AttemptAt, Consensus, CriticFeedback, DifficultyLevel, DraftAnswer, Question};
 use eval_dag::run::{EngineEvent, Outcome, RunSettings, RunState};
 use eval_dag::tui::{App, Replay, Theme, draw, press_keys};
@@ -68,6 +72,7 @@ fn main() {
         })
         .collect();
     frames.sort_by(f64::total_cmp);
+    chart_frames(&app);
     let mut replay = app.into_replay().unwrap();
     let replay = &mut replay;
     let len = replay.len();
@@ -93,6 +98,51 @@ fn main() {
     println!("peak RSS: {:.0} MB", peak_rss_mb());
     consensus_frames();
     report_screen_frames();
+    palette_keystrokes();
+}
+
+/// Median time (ms) of `frames` frames of `app` at `width`×`height`.
+fn frames_at(app: &App, width: u16, height: u16, frames: usize) -> f64 {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    let times = (0..frames)
+        .map(|_| {
+            let t = Instant::now();
+            terminal.draw(|f| draw(f, app)).unwrap();
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    median(times)
+}
+
+/// The replayed run's dashboard with its charts (160×30) and without them
+/// (160×29: one row short of room for them), the same rows of the table otherwise.
+fn chart_frames(app: &App) {
+    let (without, with) = (frames_at(app, 160, 29, 300), frames_at(app, 160, 30, 300));
+    println!("dashboard frame, median of 300: 160x29 (no charts) {without:.3} ms, 160x30 (charts) {with:.3} ms");
+}
+
+/// The palette over the consensus run of 10,000 questions: the time to open
+/// it, of each keystroke of `task_9999` (median and slowest), of a backspace
+/// (the shorter query searches every entry again), and of a frame with it open.
+fn palette_keystrokes() {
+    let mut app = App::new(consensus_run(10_000), Theme::dark(), None, None);
+    let timed = |app: &mut App, code: KeyCode| {
+        let t = Instant::now();
+        app.handle_key(code.into());
+        t.elapsed().as_secs_f64() * 1e3
+    };
+    let open = timed(&mut app, KeyCode::Char(':'));
+    let mut keys: Vec<f64> = "task_9999".chars().map(|c| timed(&mut app, KeyCode::Char(c))).collect();
+    let backspaces: Vec<f64> = (0..4).map(|_| timed(&mut app, KeyCode::Backspace)).collect();
+    let frame = frames_at(&app, 160, 48, 30);
+    keys.sort_by(f64::total_cmp);
+    println!(
+        "palette over 10,000 questions: open {open:.1} ms; a keystroke median {:.2} ms, slowest {:.2} ms; \
+         a backspace median {:.2} ms; a frame at 160x48 {frame:.3} ms",
+        keys[keys.len() / 2],
+        keys[keys.len() - 1],
+        median(backspaces)
+    );
 }
 
 /// A finished consensus run of `count` questions (ids `task_<i>`): every
@@ -140,15 +190,7 @@ fn consensus_run(count: usize) -> RunState {
 fn frame_median(state: RunState, keys: &str, frames: usize) -> f64 {
     let mut app = App::new(state, Theme::dark(), None, None);
     press_keys(&mut app, keys);
-    let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
-    let frames = (0..frames)
-        .map(|_| {
-            let t = Instant::now();
-            terminal.draw(|f| draw(f, &app)).unwrap();
-            t.elapsed().as_secs_f64() * 1e3
-        })
-        .collect();
-    median(frames)
+    frames_at(&app, 160, 48, frames)
 }
 
 /// The dashboard's frame in a consensus run of 10,000 questions and of 100.

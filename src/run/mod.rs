@@ -27,4 +27,4 @@ pub use events::{CALL_CANCELLED, Command, DatasetRef, EngineEvent, HandEdit, Out
 pub use llm_call::{LlmCall, PromptMessage};
 pub use players::Players;
 pub use question_state::{AnswerLabel, Attempt, Iteration, NodeRun, QuestionState, QuestionStatus, StageRecord};
-pub use state::{BatchEnd, BatchState, FeedEntry, FeedKind, Questions, RunState};
+pub use state::{BatchEnd, BatchState, FeedEntry, FeedKind, Questions, RunState, TimeBucket, Timeline};

@@ -20,6 +20,9 @@ const FEED_CAPACITY: usize = 500;
 
 mod batches;
 mod reduce;
+mod timeline;
+
+pub use timeline::{TimeBucket, Timeline};
 
 /// Tone of a feed line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -133,6 +136,8 @@ pub struct RunState {
     open_calls: HashMap<crate::domain::CallKey, u64>,
     /// The provider batches the run's calls went out in (`run --batch`), in submission order.
     pub batches: indexmap::IndexMap<crate::domain::BatchId, BatchState>,
+    /// Of those, how many have not ended.
+    batches_open: usize,
     /// Recent activity, oldest first.
     pub feed: VecDeque<FeedEntry>,
     /// Feed entries ever pushed (the feed itself keeps only the latest).
@@ -157,6 +162,8 @@ pub struct RunState {
     pub failure: Option<String>,
     /// Events applied so far.
     pub events_applied: usize,
+    /// The run over time: questions finished, tokens, cost and calls in flight per stretch.
+    pub timeline: Timeline,
 }
 
 impl RunState {
@@ -218,6 +225,7 @@ impl RunState {
         self.events_applied += 1;
         let question = event.question_id().and_then(|id| self.index.get(id).copied());
         let before = question.map(|index| self.questions[index].status);
+        self.time_call(&event);
         match event {
             EngineEvent::RunStarted { .. }
             | EngineEvent::QuestionsGenerated { .. }
@@ -246,6 +254,7 @@ impl RunState {
             let after = self.questions[index].status;
             if after != before {
                 self.statuses.moved(before, after);
+                self.time_question(before, after);
             }
         }
     }
@@ -413,6 +422,8 @@ pub struct BatchState {
     pub calls: Vec<u64>,
     /// When it was submitted (ms since the run started).
     pub submitted_ms: u64,
+    /// Of its calls, those still waiting for a reply (kept as replies come).
+    pub waiting: usize,
     /// How it ended, once it did.
     pub ended: Option<BatchEnd>,
 }

@@ -19,6 +19,7 @@ use std::time::Instant;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
+use super::baselines::BaselinesCache;
 use super::comparison::Comparison;
 use super::component::{Component, Ctx, Handled, LoadedDataset, Overlay, OverlayKey};
 use super::deriver::Deriver;
@@ -91,6 +92,8 @@ pub struct App {
     /// Whether the inspector may read a dataset outside the run's benchmark
     /// folder (`--allow-outside-datasets`).
     allow_outside_datasets: bool,
+    /// The run's baselines as of the latest revision a screen asked at.
+    baselines: BaselinesCache,
 }
 
 impl App {
@@ -126,6 +129,7 @@ impl App {
             awaiting_attempt: None,
             dataset: None,
             allow_outside_datasets: false,
+            baselines: BaselinesCache::default(),
         };
         app.refresh();
         app
@@ -254,6 +258,8 @@ impl App {
             awaiting_attempt: self.awaiting_attempt.as_ref(),
             run_changed,
             stack,
+            baselines_cache: &self.baselines,
+            revision: self.revision,
         }
     }
 

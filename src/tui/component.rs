@@ -7,7 +7,8 @@
 //! below. No screen reaches the app itself. A screen's view of the run is
 //! worked out in [`Component::refresh`] when the run changed
 //! ([`Ctx::run_changed`]) and only read while drawing. An [`Overlay`] (the
-//! help, the text box) is drawn over the screen and takes keys first.
+//! help, the text box, the command palette) is drawn over the screen and
+//! takes keys first; a screen adds its own entries to the palette.
 
 use std::any::Any;
 use std::path::Path;
@@ -18,9 +19,11 @@ use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
+use super::baselines::{BaselinesCache, RunBaselines};
 use super::comparison::Comparison;
 use super::editing::AfterEdit;
 use super::keymap::{Action, Keymap, Screen};
+use super::palette::PaletteEntry;
 use super::replay::Replay;
 use super::selection::Selection;
 use super::text_box::Closed;
@@ -71,6 +74,10 @@ pub struct Ctx<'a> {
     pub run_changed: bool,
     /// The screens below (while one handles an action) or all of them (while drawing).
     pub(super) stack: &'a [Box<dyn Component>],
+    /// The run's baselines, worked out once per revision of the run.
+    pub(super) baselines_cache: &'a BaselinesCache,
+    /// Counts the changes of the run.
+    pub(super) revision: u64,
 }
 
 impl Ctx<'_> {
@@ -89,6 +96,11 @@ impl Ctx<'_> {
         self.stack.iter().rev().find_map(|screen| (screen.as_ref() as &dyn Any).downcast_ref::<T>())
     }
 
+    /// The run's baselines (`run --baselines`), graded once per change of the run for every screen.
+    pub fn baselines(&self) -> Option<Arc<RunBaselines>> {
+        self.baselines_cache.get(self.state, self.revision)
+    }
+
     /// The two runs compared nearest the top of the stack.
     pub fn comparison(&self) -> Option<&Comparison> {
         self.stack.iter().rev().find_map(|screen| screen.comparison())
@@ -99,6 +111,8 @@ impl Ctx<'_> {
 pub enum Effect {
     /// Show this screen on top (back returns here).
     Open(Box<dyn Component>),
+    /// Do what this action does on the screen on top, as its key would (the palette).
+    Perform(Action),
     /// Back to the screen below.
     Back,
     /// Back to the first screen (the dashboard, or a comparison's table).
@@ -213,6 +227,12 @@ pub trait Component: Any {
     /// The two runs this screen compares, to move their selection.
     fn comparison_mut(&mut self) -> Option<&mut Comparison> {
         None
+    }
+
+    /// What the command palette lists for this screen beyond its actions,
+    /// the run's questions and datasets (the question screen: its DAG's nodes).
+    fn palette_entries(&self, _ctx: &Ctx) -> Vec<PaletteEntry> {
+        Vec::new()
     }
 }
 

@@ -18,7 +18,8 @@
 //! (`keymap/`: actions, contexts and default bindings; `key.rs`: keys as written and shown;
 //! `rebind.rs`: the session's `Keymap`, the user's keys in place of the defaults, checked for
 //! clashes on every screen), the words screens share (`view.rs`: panes, tabs, the dashboard's
-//! filters and orders), moving the selection along a DAG (`graph_moves.rs`), work by hand
+//! filters and orders), moving the selection along a DAG (`graph_moves.rs`), the command palette
+//! (`palette/`: an overlay, its entries and fuzzy matching), work by hand
 //! (`hand_work.rs`: edits, notes and acceptance as commands on the open question's selection, a
 //! replay turning into a derived run; `editing.rs`: the external editor; `text_box.rs`: the in-app
 //! text box), event loop, replay player (`replay.rs`; `loading.rs`: the trace folded in chunks on a
@@ -38,6 +39,7 @@ mod graph_moves;
 mod highlight;
 mod keymap;
 mod loading;
+mod palette;
 mod replay;
 mod runs_matrix;
 mod schema_text;

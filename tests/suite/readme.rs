@@ -115,7 +115,14 @@ fn the_readme_screenshots_are_what_the_terminal_ui_draws() {
     assert!(svg.contains("resolved"), "the diff says which findings the rebuild resolved");
     check_or_write(&dir.join("diff.svg"), &svg);
 
-    for name in ["dashboard", "question", "diff"] {
+    // The palette over the dashboard: the questions and actions a query finds, the keys beside them.
+    let mut app = live_app_at(usize::MAX);
+    press(&mut app, ":rate");
+    let svg = frame_svg(&app);
+    assert!(svg.contains("palette ·") && svg.contains("question"), "the palette lists what `rate` finds");
+    check_or_write(&dir.join("palette.svg"), &svg);
+
+    for name in ["dashboard", "question", "diff", "palette"] {
         let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
         assert!(readme.contains(&format!("(tests/screenshots/{name}.svg)")), "the README shows {name}.svg");
     }

@@ -24,7 +24,7 @@ fn keymap(text: &str) -> Keymap {
 
 /// The rebinding the footer and help snapshots show.
 const REBOUND: &str = "[keys.global]\nquit = \"ctrl-q\"\n\n[keys.dashboard]\nopen = [\"o\", \"enter\"]\n\n\
-                       [keys.iterations]\nprev_iteration = [\"h\", \"ctrl-p\"]\n\n[keys.question]\nzoom = \"f\"\n";
+                       [keys.iterations]\nprev_iteration = [\"h\", \"ctrl-b\"]\n\n[keys.question]\nzoom = \"f\"\n";
 
 #[test]
 fn a_clash_in_the_config_file_stops_the_binary_with_its_file_and_line() {

@@ -145,7 +145,11 @@ fn big_dag_state() -> RunState {
 fn sweep_every_screen(name: &str, mut app: App, sizes: &[(u16, u16)]) {
     let fewer = light(sizes);
     sweep(&format!("{name} dashboard"), &app, sizes);
-    press(&mut app, "?");
+    press(&mut app, ":");
+    sweep(&format!("{name} palette"), &app, sizes);
+    press(&mut app, "q_0");
+    sweep(&format!("{name} palette with a query"), &app, sizes);
+    press(&mut app, "\x1b?");
     sweep(&format!("{name} help"), &app, sizes);
     press(&mut app, "?c");
     sweep(&format!("{name} critic scorecard"), &app, sizes);
@@ -175,7 +179,8 @@ fn sweep_every_screen(name: &str, mut app: App, sizes: &[(u16, u16)]) {
         ("z\t", "code focused"),
         ("z", "code zoomed"),
         ("z\t\t", "graph focused"),
-        ("d", "diff"),
+        (":", "palette of the question"),
+        ("\x1bd", "diff"),
         ("?", "diff help"),
         ("?\x1bS", "schema"),
         ("\x1bN", "note box"),

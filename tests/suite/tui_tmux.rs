@@ -1,6 +1,6 @@
 //! End to end in a real terminal: the binary inside tmux replays the sample
-//! trace (navigating to the rejected question, its diff and conversation, and
-//! playing it at ×1 to its end), compares runs, and runs live against a mock
+//! trace (navigating to the rejected question, its diff and conversation,
+//! opening a question from the command palette, and playing it at ×1 to its end), compares runs, and runs live against a mock
 //! LLM server — interrupted by Ctrl-C, SIGTERM or a closed terminal and then
 //! resumed, or with a drawing fault planted — checking the screen text, the
 //! run's records and that the terminal was restored.
@@ -74,6 +74,34 @@ fn replay_navigate_to_the_rejected_question_and_open_the_diff() {
     let screen = wait_for(&session, "EXITED-0");
     assert!(screen.contains("EXITED-0"), "the app quit cleanly: {screen}");
     assert!(!screen.contains("REPLAY"), "the alternate screen was left and the terminal restored: {screen}");
+}
+
+/// The charts over the run's time above the dashboard, and the command
+/// palette: Ctrl-P opens it, a few letters find a question, Enter opens it;
+/// `:` opens it again over the question screen and Escape closes it.
+#[test]
+fn replay_shows_the_charts_and_the_palette_opens_a_question() {
+    let Some(session) = session("palette") else { return };
+    run(&session, &format!("replay {TRACE}"));
+    let screen = wait_for_all(&session, &["REPLAY", "q_01", "finished ✓2 ✗0", "calls in flight"]);
+    assert!(screen.contains("finished ✓2 ✗0"), "the charts count the finished questions: {screen}");
+    tmux(&["send-keys", "-t", &session, "C-p"]);
+    wait_for(&session, "palette ·");
+    tmux(&["send-keys", "-t", &session, "-l", "many trans"]);
+    let screen = wait_for_all(&session, &[": many trans", "How many transactions does the dataset hold?"]);
+    assert!(screen.contains("q_02 How many transactions"), "the question is listed by its text: {screen}");
+    tmux(&["send-keys", "-t", &session, "Enter"]);
+    let screen = wait_for(&session, "esc back");
+    assert!(!screen.contains("palette ·") && screen.contains("q_02"), "q_02's screen is open: {screen}");
+    tmux(&["send-keys", "-t", &session, ":"]);
+    wait_for(&session, "palette ·");
+    tmux(&["send-keys", "-t", &session, "-l", "count"]);
+    let screen = wait_for(&session, ": count");
+    assert!(screen.contains("│node "), "the palette lists the DAG's nodes: {screen}");
+    tmux(&["send-keys", "-t", &session, "Escape"]);
+    tmux(&["send-keys", "-t", &session, "q"]);
+    let screen = wait_for(&session, "EXITED-0");
+    assert!(screen.contains("EXITED-0"), "the app quit cleanly: {screen}");
 }
 
 #[test]

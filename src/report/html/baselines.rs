@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::domain::{Baseline, DifficultyLevel};
 use crate::report::BaselineLift;
-use crate::report::baselines::{baselines_by, baselines_summary, question_baselines, tally_text};
+use crate::report::baselines::{baselines_by, baselines_summary, tally_text};
 use crate::report::doc::{BaselineAnswer, BaselineFloors};
 use crate::run::RunState;
 
@@ -72,18 +72,17 @@ fn flagged(state: &RunState, baselines: &[IndexMap<Baseline, BaselineAnswer>], b
         .collect()
 }
 
-/// The section of `state`, when the run asked for baselines.
-pub fn baselines_view(state: &RunState) -> Option<BaselinesView> {
-    let baselines = question_baselines(state);
-    let overall = baselines_summary(state, &baselines)?;
+/// The section of `state`, whose questions' baselines are `baselines`, when the run asked for them.
+pub fn baselines_view(state: &RunState, baselines: &[IndexMap<Baseline, BaselineAnswer>]) -> Option<BaselinesView> {
+    let overall = baselines_summary(state, baselines)?;
     let mut rows = vec![row("all questions".into(), &overall)];
-    let by_level = baselines_by(state, &baselines, |q| Some(q.question.difficulty_level.as_str().to_string()));
+    let by_level = baselines_by(state, baselines, |q| Some(q.question.difficulty_level.as_str().to_string()));
     for level in DifficultyLevel::ALL {
         if let Some(floors) = by_level.get(level.as_str()) {
             rows.push(row(level.as_str().to_string(), floors));
         }
     }
-    let by_dataset = baselines_by(state, &baselines, |q| q.question.dataset.clone());
+    let by_dataset = baselines_by(state, baselines, |q| q.question.dataset.clone());
     if by_dataset.len() > 1 {
         rows.extend(by_dataset.iter().map(|(name, floors)| row(format!("dataset {name}"), floors)));
     }
@@ -91,7 +90,7 @@ pub fn baselines_view(state: &RunState) -> Option<BaselinesView> {
         names: Baseline::ALL.iter().map(|b| b.name()).collect(),
         rows,
         lift: lift_text(overall.baselines.get(&Baseline::NoCode).and_then(|t| t.lift.as_ref())),
-        without_data: flagged(state, &baselines, Baseline::NoData),
-        accepts_empty: flagged(state, &baselines, Baseline::Empty),
+        without_data: flagged(state, baselines, Baseline::NoData),
+        accepts_empty: flagged(state, baselines, Baseline::Empty),
     })
 }

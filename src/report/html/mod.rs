@@ -253,14 +253,16 @@ impl ReportTemplates {
         let questions =
             state.questions.iter().map(|q| QuestionRow { summary: question_summary(q), body: bodies.pop() }).collect();
         let (card, taxonomy, converged) = (critic_scorecard(state), findings_taxonomy(state), convergence(state));
+        // Every question's baselines, graded once for the summary and the baselines section.
+        let answers = crate::report::baselines::question_baselines(state);
         let page = ReportPage {
             title,
             highlight_css: highlight_css(),
             generated: Stamp::of(generated_at),
             run_time: run_time(state),
-            summary: summary::summary_view(state),
+            summary: summary::summary_view(state, &answers),
             benchmark: benchmark::benchmark_view(state),
-            baselines: baselines::baselines_view(state),
+            baselines: baselines::baselines_view(state, &answers),
             run_charts: run_charts::questions_charts(state),
             scorecard: scorecard::scorecard_view(&card, label_free_signals(state)),
             taxonomy: taxonomy::taxonomy_view(&taxonomy),

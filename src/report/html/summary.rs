@@ -2,13 +2,14 @@
 //! where the tokens went, a table and a chart per difficulty, who played each
 //! role, the run's settings.
 
+use indexmap::IndexMap;
 use serde::Serialize;
 
 use super::chart::BarChart;
 use super::run_charts::difficulty_chart;
-use crate::domain::DifficultyLevel;
-use crate::report::baselines::{baselines_summary, question_baselines, tally_text};
-use crate::report::doc::LevelBreakdown;
+use crate::domain::{Baseline, DifficultyLevel};
+use crate::report::baselines::{baselines_summary, tally_text};
+use crate::report::doc::{BaselineAnswer, LevelBreakdown};
 use crate::report::economy::{TokenEconomy, token_economy};
 use crate::report::results::{dataset_breakdown, level_breakdown};
 use crate::report::roles::role_usage;
@@ -122,9 +123,10 @@ fn settings_view(settings: &RunSettings) -> SettingsView<'_> {
     }
 }
 
-/// Each baseline's accuracy over the scored questions, when the run asked for them.
-fn baseline_rows(state: &RunState) -> Vec<BaselineRow> {
-    let Some(summary) = baselines_summary(state, &question_baselines(state)) else { return Vec::new() };
+/// Each baseline's accuracy over the scored questions (their baselines
+/// `answers`), when the run asked for them.
+fn baseline_rows(state: &RunState, answers: &[IndexMap<Baseline, BaselineAnswer>]) -> Vec<BaselineRow> {
+    let Some(summary) = baselines_summary(state, answers) else { return Vec::new() };
     summary
         .baselines
         .iter()
@@ -227,8 +229,8 @@ fn cards(state: &RunState) -> Vec<Card> {
     cards
 }
 
-/// The summary of `state`.
-pub fn summary_view(state: &RunState) -> SummaryView<'_> {
+/// The summary of `state`, whose questions' baselines are `answers`.
+pub fn summary_view<'a>(state: &'a RunState, answers: &[IndexMap<Baseline, BaselineAnswer>]) -> SummaryView<'a> {
     let levels = DifficultyLevel::ALL
         .into_iter()
         .map(|level| level_row(level.as_str().to_string(), &level_breakdown(state, level)))
@@ -253,7 +255,7 @@ pub fn summary_view(state: &RunState) -> SummaryView<'_> {
         levels,
         datasets,
         roles,
-        baselines: baseline_rows(state),
+        baselines: baseline_rows(state, answers),
         batches: batches_line(state),
         difficulty_chart: difficulty_chart(state),
         settings: state.settings.as_ref().map(settings_view),

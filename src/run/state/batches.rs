@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::{BatchEnd, BatchState, FeedKind, RunState};
-use crate::domain::{BatchStatus, CallKey};
+use crate::domain::{BatchId, BatchStatus, CallKey};
 use crate::run::events::{CALL_CANCELLED, EngineEvent};
 use crate::run::llm_call::LlmCall;
 
@@ -25,11 +25,13 @@ impl RunState {
                     batch_id: batch_id.clone(),
                     provider,
                     role,
+                    waiting: ids.len(),
                     calls: ids,
                     submitted_ms: self.now_ms,
                     ended: None,
                 };
-                self.batches.insert(batch_id, batch);
+                let open_before = self.batches.insert(batch_id, batch).is_some_and(|old| old.ended.is_none());
+                self.batches_open += usize::from(!open_before);
             }
             EngineEvent::BatchEnded { batch_id, status, succeeded, failed } => {
                 let t_ms = self.now_ms;
@@ -37,6 +39,7 @@ impl RunState {
                 let text = format!("batch {batch_id} {}: {succeeded} replies, {failed} failed", status.label());
                 self.push_feed(None, kind, text);
                 if let Some(batch) = self.batches.get_mut(&batch_id) {
+                    self.batches_open -= usize::from(batch.ended.is_none());
                     batch.ended = Some(BatchEnd { status, succeeded, failed, t_ms });
                 }
             }
@@ -60,12 +63,22 @@ impl RunState {
 
     /// Calls waiting in batches now, over every batch still open.
     pub fn calls_waiting_in_batches(&self) -> usize {
-        self.batches
-            .values()
-            .filter(|batch| batch.ended.is_none())
-            .flat_map(|batch| &batch.calls)
-            .filter(|id| self.calls.get(id).is_some_and(|call| awaits_reply(call)))
-            .count()
+        self.batches.values().filter(|batch| batch.ended.is_none()).map(|batch| batch.waiting).sum()
+    }
+
+    /// How many batches have not ended (a count the reducer keeps).
+    pub fn batches_open(&self) -> usize {
+        self.batches_open
+    }
+
+    /// Call `call_id` finished; it waited in `batch` before: one call fewer waits there if it has its reply now.
+    pub(super) fn replied(&mut self, batch: Option<BatchId>, call_id: u64) {
+        if let Some(batch_id) = batch
+            && self.waiting_in_batch(call_id).is_none()
+            && let Some(batch) = self.batches.get_mut(&batch_id)
+        {
+            batch.waiting = batch.waiting.saturating_sub(1);
+        }
     }
 }
 

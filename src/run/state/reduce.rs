@@ -137,6 +137,7 @@ impl RunState {
                     let text = format!("{} call failed: {error}", key.role.label());
                     self.push_feed(key.question_id.as_ref(), FeedKind::Bad, text);
                 }
+                let waited_in = self.waiting_in_batch(call_id).map(|batch| batch.batch_id.clone());
                 // A finish without its start (a trace cut at the front) still counts; who served it is unknown.
                 let call = self.calls.entry(call_id).or_insert_with(|| {
                     let unknown = crate::domain::Provider::Other(String::new());
@@ -156,6 +157,7 @@ impl RunState {
                 // Where the reply came from; a call cancelled before its reply keeps the batch it waits in.
                 let cancelled = call.error.as_deref() == Some(crate::run::CALL_CANCELLED);
                 call.batch_id = if cancelled && batch_id.is_none() { call.batch_id.take() } else { batch_id };
+                self.replied(waited_in, call_id);
             }
             // The other families' events are folded by their own methods.
             _ => {}

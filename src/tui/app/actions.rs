@@ -9,6 +9,7 @@ use crate::run::Command;
 use crate::tui::component::Effect;
 use crate::tui::editing::AfterEdit;
 use crate::tui::keymap::{Action, Screen};
+use crate::tui::palette::Palette;
 use crate::tui::screens::dashboard::Dashboard;
 use crate::tui::screens::help::Help;
 
@@ -38,6 +39,7 @@ impl App {
                     self.stack.push(screen);
                     self.refreshed.push(None);
                 }
+                Effect::Perform(action) => self.act(Some(action)),
                 Effect::Back => self.back(),
                 Effect::Home => {
                     self.stack.truncate(1);
@@ -80,6 +82,7 @@ impl App {
             Action::Quit if self.work_in_progress() > 0 => self.confirm_quit = true,
             Action::Quit | Action::QuitNow => self.quit = true,
             Action::Help => self.overlay = Some(Box::new(Help)),
+            Action::Palette => self.overlay = Some(Box::new(Palette::open(&self.ctx()))),
             Action::Back => self.back(),
             Action::Pause => {
                 let command = if self.state.paused { Command::Resume } else { Command::Pause };

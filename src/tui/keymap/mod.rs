@@ -43,6 +43,8 @@ actions! {
     QuitNow = "quit_now",
     /// Show or hide the help overlay.
     Help = "help",
+    /// The command palette: fuzzy search over what this screen can do and reach.
+    Palette = "palette",
     /// Move up.
     Up = "up",
     /// Move down.
@@ -247,6 +249,14 @@ pub const BINDINGS: &[Binding] = &[
     bind!("q", [Char('q')], Quit, "quit (Ctrl-C too)", "quit", Global),
     bind!("Q", [Char('Q')], QuitNow, "quit, never ask", "", Global),
     bind!("?", [Char('?')], Help, "all keys", "keys", Global),
+    Binding {
+        label: ":/ctrl-p",
+        keys: &[Key::plain(Char(':')), Key::ctrl(Char('p'))],
+        action: Action::Palette,
+        help: "command palette: actions, questions, nodes, datasets",
+        hint: "",
+        context: Context::Global,
+    },
     bind!("↑/k", [Up, Char('k')], Up, "up (in the focused pane)", "", Global),
     bind!("↓/j", [Down, Char('j')], Down, "down (in the focused pane)", "", Global),
     bind!("enter", [Enter], Open, "open the question", "open", Dashboard),

@@ -19,7 +19,7 @@ use crate::report::{
 };
 use crate::run::RunState;
 use crate::text::percent;
-use crate::tui::baselines::{BaselineFlags, run_baselines};
+use crate::tui::baselines::BaselineFlags;
 use crate::tui::component::{Component, Ctx, Handled};
 use crate::tui::keymap::Action;
 use crate::tui::keymap::Screen;
@@ -181,7 +181,7 @@ impl Component for BenchmarkScreen {
         if ctx.run_changed {
             self.summary = benchmark_summary(ctx.state.questions.iter());
             self.lift = benchmark_lift(ctx.state);
-            let baselines = run_baselines(ctx.state);
+            let baselines = ctx.baselines();
             self.baselines = baselines.as_ref().map(|b| baselines_lines(ctx, &b.floors));
             let flags = baselines.as_ref().map(|b| b.flags.as_slice());
             (self.changed, self.without_data) = listed(ctx.state, self.lift.as_ref(), flags);

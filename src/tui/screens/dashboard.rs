@@ -1,6 +1,7 @@
 //! The dashboard: every question with its live status, iterations (of the
 //! attempt that speaks for it: with several epochs or drafts, the majority's),
-//! findings per iteration, elapsed time and answer, plus the activity feed. Below
+//! findings per iteration, elapsed time and answer, plus the activity feed
+//! and, when there is room, charts of the run over time (`run_charts`). Below
 //! [`WIDE`] columns the level and time columns make room for the question.
 //! Its state is the selected row, the filters and the order.
 
@@ -15,13 +16,16 @@ use super::question::QuestionScreen;
 use super::scorecard::ScorecardScreen;
 use super::taxonomy::TaxonomyScreen;
 use crate::run::{Attempt, FeedKind, QuestionState, QuestionStatus, RunState};
-use crate::tui::baselines::{BaselineFlags, run_baselines};
+use std::sync::Arc;
+
+use crate::tui::baselines::{BaselineFlags, RunBaselines};
 use crate::tui::component::{Component, Ctx, Handled};
 use crate::tui::keymap::Action;
 use crate::tui::keymap::Screen;
 use crate::tui::text::{clean, fit, preview, sparkline};
 use crate::tui::theme::Ink;
 use crate::tui::view::{QuestionSet, Sort, StatusFilter};
+use crate::tui::widgets::run_charts;
 
 /// The dashboard: the selected row, which questions and in which order.
 #[derive(Debug, Clone)]
@@ -43,7 +47,7 @@ pub struct Dashboard {
     rows: Vec<usize>,
     /// Each question's baseline flags, in a run with baselines; worked out
     /// in `refresh` when the run changed.
-    baselines: Option<Vec<BaselineFlags>>,
+    baselines: Option<Arc<RunBaselines>>,
 }
 
 impl Default for Dashboard {
@@ -106,7 +110,7 @@ impl Dashboard {
     /// The row (index into the visible rows) drawn at terminal row `y` when the
     /// dashboard fills `area`.
     pub fn row_at(&self, area: Rect, y: u16) -> Option<usize> {
-        let [table, _] = areas(area);
+        let [_, table, _] = areas(area);
         // Below the table's top border and header row.
         let offset = y.checked_sub(table.y + 2)? as usize;
         let height = table.height.saturating_sub(2).max(1) as usize;
@@ -169,7 +173,7 @@ impl Component for Dashboard {
 
     fn refresh(&mut self, ctx: &Ctx) {
         if ctx.run_changed {
-            self.baselines = run_baselines(ctx.state).map(|baselines| baselines.flags);
+            self.baselines = ctx.baselines();
         }
         self.rows = self.visible(ctx.state);
         self.row = self.row.min(self.rows.len().saturating_sub(1));
@@ -296,10 +300,12 @@ fn row(
     Row::new(cells.into_iter().flatten())
 }
 
-/// The table's area and the feed's within the dashboard's `area`.
-fn areas(area: Rect) -> [Rect; 2] {
+/// The charts' area (empty when there is no room for them), the table's and
+/// the feed's within the dashboard's `area`.
+fn areas(area: Rect) -> [Rect; 3] {
     let feed_height = (area.height / 4).clamp(3, 10);
-    Layout::vertical([Constraint::Min(3), Constraint::Length(feed_height)]).areas(area)
+    let charts = Constraint::Length(run_charts::height(area));
+    Layout::vertical([charts, Constraint::Min(3), Constraint::Length(feed_height)]).areas(area)
 }
 
 /// Index of the first visible row when the table has `height` rows of room:
@@ -340,7 +346,10 @@ fn feed(frame: &mut Frame, area: Rect, ctx: &Ctx) {
 
 /// Draw `dashboard` into `area`.
 fn draw(dashboard: &Dashboard, frame: &mut Frame, area: Rect, ctx: &Ctx) {
-    let [table_area, feed_area] = areas(area);
+    let [charts_area, table_area, feed_area] = areas(area);
+    if !charts_area.is_empty() {
+        run_charts::draw(frame, charts_area, ctx);
+    }
     let wide = area.width >= WIDE;
     let visible = &dashboard.rows;
     // What the other columns and the gaps between them leave.
@@ -362,7 +371,7 @@ fn draw(dashboard: &Dashboard, frame: &mut Frame, area: Rect, ctx: &Ctx) {
         .skip(first)
         .take(height)
         .map(|&i| {
-            let flags = dashboard.baselines.as_ref().map(|all| all.get(i).copied().unwrap_or_default());
+            let flags = dashboard.baselines.as_ref().map(|all| all.flags.get(i).copied().unwrap_or_default());
             row(ctx, &ctx.state.questions[i], question_width, wide, several, flags)
         })
         .collect();
@@ -443,6 +452,22 @@ mod tests {
     fn snapshots_of_a_run_with_baselines() {
         let trace = "sample-data/traces/baselines-scripted.trace.jsonl";
         assert_screen_snapshots!(trace, "", Screen::Dashboard, "dashboard_baselines");
+    }
+
+    /// The charts at the replay's cursor, a third of the way and at the end.
+    #[test]
+    fn the_charts_follow_the_replay_position() {
+        let (width, height) = (160, 48);
+        let mut app = crate::tui::frame_text::replayed(SAMPLE_TRACE);
+        let charts = |app: &crate::tui::App| {
+            crate::tui::frame_text(app, width, height).lines().skip(3).take(5).collect::<Vec<_>>().join("\n")
+        };
+        let end = charts(&app);
+        crate::tui::press_keys(&mut app, &format!("g{}", ".".repeat(25)));
+        let early = charts(&app);
+        assert_ne!(early, end);
+        insta::assert_snapshot!("dashboard_charts_early", early);
+        insta::assert_snapshot!("dashboard_charts_end", end);
     }
 
     #[test]

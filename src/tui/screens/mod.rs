@@ -15,6 +15,8 @@
 //! 2. Its `Screen` variant in `tui/keymap/screen.rs` and its keys in the keymap
 //!    (the one source of the footer, the help, `[keys]` and the README's table).
 //! 3. The screen that opens it hands back `Effect::Open` for the key that opens it.
+//!    Its actions show in the command palette by themselves (from the keymap);
+//!    what else it can reach it lists in `Component::palette_entries`.
 //! 4. Snapshot tests beside it (`insta` over `tui::frame_text` at
 //!    `SNAPSHOT_SIZES`, the `.snap` files in `snapshots/` next to the module);
 //!    `tests/suite/tui_sizes.rs` draws it at every size.

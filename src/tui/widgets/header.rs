@@ -13,7 +13,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use crate::report::{Agreement, role_usage};
-use crate::run::{BatchState, Outcome, Players, QuestionStatus, RunSettings, RunState};
+use crate::run::{Outcome, Players, QuestionStatus, RunSettings, RunState};
 use crate::text::duration;
 use crate::tui::comparison::{CHANGES, Comparison};
 use crate::tui::component::Ctx;
@@ -247,13 +247,14 @@ fn batches_text(state: &RunState) -> Option<String> {
     if state.batches.is_empty() {
         return None;
     }
-    let open: Vec<(usize, &BatchState)> =
-        state.batches.values().enumerate().filter(|(_, batch)| batch.ended.is_none()).collect();
-    let Some(&(index, batch)) = open.last() else {
+    // The reducer counts the open batches and each one's waiting calls: no walk over the calls per frame.
+    let open = state.batches_open();
+    let newest = (open > 0).then(|| state.batches.values().enumerate().rev().find(|(_, batch)| batch.ended.is_none()));
+    let Some((index, batch)) = newest.flatten() else {
         return Some(format!("  batches {} · all ended", state.batches.len()));
     };
-    let waiting = batch.calls.iter().filter(|&&id| state.waiting_in_batch(id).is_some()).count();
     let age = duration(state.now_ms.saturating_sub(batch.submitted_ms));
-    let others = if open.len() > 1 { format!(" (+{} open)", open.len() - 1) } else { String::new() };
-    Some(format!("  batch {} · {}/{} done · {age}{others}", index + 1, batch.calls.len() - waiting, batch.calls.len()))
+    let others = if open > 1 { format!(" (+{} open)", open - 1) } else { String::new() };
+    let done = batch.calls.len().saturating_sub(batch.waiting);
+    Some(format!("  batch {} · {done}/{} done · {age}{others}", index + 1, batch.calls.len()))
 }

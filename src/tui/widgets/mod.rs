@@ -7,6 +7,7 @@ pub mod fault;
 pub mod footer;
 pub mod header;
 pub mod quit_prompt;
+pub mod run_charts;
 pub mod text_box;
 
 use crate::tui::theme::{Ink, Theme};

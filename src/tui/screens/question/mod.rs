@@ -18,6 +18,7 @@ use crate::tui::graph_moves::{GraphMove, moved};
 use crate::tui::highlight::HighlightCache;
 use crate::tui::keymap::Action;
 use crate::tui::keymap::Screen;
+use crate::tui::palette::{EntryKind, PaletteEntry, PaletteTarget};
 use crate::tui::scroll::Scroll;
 use crate::tui::selection::Selection;
 use crate::tui::view::{Pane, Tab};
@@ -184,6 +185,23 @@ impl Component for QuestionScreen {
             self.detail.jump_to_anchor();
         }
         self.selection = selection.clone();
+    }
+
+    /// The nodes of the DAG on screen, by id and operation: `enter` selects one.
+    fn palette_entries(&self, ctx: &Ctx) -> Vec<PaletteEntry> {
+        let dag = self.selection.current_iteration(ctx.state).and_then(|(_, it)| it.dag.as_ref());
+        let nodes = dag.map(|dag| dag.nodes.as_slice()).unwrap_or_default();
+        nodes
+            .iter()
+            .enumerate()
+            .map(|(node, spec)| PaletteEntry {
+                kind: EntryKind::Node,
+                label: spec.node_id.to_string(),
+                detail: spec.operation.clone(),
+                keys: None,
+                target: PaletteTarget::Select(Selection { node, ..self.selection.clone() }),
+            })
+            .collect()
     }
 }
 
