@@ -583,6 +583,9 @@ pub enum Command {
         /// The question.
         question_id: QuestionId,
     },
+    /// Cancel the run's batches in flight at their providers and record how
+    /// each ended, before the run stops (`CancelRun` follows); not recorded.
+    CancelBatches,
     /// Stop the run.
     CancelRun,
 }

@@ -1,7 +1,8 @@
 //! Anthropic's Message Batches on the Messages client: `POST
 //! /v1/messages/batches` with every request's params, `GET
 //! /v1/messages/batches/{id}` until its `processing_status` is `ended`, then
-//! the JSONL at its `results_url`.
+//! the JSONL at its `results_url`; `POST /v1/messages/batches/{id}/cancel`
+//! ends it early (its unprocessed requests `canceled` in the results).
 
 use std::collections::HashMap;
 
@@ -101,6 +102,13 @@ impl BatchApi for AnthropicClient {
             })?;
             let id = batch["id"].as_str().map(BatchId::from);
             id.ok_or_else(|| LlmError::new(LlmErrorKind::BadResponse, format!("{url} gave no batch id")))
+        })
+    }
+
+    fn cancel<'a>(&'a self, id: &'a BatchId) -> BoxFuture<'a, Result<(), Failure>> {
+        Box::pin(async move {
+            let url = self.batches_url(&format!("/{id}/cancel"));
+            self.send_for(self.http.post(&url), &url).await.map(drop)
         })
     }
 

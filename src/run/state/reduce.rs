@@ -406,6 +406,7 @@ impl RunState {
                 (Some(at.question_id), text)
             }
             Command::CancelQuestion { question_id } => (Some(question_id), "cancel".to_string()),
+            Command::CancelBatches => (None, "batches cancelled".to_string()),
             Command::CancelRun => (None, "run cancelled".to_string()),
         };
         self.push_feed(question.as_ref(), FeedKind::Control, text);
