@@ -41,7 +41,7 @@ impl MockRun {
     /// A run of `questions` at `concurrency` against the mock's "mock-model".
     pub fn settings(&self, questions: usize, concurrency: u32) -> RunSettings {
         RunSettings {
-            dataset_dir: self.dataset.dir.display().to_string(),
+            dataset_dir: self.dataset.dir.clone(),
             dataset_hash: self.dataset.content_hash.clone(),
             provider: "openai".into(),
             model: "mock-model".into(),

@@ -34,7 +34,7 @@ use super::http::{
 use super::price::{self, ModelPrice};
 use super::tokens::count_locally;
 use super::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, StreamUpdate};
-use crate::domain::{FinishReason, LlmRole, StructuredOutput, TokenUsage};
+use crate::domain::{FinishReason, LlmRole, MessageRole, StructuredOutput, TokenUsage};
 use crate::domain::{Provider, ProviderKind};
 
 /// Default server.
@@ -238,14 +238,14 @@ impl AnthropicClient {
     /// into its cached static head and the rest.
     pub(super) fn body(&self, request: &LlmRequest) -> Value {
         let system: Vec<&str> =
-            request.messages.iter().filter(|m| m.role == "system").map(|m| m.content.as_str()).collect();
+            request.messages.iter().filter(|m| m.role == MessageRole::System).map(|m| m.content.as_str()).collect();
         let mut head_marked = false;
         let messages: Vec<Value> = request
             .messages
             .iter()
-            .filter(|m| m.role != "system")
+            .filter(|m| m.role != MessageRole::System)
             .map(|m| {
-                if m.role != "user" || head_marked {
+                if m.role != MessageRole::User || head_marked {
                     return json!({"role": m.role, "content": m.content});
                 }
                 head_marked = true;

@@ -161,7 +161,7 @@ fn answered_prompts(trace: &Trace) -> Vec<Vec<(String, String)>> {
     for record in &trace.records {
         match &record.event {
             EngineEvent::LlmCallStarted { call_id, messages, .. } => {
-                prompts.insert(*call_id, messages.iter().map(|m| (m.role.clone(), m.content.clone())).collect());
+                prompts.insert(*call_id, messages.iter().map(|m| (m.role.to_string(), m.content.clone())).collect());
             }
             EngineEvent::LlmCallFinished { call_id, error: None, response: Some(_), .. } => {
                 answered.extend(prompts.remove(call_id));
