@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::common::mock_llm::{MockLlm, Reply, layered_reply};
 use eval_dag::dataset::Dataset;
-use eval_dag::llm::OpenAiSettings;
+use eval_dag::llm::HttpSettings;
 use eval_dag::run::RunSettings;
 use eval_dag::sandbox::{SandboxConfig, SandboxPool};
 
@@ -55,8 +55,8 @@ impl MockRun {
     }
 
     /// The client settings for the mock (120 s per call).
-    pub fn openai(&self) -> OpenAiSettings {
-        let mut openai = OpenAiSettings::new(self.mock.base_url(), Some("bench".into()), "mock-model");
+    pub fn openai(&self) -> HttpSettings {
+        let mut openai = HttpSettings::openai(self.mock.base_url(), Some("bench".into()), "mock-model");
         openai.timeout = Duration::from_secs(120);
         openai
     }

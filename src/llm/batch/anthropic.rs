@@ -158,7 +158,7 @@ impl BatchApi for AnthropicClient {
     }
 
     fn max_tokens(&self) -> u32 {
-        self.settings.max_tokens
+        AnthropicClient::max_tokens(self)
     }
 
     fn line_failure(&self, status: u16, body: &str) -> Failure {
