@@ -103,13 +103,20 @@ fn slow_layered(delay: u64) -> impl Fn(&Recorded, usize) -> Reply + Send + Sync 
     }
 }
 
+/// The flags of a run against the scripted OpenAI-compatible server at `url`.
+fn openai_at(url: &str) -> String {
+    format!("--llm openai --model scripted-model --base-url {url}")
+}
+
 /// The environment and binary for a live run in a shell, isolated from the
-/// developer's settings (config and log under `home`), with `extra_args`.
-fn live_command(home: &Path, url: &str, out: &Path, extra_env: &str, extra_args: &str) -> String {
+/// developer's settings (config and log under `home`), its model given by
+/// `llm` (flags), with `extra_args`.
+fn live_command(home: &Path, llm: &str, out: &Path, extra_env: &str, extra_args: &str) -> String {
     format!(
         "env -u EVAL_DAG_CONFIG -u EVAL_DAG_LLM -u EVAL_DAG_MODEL -u EVAL_DAG_THEME -u OPENAI_BASE_URL \
-         XDG_CONFIG_HOME={home}/config XDG_CACHE_HOME={home}/cache EVAL_DAG_LOG={home}/log.txt OPENAI_API_KEY=test-key {extra_env} \
-         {bin} run sample-data/fraud --llm openai --model scripted-model --base-url {url} --questions 4 \
+         XDG_CONFIG_HOME={home}/config XDG_CACHE_HOME={home}/cache EVAL_DAG_LOG={home}/log.txt \
+         OPENAI_API_KEY=test-key ANTHROPIC_API_KEY=test-key {extra_env} \
+         {bin} run sample-data/fraud {llm} --questions 4 \
          --concurrency 2 --out {out} {extra_args}; echo EXITED-$?",
         home = home.display(),
         out = out.display(),
@@ -200,7 +207,13 @@ async fn interrupt_and_resume(how: Interrupt, reference: &[Value]) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
     let trace_path = out.join("trace.jsonl");
-    tmux(&["send-keys", "-t", &session, &live_command(dir.path(), &mock.base_url(), &out, "", ""), "Enter"]);
+    tmux(&[
+        "send-keys",
+        "-t",
+        &session,
+        &live_command(dir.path(), &openai_at(&mock.base_url()), &out, "", ""),
+        "Enter",
+    ]);
     poll("a finished question", || count_in(&trace_path, "\"type\":\"question_finished\"") >= 1);
     let pid = run_pid(&out).expect("the run's process");
     match how {
@@ -291,7 +304,7 @@ async fn a_drawing_fault_in_a_live_run_loses_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let out: PathBuf = dir.path().join("run");
     let trace_path = out.join("trace.jsonl");
-    let command = live_command(dir.path(), &mock.base_url(), &out, "EVAL_DAG_INJECT_DRAW_PANIC=4", "");
+    let command = live_command(dir.path(), &openai_at(&mock.base_url()), &out, "EVAL_DAG_INJECT_DRAW_PANIC=4", "");
     tmux(&["send-keys", "-t", &session, &command, "Enter"]);
     let screen =
         wait_for_all(&session, &["the screen could not be drawn", "injected drawing fault", "the run goes on"]);
@@ -311,19 +324,28 @@ async fn a_drawing_fault_in_a_live_run_loses_nothing() {
     assert!(log.contains("terminal UI fault (contained)"), "the fault is logged: {log}");
 }
 
-/// Ctrl-C in a batched live run, answered `c`: the batch in flight is
-/// cancelled at the provider and recorded `cancelled`, the line it finished
-/// kept as a finished call, the others cancelled; `--resume` asks those again
-/// (and only those: no finished line is submitted twice).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ctrl_c_in_a_batched_run_can_cancel_its_batches_and_resume_asks_their_calls_again() {
-    let Some(session) = session("batch-cancel") else { return };
     let script = |request: &Recorded, _| Reply::Text(layered_reply(request, 4, true));
-    let mock = MockBatch::openai(Behaviour { hold_from: Some(1), ..Behaviour::default() }, script).await;
+    let held = || Behaviour { hold_from: Some(1), ..Behaviour::default() };
+    let openai = MockBatch::openai(held(), script).await;
+    cancel_then_resume("openai", &openai, &openai_at(&openai.base_url())).await;
+    let anthropic = MockBatch::anthropic(held(), script).await;
+    let flags = format!("--llm anthropic --model claude-sonnet-4-20250514 --base-url {}", anthropic.root_url());
+    cancel_then_resume("anthropic", &anthropic, &flags).await;
+}
+
+/// Ctrl-C in a live run batched by `mock` (`llm`: the run's flags),
+/// answered `c`: the batch in flight is cancelled at the provider and
+/// recorded `cancelled`, the lines it finished kept as finished calls, the
+/// others cancelled; `--resume` asks those again (and only those: no
+/// finished line is submitted twice).
+async fn cancel_then_resume(name: &str, mock: &MockBatch, llm: &str) {
+    let Some(session) = session(&format!("batch-cancel-{name}")) else { return };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
     let trace_path = out.join("trace.jsonl");
-    let command = live_command(dir.path(), &mock.base_url(), &out, "", "--no-cache --batch --batch-window 1");
+    let command = live_command(dir.path(), llm, &out, "", "--no-cache --batch --batch-window 1");
     tmux(&["send-keys", "-t", &session, &command, "Enter"]);
     poll("the builds' batch", || count_in(&trace_path, "\"type\":\"batch_submitted\"") >= 2);
     let pid = run_pid(&out).expect("the run's process");
@@ -333,8 +355,8 @@ async fn ctrl_c_in_a_batched_run_can_cancel_its_batches_and_resume_asks_their_ca
     tmux(&["send-keys", "-t", &session, "c"]);
     poll("the cancelled run to exit", || !Path::new(&format!("/proc/{pid}")).exists());
     let screen = wait_for(&session, "EXITED-1");
-    assert!(screen.contains("cancelling the batches in flight at the provider (1)"), "{screen}");
-    assert_eq!(mock.cancels(), 1, "the batch in flight was cancelled: {screen}");
+    assert!(screen.contains("cancelling the batches in flight at the provider (1)"), "{name}: {screen}");
+    assert_eq!(mock.cancels(), 1, "{name}: the batch in flight was cancelled: {screen}");
 
     let trace = Trace::read(&trace_path).unwrap();
     let ended: Vec<_> = trace
@@ -345,7 +367,7 @@ async fn ctrl_c_in_a_batched_run_can_cancel_its_batches_and_resume_asks_their_ca
             _ => None,
         })
         .collect();
-    assert_eq!(ended, vec![("completed", 1), ("cancelled", 2)], "recorded as the provider ended them");
+    assert_eq!(ended, vec![("completed", 1), ("cancelled", 2)], "{name}: recorded as the provider ended them");
     let state = eval_dag::report::fold_trace(&trace);
     let builds = state.batches.values().find(|b| b.role == eval_dag::domain::LlmRole::DagBuild).unwrap();
     let (answered, cancelled): (Vec<_>, Vec<_>) =
@@ -361,11 +383,12 @@ async fn ctrl_c_in_a_batched_run_can_cancel_its_batches_and_resume_asks_their_ca
         .args(["run", "--headless", "--no-cache", "--batch", "--resume"])
         .arg(&out)
         .env("OPENAI_API_KEY", "test-key")
+        .env("ANTHROPIC_API_KEY", "test-key")
         .output()
         .await
         .unwrap();
     let stderr = String::from_utf8_lossy(&resumed.stderr);
-    assert_eq!(resumed.status.code(), Some(0), "{stderr}");
+    assert_eq!(resumed.status.code(), Some(0), "{name}: {stderr}");
     let again = mock.submitted();
     let times = |id: &String| again.iter().filter(|seen| *seen == id).count();
     let (first_half, second_half) = ids[1..].split_at(2);
