@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::common::mock_llm::{MockLlm, Reply, layered_reply};
 use eval_dag::dataset::Dataset;
-use eval_dag::llm::OpenAiSettings;
+use eval_dag::llm::HttpSettings;
 use eval_dag::run::RunSettings;
 use eval_dag::sandbox::{SandboxConfig, SandboxPool};
 
@@ -41,7 +41,7 @@ impl MockRun {
     /// A run of `questions` at `concurrency` against the mock's "mock-model".
     pub fn settings(&self, questions: usize, concurrency: u32) -> RunSettings {
         RunSettings {
-            dataset_dir: self.dataset.dir.display().to_string(),
+            dataset_dir: self.dataset.dir.clone(),
             dataset_hash: self.dataset.content_hash.clone(),
             provider: "openai".into(),
             model: "mock-model".into(),
@@ -55,8 +55,8 @@ impl MockRun {
     }
 
     /// The client settings for the mock (120 s per call).
-    pub fn openai(&self) -> OpenAiSettings {
-        let mut openai = OpenAiSettings::new(self.mock.base_url(), Some("bench".into()), "mock-model");
+    pub fn openai(&self) -> HttpSettings {
+        let mut openai = HttpSettings::openai(self.mock.base_url(), Some("bench".into()), "mock-model");
         openai.timeout = Duration::from_secs(120);
         openai
     }

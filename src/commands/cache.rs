@@ -71,25 +71,18 @@ pub fn run(args: CacheArgs) -> anyhow::Result<ExitCode> {
 fn scopes(config: &RunConfig) -> BTreeMap<LlmRole, CacheScope> {
     let scope = |role: LlmRole| {
         let settings = config.role(role);
-        match (settings.provider, &settings.openai, &settings.anthropic) {
-            (ProviderKind::Openai, Some(o), _) => Some(CacheScope {
-                provider: ProviderKind::Openai,
-                base_url: o.base_url.clone(),
-                model: o.model.clone(),
-                temperature: o.temperature,
-                max_tokens: o.max_tokens,
-                structured: o.structured,
-            }),
-            (ProviderKind::Anthropic, _, Some(a)) => Some(CacheScope {
-                provider: ProviderKind::Anthropic,
-                base_url: a.base_url.clone(),
-                model: a.model.clone(),
-                temperature: a.temperature,
-                max_tokens: Some(a.max_tokens),
-                structured: a.structured,
-            }),
-            _ => None,
-        }
+        let http = match (settings.provider, &settings.openai, &settings.anthropic) {
+            (ProviderKind::Openai, Some(http), _) | (ProviderKind::Anthropic, _, Some(http)) => http,
+            _ => return None,
+        };
+        Some(CacheScope {
+            provider: settings.provider,
+            base_url: http.base_url.clone(),
+            model: http.model.clone(),
+            temperature: http.temperature,
+            max_tokens: http.max_tokens,
+            structured: http.structured,
+        })
     };
     LlmRole::ALL.into_iter().filter_map(|role| Some((role, scope(role)?))).collect()
 }

@@ -213,7 +213,7 @@ impl DatasetsAt<'_> {
     /// The benchmark folder the datasets of a run over `settings` must be in:
     /// `--dataset-root`, else the directory the run was started on.
     pub fn benchmark_root(&self, settings: &RunSettings) -> BenchmarkRoot {
-        let dir = self.root.map_or_else(|| PathBuf::from(&settings.dataset_dir), Path::to_path_buf);
+        let dir = self.root.map_or_else(|| settings.dataset_dir.clone(), Path::to_path_buf);
         BenchmarkRoot::new(&dir).allowing_outside(self.allow_outside)
     }
 
@@ -223,7 +223,7 @@ impl DatasetsAt<'_> {
     pub fn record(&self, settings: &mut RunSettings, several: &RunDatasets) {
         settings.datasets = several.refs();
         if let Some(root) = self.root {
-            settings.dataset_dir = root.display().to_string();
+            settings.dataset_dir = root.to_path_buf();
         }
     }
 }
@@ -289,9 +289,9 @@ pub fn recorded_data(
 /// The one dataset of a single-dataset run (`settings`), refused when it
 /// changed since the run; `work` names what needs it (`re-criticising`).
 fn one_dataset(settings: &RunSettings, work: &str) -> anyhow::Result<Arc<Dataset>> {
-    let dataset_dir = PathBuf::from(&settings.dataset_dir);
+    let dataset_dir = &settings.dataset_dir;
     let dataset = Arc::new(
-        Dataset::load(&dataset_dir)
+        Dataset::load(dataset_dir)
             .with_context(|| format!("{work} needs the run's dataset ({})", dataset_dir.display()))?,
     );
     if dataset.content_hash != settings.dataset_hash {
@@ -331,7 +331,7 @@ mod tests {
             hash: dataset.content_hash.clone(),
         };
         let settings = RunSettings {
-            dataset_dir: bench.display().to_string(),
+            dataset_dir: bench.to_path_buf(),
             datasets: vec![recorded("shop", &inside), recorded("elsewhere", &outside)],
             ..RunSettings::default()
         };

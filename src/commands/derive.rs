@@ -119,7 +119,7 @@ impl Source {
             at.record(settings, &several);
             return several.engine_data(self.node_timeout, 2);
         }
-        let dataset_dir = self.dataset.clone().unwrap_or_else(|| PathBuf::from(&settings.dataset_dir));
+        let dataset_dir = self.dataset.clone().unwrap_or_else(|| settings.dataset_dir.clone());
         let dataset = Arc::new(Dataset::load(&dataset_dir).with_context(|| {
             format!("re-running DAGs needs the run's dataset ({}); pass --dataset DIR", dataset_dir.display())
         })?);
@@ -129,7 +129,7 @@ impl Source {
                 dataset_dir.display()
             );
         }
-        settings.dataset_dir = dataset_dir.display().to_string();
+        settings.dataset_dir = dataset_dir;
         let config = super::providers::sandbox_config(&dataset, self.node_timeout)?;
         let executor = super::providers::build_executor(&dataset, config)?;
         Ok(EngineData { dataset, executor, named: Default::default() })

@@ -168,7 +168,7 @@ fn plan(args: &RunArgs) -> anyhow::Result<RunPlan> {
         Some(dir) => {
             let trace = super::recorded::read_trace(&dir.join("trace.jsonl"))?;
             Ok(RunPlan {
-                dataset_dir: PathBuf::from(&trace.header.settings.dataset_dir),
+                dataset_dir: trace.header.settings.dataset_dir.clone(),
                 out: dir.clone(),
                 earlier: Some(trace),
             })
@@ -343,7 +343,7 @@ fn prepare(args: &RunArgs) -> anyhow::Result<Prepared> {
 fn new_settings(args: &RunArgs, run: &Prepared, llm: &dyn LlmClient, roles: crate::domain::RoleModels) -> RunSettings {
     let (config, data) = (&run.config, &run.data);
     RunSettings {
-        dataset_dir: run.plan.dataset_dir.display().to_string(),
+        dataset_dir: run.plan.dataset_dir.clone(),
         dataset_hash: data.several.as_ref().map_or_else(|| data.dataset.content_hash.clone(), |s| s.combined_hash()),
         provider: llm.provider(),
         model: llm.model().to_string(),

@@ -29,10 +29,11 @@ fn load(settings: &RunSettings, at: DatasetsAt<'_>) -> anyhow::Result<(VerifiedD
         let (several, changed) = super::datasets::recorded_datasets(settings, at)?;
         return Ok((VerifiedData::Several(several), changed));
     }
-    let dataset = Dataset::load(&settings.dataset_dir)
-        .with_context(|| format!("the dataset named in the trace ({}) cannot be loaded", settings.dataset_dir))?;
+    let dataset = Dataset::load(&settings.dataset_dir).with_context(|| {
+        format!("the dataset named in the trace ({}) cannot be loaded", settings.dataset_dir.display())
+    })?;
     let changed = (dataset.content_hash != settings.dataset_hash)
-        .then(|| format!("dataset {} changed since the run (content hash differs)", settings.dataset_dir));
+        .then(|| format!("dataset {} changed since the run (content hash differs)", settings.dataset_dir.display()));
     Ok((VerifiedData::One(Arc::new(dataset)), changed.into_iter().collect()))
 }
 

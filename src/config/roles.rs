@@ -24,8 +24,8 @@ use super::Config;
 use crate::cli::RoleFlags;
 use crate::domain::{LlmRole, ProviderKind, RoleModels, StructuredOutput};
 use crate::llm::{
-    ANTHROPIC_API_KEY_ENV, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, AnthropicSettings, DEFAULT_API_KEY_ENV,
-    DEFAULT_BASE_URL, DEFAULT_MODEL, OpenAiSettings, normalise_anthropic_url, normalise_base_url,
+    ANTHROPIC_API_KEY_ENV, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL,
+    HttpSettings, normalise_anthropic_url, normalise_base_url,
 };
 
 /// The environment variable with the server of openai roles (below the flags, above the file).
@@ -98,9 +98,9 @@ pub struct RoleConfig {
     /// The provider.
     pub provider: ProviderKind,
     /// Connection settings, for the openai provider.
-    pub openai: Option<OpenAiSettings>,
+    pub openai: Option<HttpSettings>,
     /// Connection settings, for the anthropic provider.
-    pub anthropic: Option<AnthropicSettings>,
+    pub anthropic: Option<HttpSettings>,
     /// The role's calls go through its provider's batch API (`run --batch`).
     pub batch: bool,
 }
@@ -282,7 +282,7 @@ impl Config {
             );
         }
         let model = resolved.model.unwrap_or(DEFAULT_MODEL.into());
-        let mut settings = OpenAiSettings::new(base_url, key, model);
+        let mut settings = HttpSettings::openai(base_url, key, model);
         settings.timeout = self.llm.timeout_secs.unwrap_or(settings.timeout);
         settings.stall_timeout = self.llm.stall_timeout_secs.unwrap_or(settings.stall_timeout);
         settings.max_retries = self.llm.retries.unwrap_or(settings.max_retries);
@@ -300,7 +300,7 @@ impl Config {
         role: LlmRole,
         resolved: Resolved,
         env: impl Fn(&str) -> Option<String>,
-    ) -> anyhow::Result<AnthropicSettings> {
+    ) -> anyhow::Result<HttpSettings> {
         let key_env = self.role_field(role, |s| s.api_key_env.clone()).unwrap_or(ANTHROPIC_API_KEY_ENV.into());
         let key = env(&key_env).filter(|k| !k.is_empty());
         let base_url = resolved.base_url.unwrap_or(ANTHROPIC_BASE_URL.into());
@@ -308,8 +308,8 @@ impl Config {
             anyhow::bail!("the anthropic provider needs {key_env}; use --llm offline to run without a model");
         }
         let model = resolved.model.unwrap_or(ANTHROPIC_MODEL.into());
-        let mut settings = AnthropicSettings::new(&base_url, key, &key_env, model);
-        settings.max_tokens = self.role_field(role, |s| s.max_tokens).unwrap_or(settings.max_tokens);
+        let mut settings = HttpSettings::anthropic(&base_url, key, &key_env, model);
+        settings.max_tokens = self.role_field(role, |s| s.max_tokens).or(settings.max_tokens);
         settings.temperature = self.role_field(role, |s| s.temperature);
         settings.timeout = self.llm.timeout_secs.unwrap_or(settings.timeout);
         settings.stall_timeout = self.llm.stall_timeout_secs.unwrap_or(settings.stall_timeout);

@@ -8,7 +8,7 @@ use crate::cli::{Cli, CliCommand};
 use crate::domain::StructuredOutput;
 use crate::llm::{
     ANTHROPIC_API_KEY_ENV, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL,
-    OpenAiSettings,
+    HttpSettings,
 };
 
 /// The builder, whose settings the single-model tests read.
@@ -286,8 +286,11 @@ fn the_anthropic_provider_reads_its_key_max_tokens_and_base_url() {
     let resolved = parse(file).unwrap().resolve(&args(&[]), key).unwrap();
     assert_eq!((resolved.role(B).provider, resolved.role(B).openai.is_none()), (ProviderKind::Anthropic, true));
     let settings = resolved.role(B).anthropic.clone().unwrap();
-    assert_eq!((settings.api_key.as_deref(), settings.api_key_env.as_str()), (Some("sk-ant"), ANTHROPIC_API_KEY_ENV));
-    assert_eq!((settings.model.as_str(), settings.max_tokens, settings.max_retries), (ANTHROPIC_MODEL, 8000, 1));
+    assert_eq!(
+        (settings.api_key.as_deref(), settings.api_key_env.as_deref()),
+        (Some("sk-ant"), Some(ANTHROPIC_API_KEY_ENV))
+    );
+    assert_eq!((settings.model.as_str(), settings.max_tokens, settings.max_retries), (ANTHROPIC_MODEL, Some(8000), 1));
     assert_eq!(settings.base_url, ANTHROPIC_BASE_URL);
     assert!(!format!("{settings:?}").contains("sk-ant"), "Debug hides the key");
 
@@ -323,7 +326,7 @@ json_mode = true
 provider = "offline"
 "#;
 
-fn openai(config: &RunConfig, role: LlmRole) -> OpenAiSettings {
+fn openai(config: &RunConfig, role: LlmRole) -> HttpSettings {
     config.role(role).openai.clone().unwrap()
 }
 

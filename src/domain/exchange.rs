@@ -6,11 +6,40 @@ use serde::{Deserialize, Serialize};
 use super::location::{is_one, is_zero, one};
 use super::{IterationAt, QuestionId};
 
+/// Who speaks a chat message (`system`, `user` or `assistant` in the trace and the providers' requests).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MessageRole {
+    /// The instructions.
+    System,
+    /// The asker.
+    User,
+    /// The model (an earlier reply, quoted back to it).
+    Assistant,
+}
+
+impl MessageRole {
+    /// The role as the trace and the providers write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::System => "system",
+            Self::User => "user",
+            Self::Assistant => "assistant",
+        }
+    }
+}
+
+impl std::fmt::Display for MessageRole {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One chat message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChatMessage {
-    /// `system`, `user` or `assistant`.
-    pub role: String,
+    /// Who speaks it.
+    pub role: MessageRole,
     /// Message text.
     pub content: String,
 }
@@ -18,17 +47,17 @@ pub struct ChatMessage {
 impl ChatMessage {
     /// A system message.
     pub fn system(content: impl Into<String>) -> Self {
-        Self { role: "system".into(), content: content.into() }
+        Self { role: MessageRole::System, content: content.into() }
     }
 
     /// A user message.
     pub fn user(content: impl Into<String>) -> Self {
-        Self { role: "user".into(), content: content.into() }
+        Self { role: MessageRole::User, content: content.into() }
     }
 
     /// A message the model wrote (an earlier reply, quoted back to it).
     pub fn assistant(content: impl Into<String>) -> Self {
-        Self { role: "assistant".into(), content: content.into() }
+        Self { role: MessageRole::Assistant, content: content.into() }
     }
 }
 
@@ -267,5 +296,23 @@ impl std::ops::AddAssign for TokenUsage {
         self.completion_tokens += other.completion_tokens;
         self.cached_tokens += other.cached_tokens;
         self.cache_write_tokens += other.cache_write_tokens;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_messages_role_is_written_lowercase_as_before_and_read_back() {
+        let messages = [ChatMessage::system("s"), ChatMessage::user("u"), ChatMessage::assistant("a")];
+        let text = serde_json::to_string(&messages).unwrap();
+        assert_eq!(
+            text,
+            r#"[{"role":"system","content":"s"},{"role":"user","content":"u"},{"role":"assistant","content":"a"}]"#
+        );
+        assert_eq!(serde_json::from_str::<Vec<ChatMessage>>(&text).unwrap(), messages);
+        assert!(serde_json::from_str::<ChatMessage>(r#"{"role":"tool","content":"t"}"#).is_err());
+        assert_eq!(messages.map(|m| m.role.to_string()), ["system", "user", "assistant"]);
     }
 }

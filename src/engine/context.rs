@@ -152,8 +152,26 @@ impl RunContext {
         let started = Instant::now();
         let request = LlmRequest { key: key.clone(), messages, schema };
         let unfinished = Unfinished { emitter: &self.emitter, call_id, key: Some(key.clone()), started };
-        let outcome = super::loop_slot::without_slot(self.parts.llm.complete(&request, sink)).await;
-        unfinished.defuse();
+        // Recorded as soon as the reply is read, before the loop waits for its slot again
+        // (a cancel of the run's batches counts on it).
+        let finished = async {
+            let outcome = self.parts.llm.complete(&request, sink).await;
+            unfinished.defuse();
+            self.record_finish(call_id, key, served, started, &outcome);
+            outcome
+        };
+        super::loop_slot::without_slot(finished).await
+    }
+
+    /// Record the end of call `call_id` (`key`, served by `served`, started at `started`): `outcome`.
+    fn record_finish(
+        &self,
+        call_id: u64,
+        key: CallKey,
+        served: &dyn LlmClient,
+        started: Instant,
+        outcome: &Result<LlmResponse, LlmError>,
+    ) {
         let latency_ms = started.elapsed().as_millis() as u64;
         let (response, usage, error, retries) = match &outcome {
             Ok(reply) => (Some(reply.text.clone()), reply.usage, None, reply.retries),
@@ -177,7 +195,6 @@ impl RunContext {
             estimated,
             batch_id,
         });
-        outcome
     }
 }
 

@@ -271,6 +271,8 @@ impl Orchestrator {
                 }
                 None => false,
             },
+            // Carried out by the run's loop, which awaits the providers.
+            Command::CancelBatches => false,
             Command::CancelRun => {
                 gate.cancel_run();
                 // After the run finished there is nothing to cancel: its trace ends with its finish.
@@ -438,6 +440,12 @@ async fn orchestrate(
     loop {
         tokio::select! {
             command = commands.recv(), if commands_open => match command {
+                // Awaited here: the run's loops go on meanwhile, and `CancelRun` waits behind it.
+                Some(Command::CancelBatches) => {
+                    if let Some(hub) = run.ctx.parts.llm.batch_hub() {
+                        hub.cancel().await;
+                    }
+                }
                 Some(command) => {
                     if !run.handle(command) {
                         commands_open = false;

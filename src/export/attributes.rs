@@ -129,7 +129,7 @@ impl Attributes {
             .collect();
         self.json("gen_ai.input.messages", &serde_json::Value::Array(parts));
         for (i, message) in messages.iter().enumerate() {
-            self.text(&format!("llm.input_messages.{i}.message.role"), message.role.clone())
+            self.text(&format!("llm.input_messages.{i}.message.role"), message.role.as_str())
                 .text(&format!("llm.input_messages.{i}.message.content"), message.content.clone());
         }
         let plain: Vec<serde_json::Value> =

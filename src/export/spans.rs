@@ -75,13 +75,13 @@ impl SpanTree {
         let settings = &trace.header.settings;
         let mut root = Attributes::default();
         root.kind(SpanKind::Chain)
-            .text("eval_dag.dataset", settings.dataset_dir.clone())
+            .text("eval_dag.dataset", settings.dataset_dir.to_string_lossy().into_owned())
             .text("eval_dag.provider", settings.provider.name())
             .text("eval_dag.model", settings.model.clone())
             .int("eval_dag.questions", settings.questions.into())
             .int("eval_dag.max_iterations", settings.max_iterations.into())
             .int("eval_dag.seed", settings.seed)
-            .input_text(settings.dataset_dir.clone());
+            .input_text(settings.dataset_dir.to_string_lossy().into_owned());
         if let Some(from) = &trace.header.derived_from {
             root.text("eval_dag.derived_from", from.path.clone());
         }

@@ -32,9 +32,10 @@ use super::http::{
     Failure, Interruptions, Next, RetryPolicy, SseReader, cut_off, error_detail, http_client, retry_after, send_failure,
 };
 use super::price::{self, ModelPrice};
+use super::settings::{ANTHROPIC_DEFAULT_MAX_TOKENS, HttpSettings};
 use super::tokens::count_locally;
 use super::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, StreamUpdate};
-use crate::domain::{FinishReason, LlmRole, StructuredOutput, TokenUsage};
+use crate::domain::{FinishReason, LlmRole, MessageRole, StructuredOutput, TokenUsage};
 use crate::domain::{Provider, ProviderKind};
 
 /// Default server.
@@ -45,8 +46,6 @@ pub const ANTHROPIC_MODEL: &str = "claude-sonnet-4-20250514";
 pub const ANTHROPIC_API_KEY_ENV: &str = "ANTHROPIC_API_KEY";
 /// The API version every request names.
 const API_VERSION: &str = "2023-06-01";
-/// Default limit of generated tokens per call.
-const DEFAULT_MAX_TOKENS: u32 = 4096;
 
 /// A built-in price: input, 5-minute cache write, cache read and output per million tokens.
 const fn price(input: f64, write: f64, read: f64, output: f64) -> ModelPrice {
@@ -65,89 +64,6 @@ const PRICES: &[(&str, ModelPrice)] = &[
     ("claude-3-5-haiku", price(0.80, 1.0, 0.08, 4.0)),
     ("claude-3-haiku", price(0.25, 0.30, 0.03, 1.25)),
 ];
-
-/// Connection settings (their `Debug` form hides the key).
-#[derive(Clone, PartialEq)]
-pub struct AnthropicSettings {
-    /// Server root, without `/v1` (see [`normalise_anthropic_url`]).
-    pub base_url: String,
-    /// The `x-api-key`, if the server needs one.
-    pub api_key: Option<String>,
-    /// The environment variable the key came from (named when it is refused).
-    pub api_key_env: String,
-    /// Model name.
-    pub model: String,
-    /// Most tokens one answer may have (`max_tokens`, required by the API).
-    pub max_tokens: u32,
-    /// Sampling temperature, when set (the server's default otherwise).
-    pub temperature: Option<f32>,
-    /// Limit per attempt, from sending the request to the end of the answer.
-    pub timeout: Duration,
-    /// Longest silence within a streamed answer before the attempt is given up.
-    pub stall_timeout: Duration,
-    /// Retries after the first attempt.
-    pub max_retries: u32,
-    /// First backoff delay.
-    pub base_delay: Duration,
-    /// Prices by model name (or name prefix), over the built-in ones.
-    pub prices: Vec<(String, ModelPrice)>,
-    /// Whether replies with a schema are asked for as a forced tool (`schema`).
-    pub structured: StructuredOutput,
-}
-
-impl std::fmt::Debug for AnthropicSettings {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AnthropicSettings")
-            .field("base_url", &self.base_url)
-            .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
-            .field("api_key_env", &self.api_key_env)
-            .field("model", &self.model)
-            .field("max_tokens", &self.max_tokens)
-            .field("temperature", &self.temperature)
-            .field("timeout", &self.timeout)
-            .field("stall_timeout", &self.stall_timeout)
-            .field("max_retries", &self.max_retries)
-            .field("base_delay", &self.base_delay)
-            .field("prices", &self.prices)
-            .field("structured", &self.structured)
-            .finish()
-    }
-}
-
-impl AnthropicSettings {
-    /// Settings for `model` at `base_url` with the key `api_key` (read from
-    /// `api_key_env`) and default limits.
-    pub fn new(
-        base_url: &str,
-        api_key: Option<String>,
-        api_key_env: impl Into<String>,
-        model: impl Into<String>,
-    ) -> Self {
-        Self {
-            base_url: normalise_anthropic_url(base_url),
-            api_key,
-            api_key_env: api_key_env.into(),
-            model: model.into(),
-            max_tokens: DEFAULT_MAX_TOKENS,
-            temperature: None,
-            timeout: Duration::from_secs(180),
-            stall_timeout: Duration::from_secs(60),
-            max_retries: 4,
-            base_delay: Duration::from_millis(500),
-            prices: Vec::new(),
-            structured: StructuredOutput::default(),
-        }
-    }
-}
-
-/// The server root requests go under (`{root}/v1/messages`): trailing
-/// slashes, a trailing `/messages` and a trailing `/v1` are dropped, so the
-/// URL may be given with or without `/v1`.
-pub fn normalise_anthropic_url(raw: &str) -> String {
-    let base = raw.trim().trim_end_matches('/');
-    let base = base.strip_suffix("/messages").unwrap_or(base).trim_end_matches('/');
-    base.strip_suffix("/v1").unwrap_or(base).trim_end_matches('/').to_string()
-}
 
 /// Token counts as the API reports them; later events update what they name.
 #[derive(Debug, Default)]
@@ -197,7 +113,7 @@ const EPHEMERAL: &str = "ephemeral";
 /// role shared so far (the cached part of the next one).
 pub struct AnthropicClient {
     pub(super) http: reqwest::Client,
-    pub(super) settings: AnthropicSettings,
+    pub(super) settings: HttpSettings,
     heads: Mutex<HashMap<LlmRole, String>>,
     interruptions: Interruptions,
     /// Schemas are still sent as forced tools (until a 400 refuses them).
@@ -205,8 +121,13 @@ pub struct AnthropicClient {
 }
 
 impl AnthropicClient {
+    /// The reply limit every request names (the API requires one).
+    pub(super) fn max_tokens(&self) -> u32 {
+        self.settings.max_tokens.unwrap_or(ANTHROPIC_DEFAULT_MAX_TOKENS)
+    }
+
     /// A client for `settings`.
-    pub fn new(settings: AnthropicSettings) -> Result<Self, LlmError> {
+    pub fn new(settings: HttpSettings) -> Result<Self, LlmError> {
         Ok(Self {
             http: http_client()?,
             heads: Mutex::new(HashMap::new()),
@@ -238,14 +159,14 @@ impl AnthropicClient {
     /// into its cached static head and the rest.
     pub(super) fn body(&self, request: &LlmRequest) -> Value {
         let system: Vec<&str> =
-            request.messages.iter().filter(|m| m.role == "system").map(|m| m.content.as_str()).collect();
+            request.messages.iter().filter(|m| m.role == MessageRole::System).map(|m| m.content.as_str()).collect();
         let mut head_marked = false;
         let messages: Vec<Value> = request
             .messages
             .iter()
-            .filter(|m| m.role != "system")
+            .filter(|m| m.role != MessageRole::System)
             .map(|m| {
-                if m.role != "user" || head_marked {
+                if m.role != MessageRole::User || head_marked {
                     return json!({"role": m.role, "content": m.content});
                 }
                 head_marked = true;
@@ -265,7 +186,7 @@ impl AnthropicClient {
             .collect();
         let mut body = json!({
             "model": self.settings.model,
-            "max_tokens": self.settings.max_tokens,
+            "max_tokens": self.max_tokens(),
             "stream": true,
             "messages": messages,
         });
@@ -356,7 +277,7 @@ impl AnthropicClient {
             tracing::warn!(
                 "an answer of {} stopped at max_tokens = {}: raise [llm] max_tokens",
                 self.settings.model,
-                self.settings.max_tokens
+                self.max_tokens()
             );
         }
         let (usage, estimated) = if usage.reported {
@@ -384,7 +305,7 @@ impl AnthropicClient {
         tool_sent: bool,
     ) -> Failure {
         let detail = error_detail(body);
-        let key_env = &self.settings.api_key_env;
+        let key_env = self.settings.api_key_env.as_deref().unwrap_or(ANTHROPIC_API_KEY_ENV);
         if status == 400 && tool_sent && body.contains("tool") {
             self.tools.store(false, Ordering::Relaxed);
             let message = format!(
@@ -465,6 +386,7 @@ impl LlmClient for AnthropicClient {
 
 #[cfg(test)]
 mod tests {
+    use super::super::settings::normalise_anthropic_url;
     use super::*;
     use crate::domain::{CallKey, ChatMessage};
 
@@ -488,7 +410,7 @@ mod tests {
 
     #[test]
     fn the_user_head_shared_by_a_role_is_marked_for_caching() {
-        let client = AnthropicClient::new(AnthropicSettings::new(ANTHROPIC_BASE_URL, None, "K", "m")).unwrap();
+        let client = AnthropicClient::new(HttpSettings::anthropic(ANTHROPIC_BASE_URL, None, "K", "m")).unwrap();
         let first = client.body(&review("schema\nformat\nQuestion 1\nlayer 0\n"));
         assert_eq!(first["system"][0]["cache_control"]["type"], "ephemeral");
         assert_eq!(first["messages"][0]["content"], "schema\nformat\nQuestion 1\nlayer 0\n", "nothing shared yet");

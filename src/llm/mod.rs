@@ -49,22 +49,19 @@ mod repair;
 mod replay;
 mod reply_format;
 mod roles;
+mod settings;
 mod tokens;
 
-pub use anthropic::{
-    ANTHROPIC_API_KEY_ENV, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, AnthropicClient, AnthropicSettings,
-    normalise_anthropic_url,
-};
+pub use anthropic::{ANTHROPIC_API_KEY_ENV, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, AnthropicClient};
 pub use batch::{BatchClient, BatchHub, DEFAULT_WINDOW as DEFAULT_BATCH_WINDOW, LoopGuard, MAX_LINE_TRIES};
 pub use cache::{CacheScope, CachedClient};
 pub use cache_store::{CacheFileError, CacheStats, ModelStats, ResponseCache};
 pub use call::{DeltaSink, LlmError, LlmErrorKind, LlmRequest, LlmResponse, StreamUpdate, ignore_stream};
 pub use client::{LlmClient, serving};
 pub use offline::{OfflineOptions, OfflinePlanError, OfflinePlanner, TUI_DELAY};
-pub use openai::{
-    DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL, OpenAiClient, OpenAiSettings, normalise_base_url,
-};
+pub use openai::{DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL, OpenAiClient};
 pub use price::ModelPrice;
 pub use repair::{DEFAULT_REPAIRS, Repairs, Unreadable, describe as describe_unreadable};
 pub use replay::ReplayClient;
 pub use roles::RoleRouter;
+pub use settings::{HttpSettings, normalise_anthropic_url, normalise_base_url};

@@ -29,9 +29,10 @@ use super::http::{
 };
 use super::price::{self, ModelPrice};
 use super::reply_format::{ReplyFormat, ReplyFormats};
+use super::settings::HttpSettings;
 use super::tokens::count_locally;
 use super::{DeltaSink, LlmClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse, StreamUpdate};
-use crate::domain::{FinishReason, StructuredOutput, TokenUsage};
+use crate::domain::{FinishReason, TokenUsage};
 use crate::domain::{Provider, ProviderKind};
 
 /// Default server.
@@ -55,84 +56,6 @@ const PRICES: &[(&str, ModelPrice)] = &[
     ("gpt-4.1", price(2.00, 0.50, 8.00)),
 ];
 
-/// Connection settings (their `Debug` form hides the key).
-#[derive(Clone, PartialEq)]
-pub struct OpenAiSettings {
-    /// Base URL ending before `/chat/completions`.
-    pub base_url: String,
-    /// Bearer key, if the server needs one.
-    pub api_key: Option<String>,
-    /// Model name.
-    pub model: String,
-    /// Limit per attempt, from sending the request to the end of the answer.
-    pub timeout: Duration,
-    /// Longest silence within a streamed answer before the attempt is given up.
-    pub stall_timeout: Duration,
-    /// Retries after the first attempt.
-    pub max_retries: u32,
-    /// First backoff delay.
-    pub base_delay: Duration,
-    /// Prices by model name (or name prefix), over the built-in ones.
-    pub prices: Vec<(String, ModelPrice)>,
-    /// How replies that must be JSON objects are asked for (`response_format`).
-    pub structured: StructuredOutput,
-    /// Sampling temperature, when not the server's default.
-    pub temperature: Option<f32>,
-    /// Longest reply in tokens (`max_tokens`), when not the server's default.
-    pub max_tokens: Option<u32>,
-}
-
-impl std::fmt::Debug for OpenAiSettings {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OpenAiSettings")
-            .field("base_url", &self.base_url)
-            .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
-            .field("model", &self.model)
-            .field("timeout", &self.timeout)
-            .field("stall_timeout", &self.stall_timeout)
-            .field("max_retries", &self.max_retries)
-            .field("base_delay", &self.base_delay)
-            .field("prices", &self.prices)
-            .field("structured", &self.structured)
-            .field("temperature", &self.temperature)
-            .field("max_tokens", &self.max_tokens)
-            .finish()
-    }
-}
-
-impl OpenAiSettings {
-    /// Settings for `model` at `base_url` (see [`normalise_base_url`]) with
-    /// default limits, asking for replies' schemas.
-    pub fn new(base_url: impl Into<String>, api_key: Option<String>, model: impl Into<String>) -> Self {
-        Self {
-            base_url: normalise_base_url(&base_url.into()),
-            api_key,
-            model: model.into(),
-            timeout: Duration::from_secs(180),
-            stall_timeout: Duration::from_secs(60),
-            max_retries: 4,
-            base_delay: Duration::from_millis(500),
-            prices: Vec::new(),
-            structured: StructuredOutput::default(),
-            temperature: None,
-            max_tokens: None,
-        }
-    }
-}
-
-/// The base URL requests go under (`{base}/chat/completions`): trailing slashes
-/// and a trailing `/chat/completions` are dropped, and a bare host (no path, as
-/// Ollama's `http://localhost:11434` is often given) gets `/v1`. A URL with
-/// another path is kept as written.
-pub fn normalise_base_url(raw: &str) -> String {
-    let mut base = raw.trim().trim_end_matches('/');
-    if let Some(stripped) = base.strip_suffix("/chat/completions") {
-        base = stripped.trim_end_matches('/');
-    }
-    let bare_host = reqwest::Url::parse(base).is_ok_and(|url| url.has_host() && url.path() == "/");
-    if bare_host { format!("{base}/v1") } else { base.to_string() }
-}
-
 /// Which optional fields one request carried.
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct Sent {
@@ -146,7 +69,7 @@ pub(super) struct Sent {
 /// `stream_options`) is remembered for the client's life, which is the run's.
 pub struct OpenAiClient {
     pub(super) http: reqwest::Client,
-    pub(super) settings: OpenAiSettings,
+    pub(super) settings: HttpSettings,
     pub(super) formats: ReplyFormats,
     stream_options: AtomicBool,
     usage_missing_told: AtomicBool,
@@ -155,7 +78,7 @@ pub struct OpenAiClient {
 
 impl OpenAiClient {
     /// A client for `settings`.
-    pub fn new(settings: OpenAiSettings) -> Result<Self, LlmError> {
+    pub fn new(settings: HttpSettings) -> Result<Self, LlmError> {
         let http = http_client()?;
         let formats = ReplyFormats::new(settings.structured);
         Ok(Self {

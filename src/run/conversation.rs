@@ -110,7 +110,7 @@ pub fn call_label(call: &LlmCall) -> String {
 
 /// The last user message of a call's prompt (the part that changes between calls).
 pub fn user_prompt(call: &LlmCall) -> Option<Cow<'_, str>> {
-    call.messages.iter().rev().find(|m| m.role == "user").map(|m| m.text())
+    call.messages.iter().rev().find(|m| m.role == crate::domain::MessageRole::User).map(|m| m.text())
 }
 
 /// Lines of `after` that are new or changed against `before`; `None` marks

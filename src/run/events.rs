@@ -90,8 +90,9 @@ impl Outcome {
 /// Settings a run was started with (recorded in the trace header and first event).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct RunSettings {
-    /// Dataset directory as given.
-    pub dataset_dir: String,
+    /// Dataset directory as given (written as text, lossily where it is not UTF-8).
+    #[serde(with = "crate::domain::lossy_path")]
+    pub dataset_dir: std::path::PathBuf,
     /// SHA-256 of the dataset files.
     pub dataset_hash: String,
     /// The builder's provider: `offline`, `openai`, `anthropic` or `replay`.
@@ -583,6 +584,9 @@ pub enum Command {
         /// The question.
         question_id: QuestionId,
     },
+    /// Cancel the run's batches in flight at their providers and record how
+    /// each ended, before the run stops (`CancelRun` follows); not recorded.
+    CancelBatches,
     /// Stop the run.
     CancelRun,
 }

@@ -18,8 +18,8 @@ const MIN_SHARED: usize = 256;
 /// `head_len` bytes are those of a text shared with other calls.
 #[derive(Debug, Clone)]
 pub struct PromptMessage {
-    /// `system`, `user` or `assistant`.
-    pub role: String,
+    /// Who speaks it.
+    pub role: crate::domain::MessageRole,
     head: Arc<str>,
     head_len: usize,
     tail: Box<str>,
@@ -169,7 +169,7 @@ mod tests {
             let texts: Vec<String> = shared.iter().map(|m| m.text().into_owned()).collect();
             let wanted: Vec<String> = original.iter().map(|m| m.content.clone()).collect();
             assert_eq!(texts, wanted);
-            assert_eq!(shared[1].role, "user");
+            assert_eq!(shared[1].role, crate::domain::MessageRole::User);
         }
         assert!(Arc::ptr_eq(&a[1].head, &b[1].head), "the second build shares the first's head");
         assert_eq!((b[1].head_len, &*b[1].tail), (800 + " question ".len(), "22"), "cut on a character boundary");

@@ -194,7 +194,7 @@ mod tests {
     fn shard_settings(index: u32) -> RunSettings {
         let dataset = |dir: &str| DatasetRef { name: "shop".into(), dir: dir.into(), hash: "h1".into() };
         RunSettings {
-            dataset_dir: format!("/node{index}/bench"),
+            dataset_dir: format!("/node{index}/bench").into(),
             max_iterations: 3,
             datasets: vec![dataset(&format!("/node{index}/bench/datasets/shop"))],
             shard: Some(Shard { index, count: 3, questions_hash: "abc".into() }),

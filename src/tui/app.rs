@@ -67,6 +67,8 @@ pub struct App {
     confirm_quit: bool,
     /// The command that continues this live run later, shown when quitting.
     resume: Option<String>,
+    /// Set when the user quits cancelling the batches in flight (not leaving them for `--resume`).
+    cancel_batches: bool,
     /// The moment the loop last woke: playback is scheduled against it.
     now: Instant,
     /// A fault met while drawing (contained and logged), until a frame draws.
@@ -118,6 +120,7 @@ impl App {
             quit: false,
             confirm_quit: false,
             resume: None,
+            cancel_batches: false,
             now: Instant::now(),
             fault: None,
             theme,
@@ -225,6 +228,11 @@ impl App {
     /// Whether the user quit.
     pub fn quitting(&self) -> bool {
         self.quit
+    }
+
+    /// Whether the user quit cancelling the batches in flight (else they are left for `--resume`).
+    pub fn cancelling_batches(&self) -> bool {
+        self.cancel_batches
     }
 
     /// Whether the app waits for the user to confirm quitting.
@@ -405,15 +413,22 @@ impl App {
         }
     }
 
-    /// The answer to "quit now?": `y` (or Ctrl-C, or a key of quit-now) quits, anything else stays.
+    /// The answer to "quit now?": a key of confirm-quit (or Ctrl-C, or a key
+    /// of quit-now) quits, leaving batches in flight for `--resume`; with
+    /// batches in flight, a key of cancel-batches quits cancelling them;
+    /// anything else stays.
     fn answer_quit(&mut self, key: KeyEvent) {
         self.confirm_quit = false;
         let ctrl_c = key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c');
         let quit_now = self.keys.action_for(key, self.screen(), self.replay.is_some()) == Some(Action::QuitNow);
-        if ctrl_c || quit_now || matches!(key.code, KeyCode::Char('y' | 'Y')) {
-            self.quit = true;
-        } else {
-            self.message = Some("still watching: the run goes on".into());
+        match self.keys.quit_prompt_action(key) {
+            Some(Action::CancelBatches) if self.state.batches_in_flight() > 0 => {
+                self.cancel_batches = true;
+                self.quit = true;
+            }
+            Some(Action::ConfirmQuit) => self.quit = true,
+            _ if ctrl_c || quit_now => self.quit = true,
+            _ => self.message = Some("still watching: the run goes on".into()),
         }
     }
 

@@ -308,6 +308,13 @@ pub async fn watch_live(initial: RunState, live: Live, theme: Theme, keys: Keyma
             LiveEnd::Failed { error, state: app.into_state(), events, commands, stop: feeds.stop }
         }
         _ => {
+            if app.cancelling_batches() {
+                let batches = app.state().batches_in_flight();
+                let line =
+                    format!("cancelling the batches in flight at the provider ({batches}); what they finished is kept");
+                let _ = std::io::Write::write_all(&mut std::io::stderr(), format!("{line}\n").as_bytes());
+                let _ = commands.send(Command::CancelBatches);
+            }
             let _ = commands.send(Command::CancelRun);
             LiveEnd::Quit(app.into_state())
         }

@@ -59,7 +59,7 @@ static QUOTED: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#"['"]([A-Za-z0-9_
 /// prompt when a custom template moved its markers); none before any was sent.
 pub fn recorded_schema(state: &RunState) -> Option<String> {
     let call = state.calls.values().find(|c| c.key.role == LlmRole::DagBuild)?;
-    let prompt = call.messages.iter().rfind(|m| m.role == "user")?.text();
+    let prompt = call.messages.iter().rfind(|m| m.role == crate::domain::MessageRole::User)?.text();
     let start = prompt.find(START).unwrap_or(0);
     let end = prompt[start..].find(END).map_or(prompt.len(), |e| start + e);
     Some(prompt[start..end].trim_end().to_string())

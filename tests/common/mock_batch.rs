@@ -3,7 +3,9 @@
 //! (`/v1/messages/batches`, `results_url`): each line of a batch is answered
 //! by the same script [`super::mock_llm::MockLlm`] takes, so a batched run
 //! and a live run of the same script can be compared. Every submitted line's
-//! `custom_id` is counted.
+//! `custom_id` is counted, and every cancel (`…/{id}/cancel`): a cancelled
+//! batch ends `cancelled` at its next poll with the first half of its lines
+//! answered (Anthropic: the rest `canceled`).
 #![allow(dead_code)]
 
 use std::collections::HashMap;
@@ -38,6 +40,7 @@ struct Batch {
     polls: u32,
     status: &'static str,
     results: Option<(String, String)>,
+    cancelled: bool,
 }
 
 #[derive(Default)]
@@ -48,6 +51,7 @@ struct Store {
     requests: usize,
     http_requests: usize,
     live_calls: usize,
+    cancels: usize,
 }
 
 type Script = dyn Fn(&Recorded, usize) -> Reply + Send + Sync;
@@ -125,6 +129,11 @@ impl MockBatch {
         self.store.lock().unwrap().http_requests
     }
 
+    /// The cancels the server received.
+    pub fn cancels(&self) -> usize {
+        self.store.lock().unwrap().cancels
+    }
+
     /// Requests sent to the live endpoints (there should be none).
     pub fn live_calls(&self) -> usize {
         self.store.lock().unwrap().live_calls
@@ -183,7 +192,7 @@ impl Server {
             }
             ("GET", ["v1", "batches", id]) | ("GET", ["v1", "messages", "batches", id]) => self.poll(id),
             ("POST", ["v1", "batches", id, "cancel"]) | ("POST", ["v1", "messages", "batches", id, "cancel"]) => {
-                json_reply(json!({"id": id, "status": "cancelling"}))
+                self.cancel(id)
             }
             ("GET", ["v1", "files", id, "content"]) | ("GET", ["results", id]) => {
                 let content = self.store.lock().unwrap().files.get(*id).cloned();
@@ -212,21 +221,38 @@ impl Server {
         for line in &lines {
             store.submitted.push(line["custom_id"].as_str().unwrap_or_default().to_string());
         }
-        store.batches.push(Batch { created: Instant::now(), lines, polls: 0, status: "in_progress", results: None });
+        let batch =
+            Batch { created: Instant::now(), lines, polls: 0, status: "in_progress", results: None, cancelled: false };
+        store.batches.push(batch);
         format!("batch_{}", store.batches.len() - 1)
+    }
+
+    fn cancel(&self, id: &str) -> ResponseTemplate {
+        let index: usize = id.trim_start_matches("batch_").parse().unwrap_or(usize::MAX);
+        let mut store = self.store.lock().unwrap();
+        store.cancels += 1;
+        let Some(batch) = store.batches.get_mut(index) else { return ResponseTemplate::new(404) };
+        batch.cancelled = batch.results.is_none();
+        match self.anthropic {
+            true => json_reply(json!({"id": id, "processing_status": "canceling"})),
+            false => json_reply(json!({"id": id, "status": "cancelling"})),
+        }
     }
 
     fn poll(&self, id: &str) -> ResponseTemplate {
         let index: usize = id.trim_start_matches("batch_").parse().unwrap_or(usize::MAX);
-        let held = self.hold.load(Ordering::SeqCst) && self.behaviour.hold_from.is_some_and(|from| index >= from);
         let mut store = self.store.lock().unwrap();
         let Some(batch) = store.batches.get_mut(index) else { return ResponseTemplate::new(404) };
+        let held = !batch.cancelled
+            && self.hold.load(Ordering::SeqCst)
+            && self.behaviour.hold_from.is_some_and(|from| index >= from);
         batch.polls += 1;
         if let Some(line) = self.behaviour.refuse_line {
             return json_reply(json!({"id": id, "status": "failed", "errors": {"data": [
                 {"code": "invalid_request", "line": line, "message": "the model field is missing"}]}}));
         }
-        if held || batch.polls <= self.behaviour.polls || batch.created.elapsed() < self.behaviour.latency {
+        let waits = batch.polls <= self.behaviour.polls || batch.created.elapsed() < self.behaviour.latency;
+        if held || (waits && !batch.cancelled) {
             let running = if self.anthropic {
                 json!({"processing_status": "in_progress"})
             } else {
@@ -236,32 +262,52 @@ impl Server {
         }
         if batch.results.is_none() {
             let lines = batch.lines.clone();
+            let cancelled = batch.cancelled;
             let expire = self.behaviour.expire_first && index == 0;
             drop(store);
-            let results = self.answer(&lines, expire);
+            let results = self.answer(&lines, expire, cancelled);
             store = self.store.lock().unwrap();
             let (output, errors) = (format!("out-{index}"), format!("err-{index}"));
             store.files.insert(output.clone(), results.0);
             store.files.insert(errors.clone(), results.1);
             let batch = &mut store.batches[index];
-            batch.status = if expire { "expired" } else { "completed" };
+            batch.status = match (cancelled, expire) {
+                (true, _) => "cancelled",
+                (false, true) => "expired",
+                (false, false) => "completed",
+            };
             batch.results = Some((output, errors));
         }
         let batch = &store.batches[index];
         let (output, errors) = batch.results.clone().unwrap();
         if self.anthropic {
-            let expired = if batch.status == "expired" { batch.lines.len() - batch.lines.len() / 2 } else { 0 };
-            return json_reply(json!({"id": id, "processing_status": "ended", "request_counts": {"expired": expired},
+            let rest = batch.lines.len() - batch.lines.len() / 2;
+            let (expired, canceled) = match batch.status {
+                "expired" => (rest, 0),
+                "cancelled" => (0, rest),
+                _ => (0, 0),
+            };
+            return json_reply(json!({"id": id, "processing_status": "ended",
+                "request_counts": {"expired": expired, "canceled": canceled},
                 "results_url": format!("{}/results/{output}", self.uri)}));
         }
         json_reply(json!({"id": id, "status": batch.status, "output_file_id": output, "error_file_id": errors}))
     }
 
-    /// The output and error files of `lines` (Anthropic: one results file, the second empty).
-    fn answer(&self, lines: &[Value], expire: bool) -> (String, String) {
+    /// The output and error files of `lines` (Anthropic: one results file,
+    /// the second empty); of an expired batch, its first half answered and the
+    /// rest expired; of a cancelled one, its first half answered (OpenAI
+    /// leaves the rest out, Anthropic writes them `canceled`).
+    fn answer(&self, lines: &[Value], expire: bool, cancelled: bool) -> (String, String) {
         let (mut output, mut errors) = (String::new(), String::new());
         for (n, line) in lines.iter().enumerate() {
             let id = line["custom_id"].as_str().unwrap_or_default();
+            if cancelled && n >= lines.len() / 2 {
+                if self.anthropic {
+                    errors.push_str(&format!("{}\n", json!({"custom_id": id, "result": {"type": "canceled"}})));
+                }
+                continue;
+            }
             if expire && n >= lines.len() / 2 {
                 let expired = if self.anthropic {
                     json!({"custom_id": id, "result": {"type": "expired"}})

@@ -85,7 +85,7 @@ pub fn idle_engine_parts(
 ) -> (eval_dag::run::RunSettings, eval_dag::engine::EngineParts) {
     use std::sync::Arc;
     let mut settings = trace.header.settings.clone();
-    settings.dataset_dir = root().join("sample-data/fraud").display().to_string();
+    settings.dataset_dir = root().join("sample-data/fraud");
     let dataset = Arc::new(eval_dag::dataset::Dataset::load(&settings.dataset_dir).unwrap());
     let config = sandbox_config(Duration::from_secs(2), Duration::from_secs(4));
     let parts = eval_dag::engine::EngineParts {

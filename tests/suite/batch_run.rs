@@ -2,7 +2,8 @@
 //! Anthropic's Message Batches: the same statuses and answers as the same
 //! scripted run made live, at the batch price; failed lines, expired and
 //! refused batches; a run killed with SIGKILL after a submission and resumed
-//! without any line sent twice; a 200-question run whose builds share a batch.
+//! without any line sent twice; Ctrl-C headless leaves the batches in flight
+//! and says so; a 200-question run whose builds share a batch.
 
 use crate::common;
 
@@ -212,6 +213,30 @@ async fn a_run_killed_after_a_submission_resumes_without_sending_any_line_twice(
     assert!(state.batches.values().all(|b| b.ended.is_some()), "the adopted batch ended");
     assert_eq!(state.questions.len(), 3);
     assert!(state.questions.iter().all(|q| q.latest().unwrap().final_answer.is_some()));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ctrl_c_headless_leaves_the_batches_in_flight_and_says_how_to_fetch_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let script =
+        |request: &common::mock_llm::Recorded, _| common::mock_llm::Reply::Text(layered_reply(request, 3, false));
+    let mock = MockBatch::openai(Behaviour { hold_from: Some(1), ..Behaviour::default() }, script).await;
+    let out = dir.path().join("interrupted");
+    let mut command = openai_run(dir.path(), &mock.base_url(), &out, &["--questions", "3", "--batch"]);
+    let child = command.stderr(std::process::Stdio::piped()).spawn().unwrap();
+    let trace_dir = out.clone();
+    tokio::task::spawn_blocking(move || wait_for_submissions(&trace_dir, 2)).await.unwrap();
+    // SAFETY: signalling a child process this test started and has not reaped.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let ended = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap()).await.unwrap();
+    let stderr = String::from_utf8_lossy(&ended.stderr);
+    let line =
+        format!("batches: 1 left running at the provider with 3 calls; `eval-dag run --resume {}`", out.display());
+    assert!(stderr.contains(&line), "{stderr}");
+    assert_eq!(mock.cancels(), 0, "nothing was cancelled at the provider");
+    let (_, state) = folded(&out);
+    assert_eq!(state.batches_in_flight(), 1, "the builds' batch has no end recorded");
+    assert_eq!(state.calls_waiting_in_batches(), 3);
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -80,7 +80,12 @@ impl Script {
 }
 
 fn user_prompt(request: &LlmRequest) -> String {
-    request.messages.iter().filter(|m| m.role == "user").map(|m| m.content.clone()).collect()
+    request
+        .messages
+        .iter()
+        .filter(|m| m.role == eval_dag::domain::MessageRole::User)
+        .map(|m| m.content.clone())
+        .collect()
 }
 
 impl LlmClient for Script {

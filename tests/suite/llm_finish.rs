@@ -15,7 +15,7 @@ use common::mock_anthropic::{MockAnthropic, Reply as AnthropicReply};
 use common::mock_llm::{MockLlm, Reply, row_count_reply};
 use eval_dag::domain::FinishReason;
 use eval_dag::llm::{
-    AnthropicClient, AnthropicSettings, LlmClient, LlmError, LlmErrorKind, LlmResponse, OpenAiClient, StreamUpdate,
+    AnthropicClient, HttpSettings, LlmClient, LlmError, LlmErrorKind, LlmResponse, OpenAiClient, StreamUpdate,
     ignore_stream,
 };
 use eval_dag::run::EngineEvent;
@@ -100,7 +100,7 @@ async fn without_usage_tokens_are_counted_locally_and_priced() {
 }
 
 fn anthropic(base_url: &str) -> AnthropicClient {
-    let mut settings = AnthropicSettings::new(base_url, Some("k".into()), "ANTHROPIC_API_KEY", "claude-3-5-haiku");
+    let mut settings = HttpSettings::anthropic(base_url, Some("k".into()), "ANTHROPIC_API_KEY", "claude-3-5-haiku");
     settings.base_delay = Duration::from_millis(5);
     settings.max_retries = 2;
     AnthropicClient::new(settings).unwrap()

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use common::mock_llm::{MockLlm, Raw, RawLlm, Reply, row_count_reply};
 use eval_dag::domain::{CallKey, ChatMessage, LlmRole, ReplySchema, StructuredOutput, TokenUsage};
-use eval_dag::llm::{LlmClient, LlmErrorKind, LlmRequest, ModelPrice, OpenAiClient, OpenAiSettings, StreamUpdate};
+use eval_dag::llm::{HttpSettings, LlmClient, LlmErrorKind, LlmRequest, ModelPrice, OpenAiClient, StreamUpdate};
 use eval_dag::run::{EngineEvent, Outcome};
 use eval_dag::trace::Trace;
 
@@ -38,8 +38,8 @@ fn request(json: bool) -> LlmRequest {
 }
 
 /// Quick-retrying settings of `model` at `base_url`, JSON mode on (`structured = "json"`).
-pub(crate) fn settings(base_url: String, model: &str) -> OpenAiSettings {
-    let mut settings = OpenAiSettings::new(base_url, Some("test-key".into()), model);
+pub(crate) fn settings(base_url: String, model: &str) -> HttpSettings {
+    let mut settings = HttpSettings::openai(base_url, Some("test-key".into()), model);
     settings.base_delay = Duration::from_millis(5);
     settings.max_retries = 2;
     settings.timeout = Duration::from_secs(2);
@@ -173,7 +173,7 @@ async fn cut_off_streams_are_retried_and_reported_when_they_persist() {
 async fn timeouts_and_refused_connections_are_classified() {
     let mock =
         MockLlm::start(|_, _| Reply::Delayed(Duration::from_secs(5), Box::new(Reply::Text("late".into())))).await;
-    let mut settings = OpenAiSettings::new(mock.base_url(), None, "m");
+    let mut settings = HttpSettings::openai(mock.base_url(), None, "m");
     settings.timeout = Duration::from_millis(200);
     settings.max_retries = 0;
     let err = OpenAiClient::new(settings)
@@ -234,7 +234,7 @@ async fn a_connection_dropped_mid_event_is_retried_as_a_connection_error() {
 #[tokio::test]
 async fn a_stalled_stream_times_out_with_a_clear_error_then_is_retried() {
     let mock = RawLlm::start(|_, i| if i == 0 { Raw::Stall } else { Raw::Answer("after the stall".into()) }).await;
-    let mut settings = OpenAiSettings::new(mock.base_url(), None, "m");
+    let mut settings = HttpSettings::openai(mock.base_url(), None, "m");
     (settings.stall_timeout, settings.base_delay, settings.max_retries) =
         (Duration::from_millis(300), Duration::from_millis(5), 1);
     let client = OpenAiClient::new(settings).unwrap();
@@ -244,7 +244,7 @@ async fn a_stalled_stream_times_out_with_a_clear_error_then_is_retried() {
     assert!(started.elapsed() >= Duration::from_millis(300), "{:?}", started.elapsed());
 
     let mock = RawLlm::start(|_, _| Raw::Stall).await;
-    let mut settings = OpenAiSettings::new(mock.base_url(), None, "m");
+    let mut settings = HttpSettings::openai(mock.base_url(), None, "m");
     (settings.stall_timeout, settings.base_delay, settings.max_retries) =
         (Duration::from_millis(300), Duration::from_millis(5), 1);
     let started = Instant::now();
@@ -264,7 +264,7 @@ async fn configured_prices_override_and_extend_the_built_in_ones() {
     let usage =
         TokenUsage { prompt_tokens: 1_000_000, completion_tokens: 2_000_000, cached_tokens: 0, ..Default::default() };
     let priced = |model: &str, prices: Vec<(String, ModelPrice)>| {
-        let mut settings = OpenAiSettings::new("http://127.0.0.1:9/v1", None, model);
+        let mut settings = HttpSettings::openai("http://127.0.0.1:9/v1", None, model);
         settings.prices = prices;
         OpenAiClient::new(settings).unwrap().cost_usd(usage)
     };
@@ -287,7 +287,7 @@ fn cached_prompt_tokens_cost_the_cached_rate_or_else_the_input_rate() {
     assert!((uncached.cost_usd(usage) - 2.0).abs() < 1e-12, "without a cached rate they cost the input rate");
     let cached = ModelPrice { cached_input_per_mtok: Some(0.5), ..uncached };
     assert!((cached.cost_usd(usage) - (0.6 * 2.0 + 0.4 * 0.5)).abs() < 1e-12);
-    let mut settings = OpenAiSettings::new("http://127.0.0.1:9/v1", None, "gpt-4.1-mini");
+    let mut settings = HttpSettings::openai("http://127.0.0.1:9/v1", None, "gpt-4.1-mini");
     settings.prices = vec![];
     let built_in = OpenAiClient::new(settings).unwrap().cost_usd(usage);
     assert!((built_in - (0.6 * 0.40 + 0.4 * 0.10)).abs() < 1e-12, "built-in prices know the cached rate: {built_in}");

@@ -420,7 +420,7 @@ async fn labels_carry_over_unreadable_replies_keep_their_rejection_and_drafts_ar
 
     let dir = tempfile::tempdir().unwrap();
     let mut settings = trace.header.settings.clone();
-    settings.dataset_dir = common::root().join("sample-data/fraud").display().to_string();
+    settings.dataset_dir = common::root().join("sample-data/fraud");
     let dataset = Arc::new(Dataset::load(&settings.dataset_dir).unwrap());
     let config = common::sandbox_config(Duration::from_secs(2), Duration::from_secs(4));
     let parts = EngineParts {

@@ -6,7 +6,8 @@
 //! and `--resume` of the merged run finishes them; merges of shards of
 //! different runs, or of one shard twice, are refused (exit 2, one line);
 //! bad `--shard` values are one line, exit 2; `--questions-only` writes the
-//! list a run that generates its questions then shards.
+//! list a run that generates its questions then shards; shards run with
+//! `--batch` merge to what the batched whole run gives, their batches added up.
 
 use crate::common;
 
@@ -15,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use common::mock_batch::{Behaviour, MockBatch};
 use common::mock_llm::MockLlm;
 use eval_dag::domain::Question;
 use eval_dag::domain::shard::shard_of;
@@ -329,4 +331,58 @@ fn bad_shards_are_one_line_and_a_generated_list_is_written_once_then_sharded() {
     let listed: Vec<String> =
         read_questions_file(&file).unwrap().into_iter().map(|s| s.question.id.to_string()).collect();
     assert_eq!(ids, listed, "the whole list, in list order");
+}
+
+/// `eval-dag run BENCH --batch EXTRA --out OUT` against `batches`' OpenAI batch API.
+async fn run_batched(home: &Path, batches: &MockBatch, bench: &Path, extra: &[&str], out: &Path) {
+    let output = tokio::process::Command::from(common::eval_dag(home))
+        .current_dir(common::root())
+        .arg("run")
+        .arg(bench)
+        .args(["--headless", "--llm", "openai", "--model", "gpt-4o-mini", "--no-cache", "--batch"])
+        .args(["--base-url", &batches.base_url()])
+        .args(extra)
+        .arg("--out")
+        .arg(out)
+        .env("OPENAI_API_KEY", "test-key")
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{extra:?}: {}", String::from_utf8_lossy(&output.stderr));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn batched_shards_merge_to_what_the_batched_whole_run_gives() {
+    let batches = MockBatch::openai(Behaviour { polls: 1, ..Behaviour::default() }, script(None)).await;
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let bench = home.join("bench");
+    write_benchmark(&bench);
+    let whole = home.join("whole");
+    run_batched(home, &batches, &bench, &[], &whole).await;
+    let shards = [home.join("shard1"), home.join("shard2")];
+    for (k, out) in shards.iter().enumerate() {
+        run_batched(home, &batches, &bench, &["--shard", &format!("{}/2", k + 1)], out).await;
+        let state = state(out);
+        let ended = state.batches.values().filter(|b| b.ended.is_some()).count();
+        assert!(ended > 0 && ended == state.batches.len(), "shard {}: its batches, each ended", k + 1);
+        assert!(state.calls.values().all(|call| call.batch_id.is_some()), "shard {}: every call batched", k + 1);
+    }
+    assert_eq!(batches.live_calls(), 0, "no call went out live");
+    let merged = home.join("merged");
+    let (code, stderr) = merge(home, &[shards[0].as_path(), shards[1].as_path()], &merged);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(answers(&state(&merged)), answers(&state(&whole)), "the same statuses and answers");
+    assert_eq!(rows(&results(&merged)), rows(&results(&whole)));
+    let merged_state = state(&merged);
+    let in_shards: usize = shards.iter().map(|out| state(out).batches.len()).sum();
+    assert_eq!(merged_state.batches.len(), in_shards, "every shard's batches, each under its own id");
+    let summary = |dir: &Path| results(dir)["summary"]["batches"].clone();
+    for field in ["batches", "batched_calls", "live_calls"] {
+        let added: u64 = shards.iter().map(|out| summary(out)[field].as_u64().unwrap()).sum();
+        assert_eq!(summary(&merged)[field].as_u64(), Some(added), "summary.batches.{field}");
+    }
+    let cost: f64 = shards.iter().map(|out| summary(out)["batched_cost_usd"].as_f64().unwrap()).sum();
+    let merged_cost = summary(&merged)["batched_cost_usd"].as_f64().unwrap();
+    assert!((merged_cost - cost).abs() < 1e-9 && cost > 0.0, "{merged_cost} is the shards' {cost}");
 }

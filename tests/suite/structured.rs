@@ -13,7 +13,7 @@ use common::mock_llm::{MockLlm, Recorded, Reply, row_count_reply};
 use eval_dag::domain::GeneratedDag;
 use eval_dag::domain::{FinishReason, ReplySchema, StructuredOutput};
 use eval_dag::llm::{
-    AnthropicClient, AnthropicSettings, LlmClient, LlmErrorKind, OpenAiClient, StreamUpdate, ignore_stream,
+    AnthropicClient, HttpSettings, LlmClient, LlmErrorKind, OpenAiClient, StreamUpdate, ignore_stream,
 };
 use serde_json::{Value, json};
 
@@ -25,7 +25,7 @@ fn format(request: &Recorded) -> Value {
 }
 
 /// Settings that ask for schemas (the default).
-fn schema_settings(base_url: String) -> eval_dag::llm::OpenAiSettings {
+fn schema_settings(base_url: String) -> eval_dag::llm::HttpSettings {
     let mut settings = settings(base_url, "gpt-4o-mini");
     settings.structured = StructuredOutput::Schema;
     settings
@@ -148,7 +148,7 @@ async fn a_400_about_something_else_keeps_the_schema() {
 }
 
 fn anthropic(base_url: &str) -> AnthropicClient {
-    let mut settings = AnthropicSettings::new(base_url, Some("k".into()), "ANTHROPIC_API_KEY", "claude-3-5-haiku");
+    let mut settings = HttpSettings::anthropic(base_url, Some("k".into()), "ANTHROPIC_API_KEY", "claude-3-5-haiku");
     settings.base_delay = std::time::Duration::from_millis(5);
     AnthropicClient::new(settings).unwrap()
 }

@@ -2,7 +2,8 @@
 //! clash stops it with one line naming file and line, exit 2) and through the
 //! TUI (a rebound key works, the key it replaced no longer does, the footer
 //! and the `?` help show the user's keys, and quitting keeps its meaning
-//! whatever keys it has).
+//! whatever keys it has; with batches in flight, the quit question offers to
+//! cancel them by the user's key).
 
 use crate::common;
 
@@ -103,6 +104,39 @@ fn quit_asks_while_questions_work_and_quit_now_does_not_whatever_their_keys() {
     assert!(!app.quitting() && !app.confirming_quit(), "Q is no longer quit_now");
     app.handle_key(ctrl_x);
     assert!(app.quitting() && !app.confirming_quit(), "quit_now never asks");
+}
+
+#[test]
+fn with_batches_in_flight_the_quit_question_offers_to_cancel_them_by_the_users_key() {
+    use eval_dag::domain::{CallKey, ChatMessage, LlmRole};
+    let (app, _commands) = live_app(SAMPLE);
+    let mut app = app.with_keys(keymap("[keys.quit_prompt]\ncancel_batches = \"k\"\n"));
+    let at = AttemptAt::new("q_01", 2);
+    app.apply(1, EngineEvent::QuestionStarted { at: at.clone(), forked_from: None, by_hand: false });
+    press(&mut app, "q");
+    assert!(!screen(&app, 120, 40).contains("in flight"), "no batch: today's question");
+    press(&mut app, "k");
+    assert!(!app.quitting() && !app.cancelling_batches(), "nothing to cancel: k keeps watching");
+
+    let key = CallKey { question_id: Some(at.question_id.clone()), ..CallKey::run_wide(LlmRole::DagBuild) };
+    let messages = vec![ChatMessage::user("build")];
+    let (provider, model) = ("openai".into(), "m".to_string());
+    app.apply(2, EngineEvent::LlmCallStarted { call_id: 9, key: key.clone(), provider, model, messages });
+    let (batch_id, provider) = ("batch_1".into(), "openai".into());
+    app.apply(3, EngineEvent::BatchSubmitted { batch_id, provider, role: LlmRole::DagBuild, calls: vec![key] });
+    press(&mut app, "q");
+    let text = screen(&app, 120, 40);
+    assert!(text.contains("1 batch in flight at the provider with 1 call."), "{text}");
+    assert!(text.contains("k cancel them there"), "the user's key is shown: {text}");
+    press(&mut app, "c");
+    assert!(!app.quitting(), "c is no longer cancel_batches");
+    press(&mut app, "qk");
+    assert!(app.quitting() && app.cancelling_batches(), "the user's key cancels the batches and quits");
+
+    let (mut app, _commands) = live_app(SAMPLE);
+    app.apply(1, EngineEvent::QuestionStarted { at, forked_from: None, by_hand: false });
+    press(&mut app, "qy");
+    assert!(app.quitting() && !app.cancelling_batches(), "y quits leaving any batch for --resume");
 }
 
 #[test]

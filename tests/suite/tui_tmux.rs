@@ -2,8 +2,9 @@
 //! trace (navigating to the rejected question, its diff and conversation,
 //! opening a question from the command palette, and playing it at ×1 to its end), compares runs, and runs live against a mock
 //! LLM server — interrupted by Ctrl-C, SIGTERM or a closed terminal and then
-//! resumed, or with a drawing fault planted — checking the screen text, the
-//! run's records and that the terminal was restored.
+//! resumed, or with a drawing fault planted; a batched run whose Ctrl-C
+//! cancels its batches at the provider, then resumed — checking the screen
+//! text, the run's records and that the terminal was restored.
 
 use crate::common;
 
@@ -11,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use common::mock_batch::{Behaviour, MockBatch};
 use common::mock_llm::{MockLlm, Recorded, Reply, layered_reply};
 use common::tmux::{run, session, tmux, wait_for, wait_for_all};
 use eval_dag::run::EngineEvent;
@@ -129,14 +131,21 @@ fn slow_layered(delay: u64) -> impl Fn(&Recorded, usize) -> Reply + Send + Sync 
     }
 }
 
+/// The flags of a run against the scripted OpenAI-compatible server at `url`.
+fn openai_at(url: &str) -> String {
+    format!("--llm openai --model scripted-model --base-url {url}")
+}
+
 /// The environment and binary for a live run in a shell, isolated from the
-/// developer's settings (config and log under `home`).
-fn live_command(home: &Path, url: &str, out: &Path, extra_env: &str) -> String {
+/// developer's settings (config and log under `home`), its model given by
+/// `llm` (flags), with `extra_args`.
+fn live_command(home: &Path, llm: &str, out: &Path, extra_env: &str, extra_args: &str) -> String {
     format!(
         "env -u EVAL_DAG_CONFIG -u EVAL_DAG_LLM -u EVAL_DAG_MODEL -u EVAL_DAG_THEME -u OPENAI_BASE_URL \
-         XDG_CONFIG_HOME={home}/config XDG_CACHE_HOME={home}/cache EVAL_DAG_LOG={home}/log.txt OPENAI_API_KEY=test-key {extra_env} \
-         {bin} run sample-data/fraud --llm openai --model scripted-model --base-url {url} --questions 4 \
-         --concurrency 2 --out {out}; echo EXITED-$?",
+         XDG_CONFIG_HOME={home}/config XDG_CACHE_HOME={home}/cache EVAL_DAG_LOG={home}/log.txt \
+         OPENAI_API_KEY=test-key ANTHROPIC_API_KEY=test-key {extra_env} \
+         {bin} run sample-data/fraud {llm} --questions 4 \
+         --concurrency 2 --out {out} {extra_args}; echo EXITED-$?",
         home = home.display(),
         out = out.display(),
         bin = env!("CARGO_BIN_EXE_eval-dag"),
@@ -187,7 +196,7 @@ fn answered_prompts(trace: &Trace) -> Vec<Vec<(String, String)>> {
     for record in &trace.records {
         match &record.event {
             EngineEvent::LlmCallStarted { call_id, messages, .. } => {
-                prompts.insert(*call_id, messages.iter().map(|m| (m.role.clone(), m.content.clone())).collect());
+                prompts.insert(*call_id, messages.iter().map(|m| (m.role.to_string(), m.content.clone())).collect());
             }
             EngineEvent::LlmCallFinished { call_id, error: None, response: Some(_), .. } => {
                 answered.extend(prompts.remove(call_id));
@@ -226,7 +235,13 @@ async fn interrupt_and_resume(how: Interrupt, reference: &[Value]) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
     let trace_path = out.join("trace.jsonl");
-    tmux(&["send-keys", "-t", &session, &live_command(dir.path(), &mock.base_url(), &out, ""), "Enter"]);
+    tmux(&[
+        "send-keys",
+        "-t",
+        &session,
+        &live_command(dir.path(), &openai_at(&mock.base_url()), &out, "", ""),
+        "Enter",
+    ]);
     poll("a finished question", || count_in(&trace_path, "\"type\":\"question_finished\"") >= 1);
     let pid = run_pid(&out).expect("the run's process");
     match how {
@@ -317,7 +332,7 @@ async fn a_drawing_fault_in_a_live_run_loses_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let out: PathBuf = dir.path().join("run");
     let trace_path = out.join("trace.jsonl");
-    let command = live_command(dir.path(), &mock.base_url(), &out, "EVAL_DAG_INJECT_DRAW_PANIC=4");
+    let command = live_command(dir.path(), &openai_at(&mock.base_url()), &out, "EVAL_DAG_INJECT_DRAW_PANIC=4", "");
     tmux(&["send-keys", "-t", &session, &command, "Enter"]);
     let screen =
         wait_for_all(&session, &["the screen could not be drawn", "injected drawing fault", "the run goes on"]);
@@ -335,4 +350,78 @@ async fn a_drawing_fault_in_a_live_run_loses_nothing() {
     assert_eq!(outcomes(&out).len(), 4, "eval_results.json holds every question");
     let log = std::fs::read_to_string(dir.path().join("log.txt")).unwrap_or_default();
     assert!(log.contains("terminal UI fault (contained)"), "the fault is logged: {log}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_in_a_batched_run_can_cancel_its_batches_and_resume_asks_their_calls_again() {
+    let script = |request: &Recorded, _| Reply::Text(layered_reply(request, 4, true));
+    let held = || Behaviour { hold_from: Some(1), ..Behaviour::default() };
+    let openai = MockBatch::openai(held(), script).await;
+    cancel_then_resume("openai", &openai, &openai_at(&openai.base_url())).await;
+    let anthropic = MockBatch::anthropic(held(), script).await;
+    let flags = format!("--llm anthropic --model claude-sonnet-4-20250514 --base-url {}", anthropic.root_url());
+    cancel_then_resume("anthropic", &anthropic, &flags).await;
+}
+
+/// Ctrl-C in a live run batched by `mock` (`llm`: the run's flags),
+/// answered `c`: the batch in flight is cancelled at the provider and
+/// recorded `cancelled`, the lines it finished kept as finished calls, the
+/// others cancelled; `--resume` asks those again (and only those: no
+/// finished line is submitted twice).
+async fn cancel_then_resume(name: &str, mock: &MockBatch, llm: &str) {
+    let Some(session) = session(&format!("batch-cancel-{name}")) else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let trace_path = out.join("trace.jsonl");
+    let command = live_command(dir.path(), llm, &out, "", "--no-cache --batch --batch-window 1");
+    tmux(&["send-keys", "-t", &session, &command, "Enter"]);
+    poll("the builds' batch", || count_in(&trace_path, "\"type\":\"batch_submitted\"") >= 2);
+    let pid = run_pid(&out).expect("the run's process");
+    tmux(&["send-keys", "-t", &session, "C-c"]);
+    let screen = wait_for(&session, "1 batch in flight at the provider with 4 calls.");
+    assert!(screen.contains("cancel them there"), "the question offers to cancel them: {screen}");
+    tmux(&["send-keys", "-t", &session, "c"]);
+    poll("the cancelled run to exit", || !Path::new(&format!("/proc/{pid}")).exists());
+    let screen = wait_for(&session, "EXITED-1");
+    assert!(screen.contains("cancelling the batches in flight at the provider (1)"), "{name}: {screen}");
+    assert_eq!(mock.cancels(), 1, "{name}: the batch in flight was cancelled: {screen}");
+
+    let trace = Trace::read(&trace_path).unwrap();
+    let ended: Vec<_> = trace
+        .records
+        .iter()
+        .filter_map(|r| match &r.event {
+            EngineEvent::BatchEnded { status, succeeded, .. } => Some((status.label(), *succeeded)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ended, vec![("completed", 1), ("cancelled", 2)], "{name}: recorded as the provider ended them");
+    let state = eval_dag::report::fold_trace(&trace);
+    let builds = state.batches.values().find(|b| b.role == eval_dag::domain::LlmRole::DagBuild).unwrap();
+    let (answered, cancelled): (Vec<_>, Vec<_>) =
+        builds.calls.iter().map(|id| &state.calls[id]).partition(|call| call.finished && call.error.is_none());
+    assert_eq!(answered.len(), 2, "the lines the cancelled batch finished are finished calls");
+    assert!(answered.iter().all(|call| call.batch_id.as_ref() == Some(&builds.batch_id)));
+    assert!(cancelled.iter().all(|call| call.error.as_deref() == Some("cancelled")), "the rest are cancelled");
+    assert_eq!(state.calls_waiting_in_batches(), 0, "no call waits in a batch any more");
+
+    let ids = mock.submitted();
+    mock.release();
+    let resumed = tokio::process::Command::from(common::eval_dag(dir.path()))
+        .args(["run", "--headless", "--no-cache", "--batch", "--resume"])
+        .arg(&out)
+        .env("OPENAI_API_KEY", "test-key")
+        .env("ANTHROPIC_API_KEY", "test-key")
+        .output()
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&resumed.stderr);
+    assert_eq!(resumed.status.code(), Some(0), "{name}: {stderr}");
+    let again = mock.submitted();
+    let times = |id: &String| again.iter().filter(|seen| *seen == id).count();
+    let (first_half, second_half) = ids[1..].split_at(2);
+    assert!(first_half.iter().all(|id| times(id) == 1), "a finished line is never submitted again");
+    assert!(second_half.iter().all(|id| times(id) == 2), "the cancelled lines are asked again");
+    let state = eval_dag::report::fold_trace(&Trace::read(&trace_path).unwrap());
+    assert!(state.questions.iter().all(|q| q.latest().unwrap().final_answer.is_some()), "{stderr}");
 }

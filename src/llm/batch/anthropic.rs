@@ -1,7 +1,8 @@
 //! Anthropic's Message Batches on the Messages client: `POST
 //! /v1/messages/batches` with every request's params, `GET
 //! /v1/messages/batches/{id}` until its `processing_status` is `ended`, then
-//! the JSONL at its `results_url`.
+//! the JSONL at its `results_url`; `POST /v1/messages/batches/{id}/cancel`
+//! ends it early (its unprocessed requests `canceled` in the results).
 
 use std::collections::HashMap;
 
@@ -104,6 +105,13 @@ impl BatchApi for AnthropicClient {
         })
     }
 
+    fn cancel<'a>(&'a self, id: &'a BatchId) -> BoxFuture<'a, Result<(), Failure>> {
+        Box::pin(async move {
+            let url = self.batches_url(&format!("/{id}/cancel"));
+            self.send_for(self.http.post(&url), &url).await.map(drop)
+        })
+    }
+
     fn poll<'a>(&'a self, id: &'a BatchId) -> BoxFuture<'a, Result<Polled, Failure>> {
         Box::pin(async move {
             let url = self.batches_url(&format!("/{id}"));
@@ -150,7 +158,7 @@ impl BatchApi for AnthropicClient {
     }
 
     fn max_tokens(&self) -> u32 {
-        self.settings.max_tokens
+        AnthropicClient::max_tokens(self)
     }
 
     fn line_failure(&self, status: u16, body: &str) -> Failure {

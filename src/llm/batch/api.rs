@@ -68,6 +68,8 @@ pub(super) trait BatchApi: LiveSide {
     fn line(&self, custom_id: &str, request: &LlmRequest) -> Value;
     /// Submit `lines` as one batch.
     fn submit<'a>(&'a self, lines: &'a [Value]) -> BoxFuture<'a, Result<BatchId, LlmError>>;
+    /// Ask the provider to cancel batch `id`: it ends soon after, with the lines it finished.
+    fn cancel<'a>(&'a self, id: &'a BatchId) -> BoxFuture<'a, Result<(), Failure>>;
     /// Where batch `id` stands.
     fn poll<'a>(&'a self, id: &'a BatchId) -> BoxFuture<'a, Result<Polled, Failure>>;
     /// The outcomes of an ended batch's lines, by `custom_id`, read from `places`.

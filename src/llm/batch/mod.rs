@@ -133,7 +133,8 @@ impl LlmClient for BatchClient {
                 }
             }
             let reply = self.hub.enqueue(self.api.clone(), request.clone(), id);
-            reply.await.unwrap_or_else(|_| Err(LlmError::new(LlmErrorKind::Connection, "the batch was dropped")))
+            let handed = reply.await.map(|handed| handed.result);
+            handed.unwrap_or_else(|_| Err(LlmError::new(LlmErrorKind::Connection, "the batch was dropped")))
         })
     }
 

@@ -1,7 +1,9 @@
 //! OpenAI's Batch API on the OpenAI-compatible client: the batch's lines as a
 //! JSONL file (`POST /files`, purpose `batch`), `POST /batches` for
 //! `/v1/chat/completions` within 24 hours, `GET /batches/{id}` until it ends,
-//! then its output and error files (`GET /files/{id}/content`).
+//! then its output and error files (`GET /files/{id}/content`);
+//! `POST /batches/{id}/cancel` ends it early (`cancelling`, then
+//! `cancelled` with the output file of the lines it finished).
 
 use std::collections::HashMap;
 
@@ -144,6 +146,13 @@ impl BatchApi for OpenAiClient {
             let answer = self.send_for(self.http.post(&url).json(&body), &url).await.map_err(|f| f.error)?;
             let batch: Value = serde_json::from_str(&answer).map_err(|e| unreadable(&url, &e).error)?;
             Ok(BatchId(id_of(&batch, &url)?))
+        })
+    }
+
+    fn cancel<'a>(&'a self, id: &'a BatchId) -> BoxFuture<'a, Result<(), Failure>> {
+        Box::pin(async move {
+            let url = self.url(&format!("/batches/{id}/cancel"));
+            self.send_for(self.http.post(&url), &url).await.map(drop)
         })
     }
 

@@ -334,11 +334,7 @@ mod tests {
             judge_repeat: 1,
             baseline: None,
         };
-        LlmRequest {
-            key,
-            messages: vec![ChatMessage { role: "user".into(), content: format!("```python\n{code}```") }],
-            schema: None,
-        }
+        LlmRequest { key, messages: vec![ChatMessage::user(format!("```python\n{code}```"))], schema: None }
     }
 
     #[test]

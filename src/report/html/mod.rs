@@ -227,8 +227,10 @@ impl ReportTemplates {
 
     /// The whole report of `state`, stamped `generated_at`.
     pub fn report_html(&self, state: &RunState, generated_at: &DateTime<FixedOffset>) -> String {
-        let title =
-            state.settings.as_ref().map_or("eval-dag report".to_string(), |s| format!("eval-dag · {}", s.dataset_dir));
+        let title = state
+            .settings
+            .as_ref()
+            .map_or("eval-dag report".to_string(), |s| format!("eval-dag · {}", s.dataset_dir.display()));
         let all: Vec<&QuestionState> = state.questions.iter().collect();
         let (mut bodies, lazy) = match all.len() <= SECTIONS_INLINE_UP_TO {
             true => (self.in_parallel(&all, 1, |g, code| self.question_body(state, g[0], code)), None),

@@ -85,7 +85,7 @@ struct RoleRow {
 /// The run's settings as shown.
 #[derive(Debug, Serialize)]
 struct SettingsView<'a> {
-    dataset_dir: &'a str,
+    dataset_dir: std::borrow::Cow<'a, str>,
     dataset_hash: &'a str,
     provider: &'a str,
     model: &'a str,
@@ -107,7 +107,7 @@ struct BaselineRow {
 
 fn settings_view(settings: &RunSettings) -> SettingsView<'_> {
     SettingsView {
-        dataset_dir: &settings.dataset_dir,
+        dataset_dir: settings.dataset_dir.to_string_lossy(),
         dataset_hash: &settings.dataset_hash,
         provider: settings.provider.name(),
         model: &settings.model,

@@ -61,6 +61,11 @@ impl RunState {
         self.batches.get(call.batch_id.as_ref()?).filter(|batch| batch.ended.is_none())
     }
 
+    /// Batches submitted and not ended (in flight at their providers).
+    pub fn batches_in_flight(&self) -> usize {
+        self.batches.values().filter(|batch| batch.ended.is_none()).count()
+    }
+
     /// Calls waiting in batches now, over every batch still open.
     pub fn calls_waiting_in_batches(&self) -> usize {
         self.batches.values().filter(|batch| batch.ended.is_none()).map(|batch| batch.waiting).sum()

@@ -18,8 +18,12 @@ impl RunState {
                 // A continued run starts again: it is not finished until it says so.
                 self.summary = None;
                 self.paused = settings.step;
-                let mut text =
-                    format!("run started: {} via {} ({})", settings.dataset_dir, settings.provider, settings.model);
+                let mut text = format!(
+                    "run started: {} via {} ({})",
+                    settings.dataset_dir.display(),
+                    settings.provider,
+                    settings.model
+                );
                 // Roles played by more than one provider, model or server: each named.
                 if let Some(players) = crate::run::Players::of(&settings).line() {
                     text.push_str(&format!(" · {players}"));
@@ -408,6 +412,7 @@ impl RunState {
                 (Some(at.question_id), text)
             }
             Command::CancelQuestion { question_id } => (Some(question_id), "cancel".to_string()),
+            Command::CancelBatches => (None, "batches cancelled".to_string()),
             Command::CancelRun => (None, "run cancelled".to_string()),
         };
         self.push_feed(question.as_ref(), FeedKind::Control, text);

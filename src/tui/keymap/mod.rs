@@ -41,6 +41,10 @@ actions! {
     Quit = "quit",
     /// Leave the app without asking.
     QuitNow = "quit_now",
+    /// Answer yes to "quit now?" (batches in flight are left for `--resume`).
+    ConfirmQuit = "confirm_quit",
+    /// Answer "quit now?" by cancelling the batches in flight at the provider, then quitting.
+    CancelBatches = "cancel_batches",
     /// Show or hide the help overlay.
     Help = "help",
     /// The command palette: fuzzy search over what this screen can do and reach.
@@ -217,6 +221,8 @@ contexts! {
     Replay = "replay", "a run's screens, in a replay";
     /// A run's screens in a live run.
     Live = "live", "a run's screens, in a live run";
+    /// The question asked before quitting a live run (on no screen: it takes keys first).
+    QuitPrompt = "quit_prompt", "quit now? (a live run)";
 }
 
 /// One binding, as the keymap defines it.
@@ -248,6 +254,8 @@ use KeyCode::{BackTab, Char, Down, End, Enter, Esc, Home, Left, PageDown, PageUp
 pub const BINDINGS: &[Binding] = &[
     bind!("q", [Char('q')], Quit, "quit (Ctrl-C too)", "quit", Global),
     bind!("Q", [Char('Q')], QuitNow, "quit, never ask", "", Global),
+    bind!("y", [Char('y'), Char('Y')], ConfirmQuit, "quit; batches in flight are left for --resume", "", QuitPrompt),
+    bind!("c", [Char('c')], CancelBatches, "quit; cancel the batches in flight first", "", QuitPrompt),
     bind!("?", [Char('?')], Help, "all keys", "keys", Global),
     Binding {
         label: ":/ctrl-p",
@@ -367,5 +375,6 @@ pub fn applies(context: Context, screen: Screen, replay: bool) -> bool {
         Context::Run => run,
         Context::Replay => run && replay,
         Context::Live => run && !replay,
+        Context::QuitPrompt => false,
     }
 }

@@ -191,6 +191,21 @@ impl Keymap {
         self.active(screen, replay).find(|b| b.keys.contains(&key)).map(|b| b.binding.action)
     }
 
+    /// The action of `key` in the quit question (`quit now?`), if any.
+    pub fn quit_prompt_action(&self, key: KeyEvent) -> Option<Action> {
+        let key = Key::of(key);
+        self.quit_prompt().find(|b| b.keys.contains(&key)).map(|b| b.binding.action)
+    }
+
+    /// The keys of `action` in the quit question, as it shows them.
+    pub fn quit_prompt_label(&self, action: Action) -> &str {
+        self.quit_prompt().find(|b| b.binding.action == action).map_or("", |b| b.label.as_ref())
+    }
+
+    fn quit_prompt(&self) -> impl Iterator<Item = &Bound> {
+        self.bound.iter().filter(|b| b.binding.context == Context::QuitPrompt)
+    }
+
     /// The bindings that apply on `screen`, in help order.
     pub fn active(&self, screen: Screen, replay: bool) -> impl Iterator<Item = &Bound> {
         self.bound.iter().filter(move |b| applies(b.binding.context, screen, replay))

@@ -166,14 +166,16 @@ pub fn draw(frame: &mut Frame, area: Rect, ctx: &Ctx) {
         return;
     }
     let state = ctx.state;
-    let (dataset, provider, model) =
-        state.settings.as_ref().map_or(("", "", ""), |s| (s.dataset_dir.as_str(), s.provider.name(), s.model.as_str()));
+    let (dataset, provider, model) = state
+        .settings
+        .as_ref()
+        .map_or(("".into(), "", ""), |s| (s.dataset_dir.to_string_lossy(), s.provider.name(), s.model.as_str()));
     let models = state.settings.as_ref().and_then(|s| roles(s, state)).unwrap_or(format!("{provider}/{model}"));
     let budget = state.settings.as_ref().and_then(|s| s.budget).unwrap_or_default();
     let max_tokens = budget.max_tokens.map_or(String::new(), |max| format!(" / {max}"));
     let mut first = vec![
         Span::styled(" eval-dag ", t.fg(Ink::Accent).add_modifier(Modifier::BOLD)),
-        Span::styled(format!("{}  ", clean(dataset)), t.fg(Ink::Text)),
+        Span::styled(format!("{}  ", clean(&dataset)), t.fg(Ink::Text)),
         Span::styled(format!("{}  ", clean(&models)), t.fg(Ink::Muted)),
         Span::styled(format!("⏱ {}  ", crate::text::duration(state.now_ms)), t.fg(Ink::Text)),
         Span::styled(

@@ -1,5 +1,6 @@
 //! Asked before quitting a live run whose questions are still working: what
-//! quitting does to them, and how to continue later.
+//! quitting does to them, and how to continue later; with batches in flight
+//! at a provider, whether to cancel them there or leave them for `--resume`.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
@@ -9,6 +10,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
 use crate::text::plural;
 use crate::tui::component::Ctx;
+use crate::tui::keymap::Action;
 use crate::tui::text::clean;
 use crate::tui::theme::Ink;
 
@@ -33,12 +35,26 @@ pub fn draw(frame: &mut Frame, area: Rect, ctx: &Ctx) {
             Span::styled(clean(resume).into_owned(), t.fg(Ink::Accent)),
         ]));
     }
-    lines.push(Line::from(vec![
-        Span::styled("y", t.fg(Ink::Accent).add_modifier(Modifier::BOLD)),
-        Span::styled(" quit · ", t.fg(Ink::Muted)),
-        Span::styled("any other key", t.fg(Ink::Accent)),
-        Span::styled(" keep watching", t.fg(Ink::Muted)),
-    ]));
+    let key = |action| {
+        Span::styled(ctx.keys.quit_prompt_label(action).to_string(), t.fg(Ink::Accent).add_modifier(Modifier::BOLD))
+    };
+    let mut answers = vec![key(Action::ConfirmQuit), Span::styled(" quit · ", t.fg(Ink::Muted))];
+    let batches = ctx.state.batches_in_flight();
+    if batches > 0 {
+        let calls = plural(ctx.state.calls_waiting_in_batches(), "call");
+        let batches = if batches == 1 { "1 batch".to_string() } else { format!("{batches} batches") };
+        let text = format!("{batches} in flight at the provider with {calls}.");
+        lines.push(Line::from(Span::styled(text, t.fg(Ink::Text))));
+        answers = vec![
+            key(Action::ConfirmQuit),
+            Span::styled(" quit, leave them for --resume · ", t.fg(Ink::Muted)),
+            key(Action::CancelBatches),
+            Span::styled(" cancel them there, then quit · ", t.fg(Ink::Muted)),
+        ];
+    }
+    answers.push(Span::styled("any other key", t.fg(Ink::Accent)));
+    answers.push(Span::styled(" keep watching", t.fg(Ink::Muted)));
+    lines.push(Line::from(answers));
     let width = area.width.min(76);
     let height = (lines.len() as u16 + 4).min(area.height);
     let [row] = Layout::vertical([Constraint::Length(height)]).flex(Flex::Center).areas(area);

@@ -67,8 +67,7 @@ fn dataset(ctx: &Ctx, question: &crate::domain::Question, keep: &mut Option<Load
     if !settings.datasets.is_empty() {
         let name = question.dataset.as_deref().unwrap_or_default();
         // The run's benchmark folder: a trace names its datasets, and they stay in it.
-        let root = BenchmarkRoot::new(std::path::Path::new(&settings.dataset_dir))
-            .allowing_outside(ctx.allow_outside_datasets);
+        let root = BenchmarkRoot::new(&settings.dataset_dir).allowing_outside(ctx.allow_outside_datasets);
         return match settings.datasets.iter().find(|d| d.name == name) {
             Some(named) => load_checked(&root, &named.dir, &named.hash),
             None => Err(format!("the run has no dataset {name:?}")),
@@ -78,8 +77,8 @@ fn dataset(ctx: &Ctx, question: &crate::domain::Question, keep: &mut Option<Load
         return loaded.clone();
     }
     // The run's one dataset is the directory the user gave the run, not one a benchmark named.
-    let anywhere = BenchmarkRoot::new(std::path::Path::new(&settings.dataset_dir)).allowing_outside(true);
-    let loaded = load_checked(&anywhere, &settings.dataset_dir, &settings.dataset_hash);
+    let anywhere = BenchmarkRoot::new(&settings.dataset_dir).allowing_outside(true);
+    let loaded = load_checked(&anywhere, &settings.dataset_dir.to_string_lossy(), &settings.dataset_hash);
     *keep = Some(loaded.clone());
     loaded
 }

@@ -1,5 +1,7 @@
 //! The run's batches: the open batch calls wait in, when it is sent, the
 //! batches in flight polled to their end, and their replies handed back.
+//! [`BatchHub::cancel`] cancels those in flight at their providers and sends
+//! no more (Ctrl-C in the terminal UI, when asked to).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -41,7 +43,61 @@ struct Pending {
     /// Bytes of its line in the batch's file (counted once, when it is queued).
     bytes: usize,
     tries: u32,
-    reply: oneshot::Sender<Result<LlmResponse, LlmError>>,
+    reply: oneshot::Sender<Handed>,
+}
+
+/// A reply handed to a call that waited in a batch; it counts as unread
+/// (a cancel waits for it to be recorded) until the call takes it, or the
+/// call is dropped.
+pub(super) struct Handed {
+    /// The call's reply.
+    pub result: Result<LlmResponse, LlmError>,
+    _unread: Unread,
+}
+
+struct Unread(BatchHub);
+
+impl Drop for Unread {
+    fn drop(&mut self) {
+        self.0.lock().unread -= 1;
+        self.0.inner.landed.notify_waiters();
+    }
+}
+
+/// One batch on its way: counted as sending until the provider took it,
+/// then as in flight under its id, until it is dropped (the batch ended).
+struct Flight {
+    hub: BatchHub,
+    id: Option<BatchId>,
+}
+
+impl Flight {
+    /// The batch is at the provider as `id`: cancelled at once when the hub's batches are.
+    async fn submitted(&mut self, id: &BatchId, api: &Arc<dyn BatchApi>) {
+        let cancelled = {
+            let mut state = self.hub.lock();
+            state.sending -= 1;
+            state.flight.insert(id.clone(), api.clone());
+            state.cancelled
+        };
+        self.id = Some(id.clone());
+        if cancelled {
+            cancel_one(api.as_ref(), id).await;
+        }
+    }
+}
+
+impl Drop for Flight {
+    fn drop(&mut self) {
+        {
+            let mut state = self.hub.lock();
+            match &self.id {
+                Some(id) => drop(state.flight.remove(id)),
+                None => state.sending -= 1,
+            }
+        }
+        self.hub.inner.landed.notify_waiters();
+    }
 }
 
 #[derive(Default)]
@@ -59,12 +115,24 @@ struct State {
     /// Calls of batches adopted on resume, by `custom_id`.
     adopted: HashMap<String, (BatchId, Adopted)>,
     flusher: bool,
+    /// Batches at a provider and not ended, by id.
+    flight: HashMap<BatchId, Arc<dyn BatchApi>>,
+    /// Batches taken from the open one and not yet at their provider.
+    sending: usize,
+    /// Replies handed to calls and not yet taken.
+    unread: usize,
+    /// Set once the batches were cancelled: none is sent any more.
+    cancelled: bool,
 }
 
 struct Inner {
     window: Duration,
     state: Mutex<State>,
     wake: Notify,
+    /// Wakes the polls of the batches in flight (after a cancel).
+    poke: Notify,
+    /// Told when a batch ends or a handed reply is taken.
+    landed: Notify,
     observer: Mutex<Option<Observer>>,
     apis: Mutex<BTreeMap<LlmRole, Arc<dyn BatchApi>>>,
 }
@@ -114,6 +182,8 @@ impl BatchHub {
             window,
             state: Mutex::new(State::default()),
             wake: Notify::new(),
+            poke: Notify::new(),
+            landed: Notify::new(),
             observer: Mutex::new(None),
             apis: Mutex::new(BTreeMap::new()),
         };
@@ -186,7 +256,7 @@ impl BatchHub {
         api: Arc<dyn BatchApi>,
         request: LlmRequest,
         custom_id: String,
-    ) -> oneshot::Receiver<Result<LlmResponse, LlmError>> {
+    ) -> oneshot::Receiver<Handed> {
         let (reply, receiver) = oneshot::channel();
         let bytes = api.line(&custom_id, &request).to_string().len() + 1;
         self.push(Pending { api, request, custom_id, bytes, tries: 0, reply });
@@ -221,8 +291,13 @@ impl BatchHub {
             }
         }
         let hub = self.clone();
+        {
+            let mut state = self.lock();
+            state.flight.insert(batch_id.clone(), api.clone());
+        }
+        let flight = Flight { hub: self.clone(), id: Some(batch_id.clone()) };
         tokio::spawn(async move {
-            let (status, outcomes) = match follow(api.as_ref(), &batch_id).await {
+            let (status, outcomes) = match follow(&hub, api.as_ref(), &batch_id).await {
                 Ok(ended) => ended,
                 Err(error) => {
                     tracing::warn!("batch {batch_id} could not be read: {}", error.message);
@@ -233,6 +308,7 @@ impl BatchHub {
             let failed = outcomes.values().filter(|o| matches!(o, LineOutcome::Failed(..))).count();
             let _ = sender.send(Some(Arc::new(outcomes)));
             hub.emit(EngineEvent::BatchEnded { batch_id, status, succeeded, failed });
+            drop(flight);
         });
         true
     }
@@ -249,6 +325,9 @@ impl BatchHub {
     fn due(&self) -> Result<bool, Option<Instant>> {
         let mut state = self.lock();
         state.pending.retain(|call| !call.reply.is_closed());
+        if state.cancelled {
+            return Err(None);
+        }
         let Some(opened) = state.opened.filter(|_| !state.pending.is_empty()) else {
             state.opened = None;
             return Err(None);
@@ -261,15 +340,17 @@ impl BatchHub {
         Err(Some(deadline))
     }
 
-    /// Take the open batch, grouped by client and role (each group split at the provider's limits).
+    /// Take the open batch, grouped by client and role (each group split at
+    /// the provider's limits), each batch counted as sending; nothing once
+    /// the batches were cancelled.
     fn take(&self) -> Vec<Vec<Pending>> {
-        let pending = {
-            let mut state = self.lock();
-            state.opened = None;
-            std::mem::take(&mut state.pending)
-        };
+        let mut state = self.lock();
+        if state.cancelled {
+            return Vec::new();
+        }
+        state.opened = None;
         let mut groups: Vec<Vec<Pending>> = Vec::new();
-        for call in pending {
+        for call in std::mem::take(&mut state.pending) {
             let same = |group: &&mut Vec<Pending>| {
                 Arc::ptr_eq(&group[0].api, &call.api) && group[0].request.key.role == call.request.key.role
             };
@@ -278,14 +359,56 @@ impl BatchHub {
                 None => groups.push(vec![call]),
             }
         }
-        groups.into_iter().flat_map(split).collect()
+        let batches: Vec<_> = groups.into_iter().flat_map(split).collect();
+        state.sending += batches.len();
+        batches
+    }
+
+    /// Hand `result` to the call waiting on `reply`.
+    fn answer(&self, reply: oneshot::Sender<Handed>, result: Result<LlmResponse, LlmError>) {
+        self.lock().unread += 1;
+        let _ = reply.send(Handed { result, _unread: Unread(self.clone()) });
+    }
+
+    /// Whether the batches were cancelled.
+    fn cancelling(&self) -> bool {
+        self.lock().cancelled
+    }
+
+    /// Cancel every batch in flight at its provider (`…/cancel`) and send no
+    /// more. Each ends as its provider says (its `batch_ended` recorded): the
+    /// replies of the lines it finished are handed to their calls, the other
+    /// calls wait until their loops are cancelled. Returns once every batch
+    /// ended and every reply handed over was taken: the batches cancelled.
+    pub async fn cancel(&self) -> usize {
+        let flight: Vec<(BatchId, Arc<dyn BatchApi>)> = {
+            let mut state = self.lock();
+            state.cancelled = true;
+            state.flight.iter().map(|(id, api)| (id.clone(), api.clone())).collect()
+        };
+        for (id, api) in &flight {
+            cancel_one(api.as_ref(), id).await;
+        }
+        self.inner.poke.notify_waiters();
+        loop {
+            let landed = self.inner.landed.notified();
+            tokio::pin!(landed);
+            landed.as_mut().enable();
+            {
+                let state = self.lock();
+                if state.flight.is_empty() && state.sending == 0 && state.unread == 0 {
+                    return flight.len();
+                }
+            }
+            landed.await;
+        }
     }
 
     /// Put `call` into the next batch after `error`, or answer it with `error` after its last try.
     fn retry(&self, mut call: Pending, error: LlmError) {
         call.tries += 1;
         if call.tries >= MAX_LINE_TRIES {
-            let _ = call.reply.send(Err(error));
+            self.answer(call.reply, Err(error));
         } else {
             tracing::warn!("a batched call goes into the next batch: {}", error.message);
             self.push(call);
@@ -349,6 +472,7 @@ async fn flusher(hub: BatchHub) {
 
 /// Submit `calls` as one batch, follow it to its end and hand back each line's reply.
 async fn run_batch(hub: BatchHub, calls: Vec<Pending>) {
+    let mut flight = Flight { hub: hub.clone(), id: None };
     let Some(first) = calls.first() else { return };
     let (api, role) = (first.api.clone(), first.request.key.role);
     let lines: Vec<_> = calls.iter().map(|call| api.line(&call.custom_id, &call.request)).collect();
@@ -356,17 +480,18 @@ async fn run_batch(hub: BatchHub, calls: Vec<Pending>) {
         Ok(batch_id) => batch_id,
         Err(error) => {
             tracing::warn!("a batch of {} calls was not submitted: {}", calls.len(), error.message);
-            calls.into_iter().for_each(|call| drop(call.reply.send(Err(error.clone()))));
+            calls.into_iter().for_each(|call| hub.answer(call.reply, Err(error.clone())));
             return;
         }
     };
     let keys = calls.iter().map(|call| call.request.key.clone()).collect();
     hub.emit(EngineEvent::BatchSubmitted { batch_id: batch_id.clone(), provider: api.provider(), role, calls: keys });
-    let (status, mut outcomes) = match follow(api.as_ref(), &batch_id).await {
+    flight.submitted(&batch_id, &api).await;
+    let (status, mut outcomes) = match follow(&hub, api.as_ref(), &batch_id).await {
         Ok(ended) => ended,
         Err(error) => {
             let failed = calls.len();
-            calls.into_iter().for_each(|call| drop(call.reply.send(Err(error.clone()))));
+            calls.into_iter().for_each(|call| hub.answer(call.reply, Err(error.clone())));
             hub.emit(EngineEvent::BatchEnded { batch_id, status: BatchStatus::Failed, succeeded: 0, failed });
             return;
         }
@@ -382,12 +507,12 @@ async fn run_batch(hub: BatchHub, calls: Vec<Pending>) {
             Some(LineOutcome::Reply(body)) => {
                 succeeded += 1;
                 let reply = api.reply(&call.request, &body);
-                let _ = call.reply.send(reply.map(|reply| LlmResponse { batch_id: Some(batch_id.clone()), ..reply }));
+                hub.answer(call.reply, reply.map(|reply| LlmResponse { batch_id: Some(batch_id.clone()), ..reply }));
             }
             Some(LineOutcome::Failed(code, body)) => {
                 failed += 1;
                 match api.line_failure(code, &body) {
-                    Failure { error, next: Next::Fatal } => drop(call.reply.send(Err(error))),
+                    Failure { error, next: Next::Fatal } => hub.answer(call.reply, Err(error)),
                     Failure { error, .. } => hub.retry(call, error),
                 }
             }
@@ -400,8 +525,20 @@ async fn run_batch(hub: BatchHub, calls: Vec<Pending>) {
     hub.emit(EngineEvent::BatchEnded { batch_id, status, succeeded, failed });
 }
 
-/// Poll batch `id` until it ends, then read its lines' outcomes.
-async fn follow(api: &dyn BatchApi, id: &BatchId) -> Result<(BatchStatus, HashMap<String, LineOutcome>), LlmError> {
+/// Ask `api` to cancel batch `id`; a failure is logged (the batch is followed to its end either way).
+async fn cancel_one(api: &dyn BatchApi, id: &BatchId) {
+    if let Err(failure) = api.cancel(id).await {
+        tracing::warn!("batch {id} could not be cancelled: {}", failure.error.message);
+    }
+}
+
+/// Poll batch `id` until it ends (at once and often after the hub's batches
+/// were cancelled), then read its lines' outcomes.
+async fn follow(
+    hub: &BatchHub,
+    api: &dyn BatchApi,
+    id: &BatchId,
+) -> Result<(BatchStatus, HashMap<String, LineOutcome>), LlmError> {
     let (mut wait, mut failures) = (FIRST_POLL, 0);
     let (status, places) = loop {
         let asked = match api.poll(id).await {
@@ -410,7 +547,11 @@ async fn follow(api: &dyn BatchApi, id: &BatchId) -> Result<(BatchStatus, HashMa
             Ok(Polled::Running(after)) => after,
             Err(failure) => tolerate(failure, &mut failures)?,
         };
-        tokio::time::sleep(asked.unwrap_or(wait)).await;
+        let pause = if hub.cancelling() { FIRST_POLL } else { asked.unwrap_or(wait) };
+        tokio::select! {
+            () = tokio::time::sleep(pause) => {}
+            () = hub.inner.poke.notified() => {}
+        }
         wait = (wait * 2).min(LONGEST_POLL);
     };
     let mut failures = 0;
@@ -436,104 +577,4 @@ fn tolerate(failure: Failure, failures: &mut u32) -> Result<Option<Duration>, Ll
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::api::{BatchLimits, LiveSide};
-    use super::*;
-    use crate::domain::{ChatMessage, Provider, TokenUsage};
-    use futures::future::BoxFuture;
-    use serde_json::{Value, json};
-
-    /// A provider that is never called: its limits and lines only.
-    struct Stub(BatchLimits);
-
-    impl LiveSide for Stub {
-        fn provider(&self) -> Provider {
-            "stub".into()
-        }
-        fn model(&self) -> &str {
-            "stub"
-        }
-        fn cost_usd(&self, _: TokenUsage) -> f64 {
-            0.0
-        }
-        fn batch_cost_usd(&self, _: TokenUsage) -> Option<f64> {
-            None
-        }
-    }
-
-    impl BatchApi for Stub {
-        fn limits(&self) -> BatchLimits {
-            self.0
-        }
-        fn probe(&self) -> futures::future::BoxFuture<'_, Result<(), String>> {
-            Box::pin(async { Ok(()) })
-        }
-        fn line(&self, custom_id: &str, _: &LlmRequest) -> Value {
-            json!({"custom_id": custom_id})
-        }
-        fn submit<'a>(&'a self, _: &'a [Value]) -> BoxFuture<'a, Result<BatchId, LlmError>> {
-            Box::pin(async { Err(LlmError::new(LlmErrorKind::Connection, "never called")) })
-        }
-        fn poll<'a>(&'a self, _: &'a BatchId) -> BoxFuture<'a, Result<Polled, Failure>> {
-            Box::pin(async { Err(Failure::fatal(LlmErrorKind::Connection, "never called".into())) })
-        }
-        fn results<'a>(&'a self, _: &'a [String]) -> BoxFuture<'a, Result<HashMap<String, LineOutcome>, Failure>> {
-            Box::pin(async { Err(Failure::fatal(LlmErrorKind::Connection, "never called".into())) })
-        }
-        fn reply(&self, _: &LlmRequest, _: &Value) -> Result<LlmResponse, LlmError> {
-            Err(LlmError::new(LlmErrorKind::BadResponse, "never called"))
-        }
-        fn line_failure(&self, _: u16, _: &str) -> Failure {
-            Failure::fatal(LlmErrorKind::BadRequest, "never called".into())
-        }
-        fn max_tokens(&self) -> u32 {
-            0
-        }
-    }
-
-    fn pending(api: &Arc<dyn BatchApi>, question: &str) -> (Pending, oneshot::Receiver<Result<LlmResponse, LlmError>>) {
-        let key = CallKey { question_id: Some(question.into()), ..CallKey::run_wide(LlmRole::DagBuild) };
-        let request = LlmRequest { key, messages: vec![ChatMessage::user("build")], schema: None };
-        let (reply, receiver) = oneshot::channel();
-        let custom_id = format!("{question:0>64}");
-        let bytes = api.line(&custom_id, &request).to_string().len() + 1;
-        (Pending { api: api.clone(), request, custom_id, bytes, tries: 0, reply }, receiver)
-    }
-
-    #[test]
-    fn a_group_is_split_at_the_providers_requests_and_bytes() {
-        let line = json!({"custom_id": format!("{:0>64}", "q")}).to_string().len() + 1;
-        for (limits, sizes) in [
-            (BatchLimits { requests: 2, bytes: 1 << 20 }, vec![2, 2, 1]),
-            (BatchLimits { requests: 100, bytes: 3 * line }, vec![3, 2]),
-        ] {
-            let api: Arc<dyn BatchApi> = Arc::new(Stub(limits));
-            let (calls, _receivers): (Vec<_>, Vec<_>) = (0..5).map(|n| pending(&api, &format!("q{n}"))).unzip();
-            assert!(over_limits(&calls), "five calls are past {limits:?}");
-            assert_eq!(split(calls).iter().map(Vec::len).collect::<Vec<_>>(), sizes, "{limits:?}");
-        }
-    }
-
-    #[test]
-    fn the_open_batch_is_due_once_every_running_loop_waits_else_at_its_window() {
-        let hub = BatchHub::new(Duration::from_secs(600));
-        let api: Arc<dyn BatchApi> = Arc::new(Stub(BatchLimits { requests: 100, bytes: 1 << 20 }));
-        let (_a, _b) = (hub.loop_started(), hub.loop_started());
-        let (call, _receiver) = pending(&api, "q1");
-        let waiting = hub.waiting(&call.request.key, 0.25);
-        {
-            let mut state = hub.lock();
-            state.pending.push(call);
-            state.opened = Some(Instant::now());
-        }
-        assert!(matches!(hub.due(), Err(Some(_))), "one of two loops waits: the batch stays open");
-        let (other, _other_receiver) = pending(&api, "q2");
-        let _also = hub.waiting(&other.request.key, 0.5);
-        assert!((hub.waiting_usd() - 0.75).abs() < 1e-12, "waiting calls count at their estimates");
-        assert_eq!(hub.due(), Ok(true), "every running loop waits: sent now");
-        drop(waiting);
-        assert_eq!(hub.due(), Err(Some(hub.lock().opened.unwrap() + Duration::from_secs(600))));
-        assert_eq!(hub.take().len(), 1);
-        assert_eq!(hub.due(), Err(None), "nothing left to send");
-    }
-}
+mod tests;
