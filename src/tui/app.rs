@@ -91,6 +91,19 @@ pub struct App {
     /// Whether the inspector may read a dataset outside the run's benchmark
     /// folder (`--allow-outside-datasets`).
     allow_outside_datasets: bool,
+    /// Whether the run browser opened this app: back at the first screen returns to it.
+    from_browser: bool,
+    /// How the app ended, once it did through the browser's ways out.
+    ended: Option<Ended>,
+}
+
+/// How an app ended besides quitting: what the run browser (or its host) does next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ended {
+    /// Back at the first screen of an app the browser opened: the browser shows again.
+    Back,
+    /// The browser handed over what the user picked.
+    Chose(super::component::Choice),
 }
 
 impl App {
@@ -126,6 +139,8 @@ impl App {
             awaiting_attempt: None,
             dataset: None,
             allow_outside_datasets: false,
+            from_browser: false,
+            ended: None,
         };
         app.refresh();
         app
@@ -161,6 +176,36 @@ impl App {
     pub fn with_recording(mut self, dir: std::path::PathBuf) -> Self {
         self.recording = Some(dir);
         self
+    }
+
+    /// This app opened from the run browser: back (esc) at its first screen returns there.
+    pub fn from_browser(mut self) -> Self {
+        self.from_browser = true;
+        self
+    }
+
+    /// How the app ended, if not by quitting; the app goes on running after
+    /// (the browser shows again).
+    pub fn take_ended(&mut self) -> Option<Ended> {
+        let ended = self.ended.take();
+        self.quit = false;
+        ended
+    }
+
+    /// An app whose first screen is the run browser over `dirs` (its scan started).
+    pub fn browsing(dirs: Vec<std::path::PathBuf>, theme: Theme) -> Self {
+        Self::over(Box::new(super::screens::runs::RunsScreen::new(dirs)), theme)
+    }
+
+    /// An app whose first screen is the run browser over `rows` already read
+    /// (no scan): the README's picture and the tests.
+    pub fn browsing_rows(dirs: Vec<std::path::PathBuf>, rows: Vec<crate::report::RunRow>, theme: Theme) -> Self {
+        Self::over(Box::new(super::screens::runs::RunsScreen::with_rows(dirs, rows)), theme)
+    }
+
+    /// The run browser, when it is the first screen.
+    pub fn browser(&self) -> Option<&super::screens::runs::RunsScreen> {
+        self.find()
     }
 
     /// An app showing `comparison` (no run).
@@ -471,11 +516,20 @@ impl App {
         self.refresh();
     }
 
-    /// Back to the screen below, if there is one.
+    /// Back to the screen below, if there is one; at the first screen of an
+    /// app the browser opened, back to the browser.
     fn back(&mut self) {
         if self.stack.len() > 1 {
             self.stack.pop();
             self.refreshed.pop();
+        } else if self.from_browser {
+            self.end(Ended::Back);
         }
+    }
+
+    /// End the app's loop `how`.
+    fn end(&mut self, how: Ended) {
+        self.ended = Some(how);
+        self.quit = true;
     }
 }

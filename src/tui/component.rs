@@ -95,6 +95,20 @@ impl Ctx<'_> {
     }
 }
 
+/// What the user picked in the run browser, for the command hosting it to
+/// open on the same terminal before the browser comes back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Choice {
+    /// The run directory, in the replay screens.
+    Open(std::path::PathBuf),
+    /// Two run directories side by side.
+    Compare([std::path::PathBuf; 2]),
+    /// Three run directories or more, as a matrix.
+    Matrix(Vec<std::path::PathBuf>),
+    /// The interrupted run directory, continued live (as `run --resume`).
+    Resume(std::path::PathBuf),
+}
+
 /// Something a screen asks the app to do.
 pub enum Effect {
     /// Show this screen on top (back returns here).
@@ -134,6 +148,8 @@ pub enum Effect {
     KeepDataset(LoadedDataset),
     /// What a closed text box asks for.
     Closed(Closed),
+    /// Leave the app for what the user picked (the run browser's host opens it).
+    Leave(Choice),
 }
 
 /// What a screen did with an action.
@@ -190,6 +206,12 @@ pub trait Component: Any {
     /// A key while [`Self::typing`].
     fn type_key(&mut self, _code: KeyCode, _ctx: &Ctx) -> Handled {
         Handled::done()
+    }
+
+    /// Take what came in from threads of its own since the last call (on the
+    /// loop's tick); whether anything did.
+    fn poll(&mut self) -> bool {
+        false
     }
 
     /// Bring the screen's view up to date after a change: clamp selections;

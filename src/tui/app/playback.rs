@@ -112,6 +112,10 @@ impl App {
         if moving {
             self.spinner += 1;
         }
-        moving
+        let polled = self.stack.iter_mut().fold(false, |any, screen| screen.poll() || any);
+        if polled {
+            self.refresh();
+        }
+        moving || polled
     }
 }
