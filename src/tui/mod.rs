@@ -104,7 +104,13 @@ pub fn draw(frame: &mut Frame, app: &App) {
     }
     let [header, body, footer] = areas(area);
     let ctx = app.ctx();
-    widgets::header::draw(frame, header, &ctx);
+    // The run browser is about no one run: its table takes the header's lines too.
+    let body = if ctx.screen == Screen::Runs {
+        header.union(body)
+    } else {
+        widgets::header::draw(frame, header, &ctx);
+        body
+    };
     app.draw_screen(frame, body, &ctx);
     widgets::footer::draw(frame, footer, &ctx);
     app.draw_overlay(frame, body, &ctx);

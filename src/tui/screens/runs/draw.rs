@@ -21,11 +21,11 @@ const BAR: usize = 8;
 /// The columns: header, width, the narrowest terminal that shows it.
 const COLUMNS: [(&str, u16, u16); 13] = [
     ("", 1, 0),
-    ("run", 18, 0),
+    ("run", 20, 0),
     ("started", 16, 120),
-    ("dataset", 14, 60),
+    ("dataset", 14, 100),
     ("models", 18, 0),
-    ("qs", 5, 100),
+    ("qs", 5, 90),
     ("status", 11, 0),
     ("pass rate", BAR as u16 + 5, 40),
     ("acc", 5, 80),
@@ -44,11 +44,10 @@ fn bar(rate: Option<f64>) -> String {
     format!("{}{} {:>3.0}%", "█".repeat(filled), "░".repeat(BAR - filled), rate * 100.0)
 }
 
-/// The run's directory as the table names it: its last two components.
+/// The run's directory as the table names it: its name (the title names where it was looked for).
 fn run_name(row: &RunRow) -> String {
-    let parts: Vec<_> = row.path.components().rev().take(2).collect();
-    let name: std::path::PathBuf = parts.into_iter().rev().collect();
-    clean(&name.display().to_string()).into_owned()
+    let name = row.path.file_name().map_or_else(|| row.path.display().to_string(), |n| n.to_string_lossy().into_owned());
+    clean(&name).into_owned()
 }
 
 /// The models of a run, `role=model` where they differ, else the one model.
@@ -71,16 +70,16 @@ fn cells(row: &RunRow, marked: bool, width: u16, ctx: &Ctx) -> Vec<Cell<'static>
         RunStatus::Budget | RunStatus::Interrupted => Ink::NodeFlagged,
         RunStatus::Unreadable | RunStatus::Gone => Ink::Muted,
     };
-    let middle = match &row.problem {
-        Some(problem) if row.started.is_none() => problem.clone(),
-        _ => models(row),
+    let (middle, middle_ink) = match &row.problem {
+        Some(problem) => (problem.clone(), Ink::NodeFlagged),
+        None => (models(row), Ink::Text),
     };
     let all = [
         Span::styled(if marked { "●" } else { " " }, t.fg(Ink::Accent)),
         Span::styled(run_name(row), t.fg(Ink::Accent)),
         Span::raw(or_dash(row.started.as_deref().map(|s| s.get(..16).unwrap_or(s).replace('T', " ")))),
         Span::raw(or_dash(row.dataset.as_deref().map(|d| clean(d).into_owned()))),
-        Span::raw(clean(&middle).into_owned()),
+        Span::styled(clean(&middle).into_owned(), t.fg(middle_ink)),
         Span::raw(or_dash(row.questions.map(|n| n.to_string()))),
         Span::styled(row.status.label(), t.fg(status_ink)),
         Span::raw(bar(row.pass_rate)),
