@@ -101,7 +101,9 @@ pub(super) fn figures(path: &Path) -> Result<Figures, String> {
     }
     let passes = passed.values().filter(|&&p| p).count();
     let (questions, passes, tokens, cost, wall) = match finished {
-        Some(s) => (Some(s.total), s.passed, s.usage.prompt_tokens + s.usage.completion_tokens, s.cost_usd, s.elapsed_ms),
+        Some(s) => {
+            (Some(s.total), s.passed, s.usage.prompt_tokens + s.usage.completion_tokens, s.cost_usd, s.elapsed_ms)
+        }
         None => (questions, passes, tokens, cost, wall),
     };
     let pass_rate = questions.map(|n| if n == 0 { 0.0 } else { passes as f64 / n as f64 });

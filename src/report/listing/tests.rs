@@ -69,7 +69,8 @@ fn a_run_without_run_finished_is_interrupted_and_a_cut_line_is_passed_over() {
 #[test]
 fn a_run_the_budget_stopped_says_budget() {
     let root = tempfile::tempdir().unwrap();
-    let trace = sample().replace("\"cancelled\":0,\"fixed_by_hand\":0,", "\"cancelled\":0,\"fixed_by_hand\":0,\"budget\":2,");
+    let trace =
+        sample().replace("\"cancelled\":0,\"fixed_by_hand\":0,", "\"cancelled\":0,\"fixed_by_hand\":0,\"budget\":2,");
     assert!(trace.contains("\"budget\":2"));
     assert_eq!(RunRow::read(&run_dir(root.path(), "a", &trace)).status, RunStatus::Budget);
 }
@@ -119,10 +120,8 @@ fn walking_finds_runs_among_many_other_files_and_says_what_it_cannot_read() {
     run_dir(root.path(), "b", &interrupted_trace());
     let missing = root.path().join("missing");
     let rows = list_runs(&[root.path().to_path_buf(), missing.clone()]);
-    let statuses: Vec<(String, RunStatus)> = rows
-        .iter()
-        .map(|r| (r.path.strip_prefix(root.path()).unwrap().display().to_string(), r.status))
-        .collect();
+    let statuses: Vec<(String, RunStatus)> =
+        rows.iter().map(|r| (r.path.strip_prefix(root.path()).unwrap().display().to_string(), r.status)).collect();
     assert_eq!(
         statuses,
         [
@@ -140,7 +139,8 @@ fn a_trace_locked_by_another_process_is_running_until_it_is_killed() {
     let dir = run_dir(root.path(), "a", &interrupted_trace());
     let trace = dir.join(TRACE_FILE);
     // flock(1) takes the same advisory lock a run's trace writer holds.
-    let Ok(mut holder) = std::process::Command::new("flock").args(["-x", "-o"]).arg(&trace).args(["sleep", "60"]).spawn()
+    let Ok(mut holder) =
+        std::process::Command::new("flock").args(["-x", "-o"]).arg(&trace).args(["sleep", "60"]).spawn()
     else {
         return eprintln!("flock(1) is not installed: the real binary's lock is tested in tests/suite/runs_cli.rs");
     };
@@ -160,8 +160,7 @@ fn a_trace_locked_by_another_process_is_running_until_it_is_killed() {
 fn a_writer_of_this_process_holds_the_lock_while_it_lives() {
     let root = tempfile::tempdir().unwrap();
     let path = root.path().join(TRACE_FILE);
-    let writer =
-        crate::trace::TraceWriter::create(&path, &crate::trace::TraceHeader::new(Default::default())).unwrap();
+    let writer = crate::trace::TraceWriter::create(&path, &crate::trace::TraceHeader::new(Default::default())).unwrap();
     assert!(crate::trace::being_written(&path));
     drop(writer);
     assert!(!crate::trace::being_written(&path));

@@ -46,7 +46,8 @@ fn bar(rate: Option<f64>) -> String {
 
 /// The run's directory as the table names it: its name (the title names where it was looked for).
 fn run_name(row: &RunRow) -> String {
-    let name = row.path.file_name().map_or_else(|| row.path.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let name =
+        row.path.file_name().map_or_else(|| row.path.display().to_string(), |n| n.to_string_lossy().into_owned());
     clean(&name).into_owned()
 }
 
@@ -103,7 +104,10 @@ fn title(screen: &RunsScreen) -> String {
     let mut title = if screen.scanning {
         format!(" runs · scanning… {found} found")
     } else {
-        format!(" runs · {found} under {}", screen.dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", "))
+        format!(
+            " runs · {found} under {}",
+            screen.dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")
+        )
     };
     if screen.shown.len() != found {
         title.push_str(&format!(" · {} shown", screen.shown.len()));

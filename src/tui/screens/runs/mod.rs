@@ -256,7 +256,9 @@ impl RunsScreen {
                 Handled::message(format!("{} cannot be opened: {}", row.path.display(), row.status.label()))
             }
             (RunStatus::Interrupted, true) => Handled::with(Effect::Leave(Choice::Resume(row.path.clone()))),
-            (status, true) => Handled::message(format!("only an interrupted run resumes; this one is {}", status.label())),
+            (status, true) => {
+                Handled::message(format!("only an interrupted run resumes; this one is {}", status.label()))
+            }
             (_, false) => Handled::with(Effect::Leave(Choice::Open(row.path.clone()))),
         }
     }
@@ -265,7 +267,11 @@ impl RunsScreen {
 /// Whether `row` matches the lowercased `needle` (path, dataset, models, status).
 fn matches(row: &RunRow, needle: &str) -> bool {
     let fields = [row.path.to_string_lossy().into_owned(), row.dataset.clone().unwrap_or_default()];
-    fields.iter().chain(row.models.values()).chain([&row.status.label().to_string()]).any(|f| f.to_lowercase().contains(needle))
+    fields
+        .iter()
+        .chain(row.models.values())
+        .chain([&row.status.label().to_string()])
+        .any(|f| f.to_lowercase().contains(needle))
 }
 
 impl Component for RunsScreen {

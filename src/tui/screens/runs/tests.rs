@@ -79,5 +79,7 @@ fn palette_entries_open_each_run_shown() {
     let app = browser();
     let entries = app.browser().unwrap().palette_entries();
     assert_eq!(entries.len(), 4);
-    assert!(entries.iter().all(|(label, choice)| label.starts_with("open run runs/") && matches!(choice, Choice::Open(_))));
+    assert!(
+        entries.iter().all(|(label, choice)| label.starts_with("open run runs/") && matches!(choice, Choice::Open(_)))
+    );
 }
