@@ -31,16 +31,23 @@ pub use eval_dag::tui::frame_text as screen;
 
 /// The run browser over the sample traces as run directories `runs/<name>`
 /// (read by the listing): one cut short (interrupted), one with a results
-/// file from another tool, one whose name is hostile text.
+/// file from another tool, and — when `hostile` — one whose name is hostile text.
 #[allow(dead_code, reason = "the benches share this module and use only part of it")]
-pub fn browser_app() -> App {
+pub fn browser_app(hostile: bool) -> App {
     let root = tempfile::tempdir().unwrap();
     let traces = super::root().join("sample-data/traces");
     let names = [
         ("fraud-offline", "fraud-offline"),
         ("fraud-scripted", "fraud-scripted"),
         ("benchmark-scripted", "benchmark-scripted"),
-        ("baselines-scripted", "baselines\u{202e}-\t漢字-👍-with-a-name-longer-than-its-column"),
+        (
+            "baselines-scripted",
+            if hostile {
+                "baselines\u{202e}-\t漢字-👍-with-a-name-longer-than-its-column"
+            } else {
+                "baselines-scripted"
+            },
+        ),
     ];
     for (trace, dir) in names {
         std::fs::create_dir(root.path().join(dir)).unwrap();

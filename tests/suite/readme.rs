@@ -115,7 +115,11 @@ fn the_readme_screenshots_are_what_the_terminal_ui_draws() {
     assert!(svg.contains("resolved"), "the diff says which findings the rebuild resolved");
     check_or_write(&dir.join("diff.svg"), &svg);
 
-    for name in ["dashboard", "question", "diff"] {
+    let svg = frame_svg(&common::tui::browser_app(false));
+    assert!(svg.contains("interrupted") && svg.contains("results unreadable"), "the browser's statuses and problems");
+    check_or_write(&dir.join("runs.svg"), &svg);
+
+    for name in ["dashboard", "question", "diff", "runs"] {
         let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
         assert!(readme.contains(&format!("(tests/screenshots/{name}.svg)")), "the README shows {name}.svg");
     }

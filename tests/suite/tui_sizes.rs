@@ -272,7 +272,7 @@ fn the_quit_question_and_the_comparison_draw_at_every_size() {
     sweep("compare detail from the matrix", &app, &sizes);
 
     // The run browser, its rows marked, then filtering.
-    let mut app = common::tui::browser_app();
+    let mut app = common::tui::browser_app(true);
     press(&mut app, "  s");
     sweep("run browser", &app, &sizes);
     press(&mut app, "/fraud");
