@@ -112,7 +112,8 @@ impl App {
         if moving {
             self.spinner += 1;
         }
-        let polled = self.stack.iter_mut().fold(false, |any, screen| screen.poll() || any);
+        // Every screen polls (no short cut): each drains its own channel.
+        let polled = self.stack.iter_mut().map(|screen| screen.poll()).filter(|&took| took).count() > 0;
         if polled {
             self.refresh();
         }
