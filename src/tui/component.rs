@@ -4,9 +4,10 @@
 //! action with what it [`Handled`]: the [`Effect`]s the app carries out —
 //! open a screen with the data it needs, go back, send a command to the
 //! engine, say something, ask for an edit, move the selection of the screen
-//! below. No screen reaches the app itself. A screen's view of the run is
-//! worked out in [`Component::refresh`] when the run changed
-//! ([`Ctx::run_changed`]) and only read while drawing. An [`Overlay`] (the
+//! below, leave the app with what the user picked in the run browser. No
+//! screen reaches the app itself. A screen's view of the run is worked out
+//! in [`Component::refresh`] when the run changed ([`Ctx::run_changed`]) and
+//! only read while drawing. An [`Overlay`] (the
 //! help, the text box) is drawn over the screen and takes keys first.
 
 use std::any::Any;

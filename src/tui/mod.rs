@@ -14,7 +14,10 @@
 //! screen; `has_benchmark_questions` also decides the dashboard footer's hint), `inspector/` +
 //! `value_tree.rs`: a node's inputs and output as a tree, `compare.rs` and `compare_detail.rs` over
 //! `comparison.rs` (two runs), `matrix.rs` over `runs_matrix.rs` (several runs, and the pair opened
-//! from them); `help.rs`, the help overlay; `Overlay` in `screens/mod.rs`), the one keymap
+//! from them), `runs/`: the run browser over `report::scan_runs`, its rows fed by threads of its
+//! own and drained on the loop's tick (`Component::poll`), what the user picks leaving the app as
+//! an `Effect::Leave` for the command hosting the [`Browser`] (`browse`) to open — a replay,
+//! comparison or matrix opened from it comes back to it on esc at its first screen; `help.rs`, the help overlay; `Overlay` in `screens/mod.rs`), the one keymap
 //! (`keymap/`: actions, contexts and default bindings; `key.rs`: keys as written and shown;
 //! `rebind.rs`: the session's `Keymap`, the user's keys in place of the defaults, checked for
 //! clashes on every screen), the words screens share (`view.rs`: panes, tabs, the dashboard's
