@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::Figures;
+use super::figures::Figures;
 use crate::domain::QuestionId;
 use crate::run::{EngineEvent, Outcome};
 use crate::trace::{TraceHeader, TraceScan};

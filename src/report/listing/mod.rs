@@ -16,6 +16,7 @@
 //! what it finds on disk. [`Stamp`] (sizes and times) lets a caller re-read a
 //! row only when its files changed.
 
+mod figures;
 mod fold;
 mod summary;
 
@@ -26,6 +27,7 @@ use std::time::SystemTime;
 use serde::Serialize;
 
 use crate::trace::TraceHeader;
+use figures::Figures;
 
 /// The trace file of a run directory.
 pub const TRACE_FILE: &str = "trace.jsonl";
@@ -119,19 +121,6 @@ pub struct RunRow {
     /// Its files' sizes and times when read.
     #[serde(skip)]
     pub stamp: Stamp,
-}
-
-/// The figures of a run, from its results' summary or folded from its trace.
-#[derive(Debug, Clone, Default, PartialEq)]
-struct Figures {
-    benchmark: Option<String>,
-    questions: Option<usize>,
-    pass_rate: Option<f64>,
-    accuracy: Option<f64>,
-    benchmark_accuracy: Option<f64>,
-    tokens: Option<u64>,
-    cost_usd: Option<f64>,
-    wall_ms: Option<u64>,
 }
 
 impl RunRow {

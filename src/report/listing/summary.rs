@@ -11,7 +11,7 @@ use std::path::Path;
 use serde::Deserializer;
 use serde::de::{Error, IgnoredAny, MapAccess, Visitor};
 
-use super::Figures;
+use super::figures::Figures;
 use crate::report::Summary;
 
 /// What the visitor says to stop reading once it has the summary.

@@ -264,14 +264,7 @@ pub const BINDINGS: &[Binding] = &[
     bind!("f", [Char('f')], StatusFilter, "cycle the status filter", "status", Dashboard),
     bind!("s", [Char('s')], Sort, "cycle the sort order", "sort", Dashboard),
     bind!("c", [Char('c')], Scorecard, "critic scorecard: was the critic right?", "critic", Dashboard),
-    bind!(
-        "esc",
-        [Esc],
-        ClearQuestions,
-        "show every question again (after a findings group); else back to the run browser",
-        "",
-        Dashboard
-    ),
+    bind!("esc", [Esc], ClearQuestions, "clear the findings group, else back to the run browser", "", Dashboard),
     bind!("enter", [Enter], Open, "show the group's questions on the dashboard", "filter", Taxonomy),
     bind!("enter", [Enter], Open, "open the fixed or broken question", "open", Benchmark),
     bind!(

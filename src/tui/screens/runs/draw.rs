@@ -119,55 +119,58 @@ fn title(screen: &RunsScreen) -> String {
     title
 }
 
-/// Draw the browser into `area`.
-pub(super) fn draw(screen: &RunsScreen, frame: &mut Frame, area: Rect, ctx: &Ctx) {
-    let t = ctx.theme;
-    let filter_line = u16::from(screen.editing_filter || !screen.filter.is_empty());
-    let table_area = Rect { height: area.height.saturating_sub(filter_line), ..area };
-    let width = area.width;
-    let height = table_area.height.saturating_sub(2).max(1) as usize;
-    let first = screen.row.saturating_sub(height.saturating_sub(1)).min(screen.shown.len().saturating_sub(height));
-    let rows: Vec<Row> = screen
-        .shown
-        .iter()
-        .skip(first)
-        .take(height)
-        .map(|&i| &screen.rows[i])
-        .map(|row| Row::new(cells(row, screen.marked.contains(&row.path), width, ctx)))
-        .collect();
-    let mut columns: Vec<(&str, Constraint)> = COLUMNS
-        .iter()
-        .filter(|(_, _, from)| width >= *from)
-        .map(|&(name, w, _)| (name, if name == "models" { Constraint::Min(w) } else { Constraint::Length(w) }))
-        .collect();
-    if width >= WALL_FROM {
-        columns.push(("wall", Constraint::Length(7)));
-    }
-    let header = Row::new(columns.iter().map(|(name, _)| *name)).style(t.fg(Ink::Muted));
-    let title = fit(&title(screen), width.saturating_sub(2) as usize);
-    let table = Table::new(rows, columns.iter().map(|(_, c)| *c))
-        .header(header)
-        .row_highlight_style(t.selected())
-        .block(Block::default().borders(Borders::TOP).title(title).border_style(t.fg(Ink::Border)));
-    let mut selection =
-        TableState::default().with_selected((!screen.shown.is_empty()).then(|| screen.row.saturating_sub(first)));
-    frame.render_stateful_widget(table, table_area, &mut selection);
-    if screen.shown.is_empty() && table_area.height > 2 {
-        let note = match (screen.scanning, screen.rows.is_empty()) {
-            (true, _) => "  scanning for runs (directories holding trace.jsonl)…",
-            (false, true) => "  no runs here: a run is a directory holding trace.jsonl",
-            (false, false) => "  no run matches the filter",
-        };
-        let inner = Rect { y: table_area.y + 2, height: 1, ..table_area };
-        frame.render_widget(Paragraph::new(Span::styled(note, t.fg(Ink::Muted))), inner);
-    }
-    if filter_line == 1 && area.height > 0 {
-        let line = Line::from(vec![
-            Span::styled("filter: ", t.fg(Ink::Muted)),
-            Span::raw(clean(&screen.filter).into_owned()),
-            Span::styled(if screen.editing_filter { "▏" } else { "" }, t.fg(Ink::Accent)),
-        ]);
-        let at = Rect { y: area.y + area.height - 1, height: 1, ..area };
-        frame.render_widget(Paragraph::new(line), at);
+impl RunsScreen {
+    /// Draw the browser into `area`.
+    pub(super) fn draw_table(&self, frame: &mut Frame, area: Rect, ctx: &Ctx) {
+        let screen = self;
+        let t = ctx.theme;
+        let filter_line = u16::from(screen.editing_filter || !screen.filter.is_empty());
+        let table_area = Rect { height: area.height.saturating_sub(filter_line), ..area };
+        let width = area.width;
+        let height = table_area.height.saturating_sub(2).max(1) as usize;
+        let first = screen.row.saturating_sub(height.saturating_sub(1)).min(screen.shown.len().saturating_sub(height));
+        let rows: Vec<Row> = screen
+            .shown
+            .iter()
+            .skip(first)
+            .take(height)
+            .map(|&i| &screen.rows[i])
+            .map(|row| Row::new(cells(row, screen.marked.contains(&row.path), width, ctx)))
+            .collect();
+        let mut columns: Vec<(&str, Constraint)> = COLUMNS
+            .iter()
+            .filter(|(_, _, from)| width >= *from)
+            .map(|&(name, w, _)| (name, if name == "models" { Constraint::Min(w) } else { Constraint::Length(w) }))
+            .collect();
+        if width >= WALL_FROM {
+            columns.push(("wall", Constraint::Length(7)));
+        }
+        let header = Row::new(columns.iter().map(|(name, _)| *name)).style(t.fg(Ink::Muted));
+        let title = fit(&title(screen), width.saturating_sub(2) as usize);
+        let table = Table::new(rows, columns.iter().map(|(_, c)| *c))
+            .header(header)
+            .row_highlight_style(t.selected())
+            .block(Block::default().borders(Borders::TOP).title(title).border_style(t.fg(Ink::Border)));
+        let mut selection =
+            TableState::default().with_selected((!screen.shown.is_empty()).then(|| screen.row.saturating_sub(first)));
+        frame.render_stateful_widget(table, table_area, &mut selection);
+        if screen.shown.is_empty() && table_area.height > 2 {
+            let note = match (screen.scanning, screen.rows.is_empty()) {
+                (true, _) => "  scanning for runs (directories holding trace.jsonl)…",
+                (false, true) => "  no runs here: a run is a directory holding trace.jsonl",
+                (false, false) => "  no run matches the filter",
+            };
+            let inner = Rect { y: table_area.y + 2, height: 1, ..table_area };
+            frame.render_widget(Paragraph::new(Span::styled(note, t.fg(Ink::Muted))), inner);
+        }
+        if filter_line == 1 && area.height > 0 {
+            let line = Line::from(vec![
+                Span::styled("filter: ", t.fg(Ink::Muted)),
+                Span::raw(clean(&screen.filter).into_owned()),
+                Span::styled(if screen.editing_filter { "▏" } else { "" }, t.fg(Ink::Accent)),
+            ]);
+            let at = Rect { y: area.y + area.height - 1, height: 1, ..area };
+            frame.render_widget(Paragraph::new(line), at);
+        }
     }
 }

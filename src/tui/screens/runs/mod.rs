@@ -350,7 +350,7 @@ impl Component for RunsScreen {
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, ctx: &Ctx) {
-        draw::draw(self, frame, area, ctx);
+        self.draw_table(frame, area, ctx);
     }
 }
 
