@@ -150,7 +150,7 @@ fn on_a_terminal_the_browser_opens_a_run_comes_back_and_compares_two() {
     let screen = common::tmux::wait_for_all(&session, &["3 under", "first", "second", "third"]);
     assert!(screen.contains("finished") && screen.contains("████████ 100%"), "{screen}");
     common::tmux::tmux(&["send-keys", "-t", &session, "Enter"]);
-    let screen = common::tmux::wait_for(&session, "REPLAY");
+    let screen = common::tmux::wait_for_all(&session, &["REPLAY", "2 questions · 2 passed"]);
     assert!(screen.contains("2 questions · 2 passed"), "the run opened in the replay screens: {screen}");
     common::tmux::tmux(&["send-keys", "-t", &session, "Escape"]);
     let screen = common::tmux::wait_for(&session, "3 under");
@@ -158,7 +158,7 @@ fn on_a_terminal_the_browser_opens_a_run_comes_back_and_compares_two() {
     for key in ["Space", "Space", "c"] {
         common::tmux::tmux(&["send-keys", "-t", &session, key]);
     }
-    let screen = common::tmux::wait_for(&session, "eval-dag compare");
+    let screen = common::tmux::wait_for_all(&session, &["eval-dag compare", "2 questions · 2 same"]);
     assert!(screen.contains("2 questions · 2 same"), "the two marked runs compared: {screen}");
     common::tmux::tmux(&["send-keys", "-t", &session, "Escape"]);
     let screen = common::tmux::wait_for(&session, "2 marked");
