@@ -7,9 +7,12 @@
 //! question of the run (1 when nothing grows with it); and a frame of the
 //! scorecard and of the findings taxonomy in that run of 10,000; the
 //! dashboard's frame with its charts (160×30) and without (160×29, too small
-//! for them); and the command palette over the run of 10,000: opening it, a
-//! keystroke narrowing the query, a backspace widening it. Run:
-//! `cargo bench --profile dev --bench tui`.
+//! for them); the command palette over the run of 10,000: opening it, a
+//! keystroke narrowing the query, a backspace widening it; and the run
+//! browser's first frame over 1,000 run directories (hard links of one
+//! 10,000-question run's trace and results) against an empty directory,
+//! alternately in the same process, with the time its scan takes. Run:
+//! `cargo bench --profile dev --bench tui` (`TUI_BENCH_ONLY=browser`: only the browser).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a benchmark stops at its first failure")]
 
@@ -25,7 +28,7 @@ use std::time::Instant;
 use crossterm::event::KeyCode;
 use eval_dag::domain::{AttemptAt, Consensus, CriticFeedback, DifficultyLevel, DraftAnswer, Question};
 use eval_dag::run::{EngineEvent, Outcome, RunSettings, RunState};
-use eval_dag::tui::{App, Replay, Theme, draw, press_keys};
+use eval_dag::tui::{App, Browser, Keymap, Replay, Theme, draw, press_keys};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
@@ -44,6 +47,10 @@ fn cpu_ms() -> f64 {
 }
 
 fn main() {
+    browser_first_frame();
+    if std::env::var("TUI_BENCH_ONLY").is_ok_and(|only| only == "browser") {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("big.trace.jsonl");
     synthetic_trace::write_trace(&path, QUESTIONS, ITERATIONS);
@@ -211,4 +218,66 @@ fn report_screen_frames() {
         let ms = frame_median(run.clone(), keys, 30);
         println!("{name} frame at 160x48, 10,000 questions, median of 30: {ms:.3} ms");
     }
+}
+
+/// Runs listed by the browser benchmark, and questions in the one run they all link to.
+const BROWSED_RUNS: usize = 1000;
+const BROWSED_QUESTIONS: usize = 10_000;
+
+/// `root/runs` holding [`BROWSED_RUNS`] run directories, each a hard link of
+/// one [`BROWSED_QUESTIONS`]-question run's trace and results.
+fn browsed_runs(root: &std::path::Path) -> std::path::PathBuf {
+    let run = root.join("run");
+    std::fs::create_dir(&run).unwrap();
+    let trace = run.join("trace.jsonl");
+    synthetic_trace::write_trace(&trace, BROWSED_QUESTIONS, 1);
+    let lines = eval_dag::trace::TraceLines::read(&trace).unwrap();
+    let state = eval_dag::report::fold_indexed(&lines, |_| {}).unwrap();
+    let results = std::fs::File::create(run.join("eval_results.json")).unwrap();
+    eval_dag::report::write_eval_results(std::io::BufWriter::new(results), &state, "2026-11-28T00:00:00Z").unwrap();
+    let runs = root.join("runs");
+    for i in 0..BROWSED_RUNS {
+        let dir = runs.join(format!("run-{i:04}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        for name in ["trace.jsonl", "eval_results.json"] {
+            std::fs::hard_link(run.join(name), dir.join(name)).unwrap();
+        }
+    }
+    runs
+}
+
+/// Time to the browser's first frame over `dir` at 160×48, and to the end of its scan (ms).
+fn browse_once(dir: &std::path::Path) -> (f64, f64) {
+    let started = Instant::now();
+    let mut browser = Browser::new(vec![dir.to_path_buf()], Theme::dark(), Keymap::default());
+    let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
+    terminal.draw(|f| draw(f, browser.app())).unwrap();
+    let first = started.elapsed().as_secs_f64() * 1e3;
+    while browser.app().browser().is_some_and(|screen| screen.scanning()) {
+        browser.app().tick();
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    (first, started.elapsed().as_secs_f64() * 1e3)
+}
+
+/// The browser's first frame over 1,000 runs against an empty list, alternately, medians of 9.
+fn browser_first_frame() {
+    let root = tempfile::tempdir().unwrap();
+    let runs = browsed_runs(root.path());
+    let empty = root.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let (mut full, mut none, mut scans) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..9 {
+        none.push(browse_once(&empty).0);
+        let (first, scanned) = browse_once(&runs);
+        full.push(first);
+        scans.push(scanned);
+    }
+    let (full, none) = (median(full), median(none));
+    println!(
+        "run browser first frame at 160x48, median of 9: empty list {none:.2} ms, {BROWSED_RUNS} runs of \
+         {BROWSED_QUESTIONS} questions {full:.2} ms; ratio {:.2}; whole scan {:.0} ms",
+        full / none,
+        median(scans)
+    );
 }

@@ -1,11 +1,17 @@
 //! Thin entry point: parse, log to a file, dispatch, map errors to exit codes.
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::Parser;
 use eval_dag::{cli::Cli, commands, logging};
 
 fn main() -> ExitCode {
+    // `eval-dag` alone on a terminal opens the run browser; off one it is the usage error as before.
+    if std::env::args_os().len() == 1 && std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        logging::init();
+        return exit_code(commands::browse_default());
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {
@@ -14,7 +20,12 @@ fn main() -> ExitCode {
         }
     };
     logging::init();
-    match commands::dispatch(cli.command) {
+    exit_code(commands::dispatch(cli.command))
+}
+
+/// A command's exit code; an error is one line on stderr and exit 2.
+fn exit_code(result: anyhow::Result<ExitCode>) -> ExitCode {
+    match result {
         Ok(code) => code,
         Err(err) => {
             tracing::error!("{err:?}");

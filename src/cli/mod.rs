@@ -27,6 +27,8 @@ use values::{
     parse_header, parse_json_object, parse_node_timeout, parse_sample_size, parse_seconds, significance_level,
 };
 
+/// `compare --significance` unless given.
+pub const DEFAULT_SIGNIFICANCE: f64 = 0.05;
 /// Accepted `--questions` (and config `questions`).
 pub const QUESTIONS_RANGE: RangeInclusive<i64> = 1..=10_000;
 /// Accepted `--max-iterations`.
@@ -87,6 +89,9 @@ pub enum CliCommand {
     /// it as an OTLP JSON file: one trace per run, a span per question,
     /// attempt, iteration, stage and model call.
     Export(ExportArgs),
+    /// List the runs under directories (default `runs/`): a browser on a
+    /// terminal (as `eval-dag` alone), a table otherwise, JSON with `--json`.
+    Runs(RunsArgs),
     /// Look into or trim the response cache (`stats`, `prune`).
     Cache(CacheArgs),
     /// Print a shell completion script on stdout.
@@ -226,6 +231,20 @@ pub struct ReportArgs {
     pub out: PathBuf,
 }
 
+/// Arguments of `runs`.
+#[derive(Debug, Args)]
+pub struct RunsArgs {
+    /// Directories to look for runs in (a run is a directory holding
+    /// trace.jsonl, at any depth) [default: runs].
+    #[arg(value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// Print the runs as a JSON array instead: path, started, dataset,
+    /// models, questions, status, pass_rate, accuracy, benchmark_accuracy,
+    /// epochs, drafts, tokens, cost_usd, wall_ms (null where unknown).
+    #[arg(long)]
+    pub json: bool,
+}
+
 /// Arguments of `compare`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
@@ -247,7 +266,7 @@ pub struct CompareArgs {
     /// A later run is called worse than the baseline (exit 1) only when its
     /// paired test's p value is at most LEVEL (exact McNemar with one epoch
     /// per question, else a seeded paired bootstrap); 1 calls any drop.
-    #[arg(long, value_name = "LEVEL", default_value_t = 0.05, value_parser = significance_level)]
+    #[arg(long, value_name = "LEVEL", default_value_t = DEFAULT_SIGNIFICANCE, value_parser = significance_level)]
     pub significance: f64,
 }
 

@@ -190,9 +190,7 @@ fn two_runs(
     if interactive {
         let names = [names[0].clone(), names[1].clone()];
         let comparison = crate::tui::Comparison::new(names, rows, &docs[0], &docs[1]);
-        let theme = crate::tui::Theme::load(&crate::config::theme_name())?;
-        let keys = crate::config::load_default()?.keys;
-        crate::tui::compare(comparison, theme, keys, Box::pin(super::signals::interrupted()))?;
+        crate::tui::compare(comparison, ui_options(false)?, Box::pin(super::signals::interrupted()))?;
     } else if args.json {
         let lift = matrix.runs.get(1).and_then(|run| run.lift.as_ref());
         let runs: &[crate::report::RunSummary] =
@@ -213,6 +211,27 @@ fn two_runs(
 /// trace inside a run directory (found as `report`, `grade` and `export` find it).
 fn results_source(run: &Path) -> anyhow::Result<PathBuf> {
     if run.is_dir() { super::report::trace_path(run) } else { Ok(run.to_path_buf()) }
+}
+
+/// How the comparison UI shows: the theme and keys of the config file;
+/// `from_browser` when the run browser opened it.
+fn ui_options(from_browser: bool) -> anyhow::Result<crate::tui::CompareOptions> {
+    let theme = crate::tui::Theme::load(&crate::config::theme_name())?;
+    Ok(crate::tui::CompareOptions { theme, keys: crate::config::load_default()?.keys, from_browser })
+}
+
+/// The run browser's comparison of the run directories `runs`: two side by
+/// side, more as a matrix against the first (at the default significance).
+pub(super) fn from_browser(runs: &[PathBuf]) -> anyhow::Result<Option<crate::tui::Ended>> {
+    let docs = runs.iter().map(|run| load_results(&results_source(run)?)).collect::<anyhow::Result<Vec<_>>>()?;
+    let names: Vec<String> = runs.iter().map(|p| p.display().to_string()).collect();
+    let stop = Box::pin(super::signals::interrupted());
+    if let ([a, b], [name_a, name_b]) = (docs.as_slice(), names.as_slice()) {
+        let comparison = crate::tui::Comparison::new([name_a.clone(), name_b.clone()], compare(a, b), a, b);
+        return crate::tui::compare(comparison, ui_options(true)?, stop);
+    }
+    let matrix = compare_runs(&names, &docs, crate::cli::DEFAULT_SIGNIFICANCE);
+    crate::tui::compare_runs(crate::tui::RunsMatrix::new(matrix, docs), ui_options(true)?, stop)
 }
 
 /// Run the `compare` subcommand.
@@ -245,9 +264,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         two_runs(&args, names, &docs, &matrix, interactive)?;
     } else if interactive {
         let view = crate::tui::RunsMatrix::new(matrix, docs);
-        let theme = crate::tui::Theme::load(&crate::config::theme_name())?;
-        let keys = crate::config::load_default()?.keys;
-        crate::tui::compare_runs(view, theme, keys, Box::pin(super::signals::interrupted()))?;
+        crate::tui::compare_runs(view, ui_options(false)?, Box::pin(super::signals::interrupted()))?;
     } else if args.json {
         say!("{}", serde_json::to_string_pretty(&matrix)?);
     } else {

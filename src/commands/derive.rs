@@ -212,6 +212,13 @@ fn finish(runtime: &tokio::runtime::Runtime, started: Started) -> anyhow::Result
 
 /// `eval-dag replay TRACE` in the terminal UI.
 pub fn replay(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
+    replay_shown(args, false)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The replay of `args` in the terminal UI (opened from the run browser when
+/// `from_browser`); how its UI ended besides quitting.
+pub(super) fn replay_shown(args: &ReplayArgs, from_browser: bool) -> anyhow::Result<Option<crate::tui::Ended>> {
     let max_gap = (args.max_gap > 0.0).then(|| std::time::Duration::from_secs_f64(args.max_gap));
     let theme = Theme::load(&crate::config::theme_name())?;
     let file = Config::load(args.config.as_deref())?;
@@ -236,6 +243,7 @@ pub fn replay(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
             theme,
             keys: file.keys,
             allow_outside_datasets: args.allow_outside_datasets,
+            from_browser,
         },
         deriver(source, slot.clone()),
         stop,
@@ -244,6 +252,5 @@ pub fn replay(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     if let Some(started) = started {
         finish(&runtime, started)?;
     }
-    shown?;
-    Ok(ExitCode::SUCCESS)
+    shown
 }

@@ -54,6 +54,7 @@ mod recritic;
 mod replay_headless;
 mod report;
 mod run;
+mod runs;
 mod scorer_audit;
 mod shard;
 mod signals;
@@ -61,6 +62,7 @@ mod validate;
 mod verify;
 
 pub use output::{one_line, write_line};
+pub use runs::browse_default;
 
 /// Run `command` and return its exit code; `Err` means bad input (exit 2).
 pub fn dispatch(command: CliCommand) -> anyhow::Result<ExitCode> {
@@ -85,6 +87,7 @@ pub fn dispatch(command: CliCommand) -> anyhow::Result<ExitCode> {
         CliCommand::Recritic(args) => recritic::run(args),
         CliCommand::Baseline(args) => baseline::run(args),
         CliCommand::Export(args) => export::run(args),
+        CliCommand::Runs(args) => runs::run(args),
         CliCommand::Cache(args) => cache::run(args),
         CliCommand::Completions(args) => completions::run(&args),
         CliCommand::Man(args) => man::run(&args),

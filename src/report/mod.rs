@@ -33,7 +33,9 @@
 //! tokens per extra right answer; shown by `compare` (table, JSON, `html/matrix.rs`, the TUI's
 //! compare screen) and by one run's results and `html/benchmark.rs`; `significance.rs`: each run's
 //! paired test against the baseline — exact McNemar without repeats, a seeded paired bootstrap with
-//! them — which alone decides a regression's exit code), `replay --verify`
+//! them — which alone decides a regression's exit code), `replay --verify`, the list of runs
+//! under some directories (`listing/`: one row per run directory, read from the trace's ends and
+//! the results' summary only, for `eval-dag runs` and the run browser)
 
 mod agreement;
 mod baselines;
@@ -45,6 +47,7 @@ mod doc;
 mod economy;
 mod html;
 mod lift;
+mod listing;
 mod load;
 mod matrix;
 mod metamorphic;
@@ -80,6 +83,7 @@ pub use lift::{
     benchmark_lift, first_iteration, lift, lift_lines, pairs_between_runs, pairs_within_run, per_extra_right_line,
     rebuild_lift,
 };
+pub use listing::{RESULTS_FILE, RunRow, RunStatus, Stamp, TRACE_FILE, list_runs, scan_runs};
 pub use load::{fold_indexed, fold_trace, is_trace, load_results};
 pub use matrix::{Agreement, Entry, Matrix, MatrixRow, RunSummary, compare_runs};
 pub use metamorphic::metamorphic_summary;

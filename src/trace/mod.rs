@@ -6,7 +6,8 @@
 //! In detail: `trace.jsonl`: versioned header (version 5: who played each role; version 6: epochs,
 //! drafts, repairs, finish reasons, cached and estimated calls, the budget outcome, several
 //! datasets; version 7: batches, shards, baselines; a derived run's header names its source),
-//! append-and-flush writer, reader (`trace/lines.rs`: one pass, a buffer at a time, indexes the
+//! append-and-flush writer holding an advisory exclusive lock on the file while it lives (a live run's
+//! mark; `being_written` probes it), reader (`trace/lines.rs`: one pass, a buffer at a time, indexes the
 //! event lines by byte offset; events are parsed on demand with positional reads, so the file is
 //! never held in memory; `TraceScan` hands over blocks of events as it reads, for a replay that
 //! folds while it loads; `Trace` parses every event, for tests and the commands that need them all
@@ -131,6 +132,7 @@ impl TraceWriter {
         let io = |source| TraceError::Io { path: path.to_path_buf(), source };
         let line = serde_json::to_string(header).map_err(|err| io(err.into()))?;
         let file = File::create(path).map_err(io)?;
+        hold_lock(&file).map_err(io)?;
         let mut writer = Self { file, path: path.to_path_buf(), next_seq: 0 };
         writer.write_line(&line)?;
         Ok(writer)
@@ -161,6 +163,7 @@ impl TraceWriter {
             None => 0,
         };
         let file = OpenOptions::new().append(true).open(path).map_err(io)?;
+        hold_lock(&file).map_err(io)?;
         Ok(Self { file, path: path.to_path_buf(), next_seq })
     }
 
@@ -208,6 +211,31 @@ impl TraceWriter {
             .and_then(|()| self.file.flush())
             .map_err(|source| TraceError::Io { path: self.path.clone(), source })
     }
+}
+
+/// Take the advisory exclusive lock a live run holds on its trace for as
+/// long as its writer lives (the OS frees it with the file, also on SIGKILL).
+/// A reader's probe ([`being_written`]) holds its shared lock only for an
+/// instant, so a few short waits get past one; a trace another run is
+/// writing is refused.
+fn hold_lock(file: &File) -> std::io::Result<()> {
+    for _ in 0..50 {
+        match file.try_lock() {
+            Ok(()) => return Ok(()),
+            Err(std::fs::TryLockError::WouldBlock) => std::thread::sleep(std::time::Duration::from_millis(20)),
+            Err(std::fs::TryLockError::Error(err)) => return Err(err),
+        }
+    }
+    Err(std::io::Error::other("another process is writing this trace"))
+}
+
+/// Whether another process (or another writer of this one) is writing the
+/// trace at `path` now: it holds the lock [`TraceWriter`] takes. Probed with
+/// a shared lock on a handle of its own, released at once; a trace that
+/// cannot be opened is not being written.
+pub fn being_written(path: &Path) -> bool {
+    let Ok(file) = File::open(path) else { return false };
+    matches!(file.try_lock_shared(), Err(std::fs::TryLockError::WouldBlock))
 }
 
 /// A trace read back from disk, every event parsed (for tests and the

@@ -96,6 +96,19 @@ pub struct App {
     allow_outside_datasets: bool,
     /// The run's baselines as of the latest revision a screen asked at.
     baselines: BaselinesCache,
+    /// Whether the run browser opened this app: back at the first screen returns to it.
+    from_browser: bool,
+    /// How the app ended, once it did through the browser's ways out.
+    ended: Option<Ended>,
+}
+
+/// How an app ended besides quitting: what the run browser (or its host) does next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ended {
+    /// Back at the first screen of an app the browser opened: the browser shows again.
+    Back,
+    /// The browser handed over what the user picked.
+    Chose(super::choice::Choice),
 }
 
 impl App {
@@ -133,6 +146,8 @@ impl App {
             dataset: None,
             allow_outside_datasets: false,
             baselines: BaselinesCache::default(),
+            from_browser: false,
+            ended: None,
         };
         app.refresh();
         app
@@ -168,6 +183,36 @@ impl App {
     pub fn with_recording(mut self, dir: std::path::PathBuf) -> Self {
         self.recording = Some(dir);
         self
+    }
+
+    /// This app opened from the run browser: back (esc) at its first screen returns there.
+    pub fn from_browser(mut self) -> Self {
+        self.from_browser = true;
+        self
+    }
+
+    /// How the app ended, if not by quitting; the app goes on running after
+    /// (the browser shows again).
+    pub fn take_ended(&mut self) -> Option<Ended> {
+        let ended = self.ended.take();
+        self.quit = false;
+        ended
+    }
+
+    /// An app whose first screen is the run browser over `dirs` (its scan started).
+    pub fn browsing(dirs: Vec<std::path::PathBuf>, theme: Theme) -> Self {
+        Self::over(Box::new(super::screens::runs::RunsScreen::new(dirs)), theme)
+    }
+
+    /// An app whose first screen is the run browser over `rows` already read
+    /// (no scan): the README's picture and the tests.
+    pub fn browsing_rows(dirs: Vec<std::path::PathBuf>, rows: Vec<crate::report::RunRow>, theme: Theme) -> Self {
+        Self::over(Box::new(super::screens::runs::RunsScreen::with_rows(dirs, rows)), theme)
+    }
+
+    /// The run browser, when it is the first screen.
+    pub fn browser(&self) -> Option<&super::screens::runs::RunsScreen> {
+        self.find()
     }
 
     /// An app showing `comparison` (no run).
@@ -492,11 +537,20 @@ impl App {
         self.refresh();
     }
 
-    /// Back to the screen below, if there is one.
+    /// Back to the screen below, if there is one; at the first screen of an
+    /// app the browser opened, back to the browser.
     fn back(&mut self) {
         if self.stack.len() > 1 {
             self.stack.pop();
             self.refreshed.pop();
+        } else if self.from_browser {
+            self.end(Ended::Back);
         }
+    }
+
+    /// End the app's loop `how`.
+    fn end(&mut self, how: Ended) {
+        self.ended = Some(how);
+        self.quit = true;
     }
 }

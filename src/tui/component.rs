@@ -4,11 +4,12 @@
 //! action with what it [`Handled`]: the [`Effect`]s the app carries out —
 //! open a screen with the data it needs, go back, send a command to the
 //! engine, say something, ask for an edit, move the selection of the screen
-//! below. No screen reaches the app itself. A screen's view of the run is
-//! worked out in [`Component::refresh`] when the run changed
-//! ([`Ctx::run_changed`]) and only read while drawing. An [`Overlay`] (the
-//! help, the text box, the command palette) is drawn over the screen and
-//! takes keys first; a screen adds its own entries to the palette.
+//! below, leave the app with what the user picked in the run browser. No
+//! screen reaches the app itself. A screen's view of the run is worked out
+//! in [`Component::refresh`] when the run changed ([`Ctx::run_changed`]) and
+//! only read while drawing. An [`Overlay`] (the help, the text box, the
+//! command palette) is drawn over the screen and takes keys first; a screen
+//! adds its own entries to the palette.
 
 use std::any::Any;
 use std::path::Path;
@@ -20,6 +21,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 
 use super::baselines::{BaselinesCache, RunBaselines};
+use super::choice::Choice;
 use super::comparison::Comparison;
 use super::editing::AfterEdit;
 use super::keymap::{Action, Keymap, Screen};
@@ -148,6 +150,8 @@ pub enum Effect {
     KeepDataset(LoadedDataset),
     /// What a closed text box asks for.
     Closed(Closed),
+    /// Leave the app for what the user picked (the run browser's host opens it).
+    Leave(Choice),
 }
 
 /// What a screen did with an action.
@@ -204,6 +208,12 @@ pub trait Component: Any {
     /// A key while [`Self::typing`].
     fn type_key(&mut self, _code: KeyCode, _ctx: &Ctx) -> Handled {
         Handled::done()
+    }
+
+    /// Take what came in from threads of its own since the last call (on the
+    /// loop's tick); whether anything did.
+    fn poll(&mut self) -> bool {
+        false
     }
 
     /// Bring the screen's view up to date after a change: clamp selections;

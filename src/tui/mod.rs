@@ -14,7 +14,10 @@
 //! screen; `has_benchmark_questions` also decides the dashboard footer's hint), `inspector/` +
 //! `value_tree.rs`: a node's inputs and output as a tree, `compare.rs` and `compare_detail.rs` over
 //! `comparison.rs` (two runs), `matrix.rs` over `runs_matrix.rs` (several runs, and the pair opened
-//! from them); `help.rs`, the help overlay; `Overlay` in `screens/mod.rs`), the one keymap
+//! from them), `runs/`: the run browser over `report::scan_runs`, its rows fed by threads of its
+//! own and drained on the loop's tick (`Component::poll`), what the user picks leaving the app as
+//! an `Effect::Leave` for the command hosting the [`Browser`] (`browse`) to open — a replay,
+//! comparison or matrix opened from it comes back to it on esc at its first screen; `help.rs`, the help overlay; `Overlay` in `screens/mod.rs`), the one keymap
 //! (`keymap/`: actions, contexts and default bindings; `key.rs`: keys as written and shown;
 //! `rebind.rs`: the session's `Keymap`, the user's keys in place of the defaults, checked for
 //! clashes on every screen), the words screens share (`view.rs`: panes, tabs, the dashboard's
@@ -28,6 +31,7 @@
 
 mod app;
 mod baselines;
+mod choice;
 mod comparison;
 mod component;
 mod containment;
@@ -61,7 +65,8 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::widgets::{Paragraph, Wrap};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
-pub use app::App;
+pub use app::{App, Ended};
+pub use choice::Choice;
 pub use comparison::Comparison;
 pub use containment::{Fault, contained};
 pub use deriver::{DeriveFn, Derived, Deriver};
@@ -105,7 +110,13 @@ pub fn draw(frame: &mut Frame, app: &App) {
     }
     let [header, body, footer] = areas(area);
     let ctx = app.ctx();
-    widgets::header::draw(frame, header, &ctx);
+    // The run browser is about no one run: its table takes the header's lines too.
+    let body = if ctx.screen == Screen::Runs {
+        header.union(body)
+    } else {
+        widgets::header::draw(frame, header, &ctx);
+        body
+    };
     app.draw_screen(frame, body, &ctx);
     widgets::footer::draw(frame, footer, &ctx);
     app.draw_overlay(frame, body, &ctx);
@@ -184,12 +195,49 @@ async fn interact(
     }
 }
 
-/// Run `app` in the terminal, on `runtime`, until the user quits or `stop` resolves.
-fn show(runtime: &tokio::runtime::Runtime, mut app: App, stop: Stop) -> anyhow::Result<()> {
+/// Run `app` in the terminal, on `runtime`, until the user quits, goes back
+/// to the run browser that opened it or picks something in it, or `stop`
+/// resolves; how it ended besides quitting.
+fn show(runtime: &tokio::runtime::Runtime, app: &mut App, stop: Stop) -> anyhow::Result<Option<Ended>> {
     let mut terminal = TerminalGuard::open()?;
     let mut feeds = Feeds { input: EventStream::new(), events: None, stop: Some(stop) };
-    runtime.block_on(interact(&mut terminal.0, &mut app, &mut feeds, draw))?;
-    Ok(())
+    runtime.block_on(interact(&mut terminal.0, app, &mut feeds, draw))?;
+    Ok(app.take_ended())
+}
+
+/// The run browser: an app whose first screen lists the runs under some
+/// directories (`screens/runs/`). It lives across what it opens: the command
+/// hosting it shows it with [`browse`], opens what the user picked (a replay,
+/// a comparison, a matrix, a resumed live run — each opened from the browser,
+/// so back at its first screen returns here) and shows it again.
+pub struct Browser {
+    app: App,
+}
+
+impl Browser {
+    /// The browser over `dirs`, its scan started, in `theme` with `keys`.
+    pub fn new(dirs: Vec<std::path::PathBuf>, theme: Theme, keys: Keymap) -> Self {
+        Self { app: App::browsing(dirs, theme).with_keys(keys) }
+    }
+
+    /// Say `text` on the status line when it shows next.
+    pub fn say(&mut self, text: String) {
+        self.app.say(Some(text));
+    }
+
+    /// The app showing the browser (for drawing it off a terminal: the benches and tests).
+    pub fn app(&mut self) -> &mut App {
+        &mut self.app
+    }
+}
+
+/// Show `browser` on the terminal until the user picks something (`Some`) or
+/// quits (`None`), or `stop` resolves (`None`).
+pub fn browse(runtime: &tokio::runtime::Runtime, browser: &mut Browser, stop: Stop) -> anyhow::Result<Option<Choice>> {
+    Ok(match show(runtime, &mut browser.app, stop)? {
+        Some(Ended::Chose(choice)) => Some(choice),
+        Some(Ended::Back) | None => None,
+    })
 }
 
 /// What a replay opens and how it plays.
@@ -207,6 +255,8 @@ pub struct ReplayOptions<'a> {
     /// Whether the inspector may read a dataset outside the run's benchmark
     /// folder (`--allow-outside-datasets`).
     pub allow_outside_datasets: bool,
+    /// Whether the run browser opened it (back at the dashboard returns there).
+    pub from_browser: bool,
 }
 
 /// Open the UI over a trace, on `runtime`; the first action that needs an
@@ -216,7 +266,7 @@ pub fn replay_trace(
     options: ReplayOptions,
     deriver: Deriver,
     stop: Stop,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Option<Ended>> {
     let (mut replay, state) = Replay::begin(options.path, options.from_start)?;
     replay.max_gap = options.max_gap;
     let note = replay.note();
@@ -224,18 +274,42 @@ pub fn replay_trace(
         .with_keys(options.keys)
         .with_deriver(deriver)
         .allowing_outside_datasets(options.allow_outside_datasets);
+    if options.from_browser {
+        app = app.from_browser();
+    }
     app.say(note);
-    show(runtime, app, stop)
+    show(runtime, &mut app, stop)
 }
 
-/// Open the UI over `comparison` (two runs side by side), in `theme`, with `keys`.
-pub fn compare(comparison: Comparison, theme: Theme, keys: Keymap, stop: Stop) -> anyhow::Result<()> {
-    show(&tokio::runtime::Runtime::new()?, App::comparing(comparison, theme).with_keys(keys), stop)
+/// How a comparison's UI is shown: colours, keys, whether the run browser opened it.
+pub struct CompareOptions {
+    /// Colours.
+    pub theme: Theme,
+    /// The keys.
+    pub keys: Keymap,
+    /// Whether the run browser opened it (back at its table returns there).
+    pub from_browser: bool,
 }
 
-/// Open the UI over `matrix` (several runs, questions × runs), in `theme`, with `keys`.
-pub fn compare_runs(matrix: RunsMatrix, theme: Theme, keys: Keymap, stop: Stop) -> anyhow::Result<()> {
-    show(&tokio::runtime::Runtime::new()?, App::comparing_runs(matrix, theme).with_keys(keys), stop)
+impl CompareOptions {
+    /// `app` shown as these options say.
+    fn show(self, app: App, stop: Stop) -> anyhow::Result<Option<Ended>> {
+        let app = app.with_keys(self.keys);
+        let mut app = if self.from_browser { app.from_browser() } else { app };
+        show(&tokio::runtime::Runtime::new()?, &mut app, stop)
+    }
+}
+
+/// Open the UI over `comparison` (two runs side by side).
+pub fn compare(comparison: Comparison, options: CompareOptions, stop: Stop) -> anyhow::Result<Option<Ended>> {
+    let app = App::comparing(comparison, options.theme.clone());
+    options.show(app, stop)
+}
+
+/// Open the UI over `matrix` (several runs, questions × runs).
+pub fn compare_runs(matrix: RunsMatrix, options: CompareOptions, stop: Stop) -> anyhow::Result<Option<Ended>> {
+    let app = App::comparing_runs(matrix, options.theme.clone());
+    options.show(app, stop)
 }
 
 /// A live run as the UI sees it.

@@ -28,3 +28,38 @@ pub fn live_app(path: &str) -> (App, UnboundedReceiver<Command>) {
 /// The text of one frame of an app at a size, trailing spaces cut.
 #[allow(unused_imports, reason = "the benches share this module and use only part of it")]
 pub use eval_dag::tui::frame_text as screen;
+
+/// The run browser over the sample traces as run directories `runs/<name>`
+/// (read by the listing): one cut short (interrupted), one with a results
+/// file from another tool, and — when `hostile` — one whose name is hostile text.
+#[allow(dead_code, reason = "the benches share this module and use only part of it")]
+pub fn browser_app(hostile: bool) -> App {
+    let root = tempfile::tempdir().unwrap();
+    let traces = super::root().join("sample-data/traces");
+    let names = [
+        ("fraud-offline", "fraud-offline"),
+        ("fraud-scripted", "fraud-scripted"),
+        ("benchmark-scripted", "benchmark-scripted"),
+        (
+            "baselines-scripted",
+            if hostile {
+                "baselines\u{202e}-\t漢字-👍-with-a-name-longer-than-its-column"
+            } else {
+                "baselines-scripted"
+            },
+        ),
+    ];
+    for (trace, dir) in names {
+        std::fs::create_dir(root.path().join(dir)).unwrap();
+        std::fs::copy(traces.join(format!("{trace}.trace.jsonl")), root.path().join(dir).join("trace.jsonl")).unwrap();
+    }
+    let cut = root.path().join("fraud-offline/trace.jsonl");
+    let text = std::fs::read_to_string(&cut).unwrap();
+    std::fs::write(&cut, &text[..text.len() * 2 / 3]).unwrap();
+    std::fs::write(root.path().join("fraud-scripted/eval_results.json"), "{\"rows\": []}").unwrap();
+    let mut rows = eval_dag::report::list_runs(&[root.path().to_path_buf()]);
+    for row in &mut rows {
+        row.path = std::path::Path::new("runs").join(row.path.file_name().unwrap());
+    }
+    App::browsing_rows(vec!["runs".into()], rows, Theme::dark())
+}

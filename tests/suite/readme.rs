@@ -122,7 +122,11 @@ fn the_readme_screenshots_are_what_the_terminal_ui_draws() {
     assert!(svg.contains("palette ·") && svg.contains("question"), "the palette lists what `rate` finds");
     check_or_write(&dir.join("palette.svg"), &svg);
 
-    for name in ["dashboard", "question", "diff", "palette"] {
+    let svg = frame_svg(&common::tui::browser_app(false));
+    assert!(svg.contains("interrupted") && svg.contains("results unreadable"), "the browser's statuses and problems");
+    check_or_write(&dir.join("runs.svg"), &svg);
+
+    for name in ["dashboard", "question", "diff", "palette", "runs"] {
         let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
         assert!(readme.contains(&format!("(tests/screenshots/{name}.svg)")), "the README shows {name}.svg");
     }

@@ -8,8 +8,9 @@ use crate::common::eval_dag;
 use crate::common::tools::{Tool, require};
 
 /// The visible subcommands every script and page names.
-const SUBCOMMANDS: [&str; 16] = [
+const SUBCOMMANDS: [&str; 17] = [
     "run",
+    "runs",
     "replay",
     "prepare",
     "import",

@@ -114,7 +114,7 @@ fn with_batches_in_flight_the_quit_question_offers_to_cancel_them_by_the_users_k
     let at = AttemptAt::new("q_01", 2);
     app.apply(1, EngineEvent::QuestionStarted { at: at.clone(), forked_from: None, by_hand: false });
     press(&mut app, "q");
-    assert!(!screen(&app, 120, 40).contains("in flight"), "no batch: today's question");
+    assert!(!screen(&app, 120, 40).contains("in flight at the provider"), "no batch: today's question");
     press(&mut app, "k");
     assert!(!app.quitting() && !app.cancelling_batches(), "nothing to cancel: k keeps watching");
 

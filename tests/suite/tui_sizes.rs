@@ -4,7 +4,7 @@
 //! resize, from several traces — the sample run at the end and part-way
 //! through, a run whose findings oscillate, a benchmark run, the sample run with hostile text (tabs, escape sequences,
 //! bidirectional overrides, wide characters, emoji, very long ids), a
-//! 25-node DAG and a consensus run's drafts. Drawing is called directly, without the UI's panic
+//! 25-node DAG and a consensus run's drafts; and the comparisons and the run browser. Drawing is called directly, without the UI's panic
 //! containment, so a panic fails the test.
 
 use crate::common;
@@ -275,4 +275,11 @@ fn the_quit_question_and_the_comparison_draw_at_every_size() {
     sweep("matrix, C against A, on C's own question", &app, &sizes);
     press(&mut app, "k\n");
     sweep("compare detail from the matrix", &app, &sizes);
+
+    // The run browser, its rows marked, then filtering.
+    let mut app = common::tui::browser_app(true);
+    press(&mut app, "  s");
+    sweep("run browser", &app, &sizes);
+    press(&mut app, "/fraud");
+    sweep("run browser, filtering", &app, &sizes);
 }

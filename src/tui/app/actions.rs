@@ -72,6 +72,7 @@ impl App {
                 }
                 Effect::KeepDataset(loaded) => self.dataset = Some(loaded),
                 Effect::Closed(closed) => self.text_box_closed(closed),
+                Effect::Leave(choice) => self.end(super::Ended::Chose(choice)),
             }
         }
     }
@@ -83,7 +84,8 @@ impl App {
             Action::Quit | Action::QuitNow => self.quit = true,
             Action::Help => self.overlay = Some(Box::new(Help)),
             Action::Palette => self.overlay = Some(Box::new(Palette::open(&self.ctx()))),
-            Action::Back => self.back(),
+            // The dashboard's esc with no findings group to clear: back, as esc elsewhere.
+            Action::Back | Action::ClearQuestions => self.back(),
             Action::Pause => {
                 let command = if self.state.paused { Command::Resume } else { Command::Pause };
                 let what = if self.state.paused { "resuming" } else { "pausing at the next stage boundary" };

@@ -112,6 +112,11 @@ impl App {
         if moving {
             self.spinner += 1;
         }
-        moving
+        // Every screen polls (no short cut): each drains its own channel.
+        let polled = self.stack.iter_mut().map(|screen| screen.poll()).filter(|&took| took).count() > 0;
+        if polled {
+            self.refresh();
+        }
+        moving || polled
     }
 }

@@ -155,6 +155,14 @@ actions! {
     Faster = "faster",
     /// Replay slower.
     Slower = "slower",
+    /// Mark or unmark the selected run (the run browser).
+    Mark = "mark",
+    /// Compare the two marked runs (the run browser).
+    CompareMarked = "compare_marked",
+    /// The marked runs as a matrix (the run browser).
+    MatrixMarked = "matrix_marked",
+    /// Continue the selected interrupted run, live (the run browser).
+    Resume = "resume",
 }
 
 /// Declares [`Context`] with each context's section in the config file and its name for people.
@@ -223,6 +231,8 @@ contexts! {
     Live = "live", "a run's screens, in a live run";
     /// The question asked before quitting a live run (on no screen: it takes keys first).
     QuitPrompt = "quit_prompt", "quit now? (a live run)";
+    /// The run browser.
+    Runs = "runs", "run browser";
 }
 
 /// One binding, as the keymap defines it.
@@ -272,7 +282,7 @@ pub const BINDINGS: &[Binding] = &[
     bind!("f", [Char('f')], StatusFilter, "cycle the status filter", "status", Dashboard),
     bind!("s", [Char('s')], Sort, "cycle the sort order", "sort", Dashboard),
     bind!("c", [Char('c')], Scorecard, "critic scorecard: was the critic right?", "critic", Dashboard),
-    bind!("esc", [Esc], ClearQuestions, "show every question again (after a findings group)", "", Dashboard),
+    bind!("esc", [Esc], ClearQuestions, "clear the findings group, else back to the run browser", "", Dashboard),
     bind!("enter", [Enter], Open, "show the group's questions on the dashboard", "filter", Taxonomy),
     bind!("enter", [Enter], Open, "open the fixed or broken question", "open", Benchmark),
     bind!(
@@ -289,6 +299,15 @@ pub const BINDINGS: &[Binding] = &[
     bind!("←", [Left], PaneLeft, "set the run before against the baseline", "", Matrix),
     bind!("→", [Right], PaneRight, "set the next run against the baseline", "run", Matrix),
     bind!("esc", [Esc, Char('b')], Back, "back", "back", Detail),
+    bind!("esc", [Esc], Back, "back to the run browser (when opened from it)", "", Compare),
+    bind!("esc", [Esc], Back, "back to the run browser (when opened from it)", "", Matrix),
+    bind!("enter", [Enter], Open, "open the run in the replay screens", "open", Runs),
+    bind!("/", [Char('/')], Filter, "filter by text (path, dataset, models, status)", "filter", Runs),
+    bind!("s", [Char('s')], Sort, "cycle the sorted column", "sort", Runs),
+    bind!("space", [Char(' ')], Mark, "mark / unmark the run", "mark", Runs),
+    bind!("c", [Char('c')], CompareMarked, "compare the two marked runs", "compare", Runs),
+    bind!("m", [Char('m')], MatrixMarked, "the marked runs (three or more) as a matrix", "matrix", Runs),
+    bind!("R", [Char('R')], Resume, "resume the interrupted run, live", "resume", Runs),
     bind!("h", [Char('h')], PrevIteration, "previous iteration", "prev", Iterations),
     bind!("l", [Char('l')], NextIteration, "next iteration", "next", Iterations),
     bind!("<", [Char('<')], PrevDraft, "previous draft (a consensus run)", "", Iterations),
@@ -376,5 +395,6 @@ pub fn applies(context: Context, screen: Screen, replay: bool) -> bool {
         Context::Replay => run && replay,
         Context::Live => run && !replay,
         Context::QuitPrompt => false,
+        Context::Runs => screen == Screen::Runs,
     }
 }

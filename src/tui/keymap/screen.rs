@@ -26,11 +26,13 @@ pub enum Screen {
     Taxonomy,
     /// A published benchmark's own figures and the critic's lift.
     Benchmark,
+    /// Every run under some directories.
+    Runs,
 }
 
 impl Screen {
     /// Every screen.
-    pub const ALL: [Screen; 11] = [
+    pub const ALL: [Screen; 12] = [
         Screen::Dashboard,
         Screen::Question,
         Screen::Diff,
@@ -42,6 +44,7 @@ impl Screen {
         Screen::Scorecard,
         Screen::Taxonomy,
         Screen::Benchmark,
+        Screen::Runs,
     ];
 
     /// The screen as messages name it.
@@ -58,6 +61,7 @@ impl Screen {
             Screen::Scorecard => "scorecard",
             Screen::Taxonomy => "findings taxonomy",
             Screen::Benchmark => "benchmark",
+            Screen::Runs => "run browser",
         }
     }
 }

@@ -1,10 +1,12 @@
 //! What the command palette lists: one [`PaletteEntry`] per thing that can be
 //! done or reached from the screen on top, each with the [`PaletteTarget`]
 //! `enter` carries out. Screens contribute their own through
-//! `Component::palette_entries`; the palette adds the screen's actions (from
+//! `Component::palette_entries` (the question screen its DAG's nodes, the run
+//! browser its runs); the palette adds the screen's actions (from
 //! the keymap), the run's questions and its datasets.
 
 use crate::domain::QuestionId;
+use crate::tui::choice::Choice;
 use crate::tui::keymap::Action;
 use crate::tui::selection::Selection;
 use crate::tui::view::QuestionSet;
@@ -20,6 +22,8 @@ pub enum EntryKind {
     Node,
     /// A dataset of the run.
     Dataset,
+    /// A run the run browser lists.
+    Run,
 }
 
 impl EntryKind {
@@ -30,6 +34,7 @@ impl EntryKind {
             EntryKind::Question => "question",
             EntryKind::Node => "node",
             EntryKind::Dataset => "dataset",
+            EntryKind::Run => "run",
         }
     }
 }
@@ -45,6 +50,8 @@ pub enum PaletteTarget {
     Select(Selection),
     /// Show only these questions on the dashboard (a dataset's).
     Narrow(QuestionSet),
+    /// Leave the browser for this run (`Effect::Leave`).
+    Leave(Choice),
 }
 
 /// One line of the palette.

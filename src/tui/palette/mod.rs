@@ -74,6 +74,7 @@ impl Palette {
             },
             PaletteTarget::Select(selection) => vec![Effect::Select(selection.clone())],
             PaletteTarget::Narrow(set) => vec![Effect::Home, Effect::Narrow(set.clone())],
+            PaletteTarget::Leave(choice) => vec![Effect::Leave(choice.clone())],
         }
     }
 

@@ -145,7 +145,8 @@ impl Component for Dashboard {
             Action::ClearQuestions if self.questions.take().is_some() => {
                 return Handled::message("showing every question");
             }
-            Action::ClearQuestions => {}
+            // Nothing to clear: the app's back (to the run browser, when it opened the run).
+            Action::ClearQuestions => return Handled::Ignored,
             Action::Scorecard => return Handled::open(Box::<ScorecardScreen>::default()),
             Action::Taxonomy => return Handled::open(Box::<TaxonomyScreen>::default()),
             Action::Benchmark => return benchmark::open(ctx),
