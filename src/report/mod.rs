@@ -83,7 +83,7 @@ pub use lift::{
     benchmark_lift, first_iteration, lift, lift_lines, pairs_between_runs, pairs_within_run, per_extra_right_line,
     rebuild_lift,
 };
-pub use listing::{RESULTS_FILE, RunRow, RunStatus, Stamp, TRACE_FILE, list_runs, scan_runs};
+pub use listing::{RESULTS_FILE, RunRow, RunStatus, Stamp, TRACE_FILE, list_runs, scan_new_runs, scan_runs};
 pub use load::{fold_indexed, fold_trace, is_trace, load_results};
 pub use matrix::{Agreement, Entry, Matrix, MatrixRow, RunSummary, compare_runs};
 pub use metamorphic::metamorphic_summary;

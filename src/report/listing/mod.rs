@@ -20,7 +20,7 @@ mod figures;
 mod fold;
 mod summary;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -228,11 +228,18 @@ impl RunRow {
 }
 
 /// Walk `dirs` for run directories, handing each row to `found` as it is
-/// read (a directory that cannot be read is a row saying so). Stops early
-/// when `found` returns false.
-pub fn scan_runs(dirs: &[PathBuf], mut found: impl FnMut(RunRow) -> bool) {
+/// read (a directory that cannot be read is a row saying so; a given
+/// directory that does not exist holds no runs). Stops early when `found`
+/// returns false.
+pub fn scan_runs(dirs: &[PathBuf], found: impl FnMut(RunRow) -> bool) {
+    scan_new_runs(dirs, &HashSet::new(), found);
+}
+
+/// [`scan_runs`] without reading the run directories in `known`: what a
+/// rescan adds to the runs already listed.
+pub fn scan_new_runs(dirs: &[PathBuf], known: &HashSet<PathBuf>, mut found: impl FnMut(RunRow) -> bool) {
     for dir in dirs {
-        if !walk(dir, 0, &mut found) {
+        if !walk(dir, 0, known, &mut found) {
             return;
         }
     }
@@ -249,9 +256,10 @@ pub fn list_runs(dirs: &[PathBuf]) -> Vec<RunRow> {
 }
 
 /// Walk `dir` (at `depth` below a given directory); false once `found` wants no more.
-fn walk(dir: &Path, depth: usize, found: &mut impl FnMut(RunRow) -> bool) -> bool {
+fn walk(dir: &Path, depth: usize, known: &HashSet<PathBuf>, found: &mut impl FnMut(RunRow) -> bool) -> bool {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
+        Err(err) if depth == 0 && err.kind() == std::io::ErrorKind::NotFound => return true,
         Err(err) => {
             let row = RunRow::problem(dir, RunStatus::Unreadable, format!("directory unreadable: {err}"));
             return found(row);
@@ -267,14 +275,14 @@ fn walk(dir: &Path, depth: usize, found: &mut impl FnMut(RunRow) -> bool) -> boo
             is_run = true;
         }
     }
-    if is_run && !found(RunRow::read(dir)) {
+    if is_run && !known.contains(dir) && !found(RunRow::read(dir)) {
         return false;
     }
     if depth >= MAX_DEPTH {
         return true;
     }
     subdirs.sort();
-    subdirs.iter().all(|sub| walk(sub, depth + 1, found))
+    subdirs.iter().all(|sub| walk(sub, depth + 1, known, found))
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 use std::path::{Path, PathBuf};
 
-use super::{RESULTS_FILE, RunRow, RunStatus, TRACE_FILE, list_runs};
+use super::{RESULTS_FILE, RunRow, RunStatus, TRACE_FILE, list_runs, scan_new_runs};
 
 /// A finished offline run of ten questions on the sample data.
 const SAMPLE: &str = "sample-data/traces/fraud-offline.trace.jsonl";
@@ -118,8 +118,9 @@ fn walking_finds_runs_among_many_other_files_and_says_what_it_cannot_read() {
     }
     run_dir(&clutter, "nested/deeper/run", &sample());
     run_dir(root.path(), "b", &interrupted_trace());
-    let missing = root.path().join("missing");
-    let rows = list_runs(&[root.path().to_path_buf(), missing.clone()]);
+    let not_a_dir = root.path().join("not-a-dir");
+    std::fs::write(&not_a_dir, "a file given as a directory").unwrap();
+    let rows = list_runs(&[root.path().to_path_buf(), not_a_dir, root.path().join("missing")]);
     let statuses: Vec<(String, RunStatus)> =
         rows.iter().map(|r| (r.path.strip_prefix(root.path()).unwrap().display().to_string(), r.status)).collect();
     assert_eq!(
@@ -127,9 +128,10 @@ fn walking_finds_runs_among_many_other_files_and_says_what_it_cannot_read() {
         [
             ("b".into(), RunStatus::Interrupted),
             ("clutter/nested/deeper/run".into(), RunStatus::Finished),
-            ("missing".into(), RunStatus::Unreadable)
+            ("not-a-dir".into(), RunStatus::Unreadable)
         ]
     );
+    // A given directory that does not exist (the bare browser over a `runs/` no run made yet) holds no runs.
     assert!(rows[2].problem.as_ref().is_some_and(|p| p.starts_with("directory unreadable")));
 }
 
@@ -164,4 +166,20 @@ fn a_writer_of_this_process_holds_the_lock_while_it_lives() {
     assert!(crate::trace::being_written(&path));
     drop(writer);
     assert!(!crate::trace::being_written(&path));
+}
+
+#[test]
+fn a_rescan_reads_only_the_runs_that_appeared_since() {
+    let root = tempfile::tempdir().unwrap();
+    let first = run_dir(root.path(), "a", &sample());
+    let known: std::collections::HashSet<PathBuf> =
+        list_runs(&[root.path().to_path_buf()]).into_iter().map(|r| r.path).collect();
+    assert_eq!(known, [first].into());
+    let second = run_dir(root.path(), "later/b", &interrupted_trace());
+    let mut found = Vec::new();
+    scan_new_runs(&[root.path().to_path_buf()], &known, |row| {
+        found.push((row.path, row.status));
+        true
+    });
+    assert_eq!(found, [(second, RunStatus::Interrupted)]);
 }

@@ -157,7 +157,9 @@ impl RunsScreen {
         if screen.shown.is_empty() && table_area.height > 2 {
             let note = match (screen.scanning, screen.rows.is_empty()) {
                 (true, _) => "  scanning for runs (directories holding trace.jsonl)…",
-                (false, true) => "  no runs here: a run is a directory holding trace.jsonl",
+                (false, true) => {
+                    "  no runs here yet: `eval-dag run` writes each run under runs/, a directory holding trace.jsonl"
+                }
                 (false, false) => "  no run matches the filter",
             };
             let inner = Rect { y: table_area.y + 2, height: 1, ..table_area };

@@ -5,13 +5,13 @@
 //! [`Component::poll`] drains on the loop's tick; every [`RESCAN`] the rows
 //! are read again on another thread, each only when its files changed (or
 //! it is running), so a live run's row follows it and a removed one says
-//! `gone`. What the user picks (open, compare, matrix, resume) leaves the
+//! `gone`, and the directories are walked again for runs started since. What the user picks (open, compare, matrix, resume) leaves the
 //! browser as an `Effect::Leave` with a [`Choice`]: the command that hosts
 //! the browser opens it on the same terminal and comes back.
 
 mod draw;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 use std::time::{Duration, Instant};
@@ -20,7 +20,7 @@ use crossterm::event::KeyCode;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
-use crate::report::{RunRow, RunStatus, scan_runs};
+use crate::report::{RunRow, RunStatus, scan_new_runs, scan_runs};
 use crate::tui::choice::Choice;
 use crate::tui::component::{Component, Ctx, Effect, Handled};
 use crate::tui::keymap::{Action, Screen};
@@ -203,12 +203,15 @@ impl RunsScreen {
         }
     }
 
-    /// Read every row again on a thread of its own.
+    /// Read again, on a thread of its own, every row that changed, and the
+    /// runs that appeared under the directories since.
     fn rescan(&mut self) {
         self.rescanned = None;
         let rows = self.rows.clone();
+        let dirs = self.dirs.clone();
         let sender = self.sender.clone();
         std::thread::spawn(move || {
+            let known: HashSet<PathBuf> = rows.iter().map(|row| row.path.clone()).collect();
             for row in rows {
                 if let Some(new) = row.reread()
                     && sender.send(Found::Updated(new)).is_err()
@@ -216,6 +219,7 @@ impl RunsScreen {
                     return;
                 }
             }
+            scan_new_runs(&dirs, &known, |row| sender.send(Found::Row(row)).is_ok());
             let _ = sender.send(Found::Rescanned);
         });
     }

@@ -83,3 +83,30 @@ fn the_palette_finds_a_run_by_its_name_and_enter_opens_it() {
     press_keys(&mut app, "\n");
     assert_eq!(app.take_ended(), Some(Ended::Chose(Choice::Open(PathBuf::from("runs/benchmark-scripted")))));
 }
+
+#[test]
+fn a_run_started_after_the_first_scan_appears_on_a_rescan() {
+    let root = tempfile::tempdir().unwrap();
+    let sample = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data/traces/fraud-offline.trace.jsonl");
+    let add_run = |name: &str| {
+        let dir = root.path().join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::copy(&sample, dir.join(TRACE_FILE)).unwrap();
+    };
+    add_run("first");
+    let mut app = App::browsing(vec![root.path().to_path_buf()], Theme::dark());
+    let count = |app: &App| app.browser().map_or(0, |screen| screen.rows().len());
+    let wait_for = |app: &mut App, rows: usize| {
+        let deadline = std::time::Instant::now() + super::RESCAN * 10;
+        while count(app) < rows && std::time::Instant::now() < deadline {
+            app.tick();
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    };
+    wait_for(&mut app, 1);
+    assert_eq!(count(&app), 1, "the first scan finds the one run");
+    add_run("later/second");
+    wait_for(&mut app, 2);
+    assert_eq!(count(&app), 2, "the rescan finds the run started since");
+    assert!(frame_text(&app, 160, 20).contains("second"), "and shows it");
+}
