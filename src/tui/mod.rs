@@ -38,6 +38,7 @@ mod containment;
 mod deriver;
 mod editing;
 mod event_loop;
+mod filter_line;
 mod frame_text;
 mod graph_moves;
 mod highlight;

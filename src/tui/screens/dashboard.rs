@@ -20,6 +20,7 @@ use std::sync::Arc;
 
 use crate::tui::baselines::{BaselineFlags, RunBaselines};
 use crate::tui::component::{Component, Ctx, Handled};
+use crate::tui::filter_line::type_into;
 use crate::tui::keymap::Action;
 use crate::tui::keymap::Screen;
 use crate::tui::text::{clean, fit, preview, sparkline};
@@ -160,14 +161,7 @@ impl Component for Dashboard {
     }
 
     fn type_key(&mut self, code: KeyCode, _ctx: &Ctx) -> Handled {
-        match code {
-            KeyCode::Enter | KeyCode::Esc => self.editing_filter = false,
-            KeyCode::Backspace => {
-                self.filter.pop();
-            }
-            KeyCode::Char(c) => self.filter.push(c),
-            _ => {}
-        }
+        self.editing_filter = type_into(&mut self.filter, code, false);
         self.row = 0;
         Handled::done()
     }

@@ -23,6 +23,7 @@ use ratatui::layout::Rect;
 use crate::report::{RunRow, RunStatus, scan_new_runs, scan_runs};
 use crate::tui::choice::Choice;
 use crate::tui::component::{Component, Ctx, Effect, Handled};
+use crate::tui::filter_line::type_into;
 use crate::tui::keymap::{Action, Screen};
 use crate::tui::palette::{EntryKind, PaletteEntry, PaletteTarget};
 
@@ -320,18 +321,7 @@ impl Component for RunsScreen {
     }
 
     fn type_key(&mut self, code: KeyCode, _ctx: &Ctx) -> Handled {
-        match code {
-            KeyCode::Enter => self.editing_filter = false,
-            KeyCode::Esc => {
-                self.editing_filter = false;
-                self.filter.clear();
-            }
-            KeyCode::Backspace => {
-                self.filter.pop();
-            }
-            KeyCode::Char(c) => self.filter.push(c),
-            _ => {}
-        }
+        self.editing_filter = type_into(&mut self.filter, code, true);
         self.row = 0;
         Handled::done()
     }
