@@ -127,12 +127,14 @@ pub struct TraceWriter {
 }
 
 impl TraceWriter {
-    /// Create `path` (truncating) and write the header.
+    /// Create `path` (truncating, once its lock is held: a trace another run
+    /// is writing is refused untouched) and write the header.
     pub fn create(path: &Path, header: &TraceHeader) -> Result<Self, TraceError> {
         let io = |source| TraceError::Io { path: path.to_path_buf(), source };
         let line = serde_json::to_string(header).map_err(|err| io(err.into()))?;
-        let file = File::create(path).map_err(io)?;
+        let file = OpenOptions::new().write(true).create(true).truncate(false).open(path).map_err(io)?;
         hold_lock(&file).map_err(io)?;
+        file.set_len(0).map_err(io)?;
         let mut writer = Self { file, path: path.to_path_buf(), next_seq: 0 };
         writer.write_line(&line)?;
         Ok(writer)

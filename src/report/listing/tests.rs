@@ -164,6 +164,10 @@ fn a_writer_of_this_process_holds_the_lock_while_it_lives() {
     let path = root.path().join(TRACE_FILE);
     let writer = crate::trace::TraceWriter::create(&path, &crate::trace::TraceHeader::new(Default::default())).unwrap();
     assert!(crate::trace::being_written(&path));
+    let written = std::fs::read(&path).unwrap();
+    let second = crate::trace::TraceWriter::create(&path, &crate::trace::TraceHeader::new(Default::default()));
+    assert!(second.is_err(), "a second writer of a live trace is refused");
+    assert_eq!(std::fs::read(&path).unwrap(), written, "and the live trace is left as it was, not truncated");
     drop(writer);
     assert!(!crate::trace::being_written(&path));
 }
