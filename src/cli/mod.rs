@@ -402,6 +402,10 @@ pub struct SandboxWorkerArgs {
     /// Dataset directory the worker loads once.
     #[arg(long)]
     pub dataset: PathBuf,
+    /// Load the dataset, then clone into new workers on requests read from
+    /// stdin (a Unix socket) instead of running DAGs.
+    #[arg(long)]
+    pub template: bool,
 }
 
 /// Arguments of `cache`.

@@ -22,16 +22,23 @@
 //! also refuses every file open)
 
 mod dataset;
+mod error;
 #[cfg(feature = "sandbox-test-hooks")]
 mod escape;
+#[cfg(target_os = "linux")]
+mod fork_channel;
 mod kernel;
 mod limits;
 mod native;
 mod output;
 mod pool;
 mod pools;
+mod process;
 mod protocol;
 mod result_json;
+mod start;
+#[cfg(target_os = "linux")]
+mod template;
 mod worker;
 
 pub use limits::{DataLimits, TooBig, available_memory};

@@ -55,6 +55,9 @@ pub enum Reply {
         /// Whether every kernel layer is in force (Landlock may be missing).
         complete: bool,
     },
+    /// A template worker has loaded the dataset and takes requests for new
+    /// workers (it runs no DAG itself).
+    TemplateReady,
     /// A node is about to run (the parent starts its deadline).
     Node {
         /// Node id.

@@ -103,15 +103,16 @@ fn restrict_thread() -> Landlock {
     if landlock() { kernel::restrict_thread() } else { Landlock::Unavailable }
 }
 
-/// Serve DAG requests on stdin until it closes.
-pub fn serve(dataset_dir: &Path) -> anyhow::Result<()> {
+/// Serve DAG requests on stdin until it closes; as a `template`, serve
+/// requests for new workers instead (see `template`).
+pub fn serve(dataset_dir: &Path, template: bool) -> anyhow::Result<()> {
     let path = dataset_dir.join("data.json");
     let text = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
     let (landlocked, main_thread) = channel();
     let worker = std::thread::Builder::new()
         .name("sandbox".into())
         .stack_size(INTERPRETER_STACK)
-        .spawn(move || run_interpreter(text, main_thread))
+        .spawn(move || run_interpreter(text, main_thread, template))
         .context("cannot start the interpreter thread")?;
     // From here on this thread only waits: Landlock it too (the interpreter
     // thread, started before, does so itself once start-up is over).
@@ -228,22 +229,50 @@ fn load_prelude(vm: &VirtualMachine) -> Result<Prelude, WorkerError> {
     })
 }
 
-/// Apply the kernel layers (`main_thread`: how far the main thread's Landlock got).
-fn confine(main_thread: Receiver<Landlock>) -> anyhow::Result<Confinement> {
+/// How far the main thread's Landlock got (it reports once the layers are on).
+fn main_thread_landlock(main_thread: &Receiver<Landlock>) -> Landlock {
+    if !kernel_layers() {
+        return Landlock::Unavailable;
+    }
+    main_thread.recv().unwrap_or(Landlock::Unavailable)
+}
+
+/// Apply the kernel layers (`others`: how far the other threads' Landlock got).
+fn confine(others: Landlock) -> anyhow::Result<Confinement> {
     #[cfg(feature = "sandbox-test-hooks")]
     if !kernel_layers() {
         return Ok(Confinement { description: "kernel layers left off (test build)".into(), complete: false });
     }
-    let others = main_thread.recv().unwrap_or(Landlock::Unavailable);
     Ok(kernel::confine(restrict_thread().min(others))?)
 }
 
-fn run_interpreter(text: Vec<u8>, main_thread: Receiver<Landlock>) -> anyhow::Result<()> {
+/// As a template: Landlock this thread, report ready, and clone on request;
+/// returns in each new worker only (see `template`).
+#[cfg(target_os = "linux")]
+fn become_template() -> anyhow::Result<()> {
+    if kernel_layers() {
+        restrict_thread();
+    }
+    send(&Reply::TemplateReady);
+    super::template::serve_forks()
+}
+
+/// Without Linux there are no templates.
+#[cfg(not(target_os = "linux"))]
+fn become_template() -> anyhow::Result<()> {
+    anyhow::bail!("template workers need Linux")
+}
+
+fn run_interpreter(text: Vec<u8>, main_thread: Receiver<Landlock>, template: bool) -> anyhow::Result<()> {
     let interpreter = build_interpreter();
     interpreter.enter(|vm| {
         let prelude = load_prelude(vm)?;
         let mut dataset = Dataset::new(vm, text).context("data.json")?;
-        let Confinement { description, complete } = confine(main_thread)?;
+        let others = main_thread_landlock(&main_thread);
+        if template {
+            become_template()?;
+        }
+        let Confinement { description, complete } = confine(others)?;
         send(&Reply::Ready { confinement: description, complete });
         let stdin = std::io::stdin();
         for line in stdin.lock().lines() {
