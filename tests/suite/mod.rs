@@ -51,6 +51,7 @@ mod run_repeats;
 mod run_roles;
 mod run_scripted;
 mod runs_cli;
+mod sandbox_clones;
 mod sandbox_differential;
 mod sandbox_hostile;
 mod sandbox_kernel;

@@ -1,0 +1,167 @@
+//! Workers cloned from a template: the template loads the dataset once and
+//! runs no DAG; every worker is a clone of it, confined by itself, and a child
+//! of the pool's process (so the pool reaps it). A replacement starts from the
+//! template's clean state, not from what a dead worker left; a template that
+//! dies is started again; with cloning off, workers are spawned as before.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use eval_dag::domain::GeneratedDag;
+use eval_dag::sandbox::{SandboxConfig, SandboxPool};
+use serde_json::json;
+
+fn dag(code: &str) -> GeneratedDag {
+    serde_json::from_value(json!({
+        "question_id": "clone", "final_answer_node": "a",
+        "nodes": [{"node_id": "a", "function_name": "f", "inputs": {"rows": "dataset.transactions"},
+                   "layer": 0, "code": code}]
+    }))
+    .unwrap()
+}
+
+/// A copy of the sandbox dataset in a directory of its own, so that this
+/// test's processes can be told from other tests' by their command line.
+fn own_dataset() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let dataset = dir.path().join("dataset");
+    std::fs::create_dir(&dataset).unwrap();
+    for file in ["data.json", "metadata.json"] {
+        std::fs::copy(common::sandbox_dataset().join(file), dataset.join(file)).unwrap();
+    }
+    (dir, dataset)
+}
+
+fn pool(dataset: &Path, workers: usize, clone_workers: bool) -> SandboxPool {
+    let config = SandboxConfig {
+        workers,
+        clone_workers,
+        ..common::sandbox_config(Duration::from_secs(2), Duration::from_secs(10))
+    };
+    SandboxPool::new(dataset, config).unwrap()
+}
+
+/// A process serving `dataset`, as `/proc` shows it.
+#[derive(Debug, Clone, PartialEq)]
+struct Process {
+    pid: u32,
+    parent: u32,
+    /// The name of its first thread: a clone's only thread is the interpreter's.
+    comm: String,
+    template_command: bool,
+    seccomp: String,
+}
+
+fn field(status: &str, name: &str) -> String {
+    status.lines().find_map(|line| Some(line.strip_prefix(name)?.strip_prefix(':')?.trim().to_string())).unwrap_or_default()
+}
+
+/// The live (not zombie) processes whose command line names `dataset`.
+fn processes(dataset: &Path) -> Vec<Process> {
+    let needle = dataset.to_string_lossy().into_owned();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let Ok(command) = std::fs::read(format!("/proc/{pid}/cmdline")) else { continue };
+        let command = String::from_utf8_lossy(&command).replace('\0', " ");
+        let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else { continue };
+        if !command.contains(&needle) || field(&status, "State").starts_with('Z') {
+            continue;
+        }
+        found.push(Process {
+            pid,
+            parent: field(&status, "PPid").parse().unwrap(),
+            comm: field(&status, "Name"),
+            template_command: command.contains("--template"),
+            seccomp: field(&status, "Seccomp"),
+        });
+    }
+    found.sort_by_key(|process| process.comm.clone());
+    found
+}
+
+/// Whether `pid` has been reaped (no zombie left behind).
+fn reaped(pid: u32) -> bool {
+    !Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// Wait (letting the runtime reap its children) until `done`.
+async fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting until {what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn workers_are_confined_clones_of_one_template_and_children_of_the_pool() {
+    let (_dir, dataset) = own_dataset();
+    let pool = pool(&dataset, 2, true);
+    pool.warm().await;
+    let seen = processes(&dataset);
+    assert_eq!(seen.len(), 3, "one template and two workers: {seen:#?}");
+    let (template, workers) = (&seen[0], &seen[1..]);
+    assert_eq!((template.comm.as_str(), template.template_command), ("eval-dag", true), "{seen:#?}");
+    for worker in workers {
+        assert_eq!(worker.comm, "sandbox", "a clone runs on the interpreter's thread: {seen:#?}");
+        assert_eq!(worker.parent, std::process::id(), "the pool's child, not the template's: {seen:#?}");
+        assert_eq!(worker.seccomp, "2", "a clone applies seccomp itself: {seen:#?}");
+        let fds = std::fs::read_dir(format!("/proc/{}/fd", worker.pid)).unwrap().count();
+        assert_eq!(fds, 3, "a clone holds its three pipes only");
+    }
+    assert_eq!(template.parent, std::process::id());
+    let result = pool.run(&dag("def f(rows):\n    return len(rows)\n"), 0).await;
+    assert_eq!(result.final_answer, Some(json!(2000)), "{:?}", result.error);
+    drop(pool);
+    for process in &seen {
+        wait_until(&format!("{process:?} is reaped"), || reaped(process.pid)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_replacement_starts_from_the_template_not_from_what_a_dead_worker_left() {
+    let (_dir, dataset) = own_dataset();
+    let pool = pool(&dataset, 1, true);
+    let spoil = "def f(rows):\n    decimal.setcontext(decimal.Context(prec=3))\n    return str(decimal.Decimal(1) / 3)\n";
+    assert_eq!(pool.run(&dag(spoil), 0).await.final_answer, Some(json!("0.333")));
+    let read = "def f(rows):\n    return [str(decimal.Decimal(1) / 3), len(rows)]\n";
+    let kept = pool.run(&dag(read), 0).await;
+    assert_eq!(kept.final_answer, Some(json!(["0.333", 2000])), "a worker keeps what its DAGs changed: {:?}", kept.error);
+    let hang = "def f(rows):\n    while True:\n        pass\n";
+    let timed_out = pool.run(&dag(hang), 0).await;
+    assert!(timed_out.error.as_deref().unwrap_or_default().contains("timed out"), "{:?}", timed_out.error);
+    let fresh = pool.run(&dag(read), 0).await;
+    assert_eq!(fresh.final_answer, Some(json!(["0.3333333333333333333333333333", 2000])), "{:?}", fresh.error);
+}
+
+#[tokio::test]
+async fn a_template_that_dies_is_started_again() {
+    let (_dir, dataset) = own_dataset();
+    let pool = pool(&dataset, 1, true);
+    let count = "def f(rows):\n    return len(rows)\n";
+    assert!(pool.run(&dag(count), 0).await.success);
+    let template = processes(&dataset).into_iter().find(|p| p.comm == "eval-dag").expect("a template");
+    // SAFETY: a plain system call; the template is a child of this process, not yet reaped.
+    assert_eq!(unsafe { libc::kill(template.pid as i32, libc::SIGKILL) }, 0);
+    let hang = "def f(rows):\n    while True:\n        pass\n";
+    assert!(!pool.run(&dag(hang), 0).await.success, "the worker is killed and must be replaced");
+    let result = pool.run(&dag(count), 0).await;
+    assert_eq!(result.final_answer, Some(json!(2000)), "{:?}", result.error);
+    let again = processes(&dataset).into_iter().find(|p| p.comm == "eval-dag").expect("a new template");
+    assert_ne!(again.pid, template.pid);
+}
+
+#[tokio::test]
+async fn without_cloning_each_worker_is_spawned_from_the_program() {
+    let (_dir, dataset) = own_dataset();
+    let pool = pool(&dataset, 2, false);
+    pool.warm().await;
+    let seen = processes(&dataset);
+    assert_eq!(seen.len(), 2, "two workers, no template: {seen:#?}");
+    assert!(seen.iter().all(|p| p.comm == "eval-dag" && !p.template_command && p.seccomp == "2"), "{seen:#?}");
+    let result = pool.run(&dag("def f(rows):\n    return len(rows)\n"), 0).await;
+    assert_eq!(result.final_answer, Some(json!(2000)), "{:?}", result.error);
+}
