@@ -3,8 +3,9 @@
 //! 1,000,000 rows, 16 DAGs typical of analysis code, each run in a warm
 //! one-worker pool and in `python3` on the same data (answers must agree);
 //! medians of several runs, reported as ratios. Beside them: a worker's start
-//! against CPython's `json.load` of the same file, and each worker's memory
-//! (USS, PSS, peak RSS) with 1, 2 and 4 workers started at once. Then four
+//! (the first of a pool, a further one, and a DAG reading every row with the
+//! start included) against CPython, and the memory of 1, 2 and 4 workers when
+//! ready and after a scan, cloned from a template and spawned. Then four
 //! reference DAGs that measure what the sandbox adds (`REFERENCE_DAGS`).
 //!
 //! Run: `cargo bench --bench full_size [-- 10000 200000]` (sizes to run;
@@ -106,45 +107,71 @@ fn compare_dags(
     Ok(())
 }
 
-/// A worker's start (median of `STARTS`, one at a time) against CPython's `json.load`.
+/// Worker start against CPython's `json.load`, for each way of starting:
+/// the first worker of a new pool, a replacement (a further worker, the
+/// template already loaded), and a DAG reading every row on a new pool
+/// against a whole `python3` doing the same (medians of `STARTS`).
 fn compare_start(dir: &Path, executable: &Path) -> anyhow::Result<()> {
-    let mut starts = Vec::new();
-    for _ in 0..STARTS {
-        let ready = workers::start(executable, dir, 1)?;
-        starts.extend(ready.iter().map(|r| r.start.as_secs_f64()));
-    }
-    let ours = median(starts);
-    let theirs = median(workers::cpython_json_load(&dir.join("data.json"), STARTS)?);
+    let runtime = tokio::runtime::Runtime::new()?;
+    let data = dir.join("data.json");
+    let load = median(workers::cpython_json_load(&data, STARTS)?);
+    let whole_cpython =
+        median((0..STARTS).map(|_| workers::cpython_whole_dataset(&data)).collect::<anyhow::Result<_>>()?);
     println!(
-        "\nworker start (median of {STARTS}): {:.0} ms; CPython json.load: {:.0} ms; ratio {:.2}×",
-        ours * 1e3,
-        theirs * 1e3,
-        ours / theirs
+        "\nCPython: json.load {:.0} ms; a whole python3 loading and reading every row {:.0} ms",
+        load * 1e3,
+        whole_cpython * 1e3
     );
+    println!(
+        "\n| workers | first ready | × json.load | further ready | × first | whole-dataset DAG, start included | × python3 |"
+    );
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+    for mode in workers::Mode::BOTH {
+        let first =
+            median((0..STARTS).map(|_| runtime.block_on(workers::first_start(dir, executable, mode))).collect());
+        let pool = workers::pool(dir, executable, 1, mode, Duration::from_secs(1));
+        runtime.block_on(pool.warm());
+        let further = median((0..STARTS).map(|_| runtime.block_on(workers::replacement_start(&pool))).collect());
+        drop(pool);
+        let whole =
+            median((0..STARTS).map(|_| runtime.block_on(workers::whole_dataset(dir, executable, mode))).collect());
+        println!(
+            "| {} | {:.0} ms | {:.2}× | {:.1} ms | {:.3}× | {:.0} ms | {:.2}× |",
+            mode.label(),
+            first * 1e3,
+            first / load,
+            further * 1e3,
+            further / first,
+            whole * 1e3,
+            whole / whole_cpython
+        );
+    }
     Ok(())
 }
 
-/// Memory per worker with 1, 2 and 4 workers started at once.
+/// Memory of 1, 2 and 4 workers started at once, when ready and after each
+/// has scanned every row, cloned and spawned.
 fn memory(dir: &Path, executable: &Path) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Runtime::new()?;
     println!(
-        "\n| workers | ready after (slowest) | USS per worker | PSS per worker | peak RSS per worker | PSS of all |"
+        "\n| workers | started | ready after | PSS of all, ready | PSS of all, after a scan | × one spawned | of which the template | USS per worker |"
     );
-    println!("| ---: | ---: | ---: | ---: | ---: | ---: |");
-    let mut one = None;
+    println!("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+    let one = runtime.block_on(workers::pool_memory(dir, executable, 1, workers::Mode::Spawned)).scanned_pss_mb;
     for count in [1, 2, 4] {
-        let ready = workers::start(executable, dir, count)?;
-        let n = ready.len() as f64;
-        let slowest = ready.iter().map(|r| r.start).max().unwrap_or_default();
-        let uss = ready.iter().map(|r| r.uss_mb).sum::<f64>() / n;
-        let pss = ready.iter().map(|r| r.pss_mb).sum::<f64>() / n;
-        let peak = ready.iter().map(|r| r.peak_rss_mb).sum::<f64>() / n;
-        let all = pss * n;
-        let times_one = one.map(|one: f64| format!(" ({:.2}× one)", all / one)).unwrap_or_default();
-        one.get_or_insert(all);
-        println!(
-            "| {count} | {:.2} s | {uss:.0} MB | {pss:.0} MB | {peak:.0} MB | {all:.0} MB{times_one} |",
-            slowest.as_secs_f64()
-        );
+        for mode in workers::Mode::BOTH {
+            let memory = runtime.block_on(workers::pool_memory(dir, executable, count, mode));
+            println!(
+                "| {count} | {} | {:.2} s | {:.0} MB | {:.0} MB | {:.2}× | {:.0} MB | {:.0} MB |",
+                mode.label(),
+                memory.ready_after,
+                memory.ready_pss_mb,
+                memory.scanned_pss_mb,
+                memory.scanned_pss_mb / one,
+                memory.template_pss_mb,
+                memory.worker_uss_mb
+            );
+        }
     }
     Ok(())
 }

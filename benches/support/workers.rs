@@ -1,27 +1,114 @@
-//! Sandbox workers started by hand (`eval-dag sandbox-worker --dataset DIR`,
-//! as the pool starts them, without its resource limits) to time their start
-//! and read their memory from `/proc/<pid>/smaps_rollup` once they are ready;
-//! and CPython's `json.load` of the same file, for the start's baseline.
+//! Workers as a pool starts them — cloned from a template that loaded the
+//! dataset once, or each spawned from the program — timed from the pool's
+//! side and weighed through `/proc/<pid>/smaps_rollup`; and CPython's
+//! `json.load` of the same file for the baseline.
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, bail};
+use anyhow::Context;
+use eval_dag::domain::GeneratedDag;
+use eval_dag::sandbox::{SandboxConfig, SandboxPool};
 
-/// One ready worker: how long it took and its memory then, in MB.
-#[derive(Debug, Clone, Copy)]
-pub struct Ready {
-    /// From spawn to its `ready` line.
-    pub start: Duration,
-    /// Unique set: pages no other process maps (`Private_Clean` + `Private_Dirty`).
-    pub uss_mb: f64,
+/// How a pool starts its workers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Mode {
+    /// Cloned from a template.
+    Cloned,
+    /// Each spawned from the program.
+    Spawned,
+}
+
+impl Mode {
+    /// Both, cloned first.
+    pub const BOTH: [Mode; 2] = [Mode::Cloned, Mode::Spawned];
+
+    /// Its name in a table.
+    pub fn label(self) -> &'static str {
+        match self {
+            Mode::Cloned => "cloned from a template",
+            Mode::Spawned => "spawned",
+        }
+    }
+}
+
+/// A pool of `workers` over `dir` in `mode`, nodes limited to `node_timeout`.
+pub fn pool(dir: &Path, executable: &Path, workers: usize, mode: Mode, node_timeout: Duration) -> SandboxPool {
+    let config = SandboxConfig {
+        workers,
+        node_timeout,
+        dag_timeout: node_timeout * 2,
+        startup_timeout: Duration::from_secs(600),
+        memory_limit_bytes: 64 << 30,
+        executable: Some(executable.to_path_buf()),
+        clone_workers: mode == Mode::Cloned,
+        ..SandboxConfig::default()
+    };
+    SandboxPool::new(dir, config).expect("a pool")
+}
+
+fn one_node(id: &str, code: &str) -> GeneratedDag {
+    serde_json::from_value(serde_json::json!({
+        "question_id": id, "final_answer_node": "a",
+        "nodes": [{"node_id": "a", "function_name": "f", "inputs": {"rows": "dataset.transactions"},
+                   "layer": 0, "code": code}]
+    }))
+    .expect("a DAG")
+}
+
+/// Reads every field of every row (each row's and each value's reference
+/// count is written, as any scan does).
+pub fn scan() -> GeneratedDag {
+    one_node(
+        "scan",
+        "def f(rows):\n    n = 0\n    for r in rows:\n        for v in r.values():\n            n += 1\n    return n\n",
+    )
+}
+
+/// Runs until the node's limit kills its worker.
+fn hang() -> GeneratedDag {
+    one_node("hang", "def f(rows):\n    while True:\n        pass\n")
+}
+
+/// Seconds from a new pool to its first worker ready.
+pub async fn first_start(dir: &Path, executable: &Path, mode: Mode) -> f64 {
+    let started = Instant::now();
+    let pool = pool(dir, executable, 1, mode, Duration::from_secs(1));
+    pool.warm().await;
+    let elapsed = started.elapsed().as_secs_f64();
+    assert!(pool.run(&scan(), 0).await.success, "the first worker did not start");
+    elapsed
+}
+
+/// Seconds to replace a worker that a DAG's time-out killed, on a warm pool
+/// of one whose node limit is short (the template, in `Cloned`, is running).
+pub async fn replacement_start(pool: &SandboxPool) -> f64 {
+    let result = pool.run(&hang(), 0).await;
+    assert!(!result.success, "the hanging DAG should time out");
+    let started = Instant::now();
+    pool.warm().await;
+    started.elapsed().as_secs_f64()
+}
+
+/// Seconds from a new pool to the answer of a DAG that reads every row.
+pub async fn whole_dataset(dir: &Path, executable: &Path, mode: Mode) -> f64 {
+    let started = Instant::now();
+    let pool = pool(dir, executable, 1, mode, Duration::from_secs(600));
+    let result = pool.run(&scan(), 0).await;
+    let elapsed = started.elapsed().as_secs_f64();
+    assert!(result.success, "{:?}", result.error);
+    elapsed
+}
+
+/// Proportional and unique set sizes of a process, in MB.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Weight {
     /// Proportional set: its own pages plus its share of shared ones.
     pub pss_mb: f64,
-    /// Peak resident set (`VmHWM`).
-    pub peak_rss_mb: f64,
+    /// Unique set: pages no other process maps.
+    pub uss_mb: f64,
 }
 
 /// A `kB` field of a `/proc` file, in MB.
@@ -34,61 +121,76 @@ fn field_mb(text: &str, name: &str) -> f64 {
         / 1024.0
 }
 
-fn spawn(executable: &Path, dataset: &Path) -> anyhow::Result<Child> {
-    Command::new(executable)
-        .arg("sandbox-worker")
-        .arg("--dataset")
-        .arg(dataset)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .env_clear()
-        .env("EVAL_DAG_LOG", "")
-        .current_dir("/")
-        .spawn()
-        .context("cannot start a sandbox worker")
+/// The processes serving `dir` that are this process's children: each
+/// process's weight, the template's apart.
+pub fn weigh(dir: &Path) -> (Option<Weight>, Vec<Weight>) {
+    let needle = dir.to_string_lossy().into_owned();
+    let me = std::process::id().to_string();
+    let (mut template, mut workers) = (None, Vec::new());
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let proc = entry.path();
+        let (Ok(command), Ok(status)) =
+            (std::fs::read(proc.join("cmdline")), std::fs::read_to_string(proc.join("status")))
+        else {
+            continue;
+        };
+        let command = String::from_utf8_lossy(&command).replace('\0', " ");
+        let parent = status.lines().find_map(|l| l.strip_prefix("PPid:")).map(str::trim);
+        if !command.contains(&needle) || parent != Some(me.as_str()) {
+            continue;
+        }
+        let Ok(rollup) = std::fs::read_to_string(proc.join("smaps_rollup")) else { continue };
+        let weight = Weight {
+            pss_mb: field_mb(&rollup, "Pss"),
+            uss_mb: field_mb(&rollup, "Private_Clean") + field_mb(&rollup, "Private_Dirty"),
+        };
+        // A clone's one thread is the interpreter's ("sandbox"); the template's first is the program's.
+        let is_template = command.contains("--template") && !status.starts_with("Name:\tsandbox");
+        if is_template {
+            template = Some(weight);
+        } else {
+            workers.push(weight);
+        }
+    }
+    (template, workers)
 }
 
-/// Start `count` workers over `dataset` at once and measure each once all are
-/// ready (they are ended then).
-pub fn start(executable: &Path, dataset: &Path, count: usize) -> anyhow::Result<Vec<Ready>> {
-    let began = Instant::now();
-    let mut children = (0..count).map(|_| spawn(executable, dataset)).collect::<anyhow::Result<Vec<_>>>()?;
-    let starts: Vec<anyhow::Result<Duration>> = std::thread::scope(|scope| {
-        let waits: Vec<_> = children
-            .iter_mut()
-            .map(|child| {
-                let stdout = child.stdout.take();
-                scope.spawn(move || {
-                    let mut line = String::new();
-                    BufReader::new(stdout.context("no stdout")?).read_line(&mut line)?;
-                    if !line.contains("\"ready\"") {
-                        bail!("the worker did not start: {line:?}");
-                    }
-                    Ok(began.elapsed())
-                })
-            })
-            .collect();
-        waits.into_iter().map(|wait| wait.join().unwrap_or_else(|_| Err(anyhow::anyhow!("waiter panicked")))).collect()
-    });
-    let mut ready = Vec::new();
-    for (child, start) in children.iter().zip(starts) {
-        let proc = format!("/proc/{}", child.id());
-        let rollup = std::fs::read_to_string(format!("{proc}/smaps_rollup"))?;
-        let status = std::fs::read_to_string(format!("{proc}/status"))?;
-        ready.push(Ready {
-            start: start?,
-            uss_mb: field_mb(&rollup, "Private_Clean") + field_mb(&rollup, "Private_Dirty"),
-            pss_mb: field_mb(&rollup, "Pss"),
-            peak_rss_mb: field_mb(&status, "VmHWM"),
-        });
+/// Memory of a pool of `count` workers: when ready, and after each has
+/// scanned the rows (PSS of every process, template included, in MB).
+pub struct PoolMemory {
+    /// Seconds until all were ready.
+    pub ready_after: f64,
+    /// Sum of PSS once ready.
+    pub ready_pss_mb: f64,
+    /// Sum of PSS once each worker has scanned every row.
+    pub scanned_pss_mb: f64,
+    /// Of which the template's, once scanned.
+    pub template_pss_mb: f64,
+    /// Mean USS of a worker once scanned.
+    pub worker_uss_mb: f64,
+}
+
+/// Start `count` workers at once in `mode`, weigh them, have each scan the
+/// rows (the scans run at once, one per worker), weigh them again.
+pub async fn pool_memory(dir: &Path, executable: &Path, count: usize, mode: Mode) -> PoolMemory {
+    let pool = pool(dir, executable, count, mode, Duration::from_secs(600));
+    let started = Instant::now();
+    pool.warm().await;
+    let ready_after = started.elapsed().as_secs_f64();
+    let total = |(template, workers): (Option<Weight>, Vec<Weight>)| {
+        assert_eq!(workers.len(), count, "every worker found");
+        template.map_or(0.0, |t| t.pss_mb) + workers.iter().map(|w| w.pss_mb).sum::<f64>()
+    };
+    let ready_pss_mb = total(weigh(dir));
+    let dag = scan();
+    let scans = (0..count).map(|_| pool.run(&dag, 0));
+    for result in futures::future::join_all(scans).await {
+        assert!(result.success, "{:?}", result.error);
     }
-    for mut child in children {
-        drop(child.stdin.take());
-        let _ = child.kill();
-        let _ = child.wait();
-    }
-    Ok(ready)
+    let (template, workers) = weigh(dir);
+    let worker_uss_mb = workers.iter().map(|w| w.uss_mb).sum::<f64>() / workers.len().max(1) as f64;
+    let template_pss_mb = template.map_or(0.0, |t| t.pss_mb);
+    PoolMemory { ready_after, ready_pss_mb, scanned_pss_mb: total((template, workers)), template_pss_mb, worker_uss_mb }
 }
 
 /// Seconds of each of `runs` `json.load`s of `data` in one `python3` (the
@@ -100,4 +202,17 @@ pub fn cpython_json_load(data: &Path, runs: usize) -> anyhow::Result<Vec<f64>> {
     );
     let out = Command::new("python3").arg("-c").arg(script).output().context("cannot run python3")?;
     serde_json::from_slice(&out.stdout).context("python3 printed no timings")
+}
+
+/// Seconds of a whole `python3` process that loads `data` and reads every
+/// field of every row, as [`scan`] does (its start included).
+pub fn cpython_whole_dataset(data: &Path) -> anyhow::Result<f64> {
+    let script = format!(
+        "import json\nwith open({path:?}) as f:\n    rows = json.load(f)['transactions']\nn = 0\nfor r in rows:\n    for v in r.values():\n        n += 1\nprint(n)\n",
+        path = data.display().to_string()
+    );
+    let started = Instant::now();
+    let out = Command::new("python3").arg("-c").arg(script).output().context("cannot run python3")?;
+    anyhow::ensure!(out.status.success(), "python3 failed: {}", String::from_utf8_lossy(&out.stderr));
+    Ok(started.elapsed().as_secs_f64())
 }

@@ -108,9 +108,10 @@ impl RunDatasets {
             .iter()
             .map(|(_, dataset)| {
                 // One worker a dataset: its questions seldom run DAGs at the same
-                // moment, and a run over many datasets keeps many pools.
+                // moment, and a run over many datasets keeps many pools — so no
+                // template beside each one either.
                 let config = super::providers::sandbox_config(dataset, node_timeout)?;
-                Ok((dataset.dir.clone(), SandboxConfig { workers: 1, ..config }))
+                Ok((dataset.dir.clone(), SandboxConfig { workers: 1, clone_workers: false, ..config }))
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
         let pools = SandboxPools::new(configs, keep);

@@ -36,7 +36,8 @@ fn write_copies(dataset: &Dataset, node_timeout: Option<Duration>, dir: &Path) -
             })?;
             let data_bytes = std::fs::metadata(written.join("data.json"))?.len();
             let config = SandboxConfig::for_data(DataLimits { data_bytes }, node_timeout, None)?;
-            let config = SandboxConfig { workers: 1, ..config };
+            // A copy runs a few DAGs on one worker: a template beside it would not pay.
+            let config = SandboxConfig { workers: 1, clone_workers: false, ..config };
             Ok(WrittenCopy { transform: copy.transform, changes: copy.changes, dir: written, config })
         })
         .collect()

@@ -35,7 +35,8 @@ pub fn receive_pipes(socket: impl AsFd) -> io::Result<Option<[OwnedFd; PIPES]>> 
     let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(PIPES))];
     let mut control = RecvAncillaryBuffer::new(&mut space);
     let mut byte = [0u8; 1];
-    let received = rustix::net::recvmsg(&socket, &mut [IoSliceMut::new(&mut byte)], &mut control, RecvFlags::CMSG_CLOEXEC)?;
+    let received =
+        rustix::net::recvmsg(&socket, &mut [IoSliceMut::new(&mut byte)], &mut control, RecvFlags::CMSG_CLOEXEC)?;
     if received.bytes == 0 {
         return Ok(None);
     }

@@ -3,7 +3,10 @@
 //! objects. Node code is checked by a language policy; behind it, workers
 //! start with a clean environment, run under rlimits, Landlock and a seccomp
 //! allowlist (see `kernel`). The parent enforces deadlines by killing, and a
-//! dead worker is replaced.
+//! dead worker is replaced. On Linux a pool's workers are clones of a template
+//! process that loaded the dataset once (`template.rs` in the template,
+//! `start.rs` and `fork_channel.rs` in the pool, `process.rs` for waiting on
+//! either kind of worker): each clone confines itself before it reports ready.
 //!
 //! In detail: the worker processes that run DAGs in RustPython: pool, deadlines, worker
 //! (`dataset/build.rs`: the dataset's Python objects built in one pass straight from the JSON text,

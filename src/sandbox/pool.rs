@@ -329,3 +329,21 @@ impl DagExecutor for SandboxPool {
         Box::pin(self.run(dag, seed))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_template_counts_as_one_more_worker_in_memory() {
+        let limits = DataLimits { data_bytes: 100_000_000 };
+        let need = limits.resident_need();
+        let plenty = SandboxConfig::for_data(limits, None, Some(100 * need)).unwrap();
+        assert_eq!((plenty.workers, plenty.clone_workers), (SandboxConfig::default().workers, true));
+        let two = SandboxConfig::for_data(limits, None, Some(2 * need + 1)).unwrap();
+        assert_eq!((two.workers, two.clone_workers), (1, true), "one worker and its template");
+        let one = SandboxConfig::for_data(limits, None, Some(need + 1)).unwrap();
+        assert_eq!((one.workers, one.clone_workers), (1, false), "room for one process: spawned");
+        assert!(SandboxConfig::for_data(limits, None, Some(need - 1)).is_err());
+    }
+}

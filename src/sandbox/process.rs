@@ -10,8 +10,8 @@ use std::process::ExitStatus;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::io::unix::AsyncFd;
+use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Child;
 
 use super::error::{SandboxError, WorkerStage};
@@ -86,7 +86,7 @@ impl ForkedProcess {
             }
             let mut ready = self.pidfd.readable().await?;
             match rustix::process::waitpid(Some(self.pid), rustix::process::WaitOptions::NOHANG)? {
-                Some((_, status)) => self.status = Some(ExitStatus::from_raw(status.as_raw() as i32)),
+                Some((_, status)) => self.status = Some(ExitStatus::from_raw(status.as_raw())),
                 None => ready.clear_ready(),
             }
         }

@@ -55,7 +55,10 @@ struct Process {
 }
 
 fn field(status: &str, name: &str) -> String {
-    status.lines().find_map(|line| Some(line.strip_prefix(name)?.strip_prefix(':')?.trim().to_string())).unwrap_or_default()
+    status
+        .lines()
+        .find_map(|line| Some(line.strip_prefix(name)?.strip_prefix(':')?.trim().to_string()))
+        .unwrap_or_default()
 }
 
 /// The live (not zombie) processes whose command line names `dataset`.
@@ -125,11 +128,17 @@ async fn workers_are_confined_clones_of_one_template_and_children_of_the_pool() 
 async fn a_replacement_starts_from_the_template_not_from_what_a_dead_worker_left() {
     let (_dir, dataset) = own_dataset();
     let pool = pool(&dataset, 1, true);
-    let spoil = "def f(rows):\n    decimal.setcontext(decimal.Context(prec=3))\n    return str(decimal.Decimal(1) / 3)\n";
+    let spoil =
+        "def f(rows):\n    decimal.setcontext(decimal.Context(prec=3))\n    return str(decimal.Decimal(1) / 3)\n";
     assert_eq!(pool.run(&dag(spoil), 0).await.final_answer, Some(json!("0.333")));
     let read = "def f(rows):\n    return [str(decimal.Decimal(1) / 3), len(rows)]\n";
     let kept = pool.run(&dag(read), 0).await;
-    assert_eq!(kept.final_answer, Some(json!(["0.333", 2000])), "a worker keeps what its DAGs changed: {:?}", kept.error);
+    assert_eq!(
+        kept.final_answer,
+        Some(json!(["0.333", 2000])),
+        "a worker keeps what its DAGs changed: {:?}",
+        kept.error
+    );
     let hang = "def f(rows):\n    while True:\n        pass\n";
     let timed_out = pool.run(&dag(hang), 0).await;
     assert!(timed_out.error.as_deref().unwrap_or_default().contains("timed out"), "{:?}", timed_out.error);
