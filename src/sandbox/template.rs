@@ -23,7 +23,9 @@ use super::fork_channel::{self, PIPES};
 
 /// Clone this process on each request read from stdin; returns in the new
 /// workers only, their stdin, stdout and stderr then the pipes the pool sent.
-/// The template itself exits once the pool closes the socket.
+/// Once the pool closes the socket (it ended, or was killed) the template
+/// kills its process group — itself and every clone, which may be busy in a
+/// DAG that would not notice — and exits.
 pub fn serve_forks() -> anyhow::Result<()> {
     // SAFETY: stdin stays open for the life of the process.
     let control = unsafe { BorrowedFd::borrow_raw(libc::STDIN_FILENO) };
@@ -39,6 +41,9 @@ pub fn serve_forks() -> anyhow::Result<()> {
             }
         }
     }
+    // SAFETY: a plain system call; the group is the template's own (the pool
+    // starts it as a group's leader), holding only it and its clones.
+    unsafe { libc::kill(0, libc::SIGKILL) };
     std::process::exit(0)
 }
 

@@ -174,3 +174,24 @@ async fn without_cloning_each_worker_is_spawned_from_the_program() {
     let result = pool.run(&dag("def f(rows):\n    return len(rows)\n"), 0).await;
     assert_eq!(result.final_answer, Some(json!(2000)), "{:?}", result.error);
 }
+
+#[tokio::test]
+async fn a_run_killed_mid_dag_leaves_no_worker_running() {
+    let (dir, dataset) = own_dataset();
+    let dag_file = dir.path().join("hang.json");
+    std::fs::write(&dag_file, serde_json::to_string(&dag("def f(rows):\n    while True:\n        pass\n")).unwrap())
+        .unwrap();
+    let mut exec = common::eval_dag(dir.path())
+        .args(["exec", "--node-timeout", "60", "--dataset"])
+        .arg(&dataset)
+        .arg(&dag_file)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let busy = |seen: &[Process]| seen.iter().any(|p| p.comm == "sandbox");
+    wait_until("a clone runs the DAG", || busy(&processes(&dataset))).await;
+    exec.kill().unwrap();
+    exec.wait().unwrap();
+    // The template sees its socket close and kills its group: itself and the busy clone.
+    wait_until("no process serves the dataset", || processes(&dataset).is_empty()).await;
+}
