@@ -46,6 +46,16 @@ pub fn sandbox_dataset() -> PathBuf {
     root().join("tests/fixtures/sandbox/dataset")
 }
 
+/// A DAG of one node `a` running `f(rows)` over the sandbox dataset's transactions.
+pub fn rows_dag(code: &str) -> eval_dag::domain::GeneratedDag {
+    serde_json::from_value(serde_json::json!({
+        "question_id": "rows", "final_answer_node": "a",
+        "nodes": [{"node_id": "a", "function_name": "f", "inputs": {"rows": "dataset.transactions"},
+                   "layer": 0, "code": code}]
+    }))
+    .expect("a DAG")
+}
+
 /// One worker served by the real binary, with these deadlines.
 pub fn sandbox_config(node_timeout: Duration, dag_timeout: Duration) -> SandboxConfig {
     SandboxConfig {

@@ -9,18 +9,8 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use eval_dag::domain::GeneratedDag;
 use eval_dag::sandbox::{SandboxConfig, SandboxPool};
 use serde_json::json;
-
-fn dag(code: &str) -> GeneratedDag {
-    serde_json::from_value(json!({
-        "question_id": "clone", "final_answer_node": "a",
-        "nodes": [{"node_id": "a", "function_name": "f", "inputs": {"rows": "dataset.transactions"},
-                   "layer": 0, "code": code}]
-    }))
-    .unwrap()
-}
 
 /// A copy of the sandbox dataset in a directory of its own, so that this
 /// test's processes can be told from other tests' by their command line.
@@ -116,7 +106,7 @@ async fn workers_are_confined_clones_of_one_template_and_children_of_the_pool() 
         assert_eq!(fds, 3, "a clone holds its three pipes only");
     }
     assert_eq!(template.parent, std::process::id());
-    let result = pool.run(&dag("def f(rows):\n    return len(rows)\n"), 0).await;
+    let result = pool.run(&common::rows_dag("def f(rows):\n    return len(rows)\n"), 0).await;
     assert_eq!(result.final_answer, Some(json!(2000)), "{:?}", result.error);
     drop(pool);
     for process in &seen {
@@ -130,9 +120,9 @@ async fn a_replacement_starts_from_the_template_not_from_what_a_dead_worker_left
     let pool = pool(&dataset, 1, true);
     let spoil =
         "def f(rows):\n    decimal.setcontext(decimal.Context(prec=3))\n    return str(decimal.Decimal(1) / 3)\n";
-    assert_eq!(pool.run(&dag(spoil), 0).await.final_answer, Some(json!("0.333")));
+    assert_eq!(pool.run(&common::rows_dag(spoil), 0).await.final_answer, Some(json!("0.333")));
     let read = "def f(rows):\n    return [str(decimal.Decimal(1) / 3), len(rows)]\n";
-    let kept = pool.run(&dag(read), 0).await;
+    let kept = pool.run(&common::rows_dag(read), 0).await;
     assert_eq!(
         kept.final_answer,
         Some(json!(["0.333", 2000])),
@@ -140,9 +130,9 @@ async fn a_replacement_starts_from_the_template_not_from_what_a_dead_worker_left
         kept.error
     );
     let hang = "def f(rows):\n    while True:\n        pass\n";
-    let timed_out = pool.run(&dag(hang), 0).await;
+    let timed_out = pool.run(&common::rows_dag(hang), 0).await;
     assert!(timed_out.error.as_deref().unwrap_or_default().contains("timed out"), "{:?}", timed_out.error);
-    let fresh = pool.run(&dag(read), 0).await;
+    let fresh = pool.run(&common::rows_dag(read), 0).await;
     assert_eq!(fresh.final_answer, Some(json!(["0.3333333333333333333333333333", 2000])), "{:?}", fresh.error);
 }
 
@@ -151,13 +141,13 @@ async fn a_template_that_dies_is_started_again() {
     let (_dir, dataset) = own_dataset();
     let pool = pool(&dataset, 1, true);
     let count = "def f(rows):\n    return len(rows)\n";
-    assert!(pool.run(&dag(count), 0).await.success);
+    assert!(pool.run(&common::rows_dag(count), 0).await.success);
     let template = processes(&dataset).into_iter().find(|p| p.comm == "eval-dag").expect("a template");
     // SAFETY: a plain system call; the template is a child of this process, not yet reaped.
     assert_eq!(unsafe { libc::kill(template.pid as i32, libc::SIGKILL) }, 0);
     let hang = "def f(rows):\n    while True:\n        pass\n";
-    assert!(!pool.run(&dag(hang), 0).await.success, "the worker is killed and must be replaced");
-    let result = pool.run(&dag(count), 0).await;
+    assert!(!pool.run(&common::rows_dag(hang), 0).await.success, "the worker is killed and must be replaced");
+    let result = pool.run(&common::rows_dag(count), 0).await;
     assert_eq!(result.final_answer, Some(json!(2000)), "{:?}", result.error);
     let again = processes(&dataset).into_iter().find(|p| p.comm == "eval-dag").expect("a new template");
     assert_ne!(again.pid, template.pid);
@@ -171,7 +161,7 @@ async fn without_cloning_each_worker_is_spawned_from_the_program() {
     let seen = processes(&dataset);
     assert_eq!(seen.len(), 2, "two workers, no template: {seen:#?}");
     assert!(seen.iter().all(|p| p.comm == "eval-dag" && !p.template_command && p.seccomp == "2"), "{seen:#?}");
-    let result = pool.run(&dag("def f(rows):\n    return len(rows)\n"), 0).await;
+    let result = pool.run(&common::rows_dag("def f(rows):\n    return len(rows)\n"), 0).await;
     assert_eq!(result.final_answer, Some(json!(2000)), "{:?}", result.error);
 }
 
@@ -179,8 +169,11 @@ async fn without_cloning_each_worker_is_spawned_from_the_program() {
 async fn a_run_killed_mid_dag_leaves_no_worker_running() {
     let (dir, dataset) = own_dataset();
     let dag_file = dir.path().join("hang.json");
-    std::fs::write(&dag_file, serde_json::to_string(&dag("def f(rows):\n    while True:\n        pass\n")).unwrap())
-        .unwrap();
+    std::fs::write(
+        &dag_file,
+        serde_json::to_string(&common::rows_dag("def f(rows):\n    while True:\n        pass\n")).unwrap(),
+    )
+    .unwrap();
     let mut exec = common::eval_dag(dir.path())
         .args(["exec", "--node-timeout", "60", "--dataset"])
         .arg(&dataset)

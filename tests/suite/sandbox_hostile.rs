@@ -11,28 +11,19 @@ use serde_json::json;
 const NODE_TIMEOUT: Duration = Duration::from_secs(1);
 const DAG_TIMEOUT: Duration = Duration::from_secs(3);
 
-fn dag(code: &str) -> GeneratedDag {
-    serde_json::from_value(json!({
-        "question_id": "hostile", "final_answer_node": "a",
-        "nodes": [{"node_id": "a", "function_name": "f", "inputs": {"rows": "dataset.transactions"},
-                   "layer": 0, "code": code}]
-    }))
-    .unwrap()
-}
-
 /// Run `code`, expect a failure whose error contains one of `expected`, then a normal DAG.
 async fn assert_stopped(code: &str, expected: &[&str]) {
     let pool = common::pool(NODE_TIMEOUT, DAG_TIMEOUT);
     // Warm the worker first so the deadline check measures the hostile DAG, not start-up.
-    assert!(pool.run(&dag("def f(rows):\n    return 1\n"), 0).await.success);
+    assert!(pool.run(&common::rows_dag("def f(rows):\n    return 1\n"), 0).await.success);
     let started = Instant::now();
-    let result = pool.run(&dag(code), 0).await;
+    let result = pool.run(&common::rows_dag(code), 0).await;
     let elapsed = started.elapsed();
     let error = result.error.clone().unwrap_or_default();
     assert!(!result.success, "hostile code succeeded: {code}\nanswer: {:?}", result.final_answer);
     assert!(expected.iter().any(|e| error.contains(e)), "error {error:?} should mention one of {expected:?}");
     assert!(elapsed <= DAG_TIMEOUT + Duration::from_secs(1), "took {elapsed:?}");
-    let after = pool.run(&dag("def f(rows):\n    return len(rows)\n"), 0).await;
+    let after = pool.run(&common::rows_dag("def f(rows):\n    return len(rows)\n"), 0).await;
     assert!(after.success, "the pool did not recover: {:?}", after.error);
     assert_eq!(after.final_answer, Some(json!(2000)), "the dataset is intact after the hostile DAG");
 }
