@@ -136,13 +136,14 @@ fn compare_start(dir: &Path, executable: &Path) -> anyhow::Result<()> {
         let whole =
             median((0..STARTS).map(|_| runtime.block_on(workers::whole_dataset(dir, executable, mode))).collect());
         println!(
-            "| {} | {:.0} ms | {:.2}× | {:.1} ms | {:.3}× | {:.0} ms | {:.2}× |",
+            "| {} | {:.0} ms | {:.2}× | {:.1} ms | {:.3}× | {:.0} ms | {:.2}× | {:.2}× |",
             mode.label(),
             first * 1e3,
             first / load,
             further * 1e3,
             further / first,
             whole * 1e3,
+            whole / load,
             whole / whole_cpython
         );
     }
