@@ -123,7 +123,7 @@ fn compare_start(dir: &Path, executable: &Path) -> anyhow::Result<()> {
         whole_cpython * 1e3
     );
     println!(
-        "\n| workers | first ready | × json.load | further ready | × first | whole-dataset DAG, start included | × python3 |"
+        "\n| workers | first ready | × json.load | further ready | × first | whole-dataset DAG, start included | × json.load | × python3 |"
     );
     println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
     for mode in workers::Mode::BOTH {
