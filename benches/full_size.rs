@@ -125,7 +125,7 @@ fn compare_start(dir: &Path, executable: &Path) -> anyhow::Result<()> {
     println!(
         "\n| workers | first ready | × json.load | further ready | × first | whole-dataset DAG, start included | × json.load | × python3 |"
     );
-    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for mode in workers::Mode::BOTH {
         let first =
             median((0..STARTS).map(|_| runtime.block_on(workers::first_start(dir, executable, mode))).collect());
