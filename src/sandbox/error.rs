@@ -167,7 +167,7 @@ fn seconds(duration: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sandbox::pool::SandboxConfig;
+    use crate::sandbox::config::SandboxConfig;
     use std::os::unix::process::ExitStatusExt;
 
     #[test]

@@ -24,6 +24,7 @@
 //! behind the code policy (`sandbox::kernel`: clean environment, Landlock, seccomp allowlist that
 //! also refuses every file open)
 
+mod config;
 mod dataset;
 mod error;
 #[cfg(feature = "sandbox-test-hooks")]
@@ -44,8 +45,10 @@ mod start;
 mod template;
 mod worker;
 
+pub use config::SandboxConfig;
+pub use error::{SandboxError, WorkerStage};
 pub use limits::{DataLimits, TooBig, available_memory};
 pub use output::{MAX_FINAL_ANSWER_BYTES, OutputError, bound_final_answer, truncate_for_display};
-pub use pool::{SandboxConfig, SandboxError, SandboxPool, WorkerStage};
+pub use pool::SandboxPool;
 pub use pools::{DatasetPool, SandboxPools};
 pub use worker::serve;

@@ -11,14 +11,14 @@ use std::path::{Path, PathBuf};
 #[cfg(target_os = "linux")]
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use futures::future::BoxFuture;
 use tokio::io::AsyncWriteExt;
 use tokio::sync::Semaphore;
 
-pub use super::error::{SandboxError, WorkerStage};
-use super::limits::{DataLimits, TooBig};
+use super::config::SandboxConfig;
+use super::error::{SandboxError, WorkerStage};
 use super::process::death_report;
 use super::protocol::{InputSize, Reply, Request};
 #[cfg(target_os = "linux")]
@@ -26,89 +26,6 @@ use super::start::{ForkError, Template};
 use super::start::{Launch, Worker};
 use crate::dag::DagExecutor;
 use crate::domain::{ExecutionResult, GeneratedDag, NodeId};
-
-/// Limits and size of the pool.
-#[derive(Debug, Clone)]
-pub struct SandboxConfig {
-    /// Worker processes (default: the machine's cores).
-    pub workers: usize,
-    /// Longest a single node may run.
-    pub node_timeout: Duration,
-    /// Longest a whole DAG may run.
-    pub dag_timeout: Duration,
-    /// Longest a worker may take to start (build the interpreter, convert the data).
-    pub startup_timeout: Duration,
-    /// Address-space limit of each worker.
-    pub memory_limit_bytes: u64,
-    /// CPU-seconds limit over a worker's life (a backstop; wall-clock kills come first).
-    pub cpu_limit_seconds: u64,
-    /// The executable that serves `sandbox-worker` (default: this program).
-    pub executable: Option<PathBuf>,
-    /// Whether workers are cloned from a template that loaded the dataset
-    /// once (Linux; it costs one more process holding the data), rather than
-    /// each started from the program.
-    pub clone_workers: bool,
-    /// Whether workers apply the kernel layers (test builds can leave them
-    /// off, to measure their cost).
-    #[cfg(feature = "sandbox-test-hooks")]
-    pub kernel_layers: bool,
-    /// Whether workers apply Landlock among the kernel layers (test builds
-    /// can leave it off, to stand for a kernel without it).
-    #[cfg(feature = "sandbox-test-hooks")]
-    pub landlock: bool,
-}
-
-impl SandboxConfig {
-    /// The limits of workers over `limits`' dataset (see `limits`): as many
-    /// workers as the machine has cores and `available` bytes of memory
-    /// hold, with the node limit `node_timeout` or the size's default; an
-    /// error when not even one worker fits.
-    pub fn for_data(
-        limits: DataLimits,
-        node_timeout: Option<Duration>,
-        available: Option<u64>,
-    ) -> Result<Self, TooBig> {
-        let defaults = Self::default();
-        // The template counts as one more worker: once DAGs have read the
-        // rows, each worker holds its own copy of the pages they touched.
-        let (workers, clone_workers) = match available {
-            Some(available) => match limits.workers_that_fit(defaults.workers + 1, available)? {
-                1 => (1, false),
-                fit => (fit - 1, true),
-            },
-            None => (defaults.workers, true),
-        };
-        let node_timeout = node_timeout.unwrap_or_else(|| limits.default_node_timeout());
-        Ok(Self {
-            workers,
-            node_timeout,
-            dag_timeout: DataLimits::dag_timeout(node_timeout),
-            startup_timeout: limits.startup(),
-            memory_limit_bytes: limits.address_space(),
-            clone_workers,
-            ..defaults
-        })
-    }
-}
-
-impl Default for SandboxConfig {
-    fn default() -> Self {
-        Self {
-            workers: std::thread::available_parallelism().map_or(2, |n| n.get()),
-            node_timeout: Duration::from_secs(5),
-            dag_timeout: Duration::from_secs(30),
-            startup_timeout: Duration::from_secs(60),
-            memory_limit_bytes: 2 << 30,
-            cpu_limit_seconds: 3600,
-            executable: None,
-            clone_workers: true,
-            #[cfg(feature = "sandbox-test-hooks")]
-            kernel_layers: true,
-            #[cfg(feature = "sandbox-test-hooks")]
-            landlock: true,
-        }
-    }
-}
 
 struct Inner {
     executable: PathBuf,
@@ -327,23 +244,5 @@ fn failure(dag: &GeneratedDag, node: Option<NodeId>, error: SandboxError, starte
 impl DagExecutor for SandboxPool {
     fn execute<'a>(&'a self, dag: &'a GeneratedDag, seed: u64) -> BoxFuture<'a, ExecutionResult> {
         Box::pin(self.run(dag, seed))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_template_counts_as_one_more_worker_in_memory() {
-        let limits = DataLimits { data_bytes: 100_000_000 };
-        let need = limits.resident_need();
-        let plenty = SandboxConfig::for_data(limits, None, Some(100 * need)).unwrap();
-        assert_eq!((plenty.workers, plenty.clone_workers), (SandboxConfig::default().workers, true));
-        let two = SandboxConfig::for_data(limits, None, Some(2 * need + 1)).unwrap();
-        assert_eq!((two.workers, two.clone_workers), (1, true), "one worker and its template");
-        let one = SandboxConfig::for_data(limits, None, Some(need + 1)).unwrap();
-        assert_eq!((one.workers, one.clone_workers), (1, false), "room for one process: spawned");
-        assert!(SandboxConfig::for_data(limits, None, Some(need - 1)).is_err());
     }
 }

@@ -8,7 +8,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use futures::future::BoxFuture;
 
-use super::pool::{SandboxConfig, SandboxError, SandboxPool};
+use super::config::SandboxConfig;
+use super::error::SandboxError;
+use super::pool::SandboxPool;
 use crate::dag::DagExecutor;
 use crate::domain::{ExecutionResult, GeneratedDag};
 

@@ -11,8 +11,8 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader, Lines};
 use tokio::process::Command;
 
+use super::config::SandboxConfig;
 use super::error::{SandboxError, WorkerStage};
-use super::pool::SandboxConfig;
 use super::process::{StderrTail, WorkerProcess, death_report};
 use super::protocol::Reply;
 
