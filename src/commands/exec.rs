@@ -32,8 +32,11 @@ pub fn run(args: ExecArgs) -> anyhow::Result<ExitCode> {
     let dag = read_dag(&args.dag)?;
     let dataset = Dataset::load(&args.dataset)?;
     let sized = super::providers::sandbox_config(&dataset, None)?;
+    // One DAG on one worker: a template beside it would not pay (its clone
+    // copies every page the DAG's first reads touch).
     let config = SandboxConfig {
         workers: 1,
+        clone_workers: false,
         node_timeout: duration(args.node_timeout, "--node-timeout")?,
         dag_timeout: duration(args.dag_timeout, "--dag-timeout")?,
         ..sized

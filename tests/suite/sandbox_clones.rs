@@ -104,6 +104,19 @@ async fn workers_are_confined_clones_of_one_template_and_children_of_the_pool() 
         assert_eq!(worker.seccomp, "2", "a clone applies seccomp itself: {seen:#?}");
         let fds = std::fs::read_dir(format!("/proc/{}/fd", worker.pid)).unwrap().count();
         assert_eq!(fds, 3, "a clone holds its three pipes only");
+        let status = std::fs::read_to_string(format!("/proc/{}/status", worker.pid)).unwrap();
+        assert_eq!(field(&status, "NoNewPrivs"), "1");
+        let filters = |status: &str| field(status, "Seccomp_filters").parse::<u32>().unwrap();
+        let ours = std::fs::read_to_string("/proc/self/status").unwrap();
+        assert_eq!(filters(&status), filters(&ours) + 3, "the clone's own three filters on top of what the pool holds");
+        assert_eq!(std::fs::read_link(format!("/proc/{}/cwd", worker.pid)).unwrap(), Path::new("/"));
+        let environ = std::fs::read(format!("/proc/{}/environ", worker.pid)).unwrap();
+        let names: Vec<String> = String::from_utf8_lossy(&environ)
+            .split('\0')
+            .filter_map(|entry| Some(entry.split_once('=')?.0.to_string()))
+            .collect();
+        let allowed = ["RUST_BACKTRACE", "EVAL_DAG_LOG", "TZ"];
+        assert!(names.iter().all(|name| allowed.contains(&name.as_str())), "{names:?}");
     }
     assert_eq!(template.parent, std::process::id());
     let result = pool.run(&common::rows_dag("def f(rows):\n    return len(rows)\n"), 0).await;
@@ -165,26 +178,42 @@ async fn without_cloning_each_worker_is_spawned_from_the_program() {
     assert_eq!(result.final_answer, Some(json!(2000)), "{:?}", result.error);
 }
 
+/// Set to a dataset directory, [`holds_a_pool_running_a_dag_that_never_ends`]
+/// serves it (in a process of its own, to be killed).
+const HOLDER_DATASET: &str = "EVAL_DAG_TEST_HOLDER_DATASET";
+
+/// Not a test of its own: the process [`a_pool_killed_mid_dag_leaves_no_worker_running`]
+/// kills, holding a pool whose clone runs a DAG that never ends.
 #[tokio::test]
-async fn a_run_killed_mid_dag_leaves_no_worker_running() {
-    let (dir, dataset) = own_dataset();
-    let dag_file = dir.path().join("hang.json");
-    std::fs::write(
-        &dag_file,
-        serde_json::to_string(&common::rows_dag("def f(rows):\n    while True:\n        pass\n")).unwrap(),
+#[ignore = "run by a_pool_killed_mid_dag_leaves_no_worker_running in a process of its own"]
+async fn holds_a_pool_running_a_dag_that_never_ends() {
+    let Some(dataset) = std::env::var_os(HOLDER_DATASET) else { return };
+    let pool = SandboxPool::new(
+        Path::new(&dataset),
+        SandboxConfig {
+            clone_workers: true,
+            ..common::sandbox_config(Duration::from_secs(600), Duration::from_secs(600))
+        },
     )
     .unwrap();
-    let mut exec = common::eval_dag(dir.path())
-        .args(["exec", "--node-timeout", "60", "--dataset"])
-        .arg(&dataset)
-        .arg(&dag_file)
+    let result = pool.run(&common::rows_dag("def f(rows):\n    while True:\n        pass\n"), 0).await;
+    panic!("the DAG should never end: {result:?}");
+}
+
+#[tokio::test]
+async fn a_pool_killed_mid_dag_leaves_no_worker_running() {
+    let (_dir, dataset) = own_dataset();
+    let mut holder = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "suite::sandbox_clones::holds_a_pool_running_a_dag_that_never_ends", "--ignored"])
+        .env(HOLDER_DATASET, &dataset)
         .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let busy = |seen: &[Process]| seen.iter().any(|p| p.comm == "sandbox");
+    let busy = |seen: &[Process]| seen.iter().any(|p| p.comm == "sandbox" && p.parent == holder.id());
     wait_until("a clone runs the DAG", || busy(&processes(&dataset))).await;
-    exec.kill().unwrap();
-    exec.wait().unwrap();
+    holder.kill().unwrap(); // SIGKILL
+    holder.wait().unwrap();
     // The template sees its socket close and kills its group: itself and the busy clone.
     wait_until("no process serves the dataset", || processes(&dataset).is_empty()).await;
 }
