@@ -11,7 +11,6 @@ fn main() {
         let display = entry.display();
         println!("cargo:rerun-if-changed={display}");
     }
-    println!("cargo:rerun-if-changed=../../Lib/importlib/_bootstrap.py");
 
     println!("cargo:rustc-env=RUSTPYTHON_GIT_HASH={}", git_hash());
     println!(
@@ -54,8 +53,11 @@ fn git_branch() -> String {
     git(&["name-rev", "--name-only", "HEAD"])
 }
 
-fn git(args: &[&str]) -> String {
-    command("git", args)
+/// Patched: the published crate, built from the registry, is not in a git
+/// repository, so these values are empty; a patched copy would otherwise read
+/// the repository it is vendored into.
+fn git(_args: &[&str]) -> String {
+    String::new()
 }
 
 fn rustc_version() -> String {

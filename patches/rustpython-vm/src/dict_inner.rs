@@ -708,7 +708,14 @@ impl<T: Clone> Dict<T> {
                             if key.key_is(&entry.key) {
                                 break 'outer ret;
                             } else if entry.hash == hash_value {
-                                break (entry.key.clone(), ret);
+                                // Patched: two exact `str` keys are compared here,
+                                // under the lock (no Python code can run), instead
+                                // of cloning the entry's key for `key_eq`.
+                                match key.key_eq_exact_str(vm, &entry.key) {
+                                    Some(true) => break 'outer ret,
+                                    Some(false) => {}
+                                    None => break (entry.key.clone(), ret),
+                                }
                             } else {
                                 // entry mismatch
                             }
@@ -836,6 +843,22 @@ pub trait DictKey {
     fn key_is(&self, other: &PyObject) -> bool;
     fn key_eq(&self, vm: &VirtualMachine, other_key: &PyObject) -> PyResult<bool>;
     fn key_as_isize(&self, vm: &VirtualMachine) -> PyResult<isize>;
+
+    /// Patched: `Some(self == other_key)` when both are exact `str` (equal
+    /// code points, as `str.__eq__` decides), without running Python code;
+    /// `None` when `key_eq` must decide.
+    #[inline(always)]
+    fn key_eq_exact_str(&self, _vm: &VirtualMachine, _other_key: &PyObject) -> Option<bool> {
+        None
+    }
+}
+
+/// Patched: `a == b` for two exact `str` objects, `None` for any other pair.
+#[inline(always)]
+fn exact_str_eq(a: &PyObject, b: &PyObject, vm: &VirtualMachine) -> Option<bool> {
+    let a = a.downcast_ref_if_exact::<PyStr>(vm)?;
+    let b = b.downcast_ref_if_exact::<PyStr>(vm)?;
+    Some(a.as_wtf8() == b.as_wtf8())
 }
 
 /// Implement trait for PyObjectRef such that we can use python objects
@@ -860,6 +883,11 @@ impl DictKey for PyObject {
     #[inline(always)]
     fn key_eq(&self, vm: &VirtualMachine, other_key: &PyObject) -> PyResult<bool> {
         vm.identical_or_equal(self, other_key)
+    }
+
+    #[inline(always)]
+    fn key_eq_exact_str(&self, vm: &VirtualMachine, other_key: &PyObject) -> Option<bool> {
+        exact_str_eq(self, other_key, vm)
     }
 
     #[inline]
@@ -893,6 +921,11 @@ impl DictKey for Py<PyStr> {
         } else {
             vm.bool_eq(self.as_object(), other_key)
         }
+    }
+
+    #[inline(always)]
+    fn key_eq_exact_str(&self, vm: &VirtualMachine, other_key: &PyObject) -> Option<bool> {
+        exact_str_eq(self.as_object(), other_key, vm)
     }
 
     #[inline(always)]
@@ -952,6 +985,11 @@ impl DictKey for PyStrInterned {
         (**self).key_eq(vm, other_key)
     }
 
+    #[inline(always)]
+    fn key_eq_exact_str(&self, vm: &VirtualMachine, other_key: &PyObject) -> Option<bool> {
+        (**self).key_eq_exact_str(vm, other_key)
+    }
+
     #[inline]
     fn key_as_isize(&self, vm: &VirtualMachine) -> PyResult<isize> {
         (**self).key_as_isize(vm)
@@ -979,6 +1017,11 @@ impl DictKey for PyExact<PyStr> {
     #[inline(always)]
     fn key_eq(&self, vm: &VirtualMachine, other_key: &PyObject) -> PyResult<bool> {
         (**self).key_eq(vm, other_key)
+    }
+
+    #[inline(always)]
+    fn key_eq_exact_str(&self, vm: &VirtualMachine, other_key: &PyObject) -> Option<bool> {
+        (**self).key_eq_exact_str(vm, other_key)
     }
 
     #[inline(always)]

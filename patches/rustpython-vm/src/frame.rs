@@ -1481,7 +1481,8 @@ impl ExecutingFrame<'_> {
             let op = self.code.instructions.read_op(idx);
             let arg = arg_state.extend(self.code.instructions.read_arg(idx));
             let mut do_extend_arg = false;
-            let caches = op.cache_entries();
+            // Patched: read from a table; `cache_entries` is a call per instruction.
+            let caches = CACHE_ENTRIES[u8::from(op) as usize] as usize;
 
             // Update prev_line only when tracing or monitoring is active.
             // When neither is enabled, prev_line is stale but unused.
@@ -4754,15 +4755,14 @@ impl ExecutingFrame<'_> {
                             .is_some_and(|self_obj| self_obj.class().is(descr.objclass))
                     {
                         let func = descr.method.func;
-                        let positional_args: Vec<PyObjectRef> =
-                            self.pop_multiple(nargs as usize).collect();
-                        let self_or_null = self.pop_value_opt();
-                        self.pop_value(); // callable
+                        // Patched: one Vec per call (the arguments, then `self` put first),
+                        // not one for the arguments and another for all of them.
                         let mut all_args = Vec::with_capacity(total_nargs as usize);
-                        if let Some(self_val) = self_or_null {
-                            all_args.push(self_val);
+                        all_args.extend(self.pop_multiple(nargs as usize));
+                        if let Some(self_val) = self.pop_value_opt() {
+                            all_args.insert(0, self_val);
                         }
-                        all_args.extend(positional_args);
+                        self.pop_value(); // callable
                         let args = FuncArgs {
                             args: all_args,
                             kwargs: Default::default(),
@@ -4801,15 +4801,14 @@ impl ExecutingFrame<'_> {
                             .is_some_and(|self_obj| self_obj.class().is(descr.objclass))
                     {
                         let func = descr.method.func;
-                        let positional_args: Vec<PyObjectRef> =
-                            self.pop_multiple(nargs as usize).collect();
-                        let self_or_null = self.pop_value_opt();
-                        self.pop_value(); // callable
+                        // Patched: one Vec per call (the arguments, then `self` put first),
+                        // not one for the arguments and another for all of them.
                         let mut all_args = Vec::with_capacity(total_nargs as usize);
-                        if let Some(self_val) = self_or_null {
-                            all_args.push(self_val);
+                        all_args.extend(self.pop_multiple(nargs as usize));
+                        if let Some(self_val) = self.pop_value_opt() {
+                            all_args.insert(0, self_val);
                         }
-                        all_args.extend(positional_args);
+                        self.pop_value(); // callable
                         let args = FuncArgs {
                             args: all_args,
                             kwargs: Default::default(),
@@ -4848,15 +4847,14 @@ impl ExecutingFrame<'_> {
                         .is_some_and(|self_obj| self_obj.class().is(descr.objclass))
                 {
                     let func = descr.method.func;
-                    let positional_args: Vec<PyObjectRef> =
-                        self.pop_multiple(nargs as usize).collect();
-                    let self_or_null = self.pop_value_opt();
-                    self.pop_value(); // callable
+                    // Patched: one Vec per call (the arguments, then `self` put first),
+                    // not one for the arguments and another for all of them.
                     let mut all_args = Vec::with_capacity(total_nargs as usize);
-                    if let Some(self_val) = self_or_null {
-                        all_args.push(self_val);
+                    all_args.extend(self.pop_multiple(nargs as usize));
+                    if let Some(self_val) = self.pop_value_opt() {
+                        all_args.insert(0, self_val);
                     }
-                    all_args.extend(positional_args);
+                    self.pop_value(); // callable
                     let args = FuncArgs {
                         args: all_args,
                         kwargs: Default::default(),
@@ -4975,15 +4973,14 @@ impl ExecutingFrame<'_> {
                         .is_some_and(|self_obj| self_obj.class().is(descr.objclass))
                 {
                     let func = descr.method.func;
-                    let positional_args: Vec<PyObjectRef> =
-                        self.pop_multiple(nargs as usize).collect();
-                    let self_or_null = self.pop_value_opt();
-                    self.pop_value(); // callable
+                    // Patched: one Vec per call (the arguments, then `self` put first),
+                    // not one for the arguments and another for all of them.
                     let mut all_args = Vec::with_capacity(total_nargs as usize);
-                    if let Some(self_val) = self_or_null {
-                        all_args.push(self_val);
+                    all_args.extend(self.pop_multiple(nargs as usize));
+                    if let Some(self_val) = self.pop_value_opt() {
+                        all_args.insert(0, self_val);
                     }
-                    all_args.extend(positional_args);
+                    self.pop_value(); // callable
                     let args = FuncArgs {
                         args: all_args,
                         kwargs: Default::default(),
@@ -9303,7 +9300,8 @@ impl ExecutingFrame<'_> {
 
     // Block stack functions removed - exception table handles all exception/cleanup
 
-    #[inline]
+    // Patched: inlined into the dispatch loop (was `#[inline]`, not honoured there).
+    #[inline(always)]
     #[track_caller]
     fn push_stackref_opt(&mut self, obj: Option<PyStackRef>) {
         match self.localsplus.stack_try_push(obj) {
@@ -9318,7 +9316,8 @@ impl ExecutingFrame<'_> {
         self.push_stackref_opt(obj.map(PyStackRef::new_owned));
     }
 
-    #[inline]
+    // Patched: inlined into the dispatch loop (was `#[inline]`, not honoured there).
+    #[inline(always)]
     #[track_caller]
     fn push_value(&mut self, obj: PyObjectRef) {
         self.push_stackref_opt(Some(PyStackRef::new_owned(obj)));
@@ -9342,7 +9341,8 @@ impl ExecutingFrame<'_> {
     }
 
     /// Pop a raw stackref from the stack, returning None if the stack slot is NULL.
-    #[inline]
+    // Patched: inlined into the dispatch loop (was `#[inline]`, not honoured there).
+    #[inline(always)]
     fn pop_stackref_opt(&mut self) -> Option<PyStackRef> {
         if self.localsplus.stack_is_empty() {
             self.fatal("tried to pop from empty stack");
@@ -9351,7 +9351,8 @@ impl ExecutingFrame<'_> {
     }
 
     /// Pop a raw stackref from the stack. Panics if NULL.
-    #[inline]
+    // Patched: inlined into the dispatch loop (was `#[inline]`, not honoured there).
+    #[inline(always)]
     #[track_caller]
     fn pop_stackref(&mut self) -> PyStackRef {
         expect_unchecked(
@@ -9362,12 +9363,14 @@ impl ExecutingFrame<'_> {
 
     /// Pop a value from the stack, returning None if the stack slot is NULL.
     /// Automatically promotes borrowed refs to owned.
-    #[inline]
+    // Patched: inlined into the dispatch loop (was `#[inline]`, not honoured there).
+    #[inline(always)]
     fn pop_value_opt(&mut self) -> Option<PyObjectRef> {
         self.pop_stackref_opt().map(|sr| sr.to_pyobj())
     }
 
-    #[inline]
+    // Patched: inlined into the dispatch loop (was `#[inline]`, not honoured there).
+    #[inline(always)]
     #[track_caller]
     fn pop_value(&mut self) -> PyObjectRef {
         self.pop_stackref().to_pyobj()
@@ -9558,7 +9561,8 @@ impl ExecutingFrame<'_> {
         slot.map(|sr| sr.to_pyobj())
     }
 
-    #[inline]
+    // Patched: inlined into the dispatch loop (was `#[inline]`, not honoured there).
+    #[inline(always)]
     #[track_caller]
     fn top_value(&self) -> &PyObject {
         match self.localsplus.stack_last() {
@@ -9568,7 +9572,8 @@ impl ExecutingFrame<'_> {
         }
     }
 
-    #[inline]
+    // Patched: inlined into the dispatch loop (was `#[inline]`, not honoured there).
+    #[inline(always)]
     #[track_caller]
     fn nth_value(&self, depth: u32) -> &PyObject {
         let idx = self.localsplus.stack_len() - depth as usize - 1;
@@ -9706,10 +9711,79 @@ fn is_module_initializing(module: &PyObject, vm: &VirtualMachine) -> bool {
     initializing_attr.try_to_bool(vm).unwrap_or(false)
 }
 
+/// Patched: `Instruction::cache_entries` of every opcode byte (0 for a byte
+/// that is no opcode), computed at compile time, so the dispatch loop reads it
+/// instead of calling that function (in another crate, not inlined) per
+/// instruction.
+static CACHE_ENTRIES: [u8; 256] = {
+    const fn byte(op: Instruction) -> u8 {
+        // SAFETY: `Instruction` is `repr(u8)` without data (`From<Instruction> for u8`).
+        unsafe { core::mem::transmute::<Instruction, u8>(op) }
+    }
+    // The opcode ranges `TryFrom<u8> for Instruction` accepts.
+    let ranges = [
+        (
+            byte(Instruction::Cache),
+            byte(Instruction::YieldValue { arg: Arg::marker() }),
+        ),
+        (
+            byte(Instruction::Resume {
+                context: Arg::marker(),
+            }),
+            byte(Instruction::Resume {
+                context: Arg::marker(),
+            }),
+        ),
+        (
+            byte(Instruction::EnterExecutor),
+            byte(Instruction::EnterExecutor),
+        ),
+        (
+            byte(Instruction::BinaryOpAddFloat),
+            byte(Instruction::UnpackSequenceTwoTuple),
+        ),
+        (
+            byte(Instruction::InstrumentedEndFor),
+            byte(Instruction::InstrumentedLine),
+        ),
+    ];
+    let mut table = [0u8; 256];
+    let mut range = 0;
+    while range < ranges.len() {
+        let (first, last) = ranges[range];
+        let mut opcode = first as usize;
+        while opcode <= last as usize {
+            // SAFETY: `opcode` lies in a range of valid opcodes.
+            let op = unsafe { core::mem::transmute::<u8, Instruction>(opcode as u8) };
+            table[opcode] = op.cache_entries() as u8;
+            opcode += 1;
+        }
+        range += 1;
+    }
+    table
+};
+
 fn expect_unchecked<T: fmt::Debug>(optional: Option<T>, err_msg: &'static str) -> T {
     if cfg!(debug_assertions) {
         optional.expect(err_msg)
     } else {
         unsafe { optional.unwrap_unchecked() }
+    }
+}
+
+#[cfg(test)]
+mod cache_entries_tests {
+    use super::*;
+
+    /// Patched: the table agrees with `Instruction::cache_entries` on every opcode.
+    #[test]
+    fn table_matches_cache_entries() {
+        for opcode in 0..=u8::MAX {
+            let expected = Instruction::try_from(opcode).map_or(0, |op| op.cache_entries());
+            assert_eq!(
+                CACHE_ENTRIES[opcode as usize] as usize, expected,
+                "opcode {opcode}"
+            );
+        }
     }
 }

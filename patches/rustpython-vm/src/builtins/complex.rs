@@ -44,14 +44,17 @@ impl PyPayload for PyComplex {
     unsafe fn freelist_push(obj: *mut PyObject) -> bool {
         COMPLEX_FREELIST
             .try_with(|fl| {
-                let mut list = fl.take();
+                // Patched: the thread's list used in place; `take` and `set` moved it
+                // out and back and dropped a default list on every call.
+                // SAFETY: a thread-local, not reached again while `list` lives
+                // (pushing to or popping from a Vec runs no Python code).
+                let list = unsafe { &mut *fl.as_ptr() };
                 let stored = if list.len() < Self::MAX_FREELIST {
                     list.push(obj);
                     true
                 } else {
                     false
                 };
-                fl.set(list);
                 stored
             })
             .unwrap_or(false)
@@ -61,9 +64,12 @@ impl PyPayload for PyComplex {
     unsafe fn freelist_pop(_payload: &Self) -> Option<NonNull<PyObject>> {
         COMPLEX_FREELIST
             .try_with(|fl| {
-                let mut list = fl.take();
+                // Patched: the thread's list used in place; `take` and `set` moved it
+                // out and back and dropped a default list on every call.
+                // SAFETY: a thread-local, not reached again while `list` lives
+                // (pushing to or popping from a Vec runs no Python code).
+                let list = unsafe { &mut *fl.as_ptr() };
                 let result = list.pop().map(|p| unsafe { NonNull::new_unchecked(p) });
-                fl.set(list);
                 result
             })
             .ok()

@@ -116,7 +116,11 @@ impl PyPayload for PyTuple {
         }
         TUPLE_FREELIST
             .try_with(|fl| {
-                let mut list = fl.take();
+                // Patched: the thread's list used in place; `take` and `set` moved it
+                // out and back and dropped a default list on every call.
+                // SAFETY: a thread-local, not reached again while `list` lives
+                // (pushing to or popping from a Vec runs no Python code).
+                let list = unsafe { &mut *fl.as_ptr() };
                 let bucket = &mut list.buckets[len - 1];
                 let stored = if bucket.len() < Self::MAX_FREELIST {
                     bucket.push(unsafe { NonNull::new_unchecked(obj) });
@@ -124,7 +128,6 @@ impl PyPayload for PyTuple {
                 } else {
                     false
                 };
-                fl.set(list);
                 stored
             })
             .unwrap_or(false)
@@ -138,9 +141,12 @@ impl PyPayload for PyTuple {
         }
         TUPLE_FREELIST
             .try_with(|fl| {
-                let mut list = fl.take();
+                // Patched: the thread's list used in place; `take` and `set` moved it
+                // out and back and dropped a default list on every call.
+                // SAFETY: a thread-local, not reached again while `list` lives
+                // (pushing to or popping from a Vec runs no Python code).
+                let list = unsafe { &mut *fl.as_ptr() };
                 let result = list.buckets[len - 1].pop();
-                fl.set(list);
                 result
             })
             .ok()
