@@ -9770,20 +9770,3 @@ fn expect_unchecked<T: fmt::Debug>(optional: Option<T>, err_msg: &'static str) -
         unsafe { optional.unwrap_unchecked() }
     }
 }
-
-#[cfg(test)]
-mod cache_entries_tests {
-    use super::*;
-
-    /// Patched: the table agrees with `Instruction::cache_entries` on every opcode.
-    #[test]
-    fn table_matches_cache_entries() {
-        for opcode in 0..=u8::MAX {
-            let expected = Instruction::try_from(opcode).map_or(0, |op| op.cache_entries());
-            assert_eq!(
-                CACHE_ENTRIES[opcode as usize] as usize, expected,
-                "opcode {opcode}"
-            );
-        }
-    }
-}
