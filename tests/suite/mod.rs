@@ -56,6 +56,7 @@ mod sandbox_differential;
 mod sandbox_hostile;
 mod sandbox_kernel;
 mod sandbox_keys;
+mod sandbox_loops;
 mod sandbox_output;
 mod sandbox_randomness;
 mod sandbox_sort;

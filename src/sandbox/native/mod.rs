@@ -21,6 +21,8 @@ mod object;
 mod sort;
 mod statistics;
 mod strftime;
+#[cfg(test)]
+mod vm_patch;
 
 use rustpython_vm::{PyResult, VirtualMachine, scope::Scope};
 
