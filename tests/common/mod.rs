@@ -46,6 +46,18 @@ pub fn sandbox_dataset() -> PathBuf {
     root().join("tests/fixtures/sandbox/dataset")
 }
 
+/// `tests/fixtures/sandbox/seeded.py`: the row generator of the differential
+/// cases, put before their code (node code cannot import).
+pub fn seeded_generator() -> String {
+    std::fs::read_to_string(root().join("tests/fixtures/sandbox/seeded.py")).expect("seeded.py")
+}
+
+/// [`seeded_generator`] followed by the case file `name` of `tests/fixtures/sandbox`.
+pub fn seeded_cases(name: &str) -> String {
+    let cases = std::fs::read_to_string(root().join("tests/fixtures/sandbox").join(name)).expect("a case file");
+    format!("{}\n\n{cases}", seeded_generator())
+}
+
 /// A DAG of one node `a` running `f(rows)` over the sandbox dataset's transactions.
 pub fn rows_dag(code: &str) -> eval_dag::domain::GeneratedDag {
     serde_json::from_value(serde_json::json!({

@@ -32,16 +32,6 @@ def ids(rows):
     return [r['id'] for r in rows]
 
 
-def generator(seed):
-    state = [seed & 0x7FFFFFFF]
-
-    def below(n):
-        state[0] = (state[0] * 1103515245 + 12345) & 0x7FFFFFFF
-        return (state[0] >> 8) % n
-
-    return below
-
-
 def make_rows(seed, size):
     below = generator(seed)
     rows = []
@@ -128,7 +118,7 @@ fn dag(seed: u64, size: usize) -> Value {
         "question_id": format!("seed {seed}, {size} rows"),
         "final_answer_node": "keys",
         "nodes": [{"node_id": "keys", "function_name": "run", "layer": 0, "inputs": {},
-                   "code": format!("{CASES}\n\ndef run():\n    return cases({seed}, {size})\n")}],
+                   "code": format!("{}\n\n{CASES}\n\ndef run():\n    return cases({seed}, {size})\n", common::seeded_generator())}],
     })
 }
 

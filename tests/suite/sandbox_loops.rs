@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 const RUNS: [(u64, usize); 4] = [(1, 0), (2, 1), (3, 30), (4, 2_000)];
 
 fn dag(seed: u64, size: usize) -> Value {
-    let code = std::fs::read_to_string(common::root().join("tests/fixtures/sandbox/loop_cases.py")).unwrap();
+    let code = common::seeded_cases("loop_cases.py");
     json!({
         "question_id": format!("seed {seed}, {size} rows"),
         "final_answer_node": "loops",

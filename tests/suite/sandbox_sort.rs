@@ -26,7 +26,7 @@ const LARGE: (u64, usize) = (11, 100_000);
 
 /// A one-node DAG whose answer is `call` (`run(...)` or `run_large(...)`).
 fn dag(name: &str, call: &str) -> Value {
-    let code = std::fs::read_to_string(common::root().join("tests/fixtures/sandbox/sort_cases.py")).unwrap();
+    let code = common::seeded_cases("sort_cases.py");
     json!({
         "question_id": name,
         "final_answer_node": "sort",
