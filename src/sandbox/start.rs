@@ -218,10 +218,7 @@ mod cloned {
 
         /// Whether it still runs.
         pub(in crate::sandbox) fn alive(&mut self) -> bool {
-            match &mut self.process {
-                WorkerProcess::Spawned(child) => matches!(child.try_wait(), Ok(None)),
-                WorkerProcess::Forked(_) => false,
-            }
+            matches!(&mut self.process, WorkerProcess::Spawned(child) if matches!(child.try_wait(), Ok(None)))
         }
 
         /// Clone a new worker (not yet ready: see [`Launch::ready`]).
