@@ -218,7 +218,8 @@ mod cloned {
 
         /// Whether it still runs.
         pub(in crate::sandbox) fn alive(&mut self) -> bool {
-            matches!(&mut self.process, WorkerProcess::Spawned(child) if matches!(child.try_wait(), Ok(None)))
+            let WorkerProcess::Spawned(child) = &mut self.process else { return false };
+            matches!(child.try_wait(), Ok(None))
         }
 
         /// Clone a new worker (not yet ready: see [`Launch::ready`]).
