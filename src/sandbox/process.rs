@@ -94,7 +94,12 @@ impl ForkedProcess {
 
     async fn kill(&mut self) -> io::Result<()> {
         if self.status.is_none() {
-            rustix::process::pidfd_send_signal(self.pidfd.get_ref(), rustix::process::Signal::KILL)?;
+            // A worker that has already ended (not yet reaped) cannot be
+            // signalled: waiting below reads how it ended.
+            match rustix::process::pidfd_send_signal(self.pidfd.get_ref(), rustix::process::Signal::KILL) {
+                Ok(()) | Err(rustix::io::Errno::SRCH) => {}
+                Err(err) => return Err(err.into()),
+            }
         }
         self.wait().await.map(drop)
     }

@@ -248,7 +248,6 @@ mod cloned {
                 }
                 ForkError::Unavailable(err)
             })?;
-            let gone = ForkError::TemplateGone;
             let receiver = |end: std::io::PipeReader| pipe::Receiver::from_owned_fd(OwnedFd::from(end)).map_err(gone);
             Ok(Worker {
                 process: WorkerProcess::Forked(process),
