@@ -58,6 +58,9 @@ mkdir -p "$tmp/fetch/src"
     printf '%s = "=%s"\n' "${crate%%=*}" "${crate#*=}"
   done
 } >"$tmp/fetch/Cargo.toml"
+# eval-dag's lock file as a start, so the dependencies resolve to the versions
+# the build downloads anyway (the patched crates themselves resolve afresh).
+cp Cargo.lock "$tmp/fetch/Cargo.lock"
 host=$(rustc -vV | sed -n 's/^host: //p')
 if ! (cd "$tmp/fetch" && cargo fetch --quiet --target "$host") >"$tmp/fetch.log" 2>&1; then
   fail "cannot fetch the published crates from the registry (no registry here?): $(grep -m 1 '^error' "$tmp/fetch.log" || true) ... $(grep -v '^ *$' "$tmp/fetch.log" | tail -n 1 | sed 's/^ *//')"
