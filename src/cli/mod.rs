@@ -406,6 +406,9 @@ pub struct SandboxWorkerArgs {
     /// stdin (a Unix socket) instead of running DAGs.
     #[arg(long)]
     pub template: bool,
+    /// The key of `hash()` for strs and bytes (the run's: see `SandboxConfig`).
+    #[arg(long, default_value_t = 0)]
+    pub hash_seed: u32,
 }
 
 /// Arguments of `cache`.

@@ -101,17 +101,23 @@ impl RunDatasets {
     }
 
     /// A one-worker sandbox pool per dataset, started on first use, at most
-    /// `keep` alive at once; each dataset with its executor, by name.
-    fn executors(&self, node_timeout: Option<Duration>, keep: usize) -> anyhow::Result<BTreeMap<String, NamedDataset>> {
+    /// `keep` alive at once, for a run seeded with `seed`; each dataset with
+    /// its executor, by name.
+    fn executors(
+        &self,
+        node_timeout: Option<Duration>,
+        keep: usize,
+        seed: u64,
+    ) -> anyhow::Result<BTreeMap<String, NamedDataset>> {
         let configs = self
             .datasets
             .iter()
             .map(|(_, dataset)| {
                 // One worker a dataset: its questions seldom run DAGs at the same
-                // moment, and a run over many datasets keeps many pools — so no
-                // template beside each one either.
-                let config = super::providers::sandbox_config(dataset, node_timeout)?;
-                Ok((dataset.dir.clone(), SandboxConfig { workers: 1, clone_workers: false, ..config }))
+                // moment. Each DAG takes a fresh worker, so a template beside it
+                // (where memory allows) saves reading the data again per DAG.
+                let config = super::providers::sandbox_config(dataset, node_timeout, seed)?;
+                Ok((dataset.dir.clone(), SandboxConfig { workers: 1, ..config }))
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
         let pools = SandboxPools::new(configs, keep);
@@ -152,10 +158,10 @@ pub struct EngineData {
 }
 
 impl RunDatasets {
-    /// The engine's data: a pool per dataset, at most `keep` alive (see
-    /// [`RunDatasets::executors`]).
-    pub fn engine_data(&self, node_timeout: Option<Duration>, keep: usize) -> anyhow::Result<EngineData> {
-        let named = self.executors(node_timeout, keep)?;
+    /// The engine's data for a run seeded with `seed`: a pool per dataset, at
+    /// most `keep` alive (see [`RunDatasets::executors`]).
+    pub fn engine_data(&self, node_timeout: Option<Duration>, keep: usize, seed: u64) -> anyhow::Result<EngineData> {
+        let named = self.executors(node_timeout, keep, seed)?;
         let first = self.datasets.first().and_then(|(name, _)| named.get(name)).context("the run names no dataset")?;
         Ok(EngineData { dataset: first.dataset.clone(), executor: first.executor.clone(), named })
     }

@@ -36,8 +36,9 @@ fn write_copies(dataset: &Dataset, node_timeout: Option<Duration>, dir: &Path) -
             })?;
             let data_bytes = std::fs::metadata(written.join("data.json"))?.len();
             let config = SandboxConfig::for_data(DataLimits { data_bytes }, node_timeout, None)?;
-            // A copy runs a few DAGs on one worker: a template beside it would not pay.
-            let config = SandboxConfig { workers: 1, clone_workers: false, ..config };
+            // A copy runs each checked DAG on one worker at a time; each DAG takes
+            // a fresh worker, cloned from a template that read the copy once.
+            let config = SandboxConfig { workers: 1, ..config };
             Ok(WrittenCopy { transform: copy.transform, changes: copy.changes, dir: written, config })
         })
         .collect()

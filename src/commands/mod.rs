@@ -92,7 +92,7 @@ pub fn dispatch(command: CliCommand) -> anyhow::Result<ExitCode> {
         CliCommand::Completions(args) => completions::run(&args),
         CliCommand::Man(args) => man::run(&args),
         CliCommand::SandboxWorker(args) => {
-            crate::sandbox::serve(&args.dataset, args.template)?;
+            crate::sandbox::serve(&args.dataset, args.template, args.hash_seed)?;
             Ok(ExitCode::SUCCESS)
         }
     }

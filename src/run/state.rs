@@ -213,6 +213,12 @@ impl RunState {
         self.feed.push_back(FeedEntry { t_ms: self.now_ms, question_id: question_id.cloned(), kind, text });
     }
 
+    /// Time went on to `t_ms` without an event (a live run waiting on a model
+    /// or a batch): what is shown as elapsed follows. Never moves it back.
+    pub fn advance_clock(&mut self, t_ms: u64) {
+        self.now_ms = self.now_ms.max(t_ms);
+    }
+
     /// Fold one event, which happened `t_ms` after the run started.
     pub fn apply(&mut self, t_ms: u64, event: &EngineEvent) {
         self.apply_owned(t_ms, event.clone());

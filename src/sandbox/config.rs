@@ -27,6 +27,11 @@ pub struct SandboxConfig {
     /// once (Linux; it costs one more process holding the data), rather than
     /// each started from the program.
     pub clone_workers: bool,
+    /// The key of `hash()` for strs and bytes in node code, and so of the
+    /// order of sets of them: fixed by the run's seed (see
+    /// [`SandboxConfig::for_run`]), so that every worker, a replay and a rerun
+    /// agree, where each process drawing its own would not.
+    pub hash_seed: u32,
     /// Whether workers apply the kernel layers (test builds can leave them
     /// off, to measure their cost).
     #[cfg(feature = "sandbox-test-hooks")]
@@ -70,6 +75,16 @@ impl SandboxConfig {
     }
 }
 
+impl SandboxConfig {
+    /// These limits for a run seeded with `seed`: its hash key follows from it.
+    #[must_use]
+    pub fn for_run(self, seed: u64) -> Self {
+        // Both halves count: seeds that differ only above 32 bits differ here too.
+        let folded = (seed ^ (seed >> 32)) as u32;
+        Self { hash_seed: folded, ..self }
+    }
+}
+
 impl Default for SandboxConfig {
     fn default() -> Self {
         Self {
@@ -81,6 +96,7 @@ impl Default for SandboxConfig {
             cpu_limit_seconds: 3600,
             executable: None,
             clone_workers: true,
+            hash_seed: 0,
             #[cfg(feature = "sandbox-test-hooks")]
             kernel_layers: true,
             #[cfg(feature = "sandbox-test-hooks")]

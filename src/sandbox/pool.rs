@@ -1,6 +1,12 @@
 //! The parent side: a pool of warm worker processes, started with a clean
-//! environment, deadlines enforced by killing, dead workers replaced, failures
-//! (a forbidden system call among them) reported as the node's error.
+//! environment, deadlines enforced by killing, failures (a forbidden system
+//! call among them) reported as the node's error.
+//!
+//! A worker runs one DAG and ends, so every DAG starts from the state a fresh
+//! worker has (the prelude, the dataset, the modules and their contexts),
+//! whatever earlier DAGs did. Where workers are cloned, taking one starts its
+//! replacement at once, so the next DAG finds a worker ready; spawned workers
+//! are started when a DAG needs one.
 //!
 //! On Linux a pool keeps a template (see `template`): a process that loaded
 //! the dataset once, which every worker of the pool is cloned from, so a
@@ -11,7 +17,7 @@ use std::path::{Path, PathBuf};
 #[cfg(target_os = "linux")]
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use futures::future::BoxFuture;
 use tokio::io::AsyncWriteExt;
@@ -124,28 +130,48 @@ impl SandboxPool {
         Ok(self.launch().ready(worker).await)
     }
 
+    /// A ready worker for one DAG: an idle one, else a new one; where workers
+    /// are cloned, its replacement is started in the background.
     async fn checkout(&self) -> Result<Worker, SandboxError> {
         let idle = self.inner.idle.lock().unwrap_or_else(PoisonError::into_inner).pop();
-        match idle {
-            Some(worker) => Ok(worker),
-            None => self.spawn().await,
+        let worker = match idle {
+            Some(worker) => worker,
+            None => self.spawn().await?,
+        };
+        if self.clones() {
+            let pool = self.clone();
+            tokio::spawn(async move { pool.replenish().await });
+        }
+        Ok(worker)
+    }
+
+    /// Whether workers are cloned from a template (cheap to start in advance).
+    fn clones(&self) -> bool {
+        #[cfg(target_os = "linux")]
+        return self.inner.config.clone_workers && !self.inner.spawn_only.load(Ordering::Relaxed);
+        #[cfg(not(target_os = "linux"))]
+        false
+    }
+
+    /// Start one worker and keep it idle, unless as many as the pool's
+    /// size are idle already; a worker that fails to start is left for the
+    /// next DAG to report.
+    async fn replenish(&self) {
+        let workers = self.inner.config.workers.max(1);
+        if self.inner.idle.lock().unwrap_or_else(PoisonError::into_inner).len() >= workers {
+            return;
+        }
+        if let Ok(worker) = self.spawn().await {
+            self.inner.idle.lock().unwrap_or_else(PoisonError::into_inner).push(worker);
         }
     }
 
     /// Start the pool's workers now, in parallel, so that the first executions
-    /// do not wait for start-up. A slot whose worker is already idle is skipped;
-    /// a worker that fails to start is left for the first execution to report.
+    /// do not wait for start-up (as many as the pool's size, counting those
+    /// already idle); a worker that fails to start is left for the first
+    /// execution to report.
     pub async fn warm(&self) {
-        let starts = (0..self.inner.config.workers.max(1)).map(|_| async {
-            let Ok(_slot) = self.inner.slots.acquire().await else { return };
-            if !self.inner.idle.lock().unwrap_or_else(PoisonError::into_inner).is_empty() {
-                return;
-            }
-            if let Ok(worker) = self.spawn().await {
-                self.inner.idle.lock().unwrap_or_else(PoisonError::into_inner).push(worker);
-            }
-        });
-        futures::future::join_all(starts).await;
+        futures::future::join_all((0..self.inner.config.workers.max(1)).map(|_| self.replenish())).await;
     }
 
     /// Run `dag` with `seed`; failures of any kind are inside the result.
@@ -209,7 +235,7 @@ impl SandboxPool {
                         node_deadline = Instant::now() + config.node_timeout;
                     }
                     Ok(Reply::Result { mut result }) => {
-                        self.inner.idle.lock().unwrap_or_else(PoisonError::into_inner).push(worker);
+                        retire(worker);
                         if result.question_id.is_empty() {
                             result.question_id = dag.question_id.clone();
                         }
@@ -224,6 +250,18 @@ impl SandboxPool {
             }
         }
     }
+}
+
+/// How long a worker that sent its result has to end on its own before it is killed.
+const RETIRE_GRACE: Duration = Duration::from_secs(1);
+
+/// Let a worker that ran its DAG end, and reap it, in the background.
+fn retire(mut worker: Worker) {
+    tokio::spawn(async move {
+        if tokio::time::timeout(RETIRE_GRACE, worker.process.wait()).await.is_err() {
+            let _ = worker.process.kill().await;
+        }
+    });
 }
 
 fn failure(dag: &GeneratedDag, node: Option<NodeId>, error: SandboxError, started: Instant) -> ExecutionResult {

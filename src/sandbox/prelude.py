@@ -175,6 +175,13 @@ statistics.mean, statistics.stdev, statistics.pstdev = _fast_mean, _fast_stdev, 
 # (`_native_count_elements`), Python's loop otherwise.
 collections._count_elements = _native_count_elements(collections._count_elements)
 
+# The named tuple `date.isocalendar()` returns reads as CPython's C type does.
+def _isocalendar_repr(self):
+    return "datetime.IsoCalendarDate(year=%r, week=%r, weekday=%r)" % tuple(self)
+
+
+_b.type(datetime.date(2000, 1, 1).isocalendar()).__repr__ = _isocalendar_repr
+
 _MODULES = {
     m.__name__: _public(m)
     for m in (math, statistics, collections, itertools, functools, json, re,

@@ -55,6 +55,8 @@ impl Launch<'_> {
             .arg("sandbox-worker")
             .arg("--dataset")
             .arg(self.dataset_dir)
+            .arg("--hash-seed")
+            .arg(self.config.hash_seed.to_string())
             .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

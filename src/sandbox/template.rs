@@ -4,10 +4,13 @@
 //! pool's request. A new worker starts from the loaded objects (the pages are
 //! shared copy-on-write until written) instead of reading `data.json` again.
 //!
-//! The template never runs node code and is never confined by seccomp (its
-//! threads are Landlocked: it opens no file once loaded). Each clone applies
-//! every kernel layer itself before it reports ready, exactly as a worker
-//! started from scratch does. The clone is made from the interpreter's own
+//! The template never runs node code. Its threads are Landlocked (it opens no
+//! file once loaded) and filtered by a seccomp allowlist of its own: the
+//! worker's, plus receiving descriptors, `clone` with the flags below, the
+//! set-up of the kernel layers and killing its own group (see
+//! `kernel::confine_template`). Each clone applies every kernel layer itself
+//! before it reports ready, exactly as a worker started from scratch does, its
+//! filter on top of the template's. The clone is made from the interpreter's own
 //! thread (only the cloning thread lives on in the new process, and the
 //! interpreter's state belongs to it) with `CLONE_PARENT`, so the new worker
 //! is the pool's child, not the template's: the pool waits for it, reads its

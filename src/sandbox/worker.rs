@@ -1,7 +1,8 @@
 //! The worker process: one RustPython interpreter, the dataset converted to
-//! Python objects once (see `dataset`), the kernel layers applied (see
-//! `kernel`), then DAG after DAG read from stdin. Nothing but protocol lines is
-//! ever written to stdout.
+//! Python objects (see `dataset`), the kernel layers applied (see `kernel`),
+//! then one DAG read from stdin, after which the worker ends: every DAG starts
+//! from a fresh worker's state. Nothing but protocol lines is ever written to
+//! stdout.
 
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
@@ -105,25 +106,52 @@ fn restrict_thread() -> Landlock {
 
 /// Serve DAG requests on stdin until it closes; as a `template`, serve
 /// requests for new workers instead (see `template`).
-pub fn serve(dataset_dir: &Path, template: bool) -> anyhow::Result<()> {
+pub fn serve(dataset_dir: &Path, template: bool, hash_seed: u32) -> anyhow::Result<()> {
     let path = dataset_dir.join("data.json");
     let text = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
     let (landlocked, main_thread) = channel();
     let worker = std::thread::Builder::new()
         .name("sandbox".into())
         .stack_size(INTERPRETER_STACK)
-        .spawn(move || run_interpreter(text, main_thread, template))
+        .spawn(move || run_interpreter(text, main_thread, template, hash_seed))
         .context("cannot start the interpreter thread")?;
     // From here on this thread only waits: Landlock it too (the interpreter
     // thread, started before, does so itself once start-up is over).
     if kernel_layers() {
         let _ = landlocked.send(restrict_thread());
     }
+    // A template's clones end with it, and it ends when the pool closes its
+    // socket (see `template`); a worker watches for its parent's death itself.
+    if !template {
+        while !worker.is_finished() {
+            if parent_gone(PARENT_WATCH) {
+                // SAFETY: ends the process at once; nothing it holds needs saving.
+                unsafe { libc::_exit(1) };
+            }
+        }
+    }
     worker.join().map_err(|_| anyhow::anyhow!("the interpreter thread panicked"))?
 }
 
-pub(super) fn build_interpreter() -> Interpreter {
+/// How often the main thread looks at whether the interpreter thread ended.
+const PARENT_WATCH: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Whether the parent is gone, waiting up to `wait` for it to go: the read end
+/// of stdout (held by the parent alone) closed, which `poll` reports on the
+/// write end as an error, whether or not the worker is writing. A worker busy
+/// in a DAG that never writes again still ends within `wait` of its parent.
+fn parent_gone(wait: std::time::Duration) -> bool {
+    let mut stdout = libc::pollfd { fd: libc::STDOUT_FILENO, events: 0, revents: 0 };
+    let millis = libc::c_int::try_from(wait.as_millis()).unwrap_or(libc::c_int::MAX);
+    // SAFETY: one valid pollfd, for the duration of the call.
+    let ready = unsafe { libc::poll(&mut stdout, 1, millis) };
+    ready > 0 && stdout.revents & (libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0
+}
+
+/// An interpreter whose `hash()` of strs and bytes is keyed by `hash_seed`.
+pub(super) fn build_interpreter(hash_seed: u32) -> Interpreter {
     let mut settings = rustpython_vm::Settings::default();
+    settings.hash_seed = Some(hash_seed);
     settings.import_site = false;
     settings.allow_external_library = false;
     settings.install_signal_handlers = false;
@@ -246,12 +274,14 @@ fn confine(others: Landlock) -> anyhow::Result<Confinement> {
     Ok(kernel::confine(restrict_thread().min(others))?)
 }
 
-/// As a template: Landlock this thread, report ready, and clone on request;
-/// returns in each new worker only (see `template`).
+/// As a template: Landlock this thread, install the template's seccomp
+/// filter, report ready, and clone on request; returns in each new worker
+/// only (see `template`).
 #[cfg(target_os = "linux")]
 fn become_template() -> anyhow::Result<()> {
     if kernel_layers() {
         restrict_thread();
+        kernel::confine_template()?;
     }
     send(&Reply::TemplateReady);
     super::template::serve_forks()
@@ -263,37 +293,41 @@ fn become_template() -> anyhow::Result<()> {
     anyhow::bail!("template workers need Linux")
 }
 
-fn run_interpreter(text: Vec<u8>, main_thread: Receiver<Landlock>, template: bool) -> anyhow::Result<()> {
-    let interpreter = build_interpreter();
+fn run_interpreter(
+    text: Vec<u8>,
+    main_thread: Receiver<Landlock>,
+    template: bool,
+    hash_seed: u32,
+) -> anyhow::Result<()> {
+    let interpreter = build_interpreter(hash_seed);
     interpreter.enter(|vm| {
         let prelude = load_prelude(vm)?;
-        let mut dataset = Dataset::new(vm, text).context("data.json")?;
+        let dataset = Dataset::new(vm, &text).context("data.json")?;
+        drop(text);
         let others = main_thread_landlock(&main_thread);
         if template {
             become_template()?;
         }
         let Confinement { description, complete } = confine(others)?;
         send(&Reply::Ready { confinement: description, complete });
-        let stdin = std::io::stdin();
-        for line in stdin.lock().lines() {
-            let line = line.context("reading a request")?;
-            if line.trim().is_empty() {
-                continue;
+        // One DAG, then the worker ends: the next DAG runs in a fresh worker,
+        // whatever this one changed (module state, the dataset's objects).
+        let Some(line) = std::io::stdin().lock().lines().find(|line| !matches!(line, Ok(l) if l.trim().is_empty()))
+        else {
+            return Ok(());
+        };
+        let line = line.context("reading a request")?;
+        let result = match serde_json::from_str::<Request>(&line) {
+            Ok(request) => {
+                #[cfg(feature = "sandbox-test-hooks")]
+                let policy = if request.unchecked { Policy::Off } else { Policy::Enforced };
+                #[cfg(not(feature = "sandbox-test-hooks"))]
+                let policy = Policy::Enforced;
+                execute(vm, &prelude, &dataset, &request.dag, request.seed, policy)
             }
-            let result = match serde_json::from_str::<Request>(&line) {
-                Ok(request) => {
-                    #[cfg(feature = "sandbox-test-hooks")]
-                    let policy = if request.unchecked { Policy::Off } else { Policy::Enforced };
-                    #[cfg(not(feature = "sandbox-test-hooks"))]
-                    let policy = Policy::Enforced;
-                    execute(vm, &prelude, &mut dataset, &request.dag, request.seed, policy)
-                }
-                Err(err) => ExecutionResult { error: Some(format!("bad request: {err}")), ..Default::default() },
-            };
-            send(&Reply::Result { result });
-            // While the parent reads the result, check what the DAG was handed.
-            dataset.check_handed_out(vm);
-        }
+            Err(err) => ExecutionResult { error: Some(format!("bad request: {err}")), ..Default::default() },
+        };
+        send(&Reply::Result { result });
         Ok(())
     })
 }
@@ -402,16 +436,15 @@ fn record(
 }
 
 fn arguments(
-    vm: &VirtualMachine,
     node: &DagNodeSpec,
-    dataset: &mut Dataset,
+    dataset: &Dataset,
     outputs: &HashMap<NodeId, PyObjectRef>,
 ) -> Result<Vec<PyObjectRef>, WorkerError> {
     node.inputs
         .iter()
         .map(|(param, reference)| match InputRef::parse(reference) {
             Ok(InputRef::Dataset(key)) => {
-                dataset.get(vm, &key).map_err(|source| WorkerError::Dataset { param: param.clone(), source })
+                dataset.get(&key).map_err(|source| WorkerError::Dataset { param: param.clone(), source })
             }
             Ok(InputRef::PrevNode(node)) => {
                 outputs.get(&node).cloned().ok_or_else(|| WorkerError::NoOutput { param: param.clone(), node })
@@ -444,12 +477,11 @@ fn input_sizes(node: &DagNodeSpec, args: &[PyObjectRef]) -> Vec<InputSize> {
 fn execute(
     vm: &VirtualMachine,
     prelude: &Prelude,
-    dataset: &mut Dataset,
+    dataset: &Dataset,
     dag: &GeneratedDag,
     seed: u64,
     policy: Policy,
 ) -> ExecutionResult {
-    dataset.begin_dag();
     let started = Instant::now();
     let mut result = ExecutionResult { question_id: dag.question_id.clone(), ..Default::default() };
     let fail = |result: &mut ExecutionResult, node: &NodeId, failure: NodeFailure| {
@@ -469,16 +501,13 @@ fn execute(
     order.sort_by_key(|n| n.layer);
     let mut outputs: HashMap<NodeId, PyObjectRef> = HashMap::new();
     for node in order {
-        let args = arguments(vm, node, dataset, &outputs);
+        let args = arguments(node, dataset, &outputs);
         let inputs = args.as_ref().map_or_else(|_| Vec::new(), |args| input_sizes(node, args));
         send(&Reply::Node { node_id: node.node_id.clone(), inputs });
         let node_started = Instant::now();
         let outcome = args
             .map_err(|err| NodeFailure::plain(err.to_string()))
-            .and_then(|args| {
-                dataset.node_runs();
-                run_node(vm, prelude, node, args, seed, policy)
-            })
+            .and_then(|args| run_node(vm, prelude, node, args, seed, policy))
             .and_then(|object| {
                 let is_final = node.node_id == dag.final_answer_node;
                 record(vm, prelude, &object, is_final).map(|recorded| (object, recorded))

@@ -71,6 +71,9 @@ pub struct App {
     cancel_batches: bool,
     /// The moment the loop last woke: playback is scheduled against it.
     now: Instant,
+    /// When the latest event was folded and its time in the run: a live
+    /// run's clock moves on from there while it waits for the next.
+    clock_anchor: Option<(Instant, u64)>,
     /// A fault met while drawing (contained and logged), until a frame draws.
     fault: Option<String>,
     /// Colours.
@@ -135,6 +138,7 @@ impl App {
             resume: None,
             cancel_batches: false,
             now: Instant::now(),
+            clock_anchor: None,
             fault: None,
             theme,
             keys: Keymap::default(),
@@ -433,6 +437,7 @@ impl App {
     /// Feed one engine event; the app owns it from now on, so its prompts,
     /// responses and DAGs move into the state without a copy.
     pub fn apply(&mut self, t_ms: u64, event: EngineEvent) {
+        self.clock_anchor = Some((self.now, t_ms));
         self.state_mut().apply_owned(t_ms, event);
     }
 

@@ -152,6 +152,8 @@ where
                 None => input_open = false,
             },
             received = recv_some(feeds.events.as_mut()), if feeds.events.is_some() => {
+                // The run's clock follows the wall clock from the moment its events arrive.
+                app.set_now(clock());
                 match (received, feeds.events.as_mut()) {
                     (Some(first), Some(events)) => fold(app, first, events),
                     _ => feeds.events = None,

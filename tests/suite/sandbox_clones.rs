@@ -1,8 +1,9 @@
 //! Workers cloned from a template: the template loads the dataset once and
-//! runs no DAG; every worker is a clone of it, confined by itself, and a child
-//! of the pool's process (so the pool reaps it). A replacement starts from the
-//! template's clean state, not from what a dead worker left; a template that
-//! dies is started again; with cloning off, workers are spawned as before.
+//! runs no DAG, under a seccomp filter of its own; every worker is a clone of
+//! it, confined by itself, and a child of the pool's process (so the pool
+//! reaps it). Each DAG runs in a fresh clone, so it starts from the template's
+//! clean state, not from what an earlier DAG left; a template that dies is
+//! started again; with cloning off, workers are spawned as before.
 
 use crate::common;
 
@@ -108,7 +109,11 @@ async fn workers_are_confined_clones_of_one_template_and_children_of_the_pool() 
         assert_eq!(field(&status, "NoNewPrivs"), "1");
         let filters = |status: &str| field(status, "Seccomp_filters").parse::<u32>().unwrap();
         let ours = std::fs::read_to_string("/proc/self/status").unwrap();
-        assert_eq!(filters(&status), filters(&ours) + 3, "the clone's own three filters on top of what the pool holds");
+        assert_eq!(
+            filters(&status),
+            filters(&ours) + 6,
+            "the clone's own three filters on top of the template's three and what the pool holds"
+        );
         assert_eq!(std::fs::read_link(format!("/proc/{}/cwd", worker.pid)).unwrap(), Path::new("/"));
         let environ = std::fs::read(format!("/proc/{}/environ", worker.pid)).unwrap();
         let names: Vec<String> = String::from_utf8_lossy(&environ)
@@ -119,6 +124,12 @@ async fn workers_are_confined_clones_of_one_template_and_children_of_the_pool() 
         assert!(names.iter().all(|name| allowed.contains(&name.as_str())), "{names:?}");
     }
     assert_eq!(template.parent, std::process::id());
+    let status = std::fs::read_to_string(format!("/proc/{}/status", template.pid)).unwrap();
+    assert_eq!(
+        (template.seccomp.as_str(), field(&status, "NoNewPrivs").as_str()),
+        ("2", "1"),
+        "the template is filtered too: {seen:#?}"
+    );
     let result = pool.run(&common::rows_dag("def f(rows):\n    return len(rows)\n"), 0).await;
     assert_eq!(result.final_answer, Some(json!(2000)), "{:?}", result.error);
     drop(pool);
@@ -128,19 +139,19 @@ async fn workers_are_confined_clones_of_one_template_and_children_of_the_pool() 
 }
 
 #[tokio::test]
-async fn a_replacement_starts_from_the_template_not_from_what_a_dead_worker_left() {
+async fn every_dag_starts_from_the_template_not_from_what_an_earlier_dag_left() {
     let (_dir, dataset) = own_dataset();
     let pool = pool(&dataset, 1, true);
     let spoil =
         "def f(rows):\n    decimal.setcontext(decimal.Context(prec=3))\n    return str(decimal.Decimal(1) / 3)\n";
     assert_eq!(pool.run(&common::rows_dag(spoil), 0).await.final_answer, Some(json!("0.333")));
     let read = "def f(rows):\n    return [str(decimal.Decimal(1) / 3), len(rows)]\n";
-    let kept = pool.run(&common::rows_dag(read), 0).await;
+    let next = pool.run(&common::rows_dag(read), 0).await;
     assert_eq!(
-        kept.final_answer,
-        Some(json!(["0.333", 2000])),
-        "a worker keeps what its DAGs changed: {:?}",
-        kept.error
+        next.final_answer,
+        Some(json!(["0.3333333333333333333333333333", 2000])),
+        "the next DAG sees a fresh context: {:?}",
+        next.error
     );
     let hang = "def f(rows):\n    while True:\n        pass\n";
     let timed_out = pool.run(&common::rows_dag(hang), 0).await;

@@ -112,3 +112,48 @@ fn the_fixture_raises_cpython_messages() {
         assert_eq!(answer[case], message, "{case}");
     }
 }
+
+/// Lists per DAG of the NaN test, and DAGs: thousands of lists in all.
+const NAN_LISTS: usize = 300;
+const NAN_DAGS: u64 = 12;
+
+/// Lists holding NaN (fresh and shared objects) among ints, floats and -0.0,
+/// through `sorted` (keys, `reverse`), `list.sort`, `min`, `max`,
+/// `statistics.median`/`quantiles` and `Counter.most_common`: where `<` is
+/// no total order the result depends on each comparison the sort makes, so
+/// the sandbox must sort exactly as CPython 3.11 does.
+#[tokio::test(flavor = "multi_thread")]
+async fn nan_bearing_lists_end_in_cpythons_order() {
+    let code = common::seeded_cases("nan_cases.py");
+    let dags: Vec<Value> = (1..=NAN_DAGS)
+        .map(|seed| {
+            json!({
+                "question_id": format!("nan seed {seed}"),
+                "final_answer_node": "nan",
+                "nodes": [{"node_id": "nan", "function_name": "cases", "layer": 0, "inputs": {},
+                           "code": format!("{code}\n\ndef cases():\n    return nan_run({seed}, {NAN_LISTS})\n")}],
+            })
+        })
+        .collect();
+    let text = Value::Array(dags.clone()).to_string();
+    let Some(expected) = cpython_answers(&text) else { return };
+    let pool = common::pool(Duration::from_secs(60), Duration::from_secs(120));
+    let mismatches = differences(&pool, &dags, &expected).await;
+    assert!(mismatches.is_empty(), "{} differences: {mismatches:#?}", mismatches.len());
+}
+
+/// The named tuples the allowed modules return read as CPython's do.
+#[tokio::test(flavor = "multi_thread")]
+async fn named_tuples_of_the_allowed_modules_read_as_cpythons() {
+    let code = "def f():\n    day = datetime.date(2024, 12, 30)\n    \
+                return [repr(day.isocalendar()), str(day.isocalendar()), repr(decimal.Decimal('-1.50').as_tuple()),\n            \
+                repr(tuple(day.isocalendar())), day.isocalendar().week]\n";
+    let dags = vec![json!({
+        "question_id": "named tuples", "final_answer_node": "a",
+        "nodes": [{"node_id": "a", "function_name": "f", "layer": 0, "inputs": {}, "code": code}],
+    })];
+    let Some(expected) = cpython_answers(&Value::Array(dags.clone()).to_string()) else { return };
+    let pool = common::pool(Duration::from_secs(10), Duration::from_secs(30));
+    let mismatches = differences(&pool, &dags, &expected).await;
+    assert!(mismatches.is_empty(), "{mismatches:#?}");
+}

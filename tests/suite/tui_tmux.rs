@@ -425,3 +425,36 @@ async fn cancel_then_resume(name: &str, mock: &MockBatch, llm: &str) {
     let state = eval_dag::report::fold_trace(&Trace::read(&trace_path).unwrap());
     assert!(state.questions.iter().all(|q| q.latest().unwrap().final_answer.is_some()), "{stderr}");
 }
+
+/// The header's elapsed time on `screen` (`⏱ 3.4s`), in tenths of a second.
+fn header_clock(screen: &str) -> Option<u64> {
+    let after = screen.split("⏱ ").nth(1)?;
+    let seconds = after.split('s').next()?.trim();
+    let (whole, tenth) = seconds.split_once('.')?;
+    Some(whole.parse::<u64>().ok()? * 10 + tenth.parse::<u64>().ok()?)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_live_runs_clock_moves_while_it_waits_on_the_model() {
+    let Some(session) = session("clock") else { return };
+    // Every call waits 4 s: the header must not stand still meanwhile.
+    let mock = MockLlm::start(slow_layered(4_000)).await;
+    let dir = tempfile::tempdir().unwrap();
+    let out: PathBuf = dir.path().join("run");
+    tmux(&[
+        "send-keys",
+        "-t",
+        &session,
+        &live_command(dir.path(), &openai_at(&mock.base_url()), &out, "", ""),
+        "Enter",
+    ]);
+    poll("the first call to be asked", || !mock.requests().is_empty());
+    let first = header_clock(&wait_for(&session, "⏱ ")).expect("the header shows the elapsed time");
+    std::thread::sleep(Duration::from_millis(1_500));
+    let screen = tmux(&["capture-pane", "-p", "-t", &session]);
+    let later = header_clock(&screen).expect("the header shows the elapsed time");
+    assert_eq!(mock.requests().len(), 1, "still waiting on the first call: {screen}");
+    assert!(later >= first + 10, "1.5 s later the clock moved a second or more: {first} → {later} tenths: {screen}");
+    tmux(&["send-keys", "-t", &session, "Q"]);
+    wait_for(&session, "EXITED-");
+}

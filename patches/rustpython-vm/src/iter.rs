@@ -34,7 +34,9 @@ pub trait PyExactSizeIterator<'a>: ExactSizeIterator<Item = &'a PyObjectRef> + S
         let lhs_len = lhs.len();
         let rhs_len = rhs.len();
         for (a, b) in lhs.zip(rhs) {
-            if vm.bool_eq(a, b)? {
+            // Patched: items the same object are equal, as CPython's
+            // PyObject_RichCompareBool(..., Py_EQ) takes them (a NaN among them).
+            if vm.identical_or_equal(a, b)? {
                 continue;
             }
             let ret = if less {

@@ -1,21 +1,13 @@
 //! Python objects built straight from a dataset key's JSON text, in one pass:
 //! no intermediate JSON tree, short strings (every row's field names, and
-//! repeated values such as categories) shared as one object each, and the
-//! snapshot of every container recorded as it is built.
+//! repeated values such as categories) shared as one object each.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
 
 use rustpython_vm::{PyObjectRef, VirtualMachine};
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-
-/// One container of a converted value and the items it held when converted
-/// (a dict's keys and values interleaved).
-pub(super) struct Container {
-    pub(super) object: PyObjectRef,
-    pub(super) items: Vec<PyObjectRef>,
-}
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 /// Strings up to this many bytes are shared: field names and category-like values.
 const SHARED_STRING_BYTES: usize = 32;
@@ -26,21 +18,19 @@ const SHARED_STRINGS: usize = 1 << 16;
 pub(super) struct Builder<'vm> {
     vm: &'vm VirtualMachine,
     shared: RefCell<HashMap<Box<str>, PyObjectRef>>,
-    containers: RefCell<Vec<Container>>,
 }
 
 impl<'vm> Builder<'vm> {
     /// A builder with an empty sharing table.
     pub(super) fn new(vm: &'vm VirtualMachine) -> Self {
-        Self { vm, shared: RefCell::new(HashMap::new()), containers: RefCell::new(Vec::new()) }
+        Self { vm, shared: RefCell::new(HashMap::new()) }
     }
 
-    /// The Python value of every key of the JSON object `text` (of `only`
-    /// that key, when given; the others are skipped), each with the snapshot
-    /// of its containers. A key given twice keeps its last value.
-    pub(super) fn build(self, text: &[u8], only: Option<&str>) -> Result<Vec<Built>, serde_json::Error> {
+    /// The Python value of every key of the JSON object `text`. A key given
+    /// twice keeps its last value.
+    pub(super) fn build(self, text: &[u8]) -> Result<Vec<Built>, serde_json::Error> {
         let mut deserializer = serde_json::Deserializer::from_slice(text);
-        let built = deserializer.deserialize_map(Keys { builder: &self, only })?;
+        let built = deserializer.deserialize_map(Keys { builder: &self })?;
         deserializer.end()?;
         Ok(built)
     }
@@ -61,20 +51,17 @@ impl<'vm> Builder<'vm> {
     }
 }
 
-/// One key's Python value and the snapshot of its containers.
+/// One key's Python value.
 pub(super) struct Built {
     /// The key.
     pub key: String,
     /// Its value.
     pub object: PyObjectRef,
-    /// Every list and dict reachable from the value, with its items.
-    pub containers: Vec<Container>,
 }
 
-/// The top-level object: builds the values of the keys asked for.
+/// The top-level object: builds the value of every key.
 struct Keys<'a, 'vm> {
     builder: &'a Builder<'vm>,
-    only: Option<&'a str>,
 }
 
 impl<'de> Visitor<'de> for Keys<'_, '_> {
@@ -87,14 +74,9 @@ impl<'de> Visitor<'de> for Keys<'_, '_> {
     fn visit_map<M: MapAccess<'de>>(self, mut access: M) -> Result<Vec<Built>, M::Error> {
         let mut built: Vec<Built> = Vec::new();
         while let Some(key) = access.next_key::<String>()? {
-            if self.only.is_some_and(|only| only != key) {
-                access.next_value::<IgnoredAny>()?;
-                continue;
-            }
             let object = access.next_value_seed(self.builder)?;
-            let containers = std::mem::take(&mut *self.builder.containers.borrow_mut());
             built.retain(|earlier| earlier.key != key);
-            built.push(Built { key, object, containers });
+            built.push(Built { key, object });
         }
         Ok(built)
     }
@@ -144,24 +126,14 @@ impl<'de> Visitor<'de> for &Builder<'_> {
         while let Some(item) = access.next_element_seed(self)? {
             items.push(item);
         }
-        let object: PyObjectRef = self.vm.ctx.new_list(items.clone()).into();
-        self.containers.borrow_mut().push(Container { object: object.clone(), items });
-        Ok(object)
+        Ok(self.vm.ctx.new_list(items).into())
     }
 
     fn visit_map<M: MapAccess<'de>>(self, mut access: M) -> Result<PyObjectRef, M::Error> {
         let dict = self.vm.ctx.new_dict();
-        let mut items = Vec::with_capacity(2 * access.size_hint().unwrap_or(0));
         while let Some((key, value)) = access.next_entry_seed(self, self)? {
-            dict.set_item(&*key, value.clone(), self.vm).map_err(|_| serde::de::Error::custom("unhashable key"))?;
-            items.extend([key, value]);
+            dict.set_item(&*key, value, self.vm).map_err(|_| serde::de::Error::custom("unhashable key"))?;
         }
-        if items.len() != 2 * dict.__len__() {
-            // A key given twice: the dict keeps its first place and last value.
-            items = (&dict).into_iter().flat_map(|(key, value)| [key, value]).collect();
-        }
-        let object: PyObjectRef = dict.into();
-        self.containers.borrow_mut().push(Container { object: object.clone(), items });
-        Ok(object)
+        Ok(dict.into())
     }
 }

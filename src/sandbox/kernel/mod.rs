@@ -62,6 +62,14 @@ pub fn confine(landlock: Landlock) -> Result<Confinement, ConfineError> {
     })
 }
 
+/// Install the template's seccomp filter on every thread of the process: the
+/// worker's allowlist plus what cloning workers takes (see `seccomp`). Its
+/// clones install the worker's filter on top of it.
+#[cfg(target_os = "linux")]
+pub fn confine_template() -> Result<(), ConfineError> {
+    seccomp::install_template()
+}
+
 /// Without Linux: no kernel layers.
 #[cfg(not(target_os = "linux"))]
 pub fn confine(_landlock: Landlock) -> Result<Confinement, ConfineError> {

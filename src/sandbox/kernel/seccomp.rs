@@ -52,6 +52,17 @@ enum When {
     OwnProcess,
     /// Its first argument is not SIGSYS (the violation handler stays).
     NotSigsys,
+    /// Its first argument is stdin (the template's socket to the pool).
+    ToPool,
+    /// `clone` with exactly the flags a template clones workers with.
+    CloneIntoParent,
+    /// `kill(0, SIGKILL)`: the template ends its process group.
+    KillOwnGroup,
+    /// `prctl(PR_SET_NO_NEW_PRIVS, …)`, which Landlock and seccomp set-up need.
+    NoNewPrivs,
+    /// `fcntl(fd, F_GETFD)`: the standard library's debug check that a
+    /// descriptor it closes is open.
+    DescriptorFlags,
 }
 
 /// The allowlist: what a confined worker may call.
@@ -77,6 +88,10 @@ const ALLOWED: &[(Syscall, When)] = &[
     (sys!(SYS_madvise), When::Always),
     // Locks, the main thread's join, the CPU count, unseeded `random.Random()`.
     (sys!(SYS_futex), When::Always),
+    // The main thread's watch for the parent's death (see `worker`).
+    #[cfg(target_arch = "x86_64")]
+    (sys!(SYS_poll), When::Always),
+    (sys!(SYS_ppoll), When::Always),
     (sys!(SYS_sched_getaffinity), When::Always),
     (sys!(SYS_getrandom), When::Always),
     // Clocks: served by the vDSO, a real call on clock sources it cannot read.
@@ -93,6 +108,35 @@ const ALLOWED: &[(Syscall, When)] = &[
     (sys!(SYS_sigaltstack), When::Always),
     (sys!(SYS_exit), When::Always),
     (sys!(SYS_exit_group), When::Always),
+];
+
+/// What a template may call beyond [`ALLOWED`]: what it needs to clone
+/// workers, and what a clone needs until it installs the worker's allowlist
+/// on top of this one (see `template`). No socket but the one it holds, no
+/// `execve`, no file opened (as for a worker), no `ptrace`, no signal but to
+/// its own process group.
+const TEMPLATE_ALLOWED: &[(Syscall, When)] = &[
+    // Requests for a worker: three descriptors on the socket; the outcome back.
+    (sys!(SYS_recvmsg), When::ToPool),
+    (sys!(SYS_write), When::ToPool),
+    (sys!(SYS_clone), When::CloneIntoParent),
+    // The socket closed: end every clone, then the template.
+    (sys!(SYS_kill), When::KillOwnGroup),
+    // In a new clone: the received pipes become stdin, stdout and stderr.
+    #[cfg(target_arch = "x86_64")]
+    (sys!(SYS_dup2), When::Always),
+    (sys!(SYS_dup3), When::Always),
+    (sys!(SYS_close_range), When::Always),
+    (sys!(SYS_fcntl), When::DescriptorFlags),
+    // In a new clone: Landlock, then the worker's filters (which only add to this one).
+    (sys!(SYS_prctl), When::NoNewPrivs),
+    (sys!(SYS_landlock_create_ruleset), When::Always),
+    (sys!(SYS_landlock_restrict_self), When::Always),
+    (sys!(SYS_seccomp), When::Always),
+    (sys!(SYS_rt_sigaction), When::Always),
+    // A clone's `abort` signals the clone itself, not the template (whose
+    // process id this filter would name): the clone's own filter narrows it.
+    (sys!(SYS_tgkill), When::Always),
 ];
 
 /// Forbidden calls an escape would reach for, named in violation reports
@@ -156,7 +200,7 @@ const NAMED: &[Syscall] = &[
 
 /// The name of system call `number` (without `SYS_`), if it is one we name.
 fn name_of(number: i64) -> Option<&'static str> {
-    let mut known = ALLOWED.iter().map(|(call, _)| call).chain(NAMED);
+    let mut known = ALLOWED.iter().chain(TEMPLATE_ALLOWED).map(|(call, _)| call).chain(NAMED);
     known.find(|call| call.number == number).map(|call| &call.name[4..])
 }
 
@@ -168,30 +212,53 @@ fn compile(filter: Result<SeccompFilter, seccompiler::BackendError>) -> Result<B
     filter.and_then(BpfProgram::try_from).map_err(ConfineError::Filter)
 }
 
-/// The allowlist as seccompiler rules; `pid` is this process.
-fn rules(pid: u32) -> Result<BTreeMap<i64, Vec<SeccompRule>>, seccompiler::BackendError> {
+/// `allowed` as seccompiler rules, a call's conditions joined (any passes);
+/// `pid` is this process.
+fn rules(
+    allowed: &[&[(Syscall, When)]],
+    pid: u32,
+) -> Result<BTreeMap<i64, Vec<SeccompRule>>, seccompiler::BackendError> {
     use SeccompCmpOp::{Eq, MaskedEq, Ne};
-    ALLOWED
-        .iter()
-        .map(|(call, when)| {
-            let rules = match when {
-                When::Always => Vec::new(),
-                When::ToParent => vec![rule(0, Eq, 1)?, rule(0, Eq, 2)?],
-                When::ReadOnly => vec![rule(2, MaskedEq(WRITE_FLAGS), 0)?],
-                When::NotExecutable => vec![rule(2, MaskedEq(libc::PROT_EXEC as u64), 0)?],
-                When::OwnProcess => vec![rule(0, Eq, u64::from(pid))?],
-                When::NotSigsys => vec![rule(0, Ne, libc::SIGSYS as u64)?],
-            };
-            Ok((call.number, rules))
-        })
-        .collect()
+    let mut rules: BTreeMap<i64, Option<Vec<SeccompRule>>> = BTreeMap::new();
+    for (call, when) in allowed.iter().flat_map(|list| list.iter()) {
+        let conditions = match when {
+            When::Always => None,
+            When::ToParent => Some(vec![rule(0, Eq, 1)?, rule(0, Eq, 2)?]),
+            When::ReadOnly => Some(vec![rule(2, MaskedEq(WRITE_FLAGS), 0)?]),
+            When::NotExecutable => Some(vec![rule(2, MaskedEq(libc::PROT_EXEC as u64), 0)?]),
+            When::OwnProcess => Some(vec![rule(0, Eq, u64::from(pid))?]),
+            When::NotSigsys => Some(vec![rule(0, Ne, libc::SIGSYS as u64)?]),
+            When::ToPool => Some(vec![rule(0, Eq, libc::STDIN_FILENO as u64)?]),
+            When::CloneIntoParent => Some(vec![SeccompRule::new(vec![SeccompCondition::new(
+                0,
+                SeccompCmpArgLen::Qword,
+                Eq,
+                (libc::CLONE_PARENT | libc::SIGCHLD) as u64,
+            )?])?]),
+            When::KillOwnGroup => Some(vec![SeccompRule::new(vec![
+                SeccompCondition::new(0, SeccompCmpArgLen::Dword, Eq, 0)?,
+                SeccompCondition::new(1, SeccompCmpArgLen::Dword, Eq, libc::SIGKILL as u64)?,
+            ])?]),
+            When::NoNewPrivs => Some(vec![rule(0, Eq, libc::PR_SET_NO_NEW_PRIVS as u64)?]),
+            When::DescriptorFlags => Some(vec![rule(1, Eq, libc::F_GETFD as u64)?]),
+        };
+        // An unconditional entry wins over conditions; conditions add up.
+        let entry = rules.entry(call.number).or_insert_with(|| Some(Vec::new()));
+        match (entry.as_mut(), conditions) {
+            (Some(existing), Some(more)) => existing.extend(more),
+            (Some(_), None) => *entry = None,
+            (None, _) => {}
+        }
+    }
+    Ok(rules.into_iter().map(|(number, conditions)| (number, conditions.unwrap_or_default())).collect())
 }
 
 /// The compiled filters for this process: `rt_sigprocmask` blocking signals
-/// fails; `openat` fails; the allowlist passes and anything else traps. When
-/// several apply, the kernel takes the strictest action (a trap before an
-/// error before passing), so an open for writing traps and any other fails.
-fn filters() -> Result<[BpfProgram; 3], ConfineError> {
+/// fails; `openat` fails; the allowlist (`allowed`) passes and anything else
+/// traps. When several apply, the kernel takes the strictest action (a trap
+/// before an error before passing), so an open for writing traps and any
+/// other fails.
+fn filters(allowed: &[&[(Syscall, When)]]) -> Result<[BpfProgram; 3], ConfineError> {
     use SeccompCmpOp::{Eq, Ne};
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(ConfineError::Architecture)?;
     // `how` is SIG_BLOCK or SIG_SETMASK and `set` is not NULL (a query).
@@ -214,7 +281,7 @@ fn filters() -> Result<[BpfProgram; 3], ConfineError> {
         SeccompAction::Errno(libc::EACCES as u32),
         arch,
     );
-    let allowlist = rules(std::process::id())
+    let allowlist = rules(allowed, std::process::id())
         .and_then(|rules| SeccompFilter::new(rules, SeccompAction::Trap, SeccompAction::Allow, arch));
     Ok([compile(no_blocking)?, compile(no_files)?, compile(allowlist)?])
 }
@@ -281,11 +348,22 @@ extern "C" fn on_sigsys(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc
     }
 }
 
-/// Install the SIGSYS handler, then the filters on every thread of the process
-/// (with `PR_SET_NO_NEW_PRIVS`). From here on, only `ALLOWED` calls pass and
-/// no file opens.
+/// Install the worker's filters (see [`install_filters`]): from here on, only
+/// `ALLOWED` calls pass and no file opens.
 pub fn install() -> Result<(), ConfineError> {
-    let programs = filters()?;
+    install_filters(&[ALLOWED])
+}
+
+/// Install the template's filters (see [`install_filters`]): `ALLOWED` and
+/// `TEMPLATE_ALLOWED` calls pass, no file opens. Its clones add the worker's.
+pub fn install_template() -> Result<(), ConfineError> {
+    install_filters(&[ALLOWED, TEMPLATE_ALLOWED])
+}
+
+/// Install the SIGSYS handler, then the filters allowing `allowed` on every
+/// thread of the process (with `PR_SET_NO_NEW_PRIVS`).
+fn install_filters(allowed: &[&[(Syscall, When)]]) -> Result<(), ConfineError> {
+    let programs = filters(allowed)?;
     // SAFETY: a zeroed sigaction is valid; the handler is async-signal-safe.
     unsafe {
         let mut action: libc::sigaction = std::mem::zeroed();
@@ -325,8 +403,37 @@ mod tests {
 
     #[test]
     fn the_filters_compile_for_this_architecture() {
-        let [no_blocking, no_files, allowlist] = filters().expect("filters");
+        let [no_blocking, no_files, allowlist] = filters(&[ALLOWED]).expect("filters");
         assert!(!no_blocking.is_empty() && !no_files.is_empty());
         assert!(allowlist.len() > ALLOWED.len(), "{} instructions", allowlist.len());
+        let [_, _, template] = filters(&[ALLOWED, TEMPLATE_ALLOWED]).expect("the template's filters");
+        assert!(template.len() > allowlist.len());
+    }
+
+    #[test]
+    fn the_template_may_not_reach_the_network_programs_files_or_other_processes() {
+        let refused = [
+            libc::SYS_socket,
+            libc::SYS_connect,
+            libc::SYS_execve,
+            libc::SYS_execveat,
+            libc::SYS_ptrace,
+            libc::SYS_openat2,
+            libc::SYS_clone3,
+            libc::SYS_process_vm_readv,
+            libc::SYS_pidfd_send_signal,
+            libc::SYS_tkill,
+        ];
+        for number in refused {
+            assert!(TEMPLATE_ALLOWED.iter().chain(ALLOWED).all(|(call, _)| call.number != number), "{number}");
+        }
+    }
+
+    #[test]
+    fn conditions_of_a_call_in_both_lists_add_up_and_always_wins() {
+        let joined = rules(&[ALLOWED, TEMPLATE_ALLOWED], 1).expect("rules");
+        assert_eq!(joined[&libc::SYS_write].len(), 3, "stdout, stderr and the socket");
+        assert!(joined[&libc::SYS_rt_sigaction].is_empty(), "the template may set SIGSYS's handler for its clones");
+        assert_eq!(rules(&[ALLOWED], 1).expect("rules")[&libc::SYS_rt_sigaction].len(), 1);
     }
 }

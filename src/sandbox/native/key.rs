@@ -290,7 +290,7 @@ mod tests {
     /// Evaluate `source` (a key function expression) and, when it is
     /// recognised, its key of the row `{"a": 2, "b": 3.5}`.
     fn key_of_row(source: &str) -> Option<String> {
-        build_interpreter().enter(|vm| {
+        build_interpreter(0).enter(|vm| {
             let scope = vm.new_scope_with_builtins();
             let setup = "row = {'a': 2, 'b': 3.5, 'c': {'d': 'x'}}\ndef named(r):\n    return r['a']\nk = 'a'\n";
             let key = vm.run_block_expr(scope.clone(), &format!("{setup}{source}")).unwrap();

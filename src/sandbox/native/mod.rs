@@ -16,6 +16,7 @@ mod datetime;
 mod decimal;
 mod decimal_arith;
 mod key;
+mod listsort;
 mod minmax;
 mod object;
 mod sort;

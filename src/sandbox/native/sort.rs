@@ -6,20 +6,21 @@
 //! possible result: ints and floats compare by exact value (`-0.0 == 0`),
 //! strs by code point, tuples position by position.
 //!
-//! Anything else (NaN, big ints, other types, unorderable mixes) goes to
-//! RustPython's own sort, which raises what CPython raises; the key results
-//! computed already are handed to it, so `key` is still called once per item.
-//! A `key` that only reads fields (`lambda r: r["f"]`, see `key`) is
-//! evaluated without a Python call.
+//! Anything else (NaN, big ints, other types, unorderable mixes) is sorted
+//! by CPython's own algorithm over Python's `<` (see `listsort`), so that it
+//! raises what CPython raises and, where `<` is no total order (NaN), leaves
+//! the items in CPython's order. A `key` that only reads fields
+//! (`lambda r: r["f"]`, see `key`) is evaluated without a Python call.
 
-use std::cell::Cell;
 use std::cmp::Ordering;
 
 use super::key::KeyFn;
+use super::listsort;
 use rustpython_vm::{
     AsObject, PyObjectRef, PyPayload, PyResult, VirtualMachine,
     builtins::{PyFloat, PyInt, PyList, PyStr, PyTuple},
-    function::{FuncArgs, KwArgs},
+    function::FuncArgs,
+    types::PyComparisonOp,
 };
 
 /// A sort key the native sort can order.
@@ -165,75 +166,51 @@ fn sort_options<'a>(
     Some((key, reverse))
 }
 
-/// Sort `list` in place; `fallback` is RustPython's `list.sort`.
-fn sort_list(
-    list: &PyObjectRef,
-    key: Option<KeyFn>,
-    reverse: bool,
-    fallback: &PyObjectRef,
-    vm: &VirtualMachine,
-) -> PyResult<()> {
+/// The order of `keys` by Python's `<`, sorted with CPython's algorithm
+/// (see `listsort`), `reverse` done as CPython does it: reverse, sort
+/// ascending, reverse again (which decides the order where `<` is not a
+/// total order, such as with NaN). The order reached so far on an error.
+fn cpython_order(keys: &[PyObjectRef], reverse: bool, vm: &VirtualMachine) -> (Vec<usize>, PyResult<()>) {
+    let mut ids: Vec<usize> = (0..keys.len()).collect();
+    if reverse {
+        ids.reverse();
+    }
+    let outcome = listsort::sort(&mut ids, |x, y| keys[x].rich_compare_bool(&keys[y], PyComparisonOp::Lt, vm));
+    if reverse {
+        ids.reverse();
+    }
+    (ids, outcome)
+}
+
+/// Sort `list` in place, as CPython does: the list is empty while keys are
+/// computed and items compared (code that changes it meanwhile gets a
+/// `ValueError`, and its changes are dropped); a key that raises leaves the
+/// list as it was; a comparison that raises leaves it partly sorted.
+fn sort_list(list: &PyObjectRef, key: Option<KeyFn>, reverse: bool, vm: &VirtualMachine) -> PyResult<()> {
     let Some(payload) = list.downcast_ref::<PyList>() else { return Err(vm.new_type_error("sort needs a list")) };
-    let Some(key) = key else {
-        let items = payload.borrow_vec().to_vec();
-        if let Some(order) = sorted_order(&items, reverse, vm) {
-            *payload.borrow_vec_mut() = order.into_iter().map(|i| items[i].clone()).collect();
-            return Ok(());
-        }
-        return python_sort(list, None, reverse, fallback, vm);
-    };
-    // As in CPython, the list is empty while `key` runs.
     let items = std::mem::take(&mut *payload.borrow_vec_mut());
-    let keys: PyResult<Vec<PyObjectRef>> = items.iter().map(|item| key.apply(item, vm)).collect();
-    let modified = !payload.borrow_vec().is_empty();
-    let order = keys.as_ref().ok().filter(|_| !modified).and_then(|keys| sorted_order(keys, reverse, vm));
-    let sorted = order.is_some();
-    *payload.borrow_vec_mut() = match order {
-        Some(order) => order.into_iter().map(|i| items[i].clone()).collect(),
-        None => items,
+    let keys = match &key {
+        Some(key) => match items.iter().map(|item| key.apply(item, vm)).collect::<PyResult<Vec<_>>>() {
+            Ok(keys) => Some(keys),
+            Err(err) => {
+                *payload.borrow_vec_mut() = items;
+                return Err(err);
+            }
+        },
+        None => None,
     };
-    let keys = keys?;
+    let keys = keys.as_deref().unwrap_or(&items);
+    let (order, outcome) = match sorted_order(keys, reverse, vm) {
+        Some(order) => (order, Ok(())),
+        None => cpython_order(keys, reverse, vm),
+    };
+    let modified = !payload.borrow_vec().is_empty();
+    *payload.borrow_vec_mut() = order.into_iter().map(|i| items[i].clone()).collect();
+    outcome?;
     if modified {
         return Err(vm.new_value_error("list modified during sort"));
     }
-    if sorted {
-        return Ok(());
-    }
-    python_sort(list, Some(keys), reverse, fallback, vm)
-}
-
-/// Sort `list` with RustPython's `list.sort` (`fallback`), by `keys` when
-/// given (computed already, handed back in order), the way CPython does
-/// `reverse`: reverse, sort ascending, reverse again — which RustPython does
-/// not, and which decides the order where `<` is not a total order (NaN).
-fn python_sort(
-    list: &PyObjectRef,
-    keys: Option<Vec<PyObjectRef>>,
-    reverse: bool,
-    fallback: &PyObjectRef,
-    vm: &VirtualMachine,
-) -> PyResult<()> {
-    let Some(payload) = list.downcast_ref::<PyList>() else { return Err(vm.new_type_error("sort needs a list")) };
-    let mut kwargs = KwArgs::default();
-    if let Some(mut keys) = keys {
-        if reverse {
-            keys.reverse();
-        }
-        let next = Cell::new(0);
-        let replay = vm.new_function("key", move |_item: PyObjectRef, vm: &VirtualMachine| {
-            let index = next.replace(next.get() + 1);
-            keys.get(index).cloned().unwrap_or_else(|| vm.ctx.none())
-        });
-        kwargs = KwArgs::from_iter([("key".to_owned(), replay.into())]);
-    }
-    if reverse {
-        payload.borrow_vec_mut().reverse();
-    }
-    let sorted = fallback.call(FuncArgs::new(vec![list.clone()], kwargs), vm);
-    if reverse {
-        payload.borrow_vec_mut().reverse();
-    }
-    sorted.map(drop)
+    Ok(())
 }
 
 /// Put the native `list.sort` on the list type and the native `sorted` in
@@ -243,13 +220,10 @@ pub fn install(vm: &VirtualMachine) -> PyResult<()> {
     let name = vm.ctx.intern_str("sort");
     let python_sort = list_type.get_attr(name).ok_or_else(|| vm.new_type_error("list has no sort"))?;
     let python_sorted = vm.builtins.get_attr("sorted", vm)?;
-    let fallback = python_sort.clone();
     let sort = move |args: FuncArgs, vm: &VirtualMachine| -> PyResult<()> {
         let list = args.args.first().filter(|list| list.downcast_ref::<PyList>().is_some());
         match (list, sort_options(&args.kwargs, vm)) {
-            (Some(list), Some((key, reverse))) if args.args.len() == 1 => {
-                sort_list(list, key, reverse, &python_sort, vm)
-            }
+            (Some(list), Some((key, reverse))) if args.args.len() == 1 => sort_list(list, key, reverse, vm),
             _ => python_sort.call(args, vm).map(drop),
         }
     };
@@ -262,7 +236,7 @@ pub fn install(vm: &VirtualMachine) -> PyResult<()> {
         }
         let items: Vec<PyObjectRef> = iterable.try_to_value(vm)?;
         let list: PyObjectRef = PyList::from(items).into_ref(&vm.ctx).into();
-        sort_list(&list, key, reverse, &fallback, vm)?;
+        sort_list(&list, key, reverse, vm)?;
         Ok(list)
     };
     list_type.set_attr(name, super::object::method("sort", sort, vm));

@@ -78,7 +78,7 @@ fn cpython() -> String {
 
 #[test]
 fn keys_that_are_not_exact_str_compare_as_cpython() {
-    let ours = build_interpreter().enter(|vm| {
+    let ours = build_interpreter(0).enter(|vm| {
         let scope = vm.new_scope_with_builtins();
         let value = vm.run_block_expr(scope, &format!("{CASES}\nrepr(result)")).unwrap();
         value.str(vm).unwrap().to_string()

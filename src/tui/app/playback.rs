@@ -7,6 +7,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::App;
 use crate::run::EngineEvent;
+use crate::text::duration;
 use crate::tui::containment::contained;
 use crate::tui::editing::EditRequest;
 use crate::tui::keymap::Action;
@@ -106,17 +107,41 @@ impl App {
         self.refresh();
     }
 
-    /// The spinners' next frame, when something moves.
+    /// The spinners' next frame and a live run's clock, when something moves.
     pub fn tick(&mut self) -> bool {
         let moving = self.animating();
         if moving {
             self.spinner += 1;
         }
+        let clock_moved = self.follow_wall_clock();
         // Every screen polls (no short cut): each drains its own channel.
         let polled = self.stack.iter_mut().map(|screen| screen.poll()).filter(|&took| took).count() > 0;
         if polled {
             self.refresh();
         }
-        moving || polled
+        moving || polled || clock_moved
+    }
+
+    /// In a live run not yet finished, move the run's clock on with the wall
+    /// clock since the latest event (the header's elapsed time, a batch's age,
+    /// the working questions' times), at most every [`CLOCK_STEP_MS`] and only
+    /// when the time shown changes; whether it moved.
+    fn follow_wall_clock(&mut self) -> bool {
+        let Some((folded, t_ms)) = self.clock_anchor else { return false };
+        if self.commands.is_none() || self.state.summary.is_some() {
+            return false;
+        }
+        let waited = u64::try_from(self.now.saturating_duration_since(folded).as_millis()).unwrap_or(u64::MAX);
+        let estimate = t_ms.saturating_add(waited);
+        let shown = self.state.now_ms;
+        if estimate < shown.saturating_add(CLOCK_STEP_MS) || duration(estimate) == duration(shown) {
+            return false;
+        }
+        self.state_mut().advance_clock(estimate);
+        true
     }
 }
+
+/// The smallest step of a live run's clock between events: redraws for it
+/// stay at a few a second.
+const CLOCK_STEP_MS: u64 = 200;
