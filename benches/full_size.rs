@@ -4,13 +4,14 @@
 //! one-worker pool and in `python3` on the same data (answers must agree);
 //! medians of several runs, reported as ratios. Beside them: a worker's start
 //! (the first of a pool, a further one, and a DAG reading every row with the
-//! start included) against CPython, and the memory of 1, 2 and 4 workers when
+//! start included) against CPython, what a fresh worker per DAG costs, and the
+//! memory of 1, 2 and 4 workers when
 //! ready and after a scan, cloned from a template and spawned. Then four
 //! reference DAGs that measure what the sandbox adds (`REFERENCE_DAGS`).
 //!
 //! Run: `cargo bench --bench full_size [-- 10000 200000]` (sizes to run;
 //! all three when none). `FULL_SIZE_RUNS` sets the timed runs per DAG
-//! (default 5); `FULL_SIZE_SKIP` = `dags`, `start` or `memory` leaves that part out;
+//! (default 5); `FULL_SIZE_SKIP` = `dags`, `clean`, `start` or `memory` leaves that part out;
 //! `FULL_SIZE_ONLY` = a comma-separated list of DAG names runs only those;
 //! `FULL_SIZE_WORKER` = the path of another build's `eval-dag` runs its
 //! workers instead (to measure a change against the build before it);
@@ -53,9 +54,10 @@ fn pool(dir: &Path, executable: &Path) -> anyhow::Result<SandboxPool> {
     Ok(SandboxPool::new(dir, config)?)
 }
 
-/// How long the benchmark leaves the worker idle before each timed run:
-/// 1 ms per 200 kB of `data.json`, at least 20 ms (enough for the dataset's
-/// check after the previous DAG; see "guard checked on the way" for its cost).
+/// How long the benchmark leaves the pool idle before each timed run, as LLM
+/// calls do in a run: 1 ms per 200 kB of `data.json`, at least 20 ms (enough
+/// for the replacement of the previous DAG's worker to be ready; see
+/// [`clean_start`] for DAGs that do not wait).
 fn idle(dir: &Path) -> anyhow::Result<Duration> {
     let bytes = std::fs::metadata(dir.join("data.json"))?.len();
     Ok(Duration::from_millis((bytes / 200_000).max(20)))
@@ -89,7 +91,7 @@ fn compare_dags(
         let mut ours = Vec::new();
         for _ in 0..runs {
             // Idle between DAGs, as in a run (LLM calls come between a
-            // worker's executions): the worker checks the dataset then.
+            // pool's executions): the next DAG's worker gets ready then.
             std::thread::sleep(idle);
             let t = Instant::now();
             let result = runtime.block_on(pool.run(dag, 0));
@@ -103,6 +105,46 @@ fn compare_dags(
     if summary && !ratios.is_empty() {
         let max = ratios.iter().copied().fold(0.0, f64::max);
         println!("\nratios: median {:.2}×, max {max:.2}× over {} DAGs", median(ratios.clone()), ratios.len());
+    }
+    Ok(())
+}
+
+/// What a fresh worker per DAG costs: the floor DAG (`len(rows)`) timed with
+/// the pool idle before each run (its next worker made in advance, as between
+/// a run's LLM calls) and back to back (each DAG waits for the worker the one
+/// before it started), against CPython running the same DAG in a warm process.
+fn clean_start(root: &Path, dir: &Path, executable: &Path, runs: usize) -> anyhow::Result<()> {
+    let floor: Vec<GeneratedDag> = analysis::reference_dags()?.into_iter().take(1).collect();
+    let runtime = tokio::runtime::Runtime::new()?;
+    let (_, theirs) = cpython::cpython(root, &dir.join("data.json"), &floor, runs);
+    let theirs = median(theirs.into_iter().flatten().collect());
+    let pool = pool(dir, executable)?;
+    runtime.block_on(pool.warm());
+    let idle = idle(dir)?;
+    let time = |pause: Duration| -> anyhow::Result<f64> {
+        let mut samples = Vec::new();
+        for _ in 0..runs.max(5) {
+            std::thread::sleep(pause);
+            let started = Instant::now();
+            let result = runtime.block_on(pool.run(&floor[0], 0));
+            samples.push(started.elapsed().as_secs_f64());
+            anyhow::ensure!(result.success, "the floor DAG failed: {:?}", result.error);
+        }
+        Ok(median(samples))
+    };
+    let (ready, back_to_back) = (time(idle)?, time(Duration::ZERO)?);
+    println!(
+        "
+A fresh worker per DAG (`{}`):
+",
+        floor[0].question_id
+    );
+    println!(
+        "| worker | eval-dag ms | CPython ms (warm process) | ratio |
+| --- | ---: | ---: | ---: |"
+    );
+    for (label, ours) in [("made in advance (idle before)", ready), ("waited for (back to back)", back_to_back)] {
+        println!("| {label} | {:.1} | {:.1} | {:.2}× |", ours * 1e3, theirs * 1e3, ours / theirs);
     }
     Ok(())
 }
@@ -211,6 +253,9 @@ fn main() -> anyhow::Result<()> {
             compare_dags(&root, &dir, &executable, &dags, runs, true)?;
             println!("\nWhat the sandbox adds (not in the ratios above):\n");
             compare_dags(&root, &dir, &executable, &references, runs, false)?;
+        }
+        if !skip.contains("clean") {
+            clean_start(&root, &dir, &executable, runs)?;
         }
         if !skip.contains("start") {
             compare_start(&dir, &executable)?;

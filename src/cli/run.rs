@@ -100,6 +100,12 @@ pub struct RunArgs {
     /// Seed for everything random (sampling, node `random`).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// The instant node code reads as now (`datetime.now()`, `date.today()`):
+    /// RFC 3339 with an offset, e.g. 2026-12-05T14:30:00+01:00. Default: when
+    /// the run starts; a shard reads the machine's clock unless given one
+    /// (give every shard the same).
+    #[arg(long, value_name = "RFC3339", value_parser = crate::domain::RunClock::parse, conflicts_with_all = ["resume", "retry_failed"])]
+    pub now: Option<crate::domain::RunClock>,
     /// Use the questions in FILE (JSON Lines: question, difficulty, optional
     /// id, expected_answer, match) instead of generating them.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["resume", "retry_failed"])]

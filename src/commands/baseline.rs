@@ -57,12 +57,9 @@ pub fn run(args: BaselineArgs) -> anyhow::Result<ExitCode> {
     let state = runtime.block_on(async {
         // No DAG runs here: the pools are made, and never start a worker.
         let (executor, named): (Arc<dyn DagExecutor>, _) = match &several {
-            Some(several) => several.engine_data(None, 1, settings.seed).map(|data| (data.executor, data.named))?,
+            Some(several) => several.engine_data(None, 1, &settings).map(|data| (data.executor, data.named))?,
             None => (
-                Arc::new(SandboxPool::new(
-                    &dataset.dir,
-                    super::providers::sandbox_config(&dataset, None, settings.seed)?,
-                )?),
+                Arc::new(SandboxPool::new(&dataset.dir, super::providers::sandbox_config(&dataset, None, &settings)?)?),
                 Default::default(),
             ),
         };

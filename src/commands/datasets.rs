@@ -101,13 +101,13 @@ impl RunDatasets {
     }
 
     /// A one-worker sandbox pool per dataset, started on first use, at most
-    /// `keep` alive at once, for a run seeded with `seed`; each dataset with
-    /// its executor, by name.
+    /// `keep` alive at once, for the run of `settings`; each dataset with its
+    /// executor, by name.
     fn executors(
         &self,
         node_timeout: Option<Duration>,
         keep: usize,
-        seed: u64,
+        settings: &RunSettings,
     ) -> anyhow::Result<BTreeMap<String, NamedDataset>> {
         let configs = self
             .datasets
@@ -116,7 +116,7 @@ impl RunDatasets {
                 // One worker a dataset: its questions seldom run DAGs at the same
                 // moment. Each DAG takes a fresh worker, so a template beside it
                 // (where memory allows) saves reading the data again per DAG.
-                let config = super::providers::sandbox_config(dataset, node_timeout, seed)?;
+                let config = super::providers::sandbox_config(dataset, node_timeout, settings)?;
                 Ok((dataset.dir.clone(), SandboxConfig { workers: 1, ..config }))
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
@@ -158,10 +158,15 @@ pub struct EngineData {
 }
 
 impl RunDatasets {
-    /// The engine's data for a run seeded with `seed`: a pool per dataset, at
+    /// The engine's data for the run of `settings`: a pool per dataset, at
     /// most `keep` alive (see [`RunDatasets::executors`]).
-    pub fn engine_data(&self, node_timeout: Option<Duration>, keep: usize, seed: u64) -> anyhow::Result<EngineData> {
-        let named = self.executors(node_timeout, keep, seed)?;
+    pub fn engine_data(
+        &self,
+        node_timeout: Option<Duration>,
+        keep: usize,
+        settings: &RunSettings,
+    ) -> anyhow::Result<EngineData> {
+        let named = self.executors(node_timeout, keep, settings)?;
         let first = self.datasets.first().and_then(|(name, _)| named.get(name)).context("the run names no dataset")?;
         Ok(EngineData { dataset: first.dataset.clone(), executor: first.executor.clone(), named })
     }

@@ -117,7 +117,7 @@ impl Source {
             };
             let several = super::datasets::same_datasets(settings, at)?;
             at.record(settings, &several);
-            return several.engine_data(self.node_timeout, 2, settings.seed);
+            return several.engine_data(self.node_timeout, 2, settings);
         }
         let dataset_dir = self.dataset.clone().unwrap_or_else(|| settings.dataset_dir.clone());
         let dataset = Arc::new(Dataset::load(&dataset_dir).with_context(|| {
@@ -130,7 +130,7 @@ impl Source {
             );
         }
         settings.dataset_dir = dataset_dir;
-        let config = super::providers::sandbox_config(&dataset, self.node_timeout, settings.seed)?;
+        let config = super::providers::sandbox_config(&dataset, self.node_timeout, settings)?;
         let executor = super::providers::build_executor(&dataset, config)?;
         Ok(EngineData { dataset, executor, named: Default::default() })
     }

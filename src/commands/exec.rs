@@ -31,7 +31,7 @@ fn duration(seconds: f64, flag: &str) -> anyhow::Result<Duration> {
 pub fn run(args: ExecArgs) -> anyhow::Result<ExitCode> {
     let dag = read_dag(&args.dag)?;
     let dataset = Dataset::load(&args.dataset)?;
-    let sized = super::providers::sandbox_config(&dataset, None, 0)?;
+    let sized = super::providers::sandbox_config(&dataset, None, &crate::run::RunSettings::default())?;
     // One DAG on one worker: a template beside it would not pay (its clone
     // copies every page the DAG's first reads touch).
     let config = SandboxConfig {

@@ -99,14 +99,19 @@ fn build_role_client(
     }
 }
 
-/// The sandbox's limits over `dataset` (see `DataLimits`) for a run seeded
-/// with `seed`, with the node limit `node_timeout` when given; one line naming
-/// the data's size and the memory when the machine cannot hold even one
-/// worker over it.
-pub fn sandbox_config(dataset: &Dataset, node_timeout: Option<Duration>, seed: u64) -> anyhow::Result<SandboxConfig> {
+/// The sandbox's limits over `dataset` (see `DataLimits`) for the run of
+/// `settings` (its seed keys `hash()`, its clock is node code's), with the
+/// node limit `node_timeout` when given; one line naming the data's size and
+/// the memory when the machine cannot hold even one worker over it.
+pub fn sandbox_config(
+    dataset: &Dataset,
+    node_timeout: Option<Duration>,
+    settings: &RunSettings,
+) -> anyhow::Result<SandboxConfig> {
     let path = dataset.dir.join("data.json");
     let data_bytes = std::fs::metadata(&path).with_context(|| format!("cannot read {}", path.display()))?.len();
-    Ok(SandboxConfig::for_data(DataLimits { data_bytes }, node_timeout, available_memory())?.for_run(seed))
+    Ok(SandboxConfig::for_data(DataLimits { data_bytes }, node_timeout, available_memory())?
+        .for_run(settings.seed, settings.now))
 }
 
 /// The sandbox pool over `dataset` under `config`. Its workers start at

@@ -200,12 +200,12 @@ pub fn run(args: RecriticArgs) -> anyhow::Result<ExitCode> {
     // Answers are graded by ground truth as in the run; judges are not called again.
     let grader = Arc::new(Grader::ground_truth_with(&settings.grading));
     let new_critic = format!("{}/{}", settings.provider, settings.model);
-    let sandbox = super::providers::sandbox_config(&dataset, None, settings.seed)?;
+    let sandbox = super::providers::sandbox_config(&dataset, None, &settings)?;
     let keep = settings.concurrency as usize;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let state = runtime.block_on(async {
         let (executor, named) = match &several {
-            Some(several) => several.engine_data(None, keep, settings.seed).map(|data| (data.executor, data.named))?,
+            Some(several) => several.engine_data(None, keep, &settings).map(|data| (data.executor, data.named))?,
             None => (super::providers::build_executor(&dataset, sandbox)?, Default::default()),
         };
         let parts = EngineParts { dataset: dataset.clone(), llm, executor, prompts, grader, metamorphic: None, named };

@@ -366,21 +366,25 @@ fn new_settings(args: &RunArgs, run: &Prepared, llm: &dyn LlmClient, roles: crat
         metamorphic: config.metamorphic,
         shard: run.shard.clone(),
         baselines: args.baselines,
+        now: args.now.or(run.file.run.now).or_else(|| run.shard.is_none().then(crate::domain::RunClock::now)),
     }
 }
 
 /// The sandbox of the run's data: a pool over its one dataset, or a pool per
 /// dataset of a benchmark directory (at most one per question running at once
-/// kept alive), for a run seeded with `seed`; call from within a tokio runtime.
-fn sandbox(run: &Prepared, seed: u64) -> anyhow::Result<(Arc<dyn DagExecutor>, BTreeMap<String, NamedDataset>)> {
+/// kept alive), for the run of `settings`; call from within a tokio runtime.
+fn sandbox(
+    run: &Prepared,
+    settings: &RunSettings,
+) -> anyhow::Result<(Arc<dyn DagExecutor>, BTreeMap<String, NamedDataset>)> {
     let dataset = &run.data.dataset;
     match &run.data.several {
         Some(several) => {
-            let data = several.engine_data(run.node_timeout, run.config.concurrency as usize, seed)?;
+            let data = several.engine_data(run.node_timeout, run.config.concurrency as usize, settings)?;
             Ok((data.executor, data.named))
         }
         None => {
-            let config = super::providers::sandbox_config(dataset, run.node_timeout, seed)?;
+            let config = super::providers::sandbox_config(dataset, run.node_timeout, settings)?;
             Ok((super::providers::build_executor(dataset, config)?, BTreeMap::new()))
         }
     }
@@ -447,7 +451,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         let live = live.map(|live| tokio::spawn(live.follow(done_rx)));
         let copies = tempfile::tempdir().context("cannot create a directory for the transformed copies")?;
         let metamorphic = if settings.metamorphic { Some(metamorphic_checks(&run, copies.path())?) } else { None };
-        let (executor, named) = sandbox(&run, settings.seed)?;
+        let (executor, named) = sandbox(&run, &settings)?;
         if let Some(prior) = &prior {
             super::batch::adopt(llm.as_ref(), prior);
         }
@@ -504,7 +508,7 @@ fn generate_only(
     let settings = new_settings(args, run, llm.as_ref(), roles);
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async {
-        let (executor, named) = sandbox(run, settings.seed)?;
+        let (executor, named) = sandbox(run, &settings)?;
         let (prompts, grader, dataset) = (run.prompts.clone(), run.grader.clone(), run.data.dataset.clone());
         let parts = EngineParts { dataset, llm, executor, prompts, grader, metamorphic: None, named };
         Ok(engine::question_list(parts, &settings).await?)

@@ -53,13 +53,13 @@ pub fn run(trace_path: &Path, node_timeout: Option<Duration>, at: DatasetsAt<'_>
         let (seed, drifted) = (settings.seed, !changed.is_empty());
         let report = match &data {
             VerifiedData::One(dataset) => {
-                let sandbox = super::providers::sandbox_config(dataset, node_timeout, seed)?;
+                let sandbox = super::providers::sandbox_config(dataset, node_timeout, settings)?;
                 let executor = super::providers::build_executor(dataset, sandbox)?;
                 verify(&state, |_| executor.as_ref(), &grader, seed, drifted).await
             }
             VerifiedData::Several(several) => {
                 let keep = settings.concurrency.max(1) as usize;
-                let data = several.engine_data(node_timeout, keep, seed)?;
+                let data = several.engine_data(node_timeout, keep, settings)?;
                 let executor_of = |question: &crate::domain::Question| {
                     let named = question.dataset.as_ref().and_then(|name| data.named.get(name));
                     named.map_or(data.executor.as_ref(), |named| named.executor.as_ref())

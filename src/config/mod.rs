@@ -157,6 +157,9 @@ pub struct RunSection {
     /// default: by the dataset's size).
     #[serde(default, deserialize_with = "seconds")]
     pub node_timeout_secs: Option<Duration>,
+    /// The run's clock (`--now`): the instant node code reads as now.
+    #[serde(default)]
+    pub now: Option<crate::domain::RunClock>,
 }
 
 fn within<'de, D: Deserializer<'de>>(

@@ -22,6 +22,7 @@
 mod baseline;
 mod batch;
 mod budget;
+mod clock;
 mod consensus;
 mod dag;
 mod diff;
@@ -44,6 +45,7 @@ pub mod shard;
 pub use baseline::{Baseline, BaselineCall};
 pub use batch::{BatchId, BatchStatus, custom_id};
 pub use budget::{Budget, BudgetLimit, Spend};
+pub use clock::{RunClock, RunClockError};
 pub use consensus::{Consensus, DraftAnswer};
 pub use dag::{DagEdge, DagNodeSpec, GeneratedDag};
 pub use diff::{FindingFate, IterationDiff, NodeChange, code_diff};

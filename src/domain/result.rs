@@ -46,7 +46,8 @@ pub struct ExecutionResult {
 }
 
 /// What stopped a DAG's execution.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum FailureKind {
     /// A node's or the DAG's deadline, or the CPU time limit.
     TimeOut,

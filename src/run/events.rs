@@ -146,6 +146,13 @@ pub struct RunSettings {
     /// Whether each question's baselines are asked and scored beside the loop (`run --baselines`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub baselines: bool,
+    /// The run's clock: the instant node code's `datetime.now()` and
+    /// `date.today()` read — when the run started, unless `--now` set it.
+    /// Absent in a shard started without `--now` (shards started apart share
+    /// no instant) and in traces before version 8: node code then reads the
+    /// machine's clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub now: Option<crate::domain::RunClock>,
 }
 
 fn at_most_one(repeat: &u32) -> bool {

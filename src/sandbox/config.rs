@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::limits::{DataLimits, TooBig};
+use crate::domain::RunClock;
 
 /// Limits and size of the pool.
 #[derive(Debug, Clone)]
@@ -32,6 +33,9 @@ pub struct SandboxConfig {
     /// [`SandboxConfig::for_run`]), so that every worker, a replay and a rerun
     /// agree, where each process drawing its own would not.
     pub hash_seed: u32,
+    /// The run's clock: what node code's `datetime.now()` and `date.today()`
+    /// read (`None`: the machine's clock).
+    pub now: Option<RunClock>,
     /// Whether workers apply the kernel layers (test builds can leave them
     /// off, to measure their cost).
     #[cfg(feature = "sandbox-test-hooks")]
@@ -76,12 +80,13 @@ impl SandboxConfig {
 }
 
 impl SandboxConfig {
-    /// These limits for a run seeded with `seed`: its hash key follows from it.
+    /// These limits for a run seeded with `seed` (its hash key follows from
+    /// it) whose clock is `now`.
     #[must_use]
-    pub fn for_run(self, seed: u64) -> Self {
+    pub fn for_run(self, seed: u64, now: Option<RunClock>) -> Self {
         // Both halves count: seeds that differ only above 32 bits differ here too.
         let folded = (seed ^ (seed >> 32)) as u32;
-        Self { hash_seed: folded, ..self }
+        Self { hash_seed: folded, now, ..self }
     }
 }
 
@@ -97,6 +102,7 @@ impl Default for SandboxConfig {
             executable: None,
             clone_workers: true,
             hash_seed: 0,
+            now: None,
             #[cfg(feature = "sandbox-test-hooks")]
             kernel_layers: true,
             #[cfg(feature = "sandbox-test-hooks")]

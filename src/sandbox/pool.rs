@@ -176,10 +176,11 @@ impl SandboxPool {
 
     /// Run `dag` with `seed`; failures of any kind are inside the result.
     pub async fn run(&self, dag: &GeneratedDag, seed: u64) -> ExecutionResult {
+        let now = self.inner.config.now;
         #[cfg(feature = "sandbox-test-hooks")]
-        let request = Request { dag: dag.clone(), seed, unchecked: false };
+        let request = Request { dag: dag.clone(), seed, now, unchecked: false };
         #[cfg(not(feature = "sandbox-test-hooks"))]
-        let request = Request { dag: dag.clone(), seed };
+        let request = Request { dag: dag.clone(), seed, now };
         self.submit(request).await
     }
 
@@ -189,7 +190,7 @@ impl SandboxPool {
     /// kernel layers behind it. Test builds only.
     #[cfg(feature = "sandbox-test-hooks")]
     pub async fn run_unchecked(&self, dag: &GeneratedDag, seed: u64) -> ExecutionResult {
-        self.submit(Request { dag: dag.clone(), seed, unchecked: true }).await
+        self.submit(Request { dag: dag.clone(), seed, now: self.inner.config.now, unchecked: true }).await
     }
 
     async fn submit(&self, request: Request) -> ExecutionResult {
@@ -234,8 +235,9 @@ impl SandboxPool {
                         current_inputs = inputs;
                         node_deadline = Instant::now() + config.node_timeout;
                     }
-                    Ok(Reply::Result { mut result }) => {
+                    Ok(Reply::Result { mut result, failure }) => {
                         retire(worker);
+                        result.failure = failure;
                         if result.question_id.is_empty() {
                             result.question_id = dag.question_id.clone();
                         }

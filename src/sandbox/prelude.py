@@ -218,6 +218,48 @@ def seed_node(seed):
     random.seed(seed)
 
 
+# The run's clock: datetime.now(), today() and utcnow() and date.today() in
+# node code read the instant the run recorded (`set_run_clock`, called before
+# each DAG), in the run's own offset — not this machine's clock or zone. With
+# no clock recorded they read the machine's, as before.
+_run_clock = [None]
+_machine_now = _datetime_class.now.__func__
+_machine_utcnow = _datetime_class.utcnow.__func__
+_machine_today = datetime.date.today.__func__
+
+
+def _clock_now(cls, tz=None):
+    instant = _run_clock[0]
+    if instant is None:
+        return _machine_now(cls, tz)
+    return instant.replace(tzinfo=None) if tz is None else instant.astimezone(tz)
+
+
+def _clock_utcnow(cls):
+    instant = _run_clock[0]
+    if instant is None:
+        return _machine_utcnow(cls)
+    return instant.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+
+
+def _clock_today(cls):
+    instant = _run_clock[0]
+    if instant is None:
+        return _machine_today(cls)
+    local = instant.replace(tzinfo=None)
+    return local if issubclass(cls, _datetime_class) else local.date()
+
+
+_datetime_class.now = classmethod(_clock_now)
+_datetime_class.utcnow = classmethod(_clock_utcnow)
+_datetime_class.today = classmethod(_clock_today)
+datetime.date.today = classmethod(_clock_today)
+
+
+def set_run_clock(text):
+    _run_clock[0] = None if text is None else _datetime_class.fromisoformat(text)
+
+
 def take_printed():
     return _print_buffer.take()
 

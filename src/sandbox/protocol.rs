@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::domain::{ExecutionResult, GeneratedDag, NodeId};
+use crate::domain::{ExecutionResult, FailureKind, GeneratedDag, NodeId, RunClock};
 
 /// Starts the stderr line of a worker killed for a forbidden system call; the
 /// call's name (or `number N`) follows.
@@ -16,6 +16,9 @@ pub struct Request {
     pub dag: GeneratedDag,
     /// Seed for node randomness.
     pub seed: u64,
+    /// The run's clock, what `datetime.now()` reads (`None`: the machine's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub now: Option<RunClock>,
     /// Run the nodes without the language policy and with host access, as
     /// code that escaped it would (test builds only).
     #[cfg(feature = "sandbox-test-hooks")]
@@ -70,5 +73,9 @@ pub enum Reply {
     Result {
         /// What it produced.
         result: ExecutionResult,
+        /// What kind of failure ended it, when one did (not part of the
+        /// result's JSON, which the trace keeps).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        failure: Option<FailureKind>,
     },
 }

@@ -28,7 +28,7 @@ use super::protocol::{InputSize, Reply, Request};
 use super::result_json::PlainJson;
 use crate::dag::policy::check_source;
 use crate::dag::{InputRef, InputRefError};
-use crate::domain::{DagNodeSpec, ExecutionResult, GeneratedDag, NodeId};
+use crate::domain::{DagNodeSpec, ExecutionResult, FailureKind, GeneratedDag, NodeId};
 
 const PRELUDE: &str = include_str!("prelude.py");
 /// A stand-in `os` lets `random` (and so `statistics`) import without host
@@ -230,6 +230,7 @@ enum WorkerError {
 struct Prelude {
     node_globals: PyObjectRef,
     seed_node: PyObjectRef,
+    set_run_clock: PyObjectRef,
     take_printed: PyObjectRef,
     to_json: PyObjectRef,
     plain_json: PlainJson,
@@ -251,6 +252,7 @@ fn load_prelude(vm: &VirtualMachine) -> Result<Prelude, WorkerError> {
     Ok(Prelude {
         node_globals: get("node_globals")?,
         seed_node: get("seed_node")?,
+        set_run_clock: get("set_run_clock")?,
         take_printed: get("take_printed")?,
         to_json: get("to_json")?,
         plain_json: PlainJson::new(vm),
@@ -323,11 +325,19 @@ fn run_interpreter(
                 let policy = if request.unchecked { Policy::Off } else { Policy::Enforced };
                 #[cfg(not(feature = "sandbox-test-hooks"))]
                 let policy = Policy::Enforced;
-                execute(vm, &prelude, &dataset, &request.dag, request.seed, policy)
+                let clock = request.now.map_or_else(|| vm.ctx.none(), |now| vm.ctx.new_str(now.rfc3339()).into());
+                match prelude.set_run_clock.call((clock,), vm) {
+                    Ok(_) => execute(vm, &prelude, &dataset, &request.dag, request.seed, policy),
+                    Err(exc) => ExecutionResult {
+                        error: Some(format!("the run's clock cannot be set: {}", describe(vm, &exc).0)),
+                        ..Default::default()
+                    },
+                }
             }
             Err(err) => ExecutionResult { error: Some(format!("bad request: {err}")), ..Default::default() },
         };
-        send(&Reply::Result { result });
+        let failure = result.error.as_deref().map(failure_kind);
+        send(&Reply::Result { result, failure });
         Ok(())
     })
 }
@@ -350,6 +360,20 @@ enum Policy {
     /// Unchecked, with every builtin and host access (test builds only; see `escape`).
     #[cfg(feature = "sandbox-test-hooks")]
     Off,
+}
+
+/// The kind of a failure the worker met, from its message: the language
+/// policy (checked before the DAG runs, or the prelude's guards refusing a
+/// name at run time), Python's `MemoryError`, or any other error.
+fn failure_kind(error: &str) -> FailureKind {
+    let message = error.split_once(": ").map_or(error, |(_, rest)| rest);
+    if message.starts_with("refused by the sandbox policy") || message.contains("not allowed in node code") {
+        FailureKind::Policy
+    } else if message.starts_with("MemoryError") {
+        FailureKind::Memory
+    } else {
+        FailureKind::Error
+    }
 }
 
 struct NodeFailure {
@@ -563,5 +587,16 @@ mod tests {
         let bad = WorkerError::Reference { param: "v".into(), source: InputRef::parse("rows").unwrap_err() };
         assert_eq!(bad.to_string(), "input v: \"rows\" must be dataset.<key> or prev_node.<node_id>.output");
         assert_eq!(WorkerError::Undefined { name: "to_json" }.to_string(), "the prelude defines no to_json");
+    }
+
+    #[test]
+    fn failures_are_told_apart_by_kind() {
+        let policy = "node a: refused by the sandbox policy (line 2): imports are not allowed";
+        assert_eq!(failure_kind(policy), FailureKind::Policy);
+        let guard = "node a: AttributeError: access to attribute '__class__' is not allowed in node code";
+        assert_eq!(failure_kind(guard), FailureKind::Policy);
+        assert_eq!(failure_kind("node a: MemoryError: cannot allocate"), FailureKind::Memory);
+        assert_eq!(failure_kind("node a: ZeroDivisionError: division by zero"), FailureKind::Error);
+        assert_eq!(failure_kind("bad request: EOF"), FailureKind::Error);
     }
 }

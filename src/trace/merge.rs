@@ -14,8 +14,8 @@
 //! Shards merge only when they split the same run: the same `questions_hash`
 //! and shard count, the same hash for every dataset they share by name, the
 //! same provider and model for each role, and the same `max_iterations`,
-//! `repeat`, `consensus`, grading, `metamorphic`, `repair`, `seed` and
-//! `baselines`. Paths and base URLs are never compared: they differ per node.
+//! `repeat`, `consensus`, grading, `metamorphic`, `repair`, `seed`,
+//! `baselines` and the run's clock (`now`). Paths and base URLs are never compared: they differ per node.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -42,6 +42,7 @@ pub fn settings_differ(first: &RunSettings, other: &RunSettings) -> Option<Strin
         differ("repair", debug(first.repair), debug(other.repair)),
         differ("seed", first.seed.to_string(), other.seed.to_string()),
         differ("baselines", first.baselines.to_string(), other.baselines.to_string()),
+        differ("now (give every shard the same --now)", debug(first.now), debug(other.now)),
     ];
     fields.into_iter().flatten().next().or_else(|| roles_differ(first, other)).or_else(|| datasets_differ(first, other))
 }
@@ -227,6 +228,8 @@ mod tests {
             changed(|s| s.roles.get_mut(&LlmRole::DagBuild).unwrap().model = "n".into()).starts_with("role builder")
         );
         assert!(changed(|s| s.seed = 9).starts_with("seed"));
+        let clocked = |s: &mut RunSettings| s.now = crate::domain::RunClock::parse("2026-12-05T14:30:00Z").ok();
+        assert!(changed(clocked).starts_with("now (give every shard the same --now)"));
         assert!(changed(|s| s.repeat = 2).starts_with("repeat"));
         // A dataset only one shard's questions name is no difference.
         let extra =

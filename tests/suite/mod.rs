@@ -45,6 +45,7 @@ mod report_page;
 mod report_templates;
 mod results_schema;
 mod run_baselines;
+mod run_clock;
 mod run_graded;
 mod run_offline;
 mod run_repeats;

@@ -120,7 +120,7 @@ async fn hash_is_keyed_by_the_runs_seed_not_by_the_worker() {
                 return [hash('eval-dag'), list(set(names)), hash((1, 'a'))]\n";
     let dag = common::rows_dag(code);
     let for_seed = |seed: u64| {
-        let config = common::sandbox_config(Duration::from_secs(10), Duration::from_secs(30)).for_run(seed);
+        let config = common::sandbox_config(Duration::from_secs(10), Duration::from_secs(30)).for_run(seed, None);
         SandboxPool::new(&common::sandbox_dataset(), config).unwrap()
     };
     let mut answers = Vec::new();

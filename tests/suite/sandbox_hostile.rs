@@ -272,3 +272,24 @@ async fn mutated_inputs_never_reach_the_next_dag() {
     assert_eq!(seen.final_answer, Some(json!("[]")), "{:?}", seen.error);
     assert_eq!(pool.run(&look, 0).await.final_answer, Some(pristine), "the next DAG starts from the pristine data");
 }
+
+/// The worker says what kind of failure ended a DAG: the language policy
+/// (before the DAG runs, or a guard at run time), or an error in node code;
+/// the pool adds its own (deadlines, the memory limit, a forbidden call).
+#[tokio::test(flavor = "multi_thread")]
+async fn each_failure_comes_back_with_its_kind() {
+    use eval_dag::domain::FailureKind;
+    let pool = common::pool(NODE_TIMEOUT, DAG_TIMEOUT);
+    for (code, kind) in [
+        ("def f(rows):\n    import os\n    return 1\n", FailureKind::Policy),
+        ("def f(rows):\n    return getattr(rows, '__class' + '__')\n", FailureKind::Policy),
+        ("def f(rows):\n    return 1 / 0\n", FailureKind::Error),
+        ("def f(rows):\n    while True:\n        pass\n", FailureKind::TimeOut),
+    ] {
+        let result = pool.run(&common::rows_dag(code), 0).await;
+        assert!(!result.success, "{code} succeeded");
+        assert_eq!(result.failure, Some(kind), "{code}: {:?}", result.error);
+    }
+    let fine = pool.run(&common::rows_dag("def f(rows):\n    return len(rows)\n"), 0).await;
+    assert_eq!((fine.success, fine.failure), (true, None), "{:?}", fine.error);
+}

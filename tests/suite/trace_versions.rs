@@ -20,6 +20,8 @@ const V4_FIXTURE: &str = "tests/fixtures/traces/v4-fraud-scripted.trace.jsonl";
 const V5_FIXTURE: &str = "tests/fixtures/traces/v5-fraud-scripted.trace.jsonl";
 /// The same run as version 6 wrote it (never regenerated).
 const V6_FIXTURE: &str = "tests/fixtures/traces/v6-fraud-scripted.trace.jsonl";
+/// The same run as version 7 wrote it (never regenerated).
+const V7_FIXTURE: &str = "tests/fixtures/traces/v7-fraud-scripted.trace.jsonl";
 /// The same run in the current version.
 const SAMPLE: &str = "sample-data/traces/fraud-scripted.trace.jsonl";
 
@@ -132,6 +134,17 @@ fn continuing_rewrites_only_the_header_version(fixture: &str, version: u32) {
     assert_eq!(new_header, old_header.replacen(&old_version, &format!("\"version\":{TRACE_VERSION}"), 1));
     let kept = std::fs::read_to_string(dir.path().join(format!("trace.jsonl.v{version}"))).unwrap();
     assert_eq!(kept, original, "the v{version} file is kept as it was");
+}
+
+#[test]
+fn the_frozen_version_7_trace_reads_as_it_is_with_no_run_clock() {
+    let trace = frozen_reads_as_the_sample(V7_FIXTURE, 7);
+    assert_eq!(trace.header.settings.now, None, "node code of a version-7 run read the machine's clock");
+}
+
+#[test]
+fn continuing_a_version_7_trace_rewrites_only_its_header_version() {
+    continuing_rewrites_only_the_header_version(V7_FIXTURE, 7);
 }
 
 #[test]

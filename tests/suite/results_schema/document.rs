@@ -174,6 +174,7 @@ pub(super) fn full_document() -> EvalResults {
         budget: Some(Budget { max_cost_usd: Some(0.5), max_tokens: Some(10_000), per_question_usd: Some(0.1) }),
         shard: Some(Shard { index: 2, count: 8, questions_hash: "ef01".into() }),
         baselines: true,
+        now: Some(eval_dag::domain::RunClock::parse("2026-12-05T14:30:00+01:00").unwrap()),
     };
     let log = |role, meta: &CallMeta| LogEntry { role, content: "text".into(), meta: meta.clone() };
     let build = CallMeta::Loop {
