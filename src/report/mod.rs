@@ -11,7 +11,7 @@
 //! - `taxonomy.rs`: the findings taxonomy — findings grouped by source, rule and
 //!   exception, what they cost, oscillations (also read by the TUI's diff screen).
 //! - `convergence.rs`: iterations to approval.
-//! - `agreement.rs`: two critics' verdicts on the same iterations, agreement and
+//! - `recritic_verdicts.rs`: two critics' verdicts on the same iterations, agreement and
 //!   flips.
 //!
 //! Where the tokens went:
@@ -58,7 +58,6 @@
 //!   directory read from the trace's ends and the results' summary only, for
 //!   `eval-dag runs` and the run browser.
 
-mod agreement;
 mod baselines;
 mod benchmark;
 mod compare;
@@ -72,6 +71,7 @@ mod listing;
 mod load;
 mod matrix;
 mod metamorphic;
+mod recritic_verdicts;
 mod repeats;
 mod results;
 mod roles;
@@ -82,7 +82,6 @@ mod taxonomy;
 pub(crate) mod test_run;
 mod verify;
 
-pub use agreement::{Flip, VerdictAgreement, verdict_agreement};
 pub use baselines::{
     baselines_line, baselines_summary, baselines_text, constant_answers, question_baselines, tally_text,
 };
@@ -106,8 +105,9 @@ pub use lift::{
 };
 pub use listing::{RESULTS_FILE, RunRow, RunStatus, Stamp, TRACE_FILE, list_runs, scan_new_runs, scan_runs};
 pub use load::{fold_indexed, fold_trace, is_trace, load_results};
-pub use matrix::{Agreement, Entry, Matrix, MatrixRow, RunSummary, compare_runs};
+pub use matrix::{AnswerSpread, Entry, Matrix, MatrixRow, RunSummary, compare_runs};
 pub use metamorphic::metamorphic_summary;
+pub use recritic_verdicts::{Flip, VerdictOverlap, verdict_overlap};
 pub use results::{eval_results, graded_tally, write_eval_results};
 pub use roles::{RoleUsage, RoleUsages, role_usage};
 pub use scorecard::{critic_scorecard, label_free_signals, scorecard_graded_by};

@@ -28,8 +28,10 @@
 //!   keys in place of the defaults, checked for clashes on every screen.
 //! - `view.rs`: the words screens share (panes, tabs, the dashboard's filters and
 //!   orders); `graph_moves.rs`: moving the selection along a DAG.
-//! - `palette/`: the command palette, an overlay with its entries and fuzzy
-//!   matching.
+//! - `palette/`: the command palette, an overlay over its entries with fuzzy
+//!   matching; `palette_entry.rs`: what it lists, which screens contribute to
+//!   through `Component::palette_entries` (apart from the palette, so that
+//!   the component contract and the palette do not import each other).
 //! - Work by hand: `app/hand_work.rs` (edits, notes and acceptance as commands on
 //!   the open question's selection; a replay turning into a derived run),
 //!   `editing.rs` (the external editor), `text_box.rs` (the in-app text box).
@@ -53,6 +55,7 @@ mod highlight;
 mod keymap;
 mod loading;
 mod palette;
+mod palette_entry;
 mod replay;
 mod runs_matrix;
 mod schema_text;
