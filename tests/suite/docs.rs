@@ -100,7 +100,8 @@ fn every_offline_shell_block_runs_and_exits_0() {
     let mut ran = 0;
     for page in pages() {
         let (blocks, _) = split_fences(&std::fs::read_to_string(&page).unwrap());
-        let scripts: Vec<String> = blocks.into_iter().filter(|(info, _)| info == OFFLINE).map(|(_, body)| body).collect();
+        let scripts: Vec<String> =
+            blocks.into_iter().filter(|(info, _)| info == OFFLINE).map(|(_, body)| body).collect();
         if scripts.is_empty() {
             continue;
         }
@@ -212,7 +213,10 @@ fn every_page_is_in_the_summary_and_every_link_resolves() {
             checked += 1;
             if !file.exists() {
                 broken.push(format!("{}: {target}: no such file", relative(&page)));
-            } else if !anchor.is_empty() && file.extension().is_some_and(|e| e == "md") && !anchors(&file).contains(anchor) {
+            } else if !anchor.is_empty()
+                && file.extension().is_some_and(|e| e == "md")
+                && !anchors(&file).contains(anchor)
+            {
                 broken.push(format!("{}: {target}: no heading has the anchor #{anchor}", relative(&page)));
             }
         }
