@@ -88,7 +88,7 @@ impl Builder<'_> {
                     if call.retries > 0 {
                         format!(" · {}", plural(call.retries as usize, "retry"))
                     } else {
-                        "".into()
+                        String::new()
                     },
                     call_notes(call)
                 ),
