@@ -1,6 +1,6 @@
 //! Template sets (minijinja): templates built into the binary, each replaced
 //! by a file of the same name in a user directory. The prompts and the HTML
-//! report load theirs through [`load_set`]; every template is compiled when
+//! report load theirs through a [`TemplateSet`]; every template is compiled when
 //! its set loads, so a broken one is a clear error before any work starts.
 //!
 //! A `TemplateSet` embeds its built-in templates with `include_str!`. A file of the

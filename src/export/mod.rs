@@ -1,7 +1,7 @@
 //! A recorded run as OpenTelemetry traces (OTLP): one trace per run, with a
 //! span per question, attempt, iteration, stage and model call
-//! ([`spans::SpanTree`]), attributes by the GenAI and OpenInference
-//! conventions ([`attributes`]), sent over OTLP/HTTP as protobuf ([`http`])
+//! (`spans::SpanTree`), attributes by the GenAI and OpenInference
+//! conventions (`attributes`), sent over OTLP/HTTP as protobuf (`http`)
 //! or written in the OTLP JSON encoding.
 //!
 //! Trace and span ids are derived from the trace's header and each span's

@@ -2,7 +2,7 @@
 //!
 //! "Passed" only means a DAG ran; grading decides correctness, with
 //! - ground truth, when the question carries an expected answer: tolerant
-//!   matching rules ([`match_values`]) or JSON equality ([`json_equality`]);
+//!   matching rules ([`match_values`]) or JSON equality ([`json_equality()`]);
 //! - judges loaded from TOML files ([`Judge`]): decision trees ([`DagJudge`]),
 //!   score rubrics ([`Rubric`]) and answer faithfulness ([`Faithfulness`]).
 //!

@@ -1,6 +1,6 @@
 //! Several runs question by question (`eval-dag compare A B C …`): the first
 //! run is the baseline and every later run is set against it by the two-run
-//! rule ([`super::compare`]). Questions are matched by id and text; what a run
+//! rule ([`super::compare()`]). Questions are matched by id and text; what a run
 //! could not line up is counted. Questions a run regresses on come first, then
 //! those the runs disagree on, then those some run lacks.
 

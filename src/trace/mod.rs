@@ -41,7 +41,7 @@ pub use merge::{MergedTrace, ShardEnd, settings_differ};
 
 /// The `format` field of every trace header.
 pub const TRACE_FORMAT: &str = "eval-dag-trace";
-/// Current trace format version (see [`upgrade`] for what changed since 1).
+/// Current trace format version (see `upgrade.rs` for what changed since 1).
 pub const TRACE_VERSION: u32 = 7;
 
 /// First line of a trace.

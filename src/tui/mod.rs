@@ -7,7 +7,7 @@
 //! - `app.rs` (and `app/`): the run, the connection to its engine, the theme, the
 //!   keys, the overlay shown and a stack of screens. How screens and overlays talk
 //!   to the app — the `Component` and `Overlay` traits, `Ctx` and `Effect` — is in
-//!   [`component`].
+//!   `component.rs`.
 //! - `screens/`: one module per screen, a `Component` owning its state, actions and
 //!   drawing: `dashboard.rs`; `question/` (state and actions in `mod.rs`, drawing in
 //!   `draw.rs`); `diff.rs`; `schema.rs` with `schema_text.rs` (the schema the
