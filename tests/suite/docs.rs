@@ -1,7 +1,8 @@
 //! The README and the user guide (`docs/src/`, an mdBook) stay true: the shell
 //! blocks marked `sh offline` run against the built binary and exit 0, every
 //! page of the guide is in its `SUMMARY.md`, and every relative link and
-//! `#anchor` resolves. The rules are written up in `docs/src/contributing.md`.
+//! `#anchor` resolves; every path a doc comment names with its folder exists.
+//! The rules are written up in `docs/src/contributing.md`.
 
 use crate::common;
 
@@ -232,4 +233,54 @@ fn headings_become_the_anchors_github_gives_them() {
     assert_eq!(slug(" 1. A run"), "1-a-run");
     assert_eq!(slug(" From a CSV: `prepare`"), "from-a-csv-prepare");
     assert_eq!(slug(" See [the guide](docs/x.md) now"), "see-the-guide-now");
+}
+
+/// Every `.rs` file under `dir`, recursively.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// A path a doc comment names with a directory in it (`report/doc/results.rs`,
+/// `templates/report.css`) exists: beside the file, under one of the folders
+/// above it, or in the module's own folder (`x.rs` → `x/`). Paths to data
+/// files (`runs/…/eval_results.json`) are examples, not checked.
+#[test]
+fn every_path_a_doc_comment_names_exists() {
+    const CHECKED: [&str; 7] = ["rs", "md", "j2", "py", "sh", "css", "js"];
+    let mut files = Vec::new();
+    rust_files(&common::root().join("src"), &mut files);
+    let (mut missing, mut checked) = (Vec::new(), 0);
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (number, line) in text.lines().enumerate() {
+            let line = line.trim_start();
+            if !(line.starts_with("//!") || line.starts_with("///")) {
+                continue;
+            }
+            for (i, token) in line.split('`').enumerate() {
+                let named = i % 2 == 1
+                    && token.contains('/')
+                    && token.chars().all(|c| c.is_alphanumeric() || "_./-".contains(c))
+                    && Path::new(token).extension().is_some_and(|e| CHECKED.iter().any(|c| e == *c));
+                if !named {
+                    continue;
+                }
+                checked += 1;
+                let own = file.with_extension("").join(token);
+                let found = own.exists() || file.ancestors().skip(1).any(|dir| dir.join(token).exists());
+                if !found {
+                    missing.push(format!("{}:{}: `{token}`", relative(&file), number + 1));
+                }
+            }
+        }
+    }
+    assert!(missing.is_empty(), "paths named in doc comments that do not exist:\n{}", missing.join("\n"));
+    assert!(checked > 20, "module docs name files by path; {checked} checked");
 }
