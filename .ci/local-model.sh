@@ -48,7 +48,7 @@ check_run() {
     gguf=$(model_file)
     work=$(mktemp -d)
     echo "local-model: serving $gguf on 127.0.0.1:$PORT; eval-dag is $bin; output in $work"
-    # One request at a time without cutting streams short: see README, "Local servers".
+    # One request at a time without cutting streams short: see docs/src/configuration.md, "Local servers".
     "$VENV/bin/python" -m llama_cpp.server --model "$gguf" --model_alias smollm2 --host 127.0.0.1 --port "$PORT" \
         --n_ctx 8192 --interrupt_requests false >"$work/server.log" 2>&1 &
     server_pid=$!

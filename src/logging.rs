@@ -3,8 +3,6 @@
 //! The file is `$EVAL_DAG_LOG` when set (set but empty: no log, as for sandbox
 //! workers), else `eval-dag.log` in the user's data directory. Verbosity follows `RUST_LOG` (default `info`). Failing to open the
 //! file silently disables logging: a log must never stop a run.
-//!
-//! In detail: the log file (never the terminal)
 
 use std::{fs::OpenOptions, path::PathBuf, sync::Mutex};
 

@@ -1,12 +1,13 @@
 //! Template sets (minijinja): templates built into the binary, each replaced
 //! by a file of the same name in a user directory. The prompts and the HTML
-//! report load theirs through [`load_set`]; every template is compiled when
+//! report load theirs through a [`TemplateSet`]; every template is compiled when
 //! its set loads, so a broken one is a clear error before any work starts.
 //!
-//! In detail: template sets (minijinja): `TemplateSet`, built-in templates embedded with
-//! `include_str!`, each replaced by a same-named file in a user directory (an environment variable,
-//! else `<config dir>/eval-dag/<directory>/`), all compiled when the set loads; the prompts and the
-//! HTML report each load theirs through it
+//! A `TemplateSet` embeds its built-in templates with `include_str!`. A file of the
+//! same name in a user directory replaces one: the directory an environment
+//! variable names, else `<config dir>/eval-dag/<directory>/`. Every template is
+//! compiled when the set loads. The prompts and the HTML report each load theirs
+//! through it.
 
 use std::path::{Path, PathBuf};
 

@@ -2,8 +2,9 @@
 //! one-line previews of JSON values, short durations, and the closest name for "did you mean". Used by prompts, the TUI, the report and
 //! the command-line output alike.
 //!
-//! In detail: small text helpers for people: `plural`, one-line `preview` of a JSON value,
-//! `show_hidden` (characters that reorder or hide text, such as U+202E, shown as their code points)
+//! Helpers: `plural`; `preview`, a JSON value on one line; `show_hidden`, which
+//! shows characters that reorder or hide text (such as U+202E) as their code
+//! points.
 
 /// `count` and `noun`, with an `s` unless there is exactly one.
 pub fn plural(count: usize, noun: &str) -> String {

@@ -3,19 +3,24 @@
 //! rely on, and the import of their files as published into a benchmark
 //! directory (`questions.jsonl` + `datasets/<name>/`).
 //!
-//! In detail: published benchmarks: their scorers, exactly as published (`infiagent.rs`:
-//! InfiAgent-DABench's `@name[value]` parts, equal text or floats within 1e-6; `dabstep.rs`:
-//! DABstep's tolerant numbers, sorted lists, one-word subsets and near-equal text), what those
-//! scorers lean on from Python (`python.rs`: `str()`/`repr()` of a JSON value, `float()`,
-//! `round()`, `strip()`; `difflib.rs`: `SequenceMatcher.ratio` with its popular-character rule),
-//! `BenchmarkScore` and `SubAnswer`; the import of a benchmark's files as published into a
-//! benchmark directory (`import/`: `infiagent.rs` a dataset per table, `dabstep.rs` one dataset
-//! keyed by file with its markdown as metadata `documentation`; `mod.rs` writes the directory under
-//! a temporary name and renames it once whole). `grade::grade_truth` grades a question with a
-//! `scorer` by it; `report/benchmark.rs` sums the results' `benchmark` figures (shown by the
-//! report's benchmark section, `report/html/benchmark.rs` + `templates/benchmark.html.j2`) and
-//! writes a DABstep submission (`export --format dabstep`); `commands/import.rs` is `eval-dag
-//! import`
+//! Parts:
+//! - Scorers, exactly as published: `infiagent.rs` (InfiAgent-DABench's
+//!   `@name[value]` parts, equal text or floats within 1e-6) and `dabstep.rs`
+//!   (DABstep's tolerant numbers, sorted lists, one-word subsets and near-equal
+//!   text); `BenchmarkScore` and `SubAnswer`.
+//! - What those scorers lean on from Python: `python.rs` (`str()`/`repr()` of a
+//!   JSON value, `float()`, `round()`, `strip()`) and `difflib.rs`
+//!   (`SequenceMatcher.ratio` with its popular-character rule).
+//! - `import/`: a benchmark's files, as published, imported into a benchmark
+//!   directory — `infiagent.rs` a dataset per table, `dabstep.rs` one dataset keyed
+//!   by file with its markdown as metadata `documentation`; `mod.rs` writes the
+//!   directory under a temporary name and renames it once whole.
+//!
+//! Elsewhere: `grade::grade_truth` grades a question with a `scorer` by it;
+//! `report/benchmark.rs` sums the results' `benchmark` figures (shown by
+//! `report/html/benchmark.rs` and `templates/benchmark.html.j2`) and writes a
+//! DABstep submission (`export --format dabstep`); `commands/import.rs` is
+//! `eval-dag import`.
 
 pub mod dabstep;
 pub mod difflib;

@@ -1,8 +1,12 @@
 //! Command-line contract. Scripts and tests depend on it.
 //!
-//! In detail: the command-line contract (clap): `Cli` and its `CliCommand` subcommands (the
-//! engine's `run::Command` is another thing); `values.rs`: parsers of flag values clap's own do not
-//! cover, and `--llm`'s choices (`clap::ValueEnum` for `domain::ProviderKind`)
+//! `Cli` and its `CliCommand` subcommands (the engine's `run::Command` is another
+//! thing). `values.rs`: parsers of flag values clap's own do not cover, and
+//! `--llm`'s choices (`clap::ValueEnum` for `domain::ProviderKind`).
+#![allow(
+    rustdoc::invalid_html_tags,
+    reason = "these doc comments are the --help text, where `<timestamp>` and `<name>` are placeholders"
+)]
 
 use std::ops::RangeInclusive;
 use std::path::PathBuf;

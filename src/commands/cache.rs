@@ -71,9 +71,10 @@ pub fn run(args: CacheArgs) -> anyhow::Result<ExitCode> {
 fn scopes(config: &RunConfig) -> BTreeMap<LlmRole, CacheScope> {
     let scope = |role: LlmRole| {
         let settings = config.role(role);
-        let http = match (settings.provider, &settings.openai, &settings.anthropic) {
-            (ProviderKind::Openai, Some(http), _) | (ProviderKind::Anthropic, _, Some(http)) => http,
-            _ => return None,
+        let ((ProviderKind::Openai, Some(http), _) | (ProviderKind::Anthropic, _, Some(http))) =
+            (settings.provider, &settings.openai, &settings.anthropic)
+        else {
+            return None;
         };
         Some(CacheScope {
             provider: settings.provider,

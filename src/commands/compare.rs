@@ -16,7 +16,7 @@ use std::process::ExitCode;
 
 use crate::cli::CompareArgs;
 use crate::report::{
-    Agreement, Change, EvalResults, Lift, Matrix, Row, Side, baselines_text, compare, compare_runs, lift_lines,
+    AnswerSpread, Change, EvalResults, Lift, Matrix, Row, Side, baselines_text, compare, compare_runs, lift_lines,
     load_results,
 };
 use crate::text::{percent, preview};
@@ -74,7 +74,7 @@ fn matrix_cell(entry: Option<&crate::report::Entry>) -> String {
 
 /// What the runs make of a question; a regression names the runs that regress.
 fn agreement_text(row: &crate::report::MatrixRow, matrix: &Matrix) -> String {
-    if row.agreement != Agreement::Regression {
+    if row.agreement != AnswerSpread::Regression {
         return row.agreement.label().to_string();
     }
     let who: Vec<&str> = row
@@ -170,10 +170,11 @@ fn matrix_table(matrix: &Matrix) -> String {
         // The text tells apart questions that share an id in different runs.
         out.push_str(&format!(" | {}\n", preview(&serde_json::Value::String(row.question.clone()), 60)));
     }
-    let counts: Vec<String> = [Agreement::Regression, Agreement::Disagree, Agreement::Partial, Agreement::Agree]
-        .into_iter()
-        .map(|a| format!("{} {}", matrix.count(a), a.label()))
-        .collect();
+    let counts: Vec<String> =
+        [AnswerSpread::Regression, AnswerSpread::Disagree, AnswerSpread::Partial, AnswerSpread::Agree]
+            .into_iter()
+            .map(|a| format!("{} {}", matrix.count(a), a.label()))
+            .collect();
     out.push_str(&format!("{} questions: {}\n", matrix.questions.len(), counts.join(", ")));
     out
 }

@@ -343,7 +343,7 @@ mod tests {
             hash: dataset.content_hash.clone(),
         };
         let settings = RunSettings {
-            dataset_dir: bench.to_path_buf(),
+            dataset_dir: bench.clone(),
             datasets: vec![recorded("shop", &inside), recorded("elsewhere", &outside)],
             ..RunSettings::default()
         };

@@ -3,20 +3,26 @@
 //! Exit codes: 0 success; 1 the evaluation ran but something
 //! failed; 2 bad usage or bad input (an `Err` here).
 //!
-//! In detail: one function per subcommand; the only module that wires everything together
-//! (`derive.rs`: a replay's derived run — its directory, a trace that begins with the source's
-//! events, an idle engine, results and report at the end; `recritic.rs`: `eval-dag recritic`, a
-//! derived run that begins with the source's question list, its recorded DAGs judged by another
-//! critic, the comparison printed; `cache.rs`: `eval-dag cache stats|prune`, and the run's cache
-//! put in front of its clients — one `CacheScope` per role with an HTTP provider; `dry_run.rs`:
-//! `run --dry-run`, the real prompts rendered and counted (bytes/4), replies at typical sizes, a
-//! call, token and cost range per model priced by the run's own clients; `completions.rs` and
-//! `man.rs`: shell completion scripts and man pages generated from `cli/` with clap_complete and
-//! clap_mangen; `export.rs`: `eval-dag export`, a run sent to an OTLP receiver or written as OTLP
-//! JSON, and `run --otlp`'s live export, which reads the trace every two seconds and sends the
-//! spans that are over; `datasets.rs`: a benchmark directory — its questions selected, the datasets
-//! they name loaded and hashed, a pool per dataset — and a recorded run's datasets found again,
-//! under `--dataset-root` when moved, one line for each that changed)
+//! Besides one file per subcommand:
+//! - `derive.rs`: a replay's derived run — its directory, a trace that begins with
+//!   the source's events, an idle engine, results and report at the end.
+//! - `recritic.rs`: `eval-dag recritic`, a derived run that begins with the
+//!   source's question list, its recorded DAGs judged by another critic, the
+//!   comparison printed.
+//! - `cache.rs`: `eval-dag cache stats|prune`, and the run's cache put in front of
+//!   its clients (one `CacheScope` per role with an HTTP provider).
+//! - `dry_run.rs`: `run --dry-run` — the real prompts rendered and counted
+//!   (bytes/4), replies at typical sizes, a range of calls, tokens and cost per
+//!   model priced by the run's own clients.
+//! - `completions.rs` and `man.rs`: shell completion scripts and man pages
+//!   generated from `cli/` with clap_complete and clap_mangen.
+//! - `export.rs`: `eval-dag export` (a run sent to an OTLP receiver or written as
+//!   OTLP JSON), and `run --otlp`'s live export, which reads the trace every two
+//!   seconds and sends the spans that are over.
+//! - `datasets.rs`: a benchmark directory — its questions selected, the datasets
+//!   they name loaded and hashed, a pool per dataset — and a recorded run's
+//!   datasets found again (under `--dataset-root` when moved), one line for each
+//!   that changed.
 
 use std::process::ExitCode;
 

@@ -1,6 +1,6 @@
 //! How commands write: a line of output, and an error on one line.
 
-/// Write one line of command output (see [`say!`]): a closed stdout ends the
+/// Write one line of command output (see `say!`): a closed stdout ends the
 /// process with exit 0, as other command-line tools do; any other write
 /// failure is one line on stderr and exit 2.
 pub fn write_line(line: std::fmt::Arguments) {

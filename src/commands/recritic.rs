@@ -25,7 +25,7 @@ use crate::engine::{EngineParts, start_recritic};
 use crate::grade::Grader;
 use crate::llm::LlmClient;
 use crate::prompts::{Prompts, override_dir};
-use crate::report::{CriticScorecard, FateCounts, VerdictAgreement, critic_scorecard, fold_trace, verdict_agreement};
+use crate::report::{CriticScorecard, FateCounts, VerdictOverlap, critic_scorecard, fold_trace, verdict_overlap};
 use crate::run::{EngineEvent, Outcome, RunSettings, RunState};
 use crate::trace::{Trace, TraceWriter};
 
@@ -134,7 +134,7 @@ fn scorecard_lines(original: &CriticScorecard, recritic: &CriticScorecard) -> Ve
 }
 
 /// The verdicts compared, flips listed by direction.
-fn agreement_lines(agreement: &VerdictAgreement) -> Vec<String> {
+fn agreement_lines(agreement: &VerdictOverlap) -> Vec<String> {
     let mut lines = vec![format!("verdicts: {} of {} iterations agree", agreement.agreeing, agreement.compared)];
     let place = |at: &crate::domain::IterationAt| {
         format!("  {} attempt {} iteration {}", at.question_id, at.attempt, at.iteration)
@@ -224,7 +224,7 @@ pub fn run(args: RecriticArgs) -> anyhow::Result<ExitCode> {
     )?;
 
     let (original, recritic) = (critic_scorecard(&source), critic_scorecard(&state));
-    let agreement = verdict_agreement(&original, &recritic);
+    let agreement = verdict_overlap(&original, &recritic);
     say!("recritic of {}: critic {new_critic} (original {original_critic})", source_path.display());
     for line in agreement_lines(&agreement).into_iter().chain(scorecard_lines(&original, &recritic)) {
         say!("{line}");

@@ -292,9 +292,9 @@ mod tests {
     }
 
     #[test]
-    fn the_readme_example_rebinds_what_it_says() {
-        let readme = include_str!("../../README.md");
-        let section = &readme[readme.find("#### Your keys").expect("the README says how to rebind keys")..];
+    fn the_guide_example_rebinds_what_it_says() {
+        let guide = include_str!("../../docs/src/tui.md");
+        let section = &guide[guide.find("## Your keys").expect("the guide says how to rebind keys")..];
         let start = section.find("```toml\n").expect("a toml example") + "```toml\n".len();
         let config = parse(&section[start..start + section[start..].find("```").unwrap()]).unwrap();
         assert_eq!(does(&config, "ctrl-q", Screen::Dashboard), Some(Action::Quit));

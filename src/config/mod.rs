@@ -8,14 +8,17 @@
 //! that holds the key (`api_key_env`), so a config file can be shared or
 //! committed without leaking a secret.
 //!
-//! In detail: the config file and how flags, environment and file combine (`roles.rs`:
-//! `[roles.<name>]` and the role flags, per role and field by field — for provider, model and
-//! server the role's own flag, a replay's record, `[roles.<name>]`, the flags for every role,
-//! `[llm]`, the default, resolved over `LlmRole::ALL`); `[keys]` as written (`keys.rs`: each name
-//! and key with its place in the file) made into the session's `tui::Keymap`, so a bad binding is
-//! one line with its file and line, and a key written straight under `[keys]` is told the contexts
-//! from the keymap's own list; `[cache]` and `[budget]` (`harness.rs`: the cache file and the
-//! spending limits, flags over the file, a negative limit refused)
+//! Parts:
+//! - `roles.rs`: `[roles.<name>]` and the role flags, per role and field by field.
+//!   A role's provider, model and server come from, first to last: its own flag, a
+//!   replay's record, `[roles.<name>]`, the flags for every role, `[llm]`, the
+//!   default. Resolved over `LlmRole::ALL`.
+//! - `keys.rs`: `[keys]` as written, each name and key with its place in the file,
+//!   made into the session's `tui::Keymap`. A bad binding is one line with its file
+//!   and line; a key written straight under `[keys]` is told the contexts from the
+//!   keymap's own list.
+//! - `harness.rs`: `[cache]` and `[budget]` — the cache file and the spending
+//!   limits, flags over the file, a negative limit refused.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -190,9 +190,8 @@ fn an_explicit_file_must_exist_and_the_default_one_may_not() {
 }
 
 #[test]
-fn the_readme_example_is_a_valid_config_with_the_built_in_defaults() {
-    let readme = include_str!("../../README.md");
-    let section = &readme[readme.find("### Configuration").expect("README has a configuration section")..];
+fn the_guide_example_is_a_valid_config_with_the_built_in_defaults() {
+    let section = include_str!("../../docs/src/configuration.md");
     let start = section.find("```toml\n").expect("a toml example") + "```toml\n".len();
     let example = &section[start..start + section[start..].find("```").unwrap()];
     let config = parse(example).unwrap();

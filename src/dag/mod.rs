@@ -2,9 +2,10 @@
 //! (deterministic, no LLM). Every finding names its node (when it has one), a
 //! rule and a message a builder LLM can act on. All findings are errors.
 //!
-//! In detail: Python DAGs: input references, structural checks (`formats.rs`: a `strptime` call
-//! must read a column with the format its metadata gives, and never a duration), the code policy
-//! (`dag::policy`: builtins, modules, AST rules), and the `DagExecutor` trait
+//! Parts: input references; structural checks (`formats.rs`: a `strptime` call
+//! must read a column with the format its metadata gives, and never a duration);
+//! the code policy (`policy`: builtins, modules, AST rules); the `DagExecutor`
+//! trait.
 
 mod code;
 mod executor;

@@ -5,15 +5,20 @@
 //! [`BenchmarkRoot`] keeps the datasets and files a benchmark names inside
 //! the benchmark's folder.
 //!
-//! In detail: `data.json` + `metadata.json`: load, validate, schema catalogue of fields; the paths
-//! a benchmark names kept inside its folder (`contain.rs`: `BenchmarkRoot` canonicalises the
-//! folder, then a dataset directory and its two files or an importer's file, symlinks followed, and
-//! refuses what leads out — used by `import`, `run BENCH_DIR` and every command that finds a
-//! recorded run's datasets again, and by the inspector); `prepare` from CSV (`prepare/source.rs`:
-//! encoding and delimiter; `values.rs`: nulls, booleans, styled numbers; `dates.rs`: datetime
-//! formats and epochs; `clock.rs`: times of day and durations; `infer.rs`: a column's type and
-//! reading); `strptime.rs`: Python's `strptime`, natively — the sandbox's fast path and the test
-//! `prepare` puts datetime formats to
+//! Parts:
+//! - Loading and checking `data.json` + `metadata.json`; the schema catalogue of
+//!   fields.
+//! - `contain.rs`: the paths a benchmark names kept inside its folder.
+//!   `BenchmarkRoot` canonicalises the folder, then a dataset directory and its two
+//!   files or an importer's file (symlinks followed), and refuses what leads out.
+//!   Used by `import`, `run BENCH_DIR`, every command that finds a recorded run's
+//!   datasets again, and the inspector.
+//! - `prepare/`: `prepare` from CSV — `source.rs` (encoding and delimiter),
+//!   `values.rs` (nulls, booleans, styled numbers), `dates.rs` (datetime formats
+//!   and epochs), `clock.rs` (times of day and durations), `infer.rs` (a column's
+//!   type and reading).
+//! - `strptime.rs`: Python's `strptime`, natively — the sandbox's fast path, and
+//!   the test `prepare` puts datetime formats to.
 
 mod catalogue;
 mod contain;

@@ -4,20 +4,26 @@
 //! code relies on") so files in them load unchanged; fields we add are
 //! optional on input and unknown fields are ignored.
 //!
-//! In detail: domain types (serde): questions, DAGs, critic feedback and findings, execution
-//! results, iteration diffs, where in a run something happened (`AttemptAt`, `IterationAt`, and
-//! `ForkedFrom`, the iteration a fork began from), the rule a finding is filed under (`Rule`), who
-//! answers a run's calls (`provider.rs`: `ProviderKind`, the providers a user can choose;
-//! `Provider`, the one a trace records; both `Rule` and `Provider` keep a name this version does
-//! not know as `Other` and are written, compared and hashed by name through `named.rs`), the
-//! records of an LLM exchange (`CallKey`, `ChatMessage`, `TokenUsage`, `FinishReason`) and of
-//! grading (`Grade`, `GradingSettings`); a run's spending limits (`budget.rs`: `Budget`, which
-//! `BudgetLimit` a `Spend` has reached, by how much it went over); structured outputs
-//! (`reply_schema.rs`: `ReplySchema`, a reply's JSON Schema generated with `schemars` from the type
-//! it is read into, and its strict form where the shape allows one; `StructuredOutput`, how far a
-//! role asks for it); this round's contract (`batch.rs`: `BatchId`, `BatchStatus`, a call's
-//! `custom_id`; `shard.rs`: `Shard`, `MergedShard`; `baseline.rs`: `Baseline`, `BaselineCall`);
-//! `digest.rs`: `sha256_hex`, the one SHA-256 in hex every part writes
+//! Parts:
+//! - Questions, DAGs, critic feedback and findings, execution results, iteration
+//!   diffs.
+//! - Where in a run something happened: `AttemptAt`, `IterationAt`, and
+//!   `ForkedFrom` (the iteration a fork began from).
+//! - `Rule`: the rule a finding is filed under.
+//! - `provider.rs`: `ProviderKind`, the providers a user can choose, and
+//!   `Provider`, the one a trace records. `Rule` and `Provider` keep a name this
+//!   version does not know as `Other`, and are written, compared and hashed by name
+//!   through `named.rs`.
+//! - The records of an LLM exchange (`CallKey`, `ChatMessage`, `TokenUsage`,
+//!   `FinishReason`) and of grading (`Grade`, `GradingSettings`).
+//! - `budget.rs`: `Budget`, a run's spending limits — which `BudgetLimit` a
+//!   `Spend` has reached, and by how much it went over.
+//! - `reply_schema.rs`: `ReplySchema`, a reply's JSON Schema generated with
+//!   `schemars` from the type it is read into, and its strict form where the shape
+//!   allows one; `StructuredOutput`, how far a role asks for it.
+//! - `batch.rs` (`BatchId`, `BatchStatus`, a call's `custom_id`), `shard.rs`
+//!   (`Shard`, `MergedShard`) and `baseline.rs` (`Baseline`, `BaselineCall`).
+//! - `digest.rs`: `sha256_hex`, the one SHA-256 in hex every part writes.
 
 mod baseline;
 mod batch;

@@ -3,15 +3,19 @@
 //! ended, their approved answers are compared with the run's matching rules
 //! and the consensus is recorded.
 //!
-//! In detail: `run --consensus K`: the K drafts of a question's epoch run side by side under the
-//! loop slots, then their approved answers grouped with the run's matching rules (`consensus`: the
-//! largest group is the majority) and `consensus_reached` recorded (`record_consensus`, again when
-//! the orchestrator restarts a draft — rerun, fork — or a draft's answer is accepted by hand);
-//! `QuestionState::speaking_in_epoch` lets the majority draft speak; `report/consensus.rs` sums
-//! agreement for the results, `report/html/trust.rs` shows it with the minority answers and DAGs,
-//! `report::label_free_signals` sets disagreement and broken invariants against the grades for the
-//! scorecard; in the TUI the dashboard's agreement column,
-//! `QuestionScreen::draft_step`/`other_draft` and the diff screen's draft mode
+//! - The K drafts of a question's epoch run side by side under the loop slots.
+//! - Their approved answers are grouped with the run's matching rules; the largest
+//!   group is the majority (`consensus`).
+//! - `record_consensus` records `consensus_reached`, and again when the
+//!   orchestrator restarts a draft (rerun, fork) or a draft's answer is accepted by
+//!   hand.
+//! - `QuestionState::speaking_in_epoch` lets the majority draft speak.
+//!
+//! Elsewhere: `report/consensus.rs` sums agreement for the results,
+//! `report/html/trust.rs` shows it with the minority answers and DAGs, and
+//! `report::label_free_signals` sets disagreement and broken invariants against the
+//! grades for the scorecard. In the TUI: the dashboard's agreement column,
+//! `QuestionScreen::draft_step`/`other_draft` and the diff screen's draft mode.
 
 use std::sync::Arc;
 

@@ -4,14 +4,19 @@
 //! run (its DAGs judged anew, never rebuilt). It speaks the protocol of
 //! [`crate::run`] and never imports the UI.
 //!
-//! In detail: **the runtime only**: orchestrator (critic loops under bounded concurrency), question
-//! generation (`questions.rs`: every well-formed question of the list kept, the generator asked
-//! again — at most twice — for the malformed ones, told which it has; the run fails only with
-//! none), critic loop, layer review, re-criticism (`recritic.rs`: every recorded iteration's DAG
-//! judged anew — checks, trial run, layer review — never rebuilt), work by hand (`by_hand.rs`: a
-//! user's DAG checked and trial-run as an attempt with no LLM call, an iteration accepted as the
-//! answer; `node_run.rs`: one node run on its own with what feeds it), gate (pause/step/cancel),
-//! emitter (trace first, then the engine's state, then the channel)
+//! It holds the runtime only:
+//! - the orchestrator: critic loops under bounded concurrency;
+//! - question generation (`questions.rs`): every well-formed question of the list
+//!   is kept and the generator asked again, at most twice, for the malformed ones,
+//!   told which it has; the run fails only with none;
+//! - the critic loop and the layer review;
+//! - re-criticism (`recritic.rs`): every recorded iteration's DAG judged anew
+//!   (checks, trial run, layer review), never rebuilt;
+//! - work by hand (`by_hand.rs`): a user's DAG checked and trial-run as an attempt
+//!   with no LLM call, an iteration accepted as the answer; `node_run.rs` runs one
+//!   node on its own with what feeds it;
+//! - the gate (pause, step, cancel);
+//! - the emitter: the trace first, then the engine's state, then the channel.
 
 mod baselines;
 mod by_hand;

@@ -1,19 +1,24 @@
 //! A recorded run as OpenTelemetry traces (OTLP): one trace per run, with a
 //! span per question, attempt, iteration, stage and model call
-//! ([`spans::SpanTree`]), attributes by the GenAI and OpenInference
-//! conventions ([`attributes`]), sent over OTLP/HTTP as protobuf ([`http`])
+//! (`spans::SpanTree`), attributes by the GenAI and OpenInference
+//! conventions (`attributes`), sent over OTLP/HTTP as protobuf (`http`)
 //! or written in the OTLP JSON encoding.
 //!
 //! Trace and span ids are derived from the trace's header and each span's
 //! place in the run, so exporting the same run again sends the same ids, and a
 //! receiver that keeps spans by id (Arize Phoenix does) holds one copy.
 //!
-//! In detail: a recorded run as OpenTelemetry spans (`spans.rs`: the trace's events folded into run
-//! → question → attempt → iteration → stage → model call; `attributes.rs`: the GenAI and
-//! OpenInference conventions and eval-dag's own `eval_dag.*`; ids derived from the trace's header,
-//! so a re-export replaces; each span knows when it is over, for a live export), sent over
-//! OTLP/HTTP as protobuf in bounded batches (`http.rs`) or written as OTLP JSON; only `commands`
-//! uses it
+//! Parts:
+//! - `spans.rs`: the trace's events folded into run → question → attempt →
+//!   iteration → stage → model call. Ids are derived from the trace's header, so a
+//!   second export replaces the first; each span knows when it is over, for a live
+//!   export.
+//! - `attributes.rs`: the GenAI and OpenInference conventions, and eval-dag's own
+//!   `eval_dag.*`.
+//! - `http.rs`: OTLP/HTTP as protobuf in bounded batches; the same request may be
+//!   written as OTLP JSON instead.
+//!
+//! Only `commands` uses it.
 
 use std::collections::HashSet;
 

@@ -330,7 +330,7 @@ impl SpanTree {
                     if let Some(batch) = batch_id {
                         node.attributes.text("eval_dag.batch_id", batch.0.clone());
                     }
-                    node.error = error.clone();
+                    node.error.clone_from(error);
                 }
             }
             _ => {}
@@ -354,7 +354,7 @@ impl SpanTree {
                 let index = self.push(key, format!("node {node_id}"), Some(parent), t, attributes, false);
                 self.nodes[index].end_ms = Some(t);
                 self.nodes[index].closed = true;
-                self.nodes[index].error = result.error.clone();
+                self.nodes[index].error.clone_from(&result.error);
             }
             EngineEvent::CriticVerdict { at, feedback } => {
                 let index = self.iteration(at, t);

@@ -30,7 +30,7 @@ pub enum MatchMethod {
     /// The tolerant rules of this module.
     #[default]
     Rules,
-    /// Parse both sides as JSON and compare them (see [`super::json_equality`]).
+    /// Parse both sides as JSON and compare them (see [`super::json_equality()`]).
     JsonEquality,
 }
 

@@ -2,18 +2,21 @@
 //!
 //! "Passed" only means a DAG ran; grading decides correctness, with
 //! - ground truth, when the question carries an expected answer: tolerant
-//!   matching rules ([`match_values`]) or JSON equality ([`json_equality`]);
+//!   matching rules ([`match_values`]) or JSON equality ([`json_equality()`]);
 //! - judges loaded from TOML files ([`Judge`]): decision trees ([`DagJudge`]),
 //!   score rubrics ([`Rubric`]) and answer faithfulness ([`Faithfulness`]).
 //!
 //! [`grade_answer`] runs all of them on one answer and returns one [`Grade`]
 //! each; [`summarise`] turns many into accuracy overall and per difficulty.
 //!
-//! In detail: grading answers: ground truth matching, JSON equality, LLM judges (decision-tree
-//! judges in `tree_judge.rs`, built from judge files in `tree_judge_build.rs`; their prompts in
-//! `judge_prompts.rs`; `JudgedAt` keys every judge call by the answer's attempt, epoch, draft,
-//! rejected iteration and judgement repeat), a judge's noise floor over repeated judgements and
-//! their majority verdict (`noise.rs`, `grade --repeat-judges`)
+//! Parts:
+//! - Ground-truth matching and JSON equality.
+//! - LLM judges: decision-tree judges in `tree_judge.rs`, built from judge files in
+//!   `tree_judge_build.rs`; their prompts in `judge_prompts.rs`. `JudgedAt` keys
+//!   every judge call by the answer's attempt, epoch, draft, rejected iteration
+//!   and judgement repeat.
+//! - `noise.rs`: a judge's noise floor over repeated judgements, and their majority
+//!   verdict (`grade --repeat-judges`).
 
 mod error;
 mod faithfulness;

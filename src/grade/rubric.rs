@@ -21,7 +21,7 @@ pub struct RubricLevel {
     pub description: String,
 }
 
-/// A validated rubric (built by [`super::judge_file`]).
+/// A validated rubric (built by `judge_file`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rubric {
     /// What is judged.

@@ -79,7 +79,7 @@ pub(crate) struct JudgeNode {
     pub kind: NodeKind,
 }
 
-/// A validated decision-tree judge (built by [`super::judge_file`]).
+/// A validated decision-tree judge (built by `judge_file`).
 #[derive(Debug, Clone)]
 pub struct DagJudge {
     graph: DiGraph<JudgeNode, ()>,

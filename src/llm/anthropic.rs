@@ -52,7 +52,7 @@ const fn price(input: f64, write: f64, read: f64, output: f64) -> ModelPrice {
     ModelPrice { cache_write_per_mtok: Some(write), ..ModelPrice::new(input, output).cached(read) }
 }
 
-/// List prices from https://docs.anthropic.com/en/docs/about-claude/pricing
+/// List prices from <https://docs.anthropic.com/en/docs/about-claude/pricing>
 /// ("Model pricing"); other models cost 0 unless `[prices]` names them.
 const PRICES: &[(&str, ModelPrice)] = &[
     ("claude-opus-4-1", price(15.0, 18.75, 1.50, 75.0)),

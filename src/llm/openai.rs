@@ -47,7 +47,7 @@ const fn price(input: f64, cached: f64, output: f64) -> ModelPrice {
     ModelPrice::new(input, output).cached(cached)
 }
 
-/// List prices from https://openai.com/api/pricing (2025); unknown models cost 0.
+/// List prices from <https://openai.com/api/pricing> (2025); unknown models cost 0.
 const PRICES: &[(&str, ModelPrice)] = &[
     ("gpt-4o-mini", price(0.15, 0.075, 0.60)),
     ("gpt-4o", price(2.50, 1.25, 10.00)),

@@ -5,12 +5,12 @@ use serde::Deserialize;
 use crate::domain::TokenUsage;
 
 /// Anthropic's 5-minute cache writes cost 1.25 × the base input rate
-/// (https://docs.anthropic.com/en/docs/about-claude/pricing, "5m Cache Writes").
+/// (<https://docs.anthropic.com/en/docs/about-claude/pricing>, "5m Cache Writes").
 const CACHE_WRITE_FACTOR: f64 = 1.25;
 
 /// A batched call costs half a live one unless `[prices]` says otherwise
-/// (https://platform.openai.com/docs/guides/batch, "50% cost discount";
-/// https://docs.anthropic.com/en/docs/build-with-claude/batch-processing, "50% of standard API prices").
+/// (<https://platform.openai.com/docs/guides/batch>, "50% cost discount";
+/// <https://docs.anthropic.com/en/docs/build-with-claude/batch-processing>, "50% of standard API prices").
 const BATCH_FACTOR: f64 = 0.5;
 
 /// A model's price in USD per million tokens.

@@ -5,14 +5,18 @@
 //! `$EVAL_DAG_PROMPTS`) replaces one. Every template is compiled at start-up,
 //! so a broken one is a clear error before any work starts.
 //!
-//! In detail: the run's prompt templates (minijinja, loaded through `templating::TemplateSet`:
-//! question generation, DAG build, layer review, narrative; each puts the part shared by every call
-//! of a run first — the schema (the same head in every role's system text, so a role's first call
-//! reuses the question generation's), the role's system text, dataset, reply format — then the
-//! question, then the DAG, for providers' prefix caches; the pre-reordering templates are kept in
-//! `tests/fixtures/prompts_v1` as overrides that must keep working) and lenient JSON extraction
-//! from replies; `RepairNote`, what a repair exchange (`repair.j2`) tells the model about its
-//! unreadable reply
+//! Parts:
+//! - The run's prompt templates, loaded through `templating::TemplateSet`: question
+//!   generation, DAG build, layer review, narrative.
+//! - Each template puts first what every call of a run shares — the schema (the
+//!   same head in every role's system text, so a role's first call reuses the
+//!   question generation's), the role's system text, the dataset, the reply
+//!   format — then the question, then the DAG, for providers' prefix caches. The
+//!   templates from before that order are kept in `tests/fixtures/prompts_v1` as
+//!   overrides that must keep working.
+//! - Lenient JSON extraction from replies.
+//! - `RepairNote`: what a repair exchange (`repair.j2`) tells the model about its
+//!   unreadable reply.
 
 mod extract;
 mod schema;

@@ -29,9 +29,9 @@ fn python() -> &'static SyntaxReference {
 }
 
 fn theme(dark: bool) -> &'static Theme {
+    static PLAIN: LazyLock<Theme> = LazyLock::new(Theme::default);
     let name = if dark { "base16-ocean.dark" } else { "InspiredGitHub" };
     let themes = themes();
-    static PLAIN: LazyLock<Theme> = LazyLock::new(Theme::default);
     themes.themes.get(name).or_else(|| themes.themes.values().next()).unwrap_or(&PLAIN)
 }
 

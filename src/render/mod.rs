@@ -2,8 +2,8 @@
 //! toolkit: the DAG layout, node labels that tell siblings apart, syntax
 //! highlighting and the critic's verdict on each node.
 //!
-//! In detail: drawing helpers free of any UI toolkit: DAG layout, syntax highlighting, the critic's
-//! verdict on each node (`NodeVerdict`)
+//! Parts: DAG layout, syntax highlighting, and the critic's verdict on each node
+//! (`NodeVerdict`).
 
 mod highlight;
 mod labels;

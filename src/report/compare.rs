@@ -147,7 +147,7 @@ pub(super) fn matched<'a>(
 }
 
 /// Compare results documents `a` and `b` (questions matched by dataset, id and text,
-/// see [`matching`]); rows sorted by change, then A's order.
+/// see `matching`); rows sorted by change, then A's order.
 pub fn compare(a: &EvalResults, b: &EvalResults) -> Vec<Row> {
     let mut rows: Vec<Row> = matched(a, b)
         .into_iter()

@@ -1,6 +1,6 @@
 //! Several runs question by question (`eval-dag compare A B C …`): the first
 //! run is the baseline and every later run is set against it by the two-run
-//! rule ([`super::compare`]). Questions are matched by id and text; what a run
+//! rule ([`super::compare()`]). Questions are matched by id and text; what a run
 //! could not line up is counted. Questions a run regresses on come first, then
 //! those the runs disagree on, then those some run lacks.
 
@@ -15,7 +15,7 @@ use super::significance::{Significance, paired_test};
 /// What the runs make of one question, in list order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Agreement {
+pub enum AnswerSpread {
     /// A later run regresses against the baseline.
     Regression,
     /// The runs that have it differ in status or answer.
@@ -26,14 +26,14 @@ pub enum Agreement {
     Agree,
 }
 
-impl Agreement {
+impl AnswerSpread {
     /// How it is named to people.
     pub fn label(self) -> &'static str {
         match self {
-            Agreement::Regression => "regression",
-            Agreement::Disagree => "disagree",
-            Agreement::Partial => "missing",
-            Agreement::Agree => "same",
+            AnswerSpread::Regression => "regression",
+            AnswerSpread::Disagree => "disagree",
+            AnswerSpread::Partial => "missing",
+            AnswerSpread::Agree => "same",
         }
     }
 }
@@ -63,7 +63,7 @@ pub struct MatrixRow {
     /// Its text.
     pub question: String,
     /// What the runs make of it.
-    pub agreement: Agreement,
+    pub agreement: AnswerSpread,
     /// One entry per run, in run order; none where the run lacks the question.
     pub runs: Vec<Option<Entry>>,
 }
@@ -142,7 +142,7 @@ impl Matrix {
     }
 
     /// Questions of `agreement`.
-    pub fn count(&self, agreement: Agreement) -> usize {
+    pub fn count(&self, agreement: AnswerSpread) -> usize {
         self.questions.iter().filter(|q| q.agreement == agreement).count()
     }
 }
@@ -177,16 +177,16 @@ fn summary(index: usize, name: &str, doc: &EvalResults) -> RunSummary {
     }
 }
 
-fn agreement(entries: &[Option<Entry>]) -> Agreement {
+fn agreement(entries: &[Option<Entry>]) -> AnswerSpread {
     let present: Vec<&Entry> = entries.iter().flatten().collect();
     if present.iter().any(|e| e.change == Some(Change::Regression)) {
-        Agreement::Regression
+        AnswerSpread::Regression
     } else if present.windows(2).any(|pair| change(&pair[0].side, &pair[1].side) != Change::Unchanged) {
-        Agreement::Disagree
+        AnswerSpread::Disagree
     } else if present.len() < entries.len() {
-        Agreement::Partial
+        AnswerSpread::Partial
     } else {
-        Agreement::Agree
+        AnswerSpread::Agree
     }
 }
 
@@ -216,7 +216,7 @@ pub fn compare_runs(names: &[String], docs: &[EvalResults], level: f64) -> Matri
                     dataset: result.dataset.clone(),
                     question_id: result.question_id.clone(),
                     question: result.question.clone(),
-                    agreement: Agreement::Agree,
+                    agreement: AnswerSpread::Agree,
                     runs: vec![None; docs.len()],
                 });
                 positions.push(vec![None; docs.len()]);
@@ -281,7 +281,7 @@ mod tests {
         let c = doc(&[("x1", "one", true, json!(1)), ("q2", "deux", true, json!(2)), ("q4", "four", true, json!(4))]);
         let names: Vec<String> = ["a", "b", "c"].map(String::from).into();
         let matrix = compare_runs(&names, &[a, b, c], 1.0);
-        let got: Vec<(&str, Agreement, Vec<bool>)> = matrix
+        let got: Vec<(&str, AnswerSpread, Vec<bool>)> = matrix
             .questions
             .iter()
             .map(|q| (q.question_id.as_str(), q.agreement, q.runs.iter().map(Option::is_some).collect()))
@@ -289,11 +289,11 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                ("q2", Agreement::Regression, vec![true, true, false]),
-                ("q3", Agreement::Partial, vec![true, true, false]),
-                ("q2", Agreement::Partial, vec![false, false, true]),
-                ("q4", Agreement::Partial, vec![false, false, true]),
-                ("q1", Agreement::Agree, vec![true, true, true]),
+                ("q2", AnswerSpread::Regression, vec![true, true, false]),
+                ("q3", AnswerSpread::Partial, vec![true, true, false]),
+                ("q2", AnswerSpread::Partial, vec![false, false, true]),
+                ("q4", AnswerSpread::Partial, vec![false, false, true]),
+                ("q1", AnswerSpread::Agree, vec![true, true, true]),
             ]
         );
         let one = matrix.questions.last().unwrap();
@@ -318,7 +318,7 @@ mod tests {
         let c = doc(&[("q1", "one", true, json!(2))]);
         let names: Vec<String> = ["a", "b", "c"].map(String::from).into();
         let matrix = compare_runs(&names, &[a, b, c], 1.0);
-        assert_eq!(matrix.questions[0].agreement, Agreement::Disagree);
+        assert_eq!(matrix.questions[0].agreement, AnswerSpread::Disagree);
         assert!(!matrix.regressed());
         assert_eq!((run_label(25), run_label(26)), ("Z".to_string(), "R27".to_string()));
     }

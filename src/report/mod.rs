@@ -3,41 +3,61 @@
 //! finished runs, comparing two runs or several (and the critic's lift: accuracy without and with rebuilds); what the run says about its
 //! critic (scorecard, findings taxonomy, convergence), where its tokens went (prompt cache, per question) and two critics' verdicts on one run.
 //!
-//! In detail: the critic's scorecard (`scorecard.rs`: every judged iteration's answer graded with
-//! the run's matching rules — else a person's label, else the judges' grades of a rejected
-//! iteration (`run --judge-rejected`), each marked by `GradedBy` — verdicts counted against it),
-//! the findings taxonomy (`taxonomy.rs`: findings grouped by source, rule and exception, what they
-//! cost, oscillations — also read by the TUI's diff screen) and convergence (`convergence.rs`:
-//! iterations to approval), where the tokens went (`economy.rs`: prompt prefix reuse, cache hit
-//! rate, tokens and cost per question and per passed question, share on rejected iterations), who
-//! played each role with its calls, tokens and cost (`roles.rs`), two critics' verdicts on the same
-//! iterations compared (`agreement.rs`: agreement and flips), `eval_results.json` (its types in
-//! `report/doc/`, written by `results.rs` and read back by `load.rs`;
-//! `eval_results.schema.json` describes the same shape and `tests/suite/results_schema.rs` keeps
-//! the two in step), the HTML report (`html/`: the top-level `templates/` — minijinja, auto-escaped
-//! as HTML, a user's `templates/` directory replacing them by file name — filled with typed view
-//! structs, one per section: `html/summary.rs`, `html/benchmark.rs` (a published benchmark's own
-//! figures), `html/run_charts.rs` (pass rate and accuracy per difficulty, tokens and time per
-//! question — ranges above 100 questions), `html/scorecard.rs`, `html/taxonomy.rs` (taxonomy and
-//! convergence), `html/question.rs` + `html/conversation.rs` (a question's summary line and
-//! details), `html/svg.rs` (a DAG placed for `dag.svg.j2`), `html/chart.rs` (the one horizontal bar
-//! chart every section draws with, the `bar_chart` macro); `html/untrusted.rs`: the formatter that
-//! also shows characters that reorder text as code points; above 1,000 questions `html/compress.rs`
-//! keeps the question bodies gzip-compressed in base64 chunks that `templates/sections.js` opens
-//! with `DecompressionStream` when a question is opened; `results.rs` streams `eval_results.json`
-//! one question trace at a time through `EvalResults<Traces>`), loading and comparing finished runs
-//! (`compare.rs`: two runs; `matrix.rs`: several against a baseline, with `html/matrix.rs` its
-//! page; `lift/`: the critic's lift — each scored question right without and with rebuilds, paired
-//! between a run allowed fewer iterations and one allowed more, or within one run from its first
-//! DAG's trial answer, tallied per level and dataset with the questions fixed and broken and the
-//! tokens per extra right answer; shown by `compare` (table, JSON, `html/matrix.rs`, the TUI's
-//! compare screen) and by one run's results and `html/benchmark.rs`; `significance.rs`: each run's
-//! paired test against the baseline — exact McNemar without repeats, a seeded paired bootstrap with
-//! them — which alone decides a regression's exit code), `replay --verify`, the list of runs
-//! under some directories (`listing/`: one row per run directory, read from the trace's ends and
-//! the results' summary only, for `eval-dag runs` and the run browser)
+//! Analyses of a run's critic:
+//! - `scorecard.rs`: the critic's scorecard. Every judged iteration's answer is
+//!   graded with the run's matching rules, else a person's label, else the judges'
+//!   grades of a rejected iteration (`run --judge-rejected`), each marked by
+//!   `GradedBy`; the verdicts are counted against the grades.
+//! - `taxonomy.rs`: the findings taxonomy — findings grouped by source, rule and
+//!   exception, what they cost, oscillations (also read by the TUI's diff screen).
+//! - `convergence.rs`: iterations to approval.
+//! - `recritic_verdicts.rs`: two critics' verdicts on the same iterations, agreement and
+//!   flips.
+//!
+//! Where the tokens went:
+//! - `economy.rs`: prompt prefix reuse, cache hit rate, tokens and cost per question
+//!   and per passed question, the share on rejected iterations.
+//! - `roles.rs`: who played each role, with its calls, tokens and cost.
+//!
+//! `eval_results.json`:
+//! - its types are in `doc/`; `results.rs` writes it, streaming one question trace
+//!   at a time through `EvalResults<Traces>`; `load.rs` reads it back;
+//! - `eval_results.schema.json` describes the same shape, and
+//!   `tests/suite/results_schema.rs` keeps the two in step.
+//!
+//! The HTML report (`html/`):
+//! - the top-level `templates/` (minijinja, auto-escaped as HTML; a user's
+//!   `templates/` directory replaces them by file name) are filled with typed view
+//!   structs, one per section: `summary.rs`, `benchmark.rs` (a published
+//!   benchmark's own figures), `run_charts.rs` (pass rate and accuracy per
+//!   difficulty, tokens and time per question, in ranges above 100 questions),
+//!   `scorecard.rs`, `taxonomy.rs` (taxonomy and convergence), `question.rs` and
+//!   `conversation.rs` (a question's summary line and details), `svg.rs` (a DAG
+//!   placed for `dag.svg.j2`) and `chart.rs` (the one horizontal bar chart every
+//!   section draws with, the `bar_chart` macro);
+//! - `untrusted.rs`: the formatter that also shows characters that reorder text as
+//!   code points;
+//! - `compress.rs`: above 1,000 questions the question bodies wait gzip-compressed
+//!   in base64 chunks that `templates/sections.js` opens with
+//!   `DecompressionStream` when a question is opened.
+//!
+//! Finished runs, loaded and compared:
+//! - `compare.rs`: two runs; `matrix.rs`: several against a baseline, with
+//!   `html/matrix.rs` its page.
+//! - `lift/`: the critic's lift — each scored question right without and with
+//!   rebuilds, paired between a run allowed fewer iterations and one allowed more,
+//!   or within one run from its first DAG's trial answer; tallied per level and
+//!   dataset with the questions fixed and broken and the tokens per extra right
+//!   answer. Shown by `compare` (table, JSON, `html/matrix.rs`, the TUI's compare
+//!   screen) and by one run's results and `html/benchmark.rs`.
+//! - `significance.rs`: each run's paired test against the baseline — exact
+//!   McNemar without repeats, a seeded paired bootstrap with them — which alone
+//!   decides a regression's exit code.
+//! - `verify.rs`: `replay --verify`.
+//! - `listing/`: the list of runs under some directories, one row per run
+//!   directory read from the trace's ends and the results' summary only, for
+//!   `eval-dag runs` and the run browser.
 
-mod agreement;
 mod baselines;
 mod benchmark;
 mod compare;
@@ -51,6 +71,7 @@ mod listing;
 mod load;
 mod matrix;
 mod metamorphic;
+mod recritic_verdicts;
 mod repeats;
 mod results;
 mod roles;
@@ -61,7 +82,6 @@ mod taxonomy;
 pub(crate) mod test_run;
 mod verify;
 
-pub use agreement::{Flip, VerdictAgreement, verdict_agreement};
 pub use baselines::{
     baselines_line, baselines_summary, baselines_text, constant_answers, question_baselines, tally_text,
 };
@@ -85,8 +105,9 @@ pub use lift::{
 };
 pub use listing::{RESULTS_FILE, RunRow, RunStatus, Stamp, TRACE_FILE, list_runs, scan_new_runs, scan_runs};
 pub use load::{fold_indexed, fold_trace, is_trace, load_results};
-pub use matrix::{Agreement, Entry, Matrix, MatrixRow, RunSummary, compare_runs};
+pub use matrix::{AnswerSpread, Entry, Matrix, MatrixRow, RunSummary, compare_runs};
 pub use metamorphic::metamorphic_summary;
+pub use recritic_verdicts::{Flip, VerdictOverlap, verdict_overlap};
 pub use results::{eval_results, graded_tally, write_eval_results};
 pub use roles::{RoleUsage, RoleUsages, role_usage};
 pub use scorecard::{critic_scorecard, label_free_signals, scorecard_graded_by};

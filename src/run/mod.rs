@@ -4,17 +4,22 @@
 //! screen, the trace reader, the results file and the report are drawn from.
 //! It depends only on the domain types and never on the runtime or the UI.
 //!
-//! In detail: **the protocol leaf**: `EngineEvent` (each event about a question names its
-//! `AttemptAt`/`IterationAt`; a carried-out `Command` is recorded as itself), `Command`,
-//! `RunSettings`, and the one reducer `RunState::apply` (`state/reduce.rs`: its event families —
-//! the run, LLM calls, iterations, outcomes, commands; it also keeps the questions per status and
-//! the longest id, so a frame counts them without a pass over 10,000 questions); the per-question
-//! state (the attempt that speaks for it — the majority epoch's majority draft — worked out once
-//! after each change, not on every read); one LLM call as seen so far (`llm_call.rs`: each prompt
-//! message keeps the head it shares with the last call of its role as one shared text, and its own
-//! tail); the conversation list of a question; who played which role, for people (`players.rs`:
-//! `Players`, the roles grouped by provider, model and server, named by the fields that differ —
-//! the run's first line and the TUI header)
+//! It is the protocol leaf:
+//! - `EngineEvent`: each event about a question names its `AttemptAt` or
+//!   `IterationAt`; a carried-out `Command` is recorded as itself.
+//! - `Command` and `RunSettings`.
+//! - The one reducer, `RunState::apply` (`state/reduce.rs`, by event family: the
+//!   run, LLM calls, iterations, outcomes, commands). It also keeps the questions
+//!   per status and the longest id, so a frame counts them without a pass over
+//!   10,000 questions.
+//! - The per-question state: the attempt that speaks for it (the majority epoch's
+//!   majority draft), worked out once after each change, not on every read.
+//! - `llm_call.rs`: one LLM call as seen so far. Each prompt message keeps the head
+//!   it shares with the last call of its role as one shared text, and its own tail.
+//! - The conversation list of a question.
+//! - `players.rs`: `Players`, who played which role for people — the roles grouped
+//!   by provider, model and server, named by the fields that differ (the run's
+//!   first line and the TUI header).
 
 pub mod conversation;
 mod events;

@@ -11,8 +11,8 @@ use super::protocol::InputSize;
 use crate::domain::FailureKind;
 
 /// What the pool reports: it could not be set up (the `sandbox:` errors of
-/// [`SandboxPool::new`]), or a worker failed to start or to finish a DAG (put
-/// into the run's [`ExecutionResult`]).
+/// [`super::SandboxPool::new`]), or a worker failed to start or to finish a DAG (put
+/// into the run's [`crate::domain::ExecutionResult`]).
 #[derive(Debug, thiserror::Error)]
 pub enum SandboxError {
     /// This program's path is unknown.

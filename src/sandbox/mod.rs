@@ -8,21 +8,26 @@
 //! `start.rs` and `fork_channel.rs` in the pool, `process.rs` for waiting on
 //! either kind of worker): each clone confines itself before it reports ready.
 //!
-//! In detail: the worker processes that run DAGs in RustPython: pool, deadlines, worker
-//! (`dataset/build.rs`: the dataset's Python objects built in one pass straight from the JSON text,
-//! short strings shared, the mutation guard's snapshot recorded as they are built, and checked
-//! after each DAG while the parent reads its result; `result_json.rs`: results as JSON natively, an
-//! intermediate node's display copy from the items shown only), limits that follow the dataset's
-//! size (`limits.rs`: address space, start, node and DAG limits, workers that fit in memory), a
-//! pool per dataset of a run over several (`pools.rs`: `SandboxPools`, each started on first use,
-//! the least recently used let go past a limit), native fast paths (`native/sort.rs`: `list.sort`
-//! and `sorted` put on the list type and the builtins, in Rust for ints, floats, strs and tuples of
-//! them, RustPython's sort otherwise; `native/key.rs` + `native/minmax.rs`: keys that only read
-//! fields (`lambda r: r["f"]`, `r.get`, tuples, `-`, `itemgetter`) recognised from their bytecode
-//! and evaluated in Rust by `sorted`, `list.sort`, `min`, `max`, any other key called;
-//! `native/counter.rs`: `Counter`'s counting loop, as CPython's C helper), and the kernel layers
-//! behind the code policy (`sandbox::kernel`: clean environment, Landlock, seccomp allowlist that
-//! also refuses every file open)
+//! Parts:
+//! - The pool, its deadlines and the worker processes that run DAGs in RustPython.
+//! - `dataset/build.rs`: the dataset's Python objects, built in one pass straight
+//!   from the JSON text. Short strings are shared, and the mutation guard's snapshot
+//!   is recorded while building and checked after each DAG while the parent reads
+//!   its result.
+//! - `result_json.rs`: results as JSON, natively; an intermediate node's display
+//!   copy holds only the items shown.
+//! - `limits.rs`: address space, start, node and DAG limits that follow the
+//!   dataset's size, and how many workers fit in memory.
+//! - `pools.rs`: `SandboxPools`, a pool per dataset of a run over several, each
+//!   started on first use; past a limit the least recently used is let go.
+//! - Native fast paths. `native/sort.rs` puts `list.sort` and `sorted` on the list
+//!   type and the builtins, in Rust for ints, floats, strs and tuples of them.
+//!   `native/key.rs` and `native/minmax.rs` recognise keys that only read fields
+//!   (`lambda r: r["f"]`, `r.get`, tuples, `-`, `itemgetter`) from their bytecode
+//!   and evaluate them in Rust for `sorted`, `list.sort`, `min` and `max`.
+//!   `native/counter.rs` is `Counter`'s counting loop, as CPython's C helper.
+//! - `kernel`: the layers behind the code policy — a clean environment, Landlock,
+//!   and a seccomp allowlist that also refuses every file open.
 
 mod config;
 mod dataset;

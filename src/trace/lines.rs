@@ -291,7 +291,7 @@ impl TraceScan {
         Ok(())
     }
 
-    /// What the pass found besides events (complete once it is [`Self::finished`]).
+    /// What the pass found besides events (complete once the pass is over).
     pub fn ending(&self) -> TraceEnding {
         TraceEnding { truncated_tail: self.truncated_tail, skipped: self.skipped.clone() }
     }

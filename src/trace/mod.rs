@@ -3,16 +3,21 @@
 //! finished event. Which field arrived with which version, who writes it and
 //! who reads it: [`fields`].
 //!
-//! In detail: `trace.jsonl`: versioned header (version 5: who played each role; version 6: epochs,
-//! drafts, repairs, finish reasons, cached and estimated calls, the budget outcome, several
-//! datasets; version 7: batches, shards, baselines; a derived run's header names its source),
-//! append-and-flush writer holding an advisory exclusive lock on the file while it lives (a live run's
-//! mark; `being_written` probes it), reader (`trace/lines.rs`: one pass, a buffer at a time, indexes the
-//! event lines by byte offset; events are parsed on demand with positional reads, so the file is
-//! never held in memory; `TraceScan` hands over blocks of events as it reads, for a replay that
-//! folds while it loads; `Trace` parses every event, for tests and the commands that need them all
-//! at once); `trace::upgrade` reads earlier versions into the current shape, and continuing an
-//! older trace rewrites it in the current version (the original kept as `trace.jsonl.v<N>`)
+//! Parts:
+//! - The header is versioned: version 5 names who played each role; version 6 adds
+//!   epochs, drafts, repairs, finish reasons, cached and estimated calls, the budget
+//!   outcome and several datasets; version 7 adds batches, shards and baselines. A
+//!   derived run's header names its source.
+//! - The writer appends and flushes, and holds an advisory exclusive lock on the file
+//!   while it lives: the mark of a live run (`being_written` probes it).
+//! - The reader (`lines.rs`) indexes the event lines by byte offset in one buffered
+//!   pass and parses events on demand with positional reads, so the file is never
+//!   held in memory. `TraceScan` hands over blocks of events as it reads, for a
+//!   replay that folds while it loads; `Trace` parses every event, for tests and the
+//!   commands that need them all at once.
+//! - `upgrade` reads earlier versions into the current shape. Continuing an older
+//!   trace rewrites it in the current version and keeps the original as
+//!   `trace.jsonl.v<N>`.
 
 use std::{
     collections::BTreeMap,
@@ -36,7 +41,7 @@ pub use merge::{MergedTrace, ShardEnd, settings_differ};
 
 /// The `format` field of every trace header.
 pub const TRACE_FORMAT: &str = "eval-dag-trace";
-/// Current trace format version (see [`upgrade`] for what changed since 1).
+/// Current trace format version (see `upgrade.rs` for what changed since 1).
 pub const TRACE_VERSION: u32 = 8;
 
 /// First line of a trace.

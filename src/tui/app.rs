@@ -2,7 +2,7 @@
 //! connection to its engine, the theme and keys, the overlays, and a stack of
 //! screens (`tui::screens`), each a [`Component`] owning its state and its
 //! actions. A key goes to the screen on top, which reads the app through a
-//! read-only [`Ctx`] and answers with the [`Effect`]s the app carries out;
+//! read-only [`Ctx`] and answers with the [`Effect`](super::component::Effect)s the app carries out;
 //! what it leaves is the app's (quit, help, back, run control, work by hand,
 //! replay). Keys never render; screens draw from what their `refresh` worked
 //! out, which the app asks for after every change and tells whether the run

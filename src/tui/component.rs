@@ -25,7 +25,7 @@ use super::choice::Choice;
 use super::comparison::Comparison;
 use super::editing::AfterEdit;
 use super::keymap::{Action, Keymap, Screen};
-use super::palette::PaletteEntry;
+use super::palette_entry::PaletteEntry;
 use super::replay::Replay;
 use super::selection::Selection;
 use super::text_box::Closed;

@@ -3,31 +3,41 @@
 //! screen is a component on the app's stack with its own state (`screens`);
 //! redraws happen on change, at most ~60 per second.
 //!
-//! In detail: the terminal UI: the app (`app.rs`: the run, the connection to its engine, theme,
-//! keys, the overlay shown and a stack of screens; see "The TUI's component model"), the screens
-//! (`screens/`: one module each, a `Component` owning its state, its actions and its drawing —
-//! `dashboard.rs`, `question/` (state and actions in `mod.rs`, drawing in `draw.rs`), `diff.rs`,
-//! `schema.rs` + `schema_text.rs`: the schema the builder saw, `scorecard.rs`, `taxonomy.rs` (its
-//! groups narrow the dashboard, `view::QuestionSet`), `benchmark.rs` (a published benchmark's own
-//! figures from `report::benchmark_summary` and the critic's lift within the run over those
-//! questions from `report::benchmark_lift`; its fixed and broken questions open the question
-//! screen; `has_benchmark_questions` also decides the dashboard footer's hint), `inspector/` +
-//! `value_tree.rs`: a node's inputs and output as a tree, `compare.rs` and `compare_detail.rs` over
-//! `comparison.rs` (two runs), `matrix.rs` over `runs_matrix.rs` (several runs, and the pair opened
-//! from them), `runs/`: the run browser over `report::scan_runs`, its rows fed by threads of its
-//! own and drained on the loop's tick (`Component::poll`), what the user picks leaving the app as
-//! an `Effect::Leave` for the command hosting the [`Browser`] (`browse`) to open — a replay,
-//! comparison or matrix opened from it comes back to it on esc at its first screen; `help.rs`, the help overlay; `Overlay` in `screens/mod.rs`), the one keymap
-//! (`keymap/`: actions, contexts and default bindings; `key.rs`: keys as written and shown;
-//! `rebind.rs`: the session's `Keymap`, the user's keys in place of the defaults, checked for
-//! clashes on every screen), the words screens share (`view.rs`: panes, tabs, the dashboard's
-//! filters and orders), moving the selection along a DAG (`graph_moves.rs`), the command palette
-//! (`palette/`: an overlay, its entries and fuzzy matching), work by hand
-//! (`hand_work.rs`: edits, notes and acceptance as commands on the open question's selection, a
-//! replay turning into a derived run; `editing.rs`: the external editor; `text_box.rs`: the in-app
-//! text box), event loop, replay player (`replay.rs`; `loading.rs`: the trace folded in chunks on a
-//! thread of its own while the UI draws and takes keys), widgets (one file each), text safety,
-//! fault containment
+//! Parts:
+//! - `app.rs` (and `app/`): the run, the connection to its engine, the theme, the
+//!   keys, the overlay shown and a stack of screens. How screens and overlays talk
+//!   to the app — the `Component` and `Overlay` traits, `Ctx` and `Effect` — is in
+//!   `component.rs`.
+//! - `screens/`: one module per screen, a `Component` owning its state, actions and
+//!   drawing: `dashboard.rs`; `question/` (state and actions in `mod.rs`, drawing in
+//!   `draw.rs`); `diff.rs`; `schema.rs` with `schema_text.rs` (the schema the
+//!   builder saw); `scorecard.rs`; `taxonomy.rs` (its groups narrow the dashboard
+//!   through `view::QuestionSet`); `benchmark.rs` (a published benchmark's own
+//!   figures and the critic's lift within the run, from `report`; its fixed and
+//!   broken questions open the question screen); `inspector/` with `value_tree.rs`
+//!   (a node's inputs and output as a tree); `compare.rs` and `compare_detail.rs`
+//!   over `comparison.rs` (two runs); `matrix.rs` over `runs_matrix.rs` (several
+//!   runs); `help.rs` (the help overlay).
+//! - `screens/runs/`: the run browser over `report::scan_runs`. Its rows are fed by
+//!   threads of its own and drained on the loop's tick (`Component::poll`). What the
+//!   user picks leaves the app as an `Effect::Leave` for the command hosting the
+//!   [`Browser`] (`browse`) to open; a replay, comparison or matrix opened from it
+//!   comes back to it on esc at its first screen.
+//! - `keymap/`: the one keymap — actions, contexts and default bindings; `key.rs`,
+//!   keys as written and shown; `rebind.rs`, the session's `Keymap` with the user's
+//!   keys in place of the defaults, checked for clashes on every screen.
+//! - `view.rs`: the words screens share (panes, tabs, the dashboard's filters and
+//!   orders); `graph_moves.rs`: moving the selection along a DAG.
+//! - `palette/`: the command palette, an overlay over its entries with fuzzy
+//!   matching; `palette_entry.rs`: what it lists, which screens contribute to
+//!   through `Component::palette_entries` (apart from the palette, so that
+//!   the component contract and the palette do not import each other).
+//! - Work by hand: `app/hand_work.rs` (edits, notes and acceptance as commands on
+//!   the open question's selection; a replay turning into a derived run),
+//!   `editing.rs` (the external editor), `text_box.rs` (the in-app text box).
+//! - The event loop; the replay player (`replay.rs`; `loading.rs` folds the trace in
+//!   chunks on a thread of its own while the UI draws and takes keys); widgets, one
+//!   file each; text safety; fault containment.
 
 mod app;
 mod baselines;
@@ -45,6 +55,7 @@ mod highlight;
 mod keymap;
 mod loading;
 mod palette;
+mod palette_entry;
 mod replay;
 mod runs_matrix;
 mod schema_text;

@@ -146,7 +146,7 @@ pub fn preview(value: &serde_json::Value, columns: usize) -> String {
 /// a character that must not reach the terminal (a text site that did not
 /// [`clean`]) loses it.
 pub fn scrub(buffer: &mut Buffer) {
-    for cell in buffer.content.iter_mut() {
+    for cell in &mut buffer.content {
         let symbol = cell.symbol();
         if symbol.is_ascii() && !symbol.bytes().any(|b| b < 0x20 || b == 0x7f) {
             continue;

@@ -28,7 +28,7 @@ fn css(color: Color) -> Option<String> {
         Color::Cyan | Color::LightCyan => named("#88c0d0"),
         Color::Gray | Color::White => named("#e5e9f0"),
         Color::DarkGray => named("#4c566a"),
-        Color::Indexed(i) => named(&format!("#{0:02x}{0:02x}{0:02x}", i)),
+        Color::Indexed(i) => named(&format!("#{i:02x}{i:02x}{i:02x}")),
     }
 }
 

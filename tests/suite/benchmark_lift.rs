@@ -211,9 +211,9 @@ async fn compare_of_one_and_three_iterations_shows_the_critics_lift_and_one_run_
     ] {
         assert!(table.contains(line), "{line:?} in:\n{table}");
     }
-    let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
+    let guide = std::fs::read_to_string(common::root().join("docs/src/benchmarks.md")).unwrap();
     let block = &table[table.find("the critic's lift, B").unwrap()..];
-    assert!(readme.contains(block.trim_end()), "the README's example is this output:\n{block}");
+    assert!(guide.contains(block.trim_end()), "the guide's example is this output:\n{block}");
 
     let page = dir.path().join("compare.html");
     let out = compare(&["--html", page.to_str().unwrap(), "--json"]);

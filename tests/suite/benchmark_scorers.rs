@@ -70,8 +70,8 @@ fn cases() -> Value {
     let small: Vec<char> = "ab".chars().collect();
     let letters: Vec<char> = "abcde fgh,.;é中".chars().collect();
     let mut pairs: Vec<(String, String)> = vec![
-        ("".into(), "".into()),
-        ("abc".into(), "".into()),
+        (String::new(), String::new()),
+        ("abc".into(), String::new()),
         ("merchant category code".into(), "merchant category codes".into()),
         ("globalcard".into(), "global card".into()),
     ];

@@ -52,7 +52,7 @@ fn three_runs_as_a_table_json_and_a_page() {
     let lines: Vec<&str> = table.lines().collect();
     let header = lines.iter().position(|l| l.starts_with("question")).unwrap();
     assert!(lines[header + 1].starts_with("q_02") && lines[header + 1].contains("REGRESSION B"), "{table}");
-    assert!(lines[1].starts_with("A") && lines[1].contains("baseline") && lines[2].contains("1 regression"), "{table}");
+    assert!(lines[1].starts_with('A') && lines[1].contains("baseline") && lines[2].contains("1 regression"), "{table}");
     let offline_q_01 = lines.iter().filter(|l| l.starts_with("q_01")).nth(1).unwrap();
     assert!(
         offline_q_01.contains("missing") && offline_q_01.contains("In the `transactions` sample"),

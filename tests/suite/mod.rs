@@ -16,6 +16,7 @@ mod compare_significance;
 mod config_file;
 mod consensus_run;
 mod containment;
+mod docs;
 mod fuzz_inputs;
 mod grade_judges;
 mod grade_repeat_judges;

@@ -49,7 +49,7 @@ fn orders_csv() -> String {
         let when = format!("2022-{:02}-{:02} {:02}:{:02}", i % 12 + 1, (i * 5) % 28 + 1, (i * 11) % 24, (i * 7) % 60);
         let store = ["downtown", "airport", "mall", "outlet"][(i * 7 % 4) as usize];
         let channel = ["web", "phone", "counter"][(i % 3) as usize];
-        let amount = if i % 23 == 0 { String::new() } else { format!("{:.2}", ((i * 53) % 900) as f64 / 7.0 + 2.0) };
+        let amount = if i % 23 == 0 { String::new() } else { format!("{:.2}", f64::from((i * 53) % 900) / 7.0 + 2.0) };
         let refunded = u32::from(i % 9 == 0 || (i % 13 == 0 && i % 2 == 0));
         csv.push_str(&format!("{when},{store},{channel},{amount},{},{refunded}\n", (i * 17) % 12 + 1));
     }
@@ -63,8 +63,8 @@ fn plants_csv() -> String {
         let family = ["rose", "lily", "fern", "palm", "moss"][(i * 3 % 5) as usize];
         let soil = ["clay", "sand", "loam"][(i % 3) as usize];
         let colour = ["red", "green", "white", "blue"][(i * 7 % 4) as usize];
-        let height = format!("{:.1}", ((i * 29) % 400) as f64 / 3.0 + 5.0);
-        let width = format!("{:.2}", ((i * 13) % 97) as f64 / 11.0 + (i % 5) as f64);
+        let height = format!("{:.1}", f64::from((i * 29) % 400) / 3.0 + 5.0);
+        let width = format!("{:.2}", f64::from((i * 13) % 97) / 11.0 + f64::from(i % 5));
         csv.push_str(&format!("{family},{soil},{colour},{height},{width},{}\n", (i * 31) % 50));
     }
     csv

@@ -1,5 +1,6 @@
-//! The README shows the product as it is: its keys table is the keymap and its
-//! screenshots are frames the terminal UI draws today (of a committed trace).
+//! The README and the guide show the product as it is: the guide's keys table
+//! (`docs/src/tui.md`) is the keymap and the README's screenshots are frames
+//! the terminal UI draws today (of a committed trace).
 //! `UPDATE_README=1 cargo test --locked --test all readme` rewrites both.
 
 use crate::common;
@@ -16,6 +17,8 @@ use ratatui::backend::TestBackend;
 
 /// The trace the screenshots are drawn from: an offline run on the sample data.
 const TRACE: &str = "sample-data/traces/fraud-offline.trace.jsonl";
+/// The guide's page holding the keys table.
+const KEYS_PAGE: &str = "docs/src/tui.md";
 const KEYS_START: &str = "<!-- keys: generated from src/tui/keymap.rs -->";
 const KEYS_END: &str = "<!-- keys end -->";
 const WIDTH: u16 = 120;
@@ -39,7 +42,7 @@ fn check_or_write(path: &Path, expected: &str) {
     );
 }
 
-/// The keys table as the README shows it, from the one keymap: its default
+/// The keys table as the guide shows it, from the one keymap: its default
 /// keys, and the name that rebinds them in the config file.
 fn keys_table() -> String {
     let mut table = String::from("| keys | what they do | where | in `[keys]` |\n| --- | --- | --- | --- |\n");
@@ -52,12 +55,12 @@ fn keys_table() -> String {
 }
 
 #[test]
-fn the_keys_table_in_the_readme_is_the_keymap() {
-    let path = common::root().join("README.md");
-    let readme = std::fs::read_to_string(&path).unwrap();
-    let start = readme.find(KEYS_START).expect("the README has the keys table's start marker") + KEYS_START.len();
-    let end = readme[start..].find(KEYS_END).expect("the README has the keys table's end marker") + start;
-    let expected = format!("{}\n{}{}", &readme[..start], keys_table(), &readme[end..]);
+fn the_keys_table_in_the_guide_is_the_keymap() {
+    let path = common::root().join(KEYS_PAGE);
+    let page = std::fs::read_to_string(&path).unwrap();
+    let start = page.find(KEYS_START).expect("the guide has the keys table's start marker") + KEYS_START.len();
+    let end = page[start..].find(KEYS_END).expect("the guide has the keys table's end marker") + start;
+    let expected = format!("{}\n{}{}", &page[..start], keys_table(), &page[end..]);
     check_or_write(&path, &expected);
 }
 

@@ -59,7 +59,7 @@ fn offline_runs_work_on_a_csv_with_unfamiliar_columns() {
         let when = format!("2021-{:02}-{:02} {:02}:{:02}:00", i % 12 + 1, i % 28 + 1, (i * 7) % 24, (i * 13) % 60);
         let shop = ["north", "south", "east", "west", "hub"][(i * 3 % 5) as usize];
         let region = ["alpha", "beta", "gamma"][(i % 3) as usize];
-        let spend = if i % 17 == 0 { String::new() } else { format!("{:.2}", ((i * 37) % 500) as f64 / 3.0 + 1.0) };
+        let spend = if i % 17 == 0 { String::new() } else { format!("{:.2}", f64::from((i * 37) % 500) / 3.0 + 1.0) };
         csv.push_str(&format!("{when},{shop},{region},{spend},{},{}\n", (i * 11) % 9 + 1, u32::from(i % 7 == 0)));
     }
     let csv_path = dir.path().join("shops.csv");

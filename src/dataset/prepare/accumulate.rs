@@ -226,9 +226,9 @@ mod tests {
 
     #[test]
     fn order_statistics_are_exact() {
-        let values: Vec<f64> = (0..10_001).map(|i| ((i * 7919) % 10_001) as f64 / 3.0 - 100.0).collect();
+        let values: Vec<f64> = (0..10_001).map(|i| f64::from((i * 7919) % 10_001) / 3.0 - 100.0).collect();
         let (min, max) =
-            (values.iter().cloned().fold(f64::MAX, f64::min), values.iter().cloned().fold(f64::MIN, f64::max));
+            (values.iter().copied().fold(f64::MAX, f64::min), values.iter().copied().fold(f64::MIN, f64::max));
         let mut sorted = values.clone();
         sorted.sort_by(f64::total_cmp);
         let ranks = vec![0, 2500, 5000, 9999, 10_000];

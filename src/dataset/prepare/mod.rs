@@ -352,7 +352,7 @@ fn order_statistics(
         })
         .collect();
     reader.each(kinds.len(), |_, record| {
-        for (&i, statistics) in order.iter_mut() {
+        for (&i, statistics) in &mut order {
             if let Some(x) = number(kinds, record, i) {
                 statistics.count(x);
             }
@@ -360,7 +360,7 @@ fn order_statistics(
     })?;
     order.values_mut().for_each(OrderStatistics::target_buckets);
     reader.each(kinds.len(), |_, record| {
-        for (&i, statistics) in order.iter_mut() {
+        for (&i, statistics) in &mut order {
             if let Some(x) = number(kinds, record, i) {
                 statistics.collect(x);
             }

@@ -172,7 +172,7 @@ fn decodes_cleanly(path: &Path, encoding: &'static Encoding) -> std::io::Result<
             input = &input[read..];
             match result {
                 DecoderResult::InputEmpty => break,
-                DecoderResult::OutputFull => continue,
+                DecoderResult::OutputFull => {}
                 DecoderResult::Malformed(..) => return Ok(false),
             }
         }

@@ -17,13 +17,16 @@
 //! and thresholds). A copy the DAG fails or times out on is recorded as
 //! such, never as broken.
 //!
-//! In detail: metamorphic checks of approved DAGs: the transformed copies of a dataset's row lists
-//! (`transform.rs`: shuffled, duplicated, categories renamed, measures scaled), how an answer on a
-//! copy relates to the original (`relation.rs`), and what counts as broken or only informs
-//! (`mod.rs`; `RunChecks`, a run's checks: its one dataset's, or each dataset's by name, picked by
-//! the question); `commands/metamorphic.rs` writes the copies and gives each a sandbox pool (over a
-//! benchmark directory, every dataset's copies under one `SandboxPools` limit),
-//! `report/metamorphic.rs` sums the checks for the results
+//! Parts:
+//! - `transform.rs`: the transformed copies of a dataset's row lists — shuffled,
+//!   duplicated, categories renamed, measures scaled.
+//! - `relation.rs`: how an answer on a copy relates to the original.
+//! - `mod.rs`: what counts as broken or only informs; `RunChecks`, a run's checks
+//!   (its one dataset's, or each dataset's by name, picked by the question).
+//!
+//! Elsewhere: `commands/metamorphic.rs` writes the copies and gives each a sandbox
+//! pool (over a benchmark directory, every dataset's copies under one
+//! `SandboxPools` limit); `report/metamorphic.rs` sums the checks for the results.
 
 mod relation;
 mod transform;

@@ -15,7 +15,7 @@ use crate::llm::anthropic::Usage;
 use crate::llm::http::{Failure, retry_after, send_failure};
 use crate::llm::{AnthropicClient, LlmError, LlmErrorKind, LlmRequest, LlmResponse};
 
-/// https://docs.anthropic.com/en/docs/build-with-claude/batch-processing:
+/// <https://docs.anthropic.com/en/docs/build-with-claude/batch-processing>:
 /// "limited to either 100,000 Message requests or 256 MB in size, whichever is reached first".
 const LIMITS: BatchLimits = BatchLimits { requests: 100_000, bytes: 256 * 1024 * 1024 };
 

@@ -16,7 +16,7 @@ use crate::llm::http::{Failure, error_detail, retry_after, send_failure};
 use crate::llm::openai::{Sent, finish_reason_of, usage_of};
 use crate::llm::{LlmError, LlmErrorKind, LlmRequest, LlmResponse, OpenAiClient};
 
-/// https://platform.openai.com/docs/guides/batch: "up to 50,000 requests, and a batch input file can be up to 200 MB".
+/// <https://platform.openai.com/docs/guides/batch>: "up to 50,000 requests, and a batch input file can be up to 200 MB".
 const LIMITS: BatchLimits = BatchLimits { requests: 50_000, bytes: 200 * 1024 * 1024 };
 
 /// The reply limit a waiting call's estimate counts when the role sets no `max_tokens`.

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::benchmark::{LiftView, lift_view};
 use super::{ReportTemplates, Stamp};
-use crate::report::{Agreement, Change, Entry, Matrix, MatrixRow};
+use crate::report::{AnswerSpread, Change, Entry, Matrix, MatrixRow};
 use crate::text::thousands;
 use crate::text::{percent, preview};
 
@@ -73,10 +73,10 @@ fn row(row: &MatrixRow) -> Row<'_> {
         id: &row.question_id,
         question: &row.question,
         class: match row.agreement {
-            Agreement::Regression => "regression",
-            Agreement::Disagree => "disagree",
-            Agreement::Partial => "partial",
-            Agreement::Agree => "same",
+            AnswerSpread::Regression => "regression",
+            AnswerSpread::Disagree => "disagree",
+            AnswerSpread::Partial => "partial",
+            AnswerSpread::Agree => "same",
         },
         agreement: row.agreement.label(),
         cells: row.runs.iter().map(|entry| entry.as_ref().map(cell)).collect(),
@@ -129,7 +129,7 @@ impl ReportTemplates {
                 regressions: if index == 0 { "baseline".to_string() } else { run.regressions.to_string() },
             })
             .collect();
-        let agreement = [Agreement::Regression, Agreement::Disagree, Agreement::Partial, Agreement::Agree]
+        let agreement = [AnswerSpread::Regression, AnswerSpread::Disagree, AnswerSpread::Partial, AnswerSpread::Agree]
             .into_iter()
             .map(|a| AgreementCard { count: matrix.count(a), label: a.label() })
             .collect();

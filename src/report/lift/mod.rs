@@ -75,7 +75,7 @@ fn verdict(result: &DetailedResult) -> Option<(ScoredBy, bool)> {
 
 /// The pairs of two runs of the same questions: `before` is run A (say,
 /// `--max-iterations 1`), `after` run B, questions matched as
-/// [`super::compare`] matches them. A question counts when both runs scored
+/// [`super::compare()`] matches them. A question counts when both runs scored
 /// it the same way (see [`ScoredBy`]); the others are left out.
 pub fn pairs_between_runs(before: &EvalResults, after: &EvalResults) -> Vec<LiftPair> {
     matched(before, after)

@@ -190,7 +190,7 @@ macro_rules! contexts {
                 BINDINGS.iter().filter(move |b| b.context == self).map(|b| b.action)
             }
 
-            /// Where the binding applies, as the help and the README name it.
+            /// Where the binding applies, as the help and the guide name it.
             pub fn name(self) -> &'static str {
                 match self {
                     $(Context::$variant => $name),+

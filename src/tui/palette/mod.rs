@@ -11,7 +11,6 @@
 //! opens; typing matches incrementally (`matcher.rs`).
 
 mod draw;
-mod entry;
 mod matcher;
 
 use std::collections::BTreeMap;
@@ -20,11 +19,11 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
-pub use entry::{EntryKind, PaletteEntry, PaletteTarget};
 use matcher::Matcher;
 
 use crate::tui::component::{Ctx, Effect, Overlay, OverlayKey};
 use crate::tui::keymap::Action;
+use crate::tui::palette_entry::{EntryKind, PaletteEntry, PaletteTarget};
 use crate::tui::screens::question::QuestionScreen;
 use crate::tui::view::QuestionSet;
 

@@ -12,7 +12,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
 
 use super::compare_detail::CompareDetailScreen;
-use crate::report::{Agreement, Change, Entry, RunSummary};
+use crate::report::{AnswerSpread, Change, Entry, RunSummary};
 use crate::run::Outcome;
 use crate::text::percent;
 use crate::tui::component::{Component, Ctx, Handled};
@@ -32,12 +32,12 @@ const AGREEMENT: u16 = 10;
 const CELL: (u16, u16) = (12, 34);
 
 /// Colour of what the runs make of a question.
-pub fn agreement_style(t: &Theme, agreement: Agreement) -> Style {
+pub fn agreement_style(t: &Theme, agreement: AnswerSpread) -> Style {
     match agreement {
-        Agreement::Regression => t.fg(Ink::StatusFailed).add_modifier(Modifier::BOLD),
-        Agreement::Disagree => t.fg(Ink::NodeFlagged),
-        Agreement::Partial => t.fg(Ink::Accent),
-        Agreement::Agree => t.fg(Ink::Muted),
+        AnswerSpread::Regression => t.fg(Ink::StatusFailed).add_modifier(Modifier::BOLD),
+        AnswerSpread::Disagree => t.fg(Ink::NodeFlagged),
+        AnswerSpread::Partial => t.fg(Ink::Accent),
+        AnswerSpread::Agree => t.fg(Ink::Muted),
     }
 }
 

@@ -13,7 +13,7 @@
 //!    datasets goes through `tui::text` (`clean`, `fit`, `preview`); a scrolled
 //!    pane gets a `tui::scroll::Scroll`.
 //! 2. Its `Screen` variant in `tui/keymap/screen.rs` and its keys in the keymap
-//!    (the one source of the footer, the help, `[keys]` and the README's table).
+//!    (the one source of the footer, the help, `[keys]` and the guide's keys table).
 //! 3. The screen that opens it hands back `Effect::Open` for the key that opens it.
 //!    Its actions show in the command palette by themselves (from the keymap);
 //!    what else it can reach it lists in `Component::palette_entries`.

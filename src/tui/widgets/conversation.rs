@@ -24,7 +24,7 @@ pub struct Conversation {
     /// Every line, top to bottom.
     pub lines: Vec<Line<'static>>,
     /// Index of the first line of each iteration, in the order of
-    /// [`crate::tui::App::iterations`].
+    /// [`Selection::iterations`](crate::tui::selection::Selection::iterations).
     pub anchors: Vec<usize>,
 }
 
@@ -88,7 +88,7 @@ impl Builder<'_> {
                     if call.retries > 0 {
                         format!(" · {}", plural(call.retries as usize, "retry"))
                     } else {
-                        "".into()
+                        String::new()
                     },
                     call_notes(call)
                 ),

@@ -12,7 +12,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::report::{Agreement, role_usage};
+use crate::report::{AnswerSpread, role_usage};
 use crate::run::{Outcome, Players, QuestionStatus, RunSettings, RunState};
 use crate::text::duration;
 use crate::tui::comparison::{CHANGES, Comparison};
@@ -62,7 +62,7 @@ fn matrix(frame: &mut Frame, area: Rect, ctx: &Ctx, view: &RunsMatrix) {
         ),
     ]);
     let mut second = vec![Span::styled(format!(" {} questions", matrix.questions.len()), t.fg(Ink::Text))];
-    for agreement in [Agreement::Regression, Agreement::Disagree, Agreement::Partial, Agreement::Agree] {
+    for agreement in [AnswerSpread::Regression, AnswerSpread::Disagree, AnswerSpread::Partial, AnswerSpread::Agree] {
         let count = matrix.count(agreement);
         if count > 0 {
             second.push(Span::styled(" · ", t.fg(Ink::Muted)));

@@ -18,7 +18,7 @@ use crate::tui::graph_moves::{GraphMove, moved};
 use crate::tui::highlight::HighlightCache;
 use crate::tui::keymap::Action;
 use crate::tui::keymap::Screen;
-use crate::tui::palette::{EntryKind, PaletteEntry, PaletteTarget};
+use crate::tui::palette_entry::{EntryKind, PaletteEntry, PaletteTarget};
 use crate::tui::scroll::Scroll;
 use crate::tui::selection::Selection;
 use crate::tui::view::{Pane, Tab};

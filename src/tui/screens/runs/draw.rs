@@ -56,7 +56,7 @@ fn models(row: &RunRow) -> String {
     let mut distinct: Vec<&String> = row.models.values().collect();
     distinct.dedup();
     if distinct.len() <= 1 {
-        return distinct.first().map_or_else(String::new, |m| m.to_string());
+        return distinct.first().map_or_else(String::new, |m| (*m).clone());
     }
     row.models.iter().map(|(role, model)| format!("{role}={model}")).collect::<Vec<_>>().join(" ")
 }

@@ -25,7 +25,7 @@ use crate::tui::choice::Choice;
 use crate::tui::component::{Component, Ctx, Effect, Handled};
 use crate::tui::filter_line::type_into;
 use crate::tui::keymap::{Action, Screen};
-use crate::tui::palette::{EntryKind, PaletteEntry, PaletteTarget};
+use crate::tui::palette_entry::{EntryKind, PaletteEntry, PaletteTarget};
 
 /// How often the rows are read again (each only when its files changed).
 pub const RESCAN: Duration = Duration::from_secs(2);

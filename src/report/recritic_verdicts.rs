@@ -19,7 +19,7 @@ pub struct Flip {
 
 /// Verdict agreement between two critics.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct VerdictAgreement {
+pub struct VerdictOverlap {
     /// Iterations both critics judged.
     pub compared: usize,
     /// Of those, the ones with the same verdict.
@@ -31,7 +31,7 @@ pub struct VerdictAgreement {
     pub unjudged: Vec<IterationAt>,
 }
 
-impl VerdictAgreement {
+impl VerdictOverlap {
     /// Flips from approved to rejected.
     pub fn newly_rejected(&self) -> impl Iterator<Item = &Flip> {
         self.flips.iter().filter(|f| f.was_approved)
@@ -48,8 +48,8 @@ fn place(it: &JudgedIteration) -> IterationAt {
 }
 
 /// Set the `second` critic's verdicts against the `first`'s, iteration by iteration.
-pub fn verdict_agreement(first: &CriticScorecard, second: &CriticScorecard) -> VerdictAgreement {
-    let mut agreement = VerdictAgreement::default();
+pub fn verdict_overlap(first: &CriticScorecard, second: &CriticScorecard) -> VerdictOverlap {
+    let mut agreement = VerdictOverlap::default();
     let verdicts: HashMap<IterationAt, bool> = second.iterations.iter().map(|j| (place(j), j.approved)).collect();
     for it in &first.iterations {
         match verdicts.get(&place(it)) {
@@ -97,7 +97,7 @@ mod tests {
     fn flips_are_listed_both_ways_and_missing_verdicts_apart() {
         let first = card(vec![judged("a", 1, false), judged("a", 2, true), judged("b", 1, true), judged("c", 1, true)]);
         let second = card(vec![judged("a", 1, true), judged("a", 2, true), judged("b", 1, false)]);
-        let agreement = verdict_agreement(&first, &second);
+        let agreement = verdict_overlap(&first, &second);
         assert_eq!((agreement.agreeing, agreement.compared), (1, 3));
         let at = |q: &str, i| AttemptAt::new(q, 1).iteration(i);
         assert_eq!(agreement.newly_approved().map(|f| f.at.clone()).collect::<Vec<_>>(), [at("a", 1)]);
