@@ -40,6 +40,7 @@ mod kernel;
 mod limits;
 mod native;
 mod output;
+mod parent_watch;
 mod pool;
 mod pools;
 mod process;

@@ -123,29 +123,9 @@ pub fn serve(dataset_dir: &Path, template: bool, hash_seed: u32) -> anyhow::Resu
     // A template's clones end with it, and it ends when the pool closes its
     // socket (see `template`); a worker watches for its parent's death itself.
     if !template {
-        while !worker.is_finished() {
-            if parent_gone(PARENT_WATCH) {
-                // SAFETY: ends the process at once; nothing it holds needs saving.
-                unsafe { libc::_exit(1) };
-            }
-        }
+        super::parent_watch::until_finished(&worker);
     }
     worker.join().map_err(|_| anyhow::anyhow!("the interpreter thread panicked"))?
-}
-
-/// How often the main thread looks at whether the interpreter thread ended.
-const PARENT_WATCH: std::time::Duration = std::time::Duration::from_millis(100);
-
-/// Whether the parent is gone, waiting up to `wait` for it to go: the read end
-/// of stdout (held by the parent alone) closed, which `poll` reports on the
-/// write end as an error, whether or not the worker is writing. A worker busy
-/// in a DAG that never writes again still ends within `wait` of its parent.
-fn parent_gone(wait: std::time::Duration) -> bool {
-    let mut stdout = libc::pollfd { fd: libc::STDOUT_FILENO, events: 0, revents: 0 };
-    let millis = libc::c_int::try_from(wait.as_millis()).unwrap_or(libc::c_int::MAX);
-    // SAFETY: one valid pollfd, for the duration of the call.
-    let ready = unsafe { libc::poll(&mut stdout, 1, millis) };
-    ready > 0 && stdout.revents & (libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0
 }
 
 /// An interpreter whose `hash()` of strs and bytes is keyed by `hash_seed`.

@@ -137,10 +137,9 @@ fn grading() -> Grading {
     Grading { graded: 1, correct: 1, accuracy: Some(1.0) }
 }
 
-/// A document with every optional part present and every list non-empty.
-pub(super) fn full_document() -> EvalResults {
-    let tokens = Tokens { prompt: 10, completion: 5, total: 15, estimated: true };
-    let settings = RunSettings {
+/// Run settings with every optional field present.
+fn full_settings() -> RunSettings {
+    RunSettings {
         dataset_dir: "sample-data/fraud".into(),
         dataset_hash: "abc".into(),
         provider: "offline".into(),
@@ -175,7 +174,13 @@ pub(super) fn full_document() -> EvalResults {
         shard: Some(Shard { index: 2, count: 8, questions_hash: "ef01".into() }),
         baselines: true,
         now: Some(eval_dag::domain::RunClock::parse("2026-12-05T14:30:00+01:00").unwrap()),
-    };
+    }
+}
+
+/// A document with every optional part present and every list non-empty.
+pub(super) fn full_document() -> EvalResults {
+    let tokens = Tokens { prompt: 10, completion: 5, total: 15, estimated: true };
+    let settings = full_settings();
     let log = |role, meta: &CallMeta| LogEntry { role, content: "text".into(), meta: meta.clone() };
     let build = CallMeta::Loop {
         attempt: 2,
