@@ -278,7 +278,11 @@ fn prepare(args: &RunArgs) -> anyhow::Result<Prepared> {
         );
     }
     let node_timeout = file.node_timeout(args.node_timeout);
-    let prompts = Arc::new(Prompts::load(override_dir().as_deref())?);
+    let prompts = Prompts::load(override_dir().as_deref())?;
+    let prompts = Arc::new(match file.schema_budget(args.schema_budget) {
+        Some(tokens) => prompts.with_schema_budget(tokens.into()),
+        None => prompts,
+    });
     let questions = match (&args.questions_file, data.questions.take(), &plan.earlier) {
         (Some(path), _, _) => Some(read_questions_file(path)?.into_iter().map(|spec| spec.question).collect()),
         (None, Some(benchmark), _) => Some(benchmark),
