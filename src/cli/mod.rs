@@ -47,6 +47,8 @@ pub const REPEAT_RANGE: RangeInclusive<i64> = 1..=100;
 pub const CONSENSUS_RANGE: RangeInclusive<i64> = 1..=9;
 /// Accepted repair exchanges per unreadable reply (`--repair`, `[llm] repair`).
 pub const REPAIR_RANGE: RangeInclusive<i64> = 0..=10;
+/// Accepted `--schema-budget` (and config `schema_budget`), tokens.
+pub const SCHEMA_BUDGET_RANGE: RangeInclusive<i64> = 100..=10_000_000;
 
 /// Watch LLMs build, critique and run Python DAGs over your data.
 #[derive(Debug, Parser)]

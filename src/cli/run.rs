@@ -7,7 +7,7 @@ use clap::Args;
 use super::values::{parse_header, parse_json_object, parse_node_timeout};
 use super::{
     CONCURRENCY_RANGE, CONSENSUS_RANGE, MAX_ITERATIONS_RANGE, QUESTIONS_RANGE, REPAIR_RANGE, REPEAT_RANGE,
-    REVIEW_CONCURRENCY_RANGE, RoleFlags,
+    REVIEW_CONCURRENCY_RANGE, RoleFlags, SCHEMA_BUDGET_RANGE,
 };
 use crate::domain::shard::ShardSpec;
 use crate::domain::{ProviderKind, StructuredOutput};
@@ -75,6 +75,11 @@ pub struct RunArgs {
     /// Longest a DAG node may run in the sandbox, seconds [default: 5, or 1 per 2 MB of data.json].
     #[arg(long, value_name = "SECONDS", value_parser = parse_node_timeout)]
     pub node_timeout: Option<f64>,
+    /// Tokens (estimated, 4 bytes each) the dataset's schema may take in a
+    /// prompt; a longer schema is shortened: the columns the prompt is about
+    /// in full, every other by name [default: 32000].
+    #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u32).range(SCHEMA_BUDGET_RANGE))]
+    pub schema_budget: Option<u32>,
     /// Ask every question R times, each an independent critic loop (an epoch):
     /// the results give each epoch, the majority answer, accuracy's mean and
     /// spread over epochs and pass@k [default: 1].

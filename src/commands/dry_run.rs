@@ -78,6 +78,14 @@ impl Share {
     }
 }
 
+/// What a dry run reckons: each model's share, and each role's largest call
+/// (prompt and reply tokens).
+#[derive(Default)]
+struct Tally {
+    shares: BTreeMap<String, Share>,
+    largest: BTreeMap<LlmRole, u64>,
+}
+
 /// What a dry run reads.
 pub struct DryRun<'a> {
     /// The run's settings.
@@ -104,9 +112,11 @@ impl DryRun<'_> {
     }
 
     /// Add `calls` calls of `role` with `prompt` and `completion` tokens each, at the low or high end.
-    fn add(&self, shares: &mut BTreeMap<String, Share>, role: LlmRole, high: bool, calls: u64, tokens: (u64, u64)) {
+    fn add(&self, tally: &mut Tally, role: LlmRole, high: bool, calls: u64, tokens: (u64, u64)) {
         let served = serving(self.llm, role);
-        let share = shares.entry(format!("{}/{}", served.provider(), served.model())).or_default();
+        let largest = tally.largest.entry(role).or_default();
+        *largest = (*largest).max(tokens.0 + tokens.1);
+        let share = tally.shares.entry(format!("{}/{}", served.provider(), served.model())).or_default();
         let usage =
             TokenUsage { prompt_tokens: calls * tokens.0, completion_tokens: calls * tokens.1, ..Default::default() };
         let cost = served.cost_usd(usage);
@@ -124,7 +134,7 @@ impl DryRun<'_> {
     /// Print the estimate of a run over `questions` (given), or over the
     /// configured number of generated ones.
     pub fn print(&self, questions: Option<&[Question]>) -> anyhow::Result<ExitCode> {
-        let mut shares = BTreeMap::new();
+        let mut tally = Tally::default();
         let stand_in = [Question::new("q", TYPICAL_QUESTION, 1, DifficultyLevel::Medium)];
         let (asked, count) = match questions {
             Some(questions) => (questions, questions.len() as u64),
@@ -134,7 +144,7 @@ impl DryRun<'_> {
             let prompt = estimate_tokens(&self.prompts.question_generation(self.dataset, self.config.questions));
             for high in [false, true] {
                 let tokens = (prompt, QUESTION_REPLY_TOKENS * count);
-                self.add(&mut shares, LlmRole::QuestionGeneration, high, 1, tokens);
+                self.add(&mut tally, LlmRole::QuestionGeneration, high, 1, tokens);
             }
         }
         let iterations = u64::from(self.config.max_iterations);
@@ -155,12 +165,12 @@ impl DryRun<'_> {
                     + BUILD_REPLY_TOKENS;
             // A rebuild also shows the rejected DAG and every layer's feedback.
             let rebuild = build + BUILD_REPLY_TOKENS + LAYERS.1 * REVIEW_REPLY_TOKENS;
-            self.add(&mut shares, LlmRole::DagBuild, false, times, (build, BUILD_REPLY_TOKENS));
-            self.add(&mut shares, LlmRole::LayerReview, false, times * LAYERS.0, (review, REVIEW_REPLY_TOKENS));
-            self.add(&mut shares, LlmRole::DagBuild, true, times, (build, BUILD_REPLY_TOKENS));
-            self.add(&mut shares, LlmRole::DagBuild, true, times * (iterations - 1), (rebuild, BUILD_REPLY_TOKENS));
+            self.add(&mut tally, LlmRole::DagBuild, false, times, (build, BUILD_REPLY_TOKENS));
+            self.add(&mut tally, LlmRole::LayerReview, false, times * LAYERS.0, (review, REVIEW_REPLY_TOKENS));
+            self.add(&mut tally, LlmRole::DagBuild, true, times, (build, BUILD_REPLY_TOKENS));
+            self.add(&mut tally, LlmRole::DagBuild, true, times * (iterations - 1), (rebuild, BUILD_REPLY_TOKENS));
             let reviews = times * iterations * LAYERS.1;
-            self.add(&mut shares, LlmRole::LayerReview, true, reviews, (review, REVIEW_REPLY_TOKENS));
+            self.add(&mut tally, LlmRole::LayerReview, true, reviews, (review, REVIEW_REPLY_TOKENS));
         }
         let source = if questions.is_some() { "given" } else { "to generate" };
         let loops = match (epochs, drafts) {
@@ -177,7 +187,7 @@ impl DryRun<'_> {
         );
         let range = |(low, high): (u64, u64)| format!("{low}–{high}");
         let mut total = Share::default();
-        for (model, share) in &shares {
+        for (model, share) in &tally.shares {
             say!(
                 "{model}: calls {}, prompt tokens {}, completion tokens {}, cost {}",
                 range(share.calls),
@@ -208,11 +218,52 @@ impl DryRun<'_> {
         for line in budget_lines(self.budget, &total) {
             say!("{line}");
         }
+        for (&role, &tokens) in &tally.largest {
+            if let Some(line) = self.unfitting(role, tokens) {
+                say!("warning: the largest {line}");
+            }
+        }
         say!(
             "tokens: prompts rendered and counted as bytes/4; replies at typical sizes (build {BUILD_REPLY_TOKENS}, \
              layer review {REVIEW_REPLY_TOKENS}); judge calls not counted"
         );
         Ok(ExitCode::SUCCESS)
+    }
+}
+
+impl DryRun<'_> {
+    /// What is wrong when a call of `role` of `tokens` (prompt and reply) does
+    /// not fit the context window of the role's model (unknown windows fit).
+    fn unfitting(&self, role: LlmRole, tokens: u64) -> Option<String> {
+        let served = serving(self.llm, role);
+        let context = served.context_tokens().filter(|&context| tokens > context)?;
+        Some(format!(
+            "{} call of about {tokens} tokens (prompt and reply) does not fit {}'s context of {context} tokens: lower \
+             --schema-budget or give the role a model with a larger context",
+            role.label(),
+            served.model()
+        ))
+    }
+
+    /// Refuse, in one line, a run whose smallest question-generation or DAG
+    /// build call (prompt and reply) cannot fit its model's context: every such
+    /// call would fail.
+    pub fn refuse_unfitting(&self, questions: Option<&[Question]>) -> anyhow::Result<()> {
+        let mut smallest = Vec::new();
+        if questions.is_none() {
+            let prompt = estimate_tokens(&self.prompts.question_generation(self.dataset, self.config.questions));
+            smallest.push((LlmRole::QuestionGeneration, prompt + QUESTION_REPLY_TOKENS));
+        }
+        let stand_in = [Question::new("q", TYPICAL_QUESTION, 1, DifficultyLevel::Medium)];
+        let builds = questions
+            .unwrap_or(&stand_in)
+            .iter()
+            .map(|question| estimate_tokens(&self.prompts.dag_build(self.dataset_of(question), question, 1, None)));
+        smallest.extend(builds.min().map(|prompt| (LlmRole::DagBuild, prompt + BUILD_REPLY_TOKENS)));
+        match smallest.into_iter().find_map(|(role, tokens)| self.unfitting(role, tokens)) {
+            Some(line) => anyhow::bail!("the smallest {line}"),
+            None => Ok(()),
+        }
     }
 }
 

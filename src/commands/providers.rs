@@ -95,7 +95,13 @@ fn build_role_client(
         (_, _, _, Some(questions)) => {
             live(Arc::new(OfflinePlanner::for_questions(dataset.clone(), questions, seed, offline)?))
         }
-        _ => live(Arc::new(OfflinePlanner::new(dataset.clone(), config.questions as usize, seed, offline))),
+        _ => {
+            let count = config.questions as usize;
+            if let Some(note) = OfflinePlanner::progress_note(dataset, count) {
+                eprintln!("{note}");
+            }
+            live(Arc::new(OfflinePlanner::new(dataset.clone(), count, seed, offline)))
+        }
     }
 }
 

@@ -278,7 +278,11 @@ fn prepare(args: &RunArgs) -> anyhow::Result<Prepared> {
         );
     }
     let node_timeout = file.node_timeout(args.node_timeout);
-    let prompts = Arc::new(Prompts::load(override_dir().as_deref())?);
+    let prompts = Prompts::load(override_dir().as_deref())?;
+    let prompts = Arc::new(match file.schema_budget(args.schema_budget) {
+        Some(tokens) => prompts.with_schema_budget(tokens.into()),
+        None => prompts,
+    });
     let questions = match (&args.questions_file, data.questions.take(), &plan.earlier) {
         (Some(path), _, _) => Some(read_questions_file(path)?.into_iter().map(|spec| spec.question).collect()),
         (None, Some(benchmark), _) => Some(benchmark),
@@ -408,14 +412,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let seed = run.plan.earlier.as_ref().map_or(args.seed, |earlier| earlier.header.settings.seed);
     let (config, dataset) = (&run.config, &run.data.dataset);
     let (mut llm, roles) = super::providers::build_llm(config, seed, dataset, run.questions.as_deref(), offline)?;
+    let loops = (args.repeat.unwrap_or(1), args.consensus.unwrap_or(1));
+    let budget = run.budget.unwrap_or_default();
+    let (datasets, prompts) = (run.data.several.as_ref(), &run.prompts);
+    let plan = super::dry_run::DryRun { config, dataset, datasets, prompts, llm: llm.as_ref(), loops, budget };
     if args.harness.dry_run {
-        let loops = (args.repeat.unwrap_or(1), args.consensus.unwrap_or(1));
-        let budget = run.budget.unwrap_or_default();
-        let datasets = run.data.several.as_ref();
-        let prompts = &run.prompts;
-        let plan = super::dry_run::DryRun { config, dataset, datasets, prompts, llm: llm.as_ref(), loops, budget };
         return plan.print(run.questions.as_deref());
     }
+    plan.refuse_unfitting(run.questions.as_deref())?;
     if args.questions_only {
         let questions = match &run.questions {
             Some(questions) => questions.clone(),

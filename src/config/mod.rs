@@ -163,6 +163,9 @@ pub struct RunSection {
     /// The run's clock (`--now`): the instant node code reads as now.
     #[serde(default)]
     pub now: Option<crate::domain::RunClock>,
+    /// Tokens the dataset's schema may take in a prompt (`--schema-budget` wins).
+    #[serde(default, deserialize_with = "schema_budget")]
+    pub schema_budget: Option<u32>,
 }
 
 fn within<'de, D: Deserializer<'de>>(
@@ -178,6 +181,10 @@ fn within<'de, D: Deserializer<'de>>(
 
 fn questions<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
     within(d, cli::QUESTIONS_RANGE)
+}
+
+fn schema_budget<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    within(d, cli::SCHEMA_BUDGET_RANGE)
 }
 
 fn max_iterations<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
@@ -295,6 +302,12 @@ impl Config {
     /// `None` leaves it to the dataset's size.
     pub fn node_timeout(&self, flag: Option<f64>) -> Option<Duration> {
         flag.map(Duration::from_secs_f64).or(self.run.node_timeout_secs)
+    }
+
+    /// The schema budget of a prompt, tokens: `flag` over `[run] schema_budget`;
+    /// `None` leaves the default.
+    pub fn schema_budget(&self, flag: Option<u32>) -> Option<u32> {
+        flag.or(self.run.schema_budget)
     }
 
     /// The TUI theme: `from_env` (`EVAL_DAG_THEME`) when set, else this file's, else `dark`.

@@ -55,14 +55,14 @@ const fn price(input: f64, write: f64, read: f64, output: f64) -> ModelPrice {
 /// List prices from <https://docs.anthropic.com/en/docs/about-claude/pricing>
 /// ("Model pricing"); other models cost 0 unless `[prices]` names them.
 const PRICES: &[(&str, ModelPrice)] = &[
-    ("claude-opus-4-1", price(15.0, 18.75, 1.50, 75.0)),
-    ("claude-opus-4-0", price(15.0, 18.75, 1.50, 75.0)),
-    ("claude-opus-4-20250514", price(15.0, 18.75, 1.50, 75.0)),
-    ("claude-sonnet-4-0", price(3.0, 3.75, 0.30, 15.0)),
-    ("claude-sonnet-4-20250514", price(3.0, 3.75, 0.30, 15.0)),
-    ("claude-3-7-sonnet", price(3.0, 3.75, 0.30, 15.0)),
-    ("claude-3-5-haiku", price(0.80, 1.0, 0.08, 4.0)),
-    ("claude-3-haiku", price(0.25, 0.30, 0.03, 1.25)),
+    ("claude-opus-4-1", price(15.0, 18.75, 1.50, 75.0).within(200_000)),
+    ("claude-opus-4-0", price(15.0, 18.75, 1.50, 75.0).within(200_000)),
+    ("claude-opus-4-20250514", price(15.0, 18.75, 1.50, 75.0).within(200_000)),
+    ("claude-sonnet-4-0", price(3.0, 3.75, 0.30, 15.0).within(200_000)),
+    ("claude-sonnet-4-20250514", price(3.0, 3.75, 0.30, 15.0).within(200_000)),
+    ("claude-3-7-sonnet", price(3.0, 3.75, 0.30, 15.0).within(200_000)),
+    ("claude-3-5-haiku", price(0.80, 1.0, 0.08, 4.0).within(200_000)),
+    ("claude-3-haiku", price(0.25, 0.30, 0.03, 1.25).within(200_000)),
 ];
 
 /// Token counts as the API reports them; later events update what they name.
@@ -381,6 +381,10 @@ impl LlmClient for AnthropicClient {
 
     fn batch_cost_usd(&self, usage: TokenUsage) -> Option<f64> {
         Some(price::batch_cost_usd(&self.settings.model, PRICES, &self.settings.prices, usage))
+    }
+
+    fn context_tokens(&self) -> Option<u64> {
+        price::context_tokens(&self.settings.model, PRICES, &self.settings.prices)
     }
 }
 

@@ -30,6 +30,11 @@ pub trait LlmClient: Send + Sync {
         None
     }
 
+    /// The model's context window in tokens (prompt and reply), when known.
+    fn context_tokens(&self) -> Option<u64> {
+        None
+    }
+
     /// The client that serves calls of `role`, when it is not this one (a
     /// client routing by role, [`super::RoleRouter`]): the provider and model
     /// a call records, and the prices its cost is reckoned with, are that client's.

@@ -47,13 +47,14 @@ const fn price(input: f64, cached: f64, output: f64) -> ModelPrice {
     ModelPrice::new(input, output).cached(cached)
 }
 
-/// List prices from <https://openai.com/api/pricing> (2025); unknown models cost 0.
+/// List prices from <https://openai.com/api/pricing> (2025), and context windows
+/// from the models' pages (<https://platform.openai.com/docs/models>); unknown models cost 0.
 const PRICES: &[(&str, ModelPrice)] = &[
-    ("gpt-4o-mini", price(0.15, 0.075, 0.60)),
-    ("gpt-4o", price(2.50, 1.25, 10.00)),
-    ("gpt-4.1-mini", price(0.40, 0.10, 1.60)),
-    ("gpt-4.1-nano", price(0.10, 0.025, 0.40)),
-    ("gpt-4.1", price(2.00, 0.50, 8.00)),
+    ("gpt-4o-mini", price(0.15, 0.075, 0.60).within(128_000)),
+    ("gpt-4o", price(2.50, 1.25, 10.00).within(128_000)),
+    ("gpt-4.1-mini", price(0.40, 0.10, 1.60).within(1_047_576)),
+    ("gpt-4.1-nano", price(0.10, 0.025, 0.40).within(1_047_576)),
+    ("gpt-4.1", price(2.00, 0.50, 8.00).within(1_047_576)),
 ];
 
 /// Which optional fields one request carried.
@@ -292,5 +293,9 @@ impl LlmClient for OpenAiClient {
 
     fn batch_cost_usd(&self, usage: TokenUsage) -> Option<f64> {
         Some(price::batch_cost_usd(&self.settings.model, PRICES, &self.settings.prices, usage))
+    }
+
+    fn context_tokens(&self) -> Option<u64> {
+        price::context_tokens(&self.settings.model, PRICES, &self.settings.prices)
     }
 }

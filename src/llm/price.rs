@@ -38,6 +38,9 @@ pub struct ModelPrice {
     /// Generated tokens of a call sent in a batch; when absent, half of `output_per_mtok`.
     #[serde(default, deserialize_with = "some_non_negative")]
     pub batch_output_per_mtok: Option<f64>,
+    /// The model's context window, tokens (prompt and reply together).
+    #[serde(default)]
+    pub context_tokens: Option<u64>,
 }
 
 impl ModelPrice {
@@ -50,7 +53,13 @@ impl ModelPrice {
             cache_write_per_mtok: None,
             batch_input_per_mtok: None,
             batch_output_per_mtok: None,
+            context_tokens: None,
         }
+    }
+
+    /// This price of a model whose context window holds `tokens`.
+    pub const fn within(self, tokens: u64) -> Self {
+        Self { context_tokens: Some(tokens), ..self }
     }
 
     /// The price of a call sent in a provider's batch: the batch rates where
@@ -68,6 +77,7 @@ impl ModelPrice {
             ),
             batch_input_per_mtok: None,
             batch_output_per_mtok: None,
+            context_tokens: self.context_tokens,
         }
     }
 
@@ -104,19 +114,35 @@ fn non_negative<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<f64
     }
 }
 
-/// The price of `model`: the longest name among `built_in` and `configured`
-/// that is `model` or a prefix of it followed by `-` or `:`; on a tie the
-/// configured price wins. Unknown models have none.
-fn lookup(model: &str, built_in: &[(&str, ModelPrice)], configured: &[(String, ModelPrice)]) -> Option<ModelPrice> {
+/// The entries of `built_in` and `configured` whose name is `model` or a
+/// prefix of it followed by `-` or `:`, configured ones last.
+fn matching<'a>(
+    model: &'a str,
+    built_in: &'a [(&str, ModelPrice)],
+    configured: &'a [(String, ModelPrice)],
+) -> impl Iterator<Item = (&'a str, &'a ModelPrice)> {
     let built_in = built_in.iter().map(|(name, price)| (*name, price));
     let configured = configured.iter().map(|(name, price)| (name.as_str(), price));
-    built_in
-        .chain(configured)
-        .filter(|(name, _)| {
-            model == *name || model.starts_with(&format!("{name}-")) || model.starts_with(&format!("{name}:"))
-        })
-        .max_by_key(|(name, _)| name.len())
-        .map(|(_, price)| *price)
+    built_in.chain(configured).filter(move |(name, _)| {
+        model == *name || model.starts_with(&format!("{name}-")) || model.starts_with(&format!("{name}:"))
+    })
+}
+
+/// The price of `model`: the longest of the [`matching`] names; on a tie the
+/// configured price wins. Unknown models have none.
+fn lookup(model: &str, built_in: &[(&str, ModelPrice)], configured: &[(String, ModelPrice)]) -> Option<ModelPrice> {
+    matching(model, built_in, configured).max_by_key(|(name, _)| name.len()).map(|(_, price)| *price)
+}
+
+/// The context window of `model`, tokens: that of the longest [`matching`]
+/// name that gives one (a configured price without one keeps the built-in window).
+pub(super) fn context_tokens(
+    model: &str,
+    built_in: &[(&str, ModelPrice)],
+    configured: &[(String, ModelPrice)],
+) -> Option<u64> {
+    let windows = matching(model, built_in, configured).filter_map(|(name, price)| Some((name, price.context_tokens?)));
+    windows.max_by_key(|(name, _)| name.len()).map(|(_, tokens)| tokens)
 }
 
 /// The cost of `usage` by `model`, priced as [`lookup`] finds it (unknown models cost 0).
@@ -167,5 +193,18 @@ mod tests {
         let refused =
             toml::from_str::<ModelPrice>("input_per_mtok = 1\noutput_per_mtok = 1\nbatch_input_per_mtok = -1");
         assert!(refused.unwrap_err().to_string().contains("at least 0"));
+    }
+
+    #[test]
+    fn a_context_window_is_the_longest_matching_name_that_gives_one() {
+        let built_in = [("gpt-4o", ModelPrice::new(2.5, 10.0).within(128_000))];
+        let priced: ModelPrice = toml::from_str("input_per_mtok = 1\noutput_per_mtok = 2").unwrap();
+        let sized: ModelPrice =
+            toml::from_str("input_per_mtok = 1\noutput_per_mtok = 2\ncontext_tokens = 8000").unwrap();
+        let configured = [("gpt-4o-custom".to_string(), priced), ("local".to_string(), sized)];
+        assert_eq!(context_tokens("gpt-4o-2024-08-06", &built_in, &configured), Some(128_000));
+        assert_eq!(context_tokens("gpt-4o-custom", &built_in, &configured), Some(128_000), "a price alone keeps it");
+        assert_eq!(context_tokens("local:7b", &built_in, &configured), Some(8000));
+        assert_eq!(context_tokens("mystery", &built_in, &configured), None);
     }
 }

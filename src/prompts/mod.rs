@@ -20,6 +20,7 @@
 
 mod extract;
 mod schema;
+mod shortened;
 
 use std::path::{Path, PathBuf};
 
@@ -28,6 +29,7 @@ use serde::Serialize;
 
 pub use extract::{ExtractError, baseline_answer, extract_json_object};
 pub use schema::describe_schema;
+pub use shortened::{DEFAULT_SCHEMA_BUDGET, SchemaFocus, schema_within};
 
 use crate::dataset::Dataset;
 use crate::domain::{BaselineCall, ChatMessage};
@@ -66,10 +68,11 @@ struct DatasetContext<'a> {
     documentation: &'a indexmap::IndexMap<String, String>,
 }
 
-/// The compiled prompt templates.
+/// The compiled prompt templates, and the token budget of the schema they carry.
 #[derive(Debug)]
 pub struct Prompts {
     env: Environment<'static>,
+    schema_budget: u64,
 }
 
 impl Prompts {
@@ -77,7 +80,17 @@ impl Prompts {
     pub fn load(dir: Option<&Path>) -> Result<Self, TemplateError> {
         let mut env = Environment::new();
         PROMPT_TEMPLATES.load_into(&mut env, dir)?;
-        Ok(Self { env })
+        Ok(Self { env, schema_budget: DEFAULT_SCHEMA_BUDGET })
+    }
+
+    /// These templates with the schema held to `tokens` a prompt.
+    pub fn with_schema_budget(self, tokens: u64) -> Self {
+        Self { schema_budget: tokens, ..self }
+    }
+
+    /// The schema a prompt carries: within the budget, `focus` deciding what is in full.
+    fn schema(&self, dataset: &Dataset, focus: SchemaFocus<'_>) -> String {
+        schema_within(dataset, self.schema_budget, focus)
     }
 
     fn render(&self, name: &str, ctx: Value) -> Vec<ChatMessage> {
@@ -93,7 +106,10 @@ impl Prompts {
     pub fn question_generation(&self, dataset: &Dataset, count: u32) -> Vec<ChatMessage> {
         self.render(
             "question_generation.j2",
-            context! { dataset => Serde(dataset_context(dataset)), schema => describe_schema(dataset), count => count },
+            context! {
+                dataset => Serde(dataset_context(dataset)), schema => self.schema(dataset, SchemaFocus::Sample),
+                count => count,
+            },
         )
     }
 
@@ -114,7 +130,7 @@ impl Prompts {
         self.render(
             "dag_build.j2",
             context! {
-                dataset => Serde(dataset_context(dataset)), schema => describe_schema(dataset),
+                dataset => Serde(dataset_context(dataset)), schema => self.schema(dataset, SchemaFocus::Question(&question.question)),
                 question => Serde(question), iteration => iteration, previous => previous, feedback => feedback,
             },
         )
@@ -124,7 +140,8 @@ impl Prompts {
     /// (`no_data`), or with what the builder is shown of `dataset` (`no_code`).
     pub fn baseline(&self, dataset: &Dataset, question: &Question, call: BaselineCall) -> Vec<ChatMessage> {
         let with_data = call == BaselineCall::NoCode;
-        let schema = if with_data { describe_schema(dataset) } else { String::new() };
+        let schema =
+            if with_data { self.schema(dataset, SchemaFocus::Question(&question.question)) } else { String::new() };
         self.render(
             "baseline.j2",
             context! {
@@ -176,7 +193,8 @@ impl Prompts {
         self.render(
             "layer_review.j2",
             context! {
-                dataset => Serde(dataset_context(dataset)), schema => describe_schema(dataset), question => Serde(question),
+                dataset => Serde(dataset_context(dataset)), question => Serde(question),
+                schema => self.schema(dataset, SchemaFocus::Question(&question.question)),
                 dag_description => &dag.description, layer => layer, earlier => earlier, nodes => nodes,
             },
         )

@@ -1,5 +1,6 @@
 //! The schema catalogue rendered as prompt text: exact field names of every
 //! nested structure, column annotations, strptime formats, nullable warnings.
+//! A schema longer than a prompt's budget is shortened (`shortened.rs`).
 
 use std::fmt::Write;
 
@@ -38,10 +39,15 @@ fn annotation(column: &ColumnMeta) -> String {
     parts.join("; ")
 }
 
-fn write_fields(out: &mut String, fields: &[FieldInfo], indent: &str) {
+/// A field's Python types as the schema names them.
+pub(super) fn types(field: &FieldInfo) -> String {
+    if field.types.is_empty() { "None".to_string() } else { field.types.join("|") }
+}
+
+/// `fields` in full, one line each.
+pub(super) fn write_fields<'f>(out: &mut String, fields: impl IntoIterator<Item = &'f FieldInfo>, indent: &str) {
     for field in fields {
-        let types = if field.types.is_empty() { "None".to_string() } else { field.types.join("|") };
-        let _ = write!(out, "{indent}- \"{}\": {types}", field.name);
+        let _ = write!(out, "{indent}- \"{}\": {}", field.name, types(field));
         match &field.column {
             Some(column) => {
                 let text = annotation(column);
@@ -58,13 +64,21 @@ fn write_fields(out: &mut String, fields: &[FieldInfo], indent: &str) {
 
 /// Describe every top-level key of `dataset` for a prompt.
 pub fn describe_schema(dataset: &Dataset) -> String {
+    describe(dataset, &mut |out, _, fields, indent| write_fields(out, fields, indent))
+}
+
+/// Writes an entry's fields: the output, the entry's index, its fields, the indent.
+pub(super) type FieldWriter<'a> = dyn FnMut(&mut String, usize, &[FieldInfo], &str) + 'a;
+
+/// Every top-level key of `dataset`, its fields written by `fields`.
+pub(super) fn describe(dataset: &Dataset, fields_of: &mut FieldWriter<'_>) -> String {
     let mut out = String::new();
-    for entry in &dataset.catalogue.entries {
+    for (index, entry) in dataset.catalogue.entries.iter().enumerate() {
         let description = entry.description.as_deref().map(|d| format!(" — {d}")).unwrap_or_default();
         match &entry.shape {
             Shape::Rows { count, fields } => {
                 let _ = writeln!(out, "dataset.{}: list of {count} row dicts{description}; each row has:", entry.key);
-                write_fields(&mut out, fields, "    ");
+                fields_of(&mut out, index, fields, "    ");
             }
             Shape::DictOfDicts { count, sample_keys, fields } => {
                 let keys: Vec<String> = sample_keys.iter().map(|k| format!("{k:?}")).collect();
@@ -74,11 +88,11 @@ pub fn describe_schema(dataset: &Dataset) -> String {
                     entry.key,
                     keys.join(", ")
                 );
-                write_fields(&mut out, fields, "    ");
+                fields_of(&mut out, index, fields, "    ");
             }
             Shape::Dict { fields } => {
                 let _ = writeln!(out, "dataset.{}: dict{description} with keys:", entry.key);
-                write_fields(&mut out, fields, "    ");
+                fields_of(&mut out, index, fields, "    ");
             }
             Shape::List { count, item_types } => {
                 let _ = writeln!(out, "dataset.{}: list of {count} {}{description}", entry.key, item_types.join("|"));

@@ -3,7 +3,8 @@
 //! (exit 1, one line naming the limit and the spend) and `--resume` with a
 //! larger one finishes it; a bad limit is one line and exit 2 before any call;
 //! a dry run calls nobody, its call range holds the real run's count and
-//! counts every epoch and draft.
+//! counts every epoch and draft; a prompt past the model's context window is
+//! warned of by the dry run and refused before any call.
 
 use crate::common;
 
@@ -131,6 +132,29 @@ async fn a_dry_run_counts_every_draft_and_epoch_and_sets_its_estimate_against_th
     assert_eq!(calls_range(&loops, "total:"), (1 + 6 * (low - 1), 1 + 6 * (high - 1)), "{single}\n{loops}");
     assert!(loops.contains("budget: --max-cost $0.000001: even the low estimate exceeds it"), "{loops}");
     assert!(!single.contains("budget:"), "no budget, no line: {single}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_prompt_past_the_models_context_is_warned_of_in_a_dry_run_and_refused_before_any_call() {
+    let mock = mock(3).await;
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("config/eval-dag");
+    std::fs::create_dir_all(&config).unwrap();
+    let priced = "[prices.\"tiny\"]\ninput_per_mtok = 1\noutput_per_mtok = 1\ncontext_tokens = 1000\n";
+    std::fs::write(config.join("config.toml"), priced).unwrap();
+    let dry = command(&mock, home.path(), "dry", 3, &["--model", "tiny", "--dry-run"]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&dry.stdout);
+    assert_eq!(dry.status.code(), Some(0), "{}", String::from_utf8_lossy(&dry.stderr));
+    let warned = stdout.lines().find(|l| l.starts_with("warning: the largest build call of about")).unwrap_or_default();
+    assert!(warned.contains("does not fit tiny's context of 1000 tokens"), "{stdout}");
+
+    let refused = command(&mock, home.path(), "refused", 3, &["--model", "tiny"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.contains("the smallest questions call of about") && stderr.contains("context of 1000"), "{stderr}");
+    assert!(mock.requests().is_empty(), "refused before any call");
+    assert!(!home.path().join("refused/trace.jsonl").exists());
 }
 
 #[test]

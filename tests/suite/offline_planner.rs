@@ -3,7 +3,8 @@
 //! different shapes, a ranked set spans easy, medium and hard with no two
 //! questions of one shape and every answer right; asking for more than it
 //! can write says how many it wrote; the mistakes planted in first drafts
-//! are each caught by the check meant for them and fixed in the rebuild.
+//! are each caught by the check meant for them and fixed in the rebuild; a
+//! table of thousands of columns is planned from a sample of them.
 
 use crate::common;
 
@@ -85,6 +86,23 @@ fn airports_csv() -> String {
         let latitude = -40.0 + f64::from(i * 37 % 800) / 10.0;
         let longitude = -120.0 + f64::from(i * 53 % 2400) / 10.0;
         csv.push_str(&format!("{iata},{name},{city},{country},{kind},{latitude:.4},{longitude:.4}\n"));
+    }
+    csv
+}
+
+/// A wide table: a group, a flag and `sensors` float columns, 40 rows.
+fn wide_csv(sensors: usize) -> String {
+    let names: Vec<String> = (0..sensors).map(|s| format!("sensor_{s:05}")).collect();
+    let mut csv = format!("group,flag,{}\n", names.join(","));
+    for row in 0..40usize {
+        let values: Vec<String> =
+            (0..sensors).map(|s| format!("{:.1}", ((row * 31 + s * 17) % 1000) as f64 / 10.0)).collect();
+        csv.push_str(&format!(
+            "{},{},{}\n",
+            ["north", "south", "east"][row % 3],
+            u8::from(row % 4 == 0),
+            values.join(",")
+        ));
     }
     csv
 }
@@ -276,4 +294,29 @@ fn planted_first_draft_mistakes_are_caught_by_their_check_and_fixed_in_the_rebui
     let clean = dir.path().join("clean");
     assert_eq!(run(&dataset, &clean, &["--questions", "12", "--clean-drafts"]).status.code(), Some(0));
     assert!(first_draft_rejections(&Trace::read(&clean.join("trace.jsonl")).unwrap()).is_empty());
+}
+
+#[test]
+fn a_table_of_thousands_of_columns_is_planned_and_its_questions_file_planned_again_under_another_seed() {
+    let dir = tempfile::tempdir().unwrap();
+    let wide = prepare(dir.path(), "wide", &wide_csv(3_000), &["--label", "flag"]);
+    let out = dir.path().join("run");
+    let output = run(&wide, &out, &["--questions", "4"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let said = stderr.lines().next().unwrap_or_default();
+    assert_eq!(said, "planning 4 questions over a sample of the 3,002 columns of `rows` (offline)…", "first: {stderr}");
+    assert_good_set(&wide, &out, 4);
+
+    // Another seed draws other columns, yet plans every question of the file.
+    let list = dir.path().join("list");
+    let output = run(&wide, &list, &["--questions-only", "--questions", "6", "--seed", "1"]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let again = dir.path().join("again");
+    let file = list.join("questions.jsonl");
+    let output = run(&wide, &again, &["--questions-file", file.to_str().unwrap(), "--seed", "2", "--clean-drafts"]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let detailed = results(&again)["detailed_results"].as_array().unwrap().clone();
+    assert_eq!(detailed.len(), 6);
+    assert!(detailed.iter().all(|r| r["status"] == "passed" && r["correct"] == true), "{detailed:?}");
 }

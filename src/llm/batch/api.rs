@@ -55,6 +55,8 @@ pub(super) trait LiveSide: Send + Sync {
     fn cost_usd(&self, usage: TokenUsage) -> f64;
     /// The batch price of `usage`, USD, when known.
     fn batch_cost_usd(&self, usage: TokenUsage) -> Option<f64>;
+    /// The model's context window, tokens, when known.
+    fn context_tokens(&self) -> Option<u64>;
 }
 
 /// A provider's batch protocol, on its HTTP client: the same request

@@ -70,6 +70,10 @@ impl<T: LlmClient> LiveSide for T {
     fn batch_cost_usd(&self, usage: TokenUsage) -> Option<f64> {
         LlmClient::batch_cost_usd(self, usage)
     }
+
+    fn context_tokens(&self) -> Option<u64> {
+        LlmClient::context_tokens(self)
+    }
 }
 
 /// A role's client whose calls go through the provider's batch API.
@@ -144,6 +148,10 @@ impl LlmClient for BatchClient {
 
     fn batch_cost_usd(&self, usage: TokenUsage) -> Option<f64> {
         self.api.batch_cost_usd(usage)
+    }
+
+    fn context_tokens(&self) -> Option<u64> {
+        self.api.context_tokens()
     }
 
     fn batch_hub(&self) -> Option<&BatchHub> {

@@ -1,11 +1,16 @@
 //! What the schema catalogue offers the planner: the row sample, categorical,
 //! numeric, label, datetime and text columns, coordinates, and stats dicts with numeric fields.
+//! On a wide table the planner weighs a seeded sample of each kind of column
+//! (`Ingredients::sampled`), so its work grows with the columns, not with
+//! their pairs.
 
 use std::collections::BTreeMap;
 
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
 
-use crate::dataset::{Dataset, Shape, is_measure};
+use crate::dataset::{Dataset, FieldInfo, KeyEntry, Shape, is_measure};
 
 /// Columns and keys a question can be built from.
 #[derive(Debug, Clone, Default)]
@@ -26,6 +31,67 @@ pub struct Ingredients {
     pub text: Vec<String>,
     /// Latitude and longitude columns, in degrees.
     pub coordinates: Option<(String, String)>,
+    /// How many columns the row sample has.
+    pub columns: usize,
+}
+
+/// Most columns a table (or fields a stats dict) may have for the planner to
+/// weigh every one; on a wider one it weighs a seeded sample of each kind.
+pub const WIDE: usize = 100;
+
+/// Columns of each kind (fields of a stats dict) the planner weighs when wide.
+const SAMPLED: usize = 16;
+
+/// Keep at most `SAMPLED` of `items`, drawn by `seed`, in their order.
+fn draw<T>(items: &mut Vec<T>, seed: u64) {
+    if items.len() <= SAMPLED {
+        return;
+    }
+    let mut kept = rand::seq::index::sample(&mut ChaCha8Rng::seed_from_u64(seed), items.len(), SAMPLED).into_vec();
+    kept.sort_unstable();
+    let mut kept = kept.into_iter().peekable();
+    let mut index = 0;
+    items.retain(|_| {
+        let keep = kept.next_if_eq(&index).is_some();
+        index += 1;
+        keep
+    });
+}
+
+impl Ingredients {
+    /// What the planner weighs: every column of a table of at most `WIDE`
+    /// columns; of a wider one, a sample of each kind drawn by `seed` (and of a
+    /// stats dict's fields past `WIDE`).
+    pub fn sampled(mut self, seed: u64) -> Self {
+        if self.columns > WIDE {
+            draw(&mut self.numeric, seed);
+            draw(&mut self.categorical, seed.wrapping_add(1));
+            draw(&mut self.text, seed.wrapping_add(2));
+        }
+        for (_, fields) in self.stats.iter_mut().filter(|(_, fields)| fields.len() > WIDE) {
+            draw(fields, seed.wrapping_add(3));
+        }
+        self
+    }
+
+    /// On a wide table, only the columns (and stats fields) some of `texts`
+    /// name in backquotes: the questions of a file, written again whatever
+    /// sample their seed drew. A table of at most `WIDE` columns keeps all.
+    pub fn named_in(mut self, texts: &[&str]) -> Self {
+        let named = |name: &String| {
+            let quoted = format!("`{name}`");
+            texts.iter().any(|text| text.contains(&quoted))
+        };
+        if self.columns > WIDE {
+            self.numeric.retain(named);
+            self.categorical.retain(|(name, _)| named(name));
+            self.text.retain(named);
+        }
+        for (_, fields) in self.stats.iter_mut().filter(|(_, fields)| fields.len() > WIDE) {
+            fields.retain(named);
+        }
+        self
+    }
 }
 
 /// Which coordinate a column's name says it holds: latitude or longitude.
@@ -41,21 +107,22 @@ fn is_number(v: &Value) -> bool {
     v.is_number()
 }
 
+/// The row sample the planner asks about (the longest list of rows) and its columns.
+pub fn rows_entry(dataset: &Dataset) -> Option<(&KeyEntry, &[FieldInfo])> {
+    let entries = dataset.catalogue.entries.iter().filter_map(|e| match &e.shape {
+        Shape::Rows { count, fields } => Some((e, *count, fields.as_slice())),
+        _ => None,
+    });
+    entries.max_by_key(|(_, count, _)| *count).map(|(entry, _, fields)| (entry, fields))
+}
+
 /// Find the ingredients of `dataset`.
 pub fn find(dataset: &Dataset) -> Ingredients {
     let mut found = Ingredients::default();
-    let rows_entry = dataset
-        .catalogue
-        .entries
-        .iter()
-        .filter_map(|e| match &e.shape {
-            Shape::Rows { count, fields } => Some((e, *count, fields)),
-            _ => None,
-        })
-        .max_by_key(|(_, count, _)| *count);
     let (mut latitude, mut longitude) = (None, None);
-    if let Some((entry, _, fields)) = rows_entry {
+    if let Some((entry, fields)) = rows_entry(dataset) {
         found.rows_key = Some(entry.key.clone());
+        found.columns = fields.len();
         let rows: Vec<&serde_json::Map<String, Value>> =
             dataset.data[&entry.key].as_array().into_iter().flatten().filter_map(Value::as_object).collect();
         for field in fields {
@@ -131,4 +198,40 @@ pub fn find(dataset: &Dataset) -> Ingredients {
         }
     }
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wide(columns: usize) -> Ingredients {
+        let names = |prefix: &str| (0..columns / 2).map(|i| format!("{prefix}_{i:05}")).collect::<Vec<_>>();
+        let categorical = names("group").into_iter().map(|n| (n, vec!["a".to_string(), "b".to_string()])).collect();
+        Ingredients { numeric: names("sensor"), categorical, columns, ..Ingredients::default() }
+    }
+
+    fn picked(ing: &Ingredients) -> (Vec<String>, Vec<String>) {
+        (ing.numeric.clone(), ing.categorical.iter().map(|(c, _)| c.clone()).collect())
+    }
+
+    #[test]
+    fn a_table_up_to_wide_keeps_every_column_and_a_wider_one_a_seeded_sample_in_order() {
+        let narrow = wide(WIDE);
+        assert_eq!(picked(&narrow.clone().sampled(7)), picked(&narrow), "nothing drawn up to {WIDE} columns");
+        let table = wide(10_000);
+        let (numeric, categorical) = picked(&table.clone().sampled(7));
+        assert_eq!((numeric.len(), categorical.len()), (SAMPLED, SAMPLED));
+        assert!(numeric.windows(2).all(|w| w[0] < w[1]), "in the table's order: {numeric:?}");
+        assert_eq!(picked(&table.clone().sampled(7)), (numeric.clone(), categorical), "the seed decides");
+        assert_ne!(picked(&table.clone().sampled(8)).0, numeric, "another seed, other columns");
+    }
+
+    #[test]
+    fn a_questions_file_keeps_the_columns_it_names_on_a_wide_table_only() {
+        let texts = ["What is the largest `sensor_00042` in the `rows` sample?"];
+        let named = wide(10_000).named_in(&texts);
+        assert_eq!(picked(&named), (vec!["sensor_00042".to_string()], Vec::new()));
+        let narrow = wide(WIDE);
+        assert_eq!(picked(&narrow.clone().named_in(&texts)), picked(&narrow));
+    }
 }

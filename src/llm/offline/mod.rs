@@ -123,7 +123,7 @@ impl OfflinePlanner {
     /// Plan up to `count` questions over `dataset`: fewer when its columns
     /// offer fewer distinct shapes (`questions().len()` says how many).
     pub fn new(dataset: Arc<Dataset>, count: usize, seed: u64, options: OfflineOptions) -> Self {
-        let found = ingredients::find(&dataset);
+        let found = ingredients::find(&dataset).sampled(seed);
         let chosen = library::choose(library::candidates(&dataset.data, &found, seed), count, seed);
         let plans: Vec<(Question, &Candidate)> = chosen
             .iter()
@@ -144,6 +144,19 @@ impl OfflinePlanner {
         Self::planned(&dataset, plans, seed, options)
     }
 
+    /// What planning `count` questions over `dataset` says before it starts
+    /// when its table is wide (planning a narrow one takes a moment).
+    pub fn progress_note(dataset: &Dataset, count: usize) -> Option<String> {
+        let (entry, fields) =
+            ingredients::rows_entry(dataset).filter(|(_, fields)| fields.len() > ingredients::WIDE)?;
+        Some(format!(
+            "planning {} over a sample of the {} columns of `{}` (offline)…",
+            crate::text::plural(count, "question"),
+            crate::text::thousands(fields.len() as u64),
+            entry.key
+        ))
+    }
+
     /// A planner for questions given from outside (a questions file): each must
     /// be one the planner can write itself (matched by text); the error names
     /// the first that is not.
@@ -153,7 +166,8 @@ impl OfflinePlanner {
         seed: u64,
         options: OfflineOptions,
     ) -> Result<Self, OfflinePlanError> {
-        let found = ingredients::find(&dataset);
+        let texts: Vec<&str> = questions.iter().map(|q| q.question.as_str()).collect();
+        let found = ingredients::find(&dataset).named_in(&texts);
         // Every wording any seed gives: the file may come from a run with another seed.
         let candidates: HashMap<String, Candidate> = (0..templates::WORDINGS)
             .flat_map(|wording| library::candidates(&dataset.data, &found, wording))

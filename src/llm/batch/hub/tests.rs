@@ -22,6 +22,9 @@ impl LiveSide for Stub {
     fn batch_cost_usd(&self, _: TokenUsage) -> Option<f64> {
         None
     }
+    fn context_tokens(&self) -> Option<u64> {
+        None
+    }
 }
 
 impl BatchApi for Stub {

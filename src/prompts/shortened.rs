@@ -1,0 +1,254 @@
+//! A schema shortened to a prompt's budget. A schema that fits is the whole
+//! one, byte for byte. One that does not says so in its first line, describes
+//! in full the fields the prompt is about (a question's: those its text names
+//! or whose names are among its words; question generation's: a sample spread
+//! over each table), as many as the budget holds, and lists every other field
+//! by name — a run of names that share a pattern as one line
+//! (`sensor_00000 … sensor_09999: 10,000 float columns, range 0.0..100.0`).
+//! Budgets count an estimated token per four bytes.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write;
+
+use super::schema::{describe, describe_schema, types, write_fields};
+use crate::dataset::{Dataset, FieldInfo, Shape};
+
+/// Tokens a prompt's schema may take unless told otherwise (`--schema-budget`):
+/// room for the reply and the rest of the prompt within a 128,000-token context.
+pub const DEFAULT_SCHEMA_BUDGET: u64 = 32_000;
+
+/// Bytes per token of the estimate a budget is held to.
+const BYTES_PER_TOKEN: usize = 4;
+
+/// Columns of each table question generation sees in full, spread over it.
+const SAMPLED_IN_FULL: usize = 30;
+
+/// Fewest fields sharing a pattern that are listed as one line.
+const MIN_RUN: usize = 3;
+
+/// Which fields a shortened schema describes in full.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SchemaFocus<'a> {
+    /// Question generation: a sample spread over each table's fields.
+    Sample,
+    /// A question's prompts: the fields its text names or whose names are among its words.
+    Question(&'a str),
+}
+
+fn tokens(text: &str) -> u64 {
+    text.len().div_ceil(BYTES_PER_TOKEN) as u64
+}
+
+/// The fields of a top-level key's values (none for a list of scalars or a scalar).
+fn fields(shape: &Shape) -> &[FieldInfo] {
+    match shape {
+        Shape::Rows { fields, .. } | Shape::DictOfDicts { fields, .. } | Shape::Dict { fields } => fields,
+        Shape::List { .. } | Shape::Scalar { .. } => &[],
+    }
+}
+
+/// The field list of every top-level key.
+fn field_lists(dataset: &Dataset) -> Vec<&[FieldInfo]> {
+    dataset.catalogue.entries.iter().map(|entry| fields(&entry.shape)).collect()
+}
+
+/// The schema of `dataset` for a prompt within `budget` tokens: the whole
+/// schema when it fits, else the shortened one `focus` decides.
+pub fn schema_within(dataset: &Dataset, budget: u64, focus: SchemaFocus<'_>) -> String {
+    let whole = describe_schema(dataset);
+    if tokens(&whole) <= budget {
+        return whole;
+    }
+    let lists = field_lists(dataset);
+    let mut full: Vec<HashSet<usize>> = vec![HashSet::new(); lists.len()];
+    let mut left = budget.saturating_sub(tokens(&render(dataset, &full, budget)));
+    for (entry, index) in wanted(&lists, focus) {
+        let mut line = String::new();
+        write_fields(&mut line, [&lists[entry][index]], "    ");
+        let cost = tokens(&line);
+        if cost <= left && full[entry].insert(index) {
+            left -= cost;
+        }
+    }
+    render(dataset, &full, budget)
+}
+
+/// The fields `focus` wants in full, most wanted first: (entry, field) indices.
+fn wanted(lists: &[&[FieldInfo]], focus: SchemaFocus<'_>) -> Vec<(usize, usize)> {
+    let mut wanted = Vec::new();
+    match focus {
+        SchemaFocus::Question(text) => {
+            let words: HashSet<&str> = text.split(|c: char| !c.is_alphanumeric() && c != '_').collect();
+            for (entry, fields) in lists.iter().enumerate() {
+                let named = |f: &FieldInfo| words.contains(f.name.as_str()) || text.contains(&format!("`{}`", f.name));
+                wanted.extend(fields.iter().enumerate().filter(|(_, f)| named(f)).map(|(i, _)| (entry, i)));
+            }
+        }
+        SchemaFocus::Sample => {
+            for (entry, fields) in lists.iter().enumerate() {
+                let shown = fields.len().min(SAMPLED_IN_FULL);
+                wanted.extend((0..shown).map(|i| (entry, i * fields.len() / shown)));
+            }
+        }
+    }
+    wanted
+}
+
+/// The shortened schema: the fields `full` holds (per entry) in full, the rest by name.
+fn render(dataset: &Dataset, full: &[HashSet<usize>], budget: u64) -> String {
+    let shown: usize = full.iter().map(HashSet::len).sum();
+    let total: usize = field_lists(dataset).iter().map(|fields| fields.len()).sum();
+    let mut out = format!(
+        "(This schema is shortened to fit {} tokens: {shown} of its {} fields are described in full, the others \
+         listed by name, a run of names that share a pattern on one line. Every name listed is a real field.)\n",
+        crate::text::thousands(budget),
+        crate::text::thousands(total as u64)
+    );
+    out.push_str(&describe(dataset, &mut |out, entry, fields, indent| {
+        write_fields(out, fields.iter().enumerate().filter(|(i, _)| full[entry].contains(i)).map(|(_, f)| f), indent);
+        let rest: Vec<&FieldInfo> =
+            fields.iter().enumerate().filter(|(i, _)| !full[entry].contains(i)).map(|(_, f)| f).collect();
+        write_names(out, &rest, indent);
+    }));
+    out
+}
+
+/// A name's last run of digits: the text before it, its width, the text after it.
+fn pattern(name: &str) -> Option<(&str, usize, &str)> {
+    let end = name.rfind(|c: char| c.is_ascii_digit())? + 1;
+    let start = name[..end].rfind(|c: char| !c.is_ascii_digit()).map_or(0, |i| i + 1);
+    Some((&name[..start], end - start, &name[end..]))
+}
+
+/// `rest` by name: a line per field, or per run of at least `MIN_RUN` fields
+/// of one type whose names differ only in one number.
+fn write_names(out: &mut String, rest: &[&FieldInfo], indent: &str) {
+    if rest.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "{indent}and {} more, by name only:", crate::text::thousands(rest.len() as u64));
+    let mut groups: Vec<Vec<&FieldInfo>> = Vec::new();
+    let mut at: HashMap<(&str, usize, &str, String), usize> = HashMap::new();
+    for &field in rest {
+        match pattern(&field.name) {
+            Some((prefix, width, suffix)) => {
+                let slot = *at.entry((prefix, width, suffix, types(field))).or_insert(groups.len());
+                if slot == groups.len() {
+                    groups.push(Vec::new());
+                }
+                groups[slot].push(field);
+            }
+            None => groups.push(vec![field]),
+        }
+    }
+    for group in groups {
+        if group.len() < MIN_RUN {
+            for field in group {
+                let _ = writeln!(out, "{indent}- \"{}\": {}", field.name, types(field));
+            }
+            continue;
+        }
+        let order = |a: &&&FieldInfo, b: &&&FieldInfo| (a.name.len(), &a.name).cmp(&(b.name.len(), &b.name));
+        let (first, last) = (group.iter().min_by(order), group.iter().max_by(order));
+        let (Some(first), Some(last)) = (first, last) else { continue };
+        let count = crate::text::thousands(group.len() as u64);
+        let _ = write!(out, "{indent}- {} … {}: {count} {} fields", first.name, last.name, types(first));
+        if let Some((low, high)) = span(&group) {
+            let _ = write!(out, ", range {low:?}..{high:?}");
+        }
+        if group.iter().any(|f| f.nullable) {
+            out.push_str(", some MAY BE None");
+        }
+        out.push('\n');
+    }
+}
+
+/// The range every field of `group` declares, joined: the lowest low and the highest high.
+fn span(group: &[&FieldInfo]) -> Option<(f64, f64)> {
+    let mut joined: Option<(f64, f64)> = None;
+    for field in group {
+        let range = field.column.as_ref()?.range.as_ref()?;
+        let (low, high) = (range.first()?.as_f64()?, range.get(1)?.as_f64()?);
+        joined = Some(joined.map_or((low, high), |(l, h)| (l.min(low), h.max(high))));
+    }
+    joined
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+
+    /// A dataset of a `region` and `sensors` float columns (range 0..100), in `dir`.
+    fn wide(dir: &std::path::Path, sensors: usize) -> Dataset {
+        let name = |s: usize| format!("sensor_{s:05}");
+        let rows: Vec<Value> = (0..5)
+            .map(|r| {
+                let mut row: serde_json::Map<String, Value> =
+                    (0..sensors).map(|s| (name(s), json!(r as f64))).collect();
+                row.insert("region".into(), json!(["north", "south"][r % 2]));
+                Value::Object(row)
+            })
+            .collect();
+        let mut columns: serde_json::Map<String, Value> =
+            (0..sensors).map(|s| (name(s), json!({"type": "float", "range": [0.0, 100.0]}))).collect();
+        columns.insert("region".into(), json!({"type": "categorical", "values": ["north", "south"]}));
+        let metadata = json!({"description": "sensors", "columns": columns, "dataset_keys": {"rows": "rows"}});
+        std::fs::write(dir.join("data.json"), json!({ "rows": rows }).to_string()).unwrap();
+        std::fs::write(dir.join("metadata.json"), metadata.to_string()).unwrap();
+        Dataset::load(dir).unwrap()
+    }
+
+    #[test]
+    fn a_schema_that_fits_is_the_whole_one_byte_for_byte() {
+        let fraud = Dataset::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data/fraud")).unwrap();
+        for focus in [SchemaFocus::Sample, SchemaFocus::Question("How many rows?")] {
+            assert_eq!(schema_within(&fraud, DEFAULT_SCHEMA_BUDGET, focus), describe_schema(&fraud));
+        }
+    }
+
+    #[test]
+    fn a_question_sees_its_columns_in_full_and_every_other_by_pattern_within_the_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        let dataset = wide(dir.path(), 2_000);
+        let question = "What is the largest `sensor_01234` among rows whose region is north?";
+        let schema = schema_within(&dataset, 2_000, SchemaFocus::Question(question));
+        assert!(schema.starts_with("(This schema is shortened to fit 2,000 tokens: 2 of its 2,001 fields"), "{schema}");
+        assert!(schema.contains("- \"sensor_01234\": float — float; range 0.0..100.0\n"), "{schema}");
+        assert!(schema.contains("- \"region\": str — categorical; values [\"north\", \"south\"]\n"), "{schema}");
+        assert!(schema.contains("and 1,999 more, by name only:\n"), "{schema}");
+        assert!(
+            schema.contains("- sensor_00000 … sensor_01999: 1,999 float fields, range 0.0..100.0\n"),
+            "every other name, as one pattern: {schema}"
+        );
+        assert!(!schema.contains("\"sensor_00042\""), "not in full: {schema}");
+        assert!(tokens(&schema) <= 2_000, "{} tokens", tokens(&schema));
+    }
+
+    #[test]
+    fn question_generation_sees_a_spread_sample_in_full_and_the_field_check_knows_every_column() {
+        let dir = tempfile::tempdir().unwrap();
+        let dataset = wide(dir.path(), 2_000);
+        let schema = schema_within(&dataset, 3_000, SchemaFocus::Sample);
+        let full: Vec<&str> = schema.lines().filter(|l| l.starts_with("    - \"") && l.contains(" — ")).collect();
+        assert_eq!(full.len(), SAMPLED_IN_FULL, "{schema}");
+        assert!(full.iter().any(|l| l.contains("sensor_01")), "spread over the table: {full:?}");
+        assert!(tokens(&schema) <= 3_000);
+
+        // A column described by name only is still a column to the structural field check.
+        assert!(!schema.contains("\"sensor_01777\""));
+        let params = [("rows".to_string(), "rows".to_string())].into_iter().collect();
+        let code = |field: &str| format!("def f(rows):\n    return [r[{field:?}] for r in rows]\n");
+        assert!(crate::dag::unknown_fields(&code("sensor_01777"), &params, &dataset.catalogue).is_empty());
+        let typo = crate::dag::unknown_fields(&code("sensor_1777x"), &params, &dataset.catalogue);
+        assert_eq!(typo.len(), 1);
+        assert!(typo[0].suggestion.as_deref().is_some_and(|s| s.starts_with("sensor_")), "did you mean: {typo:?}");
+    }
+
+    #[test]
+    fn names_group_by_their_last_number_and_type() {
+        assert_eq!(pattern("sensor_00042"), Some(("sensor_", 5, "")));
+        assert_eq!(pattern("q3_answer"), Some(("q", 1, "_answer")));
+        assert_eq!(pattern("region"), None);
+    }
+}
