@@ -144,7 +144,7 @@ A fresh worker per DAG (`{}`):
 | --- | ---: | ---: | ---: |"
     );
     for (label, ours) in [("made in advance (idle before)", ready), ("waited for (back to back)", back_to_back)] {
-        println!("| {label} | {:.1} | {:.1} | {:.2}× |", ours * 1e3, theirs * 1e3, ours / theirs);
+        println!("| {label} | {:.1} | {:.3} | {:.0}× |", ours * 1e3, theirs * 1e3, ours / theirs);
     }
     Ok(())
 }
