@@ -31,7 +31,9 @@ fn duration(seconds: f64, flag: &str) -> anyhow::Result<Duration> {
 pub fn run(args: ExecArgs) -> anyhow::Result<ExitCode> {
     let dag = read_dag(&args.dag)?;
     let dataset = Dataset::load(&args.dataset)?;
-    let sized = super::providers::sandbox_config(&dataset, None, &crate::run::RunSettings::default())?;
+    // One instant for the DAG and its transformed copies, as a run records one.
+    let settings = crate::run::RunSettings { now: Some(crate::domain::RunClock::now()), ..Default::default() };
+    let sized = super::providers::sandbox_config(&dataset, None, &settings)?;
     // One DAG on one worker: a template beside it would not pay (its clone
     // copies every page the DAG's first reads touch).
     let config = SandboxConfig {
@@ -49,7 +51,7 @@ pub fn run(args: ExecArgs) -> anyhow::Result<ExitCode> {
         return Ok(if result.success { ExitCode::SUCCESS } else { ExitCode::from(1) });
     }
     let copies = tempfile::tempdir().context("cannot create a directory for the transformed copies")?;
-    let checks = super::metamorphic::prepare_checks(&dataset, Some(config.node_timeout), copies.path())?;
+    let checks = super::metamorphic::prepare_checks(&dataset, Some(config.node_timeout), copies.path(), &settings)?;
     let metamorphic = match &result.final_answer {
         Some(answer) if result.success => {
             Some(runtime.block_on(checks.check(args.question.as_deref().unwrap_or_default(), &dag, answer, 0)))

@@ -13,6 +13,7 @@ use anyhow::Context;
 use crate::dataset::Dataset;
 use crate::domain::Transform;
 use crate::engine::metamorphic::{Changes, MetamorphicChecks, PreparedCopy, RunChecks, row_lists, transformed_copies};
+use crate::run::RunSettings;
 use crate::sandbox::{DataLimits, SandboxConfig, SandboxPool, SandboxPools};
 
 /// One copy written: its transformation and changes, its directory and the
@@ -27,7 +28,12 @@ struct WrittenCopy {
 /// Write every transformed copy of `dataset` under `dir`, each with limits
 /// that follow its size — a duplicated copy is twice the data — and the node
 /// limit `node_timeout` when given.
-fn write_copies(dataset: &Dataset, node_timeout: Option<Duration>, dir: &Path) -> anyhow::Result<Vec<WrittenCopy>> {
+fn write_copies(
+    dataset: &Dataset,
+    node_timeout: Option<Duration>,
+    dir: &Path,
+    settings: &RunSettings,
+) -> anyhow::Result<Vec<WrittenCopy>> {
     transformed_copies(&dataset.data, &dataset.metadata)
         .into_iter()
         .map(|copy| {
@@ -38,21 +44,22 @@ fn write_copies(dataset: &Dataset, node_timeout: Option<Duration>, dir: &Path) -
             let config = SandboxConfig::for_data(DataLimits { data_bytes }, node_timeout, None)?;
             // A copy runs each checked DAG on one worker at a time; each DAG takes
             // a fresh worker, cloned from a template that read the copy once.
-            let config = SandboxConfig { workers: 1, ..config };
+            let config = SandboxConfig { workers: 1, ..config }.for_run(settings.seed, settings.now);
             Ok(WrittenCopy { transform: copy.transform, changes: copy.changes, dir: written, config })
         })
         .collect()
 }
 
 /// Write every transformed copy of `dataset` under `dir` and give each a pool
-/// of one worker (it starts when first needed): the copies run side by side,
-/// each copy's checks one after another.
+/// of one worker (it starts when first needed) keyed and clocked as the run of
+/// `settings`: the copies run side by side, each copy's checks one after another.
 pub fn prepare_checks(
     dataset: &Dataset,
     node_timeout: Option<Duration>,
     dir: &Path,
+    settings: &RunSettings,
 ) -> anyhow::Result<MetamorphicChecks> {
-    let copies = write_copies(dataset, node_timeout, dir)?
+    let copies = write_copies(dataset, node_timeout, dir, settings)?
         .into_iter()
         .map(|copy| {
             let pool = SandboxPool::new(&copy.dir, copy.config)?;
@@ -70,11 +77,12 @@ pub fn prepare_checks_each(
     node_timeout: Option<Duration>,
     dir: &Path,
     keep: usize,
+    settings: &RunSettings,
 ) -> anyhow::Result<RunChecks> {
     let written = datasets
         .iter()
         .enumerate()
-        .map(|(index, (_, dataset))| write_copies(dataset, node_timeout, &dir.join(index.to_string())))
+        .map(|(index, (_, dataset))| write_copies(dataset, node_timeout, &dir.join(index.to_string()), settings))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let configs = written.iter().flatten().map(|copy| (copy.dir.clone(), copy.config.clone())).collect();
     let pools = SandboxPools::new(configs, keep);

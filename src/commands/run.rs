@@ -454,7 +454,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         let (done, done_rx) = tokio::sync::oneshot::channel();
         let live = live.map(|live| tokio::spawn(live.follow(done_rx)));
         let copies = tempfile::tempdir().context("cannot create a directory for the transformed copies")?;
-        let metamorphic = if settings.metamorphic { Some(metamorphic_checks(&run, copies.path())?) } else { None };
+        let metamorphic =
+            if settings.metamorphic { Some(metamorphic_checks(&run, copies.path(), &settings)?) } else { None };
         let (executor, named) = sandbox(&run, &settings)?;
         if let Some(prior) = &prior {
             super::batch::adopt(llm.as_ref(), prior);
@@ -491,12 +492,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
 
 /// The metamorphic checks of `run --metamorphic`: each dataset's transformed
 /// copies, written under `dir`.
-fn metamorphic_checks(run: &Prepared, dir: &Path) -> anyhow::Result<Arc<RunChecks>> {
+fn metamorphic_checks(run: &Prepared, dir: &Path, settings: &RunSettings) -> anyhow::Result<Arc<RunChecks>> {
     Ok(Arc::new(match &run.data.several {
-        None => RunChecks::One(super::metamorphic::prepare_checks(&run.data.dataset, run.node_timeout, dir)?),
+        None => RunChecks::One(super::metamorphic::prepare_checks(&run.data.dataset, run.node_timeout, dir, settings)?),
         Some(several) => {
             let keep = run.config.concurrency as usize;
-            super::metamorphic::prepare_checks_each(&several.datasets, run.node_timeout, dir, keep)?
+            super::metamorphic::prepare_checks_each(&several.datasets, run.node_timeout, dir, keep, settings)?
         }
     }))
 }

@@ -170,3 +170,15 @@ fn a_pre_aggregated_key_informs_only_and_a_copy_that_times_out_or_fails_is_not_b
     assert_eq!((duplicate["relation"].as_str(), duplicate["broken"].as_bool()), (Some("failed"), Some(false)));
     assert!(duplicate["note"].as_str().unwrap().contains("ValueError: duplicated rows"), "{printed}");
 }
+
+/// The transformed copies read the same clock as the DAG they check: an
+/// answer that is the time now breaks no invariant.
+#[test]
+fn the_copies_read_the_same_clock_as_the_dag_they_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let code = "def answer(rows):\n    return [len(rows) > 0, datetime.datetime.now().isoformat()]\n";
+    let (exit, printed) = checks(dir.path(), code, ROWS, &[]);
+    let broken: Vec<_> = summary(&printed).into_iter().filter(|(_, _, broken, _)| *broken).collect();
+    assert!(broken.is_empty(), "{broken:?}: {printed}");
+    assert_eq!(exit, Some(0), "{printed}");
+}
