@@ -320,3 +320,19 @@ fn a_table_of_thousands_of_columns_is_planned_and_its_questions_file_planned_aga
     assert_eq!(detailed.len(), 6);
     assert!(detailed.iter().all(|r| r["status"] == "passed" && r["correct"] == true), "{detailed:?}");
 }
+
+/// A column a shortened schema shows by name only is still a column to the
+/// structural field check, and a misspelt one still gets its "did you mean".
+#[test]
+fn the_field_check_knows_every_column_of_a_wide_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let wide = prepare(dir.path(), "wide", &wide_csv(2_000), &["--label", "flag"]);
+    let dataset = eval_dag::dataset::Dataset::load(&wide).unwrap();
+    let key = dataset.data.iter().find(|(_, v)| v.is_array()).map(|(k, _)| k.clone()).unwrap();
+    let params = [("rows".to_string(), key)].into_iter().collect();
+    let code = |field: &str| format!("def f(rows):\n    return [r[{field:?}] for r in rows]\n");
+    assert!(eval_dag::dag::unknown_fields(&code("sensor_01777"), &params, &dataset.catalogue).is_empty());
+    let typo = eval_dag::dag::unknown_fields(&code("sensor_0177x"), &params, &dataset.catalogue);
+    assert_eq!(typo.len(), 1, "{typo:?}");
+    assert!(typo[0].suggestion.as_deref().is_some_and(|s| s.starts_with("sensor_")), "did you mean: {typo:?}");
+}
