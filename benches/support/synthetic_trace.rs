@@ -90,6 +90,7 @@ fn call(
         cost_usd: 0.0,
         finish_reason: None,
         from_cache: false,
+        list_cost_usd: None,
         estimated: false,
         batch_id: None,
     };

@@ -178,6 +178,7 @@ impl RunContext {
             Err(err) => (None, Default::default(), Some(err.message.clone()), err.retries),
         };
         let from_cache = outcome.as_ref().is_ok_and(|reply| reply.from_cache);
+        let list_cost_usd = outcome.as_ref().ok().and_then(|reply| reply.list_usage).map(|u| served.cost_usd(u));
         let (finish_reason, estimated, batch_id) = outcome.as_ref().map_or((None, false, None), |reply| {
             (reply.finish_reason.clone(), reply.estimated, reply.batch_id.clone())
         });
@@ -192,6 +193,7 @@ impl RunContext {
             cost_usd: batch_id.as_ref().and_then(|_| served.batch_cost_usd(usage)).unwrap_or(served.cost_usd(usage)),
             finish_reason,
             from_cache,
+            list_cost_usd,
             estimated,
             batch_id,
         });
@@ -227,6 +229,7 @@ impl Drop for Unfinished<'_> {
                 cost_usd: 0.0,
                 finish_reason: None,
                 from_cache: false,
+                list_cost_usd: None,
                 estimated: false,
                 batch_id: None,
             });

@@ -285,15 +285,7 @@ impl AnthropicClient {
         } else {
             (count_locally(&self.settings.model, &request.messages, &text), true)
         };
-        LlmResponse {
-            text,
-            usage,
-            retries: 0,
-            finish_reason: Some(reason),
-            estimated,
-            from_cache: false,
-            batch_id: None,
-        }
+        LlmResponse { text, usage, finish_reason: Some(reason), estimated, ..LlmResponse::default() }
     }
 
     pub(super) fn classify(

@@ -124,8 +124,9 @@ impl LlmClient for CachedClient {
             let hit = tokio::task::spawn_blocking(move || cache.lookup(&lookup_key)).await.ok().flatten();
             if let Some(text) = hit {
                 sink(StreamUpdate::Text(&text));
+                let list_usage = Some(super::tokens::count_locally(&scope.model, &request.messages, &text));
                 let usage = TokenUsage::default();
-                return Ok(LlmResponse { text, usage, retries: 0, from_cache: true, ..LlmResponse::default() });
+                return Ok(LlmResponse { text, usage, from_cache: true, list_usage, ..LlmResponse::default() });
             }
             let reply = self.inner.complete(request, sink).await?;
             let (cache, text) = (self.cache.clone(), reply.text.clone());

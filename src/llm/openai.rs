@@ -194,7 +194,7 @@ impl OpenAiClient {
                 (count_locally(&self.settings.model, &request.messages, &text), true)
             }
         };
-        LlmResponse { text, usage, retries: 0, finish_reason, estimated, from_cache: false, batch_id: None }
+        LlmResponse { text, usage, finish_reason, estimated, ..LlmResponse::default() }
     }
 
     /// Ask again at once without what a 400 (or 422: `status`) from `url` named among what was

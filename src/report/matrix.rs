@@ -90,6 +90,9 @@ pub struct RunSummary {
     pub tokens: u64,
     /// Estimated cost in US dollars.
     pub cost_usd: f64,
+    /// Cost (the cache's hits at list price) per right answer, USD; none
+    /// without a right answer.
+    pub cost_per_right: Option<f64>,
     /// Questions that passed in the baseline and not in this run.
     pub regressions: usize,
     /// Questions of this run the baseline does not have.
@@ -132,6 +135,9 @@ pub struct Matrix {
     /// Every question, regressions first, then disagreements, then questions
     /// some run lacks.
     pub questions: Vec<MatrixRow>,
+    /// Accuracy against cost, tokens and wall time over the questions every
+    /// run has; none for one run.
+    pub frontier: Option<super::Frontier>,
 }
 
 impl Matrix {
@@ -168,6 +174,10 @@ fn summary(index: usize, name: &str, doc: &EvalResults) -> RunSummary {
         mean_iterations: if results.is_empty() { 0.0 } else { iterations as f64 / results.len() as f64 },
         tokens: doc.summary.tokens.total,
         cost_usd: doc.summary.cost_usd,
+        cost_per_right: super::frontier::cost_per_right(
+            super::frontier::placed_cost(doc),
+            super::frontier::right_answers(doc),
+        ),
         regressions: 0,
         not_in_baseline: 0,
         baseline_missing: 0,
@@ -242,8 +252,11 @@ pub fn compare_runs(names: &[String], docs: &[EvalResults], level: f64) -> Matri
     for row in &mut rows {
         row.agreement = agreement(&row.runs);
     }
+    let shared: Vec<Vec<usize>> = positions.iter().filter_map(|p| p.iter().copied().collect()).collect();
+    let labels: Vec<String> = runs.iter().map(|r: &RunSummary| r.label.clone()).collect();
+    let frontier = super::frontier(&labels, names, docs, &shared);
     rows.sort_by_key(|r| r.agreement);
-    Matrix { runs, questions: rows }
+    Matrix { runs, questions: rows, frontier }
 }
 
 #[cfg(test)]

@@ -50,6 +50,10 @@
 //!   dataset with the questions fixed and broken and the tokens per extra right
 //!   answer. Shown by `compare` (table, JSON, `html/matrix.rs`, the TUI's compare
 //!   screen) and by one run's results and `html/benchmark.rs`.
+//! - `frontier/`: several runs' accuracy (with its 95 % interval) against cost,
+//!   tokens or wall time, and the runs none beats on both; per level and per
+//!   dataset too. `bootstrap.rs` is the one seeded bootstrap its intervals and
+//!   the significance test draw with.
 //! - `significance.rs`: each run's paired test against the baseline — exact
 //!   McNemar without repeats, a seeded paired bootstrap with them — which alone
 //!   decides a regression's exit code.
@@ -60,11 +64,13 @@
 
 mod baselines;
 mod benchmark;
+mod bootstrap;
 mod compare;
 mod consensus;
 mod convergence;
 mod doc;
 mod economy;
+mod frontier;
 mod html;
 mod lift;
 mod listing;
@@ -98,6 +104,9 @@ pub use doc::{
     SignalAgainstLabels, StageTiming, Summary, Tokens, VerdictFate,
 };
 pub use economy::{PrefixReuse, TokenEconomy, prefix_reuse, token_economy};
+pub use frontier::{
+    AXES, Axis, Basis, Frontier, FrontierPoint, FrontierSlice, IntervalMethod, OnFrontier, frontier, pareto, wilson,
+};
 pub use html::{REPORT_TEMPLATES, ReportTemplates, report_html};
 pub use lift::{
     benchmark_lift, first_iteration, lift, lift_lines, pairs_between_runs, pairs_within_run, per_extra_right_line,

@@ -346,7 +346,8 @@ fn budget_use(state: &RunState) -> Option<BudgetUse> {
 /// The response cache's hits and misses, when it served any call.
 fn cache_use(state: &RunState) -> Option<CacheUse> {
     let hits = state.cache_hits;
-    (hits > 0).then_some(CacheUse { hits, misses: state.calls_finished - hits })
+    let list_cost_usd = state.cache_list_cost_usd;
+    (hits > 0).then_some(CacheUse { hits, misses: state.calls_finished - hits, list_cost_usd })
 }
 
 /// The results document of `state`, stamped `generated_at` (RFC 3339).

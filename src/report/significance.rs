@@ -6,8 +6,6 @@
 //! questions, seeded, so the same runs always give the same p). The bootstrap
 //! always supplies the 95% interval of the difference.
 
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use super::doc::DetailedResult;
@@ -189,15 +187,11 @@ struct Bootstrap {
 /// of resampled means on the far side of zero, counted with the observed
 /// sample, `(k + 1) / (B + 1)`).
 fn bootstrap(differences: &[f64]) -> Bootstrap {
-    let mut rng = ChaCha8Rng::seed_from_u64(SEED);
-    let n = differences.len();
-    let mut means: Vec<f64> =
-        (0..RESAMPLES).map(|_| (0..n).map(|_| differences[rng.random_range(0..n)]).sum::<f64>() / n as f64).collect();
-    means.sort_by(f64::total_cmp);
+    let means = super::bootstrap::resampled_means(differences, RESAMPLES, SEED);
     let at_or_below = means.iter().filter(|m| **m <= 0.0).count();
     let at_or_above = means.iter().filter(|m| **m >= 0.0).count();
     let tail = at_or_below.min(at_or_above);
-    let percentile = |q: f64| means[((q * (RESAMPLES - 1) as f64).round() as usize).min(RESAMPLES - 1)];
+    let percentile = |q: f64| super::bootstrap::quantile(&means, q).unwrap_or(0.0);
     Bootstrap {
         interval: [percentile(0.025), percentile(0.975)],
         p_value: (2.0 * (tail + 1) as f64 / (RESAMPLES + 1) as f64).min(1.0),

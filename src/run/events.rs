@@ -336,6 +336,10 @@ pub enum EngineEvent {
         /// Whether the response cache served the reply (no request was sent; cost 0).
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         from_cache: bool,
+        /// For a reply the response cache served: what the call would have
+        /// cost at list price, on tokens counted locally, USD (trace v8).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        list_cost_usd: Option<f64>,
         /// Whether the token counts were computed locally because the server sent none.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         estimated: bool,

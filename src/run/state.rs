@@ -152,6 +152,8 @@ pub struct RunState {
     pub calls_finished: usize,
     /// Of those, calls the response cache served.
     pub cache_hits: usize,
+    /// What the calls the cache served would have cost at list price, USD.
+    pub cache_list_cost_usd: f64,
     /// Whether some token counts were computed locally because a server sent none.
     pub tokens_estimated: bool,
     /// Time of the latest event (ms since run start).

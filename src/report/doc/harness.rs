@@ -37,12 +37,16 @@ impl From<TokenUsage> for Tokens {
 }
 
 /// Calls the response cache served and those it did not.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct CacheUse {
     /// Calls served from the cache.
     pub hits: usize,
     /// Calls sent to a model.
     pub misses: usize,
+    /// What the served calls would have cost at list price, on tokens counted
+    /// locally, USD: a cached rerun is not free (0 in results before it was recorded).
+    #[serde(default)]
+    pub list_cost_usd: f64,
 }
 
 /// Calls sent through providers' batch APIs against live ones (`run --batch`).

@@ -164,6 +164,7 @@ fn call(call_id: u64, id: &str, iteration: u32, tokens: u64) -> [EngineEvent; 2]
             cost_usd: tokens as f64 / 1000.0,
             finish_reason: None,
             from_cache: false,
+            list_cost_usd: None,
             estimated: false,
             batch_id: None,
         },

@@ -118,6 +118,7 @@ impl RunState {
                 cost_usd,
                 finish_reason,
                 from_cache,
+                list_cost_usd,
                 estimated,
                 batch_id,
             } => {
@@ -128,6 +129,7 @@ impl RunState {
                 self.cost_usd += cost_usd;
                 self.calls_finished += 1;
                 self.cache_hits += usize::from(from_cache);
+                self.cache_list_cost_usd += list_cost_usd.unwrap_or(0.0);
                 self.tokens_estimated |= estimated;
                 // A question's own tokens and cost are its loop's: baselines count run-wide only.
                 if let Some(id) = &key.question_id
