@@ -7,8 +7,10 @@
 //! × runs. Each later run gets a paired significance test against the
 //! baseline; exit 1 when one is worse beyond chance (`--significance`).
 //! A later run allowed more iterations than the baseline also gets the
-//! critic's lift (`report::rebuild_lift`): lines under the table, and with two
-//! runs `--json` prints `{"rows": [...], "lift": {...}}` instead of the rows alone.
+//! critic's lift (`report::rebuild_lift`): lines under the table and under
+//! `lift` in the JSON. Every comparison ends with the accuracy–cost frontier
+//! (`report::frontier`): lines under the table, `frontier` in the JSON (two
+//! runs print `{"rows": [...], "frontier": {...}}`), a chart in `--html`.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -121,15 +123,30 @@ fn baselines(matrix: &Matrix) -> String {
     out
 }
 
-/// Two runs' JSON: the rows, or, with a lift or baselines, `{"rows": [...],
-/// "lift": {...}, "runs": [...]}` (each run's own baselines under `runs[i].baselines`).
+/// Two runs' JSON: `{"rows": [...], "frontier": {...}}`, with `"lift"` when
+/// B allowed more iterations and `"runs"` when a run has its own baselines
+/// (under `runs[i].baselines`).
 #[derive(serde::Serialize)]
-struct RowsWithLift<'a> {
+struct TwoRuns<'a> {
     rows: &'a [Row],
     #[serde(skip_serializing_if = "Option::is_none")]
     lift: Option<&'a Lift>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     runs: &'a [crate::report::RunSummary],
+    frontier: Option<&'a crate::report::Frontier>,
+}
+
+/// The frontier's lines: what it measures, then a point per run.
+fn frontier_lines(matrix: &Matrix) -> String {
+    let Some(frontier) = &matrix.frontier else { return String::new() };
+    if frontier.shared_questions == 0 {
+        return format!("{}\n", frontier.heading());
+    }
+    let mut out = format!("{}:\n", frontier.heading());
+    for point in &frontier.points {
+        out.push_str(&format!("  {:<3} {}  {}\n", point.label, point.figures(), point.description()));
+    }
+    out
 }
 
 fn matrix_table(matrix: &Matrix) -> String {
@@ -137,8 +154,9 @@ fn matrix_table(matrix: &Matrix) -> String {
     for (index, run) in matrix.runs.iter().enumerate() {
         let regressions =
             if index == 0 { "baseline".to_string() } else { crate::text::plural(run.regressions, "regression") };
+        let per_right = run.cost_per_right.map_or_else(|| "—".to_string(), |c| format!("${c:.4}"));
         out.push_str(&format!(
-            "{:<3} pass {:>4}  accuracy {:>4}  critic wrong rejections {:>4}  iterations {:>4.1}  tokens {:>8}  ${:.4}  {regressions:<14} {}\n",
+            "{:<3} pass {:>4}  accuracy {:>4}  critic wrong rejections {:>4}  iterations {:>4.1}  tokens {:>8}  ${:.4}  {per_right}/right  {regressions:<14} {}\n",
             run.label,
             percent(Some(run.pass_rate)),
             percent(run.accuracy),
@@ -157,6 +175,7 @@ fn matrix_table(matrix: &Matrix) -> String {
     }
     out.push_str(&lifts(matrix));
     out.push_str(&baselines(matrix));
+    out.push_str(&frontier_lines(matrix));
     out.push_str(&format!("\n{:<8} {:<16}", "question", "runs"));
     for run in &matrix.runs {
         out.push_str(&format!(" | {:<40}", run.label));
@@ -196,13 +215,12 @@ fn two_runs(
         let lift = matrix.runs.get(1).and_then(|run| run.lift.as_ref());
         let runs: &[crate::report::RunSummary] =
             if matrix.runs.iter().any(|run| run.baselines.is_some()) { &matrix.runs } else { &[] };
-        match (lift, runs.is_empty()) {
-            (None, true) => say!("{}", serde_json::to_string_pretty(&rows)?),
-            _ => say!("{}", serde_json::to_string_pretty(&RowsWithLift { rows: &rows, lift, runs })?),
-        }
+        let frontier = matrix.frontier.as_ref();
+        say!("{}", serde_json::to_string_pretty(&TwoRuns { rows: &rows, lift, runs, frontier })?);
     } else {
         let verdicts = verdicts(matrix).into_iter().map(|v| format!("{v}\n")).collect::<String>();
-        let text = format!("{}{verdicts}{}{}", table(&rows), lifts(matrix), baselines(matrix));
+        let text =
+            format!("{}{}{verdicts}{}{}", table(&rows), frontier_lines(matrix), lifts(matrix), baselines(matrix));
         say!("{}", text.trim_end_matches('\n'));
     }
     Ok(())

@@ -17,7 +17,7 @@ use futures::future::BoxFuture;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use super::cache_store::ResponseCache;
+use super::cache_store::{CachedResponse, ResponseCache};
 use super::{DeltaSink, LlmClient, LlmError, LlmRequest, LlmResponse, StreamUpdate};
 use crate::domain::StructuredOutput;
 use crate::domain::{ChatMessage, LlmRole, TokenUsage};
@@ -122,16 +122,19 @@ impl LlmClient for CachedClient {
             let (cache, lookup_key) = (self.cache.clone(), key.clone());
             // SQLite may wait on another run's write: off the async workers.
             let hit = tokio::task::spawn_blocking(move || cache.lookup(&lookup_key)).await.ok().flatten();
-            if let Some(text) = hit {
+            if let Some(CachedResponse { text, usage: stored }) = hit {
                 sink(StreamUpdate::Text(&text));
-                let list_usage = Some(super::tokens::count_locally(&scope.model, &request.messages, &text));
+                // What the call cost when it was sent; counted here for entries stored without it.
+                let list_usage = Some(
+                    stored.unwrap_or_else(|| super::tokens::count_locally(&scope.model, &request.messages, &text)),
+                );
                 let usage = TokenUsage::default();
                 return Ok(LlmResponse { text, usage, from_cache: true, list_usage, ..LlmResponse::default() });
             }
             let reply = self.inner.complete(request, sink).await?;
-            let (cache, text) = (self.cache.clone(), reply.text.clone());
+            let (cache, text, usage) = (self.cache.clone(), reply.text.clone(), reply.usage);
             let (provider, model) = (scope.provider, scope.model.clone());
-            let _ = tokio::task::spawn_blocking(move || cache.store(&key, provider, &model, &text)).await;
+            let _ = tokio::task::spawn_blocking(move || cache.store(&key, provider, &model, &text, usage)).await;
             Ok(reply)
         })
     }

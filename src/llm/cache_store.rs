@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use crate::domain::{Provider, ProviderKind};
+use crate::domain::{Provider, ProviderKind, TokenUsage};
 
 /// How long a write waits for another writer (another run) before the cache gives up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -21,8 +21,23 @@ const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS responses (
     model TEXT NOT NULL,
     response TEXT NOT NULL,
     created_at INTEGER NOT NULL,
-    hits INTEGER NOT NULL DEFAULT 0
+    hits INTEGER NOT NULL DEFAULT 0,
+    usage TEXT
 )";
+
+/// The column files written before it had (their responses are served
+/// without the usage they were sent with, which is then counted locally).
+const USAGE_COLUMN: &str = "ALTER TABLE responses ADD COLUMN usage TEXT";
+
+/// A response the cache served.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CachedResponse {
+    /// Its text.
+    pub text: String,
+    /// The tokens the call that stored it used, as its provider counted them;
+    /// none in entries stored before the cache kept them.
+    pub usage: Option<TokenUsage>,
+}
 
 /// The cache file cannot be created or written (bad input: the run does not start).
 #[derive(Debug, thiserror::Error)]
@@ -80,6 +95,14 @@ fn connect(path: &Path) -> rusqlite::Result<Connection> {
     // last replies stored, never the file.
     conn.execute_batch("PRAGMA synchronous=NORMAL")?;
     conn.execute(SCHEMA, [])?;
+    let has_usage = conn.prepare("SELECT usage FROM responses LIMIT 0").is_ok();
+    if !has_usage {
+        // Another run may add it at the same moment: a duplicate column is no error.
+        match conn.execute(USAGE_COLUMN, []) {
+            Err(err) if !err.to_string().contains("duplicate column") => return Err(err),
+            _ => {}
+        }
+    }
     Ok(conn)
 }
 
@@ -128,10 +151,13 @@ impl ResponseCache {
     }
 
     /// The response stored under `key`, counted as a hit.
-    pub fn lookup(&self, key: &[u8]) -> Option<String> {
+    pub fn lookup(&self, key: &[u8]) -> Option<CachedResponse> {
         self.with(|conn| {
             let found = conn
-                .query_row("SELECT response FROM responses WHERE key = ?1", [key], |row| row.get::<_, String>(0))
+                .query_row("SELECT response, usage FROM responses WHERE key = ?1", [key], |row| {
+                    let usage = row.get::<_, Option<String>>(1)?.and_then(|text| serde_json::from_str(&text).ok());
+                    Ok(CachedResponse { text: row.get(0)?, usage })
+                })
                 .optional()?;
             if found.is_some() {
                 conn.execute("UPDATE responses SET hits = hits + 1 WHERE key = ?1", [key])?;
@@ -141,13 +167,16 @@ impl ResponseCache {
         .flatten()
     }
 
-    /// Store `response` under `key` (a later store of the same key wins).
-    pub fn store(&self, key: &[u8], provider: ProviderKind, model: &str, response: &str) {
+    /// Store `response` under `key`, sent with `usage` (a later store of the same key wins).
+    pub fn store(&self, key: &[u8], provider: ProviderKind, model: &str, response: &str, usage: TokenUsage) {
+        let usage = serde_json::to_string(&usage).ok();
         self.with(|conn| {
             conn.execute(
-                "INSERT INTO responses (key, provider, model, response, created_at) VALUES (?1, ?2, ?3, ?4, ?5)
-                 ON CONFLICT(key) DO UPDATE SET response = excluded.response, created_at = excluded.created_at",
-                params![key, provider.name(), model, response, now_secs()],
+                "INSERT INTO responses (key, provider, model, response, created_at, usage)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT(key) DO UPDATE SET response = excluded.response, created_at = excluded.created_at,
+                 usage = excluded.usage",
+                params![key, provider.name(), model, response, now_secs(), usage],
             )
         });
     }
@@ -194,15 +223,40 @@ impl ResponseCache {
 mod tests {
     use super::*;
 
+    fn usage(prompt_tokens: u64, completion_tokens: u64) -> TokenUsage {
+        TokenUsage { prompt_tokens, completion_tokens, ..TokenUsage::default() }
+    }
+
+    #[test]
+    fn a_response_comes_back_with_its_usage_and_a_file_from_before_gains_the_column() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.sqlite");
+        let old = Connection::open(&path).unwrap();
+        old.execute_batch(
+            "CREATE TABLE responses (key BLOB PRIMARY KEY, provider TEXT NOT NULL, model TEXT NOT NULL,
+             response TEXT NOT NULL, created_at INTEGER NOT NULL, hits INTEGER NOT NULL DEFAULT 0);
+             INSERT INTO responses (key, provider, model, response, created_at) VALUES (x'6f6c64', 'openai', 'm', 'before', 1);",
+        )
+        .unwrap();
+        drop(old);
+        let cache = ResponseCache::open(&path).unwrap();
+        assert_eq!(cache.lookup(b"old"), Some(CachedResponse { text: "before".into(), usage: None }));
+        cache.store(b"new", ProviderKind::Openai, "m", "after", usage(120, 30));
+        assert_eq!(cache.lookup(b"new"), Some(CachedResponse { text: "after".into(), usage: Some(usage(120, 30)) }));
+        assert!(cache.warning().is_none());
+        let again = ResponseCache::open(&path).unwrap();
+        assert_eq!(again.lookup(b"new").and_then(|r| r.usage), Some(usage(120, 30)), "the column is added once");
+    }
+
     #[test]
     fn stores_serves_counts_and_prunes_by_model() {
         let dir = tempfile::tempdir().unwrap();
         let cache = ResponseCache::open(&dir.path().join("nested/cache.sqlite")).unwrap();
         assert_eq!(cache.lookup(b"k1"), None);
-        cache.store(b"k1", ProviderKind::Openai, "m1", "one");
-        cache.store(b"k2", ProviderKind::Openai, "m2", "two");
-        assert_eq!(cache.lookup(b"k1").as_deref(), Some("one"));
-        assert_eq!(cache.lookup(b"k1").as_deref(), Some("one"));
+        cache.store(b"k1", ProviderKind::Openai, "m1", "one", usage(5, 2));
+        cache.store(b"k2", ProviderKind::Openai, "m2", "two", usage(1, 1));
+        assert_eq!(cache.lookup(b"k1").map(|r| r.text).as_deref(), Some("one"));
+        assert_eq!(cache.lookup(b"k1").map(|r| r.text).as_deref(), Some("one"));
         let stats = cache.stats().unwrap();
         assert_eq!(stats.entries, 2);
         assert!(stats.bytes > 0);
@@ -211,7 +265,7 @@ mod tests {
         assert_eq!(cache.prune(Some(Duration::from_secs(86_400)), None), Some(0), "nothing is a day old");
         assert_eq!(cache.prune(None, Some("m2")), Some(1));
         assert_eq!(cache.lookup(b"k2"), None);
-        assert_eq!(cache.lookup(b"k1").as_deref(), Some("one"));
+        assert_eq!(cache.lookup(b"k1").map(|r| r.text).as_deref(), Some("one"));
         assert!(cache.warning().is_none());
     }
 
@@ -221,7 +275,7 @@ mod tests {
         let path = dir.path().join("cache.sqlite");
         std::fs::write(&path, vec![b'x'; 8192]).unwrap();
         let cache = ResponseCache::open(&path).unwrap();
-        cache.store(b"k", ProviderKind::Openai, "m", "text");
+        cache.store(b"k", ProviderKind::Openai, "m", "text", usage(1, 1));
         assert_eq!(cache.lookup(b"k"), None);
         let warning = cache.warning().expect("a warning");
         assert!(warning.contains("cache.sqlite") && warning.contains("uncached"), "{warning}");

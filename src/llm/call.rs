@@ -55,8 +55,9 @@ pub struct LlmResponse {
     pub retries: u32,
     /// Served by the response cache: no request was sent.
     pub from_cache: bool,
-    /// For a reply the response cache served: the tokens the call would have
-    /// used, counted locally (what prices it at list price).
+    /// For a reply the response cache served: the tokens the call used when it
+    /// was sent (counted locally for entries stored without them): what
+    /// prices it at list price.
     pub list_usage: Option<TokenUsage>,
     /// Why the reply ended, as the provider said (`None` where nothing says:
     /// offline replies; a replayed reply has the one it was recorded with).

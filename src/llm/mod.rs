@@ -68,7 +68,7 @@ mod tokens;
 pub use anthropic::{ANTHROPIC_API_KEY_ENV, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, AnthropicClient};
 pub use batch::{BatchClient, BatchHub, DEFAULT_WINDOW as DEFAULT_BATCH_WINDOW, LoopGuard, MAX_LINE_TRIES};
 pub use cache::{CacheScope, CachedClient};
-pub use cache_store::{CacheFileError, CacheStats, ModelStats, ResponseCache};
+pub use cache_store::{CacheFileError, CacheStats, CachedResponse, ModelStats, ResponseCache};
 pub use call::{DeltaSink, LlmError, LlmErrorKind, LlmRequest, LlmResponse, StreamUpdate, ignore_stream};
 pub use client::{LlmClient, serving};
 pub use offline::{OfflineOptions, OfflinePlanError, OfflinePlanner, TUI_DELAY};

@@ -174,10 +174,7 @@ fn summary(index: usize, name: &str, doc: &EvalResults) -> RunSummary {
         mean_iterations: if results.is_empty() { 0.0 } else { iterations as f64 / results.len() as f64 },
         tokens: doc.summary.tokens.total,
         cost_usd: doc.summary.cost_usd,
-        cost_per_right: super::frontier::cost_per_right(
-            super::frontier::placed_cost(doc),
-            super::frontier::right_answers(doc),
-        ),
+        cost_per_right: super::frontier::run_cost_per_right(doc),
         regressions: 0,
         not_in_baseline: 0,
         baseline_missing: 0,

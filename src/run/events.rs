@@ -337,7 +337,8 @@ pub enum EngineEvent {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         from_cache: bool,
         /// For a reply the response cache served: what the call would have
-        /// cost at list price, on tokens counted locally, USD (trace v8).
+        /// cost at list price, USD, on the usage it was stored with (counted
+        /// locally for entries stored without it) (trace v8).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         list_cost_usd: Option<f64>,
         /// Whether the token counts were computed locally because the server sent none.

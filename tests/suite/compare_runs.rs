@@ -108,8 +108,9 @@ fn two_runs_keep_their_json_rows_and_can_write_the_page_too() {
     let page = dir.path().join("two.html");
     let out = compare(dir.path(), &["--json", "--html", page.to_str().unwrap()], &[sample_trace(), sample_trace()]);
     assert_eq!(out.status.code(), Some(0));
-    let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(rows.as_array().unwrap()[0]["change"], "unchanged", "the two-run rows as before");
+    let compared: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(compared["rows"][0]["change"], "unchanged", "the two-run rows under `rows`");
+    assert_eq!(compared["frontier"]["points"].as_array().unwrap().len(), 2, "and the frontier beside them");
     assert!(std::fs::read_to_string(&page).unwrap().contains("eval-dag compare · 2 runs"));
     let out = compare(dir.path(), &["--headless"], &[sample_trace()]);
     assert_eq!(out.status.code(), Some(2), "one run is not a comparison");
@@ -152,7 +153,8 @@ fn run_directories_compare_in_any_mix_with_traces_and_results_files() {
 
     let out = compare(dir.path(), &["--json"], &[baseline.clone(), failed.clone()]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let compared: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = &compared["rows"];
     assert_eq!((rows[0]["a"]["question_id"].as_str(), rows[0]["change"].as_str()), (Some("q_02"), Some("regression")));
 
     // q_01 graded wrong: accuracy drops from 1/2 to 0/2, on one question — worse only at level 1.

@@ -282,8 +282,8 @@ fn two_consensus_runs_compare_by_their_majority_answers() {
         "one question is no significant drop: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let row = |id: &str| rows.as_array().unwrap().iter().find(|r| r["question_id"] == id).unwrap().clone();
+    let compared: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let row = |id: &str| compared["rows"].as_array().unwrap().iter().find(|r| r["question_id"] == id).unwrap().clone();
     let q_01 = row("q_01");
     assert_eq!(q_01["change"], "answer_changed", "the majority's answer speaks for each run: {q_01}");
     assert_eq!((&q_01["a"]["answer"], &q_01["b"]["answer"]), (&json!(2000), &json!(2001)), "{q_01}");

@@ -339,7 +339,13 @@ fn response_cache_files_with_corrupted_pages() {
     {
         let cache = ResponseCache::open(&good).unwrap();
         for n in 0..50u32 {
-            cache.store(&n.to_le_bytes(), ProviderKind::Openai, "m", &format!("reply {n} {}", "x".repeat(200)));
+            cache.store(
+                &n.to_le_bytes(),
+                ProviderKind::Openai,
+                "m",
+                &format!("reply {n} {}", "x".repeat(200)),
+                Default::default(),
+            );
         }
     }
     let bytes = std::fs::read(&good).unwrap();
@@ -361,7 +367,7 @@ fn response_cache_files_with_corrupted_pages() {
         write(&path, corrupted);
         if let Ok(cache) = ResponseCache::open(&path) {
             let _ = cache.lookup(&3u32.to_le_bytes());
-            cache.store(b"new", ProviderKind::Openai, "m", "reply");
+            cache.store(b"new", ProviderKind::Openai, "m", "reply", Default::default());
             let _ = cache.stats();
             let _ = cache.prune(None, Some("m"));
         }

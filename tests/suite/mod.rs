@@ -11,6 +11,7 @@ mod benchmark_scorers;
 mod by_hand;
 mod ci_tools;
 mod cluster_examples;
+mod compare_frontier;
 mod compare_runs;
 mod compare_significance;
 mod config_file;

@@ -83,8 +83,8 @@ fn compare_tells_a_hand_fix_from_the_models_pass() {
     let derived = common::root().join("tests/fixtures/traces/v3-by-hand.trace.jsonl");
     let out = eval_dag(&["compare", "--json"], &[&sample_trace(), &derived]);
     assert_eq!(out.status.code(), Some(0), "a hand fix is no regression");
-    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let q_01 = rows.as_array().unwrap().iter().find(|r| r["question_id"] == "q_01").unwrap();
+    let compared: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let q_01 = compared["rows"].as_array().unwrap().iter().find(|r| r["question_id"] == "q_01").unwrap();
     assert_eq!(q_01["change"], "fixed_by_hand", "{q_01}");
     assert_eq!((q_01["a"]["fixed_by_hand"].as_bool(), q_01["b"]["fixed_by_hand"].as_bool()), (Some(false), Some(true)));
     let out = eval_dag(&["compare", "--headless"], &[&sample_trace(), &derived]);

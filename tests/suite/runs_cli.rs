@@ -15,7 +15,7 @@ use common::mock_llm::row_count_reply;
 use serde_json::Value;
 
 /// The keys of each run in `runs --json`, in order.
-const KEYS: [&str; 14] = [
+const KEYS: [&str; 15] = [
     "path",
     "started",
     "dataset",
@@ -29,6 +29,7 @@ const KEYS: [&str; 14] = [
     "drafts",
     "tokens",
     "cost_usd",
+    "cost_per_right",
     "wall_ms",
 ];
 

@@ -43,8 +43,9 @@ pub struct CacheUse {
     pub hits: usize,
     /// Calls sent to a model.
     pub misses: usize,
-    /// What the served calls would have cost at list price, on tokens counted
-    /// locally, USD: a cached rerun is not free (0 in results before it was recorded).
+    /// What the served calls would have cost at list price, USD, on the usage
+    /// they were stored with: a cached rerun is not free (0 in results written
+    /// before it was recorded).
     #[serde(default)]
     pub list_cost_usd: f64,
 }

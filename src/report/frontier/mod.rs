@@ -175,6 +175,65 @@ pub struct FrontierPoint {
     pub on_frontier_by: OnFrontier,
 }
 
+impl FrontierPoint {
+    /// The model and the settings, for people.
+    pub fn description(&self) -> String {
+        let mut parts: Vec<&str> = self.model.iter().map(String::as_str).collect();
+        if !self.settings.is_empty() {
+            parts.push(&self.settings);
+        }
+        parts.join(" · ")
+    }
+
+    /// Its name on a chart: the letter, the model and the settings.
+    pub fn caption(&self) -> String {
+        format!("{} · {}", self.label, self.description())
+    }
+
+    /// Its figures in one line: accuracy and interval, cost (what was paid
+    /// beside it when the cache served calls), tokens, wall time, cost per
+    /// right answer, and whether it is on the cost frontier.
+    pub fn figures(&self) -> String {
+        let on = if self.on_frontier { "  on the frontier" } else { "" };
+        format!(
+            "{}  {}  {} tok  {}  {}/right{on}",
+            self.accuracy_text(),
+            self.cost_text(),
+            crate::text::thousands(self.tokens),
+            self.wall_text(),
+            self.per_right_text()
+        )
+    }
+
+    /// Accuracy and its interval: `0.750 [0.301–0.954]`.
+    pub fn accuracy_text(&self) -> String {
+        match (self.accuracy, self.interval) {
+            (Some(a), Some([low, high])) => format!("{a:.3} [{low:.3}–{high:.3}]"),
+            (Some(a), None) => format!("{a:.3}"),
+            (None, _) => "—".into(),
+        }
+    }
+
+    /// The placed cost, with what was paid when the cache served calls.
+    pub fn cost_text(&self) -> String {
+        match self.cost_usd {
+            Some(cost) if self.cached_calls > 0 => format!("${cost:.4} (paid ${:.4})", self.paid_usd),
+            Some(cost) => format!("${cost:.4}"),
+            None => "no price".into(),
+        }
+    }
+
+    /// Wall time, or a dash.
+    pub fn wall_text(&self) -> String {
+        self.wall_ms.map_or_else(|| "—".into(), crate::text::duration)
+    }
+
+    /// Cost per right answer, or a dash.
+    pub fn per_right_text(&self) -> String {
+        self.cost_per_right.map_or_else(|| "—".into(), |c| format!("${c:.4}"))
+    }
+}
+
 /// The points over some of the questions (one level, one dataset).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FrontierSlice {
@@ -201,6 +260,26 @@ pub struct Frontier {
 }
 
 impl Frontier {
+    /// What the points measure, in one line.
+    pub fn heading(&self) -> String {
+        if self.shared_questions == 0 {
+            return "no question is in every run: nothing to place on the frontier".into();
+        }
+        let covered = self.points.first().map_or(0, |p| p.questions);
+        let methods: Vec<&str> =
+            [(IntervalMethod::Wilson, "Wilson"), (IntervalMethod::Repeats, "bootstrap over repeats")]
+                .into_iter()
+                .filter(|(m, _)| self.points.iter().any(|p| p.interval_method == *m))
+                .map(|(_, name)| name)
+                .collect();
+        format!(
+            "{} against cost over {covered} of {} shared questions (95 % intervals: {})",
+            self.basis.label(),
+            self.shared_questions,
+            methods.join(", ")
+        )
+    }
+
     /// Points placed on `axis` and accuracy, in run order.
     pub fn placed(&self, axis: Axis) -> impl Iterator<Item = (&FrontierPoint, f64, f64)> {
         self.points.iter().filter_map(move |p| Some((p, axis.value(p)?, p.accuracy?)))
@@ -277,11 +356,14 @@ fn score(result: &DetailedResult, basis: Basis) -> Option<f64> {
 pub fn right_answers(doc: &EvalResults) -> f64 {
     doc.detailed_results
         .iter()
-        .map(|r| match r.epochs.len() {
-            0 => score(r, Basis::Graded).unwrap_or(0.0),
-            n => score(r, Basis::Graded).unwrap_or(0.0) * n as f64,
-        })
-        .sum()
+        .map(|r| score(r, Basis::Graded).unwrap_or(0.0) * r.epochs.len().max(1) as f64)
+        .fold(0.0, |sum, right| sum + right)
+}
+
+/// What `doc` spent per right answer ([`placed_cost`] over [`right_answers`]);
+/// none without a price or a right answer.
+pub fn run_cost_per_right(doc: &EvalResults) -> Option<f64> {
+    priced(doc).then(|| cost_per_right(placed_cost(doc), right_answers(doc))).flatten()
 }
 
 /// `cost` over `right` answers; none without a right answer.
@@ -289,10 +371,11 @@ pub fn cost_per_right(cost: f64, right: f64) -> Option<f64> {
     (right > 0.0).then(|| cost / right)
 }
 
-/// Whether `doc` has a price for what it spent: it cost something, or spent nothing.
+/// Whether `doc` has a price for what it spent: it cost something (the
+/// cache's hits at list price counted), or spent nothing.
 fn priced(doc: &EvalResults) -> bool {
     let cached = doc.summary.cache.map_or(0, |c| c.hits);
-    doc.summary.cost_usd > 0.0 || (doc.summary.tokens.total == 0 && cached == 0)
+    placed_cost(doc) > 0.0 || (doc.summary.tokens.total == 0 && cached == 0)
 }
 
 mod points;

@@ -34,7 +34,7 @@ fn run_totals(doc: &EvalResults) -> Totals {
 
 /// The totals of some of a run's questions: their own cost and tokens.
 fn slice_totals(results: &[&DetailedResult]) -> Totals {
-    let cost: f64 = results.iter().map(|r| r.cost_usd).sum();
+    let cost = results.iter().fold(0.0, |sum, r| sum + r.cost_usd);
     let tokens: u64 = results.iter().map(|r| r.tokens.total).sum();
     Totals {
         cost_usd: (cost > 0.0 || tokens == 0).then_some(cost),
@@ -68,9 +68,17 @@ fn settings_text(doc: &EvalResults) -> String {
 
 /// One run's point over `results` (its side of the questions counted), before
 /// the frontier is known.
-fn point(label: &str, name: &str, doc: &EvalResults, results: &[&DetailedResult], basis: Basis, totals: Totals) -> FrontierPoint {
+fn point(
+    label: &str,
+    name: &str,
+    doc: &EvalResults,
+    results: &[&DetailedResult],
+    basis: Basis,
+    totals: Totals,
+) -> FrontierPoint {
     let scores: Vec<f64> = results.iter().map(|r| score(r, basis).unwrap_or(0.0)).collect();
-    let right: f64 = scores.iter().sum();
+    // Folded from +0.0: an empty `sum()` of floats is -0.0.
+    let right = scores.iter().fold(0.0, |sum, s| sum + s);
     let repeats = results.iter().any(|r| r.epochs.len() > 1);
     let accuracy = (!scores.is_empty()).then(|| right / scores.len() as f64);
     let (interval, interval_method) = if repeats {

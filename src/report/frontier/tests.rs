@@ -63,7 +63,12 @@ fn run(right: &[bool], cost: f64, tokens: u64) -> EvalResults {
             correct: Some(*r),
             difficulty_level: if i % 2 == 0 { DifficultyLevel::Easy } else { DifficultyLevel::Hard },
             cost_usd: cost / right.len() as f64,
-            tokens: crate::report::Tokens { prompt: 0, completion: 0, total: tokens / right.len() as u64, estimated: false },
+            tokens: crate::report::Tokens {
+                prompt: 0,
+                completion: 0,
+                total: tokens / right.len() as u64,
+                estimated: false,
+            },
             ..template.clone()
         })
         .collect();
@@ -144,11 +149,15 @@ fn repeats_draw_a_seeded_bootstrap_and_benchmarks_use_their_scorer() {
     assert_eq!(compared(vec![a, b.clone()]).points[0].interval, point.interval, "seeded");
 
     let mut scored = b.clone();
-    scored.summary.benchmark = Some(serde_json::from_value(json!({"name": "dabstep",
+    scored.summary.benchmark = Some(
+        serde_json::from_value(json!({"name": "dabstep",
         "accuracy_by_question": null, "accuracy_by_sub_question": null,
-        "proportional_accuracy_by_sub_question": null})).unwrap());
+        "proportional_accuracy_by_sub_question": null}))
+        .unwrap(),
+    );
     for result in &mut scored.detailed_results {
-        result.benchmark = Some(serde_json::from_value(json!({"scorer": "dabstep", "sub_answers": [], "correct": true})).unwrap());
+        result.benchmark =
+            Some(serde_json::from_value(json!({"scorer": "dabstep", "sub_answers": [], "correct": true})).unwrap());
     }
     let frontier = compared(vec![scored.clone(), scored]);
     assert_eq!((frontier.basis, frontier.points[0].accuracy), (Basis::Benchmark, Some(1.0)), "the scorer decides");

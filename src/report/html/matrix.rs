@@ -24,6 +24,7 @@ struct RunRow<'a> {
     mean_iterations: String,
     tokens: String,
     cost: String,
+    per_right: String,
     regressions: String,
 }
 
@@ -107,6 +108,7 @@ struct MatrixPage<'a> {
     lifts: Vec<LiftSection<'a>>,
     agreement: Vec<AgreementCard>,
     rows: Vec<Row<'a>>,
+    frontier: Option<super::frontier::FrontierView>,
 }
 
 impl ReportTemplates {
@@ -126,6 +128,7 @@ impl ReportTemplates {
                 mean_iterations: format!("{:.1}", run.mean_iterations),
                 tokens: thousands(run.tokens),
                 cost: format!("${:.4}", run.cost_usd),
+                per_right: run.cost_per_right.map_or_else(|| "—".to_string(), |c| format!("${c:.4}")),
                 regressions: if index == 0 { "baseline".to_string() } else { run.regressions.to_string() },
             })
             .collect();
@@ -145,6 +148,7 @@ impl ReportTemplates {
                 .collect(),
             agreement,
             rows: matrix.questions.iter().map(row).collect(),
+            frontier: matrix.frontier.as_ref().filter(|f| f.shared_questions > 0).map(super::frontier::frontier_view),
         };
         self.render("matrix.html.j2", &page)
     }

@@ -14,6 +14,7 @@ mod benchmark;
 mod chart;
 mod compress;
 mod conversation;
+mod frontier;
 mod matrix;
 mod question;
 mod run_charts;
@@ -60,6 +61,7 @@ pub const REPORT_TEMPLATES: TemplateSet = TemplateSet {
         ("question_body.html.j2", include_str!("../../../templates/question_body.html.j2")),
         ("dag.svg.j2", include_str!("../../../templates/dag.svg.j2")),
         ("matrix.html.j2", include_str!("../../../templates/matrix.html.j2")),
+        ("frontier.html.j2", include_str!("../../../templates/frontier.html.j2")),
         ("report.css", include_str!("../../../templates/report.css")),
         ("matrix.css", include_str!("../../../templates/matrix.css")),
         ("filters.js", include_str!("../../../templates/filters.js")),

@@ -18,6 +18,8 @@ pub(super) struct Figures {
     pub tokens: Option<u64>,
     /// Estimated cost, USD.
     pub cost_usd: Option<f64>,
+    /// Cost (the response cache's hits at list price) per graded right answer, USD.
+    pub cost_per_right: Option<f64>,
     /// Wall time, milliseconds.
     pub wall_ms: Option<u64>,
 }

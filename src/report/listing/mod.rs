@@ -113,6 +113,9 @@ pub struct RunRow {
     pub tokens: Option<u64>,
     /// Estimated cost, USD.
     pub cost_usd: Option<f64>,
+    /// Cost (the response cache's hits at list price) per graded right
+    /// answer, USD; none before the results are written or without a right answer.
+    pub cost_per_right: Option<f64>,
     /// Wall time, milliseconds.
     pub wall_ms: Option<u64>,
     /// What is wrong with it, in one line (results unreadable, directory unreadable, …).
@@ -140,6 +143,7 @@ impl RunRow {
             drafts: None,
             tokens: None,
             cost_usd: None,
+            cost_per_right: None,
             wall_ms: None,
             problem: Some(problem),
             stamp: Stamp::default(),
@@ -210,6 +214,7 @@ impl RunRow {
             drafts: Some(settings.drafts()),
             tokens: figures.tokens,
             cost_usd: figures.cost_usd,
+            cost_per_right: figures.cost_per_right,
             wall_ms: figures.wall_ms,
             problem,
             stamp,

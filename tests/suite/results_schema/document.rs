@@ -216,7 +216,7 @@ pub(super) fn full_document() -> EvalResults {
             cancelled: 0,
             fixed_by_hand: 1,
             budget: Some(BudgetUse { max_cost_usd: Some(1.0), spent_usd: 0.25, stopped: 1 }),
-            cache: Some(CacheUse { hits: 1, misses: 2 }),
+            cache: Some(CacheUse { hits: 1, misses: 2, list_cost_usd: 0.25 }),
             repeats: Some(Repeats {
                 r: 3,
                 accuracy_mean: Some(0.5),
