@@ -16,6 +16,11 @@ pub fn percent(share: Option<f64>) -> String {
     share.map_or("—".into(), |v| format!("{:.0}%", v * 100.0))
 }
 
+/// An amount of US dollars to four places, or a dash when there is none.
+pub fn dollars(amount: Option<f64>) -> String {
+    amount.map_or("—".into(), |v| format!("${v:.4}"))
+}
+
 /// A span of milliseconds, short: `4.2s`, `3m05s`, `1h02m`.
 pub fn duration(ms: u64) -> String {
     let s = ms / 1000;

@@ -154,7 +154,7 @@ fn matrix_table(matrix: &Matrix) -> String {
     for (index, run) in matrix.runs.iter().enumerate() {
         let regressions =
             if index == 0 { "baseline".to_string() } else { crate::text::plural(run.regressions, "regression") };
-        let per_right = run.cost_per_right.map_or_else(|| "—".to_string(), |c| format!("${c:.4}"));
+        let per_right = crate::text::dollars(run.cost_per_right);
         out.push_str(&format!(
             "{:<3} pass {:>4}  accuracy {:>4}  critic wrong rejections {:>4}  iterations {:>4.1}  tokens {:>8}  ${:.4}  {per_right}/right  {regressions:<14} {}\n",
             run.label,

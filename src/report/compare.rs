@@ -100,14 +100,32 @@ pub(super) struct QuestionKey<'a> {
     pub text: &'a str,
 }
 
-/// Which of `candidates` is the question `key`: on the same dataset, the one
-/// with the same id and text, else the first with the same text (runs that
-/// number their questions differently); a same id with another text, or the
-/// same text on another dataset, is another question.
-pub(super) fn matching<'a>(candidates: impl IntoIterator<Item = QuestionKey<'a>>, key: QuestionKey) -> Option<usize> {
-    let candidates: Vec<QuestionKey> = candidates.into_iter().collect();
-    let same_data = |c: &QuestionKey| c.dataset == key.dataset && c.text == key.text;
-    candidates.iter().position(|c| same_data(c) && c.id == key.id).or_else(|| candidates.iter().position(same_data))
+/// Questions by dataset and text, each with its index and id in the order
+/// they were added: what [`QuestionIndex::find`] matches a question against
+/// without looking at every other question (a comparison of 10,000
+/// questions would otherwise compare every pair).
+#[derive(Default)]
+pub(super) struct QuestionIndex<'a> {
+    by_text: std::collections::HashMap<(Option<&'a str>, &'a str), Vec<(usize, &'a str)>>,
+}
+
+impl<'a> QuestionIndex<'a> {
+    /// Add the question `key` at `index` (indexes added in increasing order).
+    pub(super) fn insert(&mut self, index: usize, key: QuestionKey<'a>) {
+        self.by_text.entry((key.dataset, key.text)).or_default().push((index, key.id));
+    }
+
+    /// Which of the added questions still `open` is the question `key`: on
+    /// the same dataset, the one with the same id and text, else the first
+    /// with the same text (runs that number their questions differently); a
+    /// same id with another text, or the same text on another dataset, is
+    /// another question.
+    pub(super) fn find(&self, key: QuestionKey, open: impl Fn(usize) -> bool) -> Option<usize> {
+        let same_text = self.by_text.get(&(key.dataset, key.text))?;
+        let mut candidates = same_text.iter().filter(|(index, _)| open(*index));
+        let first = candidates.clone().next()?;
+        Some(candidates.find(|(_, id)| *id == key.id).unwrap_or(first).0)
+    }
 }
 
 /// How a question changed from `a` to `b` (the rule of every pair of runs).
@@ -136,13 +154,21 @@ pub(super) fn matched<'a>(
     a: &'a EvalResults,
     b: &'a EvalResults,
 ) -> Vec<(Option<&'a DetailedResult>, Option<&'a DetailedResult>)> {
-    let mut unmatched: Vec<&DetailedResult> = b.detailed_results.iter().collect();
+    let mut index = QuestionIndex::default();
+    for (position, b_result) in b.detailed_results.iter().enumerate() {
+        index.insert(position, key(b_result));
+    }
+    let mut taken = vec![false; b.detailed_results.len()];
     let mut pairs = Vec::new();
     for a_result in &a.detailed_results {
-        let found = matching(unmatched.iter().map(|r| key(r)), key(a_result));
-        pairs.push((Some(a_result), found.map(|i| unmatched.remove(i))));
+        let found = index.find(key(a_result), |i| !taken[i]);
+        if let Some(i) = found {
+            taken[i] = true;
+        }
+        pairs.push((Some(a_result), found.map(|i| &b.detailed_results[i])));
     }
-    pairs.extend(unmatched.into_iter().map(|b_result| (None, Some(b_result))));
+    let unmatched = b.detailed_results.iter().zip(&taken).filter(|(_, taken)| !**taken);
+    pairs.extend(unmatched.map(|(b_result, _)| (None, Some(b_result))));
     pairs
 }
 

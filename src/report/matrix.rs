@@ -7,7 +7,7 @@
 use indexmap::IndexMap;
 use serde::Serialize;
 
-use super::compare::{Change, QuestionKey, Side, change, matching, side};
+use super::compare::{Change, QuestionIndex, QuestionKey, Side, change, side};
 use super::doc::{EvalResults, Lift};
 use super::lift::rebuild_lift;
 use super::significance::{Significance, paired_test};
@@ -205,19 +205,16 @@ pub fn compare_runs(names: &[String], docs: &[EvalResults], level: f64) -> Matri
     // Where each row's question sits in each run's results.
     let mut positions: Vec<Vec<Option<usize>>> = Vec::new();
     let mut runs = Vec::new();
+    // Every row by its first run's question, which the row's id and text are.
+    let mut index_of_rows = QuestionIndex::default();
     for (index, (name, doc)) in names.iter().zip(docs).enumerate() {
         let mut run = summary(index, name, doc);
         for (position, result) in doc.detailed_results.iter().enumerate() {
-            let open: Vec<usize> = (0..rows.len()).filter(|i| rows[*i].runs[index].is_none()).collect();
-            let candidates = open.iter().map(|i| QuestionKey {
-                dataset: rows[*i].dataset.as_deref(),
-                id: rows[*i].question_id.as_str(),
-                text: rows[*i].question.as_str(),
-            });
             let this =
                 QuestionKey { dataset: result.dataset.as_deref(), id: &result.question_id, text: &result.question };
-            let found = matching(candidates, this).map(|i| open[i]);
+            let found = index_of_rows.find(this, |i| rows[i].runs[index].is_none());
             let row = found.unwrap_or_else(|| {
+                index_of_rows.insert(rows.len(), this);
                 run.not_in_baseline += usize::from(index > 0);
                 rows.push(MatrixRow {
                     dataset: result.dataset.clone(),

@@ -105,7 +105,8 @@ pub use doc::{
 };
 pub use economy::{PrefixReuse, TokenEconomy, prefix_reuse, token_economy};
 pub use frontier::{
-    AXES, Axis, Basis, Frontier, FrontierPoint, FrontierSlice, IntervalMethod, OnFrontier, frontier, pareto, wilson,
+    AXES, Axis, AxisScale, Basis, Frontier, FrontierPoint, FrontierSlice, IntervalMethod, OnFrontier, frontier, pareto,
+    wilson,
 };
 pub use html::{REPORT_TEMPLATES, ReportTemplates, report_html};
 pub use lift::{

@@ -16,12 +16,14 @@ pub struct RunsMatrix {
     pub row: usize,
     /// The run set against the baseline (1 or more; the baseline is 0).
     pub column: usize,
+    /// The frontier's x axis when the frontier shows in place of the questions.
+    pub chart: Option<crate::report::Axis>,
 }
 
 impl RunsMatrix {
     /// The `matrix` of the runs `docs` (in the same order).
     pub fn new(matrix: Matrix, docs: Vec<EvalResults>) -> Self {
-        Self { matrix, docs, row: 0, column: 1 }
+        Self { matrix, docs, row: 0, column: 1, chart: None }
     }
 
     /// The question under the cursor.

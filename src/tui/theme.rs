@@ -199,6 +199,12 @@ impl Theme {
         self.colors[ink as usize]
     }
 
+    /// The colour of `ink` for what is drawn rather than written (a chart's
+    /// dots and lines): the terminal's own without colour.
+    pub fn stroke(&self, ink: Ink) -> Color {
+        if self.monochrome { Color::Reset } else { self.color(ink) }
+    }
+
     /// Foreground style of `ink`.
     pub fn fg(&self, ink: Ink) -> Style {
         if self.monochrome { Style::default() } else { Style::default().fg(self.color(ink)) }

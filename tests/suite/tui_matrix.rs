@@ -65,3 +65,59 @@ fn matrix_keys_pick_a_run_open_the_pair_and_go_back() {
     press(&mut app, "xq");
     assert!(app.quitting());
 }
+
+/// Four runs of the sample's two questions with known costs: A cheap and half
+/// right, B dearer and right, C dearer still and as right (beaten by B), D
+/// right with no price for its model.
+fn frontier_app() -> App {
+    let base = three_runs().remove(0);
+    let run = |model: &str, cost: f64, right: [bool; 2], wall_ms: u64| {
+        let mut doc = base.clone();
+        doc.summary.cost_usd = cost;
+        doc.summary.elapsed_ms = Some(wall_ms);
+        doc.summary.settings.as_mut().unwrap().model = model.into();
+        for (result, right) in doc.detailed_results.iter_mut().zip(right) {
+            result.correct = Some(right);
+        }
+        let correct = right.iter().filter(|r| **r).count();
+        doc.summary.grading = eval_dag::report::Grading { graded: 2, correct, accuracy: Some(correct as f64 / 2.0) };
+        doc
+    };
+    let docs = vec![
+        run("mini", 0.002, [true, false], 4_000),
+        run("large", 0.02, [true, true], 9_000),
+        run("larger", 0.2, [true, true], 2_000),
+        run("house", 0.0, [true, true], 30_000),
+    ];
+    let names: Vec<String> = ["a", "b", "c", "d"].map(|n| format!("runs/{n}")).into();
+    App::comparing_runs(RunsMatrix::new(compare_runs(&names, &docs, 0.05), docs), Theme::dark())
+}
+
+#[test]
+fn the_frontier_in_braille_at_both_sizes_and_its_axis_key() {
+    for (width, height) in [(80u16, 24u16), (160, 48)] {
+        let mut app = frontier_app();
+        press(&mut app, "p");
+        insta::assert_snapshot!(format!("frontier_{width}x{height}"), screen(&app, width, height));
+    }
+    let mut app = frontier_app();
+    press(&mut app, "p");
+    let text = screen(&app, 160, 48);
+    assert!(text.contains("accuracy against cost (USD) · 2 questions · x: axis · p: questions"), "{text}");
+    assert!(text.contains("not placed: D (no price)") && text.contains("(log)"), "{text}");
+    assert!(text.contains("$0.0020 · $0.0020/right") && text.contains("$0.0200 · $0.0100/right"), "{text}");
+    assert!(text.contains('⠁') || text.chars().any(|c| ('\u{2801}'..='\u{28ff}').contains(&c)), "braille dots");
+    press(&mut app, "x");
+    let text = screen(&app, 160, 48);
+    assert!(text.contains("accuracy against tokens") && !text.contains("not placed"), "tokens place all: {text}");
+    press(&mut app, "x");
+    assert!(screen(&app, 160, 48).contains("accuracy against wall time (s)"));
+    press(&mut app, "xp");
+    let text = screen(&app, 160, 48);
+    assert!(text.contains("questions × 4 runs"), "p goes back to the questions: {text}");
+    for (width, height) in [(20u16, 6u16), (40, 10), (60, 12), (200, 60)] {
+        press(&mut app, "p");
+        let _ = screen(&app, width, height);
+        press(&mut app, "p");
+    }
+}

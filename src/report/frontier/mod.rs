@@ -230,7 +230,7 @@ impl FrontierPoint {
 
     /// Cost per right answer, or a dash.
     pub fn per_right_text(&self) -> String {
-        self.cost_per_right.map_or_else(|| "—".into(), |c| format!("${c:.4}"))
+        crate::text::dollars(self.cost_per_right)
     }
 }
 
@@ -379,7 +379,9 @@ fn priced(doc: &EvalResults) -> bool {
 }
 
 mod points;
+mod scale;
 #[cfg(test)]
 mod tests;
 
 pub use points::{frontier, placed_cost};
+pub use scale::AxisScale;

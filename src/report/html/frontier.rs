@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use crate::report::{AXES, Axis, Frontier, FrontierPoint};
+use crate::report::{AXES, Axis, AxisScale, Frontier, FrontierPoint};
 
 /// The plot's size and margins, in SVG units.
 const WIDTH: f64 = 640.0;
@@ -16,8 +16,6 @@ const LEFT: f64 = 56.0;
 const RIGHT: f64 = 24.0;
 const TOP: f64 = 16.0;
 const BOTTOM: f64 = 44.0;
-/// A spread of placed values at least this wide (largest over smallest) is drawn on a log scale.
-const LOG_SPREAD: f64 = 100.0;
 
 /// One axis's chart.
 #[derive(Debug, Serialize)]
@@ -80,50 +78,9 @@ pub(super) struct FrontierView {
     rows: Vec<TableRow>,
 }
 
-/// `value` on `axis` for a tick.
-fn tick_text(axis: Axis, value: f64) -> String {
-    match axis {
-        Axis::Cost if value < 0.01 && value > 0.0 => format!("${value:.4}"),
-        Axis::Cost => format!("${value:.2}"),
-        Axis::Tokens if value >= 1e6 => format!("{:.1}M", value / 1e6),
-        Axis::Tokens if value >= 1e3 => format!("{:.0}k", value / 1e3),
-        Axis::Tokens => format!("{value:.0}"),
-        Axis::WallTime => format!("{value:.0}s"),
-    }
-}
-
-/// A scale from values to x: linear from 0, or log10 between powers of ten.
-struct Scale {
-    log: bool,
-    low: f64,
-    high: f64,
-}
-
-impl Scale {
-    fn of(values: &[f64]) -> Self {
-        let max = values.iter().copied().fold(0.0, f64::max);
-        let min_positive = values.iter().copied().filter(|v| *v > 0.0).fold(f64::INFINITY, f64::min);
-        let log = values.iter().all(|v| *v > 0.0) && values.len() > 1 && max / min_positive >= LOG_SPREAD;
-        if log {
-            Self { log, low: min_positive.log10().floor(), high: max.log10().ceil() }
-        } else {
-            Self { log, low: 0.0, high: if max > 0.0 { max * 1.08 } else { 1.0 } }
-        }
-    }
-
-    fn x(&self, value: f64) -> f64 {
-        let v = if self.log { value.log10() } else { value };
-        LEFT + (v - self.low) / (self.high - self.low).max(f64::MIN_POSITIVE) * (WIDTH - LEFT - RIGHT)
-    }
-
-    fn ticks(&self, axis: Axis) -> Vec<Tick> {
-        let values: Vec<f64> = if self.log {
-            (self.low as i32..=self.high as i32).map(|p| 10f64.powi(p)).collect()
-        } else {
-            (0..=4).map(|i| self.high / 1.08 * f64::from(i) / 4.0).collect()
-        };
-        values.into_iter().map(|v| Tick { at: round(self.x(v)), text: tick_text(axis, v) }).collect()
-    }
+/// `value`'s x on the page.
+fn page_x(scale: &AxisScale, value: f64) -> f64 {
+    round(LEFT + scale.fraction(value) * (WIDTH - LEFT - RIGHT))
 }
 
 fn y(accuracy: f64) -> f64 {
@@ -137,13 +94,13 @@ fn round(v: f64) -> f64 {
 
 fn chart(frontier: &Frontier, axis: Axis) -> AxisChart {
     let placed: Vec<(&FrontierPoint, f64, f64)> = frontier.placed(axis).collect();
-    let scale = Scale::of(&placed.iter().map(|(_, x, _)| *x).collect::<Vec<_>>());
+    let scale = AxisScale::of(&placed.iter().map(|(_, x, _)| *x).collect::<Vec<_>>());
     let points = placed
         .iter()
-        .map(|(p, x, accuracy)| {
+        .map(|(p, value, accuracy)| {
             let [low, high] = p.interval.unwrap_or([*accuracy, *accuracy]);
             Dot {
-                x: round(scale.x(*x)),
+                x: page_x(&scale, *value),
                 y: y(*accuracy),
                 low: y(low),
                 high: y(high),
@@ -156,7 +113,7 @@ fn chart(frontier: &Frontier, axis: Axis) -> AxisChart {
     let line = frontier
         .line(axis)
         .iter()
-        .filter_map(|p| Some(format!("{},{}", round(scale.x(axis.value(p)?)), y(p.accuracy?))))
+        .filter_map(|p| Some(format!("{},{}", page_x(&scale, axis.value(p)?), y(p.accuracy?))))
         .collect::<Vec<_>>()
         .join(" ");
     let unplaced = frontier
@@ -173,7 +130,7 @@ fn chart(frontier: &Frontier, axis: Axis) -> AxisChart {
         },
         label: axis.label(),
         log: scale.log,
-        x_ticks: scale.ticks(axis),
+        x_ticks: scale.ticks().into_iter().map(|v| Tick { at: page_x(&scale, v), text: axis.tick_text(v) }).collect(),
         y_ticks: (0..=4).map(|i| f64::from(i) / 4.0).map(|a| Tick { at: y(a), text: format!("{a:.2}") }).collect(),
         points,
         line,

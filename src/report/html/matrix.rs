@@ -128,7 +128,7 @@ impl ReportTemplates {
                 mean_iterations: format!("{:.1}", run.mean_iterations),
                 tokens: thousands(run.tokens),
                 cost: format!("${:.4}", run.cost_usd),
-                per_right: run.cost_per_right.map_or_else(|| "—".to_string(), |c| format!("${c:.4}")),
+                per_right: crate::text::dollars(run.cost_per_right),
                 regressions: if index == 0 { "baseline".to_string() } else { run.regressions.to_string() },
             })
             .collect();

@@ -163,6 +163,10 @@ actions! {
     MatrixMarked = "matrix_marked",
     /// Continue the selected interrupted run, live (the run browser).
     Resume = "resume",
+    /// The accuracy–cost frontier in place of the questions, or back (the matrix).
+    Frontier = "frontier",
+    /// The frontier's next x axis: cost, tokens, wall time (the matrix).
+    FrontierAxis = "frontier_axis",
 }
 
 /// Declares [`Context`] with each context's section in the config file and its name for people.
@@ -298,6 +302,8 @@ pub const BINDINGS: &[Binding] = &[
     bind!("enter", [Enter], Open, "the baseline and this run side by side", "open", Matrix),
     bind!("←", [Left], PaneLeft, "set the run before against the baseline", "", Matrix),
     bind!("→", [Right], PaneRight, "set the next run against the baseline", "run", Matrix),
+    bind!("p", [Char('p')], Frontier, "accuracy against cost (the frontier), or the questions", "frontier", Matrix),
+    bind!("x", [Char('x')], FrontierAxis, "the frontier against cost, tokens or wall time", "axis", Matrix),
     bind!("esc", [Esc, Char('b')], Back, "back", "back", Detail),
     bind!("esc", [Esc], Back, "back to the run browser (when opened from it)", "", Compare),
     bind!("esc", [Esc], Back, "back to the run browser (when opened from it)", "", Matrix),

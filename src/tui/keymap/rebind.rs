@@ -155,10 +155,45 @@ impl Keymap {
             bound.keys = Cow::Owned(keys);
             bound.rebinding = Some(index);
         }
-        // The defaults never clash (tested), so a clash involves a rebinding: the later one is blamed.
+        keymap.yield_defaults();
+        // The defaults never clash (tested) and yield to rebindings, so a clash
+        // is between two rebindings: the later one is blamed.
         let clash =
             keymap.clashes().find_map(|(clash, index)| index.map(|index| RebindError { index, problem: clash }));
         clash.map_or(Ok(keymap), Err)
+    }
+
+    /// A default key that a rebinding also holds on some screen is the user's:
+    /// the default binding gives it up (and is left without a key when it had
+    /// no other; the palette still reaches its action).
+    fn yield_defaults(&mut self) {
+        while let Some((index, key)) = self.clashing_default() {
+            let bound = &mut self.bound[index];
+            let keys: Vec<Key> = bound.keys.iter().copied().filter(|k| *k != key).collect();
+            // Help and the palette still list the action: say it has no key.
+            bound.label = Cow::Owned(if keys.is_empty() { "no key".into() } else { label(&keys) });
+            bound.keys = Cow::Owned(keys);
+        }
+    }
+
+    /// A default binding (its index) and its key that a rebinding of another
+    /// action also holds on some screen.
+    fn clashing_default(&self) -> Option<(usize, Key)> {
+        for screen in Screen::ALL {
+            for replay in [false, true] {
+                let active: Vec<(usize, &Bound)> =
+                    self.bound.iter().enumerate().filter(|(_, b)| applies(b.binding.context, screen, replay)).collect();
+                for (_, user) in active.iter().filter(|(_, b)| b.rebinding.is_some()) {
+                    let defaults = active.iter().filter(|(_, b)| b.rebinding.is_none());
+                    for (index, default) in defaults.filter(|(_, b)| b.binding.action != user.binding.action) {
+                        if let Some(key) = default.keys.iter().find(|k| user.keys.contains(k)) {
+                            return Some((*index, *key));
+                        }
+                    }
+                }
+            }
+        }
+        None
     }
 
     /// Every key two bindings share on one screen, with the index of the later rebinding involved.
@@ -213,7 +248,8 @@ impl Keymap {
 
     /// The keys of `action` on `screen` as the footer shows them, if it has any there.
     pub fn label(&self, action: Action, screen: Screen, replay: bool) -> Option<&str> {
-        self.active(screen, replay).find(|b| b.binding.action == action).map(|b| b.label.as_ref())
+        let bound = self.active(screen, replay).find(|b| b.binding.action == action && !b.keys.is_empty());
+        bound.map(|b| b.label.as_ref())
     }
 }
 
@@ -227,6 +263,18 @@ mod tests {
 
     fn press(text: &str) -> KeyEvent {
         text.parse::<Key>().unwrap().event()
+    }
+
+    #[test]
+    fn a_users_key_wins_over_a_default_that_holds_it_and_two_users_keys_still_clash() {
+        let quit_on_x = Rebinding { context: Context::Global, action: Action::Quit, keys: keys(&["x"]) };
+        let keymap = Keymap::rebind(std::slice::from_ref(&quit_on_x)).unwrap();
+        assert_eq!(keymap.action_for(press("x"), Screen::Matrix, false), Some(Action::Quit));
+        assert_eq!(keymap.label(Action::FrontierAxis, Screen::Matrix, false), None, "the default gave its only key up");
+        assert_eq!(keymap.label(Action::Quit, Screen::Matrix, false), Some("x"));
+        let axis_on_x = Rebinding { context: Context::Matrix, action: Action::FrontierAxis, keys: keys(&["x"]) };
+        let err = Keymap::rebind(&[quit_on_x, axis_on_x]).err().expect("two rebindings on one key");
+        assert_eq!(err.index, 1, "the later rebinding is blamed");
     }
 
     #[test]
@@ -282,9 +330,20 @@ mod tests {
         assert!(error.to_string().starts_with("[keys.dashboard] has no action `zoom`; its actions are open, filter,"));
         assert_eq!(rebind(Context::Global, Action::Quit, &[]).unwrap_err().problem, RebindProblem::NoKeys);
         assert_eq!(rebind(Context::Global, Action::Help, &["ctrl-c"]).unwrap_err().problem, RebindProblem::CtrlC);
+        let open_on_q = rebind(Context::Dashboard, Action::Open, &["q"]).unwrap();
         assert_eq!(
-            rebind(Context::Dashboard, Action::Open, &["q"]).unwrap_err().to_string(),
-            "`q` would be both [keys.global] quit and [keys.dashboard] open on the dashboard screen; \
+            open_on_q.action_for(press("q"), Screen::Dashboard, false),
+            Some(Action::Open),
+            "the user's key wins"
+        );
+        assert_eq!(open_on_q.label(Action::Quit, Screen::Dashboard, false), None, "quit keeps Ctrl-C only");
+        let both = [
+            Rebinding { context: Context::Global, action: Action::Quit, keys: keys(&["x"]) },
+            Rebinding { context: Context::Dashboard, action: Action::Open, keys: keys(&["x"]) },
+        ];
+        assert_eq!(
+            Keymap::rebind(&both).unwrap_err().to_string(),
+            "`x` would be both [keys.global] quit and [keys.dashboard] open on the dashboard screen; \
              give one of them another key"
         );
     }
@@ -292,8 +351,8 @@ mod tests {
     #[test]
     fn one_key_for_one_action_from_two_contexts_is_no_clash() {
         let rebinding = Rebinding { context: Context::Iterations, action: Action::PrevIteration, keys: keys(&["←"]) };
-        let error = Keymap::rebind(std::slice::from_ref(&rebinding)).unwrap_err();
-        assert!(error.to_string().contains("[keys.question] pane_left"), "{error}");
+        let alone = Keymap::rebind(std::slice::from_ref(&rebinding)).unwrap();
+        assert_eq!(alone.label(Action::PaneLeft, Screen::Question, false), None, "the graph's default ← yields");
         let in_the_graph = Rebinding { context: Context::Question, action: Action::PaneLeft, keys: keys(&["H"]) };
         let keymap = Keymap::rebind(&[rebinding, in_the_graph]).unwrap();
         assert_eq!(keymap.action_for(press("←"), Screen::Diff, false), Some(Action::PrevIteration));

@@ -12,7 +12,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
 
 use super::compare_detail::CompareDetailScreen;
-use crate::report::{AnswerSpread, Change, Entry, RunSummary};
+use crate::report::{AnswerSpread, Axis, Change, Entry, RunSummary};
 use crate::run::Outcome;
 use crate::text::percent;
 use crate::tui::component::{Component, Ctx, Handled};
@@ -90,6 +90,13 @@ impl Component for MatrixScreen {
         match action {
             Action::Up | Action::Down => self.runs.move_selection(action == Action::Down),
             Action::PaneLeft | Action::PaneRight => self.runs.move_column(action == Action::PaneRight),
+            Action::Frontier => {
+                self.runs.chart = match self.runs.chart {
+                    Some(_) => None,
+                    None => Some(Axis::Cost),
+                }
+            }
+            Action::FrontierAxis => self.runs.chart = Some(self.runs.chart.map_or(Axis::Cost, Axis::next)),
             Action::Open => match self.runs.pair() {
                 Some(pair) => return Handled::open(Box::new(CompareDetailScreen::of(pair))),
                 None => {
@@ -123,9 +130,10 @@ fn summary_line(t: &Theme, run: &RunSummary, index: usize, selected: bool, width
     let (pass, accuracy, critic) =
         (percent(Some(run.pass_rate)), percent(run.accuracy), percent(run.critic_wrong_rejection_rate));
     let (iterations, tokens, cost) = (run.mean_iterations, run.tokens, run.cost_usd);
+    let per_right = crate::text::dollars(run.cost_per_right);
     let numbers = if width >= WIDE {
         format!(
-            " pass {pass:>4} · accuracy {accuracy:>4} · critic wrong rejections {critic:>4} · {iterations:.1} it · {tokens} tok · ${cost:.4} · {regressions} "
+            " pass {pass:>4} · accuracy {accuracy:>4} · critic wrong rejections {critic:>4} · {iterations:.1} it · {tokens} tok · ${cost:.4} · {per_right}/right · {regressions} "
         )
     } else {
         format!(
@@ -158,6 +166,10 @@ fn draw(view: &RunsMatrix, frame: &mut Frame, area: Rect, ctx: &Ctx) {
     let summary_height = u16::try_from(summary.len()).unwrap_or(u16::MAX).min(area.height / 3);
     let [top, bottom] = Layout::vertical([Constraint::Length(summary_height), Constraint::Min(1)]).areas(area);
     frame.render_widget(Paragraph::new(summary), top);
+    if let (Some(axis), Some(frontier)) = (view.chart, &matrix.frontier) {
+        crate::tui::widgets::frontier_chart::draw(frame, bottom, frontier, axis, ctx);
+        return;
+    }
 
     let wide = area.width >= WIDE;
     let question = if wide { area.width / 4 } else { 0 };

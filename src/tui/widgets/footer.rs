@@ -23,6 +23,7 @@ pub fn draw(frame: &mut Frame, area: Rect, ctx: &Ctx) {
     let baselines = ctx.state.settings.as_ref().is_some_and(|s| s.baselines);
     let hinted = |b: &&crate::tui::keymap::Bound| {
         !b.binding.hint.is_empty()
+            && !b.keys.is_empty()
             && (drafts || !b.binding.action.is_about_drafts())
             && (benchmark || b.binding.action != Action::Benchmark)
             && (baselines || (b.binding.action, b.binding.context) != (Action::ChangeFilter, Context::Benchmark))

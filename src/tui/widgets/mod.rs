@@ -5,6 +5,7 @@ pub mod conversation;
 pub mod dag_graph;
 pub mod fault;
 pub mod footer;
+pub mod frontier_chart;
 pub mod header;
 pub mod quit_prompt;
 pub mod run_charts;
