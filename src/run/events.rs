@@ -1,15 +1,13 @@
-//! Everything the engine reports, and everything it can be told.
-//!
-//! The TUI, the headless progress output and the trace writer all consume the
-//! same [`EngineEvent`] stream; [`Command`]s flow the other way.
+//! Everything the engine reports, and everything it can be told. The TUI, the
+//! headless progress output and the trace writer all consume the same
+//! [`EngineEvent`] stream; [`Command`]s flow the other way.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::domain::{AttemptAt, ForkedFrom, IterationAt, NodeId, QuestionId};
 use crate::domain::{CallKey, ChatMessage, FinishReason, TokenUsage};
 use crate::domain::{CriticFeedback, ExecutionResult, GeneratedDag, Question};
-
-use crate::domain::{AttemptAt, ForkedFrom, IterationAt, NodeId, QuestionId};
 
 /// The stages of one critic-loop iteration, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -336,9 +334,7 @@ pub enum EngineEvent {
         /// Whether the response cache served the reply (no request was sent; cost 0).
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         from_cache: bool,
-        /// For a reply the response cache served: what the call would have
-        /// cost at list price, USD, on the usage it was stored with (counted
-        /// locally for entries stored without it) (trace v8).
+        /// A cache hit's cost at list price on its stored usage, USD (v8).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         list_cost_usd: Option<f64>,
         /// Whether the token counts were computed locally because the server sent none.

@@ -71,26 +71,7 @@ impl RunState {
     pub(super) fn apply_call_event(&mut self, event: EngineEvent) {
         match event {
             EngineEvent::LlmCallStarted { call_id, key, provider, model, messages } => {
-                if let Some(id) = &key.question_id
-                    && let Some(q) = self.question_mut(id)
-                    && key.baseline.is_some()
-                {
-                    q.baseline_calls.push(call_id);
-                } else if let Some(id) = &key.question_id
-                    && let Some(q) = self.question_mut(id)
-                {
-                    let place = AttemptAt::new(id.as_str(), key.attempt).in_epoch(key.epoch, key.draft);
-                    let attempt = q.attempt_mut(&place);
-                    // A judge call's iteration is its judge's place in the panel, not a DAG iteration.
-                    if key.role == crate::domain::LlmRole::Judge {
-                        attempt.judge_calls.push(call_id);
-                    } else {
-                        attempt.iteration_mut(key.iteration).calls.push(call_id);
-                    }
-                }
-                let messages = Arc::new(self.prompt_heads.share(key.role, messages));
-                self.open_calls.insert(key.clone(), call_id);
-                self.calls.insert(call_id, Arc::new(LlmCall::sent(call_id, key, provider, model, messages)));
+                self.call_started(call_id, key, provider, model, messages);
             }
             EngineEvent::LlmTextDelta { call_id, text } => {
                 if let Some(call) = self.calls.get_mut(&call_id) {
@@ -168,6 +149,38 @@ impl RunState {
             // The other families' events are folded by their own methods.
             _ => {}
         }
+    }
+
+    /// A call sent: filed under its question's attempt and iteration (a
+    /// judge's under the attempt, a baseline's under the question).
+    fn call_started(
+        &mut self,
+        call_id: u64,
+        key: crate::domain::CallKey,
+        provider: crate::domain::Provider,
+        model: String,
+        messages: Vec<crate::domain::ChatMessage>,
+    ) {
+        if let Some(id) = &key.question_id
+            && let Some(q) = self.question_mut(id)
+            && key.baseline.is_some()
+        {
+            q.baseline_calls.push(call_id);
+        } else if let Some(id) = &key.question_id
+            && let Some(q) = self.question_mut(id)
+        {
+            let place = AttemptAt::new(id.as_str(), key.attempt).in_epoch(key.epoch, key.draft);
+            let attempt = q.attempt_mut(&place);
+            // A judge call's iteration is its judge's place in the panel, not a DAG iteration.
+            if key.role == crate::domain::LlmRole::Judge {
+                attempt.judge_calls.push(call_id);
+            } else {
+                attempt.iteration_mut(key.iteration).calls.push(call_id);
+            }
+        }
+        let messages = Arc::new(self.prompt_heads.share(key.role, messages));
+        self.open_calls.insert(key.clone(), call_id);
+        self.calls.insert(call_id, Arc::new(LlmCall::sent(call_id, key, provider, model, messages)));
     }
 
     /// An attempt's start and its iterations: stages, DAGs, runs, grades, nodes run on their own (the critic's verdict is [`Self::critic_verdict`]).
