@@ -106,8 +106,11 @@ pub(super) struct QuestionKey<'a> {
 /// questions would otherwise compare every pair).
 #[derive(Default)]
 pub(super) struct QuestionIndex<'a> {
-    by_text: std::collections::HashMap<(Option<&'a str>, &'a str), Vec<(usize, &'a str)>>,
+    by_text: std::collections::HashMap<TextKey<'a>, Vec<(usize, &'a str)>>,
 }
+
+/// What questions are first matched on: the dataset (in runs over several) and the text.
+type TextKey<'a> = (Option<&'a str>, &'a str);
 
 impl<'a> QuestionIndex<'a> {
     /// Add the question `key` at `index` (indexes added in increasing order).

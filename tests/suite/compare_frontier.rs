@@ -100,6 +100,10 @@ fn the_json_and_table_mark_the_runs_none_beats_and_list_the_unpriced_one() {
     assert!(line("B").contains("0.750 [0.301–0.954]  $2.0000") && line("B").ends_with("on the frontier  large · it 3"));
     assert!(line("D").contains("no price") && !line("D").contains("on the frontier"), "{}", line("D"));
     assert!(table.contains("$0.6667/right"), "cost per right answer beside accuracy: {table}");
+    let start = table.find("accuracy against cost").unwrap();
+    let block = &table[start..start + table[start..].find("\n\n").unwrap()];
+    let guide = std::fs::read_to_string(common::root().join("docs/src/results.md")).unwrap();
+    assert!(guide.contains(block), "the guide's example is this output:\n{block}");
 }
 
 #[test]

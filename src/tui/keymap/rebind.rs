@@ -273,7 +273,7 @@ mod tests {
         assert_eq!(keymap.label(Action::FrontierAxis, Screen::Matrix, false), None, "the default gave its only key up");
         assert_eq!(keymap.label(Action::Quit, Screen::Matrix, false), Some("x"));
         let axis_on_x = Rebinding { context: Context::Matrix, action: Action::FrontierAxis, keys: keys(&["x"]) };
-        let err = Keymap::rebind(&[quit_on_x, axis_on_x]).err().expect("two rebindings on one key");
+        let err = Keymap::rebind(&[quit_on_x, axis_on_x]).expect_err("two rebindings on one key");
         assert_eq!(err.index, 1, "the later rebinding is blamed");
     }
 
