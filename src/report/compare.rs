@@ -146,12 +146,12 @@ pub(super) fn change(a: &Side, b: &Side) -> Change {
     }
 }
 
-/// The key [`matching`] matches `result` on.
+/// The key [`QuestionIndex::find`] matches `result` on.
 fn key(result: &DetailedResult) -> QuestionKey<'_> {
     QuestionKey { dataset: result.dataset.as_deref(), id: &result.question_id, text: &result.question }
 }
 
-/// Each question of `a` with its match in `b` (see [`matching`]), in A's
+/// Each question of `a` with its match in `b` (see [`QuestionIndex::find`]), in A's
 /// order, then the questions only in `b`.
 pub(super) fn matched<'a>(
     a: &'a EvalResults,
