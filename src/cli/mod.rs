@@ -18,12 +18,14 @@ use crate::domain::{ProviderKind, StructuredOutput};
 mod baseline;
 mod benchmark;
 mod merge;
+mod review;
 mod roles;
 mod run;
 mod values;
 pub use baseline::BaselineArgs;
 pub use benchmark::{BenchmarkKind, ImportArgs};
 pub use merge::MergeArgs;
+pub use review::{AgreementArgs, ReviewArgs};
 pub use roles::RoleFlags;
 pub use run::{HarnessFlags, RunArgs};
 pub use values::SampleSize;
@@ -85,6 +87,12 @@ pub enum CliCommand {
     Compare(CompareArgs),
     /// Grade a finished run's answers again (ground truth), without re-running.
     Grade(GradeArgs),
+    /// Record people's reviews of a run's answers (`--import` a CSV or JSON
+    /// Lines file of them) in RUN_DIR/reviews/<reviewer>.jsonl.
+    Review(ReviewArgs),
+    /// How far a run's reviewers agree with each other (Cohen's κ per pair,
+    /// Krippendorff's α) and the critic, judges and scorer with them.
+    Agreement(AgreementArgs),
     /// Score a finished run's baselines (as `run --baselines`) in a derived
     /// run, asking only the baseline calls it has no reply for.
     Baseline(BaselineArgs),

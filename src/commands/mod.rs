@@ -59,6 +59,7 @@ mod recorded;
 mod recritic;
 mod replay_headless;
 mod report;
+mod review;
 mod run;
 mod runs;
 mod scorer_audit;
@@ -90,6 +91,8 @@ pub fn dispatch(command: CliCommand) -> anyhow::Result<ExitCode> {
         CliCommand::Report(args) => report::run(args),
         CliCommand::Compare(args) => compare::run(args),
         CliCommand::Grade(args) => grade::run(args),
+        CliCommand::Review(args) => review::run(&args),
+        CliCommand::Agreement(args) => review::agreement(&args),
         CliCommand::Recritic(args) => recritic::run(args),
         CliCommand::Baseline(args) => baseline::run(args),
         CliCommand::Export(args) => export::run(args),

@@ -45,6 +45,7 @@ mod provider;
 mod question;
 mod reply_schema;
 mod result;
+mod review;
 mod rule;
 pub mod shard;
 
@@ -67,5 +68,8 @@ pub use provider::{Provider, ProviderKind};
 pub use question::{DifficultyLevel, Question, Scorer};
 pub use reply_schema::{ReplySchema, StructuredOutput};
 pub use result::{ExecutionResult, FailureKind};
+pub use review::{
+    PairShown, REVIEW_VERSION, Review, ReviewItem, ReviewKind, ReviewerName, Verdict, canonical_json, shown_sha256,
+};
 pub use rule::Rule;
 pub use shard::{MergedShard, Shard};

@@ -6,9 +6,10 @@
 //! Numbers are normalised before anything else, so `1` equals `1.0` (as in
 //! Python) although serde_json keeps them apart.
 
-use serde_json::{Map, Number, Value};
+use serde_json::Value;
 
-use super::matching::{MatchOptions, MatchResult, Num, ScoreMode, match_values, show};
+use super::matching::{MatchOptions, MatchResult, ScoreMode, match_values, show};
+use crate::domain::canonical_json;
 use crate::prompts::extract_json_object;
 
 /// One side could not be parsed as JSON.
@@ -62,26 +63,6 @@ fn parse_side(value: &Value) -> Result<Value, serde_json::Error> {
     }
 }
 
-/// Integral numbers as integers and object keys sorted, recursively.
-fn canonical(value: &Value) -> Value {
-    match value {
-        Value::Number(n) => match n.as_f64().map(Num::from_f64) {
-            Some(Num::Int(i)) if n.is_f64() => {
-                i64::try_from(i).map(|i| Value::Number(Number::from(i))).unwrap_or_else(|_| value.clone())
-            }
-            _ => value.clone(),
-        },
-        Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            let sorted: Map<String, Value> = keys.into_iter().map(|k| (k.clone(), canonical(&map[k]))).collect();
-            Value::Object(sorted)
-        }
-        other => other.clone(),
-    }
-}
-
 /// Plain equality of canonical values, as a 0/1 [`MatchResult`].
 pub fn exact_operator(prediction: &Value, reference: &Value) -> MatchResult {
     let equal = prediction == reference;
@@ -102,8 +83,8 @@ pub fn json_equality(
     reference: &Value,
     operator: JsonOperator<'_>,
 ) -> Result<MatchResult, JsonEqualityError> {
-    let reference = canonical(&parse_side(reference).map_err(JsonEqualityError::Reference)?);
-    let prediction = canonical(&parse_side(prediction).map_err(JsonEqualityError::Prediction)?);
+    let reference = canonical_json(&parse_side(reference).map_err(JsonEqualityError::Reference)?);
+    let prediction = canonical_json(&parse_side(prediction).map_err(JsonEqualityError::Prediction)?);
     match (reference, prediction) {
         (Value::Array(mut expected), Value::Array(mut got)) => {
             expected.sort_by_cached_key(Value::to_string);

@@ -50,26 +50,48 @@ fn distinct_counts(values: &[f64]) -> Vec<(f64, u64)> {
     counts
 }
 
-/// The mean of one resample of `n` items from `distinct` (value, count):
-/// each value's share of the draws is binomial given the draws left to the
-/// values not yet drawn.
+/// The mean of one resample of `n` items from `distinct` (value, count).
 fn counted_mean(distinct: &[(f64, u64)], n: u64, rng: &mut impl Rng) -> f64 {
-    let (mut left, mut weight_left, mut sum) = (n, n as f64, 0.0);
-    for (index, (value, count)) in distinct.iter().enumerate() {
-        if left == 0 {
-            break;
-        }
-        let drawn = if index + 1 == distinct.len() {
+    let counts: Vec<u64> = distinct.iter().map(|(_, count)| *count).collect();
+    let drawn = resample_counts(&counts, rng);
+    distinct.iter().zip(drawn).map(|((value, _), drawn)| value * drawn as f64).fold(0.0, |a, b| a + b) / n as f64
+}
+
+/// One resample of items that fall in categories `counts` (as many draws as
+/// items, with replacement): how many land in each category — each one's
+/// draws binomial given those left to the categories not yet drawn.
+fn resample_counts(counts: &[u64], rng: &mut impl Rng) -> Vec<u64> {
+    let total: u64 = counts.iter().sum();
+    let (mut left, mut weight_left) = (total, total as f64);
+    let mut drawn = Vec::with_capacity(counts.len());
+    for (index, count) in counts.iter().enumerate() {
+        let this = if index + 1 == counts.len() || left == 0 {
             left
         } else {
             let p = (*count as f64 / weight_left).clamp(0.0, 1.0);
             Binomial::new(left, p).map_or(0, |b| b.sample(rng))
         };
-        sum += value * drawn as f64;
-        left -= drawn;
+        drawn.push(this);
+        left -= this;
         weight_left -= *count as f64;
     }
-    sum / n as f64
+    drawn
+}
+
+/// A statistic of items in categories `counts` (a 2×2 table's cells, units
+/// grouped by their values), recomputed over `resamples` resamples of the
+/// items (seeded with `seed`): its 95 % percentile interval, over the
+/// resamples where it is defined; none when it never is.
+pub fn counted_interval(
+    counts: &[u64],
+    resamples: usize,
+    seed: u64,
+    statistic: impl Fn(&[u64]) -> Option<f64>,
+) -> Option<[f64; 2]> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut values: Vec<f64> = (0..resamples).filter_map(|_| statistic(&resample_counts(counts, &mut rng))).collect();
+    values.sort_by(f64::total_cmp);
+    Some([quantile(&values, 0.025)?, quantile(&values, 0.975)?])
 }
 
 /// The `q` quantile (0–1) of `sorted`, the nearest rank; none when empty.

@@ -62,6 +62,7 @@
 //!   directory read from the trace's ends and the results' summary only, for
 //!   `eval-dag runs` and the run browser.
 
+mod agreement;
 mod baselines;
 mod benchmark;
 mod bootstrap;
@@ -80,6 +81,7 @@ mod metamorphic;
 mod recritic_verdicts;
 mod repeats;
 mod results;
+mod reviews;
 mod roles;
 mod scorecard;
 mod significance;
@@ -88,6 +90,10 @@ mod taxonomy;
 pub(crate) mod test_run;
 mod verify;
 
+pub use agreement::{
+    AgreementReport, AlphaFigure, KappaFigure, MachineAgreement, PairAgreement, Table as AgreementTable,
+    agreement_report, krippendorff_alpha,
+};
 pub use baselines::{
     baselines_line, baselines_summary, baselines_text, constant_answers, question_baselines, tally_text,
 };
@@ -119,6 +125,7 @@ pub use matrix::{AnswerSpread, Entry, Matrix, MatrixRow, RunSummary, compare_run
 pub use metamorphic::metamorphic_summary;
 pub use recritic_verdicts::{Flip, VerdictOverlap, verdict_overlap};
 pub use results::{eval_results, graded_tally, write_eval_results};
+pub use reviews::{HumanVerdict, REVIEWS_DIR, RunReviews, Shown, append_review, human_verdicts, read_reviews, shown};
 pub use roles::{RoleUsage, RoleUsages, role_usage};
 pub use scorecard::{critic_scorecard, label_free_signals, scorecard_graded_by};
 pub use significance::{Measure, RESAMPLES, SEED, Significance, Test, mcnemar_exact, paired_test};

@@ -49,7 +49,10 @@ impl Tool {
             Self::Tmux => Command::new("tmux").arg("-V").output(),
             Self::Python3 => Command::new("python3").arg("--version").output(),
             Self::PythonPackages => python3_with_packages()
-                .args(["-c", "import opentelemetry.proto.collector.trace.v1.trace_service_pb2, kubernetes_validate"])
+                .args([
+                    "-c",
+                    "import opentelemetry.proto.collector.trace.v1.trace_service_pb2, kubernetes_validate, krippendorff",
+                ])
                 .stderr(Stdio::null())
                 .output(),
             Self::Man => Command::new("man").arg("--version").output(),

@@ -46,6 +46,7 @@ mod replay_progressive;
 mod report_page;
 mod report_templates;
 mod results_schema;
+mod reviews_agreement;
 mod run_baselines;
 mod run_clock;
 mod run_graded;

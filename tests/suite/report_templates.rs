@@ -186,7 +186,7 @@ fn every_template_can_be_replaced_from_the_users_directory() {
     for (name, _) in REPORT_TEMPLATES.built_in {
         let marker = format!("user-{name}");
         let in_page = match *name {
-            "matrix.html.j2" | "matrix.css" => matrix.contains(&marker),
+            "matrix.html.j2" | "matrix.css" | "frontier.html.j2" => matrix.contains(&marker),
             // Opens the compressed details of a report above 1,000 questions only.
             "sections.js" => !html.contains(&marker),
             _ => html.contains(&marker),

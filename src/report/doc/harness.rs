@@ -46,8 +46,13 @@ pub struct CacheUse {
     /// What the served calls would have cost at list price, USD, on the usage
     /// they were stored with: a cached rerun is not free (0 in results written
     /// before it was recorded).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "no_cost")]
     pub list_cost_usd: f64,
+}
+
+/// Whether a cost is nothing (left out of the document: no price, or none recorded).
+fn no_cost(usd: &f64) -> bool {
+    *usd == 0.0
 }
 
 /// Calls sent through providers' batch APIs against live ones (`run --batch`).

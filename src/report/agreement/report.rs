@@ -1,0 +1,153 @@
+//! A run's agreement figures from its reviews: κ for each pair of reviewers,
+//! α over all of them, κ of each machine (the critic, each judge, the
+//! expected answer or the benchmark's scorer) against the human verdict, and
+//! the items reviewers disagree on (the adjudication queue).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::{AlphaFigure, KappaFigure, Table, krippendorff_alpha};
+use crate::domain::{GradingMethod, ReviewItem, ReviewKind, ReviewerName};
+use crate::report::doc::{DetailedResult, EvalResults};
+use crate::report::reviews::{RunReviews, human_verdicts};
+
+/// Two reviewers against each other.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PairAgreement {
+    /// The two, by name.
+    pub reviewers: [String; 2],
+    /// Items both reviewed where one of them was unsure (left out of κ).
+    pub unsure: u64,
+    /// κ over the items both said right or wrong.
+    pub figure: KappaFigure,
+}
+
+/// A machine's verdicts (yes: approved, passed, right) against the human one.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MachineAgreement {
+    /// `critic`, `judge <name>`, `expected answer` or `benchmark scorer`.
+    pub machine: String,
+    /// κ over the items with both verdicts (the machine first).
+    pub figure: KappaFigure,
+    /// The items where the two differ.
+    pub disagreements: Vec<ReviewItem>,
+}
+
+/// Everything `agreement` says of one run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AgreementReport {
+    /// Who reviewed (reviews that count).
+    pub reviewers: Vec<String>,
+    /// Items with at least one review that counts.
+    pub items_reviewed: usize,
+    /// Reviews of answers that changed since (not counted).
+    pub stale: usize,
+    /// κ for each pair of reviewers.
+    pub pairs: Vec<PairAgreement>,
+    /// α over every reviewer.
+    pub alpha: AlphaFigure,
+    /// Each machine against the human verdict.
+    pub machines: Vec<MachineAgreement>,
+    /// Items whose reviewers disagree (right against wrong), for an adjudicator.
+    pub disputed: Vec<ReviewItem>,
+}
+
+/// Each machine's yes or no on `item` of `result`, by machine name.
+fn machine_verdicts(doc: &EvalResults, index: usize, item: &ReviewItem) -> Vec<(String, bool)> {
+    let result: &DetailedResult = &doc.detailed_results[index];
+    let mut verdicts = Vec::new();
+    match item.iteration {
+        Some(iteration) => {
+            let attempts = doc.question_traces.get(index).into_iter().flat_map(|t| &t.attempts);
+            let judged = attempts
+                .filter(|a| a.epoch == item.epoch && a.draft == item.draft)
+                .flat_map(|a| &a.iterations)
+                .filter(|i| i.iteration == iteration)
+                .filter_map(|i| i.critic_feedback.as_ref())
+                .last();
+            verdicts.extend(judged.map(|f| ("critic".to_string(), f.is_approved)));
+        }
+        None if item.epoch == 1 && item.draft == 1 => {
+            verdicts.push(("critic".to_string(), result.success));
+            if let Some(score) = &result.benchmark {
+                verdicts.push(("benchmark scorer".to_string(), score.correct));
+            } else if let (Some(_), Some(right)) = (&result.expected_answer, result.correct) {
+                verdicts.push(("expected answer".to_string(), right));
+            }
+            for grade in result.grades.iter().filter(|g| g.error.is_none()) {
+                if let GradingMethod::Judge(name) = &grade.method {
+                    verdicts.push((format!("judge {name}"), grade.passed));
+                }
+            }
+        }
+        None => {}
+    }
+    verdicts
+}
+
+/// The agreement figures of `doc` from `reviews` (`adjudicator`'s review
+/// decides an item's human verdict when they gave one).
+pub fn agreement_report(
+    doc: &EvalResults,
+    reviews: &RunReviews,
+    adjudicator: Option<&ReviewerName>,
+) -> AgreementReport {
+    let answers: Vec<&crate::domain::Review> =
+        reviews.current.iter().filter(|r| r.kind == ReviewKind::Answer).collect();
+    let mut by_item: BTreeMap<&ReviewItem, BTreeMap<&str, Option<bool>>> = BTreeMap::new();
+    for review in &answers {
+        by_item.entry(&review.item).or_default().insert(review.reviewer.as_str(), review.verdict.right());
+    }
+    let mut reviewers: Vec<String> = answers.iter().map(|r| r.reviewer.to_string()).collect();
+    reviewers.sort();
+    reviewers.dedup();
+    let mut pairs = Vec::new();
+    for (i, a) in reviewers.iter().enumerate() {
+        for b in &reviewers[i + 1..] {
+            let both: Vec<(Option<bool>, Option<bool>)> =
+                by_item.values().filter_map(|given| Some((*given.get(a.as_str())?, *given.get(b.as_str())?))).collect();
+            let unsure = both.iter().filter(|(x, y)| x.is_none() || y.is_none()).count() as u64;
+            let table = Table::of(both.iter().filter_map(|(x, y)| Some(((*x)?, (*y)?))));
+            pairs.push(PairAgreement { reviewers: [a.clone(), b.clone()], unsure, figure: KappaFigure::of(table) });
+        }
+    }
+    let units: Vec<Vec<u8>> =
+        by_item.values().map(|given| given.values().flatten().map(|right| u8::from(*right)).collect()).collect();
+    let disputed: Vec<ReviewItem> = by_item
+        .iter()
+        .filter(|(_, given)| {
+            let said: Vec<bool> = given.values().flatten().copied().collect();
+            said.contains(&true) && said.contains(&false)
+        })
+        .map(|(item, _)| (*item).clone())
+        .collect();
+    let human = human_verdicts(&reviews.current, adjudicator);
+    let mut machine_pairs: BTreeMap<String, Vec<(ReviewItem, bool, bool)>> = BTreeMap::new();
+    for (item, verdict) in &human {
+        let Some(right) = verdict.right else { continue };
+        let Some(index) = doc.detailed_results.iter().position(|r| r.question_id == item.question_id.as_str()) else {
+            continue;
+        };
+        for (machine, yes) in machine_verdicts(doc, index, item) {
+            machine_pairs.entry(machine).or_default().push((item.clone(), yes, right));
+        }
+    }
+    let machines = machine_pairs
+        .into_iter()
+        .map(|(machine, pairs)| MachineAgreement {
+            machine,
+            figure: KappaFigure::of(Table::of(pairs.iter().map(|(_, yes, right)| (*yes, *right)))),
+            disagreements: pairs.into_iter().filter(|(_, yes, right)| yes != right).map(|(item, ..)| item).collect(),
+        })
+        .collect();
+    AgreementReport {
+        reviewers,
+        items_reviewed: by_item.len(),
+        stale: reviews.stale.len(),
+        pairs,
+        alpha: krippendorff_alpha(&units),
+        machines,
+        disputed,
+    }
+}

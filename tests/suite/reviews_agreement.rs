@@ -1,0 +1,213 @@
+//! People's reviews and agreement through the binary: reviews imported from
+//! CSV and JSON Lines into a real offline run, `agreement` in JSON and text,
+//! a stale review after the answer changed, bad rows and reviewer names
+//! refused in one line with nothing written; κ against scikit-learn's
+//! (frozen) and α against the `krippendorff` package on generated reviews.
+
+use std::path::Path;
+use std::process::Output;
+
+use eval_dag::report::{AgreementTable, krippendorff_alpha};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde_json::Value;
+
+use crate::common;
+use crate::common::tools::{Tool, python3_with_packages, require};
+
+/// An offline run of six questions on the fraud sample, in `dir/run`.
+fn offline_run(dir: &Path) -> std::path::PathBuf {
+    let out = dir.join("run");
+    let run = common::eval_dag(dir)
+        .arg("run")
+        .arg(common::root().join("sample-data/fraud"))
+        .args(["--headless", "--questions", "6", "--seed", "3", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0), "{}", String::from_utf8_lossy(&run.stderr));
+    out
+}
+
+fn eval_dag(dir: &Path, args: &[&str]) -> Output {
+    common::eval_dag(dir).args(args).output().unwrap()
+}
+
+fn question_ids(run: &Path) -> Vec<String> {
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("eval_results.json")).unwrap()).unwrap();
+    results["detailed_results"].as_array().unwrap().iter().map(|r| r["question_id"].as_str().unwrap().into()).collect()
+}
+
+#[test]
+fn two_reviewers_imported_then_their_agreement_in_json_and_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = offline_run(dir.path());
+    let ids = question_ids(&run);
+    assert_eq!(ids.len(), 6);
+    // ana: right, right, wrong, right, wrong, unsure. bo: right, wrong, wrong, right, wrong, right.
+    let csv = dir.path().join("ana.csv");
+    let ana = ["right", "right", "wrong", "right", "wrong", "unsure"];
+    let mut text = String::from("question_id,verdict,reason,correct_answer\n");
+    for (id, verdict) in ids.iter().zip(ana) {
+        text.push_str(&format!("{id},{verdict},\"looked at <b>it</b>\nagain\",\n"));
+    }
+    std::fs::write(&csv, text).unwrap();
+    let jsonl = dir.path().join("bo.jsonl");
+    let bo = ["right", "wrong", "wrong", "right", "wrong", "right"];
+    let lines: Vec<String> = ids
+        .iter()
+        .zip(bo)
+        .map(|(id, verdict)| {
+            serde_json::json!({"question_id": id, "verdict": verdict, "correct_answer": {"n": 1}}).to_string()
+        })
+        .collect();
+    std::fs::write(&jsonl, lines.join("\n")).unwrap();
+    let run_arg = run.to_str().unwrap();
+    for (name, file) in [("ana", &csv), ("bo", &jsonl)] {
+        let out = eval_dag(dir.path(), &["review", run_arg, "--reviewer", name, "--import", file.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("6 reviews recorded"));
+    }
+    let ana_file = std::fs::read_to_string(run.join("reviews/ana.jsonl")).unwrap();
+    assert_eq!(ana_file.lines().count(), 6);
+    assert!(ana_file.contains("looked at <b>it</b> again"), "a reason is one line");
+
+    let out = eval_dag(dir.path(), &["agreement", run_arg, "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let run_report = &report[0];
+    assert_eq!(run_report["reviewers"], serde_json::json!(["ana", "bo"]));
+    assert_eq!(run_report["items_reviewed"], 6);
+    let pair = &run_report["pairs"][0];
+    // Both rated five: yes/yes 2, yes/no 1, no/no 2 → po 0.8, pe 0.48, κ = 0.32 / 0.52.
+    assert_eq!(pair["unsure"], 1);
+    assert_eq!(pair["figure"]["table"], serde_json::json!({"yes_yes": 2, "yes_no": 1, "no_yes": 0, "no_no": 2}));
+    assert!((pair["figure"]["kappa"].as_f64().unwrap() - 0.32 / 0.52).abs() < 1e-12);
+    assert_eq!(run_report["disputed"].as_array().unwrap().len(), 1, "the second question: right against wrong");
+    let critic = run_report["machines"].as_array().unwrap().iter().find(|m| m["machine"] == "critic").unwrap();
+    assert!(critic["figure"]["n"].as_u64().unwrap() >= 4);
+
+    let out = eval_dag(dir.path(), &["agreement", run_arg]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("2 reviewers (ana, bo), 6 items reviewed, 0 stale reviews"), "{text}");
+    assert!(text.contains("ana vs bo: κ 0.62 [") && text.contains("1 unsure left out"), "{text}");
+    assert!(text.contains("disputed (right against wrong): 1: "), "{text}");
+}
+
+#[test]
+fn a_review_of_an_answer_that_changed_is_stale_and_bad_input_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = offline_run(dir.path());
+    let ids = question_ids(&run);
+    let run_arg = run.to_str().unwrap();
+    let file = dir.path().join("one.jsonl");
+    std::fs::write(&file, format!("{{\"question_id\": \"{}\", \"verdict\": \"right\"}}\n", ids[0])).unwrap();
+    let out = eval_dag(dir.path(), &["review", run_arg, "--reviewer", "cy", "--import", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    // The review as if made of another answer: its hash no longer matches what the run shows.
+    let path = run.join("reviews/cy.jsonl");
+    let line: Value = serde_json::from_str(std::fs::read_to_string(&path).unwrap().trim()).unwrap();
+    let mut changed = line.clone();
+    changed["shown_sha256"] = Value::String("0".repeat(64));
+    std::fs::write(&path, format!("{changed}\n")).unwrap();
+    let out = eval_dag(dir.path(), &["agreement", run_arg, "--json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((report[0]["stale"].as_u64(), report[0]["items_reviewed"].as_u64()), (Some(1), Some(0)));
+    // The later line wins: the review made again of what the run shows counts.
+    std::fs::write(&path, format!("{changed}\n{line}\n")).unwrap();
+    let report: Value =
+        serde_json::from_slice(&eval_dag(dir.path(), &["agreement", run_arg, "--json"]).stdout).unwrap();
+    assert_eq!((report[0]["stale"].as_u64(), report[0]["items_reviewed"].as_u64()), (Some(0), Some(1)));
+
+    let before = std::fs::read_to_string(&path).unwrap();
+    for (rows, says) in [
+        (
+            format!(
+                "{{\"question_id\": \"{}\", \"verdict\": \"right\"}}\n{{\"question_id\": \"nope\", \"verdict\": \"right\"}}\n",
+                ids[0]
+            ),
+            "one.jsonl:2: the run has no such answer",
+        ),
+        (
+            format!("{{\"question_id\": \"{}\", \"verdict\": \"maybe\"}}\n", ids[0]),
+            "one.jsonl:1: verdict \"maybe\" is not right, wrong or unsure",
+        ),
+    ] {
+        std::fs::write(&file, rows).unwrap();
+        let out = eval_dag(dir.path(), &["review", run_arg, "--reviewer", "cy", "--import", file.to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!((out.status.code(), stderr.trim().lines().count()), (Some(2), 1), "{stderr}");
+        assert!(stderr.contains(says), "{stderr}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), before, "nothing written");
+    }
+    for name in ["../x", "a/b", ".."] {
+        let out = eval_dag(dir.path(), &["review", run_arg, "--reviewer", name, "--import", file.to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("is not 1 to 64 letters"), "{stderr}");
+    }
+    assert!(!dir.path().join("x.jsonl").exists() && !run.join("x.jsonl").exists());
+}
+
+#[test]
+fn kappa_equals_scikit_learns_on_generated_pairs() {
+    let fixture: Value = serde_json::from_str(
+        &std::fs::read_to_string(common::root().join("tests/fixtures/agreement/kappa_sklearn.json")).unwrap(),
+    )
+    .unwrap();
+    for case in fixture["cases"].as_array().unwrap() {
+        let side = |key: &str| case[key].as_array().unwrap().iter().map(|v| v.as_bool().unwrap()).collect::<Vec<_>>();
+        let table = AgreementTable::of(side("first").into_iter().zip(side("second")));
+        match case["kappa"].as_f64() {
+            Some(expected) => assert!((table.kappa().unwrap() - expected).abs() < 1e-12, "{case}"),
+            None => assert_eq!(table.kappa(), None, "{case}"),
+        }
+    }
+}
+
+#[test]
+fn alpha_equals_the_krippendorff_package_on_generated_reviews_with_gaps() {
+    if !require(Tool::PythonPackages) {
+        return;
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(65);
+    // 40 sets of raters × units, each value missing one time in three.
+    let sets: Vec<Vec<Vec<Option<u8>>>> = (0..40)
+        .map(|_| {
+            let (raters, units) = (rng.random_range(2..6), rng.random_range(3..30));
+            (0..raters)
+                .map(|_| (0..units).map(|_| (rng.random_range(0..3) > 0).then(|| rng.random_range(0..2u8))).collect())
+                .collect()
+        })
+        .collect();
+    let script = "import json, sys, numpy, krippendorff\n\
+        out = []\n\
+        for data in json.load(sys.stdin):\n\
+        \x20   d = numpy.array([[numpy.nan if v is None else v for v in r] for r in data], dtype=float)\n\
+        \x20   try:\n\
+        \x20       out.append(float(krippendorff.alpha(reliability_data=d, level_of_measurement='nominal')))\n\
+        \x20   except (ValueError, ZeroDivisionError):\n\
+        \x20       out.append(None)\n\
+        print(json.dumps([None if a != a else a for a in out]))\n";
+    let mut child = python3_with_packages()
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(serde_json::to_string(&sets).unwrap().as_bytes()).unwrap();
+    let output = child.wait_with_output().unwrap();
+    let expected: Vec<Option<f64>> = serde_json::from_slice(&output.stdout).unwrap();
+    for (set, want) in sets.iter().zip(expected) {
+        let units: Vec<Vec<u8>> =
+            (0..set[0].len()).map(|u| set.iter().filter_map(|rater| rater[u]).collect()).collect();
+        let got = krippendorff_alpha(&units).alpha;
+        match (got, want) {
+            (Some(got), Some(want)) => assert!((got - want).abs() < 1e-9, "{got} {want} {set:?}"),
+            (None, None) => {}
+            (got, want) => panic!("ours {got:?}, the package's {want:?}: {set:?}"),
+        }
+    }
+}
