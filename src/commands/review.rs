@@ -179,11 +179,11 @@ fn kappa_text(figure: &KappaFigure) -> String {
 /// The figures of one run, for people.
 fn agreement_text(run: &Path, report: &AgreementReport) -> String {
     let mut out = format!(
-        "{}: {} ({}), {}, {}\n",
+        "{}: {} ({}), {} reviewed, {}\n",
         run.display(),
         crate::text::plural(report.reviewers.len(), "reviewer"),
         report.reviewers.join(", "),
-        format!("{} reviewed", crate::text::plural(report.items_reviewed, "item")),
+        crate::text::plural(report.items_reviewed, "item"),
         crate::text::plural(report.stale, "stale review")
     );
     for pair in &report.pairs {

@@ -4,6 +4,7 @@
 //! refused in one line with nothing written; κ against scikit-learn's
 //! (frozen) and α against the `krippendorff` package on generated reviews.
 
+use std::io::Write;
 use std::path::Path;
 use std::process::Output;
 
@@ -196,7 +197,6 @@ fn alpha_equals_the_krippendorff_package_on_generated_reviews_with_gaps() {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    use std::io::Write;
     child.stdin.take().unwrap().write_all(serde_json::to_string(&sets).unwrap().as_bytes()).unwrap();
     let output = child.wait_with_output().unwrap();
     let expected: Vec<Option<f64>> = serde_json::from_slice(&output.stdout).unwrap();

@@ -65,7 +65,7 @@ fn machine_verdicts(doc: &EvalResults, index: usize, item: &ReviewItem) -> Vec<(
                 .flat_map(|a| &a.iterations)
                 .filter(|i| i.iteration == iteration)
                 .filter_map(|i| i.critic_feedback.as_ref())
-                .last();
+                .next_back();
             verdicts.extend(judged.map(|f| ("critic".to_string(), f.is_approved)));
         }
         None if item.epoch == 1 && item.draft == 1 => {
