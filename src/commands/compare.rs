@@ -242,7 +242,7 @@ fn ui_options(from_browser: bool) -> anyhow::Result<crate::tui::CompareOptions> 
 /// The run browser's comparison of the run directories `runs`: two side by
 /// side, more as a matrix against the first (at the default significance).
 pub(super) fn from_browser(runs: &[PathBuf]) -> anyhow::Result<Option<crate::tui::Ended>> {
-    let docs = runs.iter().map(|run| load_results(&results_source(run)?)).collect::<anyhow::Result<Vec<_>>>()?;
+    let docs = runs.iter().map(|run| load_run(run)).collect::<anyhow::Result<Vec<_>>>()?;
     let names: Vec<String> = runs.iter().map(|p| p.display().to_string()).collect();
     let stop = Box::pin(super::signals::interrupted());
     if let ([a, b], [name_a, name_b]) = (docs.as_slice(), names.as_slice()) {
@@ -253,9 +253,20 @@ pub(super) fn from_browser(runs: &[PathBuf]) -> anyhow::Result<Option<crate::tui
     crate::tui::compare_runs(crate::tui::RunsMatrix::new(matrix, docs), ui_options(true)?, stop)
 }
 
+/// The results of `run`; a run directory's are graded by its reviewers where
+/// nothing surer grades a question (`report::apply_human_verdicts`).
+fn load_run(run: &Path) -> anyhow::Result<EvalResults> {
+    let mut doc = load_results(&results_source(run)?)?;
+    if run.is_dir() {
+        let reviews = crate::report::read_reviews(run, &doc);
+        crate::report::apply_human_verdicts(&mut doc, &reviews);
+    }
+    Ok(doc)
+}
+
 /// Run the `compare` subcommand.
 pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
-    let docs = args.runs.iter().map(|run| load_results(&results_source(run)?)).collect::<anyhow::Result<Vec<_>>>()?;
+    let docs = args.runs.iter().map(|run| load_run(run)).collect::<anyhow::Result<Vec<_>>>()?;
     let names: Vec<String> = args.runs.iter().map(|p| p.display().to_string()).collect();
     let matrix = compare_runs(&names, &docs, args.significance);
     if let Some(out) = &args.html {

@@ -125,7 +125,10 @@ pub use matrix::{AnswerSpread, Entry, Matrix, MatrixRow, RunSummary, compare_run
 pub use metamorphic::metamorphic_summary;
 pub use recritic_verdicts::{Flip, VerdictOverlap, verdict_overlap};
 pub use results::{eval_results, graded_tally, write_eval_results};
-pub use reviews::{HumanVerdict, REVIEWS_DIR, RunReviews, Shown, append_review, human_verdicts, read_reviews, shown};
+pub use reviews::{
+    HumanVerdict, REVIEWS_DIR, RunReviews, Shown, append_review, apply_human_verdicts, human_verdicts, read_reviews,
+    shown,
+};
 pub use roles::{RoleUsage, RoleUsages, role_usage};
 pub use scorecard::{critic_scorecard, label_free_signals, scorecard_graded_by};
 pub use significance::{Measure, RESAMPLES, SEED, Significance, Test, mcnemar_exact, paired_test};

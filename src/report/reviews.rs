@@ -171,6 +171,42 @@ pub fn append_review(run_dir: &Path, review: &Review) -> std::io::Result<()> {
     file.flush()
 }
 
+/// Grade `doc` by people where nothing surer does: each question without an
+/// expected answer or a benchmark score whose final answer people reviewed
+/// takes their verdict (ahead of any judge) — `correct`, and a `label` grade
+/// saying how many reviewed it — and the summary's grading follows. Returns
+/// how many questions people graded.
+pub fn apply_human_verdicts(doc: &mut EvalResults, reviews: &RunReviews) -> usize {
+    let verdicts = human_verdicts(&reviews.current, None);
+    let mut graded = 0;
+    for result in &mut doc.detailed_results {
+        if result.expected_answer.is_some() || result.benchmark.is_some() {
+            continue;
+        }
+        let item = ReviewItem::final_answer(result.question_id.as_str().into());
+        let Some(HumanVerdict { right: Some(right), reviewers }) = verdicts.get(&item).copied() else { continue };
+        result.correct = Some(right);
+        result.grades.push(crate::domain::Grade {
+            method: crate::domain::GradingMethod::Label,
+            score: Some(f64::from(u8::from(right))),
+            passed: right,
+            threshold: 1.0,
+            reason: format!("reviewed by {}", crate::text::plural(reviewers, "person").replace("persons", "people")),
+            error: None,
+        });
+        graded += 1;
+    }
+    let counted: Vec<bool> =
+        doc.detailed_results.iter().filter(|r| !r.fixed_by_hand).filter_map(|r| r.correct).collect();
+    let right = counted.iter().filter(|c| **c).count();
+    doc.summary.grading = super::doc::Grading {
+        graded: counted.len(),
+        correct: right,
+        accuracy: (!counted.is_empty()).then(|| right as f64 / counted.len() as f64),
+    };
+    graded
+}
+
 /// An item's verdict by people: the majority of its reviewers' right and
 /// wrong (unsure left out), or the adjudicator's when they reviewed it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

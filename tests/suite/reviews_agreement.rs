@@ -211,3 +211,41 @@ fn alpha_equals_the_krippendorff_package_on_generated_reviews_with_gaps() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn where_nothing_surer_grades_a_question_compare_counts_what_people_said() {
+    let mock = super::harness_cache::mock(2).await;
+    let home = tempfile::tempdir().unwrap();
+    let run = home.path().join("run");
+    let ran =
+        super::harness_cache::finish(super::harness_cache::command(&mock, home.path(), "run", 2, &[]), &run).await;
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let results = &ran.results["detailed_results"];
+    assert!(results.as_array().unwrap().iter().all(|r| r["expected_answer"].is_null()), "no expected answers");
+    let run_arg = run.to_str().unwrap();
+    let compare = |home: &Path| -> Value {
+        let out = eval_dag(home, &["compare", run_arg, run_arg, "--json"]);
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    assert_eq!(compare(home.path())["frontier"]["basis"], "pass_rate", "nothing graded yet");
+    let ids = question_ids(&run);
+    let file = home.path().join("people.jsonl");
+    let rows = format!(
+        "{{\"question_id\": \"{}\", \"verdict\": \"right\"}}\n{{\"question_id\": \"{}\", \"verdict\": \"wrong\"}}\n",
+        ids[0], ids[1]
+    );
+    std::fs::write(&file, rows).unwrap();
+    for name in ["ana", "bo"] {
+        let out = eval_dag(home.path(), &["review", run_arg, "--reviewer", name, "--import", file.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let compared = compare(home.path());
+    let frontier = &compared["frontier"];
+    assert_eq!((frontier["basis"].as_str(), frontier["points"][0]["accuracy"].as_f64()), (Some("graded"), Some(0.5)));
+    let out = eval_dag(home.path(), &["compare", run_arg, run_arg, run_arg, "--json"]);
+    let matrix: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(matrix["runs"][0]["accuracy"].as_f64(), Some(0.5), "the run's accuracy is the people's");
+    let second = matrix["questions"].as_array().unwrap().iter().find(|q| q["question_id"] == ids[1].as_str()).unwrap();
+    assert_eq!(second["runs"][0]["correct"], Value::Bool(false), "{second}");
+}
