@@ -23,6 +23,12 @@ pub struct ReviewArgs {
     /// reviews of what the run shows now; a bad row is one line, nothing written.
     #[arg(long, value_name = "FILE")]
     pub import: Option<PathBuf>,
+    /// Review N answers drawn at random (seeded with --seed) instead of all.
+    #[arg(long, value_name = "N")]
+    pub sample: Option<usize>,
+    /// The seed of --sample.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
 }
 
 /// Arguments of `agreement`.

@@ -234,7 +234,7 @@ fn results_source(run: &Path) -> anyhow::Result<PathBuf> {
 
 /// How the comparison UI shows: the theme and keys of the config file;
 /// `from_browser` when the run browser opened it.
-fn ui_options(from_browser: bool) -> anyhow::Result<crate::tui::CompareOptions> {
+pub(super) fn ui_options(from_browser: bool) -> anyhow::Result<crate::tui::CompareOptions> {
     let theme = crate::tui::Theme::load(&crate::config::theme_name())?;
     Ok(crate::tui::CompareOptions { theme, keys: crate::config::load_default()?.keys, from_browser })
 }

@@ -3,6 +3,7 @@
 //! `eval-dag agreement RUN_DIR…`: how far the run's reviewers agree with each
 //! other and the machines with them (`report::agreement_report`).
 
+use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -143,13 +144,19 @@ fn reviews_of(
     Ok(reviews)
 }
 
-/// Run the `review` subcommand.
+/// Run the `review` subcommand: the review screen, or `--import`.
 pub fn run(args: &ReviewArgs) -> anyhow::Result<ExitCode> {
-    let Some(file) = &args.import else {
-        bail!("review needs --import FILE: reviews are recorded from a CSV or JSON Lines file")
-    };
     let reviewer = reviewer(args.reviewer.as_ref())?;
     let doc = results_of(&args.run)?;
+    let Some(file) = &args.import else {
+        if !std::io::stdout().is_terminal() {
+            bail!("the review screen needs a terminal; --import FILE records reviews without one");
+        }
+        let reviews = read_reviews(&args.run, &doc);
+        let queue = crate::tui::ReviewQueue::new(args.run.clone(), doc, &reviews, reviewer, args.sample, args.seed);
+        crate::tui::review(queue, super::compare::ui_options(false)?, Box::pin(super::signals::interrupted()))?;
+        return Ok(ExitCode::SUCCESS);
+    };
     let reviews = reviews_of(import_rows(file)?, &reviewer, &doc, file)?;
     for review in &reviews {
         append_review(&args.run, review)

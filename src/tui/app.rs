@@ -230,6 +230,11 @@ impl App {
     }
 
     /// An app with no run whose first screen is `first`.
+    /// The app on the review screen over `queue`.
+    pub fn reviewing(queue: super::ReviewQueue, theme: Theme) -> Self {
+        Self::over(Box::new(super::screens::review::ReviewScreen::new(queue)), theme)
+    }
+
     fn over(first: Box<dyn Component>, theme: Theme) -> Self {
         let mut app = Self::new(RunState::default(), theme, None, None);
         app.stack = vec![first];

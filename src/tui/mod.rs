@@ -57,6 +57,7 @@ mod loading;
 mod palette;
 mod palette_entry;
 mod replay;
+mod review_queue;
 mod runs_matrix;
 mod schema_text;
 mod screens;
@@ -91,6 +92,7 @@ pub use keymap::{
 };
 pub use loading::Loaded;
 pub use replay::{DEFAULT_MAX_GAP, Loading, Replay};
+pub use review_queue::ReviewQueue;
 pub use runs_matrix::RunsMatrix;
 
 pub use theme::{Ink, Theme, ThemeError};
@@ -321,6 +323,12 @@ pub fn compare(comparison: Comparison, options: CompareOptions, stop: Stop) -> a
 /// Open the UI over `matrix` (several runs, questions × runs).
 pub fn compare_runs(matrix: RunsMatrix, options: CompareOptions, stop: Stop) -> anyhow::Result<Option<Ended>> {
     let app = App::comparing_runs(matrix, options.theme.clone());
+    options.show(app, stop)
+}
+
+/// Open the review screen over `queue`.
+pub fn review(queue: ReviewQueue, options: CompareOptions, stop: Stop) -> anyhow::Result<Option<Ended>> {
+    let app = App::reviewing(queue, options.theme.clone());
     options.show(app, stop)
 }
 

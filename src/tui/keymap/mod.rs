@@ -167,6 +167,22 @@ actions! {
     Frontier = "frontier",
     /// The frontier's next x axis: cost, tokens, wall time (the matrix).
     FrontierAxis = "frontier_axis",
+    /// The answer is right (the review screen).
+    ReviewRight = "review_right",
+    /// The answer is wrong (the review screen).
+    ReviewWrong = "review_wrong",
+    /// Cannot tell (the review screen).
+    ReviewUnsure = "review_unsure",
+    /// Pass over the answer for now (the review screen).
+    ReviewSkip = "review_skip",
+    /// Back to the last answer reviewed (the review screen).
+    ReviewUndo = "review_undo",
+    /// Show the machines' verdicts and other reviews, once yours is given (the review screen).
+    ReviewReveal = "review_reveal",
+    /// Type a one-line reason for the next verdict (the review screen).
+    ReviewReason = "review_reason",
+    /// Type the right answer, as JSON, for the next verdict (the review screen).
+    ReviewAnswer = "review_answer",
 }
 
 /// Declares [`Context`] with each context's section in the config file and its name for people.
@@ -237,6 +253,8 @@ contexts! {
     QuitPrompt = "quit_prompt", "quit now? (a live run)";
     /// The run browser.
     Runs = "runs", "run browser";
+    /// The review screen.
+    Review = "review", "review";
 }
 
 /// One binding, as the keymap defines it.
@@ -314,6 +332,16 @@ pub const BINDINGS: &[Binding] = &[
     bind!("c", [Char('c')], CompareMarked, "compare the two marked runs", "compare", Runs),
     bind!("m", [Char('m')], MatrixMarked, "the marked runs (three or more) as a matrix", "matrix", Runs),
     bind!("R", [Char('R')], Resume, "resume the interrupted run, live", "resume", Runs),
+    bind!("r", [Char('r')], ReviewRight, "the answer is right", "right", Review),
+    bind!("w", [Char('w')], ReviewWrong, "the answer is wrong", "wrong", Review),
+    bind!("u", [Char('u')], ReviewUnsure, "cannot tell", "unsure", Review),
+    bind!("m", [Char('m')], ReviewReason, "a one-line reason for your next verdict", "reason", Review),
+    bind!("a", [Char('a')], ReviewAnswer, "the right answer (JSON) for your next verdict", "answer", Review),
+    bind!("→", [Right], PaneRight, "the next answer", "next", Review),
+    bind!("←", [Left], PaneLeft, "the previous answer", "", Review),
+    bind!("s", [Char('s')], ReviewSkip, "skip this answer for now", "skip", Review),
+    bind!("z", [Char('z')], ReviewUndo, "back to your last review, to give it again", "undo", Review),
+    bind!("v", [Char('v')], ReviewReveal, "once you gave yours: the critic, grades, other reviews", "show", Review),
     bind!("h", [Char('h')], PrevIteration, "previous iteration", "prev", Iterations),
     bind!("l", [Char('l')], NextIteration, "next iteration", "next", Iterations),
     bind!("<", [Char('<')], PrevDraft, "previous draft (a consensus run)", "", Iterations),
@@ -402,5 +430,6 @@ pub fn applies(context: Context, screen: Screen, replay: bool) -> bool {
         Context::Live => run && !replay,
         Context::QuitPrompt => false,
         Context::Runs => screen == Screen::Runs,
+        Context::Review => screen == Screen::Review,
     }
 }

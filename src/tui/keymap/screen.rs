@@ -28,11 +28,13 @@ pub enum Screen {
     Benchmark,
     /// Every run under some directories.
     Runs,
+    /// A reviewer's answers to judge, one at a time.
+    Review,
 }
 
 impl Screen {
     /// Every screen.
-    pub const ALL: [Screen; 12] = [
+    pub const ALL: [Screen; 13] = [
         Screen::Dashboard,
         Screen::Question,
         Screen::Diff,
@@ -45,6 +47,7 @@ impl Screen {
         Screen::Taxonomy,
         Screen::Benchmark,
         Screen::Runs,
+        Screen::Review,
     ];
 
     /// The screen as messages name it.
@@ -62,6 +65,7 @@ impl Screen {
             Screen::Taxonomy => "findings taxonomy",
             Screen::Benchmark => "benchmark",
             Screen::Runs => "run browser",
+            Screen::Review => "review",
         }
     }
 }

@@ -30,6 +30,7 @@ pub mod help;
 pub mod inspector;
 pub mod matrix;
 pub mod question;
+pub mod review;
 pub mod runs;
 pub mod schema;
 pub mod scorecard;

@@ -155,11 +155,31 @@ fn status_line(ctx: &Ctx) -> Line<'static> {
     }
 }
 
+/// The review screen's header: the run, the reviewer, the progress.
+fn review(frame: &mut Frame, area: Rect, ctx: &Ctx, queue: &crate::tui::ReviewQueue) {
+    let t = ctx.theme;
+    let (reviewed, skipped, total) = queue.progress();
+    let first = Line::from(vec![
+        Span::styled(" eval-dag review ", t.fg(Ink::Accent).add_modifier(Modifier::BOLD)),
+        Span::styled(
+            clean(&format!("{} · reviewer {}", queue.run_dir.display(), queue.reviewer)).into_owned(),
+            t.fg(Ink::Text),
+        ),
+    ]);
+    let skipped = if skipped > 0 { format!(" · {skipped} skipped") } else { String::new() };
+    let second = Line::from(format!(" {reviewed} / {total}{skipped}"));
+    let third = message_line(ctx, " blind: the critic, grades and other reviews show after your verdict".into());
+    frame.render_widget(Paragraph::new(vec![first, second, third]), area);
+}
+
 /// Draw the header into `area` (3 lines).
 pub fn draw(frame: &mut Frame, area: Rect, ctx: &Ctx) {
     let t = ctx.theme;
     if let (Screen::Matrix, Some(screen)) = (ctx.screen, ctx.find::<MatrixScreen>()) {
         return matrix(frame, area, ctx, &screen.runs);
+    }
+    if let (Screen::Review, Some(screen)) = (ctx.screen, ctx.find::<crate::tui::screens::review::ReviewScreen>()) {
+        return review(frame, area, ctx, &screen.queue);
     }
     if let Some(c) = ctx.comparison() {
         comparison(frame, area, ctx, c);
