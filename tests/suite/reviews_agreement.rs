@@ -249,3 +249,31 @@ async fn where_nothing_surer_grades_a_question_compare_counts_what_people_said()
     let second = matrix["questions"].as_array().unwrap().iter().find(|q| q["question_id"] == ids[1].as_str()).unwrap();
     assert_eq!(second["runs"][0]["correct"], Value::Bool(false), "{second}");
 }
+
+#[test]
+fn two_reviewers_on_the_review_screen_in_a_real_terminal_then_their_agreement() {
+    let Some(session) = common::tmux::session("review") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let run = offline_run(dir.path());
+    for (name, keys) in [("ana", ["r", "r", "w", "r", "w", "u"]), ("bo", ["r", "w", "w", "r", "w", "r"])] {
+        common::tmux::tmux(&["send-keys", "-t", &session, "clear", "Enter"]);
+        common::tmux::run(&session, &format!("review {} --reviewer {name}", run.display()));
+        let screen = common::tmux::wait_for_all(&session, &["answer 1 of 6", "0 / 6"]);
+        assert!(!screen.contains("passed") && screen.contains("stay hidden"), "blind: {screen}");
+        for key in keys {
+            common::tmux::tmux(&["send-keys", "-t", &session, key]);
+        }
+        common::tmux::wait_for(&session, "6 / 6");
+        common::tmux::tmux(&["send-keys", "-t", &session, "q"]);
+        common::tmux::wait_for(&session, "EXITED-0");
+    }
+    let out = eval_dag(dir.path(), &["agreement", run.to_str().unwrap(), "--json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let pair = &report[0]["pairs"][0];
+    assert_eq!(
+        pair["figure"]["table"],
+        serde_json::json!({"yes_yes": 2, "yes_no": 1, "no_yes": 0, "no_no": 2}),
+        "{report}"
+    );
+    assert_eq!(pair["unsure"], 1);
+}
