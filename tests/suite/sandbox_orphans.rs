@@ -1,8 +1,10 @@
 //! Nothing outlives its run: every sandbox worker a command started, busy in a
 //! DAG or idle, ends within a second of the command's process dying by
-//! SIGKILL — `exec` (one spawned worker) and `exec --metamorphic` (a worker
-//! per transformed copy of the dataset), each killed while a worker spins in
-//! a DAG that never ends. (A pool of cloned workers: `sandbox_clones`.)
+//! SIGKILL — `exec` (one spawned worker), `exec --metamorphic` (a worker per
+//! transformed copy of the dataset), a `run` over several datasets (a pool
+//! per dataset, cloned workers) and a `run --metamorphic`, each killed while
+//! a worker spins in a DAG that never ends. (A pool of cloned workers alone:
+//! `sandbox_clones`.)
 
 use crate::common;
 
@@ -22,19 +24,30 @@ fn ended(pid: u32) -> bool {
     stat_fields(pid).is_none_or(|fields| fields[0] == "Z")
 }
 
-/// The `sandbox-worker` processes whose parent is `parent`.
-fn workers_of(parent: u32) -> Vec<u32> {
-    let mut found = Vec::new();
+/// The `sandbox-worker` processes descended from `ancestor` (a template's
+/// clones are its children), alive.
+fn workers_of(ancestor: u32) -> Vec<u32> {
+    let mut parents: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+    let mut workers = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let Some(parent) = stat_fields(pid).and_then(|f| f[1].parse::<u32>().ok()) else { continue };
+        parents.insert(pid, parent);
         let Ok(command) = std::fs::read(format!("/proc/{pid}/cmdline")) else { continue };
-        let is_worker = command.split(|b| *b == 0).any(|arg| arg == b"sandbox-worker");
-        let child = stat_fields(pid).is_some_and(|fields| fields[1] == parent.to_string());
-        if is_worker && child && !ended(pid) {
-            found.push(pid);
+        if command.split(|b| *b == 0).any(|arg| arg == b"sandbox-worker") && !ended(pid) {
+            workers.push(pid);
         }
     }
-    found
+    let descends = |mut pid: u32| {
+        while let Some(&parent) = parents.get(&pid) {
+            if parent == ancestor {
+                return true;
+            }
+            pid = parent;
+        }
+        false
+    };
+    workers.into_iter().filter(|pid| descends(*pid)).collect()
 }
 
 /// CPU time (clock ticks) `pid`'s threads have used.
@@ -97,4 +110,59 @@ fn a_metamorphic_exec_killed_in_a_copy_leaves_no_worker_running() {
     let code = "def f(rows):\n    while len(rows) > 2000:\n        pass\n    return len(rows)\n";
     let command = exec(dir.path(), code, &["--metamorphic"]);
     killed_mid_dag_leaves_no_worker(command);
+}
+
+/// A mock model approving every layer and building, for every question of
+/// the benchmark, a DAG of `code` over `dataset.rows`.
+async fn looping_model(code: &'static str) -> common::mock_llm::MockLlm {
+    common::mock_llm::MockLlm::start(move |request, _| {
+        let prompt = request.prompt();
+        if prompt.contains("review one layer") {
+            let approve = serde_json::json!({"is_valid": true, "issues": [], "reasoning": "reads the rows"});
+            return common::mock_llm::Reply::Text(approve.to_string());
+        }
+        let id = super::benchmark_run::question_id(&prompt);
+        let dag = serde_json::json!({"question_id": id, "description": "read the rows", "final_answer_node": "answer",
+            "edges": [], "nodes": [{"node_id": "answer", "operation": "count", "function_name": "answer",
+            "inputs": {"rows": "dataset.rows"}, "expected_output_type": "int", "layer": 0, "code": code}]});
+        common::mock_llm::Reply::Text(dag.to_string())
+    })
+    .await
+}
+
+/// Start `eval-dag run` over the made-up benchmark of three datasets in `dir`, against `mock`.
+fn run_over_datasets(dir: &Path, mock: &common::mock_llm::MockLlm, extra: &[&str]) -> Child {
+    let bench = dir.join("bench");
+    super::benchmark_run::write_benchmark(&bench);
+    Command::new(env!("CARGO_BIN_EXE_eval-dag"))
+        .arg("run")
+        .arg(&bench)
+        .args(["--headless", "--llm", "openai", "--model", "scripted-model", "--node-timeout", "120", "--base-url"])
+        .arg(mock.base_url())
+        .arg("--out")
+        .arg(dir.join("run"))
+        .args(extra)
+        .env("HOME", dir)
+        .env("OPENAI_API_KEY", "test-key")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_over_several_datasets_killed_mid_dag_leaves_no_worker_running() {
+    let mock = looping_model("def answer(rows):\n    while True:\n        pass\n").await;
+    let dir = tempfile::tempdir().unwrap();
+    let command = run_over_datasets(dir.path(), &mock, &[]);
+    tokio::task::spawn_blocking(move || killed_mid_dag_leaves_no_worker(command)).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_metamorphic_run_killed_in_a_copy_leaves_no_worker_running() {
+    // Every dataset has at most 4 rows: quick on each, endless on a copy with rows duplicated.
+    let mock = looping_model("def answer(rows):\n    while len(rows) > 4:\n        pass\n    return len(rows)\n").await;
+    let dir = tempfile::tempdir().unwrap();
+    let command = run_over_datasets(dir.path(), &mock, &["--metamorphic"]);
+    tokio::task::spawn_blocking(move || killed_mid_dag_leaves_no_worker(command)).await.unwrap();
 }
