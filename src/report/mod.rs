@@ -54,6 +54,10 @@
 //!   tokens or wall time, and the runs none beats on both; per level and per
 //!   dataset too. `bootstrap.rs` is the one seeded bootstrap its intervals and
 //!   the significance test draw with.
+//! - `reviews.rs`: people's reviews kept beside a run (`reviews/<reviewer>.jsonl`),
+//!   read against what it shows now (stale ones apart), the trace's labels among
+//!   them; the human verdict of an item. `agreement/`: Cohen's κ per pair of
+//!   reviewers, Krippendorff's α, each machine against people, with intervals.
 //! - `significance.rs`: each run's paired test against the baseline — exact
 //!   McNemar without repeats, a seeded paired bootstrap with them — which alone
 //!   decides a regression's exit code.

@@ -17,7 +17,10 @@
 //!   broken questions open the question screen); `inspector/` with `value_tree.rs`
 //!   (a node's inputs and output as a tree); `compare.rs` and `compare_detail.rs`
 //!   over `comparison.rs` (two runs); `matrix.rs` over `runs_matrix.rs` (several
-//!   runs); `help.rs` (the help overlay).
+//!   runs, and their accuracy–cost frontier drawn by `widgets/frontier_chart.rs`);
+//!   `review.rs` over `review_queue.rs` (a reviewer's answers to judge, blind
+//!   until their verdict, written to the run's `reviews/` at once); `help.rs` (the
+//!   help overlay).
 //! - `screens/runs/`: the run browser over `report::scan_runs`. Its rows are fed by
 //!   threads of its own and drained on the loop's tick (`Component::poll`). What the
 //!   user picks leaves the app as an `Effect::Leave` for the command hosting the
@@ -25,7 +28,8 @@
 //!   comes back to it on esc at its first screen.
 //! - `keymap/`: the one keymap — actions, contexts and default bindings; `key.rs`,
 //!   keys as written and shown; `rebind.rs`, the session's `Keymap` with the user's
-//!   keys in place of the defaults, checked for clashes on every screen.
+//!   keys in place of the defaults (a default holding a key the user gave another
+//!   action gives it up), checked for clashes between the user's keys on every screen.
 //! - `view.rs`: the words screens share (panes, tabs, the dashboard's filters and
 //!   orders); `graph_moves.rs`: moving the selection along a DAG.
 //! - `palette/`: the command palette, an overlay over its entries with fuzzy

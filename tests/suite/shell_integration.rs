@@ -8,8 +8,10 @@ use crate::common::eval_dag;
 use crate::common::tools::{Tool, require};
 
 /// The visible subcommands every script and page names.
-const SUBCOMMANDS: [&str; 17] = [
+const SUBCOMMANDS: [&str; 19] = [
     "run",
+    "review",
+    "agreement",
     "runs",
     "replay",
     "prepare",
@@ -74,7 +76,7 @@ fn bash_completion_parses_and_completes_subcommands_and_their_flags() {
         assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
         String::from_utf8(output.stdout).unwrap().trim().to_string()
     };
-    assert_eq!(complete("eval-dag re", 1), "replay report recritic");
+    assert_eq!(complete("eval-dag re", 1), "replay report review recritic");
     assert_eq!(complete("eval-dag report --", 2), "--out --help --version", "a subcommand's flags complete");
     assert!(complete("eval-dag run --max", 2).contains("--max-iterations"));
     assert_eq!(complete("eval-dag completions f", 2), "fish");
