@@ -13,7 +13,7 @@ pub struct ReviewArgs {
     /// The run directory whose answers are reviewed.
     #[arg(value_name = "RUN_DIR")]
     pub run: PathBuf,
-    /// Who reviews [default: the user's login name]: 1 to 64 letters, digits,
+    /// Who reviews [default: `[review] reviewer` in the config, else the user's login name]: 1 to 64 letters, digits,
     /// `_`, `.` or `-`; it names the file `RUN_DIR/reviews/<reviewer>.jsonl`.
     #[arg(long, value_name = "NAME")]
     pub reviewer: Option<ReviewerName>,

@@ -82,10 +82,13 @@ fn import_rows(file: &Path) -> anyhow::Result<Vec<(usize, ImportRow)>> {
     Ok(rows)
 }
 
-/// The reviewer: the flag, else the user's login name.
+/// The reviewer: the flag, else `[review] reviewer`, else the user's login name.
 fn reviewer(flag: Option<&ReviewerName>) -> anyhow::Result<ReviewerName> {
     if let Some(name) = flag {
         return Ok(name.clone());
+    }
+    if let Some(name) = crate::config::load_default()?.review.reviewer {
+        return Ok(name);
     }
     let login = std::env::var("USER").or_else(|_| std::env::var("LOGNAME")).unwrap_or_default();
     login.parse().map_err(|_| anyhow::anyhow!("no reviewer: give --reviewer NAME"))

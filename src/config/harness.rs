@@ -124,3 +124,11 @@ mod tests {
         assert!(err.contains("config.toml:2") && err.contains("US dollars"), "{err}");
     }
 }
+
+/// `[review]`: who reviews by default (`review --reviewer` wins; else the login name).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReviewSection {
+    /// The reviewer's name.
+    pub reviewer: Option<crate::domain::ReviewerName>,
+}

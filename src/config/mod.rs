@@ -37,7 +37,7 @@ mod roles;
 #[cfg(test)]
 mod tests;
 
-pub use harness::{BudgetSection, CacheSection, default_cache_path};
+pub use harness::{BudgetSection, CacheSection, ReviewSection, default_cache_path};
 pub use roles::{RoleChoice, RoleChoices, RoleConfig, RoleConfigs, RoleSection, RolesSection};
 
 /// Environment variable naming a config file to read instead of the default one.
@@ -73,6 +73,9 @@ pub struct Config {
     /// Spending limits.
     #[serde(default)]
     pub budget: BudgetSection,
+    /// Reviews of answers.
+    #[serde(default)]
+    pub review: ReviewSection,
     /// `[keys]` as written; [`Config::parse`] turns it into [`Config::keys`].
     #[serde(default, rename = "keys")]
     written_keys: keys::WrittenKeys,

@@ -195,6 +195,8 @@ fn the_guide_example_is_a_valid_config_with_the_built_in_defaults() {
     let start = section.find("```toml\n").expect("a toml example") + "```toml\n".len();
     let example = &section[start..start + section[start..].find("```").unwrap()];
     let config = parse(example).unwrap();
+    assert_eq!(config.review.reviewer.as_ref().map(ToString::to_string).as_deref(), Some("ana"));
+    assert!(parse("[review]\nreviewer = \"../x\"\n").is_err(), "a reviewer name that is a path is refused");
     let resolved = config.resolve(&args(&[]), |n| (n == DEFAULT_API_KEY_ENV).then(|| "k".into())).unwrap();
     let defaults = Config::default().resolve(&args(&[]), |n| (n == DEFAULT_API_KEY_ENV).then(|| "k".into())).unwrap();
     let built_in_price = |r: &RunConfig| {
