@@ -142,7 +142,8 @@ impl ReviewQueue {
 
     /// Pass over the item under the cursor.
     pub fn skip(&mut self) {
-        if !self.mine.contains_key(&self.items[self.position].0) {
+        let Some((item, _)) = self.items.get(self.position) else { return };
+        if !self.mine.contains_key(item) {
             self.skipped.insert(self.position);
         }
         self.move_by(true);

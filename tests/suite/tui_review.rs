@@ -42,6 +42,21 @@ fn written(dir: &Path) -> Vec<Value> {
 }
 
 #[test]
+fn a_run_without_answers_is_said_and_every_key_is_harmless() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut doc = load_results(&common::root().join(SAMPLE)).unwrap();
+    doc.detailed_results.clear();
+    let queue =
+        ReviewQueue::new(dir.path().to_path_buf(), doc, &RunReviews::default(), "ana".parse().unwrap(), None, 0);
+    let mut app = App::reviewing(queue, Theme::dark());
+    press(&mut app, "rwusz←→vma1\n");
+    let text = screen(&app, 80, 24);
+    assert!(text.contains("no answer to review in this run") && text.contains("0 / 0"), "{text}");
+    assert!(!text.contains("answer 1 of 0"), "{text}");
+    assert!(written(dir.path()).is_empty(), "nothing written");
+}
+
+#[test]
 fn the_review_screen_at_both_sizes() {
     let dir = tempfile::tempdir().unwrap();
     for (width, height) in [(80u16, 24u16), (160, 48)] {

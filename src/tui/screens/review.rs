@@ -152,7 +152,10 @@ fn revealed_lines(queue: &ReviewQueue, ctx: &Ctx) -> Vec<Line<'static>> {
 fn draw(screen: &ReviewScreen, frame: &mut Frame, area: Rect, ctx: &Ctx) {
     let t = ctx.theme;
     let queue = &screen.queue;
-    let title = format!(" answer {} of {} ", queue.position + 1, queue.items.len());
+    let title = match queue.items.len() {
+        0 => " no answers ".to_string(),
+        total => format!(" answer {} of {total} ", queue.position + 1),
+    };
     let block = Block::default().borders(Borders::TOP).title(title).border_style(t.fg(Ink::Border));
     let inner = block.inner(area);
     frame.render_widget(block, area);
