@@ -14,16 +14,18 @@ mod measure;
 #[path = "support/graded_run.rs"]
 mod graded_run;
 
+#[path = "support/frames.rs"]
+mod frames;
+
 use std::time::Instant;
 
 use eval_dag::report::{EvalResults, compare_runs};
-use eval_dag::tui::{App, RunsMatrix, Theme, draw, press_keys};
+use eval_dag::tui::{App, RunsMatrix, Theme, press_keys};
+use frames::frames_at;
 use graded_run::base_run;
 use measure::{median, peak_rss_mb};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 
 /// `runs` runs of `base`'s questions, each right on a share of them and at its own cost.
 fn runs(base: &EvalResults, runs: usize) -> Vec<EvalResults> {
@@ -57,19 +59,6 @@ fn build_ms(docs: &[EvalResults]) -> f64 {
     median(times)
 }
 
-/// Median ms of 200 frames of `app` at 160×48.
-fn frame_ms(app: &App) -> f64 {
-    let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
-    let times = (0..200)
-        .map(|_| {
-            let t = Instant::now();
-            terminal.draw(|f| draw(f, app)).unwrap();
-            t.elapsed().as_secs_f64() * 1e3
-        })
-        .collect();
-    median(times)
-}
-
 fn main() {
     let (small, large) = (base_run(1_000), base_run(10_000));
     for count in [5, 50] {
@@ -84,9 +73,9 @@ fn main() {
     let docs = runs(&large, 50);
     let names: Vec<String> = (0..docs.len()).map(|i| format!("runs/{i}")).collect();
     let mut app = App::comparing_runs(RunsMatrix::new(compare_runs(&names, &docs, 0.05), docs), Theme::dark());
-    let questions = frame_ms(&app);
+    let questions = frames_at(&app, 160, 48, 200);
     press_keys(&mut app, "p");
-    let chart = frame_ms(&app);
+    let chart = frames_at(&app, 160, 48, 200);
     println!("matrix screen, 50 runs × 10,000 questions, 160x48: questions {questions:.3} ms, frontier {chart:.3} ms");
     println!("peak RSS: {:.0} MB", peak_rss_mb());
 }

@@ -14,17 +14,19 @@ mod measure;
 #[path = "support/graded_run.rs"]
 mod graded_run;
 
+#[path = "support/frames.rs"]
+mod frames;
+
 use std::time::Instant;
 
 use eval_dag::domain::{REVIEW_VERSION, Review, ReviewItem, ReviewKind, Verdict};
 use eval_dag::report::{EvalResults, RunReviews, agreement_report, shown};
-use eval_dag::tui::{App, ReviewQueue, Theme, draw};
+use eval_dag::tui::{App, ReviewQueue, Theme};
+use frames::frames_at;
 use graded_run::base_run;
 use measure::{median, peak_rss_mb};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 
 /// Every answer of `doc` reviewed by `reviewers` reviewers, each right on a share of them.
 fn reviews(doc: &EvalResults, reviewers: usize) -> RunReviews {
@@ -72,15 +74,7 @@ fn agreement_ms(doc: &EvalResults, reviews: &RunReviews) -> f64 {
 fn frame_ms(doc: EvalResults, reviews: &RunReviews) -> f64 {
     let dir = std::env::temp_dir();
     let app = App::reviewing(ReviewQueue::new(dir, doc, reviews, "me".parse().unwrap(), None, 0), Theme::dark());
-    let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
-    let times = (0..200)
-        .map(|_| {
-            let t = Instant::now();
-            terminal.draw(|f| draw(f, &app)).unwrap();
-            t.elapsed().as_secs_f64() * 1e3
-        })
-        .collect();
-    median(times)
+    frames_at(&app, 160, 48, 200)
 }
 
 fn main() {

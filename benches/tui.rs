@@ -22,6 +22,10 @@ mod synthetic_trace;
 #[path = "support/measure.rs"]
 mod measure;
 
+#[path = "support/frames.rs"]
+mod frames;
+
+use frames::frames_at;
 use measure::{median, peak_rss_mb};
 use std::time::Instant;
 
@@ -106,19 +110,6 @@ fn main() {
     consensus_frames();
     report_screen_frames();
     palette_keystrokes();
-}
-
-/// Median time (ms) of `frames` frames of `app` at `width`×`height`.
-fn frames_at(app: &App, width: u16, height: u16, frames: usize) -> f64 {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    let times = (0..frames)
-        .map(|_| {
-            let t = Instant::now();
-            terminal.draw(|f| draw(f, app)).unwrap();
-            t.elapsed().as_secs_f64() * 1e3
-        })
-        .collect();
-    median(times)
 }
 
 /// The replayed run's dashboard with its charts (160×30) and without them
