@@ -374,8 +374,24 @@ pub fn cost_per_right(cost: f64, right: f64) -> Option<f64> {
 /// Whether `doc` has a price for what it spent: it cost something (the
 /// cache's hits at list price counted), or spent nothing.
 fn priced(doc: &EvalResults) -> bool {
-    let cached = doc.summary.cache.map_or(0, |c| c.hits);
-    placed_cost(doc) > 0.0 || (doc.summary.tokens.total == 0 && cached == 0)
+    summary_priced(&doc.summary)
+}
+
+/// [`priced`] of a results summary alone.
+fn summary_priced(summary: &super::doc::Summary) -> bool {
+    let cached = summary.cache.map_or(0, |c| c.hits);
+    summary_cost(summary) > 0.0 || (summary.tokens.total == 0 && cached == 0)
+}
+
+/// What a run spent, from its summary: its calls' cost plus the cache's hits at list price.
+fn summary_cost(summary: &super::doc::Summary) -> f64 {
+    summary.cost_usd + summary.cache.map_or(0.0, |c| c.list_cost_usd)
+}
+
+/// Cost per graded right answer from a results summary alone (the run
+/// browser reads only summaries); none without a price or a right answer.
+pub fn summary_cost_per_right(summary: &super::doc::Summary) -> Option<f64> {
+    summary_priced(summary).then(|| cost_per_right(summary_cost(summary), summary.grading.correct as f64)).flatten()
 }
 
 mod points;

@@ -19,7 +19,7 @@ struct Totals {
 
 /// What a run spent: its calls' cost plus the cache's hits at list price.
 pub fn placed_cost(doc: &EvalResults) -> f64 {
-    doc.summary.cost_usd + doc.summary.cache.map_or(0.0, |c| c.list_cost_usd)
+    super::summary_cost(&doc.summary)
 }
 
 fn run_totals(doc: &EvalResults) -> Totals {

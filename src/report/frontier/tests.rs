@@ -174,3 +174,17 @@ fn without_grades_the_points_fall_back_to_the_pass_rate_and_one_run_has_no_front
     assert_eq!(frontier.points[0].questions, 2);
     assert!(compare_runs(&["a".into()], &[a], 1.0).frontier.is_none());
 }
+
+#[test]
+fn the_run_browser_gives_no_cost_per_right_answer_to_a_run_without_a_price() {
+    let mut unpriced = run(&[true, true], 0.0, 500);
+    unpriced.summary.grading.correct = 2;
+    assert_eq!(super::summary_cost_per_right(&unpriced.summary), None, "tokens spent, nothing charged");
+    assert_eq!(run_cost_per_right(&unpriced), None);
+    let mut priced = run(&[true, true], 1.0, 500);
+    priced.summary.grading.correct = 2;
+    assert_eq!(super::summary_cost_per_right(&priced.summary), Some(0.5));
+    let mut offline = run(&[true, true], 0.0, 0);
+    offline.summary.grading.correct = 2;
+    assert_eq!(super::summary_cost_per_right(&offline.summary), Some(0.0), "nothing spent: free");
+}

@@ -45,10 +45,7 @@ fn figures(summary: &Summary) -> Figures {
         benchmark_accuracy: summary.benchmark.as_ref().and_then(|b| b.accuracy_by_question),
         tokens: Some(summary.tokens.total),
         cost_usd: Some(summary.cost_usd),
-        cost_per_right: crate::report::frontier::cost_per_right(
-            summary.cost_usd + summary.cache.map_or(0.0, |c| c.list_cost_usd),
-            summary.grading.correct as f64,
-        ),
+        cost_per_right: crate::report::frontier::summary_cost_per_right(summary),
         wall_ms: summary.elapsed_ms,
     }
 }
