@@ -3,10 +3,35 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// Run tmux with `args`; its standard output.
+/// Run tmux with `args` on the server of the session they name (`-t` or
+/// `-s`); its standard output.
+///
+/// Each session has a server of its own (its socket is named after the
+/// session, and removed with it): with one shared server, a test killing the last session makes
+/// the server exit while another test's `new-session` is connecting to it,
+/// and that session silently never exists (a capture then reads empty).
 pub fn tmux(args: &[&str]) -> String {
-    let out = Command::new("tmux").args(args).output().expect("tmux runs");
+    let out = command(args).output().expect("tmux runs");
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The tmux command for `args`, on the socket of the session they name.
+fn command(args: &[&str]) -> Command {
+    let session = args.windows(2).find(|pair| pair[0] == "-t" || pair[0] == "-s").map(|pair| pair[1]);
+    let session = session.expect("every tmux call here names its session").split(':').next().unwrap_or_default();
+    on_server(session, args)
+}
+
+/// The tmux command for `args` on the server of `session`.
+fn on_server(session: &str, args: &[&str]) -> Command {
+    let mut command = Command::new("tmux");
+    command.arg("-S").arg(socket(session)).args(["-f", "/dev/null"]).args(args);
+    command
+}
+
+/// Where the server of `session` listens.
+fn socket(session: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("{session}.tmux"))
 }
 
 /// The screen once it shows `needle`, or after 15 s.
@@ -32,7 +57,8 @@ pub struct Session(String);
 
 impl Drop for Session {
     fn drop(&mut self) {
-        tmux(&["kill-session", "-t", &self.0]);
+        let _ = on_server(&self.0, &["kill-server"]).output();
+        let _ = std::fs::remove_file(socket(&self.0));
     }
 }
 
@@ -51,7 +77,9 @@ pub fn session(name: &str) -> Option<Session> {
         return None;
     }
     let session = Session(format!("eval-dag-e2e-{name}-{}", std::process::id()));
-    tmux(&["new-session", "-d", "-s", &session, "-x", "160", "-y", "48", "sh"]);
+    let started = command(&["new-session", "-d", "-s", &session, "-x", "160", "-y", "48", "sh"]).output();
+    let started = started.expect("tmux runs");
+    assert!(started.status.success(), "tmux new-session: {}", String::from_utf8_lossy(&started.stderr));
     let cd = format!("cd {}", super::root().display());
     tmux(&["send-keys", "-t", &session, &cd, "Enter"]);
     Some(session)
