@@ -183,6 +183,12 @@ pub struct RunArgs {
     /// first call (sooner once every running loop waits in one) [default: 10].
     #[arg(long, value_name = "SECONDS", value_parser = parse_node_timeout)]
     pub batch_window: Option<f64>,
+    /// With batches: how long quitting with `c` (cancel the batches in
+    /// flight) waits for them to end at the provider; those still running
+    /// then are left there, and `--resume` fetches what they finished
+    /// [default: 120; config: `[llm] batch_cancel_wait`].
+    #[arg(long, value_name = "SECONDS", value_parser = parse_node_timeout)]
+    pub batch_cancel_wait: Option<f64>,
 }
 
 impl RunArgs {

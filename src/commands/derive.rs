@@ -68,6 +68,7 @@ fn llm_config(args: &ReplayArgs, file: &Config) -> anyhow::Result<Option<RunConf
         metamorphic: false,
         repair: file.llm.repair.unwrap_or(DEFAULT_REPAIRS),
         batch_window: crate::llm::DEFAULT_BATCH_WINDOW,
+        batch_cancel_wait: crate::llm::DEFAULT_BATCH_CANCEL_WAIT,
     };
     Ok(Some(config))
 }

@@ -31,7 +31,11 @@ pub fn build_llm(
 ) -> anyhow::Result<(Arc<dyn LlmClient>, RoleModels)> {
     let mut built: Vec<(&RoleConfig, Built)> = Vec::new();
     let mut roles = RoleModels::new();
-    let hub = config.roles.values().any(|role| role.batch).then(|| BatchHub::new(config.batch_window));
+    let hub = config
+        .roles
+        .values()
+        .any(|role| role.batch)
+        .then(|| BatchHub::new(config.batch_window, config.batch_cancel_wait));
     let router = RoleRouter::new(|role| {
         let settings = config.role(role);
         let (client, batched) = match built.iter().find(|(other, _)| *other == settings) {
@@ -163,6 +167,7 @@ pub fn recorded_run_llm(
         metamorphic: false,
         repair: settings.repair.unwrap_or(crate::llm::DEFAULT_REPAIRS),
         batch_window: crate::llm::DEFAULT_BATCH_WINDOW,
+        batch_cancel_wait: crate::llm::DEFAULT_BATCH_CANCEL_WAIT,
     };
     build_llm(&config, settings.seed, dataset, None, Default::default())
 }

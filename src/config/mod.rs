@@ -121,6 +121,9 @@ pub struct LlmSection {
     pub repair: Option<u32>,
     /// Send every role's calls through its provider's batch API (`run --batch`).
     pub batch: Option<bool>,
+    /// Seconds a cancel of the batches in flight waits for them to end (`run --batch-cancel-wait`).
+    #[serde(default, deserialize_with = "seconds")]
+    pub batch_cancel_wait: Option<Duration>,
 }
 
 impl LlmSection {
@@ -340,6 +343,11 @@ impl Config {
             metamorphic: args.metamorphic || self.run.metamorphic.unwrap_or(false),
             repair: args.repair.or(self.llm.repair).unwrap_or(crate::llm::DEFAULT_REPAIRS),
             batch_window: args.batch_window.map_or(crate::llm::DEFAULT_BATCH_WINDOW, Duration::from_secs_f64),
+            batch_cancel_wait: args
+                .batch_cancel_wait
+                .map(Duration::from_secs_f64)
+                .or(self.llm.batch_cancel_wait)
+                .unwrap_or(crate::llm::DEFAULT_BATCH_CANCEL_WAIT),
         })
     }
 }
@@ -381,6 +389,9 @@ pub struct RunConfig {
     pub repair: u32,
     /// How long a batch stays open after its first call (`--batch-window`).
     pub batch_window: Duration,
+    /// How long cancelling the batches in flight waits for them to end
+    /// (`--batch-cancel-wait`, `[llm] batch_cancel_wait`).
+    pub batch_cancel_wait: Duration,
 }
 
 impl RunConfig {

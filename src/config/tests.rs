@@ -253,7 +253,7 @@ fn structured_outputs_default_to_schema_per_role_and_the_flag_beats_the_file() {
 }
 
 #[test]
-fn batches_are_asked_per_role_or_for_every_role_and_the_window_by_flag() {
+fn batches_are_asked_per_role_or_for_every_role_and_the_window_and_cancel_wait_by_flag() {
     let key = |name: &str| (name == DEFAULT_API_KEY_ENV).then(|| "k".to_string());
     let resolved = |file: &str, flags: &[&str]| parse(file).unwrap().resolve(&args(flags), key).unwrap();
     let batched = |config: &RunConfig| LlmRole::ALL.into_iter().filter(|r| config.role(*r).batch).collect::<Vec<_>>();
@@ -264,6 +264,11 @@ fn batches_are_asked_per_role_or_for_every_role_and_the_window_by_flag() {
     assert_eq!((batched(&flagged).len(), flagged.batch_window), (LlmRole::ALL.len(), Duration::from_millis(2500)));
     assert_eq!(resolved("", &[]).batch_window, crate::llm::DEFAULT_BATCH_WINDOW);
     assert!(Cli::try_parse_from(["eval-dag", "run", "d", "--batch-window", "0"]).is_err(), "a window above 0");
+    let waits = |file: &str, flags: &[&str]| resolved(file, flags).batch_cancel_wait;
+    assert_eq!(waits("", &[]), crate::llm::DEFAULT_BATCH_CANCEL_WAIT);
+    assert_eq!(waits("[llm]\nbatch_cancel_wait = 30\n", &[]), Duration::from_secs(30));
+    assert_eq!(waits("[llm]\nbatch_cancel_wait = 30\n", &["--batch-cancel-wait", "5"]), Duration::from_secs(5));
+    assert!(parse("[llm]\nbatch_cancel_wait = -1\n").is_err(), "a wait above 0");
 }
 
 #[test]

@@ -443,7 +443,10 @@ async fn orchestrate(
                 // Awaited here: the run's loops go on meanwhile, and `CancelRun` waits behind it.
                 Some(Command::CancelBatches) => {
                     if let Some(hub) = run.ctx.parts.llm.batch_hub() {
-                        hub.cancel().await;
+                        let cancelled = hub.cancel().await;
+                        if cancelled.left > 0 {
+                            tracing::warn!("{} batches still ran at their providers after the cancel wait", cancelled.left);
+                        }
                     }
                 }
                 Some(command) => {

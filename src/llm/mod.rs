@@ -66,7 +66,10 @@ mod settings;
 mod tokens;
 
 pub use anthropic::{ANTHROPIC_API_KEY_ENV, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, AnthropicClient};
-pub use batch::{BatchClient, BatchHub, DEFAULT_WINDOW as DEFAULT_BATCH_WINDOW, LoopGuard, MAX_LINE_TRIES};
+pub use batch::{
+    BatchClient, BatchHub, Cancelled, DEFAULT_CANCEL_WAIT as DEFAULT_BATCH_CANCEL_WAIT,
+    DEFAULT_WINDOW as DEFAULT_BATCH_WINDOW, LoopGuard, MAX_LINE_TRIES,
+};
 pub use cache::{CacheScope, CachedClient};
 pub use cache_store::{CacheFileError, CacheStats, CachedResponse, ModelStats, ResponseCache};
 pub use call::{DeltaSink, LlmError, LlmErrorKind, LlmRequest, LlmResponse, StreamUpdate, ignore_stream};

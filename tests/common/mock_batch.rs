@@ -32,6 +32,9 @@ pub struct Behaviour {
     pub refuse_line: Option<usize>,
     /// How long a batch stays `in_progress` after it was created.
     pub latency: Duration,
+    /// A cancel is accepted and changes nothing: the batch runs on (a
+    /// provider that takes its time to cancel).
+    pub slow_cancel: bool,
 }
 
 struct Batch {
@@ -232,7 +235,7 @@ impl Server {
         let mut store = self.store.lock().unwrap();
         store.cancels += 1;
         let Some(batch) = store.batches.get_mut(index) else { return ResponseTemplate::new(404) };
-        batch.cancelled = batch.results.is_none();
+        batch.cancelled = batch.results.is_none() && !self.behaviour.slow_cancel;
         match self.anthropic {
             true => json_reply(json!({"id": id, "processing_status": "canceling"})),
             false => json_reply(json!({"id": id, "status": "cancelling"})),

@@ -3,7 +3,7 @@
 //! opening a question from the command palette, and playing it at ×1 to its end), compares runs, and runs live against a mock
 //! LLM server — interrupted by Ctrl-C, SIGTERM or a closed terminal and then
 //! resumed, or with a drawing fault planted; a batched run whose Ctrl-C
-//! cancels its batches at the provider, then resumed — checking the screen
+//! cancels its batches at the provider (or gives up on a slow cancel), then resumed — checking the screen
 //! text, the run's records and that the terminal was restored.
 
 use crate::common;
@@ -424,6 +424,50 @@ async fn cancel_then_resume(name: &str, mock: &MockBatch, llm: &str) {
     assert!(second_half.iter().all(|id| times(id) == 2), "the cancelled lines are asked again");
     let state = eval_dag::report::fold_trace(&Trace::read(&trace_path).unwrap());
     assert!(state.questions.iter().all(|q| q.latest().unwrap().final_answer.is_some()), "{stderr}");
+}
+
+/// Ctrl-C, `c`, in a batched run whose provider does not end its batch when
+/// asked to cancel it: the run waits `--batch-cancel-wait` and no longer,
+/// says the batch was left running with the command that fetches it, and
+/// `--resume` fetches it without sending a line of it again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancel_that_outlasts_its_wait_leaves_the_batch_for_resume() {
+    let Some(session) = session("batch-cancel-slow") else { return };
+    let script = |request: &Recorded, _| Reply::Text(layered_reply(request, 4, true));
+    let mock =
+        MockBatch::openai(Behaviour { hold_from: Some(1), slow_cancel: true, ..Behaviour::default() }, script).await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let trace_path = out.join("trace.jsonl");
+    let flags = "--no-cache --batch --batch-window 1 --batch-cancel-wait 1";
+    let command = live_command(dir.path(), &openai_at(&mock.base_url()), &out, "", flags);
+    tmux(&["send-keys", "-t", &session, &command, "Enter"]);
+    poll("the builds' batch", || count_in(&trace_path, "\"type\":\"batch_submitted\"") >= 2);
+    tmux(&["send-keys", "-t", &session, "C-c"]);
+    wait_for(&session, "cancel them there");
+    let asked = Instant::now();
+    tmux(&["send-keys", "-t", &session, "c"]);
+    let left = "batches: 1 left running at the provider with 4 calls";
+    let screen = wait_for_all(&session, &[left, "EXITED-1"]);
+    assert!(asked.elapsed() < Duration::from_secs(12), "the cancel waited {:?}: {screen}", asked.elapsed());
+    assert_eq!(mock.cancels(), 1, "the batch was asked to cancel: {screen}");
+    assert!(screen.contains(left) && screen.contains("--resume"), "the run says what it left: {screen}");
+    assert_eq!(count_in(&trace_path, "\"type\":\"batch_ended\""), 1, "only the questions' batch ended");
+
+    let submitted = mock.submitted();
+    mock.release();
+    let resumed = tokio::process::Command::from(common::eval_dag(dir.path()))
+        .args(["run", "--headless", "--no-cache", "--batch", "--resume"])
+        .arg(&out)
+        .env("OPENAI_API_KEY", "test-key")
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(resumed.status.code(), Some(0), "{}", String::from_utf8_lossy(&resumed.stderr));
+    let again = mock.submitted();
+    assert!(submitted.iter().all(|id| again.iter().filter(|seen| *seen == id).count() == 1), "no line sent twice");
+    let state = eval_dag::report::fold_trace(&Trace::read(&trace_path).unwrap());
+    assert!(state.questions.iter().all(|q| q.latest().unwrap().final_answer.is_some()), "every question answered");
 }
 
 /// The header's elapsed time on `screen` (`⏱ 3.4s`), in tenths of a second.

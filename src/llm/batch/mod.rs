@@ -49,10 +49,14 @@ mod api;
 
 pub use api::MAX_LINE_TRIES;
 use api::{BatchApi, LineOutcome, LiveSide};
-pub use hub::{BatchHub, LoopGuard};
+pub use hub::{BatchHub, Cancelled, LoopGuard};
 
 /// The default `--batch-window`: a batch is sent at the latest this long after its first call.
 pub const DEFAULT_WINDOW: Duration = Duration::from_secs(10);
+
+/// The default `--batch-cancel-wait`: how long cancelling the batches in
+/// flight waits for them to end before the run ends without them.
+pub const DEFAULT_CANCEL_WAIT: Duration = Duration::from_secs(120);
 
 impl<T: LlmClient> LiveSide for T {
     fn provider(&self) -> Provider {

@@ -10,18 +10,15 @@ use std::time::Duration;
 use tokio::sync::{Notify, oneshot, watch};
 use tokio::time::Instant;
 
-use super::api::{BatchApi, LineOutcome, MAX_LINE_TRIES, Polled};
+use super::api::{BatchApi, LineOutcome, MAX_LINE_TRIES};
 use crate::domain::{BatchId, BatchStatus, CallKey, LlmRole, QuestionId};
 use crate::llm::http::{Failure, Next};
+
+mod follow;
 use crate::llm::{LlmError, LlmErrorKind, LlmRequest, LlmResponse};
 use crate::run::EngineEvent;
+use follow::{cancel_one, follow};
 
-/// The first wait between polls of a batch; it doubles up to [`LONGEST_POLL`].
-const FIRST_POLL: Duration = Duration::from_millis(500);
-/// The longest wait between polls of a batch.
-const LONGEST_POLL: Duration = Duration::from_secs(60);
-/// Failed polls in a row before a batch's calls fail.
-const POLL_FAILURES: u32 = 8;
 /// How long a batch that every running loop waits in stays open for the
 /// calls those loops make at the same moment (a DAG's layer reviews).
 const SETTLE: Duration = Duration::from_millis(50);
@@ -127,6 +124,8 @@ struct State {
 
 struct Inner {
     window: Duration,
+    /// How long [`BatchHub::cancel`] waits for the batches in flight to end.
+    cancel_wait: Duration,
     state: Mutex<State>,
     wake: Notify,
     /// Wakes the polls of the batches in flight (after a cancel).
@@ -135,6 +134,15 @@ struct Inner {
     landed: Notify,
     observer: Mutex<Option<Observer>>,
     apis: Mutex<BTreeMap<LlmRole, Arc<dyn BatchApi>>>,
+}
+
+/// What [`BatchHub::cancel`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cancelled {
+    /// Batches that ended (cancelled, or finished first) with their replies taken.
+    pub cancelled: usize,
+    /// Batches still running at their providers when the wait was over.
+    pub left: usize,
 }
 
 /// The batches of one run, shared by its batch clients and the engine.
@@ -176,10 +184,12 @@ impl Drop for Waiting {
 }
 
 impl BatchHub {
-    /// A hub sending each batch at the latest `window` after its first call.
-    pub fn new(window: Duration) -> Self {
+    /// A hub sending each batch at the latest `window` after its first
+    /// call, whose cancel waits at most `cancel_wait` for the batches in flight.
+    pub fn new(window: Duration, cancel_wait: Duration) -> Self {
         let inner = Inner {
             window,
+            cancel_wait,
             state: Mutex::new(State::default()),
             wake: Notify::new(),
             poke: Notify::new(),
@@ -314,9 +324,17 @@ impl BatchHub {
     }
 
     /// The outcome of the call `custom_id` in a batch adopted on resume, once
-    /// that batch ended; `None` when it is in no adopted batch.
+    /// that batch ended; `None` when it is in no adopted batch. The call
+    /// counts as unread while it waits, as a call in a batch of this run
+    /// does: a cancel waits for it to take its outcome.
     pub(super) async fn adopted(&self, custom_id: &str) -> Option<(BatchId, LineOutcome)> {
-        let (batch_id, mut receiver) = self.lock().adopted.remove(custom_id)?;
+        let (batch_id, mut receiver) = {
+            let mut state = self.lock();
+            let adopted = state.adopted.remove(custom_id)?;
+            state.unread += 1;
+            adopted
+        };
+        let _unread = Unread(self.clone());
         let ended = receiver.wait_for(Option::is_some).await.ok()?.clone()?;
         Some((batch_id, ended.get(custom_id).cloned().unwrap_or(LineOutcome::Unprocessed)))
     }
@@ -377,19 +395,37 @@ impl BatchHub {
 
     /// Cancel every batch in flight at its provider (`…/cancel`) and send no
     /// more. Each ends as its provider says (its `batch_ended` recorded): the
-    /// replies of the lines it finished are handed to their calls, the other
-    /// calls wait until their loops are cancelled. Returns once every batch
-    /// ended and every reply handed over was taken: the batches cancelled.
-    pub async fn cancel(&self) -> usize {
+    /// replies of the lines it finished are handed to their calls (those
+    /// waiting in batches adopted on resume included), the other calls wait
+    /// until their loops are cancelled. Returns once every batch ended and
+    /// every reply handed over was taken, or after the hub's cancel wait
+    /// with the batches still running at their providers: a batch left
+    /// there has no `batch_ended`, so `--resume` fetches what it finished.
+    pub async fn cancel(&self) -> Cancelled {
         let flight: Vec<(BatchId, Arc<dyn BatchApi>)> = {
             let mut state = self.lock();
             state.cancelled = true;
             state.flight.iter().map(|(id, api)| (id.clone(), api.clone())).collect()
         };
-        for (id, api) in &flight {
-            cancel_one(api.as_ref(), id).await;
-        }
-        self.inner.poke.notify_waiters();
+        let ended = async {
+            for (id, api) in &flight {
+                cancel_one(api.as_ref(), id).await;
+            }
+            self.inner.poke.notify_waiters();
+            self.all_landed().await;
+        };
+        let left = match tokio::time::timeout(self.inner.cancel_wait, ended).await {
+            Ok(()) => 0,
+            Err(_) => {
+                let state = self.lock();
+                state.flight.len() + state.sending
+            }
+        };
+        Cancelled { cancelled: flight.len() - left.min(flight.len()), left }
+    }
+
+    /// Wait until no batch is in flight or being sent and every reply handed over was taken.
+    async fn all_landed(&self) {
         loop {
             let landed = self.inner.landed.notified();
             tokio::pin!(landed);
@@ -397,7 +433,7 @@ impl BatchHub {
             {
                 let state = self.lock();
                 if state.flight.is_empty() && state.sending == 0 && state.unread == 0 {
-                    return flight.len();
+                    return;
                 }
             }
             landed.await;
@@ -523,57 +559,6 @@ async fn run_batch(hub: BatchHub, calls: Vec<Pending>) {
         }
     }
     hub.emit(EngineEvent::BatchEnded { batch_id, status, succeeded, failed });
-}
-
-/// Ask `api` to cancel batch `id`; a failure is logged (the batch is followed to its end either way).
-async fn cancel_one(api: &dyn BatchApi, id: &BatchId) {
-    if let Err(failure) = api.cancel(id).await {
-        tracing::warn!("batch {id} could not be cancelled: {}", failure.error.message);
-    }
-}
-
-/// Poll batch `id` until it ends (at once and often after the hub's batches
-/// were cancelled), then read its lines' outcomes.
-async fn follow(
-    hub: &BatchHub,
-    api: &dyn BatchApi,
-    id: &BatchId,
-) -> Result<(BatchStatus, HashMap<String, LineOutcome>), LlmError> {
-    let (mut wait, mut failures) = (FIRST_POLL, 0);
-    let (status, places) = loop {
-        let asked = match api.poll(id).await {
-            Ok(Polled::Ended(status, places)) => break (status, places),
-            Ok(Polled::Refused(reason)) => return Err(LlmError::new(LlmErrorKind::BadRequest, reason)),
-            Ok(Polled::Running(after)) => after,
-            Err(failure) => tolerate(failure, &mut failures)?,
-        };
-        let pause = if hub.cancelling() { FIRST_POLL } else { asked.unwrap_or(wait) };
-        tokio::select! {
-            () = tokio::time::sleep(pause) => {}
-            () = hub.inner.poke.notified() => {}
-        }
-        wait = (wait * 2).min(LONGEST_POLL);
-    };
-    let mut failures = 0;
-    loop {
-        match api.results(&places).await {
-            Ok(outcomes) => return Ok((status, outcomes)),
-            Err(failure) => {
-                let asked = tolerate(failure, &mut failures)?;
-                tokio::time::sleep(asked.unwrap_or(wait)).await;
-            }
-        }
-    }
-}
-
-/// A failed poll: the wait it asks for, or its error once it is fatal or one too many.
-fn tolerate(failure: Failure, failures: &mut u32) -> Result<Option<Duration>, LlmError> {
-    *failures += 1;
-    match failure.next {
-        Next::Retry(after) if *failures < POLL_FAILURES => Ok(after),
-        Next::Without if *failures < POLL_FAILURES => Ok(None),
-        _ => Err(failure.error),
-    }
 }
 
 #[cfg(test)]

@@ -1,13 +1,28 @@
-//! The hub's own rules: groups split at the providers' limits, when the open batch is due.
+//! The hub's own rules: groups split at the providers' limits, when the
+//! open batch is due, and how long a cancel waits.
 
-use super::super::api::{BatchLimits, LiveSide};
+use super::super::api::{BatchLimits, LiveSide, Polled};
 use super::*;
 use crate::domain::{ChatMessage, Provider, TokenUsage};
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
+use std::sync::atomic::{AtomicBool, Ordering};
 
-/// A provider that is never called: its limits and lines only.
-struct Stub(BatchLimits);
+/// A provider with limits and lines, whose batches run until they are
+/// cancelled, and then end when `ends_when_cancelled` (else run on) with
+/// the line `answered` answered.
+struct Stub {
+    limits: BatchLimits,
+    ends_when_cancelled: bool,
+    answered: String,
+    cancelled: AtomicBool,
+}
+
+impl Stub {
+    fn new(limits: BatchLimits, ends_when_cancelled: bool, answered: &str) -> Self {
+        Self { limits, ends_when_cancelled, answered: answered.into(), cancelled: AtomicBool::new(false) }
+    }
+}
 
 impl LiveSide for Stub {
     fn provider(&self) -> Provider {
@@ -29,7 +44,7 @@ impl LiveSide for Stub {
 
 impl BatchApi for Stub {
     fn limits(&self) -> BatchLimits {
-        self.0
+        self.limits
     }
     fn probe(&self) -> futures::future::BoxFuture<'_, Result<(), String>> {
         Box::pin(async { Ok(()) })
@@ -41,13 +56,21 @@ impl BatchApi for Stub {
         Box::pin(async { Err(LlmError::new(LlmErrorKind::Connection, "never called")) })
     }
     fn cancel<'a>(&'a self, _: &'a BatchId) -> BoxFuture<'a, Result<(), Failure>> {
-        Box::pin(async { Err(Failure::fatal(LlmErrorKind::Connection, "never called".into())) })
+        self.cancelled.store(true, Ordering::SeqCst);
+        Box::pin(async { Ok(()) })
     }
     fn poll<'a>(&'a self, _: &'a BatchId) -> BoxFuture<'a, Result<Polled, Failure>> {
-        Box::pin(async { Err(Failure::fatal(LlmErrorKind::Connection, "never called".into())) })
+        let ended = self.ends_when_cancelled && self.cancelled.load(Ordering::SeqCst);
+        Box::pin(async move {
+            Ok(match ended {
+                true => Polled::Ended(BatchStatus::Cancelled, vec!["results".into()]),
+                false => Polled::Running(Some(Duration::from_millis(20))),
+            })
+        })
     }
     fn results<'a>(&'a self, _: &'a [String]) -> BoxFuture<'a, Result<HashMap<String, LineOutcome>, Failure>> {
-        Box::pin(async { Err(Failure::fatal(LlmErrorKind::Connection, "never called".into())) })
+        let answered = HashMap::from([(self.answered.clone(), LineOutcome::Reply(json!({"finished": true})))]);
+        Box::pin(async move { Ok(answered) })
     }
     fn reply(&self, _: &LlmRequest, _: &Value) -> Result<LlmResponse, LlmError> {
         Err(LlmError::new(LlmErrorKind::BadResponse, "never called"))
@@ -76,7 +99,7 @@ fn a_group_is_split_at_the_providers_requests_and_bytes() {
         (BatchLimits { requests: 2, bytes: 1 << 20 }, vec![2, 2, 1]),
         (BatchLimits { requests: 100, bytes: 3 * line }, vec![3, 2]),
     ] {
-        let api: Arc<dyn BatchApi> = Arc::new(Stub(limits));
+        let api: Arc<dyn BatchApi> = Arc::new(Stub::new(limits, true, ""));
         let (calls, _receivers): (Vec<_>, Vec<_>) = (0..5).map(|n| pending(&api, &format!("q{n}"))).unzip();
         assert!(over_limits(&calls), "five calls are past {limits:?}");
         assert_eq!(split(calls).iter().map(Vec::len).collect::<Vec<_>>(), sizes, "{limits:?}");
@@ -85,8 +108,8 @@ fn a_group_is_split_at_the_providers_requests_and_bytes() {
 
 #[test]
 fn the_open_batch_is_due_once_every_running_loop_waits_else_at_its_window() {
-    let hub = BatchHub::new(Duration::from_secs(600));
-    let api: Arc<dyn BatchApi> = Arc::new(Stub(BatchLimits { requests: 100, bytes: 1 << 20 }));
+    let hub = BatchHub::new(Duration::from_secs(600), Duration::from_secs(600));
+    let api: Arc<dyn BatchApi> = Arc::new(Stub::new(BatchLimits { requests: 100, bytes: 1 << 20 }, true, ""));
     let (_a, _b) = (hub.loop_started(), hub.loop_started());
     let (call, _receiver) = pending(&api, "q1");
     let waiting = hub.waiting(&call.request.key, 0.25);
@@ -104,4 +127,51 @@ fn the_open_batch_is_due_once_every_running_loop_waits_else_at_its_window() {
     assert_eq!(hub.due(), Err(Some(hub.lock().opened.unwrap() + Duration::from_secs(600))));
     assert_eq!(hub.take().len(), 1);
     assert_eq!(hub.due(), Err(None), "nothing left to send");
+}
+
+/// A hub with the batch `batch_adopted` adopted on resume at a [`Stub`],
+/// holding the call of question `q1`; that call's `custom_id`.
+fn adopting(ends_when_cancelled: bool, cancel_wait: Duration) -> (BatchHub, String) {
+    let key = CallKey { question_id: Some("q1".into()), ..CallKey::run_wide(LlmRole::DagBuild) };
+    let line = crate::domain::custom_id(&key);
+    let hub = BatchHub::new(Duration::from_secs(600), cancel_wait);
+    let limits = BatchLimits { requests: 100, bytes: 1 << 20 };
+    hub.register(LlmRole::DagBuild, Arc::new(Stub::new(limits, ends_when_cancelled, &line)));
+    assert!(hub.adopt("batch_adopted".into(), LlmRole::DagBuild, &[key]));
+    (hub, line)
+}
+
+#[tokio::test]
+async fn a_cancel_waits_for_a_call_in_an_adopted_batch_to_take_what_its_batch_finished() {
+    let (hub, line) = adopting(true, Duration::from_secs(60));
+    let taken = Arc::new(AtomicBool::new(false));
+    // The call waits on the adopted batch as `BatchClient::complete` does.
+    let waiter = {
+        let (hub, taken, line) = (hub.clone(), taken.clone(), line.clone());
+        tokio::spawn(async move {
+            let outcome = hub.adopted(&line).await;
+            taken.store(true, Ordering::SeqCst);
+            outcome
+        })
+    };
+    for _ in 0..1_000 {
+        if hub.lock().adopted.is_empty() {
+            break;
+        }
+        tokio::task::yield_now().await;
+    }
+    assert!(hub.lock().adopted.is_empty(), "the call waits on its adopted batch");
+    assert_eq!(hub.lock().unread, 1, "a call waiting on an adopted batch counts as unread, as one in a new batch");
+    assert_eq!(hub.cancel().await, Cancelled { cancelled: 1, left: 0 });
+    assert!(taken.load(Ordering::SeqCst), "the cancel returned before the call took its reply");
+    let (batch, outcome) = waiter.await.unwrap().expect("the call's line is in the batch");
+    assert_eq!((batch.to_string().as_str(), outcome), ("batch_adopted", LineOutcome::Reply(json!({"finished": true}))));
+}
+
+#[tokio::test]
+async fn a_cancel_gives_up_on_a_batch_still_running_after_the_cancel_wait() {
+    let (hub, _) = adopting(false, Duration::from_millis(300));
+    let started = std::time::Instant::now();
+    assert_eq!(hub.cancel().await, Cancelled { cancelled: 0, left: 1 }, "the batch still runs at its provider");
+    assert!(started.elapsed() < Duration::from_secs(10), "the cancel waited {:?}", started.elapsed());
 }
