@@ -12,7 +12,7 @@
 use std::{
     collections::BTreeMap,
     fs::File,
-    io::{BufRead, BufReader},
+    io::{BufRead, BufReader, Seek},
     os::unix::fs::FileExt,
     path::{Path, PathBuf},
     sync::{
@@ -167,6 +167,20 @@ impl TraceScan {
         })
     }
 
+    /// [`TraceScan::open`], then on from byte `offset`: the end of a block an
+    /// earlier scan of the same trace read ([`TraceBlock::end`]), so a reader
+    /// of a growing trace reads only what was appended since. Line numbers
+    /// in errors then count from there.
+    pub fn open_at(path: &Path, offset: u64) -> Result<Self, TraceError> {
+        let mut scan = Self::open(path)?;
+        if offset > scan.header_end {
+            let io = |source| TraceError::Io { path: path.to_path_buf(), source };
+            scan.lines.reader.seek(std::io::SeekFrom::Start(offset)).map_err(io)?;
+            scan.lines.offset = offset;
+        }
+        Ok(scan)
+    }
+
     /// An empty index of this trace, which the blocks read extend.
     pub fn index(&self) -> TraceLines {
         TraceLines {
@@ -311,6 +325,14 @@ pub struct TraceBlock {
     /// The events, in order.
     pub records: Vec<TraceRecord>,
     spans: Vec<LineSpan>,
+}
+
+impl TraceBlock {
+    /// The byte offset past the last event's line and its newline: where a
+    /// later scan of the grown file goes on ([`TraceScan::open_at`]).
+    pub fn end(&self) -> Option<u64> {
+        self.spans.last().map(|span| span.end() + 1)
+    }
 }
 
 /// A trace's event lines indexed by byte offset: events are parsed on

@@ -14,7 +14,8 @@
 //! that is not a `trace.jsonl`, never follows a symbolic link, and says what
 //! it could not read in one line of a row of its own; nothing here panics on
 //! what it finds on disk. [`Stamp`] (sizes and times) lets a caller re-read a
-//! row only when its files changed.
+//! row only when its files changed; a live run's re-read folds only the
+//! trace lines appended since the last one.
 
 mod figures;
 mod fold;
@@ -22,6 +23,7 @@ mod summary;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use serde::Serialize;
@@ -124,6 +126,10 @@ pub struct RunRow {
     /// Its files' sizes and times when read.
     #[serde(skip)]
     pub stamp: Stamp,
+    /// The trace folded so far, when its figures came from it (a re-read
+    /// of a live run folds only what was appended since).
+    #[serde(skip)]
+    folded: Option<Arc<fold::Tally>>,
 }
 
 impl RunRow {
@@ -147,11 +153,17 @@ impl RunRow {
             wall_ms: None,
             problem: Some(problem),
             stamp: Stamp::default(),
+            folded: None,
         }
     }
 
     /// Read the run directory `dir` (one holding a trace) into its row.
     pub fn read(dir: &Path) -> Self {
+        Self::read_on(dir, None)
+    }
+
+    /// [`RunRow::read`], folding the trace on from `earlier` when its figures come from the trace.
+    fn read_on(dir: &Path, earlier: Option<&fold::Tally>) -> Self {
         let stamp = Stamp::of(dir);
         if stamp.trace.is_none() {
             return Self::problem(dir, RunStatus::Gone, "gone: the run's directory or trace was removed".into());
@@ -164,13 +176,16 @@ impl RunRow {
         let running = crate::trace::being_written(&trace);
         let ending = fold::ending(&trace);
         let mut problem = None;
-        let figures = match summary::read(&dir.join(RESULTS_FILE)) {
-            Ok(Some(figures)) if !running => figures,
-            Ok(_) => fold::figures(&trace).unwrap_or_default(),
-            Err(err) => {
-                problem = Some(format!("results unreadable: {err}"));
-                fold::figures(&trace).unwrap_or_default()
-            }
+        let results = summary::read(&dir.join(RESULTS_FILE));
+        if let Err(err) = &results {
+            problem = Some(format!("results unreadable: {err}"));
+        }
+        let (figures, folded) = match results {
+            Ok(Some(figures)) if !running => (figures, None),
+            _ => match fold::Tally::fold(&trace, earlier) {
+                Ok(tally) => (tally.figures(), Some(Arc::new(tally))),
+                Err(_) => (Figures::default(), None),
+            },
         };
         let status = match ending {
             _ if running => RunStatus::Running,
@@ -178,7 +193,7 @@ impl RunRow {
             fold::Ending::Finished => RunStatus::Finished,
             fold::Ending::Open => RunStatus::Interrupted,
         };
-        Self::from_parts(dir, &header, figures, status, problem, stamp)
+        Self { folded, ..Self::from_parts(dir, &header, figures, status, problem, stamp) }
     }
 
     fn from_parts(
@@ -218,6 +233,7 @@ impl RunRow {
             wall_ms: figures.wall_ms,
             problem,
             stamp,
+            folded: None,
         }
     }
 
@@ -228,7 +244,7 @@ impl RunRow {
         }
         let now = Stamp::of(&self.path);
         let live = self.status == RunStatus::Running;
-        (now != self.stamp || live).then(|| Self::read(&self.path)).filter(|row| row != self)
+        (now != self.stamp || live).then(|| Self::read_on(&self.path, self.folded.as_deref())).filter(|row| row != self)
     }
 }
 

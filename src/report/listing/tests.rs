@@ -187,3 +187,44 @@ fn a_rescan_reads_only_the_runs_that_appeared_since() {
     });
     assert_eq!(found, [(second, RunStatus::Interrupted)]);
 }
+
+/// The figures a row shows, as text.
+fn figures(row: &RunRow) -> String {
+    format!("{:?} {:?} {:?} {:?} {:?}", row.questions, row.pass_rate, row.tokens, row.wall_ms, row.cost_usd)
+}
+
+#[test]
+fn a_live_runs_reread_folds_only_the_lines_appended_since() {
+    let root = tempfile::tempdir().unwrap();
+    let text = sample();
+    let lines: Vec<&str> = text.lines().collect();
+    let (head, rest) = lines.split_at(lines.len() / 2);
+    let dir = run_dir(root.path(), "live", &format!("{}\n", head.join("\n")));
+    let trace = dir.join(TRACE_FILE);
+    let earlier = RunRow::read(&dir).folded.expect("the figures are folded from the trace");
+    // Spoil a line already folded, keeping its length: a fold from the start refuses the trace.
+    let mut bytes = std::fs::read(&trace).unwrap();
+    let second = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
+    bytes[second..second + 10].copy_from_slice(b"not json!!");
+    bytes.extend(format!("{}\n", rest.join("\n")).bytes());
+    std::fs::write(&trace, bytes).unwrap();
+    assert_eq!(RunRow::read(&dir).questions, None, "folded from the start, the spoilt line stops the fold");
+    let whole = RunRow::read(&run_dir(root.path(), "whole", &text));
+    let on = RunRow::read_on(&dir, Some(&earlier));
+    assert_eq!(figures(&on), figures(&whole), "folded on from the earlier read, as the whole trace");
+    assert_eq!(on.questions, Some(10));
+}
+
+#[test]
+fn a_reread_folds_anew_a_trace_that_shrank_or_was_replaced() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = run_dir(root.path(), "a", &sample());
+    let earlier = RunRow::read(&dir).folded.expect("folded from the trace");
+    std::fs::write(dir.join(TRACE_FILE), interrupted_trace()).unwrap();
+    assert_eq!(figures(&RunRow::read_on(&dir, Some(&earlier))), figures(&RunRow::read(&dir)), "shorter");
+    let other = sample().replacen("\"created_at\":\"", "\"created_at\":\"1", 1);
+    assert_ne!(other, sample(), "the header names its start");
+    let longer = format!("{other}{}", sample().lines().nth(1).unwrap());
+    std::fs::write(dir.join(TRACE_FILE), &longer).unwrap();
+    assert_eq!(figures(&RunRow::read_on(&dir, Some(&earlier))), figures(&RunRow::read(&dir)), "another run");
+}
