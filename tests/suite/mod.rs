@@ -1,5 +1,6 @@
 //! The integration tests, one module per area.
 
+mod answers_alone;
 mod anthropic;
 mod architecture;
 mod batch_run;
