@@ -247,6 +247,17 @@ impl Replay {
         self.max_gap.map_or(gap, |cap| gap.min(cap))
     }
 
+    /// While playing, the recorded time the cursor has reached at `now`: the
+    /// last event's time plus the real time since it played, at the speed,
+    /// short of the next event's time (that event moves it on).
+    pub fn cursor_ms(&self, now: Instant) -> Option<u64> {
+        let (due, next) = (self.due?, *self.times.get(self.position)?);
+        let played = due.checked_sub(self.wait()).unwrap_or(due);
+        let real = now.saturating_duration_since(played).mul_f64(self.speed.max(1.0 / 64.0));
+        let reached = self.now_ms().saturating_add(u64::try_from(real.as_millis()).unwrap_or(u64::MAX));
+        Some(reached.min(next.saturating_sub(1)))
+    }
+
     /// When the next event is due, while playing.
     pub fn deadline(&self) -> Option<Instant> {
         self.due
@@ -389,6 +400,26 @@ mod tests {
         // The cap shortens the 40 s gap to 10 s and leaves the others alone.
         let capped = [3_206, 3_207, 13_206, 13_207, 13_208];
         assert_eq!(positions(&times, 1.0, Some(DEFAULT_MAX_GAP), 16, &capped), [4, 5, 5, 6, 7]);
+    }
+
+    #[test]
+    fn the_cursors_clock_moves_between_events_at_the_speed_and_stops_short_of_the_next() {
+        let (_dir, path) = trace_at(&[0, 10_000, 10_001]);
+        for (speed, after_3s) in [(1.0, 3_000), (2.0, 6_000), (0.5, 1_500)] {
+            let (mut replay, mut state) = Replay::open(&path, true).unwrap();
+            replay.max_gap = None;
+            let start = Instant::now();
+            replay.scale_speed(speed, start);
+            assert_eq!(replay.cursor_ms(start), None, "paused: the clock is the last event's");
+            replay.toggle(&mut state, start);
+            replay.advance(&mut state, start);
+            assert_eq!(replay.position, 1);
+            let at = |ms: u64| replay.cursor_ms(start + Duration::from_millis(ms));
+            assert_eq!((at(0), at(3_000)), (Some(0), Some(after_3s)), "×{speed}");
+            assert_eq!(at(100_000), Some(9_999), "×{speed}: short of the next event");
+            replay.pause();
+            assert_eq!(replay.cursor_ms(start + Duration::from_secs(1)), None);
+        }
     }
 
     #[test]

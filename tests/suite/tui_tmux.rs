@@ -1,6 +1,7 @@
 //! End to end in a real terminal: the binary inside tmux replays the sample
 //! trace (navigating to the rejected question, its diff and conversation,
-//! opening a question from the command palette, and playing it at ×1 to its end), compares runs, and runs live against a mock
+//! opening a question from the command palette, playing it at ×1 to its end, its clock
+//! moving between events), compares runs, and runs live against a mock
 //! LLM server — interrupted by Ctrl-C, SIGTERM or a closed terminal and then
 //! resumed, or with a drawing fault planted; a batched run whose Ctrl-C
 //! cancels its batches at the provider (or gives up on a slow cancel), then resumed — checking the screen
@@ -119,6 +120,35 @@ fn replay_plays_the_sample_trace_at_x1_to_its_end() {
     assert!(screen.contains("REPLAY ⏸ 71/71 ×1") && screen.contains("2 passed"), "played to the end: {screen}");
     // The events span 629 ms: at ×1 they take that long, not less.
     assert!(took >= Duration::from_millis(600), "played at the recorded pace, not at once: {took:?}");
+    tmux(&["send-keys", "-t", &session, "q"]);
+    assert!(wait_for(&session, "EXITED-0").contains("EXITED-0"));
+}
+
+/// A replay playing at ×1 moves its clock with its cursor between events: in
+/// the sample trace with a 6 s pause after its third event, the header's
+/// time goes on while the position stays at 3.
+#[test]
+fn a_replays_clock_moves_with_its_cursor_between_events() {
+    let Some(session) = session("replay-clock") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let paused = dir.path().join("paused.trace.jsonl");
+    let text = std::fs::read_to_string(common::root().join(TRACE)).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    for line in lines.iter_mut().skip(4) {
+        let mut record: Value = serde_json::from_str(line).unwrap();
+        record["t_ms"] = (record["t_ms"].as_u64().unwrap() + 6_000).into();
+        *line = record.to_string();
+    }
+    std::fs::write(&paused, lines.join("\n") + "\n").unwrap();
+    run(&session, &format!("replay {} --from-start", paused.display()));
+    wait_for(&session, "REPLAY ⏸ 0/71 ×1");
+    tmux(&["send-keys", "-t", &session, "Space"]);
+    let first = wait_for(&session, "REPLAY ▶ 3/71 ×1");
+    std::thread::sleep(Duration::from_millis(2_000));
+    let second = wait_for(&session, "REPLAY ▶ 3/71 ×1");
+    assert!(second.contains("REPLAY ▶ 3/71 ×1"), "still waiting for the fourth event: {second}");
+    let (before, after) = (header_clock(&first).unwrap(), header_clock(&second).unwrap());
+    assert!(after >= before + 10 && after < 60, "the clock went from {before} to {after} tenths: {second}");
     tmux(&["send-keys", "-t", &session, "q"]);
     assert!(wait_for(&session, "EXITED-0").contains("EXITED-0"));
 }

@@ -124,21 +124,28 @@ impl App {
 
     /// In a live run not yet finished, move the run's clock on with the wall
     /// clock since the latest event (the header's elapsed time, a batch's age,
-    /// the working questions' times), at most every [`CLOCK_STEP_MS`] and only
-    /// when the time shown changes; whether it moved.
+    /// the working questions' times); in a replay that plays, with its cursor
+    /// between events. At most every [`CLOCK_STEP_MS`] and only when the time
+    /// shown changes; whether it moved.
     fn follow_wall_clock(&mut self) -> bool {
-        let Some((folded, t_ms)) = self.clock_anchor else { return false };
-        if self.commands.is_none() || self.state.summary.is_some() {
-            return false;
-        }
-        let waited = u64::try_from(self.now.saturating_duration_since(folded).as_millis()).unwrap_or(u64::MAX);
-        let estimate = t_ms.saturating_add(waited);
+        let cursor = self.replay.as_ref().and_then(|replay| replay.cursor_ms(self.now));
+        let Some(estimate) = cursor.or_else(|| self.live_clock()) else { return false };
         let shown = self.state.now_ms;
         if estimate < shown.saturating_add(CLOCK_STEP_MS) || duration(estimate) == duration(shown) {
             return false;
         }
         self.state_mut().advance_clock(estimate);
         true
+    }
+
+    /// A live run's time now: the latest event's plus the wall clock since it came.
+    fn live_clock(&self) -> Option<u64> {
+        let (folded, t_ms) = self.clock_anchor?;
+        if self.commands.is_none() || self.state.summary.is_some() {
+            return None;
+        }
+        let waited = u64::try_from(self.now.saturating_duration_since(folded).as_millis()).unwrap_or(u64::MAX);
+        Some(t_ms.saturating_add(waited))
     }
 }
 
