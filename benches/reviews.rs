@@ -73,7 +73,8 @@ fn agreement_ms(doc: &EvalResults, reviews: &RunReviews) -> f64 {
 /// Median ms of 200 frames of the review screen over `doc` at 160×48.
 fn frame_ms(doc: EvalResults, reviews: &RunReviews) -> f64 {
     let dir = std::env::temp_dir();
-    let app = App::reviewing(ReviewQueue::new(dir, doc, reviews, "me".parse().unwrap(), None, 0), Theme::dark());
+    let app =
+        App::reviewing(ReviewQueue::new(dir, doc, reviews, "me".parse().unwrap(), &Default::default()), Theme::dark());
     frames_at(&app, 160, 48, 200)
 }
 

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::domain::ReviewerName;
+use crate::report::{ReviewOrder, ReviewSelection, Stratum};
 
 /// Arguments of `review`.
 #[derive(Debug, Args)]
@@ -29,6 +30,28 @@ pub struct ReviewArgs {
     /// The seed of --sample.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed: u64,
+    /// Draw --sample from each level, dataset or status in proportion to its size.
+    #[arg(long, value_name = "BY", requires = "sample")]
+    pub stratify: Option<Stratum>,
+    /// `rejected`: also review the answers of iterations the critic rejected.
+    #[arg(long, value_name = "WHAT", value_parser = ["rejected"])]
+    pub include: Option<String>,
+    /// The queue's order: the run's, or first the answers the machines disagree on.
+    #[arg(long, value_name = "ORDER", default_value = "run")]
+    pub order: ReviewOrder,
+}
+
+impl ReviewArgs {
+    /// What the review queue holds and in which order.
+    pub fn selection(&self) -> ReviewSelection {
+        ReviewSelection {
+            sample: self.sample,
+            seed: self.seed,
+            stratify: self.stratify,
+            include_rejected: self.include.is_some(),
+            order: self.order,
+        }
+    }
 }
 
 /// Arguments of `agreement`.

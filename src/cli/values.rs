@@ -6,6 +6,7 @@ use clap::ValueEnum;
 use clap::builder::PossibleValue;
 
 use crate::domain::ProviderKind;
+use crate::report::{ReviewOrder, Stratum};
 
 /// How many rows `prepare` keeps in data.json.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,6 +28,32 @@ impl ValueEnum for ProviderKind {
             Self::Offline => "Deterministic schema planner, no model, no network",
             Self::Openai => "Any OpenAI-compatible chat-completions server",
             Self::Anthropic => "Anthropic's Messages API",
+        };
+        Some(PossibleValue::new(self.name()).help(help))
+    }
+}
+
+/// `review --stratify`: what divides a stratified sample.
+impl ValueEnum for Stratum {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Self::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.name()))
+    }
+}
+
+/// `review --order`: the order of the review queue.
+impl ValueEnum for ReviewOrder {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Self::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        let help = match self {
+            Self::Run => "The run's order (a sample's seeded order)",
+            Self::Disagreement => "First the answers the machines disagree on",
         };
         Some(PossibleValue::new(self.name()).help(help))
     }

@@ -156,7 +156,7 @@ pub fn run(args: &ReviewArgs) -> anyhow::Result<ExitCode> {
             bail!("the review screen needs a terminal; --import FILE records reviews without one");
         }
         let reviews = read_reviews(&args.run, &doc);
-        let queue = crate::tui::ReviewQueue::new(args.run.clone(), doc, &reviews, reviewer, args.sample, args.seed);
+        let queue = crate::tui::ReviewQueue::new(args.run.clone(), doc, &reviews, reviewer, &args.selection());
         crate::tui::review(queue, super::compare::ui_options(false)?, Box::pin(super::signals::interrupted()))?;
         return Ok(ExitCode::SUCCESS);
     };

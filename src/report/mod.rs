@@ -54,6 +54,9 @@
 //!   tokens or wall time, and the runs none beats on both; per level and per
 //!   dataset too. `bootstrap.rs` is the one seeded bootstrap its intervals and
 //!   the significance test draw with.
+//! - `review_items.rs`: which answers a review queue holds (a seeded sample,
+//!   stratified or not, rejected iterations' answers too) and in which order
+//!   (the machines' disagreements first).
 //! - `reviews.rs`: people's reviews kept beside a run (`reviews/<reviewer>.jsonl`),
 //!   read against what it shows now (stale ones apart), the trace's labels among
 //!   them; the human verdict of an item. `agreement/`: Cohen's κ per pair of
@@ -85,6 +88,7 @@ mod metamorphic;
 mod recritic_verdicts;
 mod repeats;
 mod results;
+mod review_items;
 mod reviews;
 mod roles;
 mod scorecard;
@@ -129,6 +133,7 @@ pub use matrix::{AnswerSpread, Entry, Matrix, MatrixRow, RunSummary, compare_run
 pub use metamorphic::metamorphic_summary;
 pub use recritic_verdicts::{Flip, VerdictOverlap, verdict_overlap};
 pub use results::{eval_results, graded_tally, write_eval_results};
+pub use review_items::{ReviewOrder, ReviewSelection, Stratum, disagreements, review_items};
 pub use reviews::{
     HumanVerdict, REVIEWS_DIR, RunReviews, Shown, append_review, apply_human_verdicts, human_verdicts, read_reviews,
     shown,

@@ -6,13 +6,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use rand::SeedableRng;
-use rand::seq::SliceRandom;
-use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
 
 use crate::domain::{REVIEW_VERSION, Review, ReviewItem, ReviewKind, ReviewerName, Verdict};
-use crate::report::{DetailedResult, EvalResults, RunReviews, append_review, shown};
+use crate::report::{DetailedResult, EvalResults, ReviewSelection, RunReviews, append_review, review_items, shown};
 
 /// One reviewer's queue over one run.
 pub struct ReviewQueue {
@@ -44,26 +41,15 @@ pub struct ReviewQueue {
 
 impl ReviewQueue {
     /// The queue of `reviewer` over `doc` (in `run_dir`, whose reviews are
-    /// `reviews`): every question's final answer, or `sample` of them drawn
-    /// with `seed`.
+    /// `reviews`): the items `selection` asks for.
     pub fn new(
         run_dir: PathBuf,
         doc: EvalResults,
         reviews: &RunReviews,
         reviewer: ReviewerName,
-        sample: Option<usize>,
-        seed: u64,
+        selection: &ReviewSelection,
     ) -> Self {
-        let mut items: Vec<(ReviewItem, usize)> = doc
-            .detailed_results
-            .iter()
-            .enumerate()
-            .map(|(i, r)| (ReviewItem::final_answer(r.question_id.as_str().into()), i))
-            .collect();
-        if let Some(n) = sample.filter(|n| *n < items.len()) {
-            items.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
-            items.truncate(n);
-        }
+        let items = review_items(&doc, selection);
         let mut mine = BTreeMap::new();
         let mut others: BTreeMap<ReviewItem, Vec<Review>> = BTreeMap::new();
         for review in reviews.current.iter().filter(|r| r.kind == ReviewKind::Answer) {

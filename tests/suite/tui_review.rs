@@ -32,7 +32,7 @@ fn review_app(dir: &Path) -> App {
         pair: None,
     };
     let reviews = RunReviews { current: vec![bo], ..RunReviews::default() };
-    let queue = ReviewQueue::new(dir.to_path_buf(), doc, &reviews, "ana".parse().unwrap(), None, 0);
+    let queue = ReviewQueue::new(dir.to_path_buf(), doc, &reviews, "ana".parse().unwrap(), &Default::default());
     App::reviewing(queue, Theme::dark())
 }
 
@@ -46,8 +46,13 @@ fn a_run_without_answers_is_said_and_every_key_is_harmless() {
     let dir = tempfile::tempdir().unwrap();
     let mut doc = load_results(&common::root().join(SAMPLE)).unwrap();
     doc.detailed_results.clear();
-    let queue =
-        ReviewQueue::new(dir.path().to_path_buf(), doc, &RunReviews::default(), "ana".parse().unwrap(), None, 0);
+    let queue = ReviewQueue::new(
+        dir.path().to_path_buf(),
+        doc,
+        &RunReviews::default(),
+        "ana".parse().unwrap(),
+        &Default::default(),
+    );
     let mut app = App::reviewing(queue, Theme::dark());
     press(&mut app, "rwusz←→vma1\n");
     let text = screen(&app, 80, 24);
