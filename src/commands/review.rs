@@ -14,7 +14,8 @@ use serde_json::Value;
 use crate::cli::{AgreementArgs, ReviewArgs};
 use crate::domain::{REVIEW_VERSION, Review, ReviewItem, ReviewKind, ReviewerName, Verdict};
 use crate::report::{
-    AgreementReport, EvalResults, KappaFigure, agreement_report, append_review, load_results, read_reviews,
+    AgreementReport, EvalResults, KappaFigure, ReviewSelection, agreement_report, append_review, load_results,
+    read_reviews,
 };
 
 /// One imported row, as CSV or JSON Lines give it.
@@ -147,6 +148,25 @@ fn reviews_of(
     Ok(reviews)
 }
 
+/// The review screen of `reviewer` over `run` (whose results are `doc`);
+/// `from_browser`: Escape goes back to the run browser.
+fn screen(
+    run: &Path,
+    doc: EvalResults,
+    reviewer: ReviewerName,
+    selection: &ReviewSelection,
+    from_browser: bool,
+) -> anyhow::Result<Option<crate::tui::Ended>> {
+    let reviews = read_reviews(run, &doc);
+    let queue = crate::tui::ReviewQueue::new(run.to_path_buf(), doc, &reviews, reviewer, selection);
+    crate::tui::review(queue, super::compare::ui_options(from_browser)?, Box::pin(super::signals::interrupted()))
+}
+
+/// The run browser's review of `run`: every final answer, by the configured reviewer.
+pub(super) fn from_browser(run: &Path) -> anyhow::Result<Option<crate::tui::Ended>> {
+    screen(run, results_of(run)?, reviewer(None)?, &ReviewSelection::default(), true)
+}
+
 /// Run the `review` subcommand: the review screen, or `--import`.
 pub fn run(args: &ReviewArgs) -> anyhow::Result<ExitCode> {
     let reviewer = reviewer(args.reviewer.as_ref())?;
@@ -155,9 +175,7 @@ pub fn run(args: &ReviewArgs) -> anyhow::Result<ExitCode> {
         if !std::io::stdout().is_terminal() {
             bail!("the review screen needs a terminal; --import FILE records reviews without one");
         }
-        let reviews = read_reviews(&args.run, &doc);
-        let queue = crate::tui::ReviewQueue::new(args.run.clone(), doc, &reviews, reviewer, &args.selection());
-        crate::tui::review(queue, super::compare::ui_options(false)?, Box::pin(super::signals::interrupted()))?;
+        screen(&args.run, doc, reviewer, &args.selection(), false)?;
         return Ok(ExitCode::SUCCESS);
     };
     let reviews = reviews_of(import_rows(file)?, &reviewer, &doc, file)?;

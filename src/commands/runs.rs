@@ -90,6 +90,7 @@ fn open(choice: Choice) -> anyhow::Result<Option<Ended>> {
         }
         Choice::Compare(runs) => super::compare::from_browser(&runs),
         Choice::Matrix(runs) => super::compare::from_browser(&runs),
+        Choice::Review(dir) => super::review::from_browser(&dir),
         Choice::Resume(dir) => {
             let args = parsed::<RunArgs>("run", &["--resume".as_ref(), dir.as_os_str()])?;
             super::run::run(args)?;

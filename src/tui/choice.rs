@@ -13,4 +13,6 @@ pub enum Choice {
     Matrix(Vec<std::path::PathBuf>),
     /// The interrupted run directory, continued live (as `run --resume`).
     Resume(std::path::PathBuf),
+    /// The run directory's answers, in the review screen (as `review`).
+    Review(std::path::PathBuf),
 }

@@ -163,6 +163,8 @@ actions! {
     MatrixMarked = "matrix_marked",
     /// Continue the selected interrupted run, live (the run browser).
     Resume = "resume",
+    /// Review the selected run's answers, blind (the run browser).
+    ReviewRun = "review_run",
     /// The accuracy–cost frontier in place of the questions, or back (the matrix).
     Frontier = "frontier",
     /// The frontier's next x axis: cost, tokens, wall time (the matrix).
@@ -332,6 +334,7 @@ pub const BINDINGS: &[Binding] = &[
     bind!("c", [Char('c')], CompareMarked, "compare the two marked runs", "compare", Runs),
     bind!("m", [Char('m')], MatrixMarked, "the marked runs (three or more) as a matrix", "matrix", Runs),
     bind!("R", [Char('R')], Resume, "resume the interrupted run, live", "resume", Runs),
+    bind!("v", [Char('v')], ReviewRun, "review the run's answers, blind (as `eval-dag review`)", "review", Runs),
     bind!("r", [Char('r')], ReviewRight, "the answer is right", "right", Review),
     bind!("w", [Char('w')], ReviewWrong, "the answer is wrong", "wrong", Review),
     bind!("u", [Char('u')], ReviewUnsure, "cannot tell", "unsure", Review),

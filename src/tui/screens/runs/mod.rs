@@ -246,6 +246,17 @@ impl RunsScreen {
         }
     }
 
+    /// What reviewing the selected run does: its answers in the review screen.
+    fn review(&self) -> Handled {
+        let Some(row) = self.selected() else { return Handled::message("no run selected") };
+        match row.status {
+            RunStatus::Unreadable | RunStatus::Gone => {
+                Handled::message(format!("{} cannot be reviewed: {}", row.path.display(), row.status.label()))
+            }
+            _ => Handled::with(Effect::Leave(Choice::Review(row.path.clone()))),
+        }
+    }
+
     /// What opening or resuming the selected run does.
     fn choose(&self, resume: bool) -> Handled {
         let Some(row) = self.selected() else { return Handled::message("no run selected") };
@@ -311,6 +322,7 @@ impl Component for RunsScreen {
             Action::MatrixMarked => return self.marked_choice(true),
             Action::Open => return self.choose(false),
             Action::Resume => return self.choose(true),
+            Action::ReviewRun => return self.review(),
             _ => return Handled::Ignored,
         }
         Handled::done()

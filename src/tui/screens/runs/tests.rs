@@ -75,6 +75,14 @@ fn two_marked_runs_compare_more_make_a_matrix_and_only_an_interrupted_run_resume
 }
 
 #[test]
+fn v_reviews_the_selected_run() {
+    let mut app = browser();
+    let selected = app.browser().unwrap().rows()[0].path.clone();
+    press_keys(&mut app, "v");
+    assert_eq!(app.take_ended(), Some(Ended::Chose(Choice::Review(selected))));
+}
+
+#[test]
 fn the_palette_finds_a_run_by_its_name_and_enter_opens_it() {
     let mut app = browser();
     press_keys(&mut app, ":benchmark-scr");
