@@ -277,3 +277,65 @@ fn two_reviewers_on_the_review_screen_in_a_real_terminal_then_their_agreement() 
     );
     assert_eq!(pair["unsure"], 1);
 }
+
+/// Import `verdicts` (one per question of `run`) as `name`'s reviews.
+fn import_verdicts(dir: &Path, run: &Path, name: &str, verdicts: &[&str]) {
+    let file = dir.join(format!("{name}.csv"));
+    let rows: String =
+        question_ids(run).iter().zip(verdicts).map(|(id, verdict)| format!("{id},{verdict}\n")).collect();
+    std::fs::write(&file, format!("question_id,verdict\n{rows}")).unwrap();
+    let args = ["review", run.to_str().unwrap(), "--reviewer", name, "--import", file.to_str().unwrap()];
+    assert_eq!(eval_dag(dir, &args).status.code(), Some(0));
+}
+
+#[test]
+fn grade_takes_what_people_said_where_no_expected_answer_grades_and_names_a_contradiction() {
+    let dir = tempfile::tempdir().unwrap();
+    let planned = offline_run(dir.path());
+    let grade = |run: &Path| eval_dag(dir.path(), &["grade", run.to_str().unwrap()]);
+    // The offline planner knows its answers: people calling one wrong contradict its expected answer.
+    import_verdicts(dir.path(), &planned, "ana", &["right", "right", "wrong", "right", "right", "right"]);
+    let graded = grade(&planned);
+    let stdout = String::from_utf8_lossy(&graded.stdout);
+    let third = &question_ids(&planned)[2];
+    let line = format!("{third}: people say wrong, its expected answer says right — a label or scorer problem");
+    assert!(stdout.contains(&line) && !stdout.contains("reviewed by"), "{stdout}");
+    assert_eq!(graded.status.code(), Some(0), "the expected answers decide: {stdout}");
+
+    // The same questions asked without their answers: people grade them.
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(planned.join("eval_results.json")).unwrap()).unwrap();
+    let questions: String = results["detailed_results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| format!("{}\n", serde_json::json!({"id": r["question_id"], "question": r["question"], "difficulty": r["difficulty_level"]})))
+        .collect();
+    let file = dir.path().join("questions.jsonl");
+    std::fs::write(&file, questions).unwrap();
+    let run = dir.path().join("asked");
+    let args = [
+        "run",
+        "sample-data/fraud",
+        "--headless",
+        "--questions-file",
+        file.to_str().unwrap(),
+        "--out",
+        run.to_str().unwrap(),
+    ];
+    let output = common::eval_dag(dir.path()).current_dir(common::root()).args(args).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(String::from_utf8_lossy(&grade(&run).stdout).contains("nothing to grade"));
+    import_verdicts(dir.path(), &run, "ana", &["right", "right", "wrong", "right", "right", "right"]);
+    let graded = grade(&run);
+    let stdout = String::from_utf8_lossy(&graded.stdout);
+    assert_eq!(graded.status.code(), Some(1), "one answer people call wrong: {stdout}");
+    assert_eq!(stdout.matches("reviewed by 1 person").count(), 6, "{stdout}");
+    assert!(stdout.contains("reviews: 6 answers by 1 reviewer (0 stale, not counted)"), "{stdout}");
+    // A second reviewer calls it right: split, nobody's verdict grades it, and the rest are right.
+    import_verdicts(dir.path(), &run, "bo", &["right"; 6]);
+    let split = grade(&run);
+    let stdout = String::from_utf8_lossy(&split.stdout);
+    assert_eq!(split.status.code(), Some(0), "{stdout}");
+    assert_eq!(stdout.matches("reviewed by 2 people").count(), 5, "{stdout}");
+}

@@ -25,6 +25,9 @@ use crate::report::{
 };
 use crate::text::preview;
 
+mod people;
+use people::People;
+
 /// The critic's scorecard in one line.
 fn critic_line(card: &CriticScorecard) -> String {
     let t = &card.total;
@@ -60,7 +63,9 @@ fn findings_line(taxonomy: &FindingsTaxonomy, convergence: &Convergence) -> Stri
 
 /// Run the `grade` subcommand.
 pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
-    let trace = super::recorded::read_trace(&super::report::trace_path(&args.input)?)?;
+    let trace_file = super::report::trace_path(&args.input)?;
+    let people = People::of(&trace_file)?;
+    let trace = super::recorded::read_trace(&trace_file)?;
     let (state, mut llm) = super::recorded::fold_recorded(&trace)?;
     let mut grading = trace.header.settings.grading.clone();
     if let Some(options) = args.match_options {
@@ -80,6 +85,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Runtime::new()?;
     let no_outputs = IndexMap::new();
     let mut graded: Vec<(DifficultyLevel, Vec<Grade>)> = Vec::new();
+    let mut decided: Vec<bool> = Vec::new();
     let mut judged_repeatedly: Vec<Vec<Vec<Grade>>> = Vec::new();
     for q in &state.questions {
         let Some(attempt) = q.latest() else { continue };
@@ -97,7 +103,17 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
         if args.repeat_judges > 1 && !grades.is_empty() {
             judged_repeatedly.push(repeats.clone());
         }
-        // No expected answer and no judge: a person's label of the answer is the ground truth.
+        // No expected answer: what people said of the answer grades it, ahead of the judges.
+        let by_people = match answer.is_some() && q.question.expected_answer.is_none() {
+            true => people.grade(&q.question.id),
+            false => None,
+        };
+        if let Some(grade) = &by_people {
+            grades.insert(0, grade.clone());
+        } else if let Some(line) = people.contradiction(&q.question.id, &grades) {
+            say!("{line}");
+        }
+        // No expected answer, no review and no judge: a person's label of the answer is the ground truth.
         if grades.is_empty()
             && answer.is_some()
             && let Some(label) = attempt.iterations.last().and_then(|it| it.label())
@@ -114,6 +130,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
             continue;
         }
         print_grades(&q.question, answer, &grades, &repeats, args.repeat_judges);
+        decided.push(by_people.map_or(grades.iter().all(|g| g.passed), |grade| grade.passed));
         graded.push((q.question.difficulty_level, grades));
     }
     if graded.is_empty() {
@@ -121,6 +138,9 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     print_summary(&graded, &judged_repeatedly, args.repeat_judges);
+    if let Some(line) = people.line() {
+        say!("{line}");
+    }
     say!("{}", critic_line(&scorecard_graded_by(&state, &grader)));
     say!("{}", findings_line(&findings_taxonomy(&state), &convergence(&state)));
     if let Some(line) = crate::report::baselines_line(&state) {
@@ -135,8 +155,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
             checks.order_dependent
         );
     }
-    let all_right = graded.iter().flat_map(|(_, grades)| grades).all(|g| g.passed);
-    Ok(if all_right { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if decided.iter().all(|right| *right) { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
 /// The recorded responses with the judge role's model behind them, for judge
