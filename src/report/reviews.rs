@@ -4,7 +4,9 @@
 //! run shows now: the latest line per reviewer, item and kind counts; a
 //! review whose `shown_sha256` no longer matches the item (a rerun, a derived
 //! run) is stale — listed, never counted. The trace's labels (`L` in the
-//! TUI) are read as the reviews of a reviewer named `label`.
+//! TUI) are read as the reviews of a reviewer named `label`. A derived,
+//! re-criticised or merged run reads the reviews of the runs it comes from
+//! too: the hash keeps only those of answers it still shows.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -125,14 +127,41 @@ fn review_files(run_dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// The reviews of the run in `run_dir`, whose results are `doc`.
+/// The run directories a run in `run_dir` comes from, as its trace's header
+/// names them: the source of a derived or re-criticised run, the shards of a
+/// merged one (each a trace or its directory, as given: from the current
+/// directory, else from `run_dir`); those no longer there are left out.
+fn source_dirs(run_dir: &Path) -> Vec<PathBuf> {
+    let Ok(scan) = crate::trace::TraceScan::open(&run_dir.join(super::TRACE_FILE)) else { return Vec::new() };
+    let header = scan.header;
+    let given = header.derived_from.iter().map(|d| &d.path).chain(header.merged_from.iter().map(|s| &s.path));
+    given
+        .filter_map(|path| [PathBuf::from(path), run_dir.join(path)].into_iter().find(|p| p.exists()))
+        .filter_map(|path| if path.is_dir() { Some(path) } else { path.parent().map(Path::to_path_buf) })
+        .filter(|dir| !same_dir(dir, run_dir))
+        .collect()
+}
+
+/// Whether `a` and `b` are the same directory.
+fn same_dir(a: &Path, b: &Path) -> bool {
+    matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b)
+}
+
+/// The reviews of the run in `run_dir`, whose results are `doc`: its own and
+/// those of the runs it comes from ([`source_dirs`]; its own win), each
+/// counted only where the item still shows what was reviewed.
 pub fn read_reviews(run_dir: &Path, doc: &EvalResults) -> RunReviews {
     let mut latest: BTreeMap<(ReviewerName, ReviewItem, ReviewKind), Review> = BTreeMap::new();
     let mut unreadable = Vec::new();
     for review in labels(doc) {
         latest.insert((review.reviewer.clone(), review.item.clone(), review.kind), review);
     }
-    for file in review_files(run_dir) {
+    let files = source_dirs(run_dir)
+        .iter()
+        .chain([&run_dir.to_path_buf()])
+        .flat_map(|dir| review_files(dir))
+        .collect::<Vec<_>>();
+    for file in files {
         let text = match std::fs::read_to_string(&file) {
             Ok(text) => text,
             Err(err) => {

@@ -339,3 +339,19 @@ fn grade_takes_what_people_said_where_no_expected_answer_grades_and_names_a_cont
     assert_eq!(split.status.code(), Some(0), "{stdout}");
     assert_eq!(stdout.matches("reviewed by 2 people").count(), 5, "{stdout}");
 }
+
+#[test]
+fn a_recriticised_run_reads_its_sources_reviews_of_the_answers_it_still_shows() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = offline_run(dir.path());
+    import_verdicts(dir.path(), &run, "ana", &["right", "wrong", "right"]);
+    let derived = dir.path().join("recritic");
+    let args = ["recritic", run.to_str().unwrap(), "--llm", "offline", "--out", derived.to_str().unwrap()];
+    let output = eval_dag(dir.path(), &args);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let agreement = eval_dag(dir.path(), &["agreement", derived.to_str().unwrap(), "--json"]);
+    let figures: Value = serde_json::from_slice(&agreement.stdout).unwrap();
+    assert_eq!(figures[0]["reviewers"], serde_json::json!(["ana"]), "{figures}");
+    assert_eq!((figures[0]["items_reviewed"].as_u64(), figures[0]["stale"].as_u64()), (Some(3), Some(0)));
+    assert!(!derived.join("reviews").exists(), "a run never writes another run's reviews");
+}
