@@ -135,8 +135,8 @@ pub use recritic_verdicts::{Flip, VerdictOverlap, verdict_overlap};
 pub use results::{eval_results, graded_tally, write_eval_results};
 pub use review_items::{ReviewOrder, ReviewSelection, Stratum, disagreements, review_items};
 pub use reviews::{
-    HumanVerdict, REVIEWS_DIR, RunReviews, Shown, append_review, apply_human_verdicts, human_verdicts, read_reviews,
-    shown,
+    HumanVerdict, REVIEWS_DIR, RunReviews, Shown, append_review, apply_human_verdicts, has_reviews, human_verdicts,
+    read_reviews, shown,
 };
 pub use roles::{RoleUsage, RoleUsages, role_usage};
 pub use scorecard::{critic_scorecard, label_free_signals, scorecard_graded_by};

@@ -420,6 +420,7 @@ fn results_with<Traces>(state: &RunState, generated_at: &str, question_traces: T
             benchmark: benchmark_summary(&state.questions)
                 .map(|summary| BenchmarkSummary { lift: benchmark_lift(state), ..summary }),
             batches: batch_use(state),
+            reviews: None,
             needs_data: floors.as_ref().map(|f| f.needs_data.clone()),
             baselines: floors.map(|f| f.baselines),
             successful_executions: passed_count,

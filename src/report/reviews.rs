@@ -142,6 +142,11 @@ fn source_dirs(run_dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// Whether the run in `run_dir` has reviews to read: its own or its sources'.
+pub fn has_reviews(run_dir: &Path) -> bool {
+    !review_files(run_dir).is_empty() || source_dirs(run_dir).iter().any(|dir| !review_files(dir).is_empty())
+}
+
 /// Whether `a` and `b` are the same directory.
 fn same_dir(a: &Path, b: &Path) -> bool {
     matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b)

@@ -354,4 +354,15 @@ fn a_recriticised_run_reads_its_sources_reviews_of_the_answers_it_still_shows() 
     assert_eq!(figures[0]["reviewers"], serde_json::json!(["ana"]), "{figures}");
     assert_eq!((figures[0]["items_reviewed"].as_u64(), figures[0]["stale"].as_u64()), (Some(3), Some(0)));
     assert!(!derived.join("reviews").exists(), "a run never writes another run's reviews");
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(derived.join("eval_results.json")).unwrap()).unwrap();
+    let reviews = &results["summary"]["reviews"];
+    assert_eq!(
+        (&reviews["reviewers"], reviews["items_reviewed"].as_u64()),
+        (&serde_json::json!(["ana"]), Some(3)),
+        "{reviews}"
+    );
+    assert!(reviews["machines"].as_array().is_some_and(|m| !m.is_empty()), "the machines against people: {reviews}");
+    let plain: Value = serde_json::from_str(&std::fs::read_to_string(run.join("eval_results.json")).unwrap()).unwrap();
+    assert!(plain["summary"].get("reviews").is_none(), "written before anyone reviewed: no reviews");
 }

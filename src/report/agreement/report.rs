@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{AlphaFigure, KappaFigure, Table, krippendorff_alpha};
 use crate::domain::{GradingMethod, ReviewItem, ReviewKind, ReviewerName};
@@ -13,7 +13,7 @@ use crate::report::doc::{DetailedResult, EvalResults};
 use crate::report::reviews::{RunReviews, human_verdicts};
 
 /// Two reviewers against each other.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PairAgreement {
     /// The two, by name.
     pub reviewers: [String; 2],
@@ -24,7 +24,7 @@ pub struct PairAgreement {
 }
 
 /// A machine's verdicts (yes: approved, passed, right) against the human one.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MachineAgreement {
     /// `critic`, `judge <name>`, `expected answer` or `benchmark scorer`.
     pub machine: String,
@@ -35,7 +35,7 @@ pub struct MachineAgreement {
 }
 
 /// Everything `agreement` says of one run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AgreementReport {
     /// Who reviewed (reviews that count).
     pub reviewers: Vec<String>,

@@ -124,6 +124,10 @@ pub struct Summary {
     /// A published benchmark's own metrics.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub benchmark: Option<BenchmarkSummary>,
+    /// People's reviews of the run and how far everyone agrees, when anyone
+    /// reviewed it (its own reviews and its sources').
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reviews: Option<crate::report::AgreementReport>,
     /// Calls sent in providers' batches against live ones, when any went in a batch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batches: Option<BatchUse>,

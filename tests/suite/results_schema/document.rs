@@ -8,6 +8,9 @@ use eval_dag::domain::{
     Relation, RoleModel, Scorer, Severity, Transform,
 };
 use eval_dag::report::{
+    AgreementReport, AgreementTable, KappaFigure, MachineAgreement, PairAgreement, krippendorff_alpha,
+};
+use eval_dag::report::{
     AnswerGrade, ApprovalHistogram, AttemptTrace, BaselineAnswer, BaselineLift, BaselineTally, BatchUse,
     BenchmarkMetrics, BenchmarkSummary, BudgetUse, CacheUse, CallMeta, ConsensusSummary, Convergence, CriticScorecard,
     DetailedResult, DifficultyBreakdown, EpochResult, EvalResults, FailureAnalysis, FateCounts, FindingGroup,
@@ -262,6 +265,7 @@ pub(super) fn full_document() -> EvalResults {
                 broken: 0,
                 lift: Some(lift()),
             }),
+            reviews: Some(reviews()),
             batches: Some(BatchUse {
                 batches: 2,
                 batched_calls: 40,
@@ -516,5 +520,26 @@ fn scorecard() -> CriticScorecard {
             rules: vec!["runtime_error".into()],
             tokens: 120,
         }],
+    }
+}
+
+/// Agreement figures with every optional part present (a real κ is either
+/// defined or says why not; the schema is checked on both fields at once).
+fn reviews() -> AgreementReport {
+    let item = eval_dag::domain::ReviewItem {
+        iteration: Some(2),
+        ..eval_dag::domain::ReviewItem::final_answer("q_01".into())
+    };
+    let table = AgreementTable { yes_yes: 3, yes_no: 1, no_yes: 1, no_no: 2 };
+    let figure =
+        KappaFigure { undefined: Some("each side gave one value to every item".into()), ..KappaFigure::of(table) };
+    AgreementReport {
+        reviewers: vec!["ana".into(), "bo".into()],
+        items_reviewed: 7,
+        stale: 1,
+        pairs: vec![PairAgreement { reviewers: ["ana".into(), "bo".into()], unsure: 1, figure: figure.clone() }],
+        alpha: krippendorff_alpha(&[vec![0, 0], vec![1, 1], vec![0, 1], vec![1, 1, 0]]),
+        machines: vec![MachineAgreement { machine: "critic".into(), figure, disagreements: vec![item.clone()] }],
+        disputed: vec![item],
     }
 }
