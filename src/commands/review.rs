@@ -243,6 +243,21 @@ fn agreement_text(run: &Path, report: &AgreementReport) -> String {
         let ids: Vec<String> = report.disputed.iter().take(20).map(|i| i.question_id.to_string()).collect();
         out.push_str(&format!("  disputed (right against wrong): {}: {}\n", report.disputed.len(), ids.join(", ")));
     }
+    for tally in &report.pairwise {
+        let rate = match (tally.win_rate, tally.interval) {
+            (Some(rate), Some([low, high])) => format!("wins {:.0}% [{:.0}–{:.0}%]", 100.0 * rate, 100.0 * low, 100.0 * high),
+            _ => "no decided item".to_string(),
+        };
+        out.push_str(&format!(
+            "  side by side with {:?}: {} won, {} lost, {} tied, {} both wrong; {rate}; sign test p = {:.3}\n",
+            tally.other_run,
+            tally.wins,
+            tally.losses,
+            tally.ties,
+            tally.both_wrong,
+            tally.sign_test_p
+        ));
+    }
     out
 }
 

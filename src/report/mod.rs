@@ -54,6 +54,8 @@
 //!   tokens or wall time, and the runs none beats on both; per level and per
 //!   dataset too. `bootstrap.rs` is the one seeded bootstrap its intervals and
 //!   the significance test draw with.
+//! - `pairwise.rs`: two runs' answers side by side — the questions they share
+//!   and, per other run, wins, losses, ties, a Wilson interval and a sign test.
 //! - `review_items.rs`: which answers a review queue holds (a seeded sample,
 //!   stratified or not, rejected iterations' answers too) and in which order
 //!   (the machines' disagreements first).
@@ -88,6 +90,7 @@ mod metamorphic;
 mod recritic_verdicts;
 mod repeats;
 mod results;
+mod pairwise;
 mod review_items;
 mod reviews;
 mod roles;
@@ -133,6 +136,7 @@ pub use matrix::{AnswerSpread, Entry, Matrix, MatrixRow, RunSummary, compare_run
 pub use metamorphic::metamorphic_summary;
 pub use recritic_verdicts::{Flip, VerdictOverlap, verdict_overlap};
 pub use results::{eval_results, graded_tally, write_eval_results};
+pub use pairwise::{PairwiseTally, pairwise_tallies, shared_questions};
 pub use review_items::{ReviewOrder, ReviewSelection, Stratum, disagreements, review_items};
 pub use reviews::{
     HumanVerdict, REVIEWS_DIR, RunReviews, Shown, append_review, apply_human_verdicts, has_reviews, human_verdicts,

@@ -51,6 +51,9 @@ pub struct AgreementReport {
     pub machines: Vec<MachineAgreement>,
     /// Items whose reviewers disagree (right against wrong), for an adjudicator.
     pub disputed: Vec<ReviewItem>,
+    /// Pairwise reviews against each other run: wins, losses, ties.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pairwise: Vec<crate::report::PairwiseTally>,
 }
 
 /// Each machine's yes or no on `item` of `result`, by machine name.
@@ -149,5 +152,6 @@ pub fn agreement_report(
         alpha: krippendorff_alpha(&units),
         machines,
         disputed,
+        pairwise: crate::report::pairwise_tallies(&reviews.current),
     }
 }

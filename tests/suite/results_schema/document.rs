@@ -541,5 +541,16 @@ fn reviews() -> AgreementReport {
         alpha: krippendorff_alpha(&[vec![0, 0], vec![1, 1], vec![0, 1], vec![1, 1, 0]]),
         machines: vec![MachineAgreement { machine: "critic".into(), figure, disagreements: vec![item.clone()] }],
         disputed: vec![item],
+        pairwise: vec![eval_dag::report::PairwiseTally {
+            other_run: "runs/b".into(),
+            reviews: 12,
+            wins: 9,
+            losses: 1,
+            ties: 1,
+            both_wrong: 1,
+            win_rate: Some(0.9),
+            interval: Some([0.596, 0.982]),
+            sign_test_p: 0.0215,
+        }],
     }
 }
