@@ -14,6 +14,11 @@ pub struct ReviewArgs {
     /// The run directory whose answers are reviewed.
     #[arg(value_name = "RUN_DIR")]
     pub run: PathBuf,
+    /// Another run of the same questions: review the two runs' final answers
+    /// side by side (which is on which side drawn per question with --seed,
+    /// the runs' names hidden); the reviews go under RUN_DIR.
+    #[arg(value_name = "OTHER_RUN_DIR", conflicts_with_all = ["import", "include", "stratify"])]
+    pub other: Option<PathBuf>,
     /// Who reviews [default: `[review] reviewer` in the config, else the user's login name]: 1 to 64 letters, digits,
     /// `_`, `.` or `-`; it names the file `RUN_DIR/reviews/<reviewer>.jsonl`.
     #[arg(long, value_name = "NAME")]

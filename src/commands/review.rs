@@ -162,6 +162,25 @@ fn screen(
     crate::tui::review(queue, super::compare::ui_options(from_browser)?, Box::pin(super::signals::interrupted()))
 }
 
+/// The pairwise review screen of `reviewer` over `run` (results `doc`) and `other`.
+fn pair_screen(run: &Path, doc: EvalResults, other: &Path, reviewer: ReviewerName, seed: u64) -> anyhow::Result<()> {
+    let other_doc = results_of(other)?;
+    let other_file = [other.join(crate::report::RESULTS_FILE), super::report::trace_path(other)?]
+        .into_iter()
+        .find(|file| file.is_file())
+        .with_context(|| format!("{} has neither results nor a trace", other.display()))?;
+    let bytes = std::fs::File::open(&other_file).with_context(|| format!("cannot read {}", other_file.display()))?;
+    let results_sha256 = crate::domain::sha256_hex_of(bytes)?;
+    let other = crate::tui::OtherRun { name: other.display().to_string(), doc: other_doc, results_sha256 };
+    let reviews = read_reviews(run, &doc);
+    let queue = crate::tui::PairQueue::new(run.to_path_buf(), doc, other, &reviews, reviewer, seed);
+    if queue.items.is_empty() {
+        bail!("{} and {} share no question (the same id and text)", run.display(), queue.other.name);
+    }
+    crate::tui::pair_review(queue, super::compare::ui_options(false)?, Box::pin(super::signals::interrupted()))?;
+    Ok(())
+}
+
 /// The run browser's review of `run`: every final answer, by the configured reviewer.
 pub(super) fn from_browser(run: &Path) -> anyhow::Result<Option<crate::tui::Ended>> {
     screen(run, results_of(run)?, reviewer(None)?, &ReviewSelection::default(), true)
@@ -175,7 +194,10 @@ pub fn run(args: &ReviewArgs) -> anyhow::Result<ExitCode> {
         if !std::io::stdout().is_terminal() {
             bail!("the review screen needs a terminal; --import FILE records reviews without one");
         }
-        screen(&args.run, doc, reviewer, &args.selection(), false)?;
+        match &args.other {
+            Some(other) => pair_screen(&args.run, doc, other, reviewer, args.seed)?,
+            None => drop(screen(&args.run, doc, reviewer, &args.selection(), false)?),
+        }
         return Ok(ExitCode::SUCCESS);
     };
     let reviews = reviews_of(import_rows(file)?, &reviewer, &doc, file)?;
@@ -245,17 +267,14 @@ fn agreement_text(run: &Path, report: &AgreementReport) -> String {
     }
     for tally in &report.pairwise {
         let rate = match (tally.win_rate, tally.interval) {
-            (Some(rate), Some([low, high])) => format!("wins {:.0}% [{:.0}–{:.0}%]", 100.0 * rate, 100.0 * low, 100.0 * high),
+            (Some(rate), Some([low, high])) => {
+                format!("wins {:.0}% [{:.0}–{:.0}%]", 100.0 * rate, 100.0 * low, 100.0 * high)
+            }
             _ => "no decided item".to_string(),
         };
         out.push_str(&format!(
             "  side by side with {:?}: {} won, {} lost, {} tied, {} both wrong; {rate}; sign test p = {:.3}\n",
-            tally.other_run,
-            tally.wins,
-            tally.losses,
-            tally.ties,
-            tally.both_wrong,
-            tally.sign_test_p
+            tally.other_run, tally.wins, tally.losses, tally.ties, tally.both_wrong, tally.sign_test_p
         ));
     }
     out

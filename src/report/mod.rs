@@ -87,10 +87,10 @@ mod listing;
 mod load;
 mod matrix;
 mod metamorphic;
+mod pairwise;
 mod recritic_verdicts;
 mod repeats;
 mod results;
-mod pairwise;
 mod review_items;
 mod reviews;
 mod roles;
@@ -134,9 +134,9 @@ pub use listing::{RESULTS_FILE, RunRow, RunStatus, Stamp, TRACE_FILE, list_runs,
 pub use load::{fold_indexed, fold_trace, is_trace, load_results};
 pub use matrix::{AnswerSpread, Entry, Matrix, MatrixRow, RunSummary, compare_runs};
 pub use metamorphic::metamorphic_summary;
+pub use pairwise::{PairwiseTally, pairwise_tallies, shared_questions};
 pub use recritic_verdicts::{Flip, VerdictOverlap, verdict_overlap};
 pub use results::{eval_results, graded_tally, write_eval_results};
-pub use pairwise::{PairwiseTally, pairwise_tallies, shared_questions};
 pub use review_items::{ReviewOrder, ReviewSelection, Stratum, disagreements, review_items};
 pub use reviews::{
     HumanVerdict, REVIEWS_DIR, RunReviews, Shown, append_review, apply_human_verdicts, has_reviews, human_verdicts,

@@ -235,6 +235,11 @@ impl App {
         Self::over(Box::new(super::screens::review::ReviewScreen::new(queue)), theme)
     }
 
+    /// An app showing the pairwise review screen over `queue`.
+    pub fn pair_reviewing(queue: super::PairQueue, theme: Theme) -> Self {
+        Self::over(Box::new(super::screens::pair_review::PairReviewScreen { queue }), theme)
+    }
+
     fn over(first: Box<dyn Component>, theme: Theme) -> Self {
         let mut app = Self::new(RunState::default(), theme, None, None);
         app.stack = vec![first];

@@ -58,6 +58,7 @@ mod graph_moves;
 mod highlight;
 mod keymap;
 mod loading;
+mod pair_queue;
 mod palette;
 mod palette_entry;
 mod replay;
@@ -95,6 +96,7 @@ pub use keymap::{
     Screen,
 };
 pub use loading::Loaded;
+pub use pair_queue::{OtherRun, PairItem, PairQueue};
 pub use replay::{DEFAULT_MAX_GAP, Loading, Replay};
 pub use review_queue::ReviewQueue;
 pub use runs_matrix::RunsMatrix;
@@ -333,6 +335,12 @@ pub fn compare_runs(matrix: RunsMatrix, options: CompareOptions, stop: Stop) -> 
 /// Open the review screen over `queue`.
 pub fn review(queue: ReviewQueue, options: CompareOptions, stop: Stop) -> anyhow::Result<Option<Ended>> {
     let app = App::reviewing(queue, options.theme.clone());
+    options.show(app, stop)
+}
+
+/// The pairwise review screen over `queue` until the reviewer quits.
+pub fn pair_review(queue: PairQueue, options: CompareOptions, stop: Stop) -> anyhow::Result<Option<Ended>> {
+    let app = App::pair_reviewing(queue, options.theme.clone());
     options.show(app, stop)
 }
 

@@ -85,6 +85,7 @@ mod tui_inspect;
 mod tui_keys;
 mod tui_loop;
 mod tui_matrix;
+mod tui_pair_review;
 mod tui_review;
 mod tui_roles;
 mod tui_sizes;

@@ -165,6 +165,14 @@ actions! {
     Resume = "resume",
     /// Review the selected run's answers, blind (the run browser).
     ReviewRun = "review_run",
+    /// The left answer is better (the pairwise review screen).
+    PairLeft = "pair_left",
+    /// The right answer is better (the pairwise review screen).
+    PairRight = "pair_right",
+    /// As good as each other (the pairwise review screen).
+    PairTie = "pair_tie",
+    /// Neither is right (the pairwise review screen).
+    PairBothWrong = "pair_both_wrong",
     /// The accuracy–cost frontier in place of the questions, or back (the matrix).
     Frontier = "frontier",
     /// The frontier's next x axis: cost, tokens, wall time (the matrix).
@@ -257,6 +265,8 @@ contexts! {
     Runs = "runs", "run browser";
     /// The review screen.
     Review = "review", "review";
+    /// The pairwise review screen.
+    PairReview = "pair_review", "pairwise review";
 }
 
 /// One binding, as the keymap defines it.
@@ -345,6 +355,12 @@ pub const BINDINGS: &[Binding] = &[
     bind!("s", [Char('s')], ReviewSkip, "skip this answer for now", "skip", Review),
     bind!("z", [Char('z')], ReviewUndo, "back to your last review, to give it again", "undo", Review),
     bind!("v", [Char('v')], ReviewReveal, "once you gave yours: the critic, grades, other reviews", "show", Review),
+    bind!("1", [Char('1')], PairLeft, "the left answer is better", "left", PairReview),
+    bind!("2", [Char('2')], PairRight, "the right answer is better", "right", PairReview),
+    bind!("t", [Char('t')], PairTie, "as good as each other", "tie", PairReview),
+    bind!("x", [Char('x')], PairBothWrong, "neither is right", "both wrong", PairReview),
+    bind!("→", [Right], PaneRight, "the next question", "next", PairReview),
+    bind!("←", [Left], PaneLeft, "the previous question", "", PairReview),
     bind!("h", [Char('h')], PrevIteration, "previous iteration", "prev", Iterations),
     bind!("l", [Char('l')], NextIteration, "next iteration", "next", Iterations),
     bind!("<", [Char('<')], PrevDraft, "previous draft (a consensus run)", "", Iterations),
@@ -434,5 +450,6 @@ pub fn applies(context: Context, screen: Screen, replay: bool) -> bool {
         Context::QuitPrompt => false,
         Context::Runs => screen == Screen::Runs,
         Context::Review => screen == Screen::Review,
+        Context::PairReview => screen == Screen::PairReview,
     }
 }

@@ -30,11 +30,13 @@ pub enum Screen {
     Runs,
     /// A reviewer's answers to judge, one at a time.
     Review,
+    /// Two runs' answers side by side, for a reviewer to prefer one.
+    PairReview,
 }
 
 impl Screen {
     /// Every screen.
-    pub const ALL: [Screen; 13] = [
+    pub const ALL: [Screen; 14] = [
         Screen::Dashboard,
         Screen::Question,
         Screen::Diff,
@@ -48,6 +50,7 @@ impl Screen {
         Screen::Benchmark,
         Screen::Runs,
         Screen::Review,
+        Screen::PairReview,
     ];
 
     /// The screen as messages name it.
@@ -66,6 +69,7 @@ impl Screen {
             Screen::Benchmark => "benchmark",
             Screen::Runs => "run browser",
             Screen::Review => "review",
+            Screen::PairReview => "pairwise review",
         }
     }
 }

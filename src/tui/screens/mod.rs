@@ -29,6 +29,7 @@ pub mod diff;
 pub mod help;
 pub mod inspector;
 pub mod matrix;
+pub mod pair_review;
 pub mod question;
 pub mod review;
 pub mod runs;

@@ -172,6 +172,18 @@ fn review(frame: &mut Frame, area: Rect, ctx: &Ctx, queue: &crate::tui::ReviewQu
     frame.render_widget(Paragraph::new(vec![first, second, third]), area);
 }
 
+/// The pairwise review screen's header: the reviewer and the progress, the runs' names hidden.
+fn pair_review(frame: &mut Frame, area: Rect, ctx: &Ctx, queue: &crate::tui::PairQueue) {
+    let t = ctx.theme;
+    let first = Line::from(vec![
+        Span::styled(" eval-dag review ", t.fg(Ink::Accent).add_modifier(Modifier::BOLD)),
+        Span::styled(format!("side by side · reviewer {}", queue.reviewer), t.fg(Ink::Text)),
+    ]);
+    let second = Line::from(format!(" {} / {}", queue.mine.len(), queue.items.len()));
+    let third = message_line(ctx, " blind: which run is on which side is drawn per question".into());
+    frame.render_widget(Paragraph::new(vec![first, second, third]), area);
+}
+
 /// Draw the header into `area` (3 lines).
 pub fn draw(frame: &mut Frame, area: Rect, ctx: &Ctx) {
     let t = ctx.theme;
@@ -180,6 +192,11 @@ pub fn draw(frame: &mut Frame, area: Rect, ctx: &Ctx) {
     }
     if let (Screen::Review, Some(screen)) = (ctx.screen, ctx.find::<crate::tui::screens::review::ReviewScreen>()) {
         return review(frame, area, ctx, &screen.queue);
+    }
+    if let (Screen::PairReview, Some(screen)) =
+        (ctx.screen, ctx.find::<crate::tui::screens::pair_review::PairReviewScreen>())
+    {
+        return pair_review(frame, area, ctx, &screen.queue);
     }
     if let Some(c) = ctx.comparison() {
         comparison(frame, area, ctx, c);
