@@ -71,7 +71,7 @@ pub fn run(args: BaselineArgs) -> anyhow::Result<ExitCode> {
         let shown = super::headless::follow(handle.events, prior, handle.commands, stop).await;
         anyhow::Ok(handle.task.await.unwrap_or(shown))
     })?;
-    let results = super::run::write_results(&out, &state)?;
+    let results = super::results_file::write_results(&out, &state)?;
     let report_path = out.join("eval_report.html");
     let templates = super::report::templates()?;
     super::report::write_report(&report_path, &templates, &state, &chrono::Local::now().fixed_offset())?;

@@ -200,7 +200,7 @@ fn deriver(source: Source, slot: Arc<Mutex<Option<Started>>>) -> Deriver {
 fn finish(runtime: &tokio::runtime::Runtime, started: Started) -> anyhow::Result<()> {
     let _ = started.commands.send(Command::CancelRun);
     let state = runtime.block_on(started.task).context("the derived run's engine failed")?;
-    let results = super::run::write_results(&started.dir, &state)?;
+    let results = super::results_file::write_results(&started.dir, &state)?;
     let report = started.dir.join("eval_report.html");
     super::report::write_report(&report, &super::report::templates()?, &state, &chrono::Local::now().fixed_offset())?;
     let mut stderr = std::io::stderr();

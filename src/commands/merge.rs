@@ -184,7 +184,7 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
     std::fs::copy(shards[0].dir.join(QUESTIONS_FILE), out.join(QUESTIONS_FILE))
         .with_context(|| format!("cannot write {}", out.join(QUESTIONS_FILE).display()))?;
     let (state, ends) = write_merged(&shards, questions, out)?;
-    let results = super::run::write_results(out, &state)?;
+    let results = super::results_file::write_results(out, &state)?;
     let report = out.join("eval_report.html");
     let templates = super::report::templates()?;
     super::report::write_report(&report, &templates, &state, &chrono::Local::now().fixed_offset())?;

@@ -59,6 +59,7 @@ mod recorded;
 mod recritic;
 mod replay_headless;
 mod report;
+mod results_file;
 mod review;
 mod run;
 mod runs;

@@ -2,7 +2,7 @@
 //! `eval_results.json` and the report.
 
 use std::io::IsTerminal;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -26,7 +26,6 @@ use crate::engine::{self, EngineParts, NamedDataset, RunOptions};
 use crate::grade::{Grader, read_questions_file};
 use crate::llm::{DEFAULT_REPAIRS, LlmClient, Repairs};
 use crate::prompts::{Prompts, override_dir};
-use crate::report::write_eval_results;
 use crate::run::{EngineEvent, Outcome, QuestionStatus, RunSettings, RunState};
 use crate::trace::{TraceHeader, TraceLines, TraceWriter};
 use crate::tui::Theme;
@@ -34,33 +33,6 @@ use crate::tui::Theme;
 /// `runs/<UTC timestamp>` under the current directory.
 pub(super) fn default_out_dir() -> PathBuf {
     PathBuf::from("runs").join(chrono::Utc::now().format("%Y%m%d-%H%M%S").to_string())
-}
-
-/// Write `eval_results.json` into `out`, streamed as it is built, through a
-/// temporary file renamed into place: a results file already there is replaced
-/// only by a whole one. When the run has reviews (its own or its sources'),
-/// the file is read back and written again with `summary.reviews`.
-pub fn write_results(out: &Path, state: &RunState) -> anyhow::Result<PathBuf> {
-    let path = out.join("eval_results.json");
-    let partial = out.join("eval_results.json.partial");
-    let replace = |write: &dyn Fn(&mut BufWriter<std::fs::File>) -> anyhow::Result<()>| -> anyhow::Result<()> {
-        let mut file = BufWriter::new(std::fs::File::create(&partial)?);
-        write(&mut file)?;
-        file.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        std::fs::rename(&partial, &path)?;
-        Ok(())
-    };
-    let generated_at = chrono::Utc::now().to_rfc3339();
-    replace(&|file| Ok(write_eval_results(file, state, &generated_at)?))
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    if crate::report::has_reviews(out) {
-        let mut doc = crate::report::load_results(&path)?;
-        let reviews = crate::report::read_reviews(out, &doc);
-        doc.summary.reviews = Some(crate::report::agreement_report(&doc, &reviews, None));
-        replace(&|file| Ok(serde_json::to_writer_pretty(file, &doc)?))
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    Ok(path)
 }
 
 /// One-line summary of a finished run.
@@ -565,7 +537,7 @@ fn close(
     exported: Option<anyhow::Result<String>>,
 ) -> anyhow::Result<ExitCode> {
     let report_templates = super::report::templates()?;
-    let results = write_results(out, state)?;
+    let results = super::results_file::write_results(out, state)?;
     let report_path = out.join("eval_report.html");
     let report_size =
         super::report::write_report(&report_path, &report_templates, state, &chrono::Local::now().fixed_offset())?;

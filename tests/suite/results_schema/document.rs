@@ -182,8 +182,7 @@ fn full_settings() -> RunSettings {
 
 /// A document with every optional part present and every list non-empty.
 pub(super) fn full_document() -> EvalResults {
-    let tokens = Tokens { prompt: 10, completion: 5, total: 15, estimated: true };
-    let settings = full_settings();
+    let (tokens, settings) = (Tokens { prompt: 10, completion: 5, total: 15, estimated: true }, full_settings());
     let log = |role, meta: &CallMeta| LogEntry { role, content: "text".into(), meta: meta.clone() };
     let build = CallMeta::Loop {
         attempt: 2,
