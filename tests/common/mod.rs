@@ -17,6 +17,14 @@ pub fn root() -> PathBuf {
 /// leaks in from the environment.
 pub fn eval_dag(home: &std::path::Path) -> std::process::Command {
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_eval-dag"));
+    isolate(&mut command, home);
+    command
+}
+
+/// Keep `command` (the binary, or a shell that runs it) away from the
+/// developer's setup: its config, cache and log under `home`, and none of the
+/// environment variables eval-dag reads.
+pub fn isolate(command: &mut std::process::Command, home: &std::path::Path) {
     command
         .env("XDG_CONFIG_HOME", home.join("config"))
         .env("XDG_CACHE_HOME", home.join("cache"))
@@ -28,13 +36,14 @@ pub fn eval_dag(home: &std::path::Path) -> std::process::Command {
         "EVAL_DAG_MODEL",
         "EVAL_DAG_THEME",
         "EVAL_DAG_TEMPLATES",
+        "EVAL_DAG_PROMPTS",
         "OPENAI_API_KEY",
         "OPENAI_BASE_URL",
         "ANTHROPIC_API_KEY",
+        "ANTHROPIC_BASE_URL",
     ] {
         command.env_remove(name);
     }
-    command
 }
 
 /// Press keys in an app from a script (see `press_keys`).

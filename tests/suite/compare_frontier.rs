@@ -10,7 +10,7 @@ use eval_dag::report::eval_results;
 use eval_dag::run::{EngineEvent, RunState};
 use serde_json::{Value, json};
 
-use super::harness_cache::{command, finish, mock};
+use super::harness_cache::{cached_rerun, mock};
 use crate::common;
 
 fn event(value: Value) -> EngineEvent {
@@ -135,18 +135,13 @@ fn the_page_draws_each_axis_without_scripts_and_escapes_model_names() {
 async fn a_cached_rerun_is_placed_at_list_price_beside_the_nothing_it_paid() {
     let mock = mock(2).await;
     let home = tempfile::tempdir().unwrap();
-    let cache = home.path().join("responses.sqlite");
-    let flags = ["--cache", cache.to_str().unwrap()];
-    let first = finish(command(&mock, home.path(), "first", 2, &flags), &home.path().join("first")).await;
-    assert_eq!(first.code, Some(0), "{}", first.stderr);
-    let again = finish(command(&mock, home.path(), "again", 2, &flags), &home.path().join("again")).await;
-    assert_eq!(again.code, Some(0), "{}", again.stderr);
+    let (first, again) = cached_rerun(&mock, home.path()).await;
     let paid = first.results["summary"]["cost_usd"].as_f64().unwrap();
     let list = again.results["summary"]["cache"]["list_cost_usd"].as_f64().unwrap();
     // Every call of the rerun is one of the first run's, priced on the usage it was stored with.
     assert!(paid > 0.0 && ((list - paid) / paid).abs() < 1e-9, "paid {paid}, list {list}");
 
-    let runs = [home.path().join("first"), home.path().join("again")];
+    let runs = [home.path().join("first"), home.path().join("second")];
     let out = compare(home.path(), &["--json"], &runs);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let compared: Value = serde_json::from_slice(&out.stdout).unwrap();

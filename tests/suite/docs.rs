@@ -60,7 +60,7 @@ fn relative(path: &Path) -> String {
 }
 
 /// Runs `script` with bash in `dir`, the binary's directory first on `PATH`,
-/// isolated from the developer's setup as `common::eval_dag` is.
+/// isolated from the developer's setup (`common::isolate`).
 fn run_block(dir: &Path, script: &str) -> std::process::Output {
     let binary = PathBuf::from(env!("CARGO_BIN_EXE_eval-dag"));
     let path = std::env::join_paths(
@@ -74,25 +74,8 @@ fn run_block(dir: &Path, script: &str) -> std::process::Output {
         .current_dir(dir)
         .env("PATH", path)
         .env("HOME", dir.join("home"))
-        .env("XDG_CONFIG_HOME", dir.join("home/config"))
-        .env("XDG_CACHE_HOME", dir.join("home/cache"))
-        .env("XDG_DATA_HOME", dir.join("home/data"))
-        .env("EVAL_DAG_LOG", dir.join("home/log.txt"));
-    for name in [
-        "EVAL_DAG_CONFIG",
-        "EVAL_DAG_CACHE",
-        "EVAL_DAG_LLM",
-        "EVAL_DAG_MODEL",
-        "EVAL_DAG_THEME",
-        "EVAL_DAG_TEMPLATES",
-        "EVAL_DAG_PROMPTS",
-        "OPENAI_API_KEY",
-        "OPENAI_BASE_URL",
-        "ANTHROPIC_API_KEY",
-        "ANTHROPIC_BASE_URL",
-    ] {
-        command.env_remove(name);
-    }
+        .env("XDG_DATA_HOME", dir.join("home/data"));
+    common::isolate(&mut command, &dir.join("home"));
     command.output().unwrap()
 }
 
