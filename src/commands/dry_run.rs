@@ -79,11 +79,12 @@ impl Share {
 }
 
 /// What a dry run reckons: each model's share, and each role's largest call
-/// (prompt and reply tokens).
+/// (prompt and reply tokens) and largest prompt.
 #[derive(Default)]
 struct Tally {
     shares: BTreeMap<String, Share>,
     largest: BTreeMap<LlmRole, u64>,
+    largest_prompt: BTreeMap<LlmRole, u64>,
 }
 
 /// What a dry run reads.
@@ -116,6 +117,8 @@ impl DryRun<'_> {
         let served = serving(self.llm, role);
         let largest = tally.largest.entry(role).or_default();
         *largest = (*largest).max(tokens.0 + tokens.1);
+        let largest_prompt = tally.largest_prompt.entry(role).or_default();
+        *largest_prompt = (*largest_prompt).max(tokens.0);
         let share = tally.shares.entry(format!("{}/{}", served.provider(), served.model())).or_default();
         let usage =
             TokenUsage { prompt_tokens: calls * tokens.0, completion_tokens: calls * tokens.1, ..Default::default() };
@@ -217,6 +220,14 @@ impl DryRun<'_> {
         );
         for line in budget_lines(self.budget, &total) {
             say!("{line}");
+        }
+        let largest: Vec<String> = tally
+            .largest_prompt
+            .iter()
+            .map(|(role, tokens)| format!("{} {}", role.setting_name(), crate::text::thousands(*tokens)))
+            .collect();
+        if !largest.is_empty() {
+            say!("largest prompt (tokens): {}", largest.join(" · "));
         }
         for (&role, &tokens) in &tally.largest {
             if let Some(line) = self.unfitting(role, tokens) {

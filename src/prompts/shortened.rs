@@ -61,7 +61,8 @@ pub fn schema_within(dataset: &Dataset, budget: u64, focus: SchemaFocus<'_>) -> 
     }
     let lists = field_lists(dataset);
     let mut full: Vec<HashSet<usize>> = vec![HashSet::new(); lists.len()];
-    let mut left = budget.saturating_sub(tokens(&render(dataset, &full, budget)));
+    // The fields in full first, then the names in the room left.
+    let mut left = budget.saturating_sub(tokens(&render(dataset, &full, budget, Some(0))));
     for (entry, index) in wanted(&lists, focus) {
         let mut line = String::new();
         write_fields(&mut line, [&lists[entry][index]], "    ");
@@ -70,7 +71,13 @@ pub fn schema_within(dataset: &Dataset, budget: u64, focus: SchemaFocus<'_>) -> 
             left -= cost;
         }
     }
-    render(dataset, &full, budget)
+    let unlimited = render(dataset, &full, budget, None);
+    if tokens(&unlimited) <= budget {
+        return unlimited;
+    }
+    let fixed = tokens(&render(dataset, &full, budget, Some(0)));
+    let room = usize::try_from(budget.saturating_sub(fixed)).unwrap_or(usize::MAX).saturating_mul(BYTES_PER_TOKEN);
+    render(dataset, &full, budget, Some(room))
 }
 
 /// The fields `focus` wants in full, most wanted first: (entry, field) indices.
@@ -94,21 +101,24 @@ fn wanted(lists: &[&[FieldInfo]], focus: SchemaFocus<'_>) -> Vec<(usize, usize)>
     wanted
 }
 
-/// The shortened schema: the fields `full` holds (per entry) in full, the rest by name.
-fn render(dataset: &Dataset, full: &[HashSet<usize>], budget: u64) -> String {
+/// The shortened schema: the fields `full` holds (per entry) in full, the
+/// rest by name in at most `names_room` bytes (all of them when none).
+fn render(dataset: &Dataset, full: &[HashSet<usize>], budget: u64, names_room: Option<usize>) -> String {
     let shown: usize = full.iter().map(HashSet::len).sum();
     let total: usize = field_lists(dataset).iter().map(|fields| fields.len()).sum();
     let mut out = format!(
         "(This schema is shortened to fit {} tokens: {shown} of its {} fields are described in full, the others \
-         listed by name, a run of names that share a pattern on one line. Every name listed is a real field.)\n",
+         listed by name, a run of names that share a pattern on one line, as many as fit. Every name listed is a \
+         real field.)\n",
         crate::text::thousands(budget),
         crate::text::thousands(total as u64)
     );
+    let mut room = names_room;
     out.push_str(&describe(dataset, &mut |out, entry, fields, indent| {
         write_fields(out, fields.iter().enumerate().filter(|(i, _)| full[entry].contains(i)).map(|(_, f)| f), indent);
         let rest: Vec<&FieldInfo> =
             fields.iter().enumerate().filter(|(i, _)| !full[entry].contains(i)).map(|(_, f)| f).collect();
-        write_names(out, &rest, indent);
+        write_names(out, &rest, indent, &mut room);
     }));
     out
 }
@@ -121,12 +131,36 @@ fn pattern(name: &str) -> Option<(&str, usize, &str)> {
 }
 
 /// `rest` by name: a line per field, or per run of at least `MIN_RUN` fields
-/// of one type whose names differ only in one number.
-fn write_names(out: &mut String, rest: &[&FieldInfo], indent: &str) {
+/// of one type whose names differ only in one number; within `room` bytes
+/// (taken from it) when given, the fields past it counted on one line.
+fn write_names(out: &mut String, rest: &[&FieldInfo], indent: &str, room: &mut Option<usize>) {
     if rest.is_empty() {
         return;
     }
     let _ = writeln!(out, "{indent}and {} more, by name only:", crate::text::thousands(rest.len() as u64));
+    let mut unlisted = 0;
+    for (line, fields) in name_lines(rest, indent) {
+        match room {
+            Some(left) if line.len() > *left || unlisted > 0 => unlisted += fields,
+            Some(left) => {
+                *left -= line.len();
+                out.push_str(&line);
+            }
+            None => out.push_str(&line),
+        }
+    }
+    if unlisted > 0 {
+        let _ = writeln!(
+            out,
+            "{indent}- … and {} more not listed for want of room (name one exactly and it is checked)",
+            crate::text::thousands(unlisted as u64)
+        );
+    }
+}
+
+/// The lines listing `rest` by name, each with how many fields it names.
+fn name_lines(rest: &[&FieldInfo], indent: &str) -> Vec<(String, usize)> {
+    let mut lines = Vec::new();
     let mut groups: Vec<Vec<&FieldInfo>> = Vec::new();
     let mut at: HashMap<(&str, usize, &str, String), usize> = HashMap::new();
     for &field in rest {
@@ -143,24 +177,24 @@ fn write_names(out: &mut String, rest: &[&FieldInfo], indent: &str) {
     }
     for group in groups {
         if group.len() < MIN_RUN {
-            for field in group {
-                let _ = writeln!(out, "{indent}- \"{}\": {}", field.name, types(field));
-            }
+            lines.extend(group.iter().map(|field| (format!("{indent}- \"{}\": {}\n", field.name, types(field)), 1)));
             continue;
         }
         let order = |a: &&&FieldInfo, b: &&&FieldInfo| (a.name.len(), &a.name).cmp(&(b.name.len(), &b.name));
         let (first, last) = (group.iter().min_by(order), group.iter().max_by(order));
         let (Some(first), Some(last)) = (first, last) else { continue };
         let count = crate::text::thousands(group.len() as u64);
-        let _ = write!(out, "{indent}- {} … {}: {count} {} fields", first.name, last.name, types(first));
+        let mut line = format!("{indent}- {} … {}: {count} {} fields", first.name, last.name, types(first));
         if let Some((low, high)) = span(&group) {
-            let _ = write!(out, ", range {low:?}..{high:?}");
+            let _ = write!(line, ", range {low:?}..{high:?}");
         }
         if group.iter().any(|f| f.nullable) {
-            out.push_str(", some MAY BE None");
+            line.push_str(", some MAY BE None");
         }
-        out.push('\n');
+        line.push('\n');
+        lines.push((line, group.len()));
     }
+    lines
 }
 
 /// The range every field of `group` declares, joined: the lowest low and the highest high.
@@ -238,6 +272,29 @@ mod tests {
             !schema.contains("\"sensor_01777\""),
             "by name only (the field check still knows it: see tests/suite/offline_planner.rs)"
         );
+    }
+
+    #[test]
+    fn names_past_the_room_are_counted_after_the_fields_in_full() {
+        let dir = tempfile::tempdir().unwrap();
+        let name = |c: usize| format!("{}_{}", ["amber", "birch", "cedar"][c % 3], "x".repeat(c / 3 + 1));
+        let rows: Vec<Value> = (0..3)
+            .map(|r| Value::Object((0..600).map(|c| (name(c), json!(r))).collect::<serde_json::Map<_, _>>()))
+            .collect();
+        let columns: serde_json::Map<String, Value> = (0..600).map(|c| (name(c), json!({"type": "int"}))).collect();
+        let metadata = json!({"description": "unpatterned", "columns": columns, "dataset_keys": {"rows": "rows"}});
+        std::fs::write(dir.path().join("data.json"), json!({ "rows": rows }).to_string()).unwrap();
+        std::fs::write(dir.path().join("metadata.json"), metadata.to_string()).unwrap();
+        let dataset = Dataset::load(dir.path()).unwrap();
+        let question = format!("What is the total of `{}`?", name(599));
+        let schema = schema_within(&dataset, 3_000, SchemaFocus::Question(&question));
+        assert!(tokens(&schema) <= 3_000, "{} tokens", tokens(&schema));
+        assert!(schema.contains(&format!("- \"{}\": int", name(599))), "the question's field in full: {schema}");
+        let listed = schema.lines().filter(|l| l.trim_start().starts_with("- \"") && !l.contains(" — ")).count();
+        let last = schema.lines().rev().find(|l| l.contains("more not listed for want of room")).expect("counted");
+        let unlisted: usize = last.split_whitespace().nth(3).unwrap().replace(',', "").parse().unwrap();
+        assert_eq!(listed + unlisted, 599, "every other field listed or counted: {last}");
+        assert!(listed > 100, "the room is used: {listed} listed");
     }
 
     #[test]

@@ -92,3 +92,4 @@ mod tui_sizes;
 mod tui_tmux;
 mod tui_tmux_by_hand;
 mod validate_cli;
+mod wide_dry_run;
