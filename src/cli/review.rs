@@ -5,8 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::domain::ReviewerName;
-use crate::report::{ReviewOrder, ReviewSelection, Stratum};
+use crate::domain::{ReviewOrder, ReviewSelection, ReviewerName, Stratum};
 
 /// Arguments of `review`.
 #[derive(Debug, Args)]

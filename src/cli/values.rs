@@ -5,8 +5,7 @@
 use clap::ValueEnum;
 use clap::builder::PossibleValue;
 
-use crate::domain::ProviderKind;
-use crate::report::{ReviewOrder, Stratum};
+use crate::domain::{ProviderKind, ReviewOrder, Stratum};
 
 /// How many rows `prepare` keeps in data.json.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

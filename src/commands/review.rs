@@ -12,10 +12,9 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::cli::{AgreementArgs, ReviewArgs};
-use crate::domain::{REVIEW_VERSION, Review, ReviewItem, ReviewKind, ReviewerName, Verdict};
+use crate::domain::{REVIEW_VERSION, Review, ReviewItem, ReviewKind, ReviewSelection, ReviewerName, Verdict};
 use crate::report::{
-    AgreementReport, EvalResults, KappaFigure, ReviewSelection, agreement_report, append_review, load_results,
-    read_reviews,
+    AgreementReport, EvalResults, KappaFigure, agreement_report, append_review, load_results, read_reviews,
 };
 
 /// One imported row, as CSV or JSON Lines give it.

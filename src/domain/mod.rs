@@ -69,7 +69,8 @@ pub use question::{DifficultyLevel, Question, Scorer};
 pub use reply_schema::{ReplySchema, StructuredOutput};
 pub use result::{ExecutionResult, FailureKind};
 pub use review::{
-    PairShown, REVIEW_VERSION, Review, ReviewItem, ReviewKind, ReviewerName, Verdict, canonical_json, shown_sha256,
+    PairShown, REVIEW_VERSION, Review, ReviewItem, ReviewKind, ReviewOrder, ReviewSelection, ReviewerName, Stratum,
+    Verdict, canonical_json, shown_sha256,
 };
 pub use rule::Rule;
 pub use shard::{MergedShard, Shard};

@@ -182,6 +182,69 @@ pub struct Review {
     pub pair: Option<PairShown>,
 }
 
+/// What divides a stratified sample.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stratum {
+    /// The question's difficulty level.
+    Level,
+    /// The question's dataset.
+    Dataset,
+    /// The question's status (passed, exhausted, …).
+    Status,
+}
+
+impl Stratum {
+    /// Every stratum, as `--stratify` lists them.
+    pub const ALL: [Self; 3] = [Self::Level, Self::Dataset, Self::Status];
+
+    /// Its name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Level => "level",
+            Self::Dataset => "dataset",
+            Self::Status => "status",
+        }
+    }
+}
+
+/// The order of a review queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ReviewOrder {
+    /// The run's order (a sample's own seeded order).
+    #[default]
+    Run,
+    /// Most machine disagreements first, the run's order among equals.
+    Disagreement,
+}
+
+impl ReviewOrder {
+    /// Every order, as `--order` lists them.
+    pub const ALL: [Self; 2] = [Self::Run, Self::Disagreement];
+
+    /// Its name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Run => "run",
+            Self::Disagreement => "disagreement",
+        }
+    }
+}
+
+/// What a review queue holds and in which order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ReviewSelection {
+    /// Review this many items drawn at random instead of all.
+    pub sample: Option<usize>,
+    /// The seed of the sample.
+    pub seed: u64,
+    /// Draw the sample in proportion to these strata.
+    pub stratify: Option<Stratum>,
+    /// Also the answers of iterations the critic rejected.
+    pub include_rejected: bool,
+    /// The queue's order.
+    pub order: ReviewOrder,
+}
+
 /// `value` with every object's keys sorted and integral floats written as
 /// integers, recursively: equal answers hash alike whatever their key order.
 pub fn canonical_json(value: &Value) -> Value {

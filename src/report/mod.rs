@@ -101,10 +101,7 @@ mod taxonomy;
 pub(crate) mod test_run;
 mod verify;
 
-pub use agreement::{
-    AgreementReport, AlphaFigure, KappaFigure, MachineAgreement, PairAgreement, Table as AgreementTable,
-    agreement_report, krippendorff_alpha,
-};
+pub use agreement::{agreement_report, krippendorff_alpha};
 pub use baselines::{
     baselines_line, baselines_summary, baselines_text, constant_answers, question_baselines, tally_text,
 };
@@ -112,6 +109,9 @@ pub use benchmark::{SubmissionLine, benchmark_score, benchmark_summary, dabstep_
 pub use compare::{Change, Row, Side, compare};
 pub use consensus::consensus_summary;
 pub use convergence::{ApprovalHistogram, Convergence, convergence};
+pub use doc::{
+    AgreementReport, AlphaFigure, KappaFigure, MachineAgreement, PairAgreement, PairwiseTally, Table as AgreementTable,
+};
 pub use doc::{
     AnswerGrade, AttemptTrace, BaselineAnswer, BaselineFloors, BaselineLift, BaselineTally, BatchUse, BenchmarkMetrics,
     BenchmarkSummary, BudgetUse, CacheUse, CallMeta, ConsensusSummary, CriticScorecard, DetailedResult,
@@ -134,10 +134,10 @@ pub use listing::{RESULTS_FILE, RunRow, RunStatus, Stamp, TRACE_FILE, list_runs,
 pub use load::{fold_indexed, fold_trace, is_trace, load_results};
 pub use matrix::{AnswerSpread, Entry, Matrix, MatrixRow, RunSummary, compare_runs};
 pub use metamorphic::metamorphic_summary;
-pub use pairwise::{PairwiseTally, pairwise_tallies, shared_questions};
+pub use pairwise::{pairwise_tallies, shared_questions};
 pub use recritic_verdicts::{Flip, VerdictOverlap, verdict_overlap};
 pub use results::{eval_results, graded_tally, write_eval_results};
-pub use review_items::{ReviewOrder, ReviewSelection, Stratum, disagreements, review_items};
+pub use review_items::{disagreements, review_items};
 pub use reviews::{
     HumanVerdict, REVIEWS_DIR, RunReviews, Shown, append_review, apply_human_verdicts, has_reviews, human_verdicts,
     read_reviews, shown,

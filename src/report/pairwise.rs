@@ -7,9 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
-
-use super::doc::EvalResults;
+use super::doc::{EvalResults, PairwiseTally};
 use crate::domain::{Review, ReviewKind, Verdict};
 
 /// The questions two runs share: each as its index in `this` and in `other`,
@@ -25,29 +23,6 @@ pub fn shared_questions(this: &EvalResults, other: &EvalResults) -> Vec<(usize, 
             (other.detailed_results[j].question == r.question).then_some((i, j))
         })
         .collect()
-}
-
-/// What reviewers preferred between this run and one other, side by side.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PairwiseTally {
-    /// The other run, as the reviews name it.
-    pub other_run: String,
-    /// Reviews counted.
-    pub reviews: u64,
-    /// This run's answer was better.
-    pub wins: u64,
-    /// The other run's answer was better.
-    pub losses: u64,
-    /// As good as each other.
-    pub ties: u64,
-    /// Neither was right.
-    pub both_wrong: u64,
-    /// Wins over wins and losses; none without either.
-    pub win_rate: Option<f64>,
-    /// Its 95 % Wilson interval.
-    pub interval: Option<[f64; 2]>,
-    /// The sign test's two-sided p-value of wins against losses.
-    pub sign_test_p: f64,
 }
 
 /// Each other run's [`PairwiseTally`] from the pairwise reviews among `reviews`.

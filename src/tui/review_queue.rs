@@ -8,8 +8,8 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::domain::{REVIEW_VERSION, Review, ReviewItem, ReviewKind, ReviewerName, Verdict};
-use crate::report::{DetailedResult, EvalResults, ReviewSelection, RunReviews, append_review, review_items, shown};
+use crate::domain::{REVIEW_VERSION, Review, ReviewItem, ReviewKind, ReviewSelection, ReviewerName, Verdict};
+use crate::report::{DetailedResult, EvalResults, RunReviews, append_review, review_items, shown};
 
 /// One reviewer's queue over one run.
 pub struct ReviewQueue {

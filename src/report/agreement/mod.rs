@@ -8,25 +8,12 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+pub use super::doc::{AlphaFigure, KappaFigure, Table};
 
 /// Resamples of an agreement figure's bootstrap.
 pub const RESAMPLES: usize = 2_000;
 /// The bootstrap's seed.
 const SEED: u64 = 0x4A77_A6E3;
-
-/// Two raters' yes/no (right/wrong) over the same items, as counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct Table {
-    /// Both said yes.
-    pub yes_yes: u64,
-    /// The first yes, the second no.
-    pub yes_no: u64,
-    /// The first no, the second yes.
-    pub no_yes: u64,
-    /// Both said no.
-    pub no_no: u64,
-}
 
 impl Table {
     /// The table of `pairs` (first rater, second rater).
@@ -86,24 +73,6 @@ impl Table {
     }
 }
 
-/// κ between two raters, with what it rests on.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct KappaFigure {
-    /// Items both rated (right or wrong).
-    pub n: u64,
-    /// Share of them rated alike.
-    pub percent_agreement: Option<f64>,
-    /// Cohen's κ; none when undefined.
-    pub kappa: Option<f64>,
-    /// Why κ is undefined, when it is.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub undefined: Option<String>,
-    /// κ's 95 % bootstrap interval.
-    pub interval: Option<[f64; 2]>,
-    /// The 2×2 table.
-    pub table: Table,
-}
-
 impl KappaFigure {
     /// The figure of `table`.
     pub fn of(table: Table) -> Self {
@@ -118,21 +87,6 @@ impl KappaFigure {
             table,
         }
     }
-}
-
-/// Krippendorff's α (nominal) over units each rated by some raters (a
-/// unit's values: one per rater who rated it, as small category numbers),
-/// with its interval.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AlphaFigure {
-    /// Units rated by two raters or more (the only ones α counts).
-    pub units: u64,
-    /// Values in those units.
-    pub values: u64,
-    /// α; none when undefined (fewer than two values that differ in all).
-    pub alpha: Option<f64>,
-    /// Its 95 % bootstrap interval over units.
-    pub interval: Option<[f64; 2]>,
 }
 
 /// α of units grouped by their mix of values: each distinct sorted mix with
@@ -189,4 +143,4 @@ mod report;
 #[cfg(test)]
 mod tests;
 
-pub use report::{AgreementReport, MachineAgreement, PairAgreement, agreement_report};
+pub use report::agreement_report;

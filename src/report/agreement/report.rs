@@ -5,56 +5,10 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
-
-use super::{AlphaFigure, KappaFigure, Table, krippendorff_alpha};
+use super::{KappaFigure, Table, krippendorff_alpha};
 use crate::domain::{GradingMethod, ReviewItem, ReviewKind, ReviewerName};
-use crate::report::doc::{DetailedResult, EvalResults};
+use crate::report::doc::{AgreementReport, DetailedResult, EvalResults, MachineAgreement, PairAgreement};
 use crate::report::reviews::{RunReviews, human_verdicts};
-
-/// Two reviewers against each other.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PairAgreement {
-    /// The two, by name.
-    pub reviewers: [String; 2],
-    /// Items both reviewed where one of them was unsure (left out of κ).
-    pub unsure: u64,
-    /// κ over the items both said right or wrong.
-    pub figure: KappaFigure,
-}
-
-/// A machine's verdicts (yes: approved, passed, right) against the human one.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MachineAgreement {
-    /// `critic`, `judge <name>`, `expected answer` or `benchmark scorer`.
-    pub machine: String,
-    /// κ over the items with both verdicts (the machine first).
-    pub figure: KappaFigure,
-    /// The items where the two differ.
-    pub disagreements: Vec<ReviewItem>,
-}
-
-/// Everything `agreement` says of one run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AgreementReport {
-    /// Who reviewed (reviews that count).
-    pub reviewers: Vec<String>,
-    /// Items with at least one review that counts.
-    pub items_reviewed: usize,
-    /// Reviews of answers that changed since (not counted).
-    pub stale: usize,
-    /// κ for each pair of reviewers.
-    pub pairs: Vec<PairAgreement>,
-    /// α over every reviewer.
-    pub alpha: AlphaFigure,
-    /// Each machine against the human verdict.
-    pub machines: Vec<MachineAgreement>,
-    /// Items whose reviewers disagree (right against wrong), for an adjudicator.
-    pub disputed: Vec<ReviewItem>,
-    /// Pairwise reviews against each other run: wins, losses, ties.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub pairwise: Vec<crate::report::PairwiseTally>,
-}
 
 /// Each machine's yes or no on `item` of `result`, by machine name.
 fn machine_verdicts(doc: &EvalResults, index: usize, item: &ReviewItem) -> Vec<(String, bool)> {

@@ -3,6 +3,7 @@
 //! summaries the analyses of `report` compute into it. Serialised as the
 //! schema `report/eval_results.schema.json` describes.
 
+mod agreement;
 mod baselines;
 mod harness;
 mod lift;
@@ -10,6 +11,7 @@ mod results;
 mod scorecard;
 mod status;
 
+pub use agreement::{AgreementReport, AlphaFigure, KappaFigure, MachineAgreement, PairAgreement, PairwiseTally, Table};
 pub use baselines::{BaselineAnswer, BaselineFloors, BaselineLift, BaselineTally};
 pub use harness::{
     BatchUse, BenchmarkMetrics, BenchmarkSummary, BudgetUse, CacheUse, ConsensusSummary, EpochResult,

@@ -127,7 +127,7 @@ pub struct Summary {
     /// People's reviews of the run and how far everyone agrees, when anyone
     /// reviewed it (its own reviews and its sources').
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reviews: Option<crate::report::AgreementReport>,
+    pub reviews: Option<super::AgreementReport>,
     /// Calls sent in providers' batches against live ones, when any went in a batch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batches: Option<BatchUse>,

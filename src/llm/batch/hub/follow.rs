@@ -4,11 +4,11 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use super::BatchHub;
 use crate::domain::{BatchId, BatchStatus};
 use crate::llm::batch::api::{BatchApi, LineOutcome, Polled};
 use crate::llm::http::{Failure, Next};
 use crate::llm::{LlmError, LlmErrorKind};
+use tokio::sync::Notify;
 
 /// The first wait between polls of a batch; it doubles up to [`LONGEST_POLL`].
 const FIRST_POLL: Duration = Duration::from_millis(500);
@@ -24,12 +24,14 @@ pub(super) async fn cancel_one(api: &dyn BatchApi, id: &BatchId) {
     }
 }
 
-/// Poll batch `id` until it ends (at once and often after the hub's batches
-/// were cancelled), then read its lines' outcomes.
+/// Poll batch `id` until it ends (at once and often once `cancelling` says
+/// the hub's batches were cancelled; `poke` wakes a wait), then read its
+/// lines' outcomes.
 pub(super) async fn follow(
-    hub: &BatchHub,
     api: &dyn BatchApi,
     id: &BatchId,
+    cancelling: impl Fn() -> bool,
+    poke: &Notify,
 ) -> Result<(BatchStatus, HashMap<String, LineOutcome>), LlmError> {
     let (mut wait, mut failures) = (FIRST_POLL, 0);
     let (status, places) = loop {
@@ -39,10 +41,10 @@ pub(super) async fn follow(
             Ok(Polled::Running(after)) => after,
             Err(failure) => tolerate(failure, &mut failures)?,
         };
-        let pause = if hub.cancelling() { FIRST_POLL } else { asked.unwrap_or(wait) };
+        let pause = if cancelling() { FIRST_POLL } else { asked.unwrap_or(wait) };
         tokio::select! {
             () = tokio::time::sleep(pause) => {}
-            () = hub.inner.poke.notified() => {}
+            () = poke.notified() => {}
         }
         wait = (wait * 2).min(LONGEST_POLL);
     };

@@ -307,7 +307,7 @@ impl BatchHub {
         }
         let flight = Flight { hub: self.clone(), id: Some(batch_id.clone()) };
         tokio::spawn(async move {
-            let (status, outcomes) = match follow(&hub, api.as_ref(), &batch_id).await {
+            let (status, outcomes) = match follow(api.as_ref(), &batch_id, || hub.cancelling(), &hub.inner.poke).await {
                 Ok(ended) => ended,
                 Err(error) => {
                     tracing::warn!("batch {batch_id} could not be read: {}", error.message);
@@ -523,7 +523,7 @@ async fn run_batch(hub: BatchHub, calls: Vec<Pending>) {
     let keys = calls.iter().map(|call| call.request.key.clone()).collect();
     hub.emit(EngineEvent::BatchSubmitted { batch_id: batch_id.clone(), provider: api.provider(), role, calls: keys });
     flight.submitted(&batch_id, &api).await;
-    let (status, mut outcomes) = match follow(&hub, api.as_ref(), &batch_id).await {
+    let (status, mut outcomes) = match follow(api.as_ref(), &batch_id, || hub.cancelling(), &hub.inner.poke).await {
         Ok(ended) => ended,
         Err(error) => {
             let failed = calls.len();
