@@ -87,6 +87,18 @@ struct Tally {
     largest_prompt: BTreeMap<LlmRole, u64>,
 }
 
+impl Tally {
+    /// Each role's largest prompt, in one line; none before any call.
+    fn largest_prompt_line(&self) -> Option<String> {
+        let largest: Vec<String> = self
+            .largest_prompt
+            .iter()
+            .map(|(role, tokens)| format!("{} {}", role.setting_name(), crate::text::thousands(*tokens)))
+            .collect();
+        (!largest.is_empty()).then(|| format!("largest prompt (tokens): {}", largest.join(" · ")))
+    }
+}
+
 /// What a dry run reads.
 pub struct DryRun<'a> {
     /// The run's settings.
@@ -221,13 +233,8 @@ impl DryRun<'_> {
         for line in budget_lines(self.budget, &total) {
             say!("{line}");
         }
-        let largest: Vec<String> = tally
-            .largest_prompt
-            .iter()
-            .map(|(role, tokens)| format!("{} {}", role.setting_name(), crate::text::thousands(*tokens)))
-            .collect();
-        if !largest.is_empty() {
-            say!("largest prompt (tokens): {}", largest.join(" · "));
+        if let Some(line) = tally.largest_prompt_line() {
+            say!("{line}");
         }
         for (&role, &tokens) in &tally.largest {
             if let Some(line) = self.unfitting(role, tokens) {

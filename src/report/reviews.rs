@@ -153,7 +153,7 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 }
 
 /// The reviews of the run in `run_dir`, whose results are `doc`: its own and
-/// those of the runs it comes from ([`source_dirs`]; its own win), each
+/// those of the runs it comes from (as its trace's header names them; its own win), each
 /// counted only where the item still shows what was reviewed.
 pub fn read_reviews(run_dir: &Path, doc: &EvalResults) -> RunReviews {
     let mut latest: BTreeMap<(ReviewerName, ReviewItem, ReviewKind), Review> = BTreeMap::new();
