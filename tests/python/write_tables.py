@@ -1,13 +1,14 @@
 """Tables for tests/suite/prepare_formats.rs, written by the formats' own writers.
 
-    python3 write_tables.py DIR
+    python3 write_tables.py DIR [ROWS]
 
 writes into DIR one table as items.csv, items.parquet, items.xlsx, items.json,
 items.jsonl and items.sqlite (the same rows in each: numbers, text, booleans,
 dates, datetimes and nulls); typed.parquet (what only Parquet holds: decimals,
 lists, instants in UTC, nanoseconds, codes kept as strings); hostile.xlsx
 (formulas, merged cells, a title row, a sheet named ../x and a second sheet);
-big.sqlite (a table of 100,000 rows of 200-character text).
+big.sqlite (a table of 100,000 rows of 200-character text). Given ROWS, it
+writes only the items table, of ROWS rows (BENCHMARKS.md times `prepare` on it).
 """
 
 import csv
@@ -25,9 +26,9 @@ import pyarrow.parquet as pq
 COLUMNS = ["id", "name", "price", "qty", "is_active", "day", "at", "category"]
 
 
-def rows():
+def rows(count):
     start = datetime.datetime(2024, 1, 1, 8, 0, 0)
-    for i in range(1, 41):
+    for i in range(1, count + 1):
         yield [
             i,
             f"item {i}",
@@ -49,8 +50,8 @@ def text(value):
     return value
 
 
-def write_items(out):
-    table = list(rows())
+def write_items(out, count):
+    table = list(rows(count))
     with open(out / "items.csv", "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(COLUMNS)
@@ -61,9 +62,8 @@ def write_items(out):
     arrays = [pa.array(list(values), type=t) for values, t in zip(columns, types)]
     pq.write_table(pa.table(arrays, names=COLUMNS), out / "items.parquet", compression="snappy")
 
-    book = openpyxl.Workbook()
-    sheet = book.active
-    sheet.title = "items"
+    book = openpyxl.Workbook(write_only=True)
+    sheet = book.create_sheet("items")
     sheet.append(COLUMNS)
     for row in table:
         sheet.append(row)
@@ -128,7 +128,10 @@ def write_big(out):
 
 if __name__ == "__main__":
     directory = Path(sys.argv[1])
-    write_items(directory)
-    write_typed(directory)
-    write_hostile(directory)
-    write_big(directory)
+    if len(sys.argv) > 2:
+        write_items(directory, int(sys.argv[2]))
+    else:
+        write_items(directory, 40)
+        write_typed(directory)
+        write_hostile(directory)
+        write_big(directory)
