@@ -6,9 +6,10 @@
 //! bytes (`format.rs`); each format is a `RecordSource` (`records.rs`) that gives
 //! the table row by row as text fields, again for every pass: a CSV
 //! (`csv_source.rs`, its encoding and delimiter found first by `source.rs`),
-//! a Parquet file by row groups (`parquet.rs`), one sheet of a workbook, held
-//! whole (`sheet.rs`), JSON records (`json.rs`) and a SQLite table
-//! (`sqlite.rs`) row by row. Formats with types write values as the text the
+//! a Parquet file by row groups (`parquet.rs`), one sheet of a workbook
+//! (`sheet.rs`: an `.xlsx` sheet cell by cell, the other formats' held
+//! whole), JSON records (`json.rs`) and a SQLite table (`sqlite.rs`) row by
+//! row. Formats with types write values as the text the
 //! CSV inference reads as those types, and mark stored strings, which are
 //! never read as numbers. Four streaming passes then keep memory bounded by
 //! the number of columns, categorical values and the sample, not by the

@@ -1,7 +1,8 @@
 //! One sheet of a workbook (`.xlsx`, `.xlsm`, `.xlsb`, `.xls`, `.ods`) as a
-//! [`RecordSource`], through `calamine`. The sheet is read whole (no
-//! workbook format is streamed here), then its rows are given to every pass;
-//! a title above the header is found as in a CSV.
+//! [`RecordSource`], through `calamine`. An `.xlsx` (or `.xlsm`) sheet is
+//! streamed cell by cell for every pass (its shared strings are held); the
+//! other formats are read whole, then their rows are given to every pass. A
+//! title above the header is found as in a CSV.
 //!
 //! Cells become the text CSV inference reads: numbers (whole ones as
 //! integers, as a spreadsheet does not tell them apart), `true`/`false`,
@@ -10,9 +11,9 @@
 //! Strings are stored text, never read as numbers; formulas give their saved
 //! results; empty and error cells are null.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use calamine::{Data, Range, Reader, open_workbook_auto};
+use calamine::{Data, Range, Reader, Sheets, Xlsx, open_workbook, open_workbook_auto};
 use chrono::{NaiveDate, NaiveDateTime};
 
 use super::records::{Described, RecordSource, Row, Stored, choose_table, float_text, one_line};
@@ -52,12 +53,74 @@ fn kind_of(at: NaiveDateTime) -> Written {
     if at.time() == chrono::NaiveTime::MIN { Written::Date } else { Written::DateTime }
 }
 
-/// One sheet, held whole.
+/// Where a sheet's cells come from.
+enum Cells {
+    /// The sheet, read whole.
+    Whole(Range<Data>),
+    /// An `.xlsx` sheet, read again cell by cell.
+    Streamed {
+        /// The workbook.
+        path: PathBuf,
+        /// The sheet's name.
+        sheet: String,
+        /// The first row and the first and last columns holding a value (0-based).
+        bounds: Bounds,
+    },
+}
+
+/// The first row and the first and last columns of a sheet's values (0-based).
+#[derive(Debug, Clone, Copy, Default)]
+struct Bounds {
+    first_row: u32,
+    first_column: u32,
+    last_column: u32,
+}
+
+/// One sheet.
 pub struct SheetSource {
-    range: Range<Data>,
+    cells: Cells,
     /// Per column: how its dates are written.
     written: Vec<Written>,
     described: Described,
+}
+
+/// The cells of an `.xlsx` sheet in row order, each with its 0-based row and
+/// column, until `visit` returns `false`.
+fn each_cell(path: &Path, sheet: &str, visit: &mut dyn FnMut(u32, u32, Data) -> bool) -> Result<(), String> {
+    let mut workbook: Xlsx<_> = open_workbook(path).map_err(|e| one_line(&e))?;
+    let mut reader = workbook.worksheet_cells_reader(sheet).map_err(|e| one_line(&e))?;
+    while let Some(cell) = reader.next_cell().map_err(|e| one_line(&e))? {
+        let (row, column) = cell.get_position();
+        let value = Data::from(cell.get_value().clone());
+        if value != Data::Empty && !visit(row, column, value) {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Where the values of an `.xlsx` sheet lie and how each column's dates are written.
+fn survey(path: &Path, sheet: &str) -> Result<(Bounds, Vec<Written>), String> {
+    let (mut bounds, mut written, mut seen) = (Bounds::default(), Vec::new(), false);
+    each_cell(path, sheet, &mut |row, column, value| {
+        if !seen {
+            bounds = Bounds { first_row: row, first_column: column, last_column: column };
+            seen = true;
+        }
+        bounds.first_column = bounds.first_column.min(column);
+        bounds.last_column = bounds.last_column.max(column);
+        let column = column as usize;
+        if written.len() <= column {
+            written.resize(column + 1, Written::Time);
+        }
+        if let Some((_, kind)) = moment(&value) {
+            written[column] = written[column].max(kind);
+        }
+        true
+    })?;
+    let first = bounds.first_column as usize;
+    let written = if seen { written[first..=bounds.last_column as usize].to_vec() } else { Vec::new() };
+    Ok((bounds, written))
 }
 
 impl SheetSource {
@@ -68,23 +131,28 @@ impl SheetSource {
             open_workbook_auto(path).map_err(|e| error(format!("cannot read the workbook: {}", one_line(&e))))?;
         let sheets = workbook.sheet_names();
         let name = choose_table(&sheets, table, "sheet", "workbook").map_err(error)?;
-        let range = workbook
-            .worksheet_range(&name)
-            .map_err(|e| error(format!("cannot read sheet {name:?}: {}", one_line(&e))))?;
-        let mut written = vec![Written::Time; range.width()];
-        for row in range.rows() {
-            for (column, cell) in row.iter().enumerate() {
-                if let Some((_, kind)) = moment(cell) {
-                    written[column] = written[column].max(kind);
+        let unreadable = |message: String| error(format!("cannot read sheet {name:?}: {message}"));
+        let (cells, written, how) = if matches!(workbook, Sheets::Xlsx(_)) {
+            let (bounds, written) = survey(path, &name).map_err(unreadable)?;
+            (Cells::Streamed { path: path.to_path_buf(), sheet: name.clone(), bounds }, written, "cell by cell")
+        } else {
+            let range = workbook.worksheet_range(&name).map_err(|e| unreadable(one_line(&e)))?;
+            let mut written = vec![Written::Time; range.width()];
+            for row in range.rows() {
+                for (column, cell) in row.iter().enumerate() {
+                    if let Some((_, kind)) = moment(cell) {
+                        written[column] = written[column].max(kind);
+                    }
                 }
             }
-        }
+            (Cells::Whole(range), written, "whole")
+        };
         let remarks = vec![format!(
-            "read from sheet {name:?} of a workbook, whole; formulas give their saved results, error cells are null"
+            "read from sheet {name:?} of a workbook, {how}; formulas give their saved results, error cells are null"
         )];
         let described =
             Described { what: format!("sheet {name:?}"), unit: "row", layout: None, notes: Vec::new(), remarks };
-        Ok(Self { range, written, described })
+        Ok(Self { cells, written, described })
     }
 }
 
@@ -98,21 +166,52 @@ impl RecordSource for SheetSource {
     }
 
     fn rows(&self, visit: &mut dyn FnMut(&Row) -> bool) -> Result<(), PrepareError> {
-        let first = self.range.start().map_or(0, |(row, _)| u64::from(row));
         let mut row = Row::default();
-        for (number, cells) in (first + 1..).zip(self.range.rows()) {
+        let mut give = |number: u32, cells: &[Data]| {
             row.clear();
-            row.place = number;
+            row.place = u64::from(number) + 1;
             for (column, cell) in cells.iter().enumerate() {
                 let (text, stored) = text(cell, self.written[column]);
                 row.push(&text, stored);
             }
-            if !visit(&row) {
-                break;
+            visit(&row)
+        };
+        match &self.cells {
+            Cells::Whole(range) => {
+                let first = range.start().map_or(0, |(row, _)| row);
+                for (number, cells) in (first..).zip(range.rows()) {
+                    if !give(number, cells) {
+                        break;
+                    }
+                }
+                Ok(())
             }
+            Cells::Streamed { path, sheet, bounds } => stream(path, sheet, *bounds, &mut give).map_err(|message| {
+                PrepareError { path: path.clone(), message: format!("cannot read sheet {sheet:?}: {message}") }
+            }),
         }
-        Ok(())
     }
+}
+
+/// Give the rows of an `.xlsx` sheet from its first row holding a value, an
+/// empty row for each row without one, until `give` returns `false`.
+fn stream(path: &Path, sheet: &str, bounds: Bounds, give: &mut dyn FnMut(u32, &[Data]) -> bool) -> Result<(), String> {
+    let width = (bounds.last_column - bounds.first_column) as usize + 1;
+    let mut cells = vec![Data::Empty; width];
+    let (mut current, mut going) = (bounds.first_row, true);
+    each_cell(path, sheet, &mut |row, column, value| {
+        while current < row && going {
+            going = give(current, &cells);
+            cells.fill(Data::Empty);
+            current += 1;
+        }
+        cells[(column - bounds.first_column) as usize] = value;
+        going
+    })?;
+    if going && cells.iter().any(|c| *c != Data::Empty) {
+        give(current, &cells);
+    }
+    Ok(())
 }
 
 /// The text of one cell and what the workbook stored, its dates written as the column's are.
