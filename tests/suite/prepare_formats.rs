@@ -184,6 +184,37 @@ fn broken_files_get_one_line_naming_them_and_exit_2() {
     }
 }
 
+#[test]
+fn damaged_parquet_pages_are_one_line_and_never_a_panic() {
+    let Some(dir) = tables() else { return };
+    let parquet = std::fs::read(dir.path().join("items.parquet")).unwrap();
+    let damaged = dir.path().join("damaged.parquet");
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = move |below: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % below as u64) as usize
+    };
+    let mut refused = 0;
+    for case in 0..200 {
+        let mut bytes = parquet.clone();
+        for _ in 0..=next(8) {
+            let at = 4 + next(bytes.len() - 12);
+            bytes[at] = next(256) as u8;
+        }
+        std::fs::write(&damaged, &bytes).unwrap();
+        let result = prepare(&damaged, &dir.path().join("damaged"), &[]);
+        let said = String::from_utf8_lossy(&result.stderr);
+        match result.status.code() {
+            Some(0) => {}
+            Some(2) if said.trim().lines().count() == 1 && said.contains("damaged.parquet: ") => refused += 1,
+            code => panic!("case {case}: exit {code:?}: {said}"),
+        }
+    }
+    assert!(refused > 100, "most damaged files are refused ({refused} of 200)");
+}
+
 /// The peak resident memory of `command` in KiB (its `VmHWM`, read until it ends), and its output.
 fn peak_memory(mut command: Command) -> (u64, Output) {
     let child = command.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();

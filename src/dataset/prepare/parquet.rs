@@ -159,17 +159,33 @@ impl ParquetSource {
         PrepareError { path: self.path.clone(), message }
     }
 
-    /// Call `visit` with each record and its 1-based number until it returns `false`.
+    /// Call `visit` with each record and its 1-based number until it returns
+    /// `false`. The record reader panics on some damaged pages: such a panic
+    /// is this file's error, said in one line.
     fn records(&self, visit: &mut dyn FnMut(u64, &parquet::record::Row) -> bool) -> Result<(), PrepareError> {
-        let reader = open_reader(&self.path)?;
-        let rows = reader.get_row_iter(None).map_err(|e| self.error(one_line(&e)))?;
-        for (number, record) in (1..).zip(rows) {
-            let record = record.map_err(|e| self.error(format!("row {number}: {}", one_line(&e))))?;
-            if !visit(number, &record) {
-                break;
+        let read = || {
+            let reader = open_reader(&self.path)?;
+            let rows = reader.get_row_iter(None).map_err(|e| self.error(one_line(&e)))?;
+            for (number, record) in (1..).zip(rows) {
+                let record = record.map_err(|e| self.error(format!("row {number}: {}", one_line(&e))))?;
+                if !visit(number, &record) {
+                    break;
+                }
             }
-        }
-        Ok(())
+            Ok(())
+        };
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(read));
+        std::panic::set_hook(previous);
+        result.unwrap_or_else(|panic| {
+            let why = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            Err(self.error(format!("cannot read the Parquet file (damaged): {}", one_line(&why))))
+        })
     }
 
     /// Per column: the digits its fractions of a second need (none when every value is a whole second).
@@ -213,7 +229,7 @@ impl RecordSource for ParquetSource {
                 match text(field, self.shapes[i], self.digits[i]) {
                     Some((value, stored)) => row.push(&value, stored),
                     None => {
-                        fault = Some(format!("row {number}: the value of {name} is out of range ({field})"));
+                        fault = Some(format!("row {number}: the value of {name} is out of range ({field:?})"));
                         return false;
                     }
                 }
