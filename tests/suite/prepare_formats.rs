@@ -184,11 +184,11 @@ fn broken_files_get_one_line_naming_them_and_exit_2() {
     }
 }
 
-#[test]
-fn damaged_parquet_pages_are_one_line_and_never_a_panic() {
-    let Some(dir) = tables() else { return };
-    let parquet = std::fs::read(dir.path().join("items.parquet")).unwrap();
-    let damaged = dir.path().join("damaged.parquet");
+/// Prepare 200 copies of `file` with a few bytes changed at random (seeded):
+/// each is prepared or refused in one line naming it, never a panic; the copies refused.
+fn prepare_damaged(file: &Path, dir: &Path) -> usize {
+    let original = std::fs::read(file).unwrap();
+    let damaged = dir.join(format!("damaged.{}", file.extension().unwrap().to_string_lossy()));
     let mut state = 0x9e37_79b9_7f4a_7c15_u64;
     let mut next = move |below: usize| {
         state ^= state << 13;
@@ -198,21 +198,30 @@ fn damaged_parquet_pages_are_one_line_and_never_a_panic() {
     };
     let mut refused = 0;
     for case in 0..200 {
-        let mut bytes = parquet.clone();
+        let mut bytes = original.clone();
         for _ in 0..=next(8) {
-            let at = 4 + next(bytes.len() - 12);
+            let at = 8 + next(bytes.len() - 16);
             bytes[at] = next(256) as u8;
         }
         std::fs::write(&damaged, &bytes).unwrap();
-        let result = prepare(&damaged, &dir.path().join("damaged"), &[]);
+        let result = prepare(&damaged, &dir.join("damaged"), &[]);
         let said = String::from_utf8_lossy(&result.stderr);
         match result.status.code() {
             Some(0) => {}
-            Some(2) if said.trim().lines().count() == 1 && said.contains("damaged.parquet: ") => refused += 1,
-            code => panic!("case {case}: exit {code:?}: {said}"),
+            Some(2) if said.trim().lines().count() == 1 && said.contains("damaged.") => refused += 1,
+            code => panic!("{} case {case}: exit {code:?}: {said}", file.display()),
         }
     }
-    assert!(refused > 100, "most damaged files are refused ({refused} of 200)");
+    refused
+}
+
+#[test]
+fn damaged_parquet_and_xls_files_are_one_line_and_never_a_panic() {
+    let Some(dir) = tables() else { return };
+    let refused = prepare_damaged(&dir.path().join("items.parquet"), dir.path());
+    assert!(refused > 100, "most damaged Parquet files are refused ({refused} of 200)");
+    let refused = prepare_damaged(&root().join("tests/fixtures/sheets/items.xls"), dir.path());
+    assert!(refused > 50, "many damaged .xls files are refused ({refused} of 200)");
 }
 
 /// The peak resident memory of `command` in KiB (its `VmHWM`, read until it ends), and its output.

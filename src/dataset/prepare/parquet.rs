@@ -21,7 +21,7 @@ use parquet::record::Field;
 use parquet::schema::types::{ColumnDescriptor, Type};
 use serde_json::Value;
 
-use super::records::{Described, RecordSource, Row, Stored, float_text, one_line};
+use super::records::{Described, RecordSource, Row, Stored, float_text, one_line, without_panics};
 use super::terms::PrepareError;
 
 /// What a top-level column of the schema holds, where it changes how values are written.
@@ -174,18 +174,7 @@ impl ParquetSource {
             }
             Ok(())
         };
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(|_| {}));
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(read));
-        std::panic::set_hook(previous);
-        result.unwrap_or_else(|panic| {
-            let why = panic
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            Err(self.error(format!("cannot read the Parquet file (damaged): {}", one_line(&why))))
-        })
+        without_panics(read, |why| self.error(format!("cannot read the Parquet file (damaged): {why}")))
     }
 
     /// Per column: the digits its fractions of a second need (none when every value is a whole second).

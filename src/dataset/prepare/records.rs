@@ -85,6 +85,27 @@ pub fn float_text(x: f64) -> String {
     if x.is_nan() { String::new() } else { format!("{x:?}") }
 }
 
+/// Run `read`, turning a panic inside a format's library (some panic on
+/// damaged files) into the error `damaged` makes of its message: a damaged
+/// file is one line, never a panic. The panic's own report is kept quiet.
+pub fn without_panics<T>(
+    read: impl FnOnce() -> Result<T, PrepareError>,
+    damaged: impl FnOnce(String) -> PrepareError,
+) -> Result<T, PrepareError> {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(read));
+    std::panic::set_hook(previous);
+    result.unwrap_or_else(|panic| {
+        let why = panic
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(damaged(one_line(&why)))
+    })
+}
+
 /// The one-line form of an error from a library (whose messages may span lines).
 pub fn one_line(error: &impl std::fmt::Display) -> String {
     error.to_string().split_whitespace().collect::<Vec<_>>().join(" ")

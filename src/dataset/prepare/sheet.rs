@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use calamine::{Data, Range, Reader, Sheets, Xlsx, open_workbook, open_workbook_auto};
 use chrono::{NaiveDate, NaiveDateTime};
 
-use super::records::{Described, RecordSource, Row, Stored, choose_table, float_text, one_line};
+use super::records::{Described, RecordSource, Row, Stored, choose_table, float_text, one_line, without_panics};
 use super::terms::PrepareError;
 
 /// Largest whole number a float holds exactly (2^53).
@@ -126,6 +126,14 @@ fn survey(path: &Path, sheet: &str) -> Result<(Bounds, Vec<Written>), String> {
 impl SheetSource {
     /// Read the sheet `table` names (or the workbook's only one) of the workbook at `path`.
     pub fn open(path: &Path, table: Option<&str>) -> Result<Self, PrepareError> {
+        let damaged = |why: String| PrepareError {
+            path: path.to_path_buf(),
+            message: format!("cannot read the workbook (damaged): {why}"),
+        };
+        without_panics(|| Self::read(path, table), damaged)
+    }
+
+    fn read(path: &Path, table: Option<&str>) -> Result<Self, PrepareError> {
         let error = |message: String| PrepareError { path: path.to_path_buf(), message };
         let mut workbook =
             open_workbook_auto(path).map_err(|e| error(format!("cannot read the workbook: {}", one_line(&e))))?;
@@ -186,9 +194,13 @@ impl RecordSource for SheetSource {
                 }
                 Ok(())
             }
-            Cells::Streamed { path, sheet, bounds } => stream(path, sheet, *bounds, &mut give).map_err(|message| {
-                PrepareError { path: path.clone(), message: format!("cannot read sheet {sheet:?}: {message}") }
-            }),
+            Cells::Streamed { path, sheet, bounds } => {
+                let failed = |message: String| PrepareError {
+                    path: path.clone(),
+                    message: format!("cannot read sheet {sheet:?}: {message}"),
+                };
+                without_panics(|| stream(path, sheet, *bounds, &mut give).map_err(failed), failed)
+            }
         }
     }
 }
