@@ -89,6 +89,7 @@ fn main() {
             rows_key: "rows".into(),
             encoding: None,
             header_row: None,
+            table: None,
         };
         let dir = root.path().join(format!("t{rows}x{columns}"));
         write(&prepare(&path, &options).unwrap(), &dir).unwrap();

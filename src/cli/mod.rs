@@ -68,7 +68,7 @@ pub enum CliCommand {
     Run(Box<RunArgs>),
     /// Open a saved trace (TUI, or headless summary).
     Replay(ReplayArgs),
-    /// Turn a CSV into data.json + metadata.json.
+    /// Turn one table (CSV, Parquet, workbook sheet, JSON, SQLite) into data.json + metadata.json.
     Prepare(PrepareArgs),
     /// Turn a published benchmark's files (InfiAgent-DABench, DABstep) into a
     /// benchmark directory: questions.jsonl scored by the benchmark's rules, datasets/.
@@ -174,8 +174,9 @@ pub struct ReplayArgs {
 /// Arguments of `prepare`.
 #[derive(Debug, Args)]
 pub struct PrepareArgs {
-    /// The CSV file (header row first, or below a title).
-    pub csv: PathBuf,
+    /// The file: CSV or TSV (header row first, or below a title), Parquet,
+    /// workbook (.xlsx, .xls, .ods), JSON (.json, .jsonl) or SQLite (.sqlite, .db).
+    pub file: PathBuf,
     /// Directory to write data.json and metadata.json into.
     #[arg(long)]
     pub out: PathBuf,
@@ -192,13 +193,18 @@ pub struct PrepareArgs {
     #[arg(long, default_value = "rows")]
     pub rows_key: String,
     /// The CSV's character encoding (e.g. latin1, windows-1252, utf-16le);
-    /// detected when not given.
+    /// detected when not given. CSV files only.
     #[arg(long)]
     pub encoding: Option<String>,
     /// The row holding the header, counted from 1 (rows above it are
     /// skipped); when not given, a title row above the header is found.
+    /// CSV files and sheets only.
     #[arg(long, value_name = "N")]
     pub header_row: Option<u64>,
+    /// The sheet of a workbook or the table of a SQLite database to prepare
+    /// (needed when it holds several).
+    #[arg(long, value_name = "NAME")]
+    pub table: Option<String>,
 }
 
 /// Arguments of `exec`.

@@ -13,10 +13,13 @@
 //!   files or an importer's file (symlinks followed), and refuses what leads out.
 //!   Used by `import`, `run BENCH_DIR`, every command that finds a recorded run's
 //!   datasets again, and the inspector.
-//! - `prepare/`: `prepare` from CSV — `source.rs` (encoding and delimiter),
-//!   `values.rs` (nulls, booleans, styled numbers), `dates.rs` (datetime formats
-//!   and epochs), `clock.rs` (times of day and durations), `infer.rs` (a column's
-//!   type and reading).
+//! - `prepare/`: `prepare` from one table of a file — `format.rs` (which
+//!   format), `records.rs` (a table as rows of text, read again for every
+//!   pass) with one source per format (`csv_source.rs`, `parquet.rs`,
+//!   `sheet.rs`, `json.rs`, `sqlite.rs`), `source.rs` (a CSV's encoding and
+//!   delimiter), `values.rs` (nulls, booleans, styled numbers), `dates.rs`
+//!   (datetime formats and epochs), `clock.rs` (times of day and durations),
+//!   `infer.rs` (a column's type and reading).
 //! - `strptime.rs`: Python's `strptime`, natively — the sandbox's fast path, and
 //!   the test `prepare` puts datetime formats to.
 

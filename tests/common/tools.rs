@@ -17,7 +17,8 @@ pub enum Tool {
     /// CPython 3, the second implementation the sandbox is compared with.
     Python3,
     /// The pinned Python packages of [`REQUIREMENTS`] (the OTLP messages'
-    /// second implementation, the Kubernetes schema), in [`python_packages`].
+    /// second implementation, the Kubernetes schema, the Parquet and XLSX
+    /// writers), in [`python_packages`].
     PythonPackages,
     /// man, which renders the generated manual pages.
     Man,
@@ -51,7 +52,8 @@ impl Tool {
             Self::PythonPackages => python3_with_packages()
                 .args([
                     "-c",
-                    "import opentelemetry.proto.collector.trace.v1.trace_service_pb2, kubernetes_validate, krippendorff",
+                    "import opentelemetry.proto.collector.trace.v1.trace_service_pb2, kubernetes_validate, krippendorff, \
+                     pyarrow.parquet, openpyxl",
                 ])
                 .stderr(Stdio::null())
                 .output(),

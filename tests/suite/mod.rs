@@ -38,6 +38,7 @@ mod offline_planner;
 mod otlp_export;
 mod prepare_cli;
 mod prepare_fixtures;
+mod prepare_formats;
 mod prompt_cache;
 mod readme;
 mod recritic;

@@ -114,6 +114,7 @@ pub fn table_options() -> PrepareOptions {
         rows_key: "rows".into(),
         encoding: None,
         header_row: None,
+        table: None,
     }
 }
 

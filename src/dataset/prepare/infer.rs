@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use super::clock::{Clock, ClockProfile};
 use super::dates::{self, COMPACT, EpochUnit};
+use super::records::Stored;
 use super::values::{self, BoolWords, NumberStyle, Unit, is_null};
 
 /// Distinct values tracked per column; beyond this a column is not categorical.
@@ -123,14 +124,21 @@ impl ColumnProfile {
         }
     }
 
-    /// Account for one raw field.
-    pub fn observe(&mut self, raw: &str) {
+    /// Account for one raw field, which the file stored as `stored` (a string
+    /// the file stored as text rules out numbers, `0`/`1` flags and epochs).
+    pub fn observe(&mut self, raw: &str, stored: Stored) {
         if is_null(raw) {
             self.nulls += 1;
             return;
         }
         self.non_null += 1;
         let value = raw.trim();
+        if stored == Stored::Text {
+            self.styles.clear();
+            self.compact = false;
+            self.epoch = Some(None);
+            self.all_bool &= values::boolean(value).is_some_and(|(_, words)| words == BoolWords::Words);
+        }
         self.example.get_or_insert_with(|| value.to_string());
         self.max_len = self.max_len.max(raw.chars().count());
         if !self.any_whitespace && raw.contains(char::is_whitespace) {
@@ -421,7 +429,7 @@ mod tests {
     fn column(name: &str, values: &[&str]) -> Column {
         let mut p = ColumnProfile::new(name);
         for v in values {
-            p.observe(v);
+            p.observe(v, Stored::Guessed);
         }
         p.decide(false, false)
     }
@@ -452,6 +460,17 @@ mod tests {
     }
 
     #[test]
+    fn text_the_file_stored_is_never_a_number() {
+        let mut p = ColumnProfile::new("is_zip");
+        ["00123", "1", "0"].iter().for_each(|v| p.observe(v, Stored::Text));
+        let c = p.decide(false, false);
+        assert_eq!((c.kind, c.typed("00123")), ("categorical", json!("00123")));
+        let mut p = ColumnProfile::new("paid");
+        ["yes", "no"].iter().for_each(|v| p.observe(v, Stored::Text));
+        assert_eq!(p.decide(false, false).kind, "boolean", "words are booleans whatever stored them");
+    }
+
+    #[test]
     fn day_first_is_chosen_when_both_orders_parse() {
         let c = column("d", &["01-02-2020", "03-04-2020"]);
         assert_eq!(c.strptime(), Some("%d-%m-%Y"));
@@ -470,7 +489,7 @@ mod tests {
         assert_eq!((c.kind, c.unit.percent), ("float", true));
         assert_eq!(c.typed("12.5%"), json!(12.5));
         let mut p = ColumnProfile::new("x");
-        ["1.234,5", "2,25"].iter().for_each(|v| p.observe(v));
+        ["1.234,5", "2,25"].iter().for_each(|v| p.observe(v, Stored::Guessed));
         let c = p.decide(false, true);
         assert_eq!((c.kind, c.typed("1.234,5")), ("float", json!(1234.5)));
         assert_eq!(kind("mixed", &["$1", "€2"]), "categorical");

@@ -1,30 +1,53 @@
-//! `eval-dag prepare`: stream a CSV into `data.json` (exact pre-aggregates and
-//! a seeded row sample) and `metadata.json` (inferred column annotations).
+//! `eval-dag prepare`: stream one table of a file into `data.json` (exact
+//! pre-aggregates and a seeded row sample) and `metadata.json` (inferred
+//! column annotations).
 //!
-//! The file's encoding and delimiter are found first (a byte scan, and the
-//! first records). Four streaming passes then keep memory bounded by the
-//! number of columns, categorical values and the sample, not by the file: (1)
-//! column profiles, from which each column's type and reading are decided
-//! (number style, unit, datetime format); (2) moments, group totals, the
-//! reservoir sample, the monthly series and datetime ranges; (3) histograms;
-//! (4) the values of the histogram buckets holding the wanted percentiles. Percentiles use linear interpolation between closest ranks
+//! The file's format comes from its extension, checked against its first
+//! bytes (`format.rs`); each format is a `RecordSource` (`records.rs`) that gives
+//! the table row by row as text fields, again for every pass: a CSV
+//! (`csv_source.rs`, its encoding and delimiter found first by `source.rs`),
+//! a Parquet file by row groups (`parquet.rs`), one sheet of a workbook
+//! (`sheet.rs`: an `.xlsx` sheet cell by cell, the other formats' held
+//! whole), JSON records (`json.rs`) and a SQLite table (`sqlite.rs`) row by
+//! row. Formats with types write values as the text the
+//! CSV inference reads as those types, and mark stored strings, which are
+//! never read as numbers. Four streaming passes then keep memory bounded by
+//! the number of columns, categorical values and the sample, not by the
+//! file: (1) column profiles, from which each column's type and reading are
+//! decided (number style, unit, datetime format); (2) moments, group totals,
+//! the reservoir sample, the monthly series and datetime ranges; (3)
+//! histograms; (4) the values of the histogram buckets holding the wanted
+//! percentiles. Percentiles use linear interpolation between closest ranks
 //! (numpy's default, Python's `statistics.quantiles(method="inclusive")`);
 //! `std` is the sample standard deviation.
 
 mod accumulate;
 mod clock;
+mod csv_source;
 mod dates;
+mod format;
 mod infer;
+mod json;
 mod output;
+mod parquet;
+mod records;
+mod sheet;
 mod source;
+mod sqlite;
 mod values;
 
 use std::collections::HashMap;
 use std::path::Path;
 
 use accumulate::{GroupTotals, Moments, OrderStatistics, Reservoir, quantile_ranks, sampler};
+use csv_source::CsvSource;
+use format::Format;
 use infer::{Column, ColumnProfile};
-use source::Layout;
+use json::JsonSource;
+use parquet::ParquetSource;
+use records::{RecordSource, Row};
+use sheet::SheetSource;
+use sqlite::SqliteSource;
 use values::is_null;
 
 pub use infer::CATEGORICAL_LIMIT;
@@ -37,9 +60,10 @@ pub use terms::{MAX_FIELD_BYTES, PERCENTILES, PrepareError, PrepareOptions, Prep
 /// Rows read to find a header below a title.
 const TITLE_SCAN_ROWS: usize = 10;
 
+/// One table of a file, with the rows above its header.
 struct Reader<'p> {
     path: &'p Path,
-    layout: Layout,
+    source: Box<dyn RecordSource>,
     /// Rows above the header.
     skipped: u64,
 }
@@ -49,36 +73,20 @@ impl Reader<'_> {
         PrepareError { path: self.path.to_path_buf(), message }
     }
 
-    /// The file's rows from the first, each as it is (the widths are checked by [`Reader::each`]).
-    fn open(&self) -> Result<csv::Reader<Box<dyn std::io::Read>>, PrepareError> {
-        let text =
-            source::text_reader(self.path, self.layout.encoded).map_err(|e| self.error(format!("cannot open: {e}")))?;
-        Ok(csv::ReaderBuilder::new()
-            .delimiter(self.layout.delimiter)
-            .has_headers(false)
-            .flexible(true)
-            .from_reader(text))
-    }
-
-    /// The next row of `reader`, or `None` at the end of the file.
-    fn next(
-        &self,
-        reader: &mut csv::Reader<Box<dyn std::io::Read>>,
-        record: &mut csv::StringRecord,
-    ) -> Result<bool, PrepareError> {
-        reader.read_record(record).map_err(|err| self.error(describe_csv_error(&err)))
+    /// What the table is, for messages (`CSV`, `sheet "Data"`).
+    fn what(&self) -> &str {
+        &self.source.described().what
     }
 
     /// Rows above the header when none is named: leading rows with fewer than
     /// half of their fields filled (a title such as `JAMES LOGAN,,,,`) before
     /// the first row with at least half of them filled, within the first rows.
     fn title_rows(&self) -> Result<u64, PrepareError> {
-        let mut reader = self.open()?;
-        let mut record = csv::StringRecord::new();
         let mut filled = Vec::new();
-        while filled.len() < TITLE_SCAN_ROWS && self.next(&mut reader, &mut record)? {
-            filled.push((record.iter().filter(|f| !f.trim().is_empty()).count(), record.len()));
-        }
+        self.source.rows(&mut |row| {
+            filled.push((row.fields.iter().filter(|f| !f.trim().is_empty()).count(), row.fields.len()));
+            filled.len() < TITLE_SCAN_ROWS
+        })?;
         let header = filled.iter().position(|&(full, width)| 2 * full >= width);
         Ok(match header {
             Some(at) if filled[..at].iter().all(|&(full, _)| 2 * full < filled[at].1) => at as u64,
@@ -86,19 +94,26 @@ impl Reader<'_> {
         })
     }
 
-    /// The header's fields.
+    /// The header's fields: the names the file declares, else the header row's.
     fn headers(&self) -> Result<Vec<String>, PrepareError> {
-        let mut reader = self.open()?;
-        let mut record = csv::StringRecord::new();
-        for row in 0..=self.skipped {
-            if !self.next(&mut reader, &mut record)? {
-                return Err(self.error(match row {
-                    0 => "the CSV is empty (no header row)".to_string(),
-                    _ => format!("the CSV has {row} rows, so none is the header row {}", self.skipped + 1),
-                }));
-            }
+        if let Some(names) = self.source.names() {
+            return Ok(names.to_vec());
         }
-        let mut names: Vec<String> = record.iter().map(str::to_string).collect();
+        let (mut header, mut row) = (None, 0u64);
+        self.source.rows(&mut |fields| {
+            if row == self.skipped {
+                header = Some(fields.fields.iter().map(str::to_string).collect::<Vec<_>>());
+                return false;
+            }
+            row += 1;
+            true
+        })?;
+        let Some(mut names) = header else {
+            return Err(self.error(match row {
+                0 => format!("the {} is empty (no header row)", self.what()),
+                _ => format!("the {} has {row} rows, so none is the header row {}", self.what(), self.skipped + 1),
+            }));
+        };
         // A few unnamed columns in a header are named as pandas names them;
         // a row mostly empty is no header (its empty names then clash).
         let unnamed = names.iter().filter(|n| n.trim().is_empty()).count();
@@ -110,52 +125,47 @@ impl Reader<'_> {
         Ok(names)
     }
 
-    /// Call `visit` with every record below the header (and its 0-based row
+    /// Call `visit` with every row below the header (and its 0-based row
     /// index), each as wide as the header's `width`.
-    fn each(&self, width: usize, mut visit: impl FnMut(u64, &csv::StringRecord)) -> Result<u64, PrepareError> {
-        let mut reader = self.open()?;
-        let mut record = csv::StringRecord::new();
-        for _ in 0..=self.skipped {
-            self.next(&mut reader, &mut record)?;
-        }
-        let mut index = 0u64;
-        while self.next(&mut reader, &mut record)? {
-            let line = record.position().map_or(0, |p| p.line());
-            if record.len() != width {
-                return Err(self.error(format!("line {line} has {} fields but the header has {width}", record.len())));
+    fn each(&self, width: usize, mut visit: impl FnMut(u64, &Row)) -> Result<u64, PrepareError> {
+        let above = if self.source.names().is_some() { 0 } else { self.skipped + 1 };
+        let unit = self.source.described().unit;
+        let (mut seen, mut index, mut fault) = (0u64, 0u64, None);
+        self.source.rows(&mut |row| {
+            if seen < above {
+                seen += 1;
+                return true;
             }
-            if let Some(field) = record.iter().find(|f| f.len() > MAX_FIELD_BYTES) {
-                return Err(self.error(format!(
-                    "line {line} has a field of {} bytes; the limit is {MAX_FIELD_BYTES}",
+            let place = row.place;
+            if row.fields.len() != width {
+                fault = Some(format!("{unit} {place} has {} fields but the header has {width}", row.fields.len()));
+            } else if let Some(field) = row.fields.iter().find(|f| f.len() > MAX_FIELD_BYTES) {
+                fault = Some(format!(
+                    "{unit} {place} has a field of {} bytes; the limit is {MAX_FIELD_BYTES}",
                     field.len()
-                )));
+                ));
+            } else {
+                visit(index, row);
+                index += 1;
             }
-            visit(index, &record);
-            index += 1;
+            fault.is_none()
+        })?;
+        match fault {
+            Some(message) => Err(self.error(message)),
+            None => Ok(index),
         }
-        Ok(index)
     }
 }
 
-fn describe_csv_error(err: &csv::Error) -> String {
-    let line = err.position().map(|p| p.line()).unwrap_or(0);
-    match err.kind() {
-        csv::ErrorKind::Utf8 { .. } => {
-            format!("line {line} is not valid UTF-8 (name the file's encoding with --encoding, e.g. --encoding latin1)")
-        }
-        csv::ErrorKind::Io(io) => format!("cannot read: {io}"),
-        _ => format!("line {line}: {err}"),
-    }
-}
-
-/// Prepare the CSV at `path`.
+/// Prepare the table in the file at `path` (its format known by its extension, checked against its content).
 pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, PrepareError> {
     let (reader, headers, label) = open(path, options)?;
     // Pass one: what each column holds.
     let columns = headers.len();
     let (profiles, rows) = profile_columns(&reader, &headers, label)?;
-    let kinds: Vec<Column> =
-        profiles.iter().enumerate().map(|(i, p)| p.decide(Some(i) == label, reader.layout.delimiter == b';')).collect();
+    let described = reader.source.described();
+    let semicolons = described.layout.is_some_and(|layout| layout.delimiter == b';');
+    let kinds: Vec<Column> = profiles.iter().enumerate().map(|(i, p)| p.decide(Some(i) == label, semicolons)).collect();
 
     // Pass two: moments, group totals, the reservoir sample, the monthly series, datetime ranges.
     let numeric: Vec<usize> =
@@ -168,7 +178,7 @@ pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, Prepar
     let input = output::Collected {
         source: path,
         options,
-        layout: reader.layout,
+        described,
         header_row: reader.skipped + 1,
         headers: &headers,
         profiles: &profiles,
@@ -187,23 +197,52 @@ pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, Prepar
     Ok(output::build(input))
 }
 
+/// The table of the file at `path`, by its format; the options that only
+/// some formats take are refused by the others.
+fn open_source(path: &Path, options: &PrepareOptions) -> Result<Box<dyn RecordSource>, PrepareError> {
+    let error = |message: String| PrepareError { path: path.to_path_buf(), message };
+    let format = Format::of(path).map_err(error)?;
+    if options.encoding.is_some() && format != Format::Csv {
+        return Err(error(format!("--encoding applies to CSV files; this is a {}", format.name())));
+    }
+    if options.header_row.is_some() && !matches!(format, Format::Csv | Format::Workbook) {
+        return Err(error(format!("--header-row applies to CSV files and sheets; this is a {}", format.name())));
+    }
+    let table = options.table.as_deref();
+    if table.is_some() && !matches!(format, Format::Workbook | Format::Sqlite) {
+        return Err(error(format!(
+            "--table chooses a sheet of a workbook or a table of a SQLite database; a {} holds one table",
+            format.name()
+        )));
+    }
+    Ok(match format {
+        Format::Csv => Box::new(CsvSource::open(path, options.encoding.as_deref())?),
+        Format::Parquet => Box::new(ParquetSource::open(path)?),
+        Format::Workbook => Box::new(SheetSource::open(path, table)?),
+        Format::Json => Box::new(JsonSource::open(path, false)?),
+        Format::JsonLines => Box::new(JsonSource::open(path, true)?),
+        Format::Sqlite => Box::new(SqliteSource::open(path, table)?),
+    })
+}
+
 /// The reader of `path` past its title rows, the header, and the label column's index.
 fn open<'p>(
     path: &'p Path,
     options: &PrepareOptions,
 ) -> Result<(Reader<'p>, Vec<String>, Option<usize>), PrepareError> {
-    let error = |message: String| PrepareError { path: path.to_path_buf(), message };
-    let encoded = source::encoding(path, options.encoding.as_deref()).map_err(|e| error(e.to_string()))?;
-    let delimiter = source::delimiter(path, encoded).map_err(|e| error(format!("cannot read: {e}")))?;
-    let mut reader = Reader { path, layout: Layout { encoded, delimiter }, skipped: 0 };
+    let mut reader = Reader { path, source: open_source(path, options)?, skipped: 0 };
     reader.skipped = match options.header_row {
         Some(0) => return Err(reader.error("--header-row counts from 1 (the first row)".into())),
         Some(row) => row - 1,
+        None if reader.source.names().is_some() => 0,
         None => reader.title_rows()?,
     };
     let headers = reader.headers()?;
     if headers.is_empty() || headers.iter().all(String::is_empty) {
-        return Err(reader.error(format!("row {} of the CSV is empty; it cannot be the header", reader.skipped + 1)));
+        return Err(reader.error(match reader.source.names() {
+            Some(_) => format!("the {} has no columns", reader.what()),
+            None => format!("row {} of the {} is empty; it cannot be the header", reader.skipped + 1, reader.what()),
+        }));
     }
     let mut seen = std::collections::HashSet::new();
     if let Some(duplicate) = headers.iter().find(|h| !seen.insert(h.as_str())) {
@@ -229,13 +268,16 @@ fn profile_columns(
     label: Option<usize>,
 ) -> Result<(Vec<ColumnProfile>, u64), PrepareError> {
     let mut profiles: Vec<ColumnProfile> = headers.iter().map(|h| ColumnProfile::new(h)).collect();
-    let rows = reader.each(headers.len(), |_, record| {
-        for (i, raw) in record.iter().enumerate() {
-            profiles[i].observe(raw);
+    let rows = reader.each(headers.len(), |_, row| {
+        for (i, raw) in row.fields.iter().enumerate() {
+            profiles[i].observe(raw, row.stored(i));
         }
     })?;
     if rows == 0 {
-        return Err(reader.error("the CSV has a header but no data rows".into()));
+        return Err(reader.error(match reader.source.names() {
+            Some(_) => format!("the {} has no rows", reader.what()),
+            None => format!("the {} has a header but no data rows", reader.what()),
+        }));
     }
     if let Some(l) = label {
         let profile = &profiles[l];
@@ -289,7 +331,8 @@ fn collect_totals(
         time_range: HashMap::new(),
     };
     let mut rng = sampler(options.seed);
-    reader.each(columns, |index, record| {
+    reader.each(columns, |index, row| {
+        let record = &row.fields;
         let numbers: Vec<(usize, f64)> = numeric.iter().filter_map(|&j| Some((j, number(kinds, record, j)?))).collect();
         let label_value = label.and_then(|l| record.get(l)).filter(|v| !is_null(v));
         for &(j, x) in &numbers {
@@ -351,17 +394,17 @@ fn order_statistics(
             (i, OrderStatistics::new(moments[i].min, moments[i].max, ranks.collect()))
         })
         .collect();
-    reader.each(kinds.len(), |_, record| {
+    reader.each(kinds.len(), |_, row| {
         for (&i, statistics) in &mut order {
-            if let Some(x) = number(kinds, record, i) {
+            if let Some(x) = number(kinds, &row.fields, i) {
                 statistics.count(x);
             }
         }
     })?;
     order.values_mut().for_each(OrderStatistics::target_buckets);
-    reader.each(kinds.len(), |_, record| {
+    reader.each(kinds.len(), |_, row| {
         for (&i, statistics) in &mut order {
-            if let Some(x) = number(kinds, record, i) {
+            if let Some(x) = number(kinds, &row.fields, i) {
                 statistics.collect(x);
             }
         }

@@ -8,7 +8,8 @@ use serde_json::{Map, Value, json};
 use super::accumulate::{GroupTotals, Moments, OrderStatistics, Reservoir, quantile_ranks};
 use super::dates;
 use super::infer::{Column, ColumnProfile};
-use super::source::{Encoded, Layout};
+use super::records::Described;
+use super::source::Encoded;
 use super::terms::{PERCENTILES, PrepareOptions, Prepared as Prepare, TimeRange};
 use super::values::positive;
 use crate::dataset::is_measure;
@@ -17,7 +18,7 @@ use crate::dataset::is_measure;
 pub struct Collected<'a> {
     pub source: &'a Path,
     pub options: &'a PrepareOptions,
-    pub layout: Layout,
+    pub described: &'a Described,
     /// The 1-based row of the header.
     pub header_row: u64,
     pub headers: &'a [String],
@@ -119,7 +120,8 @@ fn column_meta(c: &Collected<'_>, i: usize) -> Value {
     let total = profile.non_null + profile.nulls;
     let null_rate = if total == 0 { 0.0 } else { profile.nulls as f64 / total as f64 };
     let mut meta = Map::new();
-    meta.insert("description".into(), json!(format!("{kind} column `{}` of the source CSV", c.headers[i])));
+    let what = &c.described.what;
+    meta.insert("description".into(), json!(format!("{kind} column `{}` of the source {what}", c.headers[i])));
     meta.insert("type".into(), json!(kind));
     if let Some(format) = column.strptime() {
         meta.insert("format".into(), json!(dates::human(format)));
@@ -157,9 +159,14 @@ fn column_meta(c: &Collected<'_>, i: usize) -> Value {
     if matches!(kind, "integer" | "float") && c.moments[i].count > 0 {
         meta.insert("range".into(), json!([number(c.moments[i].min), number(c.moments[i].max)]));
     }
-    if kind == "identifier" {
-        meta.insert("note".into(), json!("an identifier: compare or count it, do not average it"));
-    } else if let Some(note) = &column.note {
+    let read = if kind == "identifier" {
+        Some("an identifier: compare or count it, do not average it")
+    } else {
+        column.note.as_deref()
+    };
+    let stored = c.described.notes.get(i).and_then(Option::as_deref);
+    let note = [stored, read].into_iter().flatten().collect::<Vec<_>>().join("; ");
+    if !note.is_empty() {
         meta.insert("note".into(), json!(note));
     }
     Value::Object(meta)
@@ -176,12 +183,12 @@ pub fn build(c: Collected<'_>) -> Prepare {
     group_tables(&c, &mut data, &mut keys);
     let (rows, how) = sample(&c);
     let rows_key = c.options.rows_key.clone();
-    keys.insert(rows_key.clone(), json!(format!("{how}; every column of the CSV, typed")));
+    keys.insert(rows_key.clone(), json!(format!("{how}; every column of the {}, typed", c.described.what)));
     data.insert(rows_key.clone(), Value::Array(rows));
 
     let columns: Map<String, Value> =
         (0..c.headers.len()).map(|i| (c.headers[i].clone(), column_meta(&c, i))).collect();
-    let name = c.source.file_name().map_or("the CSV".into(), |n| n.to_string_lossy().into_owned());
+    let name = c.source.file_name().map_or_else(|| c.described.what.clone(), |n| n.to_string_lossy().into_owned());
     let metadata = json!({
         "description": format!("Prepared from {name}: {} rows, {} columns", c.rows, c.headers.len()),
         "domain": "",
@@ -189,7 +196,7 @@ pub fn build(c: Collected<'_>) -> Prepare {
         "dataset_keys": keys,
         "important_notes": notes(&c, &rows_key, &how),
     });
-    Prepare { data: Value::Object(data), metadata, header_row: c.header_row }
+    Prepare { data: Value::Object(data), metadata, header_row: c.header_row, what: c.described.what.clone() }
 }
 
 /// Exact counts over all rows, and the label's count and rate.
@@ -267,7 +274,7 @@ fn group_tables(c: &Collected<'_>, data: &mut Map<String, Value>, keys: &mut Map
     }
 }
 
-/// The notes on the sample, missing values, how the CSV was read and its header row.
+/// The notes on the sample, missing values, how the file was read and its header row.
 fn notes(c: &Collected<'_>, rows_key: &str, how: &str) -> Vec<String> {
     let mut notes = vec![format!(
         "`{rows_key}` is {how}: totals, rates and distributions over all rows are in the pre-aggregated keys, not in the sample"
@@ -278,18 +285,24 @@ fn notes(c: &Collected<'_>, rows_key: &str, how: &str) -> Vec<String> {
             notes.push(format!("{} is missing (null) in {rate:.1}% of rows; skip None values", c.headers[i]));
         }
     }
-    if c.layout.encoded != (Encoded::Utf8 { skip: 0 }) || c.layout.delimiter != b',' {
-        let delimiter = match c.layout.delimiter {
+    if let Some(layout) = c.described.layout
+        && (layout.encoded != (Encoded::Utf8 { skip: 0 }) || layout.delimiter != b',')
+    {
+        let delimiter = match layout.delimiter {
             b'\t' => "tab".to_string(),
             d => format!("`{}`", char::from(d)),
         };
         notes.push(format!(
             "the CSV was read as {} text separated by {delimiter}; values in `{rows_key}` are Unicode text",
-            c.layout.encoded.name()
+            layout.encoded.name()
         ));
     }
     if c.header_row > 1 {
-        notes.push(format!("the CSV's header is its row {}; the rows above it (a title) are not data", c.header_row));
+        notes.push(format!(
+            "the {}'s header is its row {}; the rows above it (a title) are not data",
+            c.described.what, c.header_row
+        ));
     }
+    notes.extend(c.described.remarks.iter().cloned());
     notes
 }

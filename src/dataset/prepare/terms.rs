@@ -25,7 +25,11 @@ pub struct PrepareOptions {
     pub encoding: Option<String>,
     /// The 1-based row holding the header (rows above it are skipped); found
     /// when `None`: the first row at least half filled after leading rows that are mostly empty (a title).
+    /// CSV files and sheets only.
     pub header_row: Option<u64>,
+    /// The sheet of a workbook or the table of a SQLite database to prepare;
+    /// needed when it holds several.
+    pub table: Option<String>,
 }
 
 /// The two files' contents.
@@ -37,13 +41,15 @@ pub struct Prepared {
     pub metadata: Value,
     /// The 1-based row the header was read from.
     pub header_row: u64,
+    /// What the table was: `CSV`, `sheet "Data"`, `Parquet file`, `SQLite table "sales"`.
+    pub what: String,
 }
 
-/// Why a CSV could not be prepared (one line).
+/// Why a file could not be prepared (one line).
 #[derive(Debug, thiserror::Error)]
 #[error("{path}: {message}")]
 pub struct PrepareError {
-    /// The CSV.
+    /// The file.
     pub path: PathBuf,
     /// What is wrong.
     pub message: String,
