@@ -64,9 +64,9 @@ fn findings_line(taxonomy: &FindingsTaxonomy, convergence: &Convergence) -> Stri
 /// Run the `grade` subcommand.
 pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
     let trace_file = super::report::trace_path(&args.input)?;
-    let people = People::of(&trace_file)?;
     let trace = super::recorded::read_trace(&trace_file)?;
     let (state, mut llm) = super::recorded::fold_recorded(&trace)?;
+    let people = People::of(&trace_file, &state, &trace.header.created_at);
     let mut grading = trace.header.settings.grading.clone();
     if let Some(options) = args.match_options {
         grading.match_options = options;

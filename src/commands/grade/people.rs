@@ -1,5 +1,5 @@
 //! What people said of a run's final answers, for `grade`: their verdicts
-//! (the reviews beside the run, stale ones apart) grade the questions without
+//! (the reviews beside the run and its sources', stale ones apart) grade the questions without
 //! an expected answer ahead of the judges, and a verdict that contradicts an
 //! expected answer is named (a label or scorer problem).
 
@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::domain::{Grade, GradingMethod, QuestionId, ReviewItem};
-use crate::report::{HumanVerdict, REVIEWS_DIR, human_verdicts, load_results, read_reviews};
+use crate::report::{HumanVerdict, eval_results, has_reviews, human_verdicts, read_reviews};
+use crate::run::RunState;
 
 /// The human verdicts of one run's answers.
 #[derive(Debug, Default)]
@@ -18,20 +19,19 @@ pub(super) struct People {
 }
 
 impl People {
-    /// The reviews beside the run whose trace is `trace_file`; none when it has no `reviews/`.
-    pub(super) fn of(trace_file: &Path) -> anyhow::Result<Self> {
-        let Some(run_dir) = trace_file.parent().filter(|dir| dir.join(REVIEWS_DIR).is_dir()) else {
-            return Ok(Self::default());
-        };
-        let reviews = read_reviews(run_dir, &load_results(trace_file)?);
+    /// The reviews of the run whose trace is `trace_file` (folded into
+    /// `state`, started at `created_at`): its own and its sources'.
+    pub(super) fn of(trace_file: &Path, state: &RunState, created_at: &str) -> Self {
+        let Some(run_dir) = trace_file.parent().filter(|dir| has_reviews(dir)) else { return Self::default() };
+        let reviews = read_reviews(run_dir, &eval_results(state, created_at));
         let mut reviewers: Vec<_> = reviews.current.iter().map(|r| &r.reviewer).collect();
         reviewers.sort();
         reviewers.dedup();
-        Ok(Self {
+        Self {
             verdicts: human_verdicts(&reviews.current, None),
             reviewers: reviewers.len(),
             stale: reviews.stale.len(),
-        })
+        }
     }
 
     /// The verdict people gave question `id`'s final answer, unless they are split.
