@@ -4,8 +4,30 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::cpython::CPython;
 use super::limits::{DataLimits, TooBig};
-use crate::domain::RunClock;
+use crate::domain::{Engine, RunClock};
+
+/// The Python a pool's workers are.
+#[derive(Debug, Clone, Default)]
+pub enum Interpreter {
+    /// RustPython, built into this program.
+    #[default]
+    RustPython,
+    /// This CPython, found and checked on the machine.
+    CPython(CPython),
+}
+
+impl Interpreter {
+    /// Which engine it is.
+    #[must_use]
+    pub const fn engine(&self) -> Engine {
+        match self {
+            Self::RustPython => Engine::RustPython,
+            Self::CPython(_) => Engine::CPython,
+        }
+    }
+}
 
 /// Limits and size of the pool.
 #[derive(Debug, Clone)]
@@ -24,6 +46,8 @@ pub struct SandboxConfig {
     pub cpu_limit_seconds: u64,
     /// The executable that serves `sandbox-worker` (default: this program).
     pub executable: Option<PathBuf>,
+    /// The Python the workers are (RustPython unless a CPython is given).
+    pub interpreter: Interpreter,
     /// Whether workers are cloned from a template that loaded the dataset
     /// once (Linux; it costs one more process holding the data), rather than
     /// each started from the program.
@@ -90,6 +114,14 @@ impl SandboxConfig {
     }
 }
 
+impl SandboxConfig {
+    /// These limits with workers that are `interpreter`.
+    #[must_use]
+    pub fn with_interpreter(self, interpreter: Interpreter) -> Self {
+        Self { interpreter, ..self }
+    }
+}
+
 impl Default for SandboxConfig {
     fn default() -> Self {
         Self {
@@ -100,6 +132,7 @@ impl Default for SandboxConfig {
             memory_limit_bytes: 2 << 30,
             cpu_limit_seconds: 3600,
             executable: None,
+            interpreter: Interpreter::RustPython,
             clone_workers: true,
             hash_seed: 0,
             now: None,

@@ -11,9 +11,7 @@
 //! Parts:
 //! - The pool, its deadlines and the worker processes that run DAGs in RustPython.
 //! - `dataset/build.rs`: the dataset's Python objects, built in one pass straight
-//!   from the JSON text. Short strings are shared, and the mutation guard's snapshot
-//!   is recorded while building and checked after each DAG while the parent reads
-//!   its result.
+//!   from the JSON text, short strings shared.
 //! - `result_json.rs`: results as JSON, natively; an intermediate node's display
 //!   copy holds only the items shown.
 //! - `limits.rs`: address space, start, node and DAG limits that follow the
@@ -28,8 +26,13 @@
 //!   `native/counter.rs` is `Counter`'s counting loop, as CPython's C helper.
 //! - `kernel`: the layers behind the code policy — a clean environment, Landlock,
 //!   and a seccomp allowlist that also refuses every file open.
+//! - `cpython`: the second engine. Workers are a CPython on the machine running
+//!   a worker script, started and confined the same way; the language policy
+//!   is checked here before code is sent. `outcome.rs` holds what both engines
+//!   share: the policy's refusal, node seeds, failure kinds.
 
 mod config;
+mod cpython;
 mod dataset;
 mod error;
 #[cfg(feature = "sandbox-test-hooks")]
@@ -39,6 +42,7 @@ mod fork_channel;
 mod kernel;
 mod limits;
 mod native;
+mod outcome;
 mod output;
 mod parent_watch;
 mod pool;
@@ -51,7 +55,8 @@ mod start;
 mod template;
 mod worker;
 
-pub use config::SandboxConfig;
+pub use config::{Interpreter, SandboxConfig};
+pub use cpython::{CPython, PythonError};
 pub use error::{SandboxError, WorkerStage};
 pub use limits::{DataLimits, TooBig, available_memory};
 pub use output::{MAX_FINAL_ANSWER_BYTES, OutputError, bound_final_answer, truncate_for_display};

@@ -23,15 +23,17 @@ use futures::future::BoxFuture;
 use tokio::io::AsyncWriteExt;
 use tokio::sync::Semaphore;
 
-use super::config::SandboxConfig;
+use super::config::{Interpreter, SandboxConfig};
+use super::cpython;
 use super::error::{SandboxError, WorkerStage};
+use super::outcome::first_refusal;
 use super::process::death_report;
 use super::protocol::{InputSize, Reply, Request};
 #[cfg(target_os = "linux")]
 use super::start::{ForkError, Template};
 use super::start::{Launch, Worker};
 use crate::dag::DagExecutor;
-use crate::domain::{ExecutionResult, GeneratedDag, NodeId};
+use crate::domain::{ExecutionResult, FailureKind, GeneratedDag, NodeId};
 
 struct Inner {
     executable: PathBuf,
@@ -89,7 +91,7 @@ impl SandboxPool {
     /// A new ready worker: cloned from the template where it can be, else spawned.
     async fn spawn(&self) -> Result<Worker, SandboxError> {
         #[cfg(target_os = "linux")]
-        if self.inner.config.clone_workers && !self.inner.spawn_only.load(Ordering::Relaxed) {
+        if self.clones() {
             match self.clone_worker().await {
                 Ok(started) => return started,
                 Err(err) => {
@@ -145,10 +147,13 @@ impl SandboxPool {
         Ok(worker)
     }
 
-    /// Whether workers are cloned from a template (cheap to start in advance).
+    /// Whether workers are cloned from a template (cheap to start in advance;
+    /// RustPython's only).
     fn clones(&self) -> bool {
         #[cfg(target_os = "linux")]
-        return self.inner.config.clone_workers && !self.inner.spawn_only.load(Ordering::Relaxed);
+        return self.inner.config.clone_workers
+            && matches!(self.inner.config.interpreter, Interpreter::RustPython)
+            && !self.inner.spawn_only.load(Ordering::Relaxed);
         #[cfg(not(target_os = "linux"))]
         false
     }
@@ -193,15 +198,35 @@ impl SandboxPool {
         self.submit(Request { dag: dag.clone(), seed, now: self.inner.config.now, unchecked: true }).await
     }
 
+    /// The line that asks a worker to run `request`: RustPython's workers
+    /// check the language policy themselves; for CPython's it is checked here,
+    /// before any code is sent.
+    fn request_line(&self, request: &Request) -> Result<Line, SandboxError> {
+        #[cfg(feature = "sandbox-test-hooks")]
+        let unchecked = request.unchecked;
+        #[cfg(not(feature = "sandbox-test-hooks"))]
+        let unchecked = false;
+        match self.inner.config.interpreter {
+            Interpreter::RustPython => serde_json::to_string(request)
+                .map(|line| Line::Send(line + "\n"))
+                .map_err(|source| SandboxError::Request { source }),
+            Interpreter::CPython(_) => match first_refusal(&request.dag).filter(|_| !unchecked) {
+                Some((node, message)) => Ok(Line::Refused(node, message)),
+                None => cpython::request_line(&request.dag, request.seed, request.now, unchecked).map(Line::Send),
+            },
+        }
+    }
+
     async fn submit(&self, request: Request) -> ExecutionResult {
         let dag = &request.dag;
         let started = Instant::now();
         let Ok(_slot) = self.inner.slots.acquire().await else {
             return failure(dag, None, SandboxError::ShuttingDown, started);
         };
-        let line = match serde_json::to_string(&request) {
-            Ok(line) => line + "\n",
-            Err(source) => return failure(dag, None, SandboxError::Request { source }, started),
+        let line = match self.request_line(&request) {
+            Ok(Line::Send(line)) => line,
+            Ok(Line::Refused(node, message)) => return refused(dag, node, message, started),
+            Err(error) => return failure(dag, None, error, started),
         };
         let mut worker = match self.checkout().await {
             Ok(worker) => worker,
@@ -237,7 +262,10 @@ impl SandboxPool {
                     }
                     Ok(Reply::Result { mut result, failure }) => {
                         retire(worker);
-                        result.failure = failure;
+                        result = match config.interpreter {
+                            Interpreter::RustPython => ExecutionResult { failure, ..result },
+                            Interpreter::CPython(_) => cpython::finish(result, dag),
+                        };
                         if result.question_id.is_empty() {
                             result.question_id = dag.question_id.clone();
                         }
@@ -264,6 +292,26 @@ fn retire(mut worker: Worker) {
             let _ = worker.process.kill().await;
         }
     });
+}
+
+/// What to do with a request.
+enum Line {
+    /// Send this line to a worker.
+    Send(String),
+    /// Refused by the language policy at this node, with this message.
+    Refused(NodeId, String),
+}
+
+/// A DAG the language policy refused before any worker ran it.
+fn refused(dag: &GeneratedDag, node: NodeId, message: String, started: Instant) -> ExecutionResult {
+    ExecutionResult {
+        question_id: dag.question_id.clone(),
+        error: Some(format!("node {node}: {message}")),
+        error_node: Some(node),
+        execution_time_ms: started.elapsed().as_secs_f64() * 1000.0,
+        failure: Some(FailureKind::Policy),
+        ..Default::default()
+    }
 }
 
 fn failure(dag: &GeneratedDag, node: Option<NodeId>, error: SandboxError, started: Instant) -> ExecutionResult {

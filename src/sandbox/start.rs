@@ -8,10 +8,11 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader, Lines};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, Lines};
 use tokio::process::Command;
 
-use super::config::SandboxConfig;
+use super::config::{Interpreter, SandboxConfig};
+use super::cpython;
 use super::error::{SandboxError, WorkerStage};
 use super::process::{StderrTail, WorkerProcess, death_report};
 use super::protocol::Reply;
@@ -48,28 +49,39 @@ pub(super) struct Launch<'a> {
 impl Launch<'_> {
     /// The worker's command: a clean environment (no API keys), no log file,
     /// a fixed working directory it cannot write to, its resource limits, and
-    /// no descriptor but its three standard ones.
+    /// no descriptor but its three standard ones. A RustPython worker is this
+    /// program's `sandbox-worker`; a CPython one the worker script.
     fn command(self, extra: Option<&OsStr>) -> Command {
-        let mut command = Command::new(self.executable);
+        let hash_seed = self.config.hash_seed.to_string();
+        let mut command = match &self.config.interpreter {
+            Interpreter::RustPython => {
+                let mut command = Command::new(self.executable);
+                command.arg("sandbox-worker").arg("--dataset").arg(self.dataset_dir).arg("--hash-seed").arg(&hash_seed);
+                command.args(extra);
+                command
+            }
+            Interpreter::CPython(python) => {
+                let mut command = Command::new(&python.path);
+                command.args(["-s", "-S", "-B", "-X", "utf8", "-c", cpython::WORKER]);
+                command
+            }
+        };
         command
-            .arg("sandbox-worker")
-            .arg("--dataset")
-            .arg(self.dataset_dir)
-            .arg("--hash-seed")
-            .arg(self.config.hash_seed.to_string())
-            .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .env_clear()
             .envs(INHERITED_VARIABLES.iter().filter_map(|name| Some((name, std::env::var_os(name)?))))
-            .env("EVAL_DAG_LOG", "")
-            .env("RUST_BACKTRACE", "0")
             .current_dir("/")
             // A process group of their own: Ctrl-C and a closing terminal
             // signal the run, which cancels its work; they must not kill the
             // workers under a DAG first (the parent ends them when it is done).
             .process_group(0)
             .kill_on_drop(true);
+        match self.config.interpreter {
+            Interpreter::RustPython => command.env("EVAL_DAG_LOG", "").env("RUST_BACKTRACE", "0"),
+            // Set and dict orders follow the run's seed, as RustPython's do.
+            Interpreter::CPython(_) => command.env("PYTHONHASHSEED", &hash_seed),
+        };
         #[cfg(feature = "sandbox-test-hooks")]
         if !self.config.kernel_layers {
             command.env(super::protocol::WITHOUT_KERNEL_LAYERS, "1");
@@ -108,13 +120,27 @@ impl Launch<'_> {
         let stdin = child.stdin.take().ok_or(SandboxError::NoPipe { pipe: "stdin" })?;
         let stdout = child.stdout.take().ok_or(SandboxError::NoPipe { pipe: "stdout" })?;
         let stderr = child.stderr.take().ok_or(SandboxError::NoPipe { pipe: "stderr" })?;
+        let mut stdin: Box<dyn AsyncWrite + Unpin + Send> = Box::new(stdin);
+        if matches!(self.config.interpreter, Interpreter::CPython(_)) {
+            let boot = cpython::boot_line(self.dataset_dir, self.layers(), child.id().unwrap_or_default())?;
+            // A worker that died at once is reported by `ready` below.
+            let _ = stdin.write_all(boot.as_bytes()).await;
+        }
         let worker = Worker {
             process: WorkerProcess::Spawned(child),
-            stdin: Box::new(stdin),
+            stdin,
             stdout: reply_lines(stdout),
             stderr: StderrTail::follow(stderr),
         };
         self.ready(worker).await
+    }
+
+    /// The kernel layers a CPython worker applies (test builds may leave them off).
+    fn layers(self) -> cpython::Layers {
+        #[cfg(feature = "sandbox-test-hooks")]
+        return cpython::Layers { kernel: self.config.kernel_layers, landlock: self.config.landlock };
+        #[cfg(not(feature = "sandbox-test-hooks"))]
+        cpython::Layers { kernel: true, landlock: true }
     }
 
     /// Wait until `worker` reports ready; why it did not, if it did not.

@@ -23,14 +23,16 @@ use serde_json::Value;
 use super::dataset::{Dataset, DatasetError};
 use super::kernel::{self, Confinement, Landlock};
 use super::native;
+use super::outcome::{failure_kind, first_refusal, node_seed};
 use super::output::{bound_final_answer, truncate_for_display};
 use super::protocol::{InputSize, Reply, Request};
 use super::result_json::PlainJson;
-use crate::dag::policy::check_source;
 use crate::dag::{InputRef, InputRefError};
-use crate::domain::{DagNodeSpec, ExecutionResult, FailureKind, GeneratedDag, NodeId};
+use crate::domain::{DagNodeSpec, ExecutionResult, GeneratedDag, NodeId};
 
 const PRELUDE: &str = include_str!("prelude.py");
+/// RustPython's part of the prelude: native fast paths, the run's clock.
+const PRELUDE_RUSTPYTHON: &str = include_str!("prelude_rustpython.py");
 /// A stand-in `os` lets `random` (and so `statistics`) import without host
 /// access. Its `urandom` refuses, as CPython's does without an entropy source:
 /// node randomness comes from the `random` module, seeded per node from the
@@ -219,7 +221,9 @@ struct Prelude {
 fn load_prelude(vm: &VirtualMachine) -> Result<Prelude, WorkerError> {
     let scope = vm.new_scope_with_builtins();
     native::install(vm, &scope).map_err(|exc| WorkerError::Native { traceback: describe(vm, &exc).1 })?;
-    for (script, text) in [("<os stand-in>", OS_STAND_IN), ("<sandbox prelude>", PRELUDE)] {
+    let scripts =
+        [("<os stand-in>", OS_STAND_IN), ("<sandbox prelude>", PRELUDE), ("<rustpython prelude>", PRELUDE_RUSTPYTHON)];
+    for (script, text) in scripts {
         let code = vm
             .compile(text, Mode::Exec, script.to_string())
             .map_err(|source| WorkerError::Compile { script, source })?;
@@ -322,16 +326,6 @@ fn run_interpreter(
     })
 }
 
-/// Stable 64-bit hash (FNV-1a) of a node id, mixed into the run seed.
-fn node_seed(seed: u64, node_id: &str) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in node_id.bytes() {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    (seed ^ hash) >> 1
-}
-
 /// How node code runs.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Policy {
@@ -340,20 +334,6 @@ enum Policy {
     /// Unchecked, with every builtin and host access (test builds only; see `escape`).
     #[cfg(feature = "sandbox-test-hooks")]
     Off,
-}
-
-/// The kind of a failure the worker met, from its message: the language
-/// policy (checked before the DAG runs, or the prelude's guards refusing a
-/// name at run time), Python's `MemoryError`, or any other error.
-fn failure_kind(error: &str) -> FailureKind {
-    let message = error.split_once(": ").map_or(error, |(_, rest)| rest);
-    if message.starts_with("refused by the sandbox policy") || message.contains("not allowed in node code") {
-        FailureKind::Policy
-    } else if message.starts_with("MemoryError") {
-        FailureKind::Memory
-    } else {
-        FailureKind::Error
-    }
 }
 
 struct NodeFailure {
@@ -493,13 +473,12 @@ fn execute(
         result.error_node = Some(node.clone());
         result.traceback = failure.traceback;
     };
-    for node in dag.nodes.iter().filter(|_| policy == Policy::Enforced) {
-        if let Some(violation) = check_source(&node.code).into_iter().next() {
-            let message = format!("refused by the sandbox policy (line {}): {}", violation.line, violation.message);
-            fail(&mut result, &node.node_id, NodeFailure::plain(message));
-            result.execution_time_ms = started.elapsed().as_secs_f64() * 1000.0;
-            return result;
-        }
+    if policy == Policy::Enforced
+        && let Some((node, message)) = first_refusal(dag)
+    {
+        fail(&mut result, &node, NodeFailure::plain(message));
+        result.execution_time_ms = started.elapsed().as_secs_f64() * 1000.0;
+        return result;
     }
     let mut order: Vec<&DagNodeSpec> = dag.nodes.iter().collect();
     order.sort_by_key(|n| n.layer);
@@ -567,16 +546,5 @@ mod tests {
         let bad = WorkerError::Reference { param: "v".into(), source: InputRef::parse("rows").unwrap_err() };
         assert_eq!(bad.to_string(), "input v: \"rows\" must be dataset.<key> or prev_node.<node_id>.output");
         assert_eq!(WorkerError::Undefined { name: "to_json" }.to_string(), "the prelude defines no to_json");
-    }
-
-    #[test]
-    fn failures_are_told_apart_by_kind() {
-        let policy = "node a: refused by the sandbox policy (line 2): imports are not allowed";
-        assert_eq!(failure_kind(policy), FailureKind::Policy);
-        let guard = "node a: AttributeError: access to attribute '__class__' is not allowed in node code";
-        assert_eq!(failure_kind(guard), FailureKind::Policy);
-        assert_eq!(failure_kind("node a: MemoryError: cannot allocate"), FailureKind::Memory);
-        assert_eq!(failure_kind("node a: ZeroDivisionError: division by zero"), FailureKind::Error);
-        assert_eq!(failure_kind("bad request: EOF"), FailureKind::Error);
     }
 }

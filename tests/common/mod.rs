@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use eval_dag::sandbox::{SandboxConfig, SandboxPool};
+use eval_dag::domain::Engine;
+use eval_dag::sandbox::{CPython, Interpreter, SandboxConfig, SandboxPool};
 
 /// The repository root.
 pub fn root() -> PathBuf {
@@ -92,6 +93,46 @@ pub fn sandbox_config(node_timeout: Duration, dag_timeout: Duration) -> SandboxC
 pub fn pool(node_timeout: Duration, dag_timeout: Duration) -> SandboxPool {
     SandboxPool::new(&sandbox_dataset(), sandbox_config(node_timeout, dag_timeout)).expect("pool")
 }
+
+/// The workers of `engine`: RustPython, or the machine's CPython (the first
+/// `python3` on `PATH`, or `EVAL_DAG_PYTHON`; the CPython engine's tests need one).
+pub fn interpreter(engine: Engine) -> Interpreter {
+    match engine {
+        Engine::RustPython => Interpreter::RustPython,
+        Engine::CPython => {
+            let explicit = std::env::var_os("EVAL_DAG_PYTHON").map(PathBuf::from);
+            Interpreter::CPython(CPython::find(explicit.as_deref()).expect("a CPython 3.10 or newer for the engine's tests"))
+        }
+    }
+}
+
+/// [`sandbox_config`] with `engine`'s workers.
+pub fn sandbox_config_on(engine: Engine, node_timeout: Duration, dag_timeout: Duration) -> SandboxConfig {
+    sandbox_config(node_timeout, dag_timeout).with_interpreter(interpreter(engine))
+}
+
+/// [`pool`] with `engine`'s workers.
+pub fn pool_on(engine: Engine, node_timeout: Duration, dag_timeout: Duration) -> SandboxPool {
+    SandboxPool::new(&sandbox_dataset(), sandbox_config_on(engine, node_timeout, dag_timeout)).expect("pool")
+}
+
+/// For each `name`, two tests of the async `name(engine)` beside it: `name::rustpython`
+/// and `name::cpython`, so every sandbox test holds on both engines.
+macro_rules! on_both_engines {
+    ($($name:ident),+ $(,)?) => {$(
+        mod $name {
+            #[tokio::test(flavor = "multi_thread")]
+            async fn rustpython() {
+                super::$name(eval_dag::domain::Engine::RustPython).await;
+            }
+            #[tokio::test(flavor = "multi_thread")]
+            async fn cpython() {
+                super::$name(eval_dag::domain::Engine::CPython).await;
+            }
+        }
+    )+};
+}
+pub(crate) use on_both_engines;
 
 /// Whether two JSON values are equal, floats within `rel` relative tolerance.
 pub fn json_close(a: &serde_json::Value, b: &serde_json::Value, rel: f64) -> bool {

@@ -5,23 +5,25 @@ use crate::common;
 
 use std::time::{Duration, Instant};
 
-use eval_dag::domain::GeneratedDag;
+use eval_dag::domain::{Engine, GeneratedDag};
 use serde_json::json;
 
 const NODE_TIMEOUT: Duration = Duration::from_secs(1);
 const DAG_TIMEOUT: Duration = Duration::from_secs(3);
 
-/// Run `code`, expect a failure whose error contains one of `expected`, then a normal DAG.
-async fn assert_stopped(code: &str, expected: &[&str]) {
-    let pool = common::pool(NODE_TIMEOUT, DAG_TIMEOUT);
+/// Run `code` on `engine`, expect a failure whose error contains one of
+/// `expected`, then a normal DAG.
+async fn assert_stopped(engine: Engine, code: &str, expected: &[&str]) {
+    let pool = common::pool_on(engine, NODE_TIMEOUT, DAG_TIMEOUT);
     // Warm the worker first so the deadline check measures the hostile DAG, not start-up.
-    assert!(pool.run(&common::rows_dag("def f(rows):\n    return 1\n"), 0).await.success);
+    let warm = pool.run(&common::rows_dag("def f(rows):\n    return 1\n"), 0).await;
+    assert!(warm.success, "{engine}: {:?}", warm.error);
     let started = Instant::now();
     let result = pool.run(&common::rows_dag(code), 0).await;
     let elapsed = started.elapsed();
     let error = result.error.clone().unwrap_or_default();
-    assert!(!result.success, "hostile code succeeded: {code}\nanswer: {:?}", result.final_answer);
-    assert!(expected.iter().any(|e| error.contains(e)), "error {error:?} should mention one of {expected:?}");
+    assert!(!result.success, "{engine}: hostile code succeeded: {code}\nanswer: {:?}", result.final_answer);
+    assert!(expected.iter().any(|e| error.contains(e)), "{engine}: error {error:?} should mention one of {expected:?}");
     assert!(elapsed <= DAG_TIMEOUT + Duration::from_secs(1), "took {elapsed:?}");
     let after = pool.run(&common::rows_dag("def f(rows):\n    return len(rows)\n"), 0).await;
     assert!(after.success, "the pool did not recover: {:?}", after.error);
@@ -29,15 +31,19 @@ async fn assert_stopped(code: &str, expected: &[&str]) {
 }
 
 macro_rules! hostile {
-    ($($name:ident: $code:expr => [$($expected:expr),+];)+) => {$(
-        #[tokio::test(flavor = "multi_thread")]
-        async fn $name() {
-            assert_stopped($code, &[$($expected),+]).await;
-        }
-    )+};
+    ($($name:ident: $code:expr => [$($expected:expr),+];)+) => {
+        $(
+            async fn $name(engine: Engine) {
+                assert_stopped(engine, $code, &[$($expected),+]).await;
+            }
+        )+
+        common::on_both_engines!($($name),+);
+    };
 }
 
 const POLICY: &str = "sandbox policy";
+/// RustPython's allocator aborts at the memory limit; CPython raises `MemoryError`.
+const MEMORY: &str = "memory limit exceeded";
 
 hostile! {
     dunder_class_chain: "def f(rows):\n    return ().__class__.__bases__[0].__subclasses__()\n" => [POLICY];
@@ -82,9 +88,9 @@ hostile! {
     native_infinite_iterator: "def f(rows):\n    return sum(itertools.repeat(1))\n" => ["timed out", "memory limit exceeded"];
     native_infinite_any: "def f(rows):\n    return any(itertools.repeat(0))\n" => ["timed out"];
     catastrophic_regex: "def f(rows):\n    return re.match('(a+)+$', 'a' * 40 + 'b')\n" => ["timed out"];
-    list_memory_bomb: "def f(rows):\n    return [0] * 10 ** 10\n" => ["memory limit exceeded"];
-    str_memory_bomb: "def f(rows):\n    return 'a' * 10 ** 10\n" => ["memory limit exceeded"];
-    big_int_bomb: "def f(rows):\n    return 10 ** 10 ** 10\n" => ["memory limit exceeded", "timed out"];
+    list_memory_bomb: "def f(rows):\n    return [0] * 10 ** 10\n" => [MEMORY, "MemoryError"];
+    str_memory_bomb: "def f(rows):\n    return 'a' * 10 ** 10\n" => [MEMORY, "MemoryError"];
+    big_int_bomb: "def f(rows):\n    return 10 ** 10 ** 10\n" => [MEMORY, "MemoryError", "timed out"];
     huge_int_to_str: "def f(rows):\n    return len(str(10 ** (10 ** 7)))\n" => ["timed out", "memory limit exceeded", "ValueError"];
     deep_json: "def f(rows):\n    return json.loads('[' * 200000 + ']' * 200000)\n" => ["RecursionError", "worker crashed", "nested more than", "timed out"];
     self_referential_list: "def f(rows):\n    x = []\n    x.append(x)\n    return x\n" => ["cycle"];
@@ -104,9 +110,15 @@ hostile! {
     dataset_mutation_is_contained: "def f(rows):\n    rows.clear()\n    return 1 / 0\n" => ["ZeroDivisionError"];
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_dag_over_the_time_budget_is_stopped_by_the_dag_deadline() {
-    let pool = common::pool(Duration::from_secs(2), Duration::from_secs(3));
+common::on_both_engines!(
+    a_dag_over_the_time_budget_is_stopped_by_the_dag_deadline,
+    mutations_of_the_dataset_never_reach_the_next_dag,
+    mutated_inputs_never_reach_the_next_dag,
+    each_failure_comes_back_with_its_kind,
+);
+
+async fn a_dag_over_the_time_budget_is_stopped_by_the_dag_deadline(engine: Engine) {
+    let pool = common::pool_on(engine, Duration::from_secs(2), Duration::from_secs(3));
     let nodes: Vec<_> = (0..3)
         .map(|i| {
             json!({"node_id": format!("n{i}"), "function_name": "f", "layer": i, "inputs": {},
@@ -129,8 +141,7 @@ async fn a_dag_over_the_time_budget_is_stopped_by_the_dag_deadline() {
 /// whatever a DAG does to its inputs, the next DAG on the same worker sees the
 /// pristine data — and within one DAG, later nodes see earlier nodes' changes,
 /// as in one Python program.
-#[tokio::test(flavor = "multi_thread")]
-async fn mutations_of_the_dataset_never_reach_the_next_dag() {
+async fn mutations_of_the_dataset_never_reach_the_next_dag(engine: Engine) {
     let fingerprint: GeneratedDag = serde_json::from_value(json!({
         "question_id": "look", "final_answer_node": "a",
         "nodes": [{"node_id": "a", "function_name": "f", "layer": 0,
@@ -153,7 +164,7 @@ async fn mutations_of_the_dataset_never_reach_the_next_dag() {
         "edges": [{"source": "a", "target": "b"}, {"source": "b", "target": "c"}]
     }))
     .unwrap();
-    let pool = common::pool(NODE_TIMEOUT, DAG_TIMEOUT);
+    let pool = common::pool_on(engine, NODE_TIMEOUT, DAG_TIMEOUT);
     let before = pool.run(&fingerprint, 0).await;
     assert!(before.success, "{:?}", before.error);
     let mutated = pool.run(&mutate, 0).await;
@@ -174,8 +185,7 @@ fn mutation_dag(code: &str) -> GeneratedDag {
     .unwrap()
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn mutated_inputs_never_reach_the_next_dag() {
+async fn mutated_inputs_never_reach_the_next_dag(engine: Engine) {
     let dir = tempfile::tempdir().unwrap();
     let data = json!({
         "rows": [{"id": 1, "amt": 2.5, "tags": ["a", "b"], "meta": {"k": [1, 2]}, "note": null},
@@ -190,6 +200,7 @@ async fn mutated_inputs_never_reach_the_next_dag() {
         node_timeout: NODE_TIMEOUT,
         dag_timeout: DAG_TIMEOUT,
         executable: Some(std::path::PathBuf::from(env!("CARGO_BIN_EXE_eval-dag"))),
+        interpreter: common::interpreter(engine),
         ..Default::default()
     };
     let pool = eval_dag::sandbox::SandboxPool::new(dir.path(), config).unwrap();
@@ -244,14 +255,25 @@ async fn mutated_inputs_never_reach_the_next_dag() {
         assert_eq!(seen.as_ref(), Some(&pristine), "after `{mutation}` the next DAG saw changed data");
     }
     // A reference stashed in module state is gone with its worker: a later
-    // DAG, which starts clean, finds no stash at all.
-    let stash =
-        "def f(rows, stats, matrix):\n    decimal.getcontext().flags['stash'] = [rows, stats, matrix]\n    return 1\n";
-    assert!(pool.run(&mutation_dag(stash), 0).await.success);
+    // DAG, which starts clean, finds no stash at all. (CPython's decimal
+    // context holds only signals, and node code reaches no other mutable
+    // module state there: the stash is a trap switched on.)
+    let (stash, found) = match engine {
+        Engine::RustPython => (
+            "def f(rows, stats, matrix):\n    decimal.getcontext().flags['stash'] = [rows, stats, matrix]\n    return 1\n",
+            "def f():\n    return 'stash' in decimal.getcontext().flags\n",
+        ),
+        Engine::CPython => (
+            "def f(rows, stats, matrix):\n    decimal.getcontext().traps[decimal.Inexact] = len(rows) > 0\n    return 1\n",
+            "def f():\n    return decimal.getcontext().traps[decimal.Inexact]\n",
+        ),
+    };
+    let stashed = pool.run(&mutation_dag(stash), 0).await;
+    assert!(stashed.success, "{engine}: {:?}", stashed.error);
     let later: GeneratedDag = serde_json::from_value(json!({
         "question_id": "later", "final_answer_node": "a",
         "nodes": [{"node_id": "a", "function_name": "f", "layer": 0, "inputs": {},
-                   "code": "def f():\n    return 'stash' in decimal.getcontext().flags\n"}]
+                   "code": found}]
     }))
     .unwrap();
     let later = pool.run(&later, 0).await;
@@ -276,10 +298,9 @@ async fn mutated_inputs_never_reach_the_next_dag() {
 /// The worker says what kind of failure ended a DAG: the language policy
 /// (before the DAG runs, or a guard at run time), or an error in node code;
 /// the pool adds its own (deadlines, the memory limit, a forbidden call).
-#[tokio::test(flavor = "multi_thread")]
-async fn each_failure_comes_back_with_its_kind() {
+async fn each_failure_comes_back_with_its_kind(engine: Engine) {
     use eval_dag::domain::FailureKind;
-    let pool = common::pool(NODE_TIMEOUT, DAG_TIMEOUT);
+    let pool = common::pool_on(engine, NODE_TIMEOUT, DAG_TIMEOUT);
     for (code, kind) in [
         ("def f(rows):\n    import os\n    return 1\n", FailureKind::Policy),
         ("def f(rows):\n    return getattr(rows, '__class' + '__')\n", FailureKind::Policy),

@@ -70,6 +70,19 @@ pub fn confine_template() -> Result<(), ConfineError> {
     seccomp::install_template()
 }
 
+/// The seccomp programs of the CPython worker whose process id is `pid`, as
+/// bytes it installs itself (see `seccomp`).
+#[cfg(target_os = "linux")]
+pub fn cpython_programs(pid: u32) -> Result<Vec<Vec<u8>>, ConfineError> {
+    seccomp::cpython_programs(pid)
+}
+
+/// Without Linux: no seccomp programs.
+#[cfg(not(target_os = "linux"))]
+pub fn cpython_programs(_pid: u32) -> Result<Vec<Vec<u8>>, ConfineError> {
+    Ok(Vec::new())
+}
+
 /// Without Linux: no kernel layers.
 #[cfg(not(target_os = "linux"))]
 pub fn confine(_landlock: Landlock) -> Result<Confinement, ConfineError> {

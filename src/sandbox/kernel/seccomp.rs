@@ -139,6 +139,15 @@ const TEMPLATE_ALLOWED: &[(Syscall, When)] = &[
     (sys!(SYS_tgkill), When::Always),
 ];
 
+/// What a CPython worker may call beyond [`ALLOWED`]: the `stat` calls an
+/// import asks before it opens a file (a module the prelude did not load then
+/// fails to import, without files, rather than end the worker).
+const CPYTHON_ALLOWED: &[(Syscall, When)] = &[
+    (sys!(SYS_newfstatat), When::Always),
+    #[cfg(target_arch = "x86_64")]
+    (sys!(SYS_fstat), When::Always),
+];
+
 /// Forbidden calls an escape would reach for, named in violation reports
 /// (others are reported by number).
 const NAMED: &[Syscall] = &[
@@ -200,7 +209,7 @@ const NAMED: &[Syscall] = &[
 
 /// The name of system call `number` (without `SYS_`), if it is one we name.
 fn name_of(number: i64) -> Option<&'static str> {
-    let mut known = ALLOWED.iter().chain(TEMPLATE_ALLOWED).map(|(call, _)| call).chain(NAMED);
+    let mut known = ALLOWED.iter().chain(TEMPLATE_ALLOWED).chain(CPYTHON_ALLOWED).map(|(call, _)| call).chain(NAMED);
     known.find(|call| call.number == number).map(|call| &call.name[4..])
 }
 
@@ -258,7 +267,7 @@ fn rules(
 /// traps. When several apply, the kernel takes the strictest action (a trap
 /// before an error before passing), so an open for writing traps and any
 /// other fails.
-fn filters(allowed: &[&[(Syscall, When)]]) -> Result<[BpfProgram; 3], ConfineError> {
+fn filters(allowed: &[&[(Syscall, When)]], pid: u32) -> Result<[BpfProgram; 3], ConfineError> {
     use SeccompCmpOp::{Eq, Ne};
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(ConfineError::Architecture)?;
     // `how` is SIG_BLOCK or SIG_SETMASK and `set` is not NULL (a query).
@@ -281,7 +290,7 @@ fn filters(allowed: &[&[(Syscall, When)]]) -> Result<[BpfProgram; 3], ConfineErr
         SeccompAction::Errno(libc::EACCES as u32),
         arch,
     );
-    let allowlist = rules(allowed, std::process::id())
+    let allowlist = rules(allowed, pid)
         .and_then(|rules| SeccompFilter::new(rules, SeccompAction::Trap, SeccompAction::Allow, arch));
     Ok([compile(no_blocking)?, compile(no_files)?, compile(allowlist)?])
 }
@@ -354,6 +363,28 @@ pub fn install() -> Result<(), ConfineError> {
     install_filters(&[ALLOWED])
 }
 
+/// The filters of the CPython worker whose process id is `pid`, as the bytes
+/// of their `sock_filter` arrays, for the worker to install itself (it has no
+/// SIGSYS handler: a forbidden call ends it by SIGSYS, unnamed).
+pub fn cpython_programs(pid: u32) -> Result<Vec<Vec<u8>>, ConfineError> {
+    let programs = filters(&[ALLOWED, CPYTHON_ALLOWED], pid)?;
+    Ok(programs
+        .iter()
+        .map(|program| {
+            program
+                .iter()
+                .flat_map(|op| {
+                    let mut bytes = Vec::with_capacity(8);
+                    bytes.extend(op.code.to_ne_bytes());
+                    bytes.extend([op.jt, op.jf]);
+                    bytes.extend(op.k.to_ne_bytes());
+                    bytes
+                })
+                .collect()
+        })
+        .collect())
+}
+
 /// Install the template's filters (see [`install_filters`]): `ALLOWED` and
 /// `TEMPLATE_ALLOWED` calls pass, no file opens. Its clones add the worker's.
 pub fn install_template() -> Result<(), ConfineError> {
@@ -363,7 +394,7 @@ pub fn install_template() -> Result<(), ConfineError> {
 /// Install the SIGSYS handler, then the filters allowing `allowed` on every
 /// thread of the process (with `PR_SET_NO_NEW_PRIVS`).
 fn install_filters(allowed: &[&[(Syscall, When)]]) -> Result<(), ConfineError> {
-    let programs = filters(allowed)?;
+    let programs = filters(allowed, std::process::id())?;
     // SAFETY: a zeroed sigaction is valid; the handler is async-signal-safe.
     unsafe {
         let mut action: libc::sigaction = std::mem::zeroed();
@@ -388,7 +419,8 @@ mod tests {
     #[test]
     fn the_allowlist_holds_none_of_the_calls_an_escape_needs() {
         for call in NAMED {
-            assert!(ALLOWED.iter().all(|(allowed, _)| allowed.number != call.number), "{} is allowed", call.name);
+            let mut allowed = ALLOWED.iter().chain(CPYTHON_ALLOWED);
+            assert!(allowed.all(|(allowed, _)| allowed.number != call.number), "{} is allowed", call.name);
         }
         // The violation handler relies on `kill` trapping.
         assert!(NAMED.iter().any(|call| call.number == libc::SYS_kill));
@@ -403,11 +435,14 @@ mod tests {
 
     #[test]
     fn the_filters_compile_for_this_architecture() {
-        let [no_blocking, no_files, allowlist] = filters(&[ALLOWED]).expect("filters");
+        let [no_blocking, no_files, allowlist] = filters(&[ALLOWED], 1).expect("filters");
         assert!(!no_blocking.is_empty() && !no_files.is_empty());
         assert!(allowlist.len() > ALLOWED.len(), "{} instructions", allowlist.len());
-        let [_, _, template] = filters(&[ALLOWED, TEMPLATE_ALLOWED]).expect("the template's filters");
+        let [_, _, template] = filters(&[ALLOWED, TEMPLATE_ALLOWED], 1).expect("the template's filters");
         assert!(template.len() > allowlist.len());
+        let cpython = cpython_programs(1).expect("CPython's filters");
+        assert_eq!(cpython.len(), 3);
+        assert!(cpython[2].len() > 8 * allowlist.len(), "8 bytes an instruction, more calls than the worker's");
     }
 
     #[test]

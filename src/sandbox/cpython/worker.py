@@ -1,0 +1,219 @@
+# The CPython sandbox worker, run as `python3 -s -S -B -c <this>` with a clean
+# environment, `/` as working directory and the pool's resource limits. It
+# speaks the pool's line protocol on its three pipes:
+#
+# 1. the boot line (stdin): the dataset's path, the prelude's scripts, the
+#    seccomp programs and system call numbers (and, in test builds, the
+#    escape functions of requests run without the policy);
+# 2. it loads the dataset, runs the prelude, imports what it needs, confines
+#    itself (no new privileges, Landlock with no file access, the seccomp
+#    programs), forgets ctypes, and replies `ready`;
+# 3. one DAG request (stdin): the nodes in layer order, already checked by the
+#    language policy, each with its seed and resolved inputs; a `node` reply
+#    before each node and one `result` reply at the end. Then it ends.
+#
+# Nothing but protocol lines is written to stdout.
+import sys
+
+sys.path[:] = [entry for entry in sys.path if entry]
+import json
+import traceback
+
+
+def _send(reply):
+    sys.stdout.write(json.dumps(reply, allow_nan=False) + "\n")
+    sys.stdout.flush()
+
+
+def _confine(boot):
+    """Apply the kernel layers; their description and whether all hold."""
+    if not boot["kernel"]:
+        return "kernel layers left off (test build)", False
+    import base64
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    syscall = libc.syscall
+    syscall.restype = ctypes.c_long
+    numbers = boot["syscalls"]
+    if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
+    landlock = "Landlock unavailable"
+    complete = False
+    if boot["landlock"]:
+        abi = syscall(numbers["landlock_create_ruleset"], None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+        if abi >= 1:
+            access_fs = (1 << 13) - 1
+            access_fs |= (1 << 13) if abi >= 2 else 0  # refer
+            access_fs |= (1 << 14) if abi >= 3 else 0  # truncate
+            access_fs |= (1 << 15) if abi >= 5 else 0  # ioctl on devices
+            access_net = 3 if abi >= 4 else 0  # bind and connect TCP
+            scoped = 3 if abi >= 6 else 0  # abstract Unix sockets, signals
+            size = 24 if abi >= 6 else 16 if abi >= 4 else 8
+            attr = (ctypes.c_uint64 * 3)(access_fs, access_net, scoped)
+            fd = syscall(numbers["landlock_create_ruleset"], ctypes.byref(attr), ctypes.c_size_t(size),
+                         ctypes.c_uint32(0))
+            if fd >= 0 and syscall(numbers["landlock_restrict_self"], ctypes.c_int(fd), ctypes.c_uint32(0)) == 0:
+                complete = abi >= 6
+                landlock = "Landlock fully enforced" if complete else "Landlock partly enforced (older kernel ABI)"
+            if fd >= 0:
+                libc.close(ctypes.c_int(fd))
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    for program in boot["filters"]:
+        raw = base64.b64decode(program)
+        buffer = ctypes.create_string_buffer(raw, len(raw))
+        fprog = SockFprog(len(raw) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+        # SECCOMP_SET_MODE_FILTER; the last program forbids this call.
+        if syscall(numbers["seccomp"], ctypes.c_uint(1), ctypes.c_uint(0), ctypes.byref(fprog)) != 0:
+            raise OSError(ctypes.get_errno(), "seccomp(SECCOMP_SET_MODE_FILTER)")
+    for name in [name for name in sys.modules if name.split(".")[0] in ("ctypes", "_ctypes")]:
+        del sys.modules[name]
+    return "seccomp allowlist installed (no file opens), " + landlock, complete
+
+
+def _last_line(text):
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else "error"
+
+
+class _NodeFailure(Exception):
+    def __init__(self, error, traceback_text=None):
+        super().__init__(error)
+        self.error = error
+        self.traceback_text = traceback_text
+
+
+def _python_failure(exc, prefix=""):
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    return _NodeFailure(prefix + _last_line(text), text)
+
+
+def _arguments(node, data, outputs):
+    args = []
+    for param, kind, value in node["inputs"]:
+        if kind == "dataset":
+            if value not in data:
+                raise _NodeFailure("input %s: the dataset has no key %s" % (param, json.dumps(value)))
+            args.append(data[value])
+        elif kind == "node":
+            if value not in outputs:
+                raise _NodeFailure("input %s: node %s has not produced an output" % (param, value))
+            args.append(outputs[value])
+        else:
+            raise _NodeFailure(value)
+    return args
+
+
+def _input_sizes(node, args):
+    sizes = []
+    for (param, _kind, _value), arg in zip(node["inputs"], args):
+        if type(arg) in (list, tuple, dict):
+            sizes.append({"param": param, "items": len(arg)})
+    return sizes
+
+
+def _run_node(prelude, node, args, escape):
+    prelude["seed_node"](node["seed"])
+    scope = escape["escape_globals"]() if escape else prelude["node_globals"]()
+    try:
+        code = compile(node["code"], "<node %s>" % node["node_id"], "exec")
+    except SyntaxError as exc:
+        raise _NodeFailure("SyntaxError: %s" % exc)
+    try:
+        exec(code, scope)
+    except BaseException as exc:
+        raise _python_failure(exc)
+    function = scope.get(node["function_name"])
+    if function is None:
+        raise _NodeFailure("the code defines no function named %s" % node["function_name"])
+    try:
+        return function(*args)
+    except BaseException as exc:
+        raise _python_failure(exc)
+
+
+def _execute(prelude, data, request, escape):
+    import time
+
+    started = time.perf_counter()
+    result = {"question_id": request["question_id"], "success": False, "final_answer": None,
+              "node_outputs": {}, "error": None, "node_timings_ms": {}, "printed": {}}
+    outputs = {}
+    for node in request["nodes"]:
+        node_id = node["node_id"]
+        try:
+            args = _arguments(node, data, outputs)
+        except _NodeFailure as failure:
+            args, early = None, failure
+        else:
+            early = None
+        _send({"event": "node", "node_id": node_id, "inputs": _input_sizes(node, args) if args else []})
+        node_started = time.perf_counter()
+        try:
+            if early is not None:
+                raise early
+            value = _run_node(prelude, node, args, escape if request["unchecked"] else None)
+            try:
+                shown = prelude["to_json"](value)
+                json.dumps(shown, allow_nan=False)
+            except BaseException as exc:
+                raise _python_failure(exc, "the node's result cannot be converted to JSON: ")
+        except _NodeFailure as failure:
+            outcome = failure
+        else:
+            outcome = None
+        printed = prelude["take_printed"]()
+        if printed:
+            result["printed"][node_id] = printed
+        result["node_timings_ms"][node_id] = (time.perf_counter() - node_started) * 1000.0
+        if outcome is not None:
+            result["error"] = "node %s: %s" % (node_id, outcome.error)
+            result["error_node"] = node_id
+            if outcome.traceback_text is not None:
+                result["traceback"] = outcome.traceback_text
+            break
+        result["node_outputs"][node_id] = shown
+        outputs[node_id] = value
+        if node_id == request["final_node"]:
+            result["final_answer"] = shown
+    if result["error"] is None and result["final_answer"] is None:
+        result["error"] = "the final node %s produced no output" % request["final_node"]
+    result["success"] = result["error"] is None
+    result["execution_time_ms"] = (time.perf_counter() - started) * 1000.0
+    return result
+
+
+def _main():
+    boot = json.loads(sys.stdin.buffer.readline())
+    with open(boot["data"], "rb") as file:
+        data = json.load(file)
+    prelude = {"__name__": "eval_dag_prelude"}
+    for name, text in boot["prelude"]:
+        exec(compile(text, name, "exec"), prelude)
+    escape = {}
+    if boot["escape"]:
+        exec(compile(boot["escape"], "<escape>", "exec"), escape)
+    description, complete = _confine(boot)
+    _send({"event": "ready", "confinement": description, "complete": complete})
+    line = sys.stdin.buffer.readline()
+    if not line.strip():
+        return
+    try:
+        request = json.loads(line)
+    except ValueError as exc:
+        _send({"event": "result", "result": {"success": False, "error": "bad request: %s" % exc}})
+        return
+    try:
+        prelude["set_run_clock"](request.get("now"))
+    except BaseException as exc:
+        error = "the run's clock cannot be set: " + _last_line("".join(traceback.format_exception_only(exc)))
+        _send({"event": "result", "result": {"question_id": request["question_id"], "success": False,
+                                              "error": error}})
+        return
+    _send({"event": "result", "result": _execute(prelude, data, request, escape)})
+
+
+_main()
