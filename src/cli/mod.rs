@@ -128,6 +128,9 @@ pub struct ReplayArgs {
     /// Re-execute approved DAGs and report drift.
     #[arg(long)]
     pub verify: bool,
+    /// The engine `--verify` re-executes on [default: the one the trace recorded].
+    #[arg(long, value_enum, requires = "verify")]
+    pub engine: Option<crate::domain::Engine>,
     /// Open at the first event instead of the final state.
     #[arg(long)]
     pub from_start: bool,
@@ -207,6 +210,21 @@ pub struct PrepareArgs {
     pub table: Option<String>,
 }
 
+/// Which Python runs DAGs, and whether each answer is checked on both.
+#[derive(Debug, Clone, Default, Args)]
+pub struct EngineFlags {
+    /// The Python that runs DAGs [default: the config's `[sandbox] engine`, else rustpython].
+    #[arg(long, value_enum)]
+    pub engine: Option<crate::domain::Engine>,
+    /// The CPython for `--engine cpython` and `--differential` [default: the first python3 on PATH].
+    #[arg(long, env = "EVAL_DAG_PYTHON", value_name = "PATH")]
+    pub python: Option<PathBuf>,
+    /// Run every approved DAG's final execution on both engines and record
+    /// where they differ (the question keeps its engine's answer).
+    #[arg(long)]
+    pub differential: bool,
+}
+
 /// Arguments of `exec`.
 #[derive(Debug, Args)]
 pub struct ExecArgs {
@@ -229,6 +247,9 @@ pub struct ExecArgs {
     /// order makes the shuffle check informational).
     #[arg(long, value_name = "TEXT", requires = "metamorphic")]
     pub question: Option<String>,
+    /// The engine (with --differential: both, exit 1 when they differ).
+    #[command(flatten)]
+    pub engine: EngineFlags,
 }
 
 /// Arguments of `validate`.

@@ -136,6 +136,9 @@ pub struct RunArgs {
     /// --baseline-model or [roles.baseline] say otherwise.
     #[arg(long, conflicts_with_all = ["resume", "retry_failed"])]
     pub baselines: bool,
+    /// The engine that runs DAGs, and the differential check.
+    #[command(flatten)]
+    pub engine: super::EngineFlags,
     /// Offline planner: first drafts are clean (no planted mistakes for the
     /// critic to catch).
     #[arg(long)]

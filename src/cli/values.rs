@@ -5,7 +5,7 @@
 use clap::ValueEnum;
 use clap::builder::PossibleValue;
 
-use crate::domain::{ProviderKind, ReviewOrder, Stratum};
+use crate::domain::{Engine, ProviderKind, ReviewOrder, Stratum};
 
 /// How many rows `prepare` keeps in data.json.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,6 +14,21 @@ pub enum SampleSize {
     Rows(usize),
     /// Every row.
     All,
+}
+
+/// `--engine`: the Pythons that can run DAGs.
+impl ValueEnum for Engine {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Self::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        let help = match self {
+            Self::RustPython => "The interpreter built into eval-dag: nothing to install",
+            Self::CPython => "A CPython 3.10 or newer on this machine (--python), under the same walls",
+        };
+        Some(PossibleValue::new(self.name()).help(help))
+    }
 }
 
 /// `--llm`: the providers a user can choose, listed with what each is.

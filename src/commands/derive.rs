@@ -175,6 +175,7 @@ impl Source {
             grader: Arc::new(Grader::from_settings(&settings.grading)?),
             // Work by hand never asks for the checks: what it accepts was not approved by the critic.
             metamorphic: None,
+            differential: None,
         };
         let options = RunOptions { keep_alive: true, prior: Some(prior), idle: true, ..RunOptions::default() };
         let handle = engine::start(parts, Some(writer), settings, options);

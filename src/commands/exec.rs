@@ -31,8 +31,11 @@ fn duration(seconds: f64, flag: &str) -> anyhow::Result<Duration> {
 pub fn run(args: ExecArgs) -> anyhow::Result<ExitCode> {
     let dag = read_dag(&args.dag)?;
     let dataset = Dataset::load(&args.dataset)?;
+    let file = crate::config::Config::load(None)?;
+    let choice = super::providers::EngineChoice::of(&args.engine, &file.sandbox)?;
     // One instant for the DAG and its transformed copies, as a run records one.
-    let settings = crate::run::RunSettings { now: Some(crate::domain::RunClock::now()), ..Default::default() };
+    let now = crate::run::RunSettings { now: Some(crate::domain::RunClock::now()), ..Default::default() };
+    let settings = choice.settle(now);
     let sized = super::providers::sandbox_config(&dataset, None, &settings)?;
     // One DAG on one worker: a template beside it would not pay (its clone
     // copies every page the DAG's first reads touch).
@@ -46,6 +49,9 @@ pub fn run(args: ExecArgs) -> anyhow::Result<ExitCode> {
     let pool = SandboxPool::new(&dataset.dir, config.clone())?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let result = runtime.block_on(pool.run(&dag, 0));
+    if settings.differential {
+        return differential(&runtime, &dataset, &config, &settings, &dag, result);
+    }
     if !args.metamorphic {
         say!("{}", serde_json::to_string_pretty(&result)?);
         return Ok(if result.success { ExitCode::SUCCESS } else { ExitCode::from(1) });
@@ -62,4 +68,24 @@ pub fn run(args: ExecArgs) -> anyhow::Result<ExitCode> {
     let printed = serde_json::json!({"execution": result, "metamorphic": metamorphic});
     say!("{}", serde_json::to_string_pretty(&printed)?);
     Ok(if result.success && !broken { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// `exec --differential`: the DAG on the other engine too; both results and
+/// where they differ, exit 1 on a difference (or a failed execution).
+fn differential(
+    runtime: &tokio::runtime::Runtime,
+    dataset: &Dataset,
+    config: &SandboxConfig,
+    settings: &crate::run::RunSettings,
+    dag: &GeneratedDag,
+    primary: crate::domain::ExecutionResult,
+) -> anyhow::Result<ExitCode> {
+    let other = crate::run::RunSettings { engine: settings.engine.other(), ..settings.clone() };
+    let config = config.clone().with_interpreter(super::providers::interpreter(&other)?);
+    let other = runtime.block_on(SandboxPool::new(&dataset.dir, config)?.run(dag, 0));
+    let divergence = crate::engine::differential::compare(&primary, &other, &crate::grade::MatchOptions::default());
+    let same = divergence.is_none();
+    let printed = serde_json::json!({"execution": primary, "other": other, "divergence": divergence});
+    say!("{}", serde_json::to_string_pretty(&printed)?);
+    Ok(if same && primary.success { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

@@ -1,21 +1,22 @@
 //! Building the LLM provider and the sandbox a run uses.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::cli::RoleFlags;
-use crate::config::{Config, RoleConfig, RoleConfigs, RunConfig};
+use crate::cli::{EngineFlags, RoleFlags};
+use crate::config::{Config, RoleConfig, RoleConfigs, RunConfig, SandboxSection};
 use crate::dag::DagExecutor;
 use crate::dataset::Dataset;
-use crate::domain::Question;
+use crate::domain::{Engine, PythonRecord, Question};
 use crate::domain::{ProviderKind, RoleModel, RoleModels, StructuredOutput};
 use crate::llm::{
     AnthropicClient, BatchClient, BatchHub, LlmClient, OfflineOptions, OfflinePlanner, OpenAiClient, RoleRouter,
 };
 use crate::run::RunSettings;
-use crate::sandbox::{DataLimits, SandboxConfig, SandboxPool, available_memory};
+use crate::sandbox::{CPython, DataLimits, Interpreter, SandboxConfig, SandboxPool, available_memory};
 
 /// The run's LLM clients, one per role behind a [`RoleRouter`], and who
 /// plays each role (for the trace header). Roles with the same settings share
@@ -121,7 +122,57 @@ pub fn sandbox_config(
     let path = dataset.dir.join("data.json");
     let data_bytes = std::fs::metadata(&path).with_context(|| format!("cannot read {}", path.display()))?.len();
     Ok(SandboxConfig::for_data(DataLimits { data_bytes }, node_timeout, available_memory())?
-        .for_run(settings.seed, settings.now))
+        .for_run(settings.seed, settings.now)
+        .with_interpreter(interpreter(settings)?))
+}
+
+/// A command's engine settings: its flags over the config's `[sandbox]`,
+/// with the CPython found and checked when either engine choice needs one.
+pub struct EngineChoice {
+    /// The Python that runs DAGs.
+    pub engine: Engine,
+    /// Whether approved DAGs run on both engines.
+    pub differential: bool,
+    /// The CPython, when the engine or the check needs one.
+    pub python: Option<PythonRecord>,
+}
+
+impl EngineChoice {
+    /// `flags` over `file`'s `[sandbox]`; one line naming what is wrong when
+    /// a CPython is needed and none fit.
+    pub fn of(flags: &EngineFlags, file: &SandboxSection) -> anyhow::Result<Self> {
+        let engine = flags.engine.or(file.engine).unwrap_or_default();
+        let differential = flags.differential || file.differential.unwrap_or(false);
+        let python = if engine == Engine::CPython || differential {
+            Some(CPython::find(flags.python.as_deref().or(file.python.as_deref()))?.record())
+        } else {
+            None
+        };
+        Ok(Self { engine, differential, python })
+    }
+
+    /// `settings` with this choice.
+    #[must_use]
+    pub fn settle(self, settings: RunSettings) -> RunSettings {
+        RunSettings { engine: self.engine, differential: self.differential, python: self.python, ..settings }
+    }
+}
+
+/// The Python of `settings`' engine: RustPython, or the CPython the run
+/// recorded — found again by its path, else `EVAL_DAG_PYTHON` or the first
+/// `python3` on `PATH` (a replay on another machine).
+pub fn interpreter(settings: &RunSettings) -> anyhow::Result<Interpreter> {
+    Ok(match settings.engine {
+        Engine::RustPython => Interpreter::RustPython,
+        Engine::CPython => Interpreter::CPython(cpython_of(settings)?),
+    })
+}
+
+/// The CPython `settings` recorded where it still is, else this machine's.
+pub fn cpython_of(settings: &RunSettings) -> anyhow::Result<CPython> {
+    let recorded = settings.python.as_ref().map(|python| PathBuf::from(&python.path)).filter(|path| path.is_file());
+    let explicit = recorded.or_else(|| std::env::var_os("EVAL_DAG_PYTHON").map(PathBuf::from));
+    Ok(CPython::find(explicit.as_deref())?)
 }
 
 /// The sandbox pool over `dataset` under `config`. Its workers start at

@@ -230,6 +230,8 @@ struct Prepared {
     shard: Option<crate::domain::Shard>,
     /// `--allow-outside-datasets`, for the inspector (not recorded).
     allow_outside_datasets: bool,
+    /// `--engine`, `--python` and `--differential` over `[sandbox]`.
+    engine: super::providers::EngineChoice,
 }
 
 fn prepare(args: &RunArgs) -> anyhow::Result<Prepared> {
@@ -306,7 +308,9 @@ fn prepare(args: &RunArgs) -> anyhow::Result<Prepared> {
         );
     }
     let budget = file.budget(&args.harness)?;
+    let engine = super::providers::EngineChoice::of(&args.engine, &file.sandbox)?;
     Ok(Prepared {
+        engine,
         file,
         config,
         plan,
@@ -353,6 +357,9 @@ fn new_settings(args: &RunArgs, run: &Prepared, llm: &dyn LlmClient, roles: crat
         shard: run.shard.clone(),
         baselines: args.baselines,
         now: args.now.or(run.file.run.now).or_else(|| run.shard.is_none().then(crate::domain::RunClock::now)),
+        engine: run.engine.engine,
+        differential: run.engine.differential,
+        python: run.engine.python.clone(),
     }
 }
 
@@ -374,6 +381,14 @@ fn sandbox(
             Ok((super::providers::build_executor(dataset, config)?, BTreeMap::new()))
         }
     }
+}
+
+/// The differential check's sandbox: the run's data on the other engine.
+fn other_engine(run: &Prepared, settings: &RunSettings) -> anyhow::Result<Arc<engine::differential::EngineCheck>> {
+    let other = RunSettings { engine: settings.engine.other(), ..settings.clone() };
+    let (executor, named) = sandbox(run, &other)?;
+    let named = named.into_iter().map(|(name, dataset)| (name, dataset.executor)).collect();
+    Ok(Arc::new(engine::differential::EngineCheck { executor, named }))
 }
 
 /// Run the `run` subcommand.
@@ -439,11 +454,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         let metamorphic =
             if settings.metamorphic { Some(metamorphic_checks(&run, copies.path(), &settings)?) } else { None };
         let (executor, named) = sandbox(&run, &settings)?;
+        let differential = if settings.differential { Some(other_engine(&run, &settings)?) } else { None };
         if let Some(prior) = &prior {
             super::batch::adopt(llm.as_ref(), prior);
         }
         let (prompts, grader) = (run.prompts.clone(), run.grader.clone());
-        let parts = EngineParts { dataset: dataset.clone(), llm, executor, prompts, grader, metamorphic, named };
+        let parts =
+            EngineParts { dataset: dataset.clone(), llm, executor, prompts, grader, metamorphic, named, differential };
         let initial = prior.clone().unwrap_or_default();
         let questions = run.questions.clone();
         let options = RunOptions {
@@ -497,7 +514,7 @@ fn generate_only(
     runtime.block_on(async {
         let (executor, named) = sandbox(run, &settings)?;
         let (prompts, grader, dataset) = (run.prompts.clone(), run.grader.clone(), run.data.dataset.clone());
-        let parts = EngineParts { dataset, llm, executor, prompts, grader, metamorphic: None, named };
+        let parts = EngineParts { dataset, llm, executor, prompts, grader, metamorphic: None, named, differential: None };
         Ok(engine::question_list(parts, &settings).await?)
     })
 }

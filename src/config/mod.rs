@@ -76,6 +76,9 @@ pub struct Config {
     /// Reviews of answers.
     #[serde(default)]
     pub review: ReviewSection,
+    /// The sandbox's engine.
+    #[serde(default)]
+    pub sandbox: SandboxSection,
     /// `[keys]` as written; [`Config::parse`] turns it into [`Config::keys`].
     #[serde(default, rename = "keys")]
     written_keys: keys::WrittenKeys,
@@ -172,6 +175,19 @@ pub struct RunSection {
     /// Tokens the dataset's schema may take in a prompt (`--schema-budget` wins).
     #[serde(default, deserialize_with = "schema_budget")]
     pub schema_budget: Option<u32>,
+}
+
+/// `[sandbox]`: which Python runs DAGs (`--engine`, `--python` and
+/// `--differential` win).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SandboxSection {
+    /// `rustpython` or `cpython`.
+    pub engine: Option<crate::domain::Engine>,
+    /// The CPython to use.
+    pub python: Option<PathBuf>,
+    /// Check every approved DAG on both engines.
+    pub differential: Option<bool>,
 }
 
 fn within<'de, D: Deserializer<'de>>(

@@ -60,6 +60,66 @@ pub struct PythonRecord {
     pub version: String,
 }
 
+/// How the answers of two engines on the same DAG differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DivergenceKind {
+    /// Both answered, differently.
+    Answer,
+    /// Both answered with the same items, in another order somewhere (a
+    /// list built from a set: RustPython's sets keep insertion order,
+    /// CPython's follow hashes).
+    Order,
+    /// Both failed at the same node, with different messages.
+    ErrorText,
+    /// One answered and the other failed, or they failed at different nodes.
+    Outcome,
+}
+
+impl DivergenceKind {
+    /// Every kind, in order of weight (the answer itself first).
+    pub const ALL: [Self; 4] = [Self::Answer, Self::Outcome, Self::Order, Self::ErrorText];
+
+    /// Its name as results and traces spell it.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Answer => "answer",
+            Self::Order => "order",
+            Self::ErrorText => "error_text",
+            Self::Outcome => "outcome",
+        }
+    }
+}
+
+/// What one engine made of a DAG: its answer, or its error.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EngineOutcome {
+    /// The engine.
+    pub engine: Engine,
+    /// Its final answer, when it succeeded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<serde_json::Value>,
+    /// Its error, when it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Where two engines running the same DAG parted.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EngineDivergence {
+    /// How they differ.
+    pub kind: DivergenceKind,
+    /// The run's engine, whose answer the question keeps.
+    pub primary: EngineOutcome,
+    /// The engine it was checked against.
+    pub other: EngineOutcome,
+    /// The first node (in layer order) whose output differs or that only one
+    /// engine ran to the end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_node: Option<crate::domain::NodeId>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -24,8 +24,8 @@
 //! - `batch.rs` (`BatchId`, `BatchStatus`, a call's `custom_id`), `shard.rs`
 //!   (`Shard`, `MergedShard`) and `baseline.rs` (`Baseline`, `BaselineCall`).
 //! - `digest.rs`: `sha256_hex`, the one SHA-256 in hex every part writes.
-//! - `engine.rs`: `Engine`, the Python that runs DAGs, and `PythonRecord`, which
-//!   CPython a run used.
+//! - `engine.rs`: `Engine`, the Python that runs DAGs, `PythonRecord`, which
+//!   CPython a run used, and `EngineDivergence`, where two engines' runs of a DAG differ.
 
 mod baseline;
 mod batch;
@@ -60,7 +60,7 @@ pub use consensus::{Consensus, DraftAnswer};
 pub use dag::{DagEdge, DagNodeSpec, GeneratedDag};
 pub use diff::{FindingFate, IterationDiff, NodeChange, code_diff};
 pub use digest::{sha256_hex, sha256_hex_of};
-pub use engine::{Engine, PythonRecord};
+pub use engine::{DivergenceKind, Engine, EngineDivergence, EngineOutcome, PythonRecord};
 pub use exchange::{CallKey, ChatMessage, FinishReason, LlmRole, MessageRole, RoleModel, RoleModels, TokenUsage};
 pub use feedback::{CriticFeedback, Finding, FindingSource, LayerValidation, Severity};
 pub use grading::{Grade, GradingMethod, GradingSettings};

@@ -38,6 +38,9 @@ pub struct ExecutionResult {
     /// Python traceback of the failure, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub traceback: Option<String>,
+    /// The engine that ran it (left out when RustPython).
+    #[serde(default, skip_serializing_if = "crate::domain::Engine::is_default")]
+    pub engine: crate::domain::Engine,
     /// What kind of failure ended the run, when the sandbox stopped it (a
     /// deadline, the memory limit, the policy). Not recorded: the trace keeps
     /// the error's text, as it always has.

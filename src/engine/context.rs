@@ -46,6 +46,9 @@ pub struct EngineParts {
     /// The datasets of a run over several, by the name a question's `dataset`
     /// gives; empty in a single-dataset run.
     pub named: std::collections::BTreeMap<String, NamedDataset>,
+    /// Runs approved DAGs again on the other engine (`run --differential`);
+    /// none when the run does not ask for it.
+    pub differential: Option<Arc<super::differential::EngineCheck>>,
 }
 
 impl EngineParts {

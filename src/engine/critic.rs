@@ -341,9 +341,22 @@ impl Attempt<'_> {
                 let metamorphic = checks.check(&self.question.question, dag, answer, self.ctx.seed).await;
                 self.ctx.emitter.emit(EngineEvent::MetamorphicChecked { at: self.at.clone(), metamorphic });
             }
+            self.check_engines(iteration, approved, &result).await;
             self.finish(answered, iteration, result.final_answer, None)
         } else {
+            self.check_engines(iteration, approved, &result).await;
             self.finish(Outcome::Failed, iteration, None, result.error)
+        }
+    }
+
+    /// Run an approved DAG again on the other engine (`run --differential`)
+    /// and record where the two results differ, if they do.
+    async fn check_engines(&self, iteration: u32, approved: Option<&GeneratedDag>, result: &ExecutionResult) {
+        let (Some(check), Some(dag)) = (self.ctx.parts.differential.as_ref(), approved) else { return };
+        let other = check.executor_of(self.question).execute(dag, self.ctx.seed).await;
+        let options = self.ctx.parts.grader.options_for(self.question).unwrap_or_default();
+        if let Some(divergence) = super::differential::compare(result, &other, &options) {
+            self.ctx.emitter.emit(EngineEvent::EngineDivergence { at: self.at.iteration(iteration), divergence });
         }
     }
 }

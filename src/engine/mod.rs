@@ -15,6 +15,8 @@
 //! - work by hand (`by_hand.rs`): a user's DAG checked and trial-run as an attempt
 //!   with no LLM call, an iteration accepted as the answer; `node_run.rs` runs one
 //!   node on its own with what feeds it;
+//! - differential checks (`differential.rs`): an approved DAG run again on the
+//!   other engine and the two results compared;
 //! - the gate (pause, step, cancel);
 //! - the emitter: the trace first, then the engine's state, then the channel.
 
@@ -23,6 +25,7 @@ mod by_hand;
 pub mod consensus;
 mod context;
 mod critic;
+pub mod differential;
 mod emitter;
 mod gate;
 mod loop_slot;

@@ -273,7 +273,8 @@ impl SpanTree {
             EngineEvent::QuestionFinished { .. }
             | EngineEvent::Graded { .. }
             | EngineEvent::ConsensusReached { .. }
-            | EngineEvent::MetamorphicChecked { .. } => self.fold_outcome(t, event),
+            | EngineEvent::MetamorphicChecked { .. }
+            | EngineEvent::EngineDivergence { .. } => self.fold_outcome(t, event),
         }
     }
 
@@ -437,6 +438,10 @@ impl SpanTree {
                 let index = self.attempt(at, t);
                 let broken = metamorphic.checks.iter().filter(|c| c.broken).count() as u64;
                 self.nodes[index].attributes.int("eval_dag.metamorphic.broken", broken);
+            }
+            EngineEvent::EngineDivergence { at, divergence } => {
+                let index = self.attempt(&at.attempt_at(), t);
+                self.nodes[index].attributes.text("eval_dag.engine_divergence", divergence.kind.name().to_string());
             }
             _ => {}
         }

@@ -151,6 +151,17 @@ pub struct RunSettings {
     /// machine's clock.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub now: Option<crate::domain::RunClock>,
+    /// The Python that ran DAGs (`--engine`; left out when RustPython).
+    #[serde(default, skip_serializing_if = "crate::domain::Engine::is_default")]
+    pub engine: crate::domain::Engine,
+    /// Whether every approved DAG's final execution also ran on the other
+    /// engine (`--differential`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub differential: bool,
+    /// The CPython the run used, when it used one (as engine or as the
+    /// differential check's other engine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub python: Option<crate::domain::PythonRecord>,
 }
 
 fn at_most_one(repeat: &u32) -> bool {
@@ -444,6 +455,15 @@ pub enum EngineEvent {
         /// The checks.
         metamorphic: crate::domain::Metamorphic,
     },
+    /// An approved DAG's final execution, run again on the other engine
+    /// (`run --differential`), came out differently; the question keeps the
+    /// run's own engine's answer.
+    EngineDivergence {
+        /// The approved iteration.
+        at: IterationAt,
+        /// Both outcomes and where they part.
+        divergence: crate::domain::EngineDivergence,
+    },
     /// The answer of a rejected iteration's trial run was graded by the run's
     /// judges (`run --judge-rejected`).
     IterationGraded {
@@ -484,6 +504,7 @@ impl EngineEvent {
             | Self::CriticVerdict { at, .. }
             | Self::Executed { at, .. }
             | Self::IterationGraded { at, .. }
+            | Self::EngineDivergence { at, .. }
             | Self::NodeRan { at, .. } => Some(&at.question_id),
             Self::LlmCallStarted { key, .. } | Self::LlmCallFinished { key, .. } => key.question_id.as_ref(),
             _ => None,

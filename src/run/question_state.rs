@@ -153,6 +153,8 @@ pub struct Attempt {
     pub narrative: Option<String>,
     /// Its approved DAG run again on transformed copies of the data (`run --metamorphic`).
     pub metamorphic: Option<crate::domain::Metamorphic>,
+    /// Where the other engine's run of its approved DAG differed (`run --differential`).
+    pub divergence: Option<crate::domain::EngineDivergence>,
 }
 
 impl Attempt {
@@ -173,6 +175,7 @@ impl Attempt {
             judge_calls: Vec::new(),
             narrative: None,
             metamorphic: None,
+            divergence: None,
         }
     }
 

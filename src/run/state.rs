@@ -254,7 +254,8 @@ impl RunState {
             EngineEvent::QuestionFinished { .. }
             | EngineEvent::Graded { .. }
             | EngineEvent::ConsensusReached { .. }
-            | EngineEvent::MetamorphicChecked { .. } => self.apply_outcome_event(event),
+            | EngineEvent::MetamorphicChecked { .. }
+            | EngineEvent::EngineDivergence { .. } => self.apply_outcome_event(event),
             EngineEvent::BatchSubmitted { .. } | EngineEvent::BatchEnded { .. } => self.apply_batch_event(event),
             EngineEvent::Control(action) => self.apply_control(action, t_ms),
         }

@@ -217,7 +217,12 @@ impl SandboxPool {
         }
     }
 
+    /// Run `request` on a worker; the result names this pool's engine.
     async fn submit(&self, request: Request) -> ExecutionResult {
+        ExecutionResult { engine: self.inner.config.interpreter.engine(), ..self.exchange(request).await }
+    }
+
+    async fn exchange(&self, request: Request) -> ExecutionResult {
         let dag = &request.dag;
         let started = Instant::now();
         let Ok(_slot) = self.inner.slots.acquire().await else {

@@ -333,6 +333,14 @@ impl RunState {
                     q.attempt_mut(&at).metamorphic = Some(metamorphic);
                 }
             }
+            EngineEvent::EngineDivergence { at, divergence } => {
+                let (primary, other, kind) = (divergence.primary.engine, divergence.other.engine, divergence.kind);
+                let text = format!("{primary} and {other} differ ({})", kind.name());
+                self.push_feed(Some(&at.question_id), FeedKind::Bad, text);
+                if let Some(q) = self.question_mut(&at.question_id) {
+                    q.attempt_mut(&at.attempt_at()).divergence = Some(divergence);
+                }
+            }
             // The other families' events are folded by their own methods.
             _ => {}
         }

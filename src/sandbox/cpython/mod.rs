@@ -106,9 +106,13 @@ impl CPython {
             .output()
             .map_err(|source| PythonError::Run { path: program.to_path_buf(), source })?;
         let said = String::from_utf8_lossy(&output.stdout).trim().to_string();
-        let not_python = || PythonError::NotPython {
-            path: program.to_path_buf(),
-            said: String::from_utf8_lossy(&output.stderr).lines().last().unwrap_or(&said).trim().to_string(),
+        let not_python = || {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let last = stderr.lines().chain(said.lines()).filter(|line| !line.trim().is_empty()).last();
+            PythonError::NotPython {
+                path: program.to_path_buf(),
+                said: last.map_or_else(|| "nothing".to_string(), |line| line.trim().to_string()),
+            }
         };
         let mut words = said.splitn(3, ' ');
         let (Some("cpython"), Some(version), Some(executable)) = (words.next(), words.next(), words.next()) else {
