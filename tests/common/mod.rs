@@ -168,6 +168,7 @@ pub fn idle_engine_parts(
         grader: Arc::new(eval_dag::grade::Grader::from_settings(&settings.grading).unwrap()),
         metamorphic: None,
         named: Default::default(),
+        differential: None,
     };
     (settings, parts)
 }

@@ -370,6 +370,7 @@ async fn by_hand_a_node_reruns_on_its_questions_dataset() {
         grader: Arc::new(Grader::from_settings(&trace.header.settings.grading).unwrap()),
         metamorphic: None,
         named,
+        differential: None,
     };
     let options = RunOptions { keep_alive: true, prior: Some(prior.clone()), idle: true, ..RunOptions::default() };
     let mut handle = engine::start(parts, None, trace.header.settings.clone(), options);

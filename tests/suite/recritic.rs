@@ -431,6 +431,7 @@ async fn labels_carry_over_unreadable_replies_keep_their_rejection_and_drafts_ar
         grader: Arc::new(Grader::ground_truth_with(&settings.grading)),
         metamorphic: None,
         named: Default::default(),
+        differential: None,
     };
     let writer = TraceWriter::create(&dir.path().join("trace.jsonl"), &TraceHeader::new(settings.clone())).unwrap();
     let mut prior = RunState::default();

@@ -1,5 +1,6 @@
 //! The sandbox against CPython: DAGs of the kind LLMs write give the same final
-//! answers in `eval-dag`'s RustPython workers as in CPython 3.
+//! answers in `eval-dag`'s workers, on either engine, as in a bare CPython 3
+//! (`tests/python/run_dag.py`), and the two engines' results compare equal.
 
 use crate::common;
 
@@ -7,7 +8,9 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use eval_dag::domain::GeneratedDag;
+use eval_dag::domain::{Engine, GeneratedDag};
+use eval_dag::engine::differential::compare;
+use eval_dag::grade::MatchOptions;
 use serde_json::Value;
 
 fn fixture(name: &str) -> String {
@@ -38,13 +41,13 @@ pub(crate) fn cpython_answers(text: &str) -> Option<Vec<Value>> {
     Some(serde_json::from_slice(&output.stdout).unwrap())
 }
 
-/// Run every DAG of `text` in the sandbox and in CPython; the final answers
-/// must agree (floats within `tolerance`, relative; 0 means the same JSON text,
-/// key order included).
-async fn assert_same_answers_as_cpython(text: &str, tolerance: f64) {
+/// Run every DAG of `text` in the sandbox on `engine` and in CPython; the
+/// final answers must agree (floats within `tolerance`, relative; 0 means the
+/// same JSON text, key order included).
+async fn assert_same_answers_as_cpython(engine: Engine, text: &str, tolerance: f64) {
     let dags: Vec<GeneratedDag> = serde_json::from_str(text).unwrap();
     let Some(expected) = cpython_answers(text) else { return };
-    let pool = common::pool(Duration::from_secs(10), Duration::from_secs(30));
+    let pool = common::pool_on(engine, Duration::from_secs(10), Duration::from_secs(30));
     let mut mismatches = Vec::new();
     for (dag, reference) in dags.iter().zip(&expected) {
         let result = pool.run(dag, 0).await;
@@ -53,31 +56,55 @@ async fn assert_same_answers_as_cpython(text: &str, tolerance: f64) {
             continue;
         };
         if !result.success {
-            mismatches.push(format!("{}: sandbox failed: {:?}", dag.question_id, result.error));
+            mismatches.push(format!("{}: {engine} failed: {:?}", dag.question_id, result.error));
         } else if !(if tolerance == 0.0 {
             serde_json::to_string(result.final_answer.as_ref().unwrap()).ok() == serde_json::to_string(want).ok()
         } else {
             common::json_close(result.final_answer.as_ref().unwrap(), want, tolerance)
         }) {
-            mismatches.push(format!("{}: sandbox {} vs CPython {want}", dag.question_id, result.final_answer.unwrap()));
+            mismatches.push(format!("{}: {engine} {} vs CPython {want}", dag.question_id, result.final_answer.unwrap()));
         }
     }
     assert!(mismatches.is_empty(), "{mismatches:#?}");
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn final_answers_match_cpython() {
+common::on_both_engines!(final_answers_match_cpython, fast_path_edge_cases_match_cpython);
+
+async fn final_answers_match_cpython(engine: Engine) {
     let text = dags_text();
     let dags: Vec<Value> = serde_json::from_str(&text).unwrap();
     assert!(dags.len() >= 20, "the suite has at least 20 DAGs");
-    assert_same_answers_as_cpython(&text, 1e-9).await;
+    assert_same_answers_as_cpython(engine, &text, 1e-9).await;
 }
 
 /// Edge cases of the native fast paths (`strptime`, result conversion, ...):
 /// exactly CPython's answers.
+async fn fast_path_edge_cases_match_cpython(engine: Engine) {
+    assert_same_answers_as_cpython(engine, &fixture("edge_case_dags.json"), 0.0).await;
+}
+
+/// Every fixture DAG on both engines: the differential check finds no
+/// divergence, node outputs included.
 #[tokio::test(flavor = "multi_thread")]
-async fn fast_path_edge_cases_match_cpython() {
-    assert_same_answers_as_cpython(&fixture("edge_case_dags.json"), 0.0).await;
+async fn the_two_engines_agree_on_every_fixture_dag() {
+    let deadlines = (Duration::from_secs(10), Duration::from_secs(30));
+    let rustpython = common::pool_on(Engine::RustPython, deadlines.0, deadlines.1);
+    let cpython = common::pool_on(Engine::CPython, deadlines.0, deadlines.1);
+    let mut diverged = Vec::new();
+    let mut checked = 0;
+    for text in [dags_text(), fixture("edge_case_dags.json")] {
+        let dags: Vec<GeneratedDag> = serde_json::from_str(&text).unwrap();
+        for dag in &dags {
+            let (a, b) = (rustpython.run(dag, 0).await, cpython.run(dag, 0).await);
+            assert_eq!((a.engine, b.engine), (Engine::RustPython, Engine::CPython));
+            checked += 1;
+            if let Some(divergence) = compare(&a, &b, &MatchOptions::default()) {
+                diverged.push((dag.question_id.clone(), divergence));
+            }
+        }
+    }
+    assert!(checked >= 30, "{checked} DAGs");
+    assert!(diverged.is_empty(), "{diverged:#?}");
 }
 
 #[test]

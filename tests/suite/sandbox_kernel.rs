@@ -13,7 +13,7 @@ use std::io::ErrorKind;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use eval_dag::domain::{ExecutionResult, GeneratedDag};
+use eval_dag::domain::{Engine, ExecutionResult, GeneratedDag};
 use eval_dag::sandbox::{SandboxConfig, SandboxPool};
 use serde_json::json;
 
@@ -36,34 +36,53 @@ enum Layers {
     All,
 }
 
-fn pool_with(layers: Layers) -> SandboxPool {
+fn pool_with(engine: Engine, layers: Layers) -> SandboxPool {
     let config = SandboxConfig {
         kernel_layers: layers != Layers::None,
         landlock: layers == Layers::All,
-        ..common::sandbox_config(Duration::from_secs(10), Duration::from_secs(20))
+        ..common::sandbox_config_on(engine, Duration::from_secs(10), Duration::from_secs(20))
     };
     SandboxPool::new(&common::sandbox_dataset(), config).unwrap()
 }
 
-fn pool(kernel_layers: bool) -> SandboxPool {
-    pool_with(if kernel_layers { Layers::All } else { Layers::None })
+fn pool(engine: Engine, kernel_layers: bool) -> SandboxPool {
+    pool_with(engine, if kernel_layers { Layers::All } else { Layers::None })
 }
 
 /// `code` reaches the host on a worker without the kernel layers, and what a
 /// pool confined by `layers` makes of it (the pool is returned for the next DAG).
-async fn escape_from(layers: Layers, code: &str) -> (ExecutionResult, SandboxPool) {
-    let open = pool(false).run_unchecked(&dag(code), 0).await;
-    assert!(open.success, "without the kernel layers `{code}` should work: {:?}", open.error);
-    let confined = pool_with(layers);
+async fn escape_from(engine: Engine, layers: Layers, code: &str) -> (ExecutionResult, SandboxPool) {
+    let open = pool(engine, false).run_unchecked(&dag(code), 0).await;
+    assert!(open.success, "{engine}: without the kernel layers `{code}` should work: {:?}", open.error);
+    let confined = pool_with(engine, layers);
     let result = confined.run_unchecked(&dag(code), 0).await;
-    assert!(!result.success, "`{code}` got through: {:?}", result.final_answer);
+    assert!(!result.success, "{engine}: `{code}` got through: {:?}", result.final_answer);
     (result, confined)
 }
 
 /// [`escape_from`] a pool with every kernel layer.
-async fn escape(code: &str) -> (ExecutionResult, SandboxPool) {
-    escape_from(Layers::All, code).await
+async fn escape(engine: Engine, code: &str) -> (ExecutionResult, SandboxPool) {
+    escape_from(engine, Layers::All, code).await
 }
+
+/// What the error of a worker ended for the forbidden system call `call`
+/// says: RustPython's handler names the call; a CPython worker, which has
+/// none, is reported unnamed.
+fn violation(engine: Engine, call: &str) -> String {
+    match engine {
+        Engine::RustPython => format!("sandbox violation: forbidden system call {call}"),
+        Engine::CPython => "sandbox violation: forbidden system call (unnamed".into(),
+    }
+}
+
+common::on_both_engines!(
+    reading_files_is_refused_with_or_without_landlock,
+    writing_a_file_without_landlock_ends_the_worker,
+    the_environment_holds_only_what_the_worker_needs,
+    opening_a_socket_ends_the_worker,
+    spawning_a_process_ends_the_worker,
+    writing_a_file_ends_the_worker,
+);
 
 /// The pool still runs ordinary DAGs over the intact dataset.
 async fn assert_next_dag_runs(pool: &SandboxPool) {
@@ -84,80 +103,81 @@ fn error(result: &ExecutionResult) -> &str {
 /// Landlock refuses the open where the kernel has it; seccomp refuses it
 /// too, so a worker without Landlock (on a kernel without it, or left off
 /// here) reads no file either.
-#[tokio::test(flavor = "multi_thread")]
-async fn reading_files_is_refused_with_or_without_landlock() {
+async fn reading_files_is_refused_with_or_without_landlock(engine: Engine) {
     let data = common::sandbox_dataset().join("data.json");
     for layers in [Layers::All, Layers::WithoutLandlock] {
         for path in [Path::new("/etc/hostname"), Path::new("/proc/self/environ"), &data] {
             assert!(std::fs::read(path).is_ok(), "the test itself can read {}", path.display());
             let code = format!("def f():\n    return read_file({:?})\n", path.display());
-            let (result, pool) = escape_from(layers, &code).await;
-            assert!(error(&result).contains("Permission denied"), "{layers:?}, {}: {:?}", path.display(), result.error);
+            let (result, pool) = escape_from(engine, layers, &code).await;
+            let refused = error(&result).contains("Permission denied");
+            assert!(refused, "{engine}, {layers:?}, {}: {:?}", path.display(), result.error);
             assert_next_dag_runs(&pool).await;
         }
     }
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn writing_a_file_without_landlock_ends_the_worker() {
+async fn writing_a_file_without_landlock_ends_the_worker(engine: Engine) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("written.txt");
     let code = format!("def f():\n    write_file({:?}, 'x')\n    return 1\n", path.display());
-    let (result, pool) = escape_from(Layers::WithoutLandlock, &code).await;
-    assert!(error(&result).contains("sandbox violation: forbidden system call openat"), "{:?}", result.error);
+    let (result, pool) = escape_from(engine, Layers::WithoutLandlock, &code).await;
+    assert!(error(&result).contains(&violation(engine, "openat")), "{:?}", result.error);
     std::fs::remove_file(&path).expect("the unconfined worker wrote the file");
     let after = pool.run_unchecked(&dag(&code), 0).await;
-    assert!(error(&after).contains("openat"), "a new worker is confined too: {:?}", after.error);
+    assert!(error(&after).contains(&violation(engine, "openat")), "a new worker is confined too: {:?}", after.error);
     assert!(!path.exists(), "a worker without Landlock wrote the file");
     assert_next_dag_runs(&pool).await;
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn the_environment_holds_only_what_the_worker_needs() {
+async fn the_environment_holds_only_what_the_worker_needs(engine: Engine) {
     assert!(std::env::var_os("PATH").is_some(), "the test's own environment is not empty");
-    let result = pool(true).run_unchecked(&dag("def f():\n    return sorted(environ())\n"), 0).await;
+    let result = pool(engine, true).run_unchecked(&dag("def f():\n    return sorted(environ())\n"), 0).await;
     let names: Vec<String> = serde_json::from_value(result.final_answer.clone().expect("environ() runs")).unwrap();
-    assert!(names.contains(&"RUST_BACKTRACE".to_string()), "{names:?}");
-    assert!(names.iter().all(|name| ["EVAL_DAG_LOG", "RUST_BACKTRACE", "TZ"].contains(&name.as_str())), "{names:?}");
+    // CPython coerces the C locale to UTF-8 by setting LC_CTYPE itself.
+    let (needed, allowed): (&str, &[&str]) = match engine {
+        Engine::RustPython => ("RUST_BACKTRACE", &["EVAL_DAG_LOG", "RUST_BACKTRACE", "TZ"]),
+        Engine::CPython => ("PYTHONHASHSEED", &["PYTHONHASHSEED", "LC_CTYPE", "TZ"]),
+    };
+    assert!(names.contains(&needed.to_string()), "{names:?}");
+    assert!(names.iter().all(|name| allowed.contains(&name.as_str())), "{names:?}");
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn opening_a_socket_ends_the_worker() {
+async fn opening_a_socket_ends_the_worker(engine: Engine) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
     let port = listener.local_addr().unwrap().port();
-    let (result, pool) = escape(&format!("def f():\n    connect({port})\n    return 1\n")).await;
-    assert!(error(&result).contains("sandbox violation: forbidden system call socket"), "{:?}", result.error);
+    let (result, pool) = escape(engine, &format!("def f():\n    connect({port})\n    return 1\n")).await;
+    assert!(error(&result).contains(&violation(engine, "socket")), "{:?}", result.error);
     // The unconfined attempt connected once; the confined one never did.
     assert!(listener.accept().is_ok(), "the unconfined worker connected");
     assert_eq!(listener.accept().map(drop).unwrap_err().kind(), ErrorKind::WouldBlock);
     assert_next_dag_runs(&pool).await;
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn spawning_a_process_ends_the_worker() {
+async fn spawning_a_process_ends_the_worker(engine: Engine) {
     let dir = tempfile::tempdir().unwrap();
     let (open, confined) = (dir.path().join("open"), dir.path().join("confined"));
     let touch = |marker: &Path| format!("def f():\n    return spawn('/usr/bin/touch', {:?})\n", marker.display());
-    let unconfined = pool(false).run_unchecked(&dag(&touch(&open)), 0).await;
+    let unconfined = pool(engine, false).run_unchecked(&dag(&touch(&open)), 0).await;
     assert_eq!(unconfined.final_answer, Some(json!(0)), "{:?}", unconfined.error);
     assert!(open.exists(), "the unconfined worker ran touch");
-    let pool = pool(true);
+    let pool = pool(engine, true);
     let result = pool.run_unchecked(&dag(&touch(&confined)), 0).await;
-    assert!(error(&result).contains("sandbox violation: forbidden system call clone"), "{:?}", result.error);
+    assert!(error(&result).contains(&violation(engine, "clone")), "{:?}", result.error);
     assert!(!confined.exists(), "the confined worker ran touch");
     assert_next_dag_runs(&pool).await;
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn writing_a_file_ends_the_worker() {
+async fn writing_a_file_ends_the_worker(engine: Engine) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("written.txt");
-    let (result, pool) = escape(&format!("def f():\n    write_file({:?}, 'x')\n    return 1\n", path.display())).await;
-    assert!(error(&result).contains("sandbox violation: forbidden system call openat"), "{:?}", result.error);
+    let code = format!("def f():\n    write_file({:?}, 'x')\n    return 1\n", path.display());
+    let (result, pool) = escape(engine, &code).await;
+    assert!(error(&result).contains(&violation(engine, "openat")), "{:?}", result.error);
     std::fs::remove_file(&path).expect("the unconfined worker wrote the file");
     let after = pool.run_unchecked(&dag(&format!("def f():\n    write_file({:?}, 'x')\n", path.display())), 0).await;
-    assert!(error(&after).contains("openat"), "a new worker is confined too: {:?}", after.error);
+    assert!(error(&after).contains(&violation(engine, "openat")), "a new worker is confined too: {:?}", after.error);
     assert!(!path.exists(), "a confined worker wrote the file");
     assert_next_dag_runs(&pool).await;
 }
@@ -182,7 +202,16 @@ fn status_field(pid: u32, field: &str) -> Option<String> {
 }
 
 #[test]
-fn a_running_worker_is_confined_and_holds_no_api_key() {
+fn a_running_rustpython_worker_is_confined_and_holds_no_api_key() {
+    a_running_worker_is_confined_and_holds_no_api_key(Engine::RustPython);
+}
+
+#[test]
+fn a_running_cpython_worker_is_confined_and_holds_no_api_key() {
+    a_running_worker_is_confined_and_holds_no_api_key(Engine::CPython);
+}
+
+fn a_running_worker_is_confined_and_holds_no_api_key(engine: Engine) {
     const SECRET: &str = "sk-test-must-not-reach-the-worker";
     let home = tempfile::tempdir().unwrap();
     let dag_file = home.path().join("dag.json");
@@ -190,7 +219,7 @@ fn a_running_worker_is_confined_and_holds_no_api_key() {
     let wait = "def f():\n    total = 0\n    for i in range(20_000_000):\n        total += i\n    return 1\n";
     std::fs::write(&dag_file, serde_json::to_string(&dag(wait)).unwrap()).unwrap();
     let exec = common::eval_dag(home.path())
-        .args(["exec", "--node-timeout", "30", "--dataset"])
+        .args(["exec", "--node-timeout", "30", "--engine", engine.name(), "--dataset"])
         .arg(common::sandbox_dataset())
         .arg(&dag_file)
         .env("OPENAI_API_KEY", SECRET)
@@ -207,7 +236,11 @@ fn a_running_worker_is_confined_and_holds_no_api_key() {
     };
     assert_eq!(parent_of(worker), Some(exec.id()), "worker {worker} is the run's");
     let command = std::fs::read(format!("/proc/{worker}/cmdline")).unwrap();
-    assert!(String::from_utf8_lossy(&command).contains("sandbox-worker"), "{command:?}");
+    let program = match engine {
+        Engine::RustPython => "sandbox-worker",
+        Engine::CPython => "CPython sandbox worker",
+    };
+    assert!(String::from_utf8_lossy(&command).contains(program), "{command:?}");
     // A container runtime may filter every process (`Seccomp: 2` everywhere):
     // the worker holds its three filters on top of what the run holds.
     assert_eq!(status_field(worker, "Seccomp").as_deref(), Some("2"));

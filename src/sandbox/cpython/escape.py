@@ -27,7 +27,8 @@ def environ():
 
 
 def connect(port):
-    socket.create_connection(("127.0.0.1", port)).close()
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as stream:
+        stream.connect(("127.0.0.1", port))
 
 
 def spawn(program, argument):

@@ -31,6 +31,26 @@ class _ClockDate(datetime.date, metaclass=_ClockType):
     today = classmethod(_clock_today)
 
 
+# Python asks a right operand first only when its type subclasses the left's:
+# `date < datetime` reaches datetime's comparison (a TypeError, or unequal),
+# which `_ClockDate < datetime` would not. Its operators step aside for a
+# datetime as the original's do.
+def _deferring(name):
+    original = getattr(datetime.date, name)
+
+    def method(self, other):
+        if isinstance(other, _datetime_class):
+            return NotImplemented
+        return original(self, other)
+
+    method.__name__ = name
+    return method
+
+
+for _name in ("__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__", "__sub__", "__rsub__"):
+    setattr(_ClockDate, _name, _deferring(_name))
+_ClockDate.__hash__ = datetime.date.__hash__
+
 # The C types print `type.__name__`: the originals print their module too.
 _ClockDatetime.__name__, _ClockDatetime.__qualname__ = "datetime.datetime", "datetime"
 _ClockDate.__name__, _ClockDate.__qualname__ = "datetime.date", "date"

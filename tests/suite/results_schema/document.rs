@@ -76,6 +76,7 @@ fn iteration() -> IterationTrace {
             printed: [("total".into(), "hello\n".to_string())].into_iter().collect(),
             error_node: Some("total".into()),
             traceback: Some("Traceback ...".into()),
+            engine: eval_dag::domain::Engine::CPython,
             failure: None,
         }),
         stages: vec![StageTiming { stage: Stage::TrialRun, started_ms: 5, ok: Some(false), duration_ms: Some(3) }],
@@ -177,6 +178,9 @@ fn full_settings() -> RunSettings {
         shard: Some(Shard { index: 2, count: 8, questions_hash: "ef01".into() }),
         baselines: true,
         now: Some(eval_dag::domain::RunClock::parse("2026-12-05T14:30:00+01:00").unwrap()),
+        engine: eval_dag::domain::Engine::CPython,
+        differential: true,
+        python: Some(eval_dag::domain::PythonRecord { path: "/usr/bin/python3".into(), version: "3.11.7".into() }),
     }
 }
 
