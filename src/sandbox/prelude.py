@@ -141,6 +141,18 @@ def seed_node(seed):
     random.seed(seed)
 
 
+def _no_urandom(n):
+    raise NotImplementedError(
+        "os.urandom is not available in the sandbox (runs must replay): use the random module, "
+        "which is seeded per node from the run's seed")
+
+
+# Node randomness comes from `random`, seeded per node from the run's seed,
+# so that a run replays: `random.SystemRandom`, which draws from the machine
+# through `random._urandom`, refuses.
+random._urandom = _no_urandom
+
+
 # The run's clock: datetime.now(), today() and utcnow() and date.today() in
 # node code read the instant the run recorded (`set_run_clock`, called before
 # each DAG), in the run's own offset — not this machine's clock or zone. With

@@ -34,21 +34,15 @@ const PRELUDE: &str = include_str!("prelude.py");
 /// RustPython's part of the prelude: native fast paths, the run's clock.
 const PRELUDE_RUSTPYTHON: &str = include_str!("prelude_rustpython.py");
 /// A stand-in `os` lets `random` (and so `statistics`) import without host
-/// access. Its `urandom` refuses, as CPython's does without an entropy source:
-/// node randomness comes from the `random` module, seeded per node from the
-/// run's seed, so that a run replays; `random.SystemRandom` refuses with it.
+/// access. Its `urandom` is a placeholder: the prelude gives `random` one
+/// that refuses (`random.SystemRandom` draws through it), on either engine.
 /// `_strptime` warns about a day without a year using
 /// `os.path.dirname(__file__)`: give it that one string function and the
 /// `__file__` frozen modules lack.
 const OS_STAND_IN: &str = r#"
 import sys
 os = type(sys)('os')
-def urandom(n):
-    raise NotImplementedError(
-        "os.urandom is not available in the sandbox (runs must replay): use the random module, "
-        "which is seeded per node from the run's seed")
-os.urandom = urandom
-del urandom
+os.urandom = None
 os.name = 'posix'
 sys.modules['os'] = os
 os.path = type(sys)('os.path')

@@ -13,6 +13,9 @@ use std::time::Duration;
 use eval_dag::domain::GeneratedDag;
 use eval_dag::sandbox::SandboxPool;
 use serde_json::Value;
+use eval_dag::domain::Engine;
+
+common::on_both_engines!(answers_do_not_depend_on_the_dags_run_before, hash_is_keyed_by_the_runs_seed_not_by_the_worker);
 
 /// Node code `f(rows)` that reads, then changes, some state.
 const SPOILERS: &[(&str, &str)] = &[
@@ -58,8 +61,8 @@ fn dag(index: usize) -> GeneratedDag {
     dag
 }
 
-fn one_worker() -> SandboxPool {
-    common::pool(Duration::from_secs(10), Duration::from_secs(30))
+fn one_worker(engine: Engine) -> SandboxPool {
+    common::pool_on(engine, Duration::from_secs(10), Duration::from_secs(30))
 }
 
 /// `index`'s answer (or error) on `pool`.
@@ -79,16 +82,15 @@ fn permutation(n: usize, seed: u64) -> Vec<usize> {
     order
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn answers_do_not_depend_on_the_dags_run_before() {
+async fn answers_do_not_depend_on_the_dags_run_before(engine: Engine) {
     let mut alone = Vec::new();
     for index in 0..SPOILERS.len() {
-        alone.push(answer(&one_worker(), index).await);
+        alone.push(answer(&one_worker(engine), index).await);
     }
     for (index, value) in alone.iter().enumerate() {
         assert!(!value.to_string().contains("failed"), "{}: {value}", SPOILERS[index].0);
     }
-    let pool = one_worker();
+    let pool = one_worker(engine);
     let mut differences = Vec::new();
     for (first, (first_name, _)) in SPOILERS.iter().enumerate() {
         for (second, (second_name, _)) in SPOILERS.iter().enumerate() {
@@ -114,13 +116,13 @@ async fn answers_do_not_depend_on_the_dags_run_before() {
 /// `hash()` of strs, and so the order of a set of them, is the run's: the
 /// same in every worker of every pool started for the run's seed (a replay's,
 /// a rerun's), another for another seed.
-#[tokio::test(flavor = "multi_thread")]
-async fn hash_is_keyed_by_the_runs_seed_not_by_the_worker() {
+async fn hash_is_keyed_by_the_runs_seed_not_by_the_worker(engine: Engine) {
     let code = "def f(rows):\n    names = sorted(set(str(r['category']) for r in rows))\n    \
                 return [hash('eval-dag'), list(set(names)), hash((1, 'a'))]\n";
     let dag = common::rows_dag(code);
     let for_seed = |seed: u64| {
-        let config = common::sandbox_config(Duration::from_secs(10), Duration::from_secs(30)).for_run(seed, None);
+        let config =
+            common::sandbox_config_on(engine, Duration::from_secs(10), Duration::from_secs(30)).for_run(seed, None);
         SandboxPool::new(&common::sandbox_dataset(), config).unwrap()
     };
     let mut answers = Vec::new();

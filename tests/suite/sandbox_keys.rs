@@ -17,6 +17,9 @@ use crate::common;
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use eval_dag::domain::Engine;
+
+common::on_both_engines!(field_keys_match_cpython);
 
 /// The node code: `cases(seed, size)` answers every case over rows built
 /// from integer arithmetic alone, so both interpreters see the same rows.
@@ -122,11 +125,10 @@ fn dag(seed: u64, size: usize) -> Value {
     })
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn field_keys_match_cpython() {
+async fn field_keys_match_cpython(engine: Engine) {
     let dags: Vec<Value> = RUNS.iter().map(|(seed, size)| dag(*seed, *size)).collect();
     let Some(expected) = cpython_answers(&Value::Array(dags.clone()).to_string()) else { return };
-    let pool = common::pool(Duration::from_secs(30), Duration::from_secs(60));
+    let pool = common::pool_on(engine, Duration::from_secs(30), Duration::from_secs(60));
     let mismatches = differences(&pool, &dags, &expected).await;
     assert!(mismatches.is_empty(), "{mismatches:#?}");
 }

@@ -18,6 +18,9 @@ use crate::common;
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use eval_dag::domain::Engine;
+
+common::on_both_engines!(row_loops_match_cpython);
 
 /// (seed, rows) of each run: none, one, a few, enough for every key and tuple size.
 const RUNS: [(u64, usize); 4] = [(1, 0), (2, 1), (3, 30), (4, 2_000)];
@@ -32,11 +35,10 @@ fn dag(seed: u64, size: usize) -> Value {
     })
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn row_loops_match_cpython() {
+async fn row_loops_match_cpython(engine: Engine) {
     let dags: Vec<Value> = RUNS.iter().map(|(seed, size)| dag(*seed, *size)).collect();
     let Some(expected) = cpython_answers(&Value::Array(dags.clone()).to_string()) else { return };
-    let pool = common::pool(Duration::from_secs(30), Duration::from_secs(60));
+    let pool = common::pool_on(engine, Duration::from_secs(30), Duration::from_secs(60));
     let mismatches = differences(&pool, &dags, &expected).await;
     assert!(mismatches.is_empty(), "{mismatches:#?}");
 }

@@ -9,6 +9,9 @@ use std::time::Duration;
 use eval_dag::domain::GeneratedDag;
 use eval_dag::sandbox::truncate_for_display;
 use serde_json::json;
+use eval_dag::domain::Engine;
+
+common::on_both_engines!(an_intermediate_result_is_shown_as_its_whole_json_truncated);
 
 /// `expression` returned by node `a`, which is the final node or feeds one.
 fn dag(expression: &str, intermediate: bool) -> GeneratedDag {
@@ -20,9 +23,8 @@ fn dag(expression: &str, intermediate: bool) -> GeneratedDag {
     serde_json::from_value(json!({"question_id": "q", "final_answer_node": last, "nodes": nodes})).unwrap()
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn an_intermediate_result_is_shown_as_its_whole_json_truncated() {
-    let pool = common::pool(Duration::from_secs(10), Duration::from_secs(30));
+async fn an_intermediate_result_is_shown_as_its_whole_json_truncated(engine: Engine) {
+    let pool = common::pool_on(engine, Duration::from_secs(10), Duration::from_secs(30));
     let cases = [
         "list(range(120))",
         "tuple(range(60))",

@@ -15,6 +15,9 @@ use std::time::Duration;
 
 use eval_dag::domain::GeneratedDag;
 use serde_json::{Value, json};
+use eval_dag::domain::Engine;
+
+common::on_both_engines!(sorts_match_cpython, nan_bearing_lists_end_in_cpythons_order, named_tuples_of_the_allowed_modules_read_as_cpythons);
 
 /// (seed, size) of each run of every case: empty, tiny, around the 64 items
 /// below which the sort is one insertion sort, and several merges' worth.
@@ -81,8 +84,7 @@ fn preview(value: &Value) -> String {
     }
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn sorts_match_cpython() {
+async fn sorts_match_cpython(engine: Engine) {
     let mut dags: Vec<Value> = RUNS
         .iter()
         .map(|(seed, size)| dag(&format!("seed {seed}, {size} items"), &format!("run({seed}, {size})")))
@@ -91,7 +93,7 @@ async fn sorts_match_cpython() {
     dags.push(dag(&format!("seed {seed}, {size} items"), &format!("run_large({seed}, {size})")));
     let text = Value::Array(dags.clone()).to_string();
     let Some(expected) = cpython_answers(&text) else { return };
-    let pool = common::pool(Duration::from_secs(60), Duration::from_secs(120));
+    let pool = common::pool_on(engine, Duration::from_secs(60), Duration::from_secs(120));
     let mismatches = differences(&pool, &dags, &expected).await;
     assert!(mismatches.is_empty(), "{mismatches:#?}");
 }
@@ -122,8 +124,7 @@ const NAN_DAGS: u64 = 12;
 /// `statistics.median`/`quantiles` and `Counter.most_common`: where `<` is
 /// no total order the result depends on each comparison the sort makes, so
 /// the sandbox must sort exactly as CPython 3.11 does.
-#[tokio::test(flavor = "multi_thread")]
-async fn nan_bearing_lists_end_in_cpythons_order() {
+async fn nan_bearing_lists_end_in_cpythons_order(engine: Engine) {
     let code = common::seeded_cases("nan_cases.py");
     let dags: Vec<Value> = (1..=NAN_DAGS)
         .map(|seed| {
@@ -137,14 +138,13 @@ async fn nan_bearing_lists_end_in_cpythons_order() {
         .collect();
     let text = Value::Array(dags.clone()).to_string();
     let Some(expected) = cpython_answers(&text) else { return };
-    let pool = common::pool(Duration::from_secs(60), Duration::from_secs(120));
+    let pool = common::pool_on(engine, Duration::from_secs(60), Duration::from_secs(120));
     let mismatches = differences(&pool, &dags, &expected).await;
     assert!(mismatches.is_empty(), "{} differences: {mismatches:#?}", mismatches.len());
 }
 
 /// The named tuples the allowed modules return read as CPython's do.
-#[tokio::test(flavor = "multi_thread")]
-async fn named_tuples_of_the_allowed_modules_read_as_cpythons() {
+async fn named_tuples_of_the_allowed_modules_read_as_cpythons(engine: Engine) {
     let code = "def f():\n    day = datetime.date(2024, 12, 30)\n    \
                 return [repr(day.isocalendar()), str(day.isocalendar()), repr(decimal.Decimal('-1.50').as_tuple()),\n            \
                 repr(tuple(day.isocalendar())), day.isocalendar().week]\n";
@@ -153,7 +153,7 @@ async fn named_tuples_of_the_allowed_modules_read_as_cpythons() {
         "nodes": [{"node_id": "a", "function_name": "f", "layer": 0, "inputs": {}, "code": code}],
     })];
     let Some(expected) = cpython_answers(&Value::Array(dags.clone()).to_string()) else { return };
-    let pool = common::pool(Duration::from_secs(10), Duration::from_secs(30));
+    let pool = common::pool_on(engine, Duration::from_secs(10), Duration::from_secs(30));
     let mismatches = differences(&pool, &dags, &expected).await;
     assert!(mismatches.is_empty(), "{mismatches:#?}");
 }
