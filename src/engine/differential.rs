@@ -75,12 +75,7 @@ pub fn compare(primary: &ExecutionResult, other: &ExecutionResult, options: &Mat
         .map(|(node, _)| node.clone())
         .or_else(|| b.node_outputs.keys().find(|node| !a.node_outputs.contains_key(*node)).cloned())
         .or_else(|| a.error_node.clone().or_else(|| b.error_node.clone()));
-    Some(EngineDivergence {
-        kind,
-        primary: outcome(a),
-        other: outcome(b),
-        first_node,
-    })
+    Some(EngineDivergence { kind, primary: outcome(a), other: outcome(b), first_node })
 }
 
 #[cfg(test)]

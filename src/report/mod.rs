@@ -78,6 +78,7 @@ mod bootstrap;
 mod compare;
 mod consensus;
 mod convergence;
+mod differential;
 mod doc;
 mod economy;
 mod frontier;
@@ -115,10 +116,10 @@ pub use doc::{
 pub use doc::{
     AnswerGrade, AttemptTrace, BaselineAnswer, BaselineFloors, BaselineLift, BaselineTally, BatchUse, BenchmarkMetrics,
     BenchmarkSummary, BudgetUse, CacheUse, CallMeta, ConsensusSummary, CriticScorecard, DetailedResult,
-    DifficultyBreakdown, EpochResult, EvalResults, FailureAnalysis, FateCounts, GradedBy, Grading, IterationTrace,
-    JudgedIteration, LabelFreeSignal, LevelBreakdown, Lift, LiftPair, LiftQuestion, LiftSide, LiftTally, LogEntry,
-    LogRole, MetamorphicSummary, QuestionTrace, ReferenceLogEntry, ReferenceRole, Repeats, ResultStatus, ScoredBy,
-    SignalAgainstLabels, StageTiming, Summary, Tokens, VerdictFate,
+    DifferentialSummary, DifficultyBreakdown, DivergenceCounts, EpochResult, EvalResults, FailureAnalysis, FateCounts,
+    GradedBy, Grading, IterationTrace, JudgedIteration, LabelFreeSignal, LevelBreakdown, Lift, LiftPair, LiftQuestion,
+    LiftSide, LiftTally, LogEntry, LogRole, MetamorphicSummary, QuestionTrace, ReferenceLogEntry, ReferenceRole,
+    Repeats, ResultStatus, ScoredBy, SignalAgainstLabels, StageTiming, Summary, Tokens, VerdictFate,
 };
 pub use economy::{PrefixReuse, TokenEconomy, prefix_reuse, token_economy};
 pub use frontier::{

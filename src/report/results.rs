@@ -19,6 +19,7 @@ use super::baselines::{baselines_by, baselines_summary, question_baselines};
 use super::benchmark::{benchmark_score, benchmark_summary};
 use super::consensus::consensus_summary;
 use super::convergence::convergence;
+use super::differential::differential_summary;
 use super::doc::{
     AttemptTrace, BaselineAnswer, BaselineFloors, CallMeta, DetailedResult, DifficultyBreakdown, EvalResults,
     FailureAnalysis, Grading, IterationTrace, LevelBreakdown, LogEntry, LogRole, QuestionTrace, ReferenceLogEntry,
@@ -170,6 +171,7 @@ fn detailed(state: &RunState, q: &QuestionState, baselines: IndexMap<Baseline, B
         elapsed_ms: q.started_ms.zip(q.finished_ms).map(|(s, f)| f.saturating_sub(s)),
         epochs: epochs(state, q),
         metamorphic: latest.and_then(|a| a.metamorphic.clone()),
+        divergence: latest.and_then(|a| a.divergence.clone()),
         consensus: latest.and_then(|a| q.consensus.get(&a.epoch).cloned()),
         benchmark: benchmark_score(q),
         first_iteration: first_iteration(state, q),
@@ -416,6 +418,7 @@ fn results_with<Traces>(state: &RunState, generated_at: &str, question_traces: T
             cache: cache_use(state),
             repeats: repeats(state),
             metamorphic: metamorphic_summary(state),
+            differential: differential_summary(state),
             consensus: consensus_summary(state),
             benchmark: benchmark_summary(&state.questions)
                 .map(|summary| BenchmarkSummary { lift: benchmark_lift(state), ..summary }),

@@ -101,7 +101,9 @@ pub fn interpreter(engine: Engine) -> Interpreter {
         Engine::RustPython => Interpreter::RustPython,
         Engine::CPython => {
             let explicit = std::env::var_os("EVAL_DAG_PYTHON").map(PathBuf::from);
-            Interpreter::CPython(CPython::find(explicit.as_deref()).expect("a CPython 3.10 or newer for the engine's tests"))
+            Interpreter::CPython(
+                CPython::find(explicit.as_deref()).expect("a CPython 3.10 or newer for the engine's tests"),
+            )
         }
     }
 }

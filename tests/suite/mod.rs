@@ -18,6 +18,7 @@ mod compare_significance;
 mod config_file;
 mod consensus_run;
 mod containment;
+mod differential_run;
 mod docs;
 mod fuzz_inputs;
 mod grade_judges;

@@ -10,12 +10,15 @@ use crate::common;
 
 use std::time::Duration;
 
+use eval_dag::domain::Engine;
 use eval_dag::domain::GeneratedDag;
 use eval_dag::sandbox::SandboxPool;
 use serde_json::Value;
-use eval_dag::domain::Engine;
 
-common::on_both_engines!(answers_do_not_depend_on_the_dags_run_before, hash_is_keyed_by_the_runs_seed_not_by_the_worker);
+common::on_both_engines!(
+    answers_do_not_depend_on_the_dags_run_before,
+    hash_is_keyed_by_the_runs_seed_not_by_the_worker
+);
 
 /// Node code `f(rows)` that reads, then changes, some state.
 const SPOILERS: &[(&str, &str)] = &[

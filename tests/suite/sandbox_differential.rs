@@ -62,7 +62,11 @@ async fn assert_same_answers_as_cpython(engine: Engine, text: &str, tolerance: f
         } else {
             common::json_close(result.final_answer.as_ref().unwrap(), want, tolerance)
         }) {
-            mismatches.push(format!("{}: {engine} {} vs CPython {want}", dag.question_id, result.final_answer.unwrap()));
+            mismatches.push(format!(
+                "{}: {engine} {} vs CPython {want}",
+                dag.question_id,
+                result.final_answer.unwrap()
+            ));
         }
     }
     assert!(mismatches.is_empty(), "{mismatches:#?}");

@@ -16,8 +16,8 @@ use crate::common;
 
 use std::time::Duration;
 
-use serde_json::{Value, json};
 use eval_dag::domain::Engine;
+use serde_json::{Value, json};
 
 common::on_both_engines!(field_keys_match_cpython);
 

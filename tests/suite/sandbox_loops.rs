@@ -17,8 +17,8 @@ use crate::common;
 
 use std::time::Duration;
 
-use serde_json::{Value, json};
 use eval_dag::domain::Engine;
+use serde_json::{Value, json};
 
 common::on_both_engines!(row_loops_match_cpython);
 

@@ -6,10 +6,10 @@ use crate::common;
 
 use std::time::Duration;
 
+use eval_dag::domain::Engine;
 use eval_dag::domain::GeneratedDag;
 use eval_dag::sandbox::truncate_for_display;
 use serde_json::json;
-use eval_dag::domain::Engine;
 
 common::on_both_engines!(an_intermediate_result_is_shown_as_its_whole_json_truncated);
 

@@ -6,11 +6,14 @@ use crate::common;
 
 use std::time::Duration;
 
+use eval_dag::domain::Engine;
 use eval_dag::domain::{ExecutionResult, GeneratedDag};
 use serde_json::json;
-use eval_dag::domain::Engine;
 
-common::on_both_engines!(the_random_module_follows_the_runs_seed, system_randomness_is_refused_naming_the_seeded_random_module);
+common::on_both_engines!(
+    the_random_module_follows_the_runs_seed,
+    system_randomness_is_refused_naming_the_seeded_random_module
+);
 
 fn dag(code: &str) -> GeneratedDag {
     serde_json::from_value(json!({

@@ -13,11 +13,15 @@ use crate::common;
 
 use std::time::Duration;
 
+use eval_dag::domain::Engine;
 use eval_dag::domain::GeneratedDag;
 use serde_json::{Value, json};
-use eval_dag::domain::Engine;
 
-common::on_both_engines!(sorts_match_cpython, nan_bearing_lists_end_in_cpythons_order, named_tuples_of_the_allowed_modules_read_as_cpythons);
+common::on_both_engines!(
+    sorts_match_cpython,
+    nan_bearing_lists_end_in_cpythons_order,
+    named_tuples_of_the_allowed_modules_read_as_cpythons
+);
 
 /// (seed, size) of each run of every case: empty, tiny, around the 64 items
 /// below which the sort is one insertion sort, and several merges' worth.

@@ -177,6 +177,43 @@ pub struct MetamorphicSummary {
     pub against_labels: Option<SignalAgainstLabels>,
 }
 
+/// The engines checked against each other over a run (`run --differential`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct DifferentialSummary {
+    /// Approved DAGs whose final execution ran on both engines.
+    pub checked: usize,
+    /// Of those, the ones whose results differ.
+    pub diverged: usize,
+    /// The divergences by kind.
+    pub kinds: DivergenceCounts,
+}
+
+/// Divergences by kind (see `DivergenceKind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct DivergenceCounts {
+    /// Different answers.
+    pub answer: usize,
+    /// The same items in another order.
+    pub order: usize,
+    /// The same failing node, other messages.
+    pub error_text: usize,
+    /// One engine failed, or they failed at different nodes.
+    pub outcome: usize,
+}
+
+impl DivergenceCounts {
+    /// Count one divergence of `kind`.
+    pub fn add(&mut self, kind: crate::domain::DivergenceKind) {
+        use crate::domain::DivergenceKind;
+        *match kind {
+            DivergenceKind::Answer => &mut self.answer,
+            DivergenceKind::Order => &mut self.order,
+            DivergenceKind::ErrorText => &mut self.error_text,
+            DivergenceKind::Outcome => &mut self.outcome,
+        } += 1;
+    }
+}
+
 /// A label-free flag (a broken invariant, a disagreement between DAGs) set
 /// against graded answers: how far to trust it on data without labels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

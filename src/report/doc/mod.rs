@@ -14,8 +14,8 @@ mod status;
 pub use agreement::{AgreementReport, AlphaFigure, KappaFigure, MachineAgreement, PairAgreement, PairwiseTally, Table};
 pub use baselines::{BaselineAnswer, BaselineFloors, BaselineLift, BaselineTally};
 pub use harness::{
-    BatchUse, BenchmarkMetrics, BenchmarkSummary, BudgetUse, CacheUse, ConsensusSummary, EpochResult,
-    MetamorphicSummary, Repeats, SignalAgainstLabels, Tokens,
+    BatchUse, BenchmarkMetrics, BenchmarkSummary, BudgetUse, CacheUse, ConsensusSummary, DifferentialSummary,
+    DivergenceCounts, EpochResult, MetamorphicSummary, Repeats, SignalAgainstLabels, Tokens,
 };
 pub use lift::{Lift, LiftPair, LiftQuestion, LiftSide, LiftTally, ScoredBy};
 pub use results::{

@@ -118,6 +118,9 @@ pub struct Summary {
     /// What the metamorphic checks found (`run --metamorphic`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metamorphic: Option<super::harness::MetamorphicSummary>,
+    /// The engines checked against each other (`run --differential`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub differential: Option<super::harness::DifferentialSummary>,
     /// How far independently built DAGs agreed (`run --consensus`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub consensus: Option<super::harness::ConsensusSummary>,
@@ -263,6 +266,9 @@ pub struct DetailedResult {
     /// The approved DAG's checks on transformed copies of its data (`run --metamorphic`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metamorphic: Option<crate::domain::Metamorphic>,
+    /// Where the other engine's run of the approved DAG differed (`run --differential`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub divergence: Option<crate::domain::EngineDivergence>,
     /// Independently built DAGs' answers and their agreement (`run --consensus`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub consensus: Option<crate::domain::Consensus>,

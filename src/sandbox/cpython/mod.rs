@@ -100,7 +100,8 @@ impl CPython {
 
     /// Run `program` once to read its version and real path.
     pub fn probe(program: &Path) -> Result<Self, PythonError> {
-        const SAY: &str = "import sys; print(sys.implementation.name, '%d.%d.%d' % sys.version_info[:3], sys.executable)";
+        const SAY: &str =
+            "import sys; print(sys.implementation.name, '%d.%d.%d' % sys.version_info[:3], sys.executable)";
         let output = Command::new(program)
             .args(["-s", "-S", "-c", SAY])
             .output()
@@ -175,7 +176,8 @@ pub(super) struct Layers {
 /// `dataset_dir`.
 pub(super) fn boot_line(dataset_dir: &Path, layers: Layers, pid: u32) -> Result<String, SandboxError> {
     let filters = if layers.kernel {
-        let programs = super::kernel::cpython_programs(pid).map_err(|err| SandboxError::Spawn { source: io::Error::other(err) })?;
+        let programs = super::kernel::cpython_programs(pid)
+            .map_err(|err| SandboxError::Spawn { source: io::Error::other(err) })?;
         programs.iter().map(|program| base64::engine::general_purpose::STANDARD.encode(program)).collect()
     } else {
         Vec::new()

@@ -209,7 +209,7 @@ pub(super) fn full_document() -> EvalResults {
         batch_id: Some("batch_2".into()),
     };
     let answer = BaselineAnswer { answer: Some(json!(7)), correct: Some(false), score: Some(0.0) };
-    EvalResults {
+    let mut document = EvalResults {
         summary: Summary {
             total_questions: 1,
             passed: 1,
@@ -236,6 +236,11 @@ pub(super) fn full_document() -> EvalResults {
                 mean_agreement: 0.66,
                 unanimous: 0,
                 against_labels: Some(SignalAgainstLabels { flagged_right: 1, ..Default::default() }),
+            }),
+            differential: Some(eval_dag::report::DifferentialSummary {
+                checked: 2,
+                diverged: 1,
+                kinds: eval_dag::report::DivergenceCounts { outcome: 1, ..Default::default() },
             }),
             metamorphic: Some(MetamorphicSummary {
                 checked: 2,
@@ -352,6 +357,20 @@ pub(super) fn full_document() -> EvalResults {
                 }],
                 order_dependent: false,
             }),
+            divergence: Some(eval_dag::domain::EngineDivergence {
+                kind: eval_dag::domain::DivergenceKind::Outcome,
+                primary: eval_dag::domain::EngineOutcome {
+                    engine: eval_dag::domain::Engine::RustPython,
+                    answer: Some(json!(["a", "b"])),
+                    error: None,
+                },
+                other: eval_dag::domain::EngineOutcome {
+                    engine: eval_dag::domain::Engine::CPython,
+                    answer: None,
+                    error: Some("node total: TypeError: unhashable type".into()),
+                },
+                first_node: Some("total".into()),
+            }),
             consensus: Some(Consensus {
                 answers: vec![DraftAnswer { draft: 1, answer: Some(json!(1.5)), in_majority: true }],
                 agreement: 1.0,
@@ -447,7 +466,16 @@ pub(super) fn full_document() -> EvalResults {
         )]
         .into_iter()
         .collect(),
+    };
+    // A second question whose engines parted the other way round: between
+    // them every field of a divergence is written.
+    let mut reversed = document.detailed_results[0].clone();
+    reversed.question_id = "q_02".into();
+    if let Some(divergence) = reversed.divergence.as_mut() {
+        std::mem::swap(&mut divergence.primary, &mut divergence.other);
     }
+    document.detailed_results.push(reversed);
+    document
 }
 
 /// A findings taxonomy with every part present: a group, and an
