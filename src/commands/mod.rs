@@ -81,7 +81,7 @@ pub fn dispatch(command: CliCommand) -> anyhow::Result<ExitCode> {
             let file = crate::config::Config::load(args.config.as_deref())?;
             let at =
                 datasets::DatasetsAt { root: args.dataset_root.as_deref(), allow_outside: args.allow_outside_datasets };
-            verify::run(&args.trace, file.node_timeout(args.node_timeout), at)
+            verify::run(&args.trace, file.node_timeout(args.node_timeout), args.engine, at)
         }
         CliCommand::Replay(args) => derive::replay(&args),
         CliCommand::Prepare(args) => prepare::run(args),

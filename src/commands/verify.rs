@@ -11,7 +11,7 @@ use anyhow::Context;
 use super::datasets::DatasetsAt;
 
 use crate::dataset::Dataset;
-use crate::domain::GradingSettings;
+use crate::domain::{Engine, GradingSettings};
 use crate::grade::Grader;
 use crate::report::{fold_indexed, verify};
 use crate::run::RunSettings;
@@ -37,13 +37,48 @@ fn load(settings: &RunSettings, at: DatasetsAt<'_>) -> anyhow::Result<(VerifiedD
     Ok((VerifiedData::One(Arc::new(dataset)), changed.into_iter().collect()))
 }
 
+/// The recorded settings with the engine DAGs are re-executed on: `engine`
+/// (`--engine`), else the recorded one, with this machine's CPython when it
+/// needs one; and a line for each way that differs from the run.
+fn on_engine(recorded: &RunSettings, engine: Option<Engine>) -> anyhow::Result<(RunSettings, Vec<String>)> {
+    let engine = engine.unwrap_or(recorded.engine);
+    let mut notes = Vec::new();
+    if engine != recorded.engine {
+        notes.push(format!("re-executing on {engine}; the run used {}", recorded.engine));
+    }
+    let python = match engine {
+        Engine::CPython => Some(super::providers::cpython_of(recorded)?.record()),
+        Engine::RustPython => None,
+    };
+    if let (Some(here), Some(then)) = (&python, &recorded.python)
+        && engine == recorded.engine
+        && here != then
+    {
+        notes.push(format!(
+            "this machine's Python ({} {}) is not the run's ({} {})",
+            here.path, here.version, then.path, then.version
+        ));
+    }
+    let settings = RunSettings { engine, python: python.or_else(|| recorded.python.clone()), ..recorded.clone() };
+    Ok((settings, notes))
+}
+
 /// Run `replay --verify` headlessly.
-/// Re-run the approved DAGs of the trace at `trace_path`, nodes limited to
-/// `node_timeout` (default: by the dataset's size); a run over several
-/// datasets finds them where `at` says.
-pub fn run(trace_path: &Path, node_timeout: Option<Duration>, at: DatasetsAt<'_>) -> anyhow::Result<ExitCode> {
+/// Re-run the approved DAGs of the trace at `trace_path` on `engine` (default:
+/// the recorded one), nodes limited to `node_timeout` (default: by the
+/// dataset's size); a run over several datasets finds them where `at` says.
+pub fn run(
+    trace_path: &Path,
+    node_timeout: Option<Duration>,
+    engine: Option<Engine>,
+    at: DatasetsAt<'_>,
+) -> anyhow::Result<ExitCode> {
     let trace = super::recorded::read_trace(trace_path)?;
-    let settings = &trace.header.settings;
+    let (settings, engine_notes) = on_engine(&trace.header.settings, engine)?;
+    for note in &engine_notes {
+        say!("NOTE {note}");
+    }
+    let settings = &settings;
     let (data, changed) = load(settings, at)?;
     let state = fold_indexed(&trace, |_| {})?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;

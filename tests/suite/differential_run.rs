@@ -175,3 +175,41 @@ fn a_missing_or_old_python_is_one_line_and_exit_2() {
     }
     assert!(!dir.path().join("run").exists(), "nothing is written before the engine is checked");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn verify_replays_on_the_recorded_engine_or_the_one_asked_for() {
+    let mock = scripted().await;
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let output = run_with(dir.path(), &mock, &run, &["--engine", "cpython"]).await;
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let trace = run.join("trace.jsonl");
+    let verify = |extra: &[&str], trace: &Path| {
+        let output = common::eval_dag(dir.path())
+            .current_dir(common::root())
+            .arg("replay")
+            .arg(trace)
+            .arg("--verify")
+            .args(extra)
+            .output()
+            .unwrap();
+        (output.status.code(), String::from_utf8_lossy(&output.stdout).into_owned())
+    };
+    // The same CPython and the run's hash seed: the set's order replays.
+    let (code, stdout) = verify(&[], &trace);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(stdout.contains("no drift") && !stdout.contains("NOTE"), "{stdout}");
+    // On RustPython the set keeps insertion order: q_02's answer drifts.
+    let (code, stdout) = verify(&["--engine", "rustpython"], &trace);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(stdout.contains("NOTE re-executing on rustpython; the run used cpython"), "{stdout}");
+    assert!(stdout.contains("DRIFT q_02") && !stdout.contains("DRIFT q_01"), "{stdout}");
+    // A trace recorded with another Python says so.
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let version = Trace::read(&trace).unwrap().header.settings.python.unwrap().version;
+    let moved = dir.path().join("moved.jsonl");
+    std::fs::write(&moved, text.replacen(&format!("\"version\":\"{version}\""), "\"version\":\"3.10.0\"", 1)).unwrap();
+    let (code, stdout) = verify(&[], &moved);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(stdout.contains("is not the run's (") && stdout.contains("3.10.0)"), "{stdout}");
+}
