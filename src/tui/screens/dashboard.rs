@@ -262,8 +262,12 @@ fn row(
         Some(false) => "✗ ",
         None => "",
     };
-    let answer =
-        latest.and_then(|a| a.final_answer.as_ref()).map(|a| format!("{mark}{}", preview(a, 16))).unwrap_or_default();
+    // The engines disagreed on the answer's DAG (`run --differential`).
+    let diverged = if latest.is_some_and(|a| a.divergence.is_some()) { "≠ " } else { "" };
+    let answer = latest
+        .and_then(|a| a.final_answer.as_ref())
+        .map(|a| format!("{diverged}{mark}{}", preview(a, 16)))
+        .unwrap_or_default();
     let answer = format!("{}{answer}", epoch_tally(q));
     // The speaking attempt's loop (its epoch and draft): its reruns and forks, not the other drafts' attempts.
     let speaking = latest.map_or((1, 1), |a| (a.epoch, a.draft));

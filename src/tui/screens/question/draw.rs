@@ -11,7 +11,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, List, ListItem, ListState, Paragraph, Tabs, Wrap};
 
 use super::QuestionScreen;
-use crate::domain::GeneratedDag;
+use crate::domain::{EngineDivergence, GeneratedDag};
 use crate::run::{Iteration, Outcome};
 use crate::text::plural;
 use crate::tui::component::Ctx;
@@ -184,6 +184,34 @@ fn output_lines(view: &QuestionScreen, ctx: &Ctx, it: &Iteration) -> Vec<Line<'s
                 Span::styled(format!("{} → {answer}{note}", check.relation.label()), t.fg(Ink::Text)),
             ]));
         }
+        // The approved DAG run again on the other engine (`run --differential`).
+        if let Some(divergence) = &attempt.divergence {
+            lines.extend(divergence_lines(ctx, divergence));
+        }
+    }
+    lines
+}
+
+/// Where the two engines' runs of the approved DAG differ: the kind and the
+/// node it starts at, then each engine's answer or error (the first is the
+/// question's).
+fn divergence_lines(ctx: &Ctx, divergence: &EngineDivergence) -> Vec<Line<'static>> {
+    let t = ctx.theme;
+    let from = divergence.first_node.as_ref().map(|node| format!(", from node {node}")).unwrap_or_default();
+    let mut lines = vec![Line::from(vec![
+        Span::styled("≠ engines differ ", t.fg(Ink::StatusRejected).add_modifier(Modifier::BOLD)),
+        Span::styled(format!("({}{from})", divergence.kind.name()), t.fg(Ink::Text)),
+    ])];
+    for side in [&divergence.primary, &divergence.other] {
+        let said = match (&side.answer, &side.error) {
+            (Some(answer), _) => preview(answer, 200),
+            (None, Some(error)) => clean(error).into_owned(),
+            (None, None) => "no answer".into(),
+        };
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {}: ", side.engine), t.fg(Ink::Accent)),
+            Span::styled(said, t.fg(Ink::Text)),
+        ]));
     }
     lines
 }

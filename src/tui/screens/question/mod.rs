@@ -235,4 +235,21 @@ mod tests {
             insta::assert_snapshot!(format!("question_conversation_zoomed_{width}x{height}"), zoomed);
         }
     }
+
+    /// The sample run with a differential check that found the engines
+    /// disagree on q_01: the approved iteration shows both answers and the
+    /// node they part at; the dashboard marks the question.
+    #[test]
+    fn an_engine_divergence_is_shown_under_the_final_answer() {
+        const DIVERGED: &str = "tests/fixtures/traces/differential.trace.jsonl";
+        frame_text::assert_screen_snapshots!(DIVERGED, "j\nt", Screen::Question, "question_divergence");
+        for (width, height) in SNAPSHOT_SIZES {
+            let mut app = replayed(DIVERGED);
+            press_keys(&mut app, "j");
+            let dashboard = frame_text(&app, width, height);
+            let q_01 = dashboard.lines().find(|line| line.contains("q_01")).unwrap_or_default();
+            assert!(q_01.contains("≠"), "{width}x{height}: {dashboard}");
+            assert!(!dashboard.lines().any(|line| line.contains("q_02") && line.contains("≠")), "{dashboard}");
+        }
+    }
 }
