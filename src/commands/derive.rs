@@ -235,6 +235,8 @@ pub(super) fn replay_shown(args: &ReplayArgs, from_browser: bool) -> anyhow::Res
     let slot = Arc::new(Mutex::new(None));
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let stop = Box::pin(super::signals::interrupted());
+    // Reviews are kept beside the trace.
+    let people = super::review::people(args.trace.parent().unwrap_or(std::path::Path::new("")), &file);
     let shown = crate::tui::replay_trace(
         &runtime,
         crate::tui::ReplayOptions {
@@ -245,6 +247,7 @@ pub(super) fn replay_shown(args: &ReplayArgs, from_browser: bool) -> anyhow::Res
             keys: file.keys,
             allow_outside_datasets: args.allow_outside_datasets,
             from_browser,
+            people,
         },
         deriver(source, slot.clone()),
         stop,

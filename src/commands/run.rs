@@ -514,7 +514,9 @@ async fn follow(
         return headless::follow(events, initial, commands, Box::pin(super::signals::interrupted())).await;
     }
     let resume = resume_command(&run.plan.out);
-    let live = crate::tui::Live { events, commands, resume, allow_outside_datasets: run.allow_outside_datasets };
+    let people = super::review::people(&run.plan.out, &run.file);
+    let allow_outside_datasets = run.allow_outside_datasets;
+    let live = crate::tui::Live { events, commands, resume, allow_outside_datasets, people };
     let theme = run.theme.clone().unwrap_or_else(Theme::dark);
     let keys = run.file.keys.clone();
     match crate::tui::watch_live(initial, live, theme, keys, Box::pin(super::signals::interrupted())).await {

@@ -101,7 +101,7 @@ mod taxonomy;
 pub(crate) mod test_run;
 mod verify;
 
-pub use agreement::{agreement_report, krippendorff_alpha};
+pub use agreement::{agreement_lines, agreement_report, alpha_text, kappa_text, krippendorff_alpha};
 pub use baselines::{
     baselines_line, baselines_summary, baselines_text, constant_answers, question_baselines, tally_text,
 };
