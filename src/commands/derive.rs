@@ -202,7 +202,13 @@ fn finish(runtime: &tokio::runtime::Runtime, started: Started) -> anyhow::Result
     let state = runtime.block_on(started.task).context("the derived run's engine failed")?;
     let results = super::results_file::write_results(&started.dir, &state)?;
     let report = started.dir.join("eval_report.html");
-    super::report::write_report(&report, &super::report::templates()?, &state, &chrono::Local::now().fixed_offset())?;
+    super::report::write_report(
+        &report,
+        &super::report::templates()?,
+        &state,
+        &started.dir,
+        &chrono::Local::now().fixed_offset(),
+    )?;
     let mut stderr = std::io::stderr();
     let _ = writeln!(stderr, "derived run: {}", super::run::summary_line(&state));
     let _ = writeln!(stderr, "results: {}", results.display());

@@ -542,7 +542,7 @@ fn close(
     let results = super::results_file::write_results(out, state)?;
     let report_path = out.join("eval_report.html");
     let report_size =
-        super::report::write_report(&report_path, &report_templates, state, &chrono::Local::now().fixed_offset())?;
+        super::report::write_report(&report_path, &report_templates, state, out, &chrono::Local::now().fixed_offset())?;
     let mut stderr = std::io::stderr();
     let _ = writeln!(stderr, "{}", summary_line(state));
     let _ = writeln!(stderr, "results: {}", results.display());
