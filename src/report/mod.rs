@@ -62,7 +62,8 @@
 //! - `reviews.rs`: people's reviews kept beside a run (`reviews/<reviewer>.jsonl`),
 //!   read against what it shows now (stale ones apart), the trace's labels among
 //!   them; the human verdict of an item. `agreement/`: Cohen's κ per pair of
-//!   reviewers, Krippendorff's α, each machine against people, with intervals.
+//!   reviewers, Krippendorff's α, each machine against people, with intervals,
+//!   and the same figures in words (`text.rs`, for `agreement` and the TUI).
 //! - `significance.rs`: each run's paired test against the baseline — exact
 //!   McNemar without repeats, a seeded paired bootstrap with them — which alone
 //!   decides a regression's exit code.

@@ -19,8 +19,11 @@
 //!   over `comparison.rs` (two runs); `matrix.rs` over `runs_matrix.rs` (several
 //!   runs, and their accuracy–cost frontier drawn by `widgets/frontier_chart.rs`);
 //!   `review.rs` over `review_queue.rs` (a reviewer's answers to judge, blind
-//!   until their verdict, written to the run's `reviews/` at once); `help.rs` (the
-//!   help overlay).
+//!   until their verdict, written to the run's `reviews/` at once); `agreement.rs`
+//!   (the figures `agreement` prints); `help.rs` (the help overlay).
+//! - `people.rs`: who reviews the run an app shows and what people said of it:
+//!   `V` and the agreement key open their screens over the run, `L` writes a
+//!   review (`app/reviews.rs`), the question screen and the scorecard show it.
 //! - `screens/runs/`: the run browser over `report::scan_runs`. Its rows are fed by
 //!   threads of its own and drained on the loop's tick (`Component::poll`). What the
 //!   user picks leaves the app as an `Effect::Leave` for the command hosting the

@@ -13,7 +13,7 @@ use crate::domain::{
 };
 use crate::report::{
     AgreementReport, EvalResults, HumanVerdict, agreement_report, append_review, eval_results, has_reviews,
-    human_verdicts, read_reviews, shown,
+    human_verdicts, kappa_text, read_reviews, shown,
 };
 use crate::run::RunState;
 
@@ -26,12 +26,14 @@ pub struct People {
     pub reviewer: Result<ReviewerName, String>,
     /// Each reviewed item's human verdict, as of the last read.
     verdicts: BTreeMap<ReviewItem, HumanVerdict>,
+    /// The critic against people, in words, as of the last read (none without reviews).
+    critic: Option<String>,
 }
 
 impl People {
     /// `reviewer` reviewing the run in `run_dir` (nothing read yet).
     pub fn new(run_dir: PathBuf, reviewer: Result<ReviewerName, String>) -> Self {
-        Self { run_dir, reviewer, verdicts: BTreeMap::new() }
+        Self { run_dir, reviewer, verdicts: BTreeMap::new(), critic: None }
     }
 
     /// The run's results as `state` shows them now (what reviews are checked against).
@@ -41,11 +43,23 @@ impl People {
 
     /// Read the reviews again against the run as `state` shows it.
     pub fn read(&mut self, state: &RunState) {
-        self.verdicts = if has_reviews(&self.run_dir) {
-            human_verdicts(&read_reviews(&self.run_dir, &Self::doc(state)).current, None)
-        } else {
-            BTreeMap::new()
-        };
+        (self.verdicts, self.critic) = (BTreeMap::new(), None);
+        if !has_reviews(&self.run_dir) {
+            return;
+        }
+        let doc = Self::doc(state);
+        let reviews = read_reviews(&self.run_dir, &doc);
+        self.verdicts = human_verdicts(&reviews.current, None);
+        let report = agreement_report(&doc, &reviews, None);
+        self.critic = report.machines.iter().find(|m| m.machine == "critic").map(|m| {
+            let people = report.reviewers.len();
+            format!("critic vs people: {} — {}", kappa_text(&m.figure), crate::text::reviewed_by(people))
+        });
+    }
+
+    /// The critic against people, in words, as of the last read.
+    pub fn critic(&self) -> Option<&str> {
+        self.critic.as_deref()
     }
 
     /// People's verdict on `item`, as of the last read.

@@ -96,4 +96,8 @@ fn the_agreement_screen_from_the_dashboard_and_after_the_last_review() {
     assert!(text.contains("disputed (right against wrong)"), "{text}");
     press(&mut bo, "\x1b");
     assert_eq!(bo.screen(), Screen::Review);
+    // Back on the dashboard, the reviews read again: the critic's scorecard sets people against it.
+    press(&mut bo, "\x1bc");
+    let text = screen(&bo, 160, 48);
+    assert!(text.contains("critic vs people: κ") && text.contains("reviewed by 2 people"), "{text}");
 }
