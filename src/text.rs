@@ -11,6 +11,11 @@ pub fn plural(count: usize, noun: &str) -> String {
     if count == 1 { format!("1 {noun}") } else { format!("{count} {noun}s") }
 }
 
+/// How many people reviewed something: `reviewed by 1 person`, `reviewed by 3 people`.
+pub fn reviewed_by(people: usize) -> String {
+    if people == 1 { "reviewed by 1 person".into() } else { format!("reviewed by {people} people") }
+}
+
 /// A share (0–1) as a whole percentage, or a dash when there is none.
 pub fn percent(share: Option<f64>) -> String {
     share.map_or("—".into(), |v| format!("{:.0}%", v * 100.0))

@@ -83,7 +83,7 @@ pub fn run(args: BaselineArgs) -> anyhow::Result<ExitCode> {
     let results = super::results_file::write_results(&out, &state)?;
     let report_path = out.join("eval_report.html");
     let templates = super::report::templates()?;
-    super::report::write_report(&report_path, &templates, &state, &chrono::Local::now().fixed_offset())?;
+    super::report::write_report(&report_path, &templates, &state, &out, &chrono::Local::now().fixed_offset())?;
     if let Some(line) = baselines_line(&state) {
         say!("{line}");
     }

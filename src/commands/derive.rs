@@ -203,7 +203,13 @@ fn finish(runtime: &tokio::runtime::Runtime, started: Started) -> anyhow::Result
     let state = runtime.block_on(started.task).context("the derived run's engine failed")?;
     let results = super::results_file::write_results(&started.dir, &state)?;
     let report = started.dir.join("eval_report.html");
-    super::report::write_report(&report, &super::report::templates()?, &state, &chrono::Local::now().fixed_offset())?;
+    super::report::write_report(
+        &report,
+        &super::report::templates()?,
+        &state,
+        &started.dir,
+        &chrono::Local::now().fixed_offset(),
+    )?;
     let mut stderr = std::io::stderr();
     let _ = writeln!(stderr, "derived run: {}", super::run::summary_line(&state));
     let _ = writeln!(stderr, "results: {}", results.display());
@@ -236,6 +242,8 @@ pub(super) fn replay_shown(args: &ReplayArgs, from_browser: bool) -> anyhow::Res
     let slot = Arc::new(Mutex::new(None));
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let stop = Box::pin(super::signals::interrupted());
+    // Reviews are kept beside the trace.
+    let people = super::review::people(args.trace.parent().unwrap_or(std::path::Path::new("")), &file);
     let shown = crate::tui::replay_trace(
         &runtime,
         crate::tui::ReplayOptions {
@@ -246,6 +254,7 @@ pub(super) fn replay_shown(args: &ReplayArgs, from_browser: bool) -> anyhow::Res
             keys: file.keys,
             allow_outside_datasets: args.allow_outside_datasets,
             from_browser,
+            people,
         },
         deriver(source, slot.clone()),
         stop,

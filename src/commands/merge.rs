@@ -187,7 +187,7 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
     let results = super::results_file::write_results(out, &state)?;
     let report = out.join("eval_report.html");
     let templates = super::report::templates()?;
-    super::report::write_report(&report, &templates, &state, &chrono::Local::now().fixed_offset())?;
+    super::report::write_report(&report, &templates, &state, out, &chrono::Local::now().fixed_offset())?;
     let mut stderr = std::io::stderr();
     let _ = writeln!(stderr, "merged {}", plural(shards.len(), "shard"));
     let _ = writeln!(stderr, "{}", super::run::summary_line(&state));

@@ -229,6 +229,7 @@ pub fn run(args: RecriticArgs) -> anyhow::Result<ExitCode> {
         &report_path,
         &super::report::templates()?,
         &state,
+        &out,
         &chrono::Local::now().fixed_offset(),
     )?;
 

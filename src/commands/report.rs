@@ -41,14 +41,22 @@ pub fn templates() -> anyhow::Result<ReportTemplates> {
     Ok(ReportTemplates::load(REPORT_TEMPLATES.override_dir().as_deref())?)
 }
 
-/// Write the report of `state` to `out` with `templates`; returns its size in bytes.
+/// Write the report of `state` to `out` with `templates`, with a section on
+/// people's reviews when the run in `run_dir` (or a run it comes from) has
+/// any; returns its size in bytes.
 pub fn write_report(
     out: &Path,
     templates: &ReportTemplates,
     state: &RunState,
+    run_dir: &Path,
     generated_at: &chrono::DateTime<chrono::FixedOffset>,
 ) -> anyhow::Result<u64> {
-    write_page(out, &templates.report_html(state, generated_at))
+    if !crate::report::has_reviews(run_dir) {
+        return write_page(out, &templates.report_html(state, generated_at));
+    }
+    let doc = crate::report::eval_results(state, "");
+    let reviews = crate::report::read_reviews(run_dir, &doc);
+    write_page(out, &templates.reviewed_report_html(state, generated_at, Some((&doc, &reviews))))
 }
 
 /// Write the page `html` to `out`, creating its directory; returns its size in bytes.
@@ -65,7 +73,8 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
     let templates = templates()?;
     let trace = super::recorded::read_trace(&trace_path(&args.input)?)?;
     let state = fold_indexed(&trace, |_| {})?;
-    let size = write_report(&args.out, &templates, &state, &chrono::Local::now().fixed_offset())?;
+    let run_dir = trace_path(&args.input)?.parent().map(Path::to_path_buf).unwrap_or_default();
+    let size = write_report(&args.out, &templates, &state, &run_dir, &chrono::Local::now().fixed_offset())?;
     eprintln!("report: {} ({:.1} KiB, {} questions)", args.out.display(), size as f64 / 1024.0, state.questions.len());
     Ok(ExitCode::SUCCESS)
 }

@@ -13,9 +13,7 @@ use serde_json::Value;
 
 use crate::cli::{AgreementArgs, ReviewArgs};
 use crate::domain::{REVIEW_VERSION, Review, ReviewItem, ReviewKind, ReviewSelection, ReviewerName, Verdict};
-use crate::report::{
-    AgreementReport, EvalResults, KappaFigure, agreement_report, append_review, load_results, read_reviews,
-};
+use crate::report::{AgreementReport, EvalResults, agreement_report, append_review, load_results, read_reviews};
 
 /// One imported row, as CSV or JSON Lines give it.
 #[derive(Debug, Deserialize)]
@@ -84,14 +82,25 @@ fn import_rows(file: &Path) -> anyhow::Result<Vec<(usize, ImportRow)>> {
 
 /// The reviewer: the flag, else `[review] reviewer`, else the user's login name.
 fn reviewer(flag: Option<&ReviewerName>) -> anyhow::Result<ReviewerName> {
-    if let Some(name) = flag {
+    match flag {
+        Some(name) => Ok(name.clone()),
+        None => configured_reviewer(&crate::config::load_default()?).map_err(anyhow::Error::msg),
+    }
+}
+
+/// The reviewer `file` names (`[review] reviewer`), else the user's login
+/// name, or why there is none.
+pub(super) fn configured_reviewer(file: &crate::config::Config) -> Result<ReviewerName, String> {
+    if let Some(name) = &file.review.reviewer {
         return Ok(name.clone());
     }
-    if let Some(name) = crate::config::load_default()?.review.reviewer {
-        return Ok(name);
-    }
     let login = std::env::var("USER").or_else(|_| std::env::var("LOGNAME")).unwrap_or_default();
-    login.parse().map_err(|_| anyhow::anyhow!("no reviewer: give --reviewer NAME"))
+    login.parse().map_err(|_| "no reviewer: set [review] reviewer in the config, or give review --reviewer NAME".into())
+}
+
+/// The reviewers of the run in `run_dir` shown by the app (`V`, `L`), as `file` names them.
+pub(super) fn people(run_dir: &Path, file: &crate::config::Config) -> crate::tui::People {
+    crate::tui::People::new(run_dir.to_path_buf(), configured_reviewer(file))
 }
 
 /// The run's results, read as `compare` reads a run directory.
@@ -212,69 +221,12 @@ pub fn run(args: &ReviewArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// κ with its interval and what it rests on, in one phrase.
-fn kappa_text(figure: &KappaFigure) -> String {
-    let agree = crate::text::percent(figure.percent_agreement);
-    match (figure.kappa, figure.interval, &figure.undefined) {
-        (Some(k), Some([low, high]), _) => {
-            format!("κ {k:.2} [{low:.2}–{high:.2}] over {} items (agree {agree})", figure.n)
-        }
-        (Some(k), None, _) => format!("κ {k:.2} over {} items (agree {agree})", figure.n),
-        (None, _, Some(why)) => format!("κ undefined ({why}) over {} items", figure.n),
-        (None, _, None) => format!("κ undefined over {} items", figure.n),
-    }
-}
-
 /// The figures of one run, for people.
 fn agreement_text(run: &Path, report: &AgreementReport) -> String {
-    let mut out = format!(
-        "{}: {} ({}), {} reviewed, {}\n",
-        run.display(),
-        crate::text::plural(report.reviewers.len(), "reviewer"),
-        report.reviewers.join(", "),
-        crate::text::plural(report.items_reviewed, "item"),
-        crate::text::plural(report.stale, "stale review")
-    );
-    for pair in &report.pairs {
-        out.push_str(&format!(
-            "  {} vs {}: {}; {} unsure left out\n",
-            pair.reviewers[0],
-            pair.reviewers[1],
-            kappa_text(&pair.figure),
-            pair.unsure
-        ));
-    }
-    let alpha = &report.alpha;
-    match (alpha.alpha, alpha.interval) {
-        (Some(a), Some([low, high])) => out.push_str(&format!(
-            "  α (nominal): {a:.2} [{low:.2}–{high:.2}] over {} items, {} values\n",
-            alpha.units, alpha.values
-        )),
-        (Some(a), None) => out.push_str(&format!("  α (nominal): {a:.2} over {} items\n", alpha.units)),
-        (None, _) => {
-            out.push_str(&format!("  α (nominal): undefined over {} items reviewed twice or more\n", alpha.units))
-        }
-    }
-    for machine in &report.machines {
-        let listed: Vec<String> = machine.disagreements.iter().take(10).map(|i| i.question_id.to_string()).collect();
-        let differ = if listed.is_empty() { String::new() } else { format!("; differs on {}", listed.join(", ")) };
-        out.push_str(&format!("  {} vs people: {}{differ}\n", machine.machine, kappa_text(&machine.figure)));
-    }
-    if !report.disputed.is_empty() {
-        let ids: Vec<String> = report.disputed.iter().take(20).map(|i| i.question_id.to_string()).collect();
-        out.push_str(&format!("  disputed (right against wrong): {}: {}\n", report.disputed.len(), ids.join(", ")));
-    }
-    for tally in &report.pairwise {
-        let rate = match (tally.win_rate, tally.interval) {
-            (Some(rate), Some([low, high])) => {
-                format!("wins {:.0}% [{:.0}–{:.0}%]", 100.0 * rate, 100.0 * low, 100.0 * high)
-            }
-            _ => "no decided item".to_string(),
-        };
-        out.push_str(&format!(
-            "  side by side with {:?}: {} won, {} lost, {} tied, {} both wrong; {rate}; sign test p = {:.3}\n",
-            tally.other_run, tally.wins, tally.losses, tally.ties, tally.both_wrong, tally.sign_test_p
-        ));
+    let mut lines = crate::report::agreement_lines(report).into_iter();
+    let mut out = format!("{}: {}\n", run.display(), lines.next().unwrap_or_default());
+    for line in lines {
+        out.push_str(&format!("  {line}\n"));
     }
     out
 }

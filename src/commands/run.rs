@@ -532,7 +532,9 @@ async fn follow(
         return headless::follow(events, initial, commands, Box::pin(super::signals::interrupted())).await;
     }
     let resume = resume_command(&run.plan.out);
-    let live = crate::tui::Live { events, commands, resume, allow_outside_datasets: run.allow_outside_datasets };
+    let people = super::review::people(&run.plan.out, &run.file);
+    let allow_outside_datasets = run.allow_outside_datasets;
+    let live = crate::tui::Live { events, commands, resume, allow_outside_datasets, people };
     let theme = run.theme.clone().unwrap_or_else(Theme::dark);
     let keys = run.file.keys.clone();
     match crate::tui::watch_live(initial, live, theme, keys, Box::pin(super::signals::interrupted())).await {
@@ -558,7 +560,7 @@ fn close(
     let results = super::results_file::write_results(out, state)?;
     let report_path = out.join("eval_report.html");
     let report_size =
-        super::report::write_report(&report_path, &report_templates, state, &chrono::Local::now().fixed_offset())?;
+        super::report::write_report(&report_path, &report_templates, state, out, &chrono::Local::now().fixed_offset())?;
     let mut stderr = std::io::stderr();
     let _ = writeln!(stderr, "{}", summary_line(state));
     let _ = writeln!(stderr, "results: {}", results.display());

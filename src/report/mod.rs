@@ -62,7 +62,8 @@
 //! - `reviews.rs`: people's reviews kept beside a run (`reviews/<reviewer>.jsonl`),
 //!   read against what it shows now (stale ones apart), the trace's labels among
 //!   them; the human verdict of an item. `agreement/`: Cohen's κ per pair of
-//!   reviewers, Krippendorff's α, each machine against people, with intervals.
+//!   reviewers, Krippendorff's α, each machine against people, with intervals,
+//!   and the same figures in words (`text.rs`, for `agreement` and the TUI).
 //! - `significance.rs`: each run's paired test against the baseline — exact
 //!   McNemar without repeats, a seeded paired bootstrap with them — which alone
 //!   decides a regression's exit code.
@@ -102,7 +103,7 @@ mod taxonomy;
 pub(crate) mod test_run;
 mod verify;
 
-pub use agreement::{agreement_report, krippendorff_alpha};
+pub use agreement::{agreement_lines, agreement_report, alpha_text, kappa_text, krippendorff_alpha};
 pub use baselines::{
     baselines_line, baselines_summary, baselines_text, constant_answers, question_baselines, tally_text,
 };

@@ -225,7 +225,7 @@ pub fn apply_human_verdicts(doc: &mut EvalResults, reviews: &RunReviews) -> usiz
             score: Some(f64::from(u8::from(right))),
             passed: right,
             threshold: 1.0,
-            reason: format!("reviewed by {}", crate::text::plural(reviewers, "person").replace("persons", "people")),
+            reason: crate::text::reviewed_by(reviewers),
             error: None,
         });
         graded += 1;

@@ -12,6 +12,7 @@
 mod actions;
 mod hand_work;
 mod playback;
+mod reviews;
 
 use std::any::Any;
 use std::time::Instant;
@@ -103,6 +104,8 @@ pub struct App {
     from_browser: bool,
     /// How the app ended, once it did through the browser's ways out.
     ended: Option<Ended>,
+    /// Who reviews the run shown and what people said of it (none: no run directory).
+    people: Option<super::people::People>,
 }
 
 /// How an app ended besides quitting: what the run browser (or its host) does next.
@@ -152,6 +155,7 @@ impl App {
             baselines: BaselinesCache::default(),
             from_browser: false,
             ended: None,
+            people: None,
         };
         app.refresh();
         app
@@ -186,6 +190,13 @@ impl App {
     /// where the inspector also writes what it exports).
     pub fn with_recording(mut self, dir: std::path::PathBuf) -> Self {
         self.recording = Some(dir);
+        self
+    }
+
+    /// This app reviewing its run as `people` say (`V`, `L`, the agreement screen), their reviews read now.
+    pub fn with_people(mut self, mut people: super::people::People) -> Self {
+        people.read(&self.state);
+        self.people = Some(people);
         self
     }
 
@@ -327,6 +338,7 @@ impl App {
             stack,
             baselines_cache: &self.baselines,
             revision: self.revision,
+            people: self.people.as_ref(),
         }
     }
 
@@ -556,8 +568,11 @@ impl App {
     /// app the browser opened, back to the browser.
     fn back(&mut self) {
         if self.stack.len() > 1 {
-            self.stack.pop();
+            let left = self.stack.pop().map(|screen| screen.screen());
             self.refreshed.pop();
+            if left == Some(Screen::Review) {
+                self.read_reviews();
+            }
         } else if self.from_browser {
             self.end(Ended::Back);
         }

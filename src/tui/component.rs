@@ -80,6 +80,8 @@ pub struct Ctx<'a> {
     pub(super) baselines_cache: &'a BaselinesCache,
     /// Counts the changes of the run.
     pub(super) revision: u64,
+    /// Who reviews the run and what people said of it, when it has a directory.
+    pub people: Option<&'a super::people::People>,
 }
 
 impl Ctx<'_> {

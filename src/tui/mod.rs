@@ -19,8 +19,11 @@
 //!   over `comparison.rs` (two runs); `matrix.rs` over `runs_matrix.rs` (several
 //!   runs, and their accuracy–cost frontier drawn by `widgets/frontier_chart.rs`);
 //!   `review.rs` over `review_queue.rs` (a reviewer's answers to judge, blind
-//!   until their verdict, written to the run's `reviews/` at once); `help.rs` (the
-//!   help overlay).
+//!   until their verdict, written to the run's `reviews/` at once); `agreement.rs`
+//!   (the figures `agreement` prints); `help.rs` (the help overlay).
+//! - `people.rs`: who reviews the run an app shows and what people said of it:
+//!   `V` and the agreement key open their screens over the run, `L` writes a
+//!   review (`app/reviews.rs`), the question screen and the scorecard show it.
 //! - `screens/runs/`: the run browser over `report::scan_runs`. Its rows are fed by
 //!   threads of its own and drained on the loop's tick (`Component::poll`). What the
 //!   user picks leaves the app as an `Effect::Leave` for the command hosting the
@@ -61,6 +64,7 @@ mod loading;
 mod pair_queue;
 mod palette;
 mod palette_entry;
+mod people;
 mod replay;
 mod review_queue;
 mod runs_matrix;
@@ -97,6 +101,7 @@ pub use keymap::{
 };
 pub use loading::Loaded;
 pub use pair_queue::{OtherRun, PairItem, PairQueue};
+pub use people::People;
 pub use replay::{DEFAULT_MAX_GAP, Loading, Replay};
 pub use review_queue::ReviewQueue;
 pub use runs_matrix::RunsMatrix;
@@ -277,6 +282,8 @@ pub struct ReplayOptions<'a> {
     pub allow_outside_datasets: bool,
     /// Whether the run browser opened it (back at the dashboard returns there).
     pub from_browser: bool,
+    /// Who reviews the run (`V`, `L`): reviews are kept beside its trace.
+    pub people: People,
 }
 
 /// Open the UI over a trace, on `runtime`; the first action that needs an
@@ -293,7 +300,8 @@ pub fn replay_trace(
     let mut app = App::new(state, options.theme, Some(replay), None)
         .with_keys(options.keys)
         .with_deriver(deriver)
-        .allowing_outside_datasets(options.allow_outside_datasets);
+        .allowing_outside_datasets(options.allow_outside_datasets)
+        .with_people(options.people);
     if options.from_browser {
         app = app.from_browser();
     }
@@ -355,6 +363,8 @@ pub struct Live {
     /// Whether the inspector may read a dataset outside the run's benchmark
     /// folder (`--allow-outside-datasets`).
     pub allow_outside_datasets: bool,
+    /// Who reviews the run (`V`, `L`): reviews are kept in its directory.
+    pub people: People,
 }
 
 /// How watching a live run ended.
@@ -398,11 +408,12 @@ fn injected_fault(draw: fn(&mut Frame, &App)) -> impl Fn(&mut Frame, &App) {
 /// commands back to it, until the user quits or `stop` (a signal) resolves;
 /// then the run is cancelled.
 pub async fn watch_live(initial: RunState, live: Live, theme: Theme, keys: Keymap, stop: Stop) -> LiveEnd {
-    let Live { events, commands, resume, allow_outside_datasets } = live;
+    let Live { events, commands, resume, allow_outside_datasets, people } = live;
     let mut app = App::new(initial, theme, None, Some(commands.clone()))
         .with_keys(keys)
         .with_resume(resume)
-        .allowing_outside_datasets(allow_outside_datasets);
+        .allowing_outside_datasets(allow_outside_datasets)
+        .with_people(people);
     let mut feeds = Feeds { input: EventStream::new(), events: Some(events), stop: Some(stop) };
     let draw = injected_fault(draw);
     let result = match TerminalGuard::open() {

@@ -11,6 +11,11 @@ use serde_json::Value;
 use crate::domain::{REVIEW_VERSION, Review, ReviewItem, ReviewKind, ReviewSelection, ReviewerName, Verdict};
 use crate::report::{DetailedResult, EvalResults, RunReviews, append_review, review_items, shown};
 
+/// A run directory as the agreement screen names it: its last component.
+pub fn run_name(run_dir: &std::path::Path) -> String {
+    run_dir.file_name().map_or_else(|| run_dir.display().to_string(), |name| name.to_string_lossy().into_owned())
+}
+
 /// One reviewer's queue over one run.
 pub struct ReviewQueue {
     /// The run directory (where reviews are written).
@@ -92,6 +97,18 @@ impl ReviewQueue {
     pub fn progress(&self) -> (usize, usize, usize) {
         let reviewed = self.items.iter().filter(|(item, _)| self.mine.contains_key(item)).count();
         (reviewed, self.skipped.len(), self.items.len())
+    }
+
+    /// Whether every item has this reviewer's verdict or was skipped.
+    pub fn finished(&self) -> bool {
+        let (reviewed, skipped, total) = self.progress();
+        total > 0 && reviewed + skipped >= total
+    }
+
+    /// The agreement figures of the run, with this reviewer's reviews so far.
+    pub fn agreement(&self) -> crate::report::AgreementReport {
+        let reviews = crate::report::read_reviews(&self.run_dir, &self.doc);
+        crate::report::agreement_report(&self.doc, &reviews, None)
     }
 
     /// Record `verdict` on the item under the cursor (written at once), then go to the next.

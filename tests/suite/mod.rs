@@ -89,6 +89,7 @@ mod tui_loop;
 mod tui_matrix;
 mod tui_pair_review;
 mod tui_review;
+mod tui_reviews;
 mod tui_roles;
 mod tui_sizes;
 mod tui_tmux;

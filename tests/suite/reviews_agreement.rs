@@ -2,7 +2,9 @@
 //! CSV and JSON Lines into a real offline run, `agreement` in JSON and text,
 //! a stale review after the answer changed, bad rows and reviewer names
 //! refused in one line with nothing written; κ against scikit-learn's
-//! (frozen) and α against the `krippendorff` package on generated reviews.
+//! (frozen) and α against the `krippendorff` package on generated reviews;
+//! the review screens in a real terminal (one answer, and two runs side by
+//! side), then `agreement`; the report's section on reviews, hostile text escaped.
 
 use std::io::Write;
 use std::path::Path;
@@ -276,6 +278,78 @@ fn two_reviewers_on_the_review_screen_in_a_real_terminal_then_their_agreement() 
         "{report}"
     );
     assert_eq!(pair["unsure"], 1);
+}
+
+#[test]
+fn pairwise_reviews_on_the_side_by_side_screen_in_a_real_terminal_then_their_tally() {
+    let Some(session) = common::tmux::session("pairwise") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let run = offline_run(dir.path());
+    let other = dir.path().join("other");
+    let copied = std::process::Command::new("cp").arg("-r").arg(&run).arg(&other).status().unwrap();
+    assert!(copied.success());
+    common::tmux::run(&session, &format!("review {} {} --reviewer ann", run.display(), other.display()));
+    let screen = common::tmux::wait_for_all(&session, &["side by side · reviewer ann", "0 / 6"]);
+    assert!(!screen.contains(&other.display().to_string()), "the runs' names are hidden: {screen}");
+    // Left better, right better, a tie, both wrong, left better, a tie.
+    for key in ["1", "2", "t", "x", "1", "t"] {
+        common::tmux::tmux(&["send-keys", "-t", &session, key]);
+    }
+    common::tmux::wait_for(&session, "6 / 6");
+    common::tmux::tmux(&["send-keys", "-t", &session, "q"]);
+    common::tmux::wait_for(&session, "EXITED-0");
+    let written = std::fs::read_to_string(run.join("reviews/ann.jsonl")).unwrap();
+    assert_eq!(written.lines().count(), 6, "one line per verdict, under the first run: {written}");
+    assert!(!other.join("reviews").exists(), "nothing written under the other run");
+    let out = eval_dag(dir.path(), &["agreement", run.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tally = &report[0]["pairwise"][0];
+    assert_eq!(tally["other_run"], Value::String(other.display().to_string()), "{report}");
+    assert_eq!(tally["reviews"], 6, "{report}");
+    assert_eq!(tally["wins"].as_u64().unwrap() + tally["losses"].as_u64().unwrap(), 3, "{report}");
+    assert_eq!((tally["ties"].as_u64(), tally["both_wrong"].as_u64()), (Some(2), Some(1)), "{report}");
+    assert!(tally["sign_test_p"].as_f64().unwrap() > 0.0, "{report}");
+}
+
+#[test]
+fn the_report_has_a_section_on_peoples_reviews_with_hostile_text_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = offline_run(dir.path());
+    let hostile = "<script>alert(1)</script> & \u{202e}evil";
+    for (name, verdicts) in [("ana", ["right", "right", "wrong"]), ("bo", ["right", "wrong", "wrong"])] {
+        let lines: Vec<String> = question_ids(&run)
+            .iter()
+            .zip(verdicts)
+            .map(|(id, verdict)| {
+                serde_json::json!({"question_id": id, "verdict": verdict, "reason": hostile}).to_string()
+            })
+            .collect();
+        let file = dir.path().join(format!("{name}.jsonl"));
+        std::fs::write(&file, lines.join("\n")).unwrap();
+        let args = ["review", run.to_str().unwrap(), "--reviewer", name, "--import", file.to_str().unwrap()];
+        assert_eq!(eval_dag(dir.path(), &args).status.code(), Some(0));
+    }
+    let page = dir.path().join("page.html");
+    let out = eval_dag(dir.path(), &["report", run.to_str().unwrap(), "--out", page.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    let section = &html[html.find("<section class=\"reviews\"").expect("the section is drawn")..];
+    let section = &section[..section.find("</section>").unwrap()];
+    assert!(section.contains("2 reviewers (ana, bo) reviewed 3 items"), "{section}");
+    assert!(section.contains("<td>ana vs bo</td><td>3</td><td>67%</td>"), "κ per pair with n and agreement: {section}");
+    assert!(section.contains("α (nominal)"), "{section}");
+    assert!(section.contains("<td>critic vs people</td>"), "each machine against people: {section}");
+    assert!(section.contains("To adjudicate"), "the disputed item is listed: {section}");
+    assert!(section.contains("ana: right — &lt;script&gt;alert(1)&lt;&#x2f;script&gt; &amp;"), "{section}");
+    assert!(!section.contains("<script>"), "hostile text is escaped: {section}");
+    // Without reviews the section is not drawn.
+    let bare = dir.path().join("bare");
+    std::fs::create_dir(&bare).unwrap();
+    std::fs::copy(run.join("trace.jsonl"), bare.join("trace.jsonl")).unwrap();
+    let out = eval_dag(dir.path(), &["report", bare.to_str().unwrap(), "--out", page.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!std::fs::read_to_string(&page).unwrap().contains("class=\"reviews\""));
 }
 
 /// Import `verdicts` (one per question of `run`) as `name`'s reviews.

@@ -100,17 +100,34 @@ fn a_derived_run_at_both_sizes() {
 }
 
 #[test]
-fn l_labels_an_answer_right_or_wrong_with_a_reason() {
-    let (mut app, mut commands) = live_app(SAMPLE);
+fn l_writes_a_review_of_the_answer_beside_the_run_never_a_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let (app, mut commands) = live_app(SAMPLE);
+    let people = eval_dag::tui::People::new(dir.path().to_path_buf(), Ok("ann".parse().unwrap()));
+    let mut app = app.with_people(people);
     press(&mut app, "j\nL");
     let text = screen(&app, 80, 24);
     assert!(text.contains("iteration 3 is RIGHT") && text.contains("tab right / wrong"), "{text}");
     press(&mut app, "\tchecked against the CSV\n");
-    let at = AttemptAt::new("q_01", 1).iteration(3);
-    let label = Command::Label { at, right: false, reason: "checked against the CSV".into() };
-    assert_eq!(commands.try_recv().unwrap(), label);
+    assert!(commands.try_recv().is_err(), "a review is not a command of the run");
+    let written = std::fs::read_to_string(dir.path().join("reviews/ann.jsonl")).unwrap();
+    let review: serde_json::Value = serde_json::from_str(written.trim()).unwrap();
+    assert_eq!(review["reviewer"], "ann");
+    assert_eq!(review["verdict"], "wrong");
+    assert_eq!(review["reason"], "checked against the CSV");
+    assert_eq!(review["item"], serde_json::json!({"question_id": "q_01", "epoch": 1, "draft": 1}), "the final answer");
+    assert_eq!(review["shown_sha256"].as_str().map(str::len), Some(64));
+    assert!(app.message().unwrap().contains("reviewed wrong as ann"), "{:?}", app.message());
+    press(&mut app, "t");
+    let text = screen(&app, 120, 40);
+    assert!(text.contains("✗ wrong (people) reviewed by 1 person"), "the verdict shows at once: {text}");
+    press(&mut app, "t");
     press(&mut app, "L\n");
-    assert!(commands.try_recv().is_err(), "a label needs a reason");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("reviews/ann.jsonl")).unwrap(),
+        written,
+        "a review needs a reason"
+    );
     press(&mut app, "hhL");
     assert!(app.message().unwrap().contains("no answer to label"), "{:?}", app.message());
     assert!(!app.text_box_open());

@@ -4,7 +4,7 @@
 //! resize, from several traces — the sample run at the end and part-way
 //! through, a run whose findings oscillate, a benchmark run, the sample run with hostile text (tabs, escape sequences,
 //! bidirectional overrides, wide characters, emoji, very long ids), a
-//! 25-node DAG and a consensus run's drafts; and the comparisons and the run browser. Drawing is called directly, without the UI's panic
+//! 25-node DAG and a consensus run's drafts; and the comparisons, the review and agreement screens and the run browser. Drawing is called directly, without the UI's panic
 //! containment, so a panic fails the test.
 
 use crate::common;
@@ -275,6 +275,19 @@ fn the_quit_question_and_the_comparison_draw_at_every_size() {
     sweep("matrix, C against A, on C's own question", &app, &sizes);
     press(&mut app, "k\n");
     sweep("compare detail from the matrix", &app, &sizes);
+
+    // A run's reviews: the review screen over the dashboard, then the agreement figures.
+    let dir = tempfile::tempdir().unwrap();
+    let people = |name: &str| eval_dag::tui::People::new(dir.path().to_path_buf(), Ok(name.parse().unwrap()));
+    let mut app = common::tui::replay_app(SAMPLE).with_people(people("ann"));
+    press(&mut app, "V");
+    sweep("review screen from the dashboard", &app, &sizes);
+    press(&mut app, "rw");
+    sweep("review screen, every answer reviewed", &app, &sizes);
+    press(&mut app, "A");
+    sweep("agreement", &app, &sizes);
+    press(&mut app, "\x1b\x1bA");
+    sweep("agreement from the dashboard", &app, &sizes);
 
     // The run browser, its rows marked, then filtering.
     let mut app = common::tui::browser_app(true);

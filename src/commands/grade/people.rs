@@ -43,9 +43,8 @@ impl People {
     pub(super) fn grade(&self, id: &QuestionId) -> Option<Grade> {
         let verdict = self.verdict(id)?;
         let right = verdict.right?;
-        let people =
-            if verdict.reviewers == 1 { "1 person".to_string() } else { format!("{} people", verdict.reviewers) };
-        Some(Grade::scored(GradingMethod::Label, f64::from(u8::from(right)), 1.0, format!("reviewed by {people}")))
+        let reason = crate::text::reviewed_by(verdict.reviewers);
+        Some(Grade::scored(GradingMethod::Label, f64::from(u8::from(right)), 1.0, reason))
     }
 
     /// A line naming question `id` when people's verdict contradicts its expected answer's grade among `grades`.

@@ -142,5 +142,7 @@ pub fn krippendorff_alpha(units: &[Vec<u8>]) -> AlphaFigure {
 mod report;
 #[cfg(test)]
 mod tests;
+mod text;
 
 pub use report::agreement_report;
+pub use text::{agreement_lines, alpha_text, kappa_text};

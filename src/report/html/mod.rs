@@ -17,6 +17,7 @@ mod conversation;
 mod frontier;
 mod matrix;
 mod question;
+mod reviews;
 mod run_charts;
 mod scorecard;
 mod summary;
@@ -33,6 +34,8 @@ use serde::Serialize;
 
 use crate::render::highlight_css;
 use crate::report::convergence::convergence;
+use crate::report::doc::EvalResults;
+use crate::report::reviews::RunReviews;
 use crate::report::scorecard::{critic_scorecard, label_free_signals};
 use crate::report::taxonomy::findings_taxonomy;
 use crate::run::{QuestionState, RunState};
@@ -57,6 +60,7 @@ pub const REPORT_TEMPLATES: TemplateSet = TemplateSet {
         ("taxonomy.html.j2", include_str!("../../../templates/taxonomy.html.j2")),
         ("convergence.html.j2", include_str!("../../../templates/convergence.html.j2")),
         ("trust.html.j2", include_str!("../../../templates/trust.html.j2")),
+        ("reviews.html.j2", include_str!("../../../templates/reviews.html.j2")),
         ("question_summary.html.j2", include_str!("../../../templates/question_summary.html.j2")),
         ("question_body.html.j2", include_str!("../../../templates/question_body.html.j2")),
         ("dag.svg.j2", include_str!("../../../templates/dag.svg.j2")),
@@ -185,6 +189,7 @@ struct ReportPage<'a> {
     taxonomy: taxonomy::TaxonomyView<'a>,
     convergence: taxonomy::ConvergenceView<'a>,
     trust: trust::TrustView,
+    reviews: Option<reviews::ReviewsView>,
     questions: Vec<QuestionRow<'a>>,
     lazy: Option<LazyBodies>,
 }
@@ -229,6 +234,17 @@ impl ReportTemplates {
 
     /// The whole report of `state`, stamped `generated_at`.
     pub fn report_html(&self, state: &RunState, generated_at: &DateTime<FixedOffset>) -> String {
+        self.reviewed_report_html(state, generated_at, None)
+    }
+
+    /// The whole report of `state`, stamped `generated_at`, with a section on
+    /// `reviewed`: the run's results and people's reviews of them.
+    pub fn reviewed_report_html(
+        &self,
+        state: &RunState,
+        generated_at: &DateTime<FixedOffset>,
+        reviewed: Option<(&EvalResults, &RunReviews)>,
+    ) -> String {
         let title = state
             .settings
             .as_ref()
@@ -272,6 +288,7 @@ impl ReportTemplates {
             taxonomy: taxonomy::taxonomy_view(&taxonomy),
             convergence: taxonomy::convergence_view(&converged),
             trust: trust::trust_view(state),
+            reviews: reviewed.and_then(|(doc, reviews)| reviews::reviews_view(doc, reviews)),
             questions,
             lazy,
         };

@@ -126,6 +126,8 @@ impl App {
             Action::Accept => self.accept(),
             Action::Note => self.open_note(),
             Action::Label => self.open_label(),
+            Action::ReviewRun => self.open_review(),
+            Action::Agreement => self.open_agreement(),
             Action::Play
             | Action::Forward
             | Action::Backward

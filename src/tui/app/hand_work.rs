@@ -27,6 +27,10 @@ impl App {
             self.llm = deriver.llm;
             self.commands = Some(derived.commands);
             self.new_events = Some(derived.events);
+            if let Some(people) = &mut self.people {
+                // A derived run keeps its own reviews (it reads its source's too).
+                people.run_dir.clone_from(&derived.dir);
+            }
             self.recording = Some(derived.dir);
             self.replay = None;
         }
@@ -100,16 +104,7 @@ impl App {
         match closed {
             Closed::Cancelled(why) => self.message = Some(why),
             Closed::Edited(request, edited) => self.edited(&request, edited),
-            Closed::Label { at, right, reason } => match self.connect(false) {
-                Ok(()) => {
-                    let what = format!(
-                        "labelled {}: ground truth where the question has none",
-                        if right { "right" } else { "wrong" }
-                    );
-                    self.send(Command::Label { at, right, reason }, &what);
-                }
-                Err(why) => self.message = Some(why.to_string()),
-            },
+            Closed::Label { at, right, reason } => self.review_label(&at, right, reason),
             Closed::Note { at, node_id, text, send_back } => {
                 if let Err(why) = self.connect(false) {
                     self.message = Some(why.to_string());

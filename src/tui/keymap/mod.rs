@@ -193,6 +193,8 @@ actions! {
     ReviewReason = "review_reason",
     /// Type the right answer, as JSON, for the next verdict (the review screen).
     ReviewAnswer = "review_answer",
+    /// How far reviewers agree with each other and the machines with people (the agreement screen).
+    Agreement = "agreement",
 }
 
 /// Declares [`Context`] with each context's section in the config file and its name for people.
@@ -355,6 +357,8 @@ pub const BINDINGS: &[Binding] = &[
     bind!("s", [Char('s')], ReviewSkip, "skip this answer for now", "skip", Review),
     bind!("z", [Char('z')], ReviewUndo, "back to your last review, to give it again", "undo", Review),
     bind!("v", [Char('v')], ReviewReveal, "once you gave yours: the critic, grades, other reviews", "show", Review),
+    bind!("A", [Char('A')], Agreement, "once every answer has your verdict: the agreement figures", "", Review),
+    bind!("esc", [Esc], Back, "back to the dashboard or the run browser it was opened from", "", Review),
     bind!("1", [Char('1')], PairLeft, "the left answer is better", "left", PairReview),
     bind!("2", [Char('2')], PairRight, "the right answer is better", "right", PairReview),
     bind!("t", [Char('t')], PairTie, "as good as each other", "tie", PairReview),
@@ -383,6 +387,15 @@ pub const BINDINGS: &[Binding] = &[
     bind!("p", [Char('p')], Pause, "pause / resume the run", "pause", Live),
     bind!("n", [Char('n')], Step, "step one stage", "step", Live),
     bind!("r", [Char('r')], Rerun, "rerun the question", "rerun", Run),
+    bind!("V", [Char('V')], ReviewRun, "review the run's answers, blind (as `eval-dag review`)", "review", Dashboard),
+    bind!(
+        "A",
+        [Char('A')],
+        Agreement,
+        "agreement: reviewers with each other, the machines with people",
+        "agreement",
+        Dashboard
+    ),
     bind!("T", [Char('T')], Taxonomy, "findings taxonomy, oscillation, convergence", "findings", Dashboard),
     bind!("B", [Char('B')], Benchmark, "benchmark: its own figures, the critic's lift", "benchmark", Dashboard),
     bind!("F", [Char('F')], Fork, "fork from this iteration", "fork", Iterations),
@@ -400,7 +413,14 @@ pub const BINDINGS: &[Binding] = &[
     bind!("w", [Char('w')], Export, "write the value as JSON to a file", "write", Inspector),
     bind!("E", [Char('E')], EditNode, "edit the code, then run just this node", "edit", Inspector),
     bind!("R", [Char('R')], RunNode, "run just this node (and what feeds it)", "run", Inspector),
-    bind!("L", [Char('L')], Label, "label the answer right or wrong", "label", Iterations),
+    bind!(
+        "L",
+        [Char('L')],
+        Label,
+        "review the answer right or wrong (kept in reviews/, not the run)",
+        "label",
+        Iterations
+    ),
     bind!("S", [Char('S')], Schema, "dataset schema, at the finding's field", "schema", Question),
     bind!("N", [Char('N')], Note, "write a note, send it back", "note", Iterations),
     bind!("space", [Char(' ')], Play, "play / pause the replay", "play", Replay),
@@ -435,6 +455,7 @@ pub fn applies(context: Context, screen: Screen, replay: bool) -> bool {
                 | Screen::Scorecard
                 | Screen::Taxonomy
                 | Screen::Benchmark
+                | Screen::Agreement
         ),
         Context::Inspector => screen == Screen::Inspector,
         Context::Taxonomy => screen == Screen::Taxonomy,

@@ -32,11 +32,13 @@ pub enum Screen {
     Review,
     /// Two runs' answers side by side, for a reviewer to prefer one.
     PairReview,
+    /// How far reviewers agree with each other and the machines with people.
+    Agreement,
 }
 
 impl Screen {
     /// Every screen.
-    pub const ALL: [Screen; 14] = [
+    pub const ALL: [Screen; 15] = [
         Screen::Dashboard,
         Screen::Question,
         Screen::Diff,
@@ -51,6 +53,7 @@ impl Screen {
         Screen::Runs,
         Screen::Review,
         Screen::PairReview,
+        Screen::Agreement,
     ];
 
     /// The screen as messages name it.
@@ -70,6 +73,7 @@ impl Screen {
             Screen::Runs => "run browser",
             Screen::Review => "review",
             Screen::PairReview => "pairwise review",
+            Screen::Agreement => "agreement",
         }
     }
 }

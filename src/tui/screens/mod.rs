@@ -21,6 +21,7 @@
 //!    `SNAPSHOT_SIZES`, the `.snap` files in `snapshots/` next to the module);
 //!    `tests/suite/tui_sizes.rs` draws it at every size.
 
+pub mod agreement;
 pub mod benchmark;
 pub mod compare;
 pub mod compare_detail;

@@ -13,6 +13,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
+use super::agreement::AgreementScreen;
 use crate::domain::Verdict;
 use crate::tui::component::{Component, Ctx, Handled};
 use crate::tui::filter_line::type_into;
@@ -81,6 +82,18 @@ impl Component for ReviewScreen {
                 }
             }
             Action::ReviewReason => self.typing = Some((Field::Reason, self.queue.reason.clone().unwrap_or_default())),
+            Action::Agreement => {
+                if !self.queue.finished() {
+                    let (reviewed, skipped, total) = self.queue.progress();
+                    let left = total - reviewed - skipped;
+                    return Handled::message(format!(
+                        "{} left: the agreement figures once you are through",
+                        crate::text::plural(left, "answer")
+                    ));
+                }
+                let run = crate::tui::review_queue::run_name(&self.queue.run_dir);
+                return Handled::open(Box::new(AgreementScreen::new(run, self.queue.agreement())));
+            }
             Action::ReviewAnswer => {
                 let given = self.queue.correct_answer.as_ref().map(ToString::to_string).unwrap_or_default();
                 self.typing = Some((Field::Answer, given));
@@ -215,6 +228,10 @@ fn draw(screen: &ReviewScreen, frame: &mut Frame, area: Rect, ctx: &Ctx) {
     }
     if !pending.is_empty() {
         lines.push(Line::styled(format!("with your next verdict — {}", pending.join(" · ")), t.fg(Ink::NodeFlagged)));
+    }
+    if queue.finished() {
+        let hint = format!("every answer has your verdict: {} shows the agreement figures", key(Action::Agreement));
+        lines.push(Line::styled(hint, t.fg(Ink::Accent)));
     }
     let [body, typing] = Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);

@@ -112,13 +112,17 @@ pub fn lines(
     let t = ctx.theme;
     let total = &card.total;
     let heading = |text: &str| Line::styled(text.to_string(), t.fg(Ink::Accent).add_modifier(Modifier::BOLD));
-    let mut lines = vec![
-        Line::from(vec![
-            Span::styled("agreement ", t.fg(Ink::Muted)),
-            Span::styled(percent(total.agreement()), t.fg(Ink::Accent).add_modifier(Modifier::BOLD)),
-            Span::styled(format!(" of {} graded verdicts", total.graded()), t.fg(Ink::Muted)),
-            Span::styled(card.graded_by_note().map(|note| format!(" ({note})")).unwrap_or_default(), t.fg(Ink::Muted)),
-        ]),
+    let mut lines = vec![Line::from(vec![
+        Span::styled("agreement ", t.fg(Ink::Muted)),
+        Span::styled(percent(total.agreement()), t.fg(Ink::Accent).add_modifier(Modifier::BOLD)),
+        Span::styled(format!(" of {} graded verdicts", total.graded()), t.fg(Ink::Muted)),
+        Span::styled(card.graded_by_note().map(|note| format!(" ({note})")).unwrap_or_default(), t.fg(Ink::Muted)),
+    ])];
+    // People's verdicts against the critic's, once the run has reviews.
+    if let Some(critic) = ctx.people.and_then(super::super::people::People::critic) {
+        lines.push(Line::styled(crate::tui::text::clean(critic).into_owned(), t.fg(Ink::Accent)));
+    }
+    lines.extend([
         Line::default(),
         Line::styled(
             format!("{:<12} {:>8} {:>8} {:>10} {:>10}", "", "right", "wrong", "ungraded", "no answer"),
@@ -153,7 +157,7 @@ pub fn lines(
             ),
             t.fg(Ink::Muted),
         ),
-    ];
+    ]);
     lines.extend(signal_lines(ctx, signals));
     lines.extend([Line::default(), heading("by difficulty"), breakdown_header(ctx, "level")]);
     lines.extend(card.by_difficulty.iter().map(|(level, counts)| breakdown_row(ctx, level, counts)));

@@ -142,6 +142,7 @@ fn output_lines(view: &QuestionScreen, ctx: &Ctx, it: &Iteration) -> Vec<Line<'s
             Span::styled(clean(&label.reason).into_owned(), t.fg(Ink::Text)),
         ]));
     }
+    lines.extend(people_line(ctx, view, it.number, false));
     // The grades judge the attempt's final answer: shown under the approved
     // (or accepted) iteration that produced it.
     let attempt = view.selection.current_iteration(ctx.state).map(|(attempt, _)| attempt);
@@ -170,6 +171,7 @@ fn output_lines(view: &QuestionScreen, ctx: &Ctx, it: &Iteration) -> Vec<Line<'s
                 Span::styled(clean(grade.error.as_ref().unwrap_or(&grade.reason)).into_owned(), t.fg(Ink::Text)),
             ]));
         }
+        lines.extend(people_line(ctx, view, it.number, true));
         // The approved DAG run again on transformed copies of the data (`run --metamorphic`).
         for check in attempt.metamorphic.iter().flat_map(|m| &m.checks) {
             let (mark, style) = match (check.broken, check.informational) {
@@ -214,6 +216,29 @@ fn divergence_lines(ctx: &Ctx, divergence: &EngineDivergence) -> Vec<Line<'stati
         ]));
     }
     lines
+}
+
+/// People's verdict on the selected epoch and draft's final answer (`of_final`)
+/// or on iteration `number`'s answer, once reviews of it exist.
+fn people_line(ctx: &Ctx, view: &QuestionScreen, number: u32, of_final: bool) -> Option<Line<'static>> {
+    let t = ctx.theme;
+    let (attempt, _) = view.selection.current_iteration(ctx.state)?;
+    let item = crate::domain::ReviewItem {
+        question_id: view.selection.id.clone(),
+        epoch: attempt.epoch,
+        draft: attempt.draft,
+        iteration: (!of_final).then_some(number),
+    };
+    let verdict = ctx.people?.verdict(&item)?;
+    let (mark, style) = match verdict.right {
+        Some(true) => ("✓ right", t.fg(Ink::StatusPassed)),
+        Some(false) => ("✗ wrong", t.fg(Ink::StatusFailed)),
+        None => ("? split", t.fg(Ink::Muted)),
+    };
+    Some(Line::from(vec![
+        Span::styled(format!("{mark} (people) "), style.add_modifier(Modifier::BOLD)),
+        Span::styled(crate::text::reviewed_by(verdict.reviewers), t.fg(Ink::Text)),
+    ]))
 }
 
 /// Every line of the selected tab, top to bottom, and the line where the
