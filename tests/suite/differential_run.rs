@@ -111,6 +111,11 @@ async fn a_set_order_is_flagged_and_an_agreed_answer_is_not() {
     assert_eq!(q("q_02")["final_answer"], ours, "the question keeps the run's engine's answer");
     assert!(q("q_01").get("divergence").is_none());
     assert_eq!(q("q_01")["final_answer"], 2000);
+
+    let report = std::fs::read_to_string(run.join("eval_report.html")).unwrap();
+    assert!(report.contains("<th>engines</th>"), "the trust section has an engines column");
+    assert!(report.contains(&format!("Engines (CPython {}): 1 of 2 approved DAGs", python.version)));
+    assert!(report.contains("differ (order from node answer)") && report.contains("both engines agree"));
 }
 
 #[tokio::test(flavor = "multi_thread")]

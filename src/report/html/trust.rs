@@ -1,16 +1,19 @@
 //! The view of the report's "Trust without labels" section for
 //! `templates/trust.html.j2`: per question, how far its epochs agreed
-//! (`run --repeat`), what its metamorphic checks saw (`run --metamorphic`)
-//! and how far its drafts agreed (`run --consensus`), with the answers side
-//! by side and the DAG of each minority draft.
+//! (`run --repeat`), what its metamorphic checks saw (`run --metamorphic`),
+//! how far its drafts agreed (`run --consensus`) and whether the two engines
+//! agreed on its DAG (`run --differential`), with the answers side by side
+//! and the DAG of each minority draft.
 
 use serde::Serialize;
 
 use super::svg::{DagPicture, dag_picture};
+use crate::domain::EngineOutcome;
 use crate::domain::{Consensus, Metamorphic, NodeId, QuestionId};
 use crate::report::consensus::consensus_summary;
+use crate::report::differential::differential_summary;
 use crate::report::metamorphic::metamorphic_summary;
-use crate::run::{QuestionState, RunState};
+use crate::run::{Attempt, QuestionState, RunState};
 use crate::text::{percent, preview};
 
 /// How wide an answer is shown.
@@ -54,6 +57,11 @@ struct TrustRow {
     consensus: Option<String>,
     minority: Vec<String>,
     minority_dags: Vec<MinorityDag>,
+    /// The differential check's verdict (`run --differential`): how the
+    /// engines' results differ, or that they agree.
+    engines: Option<String>,
+    /// Whether they differ.
+    engines_differ: bool,
 }
 
 /// The section: run-wide lines, then a row per question that has any evidence.
@@ -61,6 +69,8 @@ struct TrustRow {
 pub struct TrustView {
     lines: Vec<String>,
     rows: Vec<TrustRow>,
+    /// Whether the run checked its DAGs on both engines (the engines column).
+    differential: bool,
 }
 
 fn checks(metamorphic: &Metamorphic) -> Vec<CheckView> {
@@ -105,15 +115,40 @@ fn minority_dags(q: &QuestionState, epoch: u32, consensus: &Consensus) -> Vec<Mi
         .collect()
 }
 
-fn row(q: &QuestionState) -> Option<TrustRow> {
+/// How the engines' runs of `attempt`'s approved DAG came out, in a run that
+/// checked them.
+fn engines(attempt: &Attempt) -> Option<String> {
+    let approved = attempt.iterations.last().and_then(|i| i.feedback.as_ref()).is_some_and(|f| f.is_approved);
+    let Some(divergence) = &attempt.divergence else {
+        return (approved && attempt.execution.is_some()).then(|| "both engines agree".to_string());
+    };
+    let said = |side: &EngineOutcome| {
+        let what = match (&side.answer, &side.error) {
+            (Some(answer), _) => preview(answer, ANSWER_CHARS),
+            (None, Some(error)) => error.clone(),
+            (None, None) => "no answer".into(),
+        };
+        format!("{}: {what}", side.engine)
+    };
+    let from = divergence.first_node.as_ref().map(|node| format!(" from node {node}")).unwrap_or_default();
+    Some(format!(
+        "differ ({}{from}) — {} · {}",
+        divergence.kind.name(),
+        said(&divergence.primary),
+        said(&divergence.other)
+    ))
+}
+
+fn row(q: &QuestionState, differential: bool) -> Option<TrustRow> {
     let latest = q.latest();
+    let engines = latest.filter(|_| differential).and_then(engines);
     let epochs = q.epochs();
     let epochs = (epochs.len() > 1)
         .then(|| q.majority_epoch().map(|(_, agreeing)| format!("{agreeing}/{} epochs gave this answer", epochs.len())))
         .flatten();
     let checks = latest.and_then(|a| a.metamorphic.as_ref()).map(checks).unwrap_or_default();
     let consensus = latest.and_then(|a| q.consensus.get(&a.epoch));
-    if epochs.is_none() && checks.is_empty() && consensus.is_none() {
+    if epochs.is_none() && checks.is_empty() && consensus.is_none() && engines.is_none() {
         return None;
     }
     let answer = latest.and_then(|a| a.final_answer.as_ref()).map_or("—".to_string(), |a| preview(a, ANSWER_CHARS));
@@ -142,6 +177,8 @@ fn row(q: &QuestionState) -> Option<TrustRow> {
             .zip(consensus)
             .map(|(attempt, consensus)| minority_dags(q, attempt.epoch, consensus))
             .unwrap_or_default(),
+        engines_differ: latest.is_some_and(|a| a.divergence.is_some()),
+        engines,
     })
 }
 
@@ -165,5 +202,16 @@ pub fn trust_view(state: &RunState) -> TrustView {
             c.questions
         ));
     }
-    TrustView { lines, rows: state.questions.iter().filter_map(row).collect() }
+    let differential = differential_summary(state);
+    if let Some(d) = &differential {
+        let python = state.settings.as_ref().and_then(|s| s.python.as_ref());
+        let python = python.map(|p| format!(" (CPython {})", p.version)).unwrap_or_default();
+        lines.push(format!(
+            "Engines{python}: {} of {} approved DAGs give different results on RustPython and CPython \
+             ({} answer, {} order, {} error text, {} outcome).",
+            d.diverged, d.checked, d.kinds.answer, d.kinds.order, d.kinds.error_text, d.kinds.outcome
+        ));
+    }
+    let rows = state.questions.iter().filter_map(|q| row(q, differential.is_some())).collect();
+    TrustView { lines, rows, differential: differential.is_some() }
 }
