@@ -83,6 +83,7 @@ async fn run(questions: usize, rounds: usize, root: &Path) {
         grader: Arc::new(Grader::from_settings(&settings.grading).unwrap()),
         metamorphic: None,
         named: Default::default(),
+        differential: None,
     };
     let (mut cold_ratio, mut warm_ratio, mut walls) = (Vec::new(), Vec::new(), [Vec::new(), Vec::new(), Vec::new()]);
     let mut requests = [0; 3];

@@ -76,6 +76,7 @@ async fn run(questions: usize, root: &Path) {
         grader,
         metamorphic: None,
         named: Default::default(),
+        differential: None,
     };
     let started = Instant::now();
     let handle = engine::start(parts, None, settings, RunOptions::default());

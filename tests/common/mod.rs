@@ -120,6 +120,7 @@ pub fn pool_on(engine: Engine, node_timeout: Duration, dag_timeout: Duration) ->
 
 /// For each `name`, two tests of the async `name(engine)` beside it: `name::rustpython`
 /// and `name::cpython`, so every sandbox test holds on both engines.
+#[allow(unused_macros, reason = "the benches share this module and run no engine suite")]
 macro_rules! on_both_engines {
     ($($name:ident),+ $(,)?) => {$(
         mod $name {
@@ -134,6 +135,7 @@ macro_rules! on_both_engines {
         }
     )+};
 }
+#[allow(unused_imports, reason = "the benches share this module and run no engine suite")]
 pub(crate) use on_both_engines;
 
 /// Whether two JSON values are equal, floats within `rel` relative tolerance.

@@ -109,7 +109,7 @@ impl CPython {
         let said = String::from_utf8_lossy(&output.stdout).trim().to_string();
         let not_python = || {
             let stderr = String::from_utf8_lossy(&output.stderr);
-            let last = stderr.lines().chain(said.lines()).filter(|line| !line.trim().is_empty()).last();
+            let last = stderr.lines().chain(said.lines()).rfind(|line| !line.trim().is_empty());
             PythonError::NotPython {
                 path: program.to_path_buf(),
                 said: last.map_or_else(|| "nothing".to_string(), |line| line.trim().to_string()),
