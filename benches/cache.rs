@@ -75,15 +75,10 @@ async fn run(questions: usize, rounds: usize, root: &Path) {
         structured: openai.structured,
     };
     let scopes: BTreeMap<LlmRole, CacheScope> = LlmRole::ALL.into_iter().map(|role| (role, scope.clone())).collect();
-    let parts = |llm: Arc<dyn LlmClient>| EngineParts {
-        dataset: dataset.clone(),
-        llm,
-        executor: Arc::new(pool.clone()),
-        prompts: Arc::new(Prompts::load(None).unwrap()),
-        grader: Arc::new(Grader::from_settings(&settings.grading).unwrap()),
-        metamorphic: None,
-        named: Default::default(),
-        differential: None,
+    let parts = |llm: Arc<dyn LlmClient>| {
+        let prompts = Arc::new(Prompts::load(None).unwrap());
+        let grader = Arc::new(Grader::from_settings(&settings.grading).unwrap());
+        EngineParts::new(dataset.clone(), llm, Arc::new(pool.clone()), prompts, grader)
     };
     let (mut cold_ratio, mut warm_ratio, mut walls) = (Vec::new(), Vec::new(), [Vec::new(), Vec::new(), Vec::new()]);
     let mut requests = [0; 3];

@@ -68,16 +68,9 @@ async fn run(questions: usize, root: &Path) {
     let setup = MockRun::start(root, questions, DELAY, false).await;
     let settings = setup.settings(questions, CONCURRENCY as u32);
     let grader = Arc::new(Grader::from_settings(&settings.grading).unwrap());
-    let parts = EngineParts {
-        dataset: setup.dataset.clone(),
-        llm: Arc::new(OpenAiClient::new(setup.openai()).unwrap()),
-        executor: Arc::new(setup.pool.clone()),
-        prompts: Arc::new(Prompts::load(None).unwrap()),
-        grader,
-        metamorphic: None,
-        named: Default::default(),
-        differential: None,
-    };
+    let llm = Arc::new(OpenAiClient::new(setup.openai()).unwrap());
+    let prompts = Arc::new(Prompts::load(None).unwrap());
+    let parts = EngineParts::new(setup.dataset.clone(), llm, Arc::new(setup.pool.clone()), prompts, grader);
     let started = Instant::now();
     let handle = engine::start(parts, None, settings, RunOptions::default());
     let (keys, key_feed) = futures::channel::mpsc::unbounded::<(Instant, Event)>();

@@ -63,16 +63,7 @@ pub fn run(args: BaselineArgs) -> anyhow::Result<ExitCode> {
                 Default::default(),
             ),
         };
-        let parts = EngineParts {
-            dataset: dataset.clone(),
-            llm,
-            executor,
-            prompts,
-            grader,
-            metamorphic: None,
-            named,
-            differential: None,
-        };
+        let parts = EngineParts { named, ..EngineParts::new(dataset.clone(), llm, executor, prompts, grader) };
         let options =
             RunOptions { prior: Some(prior.clone()), idle: true, ask_baselines: true, ..RunOptions::default() };
         let handle = engine::start(parts, Some(writer), settings, options);

@@ -208,16 +208,7 @@ pub fn run(args: RecriticArgs) -> anyhow::Result<ExitCode> {
             Some(several) => several.engine_data(None, keep, &settings).map(|data| (data.executor, data.named))?,
             None => (super::providers::build_executor(&dataset, sandbox)?, Default::default()),
         };
-        let parts = EngineParts {
-            dataset: dataset.clone(),
-            llm,
-            executor,
-            prompts,
-            grader,
-            metamorphic: None,
-            named,
-            differential: None,
-        };
+        let parts = EngineParts { named, ..EngineParts::new(dataset.clone(), llm, executor, prompts, grader) };
         let handle = start_recritic(parts, writer, settings, source.clone(), prior.clone());
         let stop = Box::pin(super::signals::interrupted());
         let shown = super::headless::follow(handle.events, prior, handle.commands, stop).await;

@@ -514,8 +514,7 @@ fn generate_only(
     runtime.block_on(async {
         let (executor, named) = sandbox(run, &settings)?;
         let (prompts, grader, dataset) = (run.prompts.clone(), run.grader.clone(), run.data.dataset.clone());
-        let parts =
-            EngineParts { dataset, llm, executor, prompts, grader, metamorphic: None, named, differential: None };
+        let parts = EngineParts { named, ..EngineParts::new(dataset, llm, executor, prompts, grader) };
         Ok(engine::question_list(parts, &settings).await?)
     })
 }

@@ -52,6 +52,26 @@ pub struct EngineParts {
 }
 
 impl EngineParts {
+    /// The parts of a run over one dataset without metamorphic or differential checks.
+    pub fn new(
+        dataset: Arc<Dataset>,
+        llm: Arc<dyn LlmClient>,
+        executor: Arc<dyn DagExecutor>,
+        prompts: Arc<Prompts>,
+        grader: Arc<Grader>,
+    ) -> Self {
+        Self {
+            dataset,
+            llm,
+            executor,
+            prompts,
+            grader,
+            metamorphic: None,
+            named: std::collections::BTreeMap::new(),
+            differential: None,
+        }
+    }
+
     /// The dataset `question` is asked about, and the sandbox over it.
     pub fn data_of(&self, question: &crate::domain::Question) -> (&Arc<Dataset>, &Arc<dyn DagExecutor>) {
         match question.dataset.as_ref().and_then(|name| self.named.get(name)) {

@@ -7,7 +7,7 @@
 //! It is the protocol leaf:
 //! - `EngineEvent`: each event about a question names its `AttemptAt` or
 //!   `IterationAt`; a carried-out `Command` is recorded as itself.
-//! - `Command` and `RunSettings`.
+//! - `Command`, and `RunSettings` (`settings.rs`).
 //! - The one reducer, `RunState::apply` (`state/reduce.rs`, by event family: the
 //!   run, LLM calls, iterations, outcomes, commands). It also keeps the questions
 //!   per status and the longest id, so a frame counts them without a pass over
@@ -26,10 +26,12 @@ mod events;
 mod llm_call;
 mod players;
 mod question_state;
+mod settings;
 mod state;
 
-pub use events::{CALL_CANCELLED, Command, DatasetRef, EngineEvent, HandEdit, Outcome, RunSettings, RunSummary, Stage};
+pub use events::{CALL_CANCELLED, Command, EngineEvent, HandEdit, Outcome, RunSummary, Stage};
 pub use llm_call::{LlmCall, PromptMessage};
 pub use players::Players;
 pub use question_state::{AnswerLabel, Attempt, Iteration, NodeRun, QuestionState, QuestionStatus, StageRecord};
+pub use settings::{DatasetRef, RunSettings};
 pub use state::{BatchEnd, BatchState, FeedEntry, FeedKind, Questions, RunState, TimeBucket, Timeline};

@@ -9,7 +9,8 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 
-use super::events::{EngineEvent, Outcome, RunSettings, RunSummary};
+use super::events::{EngineEvent, Outcome, RunSummary};
+use super::settings::RunSettings;
 use crate::domain::{BatchId, BatchStatus, LlmRole, Provider, QuestionId, TokenUsage};
 
 use super::llm_call::{LlmCall, PromptHeads};

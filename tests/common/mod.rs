@@ -164,16 +164,13 @@ pub fn idle_engine_parts(
     settings.dataset_dir = root().join("sample-data/fraud");
     let dataset = Arc::new(eval_dag::dataset::Dataset::load(&settings.dataset_dir).unwrap());
     let config = sandbox_config(Duration::from_secs(2), Duration::from_secs(4));
-    let parts = eval_dag::engine::EngineParts {
-        executor: Arc::new(eval_dag::sandbox::SandboxPool::new(&dataset.dir, config).unwrap()),
-        dataset,
-        llm: Arc::new(eval_dag::llm::ReplayClient::from_trace(trace)),
-        prompts: Arc::new(eval_dag::prompts::Prompts::load(None).unwrap()),
-        grader: Arc::new(eval_dag::grade::Grader::from_settings(&settings.grading).unwrap()),
-        metamorphic: None,
-        named: Default::default(),
-        differential: None,
-    };
+    let parts = eval_dag::engine::EngineParts::new(
+        dataset.clone(),
+        Arc::new(eval_dag::llm::ReplayClient::from_trace(trace)),
+        Arc::new(eval_dag::sandbox::SandboxPool::new(&dataset.dir, config).unwrap()),
+        Arc::new(eval_dag::prompts::Prompts::load(None).unwrap()),
+        Arc::new(eval_dag::grade::Grader::from_settings(&settings.grading).unwrap()),
+    );
     (settings, parts)
 }
 

@@ -423,16 +423,11 @@ async fn labels_carry_over_unreadable_replies_keep_their_rejection_and_drafts_ar
     settings.dataset_dir = common::root().join("sample-data/fraud");
     let dataset = Arc::new(Dataset::load(&settings.dataset_dir).unwrap());
     let config = common::sandbox_config(Duration::from_secs(2), Duration::from_secs(4));
-    let parts = EngineParts {
-        executor: Arc::new(SandboxPool::new(&dataset.dir, config).unwrap()),
-        llm: Arc::new(OfflinePlanner::new(dataset.clone(), 2, 0, Default::default())),
-        dataset,
-        prompts: Arc::new(Prompts::load(None).unwrap()),
-        grader: Arc::new(Grader::ground_truth_with(&settings.grading)),
-        metamorphic: None,
-        named: Default::default(),
-        differential: None,
-    };
+    let executor = Arc::new(SandboxPool::new(&dataset.dir, config).unwrap());
+    let llm = Arc::new(OfflinePlanner::new(dataset.clone(), 2, 0, Default::default()));
+    let (prompts, grader) =
+        (Arc::new(Prompts::load(None).unwrap()), Arc::new(Grader::ground_truth_with(&settings.grading)));
+    let parts = EngineParts::new(dataset, llm, executor, prompts, grader);
     let writer = TraceWriter::create(&dir.path().join("trace.jsonl"), &TraceHeader::new(settings.clone())).unwrap();
     let mut prior = RunState::default();
     let questions = source.questions.iter().map(|q| q.question.clone()).collect();

@@ -12,6 +12,7 @@ use serde_json::Value;
 use crate::common;
 
 mod document;
+mod engines;
 use document::full_document;
 
 /// Objects keyed by names from the data (nodes, options), not by fields.

@@ -254,10 +254,29 @@ async fn mutated_inputs_never_reach_the_next_dag(engine: Engine) {
         let seen = pool.run(&look, 0).await.final_answer;
         assert_eq!(seen.as_ref(), Some(&pristine), "after `{mutation}` the next DAG saw changed data");
     }
-    // A reference stashed in module state is gone with its worker: a later
-    // DAG, which starts clean, finds no stash at all. (CPython's decimal
-    // context holds only signals, and node code reaches no other mutable
-    // module state there: the stash is a trap switched on.)
+    assert_a_stash_is_gone_with_its_worker(engine, &pool).await;
+    assert_eq!(pool.run(&look, 0).await.final_answer, Some(pristine.clone()), "a stashed reference changed the data");
+    // Within one DAG the nodes share the dataset's objects, as in CPython: a
+    // later node sees what an earlier one changed.
+    let change_then_look: GeneratedDag = serde_json::from_value(json!({
+        "question_id": "change then look", "final_answer_node": "b",
+        "nodes": [{"node_id": "a", "function_name": "f", "layer": 0, "inputs": {"matrix": "dataset.matrix"},
+                   "code": "def f(matrix):\n    matrix.clear()\n    return 1\n"},
+                  {"node_id": "b", "function_name": "g", "layer": 1,
+                   "inputs": {"matrix": "dataset.matrix", "done": "prev_node.a.output"},
+                   "code": "def g(matrix, done):\n    return repr(matrix)\n"}]
+    }))
+    .unwrap();
+    let seen = pool.run(&change_then_look, 0).await;
+    assert_eq!(seen.final_answer, Some(json!("[]")), "{:?}", seen.error);
+    assert_eq!(pool.run(&look, 0).await.final_answer, Some(pristine), "the next DAG starts from the pristine data");
+}
+
+/// A reference stashed in module state is gone with its worker: a later DAG,
+/// which starts clean, finds no stash at all. (CPython's decimal context
+/// holds only signals, and node code reaches no other mutable module state
+/// there: the stash is a trap switched on.)
+async fn assert_a_stash_is_gone_with_its_worker(engine: Engine, pool: &eval_dag::sandbox::SandboxPool) {
     let (stash, found) = match engine {
         Engine::RustPython => (
             "def f(rows, stats, matrix):\n    decimal.getcontext().flags['stash'] = [rows, stats, matrix]\n    return 1\n",
@@ -278,21 +297,6 @@ async fn mutated_inputs_never_reach_the_next_dag(engine: Engine) {
     .unwrap();
     let later = pool.run(&later, 0).await;
     assert_eq!(later.final_answer, Some(json!(false)), "a later DAG found the stash: {:?}", later.error);
-    assert_eq!(pool.run(&look, 0).await.final_answer, Some(pristine.clone()), "a stashed reference changed the data");
-    // Within one DAG the nodes share the dataset's objects, as in CPython: a
-    // later node sees what an earlier one changed.
-    let change_then_look: GeneratedDag = serde_json::from_value(json!({
-        "question_id": "change then look", "final_answer_node": "b",
-        "nodes": [{"node_id": "a", "function_name": "f", "layer": 0, "inputs": {"matrix": "dataset.matrix"},
-                   "code": "def f(matrix):\n    matrix.clear()\n    return 1\n"},
-                  {"node_id": "b", "function_name": "g", "layer": 1,
-                   "inputs": {"matrix": "dataset.matrix", "done": "prev_node.a.output"},
-                   "code": "def g(matrix, done):\n    return repr(matrix)\n"}]
-    }))
-    .unwrap();
-    let seen = pool.run(&change_then_look, 0).await;
-    assert_eq!(seen.final_answer, Some(json!("[]")), "{:?}", seen.error);
-    assert_eq!(pool.run(&look, 0).await.final_answer, Some(pristine), "the next DAG starts from the pristine data");
 }
 
 /// The worker says what kind of failure ended a DAG: the language policy

@@ -184,11 +184,9 @@ fn full_settings() -> RunSettings {
     }
 }
 
-/// A document with every optional part present and every list non-empty.
-pub(super) fn full_document() -> EvalResults {
-    let (tokens, settings) = (Tokens { prompt: 10, completion: 5, total: 15, estimated: true }, full_settings());
-    let log = |role, meta: &CallMeta| LogEntry { role, content: "text".into(), meta: meta.clone() };
-    let build = CallMeta::Loop {
+/// The call record of a loop call with every field present.
+fn loop_meta() -> CallMeta {
+    CallMeta::Loop {
         attempt: 2,
         iteration: 1,
         call: LlmRole::LayerReview,
@@ -199,15 +197,26 @@ pub(super) fn full_document() -> EvalResults {
         from_cache: true,
         batch_id: Some("batch_1".into()),
         baseline: Some(BaselineCall::NoCode),
-    };
-    let judge = CallMeta::Judge {
+    }
+}
+
+/// The call record of a judge's call with every field present.
+fn judge_meta() -> CallMeta {
+    CallMeta::Judge {
         attempt: 2,
         judge: 1,
         call: LlmRole::Judge,
         step: Some(0),
         judged_iteration: Some(1),
         batch_id: Some("batch_2".into()),
-    };
+    }
+}
+
+/// A document with every optional part present and every list non-empty.
+pub(super) fn full_document() -> EvalResults {
+    let (tokens, settings) = (Tokens { prompt: 10, completion: 5, total: 15, estimated: true }, full_settings());
+    let log = |role, meta: &CallMeta| LogEntry { role, content: "text".into(), meta: meta.clone() };
+    let (build, judge) = (loop_meta(), judge_meta());
     let answer = BaselineAnswer { answer: Some(json!(7)), correct: Some(false), score: Some(0.0) };
     let mut document = EvalResults {
         summary: Summary {
@@ -237,11 +246,7 @@ pub(super) fn full_document() -> EvalResults {
                 unanimous: 0,
                 against_labels: Some(SignalAgainstLabels { flagged_right: 1, ..Default::default() }),
             }),
-            differential: Some(eval_dag::report::DifferentialSummary {
-                checked: 2,
-                diverged: 1,
-                kinds: eval_dag::report::DivergenceCounts { outcome: 1, ..Default::default() },
-            }),
+            differential: Some(super::engines::differential()),
             metamorphic: Some(MetamorphicSummary {
                 checked: 2,
                 broken: 1,
@@ -357,20 +362,7 @@ pub(super) fn full_document() -> EvalResults {
                 }],
                 order_dependent: false,
             }),
-            divergence: Some(eval_dag::domain::EngineDivergence {
-                kind: eval_dag::domain::DivergenceKind::Outcome,
-                primary: eval_dag::domain::EngineOutcome {
-                    engine: eval_dag::domain::Engine::RustPython,
-                    answer: Some(json!(["a", "b"])),
-                    error: None,
-                },
-                other: eval_dag::domain::EngineOutcome {
-                    engine: eval_dag::domain::Engine::CPython,
-                    answer: None,
-                    error: Some("node total: TypeError: unhashable type".into()),
-                },
-                first_node: Some("total".into()),
-            }),
+            divergence: Some(super::engines::divergence()),
             consensus: Some(Consensus {
                 answers: vec![DraftAnswer { draft: 1, answer: Some(json!(1.5)), in_majority: true }],
                 agreement: 1.0,
@@ -467,14 +459,7 @@ pub(super) fn full_document() -> EvalResults {
         .into_iter()
         .collect(),
     };
-    // A second question whose engines parted the other way round: between
-    // them every field of a divergence is written.
-    let mut reversed = document.detailed_results[0].clone();
-    reversed.question_id = "q_02".into();
-    if let Some(divergence) = reversed.divergence.as_mut() {
-        std::mem::swap(&mut divergence.primary, &mut divergence.other);
-    }
-    document.detailed_results.push(reversed);
+    super::engines::with_reversed_divergence(&mut document);
     document
 }
 
