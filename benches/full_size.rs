@@ -15,6 +15,8 @@
 //! `FULL_SIZE_ONLY` = a comma-separated list of DAG names runs only those;
 //! `FULL_SIZE_WORKER` = the path of another build's `eval-dag` runs its
 //! workers instead (to measure a change against the build before it);
+//! `FULL_SIZE_ENGINE=cpython` runs the pools on the CPython engine (the
+//! machine's python3), so the ratios are the walls' and protocol's cost;
 //! `FULL_SIZE_KEEP` = a directory keeps each size's `data.json` (in `SIZE/`)
 //! and the DAGs (`dags.json`) there, to profile a worker on them by hand.
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a benchmark stops at its first failure")]
@@ -33,12 +35,20 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use eval_dag::domain::GeneratedDag;
-use eval_dag::sandbox::{DataLimits, SandboxConfig, SandboxPool};
+use eval_dag::sandbox::{CPython, DataLimits, Interpreter, SandboxConfig, SandboxPool};
 use measure::median;
 
 const SIZES: [usize; 3] = [10_000, 200_000, 1_000_000];
 /// Worker starts timed (one at a time) per size.
 const STARTS: usize = 3;
+
+/// The engine the pools run (`FULL_SIZE_ENGINE=cpython`: the machine's python3).
+fn engine() -> anyhow::Result<Interpreter> {
+    Ok(match std::env::var("FULL_SIZE_ENGINE").as_deref() {
+        Ok("cpython") => Interpreter::CPython(CPython::find(None)?),
+        _ => Interpreter::RustPython,
+    })
+}
 
 /// A one-worker pool over `dir`, under the limits its data's size gives but
 /// with room for the slowest DAG.
@@ -49,6 +59,7 @@ fn pool(dir: &Path, executable: &Path) -> anyhow::Result<SandboxPool> {
         node_timeout: Duration::from_secs(300),
         dag_timeout: Duration::from_secs(600),
         executable: Some(executable.to_path_buf()),
+        interpreter: engine()?,
         ..SandboxConfig::for_data(DataLimits { data_bytes }, None, None)?
     };
     Ok(SandboxPool::new(dir, config)?)
@@ -77,6 +88,7 @@ fn compare_dags(
     let runtime = tokio::runtime::Runtime::new()?;
     let (answers, theirs) = cpython::cpython(root, &dir.join("data.json"), dags, runs);
     let pool = pool(dir, executable)?;
+    let cpython_engine = matches!(engine()?, Interpreter::CPython(_));
     runtime.block_on(pool.warm());
     println!("| DAG | eval-dag ms | CPython ms | ratio |\n| --- | ---: | ---: | ---: |");
     let mut ratios = Vec::new();
@@ -91,8 +103,12 @@ fn compare_dags(
         let mut ours = Vec::new();
         for _ in 0..runs {
             // Idle between DAGs, as in a run (LLM calls come between a
-            // pool's executions): the next DAG's worker gets ready then.
+            // pool's executions): the next DAG's worker gets ready then. A
+            // CPython worker loads the data itself: wait until it is ready.
             std::thread::sleep(idle);
+            if cpython_engine {
+                runtime.block_on(pool.warm());
+            }
             let t = Instant::now();
             let result = runtime.block_on(pool.run(dag, 0));
             ours.push(t.elapsed().as_secs_f64());

@@ -5,8 +5,9 @@
 //! A worker runs one DAG and ends, so every DAG starts from the state a fresh
 //! worker has (the prelude, the dataset, the modules and their contexts),
 //! whatever earlier DAGs did. Where workers are cloned, taking one starts its
-//! replacement at once, so the next DAG finds a worker ready; spawned workers
-//! are started when a DAG needs one.
+//! replacement at once, so the next DAG finds a worker ready (CPython workers
+//! too, when memory holds a spare); other spawned workers are started when a
+//! DAG needs one.
 //!
 //! On Linux a pool keeps a template (see `template`): a process that loaded
 //! the dataset once, which every worker of the pool is cloned from, so a
@@ -140,11 +141,21 @@ impl SandboxPool {
             Some(worker) => worker,
             None => self.spawn().await?,
         };
-        if self.clones() {
+        if self.keeps_a_spare() {
             let pool = self.clone();
             tokio::spawn(async move { pool.replenish().await });
         }
         Ok(worker)
+    }
+
+    /// Whether taking a worker starts its replacement at once: where workers
+    /// are cloned (cheap), and for CPython workers where memory holds one more
+    /// process (`clone_workers`), each loading the data itself meanwhile.
+    fn keeps_a_spare(&self) -> bool {
+        match self.inner.config.interpreter {
+            Interpreter::CPython(_) => self.inner.config.clone_workers,
+            Interpreter::RustPython => self.clones(),
+        }
     }
 
     /// Whether workers are cloned from a template (cheap to start in advance;

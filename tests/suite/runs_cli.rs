@@ -156,9 +156,13 @@ fn on_a_terminal_the_browser_opens_a_run_comes_back_and_compares_two() {
     common::tmux::tmux(&["send-keys", "-t", &session, "Escape"]);
     let screen = common::tmux::wait_for(&session, "3 under");
     assert!(!screen.contains("REPLAY"), "back in the browser: {screen}");
-    for key in ["Space", "Space", "c"] {
+    for key in ["Space", "Space"] {
         common::tmux::tmux(&["send-keys", "-t", &session, key]);
     }
+    // Compare once both marks are drawn: a loaded machine may still be
+    // drawing the browser it came back to.
+    common::tmux::wait_for(&session, "2 marked");
+    common::tmux::tmux(&["send-keys", "-t", &session, "c"]);
     let screen = common::tmux::wait_for_all(&session, &["eval-dag compare", "2 questions · 2 same"]);
     assert!(screen.contains("2 questions · 2 same"), "the two marked runs compared: {screen}");
     common::tmux::tmux(&["send-keys", "-t", &session, "Escape"]);
