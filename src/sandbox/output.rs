@@ -26,17 +26,29 @@ pub enum OutputError {
 /// A copy of `value` small enough to show: long lists, dicts and strings are
 /// cut, with a marker saying how much was left out.
 pub fn truncate_for_display(value: &Value) -> Value {
+    let total = match value {
+        Value::Array(items) => items.len(),
+        Value::Object(map) => map.len(),
+        _ => 0,
+    };
+    display_of(value, total)
+}
+
+/// The display copy of `value`, a list or dict of `total` items in all of
+/// which `value` may hold only the first (a worker cut it short), or any other
+/// value (`total` unused).
+pub(super) fn display_of(value: &Value, total: usize) -> Value {
     match value {
         Value::String(s) => display_string(s),
         Value::Array(items) => {
             let mut out: Vec<Value> = items.iter().take(DISPLAY_ITEMS).map(truncate_for_display).collect();
-            mark_more_items(&mut out, items.len());
+            mark_more_items(&mut out, total);
             Value::Array(out)
         }
         Value::Object(map) => {
             let mut out: serde_json::Map<String, Value> =
                 map.iter().take(DISPLAY_ITEMS).map(|(k, v)| (k.clone(), truncate_for_display(v))).collect();
-            mark_more_keys(&mut out, map.len());
+            mark_more_keys(&mut out, total);
             Value::Object(out)
         }
         other => other.clone(),

@@ -276,11 +276,11 @@ impl SandboxPool {
                         current_inputs = inputs;
                         node_deadline = Instant::now() + config.node_timeout;
                     }
-                    Ok(Reply::Result { mut result, failure }) => {
+                    Ok(Reply::Result { mut result, failure, cut }) => {
                         retire(worker);
                         result = match config.interpreter {
                             Interpreter::RustPython => ExecutionResult { failure, ..result },
-                            Interpreter::CPython(_) => cpython::finish(result, dag),
+                            Interpreter::CPython(_) => cpython::finish(result, dag, &cut),
                         };
                         if result.question_id.is_empty() {
                             result.question_id = dag.question_id.clone();

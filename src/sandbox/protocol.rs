@@ -77,5 +77,9 @@ pub enum Reply {
         /// result's JSON, which the trace keeps).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         failure: Option<FailureKind>,
+        /// Intermediate outputs a CPython worker sent only the first items of
+        /// (a list or dict), with how many they hold in all.
+        #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+        cut: std::collections::BTreeMap<NodeId, usize>,
     },
 }

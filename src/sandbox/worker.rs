@@ -315,7 +315,7 @@ fn run_interpreter(
             Err(err) => ExecutionResult { error: Some(format!("bad request: {err}")), ..Default::default() },
         };
         let failure = result.error.as_deref().map(failure_kind);
-        send(&Reply::Result { result, failure });
+        send(&Reply::Result { result, failure, cut: std::collections::BTreeMap::new() });
         Ok(())
     })
 }

@@ -218,3 +218,31 @@ async fn verify_replays_on_the_recorded_engine_or_the_one_asked_for() {
     assert_eq!(code, Some(0), "{stdout}");
     assert!(stdout.contains("is not the run's (") && stdout.contains("3.10.0)"), "{stdout}");
 }
+
+#[test]
+fn exec_differential_prints_both_results_and_exits_1_on_a_difference() {
+    let dir = tempfile::tempdir().unwrap();
+    let exec = |code: &str| {
+        let dag = json!({"question_id": "q", "description": "one step", "final_answer_node": "answer", "edges": [],
+            "nodes": [node("answer", 0, json!({"rows": "dataset.transactions"}), code, "list")]});
+        let path = dir.path().join("dag.json");
+        std::fs::write(&path, dag.to_string()).unwrap();
+        let output = common::eval_dag(dir.path())
+            .current_dir(common::root())
+            .args(["exec", "--differential", "--dataset", "sample-data/fraud"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let printed: Value = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
+        (output.status.code(), printed)
+    };
+    let (code, printed) = exec("def answer(rows):\n    return sorted({r['category'] for r in rows})\n");
+    assert_eq!(code, Some(0), "{printed}");
+    assert_eq!(printed["divergence"], Value::Null);
+    assert_eq!(printed["execution"]["final_answer"], printed["other"]["final_answer"]);
+    assert_eq!(printed["other"]["engine"], "cpython");
+    let (code, printed) = exec("def answer(rows):\n    return list({r['category'] for r in rows})\n");
+    assert_eq!(code, Some(1), "{printed}");
+    assert_eq!(printed["divergence"]["kind"], "order");
+    assert_eq!(printed["divergence"]["first_node"], "answer");
+}

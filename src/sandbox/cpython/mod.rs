@@ -19,6 +19,7 @@
 //! - A worker runs one DAG and ends, as RustPython's do. Workers are not
 //!   cloned from a template: each loads the dataset itself.
 
+use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -28,9 +29,9 @@ use serde::Serialize;
 
 use super::error::SandboxError;
 use super::outcome::{failure_kind, node_seed};
-use super::output::{bound_final_answer, truncate_for_display};
+use super::output::{DISPLAY_ITEMS, bound_final_answer, display_of, truncate_for_display};
 use crate::dag::InputRef;
-use crate::domain::{ExecutionResult, GeneratedDag, PythonRecord, RunClock};
+use crate::domain::{ExecutionResult, GeneratedDag, NodeId, PythonRecord, RunClock};
 
 /// The worker's program.
 pub(super) const WORKER: &str = include_str!("worker.py");
@@ -161,6 +162,9 @@ struct Boot<'a> {
     syscalls: Syscalls,
     /// Test builds: the script defining the escape functions of unchecked requests.
     escape: Option<&'static str>,
+    /// Items of an intermediate list or dict the worker sends (the display
+    /// copy shows no more): the rest is only counted.
+    display_items: usize,
 }
 
 /// What the kernel layers of a boot are (test builds may leave them off).
@@ -194,6 +198,7 @@ pub(super) fn boot_line(dataset_dir: &Path, layers: Layers, pid: u32) -> Result<
             landlock_restrict_self: libc::SYS_landlock_restrict_self,
         },
         escape: ESCAPE,
+        display_items: DISPLAY_ITEMS,
     };
     serde_json::to_string(&boot).map(|line| line + "\n").map_err(|source| SandboxError::Request { source })
 }
@@ -267,9 +272,14 @@ fn input(param: &str, reference: &str) -> (&'static str, String) {
 }
 
 /// A CPython worker's result made what a RustPython worker's is: display
-/// copies of the node outputs, the final answer refused past its bound, and
-/// the kind of its failure.
-pub(super) fn finish(mut result: ExecutionResult, dag: &GeneratedDag) -> ExecutionResult {
+/// copies of the node outputs (of `cut`'s, from the first items the worker
+/// sent and their number in all), the final answer refused past its bound,
+/// and the kind of its failure.
+pub(super) fn finish(
+    mut result: ExecutionResult,
+    dag: &GeneratedDag,
+    cut: &BTreeMap<NodeId, usize>,
+) -> ExecutionResult {
     if let Some(answer) = &result.final_answer
         && let Err(err) = bound_final_answer(answer)
     {
@@ -280,8 +290,11 @@ pub(super) fn finish(mut result: ExecutionResult, dag: &GeneratedDag) -> Executi
         result.final_answer = None;
         result.success = false;
     }
-    for shown in result.node_outputs.values_mut() {
-        *shown = truncate_for_display(shown);
+    for (node, shown) in &mut result.node_outputs {
+        *shown = match cut.get(node) {
+            Some(total) => display_of(shown, *total),
+            None => truncate_for_display(shown),
+        };
     }
     result.failure = result.error.as_deref().map(failure_kind);
     result

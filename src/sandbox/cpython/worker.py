@@ -16,6 +16,7 @@
 import sys
 
 sys.path[:] = [entry for entry in sys.path if entry]
+import itertools
 import json
 import traceback
 
@@ -135,13 +136,26 @@ def _run_node(prelude, node, args, escape):
         raise _python_failure(exc)
 
 
-def _execute(prelude, data, request, escape):
+def _cut(value, items):
+    """An intermediate list, tuple or dict cut to its first `items` items (its
+    display copy shows no more), and how many it holds; else (value, None). A
+    dict with keys that are not strs is sent whole: as JSON a later key may
+    take an earlier one's place."""
+    kind = type(value)
+    if kind in (list, tuple) and len(value) > items:
+        return value[:items], len(value)
+    if kind is dict and len(value) > items and all(type(key) is str for key in value):
+        return dict(itertools.islice(value.items(), items)), len(value)
+    return value, None
+
+
+def _execute(prelude, data, request, escape, items):
     import time
 
     started = time.perf_counter()
     result = {"question_id": request["question_id"], "success": False, "final_answer": None,
               "node_outputs": {}, "error": None, "node_timings_ms": {}, "printed": {}}
-    outputs = {}
+    outputs, cut = {}, {}
     for node in request["nodes"]:
         node_id = node["node_id"]
         try:
@@ -156,8 +170,10 @@ def _execute(prelude, data, request, escape):
             if early is not None:
                 raise early
             value = _run_node(prelude, node, args, escape if request["unchecked"] else None)
+            final = node_id == request["final_node"]
+            kept, total = (value, None) if final else _cut(value, items)
             try:
-                shown = prelude["to_json"](value)
+                shown = prelude["to_json"](kept)
                 json.dumps(shown, allow_nan=False)
             except BaseException as exc:
                 raise _python_failure(exc, "the node's result cannot be converted to JSON: ")
@@ -177,13 +193,15 @@ def _execute(prelude, data, request, escape):
             break
         result["node_outputs"][node_id] = shown
         outputs[node_id] = value
-        if node_id == request["final_node"]:
+        if total is not None:
+            cut[node_id] = total
+        if final:
             result["final_answer"] = shown
     if result["error"] is None and result["final_answer"] is None:
         result["error"] = "the final node %s produced no output" % request["final_node"]
     result["success"] = result["error"] is None
     result["execution_time_ms"] = (time.perf_counter() - started) * 1000.0
-    return result
+    return result, cut
 
 
 def _main():
@@ -213,7 +231,8 @@ def _main():
         _send({"event": "result", "result": {"question_id": request["question_id"], "success": False,
                                               "error": error}})
         return
-    _send({"event": "result", "result": _execute(prelude, data, request, escape)})
+    result, cut = _execute(prelude, data, request, escape, boot["display_items"])
+    _send({"event": "result", "result": result, "cut": cut})
 
 
 _main()

@@ -257,6 +257,11 @@ pub fn draw(frame: &mut Frame, area: Rect, ctx: &Ctx) {
     if let Some(shard) = state.settings.as_ref().and_then(|s| s.shard.as_ref()) {
         second.push(Span::styled(format!(" shard {shard} "), bold));
     }
+    // The engine, when not the default, and the differential check.
+    if let Some(settings) = state.settings.as_ref().filter(|s| !s.engine.is_default() || s.differential) {
+        let check = if settings.differential { " ≠ checked on both" } else { "" };
+        second.push(Span::styled(format!(" {}{check} ", settings.engine), t.fg(Ink::Muted)));
+    }
     second.push(Span::styled(format!(" {} questions", state.questions.len()), t.fg(Ink::Text)));
     let done = |outcome: Outcome| state.count(|s| s == QuestionStatus::Done(outcome));
     let groups = [
