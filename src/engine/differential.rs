@@ -60,12 +60,15 @@ fn outcome(result: &ExecutionResult) -> EngineOutcome {
 #[must_use]
 pub fn compare(primary: &ExecutionResult, other: &ExecutionResult, options: &MatchOptions) -> Option<EngineDivergence> {
     let (a, b) = (primary, other);
-    let kind = match (a.success, b.success, &a.final_answer, &b.final_answer) {
-        (true, true, Some(x), Some(y)) if same(x, y, options) => return None,
-        (true, true, Some(x), Some(y)) if same(&unordered(x), &unordered(y), options) => DivergenceKind::Order,
-        (true, true, ..) => DivergenceKind::Answer,
-        (false, false, ..) if a.error_node == b.error_node && a.error == b.error => return None,
-        (false, false, ..) if a.error_node == b.error_node => DivergenceKind::ErrorText,
+    // A node's None is JSON's null, which reads back as no answer.
+    let null = Value::Null;
+    let (x, y) = (a.final_answer.as_ref().unwrap_or(&null), b.final_answer.as_ref().unwrap_or(&null));
+    let kind = match (a.success, b.success) {
+        (true, true) if same(x, y, options) => return None,
+        (true, true) if same(&unordered(x), &unordered(y), options) => DivergenceKind::Order,
+        (true, true) => DivergenceKind::Answer,
+        (false, false) if a.error_node == b.error_node && a.error == b.error => return None,
+        (false, false) if a.error_node == b.error_node => DivergenceKind::ErrorText,
         _ => DivergenceKind::Outcome,
     };
     let first_node = a

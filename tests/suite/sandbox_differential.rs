@@ -87,6 +87,22 @@ async fn fast_path_edge_cases_match_cpython(engine: Engine) {
     assert_same_answers_as_cpython(engine, &fixture("edge_case_dags.json"), 0.0).await;
 }
 
+/// A final node that returns None succeeds on both engines, with the answer
+/// JSON's null reads back as (a trace read again holds the same).
+#[tokio::test(flavor = "multi_thread")]
+async fn none_is_an_answer_on_both_engines() {
+    let dag = common::rows_dag("def f(rows):\n    return None\n");
+    let deadlines = (Duration::from_secs(10), Duration::from_secs(30));
+    let (rustpython, cpython) = (
+        common::pool_on(Engine::RustPython, deadlines.0, deadlines.1),
+        common::pool_on(Engine::CPython, deadlines.0, deadlines.1),
+    );
+    let (a, b) = (rustpython.run(&dag, 0).await, cpython.run(&dag, 0).await);
+    assert!(a.success && b.success, "{:?} / {:?}", a.error, b.error);
+    assert_eq!((a.final_answer, b.final_answer.clone()), (None, None));
+    assert_eq!(compare(&rustpython.run(&dag, 0).await, &b, &MatchOptions::default()), None);
+}
+
 /// Every fixture DAG on both engines: the differential check finds no
 /// divergence, node outputs included.
 #[tokio::test(flavor = "multi_thread")]

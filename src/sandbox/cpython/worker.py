@@ -18,6 +18,7 @@ import sys
 sys.path[:] = [entry for entry in sys.path if entry]
 import itertools
 import json
+import time
 import traceback
 
 
@@ -150,12 +151,10 @@ def _cut(value, items):
 
 
 def _execute(prelude, data, request, escape, items):
-    import time
-
     started = time.perf_counter()
     result = {"question_id": request["question_id"], "success": False, "final_answer": None,
               "node_outputs": {}, "error": None, "node_timings_ms": {}, "printed": {}}
-    outputs, cut = {}, {}
+    outputs, cut, answered = {}, {}, False
     for node in request["nodes"]:
         node_id = node["node_id"]
         try:
@@ -196,8 +195,8 @@ def _execute(prelude, data, request, escape, items):
         if total is not None:
             cut[node_id] = total
         if final:
-            result["final_answer"] = shown
-    if result["error"] is None and result["final_answer"] is None:
+            result["final_answer"], answered = shown, True
+    if result["error"] is None and not answered:
         result["error"] = "the final node %s produced no output" % request["final_node"]
     result["success"] = result["error"] is None
     result["execution_time_ms"] = (time.perf_counter() - started) * 1000.0
