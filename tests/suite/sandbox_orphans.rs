@@ -3,11 +3,13 @@
 //! SIGKILL — `exec` (one spawned worker), `exec --metamorphic` (a worker per
 //! transformed copy of the dataset), a `run` over several datasets (a pool
 //! per dataset, cloned workers) and a `run --metamorphic`, each killed while
-//! a worker spins in a DAG that never ends. (A pool of cloned workers alone:
+//! a worker spins in a DAG that never ends; on both engines (a CPython
+//! worker's watcher process included). (A pool of cloned workers alone:
 //! `sandbox_clones`.)
 
 use crate::common;
 
+use eval_dag::domain::Engine;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -24,7 +26,13 @@ fn ended(pid: u32) -> bool {
     stat_fields(pid).is_none_or(|fields| fields[0] == "Z")
 }
 
-/// The `sandbox-worker` processes descended from `ancestor` (a template's
+/// Whether a process's command line is a sandbox worker's: RustPython's
+/// `sandbox-worker` subcommand, or CPython running the worker's script.
+fn is_worker(command: &[u8]) -> bool {
+    command.split(|b| *b == 0).any(|arg| arg == b"sandbox-worker" || arg.starts_with(b"# The CPython sandbox worker"))
+}
+
+/// The sandbox worker processes descended from `ancestor` (a template's
 /// clones are its children), alive.
 fn workers_of(ancestor: u32) -> Vec<u32> {
     let mut parents: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
@@ -34,7 +42,7 @@ fn workers_of(ancestor: u32) -> Vec<u32> {
         let Some(parent) = stat_fields(pid).and_then(|f| f[1].parse::<u32>().ok()) else { continue };
         parents.insert(pid, parent);
         let Ok(command) = std::fs::read(format!("/proc/{pid}/cmdline")) else { continue };
-        if command.split(|b| *b == 0).any(|arg| arg == b"sandbox-worker") && !ended(pid) {
+        if is_worker(&command) && !ended(pid) {
             workers.push(pid);
         }
     }
@@ -55,8 +63,13 @@ fn cpu_ticks(pid: u32) -> u64 {
     stat_fields(pid).map_or(0, |f| f[11].parse::<u64>().unwrap_or(0) + f[12].parse::<u64>().unwrap_or(0))
 }
 
-/// Start `eval-dag exec` of the one-node DAG `code` with `extra` arguments.
-fn exec(dir: &Path, code: &str, extra: &[&str]) -> Child {
+/// The command-line flag choosing `engine`.
+fn engine_flag(engine: Engine) -> [&'static str; 2] {
+    ["--engine", if engine == Engine::CPython { "cpython" } else { "rustpython" }]
+}
+
+/// Start `eval-dag exec` of the one-node DAG `code` on `engine` with `extra` arguments.
+fn exec(dir: &Path, engine: Engine, code: &str, extra: &[&str]) -> Child {
     let dag = dir.join("dag.json");
     std::fs::write(&dag, serde_json::to_string(&common::rows_dag(code)).unwrap()).unwrap();
     Command::new(env!("CARGO_BIN_EXE_eval-dag"))
@@ -65,6 +78,7 @@ fn exec(dir: &Path, code: &str, extra: &[&str]) -> Child {
         .arg("--dataset")
         .arg(common::sandbox_dataset())
         .args(["--node-timeout", "120", "--dag-timeout", "240"])
+        .args(engine_flag(engine))
         .args(extra)
         .env("HOME", dir)
         .stdout(Stdio::null())
@@ -96,20 +110,26 @@ fn killed_mid_dag_leaves_no_worker(mut command: Child) {
     }
 }
 
-#[test]
-fn exec_killed_mid_dag_leaves_no_worker_running() {
+async fn exec_killed_mid_dag_leaves_no_worker_running(engine: Engine) {
     let dir = tempfile::tempdir().unwrap();
-    let command = exec(dir.path(), "def f(rows):\n    while True:\n        pass\n", &[]);
-    killed_mid_dag_leaves_no_worker(command);
+    let command = exec(dir.path(), engine, "def f(rows):\n    while True:\n        pass\n", &[]);
+    tokio::task::spawn_blocking(move || killed_mid_dag_leaves_no_worker(command)).await.unwrap();
 }
 
-#[test]
-fn a_metamorphic_exec_killed_in_a_copy_leaves_no_worker_running() {
+async fn a_long_call_in_c_killed_leaves_no_worker_running(engine: Engine) {
+    // One call that never returns to the interpreter's loop: no thread of
+    // the worker could run meanwhile.
+    let dir = tempfile::tempdir().unwrap();
+    let command = exec(dir.path(), engine, "def f(rows):\n    return sum(range(10 ** 15))\n", &[]);
+    tokio::task::spawn_blocking(move || killed_mid_dag_leaves_no_worker(command)).await.unwrap();
+}
+
+async fn a_metamorphic_exec_killed_in_a_copy_leaves_no_worker_running(engine: Engine) {
     let dir = tempfile::tempdir().unwrap();
     // Quick on the dataset itself; endless on a copy with rows duplicated.
     let code = "def f(rows):\n    while len(rows) > 2000:\n        pass\n    return len(rows)\n";
-    let command = exec(dir.path(), code, &["--metamorphic"]);
-    killed_mid_dag_leaves_no_worker(command);
+    let command = exec(dir.path(), engine, code, &["--metamorphic"]);
+    tokio::task::spawn_blocking(move || killed_mid_dag_leaves_no_worker(command)).await.unwrap();
 }
 
 /// A mock model approving every layer and building, for every question of
@@ -130,8 +150,8 @@ async fn looping_model(code: &'static str) -> common::mock_llm::MockLlm {
     .await
 }
 
-/// Start `eval-dag run` over the made-up benchmark of three datasets in `dir`, against `mock`.
-fn run_over_datasets(dir: &Path, mock: &common::mock_llm::MockLlm, extra: &[&str]) -> Child {
+/// Start `eval-dag run` over the made-up benchmark of three datasets in `dir`, against `mock`, on `engine`.
+fn run_over_datasets(dir: &Path, engine: Engine, mock: &common::mock_llm::MockLlm, extra: &[&str]) -> Child {
     let bench = dir.join("bench");
     super::benchmark_run::write_benchmark(&bench);
     Command::new(env!("CARGO_BIN_EXE_eval-dag"))
@@ -141,6 +161,7 @@ fn run_over_datasets(dir: &Path, mock: &common::mock_llm::MockLlm, extra: &[&str
         .arg(mock.base_url())
         .arg("--out")
         .arg(dir.join("run"))
+        .args(engine_flag(engine))
         .args(extra)
         .env("HOME", dir)
         .env("OPENAI_API_KEY", "test-key")
@@ -150,19 +171,25 @@ fn run_over_datasets(dir: &Path, mock: &common::mock_llm::MockLlm, extra: &[&str
         .unwrap()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_run_over_several_datasets_killed_mid_dag_leaves_no_worker_running() {
+async fn a_run_over_several_datasets_killed_mid_dag_leaves_no_worker_running(engine: Engine) {
     let mock = looping_model("def answer(rows):\n    while True:\n        pass\n").await;
     let dir = tempfile::tempdir().unwrap();
-    let command = run_over_datasets(dir.path(), &mock, &[]);
+    let command = run_over_datasets(dir.path(), engine, &mock, &[]);
     tokio::task::spawn_blocking(move || killed_mid_dag_leaves_no_worker(command)).await.unwrap();
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_metamorphic_run_killed_in_a_copy_leaves_no_worker_running() {
+async fn a_metamorphic_run_killed_in_a_copy_leaves_no_worker_running(engine: Engine) {
     // Every dataset has at most 4 rows: quick on each, endless on a copy with rows duplicated.
     let mock = looping_model("def answer(rows):\n    while len(rows) > 4:\n        pass\n    return len(rows)\n").await;
     let dir = tempfile::tempdir().unwrap();
-    let command = run_over_datasets(dir.path(), &mock, &["--metamorphic"]);
+    let command = run_over_datasets(dir.path(), engine, &mock, &["--metamorphic"]);
     tokio::task::spawn_blocking(move || killed_mid_dag_leaves_no_worker(command)).await.unwrap();
 }
+
+common::on_both_engines!(
+    exec_killed_mid_dag_leaves_no_worker_running,
+    a_long_call_in_c_killed_leaves_no_worker_running,
+    a_metamorphic_exec_killed_in_a_copy_leaves_no_worker_running,
+    a_run_over_several_datasets_killed_mid_dag_leaves_no_worker_running,
+    a_metamorphic_run_killed_in_a_copy_leaves_no_worker_running,
+);

@@ -5,9 +5,10 @@
 # 1. the boot line (stdin): the dataset's path, the prelude's scripts, the
 #    seccomp programs and system call numbers (and, in test builds, the
 #    escape functions of requests run without the policy);
-# 2. it loads the dataset, runs the prelude, imports what it needs, confines
-#    itself (no new privileges, Landlock with no file access, the seccomp
-#    programs), forgets ctypes, and replies `ready`;
+# 2. it opens the dataset, runs the prelude, imports what it needs, confines
+#    itself (no new privileges, Landlock with no file access), forks a
+#    watcher that ends it if the pool's process dies, loads the dataset,
+#    installs the seccomp programs, forgets ctypes, and replies `ready`;
 # 3. one DAG request (stdin): the nodes in layer order, already checked by the
 #    language policy, each with its seed and resolved inputs; a `node` reply
 #    before each node and one `result` reply at the end. Then it ends.
@@ -16,8 +17,12 @@
 import sys
 
 sys.path[:] = [entry for entry in sys.path if entry]
+import base64
 import itertools
 import json
+import os
+import select
+import signal
 import time
 import traceback
 
@@ -27,11 +32,43 @@ def _send(reply):
     sys.stdout.flush()
 
 
-def _confine(boot):
-    """Apply the kernel layers; their description and whether all hold."""
+def _watch_parent():
+    """Fork a watcher that ends this worker when the pool's process is gone.
+
+    The pool's process is the only reader of stdout: when it dies (SIGKILL
+    included), `poll` reports an error on the pipe's write end. The worker
+    itself cannot notice while node code runs (a long call in C never lets
+    another thread take the interpreter), so a second process watches. It
+    holds stdout alone and dies with the worker (`PR_SET_PDEATHSIG`; the
+    worker's only thread forked it). It is forked after Landlock, inside
+    the worker's domain (with signals scoped, the worker's death could not
+    signal a process outside it), before the dataset is loaded (a small
+    copy) and before seccomp (which forbids `fork`); the pool's kill of the
+    process group takes it too."""
+    worker = os.getpid()
+    if os.fork() != 0:
+        return
+    try:
+        import ctypes  # already loaded unless the kernel layers are off
+
+        if ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0) != 0 or os.getppid() != worker:
+            return  # PR_SET_PDEATHSIG failed, or the worker is already gone
+        for fd in (0, 2):
+            os.close(fd)
+        poller = select.poll()
+        poller.register(1, 0)  # errors and hang-ups are always reported
+        poller.poll()
+        os.kill(worker, signal.SIGKILL)
+    finally:
+        os._exit(0)
+
+
+def _landlock(boot):
+    """No new privileges, then Landlock: no file access, no TCP, and abstract
+    sockets and signals scoped to the worker, as far as the kernel's ABI
+    goes. Its description and whether it fully holds."""
     if not boot["kernel"]:
         return "kernel layers left off (test build)", False
-    import base64
     import ctypes
 
     libc = ctypes.CDLL(None, use_errno=True)
@@ -40,26 +77,41 @@ def _confine(boot):
     numbers = boot["syscalls"]
     if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
-    landlock = "Landlock unavailable"
-    complete = False
-    if boot["landlock"]:
-        abi = syscall(numbers["landlock_create_ruleset"], None, ctypes.c_size_t(0), ctypes.c_uint32(1))
-        if abi >= 1:
-            access_fs = (1 << 13) - 1
-            access_fs |= (1 << 13) if abi >= 2 else 0  # refer
-            access_fs |= (1 << 14) if abi >= 3 else 0  # truncate
-            access_fs |= (1 << 15) if abi >= 5 else 0  # ioctl on devices
-            access_net = 3 if abi >= 4 else 0  # bind and connect TCP
-            scoped = 3 if abi >= 6 else 0  # abstract Unix sockets, signals
-            size = 24 if abi >= 6 else 16 if abi >= 4 else 8
-            attr = (ctypes.c_uint64 * 3)(access_fs, access_net, scoped)
-            fd = syscall(numbers["landlock_create_ruleset"], ctypes.byref(attr), ctypes.c_size_t(size),
-                         ctypes.c_uint32(0))
-            if fd >= 0 and syscall(numbers["landlock_restrict_self"], ctypes.c_int(fd), ctypes.c_uint32(0)) == 0:
-                complete = abi >= 6
-                landlock = "Landlock fully enforced" if complete else "Landlock partly enforced (older kernel ABI)"
-            if fd >= 0:
-                libc.close(ctypes.c_int(fd))
+    if not boot["landlock"]:
+        return "Landlock unavailable", False
+    abi = syscall(numbers["landlock_create_ruleset"], None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+    if abi < 1:
+        return "Landlock unavailable", False
+    access_fs = (1 << 13) - 1
+    access_fs |= (1 << 13) if abi >= 2 else 0  # refer
+    access_fs |= (1 << 14) if abi >= 3 else 0  # truncate
+    access_fs |= (1 << 15) if abi >= 5 else 0  # ioctl on devices
+    access_net = 3 if abi >= 4 else 0  # bind and connect TCP
+    scoped = 3 if abi >= 6 else 0  # abstract Unix sockets, signals
+    size = 24 if abi >= 6 else 16 if abi >= 4 else 8
+    attr = (ctypes.c_uint64 * 3)(access_fs, access_net, scoped)
+    fd = syscall(numbers["landlock_create_ruleset"], ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
+    if fd < 0:
+        return "Landlock unavailable", False
+    restricted = syscall(numbers["landlock_restrict_self"], ctypes.c_int(fd), ctypes.c_uint32(0)) == 0
+    libc.close(ctypes.c_int(fd))
+    if not restricted:
+        return "Landlock unavailable", False
+    if abi >= 6:
+        return "Landlock fully enforced", True
+    return "Landlock partly enforced (older kernel ABI)", False
+
+
+def _seccomp(boot):
+    """Install the seccomp programs (the last forbids installing more), then
+    forget ctypes."""
+    if not boot["kernel"]:
+        return
+    import ctypes  # loaded by `_landlock`
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    syscall = libc.syscall
+    syscall.restype = ctypes.c_long
 
     class SockFprog(ctypes.Structure):
         _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
@@ -69,11 +121,10 @@ def _confine(boot):
         buffer = ctypes.create_string_buffer(raw, len(raw))
         fprog = SockFprog(len(raw) // 8, ctypes.cast(buffer, ctypes.c_void_p))
         # SECCOMP_SET_MODE_FILTER; the last program forbids this call.
-        if syscall(numbers["seccomp"], ctypes.c_uint(1), ctypes.c_uint(0), ctypes.byref(fprog)) != 0:
+        if syscall(boot["syscalls"]["seccomp"], ctypes.c_uint(1), ctypes.c_uint(0), ctypes.byref(fprog)) != 0:
             raise OSError(ctypes.get_errno(), "seccomp(SECCOMP_SET_MODE_FILTER)")
     for name in [name for name in sys.modules if name.split(".")[0] in ("ctypes", "_ctypes")]:
         del sys.modules[name]
-    return "seccomp allowlist installed (no file opens), " + landlock, complete
 
 
 def _last_line(text):
@@ -205,15 +256,20 @@ def _execute(prelude, data, request, escape, items):
 
 def _main():
     boot = json.loads(sys.stdin.buffer.readline())
-    with open(boot["data"], "rb") as file:
-        data = json.load(file)
+    data_file = open(boot["data"], "rb")
     prelude = {"__name__": "eval_dag_prelude"}
     for name, text in boot["prelude"]:
         exec(compile(text, name, "exec"), prelude)
     escape = {}
     if boot["escape"]:
         exec(compile(boot["escape"], "<escape>", "exec"), escape)
-    description, complete = _confine(boot)
+    description, complete = _landlock(boot)
+    _watch_parent()
+    with data_file:
+        data = json.load(data_file)
+    _seccomp(boot)
+    if boot["kernel"]:
+        description = "seccomp allowlist installed (no file opens), " + description
     _send({"event": "ready", "confinement": description, "complete": complete})
     line = sys.stdin.buffer.readline()
     if not line.strip():
