@@ -149,8 +149,9 @@ impl SandboxPool {
     }
 
     /// Whether taking a worker starts its replacement at once: where workers
-    /// are cloned (cheap), and for CPython workers where memory holds one more
-    /// process (`clone_workers`), each loading the data itself meanwhile.
+    /// are cloned (cheap), and for CPython workers spawned because cloning was
+    /// refused, where memory holds one more process (`clone_workers`), each
+    /// loading the data itself meanwhile.
     fn keeps_a_spare(&self) -> bool {
         match self.inner.config.interpreter {
             Interpreter::CPython(_) => self.inner.config.clone_workers,
@@ -158,13 +159,10 @@ impl SandboxPool {
         }
     }
 
-    /// Whether workers are cloned from a template (cheap to start in advance;
-    /// RustPython's only).
+    /// Whether workers are cloned from a template (cheap to start in advance).
     fn clones(&self) -> bool {
         #[cfg(target_os = "linux")]
-        return self.inner.config.clone_workers
-            && matches!(self.inner.config.interpreter, Interpreter::RustPython)
-            && !self.inner.spawn_only.load(Ordering::Relaxed);
+        return self.inner.config.clone_workers && !self.inner.spawn_only.load(Ordering::Relaxed);
         #[cfg(not(target_os = "linux"))]
         false
     }

@@ -62,7 +62,8 @@ impl Launch<'_> {
             }
             Interpreter::CPython(python) => {
                 let mut command = Command::new(&python.path);
-                command.args(["-s", "-S", "-B", "-X", "utf8", "-c", cpython::WORKER]);
+                // The dataset's directory is only for people reading `ps`.
+                command.args(["-s", "-S", "-B", "-X", "utf8", "-c", cpython::WORKER]).arg(self.dataset_dir);
                 command
             }
         };
@@ -191,7 +192,11 @@ mod cloned {
 
     use tokio::net::unix::pipe;
 
-    use super::{Launch, Worker, first_reply, reply_lines};
+    use std::io::Write;
+
+    use tokio::io::AsyncWriteExt;
+
+    use super::{Interpreter, Launch, Worker, cpython, first_reply, reply_lines};
     use crate::sandbox::error::{SandboxError, WorkerStage};
     use crate::sandbox::fork_channel;
     use crate::sandbox::process::{ForkedProcess, StderrTail, WorkerProcess, death_report};
@@ -214,6 +219,9 @@ mod cloned {
         process: WorkerProcess,
         stderr: StderrTail,
         control: Arc<UnixStream>,
+        /// A CPython template's kernel layers: each clone is sent its seccomp
+        /// programs, compiled for its process id, before it reports ready.
+        cpython: Option<cpython::Layers>,
     }
 
     impl Template {
@@ -230,10 +238,21 @@ mod cloned {
                 .map_err(|source| SandboxError::Spawn { source })?;
             let stdout = child.stdout.take().ok_or(SandboxError::NoPipe { pipe: "stdout" })?;
             let stderr = child.stderr.take().ok_or(SandboxError::NoPipe { pipe: "stderr" })?;
+            let cpython = matches!(launch.config.interpreter, Interpreter::CPython(_)).then(|| launch.layers());
+            if cpython.is_some() {
+                // A CPython template reads its boot line from the socket; one
+                // that died at once is reported below.
+                let boot = cpython::boot_line(launch.dataset_dir, launch.layers(), child.id().unwrap_or_default())?;
+                control
+                    .set_write_timeout(Some(launch.config.startup_timeout))
+                    .map_err(|source| SandboxError::Spawn { source })?;
+                let _ = (&control).write_all(boot.as_bytes());
+            }
             let mut template = Self {
                 process: WorkerProcess::Spawned(child),
                 stderr: StderrTail::follow(stderr),
                 control: Arc::new(control),
+                cpython,
             };
             match first_reply(&mut reply_lines(stdout), launch.config.startup_timeout).await? {
                 Some(Reply::TemplateReady) => {
@@ -277,9 +296,16 @@ mod cloned {
                 ForkError::Unavailable(err)
             })?;
             let receiver = |end: std::io::PipeReader| pipe::Receiver::from_owned_fd(OwnedFd::from(end)).map_err(gone);
+            let mut stdin = pipe::Sender::from_owned_fd(OwnedFd::from(stdin_ours)).map_err(gone)?;
+            if let Some(layers) = self.cpython {
+                let line = cpython::clone_line(layers, pid.unsigned_abs())
+                    .map_err(|err| ForkError::TemplateGone(io::Error::other(err.to_string())))?;
+                // A clone that died at once is reported when it is awaited ready.
+                let _ = stdin.write_all(line.as_bytes()).await;
+            }
             Ok(Worker {
                 process: WorkerProcess::Forked(process),
-                stdin: Box::new(pipe::Sender::from_owned_fd(OwnedFd::from(stdin_ours)).map_err(gone)?),
+                stdin: Box::new(stdin),
                 stdout: reply_lines(receiver(stdout_ours)?),
                 stderr: StderrTail::follow(receiver(stderr_ours)?),
             })

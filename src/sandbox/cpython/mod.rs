@@ -149,6 +149,7 @@ struct Syscalls {
     seccomp: i64,
     landlock_create_ruleset: i64,
     landlock_restrict_self: i64,
+    clone: i64,
 }
 
 /// The boot line.
@@ -179,13 +180,7 @@ pub(super) struct Layers {
 /// The boot line of the worker with process id `pid` over the dataset in
 /// `dataset_dir`.
 pub(super) fn boot_line(dataset_dir: &Path, layers: Layers, pid: u32) -> Result<String, SandboxError> {
-    let filters = if layers.kernel {
-        let programs = super::kernel::cpython_programs(pid)
-            .map_err(|err| SandboxError::Spawn { source: io::Error::other(err) })?;
-        programs.iter().map(|program| base64::engine::general_purpose::STANDARD.encode(program)).collect()
-    } else {
-        Vec::new()
-    };
+    let filters = filters(layers, pid)?;
     let boot = Boot {
         data: &dataset_dir.join("data.json"),
         prelude: [("<sandbox prelude>", PRELUDE), ("<cpython prelude>", PRELUDE_CPYTHON)],
@@ -196,11 +191,30 @@ pub(super) fn boot_line(dataset_dir: &Path, layers: Layers, pid: u32) -> Result<
             seccomp: libc::SYS_seccomp,
             landlock_create_ruleset: libc::SYS_landlock_create_ruleset,
             landlock_restrict_self: libc::SYS_landlock_restrict_self,
+            clone: libc::SYS_clone,
         },
         escape: ESCAPE,
         display_items: DISPLAY_ITEMS,
     };
     serde_json::to_string(&boot).map(|line| line + "\n").map_err(|source| SandboxError::Request { source })
+}
+
+/// The seccomp programs of the worker with process id `pid`, base64-encoded
+/// (none when the kernel layers are off).
+fn filters(layers: Layers, pid: u32) -> Result<Vec<String>, SandboxError> {
+    if !layers.kernel {
+        return Ok(Vec::new());
+    }
+    let programs =
+        super::kernel::cpython_programs(pid).map_err(|err| SandboxError::Spawn { source: io::Error::other(err) })?;
+    Ok(programs.iter().map(|program| base64::engine::general_purpose::STANDARD.encode(program)).collect())
+}
+
+/// The line a worker cloned from a template reads first on its stdin: the
+/// seccomp programs compiled for its own process id `pid`.
+pub(super) fn clone_line(layers: Layers, pid: u32) -> Result<String, SandboxError> {
+    let line = serde_json::json!({ "filters": filters(layers, pid)? });
+    Ok(line.to_string() + "\n")
 }
 
 /// A node as the worker runs it.

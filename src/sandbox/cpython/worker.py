@@ -13,16 +13,27 @@
 #    language policy, each with its seed and resolved inputs; a `node` reply
 #    before each node and one `result` reply at the end. Then it ends.
 #
+# A template (stdin is a Unix socket, not a pipe) reads its boot line from
+# the socket, loads the dataset, freezes the collector's objects and replies
+# `template_ready`; it then clones itself on each request (see
+# `_serve_clones`). A clone reads one more line on its new stdin, the seccomp
+# programs compiled for its own process id, and goes on from step 2's
+# watcher, as a worker started from scratch does.
+#
 # Nothing but protocol lines is written to stdout.
 import sys
 
 sys.path[:] = [entry for entry in sys.path if entry]
 import base64
+import gc
 import itertools
 import json
 import os
 import select
 import signal
+import socket
+import stat
+import struct
 import time
 import traceback
 
@@ -254,8 +265,55 @@ def _execute(prelude, data, request, escape, items):
     return result, cut
 
 
-def _main():
-    boot = json.loads(sys.stdin.buffer.readline())
+def _read_line(control):
+    """The boot line from the template's socket (nothing else comes before
+    the template replies)."""
+    chunks = []
+    while not chunks or not chunks[-1].endswith(b"\n"):
+        chunk = control.recv(1 << 16)
+        if not chunk:
+            raise EOFError("the pool closed the socket before the boot line ended")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _serve_clones(control, boot):
+    """The template's loop: for each request on `control` (one byte carrying
+    a new worker's stdin, stdout and stderr), clone this process with
+    `CLONE_PARENT` (the new worker is the pool's child, which waits for it
+    and kills it like any worker) and answer with its process id, or the
+    negated errno as a little-endian i32. Returns in each new worker, its
+    pipes in place of the template's and no other descriptor open. When the
+    pool closes the socket, the template kills its process group (itself,
+    its clones and their watchers) and never returns."""
+    import ctypes  # loaded by `_landlock` (or free to load: no kernel layers)
+
+    # A PyDLL call holds the interpreter's lock throughout, so the clone
+    # starts holding it, as the thread that made it does.
+    raw_syscall = ctypes.PyDLL(None, use_errno=True).syscall
+    raw_syscall.restype = ctypes.c_long
+    flags = 0x00008000 | signal.SIGCHLD  # CLONE_PARENT
+    while True:
+        message, fds, _flags, _address = socket.recv_fds(control, 1, 3)
+        if not message:
+            os.kill(0, signal.SIGKILL)
+        pid = raw_syscall(ctypes.c_long(boot["syscalls"]["clone"]), ctypes.c_ulong(flags), None, None, None, None)
+        if pid == 0:
+            control.detach()  # fd 0 becomes the new stdin below
+            for target, fd in enumerate(fds):
+                os.dup2(fd, target)
+            os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+            return
+        for fd in fds:
+            os.close(fd)
+        control.sendall(struct.pack("<i", pid if pid > 0 else -ctypes.get_errno()))
+
+
+def _start():
+    """Boot, load the dataset and confine this worker (a template first
+    serves clones, and each clone goes on from here); what `_main` needs."""
+    control = socket.socket(fileno=0) if stat.S_ISSOCK(os.fstat(0).st_mode) else None
+    boot = json.loads(_read_line(control) if control else sys.stdin.buffer.readline())
     data_file = open(boot["data"], "rb")
     prelude = {"__name__": "eval_dag_prelude"}
     for name, text in boot["prelude"]:
@@ -264,13 +322,29 @@ def _main():
     if boot["escape"]:
         exec(compile(boot["escape"], "<escape>", "exec"), escape)
     description, complete = _landlock(boot)
-    _watch_parent()
-    with data_file:
-        data = json.load(data_file)
+    if control:
+        with data_file:
+            data = json.load(data_file)
+        # Objects that outlive every collection: the collector never writes
+        # to the dataset's pages, which stay shared with the clones.
+        gc.freeze()
+        _send({"event": "template_ready"})
+        _serve_clones(control, boot)
+        _watch_parent()
+        boot["filters"] = json.loads(sys.stdin.buffer.readline())["filters"]
+    else:
+        _watch_parent()
+        with data_file:
+            data = json.load(data_file)
     _seccomp(boot)
     if boot["kernel"]:
         description = "seccomp allowlist installed (no file opens), " + description
     _send({"event": "ready", "confinement": description, "complete": complete})
+    return boot, prelude, escape, data
+
+
+def _main():
+    boot, prelude, escape, data = _start()
     line = sys.stdin.buffer.readline()
     if not line.strip():
         return
