@@ -35,20 +35,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use eval_dag::domain::GeneratedDag;
-use eval_dag::sandbox::{CPython, DataLimits, Interpreter, SandboxConfig, SandboxPool};
+use eval_dag::sandbox::{DataLimits, Interpreter, SandboxConfig, SandboxPool};
 use measure::median;
 
 const SIZES: [usize; 3] = [10_000, 200_000, 1_000_000];
 /// Worker starts timed (one at a time) per size.
 const STARTS: usize = 3;
-
-/// The engine the pools run (`FULL_SIZE_ENGINE=cpython`: the machine's python3).
-fn engine() -> anyhow::Result<Interpreter> {
-    Ok(match std::env::var("FULL_SIZE_ENGINE").as_deref() {
-        Ok("cpython") => Interpreter::CPython(CPython::find(None)?),
-        _ => Interpreter::RustPython,
-    })
-}
 
 /// A one-worker pool over `dir`, under the limits its data's size gives but
 /// with room for the slowest DAG.
@@ -59,7 +51,7 @@ fn pool(dir: &Path, executable: &Path) -> anyhow::Result<SandboxPool> {
         node_timeout: Duration::from_secs(300),
         dag_timeout: Duration::from_secs(600),
         executable: Some(executable.to_path_buf()),
-        interpreter: engine()?,
+        interpreter: workers::engine()?,
         ..SandboxConfig::for_data(DataLimits { data_bytes }, None, None)?
     };
     Ok(SandboxPool::new(dir, config)?)
@@ -88,7 +80,7 @@ fn compare_dags(
     let runtime = tokio::runtime::Runtime::new()?;
     let (answers, theirs) = cpython::cpython(root, &dir.join("data.json"), dags, runs);
     let pool = pool(dir, executable)?;
-    let cpython_engine = matches!(engine()?, Interpreter::CPython(_));
+    let cpython_engine = matches!(workers::engine()?, Interpreter::CPython(_));
     runtime.block_on(pool.warm());
     println!("| DAG | eval-dag ms | CPython ms | ratio |\n| --- | ---: | ---: | ---: |");
     let mut ratios = Vec::new();

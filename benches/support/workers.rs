@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use eval_dag::domain::GeneratedDag;
-use eval_dag::sandbox::{SandboxConfig, SandboxPool};
+use eval_dag::sandbox::{CPython, Interpreter, SandboxConfig, SandboxPool};
 
 /// How a pool starts its workers.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -34,7 +34,15 @@ impl Mode {
     }
 }
 
-/// A pool of `workers` over `dir` in `mode`, nodes limited to `node_timeout`.
+/// The engine the pools run (`FULL_SIZE_ENGINE=cpython`: the machine's python3).
+pub fn engine() -> anyhow::Result<Interpreter> {
+    Ok(match std::env::var("FULL_SIZE_ENGINE").as_deref() {
+        Ok("cpython") => Interpreter::CPython(CPython::find(None)?),
+        _ => Interpreter::RustPython,
+    })
+}
+
+/// A pool of `workers` over `dir` in `mode` on [`engine`], nodes limited to `node_timeout`.
 pub fn pool(dir: &Path, executable: &Path, workers: usize, mode: Mode, node_timeout: Duration) -> SandboxPool {
     let config = SandboxConfig {
         workers,
@@ -46,7 +54,7 @@ pub fn pool(dir: &Path, executable: &Path, workers: usize, mode: Mode, node_time
         clone_workers: mode == Mode::Cloned,
         ..SandboxConfig::default()
     };
-    SandboxPool::new(dir, config).expect("a pool")
+    SandboxPool::new(dir, config.with_interpreter(engine().expect("the engine"))).expect("a pool")
 }
 
 fn one_node(id: &str, code: &str) -> GeneratedDag {
@@ -145,8 +153,8 @@ pub fn weigh(dir: &Path) -> (Option<Weight>, Vec<Weight>) {
             pss_mb: field_mb(&rollup, "Pss"),
             uss_mb: field_mb(&rollup, "Private_Clean") + field_mb(&rollup, "Private_Dirty"),
         };
-        // A clone's one thread is the interpreter's ("sandbox"); the template's first is the program's.
-        let is_template = command.contains("--template") && !status.starts_with("Name:\tsandbox");
+        // The template's stdin is the pool's socket (a clone's command line is its template's).
+        let is_template = std::fs::read_link(proc.join("fd/0")).is_ok_and(|t| t.to_string_lossy().starts_with("socket:"));
         if is_template {
             template = Some(weight);
         } else {
