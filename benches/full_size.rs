@@ -208,10 +208,12 @@ fn memory(dir: &Path, executable: &Path) -> anyhow::Result<()> {
         "\n| workers | started | ready after | PSS of all, ready | PSS of all, after a scan | × one spawned | of which the template | USS per worker |"
     );
     println!("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
-    let one = runtime.block_on(workers::pool_memory(dir, executable, 1, workers::Mode::Spawned)).scanned_pss_mb;
+    // More CPU than a scan takes: a second per 10 MB of data, at least 5.
+    let settle = (std::fs::metadata(dir.join("data.json"))?.len() as f64 / 1e7).max(5.0);
+    let one = runtime.block_on(workers::pool_memory(dir, executable, 1, workers::Mode::Spawned, settle)).scanned_pss_mb;
     for count in [1, 2, 4] {
         for mode in workers::Mode::BOTH {
-            let memory = runtime.block_on(workers::pool_memory(dir, executable, count, mode));
+            let memory = runtime.block_on(workers::pool_memory(dir, executable, count, mode, settle));
             println!(
                 "| {count} | {} | {:.2} s | {:.0} MB | {:.0} MB | {:.2}× | {:.0} MB | {:.0} MB |",
                 mode.label(),

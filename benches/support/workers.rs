@@ -118,6 +118,19 @@ pub struct Weight {
     pub pss_mb: f64,
     /// Unique set: pages no other process maps.
     pub uss_mb: f64,
+    /// CPU time it has used, in seconds.
+    pub cpu_s: f64,
+}
+
+/// CPU seconds (user and system) of the process whose `/proc` entry is `proc`.
+fn cpu_seconds(proc: &Path) -> f64 {
+    let Ok(stat) = std::fs::read_to_string(proc.join("stat")) else { return 0.0 };
+    let Some((_, rest)) = stat.rsplit_once(')') else { return 0.0 };
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0);
+    // SAFETY: a plain libc query.
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    (ticks(11) + ticks(12)) / per_second.max(1.0)
 }
 
 /// A `kB` field of a `/proc` file, in MB.
@@ -152,9 +165,11 @@ pub fn weigh(dir: &Path) -> (Option<Weight>, Vec<Weight>) {
         let weight = Weight {
             pss_mb: field_mb(&rollup, "Pss"),
             uss_mb: field_mb(&rollup, "Private_Clean") + field_mb(&rollup, "Private_Dirty"),
+            cpu_s: cpu_seconds(&proc),
         };
         // The template's stdin is the pool's socket (a clone's command line is its template's).
-        let is_template = std::fs::read_link(proc.join("fd/0")).is_ok_and(|t| t.to_string_lossy().starts_with("socket:"));
+        let is_template =
+            std::fs::read_link(proc.join("fd/0")).is_ok_and(|t| t.to_string_lossy().starts_with("socket:"));
         if is_template {
             template = Some(weight);
         } else {
@@ -180,26 +195,48 @@ pub struct PoolMemory {
 }
 
 /// Start `count` workers at once in `mode`, weigh them, have each scan the
-/// rows (the scans run at once, one per worker), weigh them again.
-pub async fn pool_memory(dir: &Path, executable: &Path, count: usize, mode: Mode) -> PoolMemory {
+/// rows (the scans run at once, one per worker) and then spin, and weigh
+/// them again while they spin: a worker ends with its DAG, so the scanned
+/// workers are weighed before their DAGs end (told from the spares the pool
+/// starts meanwhile by the CPU time they have used: `settle` seconds, more
+/// than a scan takes).
+pub async fn pool_memory(dir: &Path, executable: &Path, count: usize, mode: Mode, settle: f64) -> PoolMemory {
     let pool = pool(dir, executable, count, mode, Duration::from_secs(600));
     let started = Instant::now();
     pool.warm().await;
     let ready_after = started.elapsed().as_secs_f64();
-    let total = |(template, workers): (Option<Weight>, Vec<Weight>)| {
+    let total = |template: Option<Weight>, workers: &[Weight]| {
         assert_eq!(workers.len(), count, "every worker found");
         template.map_or(0.0, |t| t.pss_mb) + workers.iter().map(|w| w.pss_mb).sum::<f64>()
     };
-    let ready_pss_mb = total(weigh(dir));
-    let dag = scan();
-    let scans = (0..count).map(|_| pool.run(&dag, 0));
-    for result in futures::future::join_all(scans).await {
-        assert!(result.success, "{:?}", result.error);
-    }
     let (template, workers) = weigh(dir);
-    let worker_uss_mb = workers.iter().map(|w| w.uss_mb).sum::<f64>() / workers.len().max(1) as f64;
+    let ready_pss_mb = total(template, &workers);
+    let dag = one_node(
+        "scan, then spin",
+        "def f(rows):\n    n = 0\n    for r in rows:\n        for v in r.values():\n            n += 1\n    while n:\n        pass\n",
+    );
+    let scans: Vec<_> = (0..count)
+        .map(|_| {
+            let (pool, dag) = (pool.clone(), dag.clone());
+            tokio::spawn(async move { pool.run(&dag, 0).await })
+        })
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(600);
+    let (template, scanned) = loop {
+        let (template, workers) = weigh(dir);
+        let busy: Vec<Weight> = workers.into_iter().filter(|w| w.cpu_s > settle).collect();
+        if busy.len() == count || Instant::now() > deadline {
+            break (template, busy);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    for scan in scans {
+        scan.abort();
+    }
+    let worker_uss_mb = scanned.iter().map(|w| w.uss_mb).sum::<f64>() / scanned.len().max(1) as f64;
     let template_pss_mb = template.map_or(0.0, |t| t.pss_mb);
-    PoolMemory { ready_after, ready_pss_mb, scanned_pss_mb: total((template, workers)), template_pss_mb, worker_uss_mb }
+    let scanned_pss_mb = total(template, &scanned);
+    PoolMemory { ready_after, ready_pss_mb, scanned_pss_mb, template_pss_mb, worker_uss_mb }
 }
 
 /// Seconds of each of `runs` `json.load`s of `data` in one `python3` (the

@@ -2,7 +2,7 @@
 //! the metadata's column annotations attached. Prompts and the static
 //! field-name check are derived from it; nothing assumes a particular dataset.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -100,7 +100,9 @@ pub struct SchemaCatalogue {
 /// How many dict keys a single key's `names` may collect (bounds huge dicts).
 const MAX_NAMES: usize = 20_000;
 
-fn collect_names(value: &Value, names: &mut BTreeSet<String>, depth: usize) {
+/// The dict keys anywhere in `value` (up to [`MAX_NAMES`]), in a set that
+/// borrows them: a key met in every row is hashed, never copied, per row.
+fn collect_names<'a>(value: &'a Value, names: &mut HashSet<&'a str>, depth: usize) {
     if depth > 32 || names.len() >= MAX_NAMES {
         return;
     }
@@ -110,7 +112,7 @@ fn collect_names(value: &Value, names: &mut BTreeSet<String>, depth: usize) {
                 if names.len() >= MAX_NAMES {
                     return;
                 }
-                names.insert(k.clone());
+                names.insert(k);
                 collect_names(v, names, depth + 1);
             }
         }
@@ -123,37 +125,55 @@ fn collect_names(value: &Value, names: &mut BTreeSet<String>, depth: usize) {
     }
 }
 
-/// Union of fields over a sequence of dicts, in first-seen order.
+/// Union of fields over a sequence of dicts, in first-seen order. Linear in
+/// the cells: rows usually list their keys in one order, so a key is first
+/// looked for at its position among the names seen, then by hash; nothing is
+/// copied per cell.
 fn union_fields<'a>(
     dicts: impl Iterator<Item = &'a Map<String, Value>>,
     columns: &indexmap::IndexMap<String, ColumnMeta>,
 ) -> Vec<FieldInfo> {
-    let mut order: Vec<String> = Vec::new();
-    let mut types: BTreeMap<String, BTreeSet<&'static str>> = BTreeMap::new();
-    let mut present: BTreeMap<String, usize> = BTreeMap::new();
+    /// What the dicts hold under one name: its value types, and how many are not null.
+    #[derive(Default)]
+    struct Seen {
+        types: Vec<&'static str>,
+        present: usize,
+    }
+    let mut names: Vec<&'a str> = Vec::new();
+    let mut seen: Vec<Seen> = Vec::new();
+    let mut positions: HashMap<&'a str, usize> = HashMap::new();
     let mut total = 0usize;
     for dict in dicts {
         total += 1;
-        for (name, value) in dict {
-            let seen = types.entry(name.clone()).or_insert_with(|| {
-                order.push(name.clone());
-                BTreeSet::new()
-            });
-            seen.insert(python_type_name(value));
+        for (position, (name, value)) in dict.iter().enumerate() {
+            let at = match names.get(position) {
+                Some(known) if *known == name.as_str() => position,
+                _ => *positions.entry(name.as_str()).or_insert_with(|| {
+                    names.push(name.as_str());
+                    seen.push(Seen::default());
+                    names.len() - 1
+                }),
+            };
+            let field = &mut seen[at];
+            let kind = python_type_name(value);
+            if !field.types.contains(&kind) {
+                field.types.push(kind);
+            }
             if !value.is_null() {
-                *present.entry(name.clone()).or_default() += 1;
+                field.present += 1;
             }
         }
     }
-    order
+    names
         .into_iter()
-        .map(|name| {
-            let seen = &types[&name];
+        .zip(seen)
+        .map(|(name, mut field)| {
+            field.types.sort_unstable();
             FieldInfo {
-                types: seen.iter().filter(|t| **t != "None").map(|t| t.to_string()).collect(),
-                nullable: present.get(&name).copied().unwrap_or(0) < total,
-                column: columns.get(&name).cloned(),
-                name,
+                types: field.types.iter().filter(|t| **t != "None").map(|t| t.to_string()).collect(),
+                nullable: field.present < total,
+                column: columns.get(name).cloned(),
+                name: name.to_string(),
             }
         })
         .collect()
@@ -201,8 +221,9 @@ impl SchemaCatalogue {
         let entries = data
             .iter()
             .map(|(key, value)| {
-                let mut names = BTreeSet::new();
-                collect_names(value, &mut names, 0);
+                let mut found = HashSet::new();
+                collect_names(value, &mut found, 0);
+                let names: BTreeSet<String> = found.into_iter().map(str::to_string).collect();
                 KeyEntry {
                     key: key.clone(),
                     description: metadata.dataset_keys.get(key).cloned(),
@@ -259,6 +280,30 @@ mod tests {
     fn catalogue(data: Value, metadata: Value) -> SchemaCatalogue {
         let metadata: Metadata = serde_json::from_value(metadata).unwrap();
         SchemaCatalogue::build(data.as_object().unwrap(), &metadata)
+    }
+
+    #[test]
+    fn fields_are_united_whatever_the_key_order_of_each_row() {
+        let rows = json!([{"a": 1, "b": "x"}, {"b": null, "a": 2.5, "c": true}, {"c": false, "a": 3}, {"d": [1]}]);
+        let c = catalogue(json!({ "rows": rows }), json!({}));
+        let Shape::Rows { count, fields } = &c.entry("rows").unwrap().shape else { panic!("rows") };
+        assert_eq!(*count, 4);
+        let seen: Vec<(&str, Vec<&str>, bool)> =
+            fields.iter().map(|f| (f.name.as_str(), f.types.iter().map(String::as_str).collect(), f.nullable)).collect();
+        assert_eq!(
+            seen,
+            [
+                ("a", vec!["float", "int"], true),
+                ("b", vec!["str"], true),
+                ("c", vec!["bool"], true),
+                ("d", vec!["list"], true)
+            ]
+        );
+        let names: Vec<&str> = c.entry("rows").unwrap().names.iter().map(String::as_str).collect();
+        assert_eq!(names, ["a", "b", "c", "d"]);
+        let full = catalogue(json!({"rows": [{"x": 1, "y": 2}, {"y": 3, "x": 4}]}), json!({}));
+        let Shape::Rows { fields, .. } = &full.entry("rows").unwrap().shape else { panic!("rows") };
+        assert!(fields.iter().all(|f| !f.nullable && f.types == ["int"]), "{fields:?}");
     }
 
     #[test]
