@@ -206,7 +206,7 @@ impl SchemaCatalogue {
                 KeyEntry {
                     key: key.clone(),
                     description: metadata.dataset_keys.get(key).cloned(),
-                    shape: shape_of(value, &metadata.columns),
+                    shape: shape_of(value, metadata.columns_of(key)),
                     names,
                 }
             })

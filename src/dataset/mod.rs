@@ -37,4 +37,4 @@ pub use files::{Dataset, DatasetError, is_measure};
 
 pub use catalogue::{FieldInfo, KeyEntry, SchemaCatalogue, Shape, python_type_name};
 pub use contain::{BenchmarkRoot, OutsideBenchmark};
-pub use metadata::{ColumnMeta, Metadata};
+pub use metadata::{ColumnMeta, Metadata, TableMeta};

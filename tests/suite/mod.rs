@@ -40,6 +40,7 @@ mod otlp_export;
 mod prepare_cli;
 mod prepare_fixtures;
 mod prepare_formats;
+mod prepare_tables;
 mod prompt_cache;
 mod readme;
 mod recritic;

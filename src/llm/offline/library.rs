@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use super::ingredients::Ingredients;
 use super::templates::Candidate;
-use super::{advanced as hard, groups as medium, pairs, templates as easy};
+use super::{advanced as hard, groups as medium, joins, pairs, templates as easy};
 use crate::domain::DifficultyLevel;
 
 /// Most values a categorical column may have to group by it: a group-by
@@ -18,7 +18,7 @@ const MAX_GROUPS: usize = 15;
 /// Every question the library can write over `ing`, each shape once (where a
 /// template words one operation several ways, `seed` picks the wording).
 pub fn candidates(data: &Map<String, Value>, ing: &Ingredients, seed: u64) -> Vec<Candidate> {
-    let mut all: Vec<Option<Candidate>> = Vec::new();
+    let mut all: Vec<Option<Candidate>> = ing.joins.iter().map(|join| joins::join_arg_max(data, join)).collect();
     for (key, fields) in &ing.stats {
         for field in fields {
             all.push(easy::stats_arg_max(data, key, field));
@@ -82,6 +82,7 @@ pub fn candidates(data: &Map<String, Value>, ing: &Ingredients, seed: u64) -> Ve
 /// The order templates take their turns in (seed 0), the ones that show the
 /// most of a dataset first.
 const SHOWCASE: &[&str] = &[
+    "join_arg_max",
     "count_matching",
     "label_share",
     "stats_arg_max",

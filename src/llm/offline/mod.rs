@@ -20,6 +20,7 @@ mod calc;
 mod drafts;
 mod groups;
 mod ingredients;
+mod joins;
 mod library;
 mod pairs;
 mod templates;
@@ -95,7 +96,11 @@ fn to_dag(question_id: &QuestionId, candidate: &Candidate) -> GeneratedDag {
     for (layer, step) in candidate.steps.iter().enumerate() {
         let node_id = NodeId::from(format!("step_{}", layer + 1));
         let inputs = if layer == 0 {
-            [(candidate.input_param.to_string(), format!("dataset.{}", candidate.input_key))].into_iter().collect()
+            let other = candidate.joined.as_ref().map(|key| ("other".to_string(), format!("dataset.{key}")));
+            [(candidate.input_param.to_string(), format!("dataset.{}", candidate.input_key))]
+                .into_iter()
+                .chain(other)
+                .collect()
         } else {
             edges.push(DagEdge { source: format!("step_{layer}").into(), target: node_id.clone() });
             [("values".to_string(), format!("prev_node.step_{layer}.output"))].into_iter().collect()
@@ -131,7 +136,10 @@ impl OfflinePlanner {
             .map(|(i, candidate)| {
                 let question = Question {
                     reasoning: candidate.reasoning.clone(),
-                    relevant_data_keys: vec![candidate.input_key.clone()],
+                    relevant_data_keys: std::iter::once(&candidate.input_key)
+                        .chain(&candidate.joined)
+                        .cloned()
+                        .collect(),
                     expected_answer: Some(candidate.expected.clone()),
                     ..Question::new(format!("q_{:02}", i + 1), candidate.text.clone(), i + 1, candidate.level)
                 };
