@@ -70,7 +70,7 @@ pub enum CliCommand {
     Replay(ReplayArgs),
     /// Turn one table (CSV, Parquet, workbook sheet, JSON, SQLite) into data.json + metadata.json.
     Prepare(PrepareArgs),
-    /// Turn a published benchmark's files (InfiAgent-DABench, DABstep) into a
+    /// Turn a published benchmark's files (InfiAgent-DABench, DABstep, QRData) into a
     /// benchmark directory: questions.jsonl scored by the benchmark's rules, datasets/.
     Import(ImportArgs),
     /// Execute a DAG in the sandbox and print the execution result as JSON.

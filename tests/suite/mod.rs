@@ -7,6 +7,7 @@ mod batch_run;
 mod benchmark_import;
 mod benchmark_infiagent_run;
 mod benchmark_lift;
+mod benchmark_qrdata;
 mod benchmark_run;
 mod benchmark_scorers;
 mod by_hand;
