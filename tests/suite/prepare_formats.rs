@@ -150,6 +150,22 @@ fn a_hostile_workbook_is_read_as_data() {
 }
 
 #[test]
+fn a_workbooks_sheets_are_the_tables_of_one_dataset() {
+    let Some(dir) = tables() else { return };
+    let out = dir.path().join("shop");
+    let result = prepare(&dir.path().join("shop.xlsx"), &out, &[]);
+    let said = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(said.trim(), format!("prepared 2 tables into {}: Orders_2024 (6 rows), shops (2 rows)", out.display()));
+    let read = |name: &str| -> Value { serde_json::from_slice(&std::fs::read(out.join(name)).unwrap()).unwrap() };
+    let (data, metadata) = (read("data.json"), read("metadata.json"));
+    assert_eq!(data["shops"][1], serde_json::json!({"shop": "Oslo", "opened": "2021-09-15"}));
+    assert_eq!(data["Orders_2024"].as_array().unwrap().len(), 6, "every row of each sheet");
+    assert_eq!(metadata["tables"]["shops"]["columns"]["opened"]["type"], "datetime");
+    assert_eq!(metadata["tables"]["Orders_2024"]["columns"]["amount"]["type"], "float");
+    assert!(metadata.get("columns").is_none());
+}
+
+#[test]
 fn broken_files_get_one_line_naming_them_and_exit_2() {
     let Some(dir) = tables() else { return };
     let path = |name: &str| dir.path().join(name);
