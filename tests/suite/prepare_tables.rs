@@ -139,6 +139,24 @@ fn the_offline_planner_asks_a_join_and_its_dag_answers_it_right() {
     shop(&dir.path().join("shop"));
     let dataset = dir.path().join("dataset");
     assert!(prepare(&dir.path().join("shop"), &dataset, &[]).status.success());
+    for seed in ["1", "2", "5"] {
+        let out = dir.path().join(format!("run-{seed}"));
+        let output = common::eval_dag(dir.path())
+            .args(["run", "--llm", "offline", "--headless", "--questions", "3", "--seed", seed, "--out"])
+            .arg(&out)
+            .arg(&dataset)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", said(&output));
+        let results: Value = serde_json::from_slice(&std::fs::read(out.join("eval_results.json")).unwrap()).unwrap();
+        let texts: Vec<&str> = results["detailed_results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|r| r["question_text"].as_str())
+            .collect();
+        assert!(texts.iter().any(|t| t.starts_with("Joining ")), "seed {seed} asks a join too: {texts:?}");
+    }
     let out = dir.path().join("run");
     let output = common::eval_dag(dir.path())
         .args(["run", "--llm", "offline", "--headless", "--questions", "4", "--out"])

@@ -131,9 +131,16 @@ fn interleave(level: Vec<Candidate>, seed: u64, used: &mut HashMap<String, usize
             list
         })
         .collect();
-    if !queues.is_empty() {
-        let turn = (seed as usize) % queues.len();
-        queues.rotate_left(turn);
+    // A join of two tables (the first template) leads whatever the seed, so a
+    // dataset of several tables is asked one; the other templates rotate.
+    let pinned = usize::from(
+        SHOWCASE
+            .first()
+            .is_some_and(|join| queues.first().and_then(|q| q.first()).is_some_and(|c| c.template == *join)),
+    );
+    if queues.len() > pinned {
+        let turn = (seed as usize) % (queues.len() - pinned);
+        queues[pinned..].rotate_left(turn);
     }
     let mut ordered = Vec::new();
     while queues.iter().any(|q| !q.is_empty()) {
