@@ -280,7 +280,8 @@ mod tests {
         let name = |s: usize| format!("sensor_{s:05}");
         let readings: Vec<Value> = (0..4)
             .map(|r| {
-                let mut row: serde_json::Map<String, Value> = (0..1_500).map(|s| (name(s), json!(r as f64))).collect();
+                let mut row: serde_json::Map<String, Value> =
+                    (0..1_500).map(|s| (name(s), json!(f64::from(r)))).collect();
                 row.insert("station".into(), json!(r % 2));
                 Value::Object(row)
             })
