@@ -46,15 +46,9 @@ pub struct ColumnMeta {
 /// The annotations of one table of a dataset with several (`tables.<key>`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct TableMeta {
-    /// Column annotations by column name, of a dataset with one table (or
-    /// of every key no entry of `tables` describes). Read through
-    /// [`Metadata::columns_of`].
+    /// Column annotations by column name.
     #[serde(default)]
     pub columns: IndexMap<String, ColumnMeta>,
-    /// Each table's column annotations by its rows key, in a dataset with
-    /// several tables (left out for one). Read through [`Metadata::columns_of`].
-    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub tables: IndexMap<String, TableMeta>,
 }
 
 /// The whole `metadata.json`.

@@ -10,6 +10,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
 use crate::dataset::BenchmarkRoot;
@@ -72,7 +73,7 @@ fn outside(contained: &BenchmarkRoot, path: &Path) -> Option<Skipped> {
 fn dataset(context: &Path, contained: &BenchmarkRoot, skipped: &mut Vec<Skipped>) -> Result<BenchDataset, ImportError> {
     let mut data = Map::new();
     let mut keys = Map::new();
-    let mut tables = Map::new();
+    let mut tables = IndexMap::new();
     let mut notes: Vec<Value> = Vec::new();
     let mut documentation = Map::new();
     for path in files_with(context, &["csv", "json", "md"]) {
@@ -88,8 +89,7 @@ fn dataset(context: &Path, contained: &BenchmarkRoot, skipped: &mut Vec<Skipped>
                 let rows = prepared.data.get("rows").cloned().unwrap_or(Value::Array(Vec::new()));
                 let count = rows.as_array().map_or(0, Vec::len);
                 keys.insert(key.clone(), json!(format!("every one of the {count} rows of {file}, each column typed")));
-                let columns = prepared.metadata.get("columns").cloned().unwrap_or_default();
-                tables.insert(key.clone(), json!({ "columns": columns }));
+                tables.insert(key.clone(), prepared.table("rows"));
                 data.insert(key, rows);
                 let table_notes = prepared.metadata.get("important_notes").and_then(Value::as_array);
                 // The first note is about the row sample, which is every row here.

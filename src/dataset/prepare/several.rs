@@ -13,6 +13,7 @@ use serde_json::{Map, Value, json};
 use super::format::Format;
 use super::terms::{PrepareError, PrepareOptions, Prepared};
 use super::{prepare, sheet, sqlite};
+use crate::dataset::TableMeta;
 
 /// One table of a dataset: the file, the sheet or table inside it, its key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -159,8 +160,8 @@ pub fn prepare_several(
         }
     }
     let places = distinct(places).map_err(error)?;
-    let (mut data, mut keys, mut tables, mut notes, mut counts) =
-        (Map::new(), Map::new(), Map::new(), Vec::new(), Vec::new());
+    let (mut data, mut keys, mut notes, mut counts) = (Map::new(), Map::new(), Vec::new(), Vec::new());
+    let mut tables: IndexMap<String, TableMeta> = IndexMap::new();
     for place in &places {
         let table_options = PrepareOptions {
             label: labels.get(&place.key).cloned(),
@@ -169,6 +170,7 @@ pub fn prepare_several(
             ..options.clone()
         };
         let prepared = prepare(&place.path, &table_options)?;
+        let prepared_table = prepared.table(&place.key);
         let metadata = prepared.metadata;
         let Value::Object(table_data) = prepared.data else { continue };
         let rows = table_data.get("overview").and_then(|o| o.get("row_count")).and_then(Value::as_u64).unwrap_or(0);
@@ -186,7 +188,7 @@ pub fn prepare_several(
             );
             data.insert(named, value);
         }
-        tables.insert(place.key.clone(), json!({"columns": metadata.get("columns").cloned().unwrap_or_default()}));
+        tables.insert(place.key.clone(), prepared_table);
         let table_notes = metadata.get("important_notes").and_then(Value::as_array).cloned().unwrap_or_default();
         notes
             .extend(table_notes.iter().filter_map(Value::as_str).map(|n| json!(format!("table `{}`: {n}", place.key))));
