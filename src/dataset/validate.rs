@@ -111,6 +111,16 @@ fn column_problems(what: &str, columns: &Map<String, Value>, problems: &mut Vec<
     }
 }
 
+/// Entries of `metadata.json`'s `tables` that describe no list of rows of `data.json`.
+pub fn table_problems(data: &Map<String, Value>, metadata: &Map<String, Value>) -> Vec<String> {
+    let Some(Value::Object(tables)) = metadata.get("tables") else { return Vec::new() };
+    tables
+        .keys()
+        .filter(|key| !data.get(*key).is_some_and(Value::is_array))
+        .map(|key| format!("metadata.json: tables.{key} describes no list of rows: data.json has no `{key}` list"))
+        .collect()
+}
+
 /// Problems of `data.json`'s structure (its top level is already an object).
 pub fn data_problems(data: &Map<String, Value>) -> Vec<String> {
     let mut problems = Vec::new();
@@ -170,6 +180,21 @@ mod tests {
                 "metadata.json: tables.none has no `columns`",
             ]
         );
+    }
+
+    #[test]
+    fn a_table_must_be_a_list_of_rows_of_the_data() {
+        let data = obj(json!({"orders": [{"a": 1}], "orders_overview": {"row_count": 1}}));
+        let metadata = obj(json!({"tables": {"orders": {"columns": {}}, "order": {"columns": {}},
+            "orders_overview": {"columns": {}}}}));
+        assert_eq!(
+            table_problems(&data, &metadata),
+            vec![
+                "metadata.json: tables.order describes no list of rows: data.json has no `order` list",
+                "metadata.json: tables.orders_overview describes no list of rows: data.json has no `orders_overview` list",
+            ]
+        );
+        assert!(table_problems(&data, &obj(json!({"columns": {}}))).is_empty());
     }
 
     #[test]
