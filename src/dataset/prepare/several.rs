@@ -175,17 +175,14 @@ pub fn prepare_several(
         let Value::Object(table_data) = prepared.data else { continue };
         let rows = table_data.get("overview").and_then(|o| o.get("row_count")).and_then(Value::as_u64).unwrap_or(0);
         counts.push((place.key.clone(), rows));
-        let described = metadata.get("dataset_keys").and_then(Value::as_object).cloned().unwrap_or_default();
+        let descriptions = metadata.get("dataset_keys").and_then(Value::as_object).cloned().unwrap_or_default();
         for (key, value) in table_data {
             let named = if key == place.key { key.clone() } else { format!("{}_{key}", place.key) };
             if data.contains_key(&named) {
                 return Err(error(format!("two tables would both write the key `{named}`: rename one (--rows-key)")));
             }
-            let description = described.get(&key).and_then(Value::as_str).unwrap_or_default();
-            keys.insert(
-                named.clone(),
-                json!(format!("table `{}` ({}): {description}", place.key, self::described(place))),
-            );
+            let description = descriptions.get(&key).and_then(Value::as_str).unwrap_or_default();
+            keys.insert(named.clone(), json!(format!("table `{}` ({}): {description}", place.key, described(place))));
             data.insert(named, value);
         }
         tables.insert(place.key.clone(), prepared_table);
