@@ -99,6 +99,16 @@ fn sampling_labels_and_keys_name_their_table_and_clashes_are_refused() {
     assert!(said(&bare).ends_with("with several tables, --label takes TABLE.NAME (tables: customers, orders)\n"));
     assert_eq!(said(&bare).lines().count(), 1);
 
+    let chosen = prepare(&shop_dir, &dir.path().join("chosen"), &["--table", "orders"]);
+    assert_eq!(chosen.status.code(), Some(2));
+    assert!(said(&chosen).trim().ends_with("--table chooses a sheet or table of one file, not of a directory"));
+    let empty = dir.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::write(empty.join("notes.md"), "no table\n").unwrap();
+    let none = prepare(&empty, &dir.path().join("none"), &[]);
+    assert_eq!((none.status.code(), said(&none).lines().count()), (Some(2), 1), "{}", said(&none));
+    assert!(said(&none).contains("the directory holds no table (files ending .csv, .tsv, .parquet"), "{}", said(&none));
+
     std::fs::write(shop_dir.join("orders.json"), "[{\"x\": 1}]").unwrap();
     let clash = prepare(&shop_dir, &dir.path().join("clash"), &[]);
     assert_eq!(clash.status.code(), Some(2), "{}", said(&clash));
