@@ -189,3 +189,32 @@ fn the_offline_planner_asks_a_join_and_its_dag_answers_it_right() {
     let trace = std::fs::read_to_string(out.join("trace.jsonl")).unwrap();
     assert!(trace.contains(r#""other":"dataset.customers""#), "the DAG reads both tables");
 }
+
+#[test]
+fn tables_without_a_lookup_side_are_still_joined_by_the_offline_planner() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("visits");
+    std::fs::create_dir_all(&input).unwrap();
+    // Neither table names each of its rows by `site` once: no category lookup, a semi-join.
+    std::fs::write(input.join("spring.csv"), "site,visitors\na,3\nb,5\na,2\nc,4\nd,1\n").unwrap();
+    std::fs::write(input.join("summer.csv"), "site,visitors\na,7\na,1\nc,2\ne,9\n").unwrap();
+    let dataset = dir.path().join("dataset");
+    assert!(prepare(&input, &dataset, &[]).status.success());
+    let out = dir.path().join("run");
+    let output = common::eval_dag(dir.path())
+        .args(["run", "--llm", "offline", "--headless", "--questions", "6", "--out"])
+        .arg(&out)
+        .arg(&dataset)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", said(&output));
+    let results: Value = serde_json::from_slice(&std::fs::read(out.join("eval_results.json")).unwrap()).unwrap();
+    let details = results["detailed_results"].as_array().unwrap();
+    let joins = [
+        "How many rows of `spring` have a `site` that some row of `summer` has too?",
+        "How many rows of `summer` have a `site` that some row of `spring` has too?",
+    ];
+    let join = details.iter().find(|r| joins.contains(&r["question_text"].as_str().unwrap_or_default()));
+    let join = join.unwrap_or_else(|| panic!("no join question on `site` (the counts are no keys): {details:#?}"));
+    assert_eq!((&join["success"], &join["final_answer"]), (&json!(true), &json!(3)), "a, a and c either way");
+}

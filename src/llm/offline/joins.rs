@@ -1,39 +1,42 @@
-//! Questions that join two tables of a dataset: a table of many rows and a
-//! table with one row per value of a column both have (of the same type),
-//! joined on it to group the first by a category of the second.
+//! Questions that join two tables of a dataset on a column both have (of the
+//! same type): how many rows of one find a partner in the other, and — when
+//! the other has one row per value of the column and a category — which
+//! category the first table's rows add up to most in.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::{Map, Value, json};
 
 use super::calc::{arg_max, fsum, lit, rows};
-use super::templates::{Candidate, arg_max_step, step};
+use super::templates::{COUNT, Candidate, arg_max_step, step};
 use crate::dataset::{Dataset, FieldInfo, Shape, is_measure};
-use crate::domain::DifficultyLevel::Medium;
+use crate::domain::DifficultyLevel::{Easy, Medium};
 
 /// Most values a category may have to group by it.
 const MAX_GROUPS: usize = 15;
 
-/// Two tables that join: every row of `many` finds at most one row of `one`
-/// through the column `on`; `group` is a category of `one`, `measure` a
-/// numeric column of `many` (none: rows are counted).
+/// Two tables that join on the column `on`: rows of `many` find partners in
+/// `one`. When each row of `one` has its own value of `on`, `group` is a
+/// category of `one` and `measure` a numeric column of `many` (none: rows are counted).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Join {
-    /// The table of many rows.
+    /// The table whose rows are joined.
     pub many: String,
-    /// The table with one row per value of `on`.
+    /// The table they find partners in.
     pub one: String,
     /// The column both have.
     pub on: String,
-    /// A category of `one`.
-    pub group: String,
+    /// A category of `one`, when `on` names each row of `one` once.
+    pub group: Option<String>,
     /// A measure of `many`.
     pub measure: Option<String>,
 }
 
-/// Whether two fields of the same name can be joined: the same one type, a whole number or text.
+/// Whether two fields of the same name can be joined: the same one type,
+/// text or a whole number that is no measure (an identifier, a code).
 fn compatible(a: &FieldInfo, b: &FieldInfo) -> bool {
-    a.types == b.types && matches!(a.types.as_slice(), [t] if t == "int" || t == "str")
+    let key = |f: &FieldInfo| matches!(f.types.as_slice(), [t] if t == "str" || (t == "int" && !measure(f)));
+    a.types == b.types && key(a) && key(b)
 }
 
 /// Whether `on` names each row of `rows` once.
@@ -77,15 +80,19 @@ pub fn find(dataset: &Dataset) -> Vec<Join> {
         let one_rows = rows(&dataset.data, one);
         for &(many, many_fields) in tables.iter().filter(|(key, _)| *key != one) {
             let by_name: HashMap<&str, &FieldInfo> = many_fields.iter().map(|f| (f.name.as_str(), f)).collect();
-            for on in one_fields.iter().filter(|f| by_name.get(f.name.as_str()).is_some_and(|m| compatible(f, m))) {
-                let on = on.name.as_str();
-                let Some(group) = category(one_fields, &one_rows, on).filter(|_| unique(&one_rows, on)) else {
-                    continue;
-                };
-                let measure = many_fields.iter().find(|f| f.name != on && measure(f)).map(|f| f.name.clone());
-                joins.push(Join { many: many.into(), one: one.into(), on: on.into(), group: group.into(), measure });
-                break;
-            }
+            let shared: Vec<&str> = one_fields
+                .iter()
+                .filter(|f| by_name.get(f.name.as_str()).is_some_and(|m| compatible(f, m)))
+                .map(|f| f.name.as_str())
+                .collect();
+            // The column that names each row of `one` once, with a category beside it; else the first shared.
+            let grouped = shared.iter().find_map(|on| {
+                let group = category(one_fields, &one_rows, on).filter(|_| unique(&one_rows, on))?;
+                Some((*on, Some(group.to_string())))
+            });
+            let Some((on, group)) = grouped.or_else(|| shared.first().map(|on| (*on, None))) else { continue };
+            let measure = many_fields.iter().find(|f| f.name != on && measure(f)).map(|f| f.name.clone());
+            joins.push(Join { many: many.into(), one: one.into(), on: on.into(), group, measure });
         }
     }
     joins
@@ -95,6 +102,7 @@ pub fn find(dataset: &Dataset) -> Vec<Join> {
 /// `measure` (or are the most), the two tables joined on `on`.
 pub fn join_arg_max(data: &Map<String, Value>, join: &Join) -> Option<Candidate> {
     let Join { many, one, on, group, measure } = join;
+    let group = group.as_ref()?;
     let lookup: HashMap<String, &str> = rows(data, one)
         .into_iter()
         .filter_map(|r| Some((r.get(on).filter(|v| !v.is_null())?.to_string(), r.get(group)?.as_str()?)))
@@ -147,4 +155,31 @@ pub fn join_arg_max(data: &Map<String, Value>, join: &Join) -> Option<Candidate>
         );
     candidate.joined = Some(one.clone());
     Some(candidate)
+}
+
+/// Easy: how many rows of `many` find a partner in `one` on `on`.
+pub fn join_count(data: &Map<String, Value>, join: &Join) -> Option<Candidate> {
+    let Join { many, one, on, .. } = join;
+    let keys: HashSet<String> =
+        rows(data, one).into_iter().filter_map(|r| Some(r.get(on).filter(|v| !v.is_null())?.to_string())).collect();
+    let count =
+        rows(data, many).into_iter().filter(|r| r.get(on).is_some_and(|v| keys.contains(&v.to_string()))).count();
+    let matched = format!(
+        "def matched(rows, other):\n    keys = {{o[{on}] for o in other if o.get({on}) is not None}}\n    return [r for r in rows if r.get({on}) in keys]\n",
+        on = lit(on),
+    );
+    let mut candidate = Candidate::over_rows(Easy, "join_count", many, &[on.as_str()])
+        .ask(
+            format!("How many rows of `{many}` have a `{on}` that some row of `{one}` has too?"),
+            format!("a join of two tables on `{on}` (rows with a partner kept), then a count"),
+        )
+        .solve(
+            vec![
+                step("matched", format!("the {many} rows whose {on} is among the {one} rows'"), matched, "list"),
+                step("count", "count them", COUNT, "int"),
+            ],
+            json!(count),
+        );
+    candidate.joined = Some(one.clone());
+    (count > 0).then_some(candidate)
 }

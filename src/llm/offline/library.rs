@@ -18,7 +18,8 @@ const MAX_GROUPS: usize = 15;
 /// Every question the library can write over `ing`, each shape once (where a
 /// template words one operation several ways, `seed` picks the wording).
 pub fn candidates(data: &Map<String, Value>, ing: &Ingredients, seed: u64) -> Vec<Candidate> {
-    let mut all: Vec<Option<Candidate>> = ing.joins.iter().map(|join| joins::join_arg_max(data, join)).collect();
+    let mut all: Vec<Option<Candidate>> =
+        ing.joins.iter().flat_map(|join| [joins::join_arg_max(data, join), joins::join_count(data, join)]).collect();
     for (key, fields) in &ing.stats {
         for field in fields {
             all.push(easy::stats_arg_max(data, key, field));
@@ -83,6 +84,7 @@ pub fn candidates(data: &Map<String, Value>, ing: &Ingredients, seed: u64) -> Ve
 /// most of a dataset first.
 const SHOWCASE: &[&str] = &[
     "join_arg_max",
+    "join_count",
     "count_matching",
     "label_share",
     "stats_arg_max",
