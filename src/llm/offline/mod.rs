@@ -5,7 +5,9 @@
 //! (`library.rs`: lookups, filters, counts, group-bys, label rates, date parts
 //! and ranges, percentiles, correlations, streaks, top-k, differences between
 //! groups and periods; on data without measures or dates, `pairs.rs`: distinct
-//! values per group, the longest text, great-circle distances), a multi-layer Python DAG for each, and each answer
+//! values per group, the longest text, great-circle distances; on a dataset of
+//! several tables, `joins.rs`: joins on a key column two tables share, leading
+//! their level), a multi-layer Python DAG for each, and each answer
 //! computed independently in Rust (`calc.rs`). It answers the engine's calls
 //! through the same text interface a model uses (JSON replies), so the engine
 //! parses, checks, runs and records it exactly like a real LLM.
