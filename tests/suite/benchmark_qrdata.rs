@@ -261,6 +261,17 @@ fn qrdata_files_become_datasets_shared_by_their_questions_with_hostile_paths_ski
     let everything = std::fs::read_to_string(bench.join("datasets/trial/data.json")).unwrap()
         + &std::fs::read_to_string(bench.join("datasets/sales__shops/data.json")).unwrap();
     assert!(!everything.contains("secret"), "nothing outside the folder is read");
+
+    for (text, said) in [("{\"x\": 1}", "not a JSON list of questions"), ("[1, ", "not JSON (")] {
+        write(&published.join("benchmark/QRData.json"), text);
+        let bad = import("qrdata", &published, &dir.path().join("bad"));
+        let err = String::from_utf8_lossy(&bad.stderr).into_owned();
+        assert_eq!((bad.status.code(), err.lines().count()), (Some(2), 1), "{err}");
+        assert!(err.contains("QRData.json: ") && err.contains(said), "{err}");
+    }
+    let elsewhere = import("qrdata", dir.path(), &dir.path().join("bad"));
+    assert!(String::from_utf8_lossy(&elsewhere.stderr).contains("not QRData's files"));
+    assert!(!dir.path().join("bad").exists());
 }
 
 /// A DAG answering question `id` of `qrdata_files`, as a model writes it.
