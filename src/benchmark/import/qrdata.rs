@@ -2,7 +2,7 @@
 //! question, answer, data_files, meta_data {question_type, multiple_choices,
 //! keywords, reference}}`) and its data files, in a `data/` folder beside it
 //! or beside it directly (under `benchmark/` or not). Questions naming the
-//! same data files share one dataset (several files: several tables, each
+//! same data files (in any order) share one dataset (several files: several tables, each
 //! under its file's name); the first such question's `data_description`
 //! is the dataset's description, and each question keeps its own for the
 //! builder. Questions keep the file's order (QRData has no levels).
@@ -64,7 +64,10 @@ fn entry(q: &Value) -> Result<Entry<'_>, String> {
     let question_type = question_type.ok_or("its meta_data.question_type is neither numerical nor multiple_choice")?;
     let files: Option<Vec<&str>> =
         q.get("data_files").and_then(Value::as_array).map(|files| files.iter().filter_map(Value::as_str).collect());
-    let files = files.filter(|f| !f.is_empty()).ok_or("it names no data_files")?;
+    let mut files = files.filter(|f| !f.is_empty()).ok_or("it names no data_files")?;
+    // The same files in another order, or named twice, are the same dataset.
+    files.sort_unstable();
+    files.dedup();
     let choices = meta
         .and_then(|m| m.get("multiple_choices"))
         .and_then(Value::as_array)
@@ -181,5 +184,20 @@ fn extras(q: &Value, line: &mut Map<String, Value>) {
         if let Some(value) = q.get("meta_data").and_then(|m| m.get(field)) {
             line.insert(field.into(), value.clone());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_same_files_in_another_order_or_twice_are_one_dataset() {
+        let q = |files: Value| json!({"question": "q", "answer": "1", "data_files": files, "meta_data": {"question_type": "numerical"}});
+        let (a, b) = (q(json!(["shops.csv", "sales.csv", "shops.csv"])), q(json!(["sales.csv", "shops.csv"])));
+        assert_eq!(entry(&a).unwrap().files, ["sales.csv", "shops.csv"]);
+        assert_eq!(entry(&a).unwrap().files, entry(&b).unwrap().files);
+        let none = q(json!([]));
+        assert_eq!(entry(&none).err().as_deref(), Some("it names no data_files"));
     }
 }
