@@ -48,9 +48,10 @@ fn inner_tables(path: &Path) -> Result<Vec<String>, PrepareError> {
     }
 }
 
-/// The tables at `path` (a file or a directory of files) when `chosen`
-/// (`--table`) names none: one place per table, keys checked for clashes.
-/// One place for a file holding one table.
+/// The tables at `path` (a file or a directory of files): one place per
+/// table, keys checked for clashes. A file holding one table, or the one
+/// `chosen` (`--table`) names, is one place (its key unused: it is the
+/// whole dataset); `chosen` is refused for a directory.
 pub fn tables_at(path: &Path, chosen: Option<&str>) -> Result<Vec<TablePlace>, PrepareError> {
     let error = |message: String| PrepareError { path: path.to_path_buf(), message };
     if !path.is_dir() {
