@@ -15,6 +15,9 @@ use crate::domain::DifficultyLevel::{Easy, Medium};
 /// Most values a category may have to group by it.
 const MAX_GROUPS: usize = 15;
 
+/// Most shared columns of two tables weighed as join columns (wide tables share thousands).
+const MAX_SHARED: usize = 16;
+
 /// Two tables that join on the column `on`: rows of `many` find partners in
 /// `one`. When each row of `one` has its own value of `on`, `group` is a
 /// category of `one` and `measure` a numeric column of `many` (none: rows are counted).
@@ -45,13 +48,15 @@ fn unique(rows: &[&Map<String, Value>], on: &str) -> bool {
     rows.len() >= 2 && rows.iter().all(|r| r.get(on).is_some_and(|v| !v.is_null() && seen.insert(v.to_string())))
 }
 
-/// A text column of `rows` other than `on` with between 2 and
-/// [`MAX_GROUPS`] values, fewer than the rows (a category, not a name).
-fn category<'f>(fields: &'f [FieldInfo], rows: &[&Map<String, Value>], on: &str) -> Option<&'f str> {
-    fields.iter().filter(|f| f.name != on && f.types == ["str"]).map(|f| f.name.as_str()).find(|name| {
+/// The first two text columns of `rows` with between 2 and [`MAX_GROUPS`]
+/// values, fewer than the rows (categories, not names): a join column is
+/// grouped by the first that is not itself.
+fn categories<'f>(fields: &'f [FieldInfo], rows: &[&Map<String, Value>]) -> Vec<&'f str> {
+    let category = |name: &&str| {
         let values: std::collections::BTreeSet<&str> = rows.iter().filter_map(|r| r.get(*name)?.as_str()).collect();
         (2..=MAX_GROUPS).contains(&values.len()) && values.len() < rows.len()
-    })
+    };
+    fields.iter().filter(|f| f.types == ["str"]).map(|f| f.name.as_str()).filter(category).take(2).collect()
 }
 
 /// Whether `field` is a number worth totalling: a measure, not an identifier.
@@ -76,19 +81,24 @@ pub fn find(dataset: &Dataset) -> Vec<Join> {
         })
         .collect();
     let mut joins = Vec::new();
+    if tables.len() < 2 {
+        return joins;
+    }
     for &(one, one_fields) in &tables {
         let one_rows = rows(&dataset.data, one);
+        let categories = categories(one_fields, &one_rows);
         for &(many, many_fields) in tables.iter().filter(|(key, _)| *key != one) {
             let by_name: HashMap<&str, &FieldInfo> = many_fields.iter().map(|f| (f.name.as_str(), f)).collect();
             let shared: Vec<&str> = one_fields
                 .iter()
                 .filter(|f| by_name.get(f.name.as_str()).is_some_and(|m| compatible(f, m)))
                 .map(|f| f.name.as_str())
+                .take(MAX_SHARED)
                 .collect();
             // The column that names each row of `one` once, with a category beside it; else the first shared.
-            let grouped = shared.iter().find_map(|on| {
-                let group = category(one_fields, &one_rows, on).filter(|_| unique(&one_rows, on))?;
-                Some((*on, Some(group.to_string())))
+            let grouped = shared.iter().filter(|on| unique(&one_rows, on)).find_map(|on| {
+                let group = categories.iter().find(|c| *c != on)?;
+                Some((*on, Some((*group).to_string())))
             });
             let Some((on, group)) = grouped.or_else(|| shared.first().map(|on| (*on, None))) else { continue };
             let measure = many_fields.iter().find(|f| f.name != on && measure(f)).map(|f| f.name.clone());
