@@ -142,21 +142,9 @@ pub fn write_trace_with(
     };
     emit(&mut w, EngineEvent::RunStarted { settings: RunSettings { max_iterations: most, ..RunSettings::default() } });
     let questions: Vec<Question> = (0..count)
-        .map(|i| Question {
-            id: format!("q_{i:04}").into(),
-            question: format!("Which category has the highest mean amount, variant {i}?"),
-            difficulty_rank: i + 1,
-            difficulty_level: DifficultyLevel::from_rank(i + 1, count),
-            reasoning: String::new(),
-            relevant_data_keys: vec![],
-            expected_answer: None,
-            match_overrides: Default::default(),
-            dataset: None,
-            source_id: None,
-            answer_format: None,
-            constraints: None,
-            scorer: None,
-            extra: Default::default(),
+        .map(|i| {
+            let text = format!("Which category has the highest mean amount, variant {i}?");
+            Question::new(format!("q_{i:04}"), text, i + 1, DifficultyLevel::from_rank(i + 1, count))
         })
         .collect();
     emit(&mut w, EngineEvent::QuestionsGenerated { questions: questions.clone() });

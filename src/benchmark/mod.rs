@@ -1,19 +1,21 @@
 //! Published benchmarks: their scorers (InfiAgent-DABench's closed-form
-//! parts, DABstep's tolerant matching), the Python readings those scorers
+//! parts, DABstep's tolerant matching, QRData's tolerance and choices), the Python readings those scorers
 //! rely on, and the import of their files as published into a benchmark
 //! directory (`questions.jsonl` + `datasets/<name>/`).
 //!
 //! Parts:
 //! - Scorers, exactly as published: `infiagent.rs` (InfiAgent-DABench's
-//!   `@name[value]` parts, equal text or floats within 1e-6) and `dabstep.rs`
+//!   `@name[value]` parts, equal text or floats within 1e-6), `dabstep.rs`
 //!   (DABstep's tolerant numbers, sorted lists, one-word subsets and near-equal
-//!   text); `BenchmarkScore` and `SubAnswer`.
+//!   text) and `qrdata.rs` (QRData's first number within 3 %, or a choice the
+//!   answer starts with); `BenchmarkScore` and `SubAnswer`.
 //! - What those scorers lean on from Python: `python.rs` (`str()`/`repr()` of a
 //!   JSON value, `float()`, `round()`, `strip()`) and `difflib.rs`
 //!   (`SequenceMatcher.ratio` with its popular-character rule).
 //! - `import/`: a benchmark's files, as published, imported into a benchmark
 //!   directory — `infiagent.rs` a dataset per table, `dabstep.rs` one dataset keyed
-//!   by file with its markdown as metadata `documentation`; `mod.rs` writes the
+//!   by file with its markdown as metadata `documentation`, `qrdata.rs` a dataset
+//!   per set of data files (several files: several tables); `mod.rs` writes the
 //!   directory under a temporary name and renames it once whole.
 //!
 //! Elsewhere: `grade::grade_truth` grades a question with a `scorer` by it;
@@ -27,6 +29,7 @@ pub mod difflib;
 pub mod import;
 pub mod infiagent;
 pub mod python;
+pub mod qrdata;
 mod score_types;
 
 pub use score_types::{BenchmarkScore, ScoreError, SubAnswer, scorer_name};
@@ -42,6 +45,7 @@ pub fn score(scorer: Scorer, expected: &Value, answer: &Value) -> Option<Result<
         Scorer::Builtin => return None,
         Scorer::Infiagent => infiagent::score(expected, answer),
         Scorer::Dabstep => dabstep_parts(expected, answer),
+        Scorer::Qrdata => qrdata_parts(expected, answer),
     };
     Some(sub_answers.map(|sub_answers| BenchmarkScore {
         scorer,
@@ -63,6 +67,8 @@ pub fn unanswered(scorer: Scorer, expected: &Value) -> Option<Result<BenchmarkSc
         }),
         Scorer::Dabstep => dabstep_expected(expected)
             .map(|expected| vec![SubAnswer { name: "answer".into(), expected, given: None, correct: false }]),
+        Scorer::Qrdata => qrdata::expected_parts(expected)
+            .map(|(expected, _)| vec![SubAnswer { name: "answer".into(), expected, given: None, correct: false }]),
     };
     Some(sub_answers.map(|sub_answers| BenchmarkScore { scorer, sub_answers, correct: false }))
 }
@@ -72,6 +78,14 @@ fn dabstep_parts(expected: &Value, answer: &Value) -> Result<Vec<SubAnswer>, Sco
     let expected = dabstep_expected(expected)?;
     let given = dabstep::answer_text(answer);
     let correct = dabstep::question_scorer(&given, &expected);
+    Ok(vec![SubAnswer { name: "answer".into(), expected, given: Some(given), correct }])
+}
+
+/// QRData's one part: the answer's text against the gold, by the question's type.
+fn qrdata_parts(expected: &Value, answer: &Value) -> Result<Vec<SubAnswer>, ScoreError> {
+    let (expected, kind) = qrdata::expected_parts(expected)?;
+    let given = qrdata::answer_text(answer);
+    let correct = qrdata::is_right(&given, &expected, kind)?;
     Ok(vec![SubAnswer { name: "answer".into(), expected, given: Some(given), correct }])
 }
 

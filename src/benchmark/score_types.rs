@@ -72,5 +72,6 @@ pub fn scorer_name(scorer: Scorer) -> &'static str {
         Scorer::Builtin => "builtin",
         Scorer::Infiagent => "infiagent",
         Scorer::Dabstep => "dabstep",
+        Scorer::Qrdata => "qrdata",
     }
 }

@@ -11,6 +11,8 @@ pub enum BenchmarkKind {
     Infiagent,
     /// DABstep: `context/` (tables, JSON files, manuals) and `tasks/*.jsonl`, under `data/` or not.
     Dabstep,
+    /// QRData: `QRData.json` and its data files (in `data/` beside it), under `benchmark/` or not.
+    Qrdata,
 }
 
 /// Arguments of `import`.

@@ -70,7 +70,7 @@ pub enum CliCommand {
     Replay(ReplayArgs),
     /// Turn one table (CSV, Parquet, workbook sheet, JSON, SQLite) into data.json + metadata.json.
     Prepare(PrepareArgs),
-    /// Turn a published benchmark's files (InfiAgent-DABench, DABstep) into a
+    /// Turn a published benchmark's files (InfiAgent-DABench, DABstep, QRData) into a
     /// benchmark directory: questions.jsonl scored by the benchmark's rules, datasets/.
     Import(ImportArgs),
     /// Execute a DAG in the sandbox and print the execution result as JSON.
@@ -178,23 +178,27 @@ pub struct ReplayArgs {
 #[derive(Debug, Args)]
 pub struct PrepareArgs {
     /// The file: CSV or TSV (header row first, or below a title), Parquet,
-    /// workbook (.xlsx, .xls, .ods), JSON (.json, .jsonl) or SQLite (.sqlite, .db).
+    /// workbook (.xlsx, .xls, .ods), JSON (.json, .jsonl) or SQLite (.sqlite,
+    /// .db); or a directory of such files, one dataset of several tables.
     pub file: PathBuf,
     /// Directory to write data.json and metadata.json into.
     #[arg(long)]
     pub out: PathBuf,
-    /// Rows kept in the row sample, or `all` to keep every row.
-    #[arg(long, value_name = "N|all", default_value = "5000", value_parser = parse_sample_size)]
-    pub sample_size: SampleSize,
-    /// Binary label column (stratifies the sample, adds label rates).
+    /// Rows kept in the row sample (of each table), or `all` to keep every
+    /// row [default: 5000 for one table; every row for several, so joins hold].
+    #[arg(long, value_name = "N|all", value_parser = parse_sample_size)]
+    pub sample_size: Option<SampleSize>,
+    /// Binary label column (stratifies the sample, adds label rates);
+    /// TABLE.COLUMN with several tables.
     #[arg(long)]
     pub label: Option<String>,
     /// Seed of the row sample.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Name of the row-sample key in data.json.
-    #[arg(long, default_value = "rows")]
-    pub rows_key: String,
+    /// Name of the row-sample key in data.json [default: rows]; TABLE.NAME
+    /// renames a table's key with several tables.
+    #[arg(long)]
+    pub rows_key: Option<String>,
     /// The CSV's character encoding (e.g. latin1, windows-1252, utf-16le);
     /// detected when not given. CSV files only.
     #[arg(long)]
@@ -204,8 +208,8 @@ pub struct PrepareArgs {
     /// CSV files and sheets only.
     #[arg(long, value_name = "N")]
     pub header_row: Option<u64>,
-    /// The sheet of a workbook or the table of a SQLite database to prepare
-    /// (needed when it holds several).
+    /// The one sheet of a workbook or table of a SQLite database to prepare
+    /// (without it, each of several is a table of the dataset).
     #[arg(long, value_name = "NAME")]
     pub table: Option<String>,
 }

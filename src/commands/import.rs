@@ -1,9 +1,9 @@
-//! `eval-dag import infiagent|dabstep DIR --out BENCH_DIR`: a published
+//! `eval-dag import infiagent|dabstep|qrdata DIR --out BENCH_DIR`: a published
 //! benchmark's files into a benchmark directory.
 
 use std::process::ExitCode;
 
-use crate::benchmark::import::{ImportError, dabstep, infiagent, write_bench};
+use crate::benchmark::import::{ImportError, dabstep, infiagent, qrdata, write_bench};
 use crate::cli::{BenchmarkKind, ImportArgs};
 
 /// Run the `import` subcommand: each skipped question on a line of its own
@@ -27,6 +27,12 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<ExitCode> {
                 not_found("not DABstep's files (context/ with its tables and tasks/*.jsonl, under data/ or not)")
             })?;
             dabstep::read(&layout)?
+        }
+        BenchmarkKind::Qrdata => {
+            let layout = qrdata::find(&args.dir).ok_or_else(|| {
+                not_found("not QRData's files (QRData.json with its data files in data/, under benchmark/ or not)")
+            })?;
+            qrdata::read(&layout)?
         }
     };
     for skipped in &bench.skipped {

@@ -66,12 +66,17 @@ pub fn format_mismatches(code: &str, catalogue: &SchemaCatalogue) -> Vec<FormatM
     calls.visit_body(&parsed.syntax().body);
     let mut out = Vec::new();
     for (name, format, range) in calls.found {
-        let Some(column) = catalogue.column(&name) else { continue };
-        let message = if column.column_type.as_deref() == Some("duration") {
+        // Tables of one dataset may each have a column of this name: a call is
+        // wrong only when it is wrong for every one of them.
+        let columns: Vec<_> = catalogue.columns_named(&name).collect();
+        let Some(column) = columns.first() else { continue };
+        let wrong_format =
+            |format: &String| columns.iter().all(|c| c.strptime.as_ref().is_some_and(|want| want != format));
+        let message = if columns.iter().all(|c| c.column_type.as_deref() == Some("duration")) {
             let how = column.note.as_deref().unwrap_or("split it into its parts and add them up");
             format!("strptime reads '{name}', a duration, not a time: {how}")
         } else if let (Some(want), Some(format)) = (&column.strptime, &format)
-            && want != format
+            && wrong_format(format)
         {
             format!("strptime reads '{name}' with the format {format:?}, but its values are written {want:?}")
         } else {
@@ -112,5 +117,23 @@ mod tests {
         let other =
             "def f(rows, fmt):\n    return [datetime.datetime.strptime(r['Day'], fmt), strptime(r['n'], 'x')]\n";
         assert_eq!(check(other), vec![], "a format that is not a literal, a column without a format");
+    }
+
+    #[test]
+    fn a_column_name_two_tables_share_is_read_with_either_tables_format() {
+        let data = json!({"orders": [{"day": "2024-01-05"}], "visits": [{"day": "05/01/2024"}]});
+        let metadata: Metadata = serde_json::from_value(json!({"tables": {
+            "orders": {"columns": {"day": {"type": "datetime", "strptime": "%Y-%m-%d"}}},
+            "visits": {"columns": {"day": {"type": "datetime", "strptime": "%d/%m/%Y"}}}}}))
+        .unwrap();
+        let catalogue = SchemaCatalogue::build(data.as_object().unwrap(), &metadata);
+        let call = |format: &str| {
+            let code =
+                format!("def f(rows):\n    return [datetime.datetime.strptime(r['day'], '{format}') for r in rows]\n");
+            format_mismatches(&code, &catalogue)
+        };
+        assert_eq!(call("%d/%m/%Y"), vec![], "the second table's format, though the first's differs");
+        assert_eq!(call("%Y-%m-%d"), vec![]);
+        assert_eq!(call("%m-%d-%Y").len(), 1, "neither table's");
     }
 }

@@ -227,7 +227,7 @@ impl SchemaCatalogue {
                 KeyEntry {
                     key: key.clone(),
                     description: metadata.dataset_keys.get(key).cloned(),
-                    shape: shape_of(value, &metadata.columns),
+                    shape: shape_of(value, metadata.columns_of(key)),
                     names,
                 }
             })
@@ -250,9 +250,11 @@ impl SchemaCatalogue {
         self.entry(key).map(|e| &e.names)
     }
 
-    /// The annotation of the column `name` (a field of rows or of dict entries).
-    pub fn column(&self, name: &str) -> Option<&ColumnMeta> {
-        self.entries.iter().find_map(|e| match &e.shape {
+    /// The annotations of the columns named `name` (fields of rows or of dict
+    /// entries), one per key that has one, in key order: tables of one dataset
+    /// may each have a column of that name.
+    pub fn columns_named<'c>(&'c self, name: &'c str) -> impl Iterator<Item = &'c ColumnMeta> + 'c {
+        self.entries.iter().filter_map(move |e| match &e.shape {
             Shape::Rows { fields, .. } | Shape::DictOfDicts { fields, .. } => {
                 fields.iter().find(|f| f.name == name)?.column.as_ref()
             }

@@ -125,6 +125,9 @@ impl Dataset {
         if let Some((metadata, _)) = &metadata {
             problems.extend(validate::metadata_problems(metadata));
         }
+        if let (Some((data, _)), Some((metadata, _))) = (&data, &metadata) {
+            problems.extend(validate::table_problems(data, metadata));
+        }
         let invalid = |problems| DatasetError::Invalid { dir: dir.to_path_buf(), problems };
         let (Some((data, data_bytes)), Some((metadata_map, metadata_bytes))) = (data, metadata) else {
             return Err(invalid(problems));

@@ -16,7 +16,9 @@
 //! - `prepare/`: `prepare` from one table of a file — `format.rs` (which
 //!   format), `records.rs` (a table as rows of text, read again for every
 //!   pass) with one source per format (`csv_source.rs`, `parquet.rs`,
-//!   `sheet.rs`, `json.rs`, `sqlite.rs`), `source.rs` (a CSV's encoding and
+//!   `sheet.rs`, `json.rs`, `sqlite.rs`), `several.rs` (several tables, one
+//!   dataset: a key per table, its aggregates prefixed, its columns under
+//!   `tables.<key>` of the metadata, read through `Metadata::columns_of`), `source.rs` (a CSV's encoding and
 //!   delimiter), `values.rs` (nulls, booleans, styled numbers), `dates.rs`
 //!   (datetime formats and epochs), `clock.rs` (times of day and durations),
 //!   `infer.rs` (a column's type and reading).
@@ -37,4 +39,4 @@ pub use files::{Dataset, DatasetError, is_measure};
 
 pub use catalogue::{FieldInfo, KeyEntry, SchemaCatalogue, Shape, python_type_name};
 pub use contain::{BenchmarkRoot, OutsideBenchmark};
-pub use metadata::{ColumnMeta, Metadata};
+pub use metadata::{ColumnMeta, Metadata, TableMeta};

@@ -35,6 +35,7 @@ pub fn metadata_problems(metadata: &Map<String, Value>) -> Vec<String> {
         ("description", "string"),
         ("domain", "string"),
         ("columns", "object"),
+        ("tables", "object"),
         ("dataset_keys", "object"),
         ("important_notes", "array"),
         ("documentation", "object"),
@@ -46,35 +47,17 @@ pub fn metadata_problems(metadata: &Map<String, Value>) -> Vec<String> {
         }
     }
     if let Some(Value::Object(columns)) = metadata.get("columns") {
-        for (name, column) in columns {
-            let Value::Object(column) = column else {
-                problems.push(format!("metadata.json: column `{name}` must be an object, found a {}", kind(column)));
-                continue;
-            };
-            for (field, want) in COLUMN_FIELDS {
-                if let Some(value) = column.get(*field)
-                    && !value.is_null()
-                    && kind(value) != *want
-                {
-                    problems.push(format!(
-                        "metadata.json: column `{name}`: `{field}` must be a {want}, found a {}",
-                        kind(value)
-                    ));
+        column_problems("column", columns, &mut problems);
+    }
+    if let Some(Value::Object(tables)) = metadata.get("tables") {
+        for (key, table) in tables {
+            match table.get("columns") {
+                Some(Value::Object(columns)) => {
+                    column_problems(&format!("tables.{key}: column"), columns, &mut problems)
                 }
-            }
-            if let Some(rate) = column.get("null_rate").and_then(Value::as_f64)
-                && !(0.0..=1.0).contains(&rate)
-            {
-                problems
-                    .push(format!("metadata.json: column `{name}`: `null_rate` must be between 0 and 1, found {rate}"));
-            }
-            if let Some(Value::Array(range)) = column.get("range")
-                && range.len() != 2
-            {
-                problems.push(format!(
-                    "metadata.json: column `{name}`: `range` must be [min, max], found {} items",
-                    range.len()
-                ));
+                Some(other) => problems
+                    .push(format!("metadata.json: tables.{key}.columns must be an object, found a {}", kind(other))),
+                None => problems.push(format!("metadata.json: tables.{key} has no `columns`")),
             }
         }
     }
@@ -92,6 +75,50 @@ pub fn metadata_problems(metadata: &Map<String, Value>) -> Vec<String> {
         problems.push("metadata.json: every entry of `important_notes` must be a string".into());
     }
     problems
+}
+
+/// Problems of a map of column annotations, each named `{what} `name``.
+fn column_problems(what: &str, columns: &Map<String, Value>, problems: &mut Vec<String>) {
+    for (name, column) in columns {
+        let Value::Object(column) = column else {
+            problems.push(format!("metadata.json: {what} `{name}` must be an object, found a {}", kind(column)));
+            continue;
+        };
+        for (field, want) in COLUMN_FIELDS {
+            if let Some(value) = column.get(*field)
+                && !value.is_null()
+                && kind(value) != *want
+            {
+                problems.push(format!(
+                    "metadata.json: {what} `{name}`: `{field}` must be a {want}, found a {}",
+                    kind(value)
+                ));
+            }
+        }
+        if let Some(rate) = column.get("null_rate").and_then(Value::as_f64)
+            && !(0.0..=1.0).contains(&rate)
+        {
+            problems.push(format!("metadata.json: {what} `{name}`: `null_rate` must be between 0 and 1, found {rate}"));
+        }
+        if let Some(Value::Array(range)) = column.get("range")
+            && range.len() != 2
+        {
+            problems.push(format!(
+                "metadata.json: {what} `{name}`: `range` must be [min, max], found {} items",
+                range.len()
+            ));
+        }
+    }
+}
+
+/// Entries of `metadata.json`'s `tables` that describe no list of rows of `data.json`.
+pub fn table_problems(data: &Map<String, Value>, metadata: &Map<String, Value>) -> Vec<String> {
+    let Some(Value::Object(tables)) = metadata.get("tables") else { return Vec::new() };
+    tables
+        .keys()
+        .filter(|key| !data.get(*key).is_some_and(Value::is_array))
+        .map(|key| format!("metadata.json: tables.{key} describes no list of rows: data.json has no `{key}` list"))
+        .collect()
 }
 
 /// Problems of `data.json`'s structure (its top level is already an object).
@@ -138,6 +165,36 @@ mod tests {
         assert!(problems.iter().any(|p| p.contains("`nullable` must be a boolean")));
         assert!(problems.iter().any(|p| p.contains("between 0 and 1")));
         assert!(problems.iter().any(|p| p.contains("[min, max]")));
+    }
+
+    #[test]
+    fn each_tables_columns_are_checked() {
+        let m = obj(json!({"tables": {"orders": {"columns": {"id": {"nullable": "no"}}}, "bad": {"columns": 3},
+            "none": {}}}));
+        let problems = metadata_problems(&m);
+        assert_eq!(
+            problems,
+            vec![
+                "metadata.json: tables.orders: column `id`: `nullable` must be a boolean, found a string",
+                "metadata.json: tables.bad.columns must be an object, found a number",
+                "metadata.json: tables.none has no `columns`",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_table_must_be_a_list_of_rows_of_the_data() {
+        let data = obj(json!({"orders": [{"a": 1}], "orders_overview": {"row_count": 1}}));
+        let metadata = obj(json!({"tables": {"orders": {"columns": {}}, "order": {"columns": {}},
+            "orders_overview": {"columns": {}}}}));
+        assert_eq!(
+            table_problems(&data, &metadata),
+            vec![
+                "metadata.json: tables.order describes no list of rows: data.json has no `order` list",
+                "metadata.json: tables.orders_overview describes no list of rows: data.json has no `orders_overview` list",
+            ]
+        );
+        assert!(table_problems(&data, &obj(json!({"columns": {}}))).is_empty());
     }
 
     #[test]

@@ -87,6 +87,10 @@ pub struct Question {
     /// What the analysis must respect (given to the builder).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub constraints: Option<String>,
+    /// What the data is, in this question's own words (a benchmark's data
+    /// description; given to the builder).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_description: Option<String>,
     /// Whose rules grade the answer; none = the run's built-in matching.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scorer: Option<Scorer>,
@@ -118,6 +122,7 @@ impl Question {
             source_id: None,
             answer_format: None,
             constraints: None,
+            data_description: None,
             scorer: None,
             extra: serde_json::Map::new(),
         }
@@ -134,4 +139,6 @@ pub enum Scorer {
     Infiagent,
     /// DABstep's rules (numbers within tolerance, lists, near-equal strings).
     Dabstep,
+    /// QRData's rules (the first number within 3 %, or the choice the answer starts with).
+    Qrdata,
 }

@@ -62,6 +62,8 @@ struct RawLine {
     #[serde(default)]
     constraints: Option<String>,
     #[serde(default)]
+    data_description: Option<String>,
+    #[serde(default)]
     scorer: Option<Scorer>,
     /// Fields this version does not know: kept, not refused.
     #[serde(flatten)]
@@ -117,6 +119,7 @@ pub fn parse_questions_jsonl(text: &str, origin: &str) -> Result<Vec<QuestionSpe
                 source_id: raw.source_id,
                 answer_format: raw.answer_format,
                 constraints: raw.constraints,
+                data_description: raw.data_description,
                 scorer: raw.scorer,
                 extra: raw.extra,
             },

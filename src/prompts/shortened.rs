@@ -275,6 +275,36 @@ mod tests {
     }
 
     #[test]
+    fn each_table_of_a_shortened_schema_keeps_its_own_annotations() {
+        let dir = tempfile::tempdir().unwrap();
+        let name = |s: usize| format!("sensor_{s:05}");
+        let readings: Vec<Value> = (0..4)
+            .map(|r| {
+                let mut row: serde_json::Map<String, Value> =
+                    (0..1_500).map(|s| (name(s), json!(f64::from(r)))).collect();
+                row.insert("station".into(), json!(r % 2));
+                Value::Object(row)
+            })
+            .collect();
+        let stations = json!([{"station": "0", "kind": "coast"}, {"station": "1", "kind": "hill"}]);
+        let mut sensors: serde_json::Map<String, Value> =
+            (0..1_500).map(|s| (name(s), json!({"type": "float", "range": [0.0, 9.0]}))).collect();
+        sensors.insert("station".into(), json!({"type": "integer", "note": "the station's number"}));
+        let metadata = json!({"description": "two tables", "dataset_keys": {"readings": "r", "stations": "s"},
+            "tables": {"readings": {"columns": sensors},
+                       "stations": {"columns": {"station": {"type": "identifier", "note": "a code, as text"}}}}});
+        std::fs::write(dir.path().join("data.json"), json!({"readings": readings, "stations": stations}).to_string())
+            .unwrap();
+        std::fs::write(dir.path().join("metadata.json"), metadata.to_string()).unwrap();
+        let dataset = Dataset::load(dir.path()).unwrap();
+        let schema = schema_within(&dataset, 2_000, SchemaFocus::Question("Which `kind` of `station` reads highest?"));
+        assert!(tokens(&schema) <= 2_000, "{} tokens", tokens(&schema));
+        let (readings, stations) = schema.split_once("dataset.stations").unwrap();
+        assert!(readings.contains("- \"station\": int — integer; the station's number\n"), "{schema}");
+        assert!(stations.contains("- \"station\": str — identifier; a code, as text\n"), "{schema}");
+    }
+
+    #[test]
     fn names_past_the_room_are_counted_after_the_fields_in_full() {
         let dir = tempfile::tempdir().unwrap();
         let name = |c: usize| format!("{}_{}", ["amber", "birch", "cedar"][c % 3], "x".repeat(c / 3 + 1));

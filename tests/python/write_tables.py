@@ -7,6 +7,7 @@ items.jsonl and items.sqlite (the same rows in each: numbers, text, booleans,
 dates, datetimes and nulls); typed.parquet (what only Parquet holds: decimals,
 lists, instants in UTC, nanoseconds, codes kept as strings); hostile.xlsx
 (formulas, merged cells, a title row, a sheet named ../x and a second sheet);
+shop.xlsx (two sheets, one dataset of two tables);
 big.sqlite (a table of 100,000 rows of 200-character text). Given ROWS, it
 writes only the items table, of ROWS rows (BENCHMARKS.md times `prepare` on it).
 """
@@ -117,6 +118,20 @@ def write_hostile(out):
     book.save(out / "hostile.xlsx")
 
 
+def write_sheets(out):
+    book = openpyxl.Workbook()
+    orders = book.active
+    orders.title = "Orders 2024"
+    orders.append(["order_id", "shop", "amount"])
+    for i in range(1, 7):
+        orders.append([i, ["Lyon", "Oslo"][i % 2], i * 2.5])
+    shops = book.create_sheet("shops")
+    shops.append(["shop", "opened"])
+    shops.append(["Lyon", datetime.date(2020, 5, 1)])
+    shops.append(["Oslo", datetime.date(2021, 9, 15)])
+    book.save(out / "shop.xlsx")
+
+
 def write_big(out):
     db = sqlite3.connect(out / "big.sqlite")
     db.execute("CREATE TABLE events (n INTEGER, body TEXT)")
@@ -134,4 +149,5 @@ if __name__ == "__main__":
         write_items(directory, 40)
         write_typed(directory)
         write_hostile(directory)
+        write_sheets(directory)
         write_big(directory)

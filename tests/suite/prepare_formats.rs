@@ -133,14 +133,12 @@ fn a_hostile_workbook_is_read_as_data() {
     let Some(dir) = tables() else { return };
     let workbook = dir.path().join("hostile.xlsx");
     let out = dir.path().join("out");
+    // Without --table each sheet is a table; the second holds a header and no rows.
     let several = prepare(&workbook, &out, &[]);
     let said = String::from_utf8_lossy(&several.stderr);
     assert_eq!(several.status.code(), Some(2), "{said}");
     assert_eq!(said.trim().lines().count(), 1, "{said}");
-    assert!(
-        said.contains("hostile.xlsx: the workbook has 2 sheets (\"../x\", \"notes\"): choose one with --table"),
-        "{said}"
-    );
+    assert!(said.contains("hostile.xlsx: the sheet \"notes\" has a header but no data rows"), "{said}");
     let (data, metadata) = prepared(&workbook, &["--table", "../x"]);
     assert_eq!(data["overview"]["row_count"], 5, "the title row above the header is not data");
     let rows = data["rows"].as_array().unwrap();
@@ -149,6 +147,22 @@ fn a_hostile_workbook_is_read_as_data() {
     assert_eq!((&rows[4]["region"], &rows[4]["sales"]), (&Value::from("total"), &Value::Null), "a merged row");
     assert_eq!(metadata["columns"]["sales"]["type"], "integer");
     assert!(!dir.path().join("x").exists() && !dir.path().parent().unwrap().join("x").exists());
+}
+
+#[test]
+fn a_workbooks_sheets_are_the_tables_of_one_dataset() {
+    let Some(dir) = tables() else { return };
+    let out = dir.path().join("shop");
+    let result = prepare(&dir.path().join("shop.xlsx"), &out, &[]);
+    let said = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(said.trim(), format!("prepared 2 tables into {}: Orders_2024 (6 rows), shops (2 rows)", out.display()));
+    let read = |name: &str| -> Value { serde_json::from_slice(&std::fs::read(out.join(name)).unwrap()).unwrap() };
+    let (data, metadata) = (read("data.json"), read("metadata.json"));
+    assert_eq!(data["shops"][1], serde_json::json!({"shop": "Oslo", "opened": "2021-09-15"}));
+    assert_eq!(data["Orders_2024"].as_array().unwrap().len(), 6, "every row of each sheet");
+    assert_eq!(metadata["tables"]["shops"]["columns"]["opened"]["type"], "datetime");
+    assert_eq!(metadata["tables"]["Orders_2024"]["columns"]["amount"]["type"], "float");
+    assert!(metadata.get("columns").is_none());
 }
 
 #[test]

@@ -3,12 +3,14 @@
 //! `tasks/*.jsonl` (`task_id, question, level, answer, guidelines`; the
 //! answer is public for the dev tasks only), under `data/` or not. The whole
 //! context is one dataset, `dabstep`, whose keys are its files: a table's
-//! rows (every row, typed) or a JSON file's contents under the file's name;
+//! rows (every row, typed; its columns under `tables.<key>` of the metadata)
+//! or a JSON file's contents under the file's name;
 //! the markdown files go into the metadata's `documentation`.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
 use crate::dataset::BenchmarkRoot;
@@ -71,7 +73,7 @@ fn outside(contained: &BenchmarkRoot, path: &Path) -> Option<Skipped> {
 fn dataset(context: &Path, contained: &BenchmarkRoot, skipped: &mut Vec<Skipped>) -> Result<BenchDataset, ImportError> {
     let mut data = Map::new();
     let mut keys = Map::new();
-    let mut columns = Map::new();
+    let mut tables = IndexMap::new();
     let mut notes: Vec<Value> = Vec::new();
     let mut documentation = Map::new();
     for path in files_with(context, &["csv", "json", "md"]) {
@@ -87,12 +89,8 @@ fn dataset(context: &Path, contained: &BenchmarkRoot, skipped: &mut Vec<Skipped>
                 let rows = prepared.data.get("rows").cloned().unwrap_or(Value::Array(Vec::new()));
                 let count = rows.as_array().map_or(0, Vec::len);
                 keys.insert(key.clone(), json!(format!("every one of the {count} rows of {file}, each column typed")));
+                tables.insert(key.clone(), prepared.table("rows"));
                 data.insert(key, rows);
-                if let Some(Value::Object(table_columns)) = prepared.metadata.get("columns") {
-                    for (name, meta) in table_columns {
-                        columns.entry(name.clone()).or_insert_with(|| meta.clone());
-                    }
-                }
                 let table_notes = prepared.metadata.get("important_notes").and_then(Value::as_array);
                 // The first note is about the row sample, which is every row here.
                 for note in table_notes.into_iter().flatten().skip(1).filter_map(Value::as_str) {
@@ -115,7 +113,7 @@ fn dataset(context: &Path, contained: &BenchmarkRoot, skipped: &mut Vec<Skipped>
     let metadata = json!({
         "description": format!("DABstep's context: {}", keys.keys().cloned().collect::<Vec<_>>().join(", ")),
         "domain": "payments",
-        "columns": columns,
+        "tables": tables,
         "dataset_keys": keys,
         "important_notes": notes,
         "documentation": documentation,
@@ -198,4 +196,24 @@ pub fn read(layout: &Layout) -> Result<Bench, ImportError> {
     lines.sort_by_key(|(level, _)| rank(level));
     bench.questions = lines.into_iter().map(|(_, line)| line).collect();
     Ok(bench)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::Metadata;
+
+    #[test]
+    fn two_tables_with_a_column_of_one_name_keep_their_own_annotations() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("payments.csv"), "merchant,eur_amount\nShop_A,10.5\nShop_B,20\n").unwrap();
+        std::fs::write(dir.path().join("merchants.csv"), "merchant,mcc\n1,5411\n2,7997\n").unwrap();
+        let mut skipped = Vec::new();
+        let dataset = dataset(dir.path(), &BenchmarkRoot::new(dir.path()), &mut skipped).unwrap();
+        let metadata: Metadata = serde_json::from_value(dataset.metadata).unwrap();
+        let kind = |table: &str| metadata.columns_of(table)["merchant"].column_type.clone();
+        // The first table's annotation once stood for both.
+        assert_eq!((kind("payments").as_deref(), kind("merchants").as_deref()), (Some("categorical"), Some("integer")));
+        assert!(metadata.columns.is_empty() && skipped.is_empty());
+    }
 }

@@ -7,6 +7,7 @@
 
 pub mod dabstep;
 pub mod infiagent;
+pub mod qrdata;
 
 use std::path::{Path, PathBuf};
 
@@ -219,7 +220,7 @@ pub struct QuestionLine<'a> {
     pub constraints: Option<&'a str>,
     /// The expected answer; none when the benchmark keeps it private.
     pub expected_answer: Option<Value>,
-    /// `infiagent` or `dabstep`.
+    /// `infiagent`, `dabstep` or `qrdata`.
     pub scorer: &'a str,
 }
 

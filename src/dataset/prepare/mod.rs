@@ -1,6 +1,7 @@
 //! `eval-dag prepare`: stream one table of a file into `data.json` (exact
 //! pre-aggregates and a seeded row sample) and `metadata.json` (inferred
-//! column annotations).
+//! column annotations); several tables (a directory, a workbook's sheets, a
+//! database's tables) into one dataset, each table as one (`several.rs`).
 //!
 //! The file's format comes from its extension, checked against its first
 //! bytes (`format.rs`); each format is a `RecordSource` (`records.rs`) that gives
@@ -31,6 +32,7 @@ mod json;
 mod output;
 mod parquet;
 mod records;
+mod several;
 mod sheet;
 mod source;
 mod sqlite;
@@ -54,8 +56,9 @@ pub use infer::CATEGORICAL_LIMIT;
 pub use values::NULL_MARKERS;
 
 mod terms;
+pub use several::{TablePlace, prepare_several, table_key, tables_at};
 use terms::TimeRange;
-pub use terms::{MAX_FIELD_BYTES, PERCENTILES, PrepareError, PrepareOptions, Prepared};
+pub use terms::{DEFAULT_SAMPLE_SIZE, MAX_FIELD_BYTES, PERCENTILES, PrepareError, PrepareOptions, Prepared};
 
 /// Rows read to find a header below a title.
 const TITLE_SCAN_ROWS: usize = 10;

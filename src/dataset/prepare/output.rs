@@ -196,7 +196,13 @@ pub fn build(c: Collected<'_>) -> Prepare {
         "dataset_keys": keys,
         "important_notes": notes(&c, &rows_key, &how),
     });
-    Prepare { data: Value::Object(data), metadata, header_row: c.header_row, what: c.described.what.clone() }
+    Prepare {
+        data: Value::Object(data),
+        metadata,
+        header_row: c.header_row,
+        what: c.described.what.clone(),
+        tables: Vec::new(),
+    }
 }
 
 /// Exact counts over all rows, and the label's count and rate.

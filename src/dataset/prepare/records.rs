@@ -120,11 +120,7 @@ pub fn choose_table(tables: &[String], chosen: Option<&str>, kind: &str, holder:
         (Some(name), _) => Err(format!("the {holder} has no {kind} {name:?} (it has {})", listed())),
         (None, []) => Err(format!("the {holder} has no {kind}s")),
         (None, [only]) => Ok(only.clone()),
-        (None, _) => Err(format!(
-            "the {holder} has {} {kind}s ({}): choose one with --table (a dataset of several tables is not supported yet)",
-            tables.len(),
-            listed()
-        )),
+        (None, _) => Err(format!("the {holder} has {} {kind}s ({}): choose one with --table", tables.len(), listed())),
     }
 }
 

@@ -123,6 +123,20 @@ fn survey(path: &Path, sheet: &str) -> Result<(Bounds, Vec<Written>), String> {
     Ok((bounds, written))
 }
 
+/// The names of the sheets of the workbook at `path`, in its order.
+pub fn sheet_names(path: &Path) -> Result<Vec<String>, PrepareError> {
+    let error = |message: String| PrepareError { path: path.to_path_buf(), message };
+    let damaged = |why: String| error(format!("cannot read the workbook (damaged): {why}"));
+    without_panics(
+        || {
+            let workbook =
+                open_workbook_auto(path).map_err(|e| error(format!("cannot read the workbook: {}", one_line(&e))))?;
+            Ok(workbook.sheet_names())
+        },
+        damaged,
+    )
+}
+
 impl SheetSource {
     /// Read the sheet `table` names (or the workbook's only one) of the workbook at `path`.
     pub fn open(path: &Path, table: Option<&str>) -> Result<Self, PrepareError> {

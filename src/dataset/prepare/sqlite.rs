@@ -31,16 +31,28 @@ fn quoted(name: &str) -> String {
     format!("\"{}\"", name.replace('"', "\"\""))
 }
 
+/// The names of the tables of the database at `path`, sorted.
+pub fn table_names(path: &Path) -> Result<Vec<String>, PrepareError> {
+    tables(&connect(path)?, path)
+}
+
+fn tables(connection: &Connection, path: &Path) -> Result<Vec<String>, PrepareError> {
+    connection
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
+        .and_then(|mut statement| statement.query_map([], |row| row.get(0))?.collect())
+        .map_err(|e| PrepareError {
+            path: path.to_path_buf(),
+            message: format!("cannot read the database: {}", one_line(&e)),
+        })
+}
+
 impl SqliteSource {
     /// Find the table `table` names (or the database's only one) in the database at `path`, and its columns.
     pub fn open(path: &Path, table: Option<&str>) -> Result<Self, PrepareError> {
         let error = |message: String| PrepareError { path: path.to_path_buf(), message };
         let failed = |e: rusqlite::Error| error(format!("cannot read the database: {}", one_line(&e)));
         let connection = connect(path)?;
-        let tables: Vec<String> = connection
-            .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
-            .and_then(|mut statement| statement.query_map([], |row| row.get(0))?.collect())
-            .map_err(failed)?;
+        let tables = tables(&connection, path)?;
         let table = choose_table(&tables, table, "table", "database").map_err(error)?;
         let columns: Vec<(String, String)> = connection
             .prepare("SELECT name, type FROM pragma_table_info(?1) ORDER BY cid")

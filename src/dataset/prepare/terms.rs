@@ -5,8 +5,13 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
+use crate::dataset::{Metadata, TableMeta};
+
 /// Largest field accepted, in bytes.
 pub const MAX_FIELD_BYTES: usize = 1 << 20;
+/// Rows in a one-table dataset's sample when `--sample-size` is not given (a
+/// dataset of several tables keeps every row, so joins hold).
+pub const DEFAULT_SAMPLE_SIZE: usize = 5000;
 /// Percentiles reported per numeric column.
 pub const PERCENTILES: [(&str, f64); 5] = [("p25", 0.25), ("median", 0.5), ("p75", 0.75), ("p95", 0.95), ("p99", 0.99)];
 
@@ -43,6 +48,17 @@ pub struct Prepared {
     pub header_row: u64,
     /// What the table was: `CSV`, `sheet "Data"`, `Parquet file`, `SQLite table "sales"`.
     pub what: String,
+    /// Each table's key and rows, for a dataset of several tables (empty for one).
+    pub tables: Vec<(String, u64)>,
+}
+
+impl Prepared {
+    /// The annotations of the table prepared under `rows_key`, as a table of
+    /// a dataset of several (its columns read through [`Metadata::columns_of`]).
+    pub fn table(&self, rows_key: &str) -> TableMeta {
+        let metadata: Metadata = serde_json::from_value(self.metadata.clone()).unwrap_or_default();
+        TableMeta { columns: metadata.columns_of(rows_key).clone() }
+    }
 }
 
 /// Why a file could not be prepared (one line).

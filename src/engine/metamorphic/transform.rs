@@ -60,13 +60,12 @@ pub fn row_lists(data: &Map<String, Value>) -> BTreeSet<String> {
         .collect()
 }
 
-/// The columns `metadata` types as `kind` (one of several type names).
+/// The columns `metadata` types as `kind` (one of several type names), in any table.
 fn columns_of(metadata: &Metadata, kinds: &[&str]) -> BTreeSet<String> {
     metadata
-        .columns
-        .iter()
-        .filter(|(_, column)| column.column_type.as_deref().is_some_and(|t| kinds.contains(&t)))
-        .map(|(name, _)| name.clone())
+        .every_column()
+        .filter(|(_, _, column)| column.column_type.as_deref().is_some_and(|t| kinds.contains(&t)))
+        .map(|(_, name, _)| name.to_string())
         .collect()
 }
 

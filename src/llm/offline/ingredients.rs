@@ -33,6 +33,8 @@ pub struct Ingredients {
     pub coordinates: Option<(String, String)>,
     /// How many columns the row sample has.
     pub columns: usize,
+    /// Pairs of tables that join (a dataset of several tables).
+    pub joins: Vec<super::joins::Join>,
 }
 
 /// Most columns a table (or fields a stats dict) may have for the planner to
@@ -178,6 +180,7 @@ pub fn find(dataset: &Dataset) -> Ingredients {
         }
     }
     found.coordinates = latitude.zip(longitude);
+    found.joins = super::joins::find(dataset);
     for entry in &dataset.catalogue.entries {
         if let Shape::DictOfDicts { fields, .. } = &entry.shape {
             let entries = dataset.data[&entry.key].as_object();

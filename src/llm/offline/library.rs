@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use super::ingredients::Ingredients;
 use super::templates::Candidate;
-use super::{advanced as hard, groups as medium, pairs, templates as easy};
+use super::{advanced as hard, groups as medium, joins, pairs, templates as easy};
 use crate::domain::DifficultyLevel;
 
 /// Most values a categorical column may have to group by it: a group-by
@@ -18,7 +18,8 @@ const MAX_GROUPS: usize = 15;
 /// Every question the library can write over `ing`, each shape once (where a
 /// template words one operation several ways, `seed` picks the wording).
 pub fn candidates(data: &Map<String, Value>, ing: &Ingredients, seed: u64) -> Vec<Candidate> {
-    let mut all: Vec<Option<Candidate>> = Vec::new();
+    let mut all: Vec<Option<Candidate>> =
+        ing.joins.iter().flat_map(|join| [joins::join_arg_max(data, join), joins::join_count(data, join)]).collect();
     for (key, fields) in &ing.stats {
         for field in fields {
             all.push(easy::stats_arg_max(data, key, field));
@@ -82,6 +83,8 @@ pub fn candidates(data: &Map<String, Value>, ing: &Ingredients, seed: u64) -> Ve
 /// The order templates take their turns in (seed 0), the ones that show the
 /// most of a dataset first.
 const SHOWCASE: &[&str] = &[
+    "join_arg_max",
+    "join_count",
     "count_matching",
     "label_share",
     "stats_arg_max",
@@ -130,9 +133,16 @@ fn interleave(level: Vec<Candidate>, seed: u64, used: &mut HashMap<String, usize
             list
         })
         .collect();
-    if !queues.is_empty() {
-        let turn = (seed as usize) % queues.len();
-        queues.rotate_left(turn);
+    // A join of two tables (the first template) leads whatever the seed, so a
+    // dataset of several tables is asked one; the other templates rotate.
+    let pinned = usize::from(
+        SHOWCASE
+            .first()
+            .is_some_and(|join| queues.first().and_then(|q| q.first()).is_some_and(|c| c.template == *join)),
+    );
+    if queues.len() > pinned {
+        let turn = (seed as usize) % (queues.len() - pinned);
+        queues[pinned..].rotate_left(turn);
     }
     let mut ordered = Vec::new();
     while queues.iter().any(|q| !q.is_empty()) {

@@ -5,7 +5,9 @@
 //! (`library.rs`: lookups, filters, counts, group-bys, label rates, date parts
 //! and ranges, percentiles, correlations, streaks, top-k, differences between
 //! groups and periods; on data without measures or dates, `pairs.rs`: distinct
-//! values per group, the longest text, great-circle distances), a multi-layer Python DAG for each, and each answer
+//! values per group, the longest text, great-circle distances; on a dataset of
+//! several tables, `joins.rs`: joins on a key column two tables share, leading
+//! their level), a multi-layer Python DAG for each, and each answer
 //! computed independently in Rust (`calc.rs`). It answers the engine's calls
 //! through the same text interface a model uses (JSON replies), so the engine
 //! parses, checks, runs and records it exactly like a real LLM.
@@ -20,6 +22,7 @@ mod calc;
 mod drafts;
 mod groups;
 mod ingredients;
+mod joins;
 mod library;
 mod pairs;
 mod templates;
@@ -95,7 +98,11 @@ fn to_dag(question_id: &QuestionId, candidate: &Candidate) -> GeneratedDag {
     for (layer, step) in candidate.steps.iter().enumerate() {
         let node_id = NodeId::from(format!("step_{}", layer + 1));
         let inputs = if layer == 0 {
-            [(candidate.input_param.to_string(), format!("dataset.{}", candidate.input_key))].into_iter().collect()
+            let other = candidate.joined.as_ref().map(|key| ("other".to_string(), format!("dataset.{key}")));
+            [(candidate.input_param.to_string(), format!("dataset.{}", candidate.input_key))]
+                .into_iter()
+                .chain(other)
+                .collect()
         } else {
             edges.push(DagEdge { source: format!("step_{layer}").into(), target: node_id.clone() });
             [("values".to_string(), format!("prev_node.step_{layer}.output"))].into_iter().collect()
@@ -131,7 +138,10 @@ impl OfflinePlanner {
             .map(|(i, candidate)| {
                 let question = Question {
                     reasoning: candidate.reasoning.clone(),
-                    relevant_data_keys: vec![candidate.input_key.clone()],
+                    relevant_data_keys: std::iter::once(&candidate.input_key)
+                        .chain(&candidate.joined)
+                        .cloned()
+                        .collect(),
                     expected_answer: Some(candidate.expected.clone()),
                     ..Question::new(format!("q_{:02}", i + 1), candidate.text.clone(), i + 1, candidate.level)
                 };

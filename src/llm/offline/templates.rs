@@ -68,6 +68,8 @@ pub struct Candidate {
     pub expected: Value,
     /// A semantic slip the first draft may carry.
     pub slip: Option<Slip>,
+    /// A second table the first step reads (as `other`), joined to the first.
+    pub joined: Option<String>,
 }
 
 impl Candidate {
@@ -84,6 +86,7 @@ impl Candidate {
             steps: Vec::new(),
             expected: Value::Null,
             slip: None,
+            joined: None,
         }
     }
 
@@ -110,7 +113,9 @@ impl Candidate {
     /// The shape: the template and the keys and columns it reads. Rewording a
     /// question does not change it.
     pub fn shape(&self) -> (String, String, BTreeSet<String>) {
-        (self.template.to_string(), self.input_key.clone(), self.reads.iter().cloned().collect())
+        let keys =
+            self.joined.as_ref().map_or_else(|| self.input_key.clone(), |other| format!("{}+{other}", self.input_key));
+        (self.template.to_string(), keys, self.reads.iter().cloned().collect())
     }
 }
 
