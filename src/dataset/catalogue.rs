@@ -290,8 +290,10 @@ mod tests {
         let c = catalogue(json!({ "rows": rows }), json!({}));
         let Shape::Rows { count, fields } = &c.entry("rows").unwrap().shape else { panic!("rows") };
         assert_eq!(*count, 4);
-        let seen: Vec<(&str, Vec<&str>, bool)> =
-            fields.iter().map(|f| (f.name.as_str(), f.types.iter().map(String::as_str).collect(), f.nullable)).collect();
+        let seen: Vec<(&str, Vec<&str>, bool)> = fields
+            .iter()
+            .map(|f| (f.name.as_str(), f.types.iter().map(String::as_str).collect(), f.nullable))
+            .collect();
         assert_eq!(
             seen,
             [
