@@ -96,7 +96,7 @@ fn compare_dags(
         for _ in 0..runs {
             // Idle between DAGs, as in a run (LLM calls come between a
             // pool's executions): the next DAG's worker gets ready then. A
-            // CPython worker loads the data itself: wait until it is ready.
+            // CPython worker reads the dataset before it is ready: wait for it.
             std::thread::sleep(idle);
             if cpython_engine {
                 runtime.block_on(pool.warm());
