@@ -168,15 +168,7 @@ fn the_offline_planner_asks_a_join_and_its_dag_answers_it_right() {
         assert!(texts.iter().any(|t| t.starts_with("Joining ")), "seed {seed} asks a join too: {texts:?}");
     }
     let out = dir.path().join("run");
-    let output = common::eval_dag(dir.path())
-        .args(["run", "--llm", "offline", "--headless", "--questions", "4", "--out"])
-        .arg(&out)
-        .arg(&dataset)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(0), "{}", said(&output));
-    let results: Value = serde_json::from_slice(&std::fs::read(out.join("eval_results.json")).unwrap()).unwrap();
-    let details = results["detailed_results"].as_array().unwrap();
+    let details = offline_run(dir.path(), &dataset, &out, 4);
     let join = details
         .iter()
         .find(|r| r["question_text"].as_str().unwrap().starts_with("Joining `orders` to `customers` on `customer_id`"))
@@ -190,6 +182,20 @@ fn the_offline_planner_asks_a_join_and_its_dag_answers_it_right() {
     assert!(trace.contains(r#""other":"dataset.customers""#), "the DAG reads both tables");
 }
 
+/// The detailed results of an offline run of `questions` questions over
+/// `dataset` into `out`, which must succeed (`home` as the run's home).
+fn offline_run(home: &Path, dataset: &Path, out: &Path, questions: usize) -> Vec<Value> {
+    let output = common::eval_dag(home)
+        .args(["run", "--llm", "offline", "--headless", "--questions", &questions.to_string(), "--out"])
+        .arg(out)
+        .arg(dataset)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", said(&output));
+    let results: Value = serde_json::from_slice(&std::fs::read(out.join("eval_results.json")).unwrap()).unwrap();
+    results["detailed_results"].as_array().unwrap().clone()
+}
+
 #[test]
 fn tables_without_a_lookup_side_are_still_joined_by_the_offline_planner() {
     let dir = tempfile::tempdir().unwrap();
@@ -200,16 +206,7 @@ fn tables_without_a_lookup_side_are_still_joined_by_the_offline_planner() {
     std::fs::write(input.join("summer.csv"), "site,visitors\na,7\na,1\nc,2\ne,9\n").unwrap();
     let dataset = dir.path().join("dataset");
     assert!(prepare(&input, &dataset, &[]).status.success());
-    let out = dir.path().join("run");
-    let output = common::eval_dag(dir.path())
-        .args(["run", "--llm", "offline", "--headless", "--questions", "6", "--out"])
-        .arg(&out)
-        .arg(&dataset)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(0), "{}", said(&output));
-    let results: Value = serde_json::from_slice(&std::fs::read(out.join("eval_results.json")).unwrap()).unwrap();
-    let details = results["detailed_results"].as_array().unwrap();
+    let details = offline_run(dir.path(), &dataset, &dir.path().join("run"), 6);
     let joins = [
         "How many rows of `spring` have a `site` that some row of `summer` has too?",
         "How many rows of `summer` have a `site` that some row of `spring` has too?",
