@@ -7,7 +7,9 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::cli::{PrepareArgs, SampleSize};
-use crate::dataset::prepare::{DEFAULT_SAMPLE_SIZE, PrepareOptions, prepare, prepare_several, tables_at, write};
+use crate::dataset::prepare::{
+    DEFAULT_SAMPLE_SIZE, PrepareOptions, prepare, prepare_several, tables_at, tables_word, write,
+};
 
 /// Run the `prepare` subcommand.
 pub fn run(args: PrepareArgs) -> anyhow::Result<ExitCode> {
@@ -39,8 +41,11 @@ pub fn run(args: PrepareArgs) -> anyhow::Result<ExitCode> {
     };
     write(&prepared, &args.out).with_context(|| format!("cannot write into {}", args.out.display()))?;
     if several {
+        for line in &prepared.left_out {
+            eprintln!("{line}");
+        }
         let tables: Vec<String> = prepared.tables.iter().map(|(key, rows)| format!("{key} ({rows} rows)")).collect();
-        eprintln!("prepared {} tables into {}: {}", tables.len(), args.out.display(), tables.join(", "));
+        eprintln!("prepared {} into {}: {}", tables_word(tables.len()), args.out.display(), tables.join(", "));
         return Ok(ExitCode::SUCCESS);
     }
     let rows = prepared.data.pointer("/overview/row_count").cloned().unwrap_or_default();

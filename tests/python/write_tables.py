@@ -2,11 +2,13 @@
 
     python3 write_tables.py DIR [ROWS]
 
-writes into DIR one table as items.csv, items.parquet, items.xlsx, items.json,
-items.jsonl and items.sqlite (the same rows in each: numbers, text, booleans,
-dates, datetimes and nulls); typed.parquet (what only Parquet holds: decimals,
+writes into DIR one table as items.csv, items.parquet, items.xlsx, items.xlsb
+(written by xlsb.py: no library here writes the format), items.json, items.jsonl
+and items.sqlite (the same rows in each: numbers, text, booleans, dates,
+datetimes and nulls); typed.parquet (what only Parquet holds: decimals,
 lists, instants in UTC, nanoseconds, codes kept as strings); hostile.xlsx
-(formulas, merged cells, a title row, a sheet named ../x and a second sheet);
+(formulas, merged cells, a title row, a sheet named ../x, a sheet of a header
+alone and a blank one);
 shop.xlsx (two sheets, one dataset of two tables);
 big.sqlite (a table of 100,000 rows of 200-character text). Given ROWS, it
 writes only the items table, of ROWS rows (BENCHMARKS.md times `prepare` on it).
@@ -23,6 +25,7 @@ from pathlib import Path
 import openpyxl
 import pyarrow as pa
 import pyarrow.parquet as pq
+from xlsb import write_xlsb
 
 COLUMNS = ["id", "name", "price", "qty", "is_active", "day", "at", "category"]
 
@@ -69,6 +72,7 @@ def write_items(out, count):
     for row in table:
         sheet.append(row)
     book.save(out / "items.xlsx")
+    write_xlsb(out / "items.xlsb", "items", [COLUMNS] + table)
 
     records = [{c: text(v) for c, v in zip(COLUMNS, row) if v is not None} for row in table]
     (out / "items.json").write_text(json.dumps(records, indent=1))
@@ -115,6 +119,7 @@ def write_hostile(out):
     sheet["A7"] = "total"
     other = book.create_sheet("notes")
     other.append(["a note"])
+    book.create_sheet("blank")
     book.save(out / "hostile.xlsx")
 
 

@@ -39,6 +39,7 @@ mod model_roundtrip;
 mod offline_planner;
 mod otlp_export;
 mod prepare_cli;
+mod prepare_declared;
 mod prepare_fixtures;
 mod prepare_formats;
 mod prepare_tables;

@@ -215,3 +215,84 @@ fn tables_without_a_lookup_side_are_still_joined_by_the_offline_planner() {
     let join = join.unwrap_or_else(|| panic!("no join question on `site` (the counts are no keys): {details:#?}"));
     assert_eq!((&join["success"], &join["final_answer"]), (&json!(true), &json!(3)), "a, a and c either way");
 }
+
+/// A SQLite database at `path` made by `sql`.
+fn database(path: &Path, sql: &str) {
+    rusqlite::Connection::open(path).unwrap().execute_batch(sql).unwrap();
+}
+
+#[test]
+fn empty_tables_are_left_out_each_in_one_line_unless_every_one_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let shop_dir = dir.path().join("shop");
+    shop(&shop_dir);
+    std::fs::write(shop_dir.join("returns.csv"), "order_id,reason\n").unwrap();
+    std::fs::write(shop_dir.join("blank.csv"), "").unwrap();
+    let out = dir.path().join("dataset");
+    let output = prepare(&shop_dir, &out, &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", said(&output));
+    let lines = [
+        format!("{}: the CSV is empty (no header row); left out", shop_dir.join("blank.csv").display()),
+        format!("{}: the CSV has a header but no data rows; left out", shop_dir.join("returns.csv").display()),
+        format!("prepared 2 tables into {}: customers (4 rows), orders (30 rows)", out.display()),
+    ];
+    assert_eq!(said(&output).lines().collect::<Vec<_>>(), lines);
+    let dataset = Dataset::load(&out).unwrap();
+    assert_eq!(dataset.metadata.tables.keys().collect::<Vec<_>>(), ["customers", "orders"]);
+    assert!(!dataset.data.contains_key("returns") && !dataset.data.contains_key("returns_overview"));
+    let note = "returns.csv was left out: the CSV has a header but no data rows";
+    assert!(dataset.metadata.important_notes.iter().any(|n| n == note), "{:?}", dataset.metadata.important_notes);
+
+    // Every table empty: one line, nothing written.
+    let bare = dir.path().join("bare");
+    std::fs::create_dir_all(&bare).unwrap();
+    std::fs::copy(shop_dir.join("returns.csv"), bare.join("returns.csv")).unwrap();
+    std::fs::write(bare.join("items.jsonl"), "").unwrap();
+    let none = prepare(&bare, &dir.path().join("none"), &[]);
+    assert_eq!((none.status.code(), said(&none).lines().count()), (Some(2), 1), "{}", said(&none));
+    assert!(
+        said(&none).trim().ends_with("every table is empty, so there is nothing to prepare: items.jsonl, returns.csv"),
+        "{}",
+        said(&none)
+    );
+    assert!(!dir.path().join("none").exists());
+    // One empty file alone is an error, as it always was.
+    let one = prepare(&bare.join("returns.csv"), &dir.path().join("one"), &[]);
+    assert_eq!((one.status.code(), said(&one).lines().count()), (Some(2), 1), "{}", said(&one));
+    assert!(said(&one).trim().ends_with("returns.csv: the CSV has a header but no data rows"), "{}", said(&one));
+}
+
+#[test]
+fn an_empty_table_of_a_database_is_left_out_and_refused_when_chosen() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("shop.sqlite");
+    database(
+        &path,
+        "CREATE TABLE stores (store_id INTEGER, city TEXT);
+         INSERT INTO stores VALUES (1, 'Lyon'), (2, 'Oslo');
+         CREATE TABLE returns (store_id INTEGER, reason TEXT);
+         CREATE TABLE sales (store_id INTEGER, total REAL);
+         INSERT INTO sales VALUES (1, 2.5), (2, 4.0), (1, 1.0);",
+    );
+    let out = dir.path().join("dataset");
+    let output = prepare(&path, &out, &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", said(&output));
+    let lines = [
+        format!("{}: the SQLite table \"returns\" has no rows; left out", path.display()),
+        format!("prepared 2 tables into {}: sales (3 rows), stores (2 rows)", out.display()),
+    ];
+    assert_eq!(said(&output).lines().collect::<Vec<_>>(), lines);
+    let dataset = Dataset::load(&out).unwrap();
+    assert_eq!(dataset.metadata.tables.keys().collect::<Vec<_>>(), ["sales", "stores"]);
+
+    let chosen = prepare(&path, &dir.path().join("chosen"), &["--table", "returns"]);
+    assert_eq!((chosen.status.code(), said(&chosen).lines().count()), (Some(2), 1), "{}", said(&chosen));
+    assert!(said(&chosen).trim().ends_with("the SQLite table \"returns\" has no rows"), "{}", said(&chosen));
+
+    let empty = dir.path().join("empty.sqlite");
+    database(&empty, "CREATE TABLE a (x INTEGER); CREATE TABLE b (y TEXT);");
+    let none = prepare(&empty, &dir.path().join("none"), &[]);
+    assert_eq!((none.status.code(), said(&none).lines().count()), (Some(2), 1), "{}", said(&none));
+    let all = "every table is empty, so there is nothing to prepare: empty.sqlite (\"a\"), empty.sqlite (\"b\")";
+    assert!(said(&none).trim().ends_with(all), "{}", said(&none));
+}

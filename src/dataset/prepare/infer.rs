@@ -180,6 +180,20 @@ impl ColumnProfile {
         }
     }
 
+    /// `Some(whole)` when every value is a plain number (no currency, percent
+    /// or marks between thousands), `whole` when every one is whole too.
+    pub fn plain_numbers(&self) -> Option<bool> {
+        if self.percents > 0 || self.currency.flatten().is_some() {
+            return None;
+        }
+        self.styles.iter().find(|(s, _)| s.is_plain()).map(|&(_, whole)| whole)
+    }
+
+    /// The epoch unit every value reads in, when there is one.
+    pub fn epoch_unit(&self) -> Option<EpochUnit> {
+        self.epoch.flatten()
+    }
+
     fn observe_number(&mut self, value: &str) {
         if self.styles.is_empty() {
             return;

@@ -23,9 +23,11 @@
 //! `std` is the sample standard deviation.
 
 mod accumulate;
+mod arrow_zone;
 mod clock;
 mod csv_source;
 mod dates;
+mod declared;
 mod format;
 mod infer;
 mod json;
@@ -56,9 +58,10 @@ pub use infer::CATEGORICAL_LIMIT;
 pub use values::NULL_MARKERS;
 
 mod terms;
-pub use several::{TablePlace, prepare_several, table_key, tables_at};
+pub use several::{TablePlace, prepare_several, table_key, tables_at, tables_word};
 use terms::TimeRange;
 pub use terms::{DEFAULT_SAMPLE_SIZE, MAX_FIELD_BYTES, PERCENTILES, PrepareError, PrepareOptions, Prepared};
+use terms::Unprepared;
 
 /// Rows read to find a header below a title.
 const TITLE_SCAN_ROWS: usize = 10;
@@ -98,7 +101,7 @@ impl Reader<'_> {
     }
 
     /// The header's fields: the names the file declares, else the header row's.
-    fn headers(&self) -> Result<Vec<String>, PrepareError> {
+    fn headers(&self) -> Result<Vec<String>, Unprepared> {
         if let Some(names) = self.source.names() {
             return Ok(names.to_vec());
         }
@@ -112,10 +115,14 @@ impl Reader<'_> {
             true
         })?;
         let Some(mut names) = header else {
-            return Err(self.error(match row {
-                0 => format!("the {} is empty (no header row)", self.what()),
-                _ => format!("the {} has {row} rows, so none is the header row {}", self.what(), self.skipped + 1),
-            }));
+            return Err(match row {
+                0 => Unprepared::Empty(self.error(format!("the {} is empty (no header row)", self.what()))),
+                _ => Unprepared::Failed(self.error(format!(
+                    "the {} has {row} rows, so none is the header row {}",
+                    self.what(),
+                    self.skipped + 1
+                ))),
+            });
         };
         // A few unnamed columns in a header are named as pandas names them;
         // a row mostly empty is no header (its empty names then clash).
@@ -162,13 +169,24 @@ impl Reader<'_> {
 
 /// Prepare the table in the file at `path` (its format known by its extension, checked against its content).
 pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, PrepareError> {
+    prepare_table(path, options).map_err(Unprepared::into_error)
+}
+
+/// [`prepare`], telling an empty table (no header, or no rows) from one that cannot be read.
+fn prepare_table(path: &Path, options: &PrepareOptions) -> Result<Prepared, Unprepared> {
     let (reader, headers, label) = open(path, options)?;
     // Pass one: what each column holds.
     let columns = headers.len();
     let (profiles, rows) = profile_columns(&reader, &headers, label)?;
     let described = reader.source.described();
     let semicolons = described.layout.is_some_and(|layout| layout.delimiter == b';');
-    let kinds: Vec<Column> = profiles.iter().enumerate().map(|(i, p)| p.decide(Some(i) == label, semicolons)).collect();
+    let declared = reader.source.declared();
+    let kinds: Vec<Column> = (profiles.iter().enumerate())
+        .map(|(i, p)| match declared.get(i).and_then(Option::as_ref) {
+            Some(declared) if Some(i) != label => declared.check(p, p.decide(false, semicolons)),
+            _ => p.decide(Some(i) == label, semicolons),
+        })
+        .collect();
 
     // Pass two: moments, group totals, the reservoir sample, the monthly series, datetime ranges.
     let numeric: Vec<usize> =
@@ -232,24 +250,26 @@ fn open_source(path: &Path, options: &PrepareOptions) -> Result<Box<dyn RecordSo
 fn open<'p>(
     path: &'p Path,
     options: &PrepareOptions,
-) -> Result<(Reader<'p>, Vec<String>, Option<usize>), PrepareError> {
+) -> Result<(Reader<'p>, Vec<String>, Option<usize>), Unprepared> {
     let mut reader = Reader { path, source: open_source(path, options)?, skipped: 0 };
     reader.skipped = match options.header_row {
-        Some(0) => return Err(reader.error("--header-row counts from 1 (the first row)".into())),
+        Some(0) => return Err(reader.error("--header-row counts from 1 (the first row)".into()).into()),
         Some(row) => row - 1,
         None if reader.source.names().is_some() => 0,
         None => reader.title_rows()?,
     };
     let headers = reader.headers()?;
     if headers.is_empty() || headers.iter().all(String::is_empty) {
-        return Err(reader.error(match reader.source.names() {
-            Some(_) => format!("the {} has no columns", reader.what()),
-            None => format!("row {} of the {} is empty; it cannot be the header", reader.skipped + 1, reader.what()),
-        }));
+        return Err(match reader.source.names() {
+            Some(_) => Unprepared::Empty(reader.error(format!("the {} has no columns", reader.what()))),
+            None => reader
+                .error(format!("row {} of the {} is empty; it cannot be the header", reader.skipped + 1, reader.what()))
+                .into(),
+        });
     }
     let mut seen = std::collections::HashSet::new();
     if let Some(duplicate) = headers.iter().find(|h| !seen.insert(h.as_str())) {
-        return Err(reader.error(format!("the header names column {duplicate:?} twice")));
+        return Err(reader.error(format!("the header names column {duplicate:?} twice")).into());
     }
     let label = match &options.label {
         Some(name) => Some(
@@ -269,7 +289,7 @@ fn profile_columns(
     reader: &Reader,
     headers: &[String],
     label: Option<usize>,
-) -> Result<(Vec<ColumnProfile>, u64), PrepareError> {
+) -> Result<(Vec<ColumnProfile>, u64), Unprepared> {
     let mut profiles: Vec<ColumnProfile> = headers.iter().map(|h| ColumnProfile::new(h)).collect();
     let rows = reader.each(headers.len(), |_, row| {
         for (i, raw) in row.fields.iter().enumerate() {
@@ -277,16 +297,17 @@ fn profile_columns(
         }
     })?;
     if rows == 0 {
-        return Err(reader.error(match reader.source.names() {
+        return Err(Unprepared::Empty(reader.error(match reader.source.names() {
             Some(_) => format!("the {} has no rows", reader.what()),
             None => format!("the {} has a header but no data rows", reader.what()),
-        }));
+        })));
     }
     if let Some(l) = label {
         let profile = &profiles[l];
         let distinct = profile.distinct.as_ref().map_or(usize::MAX, |d| d.len());
         if !profile.all_bool && distinct > 2 {
-            return Err(reader.error(format!("the label column {:?} is not binary (0/1 or true/false)", headers[l])));
+            let binary = format!("the label column {:?} is not binary (0/1 or true/false)", headers[l]);
+            return Err(reader.error(binary).into());
         }
     }
     Ok((profiles, rows))

@@ -202,6 +202,7 @@ pub fn build(c: Collected<'_>) -> Prepare {
         header_row: c.header_row,
         what: c.described.what.clone(),
         tables: Vec::new(),
+        left_out: Vec::new(),
     }
 }
 

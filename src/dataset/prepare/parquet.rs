@@ -8,7 +8,8 @@
 //! empty fields; strings are stored text, never read as numbers, and lists,
 //! maps and records are JSON text. A time column's seconds carry a fraction
 //! only if some value has one (found by one more pass over the file), so one
-//! strptime format reads every value.
+//! strptime format reads every value. Instants stay in UTC; the time zone an
+//! Arrow writer gave them (`arrow_zone.rs`) is said in the column's note.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -21,6 +22,7 @@ use parquet::record::Field;
 use parquet::schema::types::{ColumnDescriptor, Type};
 use serde_json::Value;
 
+use super::arrow_zone;
 use super::records::{Described, RecordSource, Row, Stored, float_text, one_line, without_panics};
 use super::terms::PrepareError;
 
@@ -69,14 +71,22 @@ impl Shape {
     }
 }
 
-/// What the column's schema holds that its type in `metadata.json` does not show.
-fn schema_note(field: &Type, shape: Shape) -> Option<String> {
+/// What the column's schema holds that its type in `metadata.json` does not
+/// show; `zone`: the time zone an Arrow writer gave its timestamps.
+fn schema_note(field: &Type, shape: Shape, zone: Option<&str>) -> Option<String> {
     match shape {
         Shape::Nested(what) => Some(format!("{what} in the Parquet file, written here as JSON text")),
         Shape::Timestamp(unit, utc) => {
-            let nanos = (unit == TimeUnit::NANOS).then_some("nanoseconds in the Parquet file, kept to the microsecond");
-            let utc = utc.then_some("instants in UTC in the Parquet file (it keeps no zone name)");
-            let notes: Vec<&str> = [utc, nanos].into_iter().flatten().collect();
+            let nanos = (unit == TimeUnit::NANOS)
+                .then(|| "nanoseconds in the Parquet file, kept to the microsecond".to_string());
+            let utc = utc.then(|| match zone {
+                Some(zone) => format!(
+                    "instants in UTC in the Parquet file, whose Arrow schema gives them the time zone {zone}: \
+                     the times here are UTC, not {zone} local time"
+                ),
+                None => "instants in UTC in the Parquet file (it keeps no zone name)".to_string(),
+            });
+            let notes: Vec<String> = [utc, nanos].into_iter().flatten().collect();
             (!notes.is_empty()).then(|| notes.join("; "))
         }
         _ if field.get_basic_info().converted_type() == ConvertedType::DECIMAL => Some(format!(
@@ -145,7 +155,13 @@ impl ParquetSource {
         let fields = schema.root_schema().get_fields();
         let names: Vec<String> = fields.iter().map(|f| f.name().to_string()).collect();
         let shapes: Vec<Shape> = fields.iter().map(|f| Shape::of(f)).collect();
-        let notes = fields.iter().zip(&shapes).map(|(f, &s)| schema_note(f, s)).collect();
+        let arrow = reader.metadata().file_metadata().key_value_metadata().and_then(|pairs| {
+            pairs.iter().find(|pair| pair.key == "ARROW:schema").and_then(|pair| pair.value.as_deref())
+        });
+        let zones = arrow.map(arrow_zone::zones).unwrap_or_default();
+        let notes = (fields.iter().zip(&shapes))
+            .map(|(f, &s)| schema_note(f, s, zones.get(f.name()).map(String::as_str)))
+            .collect();
         let remarks = vec!["read from a Parquet file, row group by row group; types are the schema's".to_string()];
         let described = Described { what: "Parquet file".into(), unit: "row", layout: None, notes, remarks };
         let mut source = Self { path: path.to_path_buf(), names, digits: vec![0; shapes.len()], shapes, described };

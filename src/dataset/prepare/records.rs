@@ -6,6 +6,7 @@
 //! null), and marks the values it stored as text so that they stay text: a
 //! code `00123` kept as a string is never read as the number 123.
 
+use super::declared::Declared;
 use super::source::Layout;
 use super::terms::PrepareError;
 
@@ -73,6 +74,12 @@ pub trait RecordSource {
     /// The column names the file declares (a schema, the keys of JSON
     /// records), or `None` when a row of the table is its header (CSV, sheets).
     fn names(&self) -> Option<&[String]>;
+
+    /// Per column (when the file declares types it does not enforce, as
+    /// SQLite does): the declared type, checked against the values.
+    fn declared(&self) -> &[Option<Declared>] {
+        &[]
+    }
 
     /// Read the table from its first row, calling `visit` with each row until
     /// it returns `false` or the rows end.

@@ -11,8 +11,8 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
 use super::format::Format;
-use super::terms::{PrepareError, PrepareOptions, Prepared};
-use super::{prepare, sheet, sqlite};
+use super::terms::{PrepareError, PrepareOptions, Prepared, Unprepared};
+use super::{prepare_table, sheet, sqlite};
 use crate::dataset::TableMeta;
 
 /// One table of a dataset: the file, the sheet or table inside it, its key.
@@ -143,8 +143,54 @@ fn keys(places: &[TablePlace]) -> String {
     places.iter().map(|p| p.key.as_str()).collect::<Vec<_>>().join(", ")
 }
 
+/// The tables of a dataset prepared so far, merged.
+#[derive(Default)]
+struct Merged {
+    data: Map<String, Value>,
+    keys: Map<String, Value>,
+    notes: Vec<Value>,
+    /// Each table's key and rows.
+    counts: Vec<(String, u64)>,
+    tables: IndexMap<String, TableMeta>,
+}
+
+impl Merged {
+    /// Add the table prepared from `place`, its aggregates' keys prefixed
+    /// with its key; `Err` names a key two tables would both write.
+    fn add(&mut self, place: &TablePlace, prepared: Prepared) -> Result<(), String> {
+        let prepared_table = prepared.table(&place.key);
+        let metadata = prepared.metadata;
+        let Value::Object(table_data) = prepared.data else { return Ok(()) };
+        let rows = table_data.get("overview").and_then(|o| o.get("row_count")).and_then(Value::as_u64).unwrap_or(0);
+        self.counts.push((place.key.clone(), rows));
+        let descriptions = metadata.get("dataset_keys").and_then(Value::as_object).cloned().unwrap_or_default();
+        for (key, value) in table_data {
+            let named = if key == place.key { key.clone() } else { format!("{}_{key}", place.key) };
+            if self.data.contains_key(&named) {
+                return Err(format!("two tables would both write the key `{named}`: rename one (--rows-key)"));
+            }
+            let description = descriptions.get(&key).and_then(Value::as_str).unwrap_or_default();
+            let said = format!("table `{}` ({}): {description}", place.key, described(place));
+            self.keys.insert(named.clone(), json!(said));
+            self.data.insert(named, value);
+        }
+        self.tables.insert(place.key.clone(), prepared_table);
+        let table_notes = metadata.get("important_notes").and_then(Value::as_array).cloned().unwrap_or_default();
+        let notes = table_notes.iter().filter_map(Value::as_str);
+        self.notes.extend(notes.map(|n| json!(format!("table `{}`: {n}", place.key))));
+        Ok(())
+    }
+}
+
+/// `count` tables, in words.
+pub fn tables_word(count: usize) -> String {
+    format!("{count} table{}", if count == 1 { "" } else { "s" })
+}
+
 /// Prepare every table of `places` (found at `dir`) into one dataset: the
 /// label of `options` and `rows_key` (a table's new key) name `TABLE.NAME`.
+/// An empty table (no header, or no rows) is left out, saying so in
+/// [`Prepared::left_out`] and a note; every table empty is an error.
 pub fn prepare_several(
     dir: &Path,
     places: &[TablePlace],
@@ -161,8 +207,7 @@ pub fn prepare_several(
         }
     }
     let places = distinct(places).map_err(error)?;
-    let (mut data, mut keys, mut notes, mut counts) = (Map::new(), Map::new(), Vec::new(), Vec::new());
-    let mut tables: IndexMap<String, TableMeta> = IndexMap::new();
+    let (mut merged, mut empty) = (Merged::default(), Vec::new());
     for place in &places {
         let table_options = PrepareOptions {
             label: labels.get(&place.key).cloned(),
@@ -170,45 +215,39 @@ pub fn prepare_several(
             table: place.table.clone(),
             ..options.clone()
         };
-        let prepared = prepare(&place.path, &table_options)?;
-        let prepared_table = prepared.table(&place.key);
-        let metadata = prepared.metadata;
-        let Value::Object(table_data) = prepared.data else { continue };
-        let rows = table_data.get("overview").and_then(|o| o.get("row_count")).and_then(Value::as_u64).unwrap_or(0);
-        counts.push((place.key.clone(), rows));
-        let descriptions = metadata.get("dataset_keys").and_then(Value::as_object).cloned().unwrap_or_default();
-        for (key, value) in table_data {
-            let named = if key == place.key { key.clone() } else { format!("{}_{key}", place.key) };
-            if data.contains_key(&named) {
-                return Err(error(format!("two tables would both write the key `{named}`: rename one (--rows-key)")));
-            }
-            let description = descriptions.get(&key).and_then(Value::as_str).unwrap_or_default();
-            keys.insert(named.clone(), json!(format!("table `{}` ({}): {description}", place.key, described(place))));
-            data.insert(named, value);
+        match prepare_table(&place.path, &table_options) {
+            Ok(prepared) => merged.add(place, prepared).map_err(error)?,
+            Err(Unprepared::Empty(why)) => empty.push((place, why)),
+            Err(Unprepared::Failed(why)) => return Err(why),
         }
-        tables.insert(place.key.clone(), prepared_table);
-        let table_notes = metadata.get("important_notes").and_then(Value::as_array).cloned().unwrap_or_default();
-        notes
-            .extend(table_notes.iter().filter_map(Value::as_str).map(|n| json!(format!("table `{}`: {n}", place.key))));
+    }
+    if merged.counts.is_empty() {
+        let all: Vec<String> = empty.iter().map(|(place, _)| described(place)).collect();
+        return Err(error(format!("every table is empty, so there is nothing to prepare: {}", all.join(", "))));
+    }
+    for (place, why) in &empty {
+        merged.notes.push(json!(format!("{} was left out: {}", described(place), why.message)));
     }
     if options.sample_size.is_some() {
-        notes.push(json!("each table is sampled on its own: a row's partner in another table may be missing from that table's sample, so joins may break"));
+        merged.notes.push(json!("each table is sampled on its own: a row's partner in another table may be missing from that table's sample, so joins may break"));
     }
     let name = dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned());
-    let listed: Vec<String> = counts.iter().map(|(key, rows)| format!("{key} ({rows} rows)")).collect();
+    let listed: Vec<String> = merged.counts.iter().map(|(key, rows)| format!("{key} ({rows} rows)")).collect();
+    let what = tables_word(merged.counts.len());
     let metadata = json!({
-        "description": format!("Prepared from {name}: {} tables: {}", counts.len(), listed.join(", ")),
+        "description": format!("Prepared from {name}: {what}: {}", listed.join(", ")),
         "domain": "",
-        "tables": tables,
-        "dataset_keys": keys,
-        "important_notes": notes,
+        "tables": merged.tables,
+        "dataset_keys": merged.keys,
+        "important_notes": merged.notes,
     });
     Ok(Prepared {
-        data: Value::Object(data),
+        data: Value::Object(merged.data),
         metadata,
         header_row: 1,
-        what: format!("{} tables", counts.len()),
-        tables: counts,
+        what,
+        tables: merged.counts,
+        left_out: empty.into_iter().map(|(_, why)| format!("{why}; left out")).collect(),
     })
 }
 

@@ -3,16 +3,17 @@
 //!
 //! Each value is written as its storage class says: integers and reals as
 //! numbers (a real keeps its `.0`), text as stored text (never read as a
-//! number, whatever the column's declared type), blobs as hexadecimal text,
-//! NULL as null. A column declared `BOOLEAN` writes its 0 and 1 as `false` and
-//! `true`; its other values are left as they are, so that the check of the
-//! column's type sees them.
+//! number: a zip code kept as text stays a string), blobs as hexadecimal
+//! text, NULL as null. A column declared `BOOLEAN` writes its 0 and 1 as
+//! `false` and `true`; its other values are left as they are. Each column's
+//! declared type is then checked against its values (`declared.rs`).
 
 use std::path::{Path, PathBuf};
 
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 
+use super::declared::{Declared, Expects};
 use super::records::{Described, RecordSource, Row, Stored, choose_table, float_text, one_line};
 use super::terms::PrepareError;
 
@@ -23,6 +24,8 @@ pub struct SqliteSource {
     names: Vec<String>,
     /// Per column: it is declared a boolean.
     booleans: Vec<bool>,
+    /// Per column: its declared type, unless it may hold anything.
+    declared: Vec<Option<Declared>>,
     described: Described,
 }
 
@@ -58,9 +61,11 @@ impl SqliteSource {
             .prepare("SELECT name, type FROM pragma_table_info(?1) ORDER BY cid")
             .and_then(|mut statement| statement.query_map([&table], |row| Ok((row.get(0)?, row.get(1)?)))?.collect())
             .map_err(failed)?;
-        let booleans = columns.iter().map(|(_, declared)| declared.to_ascii_uppercase().contains("BOOL")).collect();
+        let declared: Vec<Option<Declared>> = columns.iter().map(|(_, declared)| Declared::sqlite(declared)).collect();
+        let booleans = declared.iter().map(|d| d.as_ref().is_some_and(|d| d.expects == Expects::Boolean)).collect();
         let remarks = vec![format!(
-            "read from table {table:?} of a SQLite database, row by row; each value's type is its storage class"
+            "read from table {table:?} of a SQLite database, row by row; a column's type is its declared type \
+             where its values bear it out, else inferred from the values (their storage classes kept: text is never a number)"
         )];
         let described = Described {
             what: format!("SQLite table {table:?}"),
@@ -70,7 +75,7 @@ impl SqliteSource {
             remarks,
         };
         let names = columns.into_iter().map(|(name, _)| name).collect();
-        Ok(Self { path: path.to_path_buf(), table, names, booleans, described })
+        Ok(Self { path: path.to_path_buf(), table, names, booleans, declared, described })
     }
 }
 
@@ -89,6 +94,10 @@ impl RecordSource for SqliteSource {
 
     fn names(&self) -> Option<&[String]> {
         Some(&self.names)
+    }
+
+    fn declared(&self) -> &[Option<Declared>] {
+        &self.declared
     }
 
     fn rows(&self, visit: &mut dyn FnMut(&Row) -> bool) -> Result<(), PrepareError> {

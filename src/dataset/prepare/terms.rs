@@ -50,6 +50,8 @@ pub struct Prepared {
     pub what: String,
     /// Each table's key and rows, for a dataset of several tables (empty for one).
     pub tables: Vec<(String, u64)>,
+    /// Why each empty table of a dataset of several was left out, one line each.
+    pub left_out: Vec<String>,
 }
 
 impl Prepared {
@@ -69,6 +71,31 @@ pub struct PrepareError {
     pub path: PathBuf,
     /// What is wrong.
     pub message: String,
+}
+
+/// Why one table was not prepared: it is empty (no header, no columns or
+/// no rows: a dataset of several tables leaves it out) or it cannot be read.
+#[derive(Debug)]
+pub(super) enum Unprepared {
+    /// The table holds nothing to prepare.
+    Empty(PrepareError),
+    /// The table cannot be read or prepared.
+    Failed(PrepareError),
+}
+
+impl Unprepared {
+    /// The error, whichever it is.
+    pub(super) fn into_error(self) -> PrepareError {
+        match self {
+            Self::Empty(error) | Self::Failed(error) => error,
+        }
+    }
+}
+
+impl From<PrepareError> for Unprepared {
+    fn from(error: PrepareError) -> Self {
+        Self::Failed(error)
+    }
 }
 
 /// The earliest and latest time of a datetime column, with their text in `data.json`.

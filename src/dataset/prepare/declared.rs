@@ -1,0 +1,177 @@
+//! Column types a file declares without enforcing them (SQLite's declared
+//! types), checked against the values: a column whose values bear its
+//! declared type out is read as that type; one whose values contradict it
+//! (SQLite lets a column hold anything) is read as its values say, and its
+//! note says so.
+//!
+//! A declared type is read by SQLite's rules for a column's affinity: a name
+//! containing `INT` is an integer, `CHAR`, `CLOB` or `TEXT` text, `BLOB` (or
+//! no type) anything, `REAL`, `FLOA` or `DOUB` a real; anything else is
+//! numeric, where `BOOL` is a boolean, `DATE` or `TIMESTAMP` (`DATETIME`
+//! too) a date, and a decimal with a scale (`DECIMAL(10,2)`) a real.
+
+use super::dates::EpochUnit;
+use super::infer::{Column, ColumnProfile, DateSource};
+
+/// What a declared type says a column's values are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expects {
+    /// Whole numbers (`INTEGER`, `BIGINT`).
+    Integer,
+    /// Numbers, read as floats (`REAL`, `DOUBLE`, `DECIMAL(10,2)`).
+    Real,
+    /// Numbers (`NUMERIC`, `DECIMAL`).
+    Numeric,
+    /// Text (`TEXT`, `VARCHAR(20)`): a string of digits stays a string.
+    Text,
+    /// 0 and 1 (`BOOLEAN`).
+    Boolean,
+    /// Dates or times (`DATE`, `DATETIME`, `TIMESTAMP`).
+    Date,
+}
+
+/// A column's declared type: as written, and what it says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Declared {
+    /// The type as the file writes it (`VARCHAR(10)`).
+    pub name: String,
+    /// What it says the values are.
+    pub expects: Expects,
+}
+
+impl Declared {
+    /// The SQLite declared type `name`, by SQLite's affinity rules; `None`
+    /// for a column that may hold anything (`BLOB`, or no type).
+    pub fn sqlite(name: &str) -> Option<Self> {
+        let upper = name.to_ascii_uppercase();
+        let has = |parts: &[&str]| parts.iter().any(|p| upper.contains(p));
+        let expects = if has(&["INT"]) {
+            Expects::Integer
+        } else if has(&["CHAR", "CLOB", "TEXT"]) {
+            Expects::Text
+        } else if upper.trim().is_empty() || has(&["BLOB"]) {
+            return None;
+        } else if has(&["REAL", "FLOA", "DOUB"]) || scale(&upper).is_some_and(|s| s > 0) {
+            Expects::Real
+        } else if has(&["BOOL"]) {
+            Expects::Boolean
+        } else if has(&["DATE", "TIMESTAMP"]) {
+            Expects::Date
+        } else {
+            Expects::Numeric
+        };
+        Some(Self { name: name.trim().to_string(), expects })
+    }
+
+    /// The column `inferred` from `profile`, read as this declared type where
+    /// the values bear it out; else `inferred`, its note saying why the
+    /// declared type was not kept.
+    pub fn check(&self, profile: &ColumnProfile, mut inferred: Column) -> Column {
+        if profile.non_null == 0 {
+            return inferred;
+        }
+        let numbers = profile.plain_numbers();
+        let contradiction = match self.expects {
+            Expects::Text => None,
+            Expects::Integer if numbers == Some(true) => None,
+            Expects::Integer => Some("not every value is a whole number"),
+            Expects::Real if numbers.is_some() => {
+                if matches!(inferred.kind, "integer" | "identifier") {
+                    inferred.kind = "float";
+                    inferred.whole = false;
+                }
+                None
+            }
+            Expects::Numeric if numbers.is_some() => None,
+            Expects::Real | Expects::Numeric => Some("not every value is a number"),
+            Expects::Boolean if inferred.kind == "boolean" => None,
+            Expects::Boolean => Some("not every value is 0 or 1"),
+            Expects::Date if inferred.date.is_some() => None,
+            Expects::Date => match profile.epoch_unit().filter(|_| numbers == Some(true)) {
+                Some(unit) => return self.epoch(inferred, unit),
+                None => Some("not every value reads as a date"),
+            },
+        };
+        if let Some(why) = contradiction {
+            let said = format!(
+                "declared {} in the database, but {why}: the type is inferred from the values",
+                self.name
+            );
+            inferred.note = Some(match inferred.note.take() {
+                Some(note) => format!("{said}; {note}"),
+                None => said,
+            });
+        }
+        inferred
+    }
+
+    /// `column` read as epoch numbers in `unit`.
+    fn epoch(&self, mut column: Column, unit: EpochUnit) -> Column {
+        column.kind = "datetime";
+        column.date = Some(DateSource::Epoch(unit));
+        column.format = None;
+        column.note = Some(format!(
+            "declared {} in the database and holding {}: written here as UTC text in the strptime format",
+            self.name,
+            unit.describe()
+        ));
+        column
+    }
+}
+
+/// The scale of a decimal type (`DECIMAL(10,2)` → 2), if it has one.
+fn scale(upper: &str) -> Option<u32> {
+    let inside = upper.split_once('(')?.1.split_once(')')?.0;
+    inside.split_once(',')?.1.trim().parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::prepare::records::Stored;
+
+    fn expects(name: &str) -> Option<Expects> {
+        Declared::sqlite(name).map(|d| d.expects)
+    }
+
+    #[test]
+    fn declared_types_follow_sqlites_affinity_rules() {
+        assert_eq!(expects("INTEGER"), Some(Expects::Integer));
+        assert_eq!(expects("unsigned big int"), Some(Expects::Integer));
+        assert_eq!(expects("VARCHAR(10)"), Some(Expects::Text));
+        assert_eq!(expects("CHARINT"), Some(Expects::Integer), "INT is looked for first");
+        assert_eq!(expects("BLOB"), None);
+        assert_eq!(expects(""), None);
+        assert_eq!(expects("DOUBLE PRECISION"), Some(Expects::Real));
+        assert_eq!(expects("DECIMAL(10,2)"), Some(Expects::Real));
+        assert_eq!(expects("DECIMAL(10)"), Some(Expects::Numeric));
+        assert_eq!(expects("NUMERIC"), Some(Expects::Numeric));
+        assert_eq!(expects("BOOLEAN"), Some(Expects::Boolean));
+        assert_eq!(expects("DATETIME"), Some(Expects::Date));
+        assert_eq!(expects("timestamp"), Some(Expects::Date));
+    }
+
+    fn checked(declared: &str, name: &str, values: &[(&str, Stored)]) -> Column {
+        let mut profile = ColumnProfile::new(name);
+        values.iter().for_each(|&(v, stored)| profile.observe(v, stored));
+        Declared::sqlite(declared).unwrap().check(&profile, profile.decide(false, false))
+    }
+
+    #[test]
+    fn values_that_bear_the_type_out_are_read_as_it_and_others_are_noted() {
+        let g = Stored::Guessed;
+        let price = checked("DECIMAL(10,2)", "price", &[("10", g), ("12", g)]);
+        assert_eq!((price.kind, price.note), ("float", None), "whole decimals stay floats");
+        let shipped = checked("DATE", "shipped", &[("1700000000", g), ("1700086400", g)]);
+        assert_eq!((shipped.kind, shipped.strptime()), ("datetime", Some("%Y-%m-%d %H:%M:%S")));
+        assert!(shipped.note.unwrap().starts_with("declared DATE in the database and holding epoch seconds"));
+        let qty = checked("INTEGER", "qty", &[("3", g), ("N/A", Stored::Text)]);
+        assert_eq!(qty.kind, "categorical");
+        let note = qty.note.unwrap();
+        assert_eq!(note, "declared INTEGER in the database, but not every value is a whole number: the type is inferred from the values");
+        let day = checked("DATE", "day", &[("2024-01-05", Stored::Text), ("soon", Stored::Text)]);
+        assert!(day.note.unwrap().contains("not every value reads as a date"));
+        let zip = checked("TEXT", "zip", &[("00123", Stored::Text), ("20500", Stored::Text)]);
+        assert_eq!((zip.kind, zip.note), ("categorical", None));
+    }
+}
