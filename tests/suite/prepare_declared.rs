@@ -16,7 +16,7 @@ fn table(db: &rusqlite::Connection, name: &str, types: [&str; 7]) {
     let declared: Vec<String> = columns.iter().zip(types).map(|(c, t)| format!("{c} {t}")).collect();
     db.execute_batch(&format!("CREATE TABLE {name} ({})", declared.join(", "))).unwrap();
     for i in 0..8i64 {
-        let score: rusqlite::types::Value = if i == 3 { "N/A".to_string().into() } else { i.into() };
+        let score: rusqlite::types::Value = if i == 3 { "three".to_string().into() } else { i.into() };
         let seen = if i == 5 { "yesterday".to_string() } else { format!("2024-02-0{}", i + 1) };
         db.execute(
             &format!("INSERT INTO {name} VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
@@ -71,7 +71,7 @@ fn declared_types_are_kept_where_the_values_bear_them_out_and_noted_where_not() 
     let joined = column("joined")["note"].as_str().unwrap().to_string();
     assert!(joined.starts_with("declared DATE in the database and holding epoch seconds"), "{joined}");
     assert_eq!((kind("signed_up"), column("signed_up").get("note")), ("datetime".into(), None));
-    assert_eq!((kind("score"), &data["rows"][3]["score"]), ("categorical".into(), &json!("N/A")));
+    assert_eq!((kind("score"), &data["rows"][3]["score"]), ("categorical".into(), &json!("three")));
     assert_eq!(
         column("score")["note"],
         "declared INTEGER in the database, but not every value is a whole number: the type is inferred from the values"

@@ -64,8 +64,10 @@ fn assert_same_as_csv(csv: &Path, others: &[PathBuf]) -> (Value, Value) {
 #[test]
 fn every_format_gives_the_rows_and_types_of_the_csv() {
     let Some(dir) = tables() else { return };
-    let others: Vec<PathBuf> =
-        ["parquet", "xlsx", "xlsb", "json", "jsonl", "sqlite"].iter().map(|e| dir.path().join(format!("items.{e}"))).collect();
+    let others: Vec<PathBuf> = ["parquet", "xlsx", "xlsb", "json", "jsonl", "sqlite"]
+        .iter()
+        .map(|e| dir.path().join(format!("items.{e}")))
+        .collect();
     let (data, metadata) = assert_same_as_csv(&dir.path().join("items.csv"), &others);
     let kinds: Vec<String> = types(&metadata).into_iter().map(|(_, t)| t.as_str().unwrap().to_string()).collect();
     assert_eq!(kinds, ["integer", "categorical", "float", "integer", "boolean", "datetime", "datetime", "categorical"]);

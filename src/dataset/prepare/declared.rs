@@ -93,10 +93,8 @@ impl Declared {
             },
         };
         if let Some(why) = contradiction {
-            let said = format!(
-                "declared {} in the database, but {why}: the type is inferred from the values",
-                self.name
-            );
+            let said =
+                format!("declared {} in the database, but {why}: the type is inferred from the values", self.name);
             inferred.note = Some(match inferred.note.take() {
                 Some(note) => format!("{said}; {note}"),
                 None => said,
@@ -165,10 +163,13 @@ mod tests {
         let shipped = checked("DATE", "shipped", &[("1700000000", g), ("1700086400", g)]);
         assert_eq!((shipped.kind, shipped.strptime()), ("datetime", Some("%Y-%m-%d %H:%M:%S")));
         assert!(shipped.note.unwrap().starts_with("declared DATE in the database and holding epoch seconds"));
-        let qty = checked("INTEGER", "qty", &[("3", g), ("N/A", Stored::Text)]);
+        let qty = checked("INTEGER", "qty", &[("3", g), ("three", Stored::Text)]);
         assert_eq!(qty.kind, "categorical");
         let note = qty.note.unwrap();
-        assert_eq!(note, "declared INTEGER in the database, but not every value is a whole number: the type is inferred from the values");
+        assert_eq!(
+            note,
+            "declared INTEGER in the database, but not every value is a whole number: the type is inferred from the values"
+        );
         let day = checked("DATE", "day", &[("2024-01-05", Stored::Text), ("soon", Stored::Text)]);
         assert!(day.note.unwrap().contains("not every value reads as a date"));
         let zip = checked("TEXT", "zip", &[("00123", Stored::Text), ("20500", Stored::Text)]);

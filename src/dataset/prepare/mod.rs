@@ -60,8 +60,8 @@ pub use values::NULL_MARKERS;
 mod terms;
 pub use several::{TablePlace, prepare_several, table_key, tables_at, tables_word};
 use terms::TimeRange;
-pub use terms::{DEFAULT_SAMPLE_SIZE, MAX_FIELD_BYTES, PERCENTILES, PrepareError, PrepareOptions, Prepared};
 use terms::Unprepared;
+pub use terms::{DEFAULT_SAMPLE_SIZE, MAX_FIELD_BYTES, PERCENTILES, PrepareError, PrepareOptions, Prepared};
 
 /// Rows read to find a header below a title.
 const TITLE_SCAN_ROWS: usize = 10;
@@ -247,10 +247,7 @@ fn open_source(path: &Path, options: &PrepareOptions) -> Result<Box<dyn RecordSo
 }
 
 /// The reader of `path` past its title rows, the header, and the label column's index.
-fn open<'p>(
-    path: &'p Path,
-    options: &PrepareOptions,
-) -> Result<(Reader<'p>, Vec<String>, Option<usize>), Unprepared> {
+fn open<'p>(path: &'p Path, options: &PrepareOptions) -> Result<(Reader<'p>, Vec<String>, Option<usize>), Unprepared> {
     let mut reader = Reader { path, source: open_source(path, options)?, skipped: 0 };
     reader.skipped = match options.header_row {
         Some(0) => return Err(reader.error("--header-row counts from 1 (the first row)".into()).into()),
