@@ -146,7 +146,8 @@ pub use reviews::{
 };
 pub use roles::{RoleUsage, RoleUsages, role_usage};
 pub use scorecard::{critic_scorecard, label_free_signals, scorecard_graded_by};
-pub use significance::{Measure, RESAMPLES, SEED, Significance, Test, mcnemar_exact, paired_test};
+pub use bootstrap::{RESAMPLES, SEED};
+pub use significance::{Measure, Significance, Test, mcnemar_exact, paired_test};
 pub use taxonomy::{
     FindingGroup, FindingsTaxonomy, Oscillation, OscillationKind, attempt_oscillations, exception_type,
     findings_taxonomy,
