@@ -112,7 +112,10 @@ fn repeated_runs_take_the_seeded_paired_bootstrap() {
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
     let matrix: Value = serde_json::from_slice(&out.stdout).unwrap();
     let test = &matrix["runs"][1]["significance"];
-    assert_eq!(test["test"], json!({"name": "bootstrap", "resamples": eval_dag::report::RESAMPLES, "seed": eval_dag::report::SEED}));
+    assert_eq!(
+        test["test"],
+        json!({"name": "bootstrap", "resamples": eval_dag::report::RESAMPLES, "seed": eval_dag::report::SEED})
+    );
     assert_eq!(eval_dag::report::RESAMPLES, 2_000);
     assert!((test["p_value"].as_f64().unwrap() - 2.0 / 2_001.0).abs() < 1e-15, "{test}");
     let third = -1.0 / 3.0;

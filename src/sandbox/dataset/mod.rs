@@ -13,6 +13,7 @@ mod build;
 
 use std::collections::HashMap;
 
+use rustpython_vm::builtins::{PyDict, PyList, PyStr};
 use rustpython_vm::{PyObjectRef, VirtualMachine};
 
 /// Why a dataset key cannot be handed to a DAG.
@@ -32,6 +33,35 @@ pub enum DatasetError {
     },
 }
 
+/// Makes `root` and every object it holds immortal, so that reading them
+/// writes nothing into them and a template's clones keep sharing their pages
+/// however many rows their DAGs read: reference counts are no longer written
+/// (`make_immortal`), lists' and dicts' locks no longer count their readers
+/// (`freeze_for_sharing`; a DAG's first change to one thaws it), and strings'
+/// hashes and lengths, computed lazily otherwise, are computed now.
+fn make_shareable(vm: &VirtualMachine, root: &PyObjectRef) {
+    let mut stack = vec![root.clone()];
+    while let Some(object) = stack.pop() {
+        if object.is_immortal() {
+            continue;
+        }
+        if let Some(list) = object.downcast_ref::<PyList>() {
+            stack.extend(list.borrow_vec().iter().cloned());
+            list.freeze_for_sharing();
+        } else if let Some(dict) = object.downcast_ref::<PyDict>() {
+            for (key, value) in dict.items_vec() {
+                stack.extend([key, value]);
+            }
+            dict.freeze_for_sharing();
+        } else if let Some(text) = object.downcast_ref::<PyStr>() {
+            text.char_len();
+            // A str's hash cannot fail.
+            let _ = object.hash(vm);
+        }
+        object.make_immortal();
+    }
+}
+
 /// The worker's dataset: one Python value per key of `data.json`.
 pub struct Dataset {
     converted: HashMap<String, PyObjectRef>,
@@ -41,7 +71,13 @@ impl Dataset {
     /// Convert every key of the JSON object `text` up front, so no DAG pays for it.
     pub fn new(vm: &VirtualMachine, text: &[u8]) -> Result<Self, DatasetError> {
         let built = build::Builder::new(vm).build(text).map_err(|source| DatasetError::NotAnObject { source })?;
-        let converted = built.into_iter().map(|build::Built { key, object }| (key, object)).collect();
+        let converted: HashMap<String, PyObjectRef> =
+            built.into_iter().map(|build::Built { key, object }| (key, object)).collect();
+        for object in converted.values() {
+            make_shareable(vm, object);
+        }
+        // Collections never look at what was made so far (the dataset above all).
+        rustpython_vm::gc_state::gc_state().freeze();
         Ok(Self { converted })
     }
 
