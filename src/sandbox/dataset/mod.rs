@@ -86,3 +86,65 @@ impl Dataset {
         self.converted.get(key).cloned().ok_or_else(|| DatasetError::NoKey { key: key.to_string() })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use rustpython_vm::AsObject;
+    use rustpython_vm::common::lock::{PyRwLock, freeze_rwlock};
+
+    use super::*;
+
+    #[test]
+    fn a_frozen_lock_reads_without_counting_and_its_first_write_thaws_it() {
+        let lock = PyRwLock::new(vec![1]);
+        let other = PyRwLock::new(0);
+        assert!(freeze_rwlock(&lock) && freeze_rwlock(&other));
+        {
+            let (first, second) = (lock.read(), lock.read());
+            assert_eq!(first[0] + second[0], 2, "shared locks as before");
+            assert!(lock.try_write().is_none(), "no write under a read of the same lock");
+            let _read_of_other = other.read();
+        }
+        {
+            let _read_of_other = other.read();
+            assert!(lock.try_write().is_none(), "nor under a read of another frozen lock");
+        }
+        lock.write().push(2);
+        assert_eq!(*lock.read(), [1, 2], "the first write thawed it");
+        *other.write() = 5;
+        assert_eq!(*other.read(), 5);
+        let held = lock.read();
+        assert!(!freeze_rwlock(&lock), "a locked lock is not frozen");
+        drop(held);
+        assert!(freeze_rwlock(&lock), "an unlocked one is, again");
+    }
+
+    #[test]
+    fn the_datasets_objects_are_immortal_and_still_change_as_python_objects_do() {
+        let interpreter = crate::sandbox::worker::build_interpreter(0);
+        interpreter.enter(|vm| {
+            let text = br#"{"rows": [{"k": "a long enough string to be its own object", "n": 1.5}], "n": 3}"#;
+            let dataset = Dataset::new(vm, text).unwrap();
+            let rows = dataset.get("rows").unwrap();
+            let row = rows.downcast_ref::<PyList>().unwrap().borrow_vec()[0].clone();
+            let text = row.downcast_ref::<PyDict>().unwrap().get_item("k", vm).unwrap();
+            for object in [&rows, &row, &text] {
+                assert!(object.as_object().is_immortal());
+            }
+            let count = rows.strong_count();
+            let copies: Vec<PyObjectRef> = (0..10).map(|_| rows.clone()).collect();
+            assert_eq!(rows.strong_count(), count, "references taken, count unwritten");
+            drop(copies);
+            assert!(count > 1 << 20, "never read as the only reference: {count}");
+            let scope = vm.new_scope_with_builtins();
+            scope.globals.set_item("rows", rows.clone(), vm).unwrap();
+            let code = "s = rows[0]['k']\ns += '!'\nrows[0]['n'] = 2\nrows.append(1)\nresult = [s, rows[0]['k'], rows[0]['n'], len(rows)]";
+            vm.run_string(scope.clone(), code, "<test>".to_owned()).unwrap();
+            let result = scope.globals.get_item("result", vm).unwrap();
+            assert_eq!(
+                result.repr(vm).unwrap().to_string(),
+                "['a long enough string to be its own object!', 'a long enough string to be its own object', 2, 2]"
+            );
+        });
+    }
+}
