@@ -70,14 +70,23 @@ pub struct Dataset {
 impl Dataset {
     /// Convert every key of the JSON object `text` up front, so no DAG pays for it.
     pub fn new(vm: &VirtualMachine, text: &[u8]) -> Result<Self, DatasetError> {
-        let built = build::Builder::new(vm).build(text).map_err(|source| DatasetError::NotAnObject { source })?;
+        // Nothing built here can be garbage: no collection runs while it is
+        // built (one every 2,000 containers would walk and promote them all).
+        let collector = rustpython_vm::gc_state::gc_state();
+        let was_enabled = collector.is_enabled();
+        collector.disable();
+        let built = build::Builder::new(vm).build(text);
+        if was_enabled {
+            collector.enable();
+        }
+        let built = built.map_err(|source| DatasetError::NotAnObject { source })?;
         let converted: HashMap<String, PyObjectRef> =
             built.into_iter().map(|build::Built { key, object }| (key, object)).collect();
         for object in converted.values() {
             make_shareable(vm, object);
         }
         // Collections never look at what was made so far (the dataset above all).
-        rustpython_vm::gc_state::gc_state().freeze();
+        collector.freeze();
         Ok(Self { converted })
     }
 
@@ -125,6 +134,9 @@ mod tests {
         interpreter.enter(|vm| {
             let text = br#"{"rows": [{"k": "a long enough string to be its own object", "n": 1.5}], "n": 3}"#;
             let dataset = Dataset::new(vm, text).unwrap();
+            let collector = rustpython_vm::gc_state::gc_state();
+            assert!(collector.is_enabled(), "collections run again after the build");
+            assert!(collector.get_freeze_count() > 0, "what was built is left to no collection");
             let rows = dataset.get("rows").unwrap();
             let row = rows.downcast_ref::<PyList>().unwrap().borrow_vec()[0].clone();
             let text = row.downcast_ref::<PyDict>().unwrap().get_item("k", vm).unwrap();
