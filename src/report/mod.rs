@@ -108,6 +108,7 @@ pub use baselines::{
     baselines_line, baselines_summary, baselines_text, constant_answers, question_baselines, tally_text,
 };
 pub use benchmark::{SubmissionLine, benchmark_score, benchmark_summary, dabstep_submission};
+pub use bootstrap::{RESAMPLES, SEED};
 pub use compare::{Change, Row, Side, compare};
 pub use consensus::consensus_summary;
 pub use convergence::{ApprovalHistogram, Convergence, convergence};
@@ -146,7 +147,7 @@ pub use reviews::{
 };
 pub use roles::{RoleUsage, RoleUsages, role_usage};
 pub use scorecard::{critic_scorecard, label_free_signals, scorecard_graded_by};
-pub use significance::{Measure, RESAMPLES, SEED, Significance, Test, mcnemar_exact, paired_test};
+pub use significance::{Measure, Significance, Test, mcnemar_exact, paired_test};
 pub use taxonomy::{
     FindingGroup, FindingsTaxonomy, Oscillation, OscillationKind, attempt_oscillations, exception_type,
     findings_taxonomy,
