@@ -10,10 +10,13 @@
 //! a Parquet file by row groups (`parquet.rs`), one sheet of a workbook
 //! (`sheet.rs`: an `.xlsx` sheet cell by cell, the other formats' held
 //! whole), JSON records (`json.rs`) and a SQLite table (`sqlite.rs`) row by
-//! row. Formats with types write values as the text the
-//! CSV inference reads as those types, and mark stored strings, which are
-//! never read as numbers. Four streaming passes then keep memory bounded by
-//! the number of columns, categorical values and the sample, not by the
+//! row. Formats with types write values as the text the CSV inference reads
+//! as those types, and mark stored strings, which are never read as numbers;
+//! types a file declares without enforcing them (SQLite's) are checked against
+//! what pass one saw (`declared.rs`). An empty table (no header, or no rows) is
+//! told apart from one that cannot be read, so that a dataset of several
+//! leaves it out. Four streaming passes then keep memory bounded by the
+//! number of columns, categorical values and the sample, not by the
 //! file: (1) column profiles, from which each column's type and reading are
 //! decided (number style, unit, datetime format); (2) moments, group totals,
 //! the reservoir sample, the monthly series and datetime ranges; (3)
