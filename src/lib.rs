@@ -33,7 +33,7 @@
 //!   lowercase name in JSON, as the strings were; equality goes by the name. The
 //!   response cache's `CacheScope` holds a `ProviderKind` (only HTTP providers are
 //!   cached); `Provider::kind()` tells which recorded roles a replay can call again.
-//! - **Ids are types.** A question's id is a `domain::QuestionId` and a node's a `domain::NodeId` wherever one crosses modules (domain types, run events and commands, the engine, the sandbox protocol, report and TUI state); each is `#[serde(transparent)]`, the plain JSON string it wraps, dereferences to `str` (an id has no rule of its own to protect, so `&id` goes where a `&str` is read) and is looked up in maps by `&str` (`Borrow<str>`); `eval_results.json`'s documents (`report/doc/results.rs`) keep `String` ids and convert where the results are built.
+//! - **Ids are types.** A question's id is a `domain::QuestionId` and a node's a `domain::NodeId` wherever one crosses modules (domain types, run events and commands, the engine, the sandbox protocol, report and TUI state); each is `#[serde(transparent)]`, the plain JSON string it wraps, dereferences to `str` (an id has no rule of its own to protect, so `&id` goes where a `&str` is read) and is looked up in maps by `&str` (`Borrow<str>`); `eval_results.json`'s documents (`report/documents/eval_results.rs`) keep `String` ids and convert where the results are built.
 //! - **No panic for bad input or a poisoned lock.** Cargo.toml denies clippy's
 //!   `unwrap_used` and `expect_used` outside tests (`clippy.toml` allows them in
 //!   tests; `tests/all.rs` and the benches allow them for their helpers). A lock is

@@ -72,49 +72,53 @@
 //!   directory read from the trace's ends and the results' summary only, for
 //!   `eval-dag runs` and the run browser.
 
-mod agreement;
-mod baselines;
-mod benchmark;
-mod bootstrap;
-mod compare;
-mod consensus;
-mod convergence;
-mod differential;
-mod doc;
-mod economy;
-mod frontier;
-mod html;
-mod lift;
-mod listing;
-mod load;
-mod matrix;
-mod metamorphic;
-mod pairwise;
-mod recritic_verdicts;
-mod repeats;
-mod results;
-mod review_items;
-mod reviews;
-mod roles;
-mod scorecard;
-mod significance;
-mod taxonomy;
+mod analyses;
+mod documents;
 #[cfg(test)]
 pub(crate) mod test_run;
-mod verify;
+mod views;
 
-pub use agreement::{agreement_lines, agreement_report, alpha_text, kappa_text, krippendorff_alpha};
-pub use baselines::{
+pub use analyses::agreement::{agreement_lines, agreement_report, alpha_text, kappa_text, krippendorff_alpha};
+pub use analyses::baselines::{
     baselines_line, baselines_summary, baselines_text, constant_answers, question_baselines, tally_text,
 };
-pub use benchmark::{SubmissionLine, benchmark_score, benchmark_summary, dabstep_submission};
-pub use compare::{Change, Row, Side, compare};
-pub use consensus::consensus_summary;
-pub use convergence::{ApprovalHistogram, Convergence, convergence};
-pub use doc::{
+pub use analyses::benchmark::{SubmissionLine, benchmark_score, benchmark_summary, dabstep_submission};
+pub use analyses::compare::{Change, Row, Side, compare};
+pub use analyses::consensus::consensus_summary;
+pub use analyses::convergence::{ApprovalHistogram, Convergence, convergence};
+pub use analyses::economy::{PrefixReuse, TokenEconomy, prefix_reuse, token_economy};
+pub use analyses::frontier::{
+    AXES, Axis, AxisScale, Basis, Frontier, FrontierPoint, FrontierSlice, IntervalMethod, OnFrontier, frontier, pareto,
+    wilson,
+};
+pub use analyses::lift::{
+    benchmark_lift, first_iteration, lift, lift_lines, pairs_between_runs, pairs_within_run, per_extra_right_line,
+    rebuild_lift,
+};
+pub use analyses::listing::{RESULTS_FILE, RunRow, RunStatus, Stamp, TRACE_FILE, list_runs, scan_new_runs, scan_runs};
+pub use analyses::load_results::{fold_indexed, fold_trace, is_trace, load_results};
+pub use analyses::matrix::{AnswerSpread, Entry, Matrix, MatrixRow, RunSummary, compare_runs};
+pub use analyses::metamorphic::metamorphic_summary;
+pub use analyses::pairwise::{pairwise_tallies, shared_questions};
+pub use analyses::recritic_verdicts::{Flip, VerdictOverlap, verdict_overlap};
+pub use analyses::review_items::{disagreements, review_items};
+pub use analyses::reviews::{
+    HumanVerdict, REVIEWS_DIR, RunReviews, Shown, append_review, apply_human_verdicts, has_reviews, human_verdicts,
+    read_reviews, shown,
+};
+pub use analyses::roles::{RoleUsage, RoleUsages, role_usage};
+pub use analyses::scorecard::{critic_scorecard, label_free_signals, scorecard_graded_by};
+pub use analyses::significance::{Measure, RESAMPLES, SEED, Significance, Test, mcnemar_exact, paired_test};
+pub use analyses::taxonomy::{
+    FindingGroup, FindingsTaxonomy, Oscillation, OscillationKind, attempt_oscillations, exception_type,
+    findings_taxonomy,
+};
+pub use analyses::verify::{Drift, Drifted, VerifyReport, json_diff, verify};
+pub use analyses::write_results::{eval_results, graded_tally, write_eval_results};
+pub use documents::{
     AgreementReport, AlphaFigure, KappaFigure, MachineAgreement, PairAgreement, PairwiseTally, Table as AgreementTable,
 };
-pub use doc::{
+pub use documents::{
     AnswerGrade, AttemptTrace, BaselineAnswer, BaselineFloors, BaselineLift, BaselineTally, BatchUse, BenchmarkMetrics,
     BenchmarkSummary, BudgetUse, CacheUse, CallMeta, ConsensusSummary, CriticScorecard, DetailedResult,
     DifferentialSummary, DifficultyBreakdown, DivergenceCounts, EpochResult, EvalResults, FailureAnalysis, FateCounts,
@@ -122,33 +126,4 @@ pub use doc::{
     LiftSide, LiftTally, LogEntry, LogRole, MetamorphicSummary, QuestionTrace, ReferenceLogEntry, ReferenceRole,
     Repeats, ResultStatus, ScoredBy, SignalAgainstLabels, StageTiming, Summary, Tokens, VerdictFate,
 };
-pub use economy::{PrefixReuse, TokenEconomy, prefix_reuse, token_economy};
-pub use frontier::{
-    AXES, Axis, AxisScale, Basis, Frontier, FrontierPoint, FrontierSlice, IntervalMethod, OnFrontier, frontier, pareto,
-    wilson,
-};
-pub use html::{REPORT_TEMPLATES, ReportTemplates, report_html};
-pub use lift::{
-    benchmark_lift, first_iteration, lift, lift_lines, pairs_between_runs, pairs_within_run, per_extra_right_line,
-    rebuild_lift,
-};
-pub use listing::{RESULTS_FILE, RunRow, RunStatus, Stamp, TRACE_FILE, list_runs, scan_new_runs, scan_runs};
-pub use load::{fold_indexed, fold_trace, is_trace, load_results};
-pub use matrix::{AnswerSpread, Entry, Matrix, MatrixRow, RunSummary, compare_runs};
-pub use metamorphic::metamorphic_summary;
-pub use pairwise::{pairwise_tallies, shared_questions};
-pub use recritic_verdicts::{Flip, VerdictOverlap, verdict_overlap};
-pub use results::{eval_results, graded_tally, write_eval_results};
-pub use review_items::{disagreements, review_items};
-pub use reviews::{
-    HumanVerdict, REVIEWS_DIR, RunReviews, Shown, append_review, apply_human_verdicts, has_reviews, human_verdicts,
-    read_reviews, shown,
-};
-pub use roles::{RoleUsage, RoleUsages, role_usage};
-pub use scorecard::{critic_scorecard, label_free_signals, scorecard_graded_by};
-pub use significance::{Measure, RESAMPLES, SEED, Significance, Test, mcnemar_exact, paired_test};
-pub use taxonomy::{
-    FindingGroup, FindingsTaxonomy, Oscillation, OscillationKind, attempt_oscillations, exception_type,
-    findings_taxonomy,
-};
-pub use verify::{Drift, Drifted, VerifyReport, json_diff, verify};
+pub use views::{REPORT_TEMPLATES, ReportTemplates, report_html};
