@@ -18,7 +18,7 @@
 //! - **Typed values, the same JSON.** A value that crosses modules has a type, and the
 //!   type writes the JSON its string did: a finding's `domain::Rule` (the checks' own
 //!   rules, `Other` for what a model or a person names) is its snake_case name;
-//!   `report::Drifted` is `final_answer`, `node_output:<id>`, `now_fails`,
+//!   `Drifted` (`report/analyses/verify.rs`) is `final_answer`, `node_output:<id>`, `now_fails`,
 //!   `now_succeeds` or `grade`; `domain::ForkedFrom` is `[attempt, iteration]`. A change to what a trace holds is a new trace
 //!   version with its fixture under `tests/fixtures/`.
 //! - **Two provider types.** What a user can choose and what a trace records differ:

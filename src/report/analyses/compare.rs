@@ -204,7 +204,7 @@ pub fn compare(a: &EvalResults, b: &EvalResults) -> Vec<Row> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::eval_results;
+    use crate::report::analyses::write_results::eval_results;
     use crate::report::test_run::run_with_one_pass_and_one_exhausted;
     use serde_json::json;
 

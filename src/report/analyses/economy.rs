@@ -4,8 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use serde::{Deserialize, Serialize};
-
+use crate::report::documents::TokenEconomy;
 use crate::run::{Outcome, QuestionStatus, RunState};
 
 /// Prompt bytes that repeat the start of an earlier call's prompt.
@@ -45,32 +44,6 @@ pub fn prefix_reuse<S: AsRef<str>>(prompts: impl IntoIterator<Item = S>) -> Pref
 
 fn common_prefix(a: &str, b: &str) -> usize {
     a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count()
-}
-
-/// Where a run's tokens went (`eval_results.json` `summary.token_economy`).
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
-pub struct TokenEconomy {
-    /// Prompt tokens the provider served from its cache.
-    pub cached_tokens: u64,
-    /// `cached_tokens` / prompt tokens (none without prompt tokens).
-    pub cache_hit_rate: Option<f64>,
-    /// Prompt tokens written to the provider's cache (Anthropic; 0 elsewhere).
-    #[serde(default)]
-    pub cache_write_tokens: u64,
-    /// Share of prompt bytes within a prefix shared with an earlier call (see [`prefix_reuse`]).
-    pub prompt_prefix_shared: Option<f64>,
-    /// All tokens / questions.
-    pub tokens_per_question: Option<f64>,
-    /// All cost / questions, USD.
-    pub cost_per_question_usd: Option<f64>,
-    /// All tokens / passed questions: what one pass cost, failures included.
-    pub tokens_per_passed_question: Option<f64>,
-    /// All cost / passed questions, USD.
-    pub cost_per_passed_question_usd: Option<f64>,
-    /// Tokens of the calls of iterations the critic rejected.
-    pub rejected_iteration_tokens: u64,
-    /// `rejected_iteration_tokens` / all tokens.
-    pub rejected_iteration_token_share: Option<f64>,
 }
 
 /// The token economy of `state`.

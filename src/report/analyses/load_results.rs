@@ -70,7 +70,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::report::ReferenceRole;
+    use crate::report::documents::ReferenceRole;
     use crate::report::test_run::run_with_one_pass_and_one_exhausted;
 
     #[test]

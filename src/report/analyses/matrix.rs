@@ -256,7 +256,7 @@ pub fn compare_runs(names: &[String], docs: &[EvalResults], level: f64) -> Matri
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::eval_results;
+    use crate::report::analyses::write_results::eval_results;
     use crate::report::test_run::run_with_one_pass_and_one_exhausted;
     use serde_json::{Value, json};
 

@@ -70,7 +70,7 @@ pub fn verdict_overlap(first: &CriticScorecard, second: &CriticScorecard) -> Ver
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{AnswerGrade, VerdictFate};
+    use crate::report::documents::{AnswerGrade, VerdictFate};
 
     fn judged(question_id: &str, iteration: u32, approved: bool) -> JudgedIteration {
         JudgedIteration {

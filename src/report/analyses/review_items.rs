@@ -130,7 +130,10 @@ mod tests {
     use crate::domain::Grade;
 
     fn doc(trace: &str) -> EvalResults {
-        crate::report::load_results(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(trace)).unwrap()
+        crate::report::analyses::load_results::load_results(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(trace),
+        )
+        .unwrap()
     }
 
     fn offline() -> EvalResults {
@@ -158,7 +161,10 @@ mod tests {
         expected.insert(8, "q_08#1".into());
         assert_eq!(ids(&items), expected);
         let (item, _) = &items[8];
-        assert_eq!(crate::report::shown(&doc, item).and_then(|s| s.answer.cloned()), Some(serde_json::json!(47.722)));
+        assert_eq!(
+            crate::report::analyses::reviews::shown(&doc, item).and_then(|s| s.answer.cloned()),
+            Some(serde_json::json!(47.722))
+        );
     }
 
     #[test]
@@ -199,7 +205,7 @@ mod tests {
             Grade::scored(GradingMethod::Judge("addresses_question".into()), 0.0, 1.0, "off topic".into());
         doc.detailed_results[6].grades.push(failing_judge);
         let answer = doc.detailed_results[3].final_answer.clone();
-        let no_data = crate::report::BaselineAnswer { answer, correct: None, score: None };
+        let no_data = crate::report::documents::BaselineAnswer { answer, correct: None, score: None };
         doc.detailed_results[3].baselines.insert(Baseline::NoData, no_data);
         let passing_judge = Grade::scored(GradingMethod::Judge("well_formed_value".into()), 1.0, 1.0, String::new());
         doc.detailed_results[8].grades.push(passing_judge);

@@ -1,6 +1,6 @@
 //! Baselines as the results document holds them: each baseline's answer per
 //! question, its tally over a group of questions and the loop's lift over
-//! answering directly (computed in `report::baselines`).
+//! answering directly (computed in `report/analyses/baselines.rs`).
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};

@@ -5,14 +5,13 @@
 //! when absent, so results files of earlier versions still load.
 
 use super::baseline_figures::{BaselineAnswer, BaselineTally};
+use super::convergence_figures::Convergence;
 use super::harness_figures::{BatchUse, BenchmarkSummary, BudgetUse, CacheUse, EpochResult, Repeats, Tokens};
 use super::result_status::ResultStatus;
 use super::scorecard_figures::CriticScorecard;
+use super::taxonomy_figures::FindingsTaxonomy;
+use super::usage_figures::{RoleUsages, TokenEconomy};
 use crate::benchmark::BenchmarkScore;
-use crate::report::analyses::convergence::Convergence;
-use crate::report::analyses::economy::TokenEconomy;
-use crate::report::analyses::roles::RoleUsages;
-use crate::report::analyses::taxonomy::FindingsTaxonomy;
 use crate::run::AnswerLabel;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};

@@ -1,6 +1,6 @@
 //! The critic's lift as the results document holds it: each side of a
 //! question's pair, the tallies before and after, the questions fixed and
-//! broken (computed in `report::lift`).
+//! broken (computed in `report/analyses/lift/`).
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};

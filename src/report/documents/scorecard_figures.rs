@@ -1,6 +1,6 @@
 //! The critic's scorecard as the results document holds it: each judged
 //! iteration's fate and the counts per level, source and rule (computed in
-//! `report::scorecard`), and the label-free flags set against the labels.
+//! `report/analyses/scorecard.rs`), and the label-free flags set against the labels.
 
 use std::collections::BTreeMap;
 

@@ -9,9 +9,8 @@ use indexmap::IndexMap;
 use serde::Serialize;
 
 use crate::domain::{Baseline, DifficultyLevel};
-use crate::report::BaselineLift;
 use crate::report::analyses::baselines::{baselines_by, baselines_summary, tally_text};
-use crate::report::documents::{BaselineAnswer, BaselineFloors};
+use crate::report::documents::{BaselineAnswer, BaselineFloors, BaselineLift};
 use crate::run::RunState;
 
 /// One row: a group of questions, the loop's accuracy and each baseline's.

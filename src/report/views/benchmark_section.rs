@@ -9,7 +9,8 @@
 use serde::Serialize;
 
 use crate::report::analyses::benchmark::benchmark_summary;
-use crate::report::{BenchmarkMetrics, BenchmarkSummary, Lift, LiftTally, benchmark_lift, per_extra_right_line};
+use crate::report::analyses::lift::{benchmark_lift, per_extra_right_line};
+use crate::report::documents::{BenchmarkMetrics, BenchmarkSummary, Lift, LiftQuestion, LiftTally};
 use crate::run::RunState;
 use crate::text::percent;
 
@@ -63,7 +64,7 @@ pub(super) fn lift_view(lift: &Lift) -> LiftView {
     let mut tallies = vec![row("all".into(), &lift.overall)];
     tallies.extend(lift.by_level.iter().map(|(level, t)| row(level.as_str().into(), t)));
     tallies.extend(lift.by_dataset.iter().map(|(dataset, t)| row(format!("dataset {dataset}"), t)));
-    let refs = |questions: &[crate::report::LiftQuestion]| {
+    let refs = |questions: &[LiftQuestion]| {
         questions.iter().map(|q| QuestionRef { id: q.question_id.clone(), question: q.question.clone() }).collect()
     };
     LiftView {

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::report::analyses::convergence::{ApprovalHistogram, Convergence};
+use crate::report::documents::{ApprovalHistogram, Convergence};
 
 /// One column of the histogram.
 #[derive(Debug, Serialize)]

@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use crate::report::{AXES, Axis, AxisScale, Frontier, FrontierPoint};
+use crate::report::analyses::frontier::{AXES, Axis, AxisScale, Frontier, FrontierPoint};
 
 /// The plot's size and margins, in SVG units.
 const WIDTH: f64 = 640.0;

@@ -8,7 +8,8 @@ use serde::Serialize;
 
 use super::benchmark_section::{LiftView, lift_view};
 use super::{ReportTemplates, Stamp};
-use crate::report::{AnswerSpread, Change, Entry, Matrix, MatrixRow};
+use crate::report::analyses::compare::Change;
+use crate::report::analyses::matrix::{AnswerSpread, Entry, Matrix, MatrixRow};
 use crate::text::thousands;
 use crate::text::{percent, preview};
 

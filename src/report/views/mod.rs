@@ -8,6 +8,18 @@
 //! Up to [`SECTIONS_INLINE_UP_TO`] questions the page is readable with
 //! JavaScript off; above it each question's details wait compressed in the
 //! page (gzip, base64) and are drawn when the question is opened.
+//!
+//! Its files:
+//! - the report's sections: `summary_section.rs`, `benchmark_section.rs`,
+//!   `baselines_section.rs`, `run_charts_section.rs`, `scorecard_section.rs`,
+//!   `taxonomy_section.rs`, `convergence_section.rs`, `trust_section.rs`,
+//!   `reviews_section.rs`;
+//! - one question: `question_section.rs` (its summary line and details),
+//!   `conversation.rs` (its calls), `dag_picture.rs` (a DAG for `dag.svg.j2`);
+//! - `compare --html`: `matrix_page.rs`, with `frontier_chart.rs`;
+//! - shared: `bar_chart.rs` (the bar chart every section draws with),
+//!   `untrusted.rs` (text that reorders shown as code points), `compress.rs`
+//!   (question bodies kept compressed above 1,000 questions).
 
 mod bar_chart;
 mod baselines_section;

@@ -9,8 +9,9 @@
 use serde::Serialize;
 
 use crate::domain::ReviewItem;
+use crate::report::analyses::agreement::{agreement_report, alpha_text};
+use crate::report::analyses::reviews::{RunReviews, shown};
 use crate::report::documents::{EvalResults, KappaFigure};
-use crate::report::{RunReviews, agreement_report, alpha_text, shown};
 use crate::text::{percent, preview};
 
 /// How wide an answer is shown.

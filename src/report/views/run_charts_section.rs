@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::bar_chart::{Bar, BarChart, bar_chart};
 use crate::domain::DifficultyLevel;
-use crate::report::graded_tally;
+use crate::report::analyses::write_results::graded_tally;
 use crate::run::{Outcome, QuestionState, QuestionStatus, RunState};
 use crate::text::duration;
 use crate::text::thousands;

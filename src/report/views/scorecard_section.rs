@@ -5,8 +5,9 @@
 use serde::Serialize;
 
 use super::bar_chart::{Bar, BarChart, bar_chart};
-use crate::report::SignalAgainstLabels;
-use crate::report::documents::{CriticScorecard, FateCounts, GradedBy, LabelFreeSignal, VerdictFate};
+use crate::report::documents::{
+    CriticScorecard, FateCounts, GradedBy, LabelFreeSignal, SignalAgainstLabels, VerdictFate,
+};
 use crate::text::percent;
 
 /// Bars of the chart: label, count, CSS class.

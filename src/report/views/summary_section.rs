@@ -9,10 +9,10 @@ use super::bar_chart::BarChart;
 use super::run_charts_section::difficulty_chart;
 use crate::domain::{Baseline, DifficultyLevel};
 use crate::report::analyses::baselines::{baselines_summary, tally_text};
-use crate::report::analyses::economy::{TokenEconomy, token_economy};
+use crate::report::analyses::economy::token_economy;
 use crate::report::analyses::roles::role_usage;
 use crate::report::analyses::write_results::{dataset_breakdown, level_breakdown};
-use crate::report::documents::{BaselineAnswer, LevelBreakdown};
+use crate::report::documents::{BaselineAnswer, LevelBreakdown, TokenEconomy};
 use crate::run::{Outcome, QuestionStatus, RunSettings, RunState};
 use crate::text::thousands;
 
@@ -217,7 +217,7 @@ fn cards(state: &RunState) -> Vec<Card> {
     if unfinished > 0 {
         cards.push(card(unfinished, "unfinished"));
     }
-    let (graded, right) = crate::report::graded_tally(&state.questions);
+    let (graded, right) = crate::report::analyses::write_results::graded_tally(&state.questions);
     cards.push(card(graded_text(graded, right), "accuracy (graded)"));
     let estimated = if state.tokens_estimated { "~" } else { "" };
     let tokens = format!("{estimated}{}", thousands(state.usage.total()));

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::bar_chart::{Bar, BarChart, bar_chart};
 use crate::domain::QuestionId;
-use crate::report::analyses::taxonomy::FindingsTaxonomy;
+use crate::report::documents::FindingsTaxonomy;
 
 /// Groups the chart shows at most (the table lists all).
 const CHARTED: usize = 15;
@@ -105,8 +105,8 @@ pub fn taxonomy_view(taxonomy: &FindingsTaxonomy) -> TaxonomyView<'_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::report::report_html;
     use crate::report::test_run::run_with_oscillation;
+    use crate::report::views::report_html;
 
     #[test]
     fn the_report_charts_the_groups_the_oscillations_and_the_convergence() {

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-pub use crate::report::documents::{AlphaFigure, KappaFigure, Table};
+use crate::report::documents::{AlphaFigure, KappaFigure, Table};
 
 /// Resamples of an agreement figure's bootstrap.
 pub const RESAMPLES: usize = 2_000;

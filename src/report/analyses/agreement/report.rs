@@ -5,10 +5,12 @@
 
 use std::collections::BTreeMap;
 
-use super::{KappaFigure, Table, krippendorff_alpha};
+use super::krippendorff_alpha;
 use crate::domain::{GradingMethod, ReviewItem, ReviewKind, ReviewerName};
 use crate::report::analyses::reviews::{RunReviews, human_verdicts};
-use crate::report::documents::{AgreementReport, DetailedResult, EvalResults, MachineAgreement, PairAgreement};
+use crate::report::documents::{
+    AgreementReport, DetailedResult, EvalResults, KappaFigure, MachineAgreement, PairAgreement, Table,
+};
 
 /// Each machine's yes or no on `item` of `result`, by machine name.
 fn machine_verdicts(doc: &EvalResults, index: usize, item: &ReviewItem) -> Vec<(String, bool)> {
@@ -106,6 +108,6 @@ pub fn agreement_report(
         alpha: krippendorff_alpha(&units),
         machines,
         disputed,
-        pairwise: crate::report::pairwise_tallies(&reviews.current),
+        pairwise: crate::report::analyses::pairwise::pairwise_tallies(&reviews.current),
     }
 }

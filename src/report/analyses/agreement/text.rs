@@ -1,8 +1,7 @@
 //! The agreement figures in words, one line each: what `agreement` prints
 //! and the TUI's agreement screen shows.
 
-use super::KappaFigure;
-use crate::report::documents::AgreementReport;
+use crate::report::documents::{AgreementReport, KappaFigure};
 
 /// κ with its interval and what it rests on, in one phrase.
 pub fn kappa_text(figure: &KappaFigure) -> String {

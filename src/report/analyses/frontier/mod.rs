@@ -148,7 +148,7 @@ pub struct FrontierPoint {
     pub settings: String,
     /// Questions its accuracy covers.
     pub questions: usize,
-    /// Share right (or passed, see [`Basis`]); none without questions.
+    /// Share right (or passed, see `Basis`); none without questions.
     pub accuracy: Option<f64>,
     /// Its 95 % interval.
     pub interval: Option<[f64; 2]>,

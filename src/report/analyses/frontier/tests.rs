@@ -4,8 +4,10 @@ use serde_json::json;
 
 use super::*;
 use crate::domain::DifficultyLevel;
+use crate::report::analyses::matrix::compare_runs;
+use crate::report::analyses::write_results::eval_results;
+use crate::report::documents::{CacheUse, EpochResult};
 use crate::report::test_run::run_with_one_pass_and_one_exhausted;
-use crate::report::{CacheUse, EpochResult, compare_runs, eval_results};
 
 /// Point `a` beats `b`: as cheap or cheaper and as accurate or more, one strictly.
 fn dominates(a: (f64, f64), b: (f64, f64)) -> bool {
@@ -63,7 +65,7 @@ fn run(right: &[bool], cost: f64, tokens: u64) -> EvalResults {
             correct: Some(*r),
             difficulty_level: if i % 2 == 0 { DifficultyLevel::Easy } else { DifficultyLevel::Hard },
             cost_usd: cost / right.len() as f64,
-            tokens: crate::report::Tokens {
+            tokens: crate::report::documents::Tokens {
                 prompt: 0,
                 completion: 0,
                 total: tokens / right.len() as u64,

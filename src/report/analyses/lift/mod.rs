@@ -96,7 +96,7 @@ pub fn pairs_between_runs(before: &EvalResults, after: &EvalResults) -> Vec<Lift
         .collect()
 }
 
-/// The lift of run `after` over run `before` (see [`pairs_between_runs`]),
+/// The lift of run `after` over run `before` (paired by `pairs_between_runs`),
 /// when `before` allowed fewer iterations than `after` (say, 1 and 3) so that
 /// the difference is the critic's rebuilds; none otherwise, for results
 /// without settings, or when no question is scored in both.
@@ -192,7 +192,7 @@ pub fn pairs_within_run(state: &RunState) -> Vec<LiftPair> {
 }
 
 /// The lift of one run over its questions scored by a benchmark's rules
-/// (see [`pairs_within_run`]); none when there are none.
+/// (paired by `pairs_within_run`); none when there are none.
 pub fn benchmark_lift(state: &RunState) -> Option<Lift> {
     let pairs: Vec<LiftPair> =
         pairs_within_run(state).into_iter().filter(|p| p.scored_by == ScoredBy::Benchmark).collect();

@@ -4,7 +4,7 @@ use serde_json::json;
 use super::*;
 use crate::domain::GradingMethod;
 use crate::domain::{AttemptAt, CallKey, ChatMessage, ExecutionResult, LlmRole, Question, TokenUsage};
-use crate::report::eval_results;
+use crate::report::analyses::write_results::eval_results;
 use crate::report::test_run::run_with_one_pass_and_one_exhausted;
 use crate::run::{EngineEvent, Outcome, RunSettings};
 
@@ -101,7 +101,12 @@ fn doc(rows: &[(&str, Option<bool>, Option<bool>, u64)]) -> EvalResults {
                 .into_iter()
                 .chain([Grade::scored(GradingMethod::Judge("rubric".into()), 1.0, 0.5, String::new())])
                 .collect(),
-            tokens: crate::report::Tokens { prompt: *tokens, completion: 0, total: *tokens, estimated: false },
+            tokens: crate::report::documents::Tokens {
+                prompt: *tokens,
+                completion: 0,
+                total: *tokens,
+                estimated: false,
+            },
             cost_usd: 0.0,
             ..template.clone()
         })

@@ -12,7 +12,7 @@ use serde::Deserializer;
 use serde::de::{Error, IgnoredAny, MapAccess, Visitor};
 
 use super::figures::Figures;
-use crate::report::Summary;
+use crate::report::documents::Summary;
 
 /// What the visitor says to stop reading once it has the summary.
 const STOP: &str = "summary read";

@@ -47,7 +47,9 @@ fn a_finished_run_without_results_is_folded_from_its_trace() {
 fn results_are_read_for_their_summary_only() {
     let root = tempfile::tempdir().unwrap();
     let dir = run_dir(root.path(), "a", &sample());
-    let mut results = serde_json::to_value(crate::report::load_results(&dir.join(TRACE_FILE)).unwrap()).unwrap();
+    let mut results =
+        serde_json::to_value(crate::report::analyses::load_results::load_results(&dir.join(TRACE_FILE)).unwrap())
+            .unwrap();
     results["summary"]["grading"]["accuracy"] = serde_json::json!(0.25);
     // What follows the summary is never read: garbage there changes nothing.
     let text = serde_json::to_string(&results).unwrap();
