@@ -46,6 +46,9 @@
 //!   it: no module re-exports another top-level module's items (`pub use crate::…`),
 //!   so `CallKey` is `domain::CallKey`, never also `llm::CallKey`
 //!   (`tests/suite/architecture.rs` refuses a `pub use crate::` line).
+//! - **Lists of every variant are checked.** A hand-kept list of an enum's
+//!   variants (`Outcome::ALL`, `Screen::ALL`, …) is written with `every_variant!`,
+//!   whose exhaustive `match` fails the build when a variant is missing.
 //! - **Short functions.** No function in `src/` is over 100 lines; long ones are
 //!   split by responsibility: the reducer `RunState::apply_owned` hands each event to
 //!   the method of its family (`run/state/reduce.rs`: the run, LLM calls,
@@ -54,6 +57,21 @@
 //!   `dataset::prepare` reads the header, then makes its passes one function each.
 //!   `.ci/code_stats.py` counts long functions and `unwrap`/`expect` calls outside
 //!   tests.
+
+/// The variants `$variant…` of enum `$enum`, as an array in the order given,
+/// for a hand-kept list of every variant (`ALL`). The list and an exhaustive
+/// `match` are written from the same names, so the build fails when the enum
+/// gains a variant the list lacks, and (`unreachable_patterns`) when the list
+/// names one twice.
+macro_rules! every_variant {
+    ($enum:ident: $($variant:ident),+ $(,)?) => {{
+        #[deny(unreachable_patterns)]
+        let _every_variant_listed = |value: $enum| match value {
+            $($enum::$variant => {})+
+        };
+        [$($enum::$variant),+]
+    }};
+}
 
 pub mod benchmark;
 pub mod cli;

@@ -78,7 +78,7 @@ impl Axis {
 }
 
 /// Every axis, in the order a key cycles them.
-pub const AXES: [Axis; 3] = [Axis::Cost, Axis::Tokens, Axis::WallTime];
+pub const AXES: [Axis; 3] = every_variant!(Axis: Cost, Tokens, WallTime);
 
 /// What the points' accuracy counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
