@@ -4,7 +4,8 @@
 //! one-worker pool and in `python3` on the same data (answers must agree);
 //! medians of several runs, reported as ratios. Beside them: a worker's start
 //! (the first of a pool, a further one, and a DAG reading every row with the
-//! start included) against CPython, what a fresh worker per DAG costs, and the
+//! start included) against CPython, a worker's first read of every row
+//! against its second, what a fresh worker per DAG costs, and the
 //! memory of 1, 2 and 4 workers when
 //! ready and after a scan, cloned from a template and spawned. Then four
 //! reference DAGs that measure what the sandbox adds (`REFERENCE_DAGS`).
@@ -176,6 +177,7 @@ fn compare_start(dir: &Path, executable: &Path) -> anyhow::Result<()> {
         "\n| workers | first ready | × json.load | further ready | × first | whole-dataset DAG, start included | × json.load | × python3 |"
     );
     println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    let mut scan_rows = Vec::new();
     for mode in workers::Mode::BOTH {
         let first =
             median((0..STARTS).map(|_| runtime.block_on(workers::first_start(dir, executable, mode))).collect());
@@ -185,6 +187,15 @@ fn compare_start(dir: &Path, executable: &Path) -> anyhow::Result<()> {
         drop(pool);
         let whole =
             median((0..STARTS).map(|_| runtime.block_on(workers::whole_dataset(dir, executable, mode))).collect());
+        let scans: Vec<(f64, f64)> =
+            (0..STARTS).map(|_| runtime.block_on(workers::first_and_second_scan(dir, executable, mode))).collect();
+        scan_rows.push(format!(
+            "| {} | {:.0} ms | {:.0} ms | {:.2}× |",
+            mode.label(),
+            median(scans.iter().map(|s| s.0).collect()) * 1e3,
+            median(scans.iter().map(|s| s.1).collect()) * 1e3,
+            median(scans.iter().map(|s| s.0 / s.1).collect())
+        ));
         println!(
             "| {} | {:.0} ms | {:.2}× | {:.1} ms | {:.3}× | {:.0} ms | {:.2}× | {:.2}× |",
             mode.label(),
@@ -196,6 +207,11 @@ fn compare_start(dir: &Path, executable: &Path) -> anyhow::Result<()> {
             whole / load,
             whole / whole_cpython
         );
+    }
+    println!("\nA worker's first read of every row against its second, in one DAG (medians of {STARTS} workers):\n");
+    println!("| workers | first scan | second scan | first ÷ second |\n| --- | ---: | ---: | ---: |");
+    for row in scan_rows {
+        println!("{row}");
     }
     Ok(())
 }

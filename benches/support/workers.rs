@@ -111,6 +111,35 @@ pub async fn whole_dataset(dir: &Path, executable: &Path, mode: Mode) -> f64 {
     elapsed
 }
 
+/// A DAG that reads every field of every row twice, in two nodes one after
+/// the other: the first read in a worker, then the same read warm.
+fn scan_twice() -> GeneratedDag {
+    let code =
+        "def f(rows):\n    n = 0\n    for r in rows:\n        for v in r.values():\n            n += 1\n    return n\n";
+    let again = code.replace("def f(rows)", "def g(rows, before)");
+    serde_json::from_value(serde_json::json!({
+        "question_id": "scan twice", "final_answer_node": "b",
+        "nodes": [
+            {"node_id": "a", "function_name": "f", "inputs": {"rows": "dataset.transactions"}, "layer": 0, "code": code},
+            {"node_id": "b", "function_name": "g",
+             "inputs": {"rows": "dataset.transactions", "before": "prev_node.a.output"}, "layer": 1, "code": again}
+        ]
+    }))
+    .expect("a DAG")
+}
+
+/// Seconds of a worker's first scan of every row and of its second, on a
+/// new one-worker pool that was ready before the DAG was sent.
+pub async fn first_and_second_scan(dir: &Path, executable: &Path, mode: Mode) -> (f64, f64) {
+    let pool = pool(dir, executable, 1, mode, Duration::from_secs(600));
+    pool.warm().await;
+    let result = pool.run(&scan_twice(), 0).await;
+    assert!(result.success, "{:?}", result.error);
+    let node =
+        |id: &str| result.node_timings_ms.iter().find(|(node, _)| node.as_str() == id).map_or(0.0, |(_, ms)| *ms);
+    (node("a") / 1e3, node("b") / 1e3)
+}
+
 /// Proportional and unique set sizes of a process, in MB.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Weight {

@@ -23,6 +23,7 @@ pub use analyses::baselines::{
     baselines_line, baselines_summary, baselines_text, constant_answers, question_baselines, tally_text,
 };
 pub use analyses::benchmark::{benchmark_summary, dabstep_submission};
+pub use analyses::bootstrap::{RESAMPLES, SEED};
 pub use analyses::compare::{Change, Row, Side, compare};
 pub use analyses::convergence::convergence;
 pub use analyses::economy::prefix_reuse;
@@ -41,7 +42,6 @@ pub use analyses::reviews::{
 };
 pub use analyses::roles::role_usage;
 pub use analyses::scorecard::{critic_scorecard, label_free_signals, scorecard_graded_by};
-pub use analyses::significance::SEED;
 pub use analyses::taxonomy::{attempt_oscillations, findings_taxonomy};
 pub use analyses::verify::verify;
 pub use analyses::write_results::{eval_results, graded_tally, write_eval_results};

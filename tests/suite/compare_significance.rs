@@ -104,15 +104,20 @@ fn without_repeats_the_exact_mcnemar_test_decides() {
 fn repeated_runs_take_the_seeded_paired_bootstrap() {
     let dir = tempfile::tempdir().unwrap();
     // Every question: A right in 3 of 3 epochs, B in 2 of 3. Every resample's
-    // mean difference is -1/3, so none reaches zero: p = 2 / (10,000 + 1).
+    // mean difference is -1/3, so none reaches zero: p = 2 / (2,000 + 1),
+    // the report's one resample count.
     let a = results_file(dir.path(), "a.json", &graded_run(&vec![vec![1, 1, 1]; 8]));
     let b = results_file(dir.path(), "b.json", &graded_run(&vec![vec![1, 2, 1]; 8]));
     let out = compare(dir.path(), &["--json"], &[&a, &b, &b]);
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
     let matrix: Value = serde_json::from_slice(&out.stdout).unwrap();
     let test = &matrix["runs"][1]["significance"];
-    assert_eq!(test["test"], json!({"name": "bootstrap", "resamples": 10000, "seed": eval_dag::report::SEED}));
-    assert!((test["p_value"].as_f64().unwrap() - 2.0 / 10_001.0).abs() < 1e-15, "{test}");
+    assert_eq!(
+        test["test"],
+        json!({"name": "bootstrap", "resamples": eval_dag::report::RESAMPLES, "seed": eval_dag::report::SEED})
+    );
+    assert_eq!(eval_dag::report::RESAMPLES, 2_000);
+    assert!((test["p_value"].as_f64().unwrap() - 2.0 / 2_001.0).abs() < 1e-15, "{test}");
     let third = -1.0 / 3.0;
     let interval: Vec<f64> = test["interval"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
     assert!(interval.iter().all(|x| (x - third).abs() < 1e-12), "{interval:?}");
@@ -125,7 +130,7 @@ fn repeated_runs_take_the_seeded_paired_bootstrap() {
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     assert!(
         stdout.contains("accuracy 0.833 → 0.833 (+0.000")
-            && stdout.contains("p = 1.0000 (paired bootstrap, 10000 resamples)"),
+            && stdout.contains("p = 1.0000 (paired bootstrap, 2000 resamples)"),
         "{stdout}"
     );
 }

@@ -70,6 +70,7 @@ mod sandbox_loops;
 mod sandbox_orphans;
 mod sandbox_output;
 mod sandbox_randomness;
+mod sandbox_sharing;
 mod sandbox_sort;
 mod sandbox_warm;
 mod shards;

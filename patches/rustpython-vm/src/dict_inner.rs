@@ -262,6 +262,12 @@ impl<T> DictInner<T> {
 type PopInnerResult<T> = ControlFlow<Option<DictEntry<T>>>;
 
 impl<T: Clone> Dict<T> {
+    /// Patched: freezes the table's lock if unlocked (see
+    /// `rustpython_common::lock::freeze_rwlock`).
+    pub fn freeze_for_sharing(&self) -> bool {
+        crate::common::lock::freeze_rwlock(&self.inner)
+    }
+
     /// Monotonically increasing version counter for mutation tracking.
     pub fn version(&self) -> u64 {
         self.version.load(Acquire)

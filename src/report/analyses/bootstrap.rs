@@ -9,18 +9,35 @@
 //! comes up — one multinomial draw, as sequential binomials — which has the
 //! same distribution as drawing every item and costs the distinct values, not
 //! the items (10,000 resamples of 10,000 questions: 30,000 draws, not 10⁸).
+//!
+//! One rule for every interval and p value: [`RESAMPLES`] resamples drawn
+//! from [`SEED`], so reviews' agreement, the frontier and `compare`'s
+//! significance never disagree on how they resample.
 
 use rand::{Rng, RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Binomial, Distribution};
 
+/// Resamples of every bootstrap of the report.
+pub const RESAMPLES: usize = 2_000;
+
+/// The seed every bootstrap of the report starts from: the same values always
+/// give the same interval.
+pub const SEED: u64 = 0x5EED_C0DE;
+
 /// Values with at most this many distinct values are resampled by counts.
 const FEW_VALUES: usize = 64;
 
-/// The means of `resamples` resamples of `values` (each as many draws with
-/// replacement as there are values), seeded with `seed`, sorted ascending.
+/// The means of [`RESAMPLES`] resamples of `values` (each as many draws with
+/// replacement as there are values), seeded with [`SEED`], sorted ascending.
 /// Empty for no values.
-pub fn resampled_means(values: &[f64], resamples: usize, seed: u64) -> Vec<f64> {
+pub fn resampled_means(values: &[f64]) -> Vec<f64> {
+    means_drawn(values, RESAMPLES, SEED)
+}
+
+/// [`resampled_means`] with another count and seed (the tests' check that
+/// the seed decides the draw).
+fn means_drawn(values: &[f64], resamples: usize, seed: u64) -> Vec<f64> {
     if values.is_empty() {
         return Vec::new();
     }
@@ -80,16 +97,11 @@ fn resample_counts(counts: &[u64], rng: &mut impl Rng) -> Vec<u64> {
 
 /// A statistic of items in categories `counts` (a 2×2 table's cells, units
 /// grouped by their values), recomputed over `resamples` resamples of the
-/// items (seeded with `seed`): its 95 % percentile interval, over the
-/// resamples where it is defined; none when it never is.
-pub fn counted_interval(
-    counts: &[u64],
-    resamples: usize,
-    seed: u64,
-    statistic: impl Fn(&[u64]) -> Option<f64>,
-) -> Option<[f64; 2]> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut values: Vec<f64> = (0..resamples).filter_map(|_| statistic(&resample_counts(counts, &mut rng))).collect();
+/// items ([`RESAMPLES`] times from [`SEED`]): its 95 % percentile interval,
+/// over the resamples where it is defined; none when it never is.
+pub fn counted_interval(counts: &[u64], statistic: impl Fn(&[u64]) -> Option<f64>) -> Option<[f64; 2]> {
+    let mut rng = ChaCha8Rng::seed_from_u64(SEED);
+    let mut values: Vec<f64> = (0..RESAMPLES).filter_map(|_| statistic(&resample_counts(counts, &mut rng))).collect();
     values.sort_by(f64::total_cmp);
     Some([quantile(&values, 0.025)?, quantile(&values, 0.975)?])
 }
@@ -101,8 +113,8 @@ pub fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
 }
 
 /// The 95 % percentile interval of the mean of `values`; none without values.
-pub fn percentile_interval(values: &[f64], resamples: usize, seed: u64) -> Option<[f64; 2]> {
-    let means = resampled_means(values, resamples, seed);
+pub fn percentile_interval(values: &[f64]) -> Option<[f64; 2]> {
+    let means = resampled_means(values);
     Some([quantile(&means, 0.025)?, quantile(&means, 0.975)?])
 }
 
@@ -113,28 +125,29 @@ mod tests {
     #[test]
     fn the_same_values_and_seed_give_the_same_sorted_means() {
         let values = [1.0, 0.0, 0.5, 1.0, 0.0, 1.0];
-        let first = resampled_means(&values, 500, 7);
-        assert_eq!(first, resampled_means(&values, 500, 7));
-        assert_ne!(first, resampled_means(&values, 500, 8), "another seed draws otherwise");
+        let first = resampled_means(&values);
+        assert_eq!(first.len(), RESAMPLES);
+        assert_eq!(first, resampled_means(&values));
+        assert_ne!(first, means_drawn(&values, RESAMPLES, SEED + 1), "another seed draws otherwise");
         assert!(first.windows(2).all(|w| w[0] <= w[1]), "sorted");
         assert!(first.iter().all(|m| (0.0..=1.0).contains(m)));
-        assert!(resampled_means(&[], 10, 1).is_empty());
-        assert_eq!(percentile_interval(&[], 10, 1), None);
-        assert_eq!(percentile_interval(&[0.25; 9], 100, 1), Some([0.25, 0.25]), "no spread, no width");
+        assert!(resampled_means(&[]).is_empty());
+        assert_eq!(percentile_interval(&[]), None);
+        assert_eq!(percentile_interval(&[0.25; 9]), Some([0.25, 0.25]), "no spread, no width");
     }
 
     #[test]
     fn resampling_by_counts_has_the_spread_of_resampling_every_item() {
         // 60 % ones, 40 % zeros over 400 items: the mean's standard error is sqrt(0.24 / 400) ≈ 0.0245.
         let values: Vec<f64> = (0..400).map(|i| f64::from(u8::from(i % 5 < 3))).collect();
-        let means = resampled_means(&values, 4_000, 3);
+        let means = means_drawn(&values, 4_000, 3);
         let mean = means.iter().sum::<f64>() / means.len() as f64;
         let spread = (means.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / means.len() as f64).sqrt();
         assert!((mean - 0.6).abs() < 0.003, "{mean}");
         assert!((spread - 0.0245).abs() < 0.002, "{spread}");
         // Past 64 distinct values every item is drawn: the same spread.
         let many: Vec<f64> = (0..400).map(|i| f64::from(i % 100) / 99.0).collect();
-        let direct = resampled_means(&many, 4_000, 3);
+        let direct = means_drawn(&many, 4_000, 3);
         let centre = many.iter().sum::<f64>() / 400.0;
         let m = direct.iter().sum::<f64>() / direct.len() as f64;
         assert!((m - centre).abs() < 0.003, "{m} {centre}");

@@ -2,19 +2,16 @@
 //! are paired (the same question in both runs) and each is scored 0–1: the
 //! share of its epochs that were right (graded) or passed (ungraded). When
 //! neither run repeats its questions every score is 0 or 1 and the exact
-//! McNemar test gives the p value; otherwise a paired bootstrap does (10,000 resamples of the
-//! questions, seeded, so the same runs always give the same p). The bootstrap
+//! McNemar test gives the p value; otherwise a paired bootstrap does (the
+//! report's one bootstrap, [`RESAMPLES`] resamples of the questions from
+//! [`SEED`], so the same runs always give the same p). The bootstrap
 //! always supplies the 95% interval of the difference.
 
 use serde::{Deserialize, Serialize};
 
+use super::bootstrap::{RESAMPLES, SEED};
 use crate::report::documents::DetailedResult;
 use crate::run::Outcome;
-
-/// Resamples of the paired bootstrap.
-pub const RESAMPLES: usize = 10_000;
-/// The bootstrap's seed: fixed, so a comparison is reproducible.
-pub const SEED: u64 = 0x5EED_C0DE;
 
 /// What each question is scored on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -187,7 +184,7 @@ struct Bootstrap {
 /// of resampled means on the far side of zero, counted with the observed
 /// sample, `(k + 1) / (B + 1)`).
 fn bootstrap(differences: &[f64]) -> Bootstrap {
-    let means = super::bootstrap::resampled_means(differences, RESAMPLES, SEED);
+    let means = super::bootstrap::resampled_means(differences);
     let at_or_below = means.iter().filter(|m| **m <= 0.0).count();
     let at_or_above = means.iter().filter(|m| **m >= 0.0).count();
     let tail = at_or_below.min(at_or_above);

@@ -115,6 +115,13 @@ impl PyPayload for PyDict {
 }
 
 impl PyDict {
+    /// Patched: freezes the dict's lock if unlocked, so that reading the dict
+    /// no longer writes into it (its first change thaws it); see
+    /// `rustpython_common::lock::freeze_rwlock`.
+    pub fn freeze_for_sharing(&self) -> bool {
+        self.entries.freeze_for_sharing()
+    }
+
     #[deprecated(note = "use PyDict::default().into_ref() instead")]
     pub fn new_ref(ctx: &Context) -> PyRef<Self> {
         Self::default().into_ref(ctx)

@@ -134,6 +134,13 @@ impl ToPyObject for Vec<PyObjectRef> {
 }
 
 impl PyList {
+    /// Patched: freezes the list's lock if unlocked, so that reading the list
+    /// no longer writes into it (its first change thaws it); see
+    /// `rustpython_common::lock::freeze_rwlock`.
+    pub fn freeze_for_sharing(&self) -> bool {
+        crate::common::lock::freeze_rwlock(&self.elements)
+    }
+
     #[deprecated(note = "use PyList::from(...).into_ref() instead")]
     pub fn new_ref(elements: Vec<PyObjectRef>, ctx: &Context) -> PyRef<Self> {
         Self::from(elements).into_ref(ctx)

@@ -1536,6 +1536,21 @@ impl PyObject {
         self.0.ref_count.get()
     }
 
+    /// Patched: makes this object immortal (as an interned string is): it is
+    /// never freed and its reference count is never written again, so
+    /// reading it leaves its memory untouched — after a fork the pages of
+    /// immortal objects stay shared however often they are read.
+    pub fn make_immortal(&self) {
+        if !self.is_immortal() {
+            self.0.ref_count.leak();
+        }
+    }
+
+    /// Patched: whether this object is immortal (made so, or interned).
+    pub fn is_immortal(&self) -> bool {
+        self.0.ref_count.is_leaked()
+    }
+
     #[inline]
     pub fn weak_count(&self) -> Option<usize> {
         self.weak_ref_list().map(|wrl| wrl.count(self))

@@ -2,18 +2,13 @@
 //! Cohen's κ between two raters of right and wrong (a 2×2 table), and
 //! Krippendorff's α (nominal) over any number of raters with reviews missing,
 //! each with a 95 % interval from the report's one seeded bootstrap
-//! ([`super::bootstrap::counted_interval`], [`RESAMPLES`] resamples of the
+//! ([`super::bootstrap::counted_interval`], [`RESAMPLES`](super::bootstrap::RESAMPLES) resamples of the
 //! items: κ depends only on the table's four cells, α only on how many units
 //! hold each mix of values, so a resample is drawn as counts).
 
 use std::collections::BTreeMap;
 
 use crate::report::documents::{AlphaFigure, KappaFigure, Table};
-
-/// Resamples of an agreement figure's bootstrap.
-pub const RESAMPLES: usize = 2_000;
-/// The bootstrap's seed.
-const SEED: u64 = 0x4A77_A6E3;
 
 impl Table {
     /// The table of `pairs` (first rater, second rater).
@@ -76,8 +71,7 @@ impl Table {
 impl KappaFigure {
     /// The figure of `table`.
     pub fn of(table: Table) -> Self {
-        let interval =
-            super::bootstrap::counted_interval(&table.cells(), RESAMPLES, SEED, |c| Table::from_cells(c).kappa());
+        let interval = super::bootstrap::counted_interval(&table.cells(), |c| Table::from_cells(c).kappa());
         Self {
             n: table.n(),
             percent_agreement: table.percent_agreement(),
@@ -127,7 +121,7 @@ pub fn krippendorff_alpha(units: &[Vec<u8>]) -> AlphaFigure {
     let mixes: Vec<(Vec<u8>, u64)> = mixes.into_iter().collect();
     let counts: Vec<u64> = mixes.iter().map(|(_, count)| *count).collect();
     let alpha = alpha_of_mixes(&mixes);
-    let interval = super::bootstrap::counted_interval(&counts, RESAMPLES, SEED, |drawn| {
+    let interval = super::bootstrap::counted_interval(&counts, |drawn| {
         let resampled: Vec<(Vec<u8>, u64)> = mixes.iter().zip(drawn).map(|((mix, _), n)| (mix.clone(), *n)).collect();
         alpha_of_mixes(&resampled)
     });

@@ -13,7 +13,7 @@
 //!   any such question the points fall back to the pass rate (`pass_rate`).
 //! - **Intervals**: a run with repeats (several epochs of a question) gets a
 //!   seeded percentile bootstrap over questions of each question's share of
-//!   right epochs ([`super::bootstrap`], [`RESAMPLES`]); a run without gets
+//!   right epochs ([`super::bootstrap`], [`RESAMPLES`](super::bootstrap::RESAMPLES)); a run without gets
 //!   the Wilson score interval of the proportion.
 //! - **Cost** is what the calls cost (batched calls at batch prices) plus the
 //!   response cache's hits at list price: a cached rerun is not free. What was
@@ -29,10 +29,6 @@ use serde::{Deserialize, Serialize};
 use crate::report::documents::{DetailedResult, EvalResults};
 use crate::run::Outcome;
 
-/// Resamples of an interval's bootstrap.
-pub const RESAMPLES: usize = 2_000;
-/// The bootstrap's seed: fixed, so the same runs always draw the same intervals.
-const SEED: u64 = 0xF207_71E2;
 /// The normal quantile of a two-sided 95 % interval.
 const Z95: f64 = 1.959_963_984_540_054;
 

@@ -4,8 +4,8 @@
 use indexmap::IndexMap;
 
 use super::{
-    Basis, DetailedResult, EvalResults, Frontier, FrontierPoint, FrontierSlice, IntervalMethod, OnFrontier, RESAMPLES,
-    SEED, cost_per_right, pareto, priced, score, wilson,
+    Basis, DetailedResult, EvalResults, Frontier, FrontierPoint, FrontierSlice, IntervalMethod, OnFrontier,
+    cost_per_right, pareto, priced, score, wilson,
 };
 
 /// What every run of the comparison spent in all, for its point.
@@ -82,7 +82,7 @@ fn point(
     let repeats = results.iter().any(|r| r.epochs.len() > 1);
     let accuracy = (!scores.is_empty()).then(|| right / scores.len() as f64);
     let (interval, interval_method) = if repeats {
-        (super::super::bootstrap::percentile_interval(&scores, RESAMPLES, SEED), IntervalMethod::Repeats)
+        (super::super::bootstrap::percentile_interval(&scores), IntervalMethod::Repeats)
     } else {
         (wilson(right, scores.len()), IntervalMethod::Wilson)
     };
