@@ -18,7 +18,8 @@ pub struct TokenEconomy {
     /// Prompt tokens written to the provider's cache (Anthropic; 0 elsewhere).
     #[serde(default)]
     pub cache_write_tokens: u64,
-    /// Share of prompt bytes within a prefix shared with an earlier call (see [`crate::report::analyses::economy::prefix_reuse`]).
+    /// Share of prompt bytes within a prefix shared with an earlier call (see
+    /// [`crate::report::analyses::economy::prefix_reuse`]).
     pub prompt_prefix_shared: Option<f64>,
     /// All tokens / questions.
     pub tokens_per_question: Option<f64>,
