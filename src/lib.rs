@@ -18,7 +18,7 @@
 //! - **Typed values, the same JSON.** A value that crosses modules has a type, and the
 //!   type writes the JSON its string did: a finding's `domain::Rule` (the checks' own
 //!   rules, `Other` for what a model or a person names) is its snake_case name;
-//!   `report::Drifted` is `final_answer`, `node_output:<id>`, `now_fails`,
+//!   `Drifted` (`report/analyses/verify.rs`) is `final_answer`, `node_output:<id>`, `now_fails`,
 //!   `now_succeeds` or `grade`; `domain::ForkedFrom` is `[attempt, iteration]`. A change to what a trace holds is a new trace
 //!   version with its fixture under `tests/fixtures/`.
 //! - **Two provider types.** What a user can choose and what a trace records differ:
@@ -33,7 +33,7 @@
 //!   lowercase name in JSON, as the strings were; equality goes by the name. The
 //!   response cache's `CacheScope` holds a `ProviderKind` (only HTTP providers are
 //!   cached); `Provider::kind()` tells which recorded roles a replay can call again.
-//! - **Ids are types.** A question's id is a `domain::QuestionId` and a node's a `domain::NodeId` wherever one crosses modules (domain types, run events and commands, the engine, the sandbox protocol, report and TUI state); each is `#[serde(transparent)]`, the plain JSON string it wraps, dereferences to `str` (an id has no rule of its own to protect, so `&id` goes where a `&str` is read) and is looked up in maps by `&str` (`Borrow<str>`); `eval_results.json`'s documents (`report/doc/results.rs`) keep `String` ids and convert where the results are built.
+//! - **Ids are types.** A question's id is a `domain::QuestionId` and a node's a `domain::NodeId` wherever one crosses modules (domain types, run events and commands, the engine, the sandbox protocol, report and TUI state); each is `#[serde(transparent)]`, the plain JSON string it wraps, dereferences to `str` (an id has no rule of its own to protect, so `&id` goes where a `&str` is read) and is looked up in maps by `&str` (`Borrow<str>`); `eval_results.json`'s documents (`report/documents/eval_results.rs`) keep `String` ids and convert where the results are built.
 //! - **No panic for bad input or a poisoned lock.** Cargo.toml denies clippy's
 //!   `unwrap_used` and `expect_used` outside tests (`clippy.toml` allows them in
 //!   tests; `tests/all.rs` and the benches allow them for their helpers). A lock is
@@ -46,6 +46,9 @@
 //!   it: no module re-exports another top-level module's items (`pub use crate::…`),
 //!   so `CallKey` is `domain::CallKey`, never also `llm::CallKey`
 //!   (`tests/suite/architecture.rs` refuses a `pub use crate::` line).
+//! - **Lists of every variant are checked.** A hand-kept list of an enum's
+//!   variants (`Outcome::ALL`, `Screen::ALL`, …) is written with `every_variant!`,
+//!   whose exhaustive `match` fails the build when a variant is missing.
 //! - **Short functions.** No function in `src/` is over 100 lines; long ones are
 //!   split by responsibility: the reducer `RunState::apply_owned` hands each event to
 //!   the method of its family (`run/state/reduce.rs`: the run, LLM calls,
@@ -54,6 +57,21 @@
 //!   `dataset::prepare` reads the header, then makes its passes one function each.
 //!   `.ci/code_stats.py` counts long functions and `unwrap`/`expect` calls outside
 //!   tests.
+
+/// The variants `$variant…` of enum `$enum`, as an array in the order given,
+/// for a hand-kept list of every variant (`ALL`). The list and an exhaustive
+/// `match` are written from the same names, so the build fails when the enum
+/// gains a variant the list lacks, and (`unreachable_patterns`) when the list
+/// names one twice.
+macro_rules! every_variant {
+    ($enum:ident: $($variant:ident),+ $(,)?) => {{
+        #[deny(unreachable_patterns)]
+        let _every_variant_listed = |value: $enum| match value {
+            $($enum::$variant => {})+
+        };
+        [$($enum::$variant),+]
+    }};
+}
 
 pub mod benchmark;
 pub mod cli;

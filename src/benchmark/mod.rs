@@ -19,8 +19,8 @@
 //!   directory under a temporary name and renames it once whole.
 //!
 //! Elsewhere: `grade::grade_truth` grades a question with a `scorer` by it;
-//! `report/benchmark.rs` sums the results' `benchmark` figures (shown by
-//! `report/html/benchmark.rs` and `templates/benchmark.html.j2`) and writes a
+//! `report/analyses/benchmark.rs` sums the results' `benchmark` figures (shown by
+//! `report/views/benchmark_section.rs` and `templates/benchmark.html.j2`) and writes a
 //! DABstep submission (`export --format dabstep`); `commands/import.rs` is
 //! `eval-dag import`.
 

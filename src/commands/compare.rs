@@ -9,7 +9,7 @@
 //! A later run allowed more iterations than the baseline also gets the
 //! critic's lift (`report::rebuild_lift`): lines under the table and under
 //! `lift` in the JSON. Every comparison ends with the accuracy–cost frontier
-//! (`report::frontier`): lines under the table, `frontier` in the JSON (two
+//! (`report/analyses/frontier/`): lines under the table, `frontier` in the JSON (two
 //! runs print `{"rows": [...], "frontier": {...}}`), a chart in `--html`.
 
 use std::io::IsTerminal;

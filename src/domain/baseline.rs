@@ -19,7 +19,7 @@ pub enum Baseline {
 
 impl Baseline {
     /// Every baseline, in the order results list them.
-    pub const ALL: [Self; 4] = [Self::Empty, Self::Constant, Self::NoData, Self::NoCode];
+    pub const ALL: [Self; 4] = every_variant!(Self: Empty, Constant, NoData, NoCode);
 
     /// Its name in results and on screen.
     pub fn name(self) -> &'static str {
@@ -44,7 +44,7 @@ pub enum BaselineCall {
 
 impl BaselineCall {
     /// Both, in the order a question asks them.
-    pub const ALL: [Self; 2] = [Self::NoData, Self::NoCode];
+    pub const ALL: [Self; 2] = every_variant!(Self: NoData, NoCode);
 }
 
 impl From<BaselineCall> for Baseline {

@@ -17,7 +17,7 @@ pub enum Engine {
 
 impl Engine {
     /// Both engines, the default first.
-    pub const ALL: [Self; 2] = [Self::RustPython, Self::CPython];
+    pub const ALL: [Self; 2] = every_variant!(Self: RustPython, CPython);
 
     /// Its name as flags, configs and traces spell it.
     #[must_use]
@@ -78,7 +78,7 @@ pub enum DivergenceKind {
 
 impl DivergenceKind {
     /// Every kind, in order of weight (the answer itself first).
-    pub const ALL: [Self; 4] = [Self::Answer, Self::Outcome, Self::Order, Self::ErrorText];
+    pub const ALL: [Self; 4] = every_variant!(Self: Answer, Outcome, Order, ErrorText);
 
     /// Its name as results and traces spell it.
     #[must_use]

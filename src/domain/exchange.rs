@@ -82,7 +82,7 @@ pub enum LlmRole {
 impl LlmRole {
     /// Every role, in the order a run first calls them.
     pub const ALL: [Self; 6] =
-        [Self::QuestionGeneration, Self::DagBuild, Self::LayerReview, Self::Narrative, Self::Judge, Self::Baseline];
+        every_variant!(Self: QuestionGeneration, DagBuild, LayerReview, Narrative, Judge, Baseline);
 
     /// The role's name in the config file (`[roles.<name>]`) and in its flags
     /// (`--<name>-model`).

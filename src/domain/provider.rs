@@ -21,7 +21,7 @@ pub enum ProviderKind {
 
 impl ProviderKind {
     /// Every provider a user can choose, in the order choices are listed.
-    pub const ALL: [Self; 3] = [Self::Offline, Self::Openai, Self::Anthropic];
+    pub const ALL: [Self; 3] = every_variant!(Self: Offline, Openai, Anthropic);
 
     /// Its name, as flags, the config file and traces write it.
     pub fn name(self) -> &'static str {

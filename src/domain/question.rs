@@ -36,7 +36,7 @@ impl DifficultyLevel {
     }
 
     /// All levels, easiest first.
-    pub const ALL: [Self; 3] = [Self::Easy, Self::Medium, Self::Hard];
+    pub const ALL: [Self; 3] = every_variant!(Self: Easy, Medium, Hard);
 
     /// Lower-case name as used in JSON.
     pub fn as_str(self) -> &'static str {

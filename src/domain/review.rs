@@ -195,7 +195,7 @@ pub enum Stratum {
 
 impl Stratum {
     /// Every stratum, as `--stratify` lists them.
-    pub const ALL: [Self; 3] = [Self::Level, Self::Dataset, Self::Status];
+    pub const ALL: [Self; 3] = every_variant!(Self: Level, Dataset, Status);
 
     /// Its name on the command line.
     pub fn name(self) -> &'static str {
@@ -219,7 +219,7 @@ pub enum ReviewOrder {
 
 impl ReviewOrder {
     /// Every order, as `--order` lists them.
-    pub const ALL: [Self; 2] = [Self::Run, Self::Disagreement];
+    pub const ALL: [Self; 2] = every_variant!(Self: Run, Disagreement);
 
     /// Its name on the command line.
     pub fn name(self) -> &'static str {

@@ -2,7 +2,7 @@
 //! question directly, once per question — without the data (`no_data`) and
 //! with what the builder is shown of it (`no_code`) — as ordinary recorded
 //! calls (cache, budget, batches and resume apply). Scoring them is the
-//! results' job (`report::baselines`).
+//! results' job (`report/analyses/baselines.rs`).
 
 use std::sync::Arc;
 

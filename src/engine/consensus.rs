@@ -11,8 +11,8 @@
 //!   hand.
 //! - `QuestionState::speaking_in_epoch` lets the majority draft speak.
 //!
-//! Elsewhere: `report/consensus.rs` sums agreement for the results,
-//! `report/html/trust.rs` shows it with the minority answers and DAGs, and
+//! Elsewhere: `report/analyses/consensus.rs` sums agreement for the results,
+//! `report/views/trust_section.rs` shows it with the minority answers and DAGs, and
 //! `report::label_free_signals` sets disagreement and broken invariants against the
 //! grades for the scorecard. In the TUI: the dashboard's agreement column,
 //! `QuestionScreen::draft_step`/`other_draft` and the diff screen's draft mode.

@@ -66,7 +66,7 @@ pub enum Outcome {
 impl Outcome {
     /// Every outcome.
     pub const ALL: [Outcome; 7] =
-        [Self::Passed, Self::Failed, Self::Exhausted, Self::Cancelled, Self::Drafted, Self::FixedByHand, Self::Budget];
+        every_variant!(Self: Passed, Failed, Exhausted, Cancelled, Drafted, FixedByHand, Budget);
 
     /// The outcome whose [`Self::label`] is `label`.
     pub fn from_label(label: &str) -> Option<Self> {

@@ -9,15 +9,8 @@ use crate::domain::GeneratedDag;
 use crate::report::{Change, EvalResults, Lift, Row, rebuild_lift};
 
 /// Every change kind, in table order.
-pub const CHANGES: [Change; 7] = [
-    Change::Regression,
-    Change::Improvement,
-    Change::AnswerChanged,
-    Change::FixedByHand,
-    Change::OnlyInA,
-    Change::OnlyInB,
-    Change::Unchanged,
-];
+pub const CHANGES: [Change; 7] =
+    every_variant!(Change: Regression, Improvement, AnswerChanged, FixedByHand, OnlyInA, OnlyInB, Unchanged);
 
 /// Two runs side by side.
 pub struct Comparison {

@@ -1,7 +1,7 @@
 //! The people reviewing a run from its own screens (`V`, `L`, the agreement
 //! screen): the run directory whose `reviews/` they read and write, who is
 //! reviewing, and the human verdicts as of the last read. Reviews are kept
-//! beside the run, never in its trace (`report::reviews`): `L` on an
+//! beside the run, never in its trace (`report/analyses/reviews.rs`): `L` on an
 //! iteration appends one like the review screen does, so a replay needs no
 //! derived run for it.
 

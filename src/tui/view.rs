@@ -36,7 +36,7 @@ pub enum Pane {
 
 impl Pane {
     /// Every pane, in focus order.
-    pub const ALL: [Pane; 3] = [Pane::Graph, Pane::Code, Pane::Detail];
+    pub const ALL: [Pane; 3] = every_variant!(Pane: Graph, Code, Detail);
 
     /// The pane `step` places after this one in focus order (negative: before), wrapping.
     pub fn cycled(self, step: isize) -> Self {
@@ -58,7 +58,7 @@ pub enum Tab {
 
 impl Tab {
     /// All tabs in order.
-    pub const ALL: [Tab; 3] = [Tab::Feedback, Tab::Outputs, Tab::Conversation];
+    pub const ALL: [Tab; 3] = every_variant!(Tab: Feedback, Outputs, Conversation);
 
     /// Tab title.
     pub fn title(self) -> &'static str {

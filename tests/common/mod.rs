@@ -177,7 +177,7 @@ pub fn idle_engine_parts(
 /// Where `results` departs from `eval_results.schema.json`, one line each (none: it follows it).
 pub fn schema_errors(results: &serde_json::Value) -> Vec<String> {
     let schema: serde_json::Value =
-        serde_json::from_str(include_str!("../../src/report/eval_results.schema.json")).unwrap();
+        serde_json::from_str(include_str!("../../src/report/documents/eval_results.schema.json")).unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
     validator.iter_errors(results).map(|e| format!("{e} at {}", e.instance_path())).collect()
 }

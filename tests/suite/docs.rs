@@ -230,7 +230,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// A path a doc comment names with a directory in it (`report/doc/results.rs`,
+/// A path a doc comment names with a directory in it (`report/documents/eval_results.rs`,
 /// `templates/report.css`) exists: beside the file, under one of the folders
 /// above it, or in the module's own folder (`x.rs` → `x/`). Paths to data
 /// files (`runs/…/eval_results.json`) are examples, not checked.

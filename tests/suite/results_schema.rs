@@ -1,5 +1,5 @@
 //! `eval_results.json`'s types (`eval_dag::report::EvalResults`) and its JSON
-//! Schema (`src/report/eval_results.schema.json`) describe the same document:
+//! Schema (`src/report/documents/eval_results.schema.json`) describe the same document:
 //! a document with every optional part present follows the schema, reads
 //! back unchanged, and writes exactly the properties the schema lists, object
 //! by object. A field added to one and not the other fails here.
@@ -87,7 +87,7 @@ fn objects(value: &Value, at: &str, out: &mut BTreeSet<String>) {
 }
 
 fn schema() -> Value {
-    let text = std::fs::read_to_string(common::root().join("src/report/eval_results.schema.json")).unwrap();
+    let text = std::fs::read_to_string(common::root().join("src/report/documents/eval_results.schema.json")).unwrap();
     serde_json::from_str(&text).unwrap()
 }
 

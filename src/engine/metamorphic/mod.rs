@@ -26,7 +26,7 @@
 //!
 //! Elsewhere: `commands/metamorphic.rs` writes the copies and gives each a sandbox
 //! pool (over a benchmark directory, every dataset's copies under one
-//! `SandboxPools` limit); `report/metamorphic.rs` sums the checks for the results.
+//! `SandboxPools` limit); `report/analyses/metamorphic.rs` sums the checks for the results.
 
 mod relation;
 mod transform;

@@ -25,7 +25,7 @@ enum Mistake {
     Slip,
 }
 
-const KINDS: [Mistake; 4] = [Mistake::MisspeltField, Mistake::PandasImport, Mistake::MissingName, Mistake::Slip];
+const KINDS: [Mistake; 4] = every_variant!(Mistake: MisspeltField, PandasImport, MissingName, Slip);
 
 /// A first draft with a planted mistake.
 pub struct Draft {

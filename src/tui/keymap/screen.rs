@@ -38,23 +38,23 @@ pub enum Screen {
 
 impl Screen {
     /// Every screen.
-    pub const ALL: [Screen; 15] = [
-        Screen::Dashboard,
-        Screen::Question,
-        Screen::Diff,
-        Screen::Compare,
-        Screen::CompareDetail,
-        Screen::Matrix,
-        Screen::Schema,
-        Screen::Inspector,
-        Screen::Scorecard,
-        Screen::Taxonomy,
-        Screen::Benchmark,
-        Screen::Runs,
-        Screen::Review,
-        Screen::PairReview,
-        Screen::Agreement,
-    ];
+    pub const ALL: [Screen; 15] = every_variant!(
+        Screen: Dashboard,
+        Question,
+        Diff,
+        Compare,
+        CompareDetail,
+        Matrix,
+        Schema,
+        Inspector,
+        Scorecard,
+        Taxonomy,
+        Benchmark,
+        Runs,
+        Review,
+        PairReview,
+        Agreement,
+    );
 
     /// The screen as messages name it.
     pub fn name(self) -> &'static str {
