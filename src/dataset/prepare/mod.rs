@@ -3,24 +3,24 @@
 //! column annotations); several tables (a directory, a workbook's sheets, a
 //! database's tables) into one dataset, each table as one (`several.rs`).
 //!
-//! The file's format comes from its extension, checked against its first
-//! bytes (`format.rs`); each format is a `RecordSource` (`records.rs`) that gives
-//! the table row by row as text fields, again for every pass: a CSV
-//! (`csv_source.rs`, its encoding and delimiter found first by `source.rs`),
-//! a Parquet file by row groups (`parquet.rs`), one sheet of a workbook
-//! (`sheet.rs`: an `.xlsx` sheet cell by cell, the other formats' held
-//! whole), JSON records (`json.rs`) and a SQLite table (`sqlite.rs`) row by
-//! row. Formats with types write values as the text the CSV inference reads
-//! as those types, and mark stored strings, which are never read as numbers;
-//! types a file declares without enforcing them (SQLite's) are checked against
-//! what pass one saw (`declared.rs`). An empty table (no header, or no rows) is
-//! told apart from one that cannot be read, so that a dataset of several
-//! leaves it out. Four streaming passes then keep memory bounded by the
-//! number of columns, categorical values and the sample, not by the
-//! file: (1) column profiles, from which each column's type and reading are
-//! decided (number style, unit, datetime format); (2) moments, group totals,
-//! the reservoir sample, the monthly series and datetime ranges; (3)
-//! histograms; (4) the values of the histogram buckets holding the wanted
+//! The file's format comes from its extension, checked against its first bytes
+//! (`format.rs`); each format is a `RecordSource` (`records.rs`) that gives the
+//! table row by row as text fields, again for every pass: a CSV
+//! (`csv_source.rs`, its encoding and delimiter found first by `source.rs`), a
+//! Parquet file by row groups (`parquet.rs`), one sheet of a workbook
+//! (`sheet.rs`: an `.xlsx` sheet cell by cell, the other formats' held whole),
+//! JSON records (`json.rs`) and a SQLite table (`sqlite.rs`) row by row.
+//! Formats with types write values as the text the CSV inference reads as those
+//! types, and mark stored strings, which are never read as numbers; types a
+//! file declares without enforcing them (SQLite's) are checked against what
+//! pass one saw (`declared_type.rs` reads them, `declared.rs` checks them). An
+//! empty table (no header, or no rows) is told apart from one that cannot be
+//! read, so that a dataset of several leaves it out. Four streaming passes then
+//! keep memory bounded by the number of columns, categorical values and the
+//! sample, not by the file: (1) column profiles, from which each column's type
+//! and reading are decided (number style, unit, datetime format); (2) moments,
+//! group totals, the reservoir sample, the monthly series and datetime ranges;
+//! (3) histograms; (4) the values of the histogram buckets holding the wanted
 //! percentiles. Percentiles use linear interpolation between closest ranks
 //! (numpy's default, Python's `statistics.quantiles(method="inclusive")`);
 //! `std` is the sample standard deviation.
@@ -31,6 +31,7 @@ mod clock;
 mod csv_source;
 mod dates;
 mod declared;
+mod declared_type;
 mod format;
 mod infer;
 mod json;

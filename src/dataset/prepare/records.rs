@@ -6,7 +6,7 @@
 //! null), and marks the values it stored as text so that they stay text: a
 //! code `00123` kept as a string is never read as the number 123.
 
-use super::declared::Declared;
+use super::declared_type::Declared;
 use super::source::Layout;
 use super::terms::PrepareError;
 

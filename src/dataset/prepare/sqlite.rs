@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 
-use super::declared::{Declared, Expects};
+use super::declared_type::{Declared, Expects};
 use super::records::{Described, RecordSource, Row, Stored, choose_table, float_text, one_line};
 use super::terms::PrepareError;
 
