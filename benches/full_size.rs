@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use eval_dag::domain::GeneratedDag;
+use eval_dag::domain::{Engine, GeneratedDag};
 use eval_dag::sandbox::{DataLimits, Interpreter, SandboxConfig, SandboxPool};
 use measure::median;
 
@@ -53,7 +53,7 @@ fn pool(dir: &Path, executable: &Path) -> anyhow::Result<SandboxPool> {
         dag_timeout: Duration::from_secs(600),
         executable: Some(executable.to_path_buf()),
         interpreter: workers::engine()?,
-        ..SandboxConfig::for_data(DataLimits { data_bytes }, None, None)?
+        ..SandboxConfig::for_data(DataLimits { data_bytes }, None, None, Engine::RustPython)?
     };
     Ok(SandboxPool::new(dir, config)?)
 }

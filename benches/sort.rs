@@ -19,7 +19,7 @@ use measure::median;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use eval_dag::domain::GeneratedDag;
+use eval_dag::domain::{Engine, GeneratedDag};
 use eval_dag::sandbox::{DataLimits, SandboxConfig, SandboxPool};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -87,7 +87,7 @@ fn pool(dir: &Path) -> SandboxPool {
         node_timeout: Duration::from_secs(120),
         dag_timeout: Duration::from_secs(300),
         executable: Some(PathBuf::from(env!("CARGO_BIN_EXE_eval-dag"))),
-        ..SandboxConfig::for_data(DataLimits { data_bytes }, None, None).unwrap()
+        ..SandboxConfig::for_data(DataLimits { data_bytes }, None, None, Engine::RustPython).unwrap()
     };
     SandboxPool::new(dir, config).unwrap()
 }

@@ -41,7 +41,7 @@ fn write_copies(
                 format!("cannot write the transformed copies of the dataset under {}", dir.display())
             })?;
             let data_bytes = std::fs::metadata(written.join("data.json"))?.len();
-            let config = SandboxConfig::for_data(DataLimits { data_bytes }, node_timeout, None)?;
+            let config = SandboxConfig::for_data(DataLimits { data_bytes }, node_timeout, None, settings.engine)?;
             // A copy runs each checked DAG on one worker at a time; each DAG takes
             // a fresh worker, cloned from a template that read the copy once.
             let config = SandboxConfig { workers: 1, ..config }.for_run(settings.seed, settings.now);

@@ -121,9 +121,10 @@ pub fn sandbox_config(
 ) -> anyhow::Result<SandboxConfig> {
     let path = dataset.dir.join("data.json");
     let data_bytes = std::fs::metadata(&path).with_context(|| format!("cannot read {}", path.display()))?.len();
-    Ok(SandboxConfig::for_data(DataLimits { data_bytes }, node_timeout, available_memory())?
+    let interpreter = interpreter(settings)?;
+    Ok(SandboxConfig::for_data(DataLimits { data_bytes }, node_timeout, available_memory(), interpreter.engine())?
         .for_run(settings.seed, settings.now)
-        .with_interpreter(interpreter(settings)?))
+        .with_interpreter(interpreter))
 }
 
 /// A command's engine settings: its flags over the config's `[sandbox]`,

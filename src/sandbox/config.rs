@@ -72,22 +72,21 @@ pub struct SandboxConfig {
 
 impl SandboxConfig {
     /// The limits of workers over `limits`' dataset (see `limits`): as many
-    /// workers as the machine has cores and `available` bytes of memory
-    /// hold, with the node limit `node_timeout` or the size's default; an
-    /// error when not even one worker fits.
+    /// workers of `engine` as the machine has cores and `available` bytes of
+    /// memory hold, with the node limit `node_timeout` or the size's default;
+    /// an error when not even one worker fits.
     pub fn for_data(
         limits: DataLimits,
         node_timeout: Option<Duration>,
         available: Option<u64>,
+        engine: Engine,
     ) -> Result<Self, TooBig> {
         let defaults = Self::default();
-        // The template counts as one more worker: once DAGs have read the
-        // rows, each worker holds its own copy of the pages they touched.
+        // RustPython clones keep sharing the template's dataset however much
+        // they read; CPython's write reference counts into every object read.
+        let share = engine == Engine::RustPython;
         let (workers, clone_workers) = match available {
-            Some(available) => match limits.workers_that_fit(defaults.workers + 1, available)? {
-                1 => (1, false),
-                fit => (fit - 1, true),
-            },
+            Some(available) => limits.workers_that_fit(defaults.workers, available, share)?,
             None => (defaults.workers, true),
         };
         let node_timeout = node_timeout.unwrap_or_else(|| limits.default_node_timeout());
@@ -149,15 +148,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_template_counts_as_one_more_worker_in_memory() {
+    fn the_template_counts_as_one_more_worker_in_memory_and_shared_clones_as_half_of_one() {
         let limits = DataLimits { data_bytes: 100_000_000 };
         let need = limits.resident_need();
-        let plenty = SandboxConfig::for_data(limits, None, Some(100 * need)).unwrap();
-        assert_eq!((plenty.workers, plenty.clone_workers), (SandboxConfig::default().workers, true));
-        let two = SandboxConfig::for_data(limits, None, Some(2 * need + 1)).unwrap();
+        for engine in [Engine::RustPython, Engine::CPython] {
+            let plenty = SandboxConfig::for_data(limits, None, Some(100 * need), engine).unwrap();
+            assert_eq!((plenty.workers, plenty.clone_workers), (SandboxConfig::default().workers, true));
+            let one = SandboxConfig::for_data(limits, None, Some(need + 1), engine).unwrap();
+            assert_eq!((one.workers, one.clone_workers), (1, false), "room for one process: spawned");
+            assert!(SandboxConfig::for_data(limits, None, Some(need - 1), engine).is_err());
+        }
+        let two = SandboxConfig::for_data(limits, None, Some(2 * need + 1), Engine::CPython).unwrap();
         assert_eq!((two.workers, two.clone_workers), (1, true), "one worker and its template");
-        let one = SandboxConfig::for_data(limits, None, Some(need + 1)).unwrap();
-        assert_eq!((one.workers, one.clone_workers), (1, false), "room for one process: spawned");
-        assert!(SandboxConfig::for_data(limits, None, Some(need - 1)).is_err());
+        let shared = limits.shared_need();
+        let rustpython = SandboxConfig::for_data(limits, None, Some(3 * shared), Engine::RustPython).unwrap();
+        let cpython = SandboxConfig::for_data(limits, None, Some(3 * shared), Engine::CPython).unwrap();
+        let two_or_fewer = SandboxConfig::default().workers.min(2);
+        assert_eq!((rustpython.workers, cpython.workers), (two_or_fewer, 1), "RustPython's clones share the data");
     }
 }

@@ -5,7 +5,11 @@
 //! resident per byte of JSON on top of ~64 MiB for the interpreter (see
 //! BENCHMARKS.md). Nodes then build their own lists and dicts over the rows,
 //! so a worker is given room for twice the dataset:
-//! - **resident need** per worker: 64 MiB + 16 × the JSON's size;
+//! - **resident need** per worker: 64 MiB + 16 × the JSON's size; a template
+//!   and each of its clones, when the clones share the template's dataset
+//!   (RustPython's dataset objects are immortal: reading them copies no page),
+//!   half of it each: the template's objects are the dataset, a clone's those
+//!   its nodes build;
 //! - **address-space limit**: 2 GiB + 16 × the JSON's size (the 2 GiB of a
 //!   small dataset cover the interpreter's reserved stack and allocator arenas);
 //! - **start limit**: 60 s + 1 s per 2 MB (reading and building the objects);
@@ -61,6 +65,12 @@ impl DataLimits {
         BASE_RESIDENT.saturating_add(self.data_bytes.saturating_mul(PER_JSON_BYTE))
     }
 
+    /// Resident memory of a template, or of one of its clones when the clones
+    /// share its dataset: the interpreter and one dataset's worth of objects.
+    pub fn shared_need(self) -> u64 {
+        BASE_RESIDENT.saturating_add(self.data_bytes.saturating_mul(PER_JSON_BYTE / 2))
+    }
+
     /// A worker's address-space limit.
     pub fn address_space(self) -> u64 {
         BASE_ADDRESS_SPACE.saturating_add(self.data_bytes.saturating_mul(PER_JSON_BYTE))
@@ -82,14 +92,23 @@ impl DataLimits {
     }
 
     /// How many of `wanted` workers fit in `available` bytes of memory (at
-    /// least one), or why not even one does.
-    pub fn workers_that_fit(self, wanted: usize, available: u64) -> Result<usize, TooBig> {
+    /// least one), and whether they are clones of a template: clones when the
+    /// template and one clone fit, else one spawned worker; why not when not
+    /// even that fits. Clones that `share` the template's dataset need
+    /// [`Self::shared_need`] each, as the template does; otherwise each holds
+    /// its own copy of the pages its DAGs read, so it and the template need a
+    /// whole worker's [`Self::resident_need`].
+    pub fn workers_that_fit(self, wanted: usize, available: u64, share: bool) -> Result<(usize, bool), TooBig> {
+        let need = if share { self.shared_need() } else { self.resident_need() };
+        let clones = usize::try_from(available.saturating_sub(need) / need).unwrap_or(usize::MAX);
+        if clones > 0 {
+            return Ok((wanted.clamp(1, clones), true));
+        }
         let need = self.resident_need();
-        let fit = usize::try_from(available / need).unwrap_or(usize::MAX);
-        if fit == 0 {
+        if available < need {
             return Err(TooBig { data_bytes: self.data_bytes, need, available });
         }
-        Ok(wanted.clamp(1, fit))
+        Ok((1, false))
     }
 }
 
@@ -123,10 +142,17 @@ mod tests {
     fn workers_are_fewer_when_memory_is_short_and_none_is_an_error() {
         let limits = DataLimits { data_bytes: 100_000_000 };
         let need = limits.resident_need();
-        assert_eq!(limits.workers_that_fit(4, 10 * need), Ok(4));
-        assert_eq!(limits.workers_that_fit(4, 2 * need + 1), Ok(2));
-        assert!(limits.workers_that_fit(1, need - 1).is_err());
-        let err = limits.workers_that_fit(4, 500_000_000).unwrap_err();
+        for share in [false, true] {
+            assert_eq!(limits.workers_that_fit(4, 10 * need, share), Ok((4, true)));
+            assert_eq!(limits.workers_that_fit(4, need + 1, share), Ok((1, false)), "a spawned worker alone");
+            assert!(limits.workers_that_fit(1, need - 1, share).is_err());
+        }
+        assert_eq!(limits.workers_that_fit(4, 3 * need + 1, false), Ok((2, true)), "each clone a whole worker");
+        let shared = limits.shared_need();
+        assert_eq!(shared, 64 * MIB + 800_000_000);
+        assert_eq!(limits.workers_that_fit(4, 3 * shared, true), Ok((2, true)), "a shared clone half of one");
+        assert_eq!(limits.workers_that_fit(4, 3 * need + 1, true), Ok((4, true)));
+        let err = limits.workers_that_fit(4, 500_000_000, true).unwrap_err();
         assert_eq!(
             err.to_string(),
             "the dataset is too big for this machine: data.json is 100.0 MB, a sandbox worker needs about 1.7 GB for it, and 500.0 MB is available"

@@ -302,3 +302,36 @@ fn ctrl_c_quits_from_the_filter_and_asks_first_while_questions_work() {
     press(&mut app, "qy");
     assert!(app.quitting(), "y confirms");
 }
+
+#[test]
+fn the_header_says_the_questions_are_being_generated_until_they_arrive() {
+    let records = records();
+    let mut state = RunState::default();
+    let started = records
+        .iter()
+        .position(
+            |r| matches!(&r.event, EngineEvent::LlmCallStarted { key, .. } if key.role == LlmRole::QuestionGeneration),
+        )
+        .unwrap();
+    for record in &records[..started] {
+        state.apply(record.t_ms, &record.event);
+    }
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut app = App::new(state, Theme::dark(), None, Some(tx));
+    let header = |app: &App| screen(app, 100, 24).lines().take(3).collect::<Vec<_>>().join("\n");
+    assert!(header(&app).contains("starting: the questions come first…"), "{}", header(&app));
+    let record = &records[started];
+    app.apply(record.t_ms, record.event.clone());
+    let EngineEvent::LlmCallStarted { call_id, model, .. } = &record.event else { unreachable!() };
+    assert!(header(&app).contains(&format!("generating questions with {model}…")), "{}", header(&app));
+    app.apply(record.t_ms + 1, EngineEvent::LlmTextDelta { call_id: *call_id, text: "é".repeat(1_234) });
+    assert!(header(&app).contains("1,234 characters so far"), "counted in characters: {}", header(&app));
+    for record in &records[started + 1..] {
+        app.apply(record.t_ms, record.event.clone());
+        if !app.state().questions.is_empty() {
+            break;
+        }
+    }
+    let text = header(&app);
+    assert!(!text.contains("generating") && text.contains(" 2 questions"), "{text}");
+}

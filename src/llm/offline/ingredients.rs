@@ -4,7 +4,7 @@
 //! (`Ingredients::sampled`), so its work grows with the columns, not with
 //! their pairs.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -118,6 +118,27 @@ pub fn rows_entry(dataset: &Dataset) -> Option<(&KeyEntry, &[FieldInfo])> {
     entries.max_by_key(|(_, count, _)| *count).map(|(entry, _, fields)| (entry, fields))
 }
 
+/// Each of `fields`' non-null values over `rows`, in the rows' order, in one
+/// pass over the cells: a row's entries are read in their order, and an entry
+/// at a field's own position (a prepared table's rows keep the columns' order)
+/// needs no lookup, so a table of 10,000 columns costs no hash lookup per cell.
+fn column_values<'a>(rows: &[&'a serde_json::Map<String, Value>], fields: &[FieldInfo]) -> Vec<Vec<&'a Value>> {
+    let position: HashMap<&str, usize> = fields.iter().enumerate().map(|(i, f)| (f.name.as_str(), i)).collect();
+    let mut columns = vec![Vec::new(); fields.len()];
+    for row in rows {
+        for (at, (name, value)) in row.iter().enumerate() {
+            let index = match fields.get(at) {
+                Some(field) if field.name == *name => Some(at),
+                _ => position.get(name.as_str()).copied(),
+            };
+            if let Some(index) = index.filter(|_| !value.is_null()) {
+                columns[index].push(value);
+            }
+        }
+    }
+    columns
+}
+
 /// Find the ingredients of `dataset`.
 pub fn find(dataset: &Dataset) -> Ingredients {
     let mut found = Ingredients::default();
@@ -127,9 +148,8 @@ pub fn find(dataset: &Dataset) -> Ingredients {
         found.columns = fields.len();
         let rows: Vec<&serde_json::Map<String, Value>> =
             dataset.data[&entry.key].as_array().into_iter().flatten().filter_map(Value::as_object).collect();
-        for field in fields {
+        for (field, values) in fields.iter().zip(column_values(&rows, fields)) {
             let declared = field.column.as_ref().and_then(|c| c.column_type.as_deref()).unwrap_or("");
-            let values: Vec<&Value> = rows.iter().filter_map(|r| r.get(&field.name)).filter(|v| !v.is_null()).collect();
             // Times of day and durations have no date to ask about by month or weekday.
             if values.is_empty() || matches!(declared, "time" | "duration") {
                 continue;
@@ -215,6 +235,27 @@ mod tests {
 
     fn picked(ing: &Ingredients) -> (Vec<String>, Vec<String>) {
         (ing.numeric.clone(), ing.categorical.iter().map(|(c, _)| c.clone()).collect())
+    }
+
+    #[test]
+    fn each_column_gets_its_non_null_values_in_row_order_whatever_order_a_row_keeps() {
+        let field = |name: &str| FieldInfo { name: name.into(), types: Vec::new(), nullable: true, column: None };
+        let fields = [field("a"), field("b"), field("c")];
+        let rows: Vec<serde_json::Map<String, Value>> = [
+            serde_json::json!({"a": 1, "b": 2, "c": 3}),
+            serde_json::json!({"c": 30, "a": 10, "extra": 0}),
+            serde_json::json!({"a": null, "b": 200}),
+            serde_json::json!({}),
+        ]
+        .into_iter()
+        .map(|row| row.as_object().cloned().unwrap_or_default())
+        .collect();
+        let rows: Vec<&serde_json::Map<String, Value>> = rows.iter().collect();
+        let columns: Vec<Vec<i64>> = column_values(&rows, &fields)
+            .into_iter()
+            .map(|values| values.into_iter().filter_map(Value::as_i64).collect())
+            .collect();
+        assert_eq!(columns, [vec![1, 10], vec![2, 200], vec![3, 30]]);
     }
 
     #[test]

@@ -17,13 +17,17 @@ const SHARED_STRINGS: usize = 1 << 16;
 /// Builds one key's Python objects; see the module docs.
 pub(super) struct Builder<'vm> {
     vm: &'vm VirtualMachine,
-    shared: RefCell<HashMap<Box<str>, PyObjectRef>>,
+    shared: RefCell<HashMap<Box<str>, PyObjectRef, foldhash::fast::FixedState>>,
 }
 
 impl<'vm> Builder<'vm> {
     /// A builder with an empty sharing table.
     pub(super) fn new(vm: &'vm VirtualMachine) -> Self {
-        Self { vm, shared: RefCell::new(HashMap::new()) }
+        // foldhash is cheaper than the standard SipHash on short strings; its
+        // seed is drawn per process, so a dataset cannot be written to collide.
+        let seed = std::hash::BuildHasher::hash_one(&std::hash::RandomState::new(), 0_u8);
+        let hasher = foldhash::fast::FixedState::with_seed(seed);
+        Self { vm, shared: RefCell::new(HashMap::with_hasher(hasher)) }
     }
 
     /// The Python value of every key of the JSON object `text`. A key given

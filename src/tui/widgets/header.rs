@@ -12,6 +12,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use crate::domain::LlmRole;
 use crate::report::{AnswerSpread, role_usage};
 use crate::run::{Outcome, Players, QuestionStatus, RunSettings, RunState};
 use crate::text::duration;
@@ -262,7 +263,10 @@ pub fn draw(frame: &mut Frame, area: Rect, ctx: &Ctx) {
         let check = if settings.differential { " ≠ checked on both" } else { "" };
         second.push(Span::styled(format!(" {}{check} ", settings.engine), t.fg(Ink::Muted)));
     }
-    second.push(Span::styled(format!(" {} questions", state.questions.len()), t.fg(Ink::Text)));
+    match generating(state) {
+        Some(text) => second.push(Span::styled(text, t.fg(Ink::StatusWorking))),
+        None => second.push(Span::styled(format!(" {} questions", state.questions.len()), t.fg(Ink::Text))),
+    }
     let done = |outcome: Outcome| state.count(|s| s == QuestionStatus::Done(outcome));
     let groups = [
         ("passed", done(Outcome::Passed), Ink::StatusPassed),
@@ -281,6 +285,26 @@ pub fn draw(frame: &mut Frame, area: Rect, ctx: &Ctx) {
     }
     let third = status_line(ctx);
     frame.render_widget(Paragraph::new(vec![Line::from(first), Line::from(second), third]), area);
+}
+
+/// Before the question list arrives, what the run is doing: the question
+/// generator's call in flight (its model and what it has streamed), else
+/// that the run is starting. `None` once there are questions or the run ended.
+fn generating(state: &RunState) -> Option<String> {
+    if !state.questions.is_empty() || state.summary.is_some() || state.failure.is_some() {
+        return None;
+    }
+    // Before the list arrives only the generator's calls exist: the newest is the one in flight.
+    let call = state.calls.values().rev().find(|c| c.key.role == LlmRole::QuestionGeneration && !c.finished);
+    Some(match call {
+        None => " starting: the questions come first…".to_string(),
+        Some(call) if call.response.is_empty() => format!(" generating questions with {}…", clean(&call.model)),
+        Some(call) => format!(
+            " generating questions with {}… {} characters so far",
+            clean(&call.model),
+            crate::text::thousands(call.response.chars().count() as u64)
+        ),
+    })
 }
 
 /// The run's provider batches, when it has some: the newest still open — its
