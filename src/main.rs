@@ -6,6 +6,11 @@ use std::process::ExitCode;
 use clap::Parser;
 use eval_dag::{cli::Cli, commands, logging};
 
+/// mimalloc: the sandbox's workers build and drop millions of small Python
+/// objects, where it beats the system allocator (figures in BENCHMARKS.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     // `eval-dag` alone on a terminal opens the run browser; off one it is the usage error as before.
     if std::env::args_os().len() == 1 && std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {

@@ -262,3 +262,21 @@ fn a_running_worker_is_confined_and_holds_no_api_key(engine: Engine) {
     let output = exec.wait_with_output().unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stdout));
 }
+
+/// The allocator maps fresh memory under the allowlist, naming each mapping
+/// with `prctl(PR_SET_VMA)`: a confined RustPython worker whose objects
+/// outgrow the allocator's first arena (reserved at start, 1 GiB) gets its
+/// answer. The buffers are zeros the allocator never writes, so they take
+/// address space, not memory.
+#[tokio::test]
+async fn a_confined_worker_maps_fresh_memory_past_its_first_arena() {
+    let config = SandboxConfig {
+        memory_limit_bytes: 6 << 30,
+        ..common::sandbox_config_on(Engine::RustPython, Duration::from_secs(10), Duration::from_secs(20))
+    };
+    let pool = SandboxPool::new(&common::sandbox_dataset(), config).unwrap();
+    let code =
+        "def f():\n    chunks = [bytearray(700 << 20) for _ in range(3)]\n    return sum(len(c) for c in chunks)\n";
+    let result = pool.run_unchecked(&dag(code), 0).await;
+    assert_eq!(result.final_answer, Some(json!(3_u64 * (700 << 20))), "{:?}", result.error);
+}

@@ -63,6 +63,9 @@ enum When {
     /// `fcntl(fd, F_GETFD)`: the standard library's debug check that a
     /// descriptor it closes is open.
     DescriptorFlags,
+    /// `prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, …)`: the allocator names each
+    /// mapping it makes (`[anon:mimalloc]` in `/proc/PID/maps`).
+    NameMapping,
 }
 
 /// The allowlist: what a confined worker may call.
@@ -86,6 +89,9 @@ const ALLOWED: &[(Syscall, When)] = &[
     (sys!(SYS_mremap), When::Always),
     (sys!(SYS_munmap), When::Always),
     (sys!(SYS_madvise), When::Always),
+    (sys!(SYS_prctl), When::NameMapping),
+    // The allocator asks which NUMA node it runs on, on a machine of several.
+    (sys!(SYS_getcpu), When::Always),
     // Locks, the main thread's join, the CPU count, unseeded `random.Random()`.
     (sys!(SYS_futex), When::Always),
     // The main thread's watch for the parent's death (see `worker`).
@@ -250,6 +256,10 @@ fn rules(
             ])?]),
             When::NoNewPrivs => Some(vec![rule(0, Eq, libc::PR_SET_NO_NEW_PRIVS as u64)?]),
             When::DescriptorFlags => Some(vec![rule(1, Eq, libc::F_GETFD as u64)?]),
+            When::NameMapping => Some(vec![SeccompRule::new(vec![
+                SeccompCondition::new(0, SeccompCmpArgLen::Dword, Eq, libc::PR_SET_VMA as u64)?,
+                SeccompCondition::new(1, SeccompCmpArgLen::Qword, Eq, libc::PR_SET_VMA_ANON_NAME as u64)?,
+            ])?]),
         };
         // An unconditional entry wins over conditions; conditions add up.
         let entry = rules.entry(call.number).or_insert_with(|| Some(Vec::new()));
