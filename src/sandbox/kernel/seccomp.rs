@@ -428,10 +428,15 @@ mod tests {
 
     #[test]
     fn the_allowlist_holds_none_of_the_calls_an_escape_needs() {
+        // Only narrowed to a harmless use: `prctl` naming a mapping, nothing else of it.
+        let harmless = |when: &When| matches!(when, When::NameMapping);
         for call in NAMED {
             let mut allowed = ALLOWED.iter().chain(CPYTHON_ALLOWED);
-            assert!(allowed.all(|(allowed, _)| allowed.number != call.number), "{} is allowed", call.name);
+            let passes = |(allowed, when): &(Syscall, When)| allowed.number == call.number && !harmless(when);
+            assert!(!allowed.any(passes), "{} is allowed", call.name);
         }
+        let narrowed = ALLOWED.iter().filter(|(_, when)| harmless(when)).map(|(call, _)| call.name);
+        assert_eq!(narrowed.collect::<Vec<_>>(), ["SYS_prctl"]);
         // The violation handler relies on `kill` trapping.
         assert!(NAMED.iter().any(|call| call.number == libc::SYS_kill));
     }
