@@ -167,7 +167,7 @@ fn datasets(ctx: &Ctx) -> impl Iterator<Item = PaletteEntry> {
     by_dataset.into_iter().map(|(name, set)| PaletteEntry {
         kind: EntryKind::Dataset,
         label: name.to_string(),
-        detail: format!("{} questions: show only these on the dashboard", set.ids.len()),
+        detail: format!("{}: show only these on the dashboard", crate::text::plural(set.ids.len(), "question")),
         keys: None,
         target: PaletteTarget::Narrow(set),
     })

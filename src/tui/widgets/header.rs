@@ -15,7 +15,7 @@ use ratatui::widgets::Paragraph;
 use crate::domain::LlmRole;
 use crate::report::{AnswerSpread, role_usage};
 use crate::run::{Outcome, Players, QuestionStatus, RunSettings, RunState};
-use crate::text::duration;
+use crate::text::{duration, plural};
 use crate::tui::comparison::{CHANGES, Comparison};
 use crate::tui::component::Ctx;
 use crate::tui::keymap::Screen;
@@ -41,7 +41,7 @@ fn comparison(frame: &mut Frame, area: Rect, ctx: &Ctx, comparison: &Comparison)
         Span::styled(" eval-dag compare ", t.fg(Ink::Accent).add_modifier(Modifier::BOLD)),
         Span::styled(clean(&format!("{a_label}: {a}  →  {b_label}: {b}")).into_owned(), t.fg(Ink::Text)),
     ]);
-    let mut second = vec![Span::styled(format!(" {} questions", comparison.rows.len()), t.fg(Ink::Text))];
+    let mut second = vec![Span::styled(format!(" {}", plural(comparison.rows.len(), "question")), t.fg(Ink::Text))];
     for change in CHANGES.into_iter().filter(|c| comparison.count(*c) > 0) {
         second.push(Span::styled(" · ", t.fg(Ink::Muted)));
         second.push(Span::styled(format!("{} {}", comparison.count(change), change.label()), change_style(t, change)));
@@ -62,7 +62,7 @@ fn matrix(frame: &mut Frame, area: Rect, ctx: &Ctx, view: &RunsMatrix) {
             t.fg(Ink::Text),
         ),
     ]);
-    let mut second = vec![Span::styled(format!(" {} questions", matrix.questions.len()), t.fg(Ink::Text))];
+    let mut second = vec![Span::styled(format!(" {}", plural(matrix.questions.len(), "question")), t.fg(Ink::Text))];
     for agreement in [AnswerSpread::Regression, AnswerSpread::Disagree, AnswerSpread::Partial, AnswerSpread::Agree] {
         let count = matrix.count(agreement);
         if count > 0 {
@@ -265,7 +265,7 @@ pub fn draw(frame: &mut Frame, area: Rect, ctx: &Ctx) {
     }
     match generating(state) {
         Some(text) => second.push(Span::styled(text, t.fg(Ink::StatusWorking))),
-        None => second.push(Span::styled(format!(" {} questions", state.questions.len()), t.fg(Ink::Text))),
+        None => second.push(Span::styled(format!(" {}", plural(state.questions.len(), "question")), t.fg(Ink::Text))),
     }
     let done = |outcome: Outcome| state.count(|s| s == QuestionStatus::Done(outcome));
     let groups = [
