@@ -72,6 +72,7 @@ mod schema_text;
 mod screens;
 mod scroll;
 mod selection;
+mod terminal_input;
 mod text;
 mod text_box;
 mod theme;
@@ -81,7 +82,7 @@ mod widgets;
 
 use std::time::Duration;
 
-use crossterm::event::{Event, EventStream, KeyEventKind, MouseButton, MouseEventKind};
+use crossterm::event::{Event, KeyEventKind, MouseButton, MouseEventKind};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::widgets::{Paragraph, Wrap};
@@ -110,6 +111,7 @@ pub use theme::{Ink, Theme, ThemeError};
 pub use view::Tab;
 
 use crate::run::{Command, EngineEvent, RunState};
+use terminal_input::TerminalInput;
 
 /// Smallest terminal the screens are drawn in; below it one line says so.
 pub const MIN_WIDTH: u16 = 20;
@@ -200,13 +202,13 @@ impl Drop for TerminalGuard {
 async fn interact(
     terminal: &mut ratatui::DefaultTerminal,
     app: &mut App,
-    feeds: &mut Feeds<EventStream>,
+    feeds: &mut Feeds<TerminalInput>,
     draw: impl Fn(&mut Frame, &App),
 ) -> std::io::Result<()> {
     loop {
         event_loop(terminal, app, feeds, &draw).await?;
         let Some(request) = app.take_edit() else { return Ok(()) };
-        drop(std::mem::replace(&mut feeds.input, EventStream::new()));
+        drop(std::mem::replace(&mut feeds.input, TerminalInput::new()));
         containment::release_terminal();
         let edited = request.run_editor();
         containment::take_terminal_back()?;
@@ -225,7 +227,7 @@ async fn interact(
 /// resolves; how it ended besides quitting.
 fn show(runtime: &tokio::runtime::Runtime, app: &mut App, stop: Stop) -> anyhow::Result<Option<Ended>> {
     let mut terminal = TerminalGuard::open()?;
-    let mut feeds = Feeds { input: EventStream::new(), events: None, stop: Some(stop) };
+    let mut feeds = Feeds { input: TerminalInput::new(), events: None, stop: Some(stop) };
     runtime.block_on(interact(&mut terminal.0, app, &mut feeds, draw))?;
     Ok(app.take_ended())
 }
@@ -414,7 +416,7 @@ pub async fn watch_live(initial: RunState, live: Live, theme: Theme, keys: Keyma
         .with_resume(resume)
         .allowing_outside_datasets(allow_outside_datasets)
         .with_people(people);
-    let mut feeds = Feeds { input: EventStream::new(), events: Some(events), stop: Some(stop) };
+    let mut feeds = Feeds { input: TerminalInput::new(), events: Some(events), stop: Some(stop) };
     let draw = injected_fault(draw);
     let result = match TerminalGuard::open() {
         Ok(mut terminal) => interact(&mut terminal.0, &mut app, &mut feeds, draw).await.map_err(|e| e.to_string()),

@@ -42,10 +42,15 @@ pub fn wait_for(session: &str, needle: &str) -> String {
 /// The screen once it shows every one of `needles` (a capture taken while a
 /// frame is being written can show only part of it), or after 15 s.
 pub fn wait_for_all(session: &str, needles: &[&str]) -> String {
+    wait_until(session, |screen| needles.iter().all(|n| screen.contains(n)))
+}
+
+/// The screen once `done` holds for it, or after 15 s.
+pub fn wait_until(session: &str, done: impl Fn(&str) -> bool) -> String {
     let deadline = Instant::now() + Duration::from_secs(15);
     loop {
         let screen = tmux(&["capture-pane", "-p", "-t", session]);
-        if needles.iter().all(|n| screen.contains(n)) || Instant::now() > deadline {
+        if done(&screen) || Instant::now() > deadline {
             return screen;
         }
         std::thread::sleep(Duration::from_millis(100));

@@ -133,9 +133,11 @@ fn on_a_terminal_three_runs_open_the_matrix_and_a_pair_from_it() {
     let screen =
         common::tmux::wait_for_all(&session, &["final DAG: changes from A to C", "the final DAGs are the same"]);
     assert!(screen.contains("the final DAGs are the same"), "{screen}");
-    for key in ["Escape", "q"] {
-        common::tmux::tmux(&["send-keys", "-t", &session, key]);
-    }
+    common::tmux::tmux(&["send-keys", "-t", &session, "Escape"]);
+    // `q` once the matrix is back: an Escape and a key in one read are Alt and that key.
+    let screen = common::tmux::wait_until(&session, |screen| !screen.contains("final DAG: changes from A to C"));
+    assert!(screen.contains("2 questions × 3 runs"), "Escape went back to the matrix: {screen}");
+    common::tmux::tmux(&["send-keys", "-t", &session, "q"]);
     let screen = common::tmux::wait_for(&session, "EXITED-0");
     assert!(!screen.contains("2 questions × 3 runs"), "left cleanly: {screen}");
 }

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use common::mock_batch::{Behaviour, MockBatch};
 use common::mock_llm::{MockLlm, Recorded, Reply, layered_reply};
-use common::tmux::{run, session, tmux, wait_for, wait_for_all};
+use common::tmux::{run, session, tmux, wait_for, wait_for_all, wait_until};
 use eval_dag::run::EngineEvent;
 use eval_dag::trace::Trace;
 use serde_json::Value;
@@ -102,6 +102,10 @@ fn replay_shows_the_charts_and_the_palette_opens_a_question() {
     let screen = wait_for(&session, ": count");
     assert!(screen.contains("│node "), "the palette lists the DAG's nodes: {screen}");
     tmux(&["send-keys", "-t", &session, "Escape"]);
+    // `q` only once the palette has closed: an Escape and a key that reach
+    // the terminal in one read are Alt and that key (as in every terminal).
+    let screen = wait_until(&session, |screen| !screen.contains("palette ·"));
+    assert!(!screen.contains("palette ·") && screen.contains("esc back"), "Escape closed the palette: {screen}");
     tmux(&["send-keys", "-t", &session, "q"]);
     let screen = wait_for(&session, "EXITED-0");
     assert!(screen.contains("EXITED-0"), "the app quit cleanly: {screen}");
