@@ -5379,7 +5379,11 @@ impl ExecutingFrame<'_> {
                             .unwrap_or(bytecode::ComparisonOperator::Equal);
                         return self.execute_compare(vm, op);
                     }
-                    let result = op.eval_ord(a_str.as_wtf8().cmp(b_str.as_wtf8()));
+                    // Patched: a `str` is equal to itself, taken before its
+                    // code points are compared (CPython's `_PyUnicode_Equal`);
+                    // equality needs no ordering, so unequal lengths end it.
+                    let equal = a.is(b) || a_str.as_wtf8() == b_str.as_wtf8();
+                    let result = equal == (op == PyComparisonOp::Eq);
                     self.pop_value();
                     self.pop_value();
                     self.push_value(vm.ctx.new_bool(result).into());

@@ -11,6 +11,11 @@ use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 /// Strings up to this many bytes are shared: field names and category-like values.
 const SHARED_STRING_BYTES: usize = 32;
+/// Shared strings up to this many bytes are the interpreter's interned ones:
+/// the compiler interns the string constants of node code up to this length,
+/// so `row['amt']` finds its key by identity and `row['state'] == 'CA'` is
+/// true at the identity check, without comparing characters.
+const INTERNED_STRING_BYTES: usize = 20;
 /// Distinct strings the sharing table holds; later new strings are built unshared.
 const SHARED_STRINGS: usize = 1 << 16;
 
@@ -47,7 +52,11 @@ impl<'vm> Builder<'vm> {
         if let Some(object) = shared.get(text) {
             return object.clone();
         }
-        let object: PyObjectRef = self.vm.ctx.new_str(text).into();
+        let object: PyObjectRef = if text.len() <= INTERNED_STRING_BYTES && shared.len() < SHARED_STRINGS {
+            self.vm.ctx.intern_str(text).to_object()
+        } else {
+            self.vm.ctx.new_str(text).into()
+        };
         if shared.len() < SHARED_STRINGS {
             shared.insert(text.into(), object.clone());
         }

@@ -42,6 +42,13 @@ pub enum DatasetError {
 fn make_shareable(vm: &VirtualMachine, root: &PyObjectRef) {
     let mut stack = vec![root.clone()];
     while let Some(object) = stack.pop() {
+        // Before the check below: an interned string (`build.rs`) is immortal
+        // already, and its length may still be uncounted.
+        if let Some(text) = object.downcast_ref::<PyStr>() {
+            text.char_len();
+            // A str's hash cannot fail.
+            let _ = object.hash(vm);
+        }
         if object.is_immortal() {
             continue;
         }
@@ -53,10 +60,6 @@ fn make_shareable(vm: &VirtualMachine, root: &PyObjectRef) {
                 stack.extend([key, value]);
             }
             dict.freeze_for_sharing();
-        } else if let Some(text) = object.downcast_ref::<PyStr>() {
-            text.char_len();
-            // A str's hash cannot fail.
-            let _ = object.hash(vm);
         }
         object.make_immortal();
     }
@@ -126,6 +129,27 @@ mod tests {
         assert!(!freeze_rwlock(&lock), "a locked lock is not frozen");
         drop(held);
         assert!(freeze_rwlock(&lock), "an unlocked one is, again");
+    }
+
+    #[test]
+    fn short_strings_are_the_interpreters_interned_ones_long_ones_are_not() {
+        let interpreter = crate::sandbox::worker::build_interpreter(0);
+        interpreter.enter(|vm| {
+            let long = "a value of more than twenty bytes";
+            let text =
+                format!(r#"{{"rows": [{{"category": "misc_pos", "a key of more than twenty bytes": "{long}"}}]}}"#);
+            let dataset = Dataset::new(vm, text.as_bytes()).unwrap();
+            let rows = dataset.get("rows").unwrap();
+            let row = rows.downcast_ref::<PyList>().unwrap().borrow_vec()[0].clone();
+            let row = row.downcast_ref::<PyDict>().unwrap();
+            let interned = |text: &str| vm.ctx.intern_str(text).to_object();
+            let keys = row.keys_vec();
+            assert!(keys[0].is(&interned("category")), "the key the code's constant 'category' is");
+            assert!(row.get_item("category", vm).unwrap().is(&interned("misc_pos")), "a short value too");
+            assert!(!keys[1].is(&interned("a key of more than twenty bytes")), "a long key is its own object");
+            let value = row.get_item("a key of more than twenty bytes", vm).unwrap();
+            assert!(!value.is(&interned(long)), "so is a long value");
+        });
     }
 
     #[test]
