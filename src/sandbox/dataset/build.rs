@@ -11,11 +11,10 @@ use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 /// Strings up to this many bytes are shared: field names and category-like values.
 const SHARED_STRING_BYTES: usize = 32;
-/// Shared strings up to this many bytes are the interpreter's interned ones:
-/// the compiler interns the string constants of node code up to this length,
-/// so `row['amt']` finds its key by identity and `row['state'] == 'CA'` is
-/// true at the identity check, without comparing characters.
-const INTERNED_STRING_BYTES: usize = 20;
+/// Keys up to this many bytes are the interpreter's interned strings: the
+/// compiler interns the string constants of node code up to this length, so
+/// `row['amt']` finds its key by identity, without comparing characters.
+const INTERNED_KEY_BYTES: usize = 20;
 /// Distinct strings the sharing table holds; later new strings are built unshared.
 const SHARED_STRINGS: usize = 1 << 16;
 
@@ -44,23 +43,56 @@ impl<'vm> Builder<'vm> {
         Ok(built)
     }
 
+    /// A string value, one object per distinct short text.
     fn string(&self, text: &str) -> PyObjectRef {
+        self.shared_string(text, false)
+    }
+
+    /// An object's key: shared as values are, and interned when short.
+    fn key(&self, text: &str) -> PyObjectRef {
+        self.shared_string(text, text.len() <= INTERNED_KEY_BYTES)
+    }
+
+    fn shared_string(&self, text: &str, interned: bool) -> PyObjectRef {
         if text.len() > SHARED_STRING_BYTES {
             return self.vm.ctx.new_str(text).into();
         }
         let mut shared = self.shared.borrow_mut();
-        if let Some(object) = shared.get(text) {
+        let room = shared.len() < SHARED_STRINGS;
+        // A text first met as a value is interned when it comes as a key (only
+        // interned strings are immortal while the dataset is being built).
+        if let Some(object) = shared.get(text).filter(|object| !interned || object.is_immortal()) {
             return object.clone();
         }
-        let object: PyObjectRef = if text.len() <= INTERNED_STRING_BYTES && shared.len() < SHARED_STRINGS {
-            self.vm.ctx.intern_str(text).to_object()
-        } else {
-            self.vm.ctx.new_str(text).into()
-        };
-        if shared.len() < SHARED_STRINGS {
+        let object: PyObjectRef =
+            if interned && room { self.vm.ctx.intern_str(text).to_object() } else { self.vm.ctx.new_str(text).into() };
+        if room || shared.contains_key(text) {
             shared.insert(text.into(), object.clone());
         }
         object
+    }
+}
+
+/// A key of a JSON object: see [`Builder::key`].
+struct Key<'a, 'vm>(&'a Builder<'vm>);
+
+impl<'de> DeserializeSeed<'de> for Key<'_, '_> {
+    type Value = PyObjectRef;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<PyObjectRef, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Key<'_, '_> {
+    type Value = PyObjectRef;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("a string key")
+    }
+
+    fn visit_str<E>(self, value: &str) -> Result<PyObjectRef, E> {
+        Ok(self.0.key(value))
     }
 }
 
@@ -144,7 +176,7 @@ impl<'de> Visitor<'de> for &Builder<'_> {
 
     fn visit_map<M: MapAccess<'de>>(self, mut access: M) -> Result<PyObjectRef, M::Error> {
         let dict = self.vm.ctx.new_dict();
-        while let Some((key, value)) = access.next_entry_seed(self, self)? {
+        while let Some((key, value)) = access.next_entry_seed(Key(self), self)? {
             dict.set_item(&*key, value, self.vm).map_err(|_| serde::de::Error::custom("unhashable key"))?;
         }
         Ok(dict.into())

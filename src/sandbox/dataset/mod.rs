@@ -132,23 +132,26 @@ mod tests {
     }
 
     #[test]
-    fn short_strings_are_the_interpreters_interned_ones_long_ones_are_not() {
+    fn short_keys_are_the_interpreters_interned_strings_values_and_long_keys_are_not() {
         let interpreter = crate::sandbox::worker::build_interpreter(0);
         interpreter.enter(|vm| {
-            let long = "a value of more than twenty bytes";
-            let text =
-                format!(r#"{{"rows": [{{"category": "misc_pos", "a key of more than twenty bytes": "{long}"}}]}}"#);
+            let long = "a key of more than twenty bytes";
+            let text = format!(
+                r#"{{"rows": [{{"category": "misc_pos", "{long}": 1}}, {{"category": "misc_pos", "misc_pos": 2}}]}}"#
+            );
             let dataset = Dataset::new(vm, text.as_bytes()).unwrap();
             let rows = dataset.get("rows").unwrap();
-            let row = rows.downcast_ref::<PyList>().unwrap().borrow_vec()[0].clone();
-            let row = row.downcast_ref::<PyDict>().unwrap();
+            let rows: Vec<PyObjectRef> = rows.downcast_ref::<PyList>().unwrap().borrow_vec().to_vec();
+            let (first, second) =
+                (rows[0].downcast_ref::<PyDict>().unwrap(), rows[1].downcast_ref::<PyDict>().unwrap());
             let interned = |text: &str| vm.ctx.intern_str(text).to_object();
-            let keys = row.keys_vec();
-            assert!(keys[0].is(&interned("category")), "the key the code's constant 'category' is");
-            assert!(row.get_item("category", vm).unwrap().is(&interned("misc_pos")), "a short value too");
-            assert!(!keys[1].is(&interned("a key of more than twenty bytes")), "a long key is its own object");
-            let value = row.get_item("a key of more than twenty bytes", vm).unwrap();
-            assert!(!value.is(&interned(long)), "so is a long value");
+            let (first_keys, second_keys) = (first.keys_vec(), second.keys_vec());
+            assert!(first_keys[0].is(&interned("category")), "the key is the code's constant 'category'");
+            assert!(!first_keys[1].is(&interned(long)), "a long key is its own object");
+            let value = first.get_item("category", vm).unwrap();
+            assert!(value.is(&second.get_item("category", vm).unwrap()), "a repeated value is one object");
+            assert!(second_keys[1].is(&interned("misc_pos")), "a text met as a value first is interned as a key");
+            assert!(!value.is(&second_keys[1]), "the value stays the object it was");
         });
     }
 
