@@ -84,7 +84,7 @@ impl<'de> DeserializeSeed<'de> for Key<'_, '_> {
     }
 }
 
-impl<'de> Visitor<'de> for Key<'_, '_> {
+impl Visitor<'_> for Key<'_, '_> {
     type Value = PyObjectRef;
 
     fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
