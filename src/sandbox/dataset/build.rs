@@ -60,8 +60,9 @@ impl<'vm> Builder<'vm> {
         let mut shared = self.shared.borrow_mut();
         let room = shared.len() < SHARED_STRINGS;
         // A text first met as a value is interned when it comes as a key (only
-        // interned strings are immortal while the dataset is being built).
-        if let Some(object) = shared.get(text).filter(|object| !interned || object.is_immortal()) {
+        // interned strings are immortal while the dataset is being built); with
+        // the table full it stays the value's object, shared all the same.
+        if let Some(object) = shared.get(text).filter(|object| !interned || !room || object.is_immortal()) {
             return object.clone();
         }
         let object: PyObjectRef =

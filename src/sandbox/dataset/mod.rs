@@ -156,6 +156,26 @@ mod tests {
     }
 
     #[test]
+    fn with_the_sharing_table_full_a_value_met_again_as_a_key_stays_one_object() {
+        let interpreter = crate::sandbox::worker::build_interpreter(0);
+        interpreter.enter(|vm| {
+            let values: Vec<String> = (0..(1 << 16) + 10).map(|i| format!("\"v{i}\"")).collect();
+            let text =
+                format!(r#"{{"values": [{}], "rows": [{{"v7": 1}}, {{"v7": 2}}, {{"v7": 3}}]}}"#, values.join(","));
+            let dataset = Dataset::new(vm, text.as_bytes()).unwrap();
+            let values = dataset.get("values").unwrap();
+            let value = values.downcast_ref::<PyList>().unwrap().borrow_vec()[7].clone();
+            let rows = dataset.get("rows").unwrap();
+            let keys: Vec<PyObjectRef> = (rows.downcast_ref::<PyList>().unwrap().borrow_vec().iter())
+                .map(|row| row.downcast_ref::<PyDict>().unwrap().keys_vec().remove(0))
+                .collect();
+            for key in &keys {
+                assert!(key.is(&value), "every row's key is the one shared object of \"v7\"");
+            }
+        });
+    }
+
+    #[test]
     fn the_datasets_objects_are_immortal_and_still_change_as_python_objects_do() {
         let interpreter = crate::sandbox::worker::build_interpreter(0);
         interpreter.enter(|vm| {
