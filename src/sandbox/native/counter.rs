@@ -7,10 +7,14 @@
 //! This follows CPython's helper: when the mapping is a dict whose `get` and
 //! `__setitem__` are dict's own (a `Counter`, unless a subclass overrides
 //! them), each element's count is read from the dict's entries (0 when it
-//! has none), one is added with Python's `+`, and the sum is stored with the
-//! mapping's `__setitem__`, element by element as the iterable yields them;
-//! any other mapping is counted by the Python loop.
+//! has none), one is added with Python's `+`, and the sum is stored in the
+//! entries as `dict.__setitem__` stores it (CPython's helper calls
+//! `_PyDict_SetItem_KnownHash` there, not the type's slot: `Counter` defines
+//! `__delitem__`, so its slot looks `__setitem__` up by name on every call),
+//! element by element as the iterable yields them; any other mapping is
+//! counted by the Python loop.
 
+use rustpython_vm::types::AsMapping;
 use rustpython_vm::{AsObject, PyObjectRef, PyResult, VirtualMachine, builtins::PyDict, protocol::PyIterReturn};
 
 /// `_native_count_elements(python_loop)`: the counting loop to put in
@@ -22,6 +26,7 @@ pub fn function(vm: &VirtualMachine) -> (&'static str, PyObjectRef) {
         let missing = || vm.new_type_error("dict has no get or __setitem__");
         let dict_get = dict_type.get_attr(get_name).ok_or_else(missing)?;
         let dict_set = dict_type.get_attr(set_name).ok_or_else(missing)?;
+        let store = PyDict::as_mapping().ass_subscript.ok_or_else(missing)?;
         let count = move |mapping: PyObjectRef, iterable: PyObjectRef, vm: &VirtualMachine| -> PyResult<()> {
             let class = mapping.class();
             let dict_methods = class.get_attr(get_name).is_some_and(|get| get.is(&dict_get))
@@ -36,7 +41,7 @@ pub fn function(vm: &VirtualMachine) -> (&'static str, PyObjectRef) {
                 // reads it; a new element is entered with 0, in its place.
                 let count = dict.get_or_insert(vm, element.clone(), || zero.clone())?;
                 let count = vm._add(&count, &one)?;
-                mapping.set_item(&*element, count, vm)?;
+                store(mapping.mapping_unchecked(), &element, Some(count), vm)?;
             }
             Ok(())
         };
