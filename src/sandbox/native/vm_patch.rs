@@ -3,8 +3,9 @@
 //! lookups whose keys must not take the exact-`str` comparison (`str`
 //! subclasses with their own `__hash__` and `__eq__`, whose calls are counted,
 //! or with `str`'s own; a key whose `__eq__` empties the dict during the
-//! lookup), run on the worker's interpreter without the code policy and
-//! compared with `python3`. The row loops themselves are compared through the
+//! lookup), and item assignment on dict subclasses that define some of the
+//! item methods and not others, run on the worker's interpreter without the
+//! code policy and compared with `python3`. The row loops themselves are compared through the
 //! sandbox in `tests/suite/sandbox_loops.rs`.
 //!
 //! Left out, as RustPython 0.5 differs there with or without the patch: a
@@ -66,24 +67,78 @@ target = {'k': 1, 'j': 2}
 result += [outcome(lambda: target.get(Mutator(target, 'j'), 'absent')), target, calls[0]]
 "#;
 
-/// `repr(result)` after running [`CASES`] in `python3`.
-fn cpython() -> String {
+/// Python that builds `result` from item assignments on dict subclasses:
+/// `__setitem__` inherited beside an own `__delitem__` (as `Counter`), own,
+/// replaced after the class was made, or another type's slot wrapper.
+const SETITEM_CASES: &str = r#"
+import collections
+
+class OwnDelete(dict):
+    def __delitem__(self, key):
+        dict.__delitem__(self, key.lower())
+
+class Scaled(OwnDelete):
+    def __setitem__(self, key, value):
+        dict.__setitem__(self, key, value * 10)
+
+class Foreign(OwnDelete):
+    __setitem__ = list.__setitem__
+
+def outcome(action):
+    try:
+        return action()
+    except Exception as e:
+        return type(e).__name__ + ': ' + str(e)
+
+def store(mapping, key, value):
+    mapping[key] = value
+    return sorted(mapping.items())
+
+own, scaled, later = OwnDelete(), Scaled(), OwnDelete()
+result = [store(own, 'a', 1), store(own, 'a', 2), store(scaled, 'b', 3), outcome(lambda: store(Foreign(), 'c', 4))]
+del own['A']
+result.append(sorted(own.items()))
+OwnDelete.__setitem__ = lambda self, key, value: dict.__setitem__(self, key, -value)
+result += [store(later, 'd', 5), store(own, 'e', 6)]
+del OwnDelete.__setitem__
+result.append(store(later, 'd', 7))
+counts = collections.Counter('abca')
+counts['z'] += 2
+counts['a'] += 1
+result.append(sorted(counts.items()))
+result.append(outcome(lambda: store(collections.Counter(), [], 1)))
+"#;
+
+/// `repr(result)` after running `cases` in `python3`.
+fn cpython(cases: &str) -> String {
     let output = std::process::Command::new("python3")
-        .args(["-c", &format!("{CASES}\nprint(repr(result))")])
+        .args(["-c", &format!("{cases}\nprint(repr(result))")])
         .output()
         .expect("python3 is installed");
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     String::from_utf8(output.stdout).unwrap().trim_end().to_owned()
 }
 
+/// `repr(result)` after running `cases` on the worker's interpreter.
+fn ours(cases: &str) -> String {
+    build_interpreter(0).enter(|vm| {
+        let scope = vm.new_scope_with_builtins();
+        let value = vm.run_block_expr(scope, &format!("{cases}\nrepr(result)")).unwrap();
+        value.str(vm).unwrap().to_string()
+    })
+}
+
 #[test]
 fn keys_that_are_not_exact_str_compare_as_cpython() {
-    let ours = build_interpreter(0).enter(|vm| {
-        let scope = vm.new_scope_with_builtins();
-        let value = vm.run_block_expr(scope, &format!("{CASES}\nrepr(result)")).unwrap();
-        value.str(vm).unwrap().to_string()
-    });
-    let theirs = cpython();
+    let theirs = cpython(CASES);
     assert!(theirs.contains("KeyError"), "the mutated lookup raises in CPython: {theirs}");
-    assert_eq!(ours, theirs);
+    assert_eq!(ours(CASES), theirs);
+}
+
+#[test]
+fn item_assignment_on_dict_subclasses_goes_where_cpython_sends_it() {
+    let theirs = cpython(SETITEM_CASES);
+    assert!(theirs.contains("TypeError"), "another type's wrapper refuses the dict in CPython: {theirs}");
+    assert!(theirs.contains("-5"), "a __setitem__ set on the class after it was made is called: {theirs}");
+    assert_eq!(ours(SETITEM_CASES), theirs);
 }

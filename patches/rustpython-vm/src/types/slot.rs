@@ -407,6 +407,22 @@ fn mapping_setitem_wrapper(
     value: Option<PyObjectRef>,
     vm: &VirtualMachine,
 ) -> PyResult<()> {
+    // Patched: a `__setitem__` that is a base type's slot wrapper (a class
+    // defining only `__delitem__`, as `Counter` does) is called through its
+    // slot function, as CPython's `slot_mp_ass_subscript` calls the wrapper
+    // found on the type unbound: no bound method, no argument vector.
+    if let Some(value) = value {
+        let obj = mapping.obj;
+        if let Some(descriptor) = obj.class().get_attr(identifier!(vm, __setitem__))
+            && let Some(wrapper) =
+                descriptor.downcast_ref_if_exact::<crate::builtins::descriptor::PyWrapper>(vm)
+            && let crate::builtins::descriptor::SlotFunc::MapSetSubscript(func) = wrapper.wrapped
+            && obj.fast_isinstance(wrapper.typ)
+        {
+            return func(obj.mapping_unchecked(), key, Some(value), vm);
+        }
+        return setitem_wrapper(obj, key, Some(value), vm);
+    }
     setitem_wrapper(mapping.obj, key, value, vm)
 }
 
