@@ -714,10 +714,10 @@ impl<T: Clone> Dict<T> {
                             if key.key_is(&entry.key) {
                                 break 'outer ret;
                             } else if entry.hash == hash_value {
-                                // Patched: two exact `str` keys are compared here,
+                                // Patched: two exact `str` or `int` keys are compared here,
                                 // under the lock (no Python code can run), instead
                                 // of cloning the entry's key for `key_eq`.
-                                match key.key_eq_exact_str(vm, &entry.key) {
+                                match key.key_eq_exact(vm, &entry.key) {
                                     Some(true) => break 'outer ret,
                                     Some(false) => {}
                                     None => break (entry.key.clone(), ret),
@@ -851,20 +851,26 @@ pub trait DictKey {
     fn key_as_isize(&self, vm: &VirtualMachine) -> PyResult<isize>;
 
     /// Patched: `Some(self == other_key)` when both are exact `str` (equal
-    /// code points, as `str.__eq__` decides), without running Python code;
-    /// `None` when `key_eq` must decide.
+    /// code points, as `str.__eq__` decides) or both exact `int` (equal
+    /// values, as `int.__eq__` decides), without running Python code; `None`
+    /// when `key_eq` must decide.
     #[inline(always)]
-    fn key_eq_exact_str(&self, _vm: &VirtualMachine, _other_key: &PyObject) -> Option<bool> {
+    fn key_eq_exact(&self, _vm: &VirtualMachine, _other_key: &PyObject) -> Option<bool> {
         None
     }
 }
 
-/// Patched: `a == b` for two exact `str` objects, `None` for any other pair.
+/// Patched: `a == b` for two exact `str` or two exact `int` objects, `None`
+/// for any other pair.
 #[inline(always)]
-fn exact_str_eq(a: &PyObject, b: &PyObject, vm: &VirtualMachine) -> Option<bool> {
-    let a = a.downcast_ref_if_exact::<PyStr>(vm)?;
-    let b = b.downcast_ref_if_exact::<PyStr>(vm)?;
-    Some(a.as_wtf8() == b.as_wtf8())
+fn exact_key_eq(a: &PyObject, b: &PyObject, vm: &VirtualMachine) -> Option<bool> {
+    if let Some(a) = a.downcast_ref_if_exact::<PyStr>(vm) {
+        let b = b.downcast_ref_if_exact::<PyStr>(vm)?;
+        return Some(a.as_wtf8() == b.as_wtf8());
+    }
+    let a = a.downcast_ref_if_exact::<PyInt>(vm)?;
+    let b = b.downcast_ref_if_exact::<PyInt>(vm)?;
+    Some(a.as_bigint() == b.as_bigint())
 }
 
 /// Implement trait for PyObjectRef such that we can use python objects
@@ -892,8 +898,8 @@ impl DictKey for PyObject {
     }
 
     #[inline(always)]
-    fn key_eq_exact_str(&self, vm: &VirtualMachine, other_key: &PyObject) -> Option<bool> {
-        exact_str_eq(self, other_key, vm)
+    fn key_eq_exact(&self, vm: &VirtualMachine, other_key: &PyObject) -> Option<bool> {
+        exact_key_eq(self, other_key, vm)
     }
 
     #[inline]
@@ -930,8 +936,8 @@ impl DictKey for Py<PyStr> {
     }
 
     #[inline(always)]
-    fn key_eq_exact_str(&self, vm: &VirtualMachine, other_key: &PyObject) -> Option<bool> {
-        exact_str_eq(self.as_object(), other_key, vm)
+    fn key_eq_exact(&self, vm: &VirtualMachine, other_key: &PyObject) -> Option<bool> {
+        exact_key_eq(self.as_object(), other_key, vm)
     }
 
     #[inline(always)]
@@ -992,8 +998,8 @@ impl DictKey for PyStrInterned {
     }
 
     #[inline(always)]
-    fn key_eq_exact_str(&self, vm: &VirtualMachine, other_key: &PyObject) -> Option<bool> {
-        (**self).key_eq_exact_str(vm, other_key)
+    fn key_eq_exact(&self, vm: &VirtualMachine, other_key: &PyObject) -> Option<bool> {
+        (**self).key_eq_exact(vm, other_key)
     }
 
     #[inline]
@@ -1026,8 +1032,8 @@ impl DictKey for PyExact<PyStr> {
     }
 
     #[inline(always)]
-    fn key_eq_exact_str(&self, vm: &VirtualMachine, other_key: &PyObject) -> Option<bool> {
-        (**self).key_eq_exact_str(vm, other_key)
+    fn key_eq_exact(&self, vm: &VirtualMachine, other_key: &PyObject) -> Option<bool> {
+        (**self).key_eq_exact(vm, other_key)
     }
 
     #[inline(always)]

@@ -1,12 +1,13 @@
 //! Tests of the patched `rustpython-vm` (`patches/rustpython-vm/PATCHED.md`)
 //! on paths node code cannot reach, since it may not define classes: dict
-//! lookups whose keys must not take the exact-`str` comparison (`str`
+//! lookups whose keys must not take the exact-`str`-or-`int` comparison (`str`
 //! subclasses with their own `__hash__` and `__eq__`, whose calls are counted,
 //! or with `str`'s own; a key whose `__eq__` empties the dict during the
-//! lookup), and item assignment on dict subclasses that define some of the
+//! lookup; `int` keys of equal hashes, beside floats, bools and an `int`
+//! subclass), and item assignment on dict subclasses that define some of the
 //! item methods and not others, run on the worker's interpreter without the
-//! code policy and compared with `python3`. The row loops themselves are compared through the
-//! sandbox in `tests/suite/sandbox_loops.rs`.
+//! code policy and compared with `python3`. The row loops themselves are
+//! compared through the sandbox in `tests/suite/sandbox_loops.rs`.
 //!
 //! Left out, as RustPython 0.5 differs there with or without the patch: a
 //! lookup of one `str` subclass's key among another's (unrelated subclasses)
@@ -65,6 +66,24 @@ target = {'k': 1, 'j': 2}
 result += [outcome(lambda: target[Mutator(target, 'k')]), target]
 target = {'k': 1, 'j': 2}
 result += [outcome(lambda: target.get(Mutator(target, 'j'), 'absent')), target, calls[0]]
+
+class Counted(int):
+    def __eq__(self, other):
+        calls[0] += 1
+        return int(self) == int(other)
+
+    def __hash__(self):
+        return hash(int(self))
+
+# -1 and -2 share a hash, as 0 and 2 ** 61 - 1 do: equal hashes, unequal ints.
+ints = {-1: 'a', -2: 'b', 0: 'z', 2 ** 61 - 1: 'm', 2 ** 70: 'big', 10: 'ten'}
+texts = ['-1', '-2', '0', str(2 ** 61 - 1), str(2 ** 70), '10', '3']
+result += [
+    [ints.get(int(t), 'absent') for t in texts],
+    [ints.get(k, 'absent') for k in [-1.0, -2.0, False, True, 0.0, float(2 ** 70), 10.0]],
+    [ints.get(Counted(k), 'absent') for k in [-1, 10, 7]], calls[0],
+    sorted({int(str(n)) for n in [2 ** 64 + 1, 2 ** 64 + 1, -1, -2, 1, 2 ** 61 - 1, 0]} | {True, 1.0}),
+]
 "#;
 
 /// Python that builds `result` from item assignments on dict subclasses:
