@@ -411,19 +411,17 @@ fn mapping_setitem_wrapper(
     // defining only `__delitem__`, as `Counter` does) is called through its
     // slot function, as CPython's `slot_mp_ass_subscript` calls the wrapper
     // found on the type unbound: no bound method, no argument vector.
-    if let Some(value) = value {
-        let obj = mapping.obj;
-        if let Some(descriptor) = obj.class().get_attr(identifier!(vm, __setitem__))
-            && let Some(wrapper) =
-                descriptor.downcast_ref_if_exact::<crate::builtins::descriptor::PyWrapper>(vm)
-            && let crate::builtins::descriptor::SlotFunc::MapSetSubscript(func) = wrapper.wrapped
-            && obj.fast_isinstance(wrapper.typ)
-        {
-            return func(obj.mapping_unchecked(), key, Some(value), vm);
-        }
-        return setitem_wrapper(obj, key, Some(value), vm);
+    let obj = mapping.obj;
+    if value.is_some()
+        && let Some(descriptor) = obj.class().get_attr(identifier!(vm, __setitem__))
+        && let Some(wrapper) =
+            descriptor.downcast_ref_if_exact::<crate::builtins::descriptor::PyWrapper>(vm)
+        && let crate::builtins::descriptor::SlotFunc::MapSetSubscript(func) = wrapper.wrapped
+        && obj.fast_isinstance(wrapper.typ)
+    {
+        return func(obj.mapping_unchecked(), key, value, vm);
     }
-    setitem_wrapper(mapping.obj, key, value, vm)
+    setitem_wrapper(obj, key, value, vm)
 }
 
 #[inline(never)]
